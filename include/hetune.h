@@ -1,0 +1,15 @@
+/* hetune — OpenCL performance portability on heterogeneous machines.
+ * The umbrella header: includes every public module header. */
+#ifndef HETUNE_H
+#define HETUNE_H
+
+#include "hetune/error.h"
+#include "hetune/expr.h"
+#include "hetune/platform.h"
+#include "hetune/space.h"
+#include "hetune/spec.h"
+#include "hetune/exec.h"
+
+#define HETUNE_VERSION "0.1.0"
+
+#endif

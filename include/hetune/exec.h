@@ -1,0 +1,93 @@
+/* hetune — OpenCL execution of one configuration on one device.
+ *
+ * A session holds what does not change between configurations of one spec on one device:
+ * the context and profiling queue, the host input data (generated once, with a fixed seed),
+ * and the reference output (computed on first need). ht_session_eval builds the kernel for
+ * one configuration (through the on-disk binary cache), creates and fills the buffers, runs
+ * the NDRange spec->repeats times timing each run with profiling events, restores readwrite
+ * buffers and poisons write buffers before every repeat, reads the outputs back and
+ * verifies them.
+ */
+#ifndef HETUNE_EXEC_H
+#define HETUNE_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+#include "hetune/platform.h"
+#include "hetune/space.h"
+#include "hetune/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ht_exec_opts {
+    int no_cache;           /* 1: neither read nor write the binary cache */
+    const char *cache_dir;  /* NULL: $HETUNE_CACHE_DIR, else $XDG_CACHE_HOME/hetune,
+                               else $HOME/.cache/hetune */
+    int no_verify;          /* 1: skip verification (verified = -1) */
+    enum ht_eq3 eq3;        /* Eq. 3 variant used when checking the configuration */
+};
+
+/* Fills opts with the defaults: cache on, default folder, verification on, Eq. 3 product. */
+void ht_exec_opts_init(struct ht_exec_opts *opts);
+
+#define HT_MAX_REPEATS 1000
+
+struct ht_eval_result {
+    int status;              /* HT_OK, or HT_ECONSTRAINT, HT_EBUILD, HT_ELAUNCH, HT_ECL,
+                                HT_EVERIFY: the same value ht_session_eval returns */
+    unsigned ndims;
+    uint64_t global[3], local[3];  /* local all 0 when left to the runtime */
+    double build_s;          /* wall time to get the program (compile, or cache load) */
+    int cache_hit;           /* 1 when the program binary came from the cache */
+    unsigned nruns;          /* how many runs were timed */
+    double run_s[HT_MAX_REPEATS]; /* kernel time of each run, from profiling events */
+    double kernel_s;         /* mean of the best keep_best runs: the figure of merit */
+    double kernel_min_s;
+    double write_s;          /* host-to-device transfers of one run (mean over runs) */
+    double read_s;           /* device-to-host transfers of the outputs */
+    double gflops;           /* from spec->flops and kernel_s, or -1 when not given */
+    double gbps;             /* from spec->bytes and kernel_s, or -1 when not given */
+    int verified;            /* 1 passed, 0 failed, -1 not verified */
+    double max_abs_err, max_rel_err;
+    size_t mismatches;       /* elements outside rtol/atol */
+    char mismatch[256];      /* the first mismatch, e.g. "C[3][17]: got nan, expected 12.5" */
+    char *build_log;         /* owned; the compiler's log when the build failed, else NULL */
+};
+
+/* Frees what a result owns (the build log) and leaves it reusable. */
+void ht_eval_result_destroy(struct ht_eval_result *res);
+
+struct ht_session; /* opaque */
+
+/* Opens a session for spec on dev. spec and dev are borrowed and must outlive the
+ * session; opts is copied. *out is owned by the caller (ht_session_free). Returns HT_ECL
+ * (with the OpenCL error's name in err) when the context or queue cannot be created. */
+int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                      const struct ht_exec_opts *opts, struct ht_session **out,
+                      struct ht_error *err);
+
+/* Frees a session; NULL is allowed. */
+void ht_session_free(struct ht_session *s);
+
+/* Builds, runs, times and verifies one configuration (spec->space.nparams values).
+ * Fills res (which need not be initialised) and returns res->status. err says why when it
+ * is not HT_OK: the rule a configuration breaks, the OpenCL error's name, the build log's
+ * first line (the whole log is in res->build_log), or the first mismatch. */
+int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
+                    struct ht_error *err);
+
+/* Writes each written buffer (write and readwrite) of the last successful
+ * ht_session_eval as raw little-endian DIR/<name>.bin, creating DIR when missing. */
+int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err);
+
+/* The binary cache folder that opts selects, written into buf. */
+void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

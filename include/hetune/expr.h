@@ -1,0 +1,74 @@
+/* hetune — the constraint expression language.
+ *
+ * C-like expressions on 64-bit signed integers:
+ *   literals (decimal, 0x hex), names, parentheses,
+ *   unary - + ! , binary * / % + - < <= > >= == != && || , ternary ?: ,
+ *   functions min(a,b) max(a,b) ceil_div(a,b) is_pow2(a) log2(a).
+ * Precedence and associativity follow C. && || and ?: short-circuit, so
+ * `N == 0 ? 0 : M / N` is valid for N == 0. Comparisons and logic give 0 or 1.
+ * / and % truncate toward zero as in C. Division or remainder by zero, an overflowing
+ * + - * / (including INT64_MIN / -1) and log2 of a value <= 0 make the evaluation fail with
+ * an error code; nothing crashes. log2(x) is floor(log2(x)). ceil_div(a,b) rounds the
+ * quotient toward positive infinity. is_pow2(x) is 1 when x is a positive power of two.
+ *
+ * An expression is compiled once against a table of names, each name becoming a slot index
+ * into the array of values passed to ht_expr_eval. Evaluation does not allocate.
+ */
+#ifndef HETUNE_EXPR_H
+#define HETUNE_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ht_expr; /* opaque, compiled */
+
+/* The names an expression may use; names[i] is read from vars[i] at evaluation time. */
+struct ht_names {
+    size_t count;
+    const char *const *names;
+};
+
+/* Compiles src against names. On success *out is owned by the caller (free with
+ * ht_expr_free). On failure returns HT_EPARSE (syntax) or HT_EEXPR (unknown name, wrong
+ * number of function arguments, too deep), sets err->column to the 1-based column in src
+ * where the problem starts and err->text to a message such as "unknown name 'TZ'" or
+ * "expected ')' but found end of expression"; err->file, line and field are left untouched
+ * for the caller to fill. */
+int ht_expr_compile(const char *src, const struct ht_names *names, struct ht_expr **out,
+                    struct ht_error *err);
+
+/* Frees a compiled expression; NULL is allowed. */
+void ht_expr_free(struct ht_expr *e);
+
+/* Evaluates e with vars[i] the value of names[i]. Returns 0 and sets *out, or
+ * HT_EDIVZERO, HT_EOVERFLOW or HT_EDOMAIN (log2 of a non-positive value). Does not
+ * allocate; safe to call from several threads at once on the same expression. */
+int ht_expr_eval(const struct ht_expr *e, const int64_t *vars, int64_t *out);
+
+/* The source text the expression was compiled from. Borrowed, lives as long as e. */
+const char *ht_expr_source(const struct ht_expr *e);
+
+/* 1 when e reads the slot, else 0. */
+int ht_expr_uses(const struct ht_expr *e, size_t slot);
+
+/* The highest slot e reads, or -1 when it reads none (a constant expression). */
+long ht_expr_max_slot(const struct ht_expr *e);
+
+/* Writes e as a MiniZinc expression over the same names (`div`, `mod`, `/\`, `\/`, `not`,
+ * `if then else endif`, bool2int where a comparison is used as a number). With as_bool
+ * non-zero the result is a MiniZinc bool (an int x becomes `(x != 0)`), else an int.
+ * *out is owned by the caller (free()). Returns 0, HT_ENOMEM, or HT_EEXPR for a function
+ * MiniZinc cannot express (with err filled). */
+int ht_expr_to_minizinc(const struct ht_expr *e, const struct ht_names *names, int as_bool,
+                        char **out, struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,137 @@
+/* hetune — the JSON spec: loading and validation.
+ *
+ * The format is described in docs/spec.md (and DESIGN.md). Loading validates everything
+ * that can be checked without OpenCL; the argument count against the kernel's is checked
+ * after the build with ht_spec_check_kernel_args.
+ */
+#ifndef HETUNE_SPEC_H
+#define HETUNE_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+#include "hetune/expr.h"
+#include "hetune/space.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* OpenCL scalar types an argument may have. */
+#define HT_TYPE_MAP(X)                                                           \
+    X(CHAR, "char", 1, 0, 1)                                                     \
+    X(UCHAR, "uchar", 1, 0, 0)                                                   \
+    X(SHORT, "short", 2, 0, 1)                                                   \
+    X(USHORT, "ushort", 2, 0, 0)                                                 \
+    X(INT, "int", 4, 0, 1)                                                       \
+    X(UINT, "uint", 4, 0, 0)                                                     \
+    X(LONG, "long", 8, 0, 1)                                                     \
+    X(ULONG, "ulong", 8, 0, 0)                                                   \
+    X(FLOAT, "float", 4, 1, 1)                                                   \
+    X(DOUBLE, "double", 8, 1, 1)
+
+enum ht_type {
+#define HT__TYPE_ENUM(id, name, size, is_float, is_signed) HT_TYPE_##id,
+    HT_TYPE_MAP(HT__TYPE_ENUM)
+#undef HT__TYPE_ENUM
+    HT_NTYPES
+};
+
+const char *ht_type_name(enum ht_type t);  /* "float"; static storage */
+size_t ht_type_size(enum ht_type t);       /* bytes */
+int ht_type_is_float(enum ht_type t);
+int ht_type_is_signed(enum ht_type t);
+/* Sets *out for a type name; HT_EINVAL when there is no such type. */
+int ht_type_parse(const char *name, enum ht_type *out);
+
+enum ht_access { HT_ACCESS_READ, HT_ACCESS_WRITE, HT_ACCESS_READWRITE };
+enum ht_init { HT_INIT_RANDOM, HT_INIT_ZERO, HT_INIT_IOTA, HT_INIT_FILE };
+
+struct ht_axis_index {
+    int dim;               /* 0 (gx), 1 (gy), 2 (gz), or -1: the axis is needed whole */
+    struct ht_expr *halo;  /* extra elements a work-item reads past its own; NULL is 0 */
+};
+
+struct ht_arg {
+    char *name;
+    enum ht_type type;
+    int is_buffer;             /* 1: a buffer (has shape), 0: a scalar (has value) */
+    /* buffers */
+    unsigned naxes;            /* 1..3 */
+    struct ht_expr *shape[3];  /* elements per axis, row-major */
+    enum ht_access access;
+    enum ht_init init;         /* for read and readwrite buffers; write buffers are poisoned */
+    char *init_path;           /* HT_INIT_FILE: the path, resolved against the spec's folder */
+    int has_index;
+    struct ht_axis_index index[3];
+    /* scalars */
+    struct ht_expr *value;
+};
+
+enum ht_verify_kind { HT_VERIFY_NONE, HT_VERIFY_CONFIG, HT_VERIFY_KERNEL };
+
+struct ht_spec {
+    char *path;             /* as given */
+    char *dir;              /* its folder, against which kernel.file and init files resolve */
+    char *name;
+    char *kernel_path;      /* resolved */
+    char *kernel_name;
+    char *kernel_options;   /* "" when not given */
+    char *source;           /* the kernel file's text, NUL-terminated */
+    size_t source_len;
+    struct ht_space_def space;
+    size_t nargs;
+    struct ht_arg *args;
+    enum ht_verify_kind verify;
+    int64_t *reference;     /* HT_VERIFY_CONFIG: one value per parameter */
+    char *reference_kernel; /* HT_VERIFY_KERNEL: the kernel's name in the same file */
+    double rtol, atol;
+    unsigned repeats, keep_best;
+    struct ht_expr *flops;  /* floating-point operations of one run, or NULL */
+    struct ht_expr *bytes;  /* bytes moved by one run, or NULL */
+};
+
+/* A problem size given on the command line (--size NAME=VALUE). */
+struct ht_size_override {
+    const char *name;
+    int64_t value;
+};
+
+/* Loads and validates the spec at path, with sizes overridden by ov[0..nov). *out is owned
+ * by the caller (ht_spec_free). On failure returns HT_EIO (unreadable file), HT_EPARSE
+ * (invalid JSON, with line and column), HT_ESPEC (a field is missing, unknown, of the wrong
+ * type or value; err->field holds its JSON path) or HT_EEXPR (an expression does not
+ * compile; err->field holds the path and err->line/column point into the file when the
+ * expression's text can be found there, else err->column is the column in the expression).
+ * err->file is always the spec's path. */
+int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
+                 struct ht_spec **out, struct ht_error *err);
+
+/* Frees a spec; NULL is allowed. */
+void ht_spec_free(struct ht_spec *spec);
+
+/* Parses "NAME=VALUE" (VALUE a decimal or 0x integer). name is a pointer into s, with
+ * *name_len characters. Returns HT_EINVAL with err filled when s is malformed. */
+int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int64_t *value,
+                        struct ht_error *err);
+
+/* The index of the parameter called name, or -1. */
+long ht_spec_param_index(const struct ht_spec *spec, const char *name);
+
+/* Builds a configuration (spec->space.nparams values, in parameter order) from
+ * "P=V" strings. Every parameter must be given exactly once, except that a parameter whose
+ * domain is one literal value may be left out. Returns HT_EINVAL naming the unknown,
+ * repeated or missing parameter. */
+int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *const *assign,
+                                    size_t n, int64_t *config, struct ht_error *err);
+
+/* Checks the argument list against the kernel's argument count (from clGetKernelInfo
+ * CL_KERNEL_NUM_ARGS). Returns HT_ESPEC with err->field "args" when they differ. */
+int ht_spec_check_kernel_args(const struct ht_spec *spec, unsigned kernel_num_args,
+                              struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

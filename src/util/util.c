@@ -1,0 +1,215 @@
+/* Internal helpers: files, folders, strings, time, hashing, random numbers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+    int rc = HT_EIO;
+
+    if (!f)
+        return ht_error_set(err, HT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
+        goto cleanup;
+    }
+    buf = malloc((size_t)size + 1);
+    if (!buf) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory reading '%s'", path);
+        goto cleanup;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
+        goto cleanup;
+    }
+    buf[size] = '\0';
+    *out = buf;
+    if (len)
+        *len = (size_t)size;
+    buf = NULL;
+    rc = HT_OK;
+cleanup:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+int ht__write_file(const char *path, const void *data, size_t size, struct ht_error *err)
+{
+    char *tmp = ht__asprintf("%s.tmp.%ld", path, (long)getpid());
+    FILE *f;
+    int rc = HT_EIO;
+
+    if (!tmp)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    f = fopen(tmp, "wb");
+    if (!f) {
+        ht_error_set(err, HT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    if ((size && fwrite(data, 1, size, f) != size) | (fclose(f) != 0)) {
+        ht_error_set(err, HT_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        goto cleanup;
+    }
+    if (rename(tmp, path) != 0) {
+        ht_error_set(err, HT_EIO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        goto cleanup;
+    }
+    rc = HT_OK;
+cleanup:
+    free(tmp);
+    return rc;
+}
+
+int ht__mkdir_p(const char *path, struct ht_error *err)
+{
+    char *p = ht__strdup(path);
+    struct stat st;
+    int rc = HT_OK;
+
+    if (!p)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                rc = ht_error_set(err, HT_EIO, "cannot create folder '%s': %s", p,
+                                  strerror(errno));
+                break;
+            }
+            *s = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    if (rc == HT_OK && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+        rc = ht_error_set(err, HT_EIO, "'%s' is not a folder", path);
+    free(p);
+    return rc;
+}
+
+char *ht__strdup(const char *s)
+{
+    size_t n;
+    char *d;
+
+    if (!s)
+        return NULL;
+    n = strlen(s) + 1;
+    d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+char *ht__asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *s;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    s = malloc((size_t)n + 1);
+    if (!s)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+char *ht__path_join(const char *dir, const char *name)
+{
+    if (name[0] == '/' || !dir || !dir[0])
+        return ht__strdup(name);
+    return ht__asprintf("%s/%s", dir, name);
+}
+
+char *ht__dirname(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *d;
+
+    if (!slash)
+        return ht__strdup(".");
+    if (slash == path)
+        return ht__strdup("/");
+    d = malloc((size_t)(slash - path) + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, path, (size_t)(slash - path));
+    d[slash - path] = '\0';
+    return d;
+}
+
+double ht__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t ht__fnv1a(uint64_t h, const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < size; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+void ht__rng_seed(struct ht__rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t ht__rng_next(struct ht__rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double ht__rng_double(struct ht__rng *r)
+{
+    return (double)(ht__rng_next(r) >> 11) * 0x1.0p-53;
+}

@@ -1,0 +1,49 @@
+/* Internal helpers shared by the library's modules (not part of the public API). */
+#ifndef HETUNE_UTIL_H
+#define HETUNE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+
+/* Reads a whole file into a NUL-terminated buffer owned by the caller (free()).
+ * Returns HT_EIO with err naming the file and strerror(errno) on failure. */
+int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *err);
+
+/* Writes size bytes to path atomically (a temporary file renamed over it). Returns HT_EIO. */
+int ht__write_file(const char *path, const void *data, size_t size, struct ht_error *err);
+
+/* Creates a folder and its parents (mode 0777 & ~umask); existing folders are fine.
+ * Returns HT_EIO with err filled. */
+int ht__mkdir_p(const char *path, struct ht_error *err);
+
+/* strdup that returns NULL for NULL. */
+char *ht__strdup(const char *s);
+
+/* printf into a newly allocated string owned by the caller (free()); NULL when out of memory. */
+char *ht__asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "dir/name", or name alone when name is absolute or dir is empty. Owned by the caller. */
+char *ht__path_join(const char *dir, const char *name);
+
+/* The folder part of path ("." when it has none). Owned by the caller. */
+char *ht__dirname(const char *path);
+
+/* Monotonic wall-clock seconds. */
+double ht__now(void);
+
+/* 64-bit FNV-1a of data, continuing from h (start with HT__FNV_INIT). */
+#define HT__FNV_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t ht__fnv1a(uint64_t h, const void *data, size_t size);
+
+/* A small, fast, repeatable pseudo-random generator (xoshiro256**), seeded by splitmix64. */
+struct ht__rng {
+    uint64_t s[4];
+};
+void ht__rng_seed(struct ht__rng *r, uint64_t seed);
+uint64_t ht__rng_next(struct ht__rng *r);
+/* Uniform double in [0, 1). */
+double ht__rng_double(struct ht__rng *r);
+
+#endif
