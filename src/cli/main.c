@@ -1,0 +1,114 @@
+/* hetune: the command table and the shared helpers of every subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"devices", cmd_devices, "list OpenCL devices and their limits; write MiniZinc data files"},
+    {"eval", cmd_eval, "build, run, time and verify one configuration on one device"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hetune <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'hetune <command> --help' describes a command.\n"
+               "exit status: 0 success, 1 runtime failure, 2 bad input, 3 verification failed\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("hetune %s\n", HETUNE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "hetune: '%s' is not a command\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
+
+int cli_fail(const char *cmd, const struct ht_error *err)
+{
+    char buf[4096];
+    ht_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "hetune %s: %s\n", cmd, buf);
+    return ht_exit_status(err->code);
+}
+
+int cli_usage_error(const char *cmd, int status, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "hetune %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return status;
+}
+
+int cli_add_size(const char *cmd, const char *arg, struct ht_size_override **ov, size_t *n)
+{
+    struct ht_error err;
+    const char *name;
+    size_t len;
+    int64_t value;
+    struct ht_size_override *grown;
+    char *copy;
+
+    ht_error_clear(&err);
+    if (ht_parse_assignment(arg, &name, &len, &value, &err) != 0)
+        return cli_usage_error(cmd, 2, "--size %s: %s", arg, err.text);
+    grown = realloc(*ov, (*n + 1) * sizeof **ov);
+    if (!grown)
+        return cli_usage_error(cmd, 1, "out of memory");
+    *ov = grown;
+    /* The name points into argv, which lives as long as the process; cut it at '='. */
+    copy = (char *)name;
+    copy[len] = '\0';
+    grown[*n].name = copy;
+    grown[*n].value = value;
+    (*n)++;
+    return 0;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        default:
+            if (c < 0x20)
+                fprintf(f, "\\u%04x", c);
+            else
+                fputc(c, f);
+        }
+    }
+    fputc('"', f);
+}
