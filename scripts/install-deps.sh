@@ -13,6 +13,9 @@ for p in $pkgs; do
     fi
 done
 
+# The tests read JSON with python3; any python3 on PATH will do.
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+
 if [ -z "$missing" ]; then
     exit 0
 fi
