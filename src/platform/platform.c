@@ -2,6 +2,7 @@
  * plain data (include/hetune/platform.h), and resolving a device as users name it. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,13 +47,22 @@ cleanup:
     return st;
 }
 
-static int cl_fail(struct ht_error *err, cl_int st, const char *call, const char *what,
-                   size_t index)
+/* Sets err to HT_ECL with the raw status kept, unless err already holds an error. */
+static int cl_fail(struct ht_error *err, cl_int st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int cl_fail(struct ht_error *err, cl_int st, const char *fmt, ...)
 {
-    ht_error_set(err, HT_ECL, "%s(%s) failed for device %zu: %s", call, what, index,
-                 ht_cl_err_name(st));
-    if (err && err->code == HT_ECL && err->cl_status == 0)
-        err->cl_status = st;
+    char what[1024];
+    va_list ap;
+
+    if (!err || err->code != 0)
+        return HT_ECL;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    ht_error_set(err, HT_ECL, "%s: %s", what, ht_cl_err_name(st));
+    err->cl_status = st;
     return HT_ECL;
 }
 
@@ -61,7 +71,19 @@ static int cl_fail(struct ht_error *err, cl_int st, const char *call, const char
     do {                                                                                \
         st = clGetDeviceInfo((dev), (param), sizeof(var), &(var), NULL);                \
         if (st != CL_SUCCESS) {                                                         \
-            rc = cl_fail(err, st, "clGetDeviceInfo", #param, d->index);                 \
+            rc = cl_fail(err, st, "clGetDeviceInfo(%s) failed for device %zu", #param, \
+                         d->index);                                                     \
+            goto cleanup;                                                               \
+        }                                                                               \
+    } while (0)
+
+/* Reads one string device property into a fixed buffer. */
+#define HT__DEV_STRING(dev, param, buf)                                                \
+    do {                                                                                \
+        st = query_string(NULL, (dev), (param), (buf), sizeof(buf));                    \
+        if (st != CL_SUCCESS) {                                                         \
+            rc = cl_fail(err, st, "clGetDeviceInfo(%s) failed for device %zu", #param, \
+                         d->index);                                                     \
             goto cleanup;                                                               \
         }                                                                               \
     } while (0)
@@ -77,18 +99,10 @@ static int fill_device(struct ht_device_info *d, cl_device_id dev, struct ht_err
     int rc = HT_OK;
 
     d->cl_device = dev;
-    if ((st = query_string(NULL, dev, CL_DEVICE_NAME, d->name, sizeof d->name)) != CL_SUCCESS)
-        return cl_fail(err, st, "clGetDeviceInfo", "CL_DEVICE_NAME", d->index);
-    if ((st = query_string(NULL, dev, CL_DEVICE_VENDOR, d->vendor, sizeof d->vendor)) !=
-        CL_SUCCESS)
-        return cl_fail(err, st, "clGetDeviceInfo", "CL_DEVICE_VENDOR", d->index);
-    if ((st = query_string(NULL, dev, CL_DEVICE_VERSION, d->version, sizeof d->version)) !=
-        CL_SUCCESS)
-        return cl_fail(err, st, "clGetDeviceInfo", "CL_DEVICE_VERSION", d->index);
-    if ((st = query_string(NULL, dev, CL_DRIVER_VERSION, d->driver_version,
-                           sizeof d->driver_version)) != CL_SUCCESS)
-        return cl_fail(err, st, "clGetDeviceInfo", "CL_DRIVER_VERSION", d->index);
-
+    HT__DEV_STRING(dev, CL_DEVICE_NAME, d->name);
+    HT__DEV_STRING(dev, CL_DEVICE_VENDOR, d->vendor);
+    HT__DEV_STRING(dev, CL_DEVICE_VERSION, d->version);
+    HT__DEV_STRING(dev, CL_DRIVER_VERSION, d->driver_version);
     HT__DEV_QUERY(dev, CL_DEVICE_TYPE, type);
     HT__DEV_QUERY(dev, CL_DEVICE_MAX_COMPUTE_UNITS, units);
     HT__DEV_QUERY(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, wg);
@@ -98,9 +112,9 @@ static int fill_device(struct ht_device_info *d, cl_device_id dev, struct ht_err
     HT__DEV_QUERY(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, alloc);
     HT__DEV_QUERY(dev, CL_DEVICE_QUEUE_PROPERTIES, qprops);
 
-    /* The NDRange of a kernel has at most 3 dimensions (spec and clEnqueueNDRangeKernel
-     * alike), so further ones would never be used; keeping at most 3 keeps the struct's
-     * dims and sizes in agreement. */
+    /* hetune's NDRanges have at most 3 dimensions (the spec's global and local sizes), so a
+     * 4th would never be used; keeping at most 3 keeps the struct's dims and sizes in
+     * agreement. */
     if (dims > 0) {
         items = calloc(dims, sizeof *items);
         if (!items) {
@@ -110,7 +124,8 @@ static int fill_device(struct ht_device_info *d, cl_device_id dev, struct ht_err
         st = clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof *items, items,
                              NULL);
         if (st != CL_SUCCESS) {
-            rc = cl_fail(err, st, "clGetDeviceInfo", "CL_DEVICE_MAX_WORK_ITEM_SIZES",
+            rc = cl_fail(err, st,
+                         "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES) failed for device %zu",
                          d->index);
             goto cleanup;
         }
@@ -140,6 +155,7 @@ cleanup:
 }
 
 #undef HT__DEV_QUERY
+#undef HT__DEV_STRING
 
 /* Appends the devices of one platform to p. A platform without devices adds none. */
 static int add_platform(struct ht_platform *p, cl_platform_id plat, size_t plat_index,
@@ -156,13 +172,12 @@ static int add_platform(struct ht_platform *p, cl_platform_id plat, size_t plat_
     if (st == CL_SUCCESS)
         st = query_string(plat, NULL, CL_PLATFORM_VERSION, version, sizeof version);
     if (st != CL_SUCCESS) {
-        rc = ht_error_set(err, HT_ECL, "clGetPlatformInfo failed for platform %zu: %s",
-                          plat_index, ht_cl_err_name(st));
-        goto cl_failed;
+        rc = cl_fail(err, st, "clGetPlatformInfo failed for platform %zu", plat_index);
+        goto cleanup;
     }
     st = clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
     if (st == CL_DEVICE_NOT_FOUND || (st == CL_SUCCESS && n == 0))
-        return HT_OK;
+        goto cleanup;
     if (st != CL_SUCCESS)
         goto ids_failed;
     ids = calloc(n, sizeof *ids);
@@ -192,11 +207,7 @@ static int add_platform(struct ht_platform *p, cl_platform_id plat, size_t plat_
     goto cleanup;
 
 ids_failed:
-    rc = ht_error_set(err, HT_ECL, "clGetDeviceIDs failed for platform %zu (%s): %s",
-                      plat_index, name, ht_cl_err_name(st));
-cl_failed:
-    if (err && err->code == HT_ECL && err->cl_status == 0)
-        err->cl_status = st;
+    rc = cl_fail(err, st, "clGetDeviceIDs failed for platform %zu (%s)", plat_index, name);
 cleanup:
     free(ids);
     return rc;
@@ -217,9 +228,7 @@ int ht_platform_discover(struct ht_platform **out, struct ht_error *err)
         goto cleanup;
     }
     if (st != CL_SUCCESS) {
-        rc = ht_error_set(err, HT_ECL, "clGetPlatformIDs failed: %s", ht_cl_err_name(st));
-        if (err && err->code == HT_ECL && err->cl_status == 0)
-            err->cl_status = st;
+        rc = cl_fail(err, st, "clGetPlatformIDs failed");
         goto cleanup;
     }
     plats = calloc(n, sizeof *plats);
@@ -230,9 +239,7 @@ int ht_platform_discover(struct ht_platform **out, struct ht_error *err)
     }
     st = clGetPlatformIDs(n, plats, NULL);
     if (st != CL_SUCCESS) {
-        rc = ht_error_set(err, HT_ECL, "clGetPlatformIDs failed: %s", ht_cl_err_name(st));
-        if (err && err->code == HT_ECL && err->cl_status == 0)
-            err->cl_status = st;
+        rc = cl_fail(err, st, "clGetPlatformIDs failed");
         goto cleanup;
     }
     for (cl_uint i = 0; i < n; i++) {
