@@ -9,6 +9,7 @@
 #include "hetune/space.h"
 #include "hetune/spec.h"
 #include "hetune/exec.h"
+#include "hetune/store.h"
 
 #define HETUNE_VERSION "0.1.0"
 

@@ -1,0 +1,192 @@
+/* hetune — the results database (SQLite).
+ *
+ * One file (./hetune.db by default) keeps what tuning learns:
+ *   devices      one row per device as the tuner sees it: platform, platform version, name,
+ *                vendor, type, device version, driver version and the limits the pruning
+ *                depends on (compute units, work-group and work-item limits, local memory).
+ *                A new driver, or a device whose limits changed, is a new row.
+ *   kernels      one row per kernel source: FNV-1a 64 of source, kernel name and build
+ *                options (16 hex digits), with the spec's name and paths as last seen.
+ *   problems     a kernel at given problem sizes ("M=7,N=1024", sorted by name) with its
+ *                parameter names ("TS,WG", in spec order).
+ *   evaluations  one configuration of a problem on a device: canonical text ("TS=16,WG=8",
+ *                in parameter order), its values, status, reason, the statistic (mean of the
+ *                best keep_best runs), the minimum, transfers, build time, verification...
+ *                UNIQUE(problem, device, config): a re-run skips what is stored.
+ *   runs         every timed run of an evaluation, (eval_id, i, seconds).
+ *
+ * Durability: the journal is WAL with synchronous=FULL, so a committed evaluation survives
+ * a killed process and a power cut alike (the fsync per evaluation costs far less than the
+ * evaluation). ht_store_put_eval writes an evaluation and all its runs in one
+ * BEGIN IMMEDIATE ... COMMIT transaction: killing the process at any moment loses at most
+ * the evaluation in flight, never leaves half of one. Several processes may share a file;
+ * a writer waits up to 10 s for another's transaction (busy_timeout).
+ *
+ * The schema is versioned: PRAGMA application_id marks a hetune database, PRAGMA
+ * user_version holds the schema version and table schema_version records each migration
+ * applied. Opening an older database migrates it forward; later modules (split results,
+ * sweeps, reports) add their tables by appending a migration to src/store/schema.c.
+ *
+ * Every SQLite failure returns HT_EDB with err->file the database's path and err->text
+ * naming the operation and SQLite's message ("cannot store evaluation: database is
+ * locked"). This module does not use OpenCL.
+ */
+#ifndef HETUNE_STORE_H
+#define HETUNE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+#include "hetune/platform.h"
+#include "hetune/spec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The schema version this build writes (PRAGMA user_version). */
+#define HT_STORE_SCHEMA_VERSION 1
+
+/* The default database file. */
+#define HT_STORE_DEFAULT_PATH "hetune.db"
+
+#define HT_STORE_MAX_PARAMS 64    /* values an evaluation keeps */
+#define HT_STORE_MAX_RUNS 1000    /* runs an evaluation keeps (HT_MAX_REPEATS of exec.h) */
+#define HT_STORE_CONFIG_MAX 1024  /* bytes of the canonical configuration text, NUL included */
+
+/* Status texts of an evaluation. Only HT_STORE_OK evaluations that passed verification
+ * are ever chosen as best. */
+#define HT_STORE_OK "ok"                 /* built, ran and was timed */
+#define HT_STORE_CUT "cut"               /* early termination: its first runs were too slow */
+#define HT_STORE_BUILD "build"           /* the kernel did not build */
+#define HT_STORE_LAUNCH "launch"         /* the NDRange did not launch */
+#define HT_STORE_VERIFY "verify"         /* wrong answer */
+#define HT_STORE_CONSTRAINT "constraint" /* breaks a platform rule or a constraint */
+#define HT_STORE_CL "cl"                 /* another OpenCL call failed */
+#define HT_STORE_ERROR "error"           /* anything else */
+
+/* The status text for a code ht_session_eval returns: HT_OK "ok", HT_EBUILD "build",
+ * HT_ELAUNCH "launch", HT_EVERIFY "verify", HT_ECONSTRAINT "constraint", HT_ECL "cl",
+ * anything else "error". ("cut" is the tuner's decision, not a code.) Static storage. */
+const char *ht_store_status_name(int code);
+
+struct ht_store; /* opaque: one SQLite connection */
+
+/* An evaluation as stored. Plain data owned by the caller. Times are seconds; a time or an
+ * error that was not measured is -1 (stored as NULL). */
+struct ht_stored_eval {
+    int64_t id;                 /* set by the store; ignored by ht_store_put_eval */
+    int64_t problem_id, device_id;
+    char config[HT_STORE_CONFIG_MAX]; /* canonical text, see ht_store_config_text */
+    size_t nvalues;             /* the configuration's values, in parameter order */
+    int64_t values[HT_STORE_MAX_PARAMS];
+    char status[16];            /* one of the HT_STORE_... texts above */
+    char reason[1024];          /* why it failed or was cut; "" when ok */
+    double seconds;             /* the statistic: mean of the best keep_best kernel runs */
+    double min_seconds;         /* the fastest run */
+    double write_seconds;       /* host-to-device transfers of one run */
+    double read_seconds;        /* device-to-host transfers of one run */
+    double build_seconds;       /* getting the program: compile or binary-cache load */
+    int cache_hit;              /* 1 when the binary came from the cache */
+    int verified;               /* 1 passed, 0 failed, -1 not verified */
+    double max_abs_err, max_rel_err; /* NaN is kept as NaN */
+    uint64_t mismatches;        /* elements outside rtol/atol */
+    unsigned ndims;             /* the NDRange it ran with (0 when it never got that far) */
+    uint64_t global[3], local[3]; /* local all 0 when left to the runtime */
+    char strategy[64];          /* the search strategy that chose it, e.g. "exhaustive" */
+    uint64_t seed;              /* that strategy's seed (0 when it has none) */
+    char created_at[32];        /* UTC, "2024-05-01T12:00:00.000Z"; put fills it when "" */
+    unsigned nruns;             /* every timed run, in the order they ran */
+    double runs[HT_STORE_MAX_RUNS];
+};
+
+/* Empties ev: zeroes and sets every time and error to -1, verified to -1. */
+void ht_stored_eval_init(struct ht_stored_eval *ev);
+
+/* Opens the database at path, creating the file and its schema when missing and migrating
+ * an older schema forward. *out is owned by the caller (ht_store_close). Returns HT_EDB when
+ * the file cannot be opened, is not an SQLite database, is another program's database, or
+ * was written by a newer hetune (schema version above HT_STORE_SCHEMA_VERSION); the file
+ * is left untouched in those cases. ":memory:" gives a private in-memory database. */
+int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err);
+
+/* Closes the database; NULL is allowed. */
+void ht_store_close(struct ht_store *store);
+
+/* The path the store was opened with. Borrowed; lives as long as the store. */
+const char *ht_store_path(const struct ht_store *store);
+
+/* Get-or-create ids. Each sets *id to the row of the device, kernel or problem, inserting
+ * it first when missing; safe when several processes do it at once. */
+int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev, int64_t *id,
+                       struct ht_error *err);
+/* Uses spec->source (source_len bytes), kernel_name and kernel_options for the identity and
+ * keeps spec->name, spec->path and spec->kernel_path as last seen. */
+int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64_t *id,
+                       struct ht_error *err);
+/* Uses spec->space's sizes (values after --size overrides) and parameter names. */
+int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct ht_spec *spec,
+                        int64_t *id, struct ht_error *err);
+
+/* The kernel identity: FNV-1a 64 over source, a NUL, kernel_name, a NUL and options,
+ * written as 16 lowercase hex digits plus NUL into hex. options NULL is "". */
+void ht_store_kernel_hash(const char *source, size_t source_len, const char *kernel_name,
+                          const char *options, char hex[17]);
+
+/* The canonical text of a configuration: "NAME=VALUE" pairs in the order given, joined by
+ * ',' ("TS=16,WG=8"; "" when n is 0). Writes at most size bytes including the NUL and
+ * returns the length the whole text needs, like snprintf. */
+int ht_store_config_text(const char *const *names, const int64_t *values, size_t n, char *buf,
+                         size_t size);
+
+/* Stores an evaluation and all its runs in one transaction. ev->problem_id and device_id
+ * must exist; ev->config must not be empty; ev->status must be one of the HT_STORE_...
+ * texts; ev->nvalues <= HT_STORE_MAX_PARAMS and ev->nruns <= HT_STORE_MAX_RUNS. An
+ * evaluation already stored for the same (problem, device, config) is replaced, runs and
+ * all. Sets *id (when not NULL) to the new row. Returns HT_EINVAL for a malformed ev,
+ * HT_EDB when SQLite fails (nothing of ev is then stored). */
+int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
+                      struct ht_error *err);
+
+/* Fills *out with the stored evaluation of config_text (canonical) for the problem on the
+ * device, runs included. Returns HT_ENOTFOUND (err left untouched) when there is none. */
+int ht_store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                         const char *config_text, struct ht_stored_eval *out,
+                         struct ht_error *err);
+
+/* Fills *out with the fastest evaluation (least seconds; the earliest stored on ties) of
+ * the problem on the device whose status is "ok" and that passed verification
+ * (verified == 1). Returns HT_ENOTFOUND (err left untouched) when there is none. */
+int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                  struct ht_stored_eval *out, struct ht_error *err);
+
+/* Like ht_store_best, but also accepts evaluations that were not verified (verified == -1,
+ * e.g. a spec without a reference or a run with verification off). Failed verification
+ * (verified == 0) is still never chosen. */
+int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                             struct ht_stored_eval *out, struct ht_error *err);
+
+/* Calls cb for each stored evaluation of the problem on the device, in the order they were
+ * stored, runs included. 0 as problem_id or device_id matches any. ev is borrowed for the
+ * call only. cb must not write to the store. A non-zero return of cb stops the walk and is
+ * returned. */
+typedef int (*ht_store_eval_cb)(const struct ht_stored_eval *ev, void *user);
+int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                        ht_store_eval_cb cb, void *user, struct ht_error *err);
+
+/* Sets *count to the number of stored evaluations of the problem on the device (0 matches
+ * any, as for ht_store_list_evals). */
+int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                         uint64_t *count, struct ht_error *err);
+
+/* Deletes every evaluation (and its runs) of the problem on the device, for --fresh.
+ * Both ids must be given (positive; HT_EINVAL otherwise): nothing wider is ever deleted.
+ * Sets *deleted (when not NULL) to how many there were. */
+int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                    uint64_t *deleted, struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,498 @@
+/* Evaluations and their runs: storing, looking up, choosing the best, listing, forgetting. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store-internal.h"
+
+static const char *const status_names[] = {
+    HT_STORE_OK,     HT_STORE_CUT,        HT_STORE_BUILD, HT_STORE_LAUNCH,
+    HT_STORE_VERIFY, HT_STORE_CONSTRAINT, HT_STORE_CL,    HT_STORE_ERROR,
+};
+
+const char *ht_store_status_name(int code)
+{
+    switch (code) {
+    case HT_OK:
+        return HT_STORE_OK;
+    case HT_EBUILD:
+        return HT_STORE_BUILD;
+    case HT_ELAUNCH:
+        return HT_STORE_LAUNCH;
+    case HT_EVERIFY:
+        return HT_STORE_VERIFY;
+    case HT_ECONSTRAINT:
+        return HT_STORE_CONSTRAINT;
+    case HT_ECL:
+        return HT_STORE_CL;
+    default:
+        return HT_STORE_ERROR;
+    }
+}
+
+void ht_stored_eval_init(struct ht_stored_eval *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->seconds = ev->min_seconds = -1;
+    ev->write_seconds = ev->read_seconds = ev->build_seconds = -1;
+    ev->max_abs_err = ev->max_rel_err = -1;
+    ev->verified = -1;
+}
+
+/* The columns read_row expects, in its order. */
+#define EVAL_COLUMNS                                                                       \
+    "id, problem_id, device_id, config, config_values, status, reason, seconds, "          \
+    "min_seconds, write_seconds, read_seconds, build_seconds, cache_hit, verified, "       \
+    "max_abs_err, max_rel_err, mismatches, global_size, local_size, nruns, strategy, seed, " \
+    "created_at"
+
+/* A time or error: negative (not measured) is NULL; NaN, which SQLite would turn into NULL,
+ * is kept as the text 'NaN' (REAL affinity leaves text that is no number alone). */
+static int bind_real(sqlite3_stmt *st, int i, double v, int negative_is_null)
+{
+    if (isnan(v))
+        return sqlite3_bind_text(st, i, "NaN", -1, SQLITE_STATIC);
+    if (negative_is_null && v < 0)
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_double(st, i, v);
+}
+
+static double column_real(sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_NULL:
+        return -1;
+    case SQLITE_TEXT:
+        return NAN;
+    default:
+        return sqlite3_column_double(st, i);
+    }
+}
+
+static void column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+/* "[16,8]" from n integers; buf holds at least 2 + 21 * n bytes. */
+static void write_int_array(char *buf, size_t size, const int64_t *v, size_t n)
+{
+    size_t len = 0;
+
+    len += (size_t)snprintf(buf, size, "[");
+    for (size_t i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64, i ? "," : "", v[i]);
+    if (len < size)
+        snprintf(buf + len, size - len, "]");
+}
+
+/* Parses what write_int_array wrote. Returns 0, or -1 when text is malformed or has more
+ * than max values. */
+static int parse_int_array(const char *text, int64_t *v, size_t max, size_t *n)
+{
+    const char *p = text;
+
+    *n = 0;
+    if (!p || *p++ != '[')
+        return -1;
+    if (*p == ']')
+        return p[1] == '\0' ? 0 : -1;
+    for (;;) {
+        char *end;
+        if (*n == max)
+            return -1;
+        v[(*n)++] = strtoll(p, &end, 10);
+        if (end == p)
+            return -1;
+        p = end;
+        if (*p == ']')
+            return p[1] == '\0' ? 0 : -1;
+        if (*p++ != ',')
+            return -1;
+    }
+}
+
+static int damaged(struct ht_store *store, struct ht_error *err, int64_t id, const char *what)
+{
+    if (err && !err->code)
+        snprintf(err->file, sizeof err->file, "%s", store->path);
+    return ht_error_set(err, HT_EDB, "evaluation %" PRId64 " is damaged: %s", id, what);
+}
+
+static int load_runs(struct ht_store *store, struct ht_stored_eval *ev, int64_t nruns,
+                     struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+    unsigned k = 0;
+
+    rc = ht__store_prepare(store, "SELECT i, seconds FROM runs WHERE eval_id = ? ORDER BY i",
+                           &st, "cannot read runs", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, ev->id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (k >= HT_STORE_MAX_RUNS || sqlite3_column_int64(st, 0) != (int64_t)k) {
+            rc = damaged(store, err, ev->id, "its runs are not numbered 0, 1, 2...");
+            goto cleanup;
+        }
+        ev->runs[k++] = column_real(st, 1);
+    }
+    if (r != SQLITE_DONE) {
+        rc = ht__store_fail(store, err, "cannot read runs");
+        goto cleanup;
+    }
+    if ((int64_t)k != nruns) {
+        rc = damaged(store, err, ev->id, "some of its runs are missing");
+        goto cleanup;
+    }
+    ev->nruns = k;
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Fills ev from a row of EVAL_COLUMNS, then its runs. */
+static int read_row(struct ht_store *store, sqlite3_stmt *st, struct ht_stored_eval *ev,
+                    struct ht_error *err)
+{
+    int64_t sizes[3];
+    size_t n;
+    int64_t nruns, mismatches;
+
+    ht_stored_eval_init(ev);
+    ev->id = sqlite3_column_int64(st, 0);
+    ev->problem_id = sqlite3_column_int64(st, 1);
+    ev->device_id = sqlite3_column_int64(st, 2);
+    column_text(st, 3, ev->config, sizeof ev->config);
+    if (parse_int_array((const char *)sqlite3_column_text(st, 4), ev->values,
+                        HT_STORE_MAX_PARAMS, &ev->nvalues) != 0)
+        return damaged(store, err, ev->id, "malformed config_values");
+    column_text(st, 5, ev->status, sizeof ev->status);
+    column_text(st, 6, ev->reason, sizeof ev->reason);
+    ev->seconds = column_real(st, 7);
+    ev->min_seconds = column_real(st, 8);
+    ev->write_seconds = column_real(st, 9);
+    ev->read_seconds = column_real(st, 10);
+    ev->build_seconds = column_real(st, 11);
+    ev->cache_hit = sqlite3_column_int(st, 12);
+    ev->verified = sqlite3_column_int(st, 13);
+    ev->max_abs_err = column_real(st, 14);
+    ev->max_rel_err = column_real(st, 15);
+    mismatches = sqlite3_column_int64(st, 16);
+    ev->mismatches = mismatches > 0 ? (uint64_t)mismatches : 0;
+    if (parse_int_array((const char *)sqlite3_column_text(st, 17), sizes, 3, &n) != 0)
+        return damaged(store, err, ev->id, "malformed global_size");
+    ev->ndims = (unsigned)n;
+    for (size_t d = 0; d < n; d++)
+        ev->global[d] = (uint64_t)sizes[d];
+    if (parse_int_array((const char *)sqlite3_column_text(st, 18), sizes, 3, &n) != 0 ||
+        (n != 0 && n != ev->ndims))
+        return damaged(store, err, ev->id, "malformed local_size");
+    for (size_t d = 0; d < n; d++)
+        ev->local[d] = (uint64_t)sizes[d];
+    nruns = sqlite3_column_int64(st, 19);
+    column_text(st, 20, ev->strategy, sizeof ev->strategy);
+    ev->seed = (uint64_t)sqlite3_column_int64(st, 21);
+    column_text(st, 22, ev->created_at, sizeof ev->created_at);
+    if (nruns < 0 || nruns > HT_STORE_MAX_RUNS)
+        return damaged(store, err, ev->id, "its run count is out of range");
+    return load_runs(store, ev, nruns, err);
+}
+
+static int terminated(const char *s, size_t size)
+{
+    return memchr(s, '\0', size) != NULL;
+}
+
+static int check_eval(const struct ht_stored_eval *ev, struct ht_error *err)
+{
+    int known = 0;
+
+    if (ev->problem_id <= 0 || ev->device_id <= 0)
+        return ht_error_set(err, HT_EINVAL, "an evaluation needs a problem and a device id");
+    if (!terminated(ev->config, sizeof ev->config) || ev->config[0] == '\0')
+        return ht_error_set(err, HT_EINVAL, "an evaluation needs its configuration text");
+    if (!terminated(ev->reason, sizeof ev->reason) ||
+        !terminated(ev->strategy, sizeof ev->strategy) ||
+        !terminated(ev->created_at, sizeof ev->created_at) ||
+        !terminated(ev->status, sizeof ev->status))
+        return ht_error_set(err, HT_EINVAL, "a text field of the evaluation is not terminated");
+    for (size_t i = 0; i < sizeof status_names / sizeof status_names[0]; i++)
+        known |= strcmp(ev->status, status_names[i]) == 0;
+    if (!known)
+        return ht_error_set(err, HT_EINVAL, "unknown evaluation status '%s'", ev->status);
+    if (ev->nvalues > HT_STORE_MAX_PARAMS || ev->nruns > HT_STORE_MAX_RUNS || ev->ndims > 3)
+        return ht_error_set(err, HT_EINVAL,
+                            "evaluation has too many values (%zu), runs (%u) or dimensions (%u)",
+                            ev->nvalues, ev->nruns, ev->ndims);
+    if (ev->verified < -1 || ev->verified > 1)
+        return ht_error_set(err, HT_EINVAL, "verified must be -1, 0 or 1, not %d",
+                            ev->verified);
+    return HT_OK;
+}
+
+/* Binds everything but the runs to the INSERT of ht_store_put_eval. */
+static int bind_eval(sqlite3_stmt *st, const struct ht_stored_eval *ev)
+{
+    char values[2 + 21 * HT_STORE_MAX_PARAMS], global[2 + 21 * 3], local[2 + 21 * 3];
+    int64_t g[3] = {0, 0, 0}, l[3] = {0, 0, 0};
+    int has_local = 0, r = SQLITE_OK;
+
+    for (unsigned d = 0; d < ev->ndims; d++) {
+        g[d] = (int64_t)ev->global[d];
+        l[d] = (int64_t)ev->local[d];
+        has_local |= ev->local[d] != 0;
+    }
+    write_int_array(values, sizeof values, ev->values, ev->nvalues);
+    write_int_array(global, sizeof global, g, ev->ndims);
+    write_int_array(local, sizeof local, l, has_local ? ev->ndims : 0);
+#define BIND(call)              \
+    do {                        \
+        if (r == SQLITE_OK)     \
+            r = (call);         \
+    } while (0)
+    BIND(sqlite3_bind_int64(st, 1, ev->problem_id));
+    BIND(sqlite3_bind_int64(st, 2, ev->device_id));
+    BIND(sqlite3_bind_text(st, 3, ev->config, -1, SQLITE_STATIC));
+    BIND(sqlite3_bind_text(st, 4, values, -1, SQLITE_TRANSIENT));
+    BIND(sqlite3_bind_text(st, 5, ev->status, -1, SQLITE_STATIC));
+    BIND(sqlite3_bind_text(st, 6, ev->reason, -1, SQLITE_STATIC));
+    BIND(bind_real(st, 7, ev->seconds, 1));
+    BIND(bind_real(st, 8, ev->min_seconds, 1));
+    BIND(bind_real(st, 9, ev->write_seconds, 1));
+    BIND(bind_real(st, 10, ev->read_seconds, 1));
+    BIND(bind_real(st, 11, ev->build_seconds, 1));
+    BIND(sqlite3_bind_int(st, 12, ev->cache_hit != 0));
+    BIND(sqlite3_bind_int(st, 13, ev->verified));
+    BIND(bind_real(st, 14, ev->max_abs_err, 1));
+    BIND(bind_real(st, 15, ev->max_rel_err, 1));
+    BIND(sqlite3_bind_int64(st, 16, ev->mismatches > INT64_MAX ? INT64_MAX
+                                                               : (int64_t)ev->mismatches));
+    BIND(sqlite3_bind_text(st, 17, global, -1, SQLITE_TRANSIENT));
+    BIND(sqlite3_bind_text(st, 18, local, -1, SQLITE_TRANSIENT));
+    BIND(sqlite3_bind_int64(st, 19, ev->nruns));
+    BIND(sqlite3_bind_text(st, 20, ev->strategy, -1, SQLITE_STATIC));
+    BIND(sqlite3_bind_int64(st, 21, (int64_t)ev->seed));
+    BIND(ev->created_at[0] ? sqlite3_bind_text(st, 22, ev->created_at, -1, SQLITE_STATIC)
+                           : sqlite3_bind_null(st, 22));
+#undef BIND
+    return r;
+}
+
+int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
+                      struct ht_error *err)
+{
+    static const char *const op = "cannot store the evaluation";
+    sqlite3_stmt *del = NULL, *ins = NULL, *run = NULL;
+    int64_t eval_id;
+    int rc;
+
+    rc = check_eval(ev, err);
+    if (rc != HT_OK)
+        return rc;
+    /* One transaction for the evaluation and its runs: a process killed before COMMIT
+     * leaves none of it. IMMEDIATE takes the write lock first, so a busy database is
+     * waited for here (busy_timeout) rather than failing halfway. */
+    rc = ht__store_exec(store, "BEGIN IMMEDIATE", op, err);
+    if (rc != HT_OK)
+        return rc;
+    if ((rc = ht__store_prepare(store,
+                                "DELETE FROM evaluations WHERE problem_id = ?1 "
+                                "AND device_id = ?2 AND config = ?3",
+                                &del, op, err)) != HT_OK ||
+        (rc = ht__store_prepare(
+             store,
+             "INSERT INTO evaluations (problem_id, device_id, config, config_values, status, "
+             "reason, seconds, min_seconds, write_seconds, read_seconds, build_seconds, "
+             "cache_hit, verified, max_abs_err, max_rel_err, mismatches, global_size, "
+             "local_size, nruns, strategy, seed, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+             "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+             "COALESCE(?22, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+             &ins, op, err)) != HT_OK ||
+        (rc = ht__store_prepare(store, "INSERT INTO runs (eval_id, i, seconds) VALUES (?, ?, ?)",
+                                &run, op, err)) != HT_OK)
+        goto cleanup;
+    /* A re-measured configuration replaces the old one; its runs go with it (ON DELETE
+     * CASCADE). */
+    if (sqlite3_bind_int64(del, 1, ev->problem_id) != SQLITE_OK ||
+        sqlite3_bind_int64(del, 2, ev->device_id) != SQLITE_OK ||
+        sqlite3_bind_text(del, 3, ev->config, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_step(del) != SQLITE_DONE || bind_eval(ins, ev) != SQLITE_OK ||
+        sqlite3_step(ins) != SQLITE_DONE) {
+        rc = ht__store_fail(store, err, op);
+        goto cleanup;
+    }
+    eval_id = sqlite3_last_insert_rowid(store->db);
+    for (unsigned i = 0; i < ev->nruns; i++) {
+        if (sqlite3_bind_int64(run, 1, eval_id) != SQLITE_OK ||
+            sqlite3_bind_int(run, 2, (int)i) != SQLITE_OK ||
+            bind_real(run, 3, ev->runs[i], 0) != SQLITE_OK || sqlite3_step(run) != SQLITE_DONE) {
+            rc = ht__store_fail(store, err, op);
+            goto cleanup;
+        }
+        sqlite3_reset(run);
+    }
+    rc = ht__store_exec(store, "COMMIT", op, err);
+    if (rc == HT_OK && id)
+        *id = eval_id;
+cleanup:
+    sqlite3_finalize(del);
+    sqlite3_finalize(ins);
+    sqlite3_finalize(run);
+    if (rc != HT_OK && !sqlite3_get_autocommit(store->db))
+        sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+/* Runs a query of EVAL_COLUMNS bound to (problem, device[, text]) and reads its first row. */
+static int fetch_one(struct ht_store *store, const char *sql, int64_t problem_id,
+                     int64_t device_id, const char *text, struct ht_stored_eval *out,
+                     const char *op, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store, sql, &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if (sqlite3_bind_int64(st, 1, problem_id) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, device_id) != SQLITE_OK ||
+        (text && sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC) != SQLITE_OK)) {
+        rc = ht__store_fail(store, err, op);
+        goto cleanup;
+    }
+    r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        rc = read_row(store, st, out, err);
+    else if (r == SQLITE_DONE)
+        rc = HT_ENOTFOUND;
+    else
+        rc = ht__store_fail(store, err, op);
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                         const char *config_text, struct ht_stored_eval *out,
+                         struct ht_error *err)
+{
+    if (!config_text)
+        return ht_error_set(err, HT_EINVAL, "ht_store_lookup_eval: no configuration text");
+    return fetch_one(store,
+                     "SELECT " EVAL_COLUMNS " FROM evaluations WHERE problem_id = ?1 "
+                     "AND device_id = ?2 AND config = ?3",
+                     problem_id, device_id, config_text, out, "cannot look up the evaluation",
+                     err);
+}
+
+/* typeof() keeps a NaN statistic (stored as text) out: text sorts after every number. */
+#define BEST_SQL(verified)                                                                 \
+    "SELECT " EVAL_COLUMNS " FROM evaluations WHERE problem_id = ?1 AND device_id = ?2 "    \
+    "AND status = 'ok' AND " verified " AND typeof(seconds) = 'real' "                     \
+    "ORDER BY seconds, id LIMIT 1"
+
+int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                  struct ht_stored_eval *out, struct ht_error *err)
+{
+    return fetch_one(store, BEST_SQL("verified = 1"), problem_id, device_id, NULL, out,
+                     "cannot find the best evaluation", err);
+}
+
+int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                             struct ht_stored_eval *out, struct ht_error *err)
+{
+    return fetch_one(store, BEST_SQL("verified <> 0"), problem_id, device_id, NULL, out,
+                     "cannot find the best evaluation", err);
+}
+
+#define MATCH_SQL "(?1 = 0 OR problem_id = ?1) AND (?2 = 0 OR device_id = ?2)"
+
+int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                        ht_store_eval_cb cb, void *user, struct ht_error *err)
+{
+    static const char *const op = "cannot list evaluations";
+    struct ht_stored_eval *ev = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT " EVAL_COLUMNS " FROM evaluations WHERE " MATCH_SQL
+                           " ORDER BY id",
+                           &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    ev = malloc(sizeof *ev);
+    if (!ev) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    sqlite3_bind_int64(st, 1, problem_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    /* While st is active the connection holds one read snapshot, so the runs read for each
+     * row belong to the same state of the database as the rows. */
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = read_row(store, st, ev, err);
+        if (rc == HT_OK)
+            rc = cb(ev, user);
+        if (rc != HT_OK)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, op);
+cleanup:
+    free(ev);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                         uint64_t *count, struct ht_error *err)
+{
+    static const char *const op = "cannot count evaluations";
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = ht__store_prepare(store, "SELECT count(*) FROM evaluations WHERE " MATCH_SQL, &st, op,
+                           err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *count = (uint64_t)sqlite3_column_int64(st, 0);
+    else
+        rc = ht__store_fail(store, err, op);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                    uint64_t *deleted, struct ht_error *err)
+{
+    static const char *const op = "cannot forget evaluations";
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (problem_id <= 0 || device_id <= 0)
+        return ht_error_set(err, HT_EINVAL, "forgetting needs a problem and a device id");
+    /* One statement is one transaction; the runs go with their evaluations (CASCADE). */
+    rc = ht__store_prepare(store, "DELETE FROM evaluations WHERE problem_id = ? AND device_id = ?",
+                           &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    if (sqlite3_step(st) == SQLITE_DONE) {
+        if (deleted)
+            *deleted = (uint64_t)sqlite3_changes(store->db);
+    } else {
+        rc = ht__store_fail(store, err, op);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

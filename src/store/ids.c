@@ -1,0 +1,282 @@
+/* Devices, kernels and problems: their identities and get-or-create ids. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store-internal.h"
+#include "util/util.h"
+
+/* One bound value of a get-or-create: text, or an integer when text is NULL. */
+struct value {
+    const char *text;
+    int64_t i;
+};
+
+/* Binds vals to the statement's parameters ?1..?k (k = the parameters it has). */
+static int bind_values(sqlite3_stmt *st, const struct value *vals, int n)
+{
+    int k = sqlite3_bind_parameter_count(st);
+
+    for (int i = 0; i < n && i < k; i++) {
+        int r = vals[i].text ? sqlite3_bind_text(st, i + 1, vals[i].text, -1, SQLITE_STATIC)
+                             : sqlite3_bind_int64(st, i + 1, vals[i].i);
+        if (r != SQLITE_OK)
+            return r;
+    }
+    return SQLITE_OK;
+}
+
+/* Inserts a row unless its UNIQUE key is there, then reads its id back. The insert and the
+ * select are two statements, each its own transaction: when another process inserts the
+ * same row in between, the insert is ignored and the select finds that process's row. */
+static int get_or_create(struct ht_store *store, const char *insert_sql, const char *select_sql,
+                         const struct value *vals, int n, int64_t *id, const char *op,
+                         struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store, insert_sql, &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if (bind_values(st, vals, n) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) {
+        rc = ht__store_fail(store, err, op);
+        goto cleanup;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    rc = ht__store_prepare(store, select_sql, &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if (bind_values(st, vals, n) != SQLITE_OK) {
+        rc = ht__store_fail(store, err, op);
+        goto cleanup;
+    }
+    r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        /* SQLite has no error to tell here: INSERT OR IGNORE skipped a row it refused. */
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", store->path);
+        rc = ht_error_set(err, HT_EDB, "%s: the row is not there after inserting it", op);
+        goto cleanup;
+    }
+    if (r != SQLITE_ROW) {
+        rc = ht__store_fail(store, err, op);
+        goto cleanup;
+    }
+    *id = sqlite3_column_int64(st, 0);
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev, int64_t *id,
+                       struct ht_error *err)
+{
+    char wi[80];
+
+    snprintf(wi, sizeof wi, "[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", dev->max_work_item_sizes[0],
+             dev->max_work_item_sizes[1], dev->max_work_item_sizes[2]);
+    const struct value vals[] = {
+        {dev->platform, 0},
+        {dev->platform_version, 0},
+        {dev->name, 0},
+        {dev->vendor, 0},
+        {dev->type, 0},
+        {dev->version, 0},
+        {dev->driver_version, 0},
+        {NULL, (int64_t)dev->compute_units},
+        {NULL, (int64_t)dev->max_work_group_size},
+        {wi, 0},
+        {NULL, (int64_t)dev->local_mem_size},
+        {NULL, (int64_t)dev->global_mem_size},
+        {NULL, (int64_t)dev->max_mem_alloc_size},
+    };
+    return get_or_create(
+        store,
+        "INSERT OR IGNORE INTO devices (platform, platform_version, name, vendor, type, "
+        "version, driver_version, compute_units, max_work_group_size, max_work_item_sizes, "
+        "local_mem_size, global_mem_size, max_mem_alloc_size) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        "SELECT id FROM devices WHERE platform = ?1 AND platform_version = ?2 AND name = ?3 "
+        "AND vendor = ?4 AND type = ?5 AND version = ?6 AND driver_version = ?7 "
+        "AND compute_units = ?8 AND max_work_group_size = ?9 AND max_work_item_sizes = ?10 "
+        "AND local_mem_size = ?11",
+        vals, (int)(sizeof vals / sizeof vals[0]), id, "cannot store the device", err);
+}
+
+void ht_store_kernel_hash(const char *source, size_t source_len, const char *kernel_name,
+                          const char *options, char hex[17])
+{
+    uint64_t h = HT__FNV_INIT;
+
+    if (!options)
+        options = "";
+    /* NUL separators keep ("ab", "c") and ("a", "bc") apart. */
+    h = ht__fnv1a(h, source, source_len);
+    h = ht__fnv1a(h, "", 1);
+    h = ht__fnv1a(h, kernel_name, strlen(kernel_name));
+    h = ht__fnv1a(h, "", 1);
+    h = ht__fnv1a(h, options, strlen(options));
+    snprintf(hex, 17, "%016" PRIx64, h);
+}
+
+static const char *or_empty(const char *s)
+{
+    return s ? s : "";
+}
+
+int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64_t *id,
+                       struct ht_error *err)
+{
+    const char *source = or_empty(spec->source);
+    size_t len = spec->source ? spec->source_len : 0;
+    char hash[17];
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    ht_store_kernel_hash(source, len, or_empty(spec->kernel_name), spec->kernel_options, hash);
+    const struct value vals[] = {
+        {hash, 0},
+        {or_empty(spec->kernel_name), 0},
+        {or_empty(spec->kernel_options), 0},
+        {or_empty(spec->name), 0},
+        {or_empty(spec->path), 0},
+        {or_empty(spec->kernel_path), 0},
+    };
+    rc = get_or_create(store,
+                       "INSERT OR IGNORE INTO kernels (hash, kernel_name, options, spec_name, "
+                       "spec_path, kernel_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                       "SELECT id FROM kernels WHERE hash = ?1", vals,
+                       (int)(sizeof vals / sizeof vals[0]), id, "cannot store the kernel", err);
+    if (rc != HT_OK)
+        return rc;
+    /* The same source may have moved or be used by another spec: keep the latest names,
+     * writing only when they changed. */
+    rc = ht__store_prepare(store,
+                           "UPDATE kernels SET spec_name = ?2, spec_path = ?3, kernel_path = ?4 "
+                           "WHERE id = ?1 AND (spec_name <> ?2 OR spec_path <> ?3 "
+                           "OR kernel_path <> ?4)",
+                           &st, "cannot update the kernel", err);
+    if (rc != HT_OK)
+        return rc;
+    if (sqlite3_bind_int64(st, 1, *id) != SQLITE_OK ||
+        sqlite3_bind_text(st, 2, vals[3].text, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 3, vals[4].text, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(st, 4, vals[5].text, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot update the kernel");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+struct named_value {
+    const char *name;
+    int64_t value;
+};
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct named_value *)a)->name, ((const struct named_value *)b)->name);
+}
+
+/* "M=7,N=1024": the sizes sorted by name, so the order of the spec's "sizes" object does not
+ * make a new problem. Owned by the caller. */
+static char *sizes_text(const struct ht_space_def *def)
+{
+    struct named_value *nv = NULL;
+    const char **names = NULL;
+    int64_t *values = NULL;
+    char *text = NULL;
+    int len;
+
+    if (def->nsizes == 0)
+        return ht__strdup("");
+    nv = malloc(def->nsizes * sizeof *nv);
+    names = malloc(def->nsizes * sizeof *names);
+    values = malloc(def->nsizes * sizeof *values);
+    if (!nv || !names || !values)
+        goto cleanup;
+    for (size_t i = 0; i < def->nsizes; i++)
+        nv[i] = (struct named_value){def->size_names[i], def->size_values[i]};
+    qsort(nv, def->nsizes, sizeof *nv, by_name);
+    for (size_t i = 0; i < def->nsizes; i++) {
+        names[i] = nv[i].name;
+        values[i] = nv[i].value;
+    }
+    len = ht_store_config_text(names, values, def->nsizes, NULL, 0);
+    text = malloc((size_t)len + 1);
+    if (text)
+        ht_store_config_text(names, values, def->nsizes, text, (size_t)len + 1);
+cleanup:
+    free(nv);
+    free(names);
+    free(values);
+    return text;
+}
+
+/* "TS,WG": the parameter names in spec order, the order of a configuration's values. */
+static char *params_text(const struct ht_space_def *def)
+{
+    size_t len = 1;
+    char *text, *p;
+
+    for (size_t i = 0; i < def->nparams; i++)
+        len += strlen(def->params[i].name) + 1;
+    text = malloc(len);
+    if (!text)
+        return NULL;
+    p = text;
+    *p = '\0';
+    for (size_t i = 0; i < def->nparams; i++) {
+        size_t n = strlen(def->params[i].name);
+        if (i > 0)
+            *p++ = ',';
+        memcpy(p, def->params[i].name, n + 1);
+        p += n;
+    }
+    return text;
+}
+
+int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct ht_spec *spec,
+                        int64_t *id, struct ht_error *err)
+{
+    char *sizes = sizes_text(&spec->space);
+    char *params = params_text(&spec->space);
+    const struct value vals[] = {{NULL, kernel_id}, {sizes, 0}, {params, 0}};
+    int rc;
+
+    if (!sizes || !params) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    rc = get_or_create(store,
+                       "INSERT OR IGNORE INTO problems (kernel_id, sizes, params) "
+                       "VALUES (?1, ?2, ?3)",
+                       "SELECT id FROM problems WHERE kernel_id = ?1 AND sizes = ?2 "
+                       "AND params = ?3",
+                       vals, 3, id, "cannot store the problem", err);
+cleanup:
+    free(sizes);
+    free(params);
+    return rc;
+}
+
+int ht_store_config_text(const char *const *names, const int64_t *values, size_t n, char *buf,
+                         size_t size)
+{
+    size_t len = 0;
+
+    if (size > 0)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        size_t room = len < size ? size - len : 0;
+        int k = snprintf(room ? buf + len : NULL, room, "%s%s=%" PRId64, i ? "," : "",
+                         names[i], values[i]);
+        if (k < 0)
+            return k;
+        len += (size_t)k;
+    }
+    return (int)len;
+}

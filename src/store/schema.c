@@ -1,0 +1,192 @@
+/* The schema of the results database and its migrations.
+ *
+ * migrations[i] takes a database from schema version i to i + 1. To add tables (split
+ * results, sweeps, ...), append a migration and raise HT_STORE_SCHEMA_VERSION in
+ * include/hetune/store.h; never edit a migration that has been released, since databases
+ * out there already ran it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store-internal.h"
+
+struct migration {
+    const char *description;
+    const char *sql;
+};
+
+static const struct migration migrations[] = {
+    {"devices, kernels, problems, evaluations and runs",
+     "CREATE TABLE schema_version (\n"
+     "  version INTEGER PRIMARY KEY,\n"
+     "  description TEXT NOT NULL,\n"
+     "  applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))\n"
+     ");\n"
+     /* Everything that makes timings comparable is in the identity: a new driver or a device
+      * whose limits changed (e.g. fewer compute units) gets a row of its own. */
+     "CREATE TABLE devices (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  platform TEXT NOT NULL,\n"
+     "  platform_version TEXT NOT NULL,\n"
+     "  name TEXT NOT NULL,\n"
+     "  vendor TEXT NOT NULL,\n"
+     "  type TEXT NOT NULL,\n"
+     "  version TEXT NOT NULL,\n"
+     "  driver_version TEXT NOT NULL,\n"
+     "  compute_units INTEGER NOT NULL,\n"
+     "  max_work_group_size INTEGER NOT NULL,\n"
+     "  max_work_item_sizes TEXT NOT NULL,\n"
+     "  local_mem_size INTEGER NOT NULL,\n"
+     "  global_mem_size INTEGER NOT NULL,\n"
+     "  max_mem_alloc_size INTEGER NOT NULL,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),\n"
+     "  UNIQUE (platform, platform_version, name, vendor, type, version, driver_version,\n"
+     "          compute_units, max_work_group_size, max_work_item_sizes, local_mem_size)\n"
+     ");\n"
+     "CREATE TABLE kernels (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  hash TEXT NOT NULL UNIQUE,\n"
+     "  kernel_name TEXT NOT NULL,\n"
+     "  options TEXT NOT NULL,\n"
+     "  spec_name TEXT NOT NULL,\n"
+     "  spec_path TEXT NOT NULL,\n"
+     "  kernel_path TEXT NOT NULL,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))\n"
+     ");\n"
+     "CREATE TABLE problems (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  kernel_id INTEGER NOT NULL REFERENCES kernels(id) ON DELETE CASCADE,\n"
+     "  sizes TEXT NOT NULL,\n"
+     "  params TEXT NOT NULL,\n"
+     "  first_seen TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),\n"
+     "  UNIQUE (kernel_id, sizes, params)\n"
+     ");\n"
+     "CREATE TABLE evaluations (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,\n"
+     "  device_id INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,\n"
+     "  config TEXT NOT NULL CHECK (config <> ''),\n"
+     "  config_values TEXT NOT NULL,\n"
+     "  status TEXT NOT NULL CHECK (status IN ('ok', 'cut', 'build', 'launch', 'verify',\n"
+     "                                         'constraint', 'cl', 'error')),\n"
+     "  reason TEXT NOT NULL DEFAULT '',\n"
+     "  seconds REAL,\n"
+     "  min_seconds REAL,\n"
+     "  write_seconds REAL,\n"
+     "  read_seconds REAL,\n"
+     "  build_seconds REAL,\n"
+     "  cache_hit INTEGER NOT NULL DEFAULT 0,\n"
+     "  verified INTEGER NOT NULL CHECK (verified IN (-1, 0, 1)),\n"
+     "  max_abs_err REAL,\n"
+     "  max_rel_err REAL,\n"
+     "  mismatches INTEGER NOT NULL DEFAULT 0,\n"
+     "  global_size TEXT NOT NULL DEFAULT '[]',\n"
+     "  local_size TEXT NOT NULL DEFAULT '[]',\n"
+     "  nruns INTEGER NOT NULL,\n"
+     "  strategy TEXT NOT NULL DEFAULT '',\n"
+     "  seed INTEGER NOT NULL DEFAULT 0,\n"
+     "  created_at TEXT NOT NULL,\n"
+     "  UNIQUE (problem_id, device_id, config)\n"
+     ");\n"
+     "CREATE INDEX evaluations_best ON evaluations (problem_id, device_id, status, seconds);\n"
+     "CREATE INDEX evaluations_device ON evaluations (device_id);\n"
+     "CREATE TABLE runs (\n"
+     "  eval_id INTEGER NOT NULL REFERENCES evaluations(id) ON DELETE CASCADE,\n"
+     "  i INTEGER NOT NULL,\n"
+     "  seconds REAL NOT NULL,\n"
+     "  PRIMARY KEY (eval_id, i)\n"
+     ") WITHOUT ROWID;\n"},
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+int ht__store_check_owner(struct ht_store *store, int *version, struct ht_error *err)
+{
+    int64_t app_id, user_version, nobjects;
+    int rc;
+
+    /* The first read of the file is where SQLite finds out it is no database. */
+    rc = ht__store_query_int(store, "PRAGMA application_id", &app_id, "cannot read the header",
+                             NULL);
+    if (rc != HT_OK && (sqlite3_errcode(store->db) & 0xff) == SQLITE_NOTADB) {
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", store->path);
+        return ht_error_set(err, HT_EDB, "not a hetune results database (%s)",
+                            sqlite3_errmsg(store->db));
+    }
+    if (rc != HT_OK)
+        return ht__store_fail(store, err, "cannot read the header");
+    if (rc == HT_OK)
+        rc = ht__store_query_int(store, "PRAGMA user_version", &user_version,
+                                 "cannot read the header", err);
+    if (rc == HT_OK)
+        rc = ht__store_query_int(store, "SELECT count(*) FROM sqlite_master", &nobjects,
+                                 "cannot read the schema", err);
+    if (rc != HT_OK)
+        return rc;
+    if (app_id != HT__STORE_APP_ID && (app_id != 0 || nobjects != 0 || user_version != 0)) {
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", store->path);
+        return ht_error_set(err, HT_EDB,
+                            "not a hetune results database (an SQLite database of another "
+                            "program, application id 0x%08llx, %lld schema objects)",
+                            (unsigned long long)(uint32_t)app_id, (long long)nobjects);
+    }
+    if (user_version > HT_STORE_SCHEMA_VERSION || user_version < 0) {
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", store->path);
+        return ht_error_set(err, HT_EDB,
+                            "written by a newer hetune (schema version %lld; this one knows "
+                            "up to %d)",
+                            (long long)user_version, HT_STORE_SCHEMA_VERSION);
+    }
+    *version = (int)user_version;
+    return HT_OK;
+}
+
+int ht__store_migrate(struct ht_store *store, struct ht_error *err)
+{
+    int version = 0, rc;
+    char sql[128];
+
+    /* IMMEDIATE takes the write lock before reading, so two processes creating the same
+     * file do not both run the migrations: the second waits, then sees them done. */
+    rc = ht__store_exec(store, "BEGIN IMMEDIATE", "cannot start the schema migration", err);
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__store_check_owner(store, &version, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    for (; version < HT_STORE_SCHEMA_VERSION; version++) {
+        const struct migration *m = &migrations[version];
+        sqlite3_stmt *st = NULL;
+
+        rc = ht__store_exec(store, m->sql, "cannot create the schema", err);
+        if (rc != HT_OK)
+            goto cleanup;
+        rc = ht__store_prepare(store,
+                               "INSERT INTO schema_version (version, description) VALUES (?, ?)",
+                               &st, "cannot record the schema version", err);
+        if (rc != HT_OK)
+            goto cleanup;
+        sqlite3_bind_int(st, 1, version + 1);
+        sqlite3_bind_text(st, 2, m->description, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = ht__store_fail(store, err, "cannot record the schema version");
+        sqlite3_finalize(st);
+        if (rc != HT_OK)
+            goto cleanup;
+    }
+    /* PRAGMA takes no bound parameters; both values are integers of ours. */
+    snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+             HT__STORE_APP_ID, HT_STORE_SCHEMA_VERSION);
+    rc = ht__store_exec(store, sql, "cannot record the schema version", err);
+    if (rc != HT_OK)
+        goto cleanup;
+    rc = ht__store_exec(store, "COMMIT", "cannot commit the schema migration", err);
+cleanup:
+    if (rc != HT_OK && !sqlite3_get_autocommit(store->db))
+        sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}

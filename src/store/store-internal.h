@@ -1,0 +1,48 @@
+/* Internals of the results database, shared by the files of src/store/ and by library
+ * modules that query it directly (src/report). Not part of the public API. */
+#ifndef HETUNE_STORE_INTERNAL_H
+#define HETUNE_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "hetune/store.h"
+
+/* PRAGMA application_id of a hetune database: "HTun". */
+#define HT__STORE_APP_ID 0x4854756e
+
+struct ht_store {
+    sqlite3 *db;
+    char *path;
+};
+
+/* The connection, borrowed for as long as the store is open. Other modules may read with
+ * it; they must not change the schema outside a migration of src/store/schema.c. */
+sqlite3 *ht__store_db(struct ht_store *store);
+
+/* Records the connection's last SQLite error as HT_EDB: err->file the database's path,
+ * err->text "<op>: <sqlite3_errmsg>". Returns HT_EDB. */
+int ht__store_fail(struct ht_store *store, struct ht_error *err, const char *op);
+
+/* Runs sql (one or more statements, no result rows wanted). HT_EDB naming op on failure. */
+int ht__store_exec(struct ht_store *store, const char *sql, const char *op,
+                   struct ht_error *err);
+
+/* Prepares one statement. HT_EDB naming op on failure (*stmt is then NULL). */
+int ht__store_prepare(struct ht_store *store, const char *sql, sqlite3_stmt **stmt,
+                      const char *op, struct ht_error *err);
+
+/* Reads one integer from a statement that returns one row of one column. */
+int ht__store_query_int(struct ht_store *store, const char *sql, int64_t *out, const char *op,
+                        struct ht_error *err);
+
+/* Finds who owns the file without changing it: sets *version to its schema version when it
+ * is a hetune database or empty (0). Returns HT_EDB when it is another program's database,
+ * a newer hetune's, or not a database at all. */
+int ht__store_check_owner(struct ht_store *store, int *version, struct ht_error *err);
+
+/* Brings the schema of a database that is known to be empty or hetune's up to
+ * HT_STORE_SCHEMA_VERSION in one BEGIN IMMEDIATE transaction, checking the owner again
+ * inside it (another process may have created the schema meanwhile). */
+int ht__store_migrate(struct ht_store *store, struct ht_error *err);
+
+#endif

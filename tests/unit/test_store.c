@@ -1,0 +1,1125 @@
+/* Unit tests of the results database (src/store/), without OpenCL: devices and specs are
+ * filled by hand. Round trip of every field, identities of devices, kernels and problems,
+ * uniqueness and replacement, the choice of the best evaluation, listing and forgetting,
+ * reopening, refusing files that are not hetune databases, and crash safety: children
+ * writing evaluations are SIGKILLed at random moments and the database must hold every
+ * evaluation they reported stored, at most one more, and never part of one. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hetune/store.h"
+#include "store/store-internal.h"
+#include "util/util.h"
+
+static char tmpdir[256];
+
+/* ---- fixtures ------------------------------------------------------------------------- */
+
+static int make_tmpdir(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_store.XXXXXX", base && base[0] ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    DIR *d = opendir(tmpdir);
+    struct dirent *e;
+    (void)state;
+    if (!d)
+        return 0;
+    while ((e = readdir(d))) {
+        char path[600];
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(tmpdir);
+    return 0;
+}
+
+static void db_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static void fill_device(struct ht_device_info *d, const char *name, const char *driver)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform, sizeof d->platform, "Portable Computing Language");
+    snprintf(d->platform_version, sizeof d->platform_version, "OpenCL 3.0 PoCL 5.0");
+    snprintf(d->name, sizeof d->name, "%s", name);
+    snprintf(d->vendor, sizeof d->vendor, "GenuineIntel");
+    snprintf(d->type, sizeof d->type, "CPU");
+    d->is_cpu = 1;
+    snprintf(d->version, sizeof d->version, "OpenCL 3.0 PoCL HSTR: cpu");
+    snprintf(d->driver_version, sizeof d->driver_version, "%s", driver);
+    d->compute_units = 2;
+    d->max_work_group_size = 4096;
+    d->max_work_item_dims = 3;
+    d->max_work_item_sizes[0] = d->max_work_item_sizes[1] = d->max_work_item_sizes[2] = 4096;
+    d->local_mem_size = 4194304;
+    d->global_mem_size = UINT64_C(8) << 30;
+    d->max_mem_alloc_size = UINT64_C(2) << 30;
+}
+
+/* A spec with only what the store reads. Its strings point into the struct itself. */
+struct mini_spec {
+    struct ht_spec spec;
+    char name[32], path[64], kernel_path[64], kernel_name[32], options[32], source[128];
+    char *size_names[3];
+    int64_t size_values[3];
+    char size_buf[3][8];
+    struct ht_param params[3];
+    char param_buf[3][8];
+};
+
+static void fill_spec(struct mini_spec *m, const char *source, const char *sizes[],
+                      const int64_t *values, size_t nsizes, const char *params[],
+                      size_t nparams)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "matmul");
+    snprintf(m->path, sizeof m->path, "examples/matmul/spec.json");
+    snprintf(m->kernel_path, sizeof m->kernel_path, "examples/matmul/matmul.cl");
+    snprintf(m->kernel_name, sizeof m->kernel_name, "matmul_tiled");
+    snprintf(m->source, sizeof m->source, "%s", source);
+    m->spec.name = m->name;
+    m->spec.path = m->path;
+    m->spec.kernel_path = m->kernel_path;
+    m->spec.kernel_name = m->kernel_name;
+    m->spec.kernel_options = m->options;
+    m->spec.source = m->source;
+    m->spec.source_len = strlen(m->source);
+    for (size_t i = 0; i < nsizes; i++) {
+        snprintf(m->size_buf[i], sizeof m->size_buf[i], "%s", sizes[i]);
+        m->size_names[i] = m->size_buf[i];
+        m->size_values[i] = values[i];
+    }
+    m->spec.space.nsizes = nsizes;
+    m->spec.space.size_names = m->size_names;
+    m->spec.space.size_values = m->size_values;
+    for (size_t i = 0; i < nparams; i++) {
+        snprintf(m->param_buf[i], sizeof m->param_buf[i], "%s", params[i]);
+        m->params[i].name = m->param_buf[i];
+    }
+    m->spec.space.nparams = nparams;
+    m->spec.space.params = m->params;
+}
+
+static const char *const std_sizes[] = {"N", "M"};
+static const int64_t std_values[] = {1024, 7};
+static const char *const std_params[] = {"TS", "WG"};
+
+static void std_spec(struct mini_spec *m)
+{
+    fill_spec(m, "__kernel void matmul_tiled() {}", (const char **)std_sizes, std_values, 2,
+              (const char **)std_params, 2);
+}
+
+static struct ht_store *open_ok(const char *path)
+{
+    struct ht_store *s = NULL;
+    struct ht_error err;
+    int rc;
+
+    ht_error_clear(&err);
+    rc = ht_store_open(path, &s, &err);
+    if (rc != HT_OK)
+        fail_msg("opening '%s' failed: %s: %s", path, ht_err_name(rc), err.text);
+    assert_non_null(s);
+    return s;
+}
+
+static void check_rc(int rc, const struct ht_error *err, const char *what)
+{
+    if (rc != HT_OK)
+        fail_msg("%s failed: %s: %s", what, ht_err_name(rc), err->text);
+}
+
+/* Creates the device, kernel and problem rows of the standard spec. */
+static void std_ids(struct ht_store *s, int64_t *problem, int64_t *device)
+{
+    struct ht_device_info dev;
+    struct mini_spec m;
+    struct ht_error err;
+    int64_t kernel;
+
+    ht_error_clear(&err);
+    fill_device(&dev, "pthread-cpu", "5.0+debian");
+    std_spec(&m);
+    check_rc(ht_store_device_id(s, &dev, device, &err), &err, "device id");
+    check_rc(ht_store_kernel_id(s, &m.spec, &kernel, &err), &err, "kernel id");
+    check_rc(ht_store_problem_id(s, kernel, &m.spec, problem, &err), &err, "problem id");
+}
+
+/* An evaluation of config "TS=ts,WG=8" whose every field depends on ts. */
+static void make_eval(struct ht_stored_eval *ev, int64_t problem, int64_t device, int64_t ts,
+                      const char *status, int verified, double seconds)
+{
+    const char *names[] = {"TS", "WG"};
+
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = device;
+    ev->nvalues = 2;
+    ev->values[0] = ts;
+    ev->values[1] = 8;
+    ht_store_config_text(names, ev->values, 2, ev->config, sizeof ev->config);
+    snprintf(ev->status, sizeof ev->status, "%s", status);
+    if (strcmp(status, HT_STORE_OK) != 0)
+        snprintf(ev->reason, sizeof ev->reason, "reason for TS=%" PRId64, ts);
+    ev->verified = verified;
+    ev->seconds = seconds;
+    ev->nruns = (unsigned)(3 + ts % 5);
+    for (unsigned i = 0; i < ev->nruns; i++)
+        ev->runs[i] = seconds + 0.001 * i;
+    ev->min_seconds = seconds;
+}
+
+/* ---- pure helpers --------------------------------------------------------------------- */
+
+static void test_config_text(void **state)
+{
+    const char *names[] = {"TS", "WG", "V"};
+    const int64_t values[] = {16, 8, -3};
+    char buf[64], small[6];
+    (void)state;
+
+    assert_int_equal(ht_store_config_text(names, values, 3, buf, sizeof buf), 15);
+    assert_string_equal(buf, "TS=16,WG=8,V=-3");
+    assert_int_equal(ht_store_config_text(names, values, 0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    /* Truncated like snprintf, returning the length needed. */
+    assert_int_equal(ht_store_config_text(names, values, 3, small, sizeof small), 15);
+    assert_string_equal(small, "TS=16");
+    assert_int_equal(ht_store_config_text(names, values, 3, NULL, 0), 15);
+}
+
+static void test_kernel_hash(void **state)
+{
+    char a[17], b[17], c[17], d[17], e[17];
+    (void)state;
+
+    ht_store_kernel_hash("src", 3, "k", "", a);
+    ht_store_kernel_hash("src", 3, "k", NULL, b);
+    assert_string_equal(a, b);
+    assert_int_equal(strlen(a), 16);
+    assert_int_equal(strspn(a, "0123456789abcdef"), 16);
+    ht_store_kernel_hash("src", 3, "k", "-cl-fast-relaxed-math", c);
+    ht_store_kernel_hash("srck", 4, "", "", d); /* the separator keeps these apart */
+    ht_store_kernel_hash("src", 2, "k", "", e);
+    assert_string_not_equal(a, c);
+    assert_string_not_equal(a, d);
+    assert_string_not_equal(a, e);
+    /* FNV-1a 64 of the empty input, then two NUL separators: known value. */
+    {
+        uint64_t h = HT__FNV_INIT;
+        char want[17];
+        h = ht__fnv1a(h, "", 1);
+        h = ht__fnv1a(h, "", 1);
+        snprintf(want, sizeof want, "%016" PRIx64, h);
+        ht_store_kernel_hash("", 0, "", "", a);
+        assert_string_equal(a, want);
+    }
+    assert_string_equal(ht_store_status_name(HT_OK), "ok");
+    assert_string_equal(ht_store_status_name(HT_EBUILD), "build");
+    assert_string_equal(ht_store_status_name(HT_ELAUNCH), "launch");
+    assert_string_equal(ht_store_status_name(HT_EVERIFY), "verify");
+    assert_string_equal(ht_store_status_name(HT_ECONSTRAINT), "constraint");
+    assert_string_equal(ht_store_status_name(HT_ECL), "cl");
+    assert_string_equal(ht_store_status_name(HT_ENOMEM), "error");
+}
+
+/* ---- identities ----------------------------------------------------------------------- */
+
+static void test_ids(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_device_info dev;
+    struct mini_spec m;
+    struct ht_error err;
+    int64_t d1, d1b, d2, d3, k1, k1b, k2, k3, p1, p1b, p2, p3, p4, p5;
+    (void)state;
+
+    db_path(path, sizeof path, "ids.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+
+    fill_device(&dev, "pthread-cpu", "5.0+debian");
+    check_rc(ht_store_device_id(s, &dev, &d1, &err), &err, "device");
+    check_rc(ht_store_device_id(s, &dev, &d1b, &err), &err, "device again");
+    assert_true(d1 > 0);
+    assert_int_equal(d1, d1b);
+    /* A new driver is a new device; so is a device whose limits changed. */
+    fill_device(&dev, "pthread-cpu", "6.0");
+    check_rc(ht_store_device_id(s, &dev, &d2, &err), &err, "new driver");
+    assert_int_not_equal(d1, d2);
+    fill_device(&dev, "pthread-cpu", "5.0+debian");
+    dev.compute_units = 1;
+    check_rc(ht_store_device_id(s, &dev, &d3, &err), &err, "fewer compute units");
+    assert_int_not_equal(d1, d3);
+    assert_int_not_equal(d2, d3);
+    /* Fields outside the identity (OpenCL handles, the index) do not matter. */
+    fill_device(&dev, "pthread-cpu", "5.0+debian");
+    dev.index = 7;
+    dev.cl_device = &dev;
+    check_rc(ht_store_device_id(s, &dev, &d1b, &err), &err, "same device, other index");
+    assert_int_equal(d1, d1b);
+
+    std_spec(&m);
+    check_rc(ht_store_kernel_id(s, &m.spec, &k1, &err), &err, "kernel");
+    /* The spec moved: same kernel, its path is updated. */
+    snprintf(m.path, sizeof m.path, "elsewhere/spec.json");
+    check_rc(ht_store_kernel_id(s, &m.spec, &k1b, &err), &err, "kernel moved");
+    assert_int_equal(k1, k1b);
+    {
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(ht__store_db(s),
+                                            "SELECT spec_path, hash, kernel_name FROM kernels "
+                                            "WHERE id = ?",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        sqlite3_bind_int64(st, 1, k1);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), "elsewhere/spec.json");
+        char want[17];
+        ht_store_kernel_hash(m.source, strlen(m.source), "matmul_tiled", "", want);
+        assert_string_equal((const char *)sqlite3_column_text(st, 1), want);
+        assert_string_equal((const char *)sqlite3_column_text(st, 2), "matmul_tiled");
+        sqlite3_finalize(st);
+    }
+    snprintf(m.options, sizeof m.options, "-DX=1");
+    check_rc(ht_store_kernel_id(s, &m.spec, &k2, &err), &err, "other options");
+    assert_int_not_equal(k1, k2);
+    std_spec(&m);
+    m.source[0] = ' ';
+    check_rc(ht_store_kernel_id(s, &m.spec, &k3, &err), &err, "other source");
+    assert_int_not_equal(k1, k3);
+    assert_int_not_equal(k2, k3);
+
+    std_spec(&m);
+    check_rc(ht_store_problem_id(s, k1, &m.spec, &p1, &err), &err, "problem");
+    /* The order of the sizes does not make a new problem. */
+    {
+        const char *sz[] = {"M", "N"};
+        const int64_t v[] = {7, 1024};
+        fill_spec(&m, "__kernel void matmul_tiled() {}", sz, v, 2, (const char **)std_params,
+                  2);
+        check_rc(ht_store_problem_id(s, k1, &m.spec, &p1b, &err), &err, "sizes reordered");
+        assert_int_equal(p1, p1b);
+    }
+    {
+        const char *sz[] = {"N", "M"};
+        const int64_t v[] = {2048, 7};
+        fill_spec(&m, "x", sz, v, 2, (const char **)std_params, 2);
+        check_rc(ht_store_problem_id(s, k1, &m.spec, &p2, &err), &err, "other size");
+        assert_int_not_equal(p1, p2);
+    }
+    {
+        const char *pa[] = {"TS"};
+        fill_spec(&m, "x", (const char **)std_sizes, std_values, 2, pa, 1);
+        check_rc(ht_store_problem_id(s, k1, &m.spec, &p3, &err), &err, "other params");
+        assert_int_not_equal(p1, p3);
+    }
+    std_spec(&m);
+    check_rc(ht_store_problem_id(s, k2, &m.spec, &p4, &err), &err, "other kernel");
+    assert_int_not_equal(p1, p4);
+    fill_spec(&m, "x", NULL, NULL, 0, NULL, 0);
+    check_rc(ht_store_problem_id(s, k1, &m.spec, &p5, &err), &err, "no sizes, no params");
+    assert_int_not_equal(p1, p5);
+    {
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(ht__store_db(s),
+                                            "SELECT sizes, params FROM problems WHERE id = ?",
+                                            -1, &st, NULL),
+                         SQLITE_OK);
+        sqlite3_bind_int64(st, 1, p1);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), "M=7,N=1024");
+        assert_string_equal((const char *)sqlite3_column_text(st, 1), "TS,WG");
+        sqlite3_finalize(st);
+    }
+    /* A problem of a kernel that does not exist breaks the foreign key. */
+    std_spec(&m);
+    assert_int_equal(ht_store_problem_id(s, 9999, &m.spec, &p5, &err), HT_EDB);
+    assert_non_null(strstr(err.text, "cannot store the problem"));
+    assert_non_null(strstr(err.text, "FOREIGN KEY"));
+    assert_string_equal(err.file, path);
+    ht_store_close(s);
+}
+
+/* ---- evaluations ---------------------------------------------------------------------- */
+
+static void assert_same_eval(const struct ht_stored_eval *a, const struct ht_stored_eval *b)
+{
+    assert_int_equal(a->problem_id, b->problem_id);
+    assert_int_equal(a->device_id, b->device_id);
+    assert_string_equal(a->config, b->config);
+    assert_int_equal(a->nvalues, b->nvalues);
+    for (size_t i = 0; i < a->nvalues; i++)
+        assert_int_equal(a->values[i], b->values[i]);
+    assert_string_equal(a->status, b->status);
+    assert_string_equal(a->reason, b->reason);
+#define SAME_REAL(f)                                                                        \
+    do {                                                                                    \
+        if (!(isnan(a->f) && isnan(b->f)) && a->f != b->f)                                  \
+            fail_msg(#f ": %.17g != %.17g", a->f, b->f);                                    \
+    } while (0)
+    SAME_REAL(seconds);
+    SAME_REAL(min_seconds);
+    SAME_REAL(write_seconds);
+    SAME_REAL(read_seconds);
+    SAME_REAL(build_seconds);
+    SAME_REAL(max_abs_err);
+    SAME_REAL(max_rel_err);
+    assert_int_equal(a->cache_hit, b->cache_hit);
+    assert_int_equal(a->verified, b->verified);
+    assert_int_equal(a->mismatches, b->mismatches);
+    assert_int_equal(a->ndims, b->ndims);
+    for (unsigned d = 0; d < a->ndims; d++) {
+        assert_int_equal(a->global[d], b->global[d]);
+        assert_int_equal(a->local[d], b->local[d]);
+    }
+    assert_string_equal(a->strategy, b->strategy);
+    assert_int_equal(a->seed, b->seed);
+    assert_int_equal(a->nruns, b->nruns);
+    for (unsigned i = 0; i < a->nruns; i++)
+        SAME_REAL(runs[i]);
+#undef SAME_REAL
+}
+
+static void test_round_trip(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_stored_eval *in = malloc(sizeof *in), *out = malloc(sizeof *out);
+    struct ht_error err;
+    int64_t problem, device, id = 0;
+    (void)state;
+
+    assert_non_null(in);
+    assert_non_null(out);
+    db_path(path, sizeof path, "round.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    std_ids(s, &problem, &device);
+
+    /* Every field set to something other than its default. */
+    make_eval(in, problem, device, 16, HT_STORE_VERIFY, 0, 0.00125);
+    in->min_seconds = 0.001;
+    in->write_seconds = 0.0002;
+    in->read_seconds = 0.0003;
+    in->build_seconds = 0.75;
+    in->cache_hit = 1;
+    in->max_abs_err = NAN; /* a NaN output: kept as NaN, not "not measured" */
+    in->max_rel_err = INFINITY;
+    in->mismatches = 42;
+    in->ndims = 2;
+    in->global[0] = 1024;
+    in->global[1] = 512;
+    in->local[0] = 16;
+    in->local[1] = 8;
+    snprintf(in->strategy, sizeof in->strategy, "genetic");
+    in->seed = UINT64_MAX - 5; /* above INT64_MAX: stored by its bits */
+    in->nruns = HT_STORE_MAX_RUNS;
+    for (unsigned i = 0; i < in->nruns; i++)
+        in->runs[i] = 1e-6 * (i + 1) + 1e-12;
+    snprintf(in->reason, sizeof in->reason, "C[3][17]: got nan, expected 12.5 'quoted'");
+    check_rc(ht_store_put_eval(s, in, &id, &err), &err, "put");
+    assert_true(id > 0);
+
+    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
+    assert_int_equal(out->id, id);
+    assert_same_eval(in, out);
+    assert_true(isnan(out->max_abs_err));
+    assert_true(isinf(out->max_rel_err));
+    /* created_at was filled: "YYYY-MM-DDTHH:MM:SS.mmmZ". */
+    assert_int_equal(strlen(out->created_at), 24);
+    assert_int_equal(out->created_at[10], 'T');
+    assert_int_equal(out->created_at[23], 'Z');
+
+    /* Defaults: -1 means not measured and comes back as -1; a given timestamp is kept;
+     * the local size left to the runtime comes back as zeros. */
+    make_eval(in, problem, device, 32, HT_STORE_BUILD, -1, -1);
+    in->nruns = 0;
+    in->min_seconds = -1;
+    in->ndims = 1;
+    in->global[0] = 100;
+    snprintf(in->created_at, sizeof in->created_at, "2020-01-02T03:04:05.678Z");
+    check_rc(ht_store_put_eval(s, in, NULL, &err), &err, "put build failure");
+    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=32,WG=8", out, &err), HT_OK);
+    assert_same_eval(in, out);
+    assert_true(out->seconds == -1 && out->build_seconds == -1 && out->max_abs_err == -1);
+    assert_int_equal(out->local[0], 0);
+    assert_string_equal(out->created_at, "2020-01-02T03:04:05.678Z");
+
+    /* Absent: HT_ENOTFOUND, err untouched. */
+    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=64,WG=8", out, &err),
+                     HT_ENOTFOUND);
+    assert_int_equal(ht_store_lookup_eval(s, problem, device + 100, "TS=16,WG=8", out, &err),
+                     HT_ENOTFOUND);
+    assert_int_equal(err.code, 0);
+
+    /* Malformed evaluations are refused before anything is written. */
+    make_eval(in, problem, device, 8, "fast", 1, 1.0);
+    assert_int_equal(ht_store_put_eval(s, in, NULL, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "unknown evaluation status 'fast'"));
+    ht_error_clear(&err);
+    make_eval(in, problem, device, 8, HT_STORE_OK, 1, 1.0);
+    in->config[0] = '\0';
+    assert_int_equal(ht_store_put_eval(s, in, NULL, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    make_eval(in, problem, device, 8, HT_STORE_OK, 2, 1.0);
+    assert_int_equal(ht_store_put_eval(s, in, NULL, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    make_eval(in, problem, device, 8, HT_STORE_OK, 1, 1.0);
+    in->nruns = HT_STORE_MAX_RUNS + 1;
+    assert_int_equal(ht_store_put_eval(s, in, NULL, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    /* A device that does not exist: the foreign key fails, nothing is kept. */
+    make_eval(in, problem, device + 100, 8, HT_STORE_OK, 1, 1.0);
+    assert_int_equal(ht_store_put_eval(s, in, NULL, &err), HT_EDB);
+    assert_non_null(strstr(err.text, "cannot store the evaluation"));
+    ht_error_clear(&err);
+    {
+        uint64_t n = 0;
+        check_rc(ht_store_count_evals(s, 0, 0, &n, &err), &err, "count");
+        assert_int_equal(n, 2);
+        /* The failed put rolled back: a new one goes through. */
+        make_eval(in, problem, device, 8, HT_STORE_OK, 1, 1.0);
+        check_rc(ht_store_put_eval(s, in, NULL, &err), &err, "put after failure");
+        check_rc(ht_store_count_evals(s, 0, 0, &n, &err), &err, "count");
+        assert_int_equal(n, 3);
+    }
+    ht_store_close(s);
+    free(in);
+    free(out);
+}
+
+static int64_t count_rows(struct ht_store *s, const char *sql)
+{
+    int64_t n = -1;
+    struct ht_error err;
+    ht_error_clear(&err);
+    check_rc(ht__store_query_int(s, sql, &n, "count", &err), &err, sql);
+    return n;
+}
+
+static void test_unique_replaces(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_stored_eval *ev = malloc(sizeof *ev), *out = malloc(sizeof *out);
+    struct ht_error err;
+    int64_t problem, device, id1, id2;
+    uint64_t n;
+    (void)state;
+
+    db_path(path, sizeof path, "unique.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    std_ids(s, &problem, &device);
+    make_eval(ev, problem, device, 4, HT_STORE_OK, 1, 2.0);
+    ev->nruns = 10;
+    check_rc(ht_store_put_eval(s, ev, &id1, &err), &err, "put");
+    make_eval(ev, problem, device, 4, HT_STORE_OK, 1, 1.5);
+    ev->nruns = 3;
+    check_rc(ht_store_put_eval(s, ev, &id2, &err), &err, "put again");
+    check_rc(ht_store_count_evals(s, problem, device, &n, &err), &err, "count");
+    assert_int_equal(n, 1);
+    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=4,WG=8", out, &err), HT_OK);
+    assert_int_equal(out->id, id2);
+    assert_true(out->seconds == 1.5);
+    assert_int_equal(out->nruns, 3);
+    /* The old evaluation's runs went with it. */
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM runs"), 3);
+    /* The UNIQUE constraint itself holds, whatever the API does. */
+    assert_int_not_equal(sqlite3_exec(ht__store_db(s),
+                                      "INSERT INTO evaluations (problem_id, device_id, config, "
+                                      "config_values, status, verified, nruns, created_at) "
+                                      "SELECT problem_id, device_id, config, config_values, "
+                                      "status, verified, nruns, created_at FROM evaluations",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
+    assert_non_null(strstr(sqlite3_errmsg(ht__store_db(s)), "UNIQUE"));
+    ht_store_close(s);
+    free(ev);
+    free(out);
+}
+
+static void test_best(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_stored_eval *ev = malloc(sizeof *ev), *out = malloc(sizeof *out);
+    struct ht_error err;
+    int64_t problem, device;
+    (void)state;
+
+    db_path(path, sizeof path, "best.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    std_ids(s, &problem, &device);
+    assert_int_equal(ht_store_best(s, problem, device, out, &err), HT_ENOTFOUND);
+    assert_int_equal(ht_store_best_unverified(s, problem, device, out, &err), HT_ENOTFOUND);
+
+    /* Faster than the winner, but failed, cut, wrong or unverified. */
+    make_eval(ev, problem, device, 1, HT_STORE_VERIFY, 0, 0.001);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "wrong answer");
+    assert_int_equal(ht_store_best(s, problem, device, out, &err), HT_ENOTFOUND);
+    assert_int_equal(ht_store_best_unverified(s, problem, device, out, &err), HT_ENOTFOUND);
+    make_eval(ev, problem, device, 2, HT_STORE_CUT, -1, 0.002);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "cut");
+    make_eval(ev, problem, device, 3, HT_STORE_OK, 0, 0.003); /* ok status, failed verify */
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "ok but wrong");
+    make_eval(ev, problem, device, 4, HT_STORE_LAUNCH, -1, -1);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "launch");
+    make_eval(ev, problem, device, 5, HT_STORE_OK, -1, 0.004);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "unverified");
+    make_eval(ev, problem, device, 6, HT_STORE_OK, 1, NAN);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "nan statistic");
+    assert_int_equal(ht_store_best(s, problem, device, out, &err), HT_ENOTFOUND);
+    /* The winners: verified, ok; the tie goes to the earlier one. */
+    make_eval(ev, problem, device, 7, HT_STORE_OK, 1, 0.02);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "slow");
+    make_eval(ev, problem, device, 8, HT_STORE_OK, 1, 0.01);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "best");
+    make_eval(ev, problem, device, 9, HT_STORE_OK, 1, 0.01);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "tie");
+    assert_int_equal(ht_store_best(s, problem, device, out, &err), HT_OK);
+    assert_string_equal(out->config, "TS=8,WG=8");
+    assert_true(out->seconds == 0.01);
+    assert_int_equal(out->nruns, 3 + 8 % 5);
+    assert_int_equal(ht_store_best_unverified(s, problem, device, out, &err), HT_OK);
+    assert_string_equal(out->config, "TS=5,WG=8");
+    /* Another device's results are not this device's. */
+    assert_int_equal(ht_store_best(s, problem, device + 1, out, &err), HT_ENOTFOUND);
+    assert_int_equal(err.code, 0);
+    ht_store_close(s);
+    free(ev);
+    free(out);
+}
+
+struct collect {
+    int count;
+    char configs[16][32];
+    int stop_after; /* return 99 after this many; 0: never */
+};
+
+static int collect_cb(const struct ht_stored_eval *ev, void *user)
+{
+    struct collect *c = user;
+    if (c->count < 16)
+        snprintf(c->configs[c->count], sizeof c->configs[0], "%" PRId64 ":%.20s", ev->device_id,
+                 ev->config);
+    c->count++;
+    /* The runs come with every listed evaluation. */
+    if (ev->nruns != (unsigned)(3 + ev->values[0] % 5) || ev->runs[1] != ev->seconds + 0.001)
+        return 77;
+    return c->stop_after && c->count == c->stop_after ? 99 : 0;
+}
+
+static void test_list_forget(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    struct ht_device_info dev;
+    struct ht_error err;
+    struct collect c;
+    int64_t problem, d1, d2;
+    uint64_t n, deleted = 0;
+    (void)state;
+
+    db_path(path, sizeof path, "list.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    std_ids(s, &problem, &d1);
+    fill_device(&dev, "basic-cpu", "5.0+debian");
+    check_rc(ht_store_device_id(s, &dev, &d2, &err), &err, "second device");
+    for (int64_t ts = 1; ts <= 4; ts++) {
+        make_eval(ev, problem, d1, ts, HT_STORE_OK, 1, 0.1 * (double)ts);
+        check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put d1");
+    }
+    for (int64_t ts = 10; ts <= 12; ts++) {
+        make_eval(ev, problem, d2, ts, HT_STORE_OK, 1, 0.1 * (double)ts);
+        check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put d2");
+    }
+
+    memset(&c, 0, sizeof c);
+    check_rc(ht_store_list_evals(s, problem, d1, collect_cb, &c, &err), &err, "list d1");
+    assert_int_equal(c.count, 4);
+    assert_string_equal(c.configs[0], "1:TS=1,WG=8");
+    assert_string_equal(c.configs[3], "1:TS=4,WG=8");
+    memset(&c, 0, sizeof c);
+    check_rc(ht_store_list_evals(s, problem, 0, collect_cb, &c, &err), &err, "list all");
+    assert_int_equal(c.count, 7);
+    assert_string_equal(c.configs[6], "2:TS=12,WG=8");
+    memset(&c, 0, sizeof c);
+    c.stop_after = 2;
+    assert_int_equal(ht_store_list_evals(s, 0, 0, collect_cb, &c, &err), 99);
+    assert_int_equal(c.count, 2);
+
+    check_rc(ht_store_count_evals(s, problem, d2, &n, &err), &err, "count d2");
+    assert_int_equal(n, 3);
+    check_rc(ht_store_forget(s, problem, d1, &deleted, &err), &err, "forget d1");
+    assert_int_equal(deleted, 4);
+    check_rc(ht_store_count_evals(s, problem, d1, &n, &err), &err, "count d1");
+    assert_int_equal(n, 0);
+    check_rc(ht_store_count_evals(s, problem, d2, &n, &err), &err, "count d2");
+    assert_int_equal(n, 3);
+    /* Their runs are gone too; the other device's are all there. */
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM runs"), (3 + 0) + (3 + 1) + (3 + 2));
+    assert_int_equal(ht_store_best(s, problem, d1, ev, &err), HT_ENOTFOUND);
+    assert_int_equal(ht_store_best(s, problem, d2, ev, &err), HT_OK);
+    assert_string_equal(ev->config, "TS=10,WG=8");
+    check_rc(ht_store_forget(s, problem, d1, &deleted, &err), &err, "forget again");
+    assert_int_equal(deleted, 0);
+    assert_int_equal(ht_store_forget(s, 0, d1, NULL, &err), HT_EINVAL);
+    ht_store_close(s);
+    free(ev);
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+static void test_reopen(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_stored_eval *ev = malloc(sizeof *ev), *out = malloc(sizeof *out);
+    struct ht_error err;
+    int64_t problem, device, problem2, device2;
+    (void)state;
+
+    db_path(path, sizeof path, "reopen.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    assert_string_equal(ht_store_path(s), path);
+    std_ids(s, &problem, &device);
+    make_eval(ev, problem, device, 16, HT_STORE_OK, 1, 0.5);
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put");
+    ht_store_close(s);
+
+    s = open_ok(path);
+    std_ids(s, &problem2, &device2);
+    assert_int_equal(problem, problem2);
+    assert_int_equal(device, device2);
+    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
+    assert_same_eval(ev, out);
+    assert_int_equal(count_rows(s, "PRAGMA user_version"), HT_STORE_SCHEMA_VERSION);
+    assert_int_equal(count_rows(s, "PRAGMA application_id"), HT__STORE_APP_ID);
+    assert_int_equal(count_rows(s, "SELECT max(version) FROM schema_version"),
+                     HT_STORE_SCHEMA_VERSION);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM schema_version"),
+                     HT_STORE_SCHEMA_VERSION);
+    assert_int_equal(count_rows(s, "PRAGMA foreign_keys"), 1);
+    assert_int_equal(count_rows(s, "PRAGMA synchronous"), 2); /* FULL */
+    {
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(ht__store_db(s), "PRAGMA journal_mode", -1, &st,
+                                            NULL),
+                         SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+        sqlite3_finalize(st);
+    }
+    ht_store_close(s);
+
+    /* Two connections at once (two processes tuning two devices) see each other's writes. */
+    {
+        struct ht_store *a = open_ok(path), *b = open_ok(path);
+        make_eval(ev, problem, device, 32, HT_STORE_OK, 1, 0.25);
+        check_rc(ht_store_put_eval(a, ev, NULL, &err), &err, "put through a");
+        assert_int_equal(ht_store_best(b, problem, device, out, &err), HT_OK);
+        assert_string_equal(out->config, "TS=32,WG=8");
+        ht_store_close(a);
+        ht_store_close(b);
+    }
+    /* An in-memory database works too (no WAL there). */
+    s = open_ok(":memory:");
+    std_ids(s, &problem, &device);
+    ht_store_close(s);
+    ht_store_close(NULL);
+    free(ev);
+    free(out);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void expect_refused(const char *path, const char *words)
+{
+    struct ht_store *s = (struct ht_store *)&s; /* must be reset to NULL */
+    struct ht_error err;
+    int rc;
+
+    ht_error_clear(&err);
+    rc = ht_store_open(path, &s, &err);
+    if (rc != HT_EDB)
+        fail_msg("opening '%s' gave %s, not HT_EDB", path, ht_err_name(rc));
+    assert_null(s);
+    assert_string_equal(err.file, path);
+    if (!strstr(err.text, words))
+        fail_msg("message '%s' lacks '%s'", err.text, words);
+}
+
+static void test_refuses_other_files(void **state)
+{
+    char path[512], buf[64];
+    struct ht_store *s;
+    sqlite3 *db;
+    FILE *f;
+    size_t n;
+    (void)state;
+
+    /* Text, long and short: refused and left as they were. */
+    db_path(path, sizeof path, "notes.txt");
+    write_text(path, "These are my notes, not a database. They are long enough to look like "
+                     "something more than a header, with many many characters in them.\n");
+    expect_refused(path, "not a hetune results database");
+    db_path(path, sizeof path, "short.txt");
+    write_text(path, "hi\n");
+    expect_refused(path, "not a hetune results database");
+    f = fopen(path, "rb");
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(n, 3);
+    assert_memory_equal(buf, "hi\n", 3);
+
+    /* A corrupt SQLite file: the magic is right, the rest is not. */
+    db_path(path, sizeof path, "corrupt.db");
+    {
+        char junk[4096];
+        memset(junk, 0x5a, sizeof junk);
+        memcpy(junk, "SQLite format 3", 16);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(junk, 1, sizeof junk, f), sizeof junk);
+        fclose(f);
+    }
+    expect_refused(path, "not a hetune results database");
+
+    /* Another program's SQLite database: refused, its journal mode untouched. */
+    db_path(path, sizeof path, "other.db");
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total)",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    expect_refused(path, "another program");
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    {
+        sqlite3_stmt *st;
+        assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL),
+                         SQLITE_OK);
+        assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+        assert_string_equal((const char *)sqlite3_column_text(st, 0), "delete");
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+
+    /* A database of a newer hetune. */
+    db_path(path, sizeof path, "newer.db");
+    s = open_ok(path);
+    assert_int_equal(sqlite3_exec(ht__store_db(s), "PRAGMA user_version = 99", NULL, NULL, NULL),
+                     SQLITE_OK);
+    ht_store_close(s);
+    expect_refused(path, "newer hetune");
+
+    /* A folder, and a file in a folder that does not exist. */
+    expect_refused(tmpdir, "not a regular file");
+    db_path(path, sizeof path, "missing/x.db");
+    expect_refused(path, "cannot open the results database");
+
+    /* An empty file is a new database. */
+    db_path(path, sizeof path, "empty.db");
+    write_text(path, "");
+    s = open_ok(path);
+    assert_int_equal(count_rows(s, "PRAGMA user_version"), HT_STORE_SCHEMA_VERSION);
+    ht_store_close(s);
+}
+
+/* ---- crash safety --------------------------------------------------------------------- */
+
+/* Put number p writes config c (a new one, or every third put an earlier one again) with
+ * every field a function of p, so a stored row shows which put wrote it and whether all of
+ * it came from that put. */
+static int64_t crash_config(int64_t p)
+{
+    return p % 3 == 2 ? p - 2 : p;
+}
+
+static unsigned crash_nruns(int64_t p)
+{
+    return (unsigned)(1 + p % 40);
+}
+
+static void crash_eval(struct ht_stored_eval *ev, int64_t problem, int64_t device, int round,
+                       int64_t p)
+{
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = device;
+    snprintf(ev->config, sizeof ev->config, "R=%d,C=%" PRId64, round, crash_config(p));
+    ev->nvalues = 2;
+    ev->values[0] = round;
+    ev->values[1] = crash_config(p);
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->verified = 1;
+    ev->seconds = (double)p;
+    ev->seed = (uint64_t)p;
+    ev->nruns = crash_nruns(p);
+    for (unsigned i = 0; i < ev->nruns; i++)
+        ev->runs[i] = (double)p * 1000 + i;
+}
+
+/* The child: writes puts 0, 1, 2... and reports each one stored on fd, until killed. */
+static void crash_child(const char *path, int fd, int round, int64_t problem, int64_t device)
+{
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    struct ht_store *s = NULL;
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    if (!ev || ht_store_open(path, &s, &err) != HT_OK)
+        _exit(2);
+    for (int64_t p = 0; p < 1000000; p++) {
+        crash_eval(ev, problem, device, round, p);
+        if (ht_store_put_eval(s, ev, NULL, &err) != HT_OK)
+            _exit(3);
+        if (write(fd, &p, sizeof p) != (ssize_t)sizeof p)
+            _exit(4);
+    }
+    _exit(5); /* should have been killed long before */
+}
+
+struct crash_check {
+    int round;
+    int64_t last_reported; /* the last put the child reported stored */
+    int64_t *latest;       /* per config: the latest reported put that wrote it, or -1 */
+    int64_t nconfigs;
+    int in_flight;         /* stored evaluations newer than what was reported */
+    int bad;
+    char why[256];
+};
+
+static int crash_cb(const struct ht_stored_eval *ev, void *user)
+{
+    struct crash_check *c = user;
+    int64_t p = (int64_t)ev->seed, conf;
+
+    if (ev->values[0] != c->round)
+        return 0;
+    conf = ev->values[1];
+    /* Everything in the row and its runs comes from one put. */
+    if (ev->seconds != (double)p || crash_config(p) != conf || ev->nruns != crash_nruns(p)) {
+        snprintf(c->why, sizeof c->why, "%.64s mixes puts", ev->config);
+        return c->bad = 1;
+    }
+    for (unsigned i = 0; i < ev->nruns; i++)
+        if (ev->runs[i] != (double)p * 1000 + i) {
+            snprintf(c->why, sizeof c->why, "%.64s run %u is not from put %" PRId64, ev->config,
+                     i, p);
+            return c->bad = 1;
+        }
+    if (p > c->last_reported) {
+        /* Only the put in flight when the kill came may be there unreported. */
+        if (p != c->last_reported + 1) {
+            snprintf(c->why, sizeof c->why, "put %" PRId64 " stored but only %" PRId64
+                     " reported", p, c->last_reported);
+            return c->bad = 1;
+        }
+        c->in_flight++;
+    } else if (conf >= c->nconfigs || c->latest[conf] != p) {
+        snprintf(c->why, sizeof c->why, "%.64s holds put %" PRId64 ", expected %" PRId64,
+                 ev->config, p, conf < c->nconfigs ? c->latest[conf] : -1);
+        return c->bad = 1;
+    }
+    if (conf < c->nconfigs)
+        c->latest[conf] = -2; /* seen */
+    return 0;
+}
+
+static void test_crash_safety(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_error err;
+    struct ht__rng rng;
+    int64_t problem, device, total = 0;
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16);
+    (void)state;
+
+    db_path(path, sizeof path, "crash.db");
+    s = open_ok(path);
+    std_ids(s, &problem, &device);
+    ht_store_close(s);
+    ht__rng_seed(&rng, seed);
+    ht_error_clear(&err);
+
+    for (int round = 0; round < 6; round++) {
+        int fds[2];
+        pid_t pid;
+        int status;
+        int64_t *reported = NULL, nreported = 0, cap = 0, p;
+        double delay = 0.02 + 0.2 * ht__rng_double(&rng);
+        double deadline;
+        struct crash_check c;
+
+        assert_int_equal(pipe(fds), 0);
+        pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            crash_child(path, fds[1], round, problem, device);
+        }
+        close(fds[1]);
+        /* Drain the pipe while waiting, so the child never blocks on it and is killed in
+         * the middle of its work, not in write(). */
+        deadline = ht__now() + delay;
+        for (;;) {
+            struct pollfd pfd = {fds[0], POLLIN, 0};
+            double left = deadline - ht__now();
+            ssize_t r;
+
+            if (left <= 0)
+                break;
+            if (poll(&pfd, 1, (int)(left * 1000) + 1) <= 0)
+                continue;
+            if (nreported == cap) {
+                cap = cap ? 2 * cap : 1024;
+                reported = realloc(reported, (size_t)cap * sizeof *reported);
+                assert_non_null(reported);
+            }
+            r = read(fds[0], &reported[nreported], sizeof p);
+            if (r == (ssize_t)sizeof p)
+                nreported++;
+            else if (r == 0)
+                break; /* the child died on its own */
+        }
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (!(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+            fail_msg("round %d: the child ended by itself (status %d, seed %" PRIu64 ")",
+                     round, status, seed);
+        /* What it reported before dying is still in the pipe. */
+        for (;;) {
+            ssize_t r;
+            if (nreported == cap) {
+                cap = cap ? 2 * cap : 1024;
+                reported = realloc(reported, (size_t)cap * sizeof *reported);
+                assert_non_null(reported);
+            }
+            r = read(fds[0], &reported[nreported], sizeof p);
+            if (r != (ssize_t)sizeof p)
+                break;
+            nreported++;
+        }
+        close(fds[0]);
+        for (int64_t i = 0; i < nreported; i++)
+            assert_int_equal(reported[i], i);
+
+        s = open_ok(path);
+        {
+            sqlite3_stmt *st;
+            assert_int_equal(sqlite3_prepare_v2(ht__store_db(s), "PRAGMA integrity_check", -1,
+                                                &st, NULL),
+                             SQLITE_OK);
+            assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+            assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
+            sqlite3_finalize(st);
+        }
+        {
+            sqlite3_stmt *st;
+            assert_int_equal(sqlite3_prepare_v2(ht__store_db(s), "PRAGMA foreign_key_check",
+                                                -1, &st, NULL),
+                             SQLITE_OK);
+            assert_int_equal(sqlite3_step(st), SQLITE_DONE); /* no violations */
+            sqlite3_finalize(st);
+        }
+        /* No evaluation lacks any of its runs, nor has extra ones. */
+        assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations e WHERE nruns <> "
+                                       "(SELECT count(*) FROM runs r WHERE r.eval_id = e.id)"),
+                         0);
+        assert_int_equal(count_rows(s, "SELECT count(*) FROM runs r WHERE NOT EXISTS "
+                                       "(SELECT 1 FROM evaluations e WHERE e.id = r.eval_id)"),
+                         0);
+
+        memset(&c, 0, sizeof c);
+        c.round = round;
+        c.last_reported = nreported - 1;
+        c.nconfigs = nreported + 1;
+        c.latest = malloc((size_t)c.nconfigs * sizeof *c.latest);
+        assert_non_null(c.latest);
+        for (int64_t i = 0; i < c.nconfigs; i++)
+            c.latest[i] = -1;
+        for (int64_t i = 0; i < nreported; i++)
+            c.latest[crash_config(i)] = i;
+        check_rc(ht_store_list_evals(s, problem, device, crash_cb, &c, &err), &err, "list");
+        if (c.bad)
+            fail_msg("round %d (seed %" PRIu64 "): %s", round, seed, c.why);
+        assert_true(c.in_flight <= 1);
+        /* Every reported put is there (as the latest of its config). */
+        for (int64_t i = 0; i < c.nconfigs; i++)
+            if (c.latest[i] >= 0)
+                fail_msg("round %d (seed %" PRIu64 "): config %" PRId64
+                         " reported stored by put %" PRId64 " but missing",
+                         round, seed, i, c.latest[i]);
+        total += nreported;
+        free(c.latest);
+        free(reported);
+        ht_store_close(s);
+    }
+    /* The children must have stored something, or the test proved nothing. */
+    if (total == 0)
+        fail_msg("no child stored anything (seed %" PRIu64 ")", seed);
+    print_message("crash safety: %" PRId64 " evaluations stored over 6 kills (seed %" PRIu64
+                  ")\n",
+                  total, seed);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_text),
+        cmocka_unit_test(test_kernel_hash),
+        cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_unique_replaces),
+        cmocka_unit_test(test_best),
+        cmocka_unit_test(test_list_forget),
+        cmocka_unit_test(test_reopen),
+        cmocka_unit_test(test_refuses_other_files),
+        cmocka_unit_test(test_crash_safety),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
