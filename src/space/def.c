@@ -1,0 +1,351 @@
+/* Design-space definitions: slots of the name table, evaluation of the NDRange, and the
+ * check of one configuration against its domains, the platform rules (paper §2.1,
+ * Eq. 1-3) and the application's constraints. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/space.h"
+
+size_t ht_space_param_slot(const struct ht_space_def *def, size_t i)
+{
+    return def->nsizes + i;
+}
+
+size_t ht_space_devvar_slot(const struct ht_space_def *def, enum ht_device_var v)
+{
+    return def->nsizes + def->nparams + (size_t)v;
+}
+
+void ht_space_vars(const struct ht_space_def *def, const struct ht_device_info *dev,
+                   const int64_t *params, int64_t *vars)
+{
+    for (size_t i = 0; i < def->nsizes; i++)
+        vars[i] = def->size_values[i];
+    for (size_t i = 0; i < def->nparams; i++)
+        vars[def->nsizes + i] = params ? params[i] : 0;
+    if (dev)
+        ht_device_vars(dev, vars + ht_space_devvar_slot(def, 0));
+    else
+        memset(vars + ht_space_devvar_slot(def, 0), 0, HT_DEVICE_NVARS * sizeof *vars);
+}
+
+/* Fills err (when it holds nothing yet) with a rule's name and the reason. */
+static int reject(struct ht_error *err, int code, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int reject(struct ht_error *err, int code, const char *rule, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!err || err->code)
+        return code;
+    err->code = code;
+    err->line = err->column = 0;
+    snprintf(err->field, sizeof err->field, "%s", rule);
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* One extent of the NDRange: evaluated and positive. */
+static int extent(const struct ht_expr *e, const int64_t *vars, const char *what, unsigned d,
+                  uint64_t *out, struct ht_error *err)
+{
+    char field[64];
+    int64_t v;
+    int rc = ht_expr_eval(e, vars, &v);
+
+    snprintf(field, sizeof field, "ndrange.%s[%u]", what, d);
+    if (rc != HT_OK)
+        return reject(err, HT_EINVAL, field, "'%s' cannot be evaluated: %s",
+                      ht_expr_source(e), ht_strerror(rc));
+    if (v <= 0)
+        return reject(err, HT_EINVAL, field, "'%s' is %" PRId64 ", but a size must be positive",
+                      ht_expr_source(e), v);
+    *out = (uint64_t)v;
+    return HT_OK;
+}
+
+int ht_space_ndrange(const struct ht_space_def *def, const int64_t *vars, uint64_t global[3],
+                     uint64_t local[3], struct ht_error *err)
+{
+    int open = def->local[0] == NULL;
+    int rc;
+
+    for (unsigned d = 0; d < 3; d++) {
+        global[d] = 1;
+        local[d] = open ? 0 : 1;
+    }
+    for (unsigned d = 0; d < def->ndims && d < 3; d++)
+        if ((rc = extent(def->global[d], vars, "global", d, &global[d], err)) != HT_OK)
+            return rc;
+    for (unsigned d = 0; !open && d < def->ndims && d < 3; d++)
+        if ((rc = extent(def->local[d], vars, "local", d, &local[d], err)) != HT_OK)
+            return rc;
+    return HT_OK;
+}
+
+int ht_eq3_parse(const char *s, enum ht_eq3 *out)
+{
+    static const struct {
+        const char *name;
+        enum ht_eq3 value;
+    } table[] = {{"product", HT_EQ3_PRODUCT}, {"sum", HT_EQ3_SUM}, {"off", HT_EQ3_OFF}};
+
+    for (size_t i = 0; s && i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(s, table[i].name)) {
+            *out = table[i].value;
+            return HT_OK;
+        }
+    return HT_EINVAL;
+}
+
+/* a * b, or UINT64_MAX when it does not fit: only compared against device limits. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return (a != 0 && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+/* "32x32" for the NDRange dimensions of v. */
+static void dims_text(const uint64_t *v, unsigned n, const char *sep, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (unsigned d = 0; d < n && used < size; d++) {
+        int k = snprintf(buf + used, size - used, "%s%" PRIu64, d ? sep : "", v[d]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+static int check_param(const struct ht_space_def *def, size_t i, const int64_t *vars,
+                       struct ht_error *err)
+{
+    const struct ht_param *p = &def->params[i];
+    int64_t v = vars[ht_space_param_slot(def, i)], lo, hi, step = 1;
+    char field[300];
+    int rc;
+
+    snprintf(field, sizeof field, "params.%s", p->name);
+    if (p->kind == HT_PARAM_VALUES) {
+        char list[512];
+        size_t used = 0;
+
+        for (size_t k = 0; k < p->nvalues; k++)
+            if (p->values[k] == v)
+                return HT_OK;
+        list[0] = '\0';
+        for (size_t k = 0; k < p->nvalues && used < sizeof list - 8; k++) {
+            int w = snprintf(list + used, sizeof list - 8 - used, "%s%" PRId64, k ? ", " : "",
+                             p->values[k]);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        if (used >= sizeof list - 8)
+            snprintf(list + sizeof list - 9, 9, ", ...");
+        return reject(err, HT_ECONSTRAINT, field, "%" PRId64 " is not one of %s", v, list);
+    }
+    if ((rc = ht_expr_eval(p->lo, vars, &lo)) != HT_OK ||
+        (rc = ht_expr_eval(p->hi, vars, &hi)) != HT_OK ||
+        (!p->pow2 && p->step && (rc = ht_expr_eval(p->step, vars, &step)) != HT_OK))
+        return reject(err, HT_ECONSTRAINT, field, "the range of %s cannot be evaluated: %s",
+                      p->name, ht_strerror(rc));
+    if (p->pow2) {
+        if (v < lo || v > hi)
+            return reject(err, HT_ECONSTRAINT, field,
+                          "%s = %" PRId64 " is outside the range [%" PRId64 ", %" PRId64 "]",
+                          p->name, v, lo, hi);
+        if (v <= 0 || (v & (v - 1)) != 0)
+            return reject(err, HT_ECONSTRAINT, field, "%s = %" PRId64 " is not a power of two",
+                          p->name, v);
+        return HT_OK;
+    }
+    if (step <= 0)
+        return reject(err, HT_ECONSTRAINT, field, "the step of %s is %" PRId64
+                      ", but must be positive", p->name, step);
+    /* v >= lo here, so the difference is exact in unsigned arithmetic. */
+    if (v < lo || v > hi || ((uint64_t)v - (uint64_t)lo) % (uint64_t)step != 0) {
+        char st[40] = "";
+        if (p->step)
+            snprintf(st, sizeof st, " step %" PRId64, step);
+        return reject(err, HT_ECONSTRAINT, field,
+                      "%s = %" PRId64 " is outside the range [%" PRId64 ", %" PRId64 "]%s",
+                      p->name, v, lo, hi, st);
+    }
+    return HT_OK;
+}
+
+/* "N = 100, TS = 8": the values a failed constraint read. */
+static void used_values(const struct ht_space_def *def, const struct ht_expr *e,
+                        const int64_t *vars, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t s = 0; s < def->names.count && used < size; s++) {
+        int w;
+        if (!ht_expr_uses(e, s))
+            continue;
+        w = snprintf(buf + used, size - used, "%s%s = %" PRId64, used ? ", " : "",
+                     def->names.names[s], vars[s]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+static int check_vars(const struct ht_space_def *def, const struct ht_device_info *dev,
+                      const int64_t *vars, enum ht_eq3 eq3, struct ht_error *err)
+{
+    uint64_t global[3], local[3], total = 1, groups[3], ngroups;
+    struct ht_error nd;
+    char a[96], b[96];
+    int rc;
+
+    for (size_t i = 0; i < def->nparams; i++)
+        if ((rc = check_param(def, i, vars, err)) != HT_OK)
+            return rc;
+    ht_error_clear(&nd);
+    if (ht_space_ndrange(def, vars, global, local, &nd) != HT_OK)
+        return reject(err, HT_ECONSTRAINT, nd.field, "%s", nd.text);
+
+    if (def->local[0]) {
+        for (unsigned d = 0; d < def->ndims; d++)
+            total = mul_sat(total, local[d]);
+        /* Eq. 1: a work-group holds at most max_work_group_size work-items. */
+        if (total > dev->max_work_group_size) {
+            dims_text(local, def->ndims, "x", a, sizeof a);
+            if (def->ndims > 1)
+                return reject(err, HT_ECONSTRAINT, "Eq. 1",
+                              "local size %s = %" PRIu64 " work-items exceeds "
+                              "max_work_group_size %" PRIu64, a, total, dev->max_work_group_size);
+            return reject(err, HT_ECONSTRAINT, "Eq. 1",
+                          "local size %s work-items exceeds max_work_group_size %" PRIu64, a,
+                          dev->max_work_group_size);
+        }
+        for (unsigned d = 0; d < def->ndims; d++)
+            if (local[d] > dev->max_work_item_sizes[d])
+                return reject(err, HT_ECONSTRAINT, "work-item limit",
+                              "local size %" PRIu64 " in dimension %u exceeds "
+                              "max_work_item_size_%u %" PRIu64, local[d], d, d,
+                              dev->max_work_item_sizes[d]);
+        /* Eq. 2: the NDRange is made of whole work-groups. */
+        for (unsigned d = 0; d < def->ndims; d++)
+            if (global[d] % local[d] != 0)
+                return reject(err, HT_ECONSTRAINT, "Eq. 2",
+                              "global size %" PRIu64 " is not a multiple of local size %" PRIu64
+                              " in dimension %u", global[d], local[d], d);
+    }
+
+    if (def->local_mem) {
+        int64_t bytes;
+        if ((rc = ht_expr_eval(def->local_mem, vars, &bytes)) != HT_OK)
+            return reject(err, HT_ECONSTRAINT, "local memory",
+                          "local_mem '%s' cannot be evaluated: %s",
+                          ht_expr_source(def->local_mem), ht_strerror(rc));
+        if (bytes > 0 && (uint64_t)bytes > dev->local_mem_size)
+            return reject(err, HT_ECONSTRAINT, "local memory",
+                          "local memory %" PRId64 " bytes exceeds local_mem_size %" PRIu64, bytes,
+                          dev->local_mem_size);
+    }
+
+    /* Eq. 3: enough work-groups to occupy every compute unit. The paper sums over the
+     * dimensions while its text means the total; the product is the default. */
+    if (def->local[0] && eq3 != HT_EQ3_OFF) {
+        ngroups = eq3 == HT_EQ3_SUM ? 0 : 1;
+        for (unsigned d = 0; d < def->ndims; d++) {
+            groups[d] = global[d] / local[d];
+            ngroups = eq3 == HT_EQ3_SUM ? add_sat(ngroups, groups[d])
+                                        : mul_sat(ngroups, groups[d]);
+        }
+        if (ngroups < dev->compute_units) {
+            dims_text(groups, def->ndims, eq3 == HT_EQ3_SUM ? " + " : "x", b, sizeof b);
+            return reject(err, HT_ECONSTRAINT, "Eq. 3",
+                          "%" PRIu64 " work-groups (%s%s) is fewer than compute_units %" PRIu32,
+                          ngroups, b, eq3 == HT_EQ3_SUM ? ", summed over dimensions" : "",
+                          dev->compute_units);
+        }
+    }
+
+    for (size_t i = 0; i < def->nconstraints; i++) {
+        const struct ht_constraint *c = &def->constraints[i];
+        int64_t v;
+        char vals[512];
+
+        if ((rc = ht_expr_eval(c->expr, vars, &v)) != HT_OK) {
+            used_values(def, c->expr, vars, vals, sizeof vals);
+            return reject(err, HT_ECONSTRAINT, c->origin, "'%s' cannot be evaluated: %s (%s)",
+                          ht_expr_source(c->expr), ht_strerror(rc), vals);
+        }
+        if (v == 0) {
+            used_values(def, c->expr, vars, vals, sizeof vals);
+            return reject(err, HT_ECONSTRAINT, c->origin, "'%s' does not hold%s%s%s",
+                          ht_expr_source(c->expr), vals[0] ? " (" : "", vals,
+                          vals[0] ? ")" : "");
+        }
+    }
+    return HT_OK;
+}
+
+int ht_space_check(const struct ht_space_def *def, const struct ht_device_info *dev,
+                   const int64_t *params, enum ht_eq3 eq3, struct ht_error *err)
+{
+    int64_t small[128], *vars = small;
+    int rc;
+
+    /* Checking is the enumerator's inner loop: allocate only for very large tables. */
+    if (def->names.count > sizeof small / sizeof small[0]) {
+        vars = malloc(def->names.count * sizeof *vars);
+        if (!vars)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    ht_space_vars(def, dev, params, vars);
+    rc = check_vars(def, dev, vars, eq3, err);
+    if (vars != small)
+        free(vars);
+    return rc;
+}
+
+void ht_space_def_destroy(struct ht_space_def *def)
+{
+    if (!def)
+        return;
+    for (size_t i = 0; i < def->nsizes; i++)
+        free(def->size_names[i]);
+    free(def->size_names);
+    free(def->size_values);
+    for (size_t i = 0; i < def->nparams; i++) {
+        struct ht_param *p = &def->params[i];
+        free(p->name);
+        free(p->values);
+        ht_expr_free(p->lo);
+        ht_expr_free(p->hi);
+        ht_expr_free(p->step);
+    }
+    free(def->params);
+    /* The table's array is owned; its strings are borrowed from the sizes, the parameters
+     * and ht_device_var_names. */
+    free((void *)def->names.names);
+    for (unsigned d = 0; d < 3; d++) {
+        ht_expr_free(def->global[d]);
+        ht_expr_free(def->local[d]);
+    }
+    ht_expr_free(def->local_mem);
+    for (size_t i = 0; i < def->nconstraints; i++) {
+        ht_expr_free(def->constraints[i].expr);
+        free(def->constraints[i].origin);
+    }
+    free(def->constraints);
+    memset(def, 0, sizeof *def);
+}

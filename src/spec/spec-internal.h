@@ -1,0 +1,38 @@
+/* Internal helpers of the spec module: where a JSON value sits in the raw text, and the
+ * closest known word for a misspelt one. Not part of the public API. */
+#ifndef HETUNE_SPEC_INTERNAL_H
+#define HETUNE_SPEC_INTERNAL_H
+
+#include <stddef.h>
+
+/* One step of a JSON path: an object key, or (key NULL) an array index. */
+struct ht__json_seg {
+    const char *key;
+    size_t index;
+};
+
+/* Finds the value at path[0..n) in text, which must be valid JSON (jansson accepted it).
+ * Returns the byte offset of the value's first character, or of its key's opening quote
+ * when at_key is set and the last step is a key. When a step is not there (a missing field)
+ * the offset of the deepest value found is returned, the root being 0 at worst. */
+size_t ht__json_locate(const char *text, size_t len, const struct ht__json_seg *path,
+                       size_t n, int at_key);
+
+/* The byte offset of the column-th (1-based) character of the JSON string literal whose
+ * opening quote is at quote_off, counting an escape sequence as one character, so that a
+ * column inside the decoded string maps back to the file. A column past the end gives the
+ * closing quote. Returns (size_t)-1 when text[quote_off] is not a quote. */
+size_t ht__json_string_offset(const char *text, size_t len, size_t quote_off, int column);
+
+/* The 1-based line and column (in bytes) of a byte offset. */
+void ht__line_col(const char *text, size_t len, size_t off, int *line, int *column);
+
+/* The optimal-string-alignment distance (edits, a swap of neighbours counting one) of a
+ * and b, capped at 100. */
+int ht__edit_distance(const char *a, const char *b);
+
+/* The word of words[0..n) closest to s when it is close enough to be a likely misspelling,
+ * else NULL. Borrowed from words. */
+const char *ht__closest_word(const char *s, const char *const *words, size_t n);
+
+#endif

@@ -1,0 +1,1345 @@
+/* Loading and validating the JSON spec (the format is in DESIGN.md and docs/spec.md).
+ *
+ * Validation runs top-down in the order of the format's sections and stops at the first
+ * problem, which is reported with the JSON path of the offending field and, found by
+ * walking the raw text again (locate.c), its line and column in the file. Expressions are
+ * compiled once here against the space's table of names; problems that only the device can
+ * reveal (Eq. 1-3, limits) are left to ht_space_check. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hetune/exec.h"
+#include "hetune/spec.h"
+#include "spec/spec-internal.h"
+#include "util/util.h"
+
+#define MAX_DEPTH 8
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+struct loader {
+    const char *path;
+    const char *text;    /* the raw file, for positions */
+    size_t len;
+    struct ht_error *err;
+    struct ht__json_seg segs[MAX_DEPTH]; /* the JSON path being validated */
+    size_t nsegs;
+    struct ht_spec *spec;
+    int64_t *vars;       /* sizes filled, every other slot 0: evaluates size-only expressions */
+};
+
+static const char *const top_fields[] = {
+    "name", "description", "kernel", "sizes", "ndrange", "params", "local_mem",
+    "constraints", "args", "verify", "timing", "flops", "bytes"};
+static const char *const kernel_fields[] = {"file", "name", "options"};
+static const char *const ndrange_fields[] = {"global", "local"};
+static const char *const param_fields[] = {"values", "range", "step", "pow2"};
+static const char *const arg_fields[] = {"name", "type", "shape", "access",
+                                         "init", "index", "value"};
+static const char *const index_fields[] = {"dim", "halo"};
+static const char *const verify_fields[] = {"reference", "kernel", "rtol", "atol"};
+static const char *const timing_fields[] = {"repeats", "keep_best"};
+static const char *const dim_names[] = {"gx", "gy", "gz"};
+static const char *const access_names[] = {"read", "write", "readwrite"};
+static const char *const init_names[] = {"random", "zero", "iota"};
+static const char *const function_names[] = {"min", "max", "ceil_div", "is_pow2", "log2"};
+
+/* ---- the JSON path and error reports ---------------------------------------------------- */
+
+static void push_key(struct loader *l, const char *key)
+{
+    if (l->nsegs < MAX_DEPTH) {
+        l->segs[l->nsegs].key = key;
+        l->segs[l->nsegs].index = 0;
+    }
+    l->nsegs++;
+}
+
+static void push_index(struct loader *l, size_t index)
+{
+    if (l->nsegs < MAX_DEPTH) {
+        l->segs[l->nsegs].key = NULL;
+        l->segs[l->nsegs].index = index;
+    }
+    l->nsegs++;
+}
+
+static void pop(struct loader *l)
+{
+    l->nsegs--;
+}
+
+static size_t depth(const struct loader *l)
+{
+    return l->nsegs < MAX_DEPTH ? l->nsegs : MAX_DEPTH;
+}
+
+static void format_path(const struct loader *l, char *buf, size_t size)
+{
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < depth(l) && n < size; i++) {
+        int w;
+        if (l->segs[i].key)
+            w = snprintf(buf + n, size - n, "%s%s", i ? "." : "", l->segs[i].key);
+        else
+            w = snprintf(buf + n, size - n, "[%zu]", l->segs[i].index);
+        if (w < 0)
+            break;
+        n += (size_t)w;
+    }
+}
+
+/* Records the first error, at the current path; at_key points at the last key itself
+ * (an unknown or misnamed field) rather than at its value. */
+static int vfail(struct loader *l, int code, int at_key, const char *fmt, va_list ap)
+{
+    struct ht_error *e = l->err;
+    size_t off;
+
+    if (!e || e->code)
+        return code;
+    e->code = code;
+    vsnprintf(e->text, sizeof e->text, fmt, ap);
+    snprintf(e->file, sizeof e->file, "%s", l->path);
+    format_path(l, e->field, sizeof e->field);
+    off = ht__json_locate(l->text, l->len, l->segs, depth(l), at_key);
+    ht__line_col(l->text, l->len, off, &e->line, &e->column);
+    return code;
+}
+
+static int fail(struct loader *l, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct loader *l, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(l, code, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int fail_key(struct loader *l, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_key(struct loader *l, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(l, code, 1, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static int nomem(struct loader *l)
+{
+    return fail(l, HT_ENOMEM, "out of memory");
+}
+
+/* An expression that did not compile: point at the offending character in the file. */
+static int expr_fail(struct loader *l, const struct ht_error *ee, int rc, const char *src)
+{
+    struct ht_error *e = l->err;
+    int code = rc == HT_ENOMEM ? HT_ENOMEM : HT_EEXPR;
+    const char *why = ee->text[0] ? ee->text : ht_strerror(rc);
+    size_t quote, at;
+
+    if (!e || e->code)
+        return code;
+    e->code = code;
+    snprintf(e->file, sizeof e->file, "%s", l->path);
+    format_path(l, e->field, sizeof e->field);
+    quote = ht__json_locate(l->text, l->len, l->segs, depth(l), 0);
+    at = ht__json_string_offset(l->text, l->len, quote, ee->column > 0 ? ee->column : 1);
+    if (at != (size_t)-1) {
+        ht__line_col(l->text, l->len, at, &e->line, &e->column);
+        snprintf(e->text, sizeof e->text, "%.1500s in '%.300s'", why, src);
+    } else {
+        e->line = 0;
+        e->column = ee->column;
+        snprintf(e->text, sizeof e->text, "%.1500s at column %d of '%.300s'", why, ee->column, src);
+    }
+    return code;
+}
+
+/* ---- small checks ----------------------------------------------------------------------- */
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static void join_words(const char *const *w, size_t n, const char *last_sep, char *buf,
+                       size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < size; i++) {
+        int k = snprintf(buf + used, size - used, "%s%s",
+                         i == 0 ? "" : (i + 1 == n ? last_sep : ", "), w[i]);
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/* A hint for a misspelt word: " (did you mean 'x'? expected a, b or c)", or without the
+ * guess when no word is close. extra is appended to the list of words when not NULL. */
+static void hint(const char *s, const char *const *words, size_t n, const char *extra,
+                 char *buf, size_t size)
+{
+    const char *guess = ht__closest_word(s, words, n);
+    char list[256];
+
+    if (extra) {
+        const char *all[16];
+        for (size_t i = 0; i < n && i < 15; i++)
+            all[i] = words[i];
+        all[n < 15 ? n : 15] = extra;
+        join_words(all, (n < 15 ? n : 15) + 1, " or ", list, sizeof list);
+    } else {
+        join_words(words, n, " or ", list, sizeof list);
+    }
+    if (guess)
+        snprintf(buf, size, " (did you mean '%s'? expected %s)", guess, list);
+    else
+        snprintf(buf, size, " (expected %s)", list);
+}
+
+static int check_fields(struct loader *l, json_t *obj, const char *const *known, size_t n)
+{
+    for (void *it = json_object_iter(obj); it; it = json_object_iter_next(obj, it)) {
+        const char *key = json_object_iter_key(it);
+        size_t i = 0;
+
+        while (i < n && strcmp(key, known[i]) != 0)
+            i++;
+        if (i < n)
+            continue;
+        const char *guess = ht__closest_word(key, known, n);
+        char list[600];
+        push_key(l, key);
+        if (guess)
+            return fail_key(l, HT_ESPEC, "unknown field '%s' (did you mean '%s'?)", key, guess);
+        join_words(known, n, ", ", list, sizeof list);
+        return fail_key(l, HT_ESPEC, "unknown field '%s' (known fields: %s)", key, list);
+    }
+    return 0;
+}
+
+/* The field key of obj in *out; when it is missing, an error if required, else NULL. */
+static int field(struct loader *l, json_t *obj, const char *key, int required, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    if (*out || !required)
+        return 0;
+    push_key(l, key);
+    return fail(l, HT_ESPEC, "missing required field '%s'", key);
+}
+
+static int want_object(struct loader *l, json_t *v)
+{
+    if (json_is_object(v))
+        return 0;
+    return fail(l, HT_ESPEC, "must be an object, not %s", json_kind(v));
+}
+
+static int want_array(struct loader *l, json_t *v)
+{
+    if (json_is_array(v))
+        return 0;
+    return fail(l, HT_ESPEC, "must be an array, not %s", json_kind(v));
+}
+
+/* The string field key of obj (NULL when optional and absent). */
+static int get_string(struct loader *l, json_t *obj, const char *key, int required,
+                      const char **out)
+{
+    json_t *v;
+    int rc = field(l, obj, key, required, &v);
+
+    *out = NULL;
+    if (rc || !v)
+        return rc;
+    if (!json_is_string(v)) {
+        push_key(l, key);
+        return fail(l, HT_ESPEC, "must be a string, not %s", json_kind(v));
+    }
+    *out = json_string_value(v);
+    return 0;
+}
+
+static char *dup_or_fail(struct loader *l, const char *s)
+{
+    char *d = ht__strdup(s);
+    if (!d)
+        nomem(l);
+    return d;
+}
+
+static int is_identifier(const char *s)
+{
+    if (!(isalpha((unsigned char)s[0]) || s[0] == '_'))
+        return 0;
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_'))
+            return 0;
+    return 1;
+}
+
+static int word_index(const char *s, const char *const *words, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(s, words[i]))
+            return (int)i;
+    return -1;
+}
+
+/* A size or parameter name (the current path's last key): an identifier that no other
+ * name of the expression language already means. */
+static int check_name(struct loader *l, const char *name, const char *what)
+{
+    const struct ht_space_def *d = &l->spec->space;
+
+    if (!is_identifier(name))
+        return fail_key(l, HT_ESPEC,
+                        "'%s' is not a valid %s name (letters, digits and '_', not starting "
+                        "with a digit)", name, what);
+    if (word_index(name, dim_names, COUNT(dim_names)) >= 0)
+        return fail_key(l, HT_ESPEC,
+                        "%s name '%s' is reserved: gx, gy and gz name the global id dimensions",
+                        what, name);
+    if (word_index(name, ht_device_var_names, HT_DEVICE_NVARS) >= 0)
+        return fail_key(l, HT_ESPEC,
+                        "%s name '%s' clashes with the device variable of the same name",
+                        what, name);
+    if (word_index(name, function_names, COUNT(function_names)) >= 0)
+        return fail_key(l, HT_ESPEC, "%s name '%s' clashes with the function of the same name",
+                        what, name);
+    for (size_t i = 0; i < d->nsizes; i++)
+        if (!strcmp(d->size_names[i], name))
+            return fail_key(l, HT_ESPEC, "%s name '%s' clashes with the size of the same name",
+                            what, name);
+    return 0;
+}
+
+static const char *lower_strerror(int e, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", strerror(e));
+    buf[0] = (char)tolower((unsigned char)buf[0]);
+    return buf;
+}
+
+/* ---- expressions -------------------------------------------------------------------------- */
+
+/* Compiles the value at the current path: a JSON integer or an expression string. */
+static int compile(struct loader *l, json_t *v, struct ht_expr **out)
+{
+    char num[32];
+    const char *src;
+    struct ht_error ee;
+    int rc;
+
+    if (json_is_integer(v)) {
+        snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        src = num;
+    } else if (json_is_string(v)) {
+        src = json_string_value(v);
+    } else {
+        return fail(l, HT_ESPEC, "must be an integer or an expression string, not %s",
+                    json_kind(v));
+    }
+    ht_error_clear(&ee);
+    rc = ht_expr_compile(src, &l->spec->space.names, out, &ee);
+    if (rc != HT_OK)
+        return expr_fail(l, &ee, rc, src);
+    return 0;
+}
+
+/* 1 when e reads nothing but sizes, so it can be evaluated now. */
+static int size_only(const struct loader *l, const struct ht_expr *e)
+{
+    return ht_expr_max_slot(e) < (long)l->spec->space.nsizes;
+}
+
+static int eval_now(struct loader *l, const struct ht_expr *e, int64_t *v)
+{
+    int rc = ht_expr_eval(e, l->vars, v);
+    if (rc != HT_OK)
+        return fail(l, HT_EEXPR, "'%s' cannot be evaluated: %s", ht_expr_source(e),
+                    ht_strerror(rc));
+    return 0;
+}
+
+/* An NDRange or shape extent: compiled, and positive when it depends on sizes only. */
+static int compile_extent(struct loader *l, json_t *v, struct ht_expr **out)
+{
+    int64_t x;
+    int rc = compile(l, v, out);
+
+    if (rc || !size_only(l, *out))
+        return rc;
+    if ((rc = eval_now(l, *out, &x)) != 0)
+        return rc;
+    if (x <= 0)
+        return fail(l, HT_ESPEC, "'%s' is %" PRId64 ", but a size must be positive",
+                    ht_expr_source(*out), x);
+    return 0;
+}
+
+/* A range bound or step may not depend on another parameter's value. */
+static int no_params(struct loader *l, const struct ht_expr *e)
+{
+    const struct ht_space_def *d = &l->spec->space;
+
+    for (size_t i = 0; i < d->nparams; i++)
+        if (ht_expr_uses(e, ht_space_param_slot(d, i)))
+            return fail(l, HT_EEXPR,
+                        "'%s' uses the parameter '%s': range bounds and steps may use sizes "
+                        "and device variables only", ht_expr_source(e), d->params[i].name);
+    return 0;
+}
+
+/* The optional top-level expression key. */
+static int optional_expr(struct loader *l, json_t *root, const char *key, struct ht_expr **out)
+{
+    json_t *v = json_object_get(root, key);
+    int rc;
+
+    if (!v)
+        return 0;
+    push_key(l, key);
+    rc = compile(l, v, out);
+    pop(l);
+    return rc;
+}
+
+/* ---- sections ----------------------------------------------------------------------------- */
+
+static int load_kernel(struct loader *l, json_t *root)
+{
+    struct ht_spec *spec = l->spec;
+    struct ht_error rerr;
+    const char *file, *name, *options;
+    json_t *k;
+    char why[256];
+    int rc;
+
+    if ((rc = field(l, root, "kernel", 1, &k)) != 0)
+        return rc;
+    push_key(l, "kernel");
+    if ((rc = want_object(l, k)) || (rc = check_fields(l, k, kernel_fields, COUNT(kernel_fields))))
+        return rc;
+    if ((rc = get_string(l, k, "file", 1, &file)) || (rc = get_string(l, k, "name", 1, &name)) ||
+        (rc = get_string(l, k, "options", 0, &options)))
+        return rc;
+    push_key(l, "name");
+    if (!is_identifier(name))
+        return fail(l, HT_ESPEC, "'%s' is not a valid kernel name", name);
+    pop(l);
+    push_key(l, "file");
+    if (!file[0])
+        return fail(l, HT_ESPEC, "must name the kernel's source file");
+    if (!(spec->kernel_name = dup_or_fail(l, name)) ||
+        !(spec->kernel_options = dup_or_fail(l, options ? options : "")))
+        return HT_ENOMEM;
+    if (!(spec->kernel_path = ht__path_join(spec->dir, file)))
+        return nomem(l);
+    if (access(spec->kernel_path, R_OK) != 0)
+        return fail(l, HT_ESPEC, "cannot read kernel file '%s': %s", spec->kernel_path,
+                    lower_strerror(errno, why, sizeof why));
+    ht_error_clear(&rerr);
+    if (ht__read_file(spec->kernel_path, &spec->source, &spec->source_len, &rerr) != 0)
+        return fail(l, rerr.code == HT_ENOMEM ? HT_ENOMEM : HT_ESPEC, "%s", rerr.text);
+    pop(l);
+    pop(l);
+    return 0;
+}
+
+static int load_sizes(struct loader *l, json_t *root, const struct ht_size_override *ov,
+                      size_t nov)
+{
+    struct ht_space_def *d = &l->spec->space;
+    json_t *s = json_object_get(root, "sizes");
+    size_t n;
+    int rc;
+
+    if (s) {
+        push_key(l, "sizes");
+        if ((rc = want_object(l, s)))
+            return rc;
+        n = json_object_size(s);
+        d->size_names = calloc(n ? n : 1, sizeof *d->size_names);
+        d->size_values = calloc(n ? n : 1, sizeof *d->size_values);
+        if (!d->size_names || !d->size_values)
+            return nomem(l);
+        for (void *it = json_object_iter(s); it; it = json_object_iter_next(s, it)) {
+            const char *key = json_object_iter_key(it);
+            json_t *v = json_object_iter_value(it);
+
+            push_key(l, key);
+            if ((rc = check_name(l, key, "size")))
+                return rc;
+            if (!json_is_integer(v))
+                return fail(l, HT_ESPEC, "size '%s' must be an integer, not %s", key,
+                            json_kind(v));
+            if (!(d->size_names[d->nsizes] = dup_or_fail(l, key)))
+                return HT_ENOMEM;
+            d->size_values[d->nsizes++] = json_integer_value(v);
+            pop(l);
+        }
+        pop(l);
+    }
+    for (size_t i = 0; i < nov; i++) {
+        size_t j = 0;
+        while (j < d->nsizes && strcmp(d->size_names[j], ov[i].name) != 0)
+            j++;
+        if (j == d->nsizes) {
+            struct ht_error *e = l->err;
+            if (e && !e->code) {
+                e->line = e->column = 0;
+                e->field[0] = '\0';
+                snprintf(e->file, sizeof e->file, "%s", l->path);
+            }
+            return ht_error_set(e, HT_EINVAL, "unknown size '%s' in --size%s", ov[i].name,
+                                d->nsizes ? "" : " (the spec has no sizes)");
+        }
+        d->size_values[j] = ov[i].value;
+    }
+    return 0;
+}
+
+static int load_param_names(struct loader *l, json_t *params)
+{
+    struct ht_space_def *d = &l->spec->space;
+    size_t n = json_object_size(params);
+    int rc;
+
+    push_key(l, "params");
+    if ((rc = want_object(l, params)))
+        return rc;
+    n = json_object_size(params);
+    if (!(d->params = calloc(n ? n : 1, sizeof *d->params)))
+        return nomem(l);
+    for (void *it = json_object_iter(params); it; it = json_object_iter_next(params, it)) {
+        const char *key = json_object_iter_key(it);
+        json_t *v = json_object_iter_value(it);
+
+        push_key(l, key);
+        if ((rc = check_name(l, key, "parameter")))
+            return rc;
+        if (!json_is_object(v))
+            return fail(l, HT_ESPEC,
+                        "must be an object such as {\"values\": [1, 2, 4]} or {\"range\": [1, "
+                        "16]}, not %s", json_kind(v));
+        if ((rc = check_fields(l, v, param_fields, COUNT(param_fields))))
+            return rc;
+        if (!(d->params[d->nparams++].name = dup_or_fail(l, key)))
+            return HT_ENOMEM;
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+/* The table every expression compiles against: sizes, parameters, device variables. */
+static int build_names(struct loader *l)
+{
+    struct ht_space_def *d = &l->spec->space;
+    size_t count = d->nsizes + d->nparams + HT_DEVICE_NVARS;
+    const char **names = calloc(count, sizeof *names);
+
+    if (!names || !(l->vars = calloc(count, sizeof *l->vars))) {
+        free(names);
+        return nomem(l);
+    }
+    for (size_t i = 0; i < d->nsizes; i++) {
+        names[i] = d->size_names[i];
+        l->vars[i] = d->size_values[i];
+    }
+    for (size_t i = 0; i < d->nparams; i++)
+        names[d->nsizes + i] = d->params[i].name;
+    for (size_t v = 0; v < HT_DEVICE_NVARS; v++)
+        names[d->nsizes + d->nparams + v] = ht_device_var_names[v];
+    d->names.count = count;
+    d->names.names = names;
+    return 0;
+}
+
+static int load_values(struct loader *l, struct ht_param *p, json_t *values)
+{
+    size_t n;
+    int rc;
+
+    push_key(l, "values");
+    if ((rc = want_array(l, values)))
+        return rc;
+    n = json_array_size(values);
+    if (n == 0)
+        return fail(l, HT_ESPEC, "values must not be empty");
+    if (!(p->values = calloc(n, sizeof *p->values)))
+        return nomem(l);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(values, i);
+        int64_t x;
+
+        push_index(l, i);
+        if (!json_is_integer(v))
+            return fail(l, HT_ESPEC, "a value must be an integer, not %s", json_kind(v));
+        x = json_integer_value(v);
+        for (size_t j = 0; j < i; j++)
+            if (p->values[j] == x)
+                return fail(l, HT_ESPEC, "value %" PRId64 " appears twice in '%s'", x,
+                            p->name);
+        p->values[p->nvalues++] = x;
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_range(struct loader *l, struct ht_param *p, json_t *obj, json_t *range)
+{
+    json_t *step = json_object_get(obj, "step"), *pow2 = json_object_get(obj, "pow2");
+    int64_t lo, hi, st;
+    int rc;
+
+    push_key(l, "range");
+    if ((rc = want_array(l, range)))
+        return rc;
+    if (json_array_size(range) != 2)
+        return fail(l, HT_ESPEC, "a range is [lo, hi], not %zu values", json_array_size(range));
+    for (size_t i = 0; i < 2; i++) {
+        push_index(l, i);
+        if ((rc = compile(l, json_array_get(range, i), i ? &p->hi : &p->lo)) ||
+            (rc = no_params(l, i ? p->hi : p->lo)))
+            return rc;
+        pop(l);
+    }
+    pop(l);
+    if (pow2) {
+        push_key(l, "pow2");
+        if (!json_is_boolean(pow2))
+            return fail(l, HT_ESPEC, "must be true or false, not %s", json_kind(pow2));
+        p->pow2 = json_is_true(pow2);
+        if (p->pow2 && step)
+            return fail(l, HT_ESPEC, "pow2 and step cannot be used together");
+        pop(l);
+    }
+    if (step) {
+        push_key(l, "step");
+        if (json_is_integer(step) && json_integer_value(step) <= 0)
+            return fail(l, HT_ESPEC, "step must be a positive integer, not %" JSON_INTEGER_FORMAT,
+                        json_integer_value(step));
+        if ((rc = compile(l, step, &p->step)) || (rc = no_params(l, p->step)))
+            return rc;
+        if (size_only(l, p->step)) {
+            if ((rc = eval_now(l, p->step, &st)))
+                return rc;
+            if (st <= 0)
+                return fail(l, HT_ESPEC, "step must be positive, but '%s' is %" PRId64,
+                            ht_expr_source(p->step), st);
+        }
+        pop(l);
+    }
+    /* With bounds that do not depend on the device, an empty domain is a mistake now. */
+    if (size_only(l, p->lo) && size_only(l, p->hi)) {
+        push_key(l, "range");
+        if ((rc = eval_now(l, p->lo, &lo)) || (rc = eval_now(l, p->hi, &hi)))
+            return rc;
+        if (lo > hi)
+            return fail(l, HT_ESPEC, "range is reversed: %" PRId64 " > %" PRId64, lo, hi);
+        if (p->pow2) {
+            int64_t v = 1;
+            while (v < lo && v <= INT64_MAX / 2)
+                v *= 2;
+            if (v < lo || v > hi)
+                return fail(l, HT_ESPEC, "range [%" PRId64 ", %" PRId64 "] holds no power of two",
+                            lo, hi);
+        }
+        pop(l);
+    }
+    return 0;
+}
+
+static int load_param_domains(struct loader *l, json_t *params)
+{
+    struct ht_space_def *d = &l->spec->space;
+    size_t i = 0;
+    int rc;
+
+    push_key(l, "params");
+    for (void *it = json_object_iter(params); it; it = json_object_iter_next(params, it), i++) {
+        const char *key = json_object_iter_key(it);
+        json_t *v = json_object_iter_value(it);
+        json_t *values = json_object_get(v, "values"), *range = json_object_get(v, "range");
+        struct ht_param *p = &d->params[i];
+
+        push_key(l, key);
+        if (values && range)
+            return fail(l, HT_ESPEC, "parameter '%s' has both 'values' and 'range'; give one",
+                        key);
+        if (!values && !range)
+            return fail(l, HT_ESPEC,
+                        "parameter '%s' needs 'values' (a list) or 'range' ([lo, hi])", key);
+        if (values) {
+            const char *extra = json_object_get(v, "step") ? "step" :
+                                json_object_get(v, "pow2") ? "pow2" : NULL;
+            if (extra) {
+                push_key(l, extra);
+                return fail_key(l, HT_ESPEC, "'%s' applies to a range, not to values", extra);
+            }
+            p->kind = HT_PARAM_VALUES;
+            rc = load_values(l, p, values);
+        } else {
+            p->kind = HT_PARAM_RANGE;
+            rc = load_range(l, p, v, range);
+        }
+        if (rc)
+            return rc;
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_ndrange(struct loader *l, json_t *root)
+{
+    struct ht_space_def *d = &l->spec->space;
+    json_t *nd, *global, *local;
+    size_t n;
+    int rc;
+
+    if ((rc = field(l, root, "ndrange", 1, &nd)))
+        return rc;
+    push_key(l, "ndrange");
+    if ((rc = want_object(l, nd)) ||
+        (rc = check_fields(l, nd, ndrange_fields, COUNT(ndrange_fields))) ||
+        (rc = field(l, nd, "global", 1, &global)))
+        return rc;
+    push_key(l, "global");
+    if ((rc = want_array(l, global)))
+        return rc;
+    n = json_array_size(global);
+    if (n < 1 || n > 3)
+        return fail(l, HT_ESPEC, "global must have 1 to 3 dimensions, not %zu", n);
+    d->ndims = (unsigned)n;
+    for (size_t i = 0; i < n; i++) {
+        push_index(l, i);
+        if ((rc = compile_extent(l, json_array_get(global, i), &d->global[i])))
+            return rc;
+        pop(l);
+    }
+    pop(l);
+    local = json_object_get(nd, "local");
+    if (local) {
+        push_key(l, "local");
+        if ((rc = want_array(l, local)))
+            return rc;
+        if (json_array_size(local) != n)
+            return fail(l, HT_ESPEC, "local has %zu dimension%s but global has %zu",
+                        json_array_size(local), json_array_size(local) == 1 ? "" : "s", n);
+        for (size_t i = 0; i < n; i++) {
+            push_index(l, i);
+            if ((rc = compile_extent(l, json_array_get(local, i), &d->local[i])))
+                return rc;
+            pop(l);
+        }
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_constraints(struct loader *l, json_t *root)
+{
+    struct ht_space_def *d = &l->spec->space;
+    json_t *c = json_object_get(root, "constraints");
+    size_t n;
+    int rc;
+
+    if (!c)
+        return 0;
+    push_key(l, "constraints");
+    if ((rc = want_array(l, c)))
+        return rc;
+    n = json_array_size(c);
+    if (!(d->constraints = calloc(n ? n : 1, sizeof *d->constraints)))
+        return nomem(l);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(c, i);
+        struct ht_constraint *k = &d->constraints[d->nconstraints++];
+
+        push_index(l, i);
+        if (!json_is_string(v))
+            return fail(l, HT_ESPEC, "a constraint must be an expression string, not %s",
+                        json_kind(v));
+        if ((rc = compile(l, v, &k->expr)))
+            return rc;
+        if (!(k->origin = ht__asprintf("constraints[%zu]", i)))
+            return nomem(l);
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int parse_dim(struct loader *l, const char *s)
+{
+    char h[400];
+    int dim = word_index(s, dim_names, COUNT(dim_names));
+
+    if (dim < 0) {
+        hint(s, dim_names, COUNT(dim_names), NULL, h, sizeof h);
+        return fail(l, HT_ESPEC, "unknown index dimension '%s'%s", s, h);
+    }
+    if ((unsigned)dim >= l->spec->space.ndims)
+        return fail(l, HT_ESPEC, "'%s' is not a dimension of the %u-dimensional ndrange", s,
+                    l->spec->space.ndims);
+    return dim;
+}
+
+static int load_index(struct loader *l, struct ht_arg *a, json_t *index)
+{
+    int rc;
+
+    push_key(l, "index");
+    if ((rc = want_array(l, index)))
+        return rc;
+    if (json_array_size(index) != a->naxes)
+        return fail(l, HT_ESPEC, "index has %zu entr%s but shape has %u ax%s",
+                    json_array_size(index), json_array_size(index) == 1 ? "y" : "ies", a->naxes,
+                    a->naxes == 1 ? "is" : "es");
+    a->has_index = 1;
+    for (size_t i = 0; i < a->naxes; i++) {
+        json_t *v = json_array_get(index, i);
+        struct ht_axis_index *ax = &a->index[i];
+
+        push_index(l, i);
+        ax->dim = -1;
+        if (json_is_string(v)) {
+            if ((rc = parse_dim(l, json_string_value(v))) < 0)
+                return rc;
+            ax->dim = rc;
+        } else if (json_is_object(v)) {
+            const char *dim;
+            json_t *halo;
+            int64_t x;
+
+            if ((rc = check_fields(l, v, index_fields, COUNT(index_fields))) ||
+                (rc = get_string(l, v, "dim", 1, &dim)))
+                return rc;
+            push_key(l, "dim");
+            if ((rc = parse_dim(l, dim)) < 0)
+                return rc;
+            ax->dim = rc;
+            pop(l);
+            halo = json_object_get(v, "halo");
+            if (halo) {
+                push_key(l, "halo");
+                if ((rc = compile(l, halo, &ax->halo)))
+                    return rc;
+                if (size_only(l, ax->halo)) {
+                    if ((rc = eval_now(l, ax->halo, &x)))
+                        return rc;
+                    if (x < 0)
+                        return fail(l, HT_ESPEC, "halo '%s' is %" PRId64 ", but must not be "
+                                    "negative", ht_expr_source(ax->halo), x);
+                }
+                pop(l);
+            }
+        } else if (!json_is_null(v)) {
+            return fail(l, HT_ESPEC,
+                        "an index entry is null, \"gx\", \"gy\", \"gz\" or {\"dim\": \"gx\", "
+                        "\"halo\": ...}, not %s", json_kind(v));
+        }
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_init(struct loader *l, struct ht_arg *a, const char *init)
+{
+    struct ht_spec *spec = l->spec;
+    char why[256], h[400];
+    int k;
+
+    push_key(l, "init");
+    if (!strncmp(init, "file:", 5)) {
+        if (!init[5])
+            return fail(l, HT_ESPEC, "'file:' needs a path after it");
+        a->init = HT_INIT_FILE;
+        if (!(a->init_path = ht__path_join(spec->dir, init + 5)))
+            return nomem(l);
+        if (access(a->init_path, R_OK) != 0)
+            return fail(l, HT_ESPEC, "cannot read init file '%s': %s", a->init_path,
+                        lower_strerror(errno, why, sizeof why));
+    } else if ((k = word_index(init, init_names, COUNT(init_names))) >= 0) {
+        a->init = (enum ht_init)k;
+    } else {
+        hint(init, init_names, COUNT(init_names), "file:PATH", h, sizeof h);
+        return fail(l, HT_ESPEC, "unknown init '%s'%s", init, h);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *shape)
+{
+    json_t *index = json_object_get(obj, "index");
+    const char *access_s, *init;
+    char h[400];
+    size_t n;
+    int rc, k;
+
+    a->is_buffer = 1;
+    for (size_t i = 0; i < 3; i++)
+        a->index[i].dim = -1;
+    push_key(l, "shape");
+    if ((rc = want_array(l, shape)))
+        return rc;
+    n = json_array_size(shape);
+    if (n < 1 || n > 3)
+        return fail(l, HT_ESPEC, "shape has %zu axes, but a buffer has 1 to 3", n);
+    for (size_t i = 0; i < n; i++) {
+        push_index(l, i);
+        if ((rc = compile_extent(l, json_array_get(shape, i), &a->shape[i])))
+            return rc;
+        a->naxes++;
+        pop(l);
+    }
+    pop(l);
+    if ((rc = get_string(l, obj, "access", 1, &access_s)))
+        return rc;
+    if ((k = word_index(access_s, access_names, COUNT(access_names))) < 0) {
+        push_key(l, "access");
+        hint(access_s, access_names, COUNT(access_names), NULL, h, sizeof h);
+        return fail(l, HT_ESPEC, "unknown access '%s'%s", access_s, h);
+    }
+    a->access = (enum ht_access)k;
+    a->init = HT_INIT_RANDOM;
+    if ((rc = get_string(l, obj, "init", 0, &init)))
+        return rc;
+    if (init && (rc = load_init(l, a, init)))
+        return rc;
+    if (index && (rc = load_index(l, a, index)))
+        return rc;
+    return 0;
+}
+
+static int load_arg(struct loader *l, size_t i, json_t *obj)
+{
+    static const char *const buffer_only[] = {"access", "init", "index"};
+    struct ht_arg *a = &l->spec->args[i];
+    const char *name, *type;
+    json_t *shape, *value;
+    char types[256], h[600];
+    int rc;
+
+    if ((rc = want_object(l, obj)) ||
+        (rc = check_fields(l, obj, arg_fields, COUNT(arg_fields))) ||
+        (rc = get_string(l, obj, "name", 1, &name)))
+        return rc;
+    push_key(l, "name");
+    if (!is_identifier(name))
+        return fail(l, HT_ESPEC, "'%s' is not a valid argument name (letters, digits and '_', "
+                    "not starting with a digit)", name);
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(l->spec->args[j].name, name))
+            return fail(l, HT_ESPEC, "argument name '%s' is used twice (args[%zu] and "
+                        "args[%zu])", name, j, i);
+    if (!(a->name = dup_or_fail(l, name)))
+        return HT_ENOMEM;
+    pop(l);
+    if ((rc = get_string(l, obj, "type", 1, &type)))
+        return rc;
+    if (ht_type_parse(type, &a->type) != HT_OK) {
+        const char *tn[HT_NTYPES];
+        const char *guess;
+        for (int t = 0; t < HT_NTYPES; t++)
+            tn[t] = ht_type_name((enum ht_type)t);
+        guess = ht__closest_word(type, tn, HT_NTYPES);
+        join_words(tn, HT_NTYPES, ", ", types, sizeof types);
+        if (guess)
+            snprintf(h, sizeof h, " (did you mean '%s'? expected one of %s)", guess, types);
+        else
+            snprintf(h, sizeof h, " (expected one of %s)", types);
+        push_key(l, "type");
+        return fail(l, HT_ESPEC, "unknown type '%s'%s", type, h);
+    }
+    shape = json_object_get(obj, "shape");
+    value = json_object_get(obj, "value");
+    if (shape && value) {
+        push_key(l, "shape");
+        return fail_key(l, HT_ESPEC, "argument '%s' has both a shape (a buffer) and a value "
+                        "(a scalar); give one", name);
+    }
+    if (value) {
+        for (size_t k = 0; k < COUNT(buffer_only); k++)
+            if (json_object_get(obj, buffer_only[k])) {
+                push_key(l, buffer_only[k]);
+                return fail_key(l, HT_ESPEC, "scalar argument '%s' has a value, so it takes no "
+                                "'%s' (that is for buffers, which have a shape)", name,
+                                buffer_only[k]);
+            }
+        push_key(l, "value");
+        if ((rc = compile(l, value, &a->value)))
+            return rc;
+        pop(l);
+        return 0;
+    }
+    if (!shape) {
+        for (size_t k = 0; k < COUNT(buffer_only); k++)
+            if (json_object_get(obj, buffer_only[k])) {
+                push_key(l, "shape");
+                return fail(l, HT_ESPEC, "buffer argument '%s' needs a shape", name);
+            }
+        return fail(l, HT_ESPEC, "argument '%s' needs a shape (a buffer) or a value (a scalar)",
+                    name);
+    }
+    return load_buffer(l, a, obj, shape);
+}
+
+static int load_args(struct loader *l, json_t *root)
+{
+    struct ht_spec *spec = l->spec;
+    json_t *args;
+    size_t n;
+    int rc;
+
+    if ((rc = field(l, root, "args", 1, &args)))
+        return rc;
+    push_key(l, "args");
+    if ((rc = want_array(l, args)))
+        return rc;
+    n = json_array_size(args);
+    if (n == 0)
+        return fail(l, HT_ESPEC, "args must list the kernel's arguments");
+    if (!(spec->args = calloc(n, sizeof *spec->args)))
+        return nomem(l);
+    for (size_t i = 0; i < n; i++) {
+        push_index(l, i);
+        spec->nargs++;
+        if ((rc = load_arg(l, i, json_array_get(args, i))))
+            return rc;
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int nonneg_number(struct loader *l, json_t *obj, const char *key, double *out)
+{
+    json_t *v = json_object_get(obj, key);
+    double x;
+
+    if (!v)
+        return 0;
+    push_key(l, key);
+    if (!json_is_number(v))
+        return fail(l, HT_ESPEC, "must be a number, not %s", json_kind(v));
+    x = json_number_value(v);
+    if (!(x >= 0))
+        return fail(l, HT_ESPEC, "%s must be >= 0, not %g", key, x);
+    *out = x;
+    pop(l);
+    return 0;
+}
+
+static int load_reference(struct loader *l, json_t *ref)
+{
+    struct ht_spec *spec = l->spec;
+    const struct ht_space_def *d = &spec->space;
+    const char **pn = NULL;
+    unsigned char *given = NULL;
+    int rc = 0;
+
+    push_key(l, "reference");
+    if (json_is_string(ref)) {
+        if (strcmp(json_string_value(ref), "kernel") != 0)
+            return fail(l, HT_ESPEC,
+                        "must be a configuration such as {\"TS\": 1} or \"kernel\", not '%s'",
+                        json_string_value(ref));
+        spec->verify = HT_VERIFY_KERNEL;
+        pop(l);
+        return 0;
+    }
+    if (!json_is_object(ref))
+        return fail(l, HT_ESPEC, "must be a configuration such as {\"TS\": 1} or \"kernel\", "
+                    "not %s", json_kind(ref));
+    spec->verify = HT_VERIFY_CONFIG;
+    spec->reference = calloc(d->nparams ? d->nparams : 1, sizeof *spec->reference);
+    given = calloc(d->nparams ? d->nparams : 1, 1);
+    pn = calloc(d->nparams ? d->nparams : 1, sizeof *pn);
+    if (!spec->reference || !given || !pn) {
+        rc = nomem(l);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < d->nparams; i++)
+        pn[i] = d->params[i].name;
+    for (void *it = json_object_iter(ref); it; it = json_object_iter_next(ref, it)) {
+        const char *key = json_object_iter_key(it);
+        json_t *v = json_object_iter_value(it);
+        long k = ht_spec_param_index(spec, key);
+
+        push_key(l, key);
+        if (k < 0) {
+            const char *guess = ht__closest_word(key, pn, d->nparams);
+            if (guess)
+                rc = fail_key(l, HT_ESPEC, "unknown parameter '%s' (did you mean '%s'?)", key,
+                              guess);
+            else
+                rc = fail_key(l, HT_ESPEC, "unknown parameter '%s'%s", key,
+                              d->nparams ? "" : " (the spec has no parameters)");
+            goto cleanup;
+        }
+        if (!json_is_integer(v)) {
+            rc = fail(l, HT_ESPEC, "the reference value of '%s' must be an integer, not %s",
+                      key, json_kind(v));
+            goto cleanup;
+        }
+        spec->reference[k] = json_integer_value(v);
+        given[k] = 1;
+        pop(l);
+    }
+    for (size_t i = 0; i < d->nparams; i++)
+        if (!given[i]) {
+            rc = fail(l, HT_ESPEC, "the reference configuration misses parameter '%s'",
+                      d->params[i].name);
+            goto cleanup;
+        }
+    pop(l);
+cleanup:
+    free(given);
+    free(pn);
+    return rc;
+}
+
+static int load_verify(struct loader *l, json_t *root)
+{
+    struct ht_spec *spec = l->spec;
+    json_t *v = json_object_get(root, "verify"), *ref;
+    const char *kernel;
+    int rc;
+
+    if (!v)
+        return 0;
+    push_key(l, "verify");
+    if ((rc = want_object(l, v)) ||
+        (rc = check_fields(l, v, verify_fields, COUNT(verify_fields))) ||
+        (rc = field(l, v, "reference", 1, &ref)) || (rc = load_reference(l, ref)) ||
+        (rc = get_string(l, v, "kernel", 0, &kernel)))
+        return rc;
+    if (spec->verify == HT_VERIFY_KERNEL && !kernel) {
+        push_key(l, "kernel");
+        return fail(l, HT_ESPEC, "reference \"kernel\" needs the reference kernel's name in "
+                    "verify.kernel");
+    }
+    if (kernel) {
+        push_key(l, "kernel");
+        if (spec->verify != HT_VERIFY_KERNEL)
+            return fail_key(l, HT_ESPEC, "verify.kernel is only used with reference \"kernel\"");
+        if (!is_identifier(kernel))
+            return fail(l, HT_ESPEC, "'%s' is not a valid kernel name", kernel);
+        if (!strcmp(kernel, spec->kernel_name))
+            return fail(l, HT_ESPEC, "the reference kernel must differ from the kernel under "
+                        "test ('%s')", kernel);
+        if (!(spec->reference_kernel = dup_or_fail(l, kernel)))
+            return HT_ENOMEM;
+        pop(l);
+    }
+    if ((rc = nonneg_number(l, v, "rtol", &spec->rtol)) ||
+        (rc = nonneg_number(l, v, "atol", &spec->atol)))
+        return rc;
+    pop(l);
+    return 0;
+}
+
+static int load_timing(struct loader *l, json_t *root)
+{
+    struct ht_spec *spec = l->spec;
+    json_t *t = json_object_get(root, "timing"), *r, *k;
+    int rc;
+
+    if (!t)
+        return 0;
+    push_key(l, "timing");
+    if ((rc = want_object(l, t)) ||
+        (rc = check_fields(l, t, timing_fields, COUNT(timing_fields))))
+        return rc;
+    r = json_object_get(t, "repeats");
+    k = json_object_get(t, "keep_best");
+    if (r) {
+        push_key(l, "repeats");
+        if (!json_is_integer(r))
+            return fail(l, HT_ESPEC, "repeats must be an integer, not %s", json_kind(r));
+        if (json_integer_value(r) < 1 || json_integer_value(r) > HT_MAX_REPEATS)
+            return fail(l, HT_ESPEC, "repeats must be from 1 to %d, not %" JSON_INTEGER_FORMAT,
+                        HT_MAX_REPEATS, json_integer_value(r));
+        spec->repeats = (unsigned)json_integer_value(r);
+        spec->keep_best = spec->repeats < spec->keep_best ? spec->repeats : spec->keep_best;
+        pop(l);
+    }
+    if (k) {
+        push_key(l, "keep_best");
+        if (!json_is_integer(k))
+            return fail(l, HT_ESPEC, "keep_best must be an integer, not %s", json_kind(k));
+        if (json_integer_value(k) < 1)
+            return fail(l, HT_ESPEC, "keep_best must be at least 1, not %" JSON_INTEGER_FORMAT,
+                        json_integer_value(k));
+        if (json_integer_value(k) > (json_int_t)spec->repeats)
+            return fail(l, HT_ESPEC, "keep_best %" JSON_INTEGER_FORMAT " is more than repeats %u",
+                        json_integer_value(k), spec->repeats);
+        spec->keep_best = (unsigned)json_integer_value(k);
+        pop(l);
+    }
+    pop(l);
+    return 0;
+}
+
+static int load_all(struct loader *l, json_t *root, const struct ht_size_override *ov,
+                    size_t nov)
+{
+    struct ht_spec *spec = l->spec;
+    json_t *params;
+    const char *name, *description;
+    int rc;
+
+    if (!json_is_object(root))
+        return fail(l, HT_ESPEC, "a spec is a json object, not %s", json_kind(root));
+    if ((rc = check_fields(l, root, top_fields, COUNT(top_fields))) ||
+        (rc = get_string(l, root, "name", 1, &name)) ||
+        (rc = get_string(l, root, "description", 0, &description)))
+        return rc;
+    if (!name[0]) {
+        push_key(l, "name");
+        return fail(l, HT_ESPEC, "name must not be empty");
+    }
+    if (!(spec->name = dup_or_fail(l, name)))
+        return HT_ENOMEM;
+    if ((rc = load_kernel(l, root)) || (rc = load_sizes(l, root, ov, nov)))
+        return rc;
+    params = json_object_get(root, "params");
+    if (params && (rc = load_param_names(l, params)))
+        return rc;
+    if ((rc = build_names(l)))
+        return rc;
+    if (params && (rc = load_param_domains(l, params)))
+        return rc;
+    if ((rc = load_ndrange(l, root)) ||
+        (rc = optional_expr(l, root, "local_mem", &spec->space.local_mem)) ||
+        (rc = load_constraints(l, root)) ||
+        (rc = optional_expr(l, root, "flops", &spec->flops)) ||
+        (rc = optional_expr(l, root, "bytes", &spec->bytes)) || (rc = load_args(l, root)) ||
+        (rc = load_verify(l, root)) || (rc = load_timing(l, root)))
+        return rc;
+    return 0;
+}
+
+int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
+                 struct ht_spec **out, struct ht_error *err)
+{
+    struct loader l;
+    struct ht_spec *spec = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    json_t *root = NULL;
+    json_error_t jerr;
+    int rc;
+
+    if (out)
+        *out = NULL;
+    if (!path || !out || (nov && !ov))
+        return ht_error_set(err, HT_EINVAL, "ht_spec_load: missing argument");
+    rc = ht__read_file(path, &text, &len, err);
+    if (rc != HT_OK) {
+        if (err && err->code == rc && !err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", path);
+        return rc;
+    }
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        if (err && !err->code) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            err->field[0] = '\0';
+            err->line = jerr.line > 0 ? jerr.line : 0;
+            err->column = jerr.column > 0 ? jerr.column : 0;
+        }
+        rc = ht_error_set(err, HT_EPARSE, "invalid json: %s", jerr.text);
+        goto cleanup;
+    }
+    spec = calloc(1, sizeof *spec);
+    if (!spec || !(spec->path = ht__strdup(path)) || !(spec->dir = ht__dirname(path))) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    spec->rtol = 1e-5;
+    spec->atol = 1e-6;
+    spec->repeats = 10;
+    spec->keep_best = 5;
+    memset(&l, 0, sizeof l);
+    l.path = path;
+    l.text = text;
+    l.len = len;
+    l.err = err;
+    l.spec = spec;
+    rc = load_all(&l, root, ov, nov);
+    free(l.vars);
+    if (rc != HT_OK)
+        goto cleanup;
+    *out = spec;
+    spec = NULL;
+cleanup:
+    ht_spec_free(spec);
+    json_decref(root);
+    free(text);
+    return rc;
+}
+
+void ht_spec_free(struct ht_spec *spec)
+{
+    if (!spec)
+        return;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        struct ht_arg *a = &spec->args[i];
+        free(a->name);
+        for (unsigned k = 0; k < 3; k++) {
+            ht_expr_free(a->shape[k]);
+            ht_expr_free(a->index[k].halo);
+        }
+        free(a->init_path);
+        ht_expr_free(a->value);
+    }
+    free(spec->args);
+    free(spec->path);
+    free(spec->dir);
+    free(spec->name);
+    free(spec->kernel_path);
+    free(spec->kernel_name);
+    free(spec->kernel_options);
+    free(spec->source);
+    free(spec->reference);
+    free(spec->reference_kernel);
+    ht_expr_free(spec->flops);
+    ht_expr_free(spec->bytes);
+    ht_space_def_destroy(&spec->space);
+    free(spec);
+}
