@@ -61,10 +61,12 @@ int ht_expr_uses(const struct ht_expr *e, size_t slot);
 long ht_expr_max_slot(const struct ht_expr *e);
 
 /* Writes e as a MiniZinc expression over the same names (`div`, `mod`, `/\`, `\/`, `not`,
- * `if then else endif`, bool2int where a comparison is used as a number). With as_bool
+ * `if then else endif`; a comparison used as a number becomes `(if c then 1 else 0 endif)`, since
+ * MiniZinc 2.6 with Gecode mistranslates bool2int in negated contexts). With as_bool
  * non-zero the result is a MiniZinc bool (an int x becomes `(x != 0)`), else an int.
- * *out is owned by the caller (free()). Returns 0, HT_ENOMEM, or HT_EEXPR for a function
- * MiniZinc cannot express (with err filled). */
+ * Where native evaluation would fail (division by zero, log2 of a value <= 0) the MiniZinc
+ * expression fails too, so both backends prune the same points. *out is owned by the caller
+ * (free()). Returns 0, HT_ENOMEM, or HT_EINVAL when names lacks a slot e uses. */
 int ht_expr_to_minizinc(const struct ht_expr *e, const struct ht_names *names, int as_bool,
                         char **out, struct ht_error *err);
 
