@@ -80,8 +80,9 @@ void ht_session_free(struct ht_session *s);
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
 
-/* Writes each written buffer (write and readwrite) of the last successful
- * ht_session_eval as raw little-endian DIR/<name>.bin, creating DIR when missing. */
+/* Writes each written buffer (write and readwrite) of the last ht_session_eval that read
+ * its outputs back (it passed, or failed only verification) as raw little-endian
+ * DIR/<name>.bin, creating DIR when missing. Returns HT_EINVAL when there is none, HT_EIO. */
 int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err);
 
 /* The binary cache folder that opts selects, written into buf. */

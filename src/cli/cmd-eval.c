@@ -1,0 +1,383 @@
+/* hetune eval: builds, runs, times and verifies one configuration on one device. */
+#include <ctype.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char eval_usage[] =
+    "usage: hetune eval SPEC --device D [--set P=V]... [options]\n"
+    "\n"
+    "Builds the spec's kernel with -D P=V for every parameter, runs it the spec's\n"
+    "timing.repeats times on one device, reports the mean of the best keep_best kernel\n"
+    "times (profiling events) and the transfers apart, and verifies the outputs against\n"
+    "the spec's reference. Write buffers are poisoned before every run.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device D        the device: an index from 'hetune devices' or a unique part\n"
+    "                        of \"<platform> <name>\" (required)\n"
+    "  -s, --set P=V         the value of parameter P; every parameter needs one, except\n"
+    "                        those with a single value\n"
+    "      --size NAME=VALUE override a problem size of the spec\n"
+    "      --json            print one JSON object instead of text\n"
+    "      --dump DIR        write every written buffer as raw DIR/<name>.bin\n"
+    "      --no-cache        neither read nor write the kernel binary cache\n"
+    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
+    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
+    "      --no-verify       skip verification\n"
+    "      --eq3 product|sum|off\n"
+    "                        the Eq. 3 rule checked with the configuration (default\n"
+    "                        product: total work-groups >= compute units)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure (no platform, launch error),\n"
+    "2 bad input (usage, spec, unknown device or parameter, build error, broken\n"
+    "constraint), 3 verification failed\n";
+
+/* Seconds with a unit that keeps three or four significant digits. */
+static void fmt_time(double s, char *buf, size_t size)
+{
+    if (s < 1e-3)
+        snprintf(buf, size, "%.2f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f s", s);
+}
+
+/* "ok" for success, else the error name without its prefix, lowercased ("constraint"). */
+static void status_name(int rc, char *buf, size_t size)
+{
+    const char *name = rc == HT_OK ? "ok" : ht_err_name(rc) + 4;
+    size_t i;
+
+    for (i = 0; i + 1 < size && name[i]; i++)
+        buf[i] = (char)tolower((unsigned char)name[i]);
+    buf[i] = '\0';
+}
+
+static void print_config(FILE *f, const struct ht_spec *spec, const int64_t *config)
+{
+    for (size_t i = 0; i < spec->space.nparams; i++)
+        fprintf(f, "%s%s=%" PRId64, i ? " " : "", spec->space.params[i].name, config[i]);
+    if (!spec->space.nparams)
+        fputs("(no parameters)", f);
+}
+
+static void print_sizes(FILE *f, unsigned ndims, const uint64_t *v)
+{
+    for (unsigned d = 0; d < ndims; d++)
+        fprintf(f, "%s%llu", d ? " x " : "", (unsigned long long)v[d]);
+}
+
+static void print_text(const struct ht_spec *spec, const struct ht_device_info *dev,
+                       const int64_t *config, const struct ht_eval_result *res)
+{
+    char a[32], b[32];
+    unsigned keep = spec->keep_best && spec->keep_best < res->nruns ? spec->keep_best
+                                                                   : res->nruns;
+
+    printf("spec           %s (%s)\n", spec->name, spec->path);
+    printf("device         %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
+    printf("configuration  ");
+    print_config(stdout, spec, config);
+    putchar('\n');
+    if (res->ndims) {
+        printf("ndrange        global ");
+        print_sizes(stdout, res->ndims, res->global);
+        printf(", local ");
+        if (res->local[0])
+            print_sizes(stdout, res->ndims, res->local);
+        else
+            printf("left to the runtime");
+        putchar('\n');
+    }
+    if (res->status == HT_ECONSTRAINT || res->status == HT_EBUILD || !res->ndims)
+        return;
+    fmt_time(res->build_s, a, sizeof a);
+    printf("build          %s (%s)\n", a, res->cache_hit ? "cached binary" : "compiled");
+    if (!res->nruns)
+        return;
+    fmt_time(res->kernel_s, a, sizeof a);
+    fmt_time(res->kernel_min_s, b, sizeof b);
+    printf("kernel         %s (mean of best %u of %u runs), min %s\n", a, keep, res->nruns, b);
+    fmt_time(res->write_s, a, sizeof a);
+    fmt_time(res->read_s, b, sizeof b);
+    printf("transfers      write %s, read %s\n", a, b);
+    if (res->gflops >= 0 && res->gbps >= 0)
+        printf("performance    %.2f GFLOP/s, %.2f GB/s\n", res->gflops, res->gbps);
+    else if (res->gflops >= 0)
+        printf("performance    %.2f GFLOP/s\n", res->gflops);
+    else if (res->gbps >= 0)
+        printf("performance    %.2f GB/s\n", res->gbps);
+    if (res->verified == 1)
+        printf("verification   passed (max abs err %.3g, max rel err %.3g)\n", res->max_abs_err,
+               res->max_rel_err);
+    else if (res->verified == 0)
+        printf("verification   FAILED: %zu mismatch%s (max abs err %.3g, max rel err %.3g);"
+               " first %s\n",
+               res->mismatches, res->mismatches == 1 ? "" : "es", res->max_abs_err,
+               res->max_rel_err, res->mismatch);
+    else if (res->status == HT_OK)
+        printf("verification   skipped\n");
+}
+
+/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "absent" (< 0). */
+static json_t *number_or_null(double v, int negative_is_absent)
+{
+    if (!isfinite(v) || (negative_is_absent && v < 0))
+        return json_null();
+    return json_real(v);
+}
+
+static json_t *sizes_json(unsigned ndims, const uint64_t *v)
+{
+    json_t *a = json_array();
+    for (unsigned d = 0; a && d < ndims; d++)
+        json_array_append_new(a, json_integer((json_int_t)v[d]));
+    return a;
+}
+
+static int print_json(const struct ht_spec *spec, const struct ht_device_info *dev,
+                      const int64_t *config, const struct ht_eval_result *res,
+                      const struct ht_error *err)
+{
+    json_t *root = json_object(), *o, *runs;
+    char status[32], msg[4096];
+    char *text;
+    unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
+                                                                      : spec->repeats;
+    int verified = res->verified;
+
+    if (!root)
+        return 1;
+    json_object_set_new(root, "spec", json_string(spec->name));
+    json_object_set_new(root, "spec_path", json_string(spec->path));
+    /* "kernel" holds the timings below, so the kernel's name goes under "kernel_name". */
+    json_object_set_new(root, "kernel_name", json_string(spec->kernel_name));
+    o = json_object();
+    json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
+    json_object_set_new(o, "name", json_string(dev->name));
+    json_object_set_new(o, "platform", json_string(dev->platform));
+    json_object_set_new(root, "device", o);
+    o = json_object();
+    for (size_t i = 0; i < spec->space.nparams; i++)
+        json_object_set_new(o, spec->space.params[i].name, json_integer(config[i]));
+    json_object_set_new(root, "config", o);
+    json_object_set_new(root, "global", res->ndims ? sizes_json(res->ndims, res->global)
+                                                   : json_null());
+    json_object_set_new(root, "local", res->ndims && res->local[0]
+                                           ? sizes_json(res->ndims, res->local)
+                                           : json_null());
+    status_name(res->status, status, sizeof status);
+    json_object_set_new(root, "status", json_string(status));
+
+    o = json_object();
+    json_object_set_new(o, "seconds", number_or_null(res->build_s, 0));
+    json_object_set_new(o, "cache_hit", json_boolean(res->cache_hit));
+    json_object_set_new(root, "build", o);
+
+    o = json_object();
+    runs = json_array();
+    for (unsigned r = 0; r < res->nruns; r++)
+        json_array_append_new(runs, json_real(res->run_s[r]));
+    json_object_set_new(o, "mean_best_seconds",
+                        res->nruns ? number_or_null(res->kernel_s, 0) : json_null());
+    json_object_set_new(o, "min_seconds",
+                        res->nruns ? number_or_null(res->kernel_min_s, 0) : json_null());
+    json_object_set_new(o, "runs", runs);
+    json_object_set_new(o, "keep_best", json_integer(keep));
+    json_object_set_new(root, "kernel", o);
+
+    o = json_object();
+    json_object_set_new(o, "write_seconds",
+                        res->nruns ? number_or_null(res->write_s, 0) : json_null());
+    json_object_set_new(o, "read_seconds",
+                        res->nruns ? number_or_null(res->read_s, 0) : json_null());
+    json_object_set_new(root, "transfers", o);
+    json_object_set_new(root, "gflops", number_or_null(res->gflops, 1));
+    json_object_set_new(root, "gbps", number_or_null(res->gbps, 1));
+
+    o = json_object();
+    json_object_set_new(o, "verified", verified < 0 ? json_null() : json_boolean(verified));
+    json_object_set_new(o, "max_abs_err",
+                        verified < 0 ? json_null() : number_or_null(res->max_abs_err, 0));
+    json_object_set_new(o, "max_rel_err",
+                        verified < 0 ? json_null() : number_or_null(res->max_rel_err, 0));
+    json_object_set_new(o, "mismatches",
+                        verified < 0 ? json_null() : json_integer((json_int_t)res->mismatches));
+    json_object_set_new(o, "first_mismatch",
+                        res->mismatch[0] ? json_string(res->mismatch) : json_null());
+    json_object_set_new(root, "verification", o);
+
+    if (res->status != HT_OK) {
+        ht_error_format(err, msg, sizeof msg);
+        json_object_set_new(root, "error", json_string(msg));
+    } else {
+        json_object_set_new(root, "error", json_null());
+    }
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text) {
+        fprintf(stderr, "hetune eval: cannot write the result as JSON\n");
+        return 1;
+    }
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    enum { OPT_SIZE = 256, OPT_JSON, OPT_DUMP, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_NO_VERIFY,
+           OPT_EQ3 };
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"set", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"dump", required_argument, NULL, OPT_DUMP},
+        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+        {"eq3", required_argument, NULL, OPT_EQ3},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ht_size_override *ov = NULL;
+    size_t nov = 0, nsets = 0, devidx = 0;
+    const char **sets = NULL;
+    const char *device = NULL, *dump = NULL;
+    struct ht_exec_opts opts;
+    struct ht_spec *spec = NULL;
+    struct ht_platform *plat = NULL;
+    struct ht_session *session = NULL;
+    struct ht_eval_result *res = NULL;
+    const struct ht_device_info *dev;
+    int64_t *config = NULL;
+    struct ht_error err;
+    int json = 0, c, status = 2, rc;
+
+    ht_exec_opts_init(&opts);
+    ht_error_clear(&err);
+    sets = calloc((size_t)argc + 1, sizeof *sets);
+    if (!sets)
+        return cli_usage_error("eval", 1, "out of memory");
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hd:s:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 's': sets[nsets++] = optarg; break;
+        case OPT_SIZE:
+            if ((status = cli_add_size("eval", optarg, &ov, &nov)) != 0)
+                goto cleanup;
+            break;
+        case OPT_JSON: json = 1; break;
+        case OPT_DUMP: dump = optarg; break;
+        case OPT_NO_CACHE: opts.no_cache = 1; break;
+        case OPT_CACHE_DIR: opts.cache_dir = optarg; break;
+        case OPT_NO_VERIFY: opts.no_verify = 1; break;
+        case OPT_EQ3:
+            if (ht_eq3_parse(optarg, &opts.eq3) != HT_OK) {
+                status = cli_usage_error("eval", 2, "--eq3 takes product, sum or off, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        case 'h':
+            fputs(eval_usage, stdout);
+            status = 0;
+            goto cleanup;
+        case ':':
+            status = cli_usage_error("eval", 2, "option '%s' needs a value (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        default:
+            status = cli_usage_error("eval", 2, "unknown option '%s' (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        }
+    }
+    status = 2;
+    if (optind >= argc) {
+        cli_usage_error("eval", 2, "missing SPEC (see --help)");
+        goto cleanup;
+    }
+    if (optind + 1 < argc) {
+        cli_usage_error("eval", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
+        goto cleanup;
+    }
+    if (!device) {
+        cli_usage_error("eval", 2, "--device is required (see 'hetune devices')");
+        goto cleanup;
+    }
+
+    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
+    if (rc != HT_OK) {
+        cli_fail("eval", &err);
+        status = rc == HT_ENOMEM ? 1 : 2; /* an unreadable spec is bad input too */
+        goto cleanup;
+    }
+    rc = ht_platform_discover(&plat, &err);
+    if (rc == HT_OK)
+        rc = ht_platform_find(plat, device, &devidx, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("eval", &err);
+        goto cleanup;
+    }
+    dev = &plat->devices[devidx];
+    config = calloc(spec->space.nparams + 1, sizeof *config);
+    res = calloc(1, sizeof *res);
+    if (!config || !res) {
+        status = cli_usage_error("eval", 1, "out of memory");
+        goto cleanup;
+    }
+    rc = ht_spec_config_from_assignments(spec, sets, nsets, config, &err);
+    if (rc == HT_OK)
+        rc = ht_session_create(spec, dev, &opts, &session, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("eval", &err);
+        goto cleanup;
+    }
+
+    rc = ht_session_eval(session, config, res, &err);
+    if (rc == HT_EBUILD && res->build_log && res->build_log[0]) {
+        size_t n = strlen(res->build_log);
+        fprintf(stderr, "%s%s", res->build_log, res->build_log[n - 1] == '\n' ? "" : "\n");
+    }
+    status = 0;
+    if (json)
+        status = print_json(spec, dev, config, res, &err);
+    else
+        print_text(spec, dev, config, res);
+    if (rc != HT_OK)
+        status = cli_fail("eval", &err);
+    if (dump && (rc == HT_OK || rc == HT_EVERIFY)) {
+        struct ht_error derr;
+        ht_error_clear(&derr);
+        if (ht_session_dump(session, dump, &derr) != HT_OK) {
+            int s2 = cli_fail("eval", &derr);
+            if (status == 0)
+                status = s2;
+        }
+    }
+
+cleanup:
+    if (res)
+        ht_eval_result_destroy(res);
+    free(res);
+    free(config);
+    ht_session_free(session);
+    ht_platform_free(plat);
+    ht_spec_free(spec);
+    free(ov);
+    free(sets);
+    return status;
+}

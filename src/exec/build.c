@@ -1,0 +1,240 @@
+/* Program build through the on-disk binary cache (PetaBricks keeps compiled kernels the same
+ * way): the key covers everything that can change the binary, a hit loads it with
+ * clCreateProgramWithBinary, and a file that cannot be used is compiled again and rewritten. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec-internal.h"
+#include "util/util.h"
+
+/* A cache file: magic, payload size, FNV-1a of the payload, payload (the device binary). */
+static const char cache_magic[8] = {'H', 'T', 'B', 'I', 'N', '\0', '\0', '\1'};
+#define CACHE_HEADER 24
+
+/* A second, independent seed, so that the two hashes make a 128-bit key. */
+#define FNV_SEED2 UINT64_C(0x84222325cbf29ce4)
+
+static uint64_t hash_field(uint64_t h, const void *data, size_t size)
+{
+    uint64_t n = size;
+    /* The length first, so that field boundaries cannot shift between keys. */
+    h = ht__fnv1a(h, &n, sizeof n);
+    return ht__fnv1a(h, data, size);
+}
+
+static uint64_t hash_all(const struct ht_session *s, const char *options, uint64_t h)
+{
+    const struct ht_device_info *d = s->dev;
+    static const char format[] = "hetune-binary-1";
+
+    h = hash_field(h, format, sizeof format - 1);
+    h = hash_field(h, s->spec->source, s->spec->source_len);
+    h = hash_field(h, options, strlen(options));
+    h = hash_field(h, d->name, strlen(d->name));
+    h = hash_field(h, d->version, strlen(d->version));
+    h = hash_field(h, d->driver_version, strlen(d->driver_version));
+    h = hash_field(h, d->platform_version, strlen(d->platform_version));
+    return h;
+}
+
+void ht__cache_key(const struct ht_session *s, const char *options, char *buf)
+{
+    snprintf(buf, 33, "%016llx%016llx",
+             (unsigned long long)hash_all(s, options, HT__FNV_INIT),
+             (unsigned long long)hash_all(s, options, FNV_SEED2));
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        p[i] = (unsigned char)(v & 0xff);
+}
+
+/* Loads a program from the cache file at path. Returns HT_OK with *out built, or
+ * HT_ENOTFOUND when the file is missing, corrupt or rejected by the runtime: all of which
+ * mean "compile instead". */
+static int load_cached(struct ht_session *s, const char *path, const char *options,
+                       cl_program *out)
+{
+    char *file = NULL;
+    size_t len = 0;
+    const unsigned char *p, *payload;
+    size_t size;
+    cl_int st, bin_status = CL_SUCCESS;
+    cl_program prog = NULL;
+    int rc = HT_ENOTFOUND;
+
+    if (ht__read_file(path, &file, &len, NULL) != HT_OK)
+        return HT_ENOTFOUND;
+    p = (const unsigned char *)file;
+    if (len < CACHE_HEADER || memcmp(p, cache_magic, sizeof cache_magic) != 0)
+        goto cleanup;
+    size = (size_t)get_u64(p + 8);
+    payload = p + CACHE_HEADER;
+    if (size == 0 || size != len - CACHE_HEADER ||
+        ht__fnv1a(HT__FNV_INIT, payload, size) != get_u64(p + 16))
+        goto cleanup;
+    prog = clCreateProgramWithBinary(s->ctx, 1, &s->device, &size, &payload, &bin_status, &st);
+    if (st != CL_SUCCESS || bin_status != CL_SUCCESS)
+        goto cleanup;
+    if (clBuildProgram(prog, 1, &s->device, options, NULL, NULL) != CL_SUCCESS)
+        goto cleanup;
+    *out = prog;
+    prog = NULL;
+    rc = HT_OK;
+cleanup:
+    if (prog)
+        clReleaseProgram(prog);
+    free(file);
+    return rc;
+}
+
+/* Writes prog's binary to the cache file at path. Failures are ignored by the caller: the
+ * cache only saves time. */
+static int store_cached(struct ht_session *s, cl_program prog, const char *path)
+{
+    size_t size = 0;
+    unsigned char *buf = NULL;
+    unsigned char *bin;
+    int rc = HT_EIO;
+
+    if (ht__mkdir_p(s->cache_dir, NULL) != HT_OK)
+        return HT_EIO;
+    /* The program has one device, so the size and binary arrays have one entry each. */
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) !=
+            CL_SUCCESS ||
+        size == 0)
+        return HT_EIO;
+    buf = malloc(CACHE_HEADER + size);
+    if (!buf)
+        return HT_ENOMEM;
+    bin = buf + CACHE_HEADER;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != CL_SUCCESS)
+        goto cleanup;
+    memcpy(buf, cache_magic, sizeof cache_magic);
+    put_u64(buf + 8, size);
+    put_u64(buf + 16, ht__fnv1a(HT__FNV_INIT, bin, size));
+    rc = ht__write_file(path, buf, CACHE_HEADER + size, NULL);
+cleanup:
+    free(buf);
+    return rc;
+}
+
+static char *build_log(struct ht_session *s, cl_program prog)
+{
+    size_t size = 0;
+    char *log;
+
+    if (clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+        CL_SUCCESS)
+        return ht__strdup("");
+    log = calloc(size + 1, 1);
+    if (!log)
+        return NULL;
+    if (clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
+        CL_SUCCESS)
+        log[0] = '\0';
+    return log;
+}
+
+/* The line of the log that says what went wrong first: the first line mentioning "error",
+ * else the first line that is not blank. */
+static void first_error_line(const char *log, char *buf, size_t size)
+{
+    const char *pick = NULL, *line = log;
+
+    buf[0] = '\0';
+    while (line && *line) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        for (size_t i = 0; i + 5 <= n; i++) {
+            if (!strncmp(line + i, "error", 5)) {
+                pick = line;
+                break;
+            }
+        }
+        if (pick)
+            break;
+        line = end ? end + 1 : NULL;
+    }
+    if (!pick) {
+        for (line = log; *line && isspace((unsigned char)*line); line++)
+            ;
+        pick = line;
+    }
+    for (size_t i = 0; i + 1 < size && pick[i] && pick[i] != '\n'; i++) {
+        buf[i] = pick[i];
+        buf[i + 1] = '\0';
+    }
+}
+
+int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
+                    double *build_s, int *cache_hit, char **log, struct ht_error *err)
+{
+    double t0 = ht__now();
+    char key[33];
+    char *path = NULL;
+    const char *src = s->spec->source;
+    size_t src_len = s->spec->source_len;
+    cl_program prog = NULL;
+    cl_int st;
+    int rc = HT_OK;
+
+    *out = NULL;
+    *cache_hit = 0;
+    *log = NULL;
+    *build_s = 0.0;
+    if (!s->opts.no_cache) {
+        ht__cache_key(s, options, key);
+        path = ht__asprintf("%s/%s.bin", s->cache_dir, key);
+        if (!path)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        if (load_cached(s, path, options, &prog) == HT_OK) {
+            *cache_hit = 1;
+            goto done;
+        }
+    }
+    prog = clCreateProgramWithSource(s->ctx, 1, &src, &src_len, &st);
+    if (st != CL_SUCCESS) {
+        rc = ht__cl_fail(err, HT_ECL, st, "clCreateProgramWithSource");
+        goto cleanup;
+    }
+    st = clBuildProgram(prog, 1, &s->device, options, NULL, NULL);
+    if (st != CL_SUCCESS) {
+        char first[1024];
+        if (st != CL_BUILD_PROGRAM_FAILURE && st != CL_INVALID_BUILD_OPTIONS &&
+            st != CL_COMPILER_NOT_AVAILABLE) {
+            rc = ht__cl_fail(err, HT_ECL, st, "clBuildProgram");
+            goto cleanup;
+        }
+        *log = build_log(s, prog);
+        first_error_line(*log ? *log : "", first, sizeof first);
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", ht_cl_err_name(st));
+        if (err && !err->code)
+            err->cl_status = st;
+        rc = ht_error_set(err, HT_EBUILD, "kernel build failed on %s: %s", s->dev->name, first);
+        goto cleanup;
+    }
+done:
+    *build_s = ht__now() - t0;
+    if (!*cache_hit && path)
+        store_cached(s, prog, path);
+    *out = prog;
+    prog = NULL;
+cleanup:
+    if (prog)
+        clReleaseProgram(prog);
+    free(path);
+    return rc;
+}

@@ -1,0 +1,126 @@
+/* Internal interface of the execution module (src/exec), shared by its files:
+ *   session.c  the session, the eval loop, verification and dump
+ *   run.c      one configuration instantiated on the device: buffers, arguments, launches
+ *   build.c    program build through the on-disk binary cache
+ *   data.c     host data: initial values and poison patterns
+ *   verify.c   element-wise comparison of outputs with the reference
+ */
+#ifndef HETUNE_EXEC_INTERNAL_H
+#define HETUNE_EXEC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "hetune/exec.h"
+
+/* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
+ * message "<what> failed: CL_...", and returns code. */
+int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
+
+/* Host copy of one buffer argument. */
+struct ht__hostbuf {
+    void *data;        /* owned; count * type size bytes, NULL when not held */
+    size_t count;      /* elements */
+    unsigned naxes;    /* the shape it was made for, to print multi-dimensional indices */
+    uint64_t dims[3];
+};
+
+struct ht_session {
+    const struct ht_spec *spec;        /* borrowed */
+    const struct ht_device_info *dev;  /* borrowed */
+    struct ht_exec_opts opts;          /* opts.cache_dir points at cache_dir below */
+    char cache_dir[4096];
+    cl_context ctx;
+    cl_device_id device;
+    cl_command_queue queue;            /* in order, profiling enabled */
+    struct ht__hostbuf *inputs;        /* per arg: initial data of read and readwrite buffers */
+    struct ht__hostbuf *outputs;       /* per arg: written buffers of the last eval */
+    struct ht__hostbuf *refs;          /* per arg: the reference outputs */
+    int have_outputs;                  /* outputs hold the last eval's results */
+    int have_refs;                     /* refs hold the reference configuration's outputs */
+};
+
+/* One configuration instantiated on the device. Zero it before ht__inst_prepare; release
+ * it with ht__inst_release whatever happened. */
+struct ht__inst {
+    int64_t *vars;               /* owned; def->names.count values */
+    unsigned ndims;
+    uint64_t global[3], local[3];  /* local all 0: left to the runtime */
+    cl_program prog;
+    cl_kernel kernel;
+    cl_mem *mem;                 /* per arg; NULL for scalars */
+    struct ht__hostbuf *shape;   /* per arg: count and dims (data unused) */
+};
+
+/* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
+ * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
+ * transfer time, from profiling events, is added to *write_s) and sets the arguments.
+ * res->ndims, global and local are filled as soon as they are known. */
+int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     struct ht_eval_result *res, double *write_s, struct ht_error *err);
+
+/* Creates kernel `name` from in's program, checks its argument count against the spec and
+ * sets its arguments to in's buffers and scalars. *out is released by the caller. */
+int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
+                    cl_kernel *out, struct ht_error *err);
+
+/* One timed run of kernel k: restores the readwrite buffers from the host inputs (their
+ * transfer time goes to *restore_s), poisons the write buffers, launches k on in's global
+ * size with local (NULL: left to the runtime) and waits. *kernel_s is the kernel's time
+ * from its profiling event. Launch failures are HT_ELAUNCH with err->cl_status set. */
+int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                    const size_t *local, double *kernel_s, double *restore_s,
+                    struct ht_error *err);
+
+/* Reads every written buffer (write, readwrite) back into dst[arg], (re)allocating as
+ * needed. The transfer time is added to *read_s. */
+int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf *dst,
+                  double *read_s, struct ht_error *err);
+
+/* Releases every OpenCL object and allocation of in and zeroes it. */
+void ht__inst_release(struct ht__inst *in, size_t nargs);
+
+/* Returns a built program for the session's source with options, from the binary cache
+ * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
+ * cache unless no_cache). *build_s is the wall time it took. On a build failure returns
+ * HT_EBUILD with *log set to the whole build log (owned by the caller, free()) and err
+ * naming the device and the log's first error line. */
+int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
+                    double *build_s, int *cache_hit, char **log, struct ht_error *err);
+
+/* The cache key of a program: 32 lowercase hex digits (two FNV-1a hashes) over the source,
+ * the options, and the device and driver identity. buf holds at least 33 bytes. */
+void ht__cache_key(const struct ht_session *s, const char *options, char *buf);
+
+/* Fills count elements at buf with arg's initial data: random (fixed seed from the
+ * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw
+ * little-endian file whose size must be count elements (HT_ESPEC when it is not, HT_EIO
+ * when it cannot be read). */
+int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_error *err);
+
+/* The poison value of one element of type t into pat (ht_type_size(t) bytes): NaN for
+ * float and double, the byte 0xA5 repeated for integers. */
+void ht__poison_pattern(enum ht_type t, void *pat);
+
+/* Result of comparing outputs with the reference. */
+struct ht__cmp {
+    size_t compared;     /* elements looked at */
+    size_t mismatches;   /* elements outside the tolerance */
+    double max_abs, max_rel;
+    char first[256];     /* the first mismatch, "" when none */
+};
+
+/* Compares got with exp element by element and accumulates into c (initialise it to
+ * zeros). Floats match when |got - exp| <= atol + rtol * |exp| and neither is NaN;
+ * integers match exactly. A count that differs from the reference is one mismatch with a
+ * message saying so. */
+void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
+                 const struct ht__hostbuf *exp, double rtol, double atol, struct ht__cmp *c);
+
+/* Writes "NAME[i][j]" for linear element index i of a buffer shaped like b. */
+void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,
+                      size_t size);
+
+#endif

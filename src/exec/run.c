@@ -1,0 +1,413 @@
+/* One configuration instantiated on the device: its program and kernel, buffers, scalar
+ * arguments, timed launches and read-back. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec-internal.h"
+#include "util/util.h"
+
+int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)
+{
+    if (err && !err->code)
+        err->cl_status = status;
+    return ht_error_set(err, code, "%s failed: %s", what, ht_cl_err_name(status));
+}
+
+/* Seconds between a finished command's START and END, or fallback when the runtime does
+ * not give them. */
+static double event_seconds(cl_event ev, double fallback)
+{
+    cl_ulong start = 0, end = 0;
+
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
+            CL_SUCCESS ||
+        end < start)
+        return fallback;
+    return (double)(end - start) * 1e-9;
+}
+
+/* A blocking host-to-device or device-to-host copy; its time is added to *seconds. */
+static int transfer(struct ht_session *s, cl_mem mem, int to_device, void *host, size_t bytes,
+                    double *seconds, struct ht_error *err)
+{
+    cl_event ev = NULL;
+    double t0 = ht__now();
+    cl_int st;
+
+    if (to_device)
+        st = clEnqueueWriteBuffer(s->queue, mem, CL_TRUE, 0, bytes, host, 0, NULL, &ev);
+    else
+        st = clEnqueueReadBuffer(s->queue, mem, CL_TRUE, 0, bytes, host, 0, NULL, &ev);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st,
+                           to_device ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
+    *seconds += event_seconds(ev, ht__now() - t0);
+    clReleaseEvent(ev);
+    return HT_OK;
+}
+
+/* "-D NAME=value" for every parameter, then the spec's own options. Owned by the caller. */
+static char *build_options(const struct ht_spec *spec, const int64_t *config)
+{
+    const struct ht_space_def *def = &spec->space;
+    size_t cap = strlen(spec->kernel_options) + 1, len = 0;
+    char *buf;
+
+    for (size_t i = 0; i < def->nparams; i++)
+        cap += strlen(def->params[i].name) + 32;
+    buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    buf[0] = '\0';
+    for (size_t i = 0; i < def->nparams; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
+                                def->params[i].name, config[i]);
+    snprintf(buf + len, cap - len, "%s", spec->kernel_options);
+    return buf;
+}
+
+/* Evaluates arg i's shape into in->shape[i]. */
+static int eval_shape(const struct ht_spec *spec, struct ht__inst *in, size_t i,
+                      struct ht_error *err)
+{
+    const struct ht_arg *arg = &spec->args[i];
+    struct ht__hostbuf *b = &in->shape[i];
+    size_t count = 1;
+    int rc;
+
+    b->naxes = arg->naxes;
+    for (unsigned a = 0; a < arg->naxes; a++) {
+        int64_t v;
+        rc = ht_expr_eval(arg->shape[a], in->vars, &v);
+        if (rc == HT_OK && v <= 0)
+            rc = HT_EINVAL;
+        if (rc != HT_OK) {
+            if (err && !err->code)
+                snprintf(err->field, sizeof err->field, "args[%zu].shape[%u]", i, a);
+            return ht_error_set(err, HT_EINVAL, "shape '%s' of '%s' is %s",
+                                ht_expr_source(arg->shape[a]), arg->name,
+                                rc == HT_EINVAL ? "not positive" : ht_strerror(rc));
+        }
+        if ((uint64_t)v > SIZE_MAX / count / ht_type_size(arg->type))
+            return ht_error_set(err, HT_EOVERFLOW, "buffer '%s' is too large", arg->name);
+        b->dims[a] = (uint64_t)v;
+        count *= (size_t)v;
+    }
+    b->count = count;
+    return HT_OK;
+}
+
+/* Makes s->inputs[i] hold arg i's initial data for count elements. */
+static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf *shape,
+                        struct ht_error *err)
+{
+    const struct ht_arg *arg = &s->spec->args[i];
+    struct ht__hostbuf *b = &s->inputs[i];
+    void *data;
+    int rc;
+
+    /* Inputs depend on the name and the count only, so they are made once per size. */
+    if (b->data && b->count == shape->count)
+        return HT_OK;
+    data = malloc(shape->count * ht_type_size(arg->type));
+    if (!data)
+        return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
+    rc = ht__data_init(arg, data, shape->count, err);
+    if (rc != HT_OK) {
+        free(data);
+        return rc;
+    }
+    free(b->data);
+    *b = *shape;
+    b->data = data;
+    return HT_OK;
+}
+
+static int create_kernel(struct ht_session *s, cl_program prog, const char *name,
+                         cl_kernel *out, struct ht_error *err)
+{
+    cl_int st;
+    cl_uint nargs = 0;
+    cl_kernel k = clCreateKernel(prog, name, &st);
+    int rc;
+
+    *out = NULL;
+    if (st == CL_INVALID_KERNEL_NAME) {
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "%s",
+                     name == s->spec->kernel_name ? "kernel.name" : "verify.reference");
+        return ht_error_set(err, HT_ESPEC, "no kernel named '%s' in '%s'", name,
+                            s->spec->kernel_path);
+    }
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st, "clCreateKernel");
+    st = clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    if (st != CL_SUCCESS) {
+        rc = ht__cl_fail(err, HT_ECL, st, "clGetKernelInfo");
+        goto fail;
+    }
+    rc = ht_spec_check_kernel_args(s->spec, nargs, err);
+    if (rc != HT_OK)
+        goto fail;
+    *out = k;
+    return HT_OK;
+fail:
+    clReleaseKernel(k);
+    return rc;
+}
+
+/* A scalar argument's value converted to its type; HT_EINVAL when it does not fit. */
+static int scalar_value(const struct ht_arg *arg, size_t i, const int64_t *vars, void *out,
+                        struct ht_error *err)
+{
+    int64_t v;
+    int rc = ht_expr_eval(arg->value, vars, &v);
+    int fits = 1;
+
+    if (rc != HT_OK) {
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "args[%zu].value", i);
+        return ht_error_set(err, HT_EINVAL, "value '%s' of '%s': %s",
+                            ht_expr_source(arg->value), arg->name, ht_strerror(rc));
+    }
+    switch (arg->type) {
+    case HT_TYPE_CHAR: fits = v >= INT8_MIN && v <= INT8_MAX; *(int8_t *)out = (int8_t)v; break;
+    case HT_TYPE_UCHAR: fits = v >= 0 && v <= UINT8_MAX; *(uint8_t *)out = (uint8_t)v; break;
+    case HT_TYPE_SHORT:
+        fits = v >= INT16_MIN && v <= INT16_MAX;
+        *(int16_t *)out = (int16_t)v;
+        break;
+    case HT_TYPE_USHORT: fits = v >= 0 && v <= UINT16_MAX; *(uint16_t *)out = (uint16_t)v; break;
+    case HT_TYPE_INT:
+        fits = v >= INT32_MIN && v <= INT32_MAX;
+        *(int32_t *)out = (int32_t)v;
+        break;
+    case HT_TYPE_UINT: fits = v >= 0 && v <= UINT32_MAX; *(uint32_t *)out = (uint32_t)v; break;
+    case HT_TYPE_LONG: *(int64_t *)out = v; break;
+    case HT_TYPE_ULONG: fits = v >= 0; *(uint64_t *)out = (uint64_t)v; break;
+    case HT_TYPE_FLOAT: *(float *)out = (float)v; break;
+    case HT_TYPE_DOUBLE: *(double *)out = (double)v; break;
+    default: fits = 0; break;
+    }
+    if (!fits) {
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "args[%zu].value", i);
+        return ht_error_set(err, HT_EINVAL, "value %" PRId64 " of '%s' does not fit in %s", v,
+                            arg->name, ht_type_name(arg->type));
+    }
+    return HT_OK;
+}
+
+static int set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                    struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        cl_int st;
+        if (arg->is_buffer) {
+            st = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &in->mem[i]);
+        } else {
+            union { int8_t c; int16_t s; int32_t i; int64_t l; float f; double d; } v;
+            int rc = scalar_value(arg, i, in->vars, &v, err);
+            if (rc != HT_OK)
+                return rc;
+            st = clSetKernelArg(k, (cl_uint)i, ht_type_size(arg->type), &v);
+        }
+        if (st != CL_SUCCESS) {
+            char what[300];
+            snprintf(what, sizeof what, "clSetKernelArg of '%s'", arg->name);
+            return ht__cl_fail(err, HT_ECL, st, what);
+        }
+    }
+    return HT_OK;
+}
+
+int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
+                    cl_kernel *out, struct ht_error *err)
+{
+    int rc = create_kernel(s, in->prog, name, out, err);
+
+    if (rc == HT_OK && (rc = set_args(s, in, *out, err)) != HT_OK) {
+        clReleaseKernel(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     struct ht_eval_result *res, double *write_s, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    const struct ht_space_def *def = &spec->space;
+    char *options = NULL;
+    int rc;
+
+    in->vars = calloc(def->names.count ? def->names.count : 1, sizeof *in->vars);
+    in->mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->mem);
+    in->shape = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->shape);
+    if (!in->vars || !in->mem || !in->shape)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_space_vars(def, s->dev, config, in->vars);
+    rc = ht_space_ndrange(def, in->vars, in->global, in->local, err);
+    if (rc != HT_OK)
+        return rc;
+    in->ndims = def->ndims;
+    res->ndims = in->ndims;
+    memcpy(res->global, in->global, sizeof res->global);
+    memcpy(res->local, in->local, sizeof res->local);
+
+    options = build_options(spec, config);
+    if (!options)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht__program_get(s, options, &in->prog, &res->build_s, &res->cache_hit,
+                         &res->build_log, err);
+    free(options);
+    if (rc != HT_OK)
+        return rc;
+    rc = create_kernel(s, in->prog, spec->kernel_name, &in->kernel, err);
+    if (rc != HT_OK)
+        return rc;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        cl_mem_flags flags;
+        size_t bytes;
+        cl_int st;
+
+        if (!arg->is_buffer)
+            continue;
+        rc = eval_shape(spec, in, i, err);
+        if (rc != HT_OK)
+            return rc;
+        bytes = in->shape[i].count * ht_type_size(arg->type);
+        flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
+                : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
+                                                 : CL_MEM_READ_WRITE;
+        in->mem[i] = clCreateBuffer(s->ctx, flags, bytes, NULL, &st);
+        if (st != CL_SUCCESS) {
+            char what[300];
+            snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
+            return ht__cl_fail(err, HT_ECL, st, what);
+        }
+        if (arg->access == HT_ACCESS_WRITE)
+            continue;
+        rc = ensure_input(s, i, &in->shape[i], err);
+        if (rc != HT_OK)
+            return rc;
+        /* Read-only inputs go over once per configuration; readwrite buffers are written
+         * before every run (ht__inst_launch) since the kernel changes them. */
+        if (arg->access == HT_ACCESS_READ) {
+            rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, write_s, err);
+            if (rc != HT_OK)
+                return rc;
+        }
+    }
+    return set_args(s, in, in->kernel, err);
+}
+
+int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                    const size_t *local, double *kernel_s, double *restore_s,
+                    struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    size_t global[3];
+    cl_event ev = NULL;
+    cl_int st, exec = CL_COMPLETE;
+    double t0;
+    int rc = HT_OK;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        size_t bytes = in->shape[i].count * ht_type_size(arg->type);
+
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        if (arg->access == HT_ACCESS_READWRITE) {
+            rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, restore_s, err);
+            if (rc != HT_OK)
+                return rc;
+        } else {
+            /* Poison, so that an element no work-item writes cannot pass verification. */
+            unsigned char pat[8];
+            ht__poison_pattern(arg->type, pat);
+            st = clEnqueueFillBuffer(s->queue, in->mem[i], pat, ht_type_size(arg->type), 0,
+                                     bytes, 0, NULL, NULL);
+            if (st != CL_SUCCESS)
+                return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
+        }
+    }
+    for (unsigned d = 0; d < 3; d++)
+        global[d] = (size_t)in->global[d];
+    t0 = ht__now();
+    st = clEnqueueNDRangeKernel(s->queue, k, in->ndims, NULL, global, local, 0, NULL, &ev);
+    if (st != CL_SUCCESS) {
+        rc = ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
+        goto cleanup;
+    }
+    st = clWaitForEvents(1, &ev);
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
+        CL_SUCCESS)
+        exec = st;
+    if (st != CL_SUCCESS || exec < 0) {
+        rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
+        goto cleanup;
+    }
+    *kernel_s = event_seconds(ev, ht__now() - t0);
+cleanup:
+    if (ev)
+        clReleaseEvent(ev);
+    if (rc != HT_OK)
+        clFinish(s->queue); /* leave nothing queued behind for the next configuration */
+    return rc;
+}
+
+int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf *dst,
+                  double *read_s, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        size_t bytes = in->shape[i].count * ht_type_size(arg->type);
+        int rc;
+
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        if (!dst[i].data || dst[i].count != in->shape[i].count) {
+            void *data = malloc(bytes);
+            if (!data)
+                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
+            free(dst[i].data);
+            dst[i].data = data;
+        }
+        dst[i].count = in->shape[i].count;
+        dst[i].naxes = in->shape[i].naxes;
+        memcpy(dst[i].dims, in->shape[i].dims, sizeof dst[i].dims);
+        rc = transfer(s, in->mem[i], 0, dst[i].data, bytes, read_s, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
+
+void ht__inst_release(struct ht__inst *in, size_t nargs)
+{
+    if (in->mem)
+        for (size_t i = 0; i < nargs; i++)
+            if (in->mem[i])
+                clReleaseMemObject(in->mem[i]);
+    if (in->kernel)
+        clReleaseKernel(in->kernel);
+    if (in->prog)
+        clReleaseProgram(in->prog);
+    free(in->mem);
+    free(in->shape);
+    free(in->vars);
+    memset(in, 0, sizeof *in);
+}

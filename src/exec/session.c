@@ -1,0 +1,332 @@
+/* Sessions: the context and profiling queue of one device, the eval loop of one
+ * configuration (check, build, run repeats times, read back, verify), and output dumps. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec-internal.h"
+#include "util/util.h"
+
+void ht_exec_opts_init(struct ht_exec_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->eq3 = HT_EQ3_PRODUCT;
+}
+
+void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size)
+{
+    const char *env;
+
+    if (opts && opts->cache_dir && opts->cache_dir[0])
+        snprintf(buf, size, "%s", opts->cache_dir);
+    else if ((env = getenv("HETUNE_CACHE_DIR")) && env[0])
+        snprintf(buf, size, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && env[0])
+        snprintf(buf, size, "%s/hetune", env);
+    else if ((env = getenv("HOME")) && env[0])
+        snprintf(buf, size, "%s/.cache/hetune", env);
+    else
+        snprintf(buf, size, "/tmp/hetune-cache");
+}
+
+void ht_eval_result_destroy(struct ht_eval_result *res)
+{
+    if (!res)
+        return;
+    free(res->build_log);
+    res->build_log = NULL;
+}
+
+static void hostbufs_free(struct ht__hostbuf *b, size_t n)
+{
+    if (!b)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(b[i].data);
+    free(b);
+}
+
+int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                      const struct ht_exec_opts *opts, struct ht_session **out,
+                      struct ht_error *err)
+{
+    struct ht_session *s;
+    cl_context_properties props[3];
+    size_t n = spec->nargs ? spec->nargs : 1;
+    cl_int st;
+    int rc = HT_OK;
+
+    *out = NULL;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    s->spec = spec;
+    s->dev = dev;
+    if (opts)
+        s->opts = *opts;
+    else
+        ht_exec_opts_init(&s->opts);
+    ht_cache_dir(&s->opts, s->cache_dir, sizeof s->cache_dir);
+    s->opts.cache_dir = s->cache_dir;
+    s->device = (cl_device_id)dev->cl_device;
+    s->inputs = calloc(n, sizeof *s->inputs);
+    s->outputs = calloc(n, sizeof *s->outputs);
+    s->refs = calloc(n, sizeof *s->refs);
+    if (!s->inputs || !s->outputs || !s->refs) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    props[0] = CL_CONTEXT_PLATFORM;
+    props[1] = (cl_context_properties)dev->cl_platform;
+    props[2] = 0;
+    s->ctx = clCreateContext(props, 1, &s->device, NULL, NULL, &st);
+    if (st != CL_SUCCESS) {
+        rc = ht__cl_fail(err, HT_ECL, st, "clCreateContext");
+        goto fail;
+    }
+    s->queue = clCreateCommandQueue(s->ctx, s->device, CL_QUEUE_PROFILING_ENABLE, &st);
+    if (st != CL_SUCCESS) {
+        rc = ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue");
+        goto fail;
+    }
+    *out = s;
+    return HT_OK;
+fail:
+    ht_session_free(s);
+    return rc;
+}
+
+void ht_session_free(struct ht_session *s)
+{
+    size_t n;
+
+    if (!s)
+        return;
+    n = s->spec->nargs;
+    if (s->queue)
+        clReleaseCommandQueue(s->queue);
+    if (s->ctx)
+        clReleaseContext(s->ctx);
+    hostbufs_free(s->inputs, n);
+    hostbufs_free(s->outputs, n);
+    hostbufs_free(s->refs, n);
+    free(s);
+}
+
+static void result_reset(struct ht_eval_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->verified = -1;
+    res->gflops = -1.0;
+    res->gbps = -1.0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Mean of the best keep runs, and the minimum. */
+static void summarise_runs(struct ht_eval_result *res, unsigned keep)
+{
+    double sorted[HT_MAX_REPEATS], sum = 0.0;
+
+    memcpy(sorted, res->run_s, res->nruns * sizeof *sorted);
+    qsort(sorted, res->nruns, sizeof *sorted, cmp_double);
+    if (keep == 0 || keep > res->nruns)
+        keep = res->nruns;
+    for (unsigned i = 0; i < keep; i++)
+        sum += sorted[i];
+    res->kernel_s = keep ? sum / keep : 0.0;
+    res->kernel_min_s = res->nruns ? sorted[0] : 0.0;
+}
+
+/* A rate per second from an expression over the configuration's vars, or -1. */
+static double rate(const struct ht_expr *e, const int64_t *vars, double seconds)
+{
+    int64_t v;
+
+    if (!e || seconds <= 0.0 || ht_expr_eval(e, vars, &v) != HT_OK)
+        return -1.0;
+    return (double)v / seconds * 1e-9;
+}
+
+/* Runs the reference configuration once and keeps its outputs in s->refs. */
+static int compute_reference_config(struct ht_session *s, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    struct ht__inst in;
+    struct ht_eval_result *tmp;
+    struct ht_error e;
+    double unused = 0.0, kernel_s = 0.0, read_s = 0.0;
+    size_t local[3];
+    int rc;
+
+    memset(&in, 0, sizeof in);
+    ht_error_clear(&e);
+    tmp = malloc(sizeof *tmp);
+    if (!tmp)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    result_reset(tmp);
+    /* Eq. 3 is about speed, not correctness: a small reference configuration may break it
+     * and still give the right answer. */
+    rc = ht_space_check(&spec->space, s->dev, spec->reference, HT_EQ3_OFF, &e);
+    if (rc == HT_OK)
+        rc = ht__inst_prepare(s, spec->reference, &in, tmp, &unused, &e);
+    if (rc == HT_OK) {
+        for (unsigned d = 0; d < 3; d++)
+            local[d] = (size_t)in.local[d];
+        rc = ht__inst_launch(s, &in, in.kernel, in.local[0] ? local : NULL, &kernel_s,
+                             &unused, &e);
+    }
+    if (rc == HT_OK)
+        rc = ht__inst_read(s, &in, s->refs, &read_s, &e);
+    if (rc == HT_OK) {
+        s->have_refs = 1;
+    } else {
+        char msg[2400];
+        ht_error_format(&e, msg, sizeof msg);
+        if (err && !err->code)
+            err->cl_status = e.cl_status;
+        ht_error_set(err, rc, "reference configuration: %s", msg);
+    }
+    ht__inst_release(&in, spec->nargs);
+    ht_eval_result_destroy(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* Runs the reference kernel once on the configuration's buffers, into s->refs. */
+static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
+                                    struct ht_error *err)
+{
+    cl_kernel k = NULL;
+    double unused = 0.0, kernel_s = 0.0, read_s = 0.0;
+    int rc;
+
+    s->have_refs = 0; /* these outputs belong to this configuration's options only */
+    rc = ht__inst_kernel(s, in, s->spec->reference_kernel, &k, err);
+    if (rc == HT_OK)
+        rc = ht__inst_launch(s, in, k, NULL, &kernel_s, &unused, err);
+    if (rc == HT_OK)
+        rc = ht__inst_read(s, in, s->refs, &read_s, err);
+    if (k)
+        clReleaseKernel(k);
+    return rc;
+}
+
+static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_result *res,
+                  struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    struct ht__cmp c;
+    int rc;
+
+    if (spec->verify == HT_VERIFY_NONE || s->opts.no_verify)
+        return HT_OK;
+    if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
+        rc = compute_reference_config(s, err);
+    else if (spec->verify == HT_VERIFY_KERNEL)
+        rc = compute_reference_kernel(s, in, err);
+    else
+        rc = HT_OK;
+    if (rc != HT_OK)
+        return rc;
+
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        if (arg->is_buffer && arg->access != HT_ACCESS_READ)
+            ht__compare(arg, &s->outputs[i], &s->refs[i], spec->rtol, spec->atol, &c);
+    }
+    res->verified = c.mismatches == 0;
+    res->max_abs_err = c.max_abs;
+    res->max_rel_err = c.max_rel;
+    res->mismatches = c.mismatches;
+    snprintf(res->mismatch, sizeof res->mismatch, "%s", c.first);
+    if (c.mismatches)
+        return ht_error_set(err, HT_EVERIFY,
+                            "verification failed: %zu of %zu elements differ; first %s",
+                            c.mismatches, c.compared, c.first);
+    return HT_OK;
+}
+
+int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
+                    struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    struct ht__inst in;
+    struct ht_error local_err;
+    unsigned repeats = spec->repeats ? spec->repeats : 1;
+    double restore_s = 0.0, write_s = 0.0;
+    size_t local[3];
+    int rc;
+
+    if (!err)
+        err = &local_err;
+    ht_error_clear(err);
+    result_reset(res);
+    memset(&in, 0, sizeof in);
+    s->have_outputs = 0;
+    if (repeats > HT_MAX_REPEATS)
+        repeats = HT_MAX_REPEATS;
+
+    rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    rc = ht__inst_prepare(s, config, &in, res, &write_s, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    for (unsigned d = 0; d < 3; d++)
+        local[d] = (size_t)in.local[d];
+    for (unsigned r = 0; r < repeats; r++) {
+        rc = ht__inst_launch(s, &in, in.kernel, in.local[0] ? local : NULL, &res->run_s[r],
+                             &restore_s, err);
+        if (rc != HT_OK)
+            goto cleanup;
+        res->nruns = r + 1;
+    }
+    summarise_runs(res, spec->keep_best);
+    /* The transfers one run needs: read-only inputs once, readwrite ones per run. */
+    res->write_s = write_s + restore_s / repeats;
+    rc = ht__inst_read(s, &in, s->outputs, &res->read_s, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    s->have_outputs = 1;
+    res->gflops = rate(spec->flops, in.vars, res->kernel_s);
+    res->gbps = rate(spec->bytes, in.vars, res->kernel_s);
+    rc = verify(s, &in, res, err);
+cleanup:
+    ht__inst_release(&in, spec->nargs);
+    res->status = rc;
+    return rc;
+}
+
+int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    int rc;
+
+    if (!s->have_outputs)
+        return ht_error_set(err, HT_EINVAL, "no outputs to dump: no evaluation ran to the end");
+    rc = ht__mkdir_p(dir, err);
+    if (rc != HT_OK)
+        return rc;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        char *path;
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        path = ht__asprintf("%s/%s.bin", dir, arg->name);
+        if (!path)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        rc = ht__write_file(path, s->outputs[i].data,
+                            s->outputs[i].count * ht_type_size(arg->type), err);
+        free(path);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
