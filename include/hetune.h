@@ -9,7 +9,9 @@
 #include "hetune/space.h"
 #include "hetune/spec.h"
 #include "hetune/exec.h"
+#include "hetune/search.h"
 #include "hetune/store.h"
+#include "hetune/tune.h"
 
 #define HETUNE_VERSION "0.1.0"
 

@@ -1,0 +1,189 @@
+/* hetune — search strategies over a pruned space of configurations.
+ *
+ * A search proposes configurations to evaluate, one at a time, and learns from the cost the
+ * caller reports for each (lower is better; seconds in practice). It knows nothing of
+ * OpenCL or of the results database: the space is a flat array of the valid configurations
+ * that pruning left, and a configuration is named by its index in that array.
+ *
+ * The protocol:
+ *
+ *     struct ht_search *s;
+ *     ht_search_create("genetic", &space, &opts, &s, &err);
+ *     for each result stored earlier:  ht_search_report(s, index, cost);   (pre-seeding)
+ *     while (ht_search_next(s, &i) == 0) {
+ *         cost = evaluate(space.configs + i * space.nparams);
+ *         ht_search_report(s, i, cost);
+ *     }
+ *     ht_search_best(s, &best, &best_cost);
+ *     ht_search_free(s);
+ *
+ * Exactly one proposal is in flight: every index ht_search_next returns must be reported
+ * before the next call. A search never proposes the same index twice, nor an index whose
+ * result was reported beforehand. Report INFINITY for a configuration that failed to build,
+ * to launch or to verify: such a configuration is never chosen as best. For a configuration
+ * cut by early termination (ht_search_should_cut) report INFINITY or the time of its runs
+ * so far; that time exceeds the cut factor times the best, so it cannot become best either,
+ * and it tells the genetic and annealing strategies more than INFINITY does.
+ *
+ * Repeatable: the same strategy, space, options (seed included) and pre-seeded results give
+ * the same sequence of proposals for the same reported costs. The time limit is the only
+ * input that depends on the clock; inject one (opts.now) to make it repeatable too.
+ *
+ * Strategies (ht_search_strategies[]):
+ *   exhaustive  every configuration, in the order of the space (the paper's exploration);
+ *   random      uniform sampling without replacement;
+ *   genetic     OCLoptimizer's genetic algorithm: one gene per parameter, tournament
+ *               selection, uniform crossover, mutation, elitism; children that are not valid
+ *               configurations become the nearest valid one; stops after ga_patience
+ *               generations without improvement of the best cost;
+ *   anneal      simulated annealing over the configurations that differ in one parameter
+ *               (nearer values more likely), with restarts from random configurations.
+ */
+#ifndef HETUNE_SEARCH_H
+#define HETUNE_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The space a search runs over: count valid configurations of nparams values each, row
+ * major (configuration i is configs[i * nparams .. i * nparams + nparams - 1]). Borrowed
+ * by the search: configs and param_names must outlive it. param_names (nparams names) is
+ * optional, NULL allowed; it only makes error messages clearer. The genetic and annealing
+ * strategies need the configurations to be distinct (ht_search_create returns HT_EINVAL
+ * otherwise); they treat each parameter's values as ordered, so "nearest" means nearest in
+ * rank of value. */
+struct ht_search_space {
+    size_t count, nparams;
+    const int64_t *configs;
+    const char *const *param_names;
+};
+
+/* Options. Fill with ht_search_opts_init, then change what you need. Every knob is read at
+ * ht_search_create; the structure is copied. */
+struct ht_search_opts {
+    uint64_t seed;            /* seeds the strategy's random numbers; default 0 */
+    size_t budget;            /* most evaluations this run proposes; 0 = no limit (default).
+                                 Pre-seeded results do not count against it. */
+    double time_limit_s;      /* no new proposal once this many seconds have passed since
+                                 ht_search_create; 0 = no limit (default) */
+    double (*now)(void *user);/* the clock for time_limit_s, in seconds; NULL = monotonic
+                                 wall-clock time (default). Tests inject a fake one. */
+    void *now_user;           /* passed to now */
+
+    /* genetic */
+    size_t ga_population;     /* individuals per generation; default 20, at least 2 */
+    size_t ga_elite;          /* best individuals carried unchanged into the next
+                                 generation; default 2, less than ga_population */
+    size_t ga_tournament;     /* tournament size of parent selection; default 3, >= 1 */
+    double ga_mutation;       /* probability that a gene of a child is replaced by another
+                                 value of its parameter (half the time any other, half the
+                                 time a nearby one); default 0.1, in [0, 1] */
+    size_t ga_patience;       /* generations without improvement before it stops; default 3
+                                 (OCLoptimizer's rule), >= 1. Raise it to trade evaluations
+                                 for a better chance of the exact optimum. */
+
+    /* anneal */
+    double sa_temperature;    /* initial temperature, in relative cost: a move that is 10%
+                                 slower is accepted with probability exp(-0.1 / T);
+                                 default 0.5, >= 0 */
+    double sa_cooling;        /* the temperature is multiplied by this after every step;
+                                 default 0.9, in (0, 1] */
+    size_t sa_steps;          /* evaluations per run before a restart; 0 = automatic
+                                 (default): a run ends once 2 * nparams + 8 evaluations in
+                                 a row have not improved its best (see anneal.c) */
+    size_t sa_restarts;       /* runs after the first, each from a random configuration not
+                                 evaluated yet; default 4. The search stops after them. */
+};
+
+/* Fills opts with the defaults above. */
+void ht_search_opts_init(struct ht_search_opts *opts);
+
+struct ht_search; /* opaque */
+
+/* A strategy: a table of functions, one per file src/search/<name>.c. The registry below
+ * is public so that tools can list the strategies; the functions are called only by the
+ * ht_search_* functions. */
+struct ht_search_ops {
+    const char *name;         /* "genetic" */
+    const char *description;  /* one line, lowercase */
+    /* Sets up the strategy's state. Returns 0, HT_ENOMEM or HT_EINVAL (err says why). */
+    int (*init)(struct ht_search *s, struct ht_error *err);
+    /* The next index to evaluate, never one the search knows (proposed or reported).
+     * Returns 0, HT_DONE when the strategy has finished, or HT_ENOMEM. */
+    int (*next)(struct ht_search *s, size_t *index);
+    /* The cost of the index the strategy proposed last. */
+    void (*report)(struct ht_search *s, size_t index, double cost);
+    /* Frees the strategy's state. */
+    void (*destroy)(struct ht_search *s);
+};
+
+/* The strategies, ending with NULL. Static storage. */
+extern const struct ht_search_ops *const ht_search_strategies[];
+
+/* The strategy called name, or NULL when there is none. Borrowed, static storage. */
+const struct ht_search_ops *ht_search_find(const char *name);
+
+/* Starts a search with the strategy called strategy over space (borrowed: it and the
+ * arrays it points to must outlive the search). opts is copied; NULL means the defaults.
+ * *out is owned by the caller (ht_search_free). Returns HT_EINVAL when the strategy is
+ * unknown (err lists the available ones), when the space is malformed (configs NULL with a
+ * count, duplicate configurations for genetic and anneal) or when an option is out of range
+ * (err->field names it, e.g. "ga_elite"); HT_ENOMEM. */
+int ht_search_create(const char *strategy, const struct ht_search_space *space,
+                     const struct ht_search_opts *opts, struct ht_search **out,
+                     struct ht_error *err);
+
+/* Frees a search; NULL is allowed. */
+void ht_search_free(struct ht_search *s);
+
+/* The name of the search's strategy. Borrowed, static storage. */
+const char *ht_search_name(const struct ht_search *s);
+
+/* Puts in *index the next configuration to evaluate. Returns 0; HT_DONE when the budget is
+ * spent, the time limit has passed, every configuration is known or the strategy has
+ * finished (a finished strategy stays finished); HT_EINVAL when the previous proposal has
+ * not been reported yet; HT_ENOMEM. */
+int ht_search_next(struct ht_search *s, size_t *index);
+
+/* Records the cost of configuration index: lower is better, INFINITY (or NaN, read as
+ * INFINITY) for a configuration that failed. When index is the proposal in flight, it is
+ * an evaluation of this run and counts against the budget. Any other index not known yet is
+ * a result obtained elsewhere (pre-seeding, typically from the results database before the
+ * first ht_search_next): it becomes known, so it is never proposed, it competes for best,
+ * and it does not count against the budget. Returns HT_EINVAL when index is out of range
+ * or its result is already known. */
+int ht_search_report(struct ht_search *s, size_t index, double cost);
+
+/* The best configuration known (evaluated or pre-seeded) and its cost; ties go to the one
+ * reported first. Returns HT_ENOTFOUND when no finite cost has been reported. */
+int ht_search_best(const struct ht_search *s, size_t *index, double *cost);
+
+/* Evaluations of this run: proposals whose result was reported. Pre-seeded results are not
+ * counted. */
+size_t ht_search_evaluated(const struct ht_search *s);
+
+/* Configurations whose result is known: evaluations plus pre-seeded results. */
+size_t ht_search_known(const struct ht_search *s);
+
+/* Early termination (issue 4, item 2). The default factor. */
+#define HT_SEARCH_CUT_FACTOR 3.0
+
+/* Whether to stop repeating a configuration after its first n runs (run times in seconds,
+ * n >= 1): 1 when even the fastest of them is more than factor times best_so_far, the
+ * statistic of the best configuration so far; 0 otherwise. The fastest run is used so that
+ * one slow run (a cold cache, a noisy neighbour) does not cut a good configuration. Never
+ * cuts when n is 0, when best_so_far is not a positive finite number (no best yet) or when
+ * factor <= 0 (early termination off). The caller records such a configuration as cut,
+ * never chooses it as best, and reports it to the search as said at the top of this file. */
+int ht_search_should_cut(const double *runs, size_t n, double best_so_far, double factor);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

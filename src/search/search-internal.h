@@ -1,0 +1,89 @@
+/* Internals shared by the search core (search.c), the geometry of a space (geom.c) and the
+ * strategies (one file each). Not part of the public API. */
+#ifndef HETUNE_SEARCH_INTERNAL_H
+#define HETUNE_SEARCH_INTERNAL_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/search.h"
+#include "util/util.h"
+
+struct ht_search {
+    const struct ht_search_ops *ops;
+    struct ht_search_space space;   /* borrowed arrays */
+    struct ht_search_opts opts;
+    struct ht__rng rng;
+    double *cost;                   /* count entries; NAN while unknown */
+    size_t known, evaluated;
+    int pending_set;                /* a proposal is in flight */
+    size_t pending;
+    int has_best;
+    size_t best;
+    double best_cost;
+    int finished;                   /* the strategy said HT_DONE */
+    double t_start;
+    void *state;                    /* the strategy's */
+};
+
+/* Whether index is proposed or known: a strategy must not propose it. */
+static inline int ht__search_visited(const struct ht_search *s, size_t index)
+{
+    return (s->pending_set && s->pending == index) || !isnan(s->cost[index]);
+}
+
+/* A uniform integer in [0, n), n > 0, without modulo bias. */
+size_t ht__rng_below(struct ht__rng *r, size_t n);
+
+/* Picks a configuration uniformly among those not visited and not refused by skip (NULL:
+ * refuses none). Returns 0, or HT_DONE when there is none. */
+int ht__search_random_unvisited(struct ht_search *s, int (*skip)(void *user, size_t index),
+                                void *user, size_t *out);
+
+/* The geometry of a space, for strategies that move between neighbouring configurations:
+ * each parameter's distinct values in increasing order, each configuration as the ranks of
+ * its values, and a hash table from ranks to index. */
+struct ht__geom {
+    size_t count, nparams;
+    size_t *nvalues;        /* nparams: distinct values of each parameter */
+    uint32_t *ranks;        /* count * nparams */
+    double *weight;         /* nparams: 1 / (nvalues - 1), 0 for a single value */
+    size_t *table;          /* index + 1, 0 for empty */
+    size_t mask;            /* table size - 1 (a power of two) */
+};
+
+/* Builds the geometry of space. Returns HT_EINVAL when two configurations are equal (err
+ * names them), HT_ENOMEM. On failure g needs no ht__geom_destroy. */
+int ht__geom_build(struct ht__geom *g, const struct ht_search_space *space,
+                   struct ht_error *err);
+void ht__geom_destroy(struct ht__geom *g);
+
+/* The ranks of configuration index (nparams entries). Borrowed from g. */
+static inline const uint32_t *ht__geom_ranks(const struct ht__geom *g, size_t index)
+{
+    return g->ranks + index * g->nparams;
+}
+
+/* The configuration whose ranks are ranks. Returns 0, or HT_ENOTFOUND when it is not in
+ * the space (it broke a constraint). */
+int ht__geom_lookup(const struct ht__geom *g, const uint32_t *ranks, size_t *index);
+
+/* The distance between ranks a and b: the sum over parameters of the rank difference
+ * divided by the parameter's number of values less one, so each parameter spans [0, 1]. */
+double ht__geom_distance(const struct ht__geom *g, const uint32_t *a, const uint32_t *b);
+
+/* The configuration nearest to ranks among those that skip (NULL: none) does not refuse;
+ * ties broken at random with rng. Returns 0, or HT_DONE when every one is refused. */
+int ht__geom_nearest(const struct ht__geom *g, const uint32_t *ranks, struct ht__rng *rng,
+                     int (*skip)(void *user, size_t index), void *user, size_t *out);
+
+/* The skip callback that refuses visited configurations; user is the struct ht_search. */
+int ht__search_skip_visited(void *user, size_t index);
+
+extern const struct ht_search_ops ht__search_exhaustive;
+extern const struct ht_search_ops ht__search_random;
+extern const struct ht_search_ops ht__search_genetic;
+extern const struct ht_search_ops ht__search_anneal;
+
+#endif

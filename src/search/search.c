@@ -1,0 +1,271 @@
+/* The search core: the strategy registry, the bookkeeping every strategy shares (known
+ * results, the proposal in flight, best, budget, time limit) and early termination. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/search-internal.h"
+
+const struct ht_search_ops *const ht_search_strategies[] = {
+    &ht__search_exhaustive,
+    &ht__search_random,
+    &ht__search_genetic,
+    &ht__search_anneal,
+    NULL,
+};
+
+void ht_search_opts_init(struct ht_search_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->ga_population = 20;
+    opts->ga_elite = 2;
+    opts->ga_tournament = 3;
+    opts->ga_mutation = 0.1;
+    opts->ga_patience = 3;
+    opts->sa_temperature = 0.5;
+    opts->sa_cooling = 0.9;
+    opts->sa_restarts = 4;
+}
+
+const struct ht_search_ops *ht_search_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; ht_search_strategies[i]; i++)
+        if (strcmp(ht_search_strategies[i]->name, name) == 0)
+            return ht_search_strategies[i];
+    return NULL;
+}
+
+size_t ht__rng_below(struct ht__rng *r, size_t n)
+{
+    /* Reject the top partial block of 2^64 so every value is equally likely. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % (uint64_t)n;
+    uint64_t x;
+    do
+        x = ht__rng_next(r);
+    while (x >= limit);
+    return (size_t)(x % (uint64_t)n);
+}
+
+int ht__search_skip_visited(void *user, size_t index)
+{
+    return ht__search_visited(user, index);
+}
+
+int ht__search_random_unvisited(struct ht_search *s, int (*skip)(void *user, size_t index),
+                                void *user, size_t *out)
+{
+    size_t n = s->space.count;
+    if (n == 0)
+        return HT_DONE;
+    /* Rejection sampling is uniform and fast while few are refused; a scan from a random
+     * start always ends, at the price of favouring those after long refused runs. */
+    for (int tries = 0; tries < 64; tries++) {
+        size_t i = ht__rng_below(&s->rng, n);
+        if (!ht__search_visited(s, i) && !(skip && skip(user, i))) {
+            *out = i;
+            return 0;
+        }
+    }
+    size_t start = ht__rng_below(&s->rng, n);
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (start + k) % n;
+        if (!ht__search_visited(s, i) && !(skip && skip(user, i))) {
+            *out = i;
+            return 0;
+        }
+    }
+    return HT_DONE;
+}
+
+static int check_opts(const struct ht_search_opts *o, struct ht_error *err)
+{
+    const char *field = NULL, *why = NULL;
+    if (!(o->time_limit_s >= 0))
+        field = "time_limit_s", why = "must be >= 0";
+    else if (o->ga_population < 2)
+        field = "ga_population", why = "must be at least 2";
+    else if (o->ga_elite >= o->ga_population)
+        field = "ga_elite", why = "must be less than ga_population";
+    else if (o->ga_tournament < 1)
+        field = "ga_tournament", why = "must be at least 1";
+    else if (!(o->ga_mutation >= 0 && o->ga_mutation <= 1))
+        field = "ga_mutation", why = "must be in [0, 1]";
+    else if (o->ga_patience < 1)
+        field = "ga_patience", why = "must be at least 1";
+    else if (!(o->sa_temperature >= 0) || isinf(o->sa_temperature))
+        field = "sa_temperature", why = "must be a finite number >= 0";
+    else if (!(o->sa_cooling > 0 && o->sa_cooling <= 1))
+        field = "sa_cooling", why = "must be in (0, 1]";
+    if (!field)
+        return 0;
+    if (err && !err->code)
+        snprintf(err->field, sizeof err->field, "%s", field);
+    return ht_error_set(err, HT_EINVAL, "search option %s %s", field, why);
+}
+
+int ht_search_create(const char *strategy, const struct ht_search_space *space,
+                     const struct ht_search_opts *opts, struct ht_search **out,
+                     struct ht_error *err)
+{
+    struct ht_search *s = NULL;
+    int rc;
+
+    *out = NULL;
+    const struct ht_search_ops *ops = ht_search_find(strategy);
+    if (!ops) {
+        char names[256] = "";
+        size_t len = 0;
+        for (size_t i = 0; ht_search_strategies[i] && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                    ht_search_strategies[i]->name);
+        return ht_error_set(err, HT_EINVAL, "unknown search strategy '%s' (available: %s)",
+                            strategy ? strategy : "(null)", names);
+    }
+    if (!space)
+        return ht_error_set(err, HT_EINVAL, "no search space given");
+    if (space->count > 0 && space->nparams > 0 && !space->configs)
+        return ht_error_set(err, HT_EINVAL, "search space of %zu configurations without values",
+                            space->count);
+
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    s->ops = ops;
+    s->space = *space;
+    if (opts)
+        s->opts = *opts;
+    else
+        ht_search_opts_init(&s->opts);
+    rc = check_opts(&s->opts, err);
+    if (rc)
+        goto fail;
+    ht__rng_seed(&s->rng, s->opts.seed);
+    s->cost = malloc((space->count ? space->count : 1) * sizeof *s->cost);
+    if (!s->cost) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < space->count; i++)
+        s->cost[i] = NAN;
+    s->best_cost = INFINITY;
+    rc = ops->init(s, err);
+    if (rc)
+        goto fail; /* a strategy that fails to init frees what it took */
+    s->t_start = s->opts.now ? s->opts.now(s->opts.now_user) : ht__now();
+    *out = s;
+    return 0;
+
+fail:
+    free(s->cost);
+    free(s);
+    return rc;
+}
+
+void ht_search_free(struct ht_search *s)
+{
+    if (!s)
+        return;
+    if (s->ops && s->ops->destroy)
+        s->ops->destroy(s);
+    free(s->cost);
+    free(s);
+}
+
+const char *ht_search_name(const struct ht_search *s)
+{
+    return s->ops->name;
+}
+
+int ht_search_next(struct ht_search *s, size_t *index)
+{
+    size_t i;
+    int rc;
+
+    if (s->pending_set)
+        return HT_EINVAL;
+    if (s->finished)
+        return HT_DONE;
+    if (s->opts.budget && s->evaluated >= s->opts.budget)
+        return HT_DONE;
+    if (s->opts.time_limit_s > 0) {
+        double t = s->opts.now ? s->opts.now(s->opts.now_user) : ht__now();
+        if (t - s->t_start >= s->opts.time_limit_s)
+            return HT_DONE;
+    }
+    if (s->known >= s->space.count)
+        return HT_DONE;
+    rc = s->ops->next(s, &i);
+    if (rc == HT_DONE) {
+        s->finished = 1;
+        return HT_DONE;
+    }
+    if (rc)
+        return rc;
+    /* A strategy that proposes a known configuration is broken; refuse rather than let
+     * the caller measure it twice. */
+    if (i >= s->space.count || ht__search_visited(s, i)) {
+        s->finished = 1;
+        return HT_EINVAL;
+    }
+    s->pending_set = 1;
+    s->pending = i;
+    *index = i;
+    return 0;
+}
+
+int ht_search_report(struct ht_search *s, size_t index, double cost)
+{
+    if (index >= s->space.count || !isnan(s->cost[index]))
+        return HT_EINVAL;
+    if (isnan(cost))
+        cost = INFINITY;
+    s->cost[index] = cost;
+    s->known++;
+    if (isfinite(cost) && (!s->has_best || cost < s->best_cost)) {
+        s->has_best = 1;
+        s->best = index;
+        s->best_cost = cost;
+    }
+    if (s->pending_set && s->pending == index) {
+        s->pending_set = 0;
+        s->evaluated++;
+        s->ops->report(s, index, cost);
+    }
+    return 0;
+}
+
+int ht_search_best(const struct ht_search *s, size_t *index, double *cost)
+{
+    if (!s->has_best)
+        return HT_ENOTFOUND;
+    if (index)
+        *index = s->best;
+    if (cost)
+        *cost = s->best_cost;
+    return 0;
+}
+
+size_t ht_search_evaluated(const struct ht_search *s)
+{
+    return s->evaluated;
+}
+
+size_t ht_search_known(const struct ht_search *s)
+{
+    return s->known;
+}
+
+int ht_search_should_cut(const double *runs, size_t n, double best_so_far, double factor)
+{
+    if (n == 0 || !runs || !(factor > 0) || !isfinite(best_so_far) || !(best_so_far > 0))
+        return 0;
+    double fastest = runs[0];
+    for (size_t i = 1; i < n; i++)
+        if (runs[i] < fastest)
+            fastest = runs[i];
+    /* NaN runs compare false everywhere: a run that produced no time cuts nothing. */
+    return fastest > factor * best_so_far;
+}
