@@ -11,6 +11,7 @@
 #include "hetune/exec.h"
 #include "hetune/search.h"
 #include "hetune/store.h"
+#include "hetune/split.h"
 #include "hetune/tune.h"
 
 #define HETUNE_VERSION "0.1.0"

@@ -1,0 +1,308 @@
+/* hetune plan: the split planner on numbers given on the command line (the paper's
+ * §2.2: split factors, adjusted factors, the residue device, Algorithm 1's time). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char plan_usage[] =
+    "usage: hetune plan --global G --wg W1,W2,... --times T1,T2,... [options]\n"
+    "\n"
+    "Splits G work-items along one NDRange dimension between devices, as the paper's\n"
+    "section 2.2 does: the split factors S_i = (1/t_i) / sum_j(1/t_j) (Eq. 4); whole\n"
+    "work-groups of each device's own size, floor(G*S_i/wg_i) (Eq. 6-7); the residue\n"
+    "R = G - sum_i(wg_i*groups_i) (Eq. 8) goes to the device that covers it with the\n"
+    "least work (Eq. 9; ties to the device that finishes first, then the first given).\n"
+    "Slices lie in the order given with the residue device last, ending at G; when\n"
+    "work-group sizes are not multiples of each other its slice overlaps its\n"
+    "neighbour's, and each device owns (is read back for) only its own range. Only a\n"
+    "device whose slice can still end at G takes the residue; when none can, one\n"
+    "device takes all the work and runs past G (the overhang: pad the buffers).\n"
+    "\n"
+    "options:\n"
+    "  -g, --global G        work-items along the split dimension (a positive integer,\n"
+    "                        at most 2^53)\n"
+    "  -w, --wg W1,W2,...    each device's work-group size along that dimension\n"
+    "  -t, --times T1,...    each device's time for the whole problem alone, in\n"
+    "                        seconds (positive)\n"
+    "  -f, --factors F1,...  split by these factors instead of Eq. 4 (not negative,\n"
+    "                        normalized to sum 1); the times still give the\n"
+    "                        theoretical times and break ties\n"
+    "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
+    "      --json            print one JSON object instead of the table\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "The lists must have one entry per device, in the same order. Output: per device\n"
+    "its work-group size, time, optimal factor (Eq. 4), adjusted factor (owned\n"
+    "work-items / G, as the paper's Table 3), slice offset and size in work-items,\n"
+    "work-groups, and owned range; then the residue device, the overlap (work-items\n"
+    "computed twice, or past G) and the theoretical time max_i(S_i*t_i) (Algorithm 1).\n"
+    "\n"
+    "exit status: 0 success, 1 out of memory, 2 bad input\n";
+
+enum { OPT_JSON = 256 };
+
+static const struct option plan_options[] = {
+    {"global", required_argument, NULL, 'g'},
+    {"wg", required_argument, NULL, 'w'},
+    {"times", required_argument, NULL, 't'},
+    {"factors", required_argument, NULL, 'f'},
+    {"names", required_argument, NULL, 'n'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Splits a comma-separated list in place (arg lives in argv). Returns the number of
+ * items, their starts in *items (owned by the caller, free()), or 0 when out of memory. */
+static size_t split_list(char *arg, char ***items)
+{
+    size_t n = 1;
+    char **v;
+
+    for (const char *p = arg; *p; p++)
+        n += *p == ',';
+    v = malloc(n * sizeof *v);
+    if (!v)
+        return 0;
+    n = 0;
+    for (char *p = arg;;) {
+        char *comma = strchr(p, ',');
+        v[n++] = p;
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    *items = v;
+    return n;
+}
+
+/* Parses a positive decimal integer of at most max. Returns 0 on success. */
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!*s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Parses a finite number; positive when strict, else not negative. Returns 0 on success. */
+static int parse_double(const char *s, int strict, double *out)
+{
+    char *end;
+    double v;
+
+    if (!*s)
+        return -1;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || (strict ? !(v > 0) : !(v >= 0)))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The device's label in the text table: its name, or its index. */
+static const char *label(char **names, size_t i, char *buf, size_t size)
+{
+    if (names)
+        return names[i];
+    snprintf(buf, size, "%zu", i);
+    return buf;
+}
+
+static void print_text(const struct ht_split_plan *p, char **names)
+{
+    char buf[32];
+    int w = 6;
+
+    for (size_t i = 0; names && i < p->ndevices; i++)
+        if ((int)strlen(names[i]) > w)
+            w = (int)strlen(names[i]);
+    printf("global: %" PRIu64 " work-items, %zu device%s\n\n", p->global, p->ndevices,
+           p->ndevices == 1 ? "" : "s");
+    printf("%-*s %8s %12s %9s %9s %10s %10s %8s  %s\n", w, "device", "wg", "time (s)",
+           "optimal", "adjusted", "offset", "size", "groups", "owns");
+    for (size_t i = 0; i < p->ndevices; i++) {
+        const struct ht_split_slice *s = &p->slices[i];
+        printf("%-*s %8" PRIu64 " %12.6g %9.6f %9.6f %10" PRIu64 " %10" PRIu64 " %8" PRIu64,
+               w, label(names, i, buf, sizeof buf), s->wg, s->time_s, s->optimal_factor,
+               s->adjusted_factor, s->offset, s->size, s->groups);
+        if (s->own_size)
+            printf("  [%" PRIu64 ", %" PRIu64 ")\n", s->own_offset,
+                   s->own_offset + s->own_size);
+        else
+            printf("  (no slice)\n");
+    }
+    putchar('\n');
+    if (p->residue_device == SIZE_MAX)
+        printf("residue: none (the whole groups cover G)\n");
+    else
+        printf("residue: %" PRIu64 " work-items, to device %s (+%" PRIu64 " group%s)\n",
+               p->residue, label(names, p->residue_device, buf, sizeof buf),
+               p->slices[p->residue_device].extra_groups,
+               p->slices[p->residue_device].extra_groups == 1 ? "" : "s");
+    printf("overlap: %" PRIu64 " work-items\n", p->overlap);
+    if (p->overhang)
+        printf("overhang: %" PRIu64 " work-items past G (no device can end at G: pad the "
+               "buffers)\n", p->overhang);
+    printf("theoretical time (Algorithm 1): %.6g s\n", p->theoretical_time_s);
+    printf("with the adjusted slices:       %.6g s\n", p->adjusted_time_s);
+}
+
+static void print_json(const struct ht_split_plan *p, char **names)
+{
+    printf("{\n  \"global\": %" PRIu64 ",\n  \"devices\": [", p->global);
+    for (size_t i = 0; i < p->ndevices; i++) {
+        const struct ht_split_slice *s = &p->slices[i];
+        printf("%s\n    {\"index\": %zu, ", i ? "," : "", i);
+        if (names) {
+            printf("\"name\": ");
+            cli_json_string(stdout, names[i]);
+            printf(", ");
+        }
+        printf("\"wg\": %" PRIu64 ", \"time\": %.17g, \"optimal_factor\": %.17g, "
+               "\"adjusted_factor\": %.17g, \"slice_factor\": %.17g, \"gamma\": %.17g, "
+               "\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"groups\": %" PRIu64
+               ", \"extra_groups\": %" PRIu64 ", \"own_offset\": %" PRIu64
+               ", \"own_size\": %" PRIu64 "}",
+               s->wg, s->time_s, s->optimal_factor, s->adjusted_factor, s->slice_factor,
+               s->gamma, s->offset, s->size, s->groups, s->extra_groups, s->own_offset,
+               s->own_size);
+    }
+    printf("\n  ],\n  \"residue_device\": ");
+    if (p->residue_device == SIZE_MAX)
+        printf("null");
+    else
+        printf("%zu", p->residue_device);
+    printf(",\n  \"residue\": %" PRIu64 ",\n  \"overlap\": %" PRIu64
+           ",\n  \"overhang\": %" PRIu64 ",\n  \"theoretical_time\": %.17g"
+           ",\n  \"adjusted_time\": %.17g\n}\n",
+           p->residue, p->overlap, p->overhang, p->theoretical_time_s, p->adjusted_time_s);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    const char *cmd = "plan";
+    char *garg = NULL, *warg = NULL, *targ = NULL, *farg = NULL, *narg = NULL;
+    char **wl = NULL, **tl = NULL, **fl = NULL, **names = NULL;
+    size_t n = 0, nt = 0, nf = 0, nn = 0;
+    struct ht_split_device_in *devs = NULL;
+    double *factors = NULL;
+    struct ht_split_plan plan = {0};
+    struct ht_error err;
+    uint64_t global = 0;
+    int json = 0, c, status = 0;
+
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":g:w:t:f:n:h", plan_options, NULL)) != -1) {
+        switch (c) {
+        case 'g': garg = optarg; break;
+        case 'w': warg = optarg; break;
+        case 't': targ = optarg; break;
+        case 'f': farg = optarg; break;
+        case 'n': narg = optarg; break;
+        case OPT_JSON: json = 1; break;
+        case 'h': fputs(plan_usage, stdout); return 0;
+        case ':': return cli_usage_error(cmd, 2, "%s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, 2, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error(cmd, 2, "unexpected argument '%s'", argv[optind]);
+    if (!garg || !warg || !targ)
+        return cli_usage_error(cmd, 2, "--global, --wg and --times are all needed "
+                                       "(see 'hetune plan --help')");
+    if (parse_u64(garg, UINT64_C(1) << 53, &global))
+        return cli_usage_error(cmd, 2, "--global %s: want a positive integer of at most 2^53",
+                               garg);
+
+    n = split_list(warg, &wl);
+    nt = split_list(targ, &tl);
+    nf = farg ? split_list(farg, &fl) : 0;
+    nn = narg ? split_list(narg, &names) : 0;
+    if (!n || !nt || (farg && !nf) || (narg && !nn)) {
+        status = cli_usage_error(cmd, 1, "out of memory");
+        goto cleanup;
+    }
+    if (nt != n || (farg && nf != n) || (narg && nn != n)) {
+        char more[128] = "";
+        int len = 0;
+        if (farg)
+            len = snprintf(more, sizeof more, ", --factors %zu", nf);
+        if (narg)
+            snprintf(more + len, sizeof more - (size_t)len, ", --names %zu", nn);
+        status = cli_usage_error(cmd, 2, "the lists need one entry per device: --wg has %zu, "
+                                 "--times %zu%s", n, nt, more);
+        goto cleanup;
+    }
+    devs = calloc(n, sizeof *devs);
+    factors = calloc(n, sizeof *factors);
+    if (!devs || !factors) {
+        status = cli_usage_error(cmd, 1, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (parse_u64(wl[i], UINT64_MAX, &devs[i].wg)) {
+            status = cli_usage_error(cmd, 2, "--wg: entry %zu '%s' is not a positive integer",
+                                     i + 1, wl[i]);
+            goto cleanup;
+        }
+        if (parse_double(tl[i], 1, &devs[i].time_s)) {
+            status = cli_usage_error(cmd, 2, "--times: entry %zu '%s' is not a positive, "
+                                     "finite number of seconds", i + 1, tl[i]);
+            goto cleanup;
+        }
+        if (farg && parse_double(fl[i], 0, &factors[i])) {
+            status = cli_usage_error(cmd, 2, "--factors: entry %zu '%s' is not a finite "
+                                     "number of at least 0", i + 1, fl[i]);
+            goto cleanup;
+        }
+    }
+
+    if (farg) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += factors[i];
+        if (!(sum > 0) || !isfinite(sum)) {
+            status = cli_usage_error(cmd, 2, "--factors: want at least one positive factor "
+                                     "and a finite sum");
+            goto cleanup;
+        }
+    }
+    if (farg ? ht_split_plan_from_factors(global, devs, factors, n, &plan, &err)
+             : ht_split_plan_compute(global, devs, n, &plan, &err)) {
+        status = cli_fail(cmd, &err);
+        goto cleanup;
+    }
+    if (json)
+        print_json(&plan, names);
+    else
+        print_text(&plan, names);
+
+cleanup:
+    ht_split_plan_destroy(&plan);
+    free(devs);
+    free(factors);
+    free(wl);
+    free(tl);
+    free(fl);
+    free(names);
+    return status;
+}

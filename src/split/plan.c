@@ -1,0 +1,273 @@
+/* The split planner (paper §2.2, Eq. 4-9, Algorithm 1): pure arithmetic, see split.h. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/split.h"
+
+/* Doubles hold every integer up to 2^53 exactly; G must be one of them for G·S_i. */
+#define MAX_GLOBAL (UINT64_C(1) << 53)
+
+/* How far below an integer (relative to γ) a γ still counts as that integer: a few units
+ * of rounding, from 1/t_i, their sum, the quotient, G·S_i and the division by wg_i. */
+#define SNAP (64 * DBL_EPSILON)
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static int fail_at(struct ht_error *err, const char *field, int code, const char *text)
+{
+    if (err && !err->code)
+        snprintf(err->field, sizeof err->field, "%s", field);
+    return ht_error_set(err, code, "%s", text);
+}
+
+/* Eq. 7, with the rounding rule of split.h: γ just below an integer counts as it. */
+static uint64_t whole_groups(double gamma)
+{
+    double f = floor(gamma);
+
+    if (gamma - f > 0.5 && f + 1 - gamma <= SNAP * gamma)
+        f += 1;
+    return (uint64_t)f;
+}
+
+static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                        struct ht_split_plan *out, struct ht_error *err)
+{
+    char field[64], text[256];
+
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "no plan to fill");
+    if (n == 0 || !devs)
+        return fail_at(err, "devices", HT_EINVAL, "no devices to split the work between");
+    if (global == 0)
+        return fail_at(err, "global", HT_EINVAL, "the global size must be positive");
+    if (global > MAX_GLOBAL) {
+        snprintf(text, sizeof text,
+                 "the global size %llu is above 2^53, beyond what the planner computes "
+                 "exactly", (unsigned long long)global);
+        return fail_at(err, "global", HT_EINVAL, text);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (devs[i].wg == 0) {
+            snprintf(field, sizeof field, "devices[%zu].wg", i);
+            return fail_at(err, field, HT_EINVAL, "the work-group size must be positive");
+        }
+        if (!(devs[i].time_s > 0) || !isfinite(devs[i].time_s)) {
+            snprintf(field, sizeof field, "devices[%zu].time", i);
+            snprintf(text, sizeof text,
+                     "the time must be a positive, finite number of seconds (got %g)",
+                     devs[i].time_s);
+            return fail_at(err, field, HT_EINVAL, text);
+        }
+    }
+    return 0;
+}
+
+/* Finds the residue device among those with a positive factor: the least work
+ * work(i), ties to the smallest finish time t_i·total(i)/G, then the lowest index.
+ * total(i) is the device's whole slice if chosen; with fit set only devices whose total
+ * is at most G count. Returns SIZE_MAX when none does. */
+static size_t pick_residue(const struct ht_split_slice *s, size_t n, uint64_t global,
+                           uint64_t need, int fit)
+{
+    size_t best = SIZE_MAX;
+    uint64_t best_work = 0;
+    double best_finish = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint64_t work, total;
+        double finish;
+
+        if (!(s[i].optimal_factor > 0))
+            continue;
+        work = s[i].wg * ceil_div(need, s[i].wg);
+        total = s[i].wg * (fit ? s[i].base_groups : 0) + work;
+        if (fit && total > global)
+            continue;
+        finish = s[i].time_s * ((double)total / (double)global);
+        if (best == SIZE_MAX || work < best_work ||
+            (work == best_work && finish < best_finish)) {
+            best = i;
+            best_work = work;
+            best_finish = finish;
+        }
+    }
+    return best;
+}
+
+/* The planner proper, from the normalized factors S (n of them, summing to 1). */
+static int plan(uint64_t global, const struct ht_split_device_in *devs, const double *S,
+                size_t n, struct ht_split_plan *out, struct ht_error *err)
+{
+    struct ht_split_slice *s;
+    uint64_t total = 0, pos = 0, sum = 0;
+    size_t k;
+    double G = (double)global;
+
+    s = calloc(n, sizeof *s);
+    if (!s)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        s[i].wg = devs[i].wg;
+        s[i].time_s = devs[i].time_s;
+        s[i].optimal_factor = S[i];
+        s[i].gamma = G * S[i] / (double)devs[i].wg;
+        s[i].base_groups = whole_groups(s[i].gamma);
+        /* Rounding cannot make one device's groups pass G on their own. */
+        if (s[i].base_groups > global / devs[i].wg)
+            s[i].base_groups = global / devs[i].wg;
+        total += s[i].wg * s[i].base_groups;
+    }
+    /* The factors sum to 1 only within rounding: should the whole groups pass G, the
+     * device whose γ̂ was rounded up the most gives a group back, until they fit. */
+    while (total > global) {
+        size_t worst = SIZE_MAX;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].base_groups > 0 &&
+                (worst == SIZE_MAX || (double)s[i].base_groups - s[i].gamma >
+                                          (double)s[worst].base_groups - s[worst].gamma))
+                worst = i;
+        s[worst].base_groups--;
+        total -= s[worst].wg;
+    }
+
+    out->global = global;
+    out->ndevices = n;
+    out->slices = s;
+    out->residue = global - total; /* Eq. 8 */
+    out->residue_device = SIZE_MAX;
+    if (out->residue > 0) {
+        /* Eq. 9: the residue goes to the device that needs the least extra work. */
+        k = pick_residue(s, n, global, out->residue, 1);
+        if (k != SIZE_MAX) {
+            s[k].extra_groups = ceil_div(out->residue, s[k].wg);
+        } else {
+            /* No device can take the residue and still end at G: one device takes all. */
+            k = pick_residue(s, n, global, global, 0);
+            for (size_t i = 0; i < n; i++)
+                s[i].base_groups = 0;
+            s[k].extra_groups = ceil_div(global, s[k].wg);
+            out->residue = global;
+        }
+        out->residue_device = k;
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        s[i].groups = s[i].base_groups + s[i].extra_groups;
+        s[i].size = s[i].groups * s[i].wg;
+        sum += s[i].size;
+        if (i == out->residue_device || s[i].size == 0)
+            continue;
+        s[i].offset = s[i].own_offset = pos;
+        s[i].own_size = s[i].size;
+        pos += s[i].size;
+    }
+    if (out->residue_device != SIZE_MAX) {
+        struct ht_split_slice *r = &s[out->residue_device];
+        /* Last, ending at G; it owns only what the others leave. */
+        r->offset = r->size <= global ? global - r->size : 0;
+        r->own_offset = pos;
+        r->own_size = global - pos;
+        out->overhang = r->offset + r->size - global;
+    }
+    out->overlap = sum - global;
+
+    out->theoretical_time_s = 0;
+    out->adjusted_time_s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double t_opt, t_adj;
+        s[i].adjusted_factor = (double)s[i].own_size / G;
+        s[i].slice_factor = (double)s[i].size / G;
+        /* Algorithm 1: the slowest device's share of its time alone. */
+        t_opt = s[i].optimal_factor * s[i].time_s;
+        t_adj = s[i].slice_factor * s[i].time_s;
+        if (t_opt > out->theoretical_time_s)
+            out->theoretical_time_s = t_opt;
+        if (t_adj > out->adjusted_time_s)
+            out->adjusted_time_s = t_adj;
+    }
+    return 0;
+}
+
+int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                          struct ht_split_plan *out, struct ht_error *err)
+{
+    double *S = NULL, tmin, sum = 0;
+    int rc;
+
+    if (out)
+        memset(out, 0, sizeof *out);
+    rc = check_inputs(global, devs, n, out, err);
+    if (rc)
+        return rc;
+    S = malloc(n * sizeof *S);
+    if (!S)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* Eq. 4, with the speeds taken relative to the fastest device (numerator and
+     * denominator both multiplied by its time) so that no tiny time overflows 1/t. */
+    tmin = devs[0].time_s;
+    for (size_t i = 1; i < n; i++)
+        if (devs[i].time_s < tmin)
+            tmin = devs[i].time_s;
+    for (size_t i = 0; i < n; i++) {
+        S[i] = tmin / devs[i].time_s;
+        sum += S[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        S[i] /= sum;
+    rc = plan(global, devs, S, n, out, err);
+    free(S);
+    return rc;
+}
+
+int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
+                               const double *factors, size_t n, struct ht_split_plan *out,
+                               struct ht_error *err)
+{
+    double *S = NULL, sum = 0;
+    char field[64], text[256];
+    int rc;
+
+    if (out)
+        memset(out, 0, sizeof *out);
+    rc = check_inputs(global, devs, n, out, err);
+    if (rc)
+        return rc;
+    if (!factors)
+        return fail_at(err, "factors", HT_EINVAL, "no factors given");
+    for (size_t i = 0; i < n; i++) {
+        if (!(factors[i] >= 0) || !isfinite(factors[i])) {
+            snprintf(field, sizeof field, "factors[%zu]", i);
+            snprintf(text, sizeof text, "a factor must be finite and not negative (got %g)",
+                     factors[i]);
+            return fail_at(err, field, HT_EINVAL, text);
+        }
+        sum += factors[i];
+    }
+    if (!(sum > 0) || !isfinite(sum))
+        return fail_at(err, "factors", HT_EINVAL,
+                       "the factors must have a positive, finite sum");
+    S = malloc(n * sizeof *S);
+    if (!S)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        S[i] = factors[i] / sum;
+    rc = plan(global, devs, S, n, out, err);
+    free(S);
+    return rc;
+}
+
+void ht_split_plan_destroy(struct ht_split_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->slices);
+    memset(plan, 0, sizeof *plan);
+}
