@@ -92,6 +92,91 @@ int ht_space_check(const struct ht_space_def *def, const struct ht_device_info *
 /* Frees everything a def owns (what the spec module allocated) and zeroes it. */
 void ht_space_def_destroy(struct ht_space_def *def);
 
+/* --- enumeration --- */
+
+/* A space: a def bound to one device with one Eq. 3 mode, its parameter domains resolved
+ * (range bounds evaluated with the device's variables). Opaque; it borrows the def, which
+ * must outlive it, and copies the device. Safe to read from several threads at once. */
+struct ht_space;
+
+/* Resolves the domains of def's parameters on dev. *out is owned by the caller
+ * (ht_space_free). Returns HT_ESPEC, err->field naming the parameter ("params.TS") and
+ * err->text the reason, when a range bound cannot be evaluated or uses a parameter, a
+ * step is not positive, a range is empty (hi < lo, or no power of two in it) or a value
+ * list is empty; HT_ENOMEM. */
+int ht_space_create(const struct ht_space_def *def, const struct ht_device_info *dev,
+                    enum ht_eq3 eq3, struct ht_space **out, struct ht_error *err);
+
+/* Frees a space; NULL is allowed. */
+void ht_space_free(struct ht_space *s);
+
+/* What the space was created from; borrowed, valid as long as s. */
+const struct ht_space_def *ht_space_get_def(const struct ht_space *s);
+const struct ht_device_info *ht_space_get_device(const struct ht_space *s);
+enum ht_eq3 ht_space_get_eq3(const struct ht_space *s);
+
+/* The number of values of parameter i on this device, and its k-th value (k below that
+ * number; values in the order of the list, ranges ascending). */
+uint64_t ht_space_domain_size(const struct ht_space *s, size_t i);
+int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k);
+
+/* The unpruned size, the paper's Table 1: the product of the domain sizes. A double
+ * because it can pass 2^64; exact up to 2^53. */
+double ht_space_count_unpruned(const struct ht_space *s);
+
+/* The sizes of a space on its device (the paper's Tables 1 and 2). */
+struct ht_space_counts {
+    double unpruned;           /* ht_space_count_unpruned */
+    uint64_t platform;         /* valid under the domains and the platform rules alone */
+    uint64_t pruned;           /* valid under the platform rules and the constraints */
+    double seconds;            /* wall time the backend spent counting (and visiting) */
+    /* When pruned is 0: the rule that removed the last configurations, named as
+     * ht_space_check names it ("Eq. 3", "local memory", "constraints[1]"), and a sentence
+     * saying so; both empty otherwise. */
+    char last_constraint[256];
+    char empty_reason[1024];
+};
+
+/* Called with one valid configuration: config[i] is the value of def->params[i], borrowed
+ * for the duration of the call. Return 0 to go on, a positive value to stop. */
+typedef int (*ht_space_visit_fn)(const int64_t *config, void *user);
+
+/* Counts the space with the native enumerator. Returns 0 or HT_ENOMEM. */
+int ht_space_count(const struct ht_space *s, struct ht_space_counts *out,
+                   struct ht_error *err);
+
+/* Calls cb on every valid configuration (the same set as ht_space_check accepts), in an
+ * unspecified but repeatable order, with the native enumerator; memory does not grow with
+ * the space. Returns 0 when all were visited, the positive value cb returned when it
+ * stopped, or HT_ENOMEM. */
+int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user);
+
+/* A backend that finds the valid configurations: one file each in src/space/. */
+struct ht_space_backend_ops {
+    const char *name;
+    const char *description;
+    /* Fills counts and, when cb is not NULL, calls it on every valid configuration as
+     * ht_space_foreach does (a positive return stops the visit, counts.pruned then counts
+     * the visited ones). Returns 0, the positive value cb stopped with, HT_ENOMEM,
+     * HT_EIO or HT_ESOLVER (the external solver is missing or failed; err says why). */
+    int (*solve)(const struct ht_space *s, struct ht_space_counts *counts,
+                 ht_space_visit_fn cb, void *user, struct ht_error *err);
+};
+
+/* The backends, "native" first (the default), NULL-terminated. Static storage. */
+extern const struct ht_space_backend_ops *const ht_space_backends[];
+
+/* The backend called name, or NULL. */
+const struct ht_space_backend_ops *ht_space_backend_find(const char *name);
+
+/* Writes the MiniZinc model of def (parameters over their domains as expressions of the
+ * device data, the platform rules with eq3, and, unless platform_only, the application's
+ * constraints) to path; the data come from ht_device_write_dzn. Its output item prints
+ * one line "hz: v0 v1 ..." per solution, values in parameter order. Returns HT_EIO,
+ * HT_ENOMEM or HT_EEXPR (an expression MiniZinc cannot express) with err filled. */
+int ht_space_write_minizinc(const struct ht_space_def *def, enum ht_eq3 eq3,
+                            int platform_only, const char *path, struct ht_error *err);
+
 #ifdef __cplusplus
 }
 #endif

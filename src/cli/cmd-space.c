@@ -1,0 +1,406 @@
+/* hetune space: the unpruned and pruned design space of a spec on each device (the
+ * paper's Tables 1 and 2), from the native enumerator, MiniZinc, or both compared. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char space_usage[] =
+    "usage: hetune space SPEC [options]\n"
+    "\n"
+    "Prints the design space of the spec on every device: its unpruned size (every\n"
+    "value of every parameter, the paper's Table 1), the size left by the platform\n"
+    "rules (Eq. 1: work-group size <= max_work_group_size; the per-dimension work-item\n"
+    "limits; Eq. 2: global a multiple of local; local_mem <= local_mem_size; Eq. 3:\n"
+    "work-groups >= compute units) and the size left by the application's constraints\n"
+    "as well (Table 2), with the time the solver spent. An empty space is a normal\n"
+    "answer: the rule that removed the last configurations is named.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
+    "                        \"<platform> <name>\", or 'all' (default: all)\n"
+    "      --solver S        native (default: depth-first enumeration), minizinc (the\n"
+    "                        paper's MiniZinc model, solved by Gecode), or both: runs\n"
+    "                        the two and fails when their sets differ\n"
+    "      --eq3 product|sum|off\n"
+    "                        Eq. 3 counts the work-groups as the product over the\n"
+    "                        dimensions (default, the total), the paper's sum, or is off\n"
+    "  -l, --list            also print the valid configurations, sorted\n"
+    "      --json            print one JSON object instead of text\n"
+    "      --size NAME=VALUE override a problem size of the spec\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
+    "solvers disagree), 2 bad input (usage, spec, a parameter range empty on a device)\n";
+
+/* A growing, then sorted, array of configurations. */
+struct configs {
+    size_t n, cap, nparams;
+    int64_t *v;
+};
+
+static int add_config(const int64_t *config, void *user)
+{
+    struct configs *c = user;
+    size_t np = c->nparams ? c->nparams : 1;
+
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        int64_t *v = realloc(c->v, cap * np * sizeof *v);
+        if (!v)
+            return 2; /* stops the walk; reported as out of memory */
+        c->v = v;
+        c->cap = cap;
+    }
+    memcpy(c->v + c->n * np, config, c->nparams * sizeof *config);
+    c->n++;
+    return 0;
+}
+
+static size_t sort_nparams;
+
+static int cmp_config(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (size_t i = 0; i < sort_nparams; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static void sort_configs(struct configs *c)
+{
+    sort_nparams = c->nparams;
+    if (c->nparams)
+        qsort(c->v, c->n, c->nparams * sizeof *c->v, cmp_config);
+}
+
+static void print_config(FILE *f, const struct configs *c, size_t k)
+{
+    for (size_t i = 0; i < c->nparams; i++)
+        fprintf(f, "%s%" PRId64, i ? " " : "", c->v[k * c->nparams + i]);
+}
+
+/* Prints up to 10 configurations of a that b lacks (both sorted); returns how many. */
+static size_t print_missing(const struct configs *a, const struct configs *b, const char *label)
+{
+    size_t i = 0, j = 0, n = 0;
+
+    sort_nparams = a->nparams;
+    while (i < a->n) {
+        int c = j < b->n ? cmp_config(a->v + i * a->nparams, b->v + j * b->nparams) : -1;
+        if (c == 0) {
+            i++;
+            j++;
+        } else if (c > 0) {
+            j++;
+        } else {
+            if (n < 10) {
+                fprintf(stderr, "  only %s: ", label);
+                print_config(stderr, a, i);
+                fputc('\n', stderr);
+            }
+            n++;
+            i++;
+        }
+    }
+    if (n > 10)
+        fprintf(stderr, "  ... and %zu more only %s\n", n - 10, label);
+    return n;
+}
+
+/* The result of one device. */
+struct device_result {
+    const struct ht_device_info *dev;
+    struct ht_space_counts counts;
+    const char *solver;
+    double mzn_seconds; /* --solver both: MiniZinc's time; counts holds native's */
+    struct configs configs;
+};
+
+static void print_text_device(const struct ht_spec *spec, const struct device_result *r,
+                              int list)
+{
+    const struct ht_space_counts *c = &r->counts;
+
+    printf("%-3zu %-34.34s %14.0f %12" PRIu64 " %12" PRIu64 " %11.6f", r->dev->index,
+           r->dev->name, c->unpruned, c->platform, c->pruned, c->seconds);
+    if (r->mzn_seconds >= 0)
+        printf(" %11.6f", r->mzn_seconds);
+    putchar('\n');
+    if (c->pruned == 0 && c->empty_reason[0])
+        printf("    empty: %s\n", c->empty_reason);
+    if (!list || c->pruned == 0)
+        return;
+    printf("    ");
+    for (size_t i = 0; i < spec->space.nparams; i++)
+        printf("%s%s", i ? " " : "", spec->space.params[i].name);
+    putchar('\n');
+    for (size_t k = 0; k < r->configs.n; k++) {
+        printf("    ");
+        print_config(stdout, &r->configs, k);
+        putchar('\n');
+    }
+}
+
+/* One device's entry of the JSON output, written by hand so that a configuration stays
+ * on one line however many there are. */
+static void print_json_device(const struct ht_spec *spec, const struct device_result *r,
+                              int list, int last)
+{
+    const struct ht_space_counts *c = &r->counts;
+
+    printf("    {\n      \"device\": ");
+    cli_json_string(stdout, r->dev->name);
+    printf(",\n      \"index\": %zu,\n      \"platform_name\": ", r->dev->index);
+    cli_json_string(stdout, r->dev->platform);
+    /* The unpruned size is a product of domain sizes and can pass 2^64: print the
+     * double's integer value, exact up to 2^53. */
+    printf(",\n      \"unpruned\": %.0f,\n      \"platform\": %" PRIu64
+           ",\n      \"pruned\": %" PRIu64 ",\n      \"seconds\": %.9f,\n"
+           "      \"solver\": ",
+           c->unpruned, c->platform, c->pruned, c->seconds);
+    cli_json_string(stdout, r->solver);
+    if (r->mzn_seconds >= 0)
+        printf(",\n      \"native_seconds\": %.9f,\n      \"minizinc_seconds\": %.9f",
+               c->seconds, r->mzn_seconds);
+    printf(",\n      \"params\": [");
+    for (size_t i = 0; i < spec->space.nparams; i++) {
+        printf("%s", i ? ", " : "");
+        cli_json_string(stdout, spec->space.params[i].name);
+    }
+    printf("]");
+    if (list) {
+        printf(",\n      \"configs\": [");
+        for (size_t k = 0; k < r->configs.n; k++) {
+            printf("%s\n        [", k ? "," : "");
+            for (size_t i = 0; i < r->configs.nparams; i++)
+                printf("%s%" PRId64, i ? ", " : "", r->configs.v[k * r->configs.nparams + i]);
+            printf("]");
+        }
+        printf("%s]", r->configs.n ? "\n      " : "");
+    }
+    printf(",\n      \"empty_reason\": ");
+    if (c->pruned == 0 && c->empty_reason[0])
+        cli_json_string(stdout, c->empty_reason);
+    else
+        printf("null");
+    printf(",\n      \"last_constraint\": ");
+    if (c->pruned == 0 && c->last_constraint[0])
+        cli_json_string(stdout, c->last_constraint);
+    else
+        printf("null");
+    printf("\n    }%s\n", last ? "" : ",");
+}
+
+/* Runs one backend on s; configs are collected (and sorted) when want is set. */
+static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *s, int want,
+                 struct ht_space_counts *counts, struct configs *out, struct ht_error *err)
+{
+    int rc = ops->solve(s, counts, want ? add_config : NULL, out, err);
+    if (rc > 0)
+        return ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
+    if (rc == 0 && want)
+        sort_configs(out);
+    return rc;
+}
+
+/* Solves one device. Returns 0, or an exit status after printing the problem. */
+static int solve_device(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        enum ht_eq3 eq3, const char *solver, int list,
+                        struct device_result *r)
+{
+    struct ht_space *s = NULL;
+    struct ht_error err;
+    struct ht_space_counts mc;
+    struct configs mcfg = {0, 0, spec->space.nparams, NULL};
+    int both = !strcmp(solver, "both"), status = 0, rc;
+    const struct ht_space_backend_ops *ops = ht_space_backend_find(both ? "native" : solver);
+
+    ht_error_clear(&err);
+    r->dev = dev;
+    r->solver = solver;
+    r->mzn_seconds = -1;
+    r->configs.nparams = spec->space.nparams;
+    rc = ht_space_create(&spec->space, dev, eq3, &s, &err);
+    if (rc == 0)
+        rc = solve(ops, s, list || both, &r->counts, &r->configs, &err);
+    if (rc == 0 && both) {
+        rc = solve(ht_space_backend_find("minizinc"), s, 1, &mc, &mcfg, &err);
+        r->mzn_seconds = mc.seconds;
+    }
+    if (rc != 0) {
+        if (!err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", spec->path);
+        fprintf(stderr, "hetune space: device %zu (%s): ", dev->index, dev->name);
+        {
+            char buf[4096];
+            ht_error_format(&err, buf, sizeof buf);
+            fprintf(stderr, "%s\n", buf);
+        }
+        status = ht_exit_status(err.code);
+        goto cleanup;
+    }
+    if (both && (mcfg.n != r->configs.n || mc.platform != r->counts.platform ||
+                 (mcfg.n && memcmp(mcfg.v, r->configs.v,
+                                   mcfg.n * mcfg.nparams * sizeof *mcfg.v) != 0))) {
+        fprintf(stderr,
+                "hetune space: THE SOLVERS DISAGREE on device %zu (%s): native finds %" PRIu64
+                " platform-valid and %zu valid configurations, minizinc %" PRIu64 " and %zu\n",
+                dev->index, dev->name, r->counts.platform, r->configs.n, mc.platform, mcfg.n);
+        print_missing(&r->configs, &mcfg, "native");
+        print_missing(&mcfg, &r->configs, "minizinc");
+        status = 1;
+    }
+
+cleanup:
+    free(mcfg.v);
+    ht_space_free(s);
+    return status;
+}
+
+int cmd_space(int argc, char **argv)
+{
+    enum { OPT_SIZE = 256, OPT_JSON, OPT_SOLVER, OPT_EQ3 };
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"solver", required_argument, NULL, OPT_SOLVER},
+        {"eq3", required_argument, NULL, OPT_EQ3},
+        {"list", no_argument, NULL, 'l'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ht_size_override *ov = NULL;
+    size_t nov = 0, first = 0, last = 0, ndone = 0;
+    const char *device = "all", *solver = "native";
+    enum ht_eq3 eq3 = HT_EQ3_PRODUCT;
+    struct ht_spec *spec = NULL;
+    struct ht_platform *plat = NULL;
+    struct device_result *results = NULL;
+    struct ht_error err;
+    int json = 0, list = 0, c, status = 2, rc;
+
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hd:l", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'l': list = 1; break;
+        case OPT_JSON: json = 1; break;
+        case OPT_SOLVER:
+            if (strcmp(optarg, "both") && !ht_space_backend_find(optarg)) {
+                status = cli_usage_error("space", 2,
+                                         "--solver takes native, minizinc or both, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            solver = optarg;
+            break;
+        case OPT_EQ3:
+            if (ht_eq3_parse(optarg, &eq3) != HT_OK) {
+                status = cli_usage_error("space", 2,
+                                         "--eq3 takes product, sum or off, not '%s'", optarg);
+                goto cleanup;
+            }
+            break;
+        case OPT_SIZE:
+            if ((status = cli_add_size("space", optarg, &ov, &nov)) != 0)
+                goto cleanup;
+            break;
+        case 'h':
+            fputs(space_usage, stdout);
+            status = 0;
+            goto cleanup;
+        case ':':
+            status = cli_usage_error("space", 2, "option '%s' needs a value (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        default:
+            status = cli_usage_error("space", 2, "unknown option '%s' (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        }
+    }
+    status = 2;
+    if (optind >= argc) {
+        cli_usage_error("space", 2, "missing SPEC (see --help)");
+        goto cleanup;
+    }
+    if (optind + 1 < argc) {
+        cli_usage_error("space", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
+        goto cleanup;
+    }
+
+    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
+    if (rc != HT_OK) {
+        cli_fail("space", &err);
+        status = rc == HT_ENOMEM ? 1 : 2;
+        goto cleanup;
+    }
+    rc = ht_platform_discover(&plat, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("space", &err);
+        goto cleanup;
+    }
+    if (!strcmp(device, "all")) {
+        first = 0;
+        last = plat->count;
+    } else {
+        if ((rc = ht_platform_find(plat, device, &first, &err)) != HT_OK) {
+            status = cli_fail("space", &err);
+            goto cleanup;
+        }
+        last = first + 1;
+    }
+    results = calloc(last - first + 1, sizeof *results);
+    if (!results) {
+        status = cli_usage_error("space", 1, "out of memory");
+        goto cleanup;
+    }
+    status = 0;
+    for (size_t i = first; i < last; i++) {
+        int st = solve_device(spec, &plat->devices[i], eq3, solver, list, &results[ndone]);
+        ndone++;
+        if (st != 0) {
+            status = st;
+            goto cleanup;
+        }
+    }
+
+    if (json) {
+        printf("{\n  \"spec\": ");
+        cli_json_string(stdout, spec->name);
+        printf(",\n  \"spec_path\": ");
+        cli_json_string(stdout, spec->path);
+        printf(",\n  \"solver\": ");
+        cli_json_string(stdout, solver);
+        printf(",\n  \"eq3\": \"%s\",\n  \"devices\": [\n",
+               eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product");
+        for (size_t k = 0; k < ndone; k++)
+            print_json_device(spec, &results[k], list, k + 1 == ndone);
+        printf("  ]\n}\n");
+    } else {
+        printf("spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
+               eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
+        printf("%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
+               "pruned", !strcmp(solver, "both") ? "native s" : "seconds",
+               !strcmp(solver, "both") ? "  minizinc s" : "");
+        for (size_t k = 0; k < ndone; k++)
+            print_text_device(spec, &results[k], list);
+    }
+
+cleanup:
+    for (size_t k = 0; results && k < ndone; k++)
+        free(results[k].configs.v);
+    free(results);
+    ht_platform_free(plat);
+    ht_spec_free(spec);
+    free(ov);
+    return status;
+}

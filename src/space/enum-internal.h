@@ -1,0 +1,24 @@
+/* hetune — internals shared by the space backends (enumerate.c, minizinc.c).
+ * Not part of the public API. */
+#ifndef HETUNE_SPACE_ENUM_INTERNAL_H
+#define HETUNE_SPACE_ENUM_INTERNAL_H
+
+#include "hetune/space.h"
+
+/* The backends' ops tables, collected in ht_space_backends[] (enumerate.c). */
+extern const struct ht_space_backend_ops ht__space_backend_native;
+extern const struct ht_space_backend_ops ht__space_backend_minizinc;
+
+/* Fills counts->last_constraint and counts->empty_reason for a space whose pruned size is
+ * 0 (platform says whether the platform rules alone left any), using the native
+ * enumerator: the first rule, in ht_space_check's order, after which nothing is left.
+ * Returns 0 or HT_ENOMEM. */
+int ht__space_explain_empty(const struct ht_space *s, uint64_t platform,
+                            struct ht_space_counts *counts);
+
+/* Spaces whose filtered domains hold fewer points than this are ordered greedily, larger
+ * ones by expected cost (default 1e6). Tests set it to 0 to exercise the cost-based order
+ * on small spaces; not thread-safe to change while spaces are being created. */
+extern double ht__space_cost_order_min_points;
+
+#endif

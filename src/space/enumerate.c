@@ -1,0 +1,1286 @@
+/* hetune — the native enumerator of a pruned design space (paper §2.1), and the registry
+ * of space backends.
+ *
+ * The enumerator is a depth-first walk over the parameters. Every rule (the platform
+ * rules Eq. 1-3, the per-dimension limits, local memory, and each application constraint)
+ * is attached to the first depth at which all the parameters it reads are bound, and a
+ * node that breaks one is cut with its whole subtree. Before walking, the rules that read
+ * one parameter alone filter its domain once (node consistency), and the parameters are
+ * ordered to check as few nodes as possible (by pass rates sampled from the rules, for
+ * large spaces). Expressions are compiled once (by the spec module) and evaluated over a
+ * single array of variables whose parameter slots are overwritten in place, so a walk
+ * allocates nothing per point; memory grows with the domain sizes, never with their
+ * product. The set visited is exactly the set ht_space_check accepts: an expression that
+ * fails to evaluate rejects the point, as it does there (tests/unit/test_space_enum.c
+ * checks this against brute force).
+ *
+ * Counting runs two walks, the platform rules alone and every rule, on two threads.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/space.h"
+#include "space/enum-internal.h"
+#include "util/util.h"
+
+enum dom_kind { DOM_VALUES, DOM_RANGE, DOM_POW2 };
+
+/* A parameter's domain on one device. Ranges are kept as progressions, never expanded. */
+struct dom {
+    enum dom_kind kind;
+    const int64_t *values; /* DOM_VALUES: borrowed from the def, or owned by a plan */
+    int64_t first, step;   /* DOM_RANGE: first + k*step; DOM_POW2: first << k */
+    uint64_t size;
+};
+
+/* Rule groups in ht_space_check's order; the application's constraints follow. */
+enum {
+    RULE_NDRANGE,
+    RULE_EQ1,
+    RULE_LIMIT,
+    RULE_EQ2,
+    RULE_LMEM,
+    RULE_EQ3,
+    RULE_APP0
+};
+
+/* Check kinds in the order they run within one depth: the NDRange sizes are evaluated
+ * first because the platform rules of the same depth read them from the cache. */
+enum chk_kind {
+    CHK_GLOBAL, /* global[dim] evaluates and is positive; cached */
+    CHK_LOCAL,  /* local[dim] evaluates and is positive; cached */
+    CHK_LIMIT,  /* local[dim] <= max_work_item_size_dim */
+    CHK_EQ1,    /* product of local[d], d in mask, <= max_work_group_size */
+    CHK_EQ2,    /* global[dim] % local[dim] == 0 */
+    CHK_EQ3,    /* work-groups (product or sum) >= compute_units */
+    CHK_EXPR,   /* an application constraint evaluates to non-zero; these usually cut
+                 * more than the local memory rule, so they run before it */
+    CHK_LMEM    /* local_mem evaluates and is <= local_mem_size */
+};
+
+struct chk {
+    enum chk_kind kind;
+    unsigned dim;
+    unsigned mask;
+    unsigned rule;
+    const struct ht_expr *e;
+    size_t depth;
+};
+
+/* A walk plan: an order of the parameters and the checks attached to each depth (depth k
+ * means the first k parameters of the order are bound; depth 0 needs none). */
+struct plan {
+    size_t n;
+    size_t *order;     /* parameter index at each level */
+    size_t *slot;      /* its slot in the variables */
+    struct dom *dom;   /* the domain walked at each level: filtered by the unary checks */
+    int64_t **vals;    /* owned value arrays of filtered domains, one per parameter */
+    struct chk *chks;  /* sorted by depth, then kind */
+    size_t nchks;
+    size_t *first;     /* checks of depth k are chks[first[k] .. first[k+1]) */
+    size_t last_depth; /* no check is attached deeper than this */
+    uint64_t *tail;    /* tail[k]: product of the domain sizes of levels k..n-1, saturated */
+};
+
+struct ht_space {
+    const struct ht_space_def *def;
+    struct ht_device_info dev;
+    enum ht_eq3 eq3;
+    size_t nparams;
+    struct dom *doms;
+    size_t nvars;
+    int64_t *base;      /* sizes, params (0) and device variables */
+    size_t *slots;      /* slot of each parameter */
+    int contiguous;     /* slots[i] == slots[0] + i: configs are read in place */
+    int64_t maxwg, maxitem[3], cu, lmem;
+    /* The rules before ordering: each check, and the parameters it reads. EQ1 appears once
+     * with every dimension; plans split it into partial products. */
+    struct chk *tmpl;
+    size_t ntmpl;
+    unsigned char *uses; /* ntmpl rows of nparams flags */
+    unsigned nrules;     /* RULE_APP0 + nconstraints */
+    struct plan platform, full;
+    double prep_seconds; /* time spent building the plans (filtering the domains) */
+};
+
+/* The walk's mutable state: one per walk, so a space can be walked by several threads. */
+struct walk {
+    const struct ht_space *s;
+    const struct plan *p;
+    int64_t *vars;
+    uint64_t *idx;
+    int64_t *config;    /* in parameter order, when slots are not contiguous */
+    int64_t g[3], l[3]; /* cached NDRange sizes of the current path */
+};
+
+/* ---------------------------------------------------------------------------------- */
+/* domains */
+
+static int64_t dom_value(const struct dom *d, uint64_t k)
+{
+    switch (d->kind) {
+    case DOM_VALUES:
+        return d->values[k];
+    case DOM_RANGE:
+        /* Unsigned arithmetic wraps back into range: the result lies in [lo, hi]. */
+        return (int64_t)((uint64_t)d->first + k * (uint64_t)d->step);
+    case DOM_POW2:
+    default:
+        return d->first << k;
+    }
+}
+
+static int param_error(struct ht_error *err, const struct ht_space_def *def, size_t i,
+                       const char *part, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Fills err (when it holds no error yet) with HT_ESPEC about parameter i. */
+static int param_error(struct ht_error *err, const struct ht_space_def *def, size_t i,
+                       const char *part, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    if (err && err->code == 0) {
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        snprintf(err->field, sizeof err->field, "params.%s.%s", def->params[i].name, part);
+        ht_error_set(err, HT_ESPEC, "%s", msg);
+    }
+    return HT_ESPEC;
+}
+
+/* Evaluates one range bound; the bounds may read sizes and device variables only. */
+static int eval_bound(const struct ht_space *s, size_t i, const struct ht_expr *e,
+                      const char *what, const char *part, int64_t *out, struct ht_error *err)
+{
+    const struct ht_space_def *def = s->def;
+    int rc;
+
+    for (size_t j = 0; j < def->nparams; j++)
+        if (ht_expr_uses(e, s->slots[j]))
+            return param_error(err, def, i, part,
+                               "the %s '%s' may use sizes and device variables, not the "
+                               "parameter '%s'",
+                               what, ht_expr_source(e), def->params[j].name);
+    rc = ht_expr_eval(e, s->base, out);
+    if (rc != 0)
+        return param_error(err, def, i, part,
+                           "the %s '%s' cannot be evaluated on device %zu: %s", what,
+                           ht_expr_source(e), s->dev.index, ht_strerror(rc));
+    return 0;
+}
+
+static int resolve_domain(struct ht_space *s, size_t i, struct ht_error *err)
+{
+    const struct ht_param *p = &s->def->params[i];
+    struct dom *d = &s->doms[i];
+    int64_t lo, hi, step = 1;
+    int rc;
+
+    if (p->kind == HT_PARAM_VALUES) {
+        if (p->nvalues == 0)
+            return param_error(err, s->def, i, "values", "the list of values is empty");
+        d->kind = DOM_VALUES;
+        d->values = p->values;
+        d->size = p->nvalues;
+        return 0;
+    }
+    if ((rc = eval_bound(s, i, p->lo, "lower bound", "range", &lo, err)) != 0)
+        return rc;
+    if ((rc = eval_bound(s, i, p->hi, "upper bound", "range", &hi, err)) != 0)
+        return rc;
+    if (hi < lo)
+        return param_error(err, s->def, i, "range",
+                           "the range is empty on device %zu: hi (%lld) < lo (%lld)",
+                           s->dev.index, (long long)hi, (long long)lo);
+    if (p->pow2) {
+        int64_t v = 1;
+        uint64_t n = 0;
+        while (v < lo && v <= INT64_MAX / 2)
+            v <<= 1;
+        d->kind = DOM_POW2;
+        d->first = v;
+        for (; v >= lo && v <= hi; n++) {
+            if (v > INT64_MAX / 2) {
+                n++;
+                break;
+            }
+            v <<= 1;
+        }
+        if (n == 0)
+            return param_error(err, s->def, i, "range",
+                               "no power of two lies in the range [%lld, %lld] on device %zu",
+                               (long long)lo, (long long)hi, s->dev.index);
+        d->size = n;
+        return 0;
+    }
+    if (p->step && (rc = eval_bound(s, i, p->step, "step", "step", &step, err)) != 0)
+        return rc;
+    if (step <= 0)
+        return param_error(err, s->def, i, "step", "the step must be positive, not %lld",
+                           (long long)step);
+    d->kind = DOM_RANGE;
+    d->first = lo;
+    d->step = step;
+    /* hi - lo fits in uint64 even when it does not fit in int64. */
+    d->size = ((uint64_t)hi - (uint64_t)lo) / (uint64_t)step + 1;
+    if (d->size == 0 || d->size > (UINT64_C(1) << 62))
+        return param_error(err, s->def, i, "range", "the range [%lld, %lld] has too many values",
+                           (long long)lo, (long long)hi);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* rules */
+
+static int add_tmpl(struct ht_space *s, enum chk_kind kind, unsigned dim, unsigned rule,
+                    const struct ht_expr *const *exprs, size_t nexprs)
+{
+    struct chk *c;
+    unsigned char *u;
+    size_t np = s->nparams;
+
+    c = realloc(s->tmpl, (s->ntmpl + 1) * sizeof *c);
+    if (!c)
+        return HT_ENOMEM;
+    s->tmpl = c;
+    u = realloc(s->uses, (s->ntmpl + 1) * (np ? np : 1));
+    if (!u)
+        return HT_ENOMEM;
+    s->uses = u;
+    c = &s->tmpl[s->ntmpl];
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    c->dim = dim;
+    c->mask = 0;
+    c->rule = rule;
+    c->e = nexprs > 0 && (kind == CHK_GLOBAL || kind == CHK_LOCAL || kind == CHK_LMEM ||
+                          kind == CHK_EXPR)
+               ? exprs[0]
+               : NULL;
+    u += s->ntmpl * (np ? np : 1);
+    for (size_t i = 0; i < np; i++) {
+        u[i] = 0;
+        for (size_t k = 0; k < nexprs; k++)
+            if (exprs[k] && ht_expr_uses(exprs[k], s->slots[i]))
+                u[i] = 1;
+    }
+    s->ntmpl++;
+    return 0;
+}
+
+static int build_rules(struct ht_space *s)
+{
+    const struct ht_space_def *def = s->def;
+    unsigned nd = def->ndims;
+    int has_local = nd > 0 && def->local[0] != NULL;
+    const struct ht_expr *all[6];
+    size_t nall = 0;
+    int rc;
+
+    for (unsigned d = 0; d < nd; d++) {
+        const struct ht_expr *e = def->global[d];
+        if ((rc = add_tmpl(s, CHK_GLOBAL, d, RULE_NDRANGE, &e, 1)) != 0)
+            return rc;
+        all[nall++] = e;
+    }
+    if (has_local) {
+        const struct ht_expr *locals[3];
+        for (unsigned d = 0; d < nd; d++) {
+            const struct ht_expr *e = def->local[d];
+            locals[d] = e;
+            if ((rc = add_tmpl(s, CHK_LOCAL, d, RULE_NDRANGE, &e, 1)) != 0)
+                return rc;
+            all[nall++] = e;
+        }
+        if ((rc = add_tmpl(s, CHK_EQ1, 0, RULE_EQ1, locals, nd)) != 0)
+            return rc;
+        s->tmpl[s->ntmpl - 1].mask = (1u << nd) - 1;
+        for (unsigned d = 0; d < nd; d++) {
+            const struct ht_expr *e = def->local[d];
+            const struct ht_expr *both[2] = {def->global[d], def->local[d]};
+            if ((rc = add_tmpl(s, CHK_LIMIT, d, RULE_LIMIT, &e, 1)) != 0)
+                return rc;
+            if ((rc = add_tmpl(s, CHK_EQ2, d, RULE_EQ2, both, 2)) != 0)
+                return rc;
+        }
+    }
+    if (def->local_mem) {
+        const struct ht_expr *e = def->local_mem;
+        if ((rc = add_tmpl(s, CHK_LMEM, 0, RULE_LMEM, &e, 1)) != 0)
+            return rc;
+    }
+    if (has_local && s->eq3 != HT_EQ3_OFF)
+        if ((rc = add_tmpl(s, CHK_EQ3, 0, RULE_EQ3, all, nall)) != 0)
+            return rc;
+    for (size_t i = 0; i < def->nconstraints; i++) {
+        const struct ht_expr *e = def->constraints[i].expr;
+        if ((rc = add_tmpl(s, CHK_EXPR, 0, (unsigned)(RULE_APP0 + i), &e, 1)) != 0)
+            return rc;
+    }
+    s->nrules = (unsigned)(RULE_APP0 + def->nconstraints);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* walks */
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return (b != 0 && a > UINT64_MAX / b) ? UINT64_MAX : a * b;
+}
+
+/* Runs one check on the current path. Returns 1 when it passes. */
+static inline int check_one(struct walk *w, const struct chk *c)
+{
+    const struct ht_space *s = w->s;
+    int64_t v;
+
+    switch (c->kind) {
+    case CHK_GLOBAL:
+        if (ht_expr_eval(c->e, w->vars, &v) != 0 || v <= 0)
+            return 0;
+        w->g[c->dim] = v;
+        return 1;
+    case CHK_LOCAL:
+        if (ht_expr_eval(c->e, w->vars, &v) != 0 || v <= 0)
+            return 0;
+        w->l[c->dim] = v;
+        return 1;
+    case CHK_LIMIT:
+        return w->l[c->dim] <= s->maxitem[c->dim];
+    case CHK_EQ1: {
+        uint64_t prod = 1;
+        for (unsigned d = 0; d < 3; d++)
+            if (c->mask & (1u << d))
+                prod = sat_mul(prod, (uint64_t)w->l[d]);
+        return prod <= (uint64_t)s->maxwg;
+    }
+    case CHK_EQ2:
+        return w->g[c->dim] % w->l[c->dim] == 0;
+    case CHK_EQ3: {
+        uint64_t groups = s->eq3 == HT_EQ3_SUM ? 0 : 1;
+        for (unsigned d = 0; d < s->def->ndims; d++) {
+            uint64_t n = (uint64_t)(w->g[d] / w->l[d]);
+            if (s->eq3 == HT_EQ3_SUM)
+                groups = groups + n < groups ? UINT64_MAX : groups + n;
+            else
+                groups = sat_mul(groups, n);
+        }
+        return groups >= (uint64_t)s->cu;
+    }
+    case CHK_LMEM:
+        return ht_expr_eval(c->e, w->vars, &v) == 0 && v <= s->lmem;
+    case CHK_EXPR:
+    default:
+        return ht_expr_eval(c->e, w->vars, &v) == 0 && v != 0;
+    }
+}
+
+/* Runs the checks of one depth. Returns 1 when the current path passes them all. */
+static int run_checks(struct walk *w, size_t depth)
+{
+    const struct plan *p = w->p;
+
+    for (size_t i = p->first[depth]; i < p->first[depth + 1]; i++)
+        if (!check_one(w, &p->chks[i]))
+            return 0;
+    return 1;
+}
+
+static const int64_t *current_config(struct walk *w)
+{
+    const struct ht_space *s = w->s;
+    if (s->contiguous)
+        return s->nparams ? w->vars + s->slots[0] : w->vars;
+    for (size_t i = 0; i < s->nparams; i++)
+        w->config[i] = w->vars[s->slots[i]];
+    return w->config;
+}
+
+/* Walks plan p. With cb NULL it only counts, multiplying by the domain sizes of the
+ * levels below the last check instead of walking them. Returns 0, or cb's positive value
+ * when it stopped the walk. *count gets the number of valid (or visited) points. */
+static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, uint64_t *count)
+{
+    const struct plan *p = w->p;
+    size_t n = p->n, level = 0;
+    uint64_t total = 0;
+    int stop = 0;
+
+    *count = 0;
+    if (!run_checks(w, 0))
+        return 0;
+    if (n == 0 || (!cb && p->last_depth == 0)) {
+        *count = n == 0 ? 1 : p->tail[0];
+        if (cb && *count)
+            stop = cb(current_config(w), user);
+        return stop > 0 ? stop : 0;
+    }
+    w->idx[0] = 0;
+    for (;;) {
+        const struct dom *d = &p->dom[level];
+        uint64_t k = w->idx[level];
+        if (k >= d->size) {
+            if (level == 0)
+                break;
+            level--;
+            continue;
+        }
+        w->idx[level] = k + 1;
+        w->vars[p->slot[level]] = dom_value(d, k);
+        if (!run_checks(w, level + 1))
+            continue;
+        if (level + 1 == n) {
+            total++;
+            if (cb && (stop = cb(current_config(w), user)) > 0)
+                break;
+            continue;
+        }
+        if (!cb && level + 1 >= p->last_depth) {
+            uint64_t t = p->tail[level + 1];
+            total = total + t < total ? UINT64_MAX : total + t;
+            continue;
+        }
+        level++;
+        w->idx[level] = 0;
+    }
+    *count = total;
+    return stop > 0 ? stop : 0;
+}
+
+static int walk_init(struct walk *w, const struct ht_space *s, const struct plan *p)
+{
+    memset(w, 0, sizeof *w);
+    w->s = s;
+    w->p = p;
+    w->vars = malloc((s->nvars ? s->nvars : 1) * sizeof *w->vars);
+    w->idx = malloc((s->nparams + 1) * sizeof *w->idx);
+    w->config = malloc((s->nparams + 1) * sizeof *w->config);
+    if (!w->vars || !w->idx || !w->config) {
+        free(w->vars);
+        free(w->idx);
+        free(w->config);
+        return HT_ENOMEM;
+    }
+    memcpy(w->vars, s->base, s->nvars * sizeof *w->vars);
+    for (unsigned d = 0; d < 3; d++)
+        w->g[d] = w->l[d] = 1;
+    return 0;
+}
+
+static void walk_destroy(struct walk *w)
+{
+    free(w->vars);
+    free(w->idx);
+    free(w->config);
+}
+
+/* Walks p once; cb may be NULL (count only). */
+static int run_plan(const struct ht_space *s, const struct plan *p, ht_space_visit_fn cb,
+                    void *user, uint64_t *count)
+{
+    struct walk w;
+    int rc = walk_init(&w, s, p);
+    if (rc != 0)
+        return rc;
+    rc = walk_run(&w, cb, user, count);
+    walk_destroy(&w);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* plans */
+
+/* Domains up to this size are filtered by their unary checks when a plan is built. */
+#define FILTER_MAX (UINT64_C(1) << 22)
+
+static void plan_destroy(struct plan *p)
+{
+    for (size_t i = 0; p->vals && i < p->n; i++)
+        free(p->vals[i]);
+    free(p->vals);
+    free(p->dom);
+    free(p->order);
+    free(p->slot);
+    free(p->chks);
+    free(p->first);
+    free(p->tail);
+    memset(p, 0, sizeof *p);
+}
+
+static int chk_cmp(const void *a, const void *b)
+{
+    const struct chk *x = a, *y = b;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->dim != y->dim)
+        return x->dim < y->dim ? -1 : 1;
+    if (x->rule != y->rule)
+        return x->rule < y->rule ? -1 : 1;
+    return 0;
+}
+
+/* The number of parameters check c reads; *which gets one of them. */
+static size_t nuses(const struct ht_space *s, size_t c, size_t *which)
+{
+    size_t np = s->nparams, row = np ? np : 1, n = 0;
+    const unsigned char *u = s->uses + c * row;
+    for (size_t i = 0; i < np; i++)
+        if (u[i]) {
+            n++;
+            *which = i;
+        }
+    return n;
+}
+
+/* Node consistency: keeps the values of parameter i's domain that pass every active check
+ * reading i alone (checks reading no parameter have run on w already, filling the cache
+ * of constant NDRange sizes). Sets *filtered when it did (the domain is small enough). */
+static int filter_domain(const struct ht_space *s, const unsigned char *active, size_t i,
+                         struct walk *w, struct plan *p, int *filtered)
+{
+    const struct dom *d = &s->doms[i];
+    size_t *list = NULL, nlist = 0;
+    int64_t *vals = NULL;
+    uint64_t n = 0;
+
+    *filtered = 0;
+    p->dom[i] = *d;
+    if (d->size > FILTER_MAX)
+        return 0;
+    list = malloc((s->ntmpl + 1) * sizeof *list);
+    if (!list)
+        return HT_ENOMEM;
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        size_t which = 0;
+        if (active[c] && nuses(s, c, &which) == 1 && which == i)
+            list[nlist++] = c;
+    }
+    /* The producers of the NDRange cache run first, as in a walk. */
+    for (size_t a = 1; a < nlist; a++)
+        for (size_t b = a; b > 0 && s->tmpl[list[b]].kind < s->tmpl[list[b - 1]].kind; b--) {
+            size_t t = list[b];
+            list[b] = list[b - 1];
+            list[b - 1] = t;
+        }
+    if (nlist == 0) {
+        free(list);
+        return 0;
+    }
+    vals = malloc((d->size ? d->size : 1) * sizeof *vals);
+    if (!vals) {
+        free(list);
+        return HT_ENOMEM;
+    }
+    for (uint64_t k = 0; k < d->size; k++) {
+        int64_t v = dom_value(d, k);
+        size_t c;
+        w->vars[s->slots[i]] = v;
+        for (c = 0; c < nlist; c++)
+            if (!check_one(w, &s->tmpl[list[c]]))
+                break;
+        if (c == nlist)
+            vals[n++] = v;
+    }
+    w->vars[s->slots[i]] = s->base[s->slots[i]];
+    p->vals[i] = vals;
+    p->dom[i].kind = DOM_VALUES;
+    p->dom[i].values = vals;
+    p->dom[i].size = n;
+    *filtered = 1;
+    free(list);
+    return 0;
+}
+
+/* The greedy order: next comes the parameter that completes the most checks, then the
+ * one most tied by checks to those already placed, then the one read by the most checks,
+ * then the smallest (filtered) domain. Parameters no check reads go last, so counting can
+ * multiply by their domain sizes instead of walking them. */
+static void order_greedy(const struct ht_space *s, const unsigned char *active,
+                         const struct dom *byparam, unsigned char *placed, size_t *order)
+{
+    size_t np = s->nparams, row = np ? np : 1;
+
+    memset(placed, 0, row);
+    for (size_t k = 0; k < np; k++) {
+        size_t best = SIZE_MAX;
+        size_t bscore[3] = {0, 0, 0};
+        for (size_t i = 0; i < np; i++) {
+            size_t score[3] = {0, 0, 0};
+            int take;
+            if (placed[i])
+                continue;
+            for (size_t c = 0; c < s->ntmpl; c++) {
+                const unsigned char *u = s->uses + c * row;
+                int complete = 1, linked = 0;
+                if (!active[c] || !u[i])
+                    continue;
+                for (size_t j = 0; j < np; j++) {
+                    if (j == i || !u[j])
+                        continue;
+                    if (placed[j])
+                        linked = 1;
+                    else
+                        complete = 0;
+                }
+                score[0] += (size_t)complete;
+                score[1] += (size_t)linked;
+                score[2]++;
+            }
+            if (best == SIZE_MAX)
+                take = 1;
+            else if ((score[2] > 0) != (bscore[2] > 0))
+                take = score[2] > 0; /* a parameter some check reads beats a free one */
+            else if (score[0] != bscore[0])
+                take = score[0] > bscore[0];
+            else if (score[1] != bscore[1])
+                take = score[1] > bscore[1];
+            else if (score[2] != bscore[2])
+                take = score[2] > bscore[2];
+            else
+                take = byparam[i].size < byparam[best].size;
+            if (take) {
+                best = i;
+                memcpy(bscore, score, sizeof bscore);
+            }
+        }
+        placed[best] = 1;
+        order[k] = best;
+    }
+}
+
+/* Samples this many points per check to estimate how often it passes. */
+#define SAMPLES 128
+/* The cost-based order is searched over subsets of at most this many parameters... */
+#define DP_MAXP 16
+/* ...when the filtered domains hold more points than this; smaller spaces are walked
+ * faster than the search would take. A variable so that tests can force the search. */
+double ht__space_cost_order_min_points = 1e6;
+
+/* The order that minimises the expected number of checked nodes, sum over levels k of
+ * nodes(S_k-1) * |D_k|, where nodes(S) is the product of the domain sizes of the set S
+ * of parameters times the pass rate of every check S binds. Pass rates are estimated
+ * by running each check on random points of its parameters' domains. The best order is
+ * found exactly by dynamic programming over the subsets. Returns 0 (order set), 1 when
+ * not worth it or not possible (too many parameters), or HT_ENOMEM. */
+static int order_by_cost(const struct ht_space *s, const unsigned char *active,
+                         const unsigned char *filtered, const struct dom *byparam,
+                         struct walk *w, size_t *order)
+{
+    size_t np = s->nparams, row = np ? np : 1, nc = 0;
+    uint32_t *cmask = NULL, full;
+    double *rate = NULL, *nodes = NULL, *cost = NULL, points = 1;
+    unsigned char *choice = NULL;
+    struct ht__rng rng;
+    int rc = HT_ENOMEM;
+
+    if (np < 2 || np > DP_MAXP)
+        return 1;
+    for (size_t i = 0; i < np; i++) {
+        if (byparam[i].size == 0)
+            return 1;
+        points *= (double)byparam[i].size;
+    }
+    if (points < ht__space_cost_order_min_points)
+        return 1;
+    full = (UINT32_C(1) << np) - 1;
+    cmask = calloc(s->ntmpl + 1, sizeof *cmask);
+    rate = calloc(s->ntmpl + 1, sizeof *rate);
+    nodes = malloc(((size_t)full + 1) * sizeof *nodes);
+    cost = malloc(((size_t)full + 1) * sizeof *cost);
+    choice = malloc((size_t)full + 1);
+    if (!cmask || !rate || !nodes || !cost || !choice)
+        goto cleanup;
+
+    /* The checks that will be in the plan, and their pass rates. */
+    ht__rng_seed(&rng, 0x5eed);
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        const unsigned char *u = s->uses + c * row;
+        size_t which = 0;
+        unsigned pass = 0;
+        if (!active[c])
+            continue;
+        for (size_t i = 0; i < np; i++)
+            if (u[i])
+                cmask[nc] |= UINT32_C(1) << i;
+        if (cmask[nc] == 0 || (nuses(s, c, &which) == 1 && filtered[which]))
+            continue;
+        for (unsigned t = 0; t < SAMPLES; t++) {
+            int ok = 1;
+            for (size_t i = 0; i < np; i++)
+                if (u[i])
+                    w->vars[s->slots[i]] =
+                        dom_value(&byparam[i], ht__rng_next(&rng) % byparam[i].size);
+            /* The NDRange sizes this check reads come from the producers first. */
+            for (size_t q = 0; ok && q < s->ntmpl; q++) {
+                const unsigned char *uq = s->uses + q * row;
+                int inside = 1;
+                if (q == c || !active[q] ||
+                    (s->tmpl[q].kind != CHK_GLOBAL && s->tmpl[q].kind != CHK_LOCAL))
+                    continue;
+                for (size_t i = 0; i < np; i++)
+                    if (uq[i] && !u[i])
+                        inside = 0;
+                if (inside)
+                    ok = check_one(w, &s->tmpl[q]);
+            }
+            pass += ok && check_one(w, &s->tmpl[c]);
+        }
+        rate[nc] = (pass + 0.5) / (SAMPLES + 1.0);
+        nc++;
+    }
+    for (size_t i = 0; i < np; i++)
+        w->vars[s->slots[i]] = s->base[s->slots[i]];
+
+    nodes[0] = 1;
+    cost[0] = 0;
+    for (uint32_t set = 1; set <= full; set++) {
+        unsigned low = (unsigned)__builtin_ctz(set);
+        uint32_t rest = set & (set - 1);
+        double n = nodes[rest] * (double)byparam[low].size;
+        for (size_t c = 0; c < nc; c++)
+            if ((cmask[c] & (UINT32_C(1) << low)) && (cmask[c] & ~set) == 0)
+                n *= rate[c];
+        nodes[set] = n;
+        cost[set] = -1;
+        for (uint32_t m = set; m; m &= m - 1) {
+            unsigned p = (unsigned)__builtin_ctz(m);
+            uint32_t prev = set & ~(UINT32_C(1) << p);
+            double cst = cost[prev] + nodes[prev] * (double)byparam[p].size;
+            if (cost[set] < 0 || cst < cost[set]) {
+                cost[set] = cst;
+                choice[set] = (unsigned char)p;
+            }
+        }
+    }
+    for (uint32_t set = full, k = (uint32_t)np; set; set &= ~(UINT32_C(1) << choice[set]))
+        order[--k] = choice[set];
+    rc = 0;
+
+cleanup:
+    free(cmask);
+    free(rate);
+    free(nodes);
+    free(cost);
+    free(choice);
+    return rc;
+}
+
+/* Builds the plan of the rules with rule < rule_limit.
+ *
+ * First each domain is filtered by the checks that read its parameter alone (Eq. 2
+ * against a constant global size, the work-item limit, a unary constraint): their
+ * values are tried once here instead of at every node of the walk. Then the parameters
+ * are ordered: by expected cost for large spaces, else greedily. */
+static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan *p)
+{
+    size_t np = s->nparams, row = np ? np : 1;
+    unsigned char *placed = NULL, *active = NULL, *filtered = NULL;
+    size_t *pos = NULL, depth_local[3] = {0, 0, 0};
+    struct dom *byparam = NULL;
+    struct walk w;
+    int walk_ok = 0, rc = HT_ENOMEM;
+
+    memset(p, 0, sizeof *p);
+    p->n = np;
+    p->order = malloc(row * sizeof *p->order);
+    p->slot = malloc(row * sizeof *p->slot);
+    p->dom = calloc(row, sizeof *p->dom);
+    p->vals = calloc(row, sizeof *p->vals);
+    p->chks = malloc((s->ntmpl + 4) * sizeof *p->chks);
+    p->first = malloc((np + 2) * sizeof *p->first);
+    p->tail = malloc((np + 1) * sizeof *p->tail);
+    placed = calloc(row, 1);
+    filtered = calloc(row, 1);
+    active = calloc(s->ntmpl ? s->ntmpl : 1, 1);
+    pos = malloc(row * sizeof *pos);
+    if (!p->order || !p->slot || !p->dom || !p->vals || !p->chks || !p->first || !p->tail ||
+        !placed || !filtered || !active || !pos)
+        goto cleanup;
+    if (walk_init(&w, s, p) != 0)
+        goto cleanup;
+    walk_ok = 1;
+
+    for (size_t c = 0; c < s->ntmpl; c++)
+        active[c] = s->tmpl[c].rule < rule_limit;
+    /* The checks that read no parameter fill the cache the unary checks read. When one
+     * fails the space is empty and the walk stops at depth 0 whatever the domains. */
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        size_t which;
+        if (active[c] && nuses(s, c, &which) == 0 &&
+            (s->tmpl[c].kind == CHK_GLOBAL || s->tmpl[c].kind == CHK_LOCAL))
+            check_one(&w, &s->tmpl[c]);
+    }
+    for (size_t i = 0; i < np; i++) {
+        int f;
+        if ((rc = filter_domain(s, active, i, &w, p, &f)) != 0)
+            goto cleanup;
+        filtered[i] = (unsigned char)f;
+    }
+    rc = HT_ENOMEM;
+    /* p->dom is indexed by parameter so far; it becomes indexed by level below. */
+    byparam = p->dom;
+    p->dom = calloc(row, sizeof *p->dom);
+    if (!p->dom)
+        goto cleanup;
+
+    rc = order_by_cost(s, active, filtered, byparam, &w, p->order);
+    if (rc < 0)
+        goto cleanup;
+    if (rc > 0)
+        order_greedy(s, active, byparam, placed, p->order);
+    rc = HT_ENOMEM;
+    for (size_t k = 0; k < np; k++) {
+        pos[p->order[k]] = k;
+        p->slot[k] = s->slots[p->order[k]];
+        p->dom[k] = byparam[p->order[k]];
+    }
+
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        const unsigned char *u = s->uses + c * row;
+        size_t which = 0, nu;
+        struct chk ch;
+        if (!active[c])
+            continue;
+        ch = s->tmpl[c];
+        ch.depth = 0;
+        for (size_t i = 0; i < np; i++)
+            if (u[i] && pos[i] + 1 > ch.depth)
+                ch.depth = pos[i] + 1;
+        if (ch.kind == CHK_LOCAL && ch.dim < 3)
+            depth_local[ch.dim] = ch.depth;
+        if (ch.kind == CHK_EQ1)
+            continue; /* split below */
+        /* A unary check the filter applied always passes now; the producers still run,
+         * to fill the cache. */
+        nu = nuses(s, c, &which);
+        if (nu == 1 && filtered[which] && ch.kind != CHK_GLOBAL && ch.kind != CHK_LOCAL)
+            continue;
+        p->chks[p->nchks++] = ch;
+    }
+    /* Eq. 1 as partial products: every local size must be at least 1, so once the
+     * product of the local sizes bound so far passes max_work_group_size no completion
+     * can satisfy Eq. 1, and the subtree is cut early. */
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        unsigned nd = s->def->ndims;
+        if (!active[c] || s->tmpl[c].kind != CHK_EQ1)
+            continue;
+        for (unsigned d = 0; d < nd; d++) {
+            struct chk ch = s->tmpl[c];
+            int dup = 0;
+            ch.depth = depth_local[d];
+            ch.mask = 0;
+            for (unsigned e = 0; e < nd; e++)
+                if (depth_local[e] <= ch.depth)
+                    ch.mask |= 1u << e;
+            for (size_t k = 0; k < p->nchks; k++)
+                if (p->chks[k].kind == CHK_EQ1 && p->chks[k].depth == ch.depth)
+                    dup = 1;
+            if (!dup)
+                p->chks[p->nchks++] = ch;
+        }
+    }
+    qsort(p->chks, p->nchks, sizeof *p->chks, chk_cmp);
+    p->last_depth = 0;
+    for (size_t k = 0, c = 0; k <= np + 1; k++) {
+        while (c < p->nchks && p->chks[c].depth < k)
+            c++;
+        p->first[k] = c;
+    }
+    for (size_t c = 0; c < p->nchks; c++)
+        if (p->chks[c].depth > p->last_depth)
+            p->last_depth = p->chks[c].depth;
+    p->tail[np] = 1;
+    for (size_t k = np; k-- > 0;)
+        p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
+    rc = 0;
+
+cleanup:
+    if (walk_ok)
+        walk_destroy(&w);
+    free(byparam);
+    free(placed);
+    free(filtered);
+    free(active);
+    free(pos);
+    if (rc != 0)
+        plan_destroy(p);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* public */
+
+int ht_space_create(const struct ht_space_def *def, const struct ht_device_info *dev,
+                    enum ht_eq3 eq3, struct ht_space **out, struct ht_error *err)
+{
+    struct ht_space *s;
+    double t0;
+    int rc = HT_ENOMEM;
+
+    *out = NULL;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    s->def = def;
+    s->dev = *dev;
+    s->eq3 = eq3;
+    s->nparams = def->nparams;
+    s->nvars = def->names.count;
+    s->doms = calloc(s->nparams ? s->nparams : 1, sizeof *s->doms);
+    s->slots = calloc(s->nparams ? s->nparams : 1, sizeof *s->slots);
+    s->base = calloc(s->nvars ? s->nvars : 1, sizeof *s->base);
+    if (!s->doms || !s->slots || !s->base)
+        goto fail;
+    ht_space_vars(def, dev, NULL, s->base);
+    s->contiguous = 1;
+    for (size_t i = 0; i < s->nparams; i++) {
+        s->slots[i] = ht_space_param_slot(def, i);
+        if (s->slots[i] != s->slots[0] + i)
+            s->contiguous = 0;
+    }
+    s->maxwg = s->base[ht_space_devvar_slot(def, HT_DEVVAR_MAX_WORK_GROUP_SIZE)];
+    s->maxitem[0] = s->base[ht_space_devvar_slot(def, HT_DEVVAR_MAX_WORK_ITEM_SIZE_0)];
+    s->maxitem[1] = s->base[ht_space_devvar_slot(def, HT_DEVVAR_MAX_WORK_ITEM_SIZE_1)];
+    s->maxitem[2] = s->base[ht_space_devvar_slot(def, HT_DEVVAR_MAX_WORK_ITEM_SIZE_2)];
+    s->cu = s->base[ht_space_devvar_slot(def, HT_DEVVAR_COMPUTE_UNITS)];
+    s->lmem = s->base[ht_space_devvar_slot(def, HT_DEVVAR_LOCAL_MEM_SIZE)];
+    for (size_t i = 0; i < s->nparams; i++)
+        if ((rc = resolve_domain(s, i, err)) != 0)
+            goto fail;
+    rc = HT_ENOMEM;
+    if (build_rules(s) != 0)
+        goto fail;
+    t0 = ht__now();
+    if (plan_build(s, RULE_APP0, &s->platform) != 0)
+        goto fail;
+    if (plan_build(s, s->nrules, &s->full) != 0)
+        goto fail;
+    s->prep_seconds = ht__now() - t0;
+    *out = s;
+    return 0;
+
+fail:
+    if (rc == HT_ENOMEM)
+        ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_space_free(s);
+    return rc;
+}
+
+void ht_space_free(struct ht_space *s)
+{
+    if (!s)
+        return;
+    plan_destroy(&s->platform);
+    plan_destroy(&s->full);
+    free(s->doms);
+    free(s->slots);
+    free(s->base);
+    free(s->tmpl);
+    free(s->uses);
+    free(s);
+}
+
+const struct ht_space_def *ht_space_get_def(const struct ht_space *s)
+{
+    return s->def;
+}
+
+const struct ht_device_info *ht_space_get_device(const struct ht_space *s)
+{
+    return &s->dev;
+}
+
+enum ht_eq3 ht_space_get_eq3(const struct ht_space *s)
+{
+    return s->eq3;
+}
+
+uint64_t ht_space_domain_size(const struct ht_space *s, size_t i)
+{
+    return s->doms[i].size;
+}
+
+int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k)
+{
+    return dom_value(&s->doms[i], k);
+}
+
+double ht_space_count_unpruned(const struct ht_space *s)
+{
+    double n = 1.0;
+    for (size_t i = 0; i < s->nparams; i++)
+        n *= (double)s->doms[i].size;
+    return n;
+}
+
+int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
+{
+    uint64_t n;
+    return run_plan(s, &s->full, cb, user, &n);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* why a space is empty */
+
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Appends to buf[*len..], cutting what does not fit. */
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    if (*len + 1 >= size)
+        return;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *len = *len + (size_t)k < size ? *len + (size_t)k : size - 1;
+}
+
+static const char *rule_name(const struct ht_space *s, unsigned rule)
+{
+    static const char *const names[] = {"ndrange", "Eq. 1", "work-item limit", "Eq. 2",
+                                        "local memory", "Eq. 3"};
+    if (rule < RULE_APP0)
+        return names[rule];
+    return s->def->constraints[rule - RULE_APP0].origin;
+}
+
+static void rule_text(const struct ht_space *s, unsigned rule, char *buf, size_t size)
+{
+    const struct ht_space_def *def = s->def;
+    switch (rule) {
+    case RULE_NDRANGE:
+        snprintf(buf, size, "the NDRange sizes must evaluate to positive integers");
+        break;
+    case RULE_EQ1:
+        snprintf(buf, size,
+                 "Eq. 1 (the product of the local sizes must be at most "
+                 "max_work_group_size = %lld)",
+                 (long long)s->maxwg);
+        break;
+    case RULE_LIMIT:
+        snprintf(buf, size,
+                 "the work-item limit (each local size must be at most its "
+                 "max_work_item_size: %lld, %lld, %lld)",
+                 (long long)s->maxitem[0], (long long)s->maxitem[1], (long long)s->maxitem[2]);
+        break;
+    case RULE_EQ2:
+        snprintf(buf, size, "Eq. 2 (each global size must be a multiple of its local size)");
+        break;
+    case RULE_LMEM:
+        snprintf(buf, size,
+                 "the local memory rule (local_mem = %s must be at most local_mem_size = "
+                 "%lld bytes)",
+                 def->local_mem ? ht_expr_source(def->local_mem) : "?", (long long)s->lmem);
+        break;
+    case RULE_EQ3:
+        snprintf(buf, size,
+                 "Eq. 3 (the number of work-groups, the %s over the dimensions, must be at "
+                 "least compute_units = %lld)",
+                 s->eq3 == HT_EQ3_SUM ? "sum" : "product", (long long)s->cu);
+        break;
+    default:
+        snprintf(buf, size, "%s '%s'", def->constraints[rule - RULE_APP0].origin,
+                 ht_expr_source(def->constraints[rule - RULE_APP0].expr));
+        break;
+    }
+}
+
+struct witness {
+    size_t n;
+    int64_t *config;
+};
+
+static int keep_witness(const int64_t *config, void *user)
+{
+    struct witness *w = user;
+    memcpy(w->config, config, w->n * sizeof *config);
+    return 1;
+}
+
+/* Whether any point passes the rules below rule_limit; keeps one in wit. */
+static int prefix_exists(const struct ht_space *s, unsigned rule_limit, struct witness *wit,
+                         int *exists)
+{
+    struct plan p;
+    uint64_t n;
+    int rc = plan_build(s, rule_limit, &p);
+    if (rc != 0)
+        return rc;
+    rc = run_plan(s, &p, keep_witness, wit, &n);
+    plan_destroy(&p);
+    if (rc < 0)
+        return rc;
+    *exists = n > 0;
+    return 0;
+}
+
+int ht__space_explain_empty(const struct ht_space *s, uint64_t platform,
+                            struct ht_space_counts *counts)
+{
+    unsigned present[RULE_APP0], npresent = 0, lo, hi, culprit;
+    unsigned *rules = NULL;
+    struct witness wit = {s->nparams, NULL};
+    char desc[1024], example[512];
+    size_t len = 0;
+    int rc = HT_ENOMEM, exists = 0;
+
+    rules = malloc((s->nrules + 1) * sizeof *rules);
+    wit.config = calloc(s->nparams + 1, sizeof *wit.config);
+    if (!rules || !wit.config)
+        goto cleanup;
+    for (unsigned r = 0; r < RULE_APP0; r++) {
+        present[r] = 0;
+        for (size_t c = 0; c < s->ntmpl; c++)
+            if (s->tmpl[c].rule == r)
+                present[r] = 1;
+    }
+    /* The candidates: the platform rules when they alone empty the space, else the
+     * application's constraints (on top of every platform rule). */
+    if (platform == 0) {
+        for (unsigned r = 0; r < RULE_APP0; r++)
+            if (present[r])
+                rules[npresent++] = r;
+    } else {
+        for (unsigned r = RULE_APP0; r < s->nrules; r++)
+            rules[npresent++] = r;
+    }
+    if (npresent == 0) {
+        rc = 0;
+        goto cleanup;
+    }
+    /* Binary search for the first rule after which nothing is left: the counts of the
+     * prefixes never grow, and the full prefix is known to be empty. */
+    lo = 0;
+    hi = npresent - 1;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+        if ((rc = prefix_exists(s, rules[mid] + 1, &wit, &exists)) != 0)
+            goto cleanup;
+        if (exists)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    culprit = rules[lo];
+    if ((rc = prefix_exists(s, culprit, &wit, &exists)) != 0)
+        goto cleanup;
+    snprintf(counts->last_constraint, sizeof counts->last_constraint, "%s",
+             rule_name(s, culprit));
+    rule_text(s, culprit, desc, sizeof desc);
+    example[0] = '\0';
+    if (exists)
+        for (size_t i = 0; i < s->nparams; i++)
+            appendf(example, sizeof example, &len, "%s%s=%lld", i ? " " : "",
+                    s->def->params[i].name, (long long)wit.config[i]);
+    len = 0;
+    appendf(counts->empty_reason, sizeof counts->empty_reason, &len,
+            "%s removed the last configurations", desc);
+    if (exists && s->nparams)
+        appendf(counts->empty_reason, sizeof counts->empty_reason, &len,
+                " (e.g. %s passes every rule before it, not this one)", example);
+    rc = 0;
+
+cleanup:
+    free(rules);
+    free(wit.config);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* the native backend */
+
+/* A platform walk over fewer (filtered) points than this takes less time than starting
+ * a thread. */
+#define THREAD_MIN_POINTS 1e5
+
+/* The platform-only walk, run on a second thread while the calling thread walks the
+ * full plan (and calls cb, so that cb never runs on another thread). */
+struct platform_job {
+    const struct ht_space *s;
+    uint64_t count;
+    int rc;
+};
+
+static void *platform_thread(void *arg)
+{
+    struct platform_job *j = arg;
+    j->rc = run_plan(j->s, &j->s->platform, NULL, NULL, &j->count);
+    return NULL;
+}
+
+static int native_solve(const struct ht_space *s, struct ht_space_counts *counts,
+                        ht_space_visit_fn cb, void *user, struct ht_error *err)
+{
+    double t0 = ht__now();
+    struct platform_job job = {s, 0, 0};
+    pthread_t th;
+    int rc, stopped = 0, threaded;
+
+    memset(counts, 0, sizeof *counts);
+    counts->unpruned = ht_space_count_unpruned(s);
+    /* Two walks, each with its own order: the platform rules alone usually leave the
+     * parameters that only the application's constraints read free, and those are
+     * multiplied in rather than walked; the second walk cuts at every rule. They share
+     * nothing mutable, so they run at once when a thread can be had. */
+    threaded = s->platform.tail[0] >= THREAD_MIN_POINTS &&
+               pthread_create(&th, NULL, platform_thread, &job) == 0;
+    rc = run_plan(s, &s->full, cb, user, &counts->pruned);
+    if (threaded)
+        pthread_join(th, NULL);
+    else
+        platform_thread(&job);
+    counts->platform = job.count;
+    if (rc >= 0 && job.rc < 0)
+        rc = job.rc;
+    if (rc > 0) {
+        stopped = rc;
+        rc = 0;
+    }
+    /* Building the plans (filtering the domains) is part of the solver's work. */
+    counts->seconds = ht__now() - t0 + s->prep_seconds;
+    if (rc == 0 && !stopped && counts->pruned == 0)
+        rc = ht__space_explain_empty(s, counts->platform, counts);
+    if (rc < 0)
+        return ht_error_set(err, rc, "out of memory");
+    return stopped;
+}
+
+int ht_space_count(const struct ht_space *s, struct ht_space_counts *out,
+                   struct ht_error *err)
+{
+    return native_solve(s, out, NULL, NULL, err);
+}
+
+const struct ht_space_backend_ops ht__space_backend_native = {
+    "native",
+    "depth-first enumeration that checks each rule as soon as its parameters are bound",
+    native_solve,
+};
+
+const struct ht_space_backend_ops *const ht_space_backends[] = {
+    &ht__space_backend_native,
+    &ht__space_backend_minizinc,
+    NULL,
+};
+
+const struct ht_space_backend_ops *ht_space_backend_find(const char *name)
+{
+    for (size_t i = 0; ht_space_backends[i]; i++)
+        if (!strcmp(ht_space_backends[i]->name, name))
+            return ht_space_backends[i];
+    return NULL;
+}

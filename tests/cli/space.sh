@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# hetune space: the paper's spaces on every device, checked against counts computed here
+# from the device limits of 'hetune devices --json'; --list, --eq3, --solver both, an
+# empty space, two PoCL devices, and bad input (exit status 2 with a clear message).
+set -eu
+
+: "${HETUNE:?HETUNE must name the hetune binary}"
+: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
+ex="$HETUNE_SOURCE_DIR/examples"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-space.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
+run() {
+    status=0
+    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+}
+
+run devices --json
+if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
+    echo "skipped: no OpenCL platform" >&2
+    exit 77
+fi
+[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+cp "$tmp/out" "$tmp/devices.json"
+
+# Checks $tmp/out, the --json of example $1 (with eq3 mode $2), against counts computed
+# from the device limits: the global sizes are powers of two, so Eq. 2 leaves powers of
+# two, and the few candidates are checked rule by rule.
+check_example() {
+    python3 - "$tmp/devices.json" "$tmp/out" "$1" "$2" <<'EOF'
+import itertools, json, sys
+devs = {d["index"]: d for d in json.load(open(sys.argv[1]))["devices"]}
+out = json.load(open(sys.argv[2]))
+name, eq3 = sys.argv[3], sys.argv[4]
+assert out["spec"] == name, out["spec"]
+assert out["eq3"] == eq3
+assert len(out["devices"]) == len(devs), "one entry per device"
+
+def pow2_upto(n):
+    v, r = 1, []
+    while v <= n:
+        r.append(v)
+        v *= 2
+    return r
+
+def groups_ok(g, l, cu):
+    n = [gi // li for gi, li in zip(g, l)]
+    if eq3 == "off":
+        return True
+    total = sum(n) if eq3 == "sum" else __import__("math").prod(n)
+    return total >= cu
+
+for e in out["devices"]:
+    d = devs[e["index"]]
+    assert e["device"] == d["name"]
+    item, wg, cu, lmem = d["max_work_item_sizes"], d["max_work_group_size"], d["compute_units"], d["local_mem_size"]
+    for key in ("unpruned", "platform", "pruned", "seconds", "solver", "params", "empty_reason"):
+        assert key in e, key
+    assert e["seconds"] >= 0
+    if name == "matmul":
+        unpruned = item[0] * item[1]
+        plat = [(a, b) for a in pow2_upto(min(1024, item[0])) for b in pow2_upto(min(1024, item[1]))
+                if a * b <= wg and 8 * a * b <= lmem and groups_ok([1024, 1024], [a, b], cu)]
+        pruned = [p for p in plat if p[0] == p[1]]
+        assert e["params"] == ["WG0", "WG1"], e["params"]
+    elif name == "conv1d":
+        unpruned = item[0]
+        plat = [(w, 625) for w in pow2_upto(min(65536, item[0]))
+                if w <= wg and (w + 624) * 4 <= lmem and groups_ok([65536], [w], cu)]
+        pruned = plat
+        assert e["params"] == ["WG", "MASK"], e["params"]
+    else:
+        unpruned = 1024 * 1024 * 64
+        plat = [(x, y, z) for x in pow2_upto(1024) for y in pow2_upto(1024) for z in pow2_upto(64)
+                if x <= item[0] and y <= item[1] and z <= item[2] and x * y * z <= wg
+                and groups_ok([1024, 1024, 64], [x, y, z], cu)]
+        pruned = plat
+    assert e["unpruned"] == unpruned, (e["unpruned"], unpruned)
+    assert e["platform"] == len(plat), (name, e["platform"], len(plat))
+    assert e["pruned"] == len(pruned), (name, e["pruned"], len(pruned))
+    if "configs" in e:
+        assert [tuple(c) for c in e["configs"]] == sorted(pruned), e["configs"]
+    assert (e["empty_reason"] is None) == (len(pruned) > 0)
+EOF
+}
+
+for name in matmul conv1d fermi; do
+    run space "$ex/$name/spec.json" --json
+    [ "$status" -eq 0 ] || fail "space $name exited $status: $(cat "$tmp/err")"
+    check_example "$name" product || fail "space $name --json is wrong"
+done
+for eq3 in sum off; do
+    run space "$ex/matmul/spec.json" --json --eq3 "$eq3" --list
+    [ "$status" -eq 0 ] || fail "space --eq3 $eq3 exited $status: $(cat "$tmp/err")"
+    check_example matmul "$eq3" || fail "space matmul --eq3 $eq3 --list is wrong"
+done
+run space "$ex/fermi/spec.json" --json --list --device 0
+[ "$status" -eq 0 ] || fail "space --device 0 exited $status: $(cat "$tmp/err")"
+python3 -c '
+import json, sys
+out = json.load(open(sys.argv[1]))
+assert len(out["devices"]) == 1 and out["devices"][0]["index"] == 0
+e = out["devices"][0]
+assert len(e["configs"]) == e["pruned"] and all(len(c) == 3 for c in e["configs"])
+' "$tmp/out" || fail "space --device 0 --list is wrong"
+
+# Text: the table and the configurations.
+run space "$ex/matmul/spec.json" --list
+[ "$status" -eq 0 ] || fail "space (text) exited $status: $(cat "$tmp/err")"
+for word in unpruned platform pruned seconds "WG0 WG1" "    1 1"; do
+    grep -q "$word" "$tmp/out" || fail "the text output lacks '$word'"
+done
+
+# Two PoCL devices of one platform.
+status=0
+POCL_DEVICES="pthread basic" "$HETUNE" space "$ex/conv1d/spec.json" --json >"$tmp/out" 2>"$tmp/err" || status=$?
+cp "$tmp/devices.json" "$tmp/devices1.json"
+if [ "$status" -eq 0 ] && POCL_DEVICES="pthread basic" "$HETUNE" devices --json >"$tmp/devices.json" 2>/dev/null; then
+    check_example conv1d product || fail "space with two PoCL devices is wrong"
+fi
+cp "$tmp/devices1.json" "$tmp/devices.json"
+
+# Both solvers, when MiniZinc is installed.
+if command -v minizinc >/dev/null 2>&1; then
+    run space "$ex/matmul/spec.json" --solver both --json
+    [ "$status" -eq 0 ] || fail "--solver both exited $status: $(cat "$tmp/err")"
+    grep -q '"minizinc_seconds"' "$tmp/out" || fail "--solver both lacks minizinc_seconds"
+    check_example matmul product || fail "--solver both counts are wrong"
+    run space "$ex/conv1d/spec.json" --solver minizinc --json --list
+    [ "$status" -eq 0 ] || fail "--solver minizinc exited $status: $(cat "$tmp/err")"
+    check_example conv1d product || fail "--solver minizinc is wrong"
+fi
+# Without MiniZinc on PATH: a clear message, runtime failure.
+status=0
+PATH=/nonexistent "$HETUNE" space "$ex/conv1d/spec.json" --solver minizinc >"$tmp/out" 2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] || fail "minizinc missing: exit $status, want 1"
+grep -q "minizinc not found" "$tmp/err" || fail "minizinc missing: $(cat "$tmp/err")"
+
+# Specs made from the conv1d example with one field changed.
+mkspec() { # $1 = name, $2 = python code changing dict s
+    python3 - "$ex/conv1d/spec.json" "$tmp/$1.json" "$2" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+EOF
+    cp "$ex/conv1d/kernel.cl" "$tmp/kernel.cl"
+}
+
+# An empty space is a normal answer that names the rule.
+mkspec empty 's["constraints"] = ["WG > 0", "WG > 1000000000"]'
+run space "$tmp/empty.json" --json
+[ "$status" -eq 0 ] || fail "an empty space exited $status: $(cat "$tmp/err")"
+python3 -c '
+import json, sys
+for e in json.load(open(sys.argv[1]))["devices"]:
+    assert e["pruned"] == 0 and e["platform"] > 0
+    assert e["last_constraint"] == "constraints[1]", e["last_constraint"]
+    assert "WG > 1000000000" in e["empty_reason"], e["empty_reason"]
+' "$tmp/out" || fail "the empty space is not explained: $(cat "$tmp/out")"
+run space "$tmp/empty.json"
+grep -q "empty: constraints\[1\]" "$tmp/out" || fail "text output lacks the reason"
+
+# Bad input: exit status 2 and words of the message.
+expect_bad() { # $1 = spec name, $2 = words
+    run space "$tmp/$1.json"
+    [ "$status" -eq 2 ] || fail "$1: exit $status, want 2 ($(cat "$tmp/err"))"
+    grep -q -- "$2" "$tmp/err" || fail "$1: the message lacks '$2': $(cat "$tmp/err")"
+}
+mkspec unknown 's["constraints"] = ["WG % TZ == 0"]'
+expect_bad unknown "unknown name 'TZ'"
+mkspec reversed 's["params"]["WG"] = {"range": [64, 8]}'
+expect_bad reversed "range"
+mkspec reversed_dev 's["params"]["WG"] = {"range": [8, "max_work_item_size_0 - 1000000000000"]}'
+expect_bad reversed_dev "params.WG.range: the range is empty on device 0: hi ("
+mkspec step0 's["params"]["WG"] = {"range": [1, 64], "step": 0}'
+expect_bad step0 "step"
+mkspec step0_dev 's["params"]["WG"] = {"range": [1, 64], "step": "is_cpu * is_gpu"}'
+expect_bad step0_dev "step must be positive"
+mkspec fraction 's["params"]["WG"] = {"range": [1, 2.5]}'
+expect_bad fraction "params.WG"
+mkspec divzero 's["params"]["WG"] = {"range": [1, "max_work_item_size_0 / (compute_units - compute_units)"]}'
+expect_bad divzero "division by zero"
+
+run space
+[ "$status" -eq 2 ] || fail "no SPEC: exit $status"
+run space "$ex/matmul/spec.json" --solver gurobi
+[ "$status" -eq 2 ] && grep -q "native, minizinc or both" "$tmp/err" || fail "bad --solver: $status"
+run space "$ex/matmul/spec.json" --eq3 most
+[ "$status" -eq 2 ] && grep -q "product, sum or off" "$tmp/err" || fail "bad --eq3: $status"
+run space "$ex/matmul/spec.json" --device 999
+[ "$status" -ne 0 ] || fail "--device 999 succeeded"
+run space --help
+[ "$status" -eq 0 ] && grep -q -- "--solver" "$tmp/out" || fail "--help"
+echo "ok"
