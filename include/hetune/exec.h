@@ -38,10 +38,12 @@ void ht_exec_opts_init(struct ht_exec_opts *opts);
 
 struct ht_eval_result {
     int status;              /* HT_OK, or HT_ECONSTRAINT, HT_EBUILD, HT_ELAUNCH, HT_ECL,
-                                HT_EVERIFY: the same value ht_session_eval returns */
+                                HT_EVERIFY, HT_ECUT (see ht_session_set_cut): the same
+                                value ht_session_eval returns */
     unsigned ndims;
     uint64_t global[3], local[3];  /* local all 0 when left to the runtime */
-    double build_s;          /* wall time to get the program (compile, or cache load) */
+    double build_s;          /* wall time to get the program: compile (and write the
+                                binary cache), or load from the cache */
     int cache_hit;           /* 1 when the program binary came from the cache */
     unsigned nruns;          /* how many runs were timed */
     double run_s[HT_MAX_REPEATS]; /* kernel time of each run, from profiling events */
@@ -56,6 +58,13 @@ struct ht_eval_result {
     size_t mismatches;       /* elements outside rtol/atol */
     char mismatch[256];      /* the first mismatch, e.g. "C[3][17]: got nan, expected 12.5" */
     char *build_log;         /* owned; the compiler's log when the build failed, else NULL */
+    double launch_compile_s; /* the first launch's wall time beyond its kernel time, less
+                                that of the second run (or of none with one run): what the
+                                driver does once at a first launch, chiefly the compilation
+                                some drivers leave until then (PoCL generates the
+                                work-group function for the local size at the first launch),
+                                plus, with a reference kernel, the same for its one launch.
+                                Not part of build_s; 0 when no run was made. */
 };
 
 /* Frees what a result owns (the build log) and leaves it reusable. */
@@ -79,6 +88,19 @@ void ht_session_free(struct ht_session *s);
  * first line (the whole log is in res->build_log), or the first mismatch. */
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
+
+/* Early termination (issue 4, item 2). From the next ht_session_eval on, a configuration
+ * stops being repeated once the fastest of its runs so far is more than factor times
+ * best_so_far_s (the statistic of the best configuration so far; the rule of
+ * ht_search_should_cut in search.h): ht_session_eval then returns HT_ECUT with
+ * res->status HT_ECUT, the runs it made in res->run_s[0..nruns), kernel_s and kernel_min_s
+ * computed from them, and neither reads the outputs back nor verifies them (verified -1).
+ * The rule is first applied after HT_CUT_MIN_RUNS runs (the first launch of a program
+ * may include the driver's last compilation step, PoCL's for one); a configuration is
+ * never cut after its last run, and never when best_so_far_s is not a positive finite
+ * number or factor <= 0 (the default: no early termination). */
+#define HT_CUT_MIN_RUNS 2
+void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
 
 /* Writes each written buffer (write and readwrite) of the last ht_session_eval that read
  * its outputs back (it passed, or failed only verification) as raw little-endian

@@ -51,6 +51,9 @@
 #include <stdint.h>
 
 #include "hetune/error.h"
+#include "hetune/exec.h"
+#include "hetune/platform.h"
+#include "hetune/spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +126,317 @@ int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in 
 
 /* Frees what a plan owns and empties it. NULL and empty plans are fine. */
 void ht_split_plan_destroy(struct ht_split_plan *plan);
+
+/* --- co-execution --- */
+
+/* One piece of work handed to one device, in work-items along the split dimension: the
+ * device launches [offset, offset + size) (whole work-groups of its own size, with a global
+ * work offset) and only [own_offset, own_offset + own_size) of its outputs is read back.
+ * The owned range lies inside the launched one; the rest was (or is being) computed by
+ * another device too (the overlap of the planner's residue device, or of a scheduler's
+ * last chunk). */
+struct ht_split_chunk {
+    uint64_t offset, size;
+    uint64_t own_offset, own_size;
+};
+
+/* What a scheduler knows of one device. */
+struct ht_split_sched_device {
+    uint64_t wg;             /* work-group size along the split dimension; > 0 */
+    double time_s;           /* the device's time for the whole problem alone (its tuned
+                                best); <= 0 when unknown. The static scheduler needs it
+                                (unless given factors); guided uses it as the first guess
+                                of the device's speed. */
+    int is_gpu;              /* dynamic: a GPU takes a tenth of the work at a time */
+    uint32_t compute_units;  /* dynamic and guided: a CPU's smallest chunk */
+};
+
+struct ht_split_sched_opts {
+    const double *factors;   /* static: split by these factors instead of Eq. 4 (one per
+                                device, see ht_split_plan_from_factors); NULL: Eq. 4 */
+    double chunk_fraction;   /* dynamic: the share of the work every chunk takes, for
+                                every device (0: the defaults described below) */
+};
+
+/* Fills opts with the defaults (no factors, default chunks). */
+void ht_split_sched_opts_init(struct ht_split_sched_opts *opts);
+
+struct ht_split_sched; /* opaque: a scheduler's state for one co-execution */
+
+/* A scheduler hands out chunks to devices that ask for work, each keeping its own
+ * work-group size. One file per scheduler in src/split/:
+ *
+ *   static   the paper's plan (Eq. 4-9): one chunk per device, the plan's slice, read back
+ *            from its owned range only.
+ *   dynamic  a shared atomic work counter (Dopia §7): a device takes the next chunk of
+ *            whole work-groups of its own size whenever it is idle. A GPU takes a tenth of
+ *            the work-groups at a time (Dopia's empirical choice); a CPU takes smaller
+ *            chunks, a fiftieth of the work-groups but at least two work-groups per compute
+ *            unit so that every core gets some. opts.chunk_fraction overrides both.
+ *   guided   like OpenMP's guided schedule, chunks shrink as the work runs out: a device
+ *            takes half of its speed share of what remains, its speed being first its
+ *            time alone (1/time_s; equal for all when unknown) and, once it has finished a
+ *            chunk, its measured work-items per second; at least one work-group (a CPU: one
+ *            per compute unit) at a time.
+ *
+ * The tail (dynamic and guided). A chunk is whole work-groups of the device that takes it;
+ * when what remains is smaller than that (not a multiple of its work-group size), the
+ * chunk is moved back to end exactly at the global size, as the planner does with its
+ * residue device (Eq. 9): the device recomputes up to wg - 1 work-items that another
+ * device owns and owns only the remainder. So the owned ranges of all chunks always
+ * partition [0, global), whatever the work-group sizes. This needs every wg to divide the
+ * global size, which Eq. 2 makes every valid configuration do. */
+struct ht_split_sched_ops {
+    const char *name;         /* "dynamic" */
+    const char *description;  /* one line, lowercase */
+    /* Sets up the scheduler's own state (s->priv). HT_ENOMEM or HT_EINVAL with err. */
+    int (*init)(struct ht_split_sched *s, struct ht_error *err);
+    /* Makes the scheduler hand out the whole work again (before each run). */
+    void (*reset)(struct ht_split_sched *s);
+    /* The next chunk for device i, or HT_DONE when there is no more work for it. Called
+     * from several threads at once (one per device). */
+    int (*next)(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
+    /* Device i finished chunk c in seconds (kernel and the chunk's transfers). Called from
+     * the device's thread; may be NULL. */
+    void (*report)(struct ht_split_sched *s, size_t device, const struct ht_split_chunk *c,
+                   double seconds);
+    /* Frees s->priv. */
+    void (*destroy)(struct ht_split_sched *s);
+};
+
+/* The schedulers, "static" first, NULL-terminated. Static storage. */
+extern const struct ht_split_sched_ops *const ht_split_schedulers[];
+
+/* The scheduler called name, or NULL. */
+const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
+
+/* Creates scheduler `name` for global work-items along the split dimension and n devices
+ * (devs and opts are copied). When every time_s is positive (or opts->factors is given)
+ * the paper's plan is computed too, so that every scheduler reports Algorithm 1's
+ * theoretical time (ht_split_sched_plan). *out is owned by the caller
+ * (ht_split_sched_free). Errors (HT_EINVAL, err filled): an unknown name (err lists the
+ * schedulers), n = 0, global 0 or above 2^53, a wg of 0; static without positive times
+ * or factors; dynamic and guided when a wg does not divide global; the planner's errors;
+ * HT_ENOMEM. */
+int ht_split_sched_create(const char *name, uint64_t global,
+                          const struct ht_split_sched_device *devs, size_t n,
+                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                          struct ht_error *err);
+
+/* The scheduler's ops (its name, description). Borrowed, static storage. */
+const struct ht_split_sched_ops *ht_split_sched_get_ops(const struct ht_split_sched *s);
+
+/* Hands out the whole work again; call before each run (a new scheduler is ready). */
+void ht_split_sched_reset(struct ht_split_sched *s);
+
+/* The next chunk for device i (< n): HT_OK with *out filled, or HT_DONE when no work is
+ * left for it. Thread-safe. */
+int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
+
+/* Tells the scheduler that device i finished chunk c in seconds. Thread-safe. */
+void ht_split_sched_report(struct ht_split_sched *s, size_t device,
+                           const struct ht_split_chunk *c, double seconds);
+
+/* The paper's plan for these devices (Eq. 4-9, or opts->factors), or NULL when the times
+ * were not all known. Borrowed; lives as long as s. For static it is the plan executed. */
+const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s);
+
+/* Frees a scheduler; NULL is allowed. */
+void ht_split_sched_free(struct ht_split_sched *s);
+
+/* Co-execution: one kernel on several devices at once.
+ *
+ * Each device (an entry of the device list; the same OpenCL device may appear twice, it
+ * then gets two contexts) runs the spec's kernel at its own configuration: its own program
+ * (built with its own -D values through the binary cache), its own context, profiling
+ * queue and full-size buffers. The work is split along one NDRange dimension d by a
+ * scheduler; every chunk is launched with a global work offset along d and the device's
+ * whole global size along the other dimensions, at the device's own local size.
+ *
+ * Data. Buffers are allocated whole on every device (kernels index them with
+ * get_global_id, offset included), but only what a chunk needs is sent:
+ * - A read (or readwrite) buffer whose `index` maps an axis to d is sent per chunk: along
+ *   that axis only the elements of the chunk's work-items plus the halo, the other axes
+ *   whole (a rectangular write). A work-item range [lo, hi) of a device launching G
+ *   work-items along d covers the elements [lo·e, hi·e + halo) of an axis of S elements,
+ *   e = (S − halo)/G elements per work-item when that divides exactly (conv1d: S = N +
+ *   MASK − 1, halo MASK − 1, e = 1), else e = S/G when that does (an EPT-like kernel that
+ *   walks e elements per work-item), clipped to [0, S). When neither divides, the buffer
+ *   is sent whole.
+ * - Other read buffers are sent whole, once per run, before the device's first chunk (a
+ *   device that gets no work gets no data).
+ * - A written buffer (write, readwrite) must have an axis walked by d whose size S is a
+ *   multiple of G (e = S/G elements per work-item): only each chunk's owned elements are
+ *   read back (rectangular reads when d walks a non-leading axis) into one host result.
+ *   Written buffers without an `index`, or without an axis walked by d, or whose axis is
+ *   not a multiple of G, make ht_coexec_create refuse the spec (HT_ESPEC) when there is
+ *   more than one device; with one device they are read back whole.
+ * - readwrite buffers: every device starts from the initial data of the range it is sent
+ *   and only owned ranges are merged back. This is right only when a work-item reads and
+ *   writes nothing but its own elements (plus the declared read halo); a kernel whose
+ *   work-items read elements that others write (an in-place stencil) cannot be split.
+ *
+ * Limitations. All devices' configurations must launch the same number of work-items
+ * along d (a parameter that changes the global size along d, such as elements per
+ * work-item, must agree; the other dimensions may differ): HT_ESPEC otherwise. Kernels
+ * must find their position with get_global_id (DESIGN.md): get_global_size and
+ * get_group_id see the chunk, not the whole NDRange.
+ *
+ * Timing. ht_coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
+ * wall time of each is measured from before the device threads start to after the last
+ * output is on the host: transfers both ways, launches and the host threads included
+ * (programs and buffers are made once, in ht_coexec_create). Write buffers are poisoned
+ * on the devices and on the host before every run, outside the measurement, so that an
+ * element nobody writes cannot pass verification. Each device's kernel-only time is the
+ * sum of its launches' profiling times. The figures are the mean of the best keep_best
+ * runs (by wall time), as for one device.
+ */
+
+/* One device of a co-execution. */
+struct ht_coexec_device {
+    const struct ht_device_info *dev; /* borrowed; must outlive the co-execution */
+    const int64_t *config;   /* its configuration, spec->space.nparams values; copied */
+    double time_s;           /* its time for the whole problem alone (the database's
+                                best); <= 0 when unknown (see ht_split_sched_device) */
+};
+
+struct ht_coexec_opts {
+    unsigned dim;            /* the split dimension, below the spec's ndims; default 0 */
+    const char *scheduler;   /* a name of ht_split_schedulers[]; NULL: "static" */
+    struct ht_split_sched_opts sched; /* factors (static), chunk fraction (dynamic) */
+    unsigned repeats;        /* timed co-executions per ht_coexec_run; 0: the spec's
+                                timing.repeats */
+    unsigned keep_best;      /* 0: the spec's timing.keep_best */
+    unsigned warmup;         /* untimed co-executions first (drivers that compile at the
+                                first launch); default 1 */
+    struct ht_exec_opts exec;/* binary cache and Eq. 3 rule of the configuration check;
+                                no_verify makes ht_coexec_verify do nothing */
+};
+
+/* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
+void ht_coexec_opts_init(struct ht_coexec_opts *opts);
+
+/* What one device did in a co-execution. Times are means over the kept runs. */
+struct ht_coexec_device_result {
+    unsigned ndims;
+    uint64_t global[3], local[3]; /* its whole NDRange (local all 0: left to the runtime) */
+    uint64_t wg;             /* its work-group size along the split dimension (1 when the
+                                local size is left to the runtime) */
+    double time_s;           /* as given */
+    double build_s;          /* getting its program (compile or cache load) */
+    int cache_hit;
+    unsigned chunks;         /* kernels it launched in the last run */
+    uint64_t items;          /* work-items along d it launched in the last run (overlap
+                                included) */
+    uint64_t owned;          /* work-items along d read back from it in the last run */
+    double kernel_s;         /* kernel-only: the sum of its launches' profiling times */
+    double write_s, read_s;  /* its transfers, from profiling events */
+    double busy_s;           /* wall time of its host thread, from the start of the run to
+                                its last read */
+};
+
+struct ht_coexec_result {
+    unsigned dim;            /* the split dimension */
+    uint64_t global;         /* work-items along it */
+    char scheduler[32];
+    unsigned nruns;
+    double run_s[HT_MAX_REPEATS]; /* wall time of each timed co-execution */
+    double wall_s;           /* mean of the best keep_best wall times: the figure of merit */
+    double wall_min_s;
+    double kernel_s;         /* the slowest device's kernel-only time (means over the
+                                kept runs): the co-execution without its transfers */
+    double theoretical_s;    /* Algorithm 1 with the given times, -1 when unknown */
+    double adjusted_s;       /* the plan's time with the slices as launched, -1 unknown */
+    size_t ndevices;
+    struct ht_coexec_device_result *devices; /* owned (ht_coexec_result_destroy) */
+    /* Verification (ht_coexec_verify): 1 passed, 0 failed, -1 not verified. */
+    int verified;
+    double max_abs_err, max_rel_err;
+    size_t mismatches;
+    char mismatch[256];
+    char reference[512];     /* what the outputs were compared with */
+};
+
+/* Frees what a result owns and leaves it reusable. NULL is fine. */
+void ht_coexec_result_destroy(struct ht_coexec_result *res);
+
+struct ht_coexec; /* opaque */
+
+/* Prepares the co-execution of spec on n devices: checks each configuration
+ * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
+ * builds the programs, creates the buffers and kernels, makes the host data and the
+ * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
+ * are copied. *out is owned by the caller (ht_coexec_free). Errors, err filled: HT_EINVAL
+ * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
+ * cannot be split along dim: a written buffer without a usable index, global sizes that
+ * differ between devices), HT_ECONSTRAINT (a configuration breaks a rule; err->field
+ * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
+int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                     struct ht_error *err);
+
+/* Frees a co-execution; NULL is allowed. */
+void ht_coexec_free(struct ht_coexec *cx);
+
+/* The scheduler and, when known, the paper's plan of the co-execution. Borrowed, valid
+ * until the next ht_coexec_set_factors or ht_coexec_free. */
+const struct ht_split_sched *ht_coexec_sched(const struct ht_coexec *cx);
+const struct ht_split_plan *ht_coexec_plan(const struct ht_coexec *cx);
+
+/* Replaces the scheduler with static at the given split factors (one per device, see
+ * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
+ * Errors as ht_split_sched_create; the old scheduler stays on error. */
+int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
+
+/* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
+ * initialised; free it with ht_coexec_result_destroy). The merged outputs of the last run
+ * stay in cx for ht_coexec_verify and ht_coexec_dump. Errors: HT_ELAUNCH (a launch
+ * failed; err names the device), HT_ECL, HT_ENOMEM. */
+int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+
+/* Verifies the merged outputs of the last ht_coexec_run against a single-device run: an
+ * exec session (exec.h) on device ref (an index into the co-execution's devices) runs the
+ * whole NDRange once at that device's configuration (verified itself against the spec's
+ * reference, unless the spec has none), and every written buffer is compared with it
+ * element by element with the spec's rtol/atol (integers exactly). Fills res's
+ * verification fields. Returns HT_OK, HT_EVERIFY (err says how many elements differ and
+ * the first), HT_EINVAL (no run yet, ref out of range), or the session's error when the
+ * single-device run fails (err then begins with "single-device run"). With
+ * opts.exec.no_verify it does nothing (verified -1). */
+int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     struct ht_error *err);
+
+/* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
+ * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
+int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
+
+/* The merged host copy of argument arg after the last run: its data (borrowed, valid until
+ * the next run or free) and element count; NULL when arg is not a written buffer or
+ * nothing ran yet. */
+const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+
+/* A device measured alone, with ht_coexec_run on a one-device co-execution (the same wall
+ * clock as a split): its kernel-only time, its transfers and its whole wall time. */
+struct ht_coexec_alone {
+    double kernel_s, write_s, read_s, wall_s;
+};
+
+/* The prediction of whether splitting pays. */
+struct ht_coexec_estimate {
+    double split_s;          /* the predicted wall time of the co-execution */
+    double alone_s;          /* the fastest device's measured wall time alone */
+    size_t fastest;          /* that device's index */
+    int worth_it;            /* split_s < alone_s */
+};
+
+/* Predicts the co-execution's wall time from each device's measurements alone (alone[i]
+ * for device i) and the paper's plan (ht_coexec_plan; HT_EINVAL when there is none): for
+ * every device with a slice, its kernel time scaled by its slice, its transfers scaled by
+ * the bytes the plan sends it and reads back from it (ht_coexec_create knows them), and
+ * its measured host overhead alone (wall − kernel − transfers: launch, queue and thread
+ * costs); the co-execution takes as long as the slowest device. */
+int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                       struct ht_coexec_estimate *out, struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,9 @@ struct command {
 static const struct command commands[] = {
     {"devices", cmd_devices, "list OpenCL devices and their limits; write MiniZinc data files"},
     {"eval", cmd_eval, "build, run, time and verify one configuration on one device"},
+    {"space", cmd_space, "unpruned and pruned design space per device (Tables 1-2)"},
+    {"tune", cmd_tune, "explore the pruned space on each device; store every evaluation"},
+    {"plan", cmd_plan, "split work between devices by their times (Eq. 4-9, Algorithm 1)"},
 };
 
 static void usage(FILE *f)

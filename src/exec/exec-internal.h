@@ -40,6 +40,8 @@ struct ht_session {
     struct ht__hostbuf *refs;          /* per arg: the reference outputs */
     int have_outputs;                  /* outputs hold the last eval's results */
     int have_refs;                     /* refs hold the reference configuration's outputs */
+    double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
+    double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
 };
 
 /* One configuration instantiated on the device. Zero it before ht__inst_prepare; release
@@ -69,7 +71,8 @@ int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
 /* One timed run of kernel k: restores the readwrite buffers from the host inputs (their
  * transfer time goes to *restore_s), poisons the write buffers, launches k on in's global
  * size with local (NULL: left to the runtime) and waits. *kernel_s is the kernel's time
- * from its profiling event. Launch failures are HT_ELAUNCH with err->cl_status set. */
+ * from its profiling event; s->last_launch_wall_s the wall time from the enqueue to the
+ * kernel's completion. Launch failures are HT_ELAUNCH with err->cl_status set. */
 int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
                     const size_t *local, double *kernel_s, double *restore_s,
                     struct ht_error *err);

@@ -358,7 +358,8 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
         rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
         goto cleanup;
     }
-    *kernel_s = event_seconds(ev, ht__now() - t0);
+    s->last_launch_wall_s = ht__now() - t0;
+    *kernel_s = event_seconds(ev, s->last_launch_wall_s);
 cleanup:
     if (ev)
         clReleaseEvent(ev);

@@ -198,9 +198,10 @@ static int compute_reference_config(struct ht_session *s, struct ht_error *err)
     return rc;
 }
 
-/* Runs the reference kernel once on the configuration's buffers, into s->refs. */
+/* Runs the reference kernel once on the configuration's buffers, into s->refs. Its
+ * launch's extra wall time (its lazy compilation) goes to res->launch_compile_s. */
 static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
-                                    struct ht_error *err)
+                                    struct ht_eval_result *res, struct ht_error *err)
 {
     cl_kernel k = NULL;
     double unused = 0.0, kernel_s = 0.0, read_s = 0.0;
@@ -210,6 +211,8 @@ static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
     rc = ht__inst_kernel(s, in, s->spec->reference_kernel, &k, err);
     if (rc == HT_OK)
         rc = ht__inst_launch(s, in, k, NULL, &kernel_s, &unused, err);
+    if (rc == HT_OK && s->last_launch_wall_s > kernel_s)
+        res->launch_compile_s += s->last_launch_wall_s - kernel_s;
     if (rc == HT_OK)
         rc = ht__inst_read(s, in, s->refs, &read_s, err);
     if (k)
@@ -229,7 +232,7 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
         rc = compute_reference_config(s, err);
     else if (spec->verify == HT_VERIFY_KERNEL)
-        rc = compute_reference_kernel(s, in, err);
+        rc = compute_reference_kernel(s, in, res, err);
     else
         rc = HT_OK;
     if (rc != HT_OK)
@@ -253,6 +256,29 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     return HT_OK;
 }
 
+void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor)
+{
+    s->cut_best = best_so_far_s;
+    s->cut_factor = factor;
+}
+
+/* Whether the first n runs already condemn the configuration: the same rule as
+ * ht_search_should_cut (search.h), kept here because exec does not depend on search. The
+ * fastest run is compared, so that one slow run (a cold cache, a noisy neighbour) does
+ * not cut a good configuration. */
+static int should_cut(const struct ht_session *s, const double *runs, unsigned n)
+{
+    double fastest;
+
+    if (n == 0 || !(s->cut_factor > 0.0) || !(s->cut_best > 0.0) || !isfinite(s->cut_best))
+        return 0;
+    fastest = runs[0];
+    for (unsigned i = 1; i < n; i++)
+        if (runs[i] < fastest)
+            fastest = runs[i];
+    return fastest > s->cut_factor * s->cut_best;
+}
+
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err)
 {
@@ -260,7 +286,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     struct ht__inst in;
     struct ht_error local_err;
     unsigned repeats = spec->repeats ? spec->repeats : 1;
-    double restore_s = 0.0, write_s = 0.0;
+    double restore_s = 0.0, write_s = 0.0, extra[2] = {0.0, 0.0};
     size_t local[3];
     int rc;
 
@@ -287,6 +313,25 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         if (rc != HT_OK)
             goto cleanup;
         res->nruns = r + 1;
+        /* The first launch's wall time beyond the kernel, less a later launch's: what the
+         * driver does once (lazy compilation), not what every launch costs. */
+        if (r < 2)
+            extra[r] = fmax(0.0, s->last_launch_wall_s - res->run_s[r]);
+        res->launch_compile_s = fmax(0.0, extra[0] - extra[1]);
+        /* Cutting after the last run would save nothing and lose the verification; the
+         * first run alone says little, as some drivers (PoCL) finish compiling the kernel
+         * for its work-group size at its first launch. */
+        if (r + 1 >= HT_CUT_MIN_RUNS && r + 1 < repeats &&
+            should_cut(s, res->run_s, res->nruns)) {
+            summarise_runs(res, spec->keep_best);
+            res->write_s = write_s + restore_s / res->nruns;
+            rc = ht_error_set(err, HT_ECUT,
+                              "cut after %u of %u runs: fastest run %.6g s is more than %g "
+                              "times the best so far (%.6g s)",
+                              res->nruns, repeats, res->kernel_min_s, s->cut_factor,
+                              s->cut_best);
+            goto cleanup;
+        }
     }
     summarise_runs(res, spec->keep_best);
     /* The transfers one run needs: read-only inputs once, readwrite ones per run. */

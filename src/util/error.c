@@ -137,6 +137,8 @@ int ht_exit_status(int code)
         return 2;
     case HT_EVERIFY:
         return 3;
+    case HT_ECUT:
+        return 1;
     default:
         return 1;
     }

@@ -1,0 +1,468 @@
+/* hetune tune: explores the pruned space of a spec on each selected device and stores every
+ * evaluation in the results database. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "progress.h"
+
+static const char tune_usage[] =
+    "usage: hetune tune SPEC [options]\n"
+    "\n"
+    "Tunes the spec's kernel on each selected device in turn: every valid configuration\n"
+    "of the pruned space (or those a search strategy picks) is built through the binary\n"
+    "cache, run the spec's timing.repeats times, timed (mean of the best keep_best runs)\n"
+    "and verified, and stored with all its runs in the results database before the next\n"
+    "one starts. A configuration that fails to build, launch or verify is stored with its\n"
+    "reason and never chosen as best. What the database already holds for the same\n"
+    "kernel, problem sizes and device is not measured again: an interrupted or killed\n"
+    "tune resumes where it stopped. Ctrl-C finishes the configuration in flight, prints\n"
+    "the best so far and exits with 130.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
+    "                        \"<platform> <name>\", or all (default: all)\n"
+    "  -S, --strategy S      exhaustive (default), random, genetic or anneal\n"
+    "  -b, --budget N        evaluate at most N configurations per device in this run\n"
+    "                        (stored ones do not count; default: no limit)\n"
+    "  -t, --time S          start no new configuration after S seconds per device\n"
+    "                        (default: no limit)\n"
+    "      --seed N          the seed of the random, genetic and anneal strategies\n"
+    "                        (default 0)\n"
+    "      --cut-factor F    early termination: stop repeating a configuration whose\n"
+    "                        fastest run is more than F times the best so far and store\n"
+    "                        it as cut; 0 turns it off, else F >= 1 (default 3)\n"
+    "      --db FILE         the results database (default ./hetune.db)\n"
+    "      --fresh           forget what the database holds for this kernel, problem\n"
+    "                        and device, and measure everything again\n"
+    "      --eq3 product|sum|off\n"
+    "                        the Eq. 3 rule of the pruned space (default product: total\n"
+    "                        work-groups >= compute units)\n"
+    "      --size NAME=VALUE override a problem size of the spec\n"
+    "      --no-cache        neither read nor write the kernel binary cache\n"
+    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
+    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
+    "      --json            print one JSON object instead of text\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "On a terminal a progress line on stderr shows configurations done of total, the\n"
+    "time left and the best so far.\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure (no platform, database error, or a device\n"
+    "where no configuration ran and verified), 2 bad input (usage, spec, unknown device\n"
+    "or strategy), 130 interrupted\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+/* Seconds with a unit that keeps three or four significant digits. */
+static void fmt_time(double s, char *buf, size_t size)
+{
+    if (s < 0)
+        snprintf(buf, size, "-");
+    else if (s < 1e-3)
+        snprintf(buf, size, "%.2f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f s", s);
+}
+
+static void config_text(const struct ht_spec *spec, const int64_t *config, char *buf,
+                        size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < spec->space.nparams && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s=%" PRId64, i ? " " : "",
+                         spec->space.params[i].name, config[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (!spec->space.nparams)
+        snprintf(buf, size, "(no parameters)");
+}
+
+/* The progress bar, fed by the library's progress callback. */
+struct progress_ctx {
+    const struct ht_spec *spec;
+    struct cli_progress bar;
+    int started;
+};
+
+static void on_progress(const struct ht_tune_progress *p, void *user)
+{
+    struct progress_ctx *ctx = user;
+    char note[512], t[32], cfg[400];
+
+    if (!ctx->started) {
+        char label[64];
+        snprintf(label, sizeof label, "%zu %.20s", p->dev->index, p->dev->name);
+        cli_progress_start(&ctx->bar, label, p->total);
+        ctx->started = 1;
+    }
+    note[0] = '\0';
+    if (p->best) {
+        fmt_time(p->best_s, t, sizeof t);
+        config_text(ctx->spec, p->best, cfg, sizeof cfg);
+        snprintf(note, sizeof note, "best %s (%s)", t, cfg);
+    }
+    if (p->cut || p->failed) {
+        size_t n = strlen(note);
+        snprintf(note + n, sizeof note - n, "%s%zu cut, %zu failed", n ? "; " : "", p->cut,
+                 p->failed);
+    }
+    cli_progress_update(&ctx->bar, p->done, note[0] ? note : NULL);
+}
+
+struct device_tune {
+    const struct ht_device_info *dev;
+    struct ht_tune_result r;
+};
+
+static void print_text_device(const struct ht_spec *spec, const struct device_tune *d)
+{
+    const struct ht_tune_result *r = &d->r;
+    char a[32], b[32], c[32], cfg[1100];
+
+    printf("device %zu: %s (%s)\n", d->dev->index, d->dev->name, d->dev->platform);
+    printf("  space        %zu valid configurations\n", r->space);
+    printf("  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the database%s\n",
+           r->evaluated, r->cut, r->failed, r->from_db, r->stopped ? "; interrupted" : "");
+    if (r->has_best) {
+        fmt_time(r->best_s, a, sizeof a);
+        config_text(spec, r->best, cfg, sizeof cfg);
+        printf("  best         %s: %s%s\n", cfg, a, r->best_from_db ? " (stored)" : "");
+    } else {
+        printf("  best         none: no configuration ran and verified\n");
+    }
+    fmt_time(r->tuning_s, a, sizeof a);
+    fmt_time(r->build_s, b, sizeof b);
+    fmt_time(r->launch_compile_s, c, sizeof c);
+    printf("  time         %s tuning, of which %s building and %s in first launches"
+           " (%.0f%%)\n", a, b, c,
+           r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
+    printf("  cache        %zu of %zu binaries from the binary cache\n", r->cache_hits,
+           r->evaluated);
+}
+
+static json_t *device_json(const struct ht_spec *spec, const struct device_tune *d)
+{
+    const struct ht_tune_result *r = &d->r;
+    json_t *o = json_object(), *best, *cfg;
+
+    json_object_set_new(o, "index", json_integer((json_int_t)d->dev->index));
+    json_object_set_new(o, "device", json_string(d->dev->name));
+    json_object_set_new(o, "platform", json_string(d->dev->platform));
+    json_object_set_new(o, "space", json_integer((json_int_t)r->space));
+    json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
+    json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
+    json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
+    json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
+    json_object_set_new(o, "forgotten", json_integer((json_int_t)r->forgotten));
+    if (r->has_best) {
+        best = json_object();
+        cfg = json_object();
+        for (size_t i = 0; i < spec->space.nparams; i++)
+            json_object_set_new(cfg, spec->space.params[i].name, json_integer(r->best[i]));
+        json_object_set_new(best, "config", cfg);
+        json_object_set_new(best, "seconds", json_real(r->best_s));
+        json_object_set_new(best, "from_db", json_boolean(r->best_from_db));
+        json_object_set_new(o, "best", best);
+    } else {
+        json_object_set_new(o, "best", json_null());
+    }
+    json_object_set_new(o, "tuning_seconds", json_real(r->tuning_s));
+    json_object_set_new(o, "build_seconds", json_real(r->build_s));
+    json_object_set_new(o, "first_launch_seconds", json_real(r->launch_compile_s));
+    json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
+    json_object_set_new(o, "stopped", json_boolean(r->stopped));
+    return o;
+}
+
+static int print_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
+                      const struct device_tune *devs, size_t n, int interrupted)
+{
+    json_t *root = json_object(), *arr = json_array();
+    char *text;
+
+    json_object_set_new(root, "spec", json_string(spec->name));
+    json_object_set_new(root, "spec_path", json_string(spec->path));
+    json_object_set_new(root, "db", json_string(db));
+    json_object_set_new(root, "strategy", json_string(o->strategy));
+    json_object_set_new(root, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
+                                                  : json_null());
+    json_object_set_new(root, "cut_factor", json_real(o->cut_factor));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, device_json(spec, &devs[i]));
+    json_object_set_new(root, "devices", arr);
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text) {
+        fprintf(stderr, "hetune tune: cannot write the result as JSON\n");
+        return 1;
+    }
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+/* Parses a non-negative integer option. Returns 0, or 2 after printing the problem. */
+static int parse_count(const char *opt, const char *arg, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 0);
+    if (errno || end == arg || *end || arg[0] == '-')
+        return cli_usage_error("tune", 2, "%s takes a non-negative integer, not '%s'", opt, arg);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int parse_seconds(const char *opt, const char *arg, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < 0)
+        return cli_usage_error("tune", 2, "%s takes a non-negative number, not '%s'", opt, arg);
+    *out = v;
+    return 0;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    enum { OPT_SEED = 256, OPT_CUT, OPT_DB, OPT_FRESH, OPT_EQ3, OPT_SIZE, OPT_NO_CACHE,
+           OPT_CACHE_DIR, OPT_JSON };
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"strategy", required_argument, NULL, 'S'},
+        {"budget", required_argument, NULL, 'b'},
+        {"time", required_argument, NULL, 't'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"cut-factor", required_argument, NULL, OPT_CUT},
+        {"db", required_argument, NULL, OPT_DB},
+        {"fresh", no_argument, NULL, OPT_FRESH},
+        {"eq3", required_argument, NULL, OPT_EQ3},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ht_size_override *ov = NULL;
+    size_t nov = 0, first = 0, last = 0, ndone = 0;
+    const char *device = "all", *db = HT_STORE_DEFAULT_PATH;
+    struct ht_tune_opts opts;
+    struct ht_spec *spec = NULL;
+    struct ht_platform *plat = NULL;
+    struct ht_store *store = NULL;
+    struct device_tune *devs = NULL;
+    struct progress_ctx pctx;
+    struct sigaction sa, old_sa;
+    int have_old_sa = 0;
+    struct ht_error err;
+    uint64_t u;
+    int json = 0, c, status = 2, rc, interrupted = 0, missing_best = 0;
+
+    ht_tune_opts_init(&opts);
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hd:S:b:t:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'S':
+            if (!ht_search_find(optarg)) {
+                fprintf(stderr, "hetune tune: unknown strategy '%s'; the strategies are:",
+                        optarg);
+                for (size_t i = 0; ht_search_strategies[i]; i++)
+                    fprintf(stderr, " %s", ht_search_strategies[i]->name);
+                fputc('\n', stderr);
+                status = 2;
+                goto cleanup;
+            }
+            opts.strategy = optarg;
+            break;
+        case 'b':
+            if ((status = parse_count("--budget", optarg, &u)) != 0)
+                goto cleanup;
+            opts.budget = (size_t)u;
+            break;
+        case 't':
+            if ((status = parse_seconds("--time", optarg, &opts.time_limit_s)) != 0)
+                goto cleanup;
+            break;
+        case OPT_SEED:
+            if ((status = parse_count("--seed", optarg, &opts.seed)) != 0)
+                goto cleanup;
+            break;
+        case OPT_CUT:
+            if ((status = parse_seconds("--cut-factor", optarg, &opts.cut_factor)) != 0)
+                goto cleanup;
+            if (opts.cut_factor > 0 && opts.cut_factor < 1) {
+                status = cli_usage_error("tune", 2,
+                                         "--cut-factor takes 0 (off) or a number >= 1, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        case OPT_DB: db = optarg; break;
+        case OPT_FRESH: opts.fresh = 1; break;
+        case OPT_EQ3:
+            if (ht_eq3_parse(optarg, &opts.eq3) != HT_OK) {
+                status = cli_usage_error("tune", 2, "--eq3 takes product, sum or off, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        case OPT_SIZE:
+            if ((status = cli_add_size("tune", optarg, &ov, &nov)) != 0)
+                goto cleanup;
+            break;
+        case OPT_NO_CACHE: opts.exec.no_cache = 1; break;
+        case OPT_CACHE_DIR: opts.exec.cache_dir = optarg; break;
+        case OPT_JSON: json = 1; break;
+        case 'h':
+            fputs(tune_usage, stdout);
+            status = 0;
+            goto cleanup;
+        case ':':
+            status = cli_usage_error("tune", 2, "option '%s' needs a value (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        default:
+            status = cli_usage_error("tune", 2, "unknown option '%s' (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        }
+    }
+    status = 2;
+    if (optind >= argc) {
+        cli_usage_error("tune", 2, "missing SPEC (see --help)");
+        goto cleanup;
+    }
+    if (optind + 1 < argc) {
+        cli_usage_error("tune", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
+        goto cleanup;
+    }
+
+    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
+    if (rc != HT_OK) {
+        cli_fail("tune", &err);
+        status = rc == HT_ENOMEM ? 1 : 2; /* an unreadable spec is bad input too */
+        goto cleanup;
+    }
+    rc = ht_platform_discover(&plat, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("tune", &err);
+        goto cleanup;
+    }
+    if (!strcmp(device, "all")) {
+        first = 0;
+        last = plat->count;
+    } else {
+        if ((rc = ht_platform_find(plat, device, &first, &err)) != HT_OK) {
+            status = cli_fail("tune", &err);
+            goto cleanup;
+        }
+        last = first + 1;
+    }
+    devs = calloc(last - first + 1, sizeof *devs);
+    if (!devs) {
+        status = cli_usage_error("tune", 1, "out of memory");
+        goto cleanup;
+    }
+    rc = ht_store_open(db, &store, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("tune", &err);
+        goto cleanup;
+    }
+
+    /* The first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one kill. A
+     * SIGINT that is ignored (a background job, nohup) stays ignored. */
+    stop_flag = 0;
+    if (sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGINT, &sa, NULL) == 0)
+            have_old_sa = 1;
+    }
+    opts.stop = &stop_flag;
+    opts.progress = on_progress;
+    opts.progress_user = &pctx;
+
+    status = 0;
+    for (size_t i = first; i < last && !interrupted; i++) {
+        struct device_tune *d = &devs[ndone];
+
+        d->dev = &plat->devices[i];
+        memset(&pctx, 0, sizeof pctx);
+        pctx.spec = spec;
+        rc = ht_tune_device(spec, d->dev, store, &opts, &d->r, &err);
+        if (pctx.started)
+            cli_progress_end(&pctx.bar);
+        if (rc != HT_OK) {
+            fprintf(stderr, "hetune tune: device %zu (%s): ", d->dev->index, d->dev->name);
+            status = cli_fail("tune", &err);
+            goto cleanup;
+        }
+        ndone++;
+        interrupted = d->r.stopped;
+        if (!d->r.has_best && !interrupted) {
+            fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and verified%s\n",
+                    d->dev->index, d->dev->name,
+                    d->r.space ? "" : " (the pruned space is empty)");
+            missing_best = 1;
+        }
+        if (!json) {
+            if (ndone == 1)
+                printf("spec %s (%s), strategy %s, db %s\n", spec->name, spec->path,
+                       opts.strategy, db);
+            print_text_device(spec, d);
+            fflush(stdout);
+        }
+    }
+    if (json && print_json(spec, db, &opts, devs, ndone, interrupted) != 0)
+        status = 1;
+    if (interrupted) {
+        fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s\n", db);
+        status = 130;
+    } else if (missing_best && status == 0) {
+        status = 1;
+    }
+
+cleanup:
+    if (have_old_sa)
+        sigaction(SIGINT, &old_sa, NULL);
+    ht_store_close(store);
+    free(devs);
+    ht_platform_free(plat);
+    ht_spec_free(spec);
+    free(ov);
+    return status;
+}

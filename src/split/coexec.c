@@ -1,0 +1,1137 @@
+/* Co-execution: one kernel on several devices at once (split.h). Each device has its own
+ * exec session (context, profiling queue, binary cache), program, kernel and full-size
+ * buffers; a host thread per device asks the scheduler for chunks, sends what each chunk
+ * reads, launches it with a global work offset, and at the end reads back the elements it
+ * owns into one host result. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec-internal.h"
+#include "split/split-internal.h"
+#include "util/util.h"
+
+/* How one buffer travels for one device. */
+enum in_mode {
+    IN_NONE,   /* not sent (write buffers, scalars) */
+    IN_WHOLE,  /* sent whole, once per run, before the device's first chunk */
+    IN_SLICED  /* per chunk: the chunk's elements (plus halo) along the axes d walks */
+};
+enum out_mode {
+    OUT_NONE,  /* not read back (read buffers, scalars) */
+    OUT_OWNED, /* per chunk: its owned elements along the axes d walks */
+    OUT_WHOLE  /* whole (one device only, a written buffer without an axis walked by d) */
+};
+
+struct bufmap {
+    enum in_mode in;
+    enum out_mode out;
+    int split_axis[3];   /* 1: axis walked by the split dimension */
+    uint64_t halo[3];    /* evaluated halo of each axis (0 when none) */
+};
+
+/* An owned range of one chunk, kept until the read-back. */
+struct owned {
+    uint64_t lo, hi;
+};
+
+struct cxdev {
+    struct ht_coexec *cx;
+    size_t index;
+    const struct ht_device_info *dev;
+    int64_t *config;
+    double time_s;
+    struct ht_session *session; /* context, queue, binary cache */
+    struct ht__inst in;         /* program, kernel, buffers, vars, shapes */
+    uint64_t wg;
+    double build_s;
+    int cache_hit;
+    struct bufmap *maps;        /* per argument */
+    /* one run */
+    struct owned *owned;
+    size_t nowned, cap_owned;
+    cl_event *events;
+    size_t nevents, cap_events;
+    unsigned chunks;
+    uint64_t items, owned_items;
+    double kernel_s, write_s, read_s, busy_s;
+    int rc;
+    struct ht_error err;
+};
+
+struct ht_coexec {
+    const struct ht_spec *spec;
+    struct ht_coexec_opts opts;
+    char sched_name[32];
+    size_t n;
+    struct cxdev *devs;
+    struct ht_split_sched *sched;
+    uint64_t global;             /* work-items along the split dimension (all devices) */
+    struct ht__hostbuf *inputs;  /* per arg: initial data of read and readwrite buffers */
+    struct ht__hostbuf *outputs; /* per arg: merged written buffers */
+    int have_outputs;
+    double t0;                   /* start of the run being timed */
+};
+
+void ht_coexec_opts_init(struct ht_coexec_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    ht_split_sched_opts_init(&opts->sched);
+    ht_exec_opts_init(&opts->exec);
+    opts->warmup = 1;
+}
+
+void ht_coexec_result_destroy(struct ht_coexec_result *res)
+{
+    if (!res)
+        return;
+    free(res->devices);
+    res->devices = NULL;
+    res->ndevices = 0;
+}
+
+/* Reports a device's failure as "device I (NAME): <its error>" in err, keeping the code,
+ * the field and the OpenCL status. Returns the code. */
+static int device_fail(struct ht_error *err, const struct cxdev *d, const struct ht_error *e)
+{
+    int code = e->code ? e->code : HT_ECL;
+
+    if (!err || err->code)
+        return code;
+    err->cl_status = e->cl_status;
+    snprintf(err->field, sizeof err->field, "%s", e->field);
+    return ht_error_set(err, code, "device %zu (%s): %s", d->dev->index, d->dev->name,
+                        e->text);
+}
+
+static const char *dim_name(unsigned d)
+{
+    static const char *const names[] = {"gx", "gy", "gz"};
+    return d < 3 ? names[d] : "?";
+}
+
+/* "-D NAME=value " for every parameter, then the spec's options: the same text as exec's
+ * run.c makes, so that both share the binary cache. Owned by the caller. */
+static char *build_options(const struct ht_spec *spec, const int64_t *config)
+{
+    const struct ht_space_def *def = &spec->space;
+    size_t cap = strlen(spec->kernel_options) + 1, len = 0;
+    char *buf;
+
+    for (size_t i = 0; i < def->nparams; i++)
+        cap += strlen(def->params[i].name) + 32;
+    buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    buf[0] = '\0';
+    for (size_t i = 0; i < def->nparams; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
+                                def->params[i].name, config[i]);
+    snprintf(buf + len, cap - len, "%s", spec->kernel_options);
+    return buf;
+}
+
+/* Evaluates the shape of buffer argument i with the device's vars into d->in.shape[i]. */
+static int eval_shape(const struct ht_spec *spec, struct cxdev *d, size_t i,
+                      struct ht_error *err)
+{
+    const struct ht_arg *arg = &spec->args[i];
+    struct ht__hostbuf *b = &d->in.shape[i];
+    size_t count = 1;
+
+    b->naxes = arg->naxes;
+    for (unsigned a = 0; a < arg->naxes; a++) {
+        int64_t v;
+        int rc = ht_expr_eval(arg->shape[a], d->in.vars, &v);
+        if (rc != HT_OK || v <= 0) {
+            if (err && !err->code)
+                snprintf(err->field, sizeof err->field, "args[%zu].shape[%u]", i, a);
+            return ht_error_set(err, HT_EINVAL, "shape '%s' of '%s' is %s",
+                                ht_expr_source(arg->shape[a]), arg->name,
+                                rc == HT_OK ? "not positive" : ht_strerror(rc));
+        }
+        if ((uint64_t)v > SIZE_MAX / count / ht_type_size(arg->type))
+            return ht_error_set(err, HT_EOVERFLOW, "buffer '%s' is too large", arg->name);
+        b->dims[a] = (uint64_t)v;
+        count *= (size_t)v;
+    }
+    for (unsigned a = arg->naxes; a < 3; a++)
+        b->dims[a] = 1;
+    b->count = count;
+    return HT_OK;
+}
+
+/* Decides how buffer i travels for device d (splitting along dim, nd devices in all). */
+static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, unsigned dim,
+                      uint64_t global, size_t nd, struct ht_error *err)
+{
+    const struct ht_arg *arg = &spec->args[i];
+    const struct ht__hostbuf *b = &d->in.shape[i];
+    struct bufmap *m = &d->maps[i];
+    int nsplit = 0, sliceable = 1, ownable = 1;
+
+    memset(m, 0, sizeof *m);
+    for (unsigned a = 0; arg->has_index && a < arg->naxes; a++) {
+        uint64_t lo, hi;
+        if (arg->index[a].dim != (int)dim)
+            continue;
+        m->split_axis[a] = 1;
+        nsplit++;
+        if (arg->index[a].halo) {
+            int64_t h;
+            int rc = ht_expr_eval(arg->index[a].halo, d->in.vars, &h);
+            if (rc != HT_OK || h < 0) {
+                if (err && !err->code)
+                    snprintf(err->field, sizeof err->field, "args[%zu].index[%u].halo", i, a);
+                return ht_error_set(err, HT_ESPEC, "halo '%s' of '%s' is %s",
+                                    ht_expr_source(arg->index[a].halo), arg->name,
+                                    rc == HT_OK ? "negative" : ht_strerror(rc));
+            }
+            m->halo[a] = (uint64_t)h;
+        }
+        if (!ht__split_axis_range(b->dims[a], global, m->halo[a], 0, global, 0, &lo, &hi))
+            sliceable = 0;
+        if (!ht__split_axis_range(b->dims[a], global, 0, 0, global, 1, &lo, &hi))
+            ownable = 0;
+    }
+    if (arg->access != HT_ACCESS_WRITE)
+        m->in = nsplit && sliceable ? IN_SLICED : IN_WHOLE;
+    if (arg->access == HT_ACCESS_READ)
+        return HT_OK;
+
+    if (nsplit && ownable) {
+        m->out = OUT_OWNED;
+        return HT_OK;
+    }
+    if (nd == 1) {
+        m->out = OUT_WHOLE;
+        return HT_OK;
+    }
+    if (err && !err->code)
+        snprintf(err->field, sizeof err->field, "args[%zu].index", i);
+    if (!arg->has_index)
+        return ht_error_set(err, HT_ESPEC,
+                            "written buffer '%s' has no index: splitting cannot tell which "
+                            "elements each device writes (give it an \"index\")",
+                            arg->name);
+    if (!nsplit)
+        return ht_error_set(err, HT_ESPEC,
+                            "written buffer '%s' has no axis walked by %s: splitting along "
+                            "%s cannot merge it",
+                            arg->name, dim_name(dim), dim_name(dim));
+    for (unsigned a = 0; a < arg->naxes; a++)
+        if (m->split_axis[a] && b->dims[a] % global)
+            return ht_error_set(err, HT_ESPEC,
+                                "written buffer '%s': axis %u has %" PRIu64 " elements, not a "
+                                "multiple of the %" PRIu64 " work-items along %s",
+                                arg->name, a, b->dims[a], global, dim_name(dim));
+    return ht_error_set(err, HT_ESPEC, "written buffer '%s' cannot be split along %s",
+                        arg->name, dim_name(dim));
+}
+
+/* Opens device d's session, checks and builds its configuration, makes its buffers and
+ * kernel. */
+static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    const struct ht_space_def *def = &spec->space;
+    char *options = NULL;
+    char *log = NULL;
+    cl_kernel k = NULL;
+    int rc;
+
+    rc = ht_space_check(def, d->dev, d->config, cx->opts.exec.eq3, err);
+    if (rc != HT_OK)
+        return rc;
+    rc = ht_session_create(spec, d->dev, &cx->opts.exec, &d->session, err);
+    if (rc != HT_OK)
+        return rc;
+    d->in.vars = calloc(def->names.count ? def->names.count : 1, sizeof *d->in.vars);
+    d->in.mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->in.mem);
+    d->in.shape = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->in.shape);
+    d->maps = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->maps);
+    if (!d->in.vars || !d->in.mem || !d->in.shape || !d->maps)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_space_vars(def, d->dev, d->config, d->in.vars);
+    rc = ht_space_ndrange(def, d->in.vars, d->in.global, d->in.local, err);
+    if (rc != HT_OK)
+        return rc;
+    d->in.ndims = def->ndims;
+    d->wg = d->in.local[0] ? d->in.local[cx->opts.dim] : 1;
+
+    options = build_options(spec, d->config);
+    if (!options)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht__program_get(d->session, options, &d->in.prog, &d->build_s, &d->cache_hit, &log,
+                         err);
+    free(options);
+    free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
+    if (rc != HT_OK)
+        return rc;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        size_t bytes;
+        cl_mem_flags flags;
+        cl_int st;
+
+        if (!arg->is_buffer)
+            continue;
+        rc = eval_shape(spec, d, i, err);
+        if (rc != HT_OK)
+            return rc;
+        bytes = d->in.shape[i].count * ht_type_size(arg->type);
+        flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
+                : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
+                                                 : CL_MEM_READ_WRITE;
+        d->in.mem[i] = clCreateBuffer(d->session->ctx, flags, bytes, NULL, &st);
+        if (st != CL_SUCCESS) {
+            char what[300];
+            snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
+            return ht__cl_fail(err, HT_ECL, st, what);
+        }
+    }
+    rc = ht__inst_kernel(d->session, &d->in, spec->kernel_name, &k, err);
+    if (rc != HT_OK)
+        return rc;
+    d->in.kernel = k;
+    return HT_OK;
+}
+
+/* Makes the host data: initial values of the inputs (the same as exec makes: the seed
+ * comes from the argument's name) and room for the merged outputs. Shapes come from
+ * device 0; every device must agree. */
+static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        const struct ht__hostbuf *shape = &cx->devs[0].in.shape[i];
+        size_t bytes = shape->count * ht_type_size(arg->type);
+
+        if (!arg->is_buffer)
+            continue;
+        for (size_t j = 1; j < cx->n; j++)
+            if (memcmp(cx->devs[j].in.shape[i].dims, shape->dims, sizeof shape->dims)) {
+                if (err && !err->code)
+                    snprintf(err->field, sizeof err->field, "args[%zu].shape", i);
+                return ht_error_set(err, HT_ESPEC,
+                                    "buffer '%s' has a different shape on device %zu than "
+                                    "on device %zu: the configurations must agree on it",
+                                    arg->name, cx->devs[j].dev->index, cx->devs[0].dev->index);
+            }
+        if (arg->access != HT_ACCESS_WRITE) {
+            struct ht__hostbuf *b = &cx->inputs[i];
+            int rc;
+            *b = *shape;
+            b->data = malloc(bytes ? bytes : 1);
+            if (!b->data)
+                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
+            rc = ht__data_init(arg, b->data, b->count, err);
+            if (rc != HT_OK)
+                return rc;
+        }
+        if (arg->access != HT_ACCESS_READ) {
+            struct ht__hostbuf *b = &cx->outputs[i];
+            *b = *shape;
+            b->data = malloc(bytes ? bytes : 1);
+            if (!b->data)
+                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
+        }
+    }
+    return HT_OK;
+}
+
+static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *sopts,
+                      const char *name, struct ht_split_sched **out, struct ht_error *err)
+{
+    struct ht_split_sched_device *sd = calloc(cx->n, sizeof *sd);
+    int rc;
+
+    if (!sd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < cx->n; i++) {
+        sd[i].wg = cx->devs[i].wg;
+        sd[i].time_s = cx->devs[i].time_s;
+        sd[i].is_gpu = cx->devs[i].dev->is_gpu;
+        sd[i].compute_units = cx->devs[i].dev->compute_units;
+    }
+    rc = ht_split_sched_create(name, cx->global, sd, cx->n, sopts, out, err);
+    free(sd);
+    return rc;
+}
+
+void ht_coexec_free(struct ht_coexec *cx)
+{
+    if (!cx)
+        return;
+    for (size_t i = 0; cx->devs && i < cx->n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        ht__inst_release(&d->in, cx->spec->nargs);
+        ht_session_free(d->session);
+        free(d->config);
+        free(d->maps);
+        free(d->owned);
+        free(d->events);
+    }
+    for (size_t i = 0; i < cx->spec->nargs; i++) {
+        if (cx->inputs)
+            free(cx->inputs[i].data);
+        if (cx->outputs)
+            free(cx->outputs[i].data);
+    }
+    free(cx->inputs);
+    free(cx->outputs);
+    free(cx->devs);
+    ht_split_sched_free(cx->sched);
+    free(cx);
+}
+
+int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                     struct ht_error *err)
+{
+    struct ht_coexec *cx;
+    size_t na = spec->nargs ? spec->nargs : 1;
+    int rc = HT_OK;
+
+    *out = NULL;
+    if (n == 0)
+        return ht_error_set(err, HT_EINVAL, "no devices to co-execute on");
+    cx = calloc(1, sizeof *cx);
+    if (!cx)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    cx->spec = spec;
+    if (opts)
+        cx->opts = *opts;
+    else
+        ht_coexec_opts_init(&cx->opts);
+    cx->opts.sched.factors = NULL; /* borrowed by the caller: only make_sched reads it */
+    snprintf(cx->sched_name, sizeof cx->sched_name, "%s",
+             cx->opts.scheduler ? cx->opts.scheduler : "static");
+    cx->opts.scheduler = cx->sched_name;
+    cx->n = n;
+    if (cx->opts.dim >= spec->space.ndims) {
+        rc = ht_error_set(err, HT_EINVAL, "split dimension %u out of range: the NDRange has %u",
+                          cx->opts.dim, spec->space.ndims);
+        goto fail;
+    }
+    if (!ht_split_scheduler_find(cx->sched_name)) {
+        struct ht_split_sched *probe = NULL;
+        /* Fails at once on the name, with the message that lists the schedulers. */
+        rc = ht_split_sched_create(cx->sched_name, 1, NULL, 0, NULL, &probe, err);
+        ht_split_sched_free(probe);
+        goto fail;
+    }
+    cx->devs = calloc(n, sizeof *cx->devs);
+    cx->inputs = calloc(na, sizeof *cx->inputs);
+    cx->outputs = calloc(na, sizeof *cx->outputs);
+    if (!cx->devs || !cx->inputs || !cx->outputs) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        struct ht_error e;
+
+        d->cx = cx;
+        d->index = i;
+        d->dev = devs[i].dev;
+        d->time_s = devs[i].time_s;
+        d->config = malloc((spec->space.nparams ? spec->space.nparams : 1) * sizeof *d->config);
+        if (!d->config) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto fail;
+        }
+        if (spec->space.nparams)
+            memcpy(d->config, devs[i].config, spec->space.nparams * sizeof *d->config);
+        ht_error_clear(&e);
+        rc = device_prepare(cx, d, &e);
+        if (rc != HT_OK) {
+            device_fail(err, d, &e);
+            goto fail;
+        }
+    }
+    cx->global = cx->devs[0].in.global[cx->opts.dim];
+    for (size_t i = 1; i < n; i++)
+        if (cx->devs[i].in.global[cx->opts.dim] != cx->global) {
+            rc = ht_error_set(err, HT_ESPEC,
+                              "device %zu launches %" PRIu64 " work-items along %s and device "
+                              "%zu %" PRIu64 ": co-execution needs the same global size along "
+                              "the split dimension",
+                              cx->devs[0].dev->index, cx->global, dim_name(cx->opts.dim),
+                              cx->devs[i].dev->index, cx->devs[i].in.global[cx->opts.dim]);
+            goto fail;
+        }
+    for (size_t i = 0; i < n; i++)
+        for (size_t a = 0; a < spec->nargs; a++)
+            if (spec->args[a].is_buffer) {
+                rc = map_buffer(spec, &cx->devs[i], a, cx->opts.dim, cx->global, n, err);
+                if (rc != HT_OK)
+                    goto fail;
+            }
+    rc = host_buffers(cx, err);
+    if (rc != HT_OK)
+        goto fail;
+    rc = make_sched(cx, opts ? &opts->sched : NULL, cx->sched_name, &cx->sched, err);
+    if (rc != HT_OK)
+        goto fail;
+    *out = cx;
+    return HT_OK;
+fail:
+    ht_coexec_free(cx);
+    return rc;
+}
+
+const struct ht_split_sched *ht_coexec_sched(const struct ht_coexec *cx)
+{
+    return cx->sched;
+}
+
+const struct ht_split_plan *ht_coexec_plan(const struct ht_coexec *cx)
+{
+    return ht_split_sched_plan(cx->sched);
+}
+
+int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err)
+{
+    struct ht_split_sched_opts o;
+    struct ht_split_sched *s = NULL;
+    int rc;
+
+    ht_split_sched_opts_init(&o);
+    o.factors = factors;
+    rc = make_sched(cx, &o, "static", &s, err);
+    if (rc != HT_OK)
+        return rc;
+    ht_split_sched_free(cx->sched);
+    cx->sched = s;
+    snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+    return HT_OK;
+}
+
+/* --- one run on one device (its host thread) --- */
+
+static int push_event(struct cxdev *d, cl_event ev)
+{
+    if (d->nevents == d->cap_events) {
+        size_t cap = d->cap_events ? 2 * d->cap_events : 16;
+        cl_event *grown = realloc(d->events, cap * sizeof *grown);
+        if (!grown) {
+            clWaitForEvents(1, &ev);
+            clReleaseEvent(ev);
+            return HT_ENOMEM;
+        }
+        d->events = grown;
+        d->cap_events = cap;
+    }
+    d->events[d->nevents++] = ev;
+    return HT_OK;
+}
+
+static double event_seconds(cl_event ev)
+{
+    cl_ulong start = 0, end = 0;
+
+    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
+            CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
+            CL_SUCCESS ||
+        end < start)
+        return 0.0;
+    return (double)(end - start) * 1e-9;
+}
+
+/* Adds the times of the finished transfer events to *sum and releases them. */
+static void drain_events(struct cxdev *d, double *sum)
+{
+    for (size_t i = 0; i < d->nevents; i++) {
+        *sum += event_seconds(d->events[i]);
+        clReleaseEvent(d->events[i]);
+    }
+    d->nevents = 0;
+}
+
+/* A rectangular transfer of the elements [lo[a], hi[a]) of every axis a of buffer i,
+ * between the device buffer and the host buffer of the same layout (non-blocking; the
+ * event is kept in d->events). */
+static int transfer_rect(struct cxdev *d, size_t i, void *host, const uint64_t *lo,
+                         const uint64_t *hi, int to_device, struct ht_error *err)
+{
+    const struct ht_arg *arg = &d->cx->spec->args[i];
+    const struct ht__hostbuf *b = &d->in.shape[i];
+    size_t es = ht_type_size(arg->type);
+    unsigned na = b->naxes;
+    cl_command_queue q = d->session->queue;
+    cl_event ev = NULL;
+    cl_int st;
+    int whole_inner = 1;
+
+    for (unsigned a = 0; a < na; a++)
+        if (hi[a] <= lo[a])
+            return HT_OK; /* nothing to move */
+    for (unsigned a = 1; a < na; a++)
+        if (lo[a] != 0 || hi[a] != b->dims[a])
+            whole_inner = 0;
+    if (whole_inner) {
+        /* Rows of the leading axis: one contiguous range. */
+        size_t inner = 1, off, size;
+        for (unsigned a = 1; a < na; a++)
+            inner *= (size_t)b->dims[a];
+        off = (size_t)lo[0] * inner * es;
+        size = (size_t)(hi[0] - lo[0]) * inner * es;
+        st = to_device ? clEnqueueWriteBuffer(q, d->in.mem[i], CL_FALSE, off, size,
+                                              (char *)host + off, 0, NULL, &ev)
+                       : clEnqueueReadBuffer(q, d->in.mem[i], CL_FALSE, off, size,
+                                             (char *)host + off, 0, NULL, &ev);
+    } else {
+        /* OpenCL's rectangle: x the last axis (in bytes), y the one before, z the first. */
+        size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1}, row = 0, slice = 0;
+        for (unsigned k = 0; k < na; k++) {
+            unsigned a = na - 1 - k; /* k = 0 is x */
+            origin[k] = (size_t)lo[a];
+            region[k] = (size_t)(hi[a] - lo[a]);
+        }
+        origin[0] *= es;
+        region[0] *= es;
+        if (na >= 2)
+            row = (size_t)b->dims[na - 1] * es;
+        if (na == 3)
+            slice = (size_t)b->dims[1] * (size_t)b->dims[2] * es;
+        st = to_device ? clEnqueueWriteBufferRect(q, d->in.mem[i], CL_FALSE, origin, origin,
+                                                  region, row, slice, row, slice, host, 0, NULL,
+                                                  &ev)
+                       : clEnqueueReadBufferRect(q, d->in.mem[i], CL_FALSE, origin, origin,
+                                                 region, row, slice, row, slice, host, 0, NULL,
+                                                 &ev);
+    }
+    if (st != CL_SUCCESS) {
+        char what[300];
+        snprintf(what, sizeof what, "%s of '%s'",
+                 to_device ? (whole_inner ? "clEnqueueWriteBuffer" : "clEnqueueWriteBufferRect")
+                           : (whole_inner ? "clEnqueueReadBuffer" : "clEnqueueReadBufferRect"),
+                 arg->name);
+        return ht__cl_fail(err, HT_ECL, st, what);
+    }
+    if (push_event(d, ev) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    return HT_OK;
+}
+
+/* The element ranges of buffer i for the work-items [wlo, whi) along the split dimension:
+ * the axes it walks get their slice (owned: without the halo), the others stay whole. */
+static void slice_ranges(const struct cxdev *d, size_t i, uint64_t wlo, uint64_t whi, int owned,
+                         uint64_t *lo, uint64_t *hi)
+{
+    const struct ht__hostbuf *b = &d->in.shape[i];
+    const struct bufmap *m = &d->maps[i];
+    uint64_t g = d->cx->global;
+
+    for (unsigned a = 0; a < 3; a++) {
+        lo[a] = 0;
+        hi[a] = b->dims[a];
+        if (a < b->naxes && m->split_axis[a] &&
+            !ht__split_axis_range(b->dims[a], g, m->halo[a], wlo, whi, owned, &lo[a], &hi[a])) {
+            lo[a] = 0;
+            hi[a] = b->dims[a];
+        }
+    }
+}
+
+static int send_inputs(struct cxdev *d, enum in_mode mode, const struct ht_split_chunk *c,
+                       struct ht_error *err)
+{
+    const struct ht_spec *spec = d->cx->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        uint64_t lo[3], hi[3];
+        int rc;
+        if (d->maps[i].in != mode || !spec->args[i].is_buffer)
+            continue;
+        if (mode == IN_SLICED)
+            slice_ranges(d, i, c->offset, c->offset + c->size, 0, lo, hi);
+        else
+            for (unsigned a = 0; a < 3; a++) {
+                lo[a] = 0;
+                hi[a] = d->in.shape[i].dims[a];
+            }
+        rc = transfer_rect(d, i, d->cx->inputs[i].data, lo, hi, 1, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
+
+static int remember_owned(struct cxdev *d, uint64_t lo, uint64_t hi)
+{
+    if (d->nowned == d->cap_owned) {
+        size_t cap = d->cap_owned ? 2 * d->cap_owned : 8;
+        struct owned *grown = realloc(d->owned, cap * sizeof *grown);
+        if (!grown)
+            return HT_ENOMEM;
+        d->owned = grown;
+        d->cap_owned = cap;
+    }
+    d->owned[d->nowned].lo = lo;
+    d->owned[d->nowned].hi = hi;
+    d->nowned++;
+    return HT_OK;
+}
+
+/* Launches one chunk and waits for it. */
+static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_error *err)
+{
+    struct ht_coexec *cx = d->cx;
+    unsigned dim = cx->opts.dim;
+    size_t offset[3] = {0, 0, 0}, global[3], local[3];
+    cl_event ev = NULL;
+    cl_int st, exec = CL_COMPLETE;
+    int rc;
+
+    for (unsigned k = 0; k < 3; k++) {
+        global[k] = (size_t)d->in.global[k];
+        local[k] = (size_t)d->in.local[k];
+    }
+    offset[dim] = (size_t)c->offset;
+    global[dim] = (size_t)c->size;
+    rc = send_inputs(d, IN_SLICED, c, err);
+    if (rc != HT_OK)
+        return rc;
+    st = clEnqueueNDRangeKernel(d->session->queue, d->in.kernel, d->in.ndims, offset, global,
+                                d->in.local[0] ? local : NULL, 0, NULL, &ev);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
+    st = clWaitForEvents(1, &ev);
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
+        CL_SUCCESS)
+        exec = st;
+    if (st != CL_SUCCESS || exec < 0) {
+        rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
+        clReleaseEvent(ev);
+        return rc;
+    }
+    d->kernel_s += event_seconds(ev);
+    clReleaseEvent(ev);
+    /* The in-order queue finished the chunk's writes before its kernel. */
+    drain_events(d, &d->write_s);
+    return HT_OK;
+}
+
+static int read_outputs(struct cxdev *d, struct ht_error *err)
+{
+    const struct ht_spec *spec = d->cx->spec;
+    cl_int st;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct bufmap *m = &d->maps[i];
+        uint64_t lo[3], hi[3];
+        int rc;
+
+        if (m->out == OUT_WHOLE && d->nowned) {
+            for (unsigned a = 0; a < 3; a++) {
+                lo[a] = 0;
+                hi[a] = d->in.shape[i].dims[a];
+            }
+            rc = transfer_rect(d, i, d->cx->outputs[i].data, lo, hi, 0, err);
+            if (rc != HT_OK)
+                return rc;
+        } else if (m->out == OUT_OWNED) {
+            for (size_t k = 0; k < d->nowned; k++) {
+                slice_ranges(d, i, d->owned[k].lo, d->owned[k].hi, 1, lo, hi);
+                rc = transfer_rect(d, i, d->cx->outputs[i].data, lo, hi, 0, err);
+                if (rc != HT_OK)
+                    return rc;
+            }
+        }
+    }
+    st = clFinish(d->session->queue);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st, "clFinish");
+    drain_events(d, &d->read_s);
+    return HT_OK;
+}
+
+static void *device_thread(void *arg)
+{
+    struct cxdev *d = arg;
+    struct ht_coexec *cx = d->cx;
+    struct ht_split_chunk c;
+    int sent = 0, rc = HT_OK;
+
+    while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
+        double t = ht__now();
+        if (!sent) {
+            /* Whole inputs go once, and only to a device that gets work. */
+            rc = send_inputs(d, IN_WHOLE, NULL, &d->err);
+            if (rc != HT_OK)
+                break;
+            sent = 1;
+        }
+        rc = run_chunk(d, &c, &d->err);
+        if (rc == HT_OK && remember_owned(d, c.own_offset, c.own_offset + c.own_size) != HT_OK)
+            rc = ht_error_set(&d->err, HT_ENOMEM, "out of memory");
+        if (rc != HT_OK)
+            break;
+        d->chunks++;
+        d->items += c.size;
+        d->owned_items += c.own_size;
+        ht_split_sched_report(cx->sched, d->index, &c, ht__now() - t);
+    }
+    if (rc == HT_OK)
+        rc = read_outputs(d, &d->err);
+    if (rc != HT_OK) {
+        clFinish(d->session->queue);
+        drain_events(d, &d->read_s);
+    }
+    d->busy_s = ht__now() - cx->t0;
+    d->rc = rc;
+    return NULL;
+}
+
+/* Poisons the write buffers on every device and the merged host outputs, so that an
+ * element nobody writes cannot pass verification. */
+static int poison(struct ht_coexec *cx, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        unsigned char pat[8];
+        size_t es;
+
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        es = ht_type_size(arg->type);
+        ht__poison_pattern(arg->type, pat);
+        for (size_t k = 0; k < cx->outputs[i].count; k++)
+            memcpy((char *)cx->outputs[i].data + k * es, pat, es);
+        if (arg->access != HT_ACCESS_WRITE)
+            continue;
+        for (size_t j = 0; j < cx->n; j++) {
+            struct cxdev *d = &cx->devs[j];
+            cl_int st = clEnqueueFillBuffer(d->session->queue, d->in.mem[i], pat, es, 0,
+                                            d->in.shape[i].count * es, 0, NULL, NULL);
+            if (st != CL_SUCCESS)
+                return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
+        }
+    }
+    for (size_t j = 0; j < cx->n; j++) {
+        cl_int st = clFinish(cx->devs[j].session->queue);
+        if (st != CL_SUCCESS)
+            return ht__cl_fail(err, HT_ECL, st, "clFinish");
+    }
+    return HT_OK;
+}
+
+/* One co-execution: every device's thread, started together. *wall_s is its wall time. */
+static int run_once(struct ht_coexec *cx, double *wall_s, struct ht_error *err)
+{
+    pthread_t *threads;
+    size_t started = 0;
+    int rc;
+
+    rc = poison(cx, err);
+    if (rc != HT_OK)
+        return rc;
+    threads = calloc(cx->n, sizeof *threads);
+    if (!threads)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_split_sched_reset(cx->sched);
+    for (size_t j = 0; j < cx->n; j++) {
+        struct cxdev *d = &cx->devs[j];
+        d->nowned = 0;
+        d->chunks = 0;
+        d->items = d->owned_items = 0;
+        d->kernel_s = d->write_s = d->read_s = d->busy_s = 0.0;
+        d->rc = HT_OK;
+        ht_error_clear(&d->err);
+    }
+    cx->t0 = ht__now();
+    for (; started < cx->n; started++)
+        if (pthread_create(&threads[started], NULL, device_thread, &cx->devs[started]) != 0) {
+            rc = ht_error_set(err, HT_ENOMEM, "cannot start a host thread per device");
+            break;
+        }
+    for (size_t j = 0; j < started; j++)
+        pthread_join(threads[j], NULL);
+    *wall_s = ht__now() - cx->t0;
+    free(threads);
+    if (rc != HT_OK)
+        return rc;
+    for (size_t j = 0; j < cx->n; j++)
+        if (cx->devs[j].rc != HT_OK)
+            return device_fail(err, &cx->devs[j], &cx->devs[j].err);
+    return HT_OK;
+}
+
+struct run_stat {
+    double wall;
+    unsigned index;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+    double x = ((const struct run_stat *)a)->wall, y = ((const struct run_stat *)b)->wall;
+    return (x > y) - (x < y);
+}
+
+int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
+    unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
+    unsigned keep = cx->opts.keep_best ? cx->opts.keep_best : spec->keep_best;
+    double *per = NULL; /* per run and device: kernel, write, read, busy */
+    struct run_stat *order = NULL;
+    int rc = HT_OK;
+
+    memset(res, 0, sizeof *res);
+    res->verified = -1;
+    res->theoretical_s = res->adjusted_s = -1.0;
+    if (repeats == 0)
+        repeats = 1;
+    if (repeats > HT_MAX_REPEATS)
+        repeats = HT_MAX_REPEATS;
+    if (keep == 0 || keep > repeats)
+        keep = repeats;
+    res->dim = cx->opts.dim;
+    res->global = cx->global;
+    snprintf(res->scheduler, sizeof res->scheduler, "%s", ht_split_sched_get_ops(cx->sched)->name);
+    if (plan) {
+        res->theoretical_s = plan->theoretical_time_s;
+        res->adjusted_s = plan->adjusted_time_s;
+    }
+    res->ndevices = cx->n;
+    res->devices = calloc(cx->n, sizeof *res->devices);
+    per = calloc((size_t)repeats * cx->n * 4, sizeof *per);
+    order = calloc(repeats, sizeof *order);
+    if (!res->devices || !per || !order) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    cx->have_outputs = 0;
+    for (unsigned w = 0; w < cx->opts.warmup; w++) {
+        double wall;
+        rc = run_once(cx, &wall, err);
+        if (rc != HT_OK)
+            goto cleanup;
+    }
+    for (unsigned r = 0; r < repeats; r++) {
+        rc = run_once(cx, &res->run_s[r], err);
+        if (rc != HT_OK)
+            goto cleanup;
+        res->nruns = r + 1;
+        order[r].wall = res->run_s[r];
+        order[r].index = r;
+        for (size_t j = 0; j < cx->n; j++) {
+            double *p = per + ((size_t)r * cx->n + j) * 4;
+            p[0] = cx->devs[j].kernel_s;
+            p[1] = cx->devs[j].write_s;
+            p[2] = cx->devs[j].read_s;
+            p[3] = cx->devs[j].busy_s;
+        }
+    }
+    cx->have_outputs = 1;
+    qsort(order, repeats, sizeof *order, cmp_run);
+    res->wall_min_s = order[0].wall;
+    for (unsigned k = 0; k < keep; k++)
+        res->wall_s += order[k].wall / keep;
+    for (size_t j = 0; j < cx->n; j++) {
+        struct ht_coexec_device_result *o = &res->devices[j];
+        const struct cxdev *d = &cx->devs[j];
+        o->ndims = d->in.ndims;
+        memcpy(o->global, d->in.global, sizeof o->global);
+        memcpy(o->local, d->in.local, sizeof o->local);
+        o->wg = d->wg;
+        o->time_s = d->time_s;
+        o->build_s = d->build_s;
+        o->cache_hit = d->cache_hit;
+        o->chunks = d->chunks;
+        o->items = d->items;
+        o->owned = d->owned_items;
+        for (unsigned k = 0; k < keep; k++) {
+            const double *p = per + ((size_t)order[k].index * cx->n + j) * 4;
+            o->kernel_s += p[0] / keep;
+            o->write_s += p[1] / keep;
+            o->read_s += p[2] / keep;
+            o->busy_s += p[3] / keep;
+        }
+        if (o->kernel_s > res->kernel_s)
+            res->kernel_s = o->kernel_s;
+    }
+cleanup:
+    free(per);
+    free(order);
+    return rc;
+}
+
+int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    struct ht_spec once;
+    struct ht_session *s = NULL;
+    struct ht_eval_result *ev = NULL;
+    struct ht__cmp c;
+    struct ht_error e;
+    const struct cxdev *d;
+    int rc;
+
+    res->verified = -1;
+    if (cx->opts.exec.no_verify)
+        return HT_OK;
+    if (!cx->have_outputs)
+        return ht_error_set(err, HT_EINVAL, "nothing to verify: no co-execution ran");
+    if (ref >= cx->n)
+        return ht_error_set(err, HT_EINVAL, "reference device %zu out of range", ref);
+    d = &cx->devs[ref];
+    /* One run is enough for outputs: a copy of the spec that repeats once. It shares every
+     * pointer with spec, which outlives it; the session only reads it. */
+    once = *spec;
+    once.repeats = 1;
+    once.keep_best = 1;
+    ev = calloc(1, sizeof *ev);
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_error_clear(&e);
+    rc = ht_session_create(&once, d->dev, &cx->opts.exec, &s, &e);
+    if (rc == HT_OK)
+        rc = ht_session_eval(s, d->config, ev, &e);
+    if (rc != HT_OK) {
+        if (err && !err->code) {
+            err->cl_status = e.cl_status;
+            snprintf(err->field, sizeof err->field, "%s", e.field);
+        }
+        ht_error_set(err, rc, "single-device run on device %zu (%s): %s", d->dev->index,
+                     d->dev->name, e.text);
+        goto cleanup;
+    }
+    snprintf(res->reference, sizeof res->reference,
+             "one run of device %zu (%s) alone at its configuration", d->dev->index,
+             d->dev->name);
+    memset(&c, 0, sizeof c);
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        if (arg->is_buffer && arg->access != HT_ACCESS_READ)
+            ht__compare(arg, &cx->outputs[i], &s->outputs[i], spec->rtol, spec->atol, &c);
+    }
+    res->verified = c.mismatches == 0;
+    res->max_abs_err = c.max_abs;
+    res->max_rel_err = c.max_rel;
+    res->mismatches = c.mismatches;
+    snprintf(res->mismatch, sizeof res->mismatch, "%s", c.first);
+    if (c.mismatches)
+        rc = ht_error_set(err, HT_EVERIFY,
+                          "merged output differs from the single-device run: %zu of %zu "
+                          "elements; first %s",
+                          c.mismatches, c.compared, c.first);
+cleanup:
+    if (ev)
+        ht_eval_result_destroy(ev);
+    free(ev);
+    ht_session_free(s);
+    return rc;
+}
+
+int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    int rc;
+
+    if (!cx->have_outputs)
+        return ht_error_set(err, HT_EINVAL, "no outputs to dump: no co-execution ran");
+    rc = ht__mkdir_p(dir, err);
+    if (rc != HT_OK)
+        return rc;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        char *path;
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        path = ht__asprintf("%s/%s.bin", dir, arg->name);
+        if (!path)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        rc = ht__write_file(path, cx->outputs[i].data,
+                            cx->outputs[i].count * ht_type_size(arg->type), err);
+        free(path);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
+
+const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count)
+{
+    if (!cx->have_outputs || arg >= cx->spec->nargs || !cx->outputs[arg].data)
+        return NULL;
+    if (count)
+        *count = cx->outputs[arg].count;
+    return cx->outputs[arg].data;
+}
+
+/* Bytes of buffer i inside the element ranges [lo, hi) of its axes. */
+static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
+                          const uint64_t *hi)
+{
+    double n = (double)ht_type_size(d->cx->spec->args[i].type);
+    for (unsigned a = 0; a < d->in.shape[i].naxes; a++)
+        n *= hi[a] > lo[a] ? (double)(hi[a] - lo[a]) : 0.0;
+    return n;
+}
+
+int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                       struct ht_coexec_estimate *out, struct ht_error *err)
+{
+    const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
+    const struct ht_spec *spec = cx->spec;
+
+    memset(out, 0, sizeof *out);
+    if (!plan)
+        return ht_error_set(err, HT_EINVAL,
+                            "no plan to estimate from: every device's time alone is needed");
+    out->alone_s = INFINITY;
+    for (size_t j = 0; j < cx->n; j++) {
+        const struct cxdev *d = &cx->devs[j];
+        const struct ht_split_slice *sl = &plan->slices[j];
+        double win = 0, wall_in = 0, rout = 0, all_out = 0, t, over;
+
+        if (alone[j].wall_s < out->alone_s) {
+            out->alone_s = alone[j].wall_s;
+            out->fastest = j;
+        }
+        if (sl->size == 0)
+            continue;
+        for (size_t i = 0; i < spec->nargs; i++) {
+            const struct bufmap *m = &d->maps[i];
+            uint64_t lo[3], hi[3], zero[3] = {0, 0, 0};
+            if (!spec->args[i].is_buffer)
+                continue;
+            if (m->in != IN_NONE) {
+                wall_in += range_bytes(d, i, zero, d->in.shape[i].dims);
+                if (m->in == IN_SLICED)
+                    slice_ranges(d, i, sl->offset, sl->offset + sl->size, 0, lo, hi);
+                win += m->in == IN_SLICED ? range_bytes(d, i, lo, hi)
+                                          : range_bytes(d, i, zero, d->in.shape[i].dims);
+            }
+            if (m->out != OUT_NONE) {
+                all_out += range_bytes(d, i, zero, d->in.shape[i].dims);
+                if (m->out == OUT_OWNED)
+                    slice_ranges(d, i, sl->own_offset, sl->own_offset + sl->own_size, 1, lo,
+                                 hi);
+                rout += m->out == OUT_OWNED ? range_bytes(d, i, lo, hi)
+                                            : range_bytes(d, i, zero, d->in.shape[i].dims);
+            }
+        }
+        over = alone[j].wall_s - alone[j].kernel_s - alone[j].write_s - alone[j].read_s;
+        t = alone[j].kernel_s * sl->slice_factor +
+            (wall_in > 0 ? alone[j].write_s * win / wall_in : 0) +
+            (all_out > 0 ? alone[j].read_s * rout / all_out : 0) + (over > 0 ? over : 0);
+        if (t > out->split_s)
+            out->split_s = t;
+    }
+    out->worth_it = out->split_s < out->alone_s;
+    return HT_OK;
+}

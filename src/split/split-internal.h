@@ -1,0 +1,55 @@
+/* Internal interface of the split module (src/split), shared by its files:
+ *   plan.c      the paper's planner (Eq. 4-9, Algorithm 1), pure arithmetic
+ *   sched.c     the scheduler registry and the state every scheduler shares
+ *   static.c    the paper's plan as a scheduler
+ *   dynamic.c   a shared atomic work counter, chunks of fixed size per device (Dopia)
+ *   guided.c    chunks that shrink as the work runs out, proportional to speed
+ *   ranges.c    which elements of a buffer a range of work-items reads or owns
+ *   coexec.c    co-execution: contexts, buffers, device threads, merge, verification
+ */
+#ifndef HETUNE_SPLIT_INTERNAL_H
+#define HETUNE_SPLIT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/split.h"
+
+struct ht_split_sched {
+    const struct ht_split_sched_ops *ops;
+    uint64_t global;
+    size_t n;
+    struct ht_split_sched_device *devs;  /* owned copy */
+    double *factors;                     /* owned copy of opts.factors, or NULL */
+    double chunk_fraction;               /* opts.chunk_fraction */
+    struct ht_split_plan plan;           /* valid when has_plan */
+    int has_plan;
+    _Atomic uint64_t next;               /* dynamic, guided: the first work-item nobody has
+                                            taken yet */
+    pthread_mutex_t lock;                /* guards what a scheduler keeps in priv */
+    void *priv;                          /* the scheduler's own state */
+};
+
+extern const struct ht_split_sched_ops ht__sched_static;
+extern const struct ht_split_sched_ops ht__sched_dynamic;
+extern const struct ht_split_sched_ops ht__sched_guided;
+
+/* Takes the next chunk of `size` work-items (a positive multiple of wg, wg dividing
+ * s->global) from the shared counter: what remains when it is less, rounded up to whole
+ * work-groups and moved back to end at global when that overshoots (the tail rule of
+ * split.h). Returns HT_DONE when nothing remains. Lock-free. */
+int ht__sched_take(struct ht_split_sched *s, uint64_t wg, uint64_t size,
+                   struct ht_split_chunk *out);
+
+/* The elements [*lo, *hi) of an axis of `shape` elements that the work-items [wlo, whi)
+ * of an NDRange of `global` work-items along the axis's dimension touch, `halo` more
+ * elements read past the last (see split.h): returns 1 and sets them, clipped to the
+ * axis, when the axis maps evenly onto the work-items, else 0 (the axis is needed whole).
+ * With owned = 1 (written buffers) the halo is not counted and only e = shape / global is
+ * tried. */
+int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_t wlo,
+                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi);
+
+#endif
