@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
-# make demo: list the machine's OpenCL devices, then run the examples on each of them.
+# make demo: the machine's OpenCL devices, the vecadd example on each of them, then the
+# paper's two case studies (matmul, conv1d): their pruned spaces and their tuning on every
+# device, into demo.db.
 set -eu
-HETUNE=${1:-build/hetune}
+HETUNE=$(realpath "${1:-build/hetune}")
 cd "$(dirname "$0")/.."
 
-echo "== hetune devices"
-"$HETUNE" devices
-count=$("$HETUNE" devices --json | grep -c '"index"')
+run() {
+    echo
+    echo "\$ hetune $*"
+    "$HETUNE" "$@"
+}
+
+run devices
+count=$("$HETUNE" devices --json | grep -o '"index"' | wc -l)
 
 for ((d = 0; d < count; d++)); do
-    echo
-    echo "== hetune eval examples/vecadd/spec.json --device $d --set WG=64"
-    "$HETUNE" eval examples/vecadd/spec.json --device "$d" --set WG=64
+    run eval examples/vecadd/spec.json --device "$d" --set WG=64 --set EPT=1
 done
+
+run space examples/matmul/spec.json
+run space examples/conv1d/spec.json
+run space examples/fermi/spec.json
+
+rm -f demo.db
+run tune examples/matmul/spec.json --db demo.db
+run tune examples/conv1d/spec.json --db demo.db
