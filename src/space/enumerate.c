@@ -1116,7 +1116,7 @@ static int prefix_exists(const struct ht_space *s, unsigned rule_limit, struct w
                          int *exists)
 {
     struct plan p;
-    uint64_t n;
+    uint64_t n = 0;
     int rc = plan_build(s, rule_limit, &p);
     if (rc != 0)
         return rc;
