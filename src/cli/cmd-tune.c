@@ -284,7 +284,7 @@ int cmd_tune(int argc, char **argv)
     struct sigaction sa, old_sa;
     int have_old_sa = 0;
     struct ht_error err;
-    uint64_t u;
+    uint64_t u = 0;
     int json = 0, c, status = 2, rc, interrupted = 0, missing_best = 0;
 
     ht_tune_opts_init(&opts);
