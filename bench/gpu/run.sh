@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The whole pipeline on a real CPU+GPU machine (issue 7): builds hetune there with jansson and
+# SQLite linked statically from .gpu/ (headers and archives copied from a Debian machine:
+# see bench/gpu/README.md), then for every case study and every device: the pruned space,
+# exhaustive tuning into one database, and — where the binary has them — the split and
+# the report. Everything lands in one folder: $OUT when set (the device tool), else
+# bench/gpu/out.
+#
+# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split report (default all)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-bench/gpu/out}
+mkdir -p "$OUT"
+LOG="$OUT/run.log"
+DB="$OUT/hetune.db"
+HETUNE=build-gpu/hetune
+export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
+stages=${*:-build devices space tune split report}
+
+say() { printf '%s\n' "$*" | tee -a "$LOG"; }
+run() {
+    say ""
+    say "\$ hetune $*"
+    local t0 rc
+    t0=$(date +%s%N)
+    "$HETUNE" "$@" 2>&1 | tee -a "$LOG"
+    rc=${PIPESTATUS[0]}
+    say "(exit $rc, $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+    return 0
+}
+has() { "$HETUNE" "$1" --help >/dev/null 2>&1; }
+
+# The case studies: spec, then the size overrides of a problem that fills the GPU (kernels
+# of a millisecond or more) beside the paper's own size (no override).
+cases=(
+    "examples/matmul/spec.json|"
+    "examples/matmul/spec.json|--size N=2048"
+    "examples/conv1d/spec.json|"
+    "examples/conv1d/spec.json|--size N=4194304"
+    "examples/vecadd/spec.json|--size N=67108864"
+)
+
+for stage in $stages; do
+case $stage in
+build)
+    say "== build ($(uname -m), $(nproc) cores)"
+    cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
+        -DHETUNE_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 &&
+        cmake --build build-gpu -j "$(nproc)" >>"$LOG" 2>&1 || { say "build failed"; tail -30 "$LOG"; exit 1; }
+    ;;
+devices)
+    run devices
+    "$HETUNE" devices --json > "$OUT/devices.json"
+    ;;
+space)
+    for c in "${cases[@]}"; do
+        spec=${c%%|*}; sizes=${c#*|}
+        # shellcheck disable=SC2086
+        run space "$spec" $sizes --device all
+    done
+    run space examples/fermi/spec.json --device all
+    ;;
+tune)
+    for c in "${cases[@]}"; do
+        spec=${c%%|*}; sizes=${c#*|}
+        # shellcheck disable=SC2086
+        run tune "$spec" $sizes --device all --db "$DB"
+    done
+    ;;
+split)
+    has split || { say "(no split command in this build)"; continue; }
+    for c in "${cases[@]}"; do
+        spec=${c%%|*}; sizes=${c#*|}
+        for sched in static dynamic guided; do
+            # shellcheck disable=SC2086
+            run split "$spec" $sizes --db "$DB" --scheduler "$sched"
+        done
+    done
+    ;;
+report)
+    has report || { say "(no report command in this build)"; continue; }
+    run report --db "$DB" --out "$OUT/report"
+    ;;
+esac
+done
+say "== done"
