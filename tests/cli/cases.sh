@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The case studies of examples/ (sepconv and its two passes, blackscholes, gesummv, atax and
+# its first stage, nbody, stencil9) at small sizes: every spec has a non-empty pruned space on
+# every device, and one or two configurations per spec (local-memory choices included) build,
+# run and verify against the spec's reference kernel with `hetune eval` (exit 0 and
+# "verification passed").
+set -u
+
+: "${HETUNE:?HETUNE must name the hetune binary}"
+src=${HETUNE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+ex=$src/examples
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-cases.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+"$HETUNE" devices >/dev/null 2>"$tmp/err"
+case $? in
+0) ;;
+1)
+    if grep -q "no OpenCL platform" "$tmp/err"; then
+        echo "skipped: no OpenCL platform" >&2
+        exit 77
+    fi
+    echo "FAIL: hetune devices: $(cat "$tmp/err")"
+    exit 1
+    ;;
+*) echo "FAIL: hetune devices: $(cat "$tmp/err")"; exit 1 ;;
+esac
+
+failed=0 total=0
+
+# space SPEC [--size N=V]...: the pruned space is non-empty on every device.
+space() {
+    local spec=$1
+    shift
+    total=$((total + 1))
+    if ! "$HETUNE" space "$ex/$spec" --json "$@" >"$tmp/out" 2>"$tmp/err"; then
+        echo "FAIL space $spec $*: exit status $?: $(cat "$tmp/err")"
+        failed=$((failed + 1))
+        return
+    fi
+    if ! python3 - "$tmp/out" <<'PY'; then
+import json, sys
+devs = json.load(open(sys.argv[1]))["devices"]
+sys.exit(0 if devs and all(d["pruned"] > 0 for d in devs) else 1)
+PY
+        echo "FAIL space $spec $*: an empty pruned space:"
+        sed 's/^/    /' "$tmp/out"
+        failed=$((failed + 1))
+    fi
+}
+
+# eval SPEC ARGS...: one configuration on device 0 builds, runs and verifies.
+eval_ok() {
+    local spec=$1
+    shift
+    total=$((total + 1))
+    local status=0
+    "$HETUNE" eval "$ex/$spec" --device 0 "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+    if [ $status -ne 0 ] || ! grep -q "^verification *passed" "$tmp/out"; then
+        echo "FAIL eval $spec $*: exit status $status"
+        sed 's/^/    stdout: /' "$tmp/out"
+        sed 's/^/    stderr: /' "$tmp/err"
+        failed=$((failed + 1))
+    fi
+}
+
+s="--size W=64 --size H=64"
+space sepconv/spec.json $s
+eval_ok sepconv/spec.json $s --set VARIANT=1 --set WGX=16 --set WGY=4
+eval_ok sepconv/spec.json $s --set VARIANT=2 --set WGX=8 --set WGY=8
+# H + KW - 1 = 64 rows for the row pass.
+s="--size W=64 --size H=58"
+space sepconv/spec-rows.json $s
+eval_ok sepconv/spec-rows.json $s --set LOCAL=1 --set WGX=16 --set WGY=8
+s="--size W=64 --size H=64"
+space sepconv/spec-cols.json $s
+eval_ok sepconv/spec-cols.json $s --set LOCAL=1 --set WGX=8 --set WGY=4
+
+space blackscholes/spec.json --size N=4096
+eval_ok blackscholes/spec.json --size N=4096 --set WG=64 --set EPT=4
+eval_ok blackscholes/spec.json --size N=4096 --set WG=2 --set EPT=1
+
+space gesummv/spec.json --size N=256
+eval_ok gesummv/spec.json --size N=256 --set WG=16 --set TS=64
+eval_ok gesummv/spec.json --size N=256 --set WG=32 --set TS=0
+
+# A non-square matrix, so that a swapped M and N is caught.
+s="--size M=256 --size N=128"
+space atax/spec.json $s
+eval_ok atax/spec.json $s --set WG=16 --set TS=64
+space atax/spec-stage1.json $s
+eval_ok atax/spec-stage1.json $s --set WG=8 --set TS=64
+
+space nbody/spec.json --size N=256
+eval_ok nbody/spec.json --size N=256 --set WG=32 --set UNROLL=4
+eval_ok nbody/spec.json --size N=256 --set WG=64 --set UNROLL=8
+
+space stencil9/spec.json --size N=64
+eval_ok stencil9/spec.json --size N=64 --set WGX=16 --set WGY=4 --set USE_LOCAL=1
+eval_ok stencil9/spec.json --size N=64 --set WGX=8 --set WGY=8 --set USE_LOCAL=0
+
+echo "$total checks, $failed failed"
+[ $failed -eq 0 ]
