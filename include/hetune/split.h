@@ -1,4 +1,6 @@
-/* hetune — splitting one kernel's work between several devices (the paper's §2.2).
+/* hetune — splitting one kernel's work between several devices (the paper's §2.2): the
+ * split planner (pure arithmetic, below), the schedulers and the co-execution (the
+ * sections "co-execution" further down).
  *
  * The split planner is pure arithmetic, without OpenCL. It works along one dimension of
  * the NDRange: the caller picks the dimension and passes its global size G and, for each
@@ -177,7 +179,11 @@ struct ht_split_sched; /* opaque: a scheduler's state for one co-execution */
  *            takes half of its speed share of what remains, its speed being first its
  *            time alone (1/time_s; equal for all when unknown) and, once it has finished a
  *            chunk, its measured work-items per second; at least one work-group (a CPU: one
- *            per compute unit) at a time.
+ *            per compute unit) at a time. A device stops taking work once its next chunk
+ *            would take longer than the others need for all that remains (it could only
+ *            finish last): a CPU hundreds of times slower than a GPU then leaves the work
+ *            to the GPU. The device with the fastest time alone never stops, so the work
+ *            always gets done.
  *
  * The tail (dynamic and guided). A chunk is whole work-groups of the device that takes it;
  * when what remains is smaller than that (not a multiple of its work-group size), the
@@ -266,7 +272,8 @@ void ht_split_sched_free(struct ht_split_sched *s);
  * - Other read buffers are sent whole, once per run, before the device's first chunk (a
  *   device that gets no work gets no data).
  * - A written buffer (write, readwrite) must have an axis walked by d whose size S is a
- *   multiple of G (e = S/G elements per work-item): only each chunk's owned elements are
+ *   multiple of G (e = S/G elements per work-item; see Units below for devices whose G
+ *   differ): only each chunk's owned elements are
  *   read back (rectangular reads when d walks a non-leading axis) into one host result.
  *   Written buffers without an `index`, or without an axis walked by d, or whose axis is
  *   not a multiple of G, make ht_coexec_create refuse the spec (HT_ESPEC) when there is
@@ -276,18 +283,25 @@ void ht_split_sched_free(struct ht_split_sched *s);
  *   writes nothing but its own elements (plus the declared read halo); a kernel whose
  *   work-items read elements that others write (an in-place stencil) cannot be split.
  *
- * Limitations. All devices' configurations must launch the same number of work-items
- * along d (a parameter that changes the global size along d, such as elements per
- * work-item, must agree; the other dimensions may differ): HT_ESPEC otherwise. Kernels
- * must find their position with get_global_id (DESIGN.md): get_global_size and
+ * Units. The work is split in units along d. When every device's configuration launches
+ * the same number G of work-items along d, a unit is a work-item. When they differ (an
+ * elements-per-work-item parameter tuned differently per device, G_i = N / EPT_i), the
+ * units are L = lcm(G_i) and a work-item of device i covers L / G_i of them: its
+ * work-group counts wg_i·L/G_i units, and a chunk is launched as the device's work-items
+ * that cover it, rounded up to whole work-groups (moved back to end at G_i when that
+ * overshoots; the owned units are unchanged). Written buffers must then have S elements
+ * along d with S a multiple of L (so of every G_i). The other dimensions may differ freely.
+ *
+ * Kernels must find their position with get_global_id (DESIGN.md): get_global_size and
  * get_group_id see the chunk, not the whole NDRange.
  *
  * Timing. ht_coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
  * wall time of each is measured from before the device threads start to after the last
  * output is on the host: transfers both ways, launches and the host threads included
- * (programs and buffers are made once, in ht_coexec_create). Write buffers are poisoned
- * on the devices and on the host before every run, outside the measurement, so that an
- * element nobody writes cannot pass verification. Each device's kernel-only time is the
+ * (programs and buffers are made once, in ht_coexec_create). Every buffer is poisoned on
+ * the devices, and the merged outputs on the host, before every run, outside the
+ * measurement, so that neither an element nobody writes nor an input element that a chunk
+ * reads but was not sent can pass verification. Each device's kernel-only time is the
  * sum of its launches' profiling times. The figures are the mean of the best keep_best
  * runs (by wall time), as for one device.
  */
@@ -320,15 +334,20 @@ void ht_coexec_opts_init(struct ht_coexec_opts *opts);
 struct ht_coexec_device_result {
     unsigned ndims;
     uint64_t global[3], local[3]; /* its whole NDRange (local all 0: left to the runtime) */
-    uint64_t wg;             /* its work-group size along the split dimension (1 when the
-                                local size is left to the runtime) */
+    uint64_t wg;             /* its work-group size along the split dimension, in units (see
+                                Units above: work-items when the devices' global sizes
+                                agree); 1 work-item when the local size is left to the
+                                runtime */
     double time_s;           /* as given */
     double build_s;          /* getting its program (compile or cache load) */
     int cache_hit;
-    unsigned chunks;         /* kernels it launched in the last run */
-    uint64_t items;          /* work-items along d it launched in the last run (overlap
-                                included) */
-    uint64_t owned;          /* work-items along d read back from it in the last run */
+    unsigned chunks;         /* kernels it launched in the fastest run */
+    uint64_t items;          /* units along d of the chunks it took in the fastest run
+                                (overlap included) */
+    uint64_t owned;          /* units along d read back from it in the fastest run */
+    double share;            /* owned / global, the mean over the kept runs: the adjusted
+                                factor it actually took (a dynamic scheduler's shares vary
+                                between runs) */
     double kernel_s;         /* kernel-only: the sum of its launches' profiling times */
     double write_s, read_s;  /* its transfers, from profiling events */
     double busy_s;           /* wall time of its host thread, from the start of the run to
@@ -337,7 +356,8 @@ struct ht_coexec_device_result {
 
 struct ht_coexec_result {
     unsigned dim;            /* the split dimension */
-    uint64_t global;         /* work-items along it */
+    uint64_t global;         /* units along it: work-items when the devices' global sizes
+                                agree, else their least common multiple (see Units) */
     char scheduler[32];
     unsigned nruns;
     double run_s[HT_MAX_REPEATS]; /* wall time of each timed co-execution */
@@ -368,8 +388,8 @@ struct ht_coexec; /* opaque */
  * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
  * are copied. *out is owned by the caller (ht_coexec_free). Errors, err filled: HT_EINVAL
  * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
- * cannot be split along dim: a written buffer without a usable index, global sizes that
- * differ between devices), HT_ECONSTRAINT (a configuration breaks a rule; err->field
+ * cannot be split along dim: a written buffer without a usable index, buffer shapes that
+ * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
  * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
 int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
@@ -402,7 +422,8 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
  * verification fields. Returns HT_OK, HT_EVERIFY (err says how many elements differ and
  * the first), HT_EINVAL (no run yet, ref out of range), or the session's error when the
  * single-device run fails (err then begins with "single-device run"). With
- * opts.exec.no_verify it does nothing (verified -1). */
+ * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
+ * later calls with the same ref (a sweep's points) only compare. */
 int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
                      struct ht_error *err);
 

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 1
+#define HT_STORE_SCHEMA_VERSION 2
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -185,6 +185,78 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
  * Sets *deleted (when not NULL) to how many there were. */
 int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_id,
                     uint64_t *deleted, struct ht_error *err);
+
+/* --- split results and sweeps (hetune split; src/store/split.c) ---
+ *
+ *   splits         one co-execution of a problem: scheduler, split dimension, global size,
+ *                  Algorithm 1's theoretical time, the measured wall time (mean of the
+ *                  best keep_best runs, transfers included; and the fastest run), the
+ *                  slowest device's kernel-only time, the fastest device's measured time
+ *                  alone, verification.
+ *   split_devices  each device's part of it, in device order: configuration, work-group
+ *                  size along the split dimension, time alone, optimal and adjusted factors
+ *                  (the paper's Table 3), slice and owned range (static), chunks, times.
+ *   sweep_points   the split-point sweep of a two-device split (Figures 6 and 7): device
+ *                  0's factor, the theoretical and the measured times.
+ * Times not measured are -1 (NULL). */
+
+/* One device of a stored split. */
+struct ht_stored_split_device {
+    int64_t device_id;
+    char config[HT_STORE_CONFIG_MAX]; /* canonical text */
+    uint64_t wg;
+    double time_seconds;       /* alone (the tuned best) */
+    double optimal_factor, adjusted_factor; /* -1 when there is no plan */
+    uint64_t offset, size, own_offset, own_size; /* the static plan's slice; 0 otherwise */
+    unsigned chunks;           /* kernels it launched per run */
+    double kernel_seconds, write_seconds, read_seconds;
+};
+
+struct ht_stored_split {
+    int64_t id;                /* set by the store */
+    int64_t problem_id;
+    char scheduler[32];
+    unsigned dim;
+    uint64_t global;
+    double theoretical_seconds, seconds, min_seconds, kernel_seconds, alone_seconds;
+    int verified;              /* 1 passed, 0 failed, -1 not verified */
+    double max_abs_err, max_rel_err;
+    char created_at[32];       /* UTC; put fills it when "" */
+    size_t ndevices;
+    struct ht_stored_split_device *devices; /* borrowed by put, owned by the caller */
+};
+
+/* Empties sp: zeroes, every time and error -1, verified -1. */
+void ht_stored_split_init(struct ht_stored_split *sp);
+
+/* Stores a split and its devices in one transaction; sets *id (when not NULL). The problem
+ * and every device id must exist. Returns HT_EINVAL for a malformed sp (no devices, an
+ * empty scheduler), HT_EDB (nothing stored). */
+int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp, int64_t *id,
+                       struct ht_error *err);
+
+/* One point of a split-point sweep. */
+struct ht_stored_sweep_point {
+    unsigned index;            /* its position in the sweep, from 0 */
+    double factor;             /* device 0's split factor; device 1 takes 1 - factor */
+    double theoretical_seconds, seconds, kernel_seconds;
+    int verified;
+};
+
+/* Stores (or replaces) point pt->index of the sweep of split split_id. HT_EDB. */
+int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
+                             const struct ht_stored_sweep_point *pt, struct ht_error *err);
+
+/* Calls cb for each point of the sweep of split split_id, in index order (pt borrowed for
+ * the call). A non-zero return of cb stops the walk and is returned. HT_EDB. */
+typedef int (*ht_store_sweep_cb)(const struct ht_stored_sweep_point *pt, void *user);
+int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep_cb cb,
+                        void *user, struct ht_error *err);
+
+/* Fills *out with split split_id, devices included (out->devices allocated, owned by the
+ * caller: free()). HT_ENOTFOUND (err untouched) when there is none, HT_EDB, HT_ENOMEM. */
+int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
+                       struct ht_error *err);
 
 #ifdef __cplusplus
 }

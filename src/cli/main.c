@@ -18,6 +18,7 @@ static const struct command commands[] = {
     {"space", cmd_space, "unpruned and pruned design space per device (Tables 1-2)"},
     {"tune", cmd_tune, "explore the pruned space on each device; store every evaluation"},
     {"plan", cmd_plan, "split work between devices by their times (Eq. 4-9, Algorithm 1)"},
+    {"split", cmd_split, "co-execute on several devices at their tuned configurations"},
 };
 
 static void usage(FILE *f)

@@ -45,7 +45,9 @@ struct cxdev {
     double time_s;
     struct ht_session *session; /* context, queue, binary cache */
     struct ht__inst in;         /* program, kernel, buffers, vars, shapes */
-    uint64_t wg;
+    uint64_t wg;                /* its work-group size along d, in its work-items */
+    uint64_t g;                 /* its work-items along d */
+    uint64_t per_item;          /* units of the split dimension per work-item: cx->global / g */
     double build_s;
     int cache_hit;
     struct bufmap *maps;        /* per argument */
@@ -68,10 +70,15 @@ struct ht_coexec {
     size_t n;
     struct cxdev *devs;
     struct ht_split_sched *sched;
-    uint64_t global;             /* work-items along the split dimension (all devices) */
+    uint64_t global;             /* units along the split dimension: the least common
+                                    multiple of the devices' global sizes along it (their
+                                    common global size when they agree) */
     struct ht__hostbuf *inputs;  /* per arg: initial data of read and readwrite buffers */
     struct ht__hostbuf *outputs; /* per arg: merged written buffers */
     int have_outputs;
+    struct ht__hostbuf *refs;    /* per arg: the single-device run's written buffers */
+    size_t ref_device;           /* the device refs come from, when have_refs */
+    int have_refs;
     double t0;                   /* start of the run being timed */
 };
 
@@ -163,9 +170,10 @@ static int eval_shape(const struct ht_spec *spec, struct cxdev *d, size_t i,
     return HT_OK;
 }
 
-/* Decides how buffer i travels for device d (splitting along dim, nd devices in all). */
+/* Decides how buffer i travels for device d (splitting along dim into `units`, nd devices
+ * in all). Inputs map onto the device's own work-items, outputs onto the units. */
 static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, unsigned dim,
-                      uint64_t global, size_t nd, struct ht_error *err)
+                      uint64_t units, size_t nd, struct ht_error *err)
 {
     const struct ht_arg *arg = &spec->args[i];
     const struct ht__hostbuf *b = &d->in.shape[i];
@@ -191,9 +199,9 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
             }
             m->halo[a] = (uint64_t)h;
         }
-        if (!ht__split_axis_range(b->dims[a], global, m->halo[a], 0, global, 0, &lo, &hi))
+        if (!ht__split_axis_range(b->dims[a], d->g, m->halo[a], 0, d->g, 0, &lo, &hi))
             sliceable = 0;
-        if (!ht__split_axis_range(b->dims[a], global, 0, 0, global, 1, &lo, &hi))
+        if (!ht__split_axis_range(b->dims[a], units, 0, 0, units, 1, &lo, &hi))
             ownable = 0;
     }
     if (arg->access != HT_ACCESS_WRITE)
@@ -222,11 +230,15 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
                             "%s cannot merge it",
                             arg->name, dim_name(dim), dim_name(dim));
     for (unsigned a = 0; a < arg->naxes; a++)
-        if (m->split_axis[a] && b->dims[a] % global)
+        if (m->split_axis[a] && b->dims[a] % units)
             return ht_error_set(err, HT_ESPEC,
                                 "written buffer '%s': axis %u has %" PRIu64 " elements, not a "
-                                "multiple of the %" PRIu64 " work-items along %s",
-                                arg->name, a, b->dims[a], global, dim_name(dim));
+                                "multiple of the %" PRIu64 " %s along %s",
+                                arg->name, a, b->dims[a], units,
+                                units == d->g ? "work-items"
+                                              : "units (the least common multiple of the "
+                                                "devices' global sizes)",
+                                dim_name(dim));
     return ht_error_set(err, HT_ESPEC, "written buffer '%s' cannot be split along %s",
                         arg->name, dim_name(dim));
 }
@@ -354,7 +366,7 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
     if (!sd)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; i < cx->n; i++) {
-        sd[i].wg = cx->devs[i].wg;
+        sd[i].wg = cx->devs[i].wg * cx->devs[i].per_item;
         sd[i].time_s = cx->devs[i].time_s;
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
@@ -382,9 +394,12 @@ void ht_coexec_free(struct ht_coexec *cx)
             free(cx->inputs[i].data);
         if (cx->outputs)
             free(cx->outputs[i].data);
+        if (cx->refs)
+            free(cx->refs[i].data);
     }
     free(cx->inputs);
     free(cx->outputs);
+    free(cx->refs);
     free(cx->devs);
     ht_split_sched_free(cx->sched);
     free(cx);
@@ -429,7 +444,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     cx->devs = calloc(n, sizeof *cx->devs);
     cx->inputs = calloc(na, sizeof *cx->inputs);
     cx->outputs = calloc(na, sizeof *cx->outputs);
-    if (!cx->devs || !cx->inputs || !cx->outputs) {
+    cx->refs = calloc(na, sizeof *cx->refs);
+    if (!cx->devs || !cx->inputs || !cx->outputs || !cx->refs) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -455,17 +471,29 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
             goto fail;
         }
     }
-    cx->global = cx->devs[0].in.global[cx->opts.dim];
-    for (size_t i = 1; i < n; i++)
-        if (cx->devs[i].in.global[cx->opts.dim] != cx->global) {
+    /* Devices whose configurations launch different numbers of work-items along d (an
+     * elements-per-work-item parameter tuned differently) share units: the least common
+     * multiple of their global sizes, a work-item of device i covering L / G_i of them. */
+    cx->global = 1;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t g = cx->devs[i].in.global[cx->opts.dim], a = cx->global, b = g, t;
+        while (b) {
+            t = a % b;
+            a = b;
+            b = t;
+        }
+        if (cx->global / a > (UINT64_C(1) << 53) / g) {
             rc = ht_error_set(err, HT_ESPEC,
-                              "device %zu launches %" PRIu64 " work-items along %s and device "
-                              "%zu %" PRIu64 ": co-execution needs the same global size along "
-                              "the split dimension",
-                              cx->devs[0].dev->index, cx->global, dim_name(cx->opts.dim),
-                              cx->devs[i].dev->index, cx->devs[i].in.global[cx->opts.dim]);
+                              "the devices' global sizes along %s have a least common multiple "
+                              "above 2^53: they cannot share a split",
+                              dim_name(cx->opts.dim));
             goto fail;
         }
+        cx->global = cx->global / a * g;
+        cx->devs[i].g = g;
+    }
+    for (size_t i = 0; i < n; i++)
+        cx->devs[i].per_item = cx->global / cx->devs[i].g;
     for (size_t i = 0; i < n; i++)
         for (size_t a = 0; a < spec->nargs; a++)
             if (spec->args[a].is_buffer) {
@@ -621,14 +649,15 @@ static int transfer_rect(struct cxdev *d, size_t i, void *host, const uint64_t *
     return HT_OK;
 }
 
-/* The element ranges of buffer i for the work-items [wlo, whi) along the split dimension:
- * the axes it walks get their slice (owned: without the halo), the others stay whole. */
-static void slice_ranges(const struct cxdev *d, size_t i, uint64_t wlo, uint64_t whi, int owned,
-                         uint64_t *lo, uint64_t *hi)
+/* The element ranges of buffer i for the range [lo, hi) of the g work-items (inputs: the
+ * device's own, g = d->g) or units (owned outputs, g = cx->global) along the split
+ * dimension: the axes it walks get their slice (owned: without the halo), the others stay
+ * whole. */
+static void slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t wlo,
+                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi)
 {
     const struct ht__hostbuf *b = &d->in.shape[i];
     const struct bufmap *m = &d->maps[i];
-    uint64_t g = d->cx->global;
 
     for (unsigned a = 0; a < 3; a++) {
         lo[a] = 0;
@@ -641,7 +670,15 @@ static void slice_ranges(const struct cxdev *d, size_t i, uint64_t wlo, uint64_t
     }
 }
 
-static int send_inputs(struct cxdev *d, enum in_mode mode, const struct ht_split_chunk *c,
+/* The work-items device d launches for chunk c (in units): see ht__split_chunk_items. */
+static void chunk_items(const struct cxdev *d, const struct ht_split_chunk *c, uint64_t *wlo,
+                        uint64_t *wn)
+{
+    ht__split_chunk_items(c->offset, c->size, d->per_item, d->wg, d->g, wlo, wn);
+}
+
+/* Sends the inputs of `mode`: whole, or for the work-items [wlo, wlo + wn). */
+static int send_inputs(struct cxdev *d, enum in_mode mode, uint64_t wlo, uint64_t wn,
                        struct ht_error *err)
 {
     const struct ht_spec *spec = d->cx->spec;
@@ -652,7 +689,7 @@ static int send_inputs(struct cxdev *d, enum in_mode mode, const struct ht_split
         if (d->maps[i].in != mode || !spec->args[i].is_buffer)
             continue;
         if (mode == IN_SLICED)
-            slice_ranges(d, i, c->offset, c->offset + c->size, 0, lo, hi);
+            slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
         else
             for (unsigned a = 0; a < 3; a++) {
                 lo[a] = 0;
@@ -687,6 +724,7 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
     struct ht_coexec *cx = d->cx;
     unsigned dim = cx->opts.dim;
     size_t offset[3] = {0, 0, 0}, global[3], local[3];
+    uint64_t wlo, wn;
     cl_event ev = NULL;
     cl_int st, exec = CL_COMPLETE;
     int rc;
@@ -695,9 +733,10 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
         global[k] = (size_t)d->in.global[k];
         local[k] = (size_t)d->in.local[k];
     }
-    offset[dim] = (size_t)c->offset;
-    global[dim] = (size_t)c->size;
-    rc = send_inputs(d, IN_SLICED, c, err);
+    chunk_items(d, c, &wlo, &wn);
+    offset[dim] = (size_t)wlo;
+    global[dim] = (size_t)wn;
+    rc = send_inputs(d, IN_SLICED, wlo, wn, err);
     if (rc != HT_OK)
         return rc;
     st = clEnqueueNDRangeKernel(d->session->queue, d->in.kernel, d->in.ndims, offset, global,
@@ -740,7 +779,7 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
                 return rc;
         } else if (m->out == OUT_OWNED) {
             for (size_t k = 0; k < d->nowned; k++) {
-                slice_ranges(d, i, d->owned[k].lo, d->owned[k].hi, 1, lo, hi);
+                slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1, lo, hi);
                 rc = transfer_rect(d, i, d->cx->outputs[i].data, lo, hi, 0, err);
                 if (rc != HT_OK)
                     return rc;
@@ -765,7 +804,7 @@ static void *device_thread(void *arg)
         double t = ht__now();
         if (!sent) {
             /* Whole inputs go once, and only to a device that gets work. */
-            rc = send_inputs(d, IN_WHOLE, NULL, &d->err);
+            rc = send_inputs(d, IN_WHOLE, 0, 0, &d->err);
             if (rc != HT_OK)
                 break;
             sent = 1;
@@ -791,8 +830,9 @@ static void *device_thread(void *arg)
     return NULL;
 }
 
-/* Poisons the write buffers on every device and the merged host outputs, so that an
- * element nobody writes cannot pass verification. */
+/* Poisons every buffer on every device and the merged host outputs, so that an element
+ * nobody writes, or an input element a chunk reads but was not sent (in this run: a
+ * dynamic scheduler's chunks differ between runs), cannot pass verification. */
 static int poison(struct ht_coexec *cx, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
@@ -802,14 +842,12 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
         unsigned char pat[8];
         size_t es;
 
-        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+        if (!arg->is_buffer)
             continue;
         es = ht_type_size(arg->type);
         ht__poison_pattern(arg->type, pat);
-        for (size_t k = 0; k < cx->outputs[i].count; k++)
+        for (size_t k = 0; arg->access != HT_ACCESS_READ && k < cx->outputs[i].count; k++)
             memcpy((char *)cx->outputs[i].data + k * es, pat, es);
-        if (arg->access != HT_ACCESS_WRITE)
-            continue;
         for (size_t j = 0; j < cx->n; j++) {
             struct cxdev *d = &cx->devs[j];
             cl_int st = clEnqueueFillBuffer(d->session->queue, d->in.mem[i], pat, es, 0,
@@ -867,6 +905,9 @@ static int run_once(struct ht_coexec *cx, double *wall_s, struct ht_error *err)
     return HT_OK;
 }
 
+/* Figures kept per run and device (see ht_coexec_run). */
+#define NPER 7
+
 struct run_stat {
     double wall;
     unsigned index;
@@ -884,7 +925,8 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
     const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
     unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
     unsigned keep = cx->opts.keep_best ? cx->opts.keep_best : spec->keep_best;
-    double *per = NULL; /* per run and device: kernel, write, read, busy */
+    double *per = NULL; /* per run and device: kernel, write, read, busy, owned, chunks,
+                           items */
     struct run_stat *order = NULL;
     int rc = HT_OK;
 
@@ -906,7 +948,7 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
     }
     res->ndevices = cx->n;
     res->devices = calloc(cx->n, sizeof *res->devices);
-    per = calloc((size_t)repeats * cx->n * 4, sizeof *per);
+    per = calloc((size_t)repeats * cx->n * NPER, sizeof *per);
     order = calloc(repeats, sizeof *order);
     if (!res->devices || !per || !order) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -927,11 +969,14 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
         order[r].wall = res->run_s[r];
         order[r].index = r;
         for (size_t j = 0; j < cx->n; j++) {
-            double *p = per + ((size_t)r * cx->n + j) * 4;
+            double *p = per + ((size_t)r * cx->n + j) * NPER;
             p[0] = cx->devs[j].kernel_s;
             p[1] = cx->devs[j].write_s;
             p[2] = cx->devs[j].read_s;
             p[3] = cx->devs[j].busy_s;
+            p[4] = (double)cx->devs[j].owned_items;
+            p[5] = (double)cx->devs[j].chunks;
+            p[6] = (double)cx->devs[j].items;
         }
     }
     cx->have_outputs = 1;
@@ -945,19 +990,23 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
         o->ndims = d->in.ndims;
         memcpy(o->global, d->in.global, sizeof o->global);
         memcpy(o->local, d->in.local, sizeof o->local);
-        o->wg = d->wg;
+        o->wg = d->wg * d->per_item;
         o->time_s = d->time_s;
         o->build_s = d->build_s;
         o->cache_hit = d->cache_hit;
-        o->chunks = d->chunks;
-        o->items = d->items;
-        o->owned = d->owned_items;
+        {
+            const double *p = per + ((size_t)order[0].index * cx->n + j) * NPER;
+            o->owned = (uint64_t)p[4];
+            o->chunks = (unsigned)p[5];
+            o->items = (uint64_t)p[6];
+        }
         for (unsigned k = 0; k < keep; k++) {
-            const double *p = per + ((size_t)order[k].index * cx->n + j) * 4;
+            const double *p = per + ((size_t)order[k].index * cx->n + j) * NPER;
             o->kernel_s += p[0] / keep;
             o->write_s += p[1] / keep;
             o->read_s += p[2] / keep;
             o->busy_s += p[3] / keep;
+            o->share += p[4] / (double)cx->global / keep;
         }
         if (o->kernel_s > res->kernel_s)
             res->kernel_s = o->kernel_s;
@@ -968,26 +1017,19 @@ cleanup:
     return rc;
 }
 
-int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                     struct ht_error *err)
+/* Runs device ref alone once through an exec session and keeps its written buffers in
+ * cx->refs. */
+static int reference_run(struct ht_coexec *cx, size_t ref, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
+    const struct cxdev *d = &cx->devs[ref];
     struct ht_spec once;
     struct ht_session *s = NULL;
     struct ht_eval_result *ev = NULL;
-    struct ht__cmp c;
     struct ht_error e;
-    const struct cxdev *d;
     int rc;
 
-    res->verified = -1;
-    if (cx->opts.exec.no_verify)
-        return HT_OK;
-    if (!cx->have_outputs)
-        return ht_error_set(err, HT_EINVAL, "nothing to verify: no co-execution ran");
-    if (ref >= cx->n)
-        return ht_error_set(err, HT_EINVAL, "reference device %zu out of range", ref);
-    d = &cx->devs[ref];
+    cx->have_refs = 0;
     /* One run is enough for outputs: a copy of the spec that repeats once. It shares every
      * pointer with spec, which outlives it; the session only reads it. */
     once = *spec;
@@ -1009,14 +1051,61 @@ int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
                      d->dev->name, e.text);
         goto cleanup;
     }
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        struct ht__hostbuf *r = &cx->refs[i];
+        size_t bytes;
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+            continue;
+        bytes = s->outputs[i].count * ht_type_size(arg->type);
+        free(r->data);
+        *r = s->outputs[i];
+        r->data = malloc(bytes ? bytes : 1);
+        if (!r->data) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        memcpy(r->data, s->outputs[i].data, bytes);
+    }
+    cx->have_refs = 1;
+    cx->ref_device = ref;
+cleanup:
+    if (ev)
+        ht_eval_result_destroy(ev);
+    free(ev);
+    ht_session_free(s);
+    return rc;
+}
+
+int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    struct ht__cmp c;
+    int rc;
+
+    res->verified = -1;
+    if (cx->opts.exec.no_verify)
+        return HT_OK;
+    if (!cx->have_outputs)
+        return ht_error_set(err, HT_EINVAL, "nothing to verify: no co-execution ran");
+    if (ref >= cx->n)
+        return ht_error_set(err, HT_EINVAL, "reference device %zu out of range", ref);
+    /* The single-device outputs do not change between runs (the inputs are fixed): a
+     * sweep verifies every point against one reference run. */
+    if (!cx->have_refs || cx->ref_device != ref) {
+        rc = reference_run(cx, ref, err);
+        if (rc != HT_OK)
+            return rc;
+    }
     snprintf(res->reference, sizeof res->reference,
-             "one run of device %zu (%s) alone at its configuration", d->dev->index,
-             d->dev->name);
+             "one run of device %zu (%s) alone at its configuration",
+             cx->devs[ref].dev->index, cx->devs[ref].dev->name);
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
         if (arg->is_buffer && arg->access != HT_ACCESS_READ)
-            ht__compare(arg, &cx->outputs[i], &s->outputs[i], spec->rtol, spec->atol, &c);
+            ht__compare(arg, &cx->outputs[i], &cx->refs[i], spec->rtol, spec->atol, &c);
     }
     res->verified = c.mismatches == 0;
     res->max_abs_err = c.max_abs;
@@ -1024,16 +1113,11 @@ int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
     res->mismatches = c.mismatches;
     snprintf(res->mismatch, sizeof res->mismatch, "%s", c.first);
     if (c.mismatches)
-        rc = ht_error_set(err, HT_EVERIFY,
-                          "merged output differs from the single-device run: %zu of %zu "
-                          "elements; first %s",
-                          c.mismatches, c.compared, c.first);
-cleanup:
-    if (ev)
-        ht_eval_result_destroy(ev);
-    free(ev);
-    ht_session_free(s);
-    return rc;
+        return ht_error_set(err, HT_EVERIFY,
+                            "merged output differs from the single-device run: %zu of %zu "
+                            "elements; first %s",
+                            c.mismatches, c.compared, c.first);
+    return HT_OK;
 }
 
 int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err)
@@ -1111,16 +1195,20 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
                 continue;
             if (m->in != IN_NONE) {
                 wall_in += range_bytes(d, i, zero, d->in.shape[i].dims);
-                if (m->in == IN_SLICED)
-                    slice_ranges(d, i, sl->offset, sl->offset + sl->size, 0, lo, hi);
+                if (m->in == IN_SLICED) {
+                    struct ht_split_chunk c = {sl->offset, sl->size, 0, 0};
+                    uint64_t wlo, wn;
+                    chunk_items(d, &c, &wlo, &wn);
+                    slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
+                }
                 win += m->in == IN_SLICED ? range_bytes(d, i, lo, hi)
                                           : range_bytes(d, i, zero, d->in.shape[i].dims);
             }
             if (m->out != OUT_NONE) {
                 all_out += range_bytes(d, i, zero, d->in.shape[i].dims);
                 if (m->out == OUT_OWNED)
-                    slice_ranges(d, i, sl->own_offset, sl->own_offset + sl->own_size, 1, lo,
-                                 hi);
+                    slice_ranges(d, i, cx->global, sl->own_offset,
+                                 sl->own_offset + sl->own_size, 1, lo, hi);
                 rout += m->out == OUT_OWNED ? range_bytes(d, i, lo, hi)
                                             : range_bytes(d, i, zero, d->in.shape[i].dims);
             }

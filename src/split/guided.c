@@ -3,7 +3,10 @@
  * last ones are small enough for the devices to finish together. A device's speed is first
  * its time alone (1/time_s; all equal when a time is unknown), then, once it has finished
  * chunks, the work-items per second it measured: a wrong first guess costs at most the
- * first chunk. At least one work-group at a time (a CPU: one per compute unit). */
+ * first chunk. At least one work-group at a time (a CPU: one per compute unit). A device
+ * whose next chunk would take longer than the other devices need for all the remaining
+ * work stops taking work, since it could only finish last; the device with the fastest
+ * time alone (the anchor) never stops, so that the work always gets done. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +17,9 @@ struct guided {
     double *prior;     /* speed from time alone, work-items per second (or 1) */
     double *items;     /* measured: work-items done in this run */
     double *seconds;   /* measured: seconds they took */
+    size_t anchor;     /* the device with the fastest prior: it never stops taking work
+                          (whatever the measurements say later, so that one device always
+                          finishes the work) */
 };
 
 static int guided_init(struct ht_split_sched *s, struct ht_error *err)
@@ -43,8 +49,11 @@ static int guided_init(struct ht_split_sched *s, struct ht_error *err)
         free(g);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < s->n; i++)
+    for (size_t i = 0; i < s->n; i++) {
         g->prior[i] = all_times ? (double)s->global / s->devs[i].time_s : 1.0;
+        if (g->prior[i] > g->prior[g->anchor])
+            g->anchor = i;
+    }
     s->priv = g;
     return HT_OK;
 }
@@ -72,20 +81,30 @@ static int guided_next(struct ht_split_sched *s, size_t device, struct ht_split_
 {
     struct guided *g = s->priv;
     const struct ht_split_sched_device *d = &s->devs[device];
-    uint64_t remaining = s->global - atomic_load(&s->next), groups, min_groups;
-    double total = 0.0, share;
+    uint64_t next = atomic_load(&s->next), remaining, groups, min_groups;
+    double total = 0.0, mine, others;
 
-    if (atomic_load(&s->next) >= s->global)
+    if (next >= s->global)
         return HT_DONE;
+    remaining = s->global - next;
     pthread_mutex_lock(&s->lock);
     for (size_t i = 0; i < s->n; i++)
         total += speed(g, i);
-    share = total > 0 ? speed(g, device) / total : 1.0 / (double)s->n;
+    mine = speed(g, device);
     pthread_mutex_unlock(&s->lock);
-    groups = (uint64_t)floor((double)remaining * share / 2.0 / (double)d->wg);
+    others = total - mine;
+    groups = (uint64_t)floor((double)remaining * (total > 0 ? mine / total : 0.0) / 2.0 /
+                             (double)d->wg);
     min_groups = d->is_gpu ? 1 : (d->compute_units ? d->compute_units : 1);
     if (groups < min_groups)
         groups = min_groups;
+    /* A device whose chunk would take longer than the others need for everything that
+     * remains only delays the end (a CPU hundreds of times slower than a GPU, whose
+     * smallest chunk is still too much): it stops taking work. The anchor never stops, so
+     * the work always gets done. */
+    if (device != g->anchor && others > 0 && mine > 0 &&
+        (double)(groups * d->wg) / mine >= (double)remaining / others)
+        return HT_DONE;
     /* Another device may have taken work since `remaining` was read: take then decides. */
     return ht__sched_take(s, d->wg, groups * d->wg, out);
 }

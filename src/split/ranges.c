@@ -1,5 +1,5 @@
-/* Which elements of a buffer's axis a range of work-items touches (see split.h). Pure
- * arithmetic. */
+/* Which elements of a buffer's axis a range of work-items touches, and which work-items a
+ * chunk of units needs (see split.h). Pure arithmetic. */
 #include "split/split-internal.h"
 
 int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_t wlo,
@@ -28,4 +28,17 @@ int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_
     if (*lo > *hi)
         *lo = *hi;
     return 1;
+}
+
+void ht__split_chunk_items(uint64_t offset, uint64_t size, uint64_t per_item, uint64_t wg,
+                           uint64_t g, uint64_t *wlo, uint64_t *wn)
+{
+    uint64_t lo = offset / per_item;
+    uint64_t n = (offset + size + per_item - 1) / per_item - lo;
+
+    n = (n + wg - 1) / wg * wg;
+    if (lo + n > g)
+        lo = g - n;
+    *wlo = lo;
+    *wn = n;
 }

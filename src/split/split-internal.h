@@ -4,7 +4,8 @@
  *   static.c    the paper's plan as a scheduler
  *   dynamic.c   a shared atomic work counter, chunks of fixed size per device (Dopia)
  *   guided.c    chunks that shrink as the work runs out, proportional to speed
- *   ranges.c    which elements of a buffer a range of work-items reads or owns
+ *   ranges.c    which elements of a buffer a range of work-items reads or owns, and
+ *               which work-items a chunk of units needs
  *   coexec.c    co-execution: contexts, buffers, device threads, merge, verification
  */
 #ifndef HETUNE_SPLIT_INTERNAL_H
@@ -51,5 +52,15 @@ int ht__sched_take(struct ht_split_sched *s, uint64_t wg, uint64_t size,
  * tried. */
 int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_t wlo,
                          uint64_t whi, int owned, uint64_t *lo, uint64_t *hi);
+
+/* The work-items [*wlo, *wlo + *wn) of a device with g work-items along the split
+ * dimension, per_item units each (see split.h, Units), that cover the units [offset,
+ * offset + size): from the work-item holding the first unit to the one holding the last,
+ * rounded up to whole work-groups of wg, moved back to end at g when that overshoots (as
+ * the planner's residue device). Needs wg to divide g and the units to lie in
+ * [0, g * per_item). With one unit per work-item and a chunk of whole work-groups this is
+ * the chunk itself. */
+void ht__split_chunk_items(uint64_t offset, uint64_t size, uint64_t per_item, uint64_t wg,
+                           uint64_t g, uint64_t *wlo, uint64_t *wn);
 
 #endif

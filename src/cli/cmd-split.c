@@ -1,0 +1,982 @@
+/* hetune split: co-executes a spec's kernel on several devices at once, each at its tuned
+ * configuration, and compares with the paper's theoretical time (§2.2, Algorithm 1). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char split_usage[] =
+    "usage: hetune split SPEC [options]\n"
+    "\n"
+    "Runs the spec's kernel on several devices at once, each at its best configuration\n"
+    "from the results database (a device that has none is tuned first), each on its\n"
+    "slice of the NDRange along one dimension with a global work offset, and merges the\n"
+    "outputs. First every device runs the whole problem alone, with the same wall clock;\n"
+    "then the paper's plan (section 2.2) splits the work by the tuned times: optimal\n"
+    "factors S_i = (1/t_i) / sum_j(1/t_j) (Eq. 4), adjusted to whole work-groups of each\n"
+    "device's own size (Eq. 5-9), theoretical time max_i(S_i*t_i) (Algorithm 1). When\n"
+    "splitting is predicted to be slower than the fastest device alone (each device's\n"
+    "kernel time scaled by its slice, its measured transfers scaled by the bytes the\n"
+    "slice moves, its measured launch overhead), it says so and runs that device alone,\n"
+    "unless --force. The merged output is verified against one run of the fastest\n"
+    "device alone (itself verified against the spec's reference), and the split is\n"
+    "stored in the database.\n"
+    "\n"
+    "Printed: per device its configuration, work-group size along the split dimension,\n"
+    "time alone (tuned, and measured here), optimal and adjusted factors (the paper's\n"
+    "Table 3; for dynamic and guided the adjusted factor is the share it took), slice\n"
+    "and owned range, kernels launched, kernel-only and transfer times; then the\n"
+    "theoretical time, the measured wall time (mean of the best keep_best runs,\n"
+    "transfers, launches and host threads included) and the slowest device's\n"
+    "kernel-only time, the overhead over the theoretical time, and the speedup over the\n"
+    "fastest device alone.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device D,D,...  the devices, each an index from 'hetune devices' or a unique\n"
+    "                        part of \"<platform> <name>\", or all (default: all). A\n"
+    "                        device named twice gets two contexts.\n"
+    "      --dim d           the NDRange dimension to split: 0 (gx), 1 (gy) or 2 (gz)\n"
+    "                        (default 0)\n"
+    "  -s, --scheduler S     static (the paper's plan, default), dynamic (a shared work\n"
+    "                        counter, chunks on demand: a GPU a tenth of the work at a\n"
+    "                        time, a CPU a fiftieth but at least two work-groups per\n"
+    "                        compute unit) or guided (chunks that shrink as the work\n"
+    "                        runs out, proportional to each device's speed)\n"
+    "      --sweep STEP      with two devices: also run split points from 0 to 1 by\n"
+    "                        STEP (device 0's factor; static), verify and store each (the\n"
+    "                        paper's Figures 6 and 7)\n"
+    "      --force           split even when it is predicted to be slower\n"
+    "      --repeats N       timed runs of each co-execution (default: the spec's\n"
+    "                        timing.repeats)\n"
+    "      --db FILE         the results database (default ./hetune.db)\n"
+    "      --dump DIR        write every merged written buffer as raw DIR/<name>.bin\n"
+    "  -S, --strategy S      the search strategy when a device must be tuned first\n"
+    "                        (default exhaustive)\n"
+    "  -b, --budget N        at most N evaluations per device when tuning first\n"
+    "      --size NAME=VALUE override a problem size of the spec\n"
+    "      --eq3 product|sum|off\n"
+    "                        the Eq. 3 rule of the configurations (default product)\n"
+    "      --no-cache        neither read nor write the kernel binary cache\n"
+    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
+    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
+    "      --json            print one JSON object instead of text\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Limitations: every written buffer needs an \"index\" with an axis walked by the\n"
+    "split dimension; the devices' configurations must launch the same number of\n"
+    "work-items along it; readwrite buffers are right only when each work-item reads\n"
+    "and writes its own elements.\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure (no platform, launch error, database\n"
+    "error, a device with no verified configuration), 2 bad input (usage, spec, unknown\n"
+    "device, a spec that cannot be split), 3 verification failed\n";
+
+static const char *const dim_names[] = {"gx", "gy", "gz"};
+
+/* Seconds with a unit that keeps three or four significant digits; "-" when unknown. */
+static void fmt_time(double s, char *buf, size_t size)
+{
+    if (!(s >= 0) || !isfinite(s))
+        snprintf(buf, size, "-");
+    else if (s < 1e-3)
+        snprintf(buf, size, "%.2f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f s", s);
+}
+
+/* One device of the split, as the command sees it. */
+struct sdev {
+    const struct ht_device_info *dev;
+    int64_t device_id;
+    int64_t config[HT_STORE_MAX_PARAMS];
+    char config_text[HT_STORE_CONFIG_MAX];
+    double tuned_s;                 /* the database's best */
+    int tuned_now;                  /* tuned by this command */
+    struct ht_coexec_alone alone;   /* measured alone here */
+};
+
+static int parse_uint(const char *opt, const char *arg, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || v > max)
+        return cli_usage_error("split", 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
+                               opt, max, arg);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Resolves "D,D,..." or "all" into plat's device indices (*idx owned by the caller). */
+static int parse_devices(const struct ht_platform *plat, char *list, size_t **idx, size_t *n,
+                         struct ht_error *err)
+{
+    size_t cap = 1, k = 0;
+    char *save = NULL, *tok;
+
+    if (!strcmp(list, "all")) {
+        *idx = malloc(plat->count * sizeof **idx);
+        if (!*idx)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; i < plat->count; i++)
+            (*idx)[i] = i;
+        *n = plat->count;
+        return HT_OK;
+    }
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    *idx = malloc(cap * sizeof **idx);
+    if (!*idx)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int rc = ht_platform_find(plat, tok, &(*idx)[k], err);
+        if (rc != HT_OK)
+            return rc;
+        k++;
+    }
+    if (k == 0)
+        return ht_error_set(err, HT_ENODEVICE, "--device names no device");
+    *n = k;
+    return HT_OK;
+}
+
+/* Fills d's configuration and tuned time from the database, tuning the device first when
+ * the database has no verified configuration of it. */
+static int best_config(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                       struct sdev *d, const struct ht_tune_opts *topts, int quiet,
+                       struct ht_error *err)
+{
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    int unverified = spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
+    int rc;
+
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht_store_device_id(store, d->dev, &d->device_id, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
+                    : ht_store_best(store, problem_id, d->device_id, ev, err);
+    if (rc == HT_ENOTFOUND) {
+        struct ht_tune_result *tr = calloc(1, sizeof *tr);
+        if (!tr) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (!quiet)
+            fprintf(stderr,
+                    "hetune split: no tuned configuration of device %zu (%s) in %s: tuning "
+                    "it first (%s)\n",
+                    d->dev->index, d->dev->name, ht_store_path(store),
+                    topts->strategy ? topts->strategy : "exhaustive");
+        rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
+        free(tr);
+        if (rc != HT_OK)
+            goto cleanup;
+        d->tuned_now = 1;
+        rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
+                        : ht_store_best(store, problem_id, d->device_id, ev, err);
+        if (rc == HT_ENOTFOUND) {
+            rc = ht_error_set(err, HT_ENOTFOUND,
+                              "device %zu (%s): no configuration ran and verified, even after "
+                              "tuning",
+                              d->dev->index, d->dev->name);
+            goto cleanup;
+        }
+    }
+    if (rc != HT_OK)
+        goto cleanup;
+    if (ev->nvalues != spec->space.nparams) {
+        rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
+                          d->dev->index, ev->nvalues, spec->space.nparams);
+        goto cleanup;
+    }
+    memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
+    snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
+    d->tuned_s = ev->seconds;
+cleanup:
+    free(ev);
+    return rc;
+}
+
+/* Measures d alone with the co-execution's wall clock (one device, one launch). */
+static int measure_alone(const struct ht_spec *spec, struct sdev *d,
+                         const struct ht_coexec_opts *base, struct ht_coexec **keep,
+                         struct ht_coexec_result *res, struct ht_error *err)
+{
+    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
+    struct ht_coexec_opts o = *base;
+    struct ht_coexec *cx = NULL;
+    int rc;
+
+    o.scheduler = "static";
+    ht_split_sched_opts_init(&o.sched);
+    rc = ht_coexec_create(spec, &cd, 1, &o, &cx, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(cx, res, err);
+    if (rc == HT_OK) {
+        d->alone.kernel_s = res->devices[0].kernel_s;
+        d->alone.write_s = res->devices[0].write_s;
+        d->alone.read_s = res->devices[0].read_s;
+        d->alone.wall_s = res->wall_s;
+        *keep = cx;
+    } else {
+        ht_coexec_free(cx);
+    }
+    return rc;
+}
+
+struct report {
+    const struct ht_spec *spec;
+    const char *db;
+    struct sdev *devs;
+    size_t n;
+    size_t fastest;
+    const struct ht_coexec_result *res;
+    const struct ht_split_plan *plan;  /* NULL when run alone */
+    const struct ht_coexec_estimate *est; /* NULL when not estimated */
+    int ran_alone;
+    int64_t split_id;
+    struct ht_stored_sweep_point *sweep;
+    size_t nsweep;
+    double eq4_factor;                 /* device 0's optimal factor (sweep) */
+};
+
+static double share(const struct report *r, size_t i)
+{
+    return r->res->devices[i].share;
+}
+
+static void print_text(const struct report *r)
+{
+    const struct ht_coexec_result *res = r->res;
+    const struct sdev *fast = &r->devs[r->fastest];
+    char a[32], b[32], c[32], d[32], e[32];
+    int w = 6;
+
+    printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
+    {
+        int same = 1;
+        for (size_t i = 0; i < res->ndevices; i++)
+            same &= res->devices[i].global[res->dim] == res->global;
+        printf("split         along %s (dimension %u), %" PRIu64 " %s, scheduler %s\n",
+               dim_names[res->dim], res->dim, res->global,
+               same ? "work-items" : "units (the lcm of the devices' global sizes)",
+               res->scheduler);
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if ((int)strlen(r->devs[i].config_text) > w)
+            w = (int)strlen(r->devs[i].config_text);
+    printf("\n%-3s %-28s %-*s %6s %10s %10s %8s %8s %20s %6s %10s %10s\n", "#", "device", w,
+           "config", "wg", "tuned", "alone", "optimal", "adjusted", "slice", "chunks",
+           "kernel", "transfers");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct sdev *sd = &r->devs[i];
+        const struct ht_coexec_device_result *dr = &res->devices[r->ran_alone ? 0 : i];
+        char name[64], slice[48];
+        if (r->ran_alone && i != r->fastest)
+            continue;
+        snprintf(name, sizeof name, "%zu %.26s", sd->dev->index, sd->dev->name);
+        fmt_time(sd->tuned_s, a, sizeof a);
+        fmt_time(sd->alone.wall_s, b, sizeof b);
+        fmt_time(dr->kernel_s, c, sizeof c);
+        fmt_time(dr->write_s + dr->read_s, d, sizeof d);
+        if (r->plan && !strcmp(res->scheduler, "static") && r->plan->slices[i].size)
+            snprintf(slice, sizeof slice, "[%" PRIu64 ", %" PRIu64 ")", r->plan->slices[i].offset,
+                     r->plan->slices[i].offset + r->plan->slices[i].size);
+        else if (r->plan && !strcmp(res->scheduler, "static"))
+            snprintf(slice, sizeof slice, "(no slice)");
+        else
+            snprintf(slice, sizeof slice, "%" PRIu64 " items", dr->items);
+        printf("%-3zu %-28s %-*s %6" PRIu64 " %10s %10s %8.4f %8.4f %20s %6u %10s %10s\n", i,
+               name, w, sd->config_text, dr->wg, a, b,
+               r->plan ? r->plan->slices[i].optimal_factor : 1.0,
+               r->ran_alone ? 1.0 : share(r, i), slice, dr->chunks, c, d);
+    }
+    if (r->plan && !r->ran_alone) {
+        printf("\nTable 3       optimal (");
+        for (size_t i = 0; i < r->n; i++)
+            printf("%s%.3f", i ? ", " : "", r->plan->slices[i].optimal_factor);
+        printf("), adjusted (");
+        for (size_t i = 0; i < r->n; i++)
+            printf("%s%.3f", i ? ", " : "", share(r, i));
+        printf(")%s\n", strcmp(res->scheduler, "static") ? " (shares taken)" : "");
+        if (!strcmp(res->scheduler, "static")) {
+            if (r->plan->residue_device != SIZE_MAX)
+                printf("residue       %" PRIu64 " work-items to device #%zu, overlap %" PRIu64
+                       "\n",
+                       r->plan->residue, r->plan->residue_device, r->plan->overlap);
+            else
+                printf("residue       none\n");
+        }
+    }
+    putchar('\n');
+    if (r->est) {
+        fmt_time(r->est->split_s, a, sizeof a);
+        fmt_time(r->est->alone_s, b, sizeof b);
+        printf("predicted     split %s, device %zu alone %s: %s\n", a, fast->dev->index, b,
+               r->est->worth_it ? "splitting pays" : "splitting does not pay");
+    }
+    if (r->ran_alone) {
+        fmt_time(res->wall_s, a, sizeof a);
+        fmt_time(res->kernel_s, b, sizeof b);
+        printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
+               "anyway)\n",
+               fast->dev->index, fast->dev->name, a, b);
+    } else {
+        fmt_time(res->theoretical_s, a, sizeof a);
+        fmt_time(res->adjusted_s, b, sizeof b);
+        printf("theoretical   %s (Algorithm 1: max_i S_i*t_i); %s with the slices as "
+               "launched\n",
+               a, b);
+        fmt_time(res->wall_s, a, sizeof a);
+        fmt_time(res->wall_min_s, b, sizeof b);
+        fmt_time(res->kernel_s, c, sizeof c);
+        printf("measured      wall %s (mean of the best of %u runs, transfers included; "
+               "fastest %s), kernel-only %s\n",
+               a, res->nruns, b, c);
+        if (res->theoretical_s > 0)
+            printf("overhead      %+.1f%% wall, %+.1f%% kernel-only, over the theoretical "
+                   "time\n",
+                   100.0 * (res->wall_s / res->theoretical_s - 1.0),
+                   100.0 * (res->kernel_s / res->theoretical_s - 1.0));
+        fmt_time(fast->alone.wall_s, a, sizeof a);
+        fmt_time(fast->alone.kernel_s, b, sizeof b);
+        fmt_time(fast->tuned_s, c, sizeof c);
+        printf("alone         fastest device %zu (%s): wall %s, kernel-only %s (tuned %s)\n",
+               fast->dev->index, fast->dev->name, a, b, c);
+        if (res->wall_s > 0 && res->kernel_s > 0)
+            printf("speedup       %.2fx wall, %.2fx kernel-only, over the fastest device "
+                   "alone\n",
+                   fast->alone.wall_s / res->wall_s, fast->alone.kernel_s / res->kernel_s);
+    }
+    if (res->verified == 1)
+        printf("verification  passed against %s (max abs err %.3g, max rel err %.3g)\n",
+               res->reference, res->max_abs_err, res->max_rel_err);
+    else if (res->verified == 0)
+        printf("verification  FAILED: %zu mismatch%s against %s; first %s\n", res->mismatches,
+               res->mismatches == 1 ? "" : "es", res->reference, res->mismatch);
+    else
+        printf("verification  skipped\n");
+    if (r->split_id > 0)
+        printf("stored        split %" PRId64 " in %s\n", r->split_id, r->db);
+    if (r->nsweep) {
+        printf("\nsweep         device 0 factor, device 1 factor: theoretical and measured "
+               "times (* Eq. 4's factor %.3f)\n",
+               r->eq4_factor);
+        printf("%8s %8s %12s %12s %12s %9s\n", "f0", "f1", "theoretical", "wall", "kernel",
+               "verified");
+        for (size_t k = 0; k < r->nsweep; k++) {
+            const struct ht_stored_sweep_point *p = &r->sweep[k];
+            fmt_time(p->theoretical_seconds, a, sizeof a);
+            fmt_time(p->seconds, b, sizeof b);
+            fmt_time(p->kernel_seconds, e, sizeof e);
+            printf("%8.3f %8.3f %12s %12s %12s %9s\n", p->factor, 1.0 - p->factor, a, b, e,
+                   p->verified == 1 ? "yes" : p->verified == 0 ? "NO" : "-");
+        }
+        /* Where Eq. 4's point lies on the curve. */
+        fmt_time(res->wall_s, a, sizeof a);
+        if (!r->ran_alone && !strcmp(res->scheduler, "static"))
+            printf("%7.3f* %8.3f %12s %12s\n", r->eq4_factor, 1.0 - r->eq4_factor, "", a);
+    }
+}
+
+static json_t *num(double v)
+{
+    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+static int print_json(const struct report *r)
+{
+    const struct ht_coexec_result *res = r->res;
+    json_t *root = json_object(), *arr = json_array(), *o;
+    char *text;
+
+    json_object_set_new(root, "spec", json_string(r->spec->name));
+    json_object_set_new(root, "spec_path", json_string(r->spec->path));
+    json_object_set_new(root, "db", json_string(r->db));
+    json_object_set_new(root, "dim", json_integer(res->dim));
+    json_object_set_new(root, "global", json_integer((json_int_t)res->global));
+    json_object_set_new(root, "scheduler", json_string(res->scheduler));
+    json_object_set_new(root, "ran_alone", json_boolean(r->ran_alone));
+    for (size_t i = 0; i < r->n; i++) {
+        const struct sdev *sd = &r->devs[i];
+        const struct ht_coexec_device_result *dr =
+            r->ran_alone ? (i == r->fastest ? &res->devices[0] : NULL) : &res->devices[i];
+        json_t *d = json_object(), *cfg = json_object(), *al = json_object();
+        for (size_t p = 0; p < r->spec->space.nparams; p++)
+            json_object_set_new(cfg, r->spec->space.params[p].name, json_integer(sd->config[p]));
+        json_object_set_new(d, "index", json_integer((json_int_t)sd->dev->index));
+        json_object_set_new(d, "name", json_string(sd->dev->name));
+        json_object_set_new(d, "platform", json_string(sd->dev->platform));
+        json_object_set_new(d, "config", cfg);
+        json_object_set_new(d, "tuned_now", json_boolean(sd->tuned_now));
+        json_object_set_new(d, "tuned_seconds", num(sd->tuned_s));
+        json_object_set_new(al, "wall_seconds", num(sd->alone.wall_s));
+        json_object_set_new(al, "kernel_seconds", num(sd->alone.kernel_s));
+        json_object_set_new(al, "write_seconds", num(sd->alone.write_s));
+        json_object_set_new(al, "read_seconds", num(sd->alone.read_s));
+        json_object_set_new(d, "alone", al);
+        json_object_set_new(d, "wg", dr ? json_integer((json_int_t)dr->wg) : json_null());
+        if (r->plan) {
+            const struct ht_split_slice *s = &r->plan->slices[i];
+            json_object_set_new(d, "optimal_factor", json_real(s->optimal_factor));
+            json_object_set_new(d, "plan_adjusted_factor", json_real(s->adjusted_factor));
+            json_object_set_new(d, "offset", json_integer((json_int_t)s->offset));
+            json_object_set_new(d, "size", json_integer((json_int_t)s->size));
+            json_object_set_new(d, "groups", json_integer((json_int_t)s->groups));
+            json_object_set_new(d, "own_offset", json_integer((json_int_t)s->own_offset));
+            json_object_set_new(d, "own_size", json_integer((json_int_t)s->own_size));
+        }
+        json_object_set_new(d, "adjusted_factor",
+                            dr ? json_real(r->ran_alone ? 1.0 : share(r, i)) : json_real(0));
+        json_object_set_new(d, "chunks", json_integer(dr ? dr->chunks : 0));
+        json_object_set_new(d, "items", json_integer(dr ? (json_int_t)dr->items : 0));
+        json_object_set_new(d, "owned", json_integer(dr ? (json_int_t)dr->owned : 0));
+        json_object_set_new(d, "kernel_seconds", dr ? num(dr->kernel_s) : json_null());
+        json_object_set_new(d, "write_seconds", dr ? num(dr->write_s) : json_null());
+        json_object_set_new(d, "read_seconds", dr ? num(dr->read_s) : json_null());
+        json_array_append_new(arr, d);
+    }
+    json_object_set_new(root, "devices", arr);
+    if (r->plan) {
+        json_object_set_new(root, "residue_device",
+                            r->plan->residue_device == SIZE_MAX
+                                ? json_null()
+                                : json_integer((json_int_t)r->plan->residue_device));
+        json_object_set_new(root, "overlap", json_integer((json_int_t)r->plan->overlap));
+    }
+    json_object_set_new(root, "theoretical_seconds", r->ran_alone ? json_null()
+                                                                  : num(res->theoretical_s));
+    json_object_set_new(root, "adjusted_seconds", r->ran_alone ? json_null()
+                                                               : num(res->adjusted_s));
+    o = json_object();
+    json_object_set_new(o, "wall_seconds", num(res->wall_s));
+    json_object_set_new(o, "min_seconds", num(res->wall_min_s));
+    json_object_set_new(o, "kernel_seconds", num(res->kernel_s));
+    {
+        json_t *runs = json_array();
+        for (unsigned k = 0; k < res->nruns; k++)
+            json_array_append_new(runs, json_real(res->run_s[k]));
+        json_object_set_new(o, "runs", runs);
+    }
+    json_object_set_new(root, "measured", o);
+    json_object_set_new(root, "overhead",
+                        !r->ran_alone && res->theoretical_s > 0
+                            ? json_real(res->wall_s / res->theoretical_s - 1.0)
+                            : json_null());
+    o = json_object();
+    json_object_set_new(o, "device", json_integer((json_int_t)r->devs[r->fastest].dev->index));
+    json_object_set_new(o, "wall_seconds", num(r->devs[r->fastest].alone.wall_s));
+    json_object_set_new(o, "kernel_seconds", num(r->devs[r->fastest].alone.kernel_s));
+    json_object_set_new(root, "fastest_alone", o);
+    json_object_set_new(root, "speedup",
+                        res->wall_s > 0 ? json_real(r->devs[r->fastest].alone.wall_s / res->wall_s)
+                                        : json_null());
+    if (r->est) {
+        o = json_object();
+        json_object_set_new(o, "split_seconds", num(r->est->split_s));
+        json_object_set_new(o, "alone_seconds", num(r->est->alone_s));
+        json_object_set_new(o, "worth_it", json_boolean(r->est->worth_it));
+        json_object_set_new(root, "estimate", o);
+    } else {
+        json_object_set_new(root, "estimate", json_null());
+    }
+    o = json_object();
+    json_object_set_new(o, "verified", res->verified < 0 ? json_null()
+                                                         : json_boolean(res->verified));
+    json_object_set_new(o, "reference", res->reference[0] ? json_string(res->reference)
+                                                          : json_null());
+    json_object_set_new(o, "max_abs_err", res->verified < 0 ? json_null()
+                                                            : num(res->max_abs_err));
+    json_object_set_new(o, "max_rel_err", res->verified < 0 ? json_null()
+                                                            : num(res->max_rel_err));
+    json_object_set_new(o, "mismatches", json_integer((json_int_t)res->mismatches));
+    json_object_set_new(o, "first_mismatch", res->mismatch[0] ? json_string(res->mismatch)
+                                                              : json_null());
+    json_object_set_new(root, "verification", o);
+    json_object_set_new(root, "split_id", r->split_id > 0 ? json_integer(r->split_id)
+                                                          : json_null());
+    if (r->nsweep) {
+        json_t *sw = json_array();
+        for (size_t k = 0; k < r->nsweep; k++) {
+            const struct ht_stored_sweep_point *p = &r->sweep[k];
+            json_t *pt = json_object();
+            json_object_set_new(pt, "factor", json_real(p->factor));
+            json_object_set_new(pt, "theoretical_seconds", num(p->theoretical_seconds));
+            json_object_set_new(pt, "wall_seconds", num(p->seconds));
+            json_object_set_new(pt, "kernel_seconds", num(p->kernel_seconds));
+            json_object_set_new(pt, "verified", p->verified < 0 ? json_null()
+                                                                : json_boolean(p->verified));
+            json_array_append_new(sw, pt);
+        }
+        json_object_set_new(root, "sweep", sw);
+        json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
+    } else {
+        json_object_set_new(root, "sweep", json_null());
+    }
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text) {
+        fprintf(stderr, "hetune split: cannot write the result as JSON\n");
+        return 1;
+    }
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+/* Stores the split; sets *id. */
+static int store_split(struct ht_store *store, int64_t problem_id, const struct report *r,
+                       int64_t *id, struct ht_error *err)
+{
+    const struct ht_coexec_result *res = r->res;
+    struct ht_stored_split sp;
+    struct ht_stored_split_device *sd;
+    size_t n = r->ran_alone ? 1 : r->n;
+    int rc;
+
+    sd = calloc(n, sizeof *sd);
+    if (!sd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_stored_split_init(&sp);
+    sp.problem_id = problem_id;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", r->ran_alone ? "alone" : res->scheduler);
+    sp.dim = res->dim;
+    sp.global = res->global;
+    sp.theoretical_seconds = r->ran_alone ? -1 : res->theoretical_s;
+    sp.seconds = res->wall_s;
+    sp.min_seconds = res->wall_min_s;
+    sp.kernel_seconds = res->kernel_s;
+    sp.alone_seconds = r->devs[r->fastest].alone.wall_s;
+    sp.verified = res->verified;
+    if (res->verified >= 0) {
+        sp.max_abs_err = res->max_abs_err;
+        sp.max_rel_err = res->max_rel_err;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = r->ran_alone ? r->fastest : i;
+        const struct ht_coexec_device_result *dr = &res->devices[i];
+        sd[i].device_id = r->devs[j].device_id;
+        snprintf(sd[i].config, sizeof sd[i].config, "%s", r->devs[j].config_text);
+        sd[i].wg = dr->wg;
+        sd[i].time_seconds = r->devs[j].tuned_s;
+        sd[i].optimal_factor = r->plan ? r->plan->slices[i].optimal_factor : 1.0;
+        sd[i].adjusted_factor = r->ran_alone ? 1.0 : share(r, i);
+        if (r->plan && !strcmp(res->scheduler, "static")) {
+            sd[i].offset = r->plan->slices[i].offset;
+            sd[i].size = r->plan->slices[i].size;
+            sd[i].own_offset = r->plan->slices[i].own_offset;
+            sd[i].own_size = r->plan->slices[i].own_size;
+        }
+        sd[i].chunks = dr->chunks;
+        sd[i].kernel_seconds = dr->kernel_s;
+        sd[i].write_seconds = dr->write_s;
+        sd[i].read_seconds = dr->read_s;
+    }
+    sp.ndevices = n;
+    sp.devices = sd;
+    rc = ht_store_put_split(store, &sp, id, err);
+    free(sd);
+    return rc;
+}
+
+int cmd_split(int argc, char **argv)
+{
+    enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
+           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON };
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"dim", required_argument, NULL, OPT_DIM},
+        {"scheduler", required_argument, NULL, 's'},
+        {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"repeats", required_argument, NULL, OPT_REPEATS},
+        {"db", required_argument, NULL, OPT_DB},
+        {"dump", required_argument, NULL, OPT_DUMP},
+        {"strategy", required_argument, NULL, 'S'},
+        {"budget", required_argument, NULL, 'b'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"eq3", required_argument, NULL, OPT_EQ3},
+        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ht_size_override *ov = NULL;
+    size_t nov = 0, *idx = NULL, n = 0, fastest = 0;
+    char *device_list = NULL;
+    const char *db = HT_STORE_DEFAULT_PATH, *dump = NULL, *scheduler = "static";
+    double sweep = 0;
+    uint64_t u = 0;
+    int force = 0, json = 0, c, status = 2, rc, ran_alone = 0;
+    struct ht_coexec_opts copts;
+    struct ht_tune_opts topts;
+    struct ht_spec *spec = NULL;
+    struct ht_platform *plat = NULL;
+    struct ht_store *store = NULL;
+    struct sdev *devs = NULL;
+    struct ht_coexec **alone_cx = NULL, *cx = NULL, *used = NULL;
+    struct ht_coexec_device *cdevs = NULL;
+    struct ht_coexec_alone *alone = NULL;
+    struct ht_coexec_result res, sres, *alone_res = NULL;
+    struct ht_coexec_estimate est;
+    struct ht_stored_sweep_point *points = NULL;
+    size_t npoints = 0;
+    int have_res = 0, have_est = 0;
+    int64_t kernel_id = 0, problem_id = 0, split_id = 0;
+    struct report rep;
+    struct ht_split_plan plan;
+    struct ht_error err;
+
+    memset(&res, 0, sizeof res);
+    memset(&plan, 0, sizeof plan);
+    ht_coexec_opts_init(&copts);
+    ht_tune_opts_init(&topts);
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hd:s:S:b:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device_list = optarg; break;
+        case OPT_DIM:
+            if ((status = parse_uint("--dim", optarg, 2, &u)) != 0)
+                goto cleanup;
+            copts.dim = (unsigned)u;
+            break;
+        case 's':
+            if (!ht_split_scheduler_find(optarg)) {
+                fprintf(stderr, "hetune split: unknown scheduler '%s'; the schedulers are:",
+                        optarg);
+                for (size_t i = 0; ht_split_schedulers[i]; i++)
+                    fprintf(stderr, " %s", ht_split_schedulers[i]->name);
+                fputc('\n', stderr);
+                status = 2;
+                goto cleanup;
+            }
+            scheduler = optarg;
+            break;
+        case OPT_SWEEP: {
+            char *end;
+            errno = 0;
+            sweep = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(sweep > 0) || sweep > 1 ||
+                1.0 / sweep > 10000) {
+                status = cli_usage_error("split", 2,
+                                         "--sweep takes a step in (0, 1] (at most 10000 "
+                                         "points), not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        }
+        case OPT_FORCE: force = 1; break;
+        case OPT_REPEATS:
+            if ((status = parse_uint("--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
+                goto cleanup;
+            if (u == 0) {
+                status = cli_usage_error("split", 2, "--repeats takes at least 1");
+                goto cleanup;
+            }
+            copts.repeats = (unsigned)u;
+            break;
+        case OPT_DB: db = optarg; break;
+        case OPT_DUMP: dump = optarg; break;
+        case 'S':
+            if (!ht_search_find(optarg)) {
+                status = cli_usage_error("split", 2, "unknown strategy '%s'", optarg);
+                goto cleanup;
+            }
+            topts.strategy = optarg;
+            break;
+        case 'b':
+            if ((status = parse_uint("--budget", optarg, UINT32_MAX, &u)) != 0)
+                goto cleanup;
+            topts.budget = (size_t)u;
+            break;
+        case OPT_SIZE:
+            if ((status = cli_add_size("split", optarg, &ov, &nov)) != 0)
+                goto cleanup;
+            break;
+        case OPT_EQ3:
+            if (ht_eq3_parse(optarg, &copts.exec.eq3) != HT_OK) {
+                status = cli_usage_error("split", 2, "--eq3 takes product, sum or off, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
+        case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
+        case OPT_JSON: json = 1; break;
+        case 'h':
+            fputs(split_usage, stdout);
+            status = 0;
+            goto cleanup;
+        case ':':
+            status = cli_usage_error("split", 2, "option '%s' needs a value (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        default:
+            status = cli_usage_error("split", 2, "unknown option '%s' (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        }
+    }
+    status = 2;
+    if (optind >= argc) {
+        cli_usage_error("split", 2, "missing SPEC (see --help)");
+        goto cleanup;
+    }
+    if (optind + 1 < argc) {
+        cli_usage_error("split", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
+        goto cleanup;
+    }
+    copts.scheduler = scheduler;
+    topts.eq3 = copts.exec.eq3;
+    topts.exec = copts.exec;
+
+    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
+    if (rc != HT_OK) {
+        cli_fail("split", &err);
+        status = rc == HT_ENOMEM ? 1 : 2;
+        goto cleanup;
+    }
+    if (copts.dim >= spec->space.ndims) {
+        cli_usage_error("split", 2, "--dim %u: the NDRange of '%s' has %u dimension%s",
+                        copts.dim, spec->name, spec->space.ndims,
+                        spec->space.ndims == 1 ? "" : "s");
+        goto cleanup;
+    }
+    if (spec->space.nparams > HT_STORE_MAX_PARAMS) {
+        cli_usage_error("split", 2, "the spec has more than %d parameters", HT_STORE_MAX_PARAMS);
+        goto cleanup;
+    }
+    rc = ht_platform_discover(&plat, &err);
+    if (rc == HT_OK)
+        rc = parse_devices(plat, device_list ? device_list : "all", &idx, &n, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("split", &err);
+        goto cleanup;
+    }
+    if (sweep > 0 && n != 2) {
+        cli_usage_error("split", 2, "--sweep needs exactly two devices, not %zu (see --device)",
+                        n);
+        goto cleanup;
+    }
+    devs = calloc(n, sizeof *devs);
+    cdevs = calloc(n, sizeof *cdevs);
+    alone = calloc(n, sizeof *alone);
+    alone_cx = calloc(n, sizeof *alone_cx);
+    alone_res = calloc(n, sizeof *alone_res);
+    if (!devs || !cdevs || !alone || !alone_cx || !alone_res) {
+        status = cli_usage_error("split", 1, "out of memory");
+        goto cleanup;
+    }
+
+    /* Each device's best configuration, tuning first where the database has none. */
+    rc = ht_store_open(db, &store, &err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(store, spec, &kernel_id, &err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(store, kernel_id, spec, &problem_id, &err);
+    for (size_t i = 0; rc == HT_OK && i < n; i++) {
+        devs[i].dev = &plat->devices[idx[i]];
+        rc = best_config(spec, store, problem_id, &devs[i], &topts, 0, &err);
+    }
+    if (rc != HT_OK) {
+        status = cli_fail("split", &err);
+        if (rc == HT_ENOTFOUND)
+            status = 1;
+        goto cleanup;
+    }
+
+    /* Every device alone, with the co-execution's own wall clock. */
+    for (size_t i = 0; i < n; i++) {
+        rc = measure_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
+        if (rc != HT_OK) {
+            status = cli_fail("split", &err);
+            goto cleanup;
+        }
+        alone[i] = devs[i].alone;
+        if (devs[i].alone.wall_s < devs[fastest].alone.wall_s)
+            fastest = i;
+    }
+
+    for (size_t i = 0; i < n; i++) {
+        cdevs[i].dev = devs[i].dev;
+        cdevs[i].config = devs[i].config;
+        cdevs[i].time_s = devs[i].tuned_s;
+    }
+    rc = ht_coexec_create(spec, cdevs, n, &copts, &cx, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("split", &err);
+        goto cleanup;
+    }
+    if (n > 1 && ht_coexec_estimate(cx, alone, &est, NULL) == HT_OK) {
+        have_est = 1;
+        fastest = est.fastest;
+        if (!est.worth_it && !force) {
+            char a[32], b[32];
+            fmt_time(est.split_s, a, sizeof a);
+            fmt_time(est.alone_s, b, sizeof b);
+            fprintf(stderr,
+                    "hetune split: splitting is predicted to be slower (%s) than device %zu "
+                    "(%s) alone (%s): running on it alone (--force splits anyway)\n",
+                    a, devs[fastest].dev->index, devs[fastest].dev->name, b);
+            ran_alone = 1;
+        }
+    }
+    used = ran_alone ? alone_cx[fastest] : cx;
+    if (ran_alone) {
+        /* Its run alone is the result: hand it over. */
+        res = alone_res[fastest];
+        memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
+    } else {
+        rc = ht_coexec_run(used, &res, &err);
+        if (rc != HT_OK) {
+            status = cli_fail("split", &err);
+            goto cleanup;
+        }
+    }
+    have_res = 1;
+    status = 0;
+    rc = ht_coexec_verify(used, ran_alone ? 0 : fastest, &res, &err);
+    if (rc != HT_OK && rc != HT_EVERIFY) {
+        status = cli_fail("split", &err);
+        goto cleanup;
+    }
+    if (rc == HT_EVERIFY)
+        status = 3;
+    if (dump) {
+        struct ht_error derr;
+        ht_error_clear(&derr);
+        if (ht_coexec_dump(used, dump, &derr) != HT_OK) {
+            int s2 = cli_fail("split", &derr);
+            if (status == 0)
+                status = s2;
+        }
+    }
+
+    memset(&rep, 0, sizeof rep);
+    rep.spec = spec;
+    rep.db = db;
+    rep.devs = devs;
+    rep.n = n;
+    rep.fastest = fastest;
+    rep.res = &res;
+    /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
+    if (!ran_alone && ht_coexec_plan(cx)) {
+        plan = *ht_coexec_plan(cx);
+        plan.slices = malloc(plan.ndevices * sizeof *plan.slices);
+        if (!plan.slices) {
+            status = cli_usage_error("split", 1, "out of memory");
+            goto cleanup;
+        }
+        memcpy(plan.slices, ht_coexec_plan(cx)->slices, plan.ndevices * sizeof *plan.slices);
+        rep.plan = &plan;
+    }
+    rep.est = have_est ? &est : NULL;
+    rep.ran_alone = ran_alone;
+    rc = store_split(store, problem_id, &rep, &split_id, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("split", &err);
+        goto cleanup;
+    }
+    rep.split_id = split_id;
+
+    if (sweep > 0) {
+        size_t steps = (size_t)floor(1.0 / sweep + 1e-9);
+        const struct ht_split_plan *p = ht_coexec_plan(cx);
+        rep.eq4_factor = p ? p->slices[0].optimal_factor : -1;
+        npoints = steps + 1 + (steps * sweep < 1.0 - 1e-9);
+        points = calloc(npoints, sizeof *points);
+        if (!points) {
+            status = cli_usage_error("split", 1, "out of memory");
+            goto cleanup;
+        }
+        for (size_t k = 0; k < npoints; k++) {
+            double f[2];
+            struct ht_stored_sweep_point *pt = &points[k];
+            f[0] = k * sweep > 1.0 ? 1.0 : (double)k * sweep;
+            f[1] = 1.0 - f[0];
+            rc = ht_coexec_set_factors(cx, f, &err);
+            if (rc == HT_OK)
+                rc = ht_coexec_run(cx, &sres, &err);
+            if (rc != HT_OK) {
+                status = cli_fail("split", &err);
+                goto cleanup;
+            }
+            pt->index = (unsigned)k;
+            pt->factor = f[0];
+            pt->theoretical_seconds = sres.theoretical_s;
+            pt->seconds = sres.wall_s;
+            pt->kernel_seconds = sres.kernel_s;
+            rc = ht_coexec_verify(cx, fastest, &sres, &err);
+            pt->verified = sres.verified;
+            ht_coexec_result_destroy(&sres);
+            if (rc == HT_EVERIFY) {
+                cli_fail("split", &err);
+                ht_error_clear(&err);
+                status = 3;
+            } else if (rc != HT_OK) {
+                status = cli_fail("split", &err);
+                goto cleanup;
+            }
+            rc = ht_store_put_sweep_point(store, split_id, pt, &err);
+            if (rc != HT_OK) {
+                status = cli_fail("split", &err);
+                goto cleanup;
+            }
+        }
+        rep.sweep = points;
+        rep.nsweep = npoints;
+    }
+
+    if (json) {
+        if (print_json(&rep) != 0 && status == 0)
+            status = 1;
+    } else {
+        print_text(&rep);
+    }
+    if (res.verified == 0) {
+        ht_error_clear(&err);
+        ht_error_set(&err, HT_EVERIFY, "merged output differs from the single-device run: %zu "
+                                       "mismatches; first %s",
+                     res.mismatches, res.mismatch);
+        cli_fail("split", &err);
+    }
+
+cleanup:
+    ht_split_plan_destroy(&plan);
+    if (have_res)
+        ht_coexec_result_destroy(&res);
+    free(points);
+    ht_coexec_free(cx);
+    for (size_t i = 0; alone_cx && i < n; i++)
+        ht_coexec_free(alone_cx[i]);
+    for (size_t i = 0; alone_res && i < n; i++)
+        ht_coexec_result_destroy(&alone_res[i]);
+    free(alone_res);
+    free(alone_cx);
+    free(alone);
+    free(cdevs);
+    free(devs);
+    free(idx);
+    ht_store_close(store);
+    ht_platform_free(plat);
+    ht_spec_free(spec);
+    free(ov);
+    return status;
+}

@@ -1,0 +1,286 @@
+/* Split results and split-point sweeps: the tables of migration 2 (schema.c). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store-internal.h"
+
+void ht_stored_split_init(struct ht_stored_split *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->theoretical_seconds = sp->seconds = sp->min_seconds = -1;
+    sp->kernel_seconds = sp->alone_seconds = -1;
+    sp->max_abs_err = sp->max_rel_err = -1;
+    sp->verified = -1;
+}
+
+/* A time or error: negative (not measured) and non-finite values are NULL. */
+static void bind_time(sqlite3_stmt *st, int i, double v)
+{
+    if (v < 0 || !isfinite(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+static double column_time(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, i);
+}
+
+static int put_device(struct ht_store *store, int64_t split_id, size_t i,
+                      const struct ht_stored_split_device *d, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = ht__store_prepare(store,
+                           "INSERT INTO split_devices (split_id, i, device_id, config, wg, "
+                           "time_seconds, optimal_factor, adjusted_factor, slice_offset, "
+                           "slice_size, own_offset, own_size, chunks, kernel_seconds, "
+                           "write_seconds, read_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "?, ?, ?, ?, ?, ?)",
+                           &st, "cannot store split", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, split_id);
+    sqlite3_bind_int64(st, 2, (int64_t)i);
+    sqlite3_bind_int64(st, 3, d->device_id);
+    sqlite3_bind_text(st, 4, d->config, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 5, (int64_t)d->wg);
+    bind_time(st, 6, d->time_seconds);
+    bind_time(st, 7, d->optimal_factor);
+    bind_time(st, 8, d->adjusted_factor);
+    sqlite3_bind_int64(st, 9, (int64_t)d->offset);
+    sqlite3_bind_int64(st, 10, (int64_t)d->size);
+    sqlite3_bind_int64(st, 11, (int64_t)d->own_offset);
+    sqlite3_bind_int64(st, 12, (int64_t)d->own_size);
+    sqlite3_bind_int64(st, 13, (int64_t)d->chunks);
+    bind_time(st, 14, d->kernel_seconds);
+    bind_time(st, 15, d->write_seconds);
+    bind_time(st, 16, d->read_seconds);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot store split");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp, int64_t *id,
+                       struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t split_id;
+    int rc;
+
+    if (sp->ndevices == 0 || !sp->devices || !sp->scheduler[0] ||
+        !memchr(sp->scheduler, '\0', sizeof sp->scheduler) ||
+        !memchr(sp->created_at, '\0', sizeof sp->created_at))
+        return ht_error_set(err, HT_EINVAL, "malformed split: no devices or no scheduler");
+    for (size_t i = 0; i < sp->ndevices; i++)
+        if (!memchr(sp->devices[i].config, '\0', sizeof sp->devices[i].config))
+            return ht_error_set(err, HT_EINVAL, "malformed split: device %zu's config", i);
+    rc = ht__store_exec(store, "BEGIN IMMEDIATE", "cannot store split", err);
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__store_prepare(store,
+                           "INSERT INTO splits (problem_id, scheduler, dim, global_size, "
+                           "theoretical_seconds, seconds, min_seconds, kernel_seconds, "
+                           "alone_seconds, verified, max_abs_err, max_rel_err, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+                           &st, "cannot store split", err);
+    if (rc != HT_OK)
+        goto cleanup;
+    sqlite3_bind_int64(st, 1, sp->problem_id);
+    sqlite3_bind_text(st, 2, sp->scheduler, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, (int)sp->dim);
+    sqlite3_bind_int64(st, 4, (int64_t)sp->global);
+    bind_time(st, 5, sp->theoretical_seconds);
+    bind_time(st, 6, sp->seconds);
+    bind_time(st, 7, sp->min_seconds);
+    bind_time(st, 8, sp->kernel_seconds);
+    bind_time(st, 9, sp->alone_seconds);
+    sqlite3_bind_int(st, 10, sp->verified);
+    bind_time(st, 11, sp->max_abs_err);
+    bind_time(st, 12, sp->max_rel_err);
+    if (sp->created_at[0])
+        sqlite3_bind_text(st, 13, sp->created_at, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 13);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        rc = ht__store_fail(store, err, "cannot store split");
+        goto cleanup;
+    }
+    split_id = sqlite3_last_insert_rowid(store->db);
+    for (size_t i = 0; i < sp->ndevices && rc == HT_OK; i++)
+        rc = put_device(store, split_id, i, &sp->devices[i], err);
+    if (rc == HT_OK)
+        rc = ht__store_exec(store, "COMMIT", "cannot store split", err);
+    if (rc == HT_OK && id)
+        *id = split_id;
+cleanup:
+    sqlite3_finalize(st);
+    if (rc != HT_OK && !sqlite3_get_autocommit(store->db))
+        sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
+                             const struct ht_stored_sweep_point *pt, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    rc = ht__store_prepare(store,
+                           "INSERT OR REPLACE INTO sweep_points (split_id, i, factor, "
+                           "theoretical_seconds, seconds, kernel_seconds, verified) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?)",
+                           &st, "cannot store sweep point", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, split_id);
+    sqlite3_bind_int64(st, 2, (int64_t)pt->index);
+    sqlite3_bind_double(st, 3, pt->factor);
+    bind_time(st, 4, pt->theoretical_seconds);
+    bind_time(st, 5, pt->seconds);
+    bind_time(st, 6, pt->kernel_seconds);
+    sqlite3_bind_int(st, 7, pt->verified);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot store sweep point");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep_cb cb,
+                        void *user, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT i, factor, theoretical_seconds, seconds, kernel_seconds, "
+                           "verified FROM sweep_points WHERE split_id = ? ORDER BY i",
+                           &st, "cannot read sweep", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, split_id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct ht_stored_sweep_point pt;
+        pt.index = (unsigned)sqlite3_column_int64(st, 0);
+        pt.factor = sqlite3_column_double(st, 1);
+        pt.theoretical_seconds = column_time(st, 2);
+        pt.seconds = column_time(st, 3);
+        pt.kernel_seconds = column_time(st, 4);
+        pt.verified = sqlite3_column_int(st, 5);
+        rc = cb(&pt, user);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot read sweep");
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
+                       struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    struct ht_stored_split_device *devs = NULL;
+    size_t n = 0, cap = 0;
+    int rc, r;
+
+    ht_stored_split_init(out);
+    rc = ht__store_prepare(store,
+                           "SELECT problem_id, scheduler, dim, global_size, theoretical_seconds, "
+                           "seconds, min_seconds, kernel_seconds, alone_seconds, verified, "
+                           "max_abs_err, max_rel_err, created_at FROM splits WHERE id = ?",
+                           &st, "cannot read split", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, split_id);
+    r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = HT_ENOTFOUND;
+        goto cleanup;
+    }
+    if (r != SQLITE_ROW) {
+        rc = ht__store_fail(store, err, "cannot read split");
+        goto cleanup;
+    }
+    out->id = split_id;
+    out->problem_id = sqlite3_column_int64(st, 0);
+    column_text(st, 1, out->scheduler, sizeof out->scheduler);
+    out->dim = (unsigned)sqlite3_column_int(st, 2);
+    out->global = (uint64_t)sqlite3_column_int64(st, 3);
+    out->theoretical_seconds = column_time(st, 4);
+    out->seconds = column_time(st, 5);
+    out->min_seconds = column_time(st, 6);
+    out->kernel_seconds = column_time(st, 7);
+    out->alone_seconds = column_time(st, 8);
+    out->verified = sqlite3_column_int(st, 9);
+    out->max_abs_err = column_time(st, 10);
+    out->max_rel_err = column_time(st, 11);
+    column_text(st, 12, out->created_at, sizeof out->created_at);
+    sqlite3_finalize(st);
+    st = NULL;
+
+    rc = ht__store_prepare(store,
+                           "SELECT device_id, config, wg, time_seconds, optimal_factor, "
+                           "adjusted_factor, slice_offset, slice_size, own_offset, own_size, "
+                           "chunks, kernel_seconds, write_seconds, read_seconds FROM "
+                           "split_devices WHERE split_id = ? ORDER BY i",
+                           &st, "cannot read split", err);
+    if (rc != HT_OK)
+        goto cleanup;
+    sqlite3_bind_int64(st, 1, split_id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct ht_stored_split_device *d;
+        if (n == cap) {
+            size_t c = cap ? 2 * cap : 4;
+            struct ht_stored_split_device *grown = realloc(devs, c * sizeof *grown);
+            if (!grown) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            devs = grown;
+            cap = c;
+        }
+        d = &devs[n++];
+        memset(d, 0, sizeof *d);
+        d->device_id = sqlite3_column_int64(st, 0);
+        column_text(st, 1, d->config, sizeof d->config);
+        d->wg = (uint64_t)sqlite3_column_int64(st, 2);
+        d->time_seconds = column_time(st, 3);
+        d->optimal_factor = column_time(st, 4);
+        d->adjusted_factor = column_time(st, 5);
+        d->offset = (uint64_t)sqlite3_column_int64(st, 6);
+        d->size = (uint64_t)sqlite3_column_int64(st, 7);
+        d->own_offset = (uint64_t)sqlite3_column_int64(st, 8);
+        d->own_size = (uint64_t)sqlite3_column_int64(st, 9);
+        d->chunks = (unsigned)sqlite3_column_int64(st, 10);
+        d->kernel_seconds = column_time(st, 11);
+        d->write_seconds = column_time(st, 12);
+        d->read_seconds = column_time(st, 13);
+    }
+    if (r != SQLITE_DONE) {
+        rc = ht__store_fail(store, err, "cannot read split");
+        goto cleanup;
+    }
+    out->ndevices = n;
+    out->devices = devs;
+    devs = NULL;
+cleanup:
+    sqlite3_finalize(st);
+    free(devs);
+    return rc;
+}

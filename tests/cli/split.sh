@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# hetune split: co-execution on two devices (PoCL's pthread and basic devices, or one
+# device twice) for every scheduler, 1-D and 2-D kernels split along dimension 0 and 1,
+# readwrite buffers, --dump against a single-device eval, --sweep stored in the database,
+# the prediction that splitting does not pay, tuning first, and bad input.
+set -eu
+
+: "${HETUNE:?HETUNE must name the hetune binary}"
+: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
+export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-split.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+fix="$HETUNE_SOURCE_DIR/tests/fixtures/split"
+db="$tmp/split.db"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
+run() {
+    status=0
+    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+}
+
+expect_status() {
+    [ "$status" -eq "$1" ] ||
+        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
+}
+
+expect_err() {
+    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
+}
+
+# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
+check() {
+    python3 - "$tmp/out" "$1" <<'PY' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+sys.exit(0 if ok else 1)
+PY
+}
+
+run devices --json
+if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
+    echo "skipped: no OpenCL platform" >&2
+    exit 77
+fi
+[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+ndev=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$tmp/out")
+if [ "$ndev" -ge 2 ]; then two="0,1"; else two="0,0"; fi
+
+# --help and bad input.
+run split --help
+expect_status 0
+grep -q "usage: hetune split SPEC" "$tmp/out" || fail "--help lacks the usage line"
+run split
+expect_status 2
+expect_err "missing SPEC"
+run split "$fix/stencil.json" --scheduler roundrobin
+expect_status 2
+expect_err "unknown scheduler 'roundrobin'"
+run split "$fix/stencil.json" --dim 1 --db "$db"
+expect_status 2
+expect_err "--dim 1"
+run split "$fix/stencil.json" --device "$two,0" --sweep 0.5 --db "$db"
+expect_status 2
+expect_err "--sweep needs exactly two devices"
+run split "$fix/stencil.json" --sweep 0 --db "$db"
+expect_status 2
+run split "$fix/stencil.json" --device nosuchdevice --db "$db"
+expect_status 2
+
+# The first split tunes each device first; the next finds them in the database.
+run split "$fix/stencil.json" --device "$two" --force --json --db "$db"
+expect_status 0
+expect_err "tuning it first"
+check 'd["verification"]["verified"] is True and d["ran_alone"] is False'
+check 'sum(x["owned"] for x in d["devices"]) == 960 and d["global"] == 960'
+check 'abs(sum(x["adjusted_factor"] for x in d["devices"]) - 1) < 1e-12'
+check 'abs(sum(x["optimal_factor"] for x in d["devices"]) - 1) < 1e-9'
+check 'd["theoretical_seconds"] > 0 and d["measured"]["wall_seconds"] > 0'
+check 'd["split_id"] >= 1 and all(x["tuned_now"] for x in d["devices"])'
+run split "$fix/stencil.json" --device "$two" --force --json --db "$db"
+expect_status 0
+grep -q "tuning it first" "$tmp/err" && fail "tuned again although the database has the best"
+check 'not any(x["tuned_now"] for x in d["devices"])'
+
+# Every scheduler, 1-D with a halo, 2-D along x and y, readwrite, elements per work-item.
+for sched in static dynamic guided; do
+    for spec in stencil triple ept; do
+        run split "$fix/$spec.json" --device "$two" --scheduler "$sched" --force --json \
+            --db "$db" --repeats 2
+        expect_status 0
+        check 'd["verification"]["verified"] is True'
+        check 'sum(x["owned"] for x in d["devices"]) == d["global"]'
+        check "d['scheduler'] == '$sched'"
+    done
+    for dim in 0 1; do
+        run split "$fix/grid.json" --device "$two" --dim "$dim" --scheduler "$sched" --force \
+            --json --db "$db" --repeats 2
+        expect_status 0
+        check "d['verification']['verified'] is True and d['dim'] == $dim"
+        check "d['global'] == (96 if $dim == 0 else 60)"
+    done
+done
+
+# Text output: Table 3 and the times.
+run split "$fix/grid.json" --device "$two" --dim 1 --force --db "$db" --repeats 2
+expect_status 0
+for word in "Table 3" "theoretical" "measured" "overhead" "speedup" "verification  passed"; do
+    grep -qF "$word" "$tmp/out" || fail "text output lacks '$word': $(cat "$tmp/out")"
+done
+
+# --dump: the merged output equals one device's whole run, byte for byte (each element is
+# computed the same way whatever the work-group size).
+run split "$fix/stencil.json" --device "$two" --force --json --db "$db" --dump "$tmp/merged"
+expect_status 0
+wg0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["config"]["WG"])' "$tmp/out")
+run eval "$fix/stencil.json" --device 0 --set "WG=$wg0" --dump "$tmp/single"
+expect_status 0
+[ "$(stat -c %s "$tmp/merged/out.bin")" -eq 3840 ] || fail "out.bin is not 960 floats"
+cmp -s "$tmp/merged/out.bin" "$tmp/single/out.bin" || fail "merged output differs from eval's"
+
+# --sweep: split points 0, 0.5, 1, each verified and stored.
+run split "$fix/stencil.json" --device "$two" --force --sweep 0.5 --json --db "$db"
+expect_status 0
+check 'len(d["sweep"]) == 3 and [p["factor"] for p in d["sweep"]] == [0, 0.5, 1]'
+check 'all(p["verified"] for p in d["sweep"]) and all(p["wall_seconds"] > 0 for p in d["sweep"])'
+split_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["split_id"])' "$tmp/out")
+python3 - "$db" "$split_id" <<'PY' || fail "the sweep is not in the database"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+n = c.execute("SELECT count(*) FROM sweep_points WHERE split_id = ?", (int(sys.argv[2]),)).fetchone()[0]
+m = c.execute("SELECT count(*) FROM split_devices WHERE split_id = ?", (int(sys.argv[2]),)).fetchone()[0]
+sys.exit(0 if n == 3 and m == 2 else 1)
+PY
+run split "$fix/stencil.json" --device "$two" --force --sweep 0.3 --json --db "$db" --repeats 1
+expect_status 0
+check '[round(p["factor"], 9) for p in d["sweep"]] == [0, 0.3, 0.6, 0.9, 1]'
+
+# Without --force: either the prediction says splitting pays and it splits, or it says so
+# and runs the fastest device alone; both verified.
+run split "$fix/stencil.json" --device "$two" --json --db "$db"
+expect_status 0
+check 'd["verification"]["verified"] is True'
+check 'd["ran_alone"] == (not d["estimate"]["worth_it"])'
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["ran_alone"] else 1)' "$tmp/out"; then
+    expect_err "predicted to be slower"
+fi
+
+# One device: no merge needed, even for a written buffer without an index.
+run split "$fix/noindex.json" --device 0 --json --db "$db"
+expect_status 0
+check 'd["verification"]["verified"] is True and len(d["devices"]) == 1'
+# Two devices: refused, the spec cannot say who writes what.
+run split "$fix/noindex.json" --device "$two" --force --db "$db"
+expect_status 2
+expect_err "written buffer 'out' has no index"
+
+echo "split: all checks passed"
