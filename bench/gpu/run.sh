@@ -6,16 +6,19 @@
 # the report. Everything lands in one folder: $OUT when set (the device tool), else
 # bench/gpu/out.
 #
-# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split report (default all)
+# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep report
+#        (default all)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-bench/gpu/out}
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$OUT/json"
 LOG="$OUT/run.log"
 DB="$OUT/hetune.db"
+# A database brought along (.gpu/hetune.db, from an earlier run) is continued, not redone.
+[ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
 HETUNE=build-gpu/hetune
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
-stages=${*:-build devices space tune split report}
+stages=${*:-build devices space tune split sweep report}
 
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
 run() {
@@ -69,13 +72,35 @@ tune)
     ;;
 split)
     has split || { say "(no split command in this build)"; continue; }
+    n=0
     for c in "${cases[@]}"; do
         spec=${c%%|*}; sizes=${c#*|}
-        for sched in static dynamic guided; do
+        dims="0"
+        case $spec in *matmul*) dims="0 1" ;; esac
+        for dim in $dims; do
+            # hetune's own decision first (it may refuse to split), then every scheduler
+            # forced, to measure co-execution against Algorithm 1 and the fastest device.
             # shellcheck disable=SC2086
-            run split "$spec" $sizes --db "$DB" --scheduler "$sched"
+            run split "$spec" $sizes --db "$DB" --dim "$dim"
+            for sched in static dynamic guided; do
+                n=$((n + 1))
+                say ""
+                say "\$ hetune split $spec $sizes --dim $dim --scheduler $sched --force --json"
+                # shellcheck disable=SC2086
+                "$HETUNE" split "$spec" $sizes --db "$DB" --dim "$dim" --scheduler "$sched" \
+                    --force --json > "$OUT/json/split-$n.json" 2>>"$LOG"
+                say "(exit $?)"
+                cat "$OUT/json/split-$n.json" >> "$LOG"
+            done
         done
     done
+    ;;
+sweep)
+    has split || { say "(no split command in this build)"; continue; }
+    # The paper's Figures 6 and 7: time against the split factor, CPU and GPU.
+    run split examples/conv1d/spec.json --db "$DB" --sweep 0.1 --force --repeats 5
+    run split examples/conv1d/spec.json --size N=4194304 --db "$DB" --sweep 0.1 --force --repeats 5
+    run split examples/matmul/spec.json --db "$DB" --sweep 0.1 --force --repeats 5
     ;;
 report)
     has report || { say "(no report command in this build)"; continue; }
@@ -83,4 +108,5 @@ report)
     ;;
 esac
 done
+tar -C "$OUT" -czf "$OUT/json.tgz" json && rm -rf "$OUT/json"
 say "== done"
