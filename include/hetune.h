@@ -13,6 +13,7 @@
 #include "hetune/store.h"
 #include "hetune/split.h"
 #include "hetune/tune.h"
+#include "hetune/report.h"
 
 #define HETUNE_VERSION "0.1.0"
 

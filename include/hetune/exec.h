@@ -7,6 +7,13 @@
  * the NDRange spec->repeats times timing each run with profiling events, restores readwrite
  * buffers and poisons write buffers before every repeat, reads the outputs back and
  * verifies them.
+ *
+ * A pipeline spec (docs/spec.md, "Pipelines") is evaluated the same way with one program
+ * (the same -D options) whose active stages run in order on the one in-order queue in
+ * every run: the run's kernel time is the sum of the stages' profiling times, temp buffers
+ * live on the device only (created once per configuration, poisoned before every run, not
+ * read back, verified or dumped), and each active stage's platform rules are checked
+ * before the build (ht_spec_check_stages).
  */
 #ifndef HETUNE_EXEC_H
 #define HETUNE_EXEC_H
@@ -65,6 +72,13 @@ struct ht_eval_result {
                                 work-group function for the local size at the first launch),
                                 plus, with a reference kernel, the same for its one launch.
                                 Not part of build_s; 0 when no run was made. */
+    /* Pipelines (spec->npipeline > 0): the stages this configuration launched, in order,
+     * as indices into spec->pipeline, and each one's kernel time: the mean over the same
+     * best keep_best runs as kernel_s, so that they sum to kernel_s (each run's time is
+     * the sum of its stages' profiling times). nstages is 0 for a single kernel. */
+    unsigned nstages;
+    unsigned stage_index[HT_MAX_STAGES];
+    double stage_s[HT_MAX_STAGES];
 };
 
 /* Frees what a result owns (the build log) and leaves it reusable. */

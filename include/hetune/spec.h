@@ -45,7 +45,9 @@ int ht_type_is_signed(enum ht_type t);
 /* Sets *out for a type name; HT_EINVAL when there is no such type. */
 int ht_type_parse(const char *name, enum ht_type *out);
 
-enum ht_access { HT_ACCESS_READ, HT_ACCESS_WRITE, HT_ACCESS_READWRITE };
+/* HT_ACCESS_TEMP: an intermediate buffer of a pipeline, on the device only: created with
+ * its shape, poisoned before every run, never initialised, read back, verified or dumped. */
+enum ht_access { HT_ACCESS_READ, HT_ACCESS_WRITE, HT_ACCESS_READWRITE, HT_ACCESS_TEMP };
 enum ht_init { HT_INIT_RANDOM, HT_INIT_ZERO, HT_INIT_IOTA, HT_INIT_FILE };
 
 struct ht_axis_index {
@@ -71,6 +73,21 @@ struct ht_arg {
 
 enum ht_verify_kind { HT_VERIFY_NONE, HT_VERIFY_CONFIG, HT_VERIFY_KERNEL };
 
+/* The most stages a pipeline may have. */
+#define HT_MAX_STAGES 16
+
+/* One launch of a pipeline (docs/spec.md, "Pipelines"): a kernel of the spec's program, its
+ * NDRange, and its arguments named from the spec's top-level args. */
+struct ht_stage {
+    char *kernel;              /* the kernel function; kernel.name when the stage names none */
+    unsigned ndims;            /* 1..3; the top-level ndrange's when the stage gives none */
+    struct ht_expr *global[3]; /* NULL beyond ndims */
+    struct ht_expr *local[3];  /* all NULL: the runtime chooses the work-group size */
+    size_t nargs;
+    size_t *args;              /* the kernel's arguments in order, as indices into spec->args */
+    struct ht_expr *when;      /* the stage runs when this is non-zero; NULL: always */
+};
+
 struct ht_spec {
     char *path;             /* as given */
     char *dir;              /* its folder, against which kernel.file and init files resolve */
@@ -90,6 +107,15 @@ struct ht_spec {
     unsigned repeats, keep_best;
     struct ht_expr *flops;  /* floating-point operations of one run, or NULL */
     struct ht_expr *bytes;  /* bytes moved by one run, or NULL */
+    /* A pipeline (the optional "pipeline" array): the launches of one run, in order; 0
+     * stages for a single kernel. The top-level ndrange still defines the space (pruning)
+     * and the reference kernel's launch. */
+    size_t npipeline;
+    struct ht_stage *pipeline;
+    /* verify.args: the reference kernel's arguments as indices into args; 0 of them (the
+     * default) means all of args, in order. */
+    size_t nverify_args;
+    size_t *verify_args;
 };
 
 /* A problem size given on the command line (--size NAME=VALUE). */
@@ -127,9 +153,45 @@ int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *cons
                                     size_t n, int64_t *config, struct ht_error *err);
 
 /* Checks the argument list against the kernel's argument count (from clGetKernelInfo
- * CL_KERNEL_NUM_ARGS). Returns HT_ESPEC with err->field "args" when they differ. */
+ * CL_KERNEL_NUM_ARGS). Returns HT_ESPEC with err->field "args" when they differ, and for a
+ * pipeline (whose args belong to no single kernel: see ht_spec_check_stage_args), whose
+ * message says that a pipeline cannot run as one kernel (splitting, for one, refuses it). */
 int ht_spec_check_kernel_args(const struct ht_spec *spec, unsigned kernel_num_args,
                               struct ht_error *err);
+
+/* 1 when the spec is a pipeline (spec->npipeline > 0), else 0. Splitting and co-execution
+ * do not support pipelines: `hetune split` refuses them. */
+int ht_spec_is_pipeline(const struct ht_spec *spec);
+
+/* Checks stage i's argument list against its kernel's argument count. Returns HT_ESPEC
+ * with err->field "pipeline[i].args" when they differ. */
+int ht_spec_check_stage_args(const struct ht_spec *spec, size_t stage,
+                             unsigned kernel_num_args, struct ht_error *err);
+
+/* Which stages a configuration launches: the indices into spec->pipeline of the stages
+ * whose `when` is non-zero (or absent), in order, into active[0..*nactive) (active holds
+ * HT_MAX_STAGES entries). vars are filled as ht_space_vars does. Returns HT_ECONSTRAINT
+ * with err->field "pipeline[i].when" when a `when` cannot be evaluated, or "pipeline"
+ * when no stage runs. */
+int ht_spec_active_stages(const struct ht_spec *spec, const int64_t *vars, size_t *active,
+                          size_t *nactive, struct ht_error *err);
+
+/* Evaluates stage i's NDRange for filled vars, as ht_space_ndrange does (local all 0 when
+ * the stage leaves it to the runtime; 1 beyond ndims). Returns HT_EINVAL, err->field
+ * "pipeline[i].ndrange.global[d]" (or local), when an extent does not evaluate or is not
+ * positive. */
+int ht_spec_stage_ndrange(const struct ht_spec *spec, size_t stage, const int64_t *vars,
+                          uint64_t global[3], uint64_t local[3], struct ht_error *err);
+
+/* The platform rules of every stage a configuration launches, checked before anything is
+ * built (the space's pruning sees the top-level ndrange only): each NDRange evaluates,
+ * Eq. 1 (the product of the local sizes at most max_work_group_size), the per-dimension
+ * work-item limits and Eq. 2 (each global size a multiple of its local size). Returns 0 for
+ * a single-kernel spec or when every active stage passes, else HT_ECONSTRAINT with
+ * err->field the stage's path ("pipeline[1]") and err->text naming the rule, the stage's
+ * kernel and the values that broke it. */
+int ht_spec_check_stages(const struct ht_spec *spec, const struct ht_device_info *dev,
+                         const int64_t *config, struct ht_error *err);
 
 #ifdef __cplusplus
 }

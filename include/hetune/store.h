@@ -39,6 +39,7 @@
 
 #include "hetune/error.h"
 #include "hetune/platform.h"
+#include "hetune/space.h"
 #include "hetune/spec.h"
 
 #ifdef __cplusplus
@@ -46,7 +47,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 2
+#define HT_STORE_SCHEMA_VERSION 3
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -257,6 +258,50 @@ int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep
  * caller: free()). HT_ENOTFOUND (err untouched) when there is none, HT_EDB, HT_ENOMEM. */
 int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
                        struct ht_error *err);
+
+/* --- design space sizes (src/store/spaces.c) ---
+ *
+ *   spaces         the size of a problem's design space on a device under one Eq. 3
+ *                  variant (the paper's Tables 1 and 2): unpruned, left by the platform
+ *                  rules, left by the constraints too, and the seconds the count took.
+ *                  One row per (problem, device, eq3): a new count replaces the old one. */
+
+/* One space size. Plain data owned by the caller. */
+struct ht_stored_space {
+    int64_t problem_id, device_id;
+    enum ht_eq3 eq3;
+    double unpruned;           /* exact up to 2^53 (see ht_space_count_unpruned) */
+    uint64_t platform, pruned;
+    double seconds;            /* -1 when not measured */
+    char last_constraint[256]; /* when pruned is 0: the rule that emptied it; else "" */
+    char created_at[32];       /* UTC; put fills it when "" */
+};
+
+/* Empties sp: zeroes, eq3 HT_EQ3_PRODUCT, seconds -1. */
+void ht_stored_space_init(struct ht_stored_space *sp);
+
+/* Fills sp (after ht_stored_space_init) from counts: unpruned, platform, pruned, seconds
+ * and last_constraint; problem_id, device_id and eq3 are the caller's. */
+void ht_stored_space_from_counts(struct ht_stored_space *sp,
+                                 const struct ht_space_counts *counts);
+
+/* Stores (or replaces) the size of sp->problem_id's space on sp->device_id under sp->eq3.
+ * The problem and the device must exist. HT_EINVAL (an eq3 out of range, a negative or
+ * non-finite unpruned size), HT_EDB. */
+int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
+                       struct ht_error *err);
+
+/* Fills *out with the stored size of the problem's space on the device under eq3.
+ * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                       enum ht_eq3 eq3, struct ht_stored_space *out, struct ht_error *err);
+
+/* Calls cb for each stored space size of the problem (0: of every problem), ordered by
+ * problem, device and eq3 ("product", "sum", "off"); sp is borrowed for the call. A
+ * non-zero return of cb stops the walk and is returned. HT_EDB. */
+typedef int (*ht_store_space_cb)(const struct ht_stored_space *sp, void *user);
+int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_space_cb cb,
+                         void *user, struct ht_error *err);
 
 #ifdef __cplusplus
 }

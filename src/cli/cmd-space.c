@@ -31,10 +31,12 @@ static const char space_usage[] =
     "  -l, --list            also print the valid configurations, sorted\n"
     "      --json            print one JSON object instead of text\n"
     "      --size NAME=VALUE override a problem size of the spec\n"
+    "      --db FILE         also record the sizes in this results database (for\n"
+    "                        'hetune report'; hetune tune and hetune run record them too)\n"
     "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
-    "solvers disagree), 2 bad input (usage, spec, a parameter range empty on a device)\n";
+    "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
 
 /* A growing, then sorted, array of configurations. */
 struct configs {
@@ -208,6 +210,36 @@ static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *
     return rc;
 }
 
+/* Records the sizes of every solved device in the database at path (hetune space --db).
+ * Returns 0, or an exit status after printing the problem. */
+static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_eq3 eq3,
+                         const struct device_result *results, size_t n)
+{
+    struct ht_store *store = NULL;
+    struct ht_stored_space sp;
+    struct ht_error err;
+    int64_t kernel_id = 0, problem_id = 0;
+    int rc;
+
+    ht_error_clear(&err);
+    rc = ht_store_open(path, &store, &err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(store, spec, &kernel_id, &err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(store, kernel_id, spec, &problem_id, &err);
+    for (size_t k = 0; rc == HT_OK && k < n; k++) {
+        ht_stored_space_init(&sp);
+        sp.problem_id = problem_id;
+        sp.eq3 = eq3;
+        ht_stored_space_from_counts(&sp, &results[k].counts);
+        rc = ht_store_device_id(store, results[k].dev, &sp.device_id, &err);
+        if (rc == HT_OK)
+            rc = ht_store_put_space(store, &sp, &err);
+    }
+    ht_store_close(store);
+    return rc == HT_OK ? 0 : cli_fail("space", &err);
+}
+
 /* Solves one device. Returns 0, or an exit status after printing the problem. */
 static int solve_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                         enum ht_eq3 eq3, const char *solver, int list,
@@ -264,7 +296,7 @@ cleanup:
 
 int cmd_space(int argc, char **argv)
 {
-    enum { OPT_SIZE = 256, OPT_JSON, OPT_SOLVER, OPT_EQ3 };
+    enum { OPT_SIZE = 256, OPT_JSON, OPT_SOLVER, OPT_EQ3, OPT_DB };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"solver", required_argument, NULL, OPT_SOLVER},
@@ -272,12 +304,13 @@ int cmd_space(int argc, char **argv)
         {"list", no_argument, NULL, 'l'},
         {"json", no_argument, NULL, OPT_JSON},
         {"size", required_argument, NULL, OPT_SIZE},
+        {"db", required_argument, NULL, OPT_DB},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct ht_size_override *ov = NULL;
     size_t nov = 0, first = 0, last = 0, ndone = 0;
-    const char *device = "all", *solver = "native";
+    const char *device = "all", *solver = "native", *db = NULL;
     enum ht_eq3 eq3 = HT_EQ3_PRODUCT;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
@@ -313,6 +346,7 @@ int cmd_space(int argc, char **argv)
             if ((status = cli_add_size("space", optarg, &ov, &nov)) != 0)
                 goto cleanup;
             break;
+        case OPT_DB: db = optarg; break;
         case 'h':
             fputs(space_usage, stdout);
             status = 0;
@@ -372,6 +406,8 @@ int cmd_space(int argc, char **argv)
             goto cleanup;
         }
     }
+    if (db && (status = record_spaces(db, spec, eq3, results, ndone)) != 0)
+        goto cleanup;
 
     if (json) {
         printf("{\n  \"spec\": ");

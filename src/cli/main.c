@@ -19,6 +19,8 @@ static const struct command commands[] = {
     {"tune", cmd_tune, "explore the pruned space on each device; store every evaluation"},
     {"plan", cmd_plan, "split work between devices by their times (Eq. 4-9, Algorithm 1)"},
     {"split", cmd_split, "co-execute on several devices at their tuned configurations"},
+    {"run", cmd_run, "the whole pipeline: prune, tune, split and report"},
+    {"report", cmd_report, "the paper's tables and figures from the results database"},
 };
 
 static void usage(FILE *f)

@@ -1,6 +1,8 @@
 /* Internal interface of the execution module (src/exec), shared by its files:
  *   session.c  the session, the eval loop, verification and dump
  *   run.c      one configuration instantiated on the device: buffers, arguments, launches
+ *   pipeline.c the stages of a pipeline spec: their kernels and arguments, the reference
+ *              kernel's arguments
  *   build.c    program build through the on-disk binary cache
  *   data.c     host data: initial values and poison patterns
  *   verify.c   element-wise comparison of outputs with the reference
@@ -42,6 +44,16 @@ struct ht_session {
     int have_refs;                     /* refs hold the reference configuration's outputs */
     double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
     double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
+    double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the
+                                          current eval (run r at r * HT_MAX_STAGES), or NULL */
+};
+
+/* One active stage of a pipeline, instantiated: its kernel (arguments set) and NDRange. */
+struct ht__stage_inst {
+    size_t index;                /* into spec->pipeline */
+    unsigned ndims;
+    uint64_t global[3], local[3];  /* local all 0: left to the runtime */
+    cl_kernel kernel;
 };
 
 /* One configuration instantiated on the device. Zero it before ht__inst_prepare; release
@@ -54,12 +66,18 @@ struct ht__inst {
     cl_kernel kernel;
     cl_mem *mem;                 /* per arg; NULL for scalars */
     struct ht__hostbuf *shape;   /* per arg: count and dims (data unused) */
+    /* Pipelines: kernel stays NULL and the configuration's active stages, in launch order,
+     * are here; nstages is 0 for a single kernel. */
+    size_t nstages;
+    struct ht__stage_inst stages[HT_MAX_STAGES];
 };
 
 /* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
  * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
  * transfer time, from profiling events, is added to *write_s) and sets the arguments.
- * res->ndims, global and local are filled as soon as they are known. */
+ * res->ndims, global and local are filled as soon as they are known. For a pipeline spec
+ * the kernels are those of ht__inst_stages instead (in->kernel stays NULL), and temp
+ * buffers are created but neither initialised nor written. */
 int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                      struct ht_eval_result *res, double *write_s, struct ht_error *err);
 
@@ -77,13 +95,51 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
                     const size_t *local, double *kernel_s, double *restore_s,
                     struct ht_error *err);
 
-/* Reads every written buffer (write, readwrite) back into dst[arg], (re)allocating as
- * needed. The transfer time is added to *read_s. */
+/* Reads every written buffer (write, readwrite; not temp) back into dst[arg],
+ * (re)allocating as needed. The transfer time is added to *read_s. */
 int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf *dst,
                   double *read_s, struct ht_error *err);
 
-/* Releases every OpenCL object and allocation of in and zeroes it. */
+/* Releases every OpenCL object and allocation of in (the stages' kernels included) and
+ * zeroes it. */
 void ht__inst_release(struct ht__inst *in, size_t nargs);
+
+/* Pipelines (pipeline.c). Creates the kernel of every stage of the spec from in->prog and
+ * checks each one's argument count (a missing kernel is HT_ESPEC with err->field
+ * "pipeline[i].kernel", a count that differs HT_ESPEC "pipeline[i].args"), checks that
+ * kernel.name exists, and keeps in in->stages the kernels and NDRanges of the stages that
+ * in->vars make active, releasing the others. Arguments are set by ht__inst_stage_args once
+ * the buffers exist. */
+int ht__inst_stages(struct ht_session *s, struct ht__inst *in, struct ht_error *err);
+
+/* Sets the arguments of every active stage's kernel from in's buffers and scalars. */
+int ht__inst_stage_args(struct ht_session *s, struct ht__inst *in, struct ht_error *err);
+
+/* Sets kernel k's arguments: argument j is spec->args[idx[j]] (idx NULL: argument j is
+ * spec->args[j]), j < n. */
+int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                      const size_t *idx, size_t n, struct ht_error *err);
+
+/* Restores the readwrite buffers from the host inputs (transfer time to *restore_s) and
+ * poisons the write and temp buffers: what ht__inst_launch does before its launch. */
+int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
+                   struct ht_error *err);
+
+/* (run.c) One timed run of a configuration: for a single kernel, ht__inst_launch of in->kernel on
+ * in's NDRange; for a pipeline, ht__inst_reset once, then every active stage enqueued in
+ * order with no host round trip between them, and a wait for the last. *kernel_s is the
+ * sum of the stages' profiling times, stage_s[k] (when not NULL; in->nstages entries) each
+ * stage's, and s->last_launch_wall_s the wall time from the first enqueue to the last
+ * completion. Launch failures are HT_ELAUNCH naming the stage's kernel. */
+int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, double *stage_s,
+                 double *restore_s, struct ht_error *err);
+
+/* Creates the reference kernel (spec->reference_kernel) from in's program with its
+ * arguments: verify.args when the spec gives them, else all of args (counted against the
+ * kernel without ht_spec_check_kernel_args, which refuses pipelines). *out is released by
+ * the caller. */
+int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *out,
+                        struct ht_error *err);
 
 /* Returns a built program for the session's source with options, from the binary cache
  * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the

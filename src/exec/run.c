@@ -202,22 +202,23 @@ static int scalar_value(const struct ht_arg *arg, size_t i, const int64_t *vars,
     return HT_OK;
 }
 
-static int set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
-                    struct ht_error *err)
+int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                      const size_t *idx, size_t n, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
 
-    for (size_t i = 0; i < spec->nargs; i++) {
+    for (size_t j = 0; j < n; j++) {
+        size_t i = idx ? idx[j] : j;
         const struct ht_arg *arg = &spec->args[i];
         cl_int st;
         if (arg->is_buffer) {
-            st = clSetKernelArg(k, (cl_uint)i, sizeof(cl_mem), &in->mem[i]);
+            st = clSetKernelArg(k, (cl_uint)j, sizeof(cl_mem), &in->mem[i]);
         } else {
             union { int8_t c; int16_t s; int32_t i; int64_t l; float f; double d; } v;
             int rc = scalar_value(arg, i, in->vars, &v, err);
             if (rc != HT_OK)
                 return rc;
-            st = clSetKernelArg(k, (cl_uint)i, ht_type_size(arg->type), &v);
+            st = clSetKernelArg(k, (cl_uint)j, ht_type_size(arg->type), &v);
         }
         if (st != CL_SUCCESS) {
             char what[300];
@@ -226,6 +227,12 @@ static int set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
         }
     }
     return HT_OK;
+}
+
+static int set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                    struct ht_error *err)
+{
+    return ht__inst_set_args(s, in, k, NULL, s->spec->nargs, err);
 }
 
 int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
@@ -270,7 +277,10 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
     free(options);
     if (rc != HT_OK)
         return rc;
-    rc = create_kernel(s, in->prog, spec->kernel_name, &in->kernel, err);
+    if (spec->npipeline)
+        rc = ht__inst_stages(s, in, err);
+    else
+        rc = create_kernel(s, in->prog, spec->kernel_name, &in->kernel, err);
     if (rc != HT_OK)
         return rc;
 
@@ -295,7 +305,9 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
             snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
             return ht__cl_fail(err, HT_ECL, st, what);
         }
-        if (arg->access == HT_ACCESS_WRITE)
+        /* Write buffers are poisoned before every run; temp buffers too, and they never
+         * leave the device. */
+        if (arg->access == HT_ACCESS_WRITE || arg->access == HT_ACCESS_TEMP)
             continue;
         rc = ensure_input(s, i, &in->shape[i], err);
         if (rc != HT_OK)
@@ -308,19 +320,17 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
                 return rc;
         }
     }
+    if (spec->npipeline)
+        return ht__inst_stage_args(s, in, err);
     return set_args(s, in, in->kernel, err);
 }
 
-int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
-                    const size_t *local, double *kernel_s, double *restore_s,
-                    struct ht_error *err)
+int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
+                   struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
-    size_t global[3];
-    cl_event ev = NULL;
-    cl_int st, exec = CL_COMPLETE;
-    double t0;
-    int rc = HT_OK;
+    cl_int st;
+    int rc;
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
@@ -342,6 +352,22 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
                 return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
         }
     }
+    return HT_OK;
+}
+
+int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                    const size_t *local, double *kernel_s, double *restore_s,
+                    struct ht_error *err)
+{
+    size_t global[3];
+    cl_event ev = NULL;
+    cl_int st, exec = CL_COMPLETE;
+    double t0;
+    int rc;
+
+    rc = ht__inst_reset(s, in, restore_s, err);
+    if (rc != HT_OK)
+        return rc;
     for (unsigned d = 0; d < 3; d++)
         global[d] = (size_t)in->global[d];
     t0 = ht__now();
@@ -368,6 +394,81 @@ cleanup:
     return rc;
 }
 
+int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, double *stage_s,
+                 double *restore_s, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    cl_event ev[HT_MAX_STAGES] = {NULL};
+    size_t n = in->nstages, queued = 0;
+    double t0, wall, sum = 0.0;
+    cl_int st;
+    int rc;
+
+    if (n == 0) {
+        size_t local[3];
+        for (unsigned d = 0; d < 3; d++)
+            local[d] = (size_t)in->local[d];
+        rc = ht__inst_launch(s, in, in->kernel, in->local[0] ? local : NULL, kernel_s, restore_s,
+                             err);
+        if (rc == HT_OK && stage_s)
+            stage_s[0] = *kernel_s;
+        return rc;
+    }
+    rc = ht__inst_reset(s, in, restore_s, err);
+    if (rc != HT_OK)
+        return rc;
+    t0 = ht__now();
+    /* One in-order queue: each stage sees its predecessors' results without a host round
+     * trip, and the temp buffers never leave the device. */
+    for (size_t k = 0; k < n; k++) {
+        const struct ht__stage_inst *si = &in->stages[k];
+        size_t global[3], local[3];
+        for (unsigned d = 0; d < 3; d++) {
+            global[d] = (size_t)si->global[d];
+            local[d] = (size_t)si->local[d];
+        }
+        st = clEnqueueNDRangeKernel(s->queue, si->kernel, si->ndims, NULL, global,
+                                    si->local[0] ? local : NULL, 0, NULL, &ev[k]);
+        if (st != CL_SUCCESS) {
+            char what[300];
+            snprintf(what, sizeof what, "clEnqueueNDRangeKernel of stage %zu ('%s')", si->index,
+                     spec->pipeline[si->index].kernel);
+            rc = ht__cl_fail(err, HT_ELAUNCH, st, what);
+            goto cleanup;
+        }
+        queued = k + 1;
+    }
+    st = clWaitForEvents((cl_uint)n, ev);
+    wall = ht__now() - t0;
+    for (size_t k = 0; k < n; k++) {
+        const struct ht__stage_inst *si = &in->stages[k];
+        cl_int exec = CL_COMPLETE;
+        double t;
+        if (clGetEventInfo(ev[k], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
+                           NULL) != CL_SUCCESS)
+            exec = st != CL_SUCCESS ? st : CL_INVALID_EVENT;
+        if (exec != CL_COMPLETE) {
+            char what[300];
+            snprintf(what, sizeof what, "kernel execution of stage %zu ('%s')", si->index,
+                     spec->pipeline[si->index].kernel);
+            rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, what);
+            goto cleanup;
+        }
+        t = event_seconds(ev[k], wall / (double)n);
+        if (stage_s)
+            stage_s[k] = t;
+        sum += t;
+    }
+    s->last_launch_wall_s = wall;
+    *kernel_s = sum;
+cleanup:
+    for (size_t k = 0; k < queued; k++)
+        clReleaseEvent(ev[k]);
+    if (rc != HT_OK)
+        clFinish(s->queue); /* leave nothing queued behind for the next configuration */
+    return rc;
+}
+
 int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf *dst,
                   double *read_s, struct ht_error *err)
 {
@@ -378,7 +479,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
         size_t bytes = in->shape[i].count * ht_type_size(arg->type);
         int rc;
 
-        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ || arg->access == HT_ACCESS_TEMP)
             continue;
         if (!dst[i].data || dst[i].count != in->shape[i].count) {
             void *data = malloc(bytes);
@@ -405,6 +506,9 @@ void ht__inst_release(struct ht__inst *in, size_t nargs)
                 clReleaseMemObject(in->mem[i]);
     if (in->kernel)
         clReleaseKernel(in->kernel);
+    for (size_t k = 0; k < in->nstages && k < HT_MAX_STAGES; k++)
+        if (in->stages[k].kernel)
+            clReleaseKernel(in->stages[k].kernel);
     if (in->prog)
         clReleaseProgram(in->prog);
     free(in->mem);

@@ -111,6 +111,7 @@ void ht_session_free(struct ht_session *s)
     hostbufs_free(s->inputs, n);
     hostbufs_free(s->outputs, n);
     hostbufs_free(s->refs, n);
+    free(s->stage_run_s);
     free(s);
 }
 
@@ -174,8 +175,13 @@ static int compute_reference_config(struct ht_session *s, struct ht_error *err)
      * and still give the right answer. */
     rc = ht_space_check(&spec->space, s->dev, spec->reference, HT_EQ3_OFF, &e);
     if (rc == HT_OK)
+        rc = ht_spec_check_stages(spec, s->dev, spec->reference, &e);
+    if (rc == HT_OK)
         rc = ht__inst_prepare(s, spec->reference, &in, tmp, &unused, &e);
-    if (rc == HT_OK) {
+    if (rc == HT_OK && in.nstages) {
+        /* A pipeline configuration: all its stages, as an evaluation runs them. */
+        rc = ht__inst_run(s, &in, &kernel_s, NULL, &unused, &e);
+    } else if (rc == HT_OK) {
         for (unsigned d = 0; d < 3; d++)
             local[d] = (size_t)in.local[d];
         rc = ht__inst_launch(s, &in, in.kernel, in.local[0] ? local : NULL, &kernel_s,
@@ -208,7 +214,12 @@ static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
     int rc;
 
     s->have_refs = 0; /* these outputs belong to this configuration's options only */
-    rc = ht__inst_kernel(s, in, s->spec->reference_kernel, &k, err);
+    /* A pipeline's args belong to no single kernel, and verify.args gives the reference
+     * kernel its own list: both bind the arguments by name. */
+    if (s->spec->npipeline || s->spec->nverify_args)
+        rc = ht__inst_ref_kernel(s, in, &k, err);
+    else
+        rc = ht__inst_kernel(s, in, s->spec->reference_kernel, &k, err);
     if (rc == HT_OK)
         rc = ht__inst_launch(s, in, k, NULL, &kernel_s, &unused, err);
     if (rc == HT_OK && s->last_launch_wall_s > kernel_s)
@@ -241,7 +252,7 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     memset(&c, 0, sizeof c);
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
-        if (arg->is_buffer && arg->access != HT_ACCESS_READ)
+        if (arg->is_buffer && arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
             ht__compare(arg, &s->outputs[i], &s->refs[i], spec->rtol, spec->atol, &c);
     }
     res->verified = c.mismatches == 0;
@@ -279,6 +290,37 @@ static int should_cut(const struct ht_session *s, const double *runs, unsigned n
     return fastest > s->cut_factor * s->cut_best;
 }
 
+/* The stages of a pipeline run in res: which ran, and each one's mean time over the runs
+ * that summarise_runs kept (the keep fastest), so that the stages sum to kernel_s. */
+static void summarise_stages(const struct ht_session *s, const struct ht__inst *in,
+                             struct ht_eval_result *res, unsigned keep)
+{
+    unsigned order[HT_MAX_REPEATS];
+
+    res->nstages = (unsigned)in->nstages;
+    for (unsigned k = 0; k < res->nstages; k++) {
+        res->stage_index[k] = (unsigned)in->stages[k].index;
+        res->stage_s[k] = 0.0;
+    }
+    if (!s->stage_run_s || res->nruns == 0)
+        return;
+    if (keep == 0 || keep > res->nruns)
+        keep = res->nruns;
+    /* The indices of the fastest runs: a stable insertion sort, as few runs are kept. */
+    for (unsigned r = 0; r < res->nruns; r++) {
+        unsigned j = r;
+        for (; j > 0 && res->run_s[order[j - 1]] > res->run_s[r]; j--)
+            order[j] = order[j - 1];
+        order[j] = r;
+    }
+    for (unsigned k = 0; k < res->nstages; k++) {
+        double sum = 0.0;
+        for (unsigned i = 0; i < keep; i++)
+            sum += s->stage_run_s[(size_t)order[i] * HT_MAX_STAGES + k];
+        res->stage_s[k] = sum / keep;
+    }
+}
+
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err)
 {
@@ -302,14 +344,28 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
     if (rc != HT_OK)
         goto cleanup;
+    /* The space's pruning sees the top-level ndrange only: each stage's own rules. */
+    rc = ht_spec_check_stages(spec, s->dev, config, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    if (spec->npipeline && !s->stage_run_s &&
+        !(s->stage_run_s = calloc((size_t)HT_MAX_REPEATS * HT_MAX_STAGES,
+                                  sizeof *s->stage_run_s))) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
     rc = ht__inst_prepare(s, config, &in, res, &write_s, err);
     if (rc != HT_OK)
         goto cleanup;
     for (unsigned d = 0; d < 3; d++)
         local[d] = (size_t)in.local[d];
     for (unsigned r = 0; r < repeats; r++) {
-        rc = ht__inst_launch(s, &in, in.kernel, in.local[0] ? local : NULL, &res->run_s[r],
-                             &restore_s, err);
+        if (in.nstages)
+            rc = ht__inst_run(s, &in, &res->run_s[r],
+                              s->stage_run_s + (size_t)r * HT_MAX_STAGES, &restore_s, err);
+        else
+            rc = ht__inst_launch(s, &in, in.kernel, in.local[0] ? local : NULL,
+                                 &res->run_s[r], &restore_s, err);
         if (rc != HT_OK)
             goto cleanup;
         res->nruns = r + 1;
@@ -324,6 +380,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         if (r + 1 >= HT_CUT_MIN_RUNS && r + 1 < repeats &&
             should_cut(s, res->run_s, res->nruns)) {
             summarise_runs(res, spec->keep_best);
+            summarise_stages(s, &in, res, spec->keep_best);
             res->write_s = write_s + restore_s / res->nruns;
             rc = ht_error_set(err, HT_ECUT,
                               "cut after %u of %u runs: fastest run %.6g s is more than %g "
@@ -334,6 +391,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         }
     }
     summarise_runs(res, spec->keep_best);
+    summarise_stages(s, &in, res, spec->keep_best);
     /* The transfers one run needs: read-only inputs once, readwrite ones per run. */
     res->write_s = write_s + restore_s / repeats;
     rc = ht__inst_read(s, &in, s->outputs, &res->read_s, err);
@@ -362,7 +420,7 @@ int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
         char *path;
-        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
+        if (!arg->is_buffer || arg->access == HT_ACCESS_READ || arg->access == HT_ACCESS_TEMP)
             continue;
         path = ht__asprintf("%s/%s.bin", dir, arg->name);
         if (!path)

@@ -228,6 +228,25 @@ static int stop_raised(const struct ht_tune_opts *o)
     return o->stop && *o->stop;
 }
 
+/* Records the sizes of the space on the device (the paper's Tables 1 and 2) for
+ * hetune report; counting is cheap next to a single evaluation. */
+static int record_space(struct ht_store *store, const struct ht_space *space,
+                        const struct ht_tune_result *out, struct ht_error *err)
+{
+    struct ht_space_counts counts;
+    struct ht_stored_space sp;
+    int rc = ht_space_count(space, &counts, err);
+
+    if (rc != HT_OK)
+        return rc;
+    ht_stored_space_init(&sp);
+    sp.problem_id = out->problem_id;
+    sp.device_id = out->device_id;
+    sp.eq3 = ht_space_get_eq3(space);
+    ht_stored_space_from_counts(&sp, &counts);
+    return ht_store_put_space(store, &sp, err);
+}
+
 int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                    struct ht_store *store, const struct ht_tune_opts *opts,
                    struct ht_tune_result *out, struct ht_error *err)
@@ -339,6 +358,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
         rc = ht_store_problem_id(store, kernel_id, spec, &out->problem_id, err);
     if (rc == HT_OK && opts->fresh)
         rc = ht_store_forget(store, out->problem_id, out->device_id, &out->forgotten, err);
+    if (rc == HT_OK)
+        rc = record_space(store, space, out, err);
     if (rc != HT_OK)
         goto cleanup;
 

@@ -37,17 +37,18 @@ struct loader {
 
 static const char *const top_fields[] = {
     "name", "description", "kernel", "sizes", "ndrange", "params", "local_mem",
-    "constraints", "args", "verify", "timing", "flops", "bytes"};
+    "constraints", "args", "verify", "timing", "flops", "bytes", "pipeline"};
 static const char *const kernel_fields[] = {"file", "name", "options"};
 static const char *const ndrange_fields[] = {"global", "local"};
 static const char *const param_fields[] = {"values", "range", "step", "pow2"};
 static const char *const arg_fields[] = {"name", "type", "shape", "access",
                                          "init", "index", "value"};
 static const char *const index_fields[] = {"dim", "halo"};
-static const char *const verify_fields[] = {"reference", "kernel", "rtol", "atol"};
+static const char *const verify_fields[] = {"reference", "kernel", "rtol", "atol", "args"};
+static const char *const stage_fields[] = {"kernel", "ndrange", "args", "when"};
 static const char *const timing_fields[] = {"repeats", "keep_best"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
-static const char *const access_names[] = {"read", "write", "readwrite"};
+static const char *const access_names[] = {"read", "write", "readwrite", "temp"};
 static const char *const init_names[] = {"random", "zero", "iota"};
 static const char *const function_names[] = {"min", "max", "ceil_div", "is_pow2", "log2"};
 
@@ -720,16 +721,15 @@ static int load_param_domains(struct loader *l, json_t *params)
     return 0;
 }
 
-static int load_ndrange(struct loader *l, json_t *root)
+/* The ndrange object nd (the current path) into ndims, global[] and local[]: shared by the
+ * top-level ndrange and the stages of a pipeline. */
+static int ndrange_body(struct loader *l, json_t *nd, unsigned *ndims, struct ht_expr **glob,
+                        struct ht_expr **loc)
 {
-    struct ht_space_def *d = &l->spec->space;
-    json_t *nd, *global, *local;
+    json_t *global, *local;
     size_t n;
     int rc;
 
-    if ((rc = field(l, root, "ndrange", 1, &nd)))
-        return rc;
-    push_key(l, "ndrange");
     if ((rc = want_object(l, nd)) ||
         (rc = check_fields(l, nd, ndrange_fields, COUNT(ndrange_fields))) ||
         (rc = field(l, nd, "global", 1, &global)))
@@ -740,10 +740,10 @@ static int load_ndrange(struct loader *l, json_t *root)
     n = json_array_size(global);
     if (n < 1 || n > 3)
         return fail(l, HT_ESPEC, "global must have 1 to 3 dimensions, not %zu", n);
-    d->ndims = (unsigned)n;
+    *ndims = (unsigned)n;
     for (size_t i = 0; i < n; i++) {
         push_index(l, i);
-        if ((rc = compile_extent(l, json_array_get(global, i), &d->global[i])))
+        if ((rc = compile_extent(l, json_array_get(global, i), &glob[i])))
             return rc;
         pop(l);
     }
@@ -758,12 +758,26 @@ static int load_ndrange(struct loader *l, json_t *root)
                         json_array_size(local), json_array_size(local) == 1 ? "" : "s", n);
         for (size_t i = 0; i < n; i++) {
             push_index(l, i);
-            if ((rc = compile_extent(l, json_array_get(local, i), &d->local[i])))
+            if ((rc = compile_extent(l, json_array_get(local, i), &loc[i])))
                 return rc;
             pop(l);
         }
         pop(l);
     }
+    return 0;
+}
+
+static int load_ndrange(struct loader *l, json_t *root)
+{
+    struct ht_space_def *d = &l->spec->space;
+    json_t *nd;
+    int rc;
+
+    if ((rc = field(l, root, "ndrange", 1, &nd)))
+        return rc;
+    push_key(l, "ndrange");
+    if ((rc = ndrange_body(l, nd, &d->ndims, d->global, d->local)))
+        return rc;
     pop(l);
     return 0;
 }
@@ -938,6 +952,11 @@ static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *
     a->init = HT_INIT_RANDOM;
     if ((rc = get_string(l, obj, "init", 0, &init)))
         return rc;
+    if (init && a->access == HT_ACCESS_TEMP) {
+        push_key(l, "init");
+        return fail_key(l, HT_ESPEC, "temp buffer '%s' lives on the device only and is never "
+                        "initialised: remove 'init'", a->name);
+    }
     if (init && (rc = load_init(l, a, init)))
         return rc;
     if (index && (rc = load_index(l, a, index)))
@@ -1046,6 +1065,152 @@ static int load_args(struct loader *l, json_t *root)
     return 0;
 }
 
+/* An array of top-level argument names (the current path) into indices into spec->args:
+ * a stage's arguments or verify.args. *out is owned by the spec once set. */
+static int arg_list(struct loader *l, json_t *names, size_t **out, size_t *n)
+{
+    const struct ht_spec *spec = l->spec;
+    const char **an = NULL;
+    size_t count;
+    int rc = 0;
+
+    if ((rc = want_array(l, names)))
+        return rc;
+    count = json_array_size(names);
+    if (!(*out = calloc(count ? count : 1, sizeof **out)) ||
+        !(an = calloc(spec->nargs ? spec->nargs : 1, sizeof *an)))
+        return nomem(l);
+    for (size_t i = 0; i < spec->nargs; i++)
+        an[i] = spec->args[i].name;
+    for (size_t j = 0; j < count; j++) {
+        json_t *v = json_array_get(names, j);
+        const char *name, *guess;
+        size_t k = 0;
+
+        push_index(l, j);
+        if (!json_is_string(v)) {
+            rc = fail(l, HT_ESPEC, "an argument is named by a string (a name from args), not %s",
+                      json_kind(v));
+            goto cleanup;
+        }
+        name = json_string_value(v);
+        while (k < spec->nargs && strcmp(spec->args[k].name, name) != 0)
+            k++;
+        if (k == spec->nargs) {
+            guess = ht__closest_word(name, an, spec->nargs);
+            if (guess)
+                rc = fail(l, HT_ESPEC, "unknown argument '%s' (did you mean '%s'?)", name,
+                          guess);
+            else
+                rc = fail(l, HT_ESPEC, "unknown argument '%s': every name must be one of the "
+                          "top-level args", name);
+            goto cleanup;
+        }
+        (*out)[(*n)++] = k;
+        pop(l);
+    }
+cleanup:
+    free(an);
+    return rc;
+}
+
+static int load_stage(struct loader *l, size_t i, json_t *obj)
+{
+    struct ht_spec *spec = l->spec;
+    const struct ht_space_def *d = &spec->space;
+    struct ht_stage *st = &spec->pipeline[i];
+    const char *kernel;
+    json_t *nd, *args, *when;
+    int rc;
+
+    if ((rc = want_object(l, obj)) ||
+        (rc = check_fields(l, obj, stage_fields, COUNT(stage_fields))) ||
+        (rc = get_string(l, obj, "kernel", 0, &kernel)))
+        return rc;
+    if (kernel) {
+        push_key(l, "kernel");
+        if (!is_identifier(kernel))
+            return fail(l, HT_ESPEC, "'%s' is not a valid kernel name", kernel);
+        pop(l);
+    }
+    if (!(st->kernel = dup_or_fail(l, kernel ? kernel : spec->kernel_name)))
+        return HT_ENOMEM;
+    nd = json_object_get(obj, "ndrange");
+    if (nd) {
+        push_key(l, "ndrange");
+        if ((rc = ndrange_body(l, nd, &st->ndims, st->global, st->local)))
+            return rc;
+        pop(l);
+    } else {
+        /* The top-level ndrange, compiled again so that the stage owns its expressions. */
+        st->ndims = d->ndims;
+        for (unsigned k = 0; k < d->ndims; k++) {
+            struct ht_error ee;
+            ht_error_clear(&ee);
+            if ((rc = ht_expr_compile(ht_expr_source(d->global[k]), &d->names, &st->global[k],
+                                      &ee)) ||
+                (d->local[0] && (rc = ht_expr_compile(ht_expr_source(d->local[k]), &d->names,
+                                                      &st->local[k], &ee))))
+                return expr_fail(l, &ee, rc, ht_expr_source(d->global[k]));
+        }
+    }
+    if ((rc = field(l, obj, "args", 1, &args)))
+        return rc;
+    push_key(l, "args");
+    if ((rc = arg_list(l, args, &st->args, &st->nargs)))
+        return rc;
+    pop(l);
+    when = json_object_get(obj, "when");
+    if (when) {
+        push_key(l, "when");
+        if ((rc = compile(l, when, &st->when)))
+            return rc;
+        pop(l);
+    }
+    return 0;
+}
+
+/* The optional pipeline, after args (its stages name them); then every temp buffer must
+ * belong to a pipeline. */
+static int load_pipeline(struct loader *l, json_t *root)
+{
+    struct ht_spec *spec = l->spec;
+    json_t *p = json_object_get(root, "pipeline");
+    size_t n;
+    int rc;
+
+    if (p) {
+        push_key(l, "pipeline");
+        if ((rc = want_array(l, p)))
+            return rc;
+        n = json_array_size(p);
+        if (n == 0)
+            return fail(l, HT_ESPEC, "a pipeline lists at least one stage");
+        if (n > HT_MAX_STAGES)
+            return fail(l, HT_ESPEC, "a pipeline has at most %d stages, not %zu", HT_MAX_STAGES,
+                        n);
+        if (!(spec->pipeline = calloc(n, sizeof *spec->pipeline)))
+            return nomem(l);
+        for (size_t i = 0; i < n; i++) {
+            push_index(l, i);
+            spec->npipeline++;
+            if ((rc = load_stage(l, i, json_array_get(p, i))))
+                return rc;
+            pop(l);
+        }
+        pop(l);
+    }
+    for (size_t i = 0; i < spec->nargs && !spec->npipeline; i++)
+        if (spec->args[i].is_buffer && spec->args[i].access == HT_ACCESS_TEMP) {
+            push_key(l, "args");
+            push_index(l, i);
+            push_key(l, "access");
+            return fail(l, HT_ESPEC, "access \"temp\" is for the intermediate buffers of a "
+                        "pipeline, and this spec has no \"pipeline\" ('%s')", spec->args[i].name);
+        }
+    return 0;
+}
+
 static int nonneg_number(struct loader *l, json_t *obj, const char *key, double *out)
 {
     json_t *v = json_object_get(obj, key);
@@ -1136,7 +1301,7 @@ cleanup:
 static int load_verify(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
-    json_t *v = json_object_get(root, "verify"), *ref;
+    json_t *v = json_object_get(root, "verify"), *ref, *args;
     const char *kernel;
     int rc;
 
@@ -1164,6 +1329,17 @@ static int load_verify(struct loader *l, json_t *root)
                         "test ('%s')", kernel);
         if (!(spec->reference_kernel = dup_or_fail(l, kernel)))
             return HT_ENOMEM;
+        pop(l);
+    }
+    if ((args = json_object_get(v, "args"))) {
+        push_key(l, "args");
+        if (spec->verify != HT_VERIFY_KERNEL)
+            return fail_key(l, HT_ESPEC, "verify.args is only used with reference \"kernel\"");
+        if ((rc = arg_list(l, args, &spec->verify_args, &spec->nverify_args)))
+            return rc;
+        if (spec->nverify_args == 0)
+            return fail(l, HT_ESPEC, "verify.args lists no argument (leave it out to pass all "
+                        "of args)");
         pop(l);
     }
     if ((rc = nonneg_number(l, v, "rtol", &spec->rtol)) ||
@@ -1249,7 +1425,8 @@ static int load_all(struct loader *l, json_t *root, const struct ht_size_overrid
         (rc = load_constraints(l, root)) ||
         (rc = optional_expr(l, root, "flops", &spec->flops)) ||
         (rc = optional_expr(l, root, "bytes", &spec->bytes)) || (rc = load_args(l, root)) ||
-        (rc = load_verify(l, root)) || (rc = load_timing(l, root)))
+        (rc = load_pipeline(l, root)) || (rc = load_verify(l, root)) ||
+        (rc = load_timing(l, root)))
         return rc;
     return 0;
 }
@@ -1329,6 +1506,18 @@ void ht_spec_free(struct ht_spec *spec)
         ht_expr_free(a->value);
     }
     free(spec->args);
+    for (size_t i = 0; i < spec->npipeline; i++) {
+        struct ht_stage *st = &spec->pipeline[i];
+        free(st->kernel);
+        for (unsigned k = 0; k < 3; k++) {
+            ht_expr_free(st->global[k]);
+            ht_expr_free(st->local[k]);
+        }
+        free(st->args);
+        ht_expr_free(st->when);
+    }
+    free(spec->pipeline);
+    free(spec->verify_args);
     free(spec->path);
     free(spec->dir);
     free(spec->name);

@@ -176,6 +176,19 @@ cleanup:
 int ht_spec_check_kernel_args(const struct ht_spec *spec, unsigned kernel_num_args,
                               struct ht_error *err)
 {
+    /* A pipeline's args are those of all its stages: whoever checks them against one kernel
+     * is about to run the spec as a single kernel, which would be wrong. */
+    if (spec->npipeline > 0) {
+        if (err && err->code == 0) {
+            snprintf(err->file, sizeof err->file, "%s", spec->path ? spec->path : "");
+            snprintf(err->field, sizeof err->field, "pipeline");
+            err->line = err->column = 0;
+        }
+        return ht_error_set(err, HT_ESPEC,
+                            "this spec is a pipeline of %zu stage%s, which cannot run as the "
+                            "single kernel '%s' (splitting does not support pipelines yet)",
+                            spec->npipeline, spec->npipeline == 1 ? "" : "s", spec->kernel_name);
+    }
     if (spec->nargs == kernel_num_args)
         return HT_OK;
     if (err && err->code == 0) {

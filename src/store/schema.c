@@ -145,6 +145,21 @@ static const struct migration migrations[] = {
      "  verified INTEGER NOT NULL CHECK (verified IN (-1, 0, 1)),\n"
      "  PRIMARY KEY (split_id, i)\n"
      ") WITHOUT ROWID;\n"},
+    /* Space sizes (src/store/spaces.c): the paper's Tables 1 and 2 per problem, device and
+     * Eq. 3 variant, recorded by hetune space --db, hetune tune and hetune run. */
+    {"design space sizes",
+     "CREATE TABLE spaces (\n"
+     "  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,\n"
+     "  device_id INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,\n"
+     "  eq3 TEXT NOT NULL CHECK (eq3 IN ('product', 'sum', 'off')),\n"
+     "  unpruned REAL NOT NULL,\n"
+     "  platform INTEGER NOT NULL,\n"
+     "  pruned INTEGER NOT NULL,\n"
+     "  seconds REAL,\n"
+     "  last_constraint TEXT NOT NULL DEFAULT '',\n"
+     "  created_at TEXT NOT NULL,\n"
+     "  PRIMARY KEY (problem_id, device_id, eq3)\n"
+     ") WITHOUT ROWID;\n"},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
