@@ -6,12 +6,13 @@
  * for an M x N row-major matrix A, x of N floats and y of N floats. Polybench/GPU runs it
  * as two kernels in sequence through an intermediate vector tmp of M floats:
  *
- *   atax_1: tmp[i] = sum_j A[i][j] x[j]      one work-item per row i     (spec-stage1.json)
- *   atax_2: y[j]   = sum_i A[i][j] tmp[i]    one work-item per column j  (spec.json)
+ *   atax_1: tmp[i] = sum_j A[i][j] x[j]      one work-item per row i
+ *   atax_2: y[j]   = sum_i A[i][j] tmp[i]    one work-item per column j
  *
  * The second kernel cannot start before every element of tmp is known, which no single
- * NDRange can promise without a global barrier, so each stage is a spec of its own (see
- * README.md). Both walk their dot products with the same optional local-memory tiling of
+ * NDRange can promise without a global barrier, so spec.json runs them as a two-stage
+ * pipeline with tmp on the device only (see README.md); spec-stage1.json tunes the first
+ * alone. Both walk their dot products with the same optional local-memory tiling of
  * the shared vector: TS (-D TS=..) = 0 reads it from global memory, TS > 0 stages it in
  * tiles of TS floats that the WG work-items of the group copy together.
  *

@@ -19,8 +19,9 @@
  *      no intermediate buffer in global memory).
  * The two-pass choice with an intermediate buffer in global memory needs two kernels run in
  * sequence: `sepconv_rows` then `sepconv_cols`, each with and without local memory
- * (LOCAL=0/1; VARIANT 3 and 4 of a future pipeline). They have specs of their own
- * (spec-rows.json, spec-cols.json); README.md says what running them as one pipeline needs.
+ * (LOCAL=0/1). spec.json runs them as a pipeline, VARIANT 3 (without local memory) and 4
+ * (with), through a device-only buffer tmp; each pass also has a spec of its own
+ * (spec-rows.json, spec-cols.json).
  *
  * Positions come from get_global_id (which includes the global work offset) and a
  * work-group's origin from get_global_id - get_local_id, so a slice launched with an offset
@@ -38,8 +39,9 @@
 #ifndef VARIANT
 #define VARIANT 0
 #endif
-/* The passes' local-memory switch: their specs set LOCAL; a pipeline running them as
- * VARIANT 3 (two passes from global memory) or 4 (two passes with local memory) need not. */
+/* The passes' local-memory switch: their specs set LOCAL; the pipeline of spec.json runs
+ * them as VARIANT 3 (two passes from global memory) or 4 (two passes with local memory)
+ * and need not. */
 #ifndef LOCAL
 #define LOCAL (VARIANT == 4)
 #endif
@@ -84,8 +86,9 @@ __kernel void sepconv(__global const float *in, __global const float *mask,
     for (int j = 0; j < KW; j++)
         acc += rows[(ly + j) * WGX + lx] * mask[j];
 #elif VARIANT == 0 || VARIANT == 3 || VARIANT == 4
-    /* VARIANT 0; 3 and 4 are the two-kernel variants, which never launch this function
-     * but build it with the rest of the file. */
+    /* VARIANT 0; 3 and 4 are the two-kernel variants (the pipeline's `sepconv_rows` then
+     * `sepconv_cols`), which never launch this function but build it with the rest of the
+     * file. */
     for (int j = 0; j < KW; j++)
         for (int i = 0; i < KW; i++)
             acc += in[(y + j) * iw + x + i] * mask[i] * mask[j];
@@ -110,10 +113,13 @@ __kernel void sepconv_ref(__global const float *in, __global const float *mask,
 }
 
 /* First pass of the two-kernel variant: tmp[y][x] = sum_i in[y][x + i] * mask[i] for the
- * H + KW - 1 input rows and the W output columns (global size W x (H + KW - 1)). With
- * LOCAL=1 the work-group stages its WGY x (WGX + KW - 1) input rows in local memory. */
+ * `rows` = H + KW - 1 input rows and the W output columns. With LOCAL=1 the work-group
+ * stages its WGY x (WGX + KW - 1) input rows in local memory. The launch may have more
+ * rows than `rows` (the pipeline rounds them up to a multiple of WGY, so that the row pass
+ * takes the same work-group sizes as the column pass): those work-items read and write
+ * nothing, but still reach the barrier. */
 __kernel void sepconv_rows(__global const float *in, __global const float *mask,
-                           __global float *tmp, const int W)
+                           __global float *tmp, const int W, const int rows)
 {
     const int x = get_global_id(0), y = get_global_id(1);
     const int iw = W + KW - 1;
@@ -125,23 +131,28 @@ __kernel void sepconv_rows(__global const float *in, __global const float *mask,
     const int bx = x - lx, by = y - ly;
 
     for (int t = ly * WGX + lx; t < WGY * TW; t += WGX * WGY)
-        tile[t] = in[(by + t / TW) * iw + bx + t % TW];
+        if (by + t / TW < rows)
+            tile[t] = in[(by + t / TW) * iw + bx + t % TW];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = 0; i < KW; i++)
         acc += tile[ly * TW + lx + i] * mask[i];
 #else
-    for (int i = 0; i < KW; i++)
-        acc += in[y * iw + x + i] * mask[i];
+    if (y < rows)
+        for (int i = 0; i < KW; i++)
+            acc += in[y * iw + x + i] * mask[i];
 #endif
-    tmp[y * W + x] = acc;
+    if (y < rows)
+        tmp[y * W + x] = acc;
 }
 
 __kernel void sepconv_rows_ref(__global const float *in, __global const float *mask,
-                               __global float *tmp, const int W)
+                               __global float *tmp, const int W, const int rows)
 {
     const int x = get_global_id(0), y = get_global_id(1);
     float acc = 0.0f;
 
+    if (y >= rows)
+        return;
     for (int i = 0; i < KW; i++)
         acc += in[y * (W + KW - 1) + x + i] * mask[i];
     tmp[y * W + x] = acc;

@@ -2,7 +2,8 @@
  *
  * The format is described in docs/spec.md (and DESIGN.md). Loading validates everything
  * that can be checked without OpenCL; the argument count against the kernel's is checked
- * after the build with ht_spec_check_kernel_args.
+ * after the build with ht_spec_check_kernel_args (ht_spec_check_stage_args for each stage of
+ * a pipeline).
  */
 #ifndef HETUNE_SPEC_H
 #define HETUNE_SPEC_H

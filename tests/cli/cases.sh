@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The case studies of examples/ (sepconv and its two passes, blackscholes, gesummv, atax and
-# its first stage, nbody, stencil9) at small sizes: every spec has a non-empty pruned space on
-# every device, and one or two configurations per spec (local-memory choices included) build,
-# run and verify against the spec's reference kernel with `hetune eval` (exit 0 and
-# "verification passed").
+# The case studies of examples/ (sepconv with its two-kernel variants as a pipeline, its
+# single-kernel spec and its two passes, blackscholes, gesummv, atax as a two-stage pipeline
+# and its first stage, nbody, stencil9) at small sizes: every spec has a non-empty pruned
+# space on every device, and one or two configurations per spec (local-memory choices and
+# every sepconv variant included) build, run and verify against the spec's reference with
+# `hetune eval` (exit 0 and "verification passed").
 set -u
 
 : "${HETUNE:?HETUNE must name the hetune binary}"
@@ -68,6 +69,11 @@ s="--size W=64 --size H=64"
 space sepconv/spec.json $s
 eval_ok sepconv/spec.json $s --set VARIANT=1 --set WGX=16 --set WGY=4
 eval_ok sepconv/spec.json $s --set VARIANT=2 --set WGX=8 --set WGY=8
+# The two-kernel variants: the row pass launches H + KW - 1 = 70 rows rounded up to 72.
+eval_ok sepconv/spec.json $s --set VARIANT=3 --set WGX=16 --set WGY=8
+eval_ok sepconv/spec.json $s --set VARIANT=4 --set WGX=8 --set WGY=4
+space sepconv/spec-single.json $s
+eval_ok sepconv/spec-single.json $s --set VARIANT=1 --set WGX=8 --set WGY=8
 # H + KW - 1 = 64 rows for the row pass.
 s="--size W=64 --size H=58"
 space sepconv/spec-rows.json $s
@@ -84,10 +90,12 @@ space gesummv/spec.json --size N=256
 eval_ok gesummv/spec.json --size N=256 --set WG=16 --set TS=64
 eval_ok gesummv/spec.json --size N=256 --set WG=32 --set TS=0
 
-# A non-square matrix, so that a swapped M and N is caught.
+# A non-square matrix, so that a swapped M and N is caught; the pipeline's reference is its
+# configuration WG=1 TS=0, so the tiled choices are the ones checked here.
 s="--size M=256 --size N=128"
 space atax/spec.json $s
 eval_ok atax/spec.json $s --set WG=16 --set TS=64
+eval_ok atax/spec.json $s --set WG=64 --set TS=64
 space atax/spec-stage1.json $s
 eval_ok atax/spec-stage1.json $s --set WG=8 --set TS=64
 
