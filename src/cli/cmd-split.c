@@ -753,6 +753,12 @@ int cmd_split(int argc, char **argv)
         status = rc == HT_ENOMEM ? 1 : 2;
         goto cleanup;
     }
+    /* Refuse before tuning anything: co-execution runs one kernel per device. */
+    if (ht_spec_is_pipeline(spec)) {
+        cli_usage_error("split", 2, "%s: '%s' is a pipeline of %zu kernels: splitting supports "
+                        "one kernel only", argv[optind], spec->name, spec->npipeline);
+        goto cleanup;
+    }
     if (copts.dim >= spec->space.ndims) {
         cli_usage_error("split", 2, "--dim %u: the NDRange of '%s' has %u dimension%s",
                         copts.dim, spec->name, spec->space.ndims,

@@ -416,6 +416,10 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     *out = NULL;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no devices to co-execute on");
+    if (ht_spec_is_pipeline(spec))
+        return ht_error_set(err, HT_ESPEC,
+                            "'%s' is a pipeline of %zu kernels: splitting supports one kernel only",
+                            spec->name, spec->npipeline);
     cx = calloc(1, sizeof *cx);
     if (!cx)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

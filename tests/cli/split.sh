@@ -161,4 +161,9 @@ run split "$fix/noindex.json" --device "$two" --force --db "$db"
 expect_status 2
 expect_err "written buffer 'out' has no index"
 
+# A pipeline is refused at once, before any tuning.
+run split "$HETUNE_SOURCE_DIR/tests/fixtures/pipeline/pipe.json" --db "$db"
+expect_status 2
+expect_err "splitting supports one kernel only"
+
 echo "split: all checks passed"
