@@ -127,6 +127,32 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
+/* What runs, for the kernel's identity: kernel.name alone, or for a pipeline also every
+ * stage's kernel, arguments and condition, so that a pipeline and a single-kernel spec over
+ * the same source never share stored results. Owned by the caller (free()). */
+static char *pipeline_identity(const struct ht_spec *spec)
+{
+    char *s = ht__strdup(or_empty(spec->kernel_name));
+
+    for (size_t i = 0; s && i < spec->npipeline; i++) {
+        const struct ht_stage *st = &spec->pipeline[i];
+        char *next = ht__asprintf("%s\n%s(", s, or_empty(st->kernel));
+        free(s);
+        s = next;
+        for (size_t a = 0; s && a < st->nargs; a++) {
+            next = ht__asprintf("%s%s%s", s, a ? "," : "", spec->args[st->args[a]].name);
+            free(s);
+            s = next;
+        }
+        if (s) {
+            next = ht__asprintf("%s) when %s", s, st->when ? ht_expr_source(st->when) : "1");
+            free(s);
+            s = next;
+        }
+    }
+    return s;
+}
+
 int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64_t *id,
                        struct ht_error *err)
 {
@@ -134,9 +160,13 @@ int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64
     size_t len = spec->source ? spec->source_len : 0;
     char hash[17];
     sqlite3_stmt *st = NULL;
+    char *what = pipeline_identity(spec);
     int rc;
 
-    ht_store_kernel_hash(source, len, or_empty(spec->kernel_name), spec->kernel_options, hash);
+    if (!what)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_store_kernel_hash(source, len, what, spec->kernel_options, hash);
+    free(what);
     const struct value vals[] = {
         {hash, 0},
         {or_empty(spec->kernel_name), 0},
