@@ -1,0 +1,83 @@
+/* hetune — the report: the paper's tables and figures from the results database alone.
+ *
+ * ht_report_write reads what hetune space --db, tune, split and run stored (store.h) and
+ * writes into one folder:
+ *
+ *   report.md              the Markdown report: the devices, Tables 1 and 2, the tuning
+ *                          results, Table 3 and Figures 5-7, each figure as a PNG and a
+ *                          table of its numbers
+ *   devices.csv            the devices that appear in the report
+ *   spaces.csv             Tables 1 and 2: unpruned, platform and pruned space sizes per
+ *                          case study, device and Eq. 3 variant
+ *   tuning.csv             the best configuration and time per case study and device
+ *   factors.csv            Table 3: optimal and adjusted split factors per case study,
+ *                          split dimension, scheduler and device
+ *   times.csv              Figure 5: each device alone, Algorithm 1's theoretical time, and
+ *                          each scheduler's measured wall and kernel-only times
+ *   sweep.csv              Figures 6 and 7: the split-point sweeps
+ *   fig5-<case>.dat/.gp    gnuplot data and script of Figure 5 for one case study, drawn
+ *   fig5-<case>.png/.svg   into these
+ *   sweep-<case>-dim<d>.*  the same for one sweep (Figures 6 and 7): the measured curve, the
+ *                          theoretical curve max(f*t0, (1-f)*t1) and the computed factor
+ *                          marked with a circle
+ *   gnuplot.log            what gnuplot said, when it ran
+ *
+ * A case study is one problem of the database (a kernel at given sizes), named
+ * "<spec name> <sizes>" ("matmul N=512"). Only the newest split of each (case study, split
+ * dimension, scheduler) and the newest sweep of each (case study, split dimension) are
+ * reported. The gnuplot scripts are always written; the pictures are drawn when the gnuplot
+ * program is found (on PATH by default). Without it, or when it fails, every table and CSV
+ * file still comes out and report.md says why there are no pictures. Times in the CSV
+ * files are seconds; an unknown value is an empty field.
+ *
+ * This module reads the database only (it uses no OpenCL) and writes only inside the
+ * folder; it never deletes files there.
+ */
+#ifndef HETUNE_REPORT_H
+#define HETUNE_REPORT_H
+
+#include <stddef.h>
+
+#include "hetune/error.h"
+#include "hetune/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ht_report_opts {
+    const char *spec;        /* report only the case studies of this spec name (the
+                                spec's "name"); NULL: every case study */
+    const char *gnuplot;     /* the gnuplot program: a path, or a name searched on PATH;
+                                NULL: "gnuplot" on PATH; "": draw no pictures */
+};
+
+/* Fills opts with the defaults: every case study, gnuplot from PATH. */
+void ht_report_opts_init(struct ht_report_opts *opts);
+
+/* What a report holds. Plain data owned by the caller. */
+struct ht_report_result {
+    size_t cases;            /* case studies reported */
+    size_t devices;          /* devices that appear */
+    size_t spaces;           /* space sizes (rows of Tables 1 and 2) */
+    size_t splits;           /* splits reported (Table 3 and Figure 5) */
+    size_t sweeps;           /* sweeps reported (Figures 6 and 7) */
+    size_t figures;          /* figures whose gnuplot script was written */
+    int pictures;            /* 1 when gnuplot drew every figure (or there was none) */
+    char no_pictures[512];   /* why there are no pictures, "" when drawn */
+    char path[4096];         /* the report.md written */
+};
+
+/* Writes the report of the database into folder dir (created with its parents when
+ * missing), as described above. store is borrowed. Fills *out (may be NULL). Errors, err
+ * filled: HT_ENOTFOUND when the database holds nothing to report (no space size, no
+ * evaluation and no split; of opts->spec when given); HT_EIO when a file cannot be
+ * written; HT_EDB; HT_ENOMEM. A gnuplot that is missing or fails is not an error (see
+ * out->pictures). */
+int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
+                    struct ht_report_result *out, struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

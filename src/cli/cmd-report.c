@@ -1,0 +1,144 @@
+/* hetune report: the paper's tables and figures from the results database alone. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char report_usage[] =
+    "usage: hetune report [options]\n"
+    "\n"
+    "Writes the paper's tables and figures from the results database alone (no OpenCL)\n"
+    "into a folder: report.md, a Markdown report embedding the figures; Tables 1 and 2\n"
+    "(the space sizes per device: unpruned, after the platform rules, after the\n"
+    "constraints too) from what hetune space --db, tune and run recorded; the best\n"
+    "configuration of each device; Table 3 (the optimal and adjusted split factors per\n"
+    "case study and split dimension) and Figure 5 (each device alone, the theoretical\n"
+    "time of Algorithm 1, the measured wall and kernel-only times of each scheduler)\n"
+    "from the newest split of each case study, dimension and scheduler; Figures 6 and 7\n"
+    "(time against split factor: measured, theoretical max(f*t0, (1-f)*t1), the computed\n"
+    "factor circled) from the newest sweep of each case study and dimension. Every table\n"
+    "is also a CSV file (devices, spaces, tuning, factors, times, sweep .csv); every\n"
+    "figure is a gnuplot script (.gp) and its data (.dat), drawn as PNG and SVG when\n"
+    "gnuplot is on PATH. Without gnuplot the tables and CSV files still come out and\n"
+    "report.md says why there are no pictures. A case study is a kernel at given problem\n"
+    "sizes. Files already in the folder are overwritten, never deleted.\n"
+    "\n"
+    "options:\n"
+    "      --db FILE         the results database (default ./hetune.db); it must exist\n"
+    "  -o, --out DIR         the folder to write (default report), created when missing\n"
+    "      --spec NAME       only the case studies of the spec named NAME (its \"name\")\n"
+    "      --gnuplot PROG    the gnuplot program (default: gnuplot, searched on PATH)\n"
+    "      --no-pictures     write the scripts but do not run gnuplot\n"
+    "      --json            print one JSON object instead of text\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "exit status: 0 success (with or without pictures), 1 runtime failure (not a hetune\n"
+    "database, nothing to report in it, a file that cannot be written), 2 bad input\n"
+    "(usage, no such database file)\n";
+
+int cmd_report(int argc, char **argv)
+{
+    enum { OPT_DB = 256, OPT_SPEC, OPT_GNUPLOT, OPT_NO_PICTURES, OPT_JSON };
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, OPT_DB},
+        {"out", required_argument, NULL, 'o'},
+        {"spec", required_argument, NULL, OPT_SPEC},
+        {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *db = HT_STORE_DEFAULT_PATH, *out = "report";
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_store *store = NULL;
+    struct ht_error err;
+    struct stat st;
+    int json = 0, c, status = 2, rc;
+
+    ht_report_opts_init(&opts);
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: db = optarg; break;
+        case 'o': out = optarg; break;
+        case OPT_SPEC: opts.spec = optarg; break;
+        case OPT_GNUPLOT: opts.gnuplot = optarg; break;
+        case OPT_NO_PICTURES: opts.gnuplot = ""; break;
+        case OPT_JSON: json = 1; break;
+        case 'h':
+            fputs(report_usage, stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("report", 2, "option '%s' needs a value (see --help)",
+                                   argv[optind - 1]);
+        default:
+            return cli_usage_error("report", 2, "unknown option '%s' (see --help)",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("report", 2, "unexpected argument '%s' (see --help)",
+                               argv[optind]);
+    if (!out[0])
+        return cli_usage_error("report", 2, "--out needs a folder");
+    /* Opening would create a missing file (and its schema): a report never writes the
+     * database it reads. */
+    if (stat(db, &st) != 0)
+        return cli_usage_error("report", 2, "%s: cannot read the results database: %s", db,
+                               strerror(errno));
+    if (S_ISREG(st.st_mode) && st.st_size == 0)
+        return cli_usage_error("report", 1, "%s: empty file, not a hetune results database",
+                               db);
+
+    rc = ht_store_open(db, &store, &err);
+    if (rc == HT_OK)
+        rc = ht_report_write(store, out, &opts, &res, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("report", &err);
+        goto cleanup;
+    }
+    status = 0;
+    if (json) {
+        printf("{\n  \"db\": ");
+        cli_json_string(stdout, db);
+        printf(",\n  \"out\": ");
+        cli_json_string(stdout, out);
+        printf(",\n  \"report\": ");
+        cli_json_string(stdout, res.path);
+        printf(",\n  \"cases\": %zu,\n  \"devices\": %zu,\n  \"spaces\": %zu,\n"
+               "  \"splits\": %zu,\n  \"sweeps\": %zu,\n  \"figures\": %zu,\n"
+               "  \"pictures\": %s,\n  \"no_pictures\": ",
+               res.cases, res.devices, res.spaces, res.splits, res.sweeps, res.figures,
+               res.pictures ? "true" : "false");
+        if (res.pictures)
+            printf("null");
+        else
+            cli_json_string(stdout, res.no_pictures);
+        printf("\n}\n");
+    } else {
+        printf("report        %s\n", res.path);
+        printf("contents      %zu case stud%s, %zu device%s, %zu space size%s, %zu split%s, "
+               "%zu sweep%s\n",
+               res.cases, res.cases == 1 ? "y" : "ies", res.devices,
+               res.devices == 1 ? "" : "s", res.spaces, res.spaces == 1 ? "" : "s",
+               res.splits, res.splits == 1 ? "" : "s", res.sweeps, res.sweeps == 1 ? "" : "s");
+        if (res.figures == 0)
+            printf("figures       none (no split in the database)\n");
+        else if (res.pictures)
+            printf("figures       %zu, drawn as PNG and SVG\n", res.figures);
+        else
+            printf("figures       %zu gnuplot scripts, no pictures: %s\n", res.figures,
+                   res.no_pictures);
+    }
+cleanup:
+    ht_store_close(store);
+    return status;
+}

@@ -1,0 +1,991 @@
+/* hetune run: the whole pipeline of the paper on one spec: prune, tune, split, report.
+ *
+ * Why the orchestration lives here and not in a library function: every step already is
+ * one (ht_space_count, ht_tune_device, ht_coexec_*, ht_store_*, ht_report_write), and the
+ * layout of DESIGN.md lets no library module use all of them (search may not use split,
+ * split may not use search, report may use the store only): only the CLI sits above them
+ * all. What is left to this file is the order of the steps, what is shown, and what is
+ * stored of each co-execution, the same calls and the same rows as hetune split. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "progress.h"
+
+static const char run_usage[] =
+    "usage: hetune run SPEC [options]\n"
+    "\n"
+    "The whole pipeline of the paper on one spec, every step stored in the results\n"
+    "database, then the report:\n"
+    "  1. prune    the design space on each device: unpruned, after the platform rules,\n"
+    "              after the constraints too (Tables 1 and 2), recorded in the database;\n"
+    "  2. tune     each device's pruned space (as hetune tune): what the database holds\n"
+    "              for the same kernel, sizes and device is not measured again, so a\n"
+    "              second run tunes nothing;\n"
+    "  3. split    with two devices or more: each device is measured alone, then the\n"
+    "              kernel is co-executed on all of them at their best configurations (as\n"
+    "              hetune split --force: always, even where splitting is predicted not to\n"
+    "              pay, which is printed) along each split dimension with each scheduler,\n"
+    "              verified against the fastest device alone and stored (Table 3, Figure\n"
+    "              5); with --sweep and two devices, the static split is also run at split\n"
+    "              points from 0 to 1 (Figures 6 and 7);\n"
+    "  4. report   the report of this spec's case studies in the database (as hetune report\n"
+    "              --spec NAME), with figures when gnuplot is on PATH.\n"
+    "Co-executions are measured again at every run; the report shows the newest.\n"
+    "\n"
+    "options:\n"
+    "  -d, --device D,D,...  the devices, each an index from 'hetune devices' or a unique\n"
+    "                        part of \"<platform> <name>\", or all (default: all)\n"
+    "      --dim d,d,...     the NDRange dimensions to split along, 0 (gx), 1 (gy), 2 (gz),\n"
+    "                        or all (default: all of the spec's dimensions)\n"
+    "  -s, --scheduler S     static (the paper's plan, default), dynamic, guided, or all\n"
+    "                        (the three, one after the other)\n"
+    "      --sweep STEP      with two devices: static split points from 0 to 1 by STEP\n"
+    "                        (device 0's factor), each verified and stored\n"
+    "  -S, --strategy S      the search strategy of tuning (default exhaustive)\n"
+    "  -b, --budget N        at most N evaluations per device in this run's tuning\n"
+    "      --repeats N       timed runs of each co-execution (default: the spec's\n"
+    "                        timing.repeats)\n"
+    "      --db FILE         the results database (default ./hetune.db)\n"
+    "  -o, --out DIR         the report's folder (default report)\n"
+    "      --no-pictures     write the report without running gnuplot\n"
+    "      --size NAME=VALUE override a problem size of the spec\n"
+    "      --eq3 product|sum|off\n"
+    "                        the Eq. 3 rule of the pruned space (default product)\n"
+    "      --no-cache        neither read nor write the kernel binary cache\n"
+    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
+    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
+    "      --json            print one JSON object instead of text\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "On a terminal, progress lines on stderr show the tuning of each device and the\n"
+    "co-executions.\n"
+    "\n"
+    "exit status: 0 success, 1 runtime failure (no platform, database error, a device\n"
+    "with no verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
+    "device, a spec that cannot be split), 3 a co-execution failed verification (the\n"
+    "report is still written), 130 interrupted while tuning\n";
+
+static const char *const all_schedulers[] = {"static", "dynamic", "guided"};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void fmt_time(double s, char *buf, size_t size)
+{
+    if (!(s >= 0) || !isfinite(s))
+        snprintf(buf, size, "-");
+    else if (s < 1e-3)
+        snprintf(buf, size, "%.2f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.3f s", s);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One device of the run. */
+struct rdev {
+    const struct ht_device_info *dev;
+    int64_t device_id;
+    struct ht_space_counts counts;
+    struct ht_tune_result tune;
+    int64_t config[HT_STORE_MAX_PARAMS];
+    char config_text[HT_STORE_CONFIG_MAX];
+    double tuned_s;               /* the database's best */
+    struct ht_coexec_alone alone; /* measured alone with the co-execution's clock */
+};
+
+/* One co-execution of the run, as shown and stored. */
+struct rsplit {
+    unsigned dim;
+    char scheduler[32];
+    int64_t id;
+    double theoretical_s, wall_s, kernel_s;
+    int verified;
+    double *optimal, *adjusted;   /* one per device; owned */
+    size_t nsweep;
+    struct ht_stored_sweep_point *sweep; /* owned */
+    double predicted_s;           /* the prediction of ht_coexec_estimate, -1 unknown */
+};
+
+struct run {
+    const char *db, *out;
+    const struct ht_spec *spec;
+    struct ht_store *store;
+    int64_t problem_id;
+    struct rdev *devs;
+    size_t n, fastest;
+    struct rsplit *splits;
+    size_t nsplits;
+    struct cli_progress bar;
+    size_t bar_done;
+    int json;
+};
+
+static int parse_uint(const char *opt, const char *arg, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || arg[0] == '-' || v > max)
+        return cli_usage_error("run", 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
+                               opt, max, arg);
+    *out = (uint64_t)v;
+    return 0;
+}
+
+/* Resolves "D,D,..." or "all" into plat's device indices (*idx owned by the caller). */
+static int parse_devices(const struct ht_platform *plat, char *list, size_t **idx, size_t *n,
+                         struct ht_error *err)
+{
+    size_t cap = 1, k = 0;
+    char *save = NULL, *tok;
+
+    if (!strcmp(list, "all")) {
+        *idx = malloc((plat->count ? plat->count : 1) * sizeof **idx);
+        if (!*idx)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; i < plat->count; i++)
+            (*idx)[i] = i;
+        *n = plat->count;
+        return plat->count ? HT_OK : ht_error_set(err, HT_ENODEVICE, "no OpenCL device");
+    }
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    *idx = malloc(cap * sizeof **idx);
+    if (!*idx)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int rc = ht_platform_find(plat, tok, &(*idx)[k], err);
+        if (rc != HT_OK)
+            return rc;
+        k++;
+    }
+    if (k == 0)
+        return ht_error_set(err, HT_ENODEVICE, "--device names no device");
+    *n = k;
+    return HT_OK;
+}
+
+/* "0,1" or "all" into a mask of dimensions (checked against the spec later). */
+static int parse_dims(const char *arg, unsigned *mask)
+{
+    const char *p = arg;
+
+    *mask = 0;
+    if (!strcmp(arg, "all")) {
+        *mask = 7;
+        return 0;
+    }
+    while (*p) {
+        if (p[0] < '0' || p[0] > '2' || (p[1] && p[1] != ','))
+            return cli_usage_error("run", 2, "--dim takes 0, 1, 2, a list of them or all, "
+                                             "not '%s'", arg);
+        *mask |= 1u << (p[0] - '0');
+        p += p[1] ? 2 : 1;
+    }
+    if (!*mask)
+        return cli_usage_error("run", 2, "--dim takes 0, 1, 2, a list of them or all");
+    return 0;
+}
+
+/* --- progress --- */
+
+struct tune_progress {
+    struct cli_progress bar;
+    int started;
+};
+
+static void on_tune_progress(const struct ht_tune_progress *p, void *user)
+{
+    struct tune_progress *tp = user;
+    char note[64] = "", t[32];
+
+    if (!tp->started) {
+        char label[64];
+        snprintf(label, sizeof label, "tune %zu %.20s", p->dev->index, p->dev->name);
+        cli_progress_start(&tp->bar, label, p->total);
+        tp->started = 1;
+    }
+    if (p->best) {
+        fmt_time(p->best_s, t, sizeof t);
+        snprintf(note, sizeof note, "best %s", t);
+    }
+    cli_progress_update(&tp->bar, p->done, note[0] ? note : NULL);
+}
+
+static void step_done(struct run *r, const char *note)
+{
+    r->bar_done++;
+    cli_progress_update(&r->bar, r->bar_done, note);
+}
+
+/* --- the steps --- */
+
+/* Step 1: the space sizes of every device, stored. */
+static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct rdev *d = &r->devs[i];
+        struct ht_space *space = NULL;
+        struct ht_stored_space sp;
+        int rc = ht_space_create(&r->spec->space, d->dev, eq3, &space, err);
+        if (rc == HT_OK)
+            rc = ht_space_count(space, &d->counts, err);
+        ht_space_free(space);
+        if (rc == HT_OK)
+            rc = ht_store_device_id(r->store, d->dev, &d->device_id, err);
+        if (rc == HT_OK) {
+            ht_stored_space_init(&sp);
+            sp.problem_id = r->problem_id;
+            sp.device_id = d->device_id;
+            sp.eq3 = eq3;
+            ht_stored_space_from_counts(&sp, &d->counts);
+            rc = ht_store_put_space(r->store, &sp, err);
+        }
+        if (rc != HT_OK) {
+            fprintf(stderr, "hetune run: device %zu (%s): ", d->dev->index, d->dev->name);
+            return rc;
+        }
+    }
+    return HT_OK;
+}
+
+/* Step 2: tunes every device (measuring only what the database lacks) and reads its best
+ * configuration back. Returns 130 when interrupted, else an HT_ code. */
+static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
+{
+    int unverified = r->spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    int rc = HT_OK;
+
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->n && rc == HT_OK; i++) {
+        struct rdev *d = &r->devs[i];
+        struct tune_progress tp;
+
+        memset(&tp, 0, sizeof tp);
+        topts->progress = on_tune_progress;
+        topts->progress_user = &tp;
+        rc = ht_tune_device(r->spec, d->dev, r->store, topts, &d->tune, err);
+        if (tp.started)
+            cli_progress_end(&tp.bar);
+        if (rc != HT_OK) {
+            fprintf(stderr, "hetune run: device %zu (%s): ", d->dev->index, d->dev->name);
+            break;
+        }
+        if (d->tune.stopped) {
+            rc = 130;
+            break;
+        }
+        rc = unverified ? ht_store_best_unverified(r->store, r->problem_id, d->device_id, ev, err)
+                        : ht_store_best(r->store, r->problem_id, d->device_id, ev, err);
+        if (rc == HT_ENOTFOUND) {
+            rc = ht_error_set(err, HT_ENOTFOUND,
+                              "device %zu (%s): no configuration ran and verified%s",
+                              d->dev->index, d->dev->name,
+                              d->tune.space ? "" : " (the pruned space is empty)");
+            break;
+        }
+        if (rc == HT_OK && ev->nvalues != r->spec->space.nparams)
+            rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
+                              d->dev->index, ev->nvalues, r->spec->space.nparams);
+        if (rc != HT_OK)
+            break;
+        memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
+        snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
+        d->tuned_s = ev->seconds;
+    }
+    free(ev);
+    return rc;
+}
+
+/* Each device alone, with the co-execution's wall clock (the fastest is the reference
+ * of verification and of the "alone" time stored with each split). */
+static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struct ht_error *err)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct rdev *d = &r->devs[i];
+        struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
+        struct ht_coexec_opts o = *base;
+        struct ht_coexec *cx = NULL;
+        struct ht_coexec_result res;
+        int rc;
+
+        memset(&res, 0, sizeof res);
+        o.scheduler = "static";
+        ht_split_sched_opts_init(&o.sched);
+        rc = ht_coexec_create(r->spec, &cd, 1, &o, &cx, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_run(cx, &res, err);
+        if (rc == HT_OK) {
+            d->alone.kernel_s = res.devices[0].kernel_s;
+            d->alone.write_s = res.devices[0].write_s;
+            d->alone.read_s = res.devices[0].read_s;
+            d->alone.wall_s = res.wall_s;
+            if (d->alone.wall_s < r->devs[r->fastest].alone.wall_s)
+                r->fastest = i;
+        }
+        ht_coexec_result_destroy(&res);
+        ht_coexec_free(cx);
+        if (rc != HT_OK)
+            return rc;
+        step_done(r, "devices alone");
+    }
+    return HT_OK;
+}
+
+/* Stores a co-execution as hetune split does: Table 3's factors from the plan (static) or
+ * the shares taken (dynamic, guided). */
+static int store_split(struct run *r, const struct ht_coexec_result *res,
+                       const struct ht_split_plan *plan, int64_t *id, struct ht_error *err)
+{
+    struct ht_stored_split sp;
+    struct ht_stored_split_device *sd = calloc(r->n, sizeof *sd);
+    int is_static = !strcmp(res->scheduler, "static");
+    int rc;
+
+    if (!sd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_stored_split_init(&sp);
+    sp.problem_id = r->problem_id;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", res->scheduler);
+    sp.dim = res->dim;
+    sp.global = res->global;
+    sp.theoretical_seconds = res->theoretical_s;
+    sp.seconds = res->wall_s;
+    sp.min_seconds = res->wall_min_s;
+    sp.kernel_seconds = res->kernel_s;
+    sp.alone_seconds = r->devs[r->fastest].alone.wall_s;
+    sp.verified = res->verified;
+    if (res->verified >= 0) {
+        sp.max_abs_err = res->max_abs_err;
+        sp.max_rel_err = res->max_rel_err;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const struct ht_coexec_device_result *dr = &res->devices[i];
+        sd[i].device_id = r->devs[i].device_id;
+        snprintf(sd[i].config, sizeof sd[i].config, "%s", r->devs[i].config_text);
+        sd[i].wg = dr->wg;
+        sd[i].time_seconds = r->devs[i].tuned_s;
+        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : -1;
+        sd[i].adjusted_factor = dr->share;
+        if (plan && is_static) {
+            sd[i].offset = plan->slices[i].offset;
+            sd[i].size = plan->slices[i].size;
+            sd[i].own_offset = plan->slices[i].own_offset;
+            sd[i].own_size = plan->slices[i].own_size;
+        }
+        sd[i].chunks = dr->chunks;
+        sd[i].kernel_seconds = dr->kernel_s;
+        sd[i].write_seconds = dr->write_s;
+        sd[i].read_seconds = dr->read_s;
+    }
+    sp.ndevices = r->n;
+    sp.devices = sd;
+    rc = ht_store_put_split(r->store, &sp, id, err);
+    free(sd);
+    return rc;
+}
+
+/* The split points of a sweep: 0, step, 2 step, ..., and 1. */
+static size_t sweep_points(double step)
+{
+    size_t steps = (size_t)floor(1.0 / step + 1e-9);
+    return steps + 1 + (steps * step < 1.0 - 1e-9);
+}
+
+/* Runs the static split at every point of the sweep on cx, verifying and storing each. */
+static int sweep(struct run *r, struct ht_coexec *cx, double step, struct rsplit *out,
+                 int *verify_failed, struct ht_error *err)
+{
+    size_t npoints = sweep_points(step);
+    struct ht_coexec_result res;
+    int rc = HT_OK;
+
+    out->sweep = calloc(npoints, sizeof *out->sweep);
+    if (!out->sweep)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    memset(&res, 0, sizeof res);
+    for (size_t k = 0; k < npoints; k++) {
+        struct ht_stored_sweep_point *pt = &out->sweep[k];
+        double f[2];
+        f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
+        f[1] = 1.0 - f[0];
+        rc = ht_coexec_set_factors(cx, f, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_run(cx, &res, err);
+        if (rc != HT_OK)
+            break;
+        pt->index = (unsigned)k;
+        pt->factor = f[0];
+        pt->theoretical_seconds = res.theoretical_s;
+        pt->seconds = res.wall_s;
+        pt->kernel_seconds = res.kernel_s;
+        rc = ht_coexec_verify(cx, r->fastest, &res, err);
+        pt->verified = res.verified;
+        ht_coexec_result_destroy(&res);
+        if (rc == HT_EVERIFY) {
+            cli_fail("run", err);
+            ht_error_clear(err);
+            *verify_failed = 1;
+            rc = HT_OK;
+        }
+        if (rc == HT_OK)
+            rc = ht_store_put_sweep_point(r->store, out->id, pt, err);
+        if (rc != HT_OK)
+            break;
+        out->nsweep++;
+        step_done(r, "sweep");
+    }
+    return rc;
+}
+
+/* Step 3 for one dimension and scheduler: co-execute, verify, store, sweep. */
+static int split_one(struct run *r, const struct ht_coexec_opts *copts, double step,
+                     const struct ht_coexec_alone *alone, struct rsplit *out,
+                     int *verify_failed, struct ht_error *err)
+{
+    struct ht_coexec_device *cdevs = calloc(r->n, sizeof *cdevs);
+    struct ht_coexec *cx = NULL;
+    struct ht_coexec_result res;
+    struct ht_coexec_estimate est;
+    const struct ht_split_plan *plan;
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    out->dim = copts->dim;
+    snprintf(out->scheduler, sizeof out->scheduler, "%s", copts->scheduler);
+    out->predicted_s = -1;
+    out->optimal = calloc(r->n, sizeof *out->optimal);
+    out->adjusted = calloc(r->n, sizeof *out->adjusted);
+    if (!cdevs || !out->optimal || !out->adjusted) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        cdevs[i] = (struct ht_coexec_device){r->devs[i].dev, r->devs[i].config,
+                                             r->devs[i].tuned_s};
+    rc = ht_coexec_create(r->spec, cdevs, r->n, copts, &cx, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    if (ht_coexec_estimate(cx, alone, &est, NULL) == HT_OK)
+        out->predicted_s = est.split_s;
+    rc = ht_coexec_run(cx, &res, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    rc = ht_coexec_verify(cx, r->fastest, &res, err);
+    if (rc == HT_EVERIFY) {
+        cli_fail("run", err);
+        ht_error_clear(err);
+        *verify_failed = 1;
+        rc = HT_OK;
+    }
+    if (rc != HT_OK)
+        goto cleanup;
+    plan = ht_coexec_plan(cx);
+    for (size_t i = 0; i < r->n; i++) {
+        out->optimal[i] = plan ? plan->slices[i].optimal_factor : -1;
+        out->adjusted[i] = res.devices[i].share;
+    }
+    out->theoretical_s = res.theoretical_s;
+    out->wall_s = res.wall_s;
+    out->kernel_s = res.kernel_s;
+    out->verified = res.verified;
+    rc = store_split(r, &res, plan, &out->id, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    step_done(r, out->scheduler);
+    if (step > 0 && r->n == 2 && !strcmp(copts->scheduler, "static"))
+        rc = sweep(r, cx, step, out, verify_failed, err);
+cleanup:
+    ht_coexec_result_destroy(&res);
+    ht_coexec_free(cx);
+    free(cdevs);
+    return rc;
+}
+
+/* --- output --- */
+
+static void print_factors(const double *f, size_t n)
+{
+    printf("(");
+    for (size_t i = 0; i < n; i++) {
+        if (f[i] < 0)
+            printf("%s-", i ? ", " : "");
+        else
+            printf("%s%.3f", i ? ", " : "", f[i]);
+    }
+    printf(")");
+}
+
+static void print_text(const struct run *r, const struct ht_report_result *rep, double elapsed)
+{
+    char a[32], b[32], c[32], d[32];
+    int w = 6;
+
+    printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
+    printf("database      %s\n", r->db);
+    printf("\nprune         the design space per device (Tables 1 and 2)\n");
+    printf("  %-3s %-34s %14s %10s %10s\n", "#", "device", "unpruned", "platform", "pruned");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rdev *dv = &r->devs[i];
+        printf("  %-3zu %-34.34s %14.0f %10" PRIu64 " %10" PRIu64 "\n", dv->dev->index,
+               dv->dev->name, dv->counts.unpruned, dv->counts.platform, dv->counts.pruned);
+    }
+    for (size_t i = 0; i < r->n; i++)
+        if ((int)strlen(r->devs[i].config_text) > w)
+            w = (int)strlen(r->devs[i].config_text);
+    printf("\ntune          the best configuration per device\n");
+    printf("  %-3s %-34s %9s %8s  %-*s %10s %10s\n", "#", "device", "measured", "from db", w,
+           "best", "time", "alone");
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rdev *dv = &r->devs[i];
+        fmt_time(dv->tuned_s, a, sizeof a);
+        fmt_time(r->n > 1 ? dv->alone.wall_s : -1, b, sizeof b);
+        printf("  %-3zu %-34.34s %9zu %8zu  %-*s %10s %10s\n", dv->dev->index, dv->dev->name,
+               dv->tune.evaluated, dv->tune.from_db, w, dv->config_text, a, b);
+    }
+    if (r->n < 2) {
+        printf("\nsplit         one device: nothing to split\n");
+    } else {
+        printf("\nsplit         on %zu devices (Table 3, Figure 5); fastest alone: device %zu, "
+               "wall %s\n",
+               r->n, r->devs[r->fastest].dev->index,
+               (fmt_time(r->devs[r->fastest].alone.wall_s, d, sizeof d), d));
+        for (size_t k = 0; k < r->nsplits; k++) {
+            const struct rsplit *s = &r->splits[k];
+            fmt_time(s->theoretical_s, a, sizeof a);
+            fmt_time(s->wall_s, b, sizeof b);
+            fmt_time(s->kernel_s, c, sizeof c);
+            printf("  %s %-8s optimal ", k == 0 || r->splits[k - 1].dim != s->dim
+                                              ? (s->dim == 0 ? "gx" : s->dim == 1 ? "gy" : "gz")
+                                              : "  ",
+                   s->scheduler);
+            print_factors(s->optimal, r->n);
+            printf(" adjusted ");
+            print_factors(s->adjusted, r->n);
+            printf(" theoretical %s, wall %s, kernel %s, %s", a, b, c,
+                   s->verified == 1 ? "verified" : s->verified == 0 ? "VERIFICATION FAILED"
+                                                                     : "not verified");
+            if (s->predicted_s >= 0 &&
+                s->predicted_s >= r->devs[r->fastest].alone.wall_s)
+                printf(" (predicted not to pay)");
+            printf("\n");
+            if (s->nsweep)
+                printf("     sweep    %zu split points stored\n", s->nsweep);
+        }
+    }
+    printf("\nreport        %s\n", rep->path);
+    if (rep->figures == 0)
+        printf("figures       none\n");
+    else if (rep->pictures)
+        printf("figures       %zu, drawn as PNG and SVG\n", rep->figures);
+    else
+        printf("figures       %zu gnuplot scripts, no pictures: %s\n", rep->figures,
+               rep->no_pictures);
+    printf("time          %.1f s\n", elapsed);
+}
+
+static void json_num(double v)
+{
+    if (v >= 0 && isfinite(v))
+        printf("%.9g", v);
+    else
+        printf("null");
+}
+
+static void json_factors(const double *f, size_t n)
+{
+    printf("[");
+    for (size_t i = 0; i < n; i++) {
+        printf("%s", i ? ", " : "");
+        json_num(f[i]);
+    }
+    printf("]");
+}
+
+static void print_json(const struct run *r, const struct ht_report_result *rep, double elapsed)
+{
+    printf("{\n  \"spec\": ");
+    cli_json_string(stdout, r->spec->name);
+    printf(",\n  \"spec_path\": ");
+    cli_json_string(stdout, r->spec->path);
+    printf(",\n  \"db\": ");
+    cli_json_string(stdout, r->db);
+    printf(",\n  \"problem_id\": %" PRId64 ",\n  \"devices\": [", r->problem_id);
+    for (size_t i = 0; i < r->n; i++) {
+        const struct rdev *d = &r->devs[i];
+        printf("%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", d->dev->index);
+        cli_json_string(stdout, d->dev->name);
+        printf(", \"device_id\": %" PRId64 ",\n     \"space\": {\"unpruned\": %.0f, "
+               "\"platform\": %" PRIu64 ", \"pruned\": %" PRIu64 "},\n     \"tune\": "
+               "{\"evaluated\": %zu, \"from_db\": %zu, \"best\": ",
+               d->device_id, d->counts.unpruned, d->counts.platform, d->counts.pruned,
+               d->tune.evaluated, d->tune.from_db);
+        cli_json_string(stdout, d->config_text);
+        printf(", \"best_seconds\": ");
+        json_num(d->tuned_s);
+        printf("},\n     \"alone_wall_seconds\": ");
+        json_num(r->n > 1 ? d->alone.wall_s : -1);
+        printf("}");
+    }
+    printf("\n  ],\n  \"fastest\": ");
+    if (r->n > 1)
+        printf("%zu", r->fastest);
+    else
+        printf("null");
+    printf(",\n  \"splits\": [");
+    for (size_t k = 0; k < r->nsplits; k++) {
+        const struct rsplit *s = &r->splits[k];
+        printf("%s\n    {\"dim\": %u, \"scheduler\": ", k ? "," : "", s->dim);
+        cli_json_string(stdout, s->scheduler);
+        printf(", \"split_id\": %" PRId64 ", \"optimal\": ", s->id);
+        json_factors(s->optimal, r->n);
+        printf(", \"adjusted\": ");
+        json_factors(s->adjusted, r->n);
+        printf(",\n     \"theoretical_seconds\": ");
+        json_num(s->theoretical_s);
+        printf(", \"wall_seconds\": ");
+        json_num(s->wall_s);
+        printf(", \"kernel_seconds\": ");
+        json_num(s->kernel_s);
+        printf(", \"predicted_seconds\": ");
+        json_num(s->predicted_s);
+        printf(", \"verified\": %s, \"sweep_points\": %zu}",
+               s->verified < 0 ? "null" : s->verified ? "true" : "false", s->nsweep);
+    }
+    printf("%s],\n  \"report\": {\"path\": ", r->nsplits ? "\n  " : "");
+    cli_json_string(stdout, rep->path);
+    printf(", \"cases\": %zu, \"figures\": %zu, \"pictures\": %s, \"no_pictures\": ",
+           rep->cases, rep->figures, rep->pictures ? "true" : "false");
+    if (rep->pictures)
+        printf("null");
+    else
+        cli_json_string(stdout, rep->no_pictures);
+    printf("},\n  \"seconds\": %.3f\n}\n", elapsed);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    enum { OPT_DIM = 256, OPT_SWEEP, OPT_REPEATS, OPT_DB, OPT_SIZE, OPT_EQ3, OPT_NO_CACHE,
+           OPT_CACHE_DIR, OPT_NO_PICTURES, OPT_JSON };
+    static const struct option longopts[] = {
+        {"device", required_argument, NULL, 'd'},
+        {"dim", required_argument, NULL, OPT_DIM},
+        {"scheduler", required_argument, NULL, 's'},
+        {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"strategy", required_argument, NULL, 'S'},
+        {"budget", required_argument, NULL, 'b'},
+        {"repeats", required_argument, NULL, OPT_REPEATS},
+        {"db", required_argument, NULL, OPT_DB},
+        {"out", required_argument, NULL, 'o'},
+        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"eq3", required_argument, NULL, OPT_EQ3},
+        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct ht_size_override *ov = NULL;
+    size_t nov = 0, *idx = NULL, nsched = 1;
+    char *device_list = NULL;
+    const char *scheduler = "static", *const *schedulers = NULL;
+    double step = 0, t0 = now();
+    uint64_t u = 0;
+    unsigned dims = 0;
+    int c, status = 2, rc, verify_failed = 0, have_old_sa = 0;
+    struct ht_coexec_opts copts;
+    struct ht_tune_opts topts;
+    struct ht_report_opts ropts;
+    struct ht_report_result rep;
+    struct ht_spec *spec = NULL;
+    struct ht_platform *plat = NULL;
+    struct ht_coexec_alone *alone = NULL;
+    struct sigaction sa, old_sa;
+    int64_t kernel_id = 0;
+    struct run r;
+    struct ht_error err;
+
+    memset(&r, 0, sizeof r);
+    memset(&rep, 0, sizeof rep);
+    r.db = HT_STORE_DEFAULT_PATH;
+    r.out = "report";
+    ht_coexec_opts_init(&copts);
+    ht_tune_opts_init(&topts);
+    ht_report_opts_init(&ropts);
+    ht_error_clear(&err);
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hd:s:S:b:o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device_list = optarg; break;
+        case OPT_DIM:
+            if ((status = parse_dims(optarg, &dims)) != 0)
+                goto cleanup;
+            break;
+        case 's':
+            if (strcmp(optarg, "all") && !ht_split_scheduler_find(optarg)) {
+                fprintf(stderr, "hetune run: unknown scheduler '%s'; the schedulers are:",
+                        optarg);
+                for (size_t i = 0; ht_split_schedulers[i]; i++)
+                    fprintf(stderr, " %s", ht_split_schedulers[i]->name);
+                fprintf(stderr, " (or all)\n");
+                status = 2;
+                goto cleanup;
+            }
+            scheduler = optarg;
+            break;
+        case OPT_SWEEP: {
+            char *end;
+            errno = 0;
+            step = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(step > 0) || step > 1 || 1.0 / step > 10000) {
+                status = cli_usage_error("run", 2,
+                                         "--sweep takes a step in (0, 1] (at most 10000 "
+                                         "points), not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        }
+        case 'S':
+            if (!ht_search_find(optarg)) {
+                status = cli_usage_error("run", 2, "unknown strategy '%s'", optarg);
+                goto cleanup;
+            }
+            topts.strategy = optarg;
+            break;
+        case 'b':
+            if ((status = parse_uint("--budget", optarg, UINT32_MAX, &u)) != 0)
+                goto cleanup;
+            topts.budget = (size_t)u;
+            break;
+        case OPT_REPEATS:
+            if ((status = parse_uint("--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
+                goto cleanup;
+            if (u == 0) {
+                status = cli_usage_error("run", 2, "--repeats takes at least 1");
+                goto cleanup;
+            }
+            copts.repeats = (unsigned)u;
+            break;
+        case OPT_DB: r.db = optarg; break;
+        case 'o': r.out = optarg; break;
+        case OPT_NO_PICTURES: ropts.gnuplot = ""; break;
+        case OPT_SIZE:
+            if ((status = cli_add_size("run", optarg, &ov, &nov)) != 0)
+                goto cleanup;
+            break;
+        case OPT_EQ3:
+            if (ht_eq3_parse(optarg, &copts.exec.eq3) != HT_OK) {
+                status = cli_usage_error("run", 2, "--eq3 takes product, sum or off, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            break;
+        case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
+        case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
+        case OPT_JSON: r.json = 1; break;
+        case 'h':
+            fputs(run_usage, stdout);
+            status = 0;
+            goto cleanup;
+        case ':':
+            status = cli_usage_error("run", 2, "option '%s' needs a value (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        default:
+            status = cli_usage_error("run", 2, "unknown option '%s' (see --help)",
+                                     argv[optind - 1]);
+            goto cleanup;
+        }
+    }
+    status = 2;
+    if (optind >= argc) {
+        cli_usage_error("run", 2, "missing SPEC (see --help)");
+        goto cleanup;
+    }
+    if (optind + 1 < argc) {
+        cli_usage_error("run", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
+        goto cleanup;
+    }
+    if (!r.out[0]) {
+        cli_usage_error("run", 2, "--out needs a folder");
+        goto cleanup;
+    }
+    if (!strcmp(scheduler, "all")) {
+        schedulers = all_schedulers;
+        nsched = sizeof all_schedulers / sizeof all_schedulers[0];
+    } else {
+        schedulers = &scheduler;
+    }
+    topts.eq3 = copts.exec.eq3;
+    topts.exec = copts.exec;
+
+    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
+    if (rc != HT_OK) {
+        cli_fail("run", &err);
+        status = rc == HT_ENOMEM ? 1 : 2;
+        goto cleanup;
+    }
+    r.spec = spec;
+    if (dims == 0)
+        dims = (1u << spec->space.ndims) - 1;
+    for (unsigned d = spec->space.ndims; d < 3; d++)
+        if (dims & (1u << d)) {
+            cli_usage_error("run", 2, "--dim %u: the NDRange of '%s' has %u dimension%s", d,
+                            spec->name, spec->space.ndims, spec->space.ndims == 1 ? "" : "s");
+            goto cleanup;
+        }
+    if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS) {
+        cli_usage_error("run", 2, "the spec has %zu parameters: hetune run needs 1 to %d",
+                        spec->space.nparams, HT_STORE_MAX_PARAMS);
+        goto cleanup;
+    }
+    rc = ht_platform_discover(&plat, &err);
+    if (rc == HT_OK)
+        rc = parse_devices(plat, device_list ? device_list : "all", &idx, &r.n, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("run", &err);
+        goto cleanup;
+    }
+    if (step > 0 && r.n != 2) {
+        cli_usage_error("run", 2, "--sweep needs exactly two devices, not %zu (see --device)",
+                        r.n);
+        goto cleanup;
+    }
+    r.devs = calloc(r.n, sizeof *r.devs);
+    alone = calloc(r.n, sizeof *alone);
+    r.splits = calloc(3 * nsched, sizeof *r.splits);
+    if (!r.devs || !alone || !r.splits) {
+        status = cli_usage_error("run", 1, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < r.n; i++)
+        r.devs[i].dev = &plat->devices[idx[i]];
+
+    rc = ht_store_open(r.db, &r.store, &err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(r.store, spec, &kernel_id, &err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(r.store, kernel_id, spec, &r.problem_id, &err);
+    if (rc == HT_OK)
+        rc = prune(&r, copts.exec.eq3, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("run", &err);
+        goto cleanup;
+    }
+
+    /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. A SIGINT
+     * that is ignored (a background job) stays ignored. */
+    stop_flag = 0;
+    if (sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGINT, &sa, NULL) == 0)
+            have_old_sa = 1;
+    }
+    topts.stop = &stop_flag;
+    rc = tune(&r, &topts, &err);
+    if (have_old_sa) {
+        sigaction(SIGINT, &old_sa, NULL);
+        have_old_sa = 0;
+    }
+    if (rc == 130) {
+        fprintf(stderr, "hetune run: interrupted while tuning; what was measured is stored in "
+                        "%s\n",
+                r.db);
+        status = 130;
+        goto cleanup;
+    }
+    if (rc != HT_OK) {
+        status = cli_fail("run", &err);
+        if (rc == HT_ENOTFOUND)
+            status = 1;
+        goto cleanup;
+    }
+
+    if (r.n > 1) {
+        size_t total = r.n;
+        for (unsigned d = 0; d < 3; d++)
+            if (dims & (1u << d))
+                total += nsched + (step > 0 ? sweep_points(step) : 0);
+        cli_progress_start(&r.bar, "split", total);
+        rc = measure_alone(&r, &copts, &err);
+        for (size_t i = 0; i < r.n; i++)
+            alone[i] = r.devs[i].alone;
+        for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
+            if (!(dims & (1u << d)))
+                continue;
+            for (size_t s = 0; rc == HT_OK && s < nsched; s++) {
+                struct ht_coexec_opts o = copts;
+                o.dim = d;
+                o.scheduler = schedulers[s];
+                rc = split_one(&r, &o, step, alone, &r.splits[r.nsplits], &verify_failed, &err);
+                r.nsplits++;
+            }
+        }
+        cli_progress_end(&r.bar);
+        if (rc != HT_OK) {
+            status = cli_fail("run", &err);
+            goto cleanup;
+        }
+    }
+
+    ropts.spec = spec->name;
+    rc = ht_report_write(r.store, r.out, &ropts, &rep, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("run", &err);
+        goto cleanup;
+    }
+    if (r.json)
+        print_json(&r, &rep, now() - t0);
+    else
+        print_text(&r, &rep, now() - t0);
+    status = verify_failed ? 3 : 0;
+
+cleanup:
+    if (have_old_sa)
+        sigaction(SIGINT, &old_sa, NULL);
+    for (size_t k = 0; r.splits && k < r.nsplits; k++) {
+        free(r.splits[k].optimal);
+        free(r.splits[k].adjusted);
+        free(r.splits[k].sweep);
+    }
+    free(r.splits);
+    free(r.devs);
+    free(alone);
+    free(idx);
+    ht_store_close(r.store);
+    ht_platform_free(plat);
+    ht_spec_free(spec);
+    free(ov);
+    return status;
+}

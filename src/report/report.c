@@ -1,0 +1,83 @@
+/* ht_report_write: the model from the database, then the CSV files, the figures and
+ * report.md, in that order, so that a failing gnuplot never costs a table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report-internal.h"
+#include "util/util.h"
+
+void ht_report_opts_init(struct ht_report_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
+                    struct ht_report_result *out, struct ht_error *err)
+{
+    struct ht_report_opts defaults;
+    struct ht_report_result local;
+    struct rp_model m;
+    struct rp_figures f;
+    char *path = NULL;
+    int rc;
+
+    memset(&f, 0, sizeof f);
+    if (!out)
+        out = &local;
+    memset(out, 0, sizeof *out);
+    if (!opts) {
+        ht_report_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (!store || !dir || !dir[0])
+        return ht_error_set(err, HT_EINVAL, "ht_report_write: a store and a folder are required");
+    rc = ht__report_load(store, opts->spec, &m, err);
+    if (rc != HT_OK)
+        return rc;
+    if (m.ncases == 0) {
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", ht_store_path(store));
+        if (opts->spec)
+            rc = ht_error_set(err, HT_ENOTFOUND,
+                              "nothing to report for spec '%s': no space size, evaluation or "
+                              "split of it in the database",
+                              opts->spec);
+        else
+            rc = ht_error_set(err, HT_ENOTFOUND,
+                              "nothing to report: no space size, evaluation or split in the "
+                              "database (run hetune run, tune or split first)");
+        goto cleanup;
+    }
+    rc = ht__mkdir_p(dir, err);
+    if (rc == HT_OK)
+        rc = ht__report_csv(&m, dir, err);
+    if (rc == HT_OK)
+        rc = ht__report_figures(&m, dir, opts->gnuplot, &f, err);
+    if (rc == HT_OK)
+        rc = ht__report_markdown(&m, &f, dir, err);
+    if (rc != HT_OK)
+        goto cleanup;
+
+    out->cases = m.ncases;
+    out->devices = m.ndevices;
+    for (size_t i = 0; i < m.ncases; i++) {
+        out->spaces += m.cases[i].nspaces;
+        out->splits += m.cases[i].nsplits;
+        out->sweeps += m.cases[i].nsweeps;
+    }
+    out->figures = f.n5 + f.nsweep;
+    out->pictures = f.pictures;
+    snprintf(out->no_pictures, sizeof out->no_pictures, "%s", f.pictures ? "" : f.no_pictures);
+    path = ht__path_join(dir, "report.md");
+    if (!path) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    snprintf(out->path, sizeof out->path, "%s", path);
+cleanup:
+    free(path);
+    ht__report_figures_free(&f);
+    ht__report_model_free(&m);
+    return rc;
+}

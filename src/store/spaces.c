@@ -1,0 +1,155 @@
+/* Design space sizes: the table of migration 3 (schema.c), the paper's Tables 1 and 2. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "store/store-internal.h"
+
+/* The texts the spaces.eq3 column holds, indexed by enum ht_eq3. */
+static const char *const eq3_texts[] = {"product", "sum", "off"};
+
+void ht_stored_space_init(struct ht_stored_space *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->eq3 = HT_EQ3_PRODUCT;
+    sp->seconds = -1;
+}
+
+void ht_stored_space_from_counts(struct ht_stored_space *sp,
+                                 const struct ht_space_counts *counts)
+{
+    sp->unpruned = counts->unpruned;
+    sp->platform = counts->platform;
+    sp->pruned = counts->pruned;
+    sp->seconds = counts->seconds;
+    snprintf(sp->last_constraint, sizeof sp->last_constraint, "%s",
+             counts->pruned == 0 ? counts->last_constraint : "");
+}
+
+static int eq3_ok(enum ht_eq3 eq3)
+{
+    return (int)eq3 >= 0 && (size_t)eq3 < sizeof eq3_texts / sizeof eq3_texts[0];
+}
+
+int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
+                       struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) || !isfinite(sp->unpruned) ||
+        !memchr(sp->last_constraint, '\0', sizeof sp->last_constraint) ||
+        !memchr(sp->created_at, '\0', sizeof sp->created_at))
+        return ht_error_set(err, HT_EINVAL, "malformed space size: eq3 or unpruned size");
+    /* Sizes above 2^63 cannot be SQLite integers; no enumeration gets that far. */
+    if (sp->platform > INT64_MAX || sp->pruned > INT64_MAX)
+        return ht_error_set(err, HT_EINVAL, "malformed space size: more than 2^63");
+    rc = ht__store_prepare(store,
+                           "INSERT OR REPLACE INTO spaces (problem_id, device_id, eq3, "
+                           "unpruned, platform, pruned, seconds, last_constraint, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                           "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+                           &st, "cannot store space size", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, sp->problem_id);
+    sqlite3_bind_int64(st, 2, sp->device_id);
+    sqlite3_bind_text(st, 3, eq3_texts[sp->eq3], -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 4, sp->unpruned);
+    sqlite3_bind_int64(st, 5, (int64_t)sp->platform);
+    sqlite3_bind_int64(st, 6, (int64_t)sp->pruned);
+    if (sp->seconds < 0 || !isfinite(sp->seconds))
+        sqlite3_bind_null(st, 7);
+    else
+        sqlite3_bind_double(st, 7, sp->seconds);
+    sqlite3_bind_text(st, 8, sp->last_constraint, -1, SQLITE_STATIC);
+    if (sp->created_at[0])
+        sqlite3_bind_text(st, 9, sp->created_at, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 9);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot store space size");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Fills sp from a row of the SELECT below. */
+static void read_row(sqlite3_stmt *st, struct ht_stored_space *sp)
+{
+    const char *eq3 = (const char *)sqlite3_column_text(st, 2);
+    const char *last = (const char *)sqlite3_column_text(st, 7);
+    const char *created = (const char *)sqlite3_column_text(st, 8);
+
+    ht_stored_space_init(sp);
+    sp->problem_id = sqlite3_column_int64(st, 0);
+    sp->device_id = sqlite3_column_int64(st, 1);
+    for (size_t i = 0; eq3 && i < sizeof eq3_texts / sizeof eq3_texts[0]; i++)
+        if (!strcmp(eq3, eq3_texts[i]))
+            sp->eq3 = (enum ht_eq3)i;
+    sp->unpruned = sqlite3_column_double(st, 3);
+    sp->platform = (uint64_t)sqlite3_column_int64(st, 4);
+    sp->pruned = (uint64_t)sqlite3_column_int64(st, 5);
+    sp->seconds = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, 6);
+    snprintf(sp->last_constraint, sizeof sp->last_constraint, "%s", last ? last : "");
+    snprintf(sp->created_at, sizeof sp->created_at, "%s", created ? created : "");
+}
+
+#define SPACE_COLUMNS                                                                          \
+    "SELECT problem_id, device_id, eq3, unpruned, platform, pruned, seconds, "                 \
+    "last_constraint, created_at FROM spaces "
+
+int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                       enum ht_eq3 eq3, struct ht_stored_space *out, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    if (!eq3_ok(eq3))
+        return ht_error_set(err, HT_EINVAL, "eq3 out of range");
+    rc = ht__store_prepare(store,
+                           SPACE_COLUMNS "WHERE problem_id = ? AND device_id = ? AND eq3 = ?",
+                           &st, "cannot read space size", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    sqlite3_bind_text(st, 3, eq3_texts[eq3], -1, SQLITE_STATIC);
+    r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        read_row(st, out);
+    else if (r == SQLITE_DONE)
+        rc = HT_ENOTFOUND;
+    else
+        rc = ht__store_fail(store, err, "cannot read space size");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_space_cb cb,
+                         void *user, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    /* The eq3 texts in the order of enum ht_eq3, not alphabetically. */
+    rc = ht__store_prepare(store,
+                           SPACE_COLUMNS "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY problem_id, "
+                                         "device_id, CASE eq3 WHEN 'product' THEN 0 WHEN 'sum' "
+                                         "THEN 1 ELSE 2 END",
+                           &st, "cannot read space sizes", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct ht_stored_space sp;
+        read_row(st, &sp);
+        rc = cb(&sp, user);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot read space sizes");
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}

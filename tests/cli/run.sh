@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# hetune run and hetune report on real PoCL devices (pthread and basic, or one device
+# twice): the whole pipeline on a small conv1d with a sweep gives report.md with Tables 1-3
+# and Figures 5-7 (pictures when gnuplot is on PATH), a second run measures nothing the
+# database holds, hetune report rewrites the report from the database alone, with and
+# without gnuplot on PATH, hetune space --db records Tables 1-2, and bad input and bad
+# databases are refused.
+set -eu
+
+: "${HETUNE:?HETUNE must name the hetune binary}"
+: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
+export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-run.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+spec="$HETUNE_SOURCE_DIR/examples/conv1d/spec.json"
+db="$tmp/run.db"
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
+run() {
+    status=0
+    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+}
+
+expect_status() {
+    [ "$status" -eq "$1" ] ||
+        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
+}
+
+expect_err() {
+    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
+}
+
+expect_in() {
+    grep -qF -- "$2" "$1" || fail "$1 lacks '$2': $(cat "$1")"
+}
+
+# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
+check() {
+    python3 - "$tmp/out" "$1" <<'PY' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+sys.exit(0 if ok else 1)
+PY
+}
+
+# Prints the result of one SQL query on the database $1.
+sql() {
+    python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])' "$1" "$2"
+}
+
+run devices --json
+if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
+    echo "skipped: no OpenCL platform" >&2
+    exit 77
+fi
+[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+ndev=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$tmp/out")
+if [ "$ndev" -ge 2 ]; then two="0,1"; else two="0,0"; fi
+if command -v gnuplot >/dev/null 2>&1; then have_gnuplot=1; else have_gnuplot=0; fi
+
+# --help and bad input.
+run run --help
+expect_status 0
+expect_in "$tmp/out" "usage: hetune run SPEC"
+run report --help
+expect_status 0
+expect_in "$tmp/out" "usage: hetune report"
+run run
+expect_status 2
+expect_err "missing SPEC"
+run run "$spec" --scheduler roundrobin --db "$db"
+expect_status 2
+expect_err "unknown scheduler 'roundrobin'"
+run run "$spec" --dim 1 --db "$db"
+expect_status 2
+expect_err "--dim 1"
+run run "$spec" --sweep 0 --db "$db"
+expect_status 2
+run run "$spec" --device "$two,0" --sweep 0.5 --db "$db"
+expect_status 2
+expect_err "--sweep needs exactly two devices"
+[ ! -e "$db" ] || fail "bad input created the database"
+
+# The whole pipeline: prune, tune, split with a sweep, report.
+run run "$spec" --size N=4096 --device "$two" --sweep 0.25 --repeats 3 --db "$db" \
+    --out "$tmp/rep" --json
+expect_status 0
+check 'len(d["devices"]) == 2 and all(x["tune"]["evaluated"] > 0 for x in d["devices"][:1])'
+check 'all(x["space"]["unpruned"] == 4096 and x["space"]["pruned"] > 0 for x in d["devices"])'
+check 'len(d["splits"]) == 1 and d["splits"][0]["scheduler"] == "static"'
+check 'd["splits"][0]["verified"] is True and d["splits"][0]["sweep_points"] == 5'
+check 'abs(sum(d["splits"][0]["adjusted"]) - 1) < 1e-9 and abs(sum(d["splits"][0]["optimal"]) - 1) < 1e-9'
+check "d['report']['path'] == '$tmp/rep/report.md' and d['report']['cases'] == 1"
+check "d['report']['figures'] == 2 and d['report']['pictures'] == bool($have_gnuplot)"
+evals=$(sql "$db" "SELECT count(*) FROM evaluations")
+[ "$evals" -gt 0 ] || fail "no evaluation stored"
+[ "$(sql "$db" "SELECT count(*) FROM sweep_points")" -eq 5 ] || fail "sweep points not stored"
+
+md="$tmp/rep/report.md"
+for heading in "## Table 1: exploration space size without pruning" \
+    "## Table 2: exploration space size after pruning" "## Table 3: data split factors" \
+    "## Figure 5: execution times of heterogeneous runs" \
+    "## Figures 6 and 7: split factor evaluations"; do
+    expect_in "$md" "$heading"
+done
+expect_in "$md" "| conv1d N=4096 | gx (dim 0) | static | ("
+grep -qE '^\| conv1d N=4096 \| 4096 \|' "$md" || fail "Table 1 lacks the case study: $(cat "$md")"
+[ "$(grep -cE '^\| (0|1)\.[0-9]{3} \| (0|1)\.[0-9]{3} \|' "$md")" -eq 5 ] ||
+    fail "the sweep table has not 5 points: $(cat "$md")"
+for f in devices spaces tuning factors times sweep; do
+    [ -s "$tmp/rep/$f.csv" ] || fail "$f.csv missing"
+done
+[ "$(wc -l <"$tmp/rep/sweep.csv")" -eq 6 ] || fail "sweep.csv: $(cat "$tmp/rep/sweep.csv")"
+[ -s "$tmp/rep/fig5-conv1d_N4096.gp" ] || fail "no Figure 5 script"
+[ -s "$tmp/rep/sweep-conv1d_N4096-dim0.gp" ] || fail "no sweep script"
+if [ "$have_gnuplot" -eq 1 ]; then
+    for f in fig5-conv1d_N4096 sweep-conv1d_N4096-dim0; do
+        [ -s "$tmp/rep/$f.png" ] && [ -s "$tmp/rep/$f.svg" ] || fail "$f.png/.svg missing"
+        expect_in "$md" "]($f.png)"
+    done
+else
+    expect_in "$md" "No pictures"
+fi
+
+# A second run measures nothing the database holds; its co-executions are new.
+run run "$spec" --size N=4096 --device "$two" --scheduler all --repeats 3 --db "$db" \
+    --out "$tmp/rep" --json
+expect_status 0
+check 'all(x["tune"]["evaluated"] == 0 and x["tune"]["from_db"] > 0 for x in d["devices"])'
+check '[s["scheduler"] for s in d["splits"]] == ["static", "dynamic", "guided"]'
+check 'all(s["verified"] is True for s in d["splits"])'
+[ "$(sql "$db" "SELECT count(*) FROM evaluations")" -eq "$evals" ] ||
+    fail "the second run made new evaluations"
+expect_in "$tmp/rep/report.md" "| conv1d N=4096 | gx (dim 0) | guided | ("
+# The newest sweep stays in the report (the second run made none).
+[ "$(wc -l <"$tmp/rep/sweep.csv")" -eq 6 ] || fail "sweep.csv lost the sweep"
+
+# hetune report from the database alone, with and without gnuplot on PATH.
+run report --db "$db" --out "$tmp/rep2" --json
+expect_status 0
+check 'd["cases"] == 1 and d["splits"] == 3 and d["sweeps"] == 1 and d["figures"] == 2'
+cmp -s "$tmp/rep/factors.csv" "$tmp/rep2/factors.csv" || fail "report and run disagree on factors.csv"
+mkdir "$tmp/emptybin"
+status=0
+PATH="$tmp/emptybin" "$HETUNE" report --db "$db" --out "$tmp/rep3" >"$tmp/out" 2>"$tmp/err" ||
+    status=$?
+expect_status 0
+expect_in "$tmp/out" "no pictures: gnuplot was not found on PATH"
+expect_in "$tmp/rep3/report.md" "> **No pictures**: gnuplot was not found on PATH"
+[ -s "$tmp/rep3/factors.csv" ] || fail "no factors.csv without gnuplot"
+[ ! -e "$tmp/rep3/fig5-conv1d_N4096.png" ] || fail "a picture without gnuplot"
+run report --db "$db" --out "$tmp/rep4" --no-pictures
+expect_status 0
+expect_in "$tmp/rep4/report.md" "drawing was turned off"
+
+# hetune space --db records Tables 1 and 2 alone.
+run space "$spec" --size N=4096 --db "$tmp/space.db"
+expect_status 0
+run report --db "$tmp/space.db" --out "$tmp/rep5"
+expect_status 0
+grep -qE '^\| conv1d N=4096 \| 4096 \|' "$tmp/rep5/report.md" || fail "space --db: no Table 1 row"
+expect_in "$tmp/rep5/report.md" "No split in the database"
+
+# Bad databases.
+run report --db "$tmp/nosuch.db" --out "$tmp/bad"
+expect_status 2
+expect_err "cannot read the results database"
+: >"$tmp/empty.db"
+run report --db "$tmp/empty.db" --out "$tmp/bad"
+expect_status 1
+expect_err "not a hetune results database"
+echo "not a database" >"$tmp/text.db"
+run report --db "$tmp/text.db" --out "$tmp/bad"
+expect_status 1
+expect_err "not a hetune results database"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE t (x)"); c.commit()' "$tmp/other.db"
+run report --db "$tmp/other.db" --out "$tmp/bad"
+expect_status 1
+expect_err "not a hetune results database"
+run report --db "$db" --spec matmul --out "$tmp/bad"
+expect_status 1
+expect_err "nothing to report for spec 'matmul'"
+[ ! -e "$tmp/bad" ] || fail "a failed report wrote files"
+run report --db "$db" extra
+expect_status 2
+
+echo "hetune run and hetune report: ok"

@@ -1,0 +1,651 @@
+/* Unit tests of the report (src/report/) and of the space sizes of the store
+ * (src/store/spaces.c), without OpenCL: a database is filled by hand through the store's
+ * API (space sizes, evaluations, splits, sweeps), the report is written into a temporary
+ * folder and its CSV files are compared exactly, its Markdown tables line by line. The
+ * pictures are checked when gnuplot is on PATH (skipped otherwise); with PATH set to an
+ * empty folder, and with a gnuplot that fails, the report must say why there are none. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hetune/report.h"
+#include "hetune/store.h"
+#include "util/util.h"
+
+static char tmpdir[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int make_tmpdir(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_report.XXXXXX", base && base[0] ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
+static char *path_in(const char *a, const char *b)
+{
+    static char buf[4][1024];
+    static int k;
+    k = (k + 1) % 4;
+    if (b)
+        snprintf(buf[k], sizeof buf[k], "%s/%s/%s", tmpdir, a, b);
+    else
+        snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, a);
+    return buf[k];
+}
+
+static char *slurp(const char *path)
+{
+    char *text = NULL;
+    size_t len;
+    struct ht_error err;
+    ht_error_clear(&err);
+    if (ht__read_file(path, &text, &len, &err) != HT_OK)
+        fail_msg("cannot read %s: %s", path, err.text);
+    return text;
+}
+
+static void check_file(const char *path, const char *want)
+{
+    char *have = slurp(path);
+    if (strcmp(have, want) != 0)
+        fail_msg("%s differs.\n--- want\n%s--- have\n%s", path, want, have);
+    free(have);
+}
+
+static void check_contains(const char *path, const char *line)
+{
+    char *have = slurp(path);
+    if (!strstr(have, line))
+        fail_msg("%s lacks:\n%s\n--- have\n%s", path, line, have);
+    free(have);
+}
+
+static void check_lacks(const char *path, const char *text)
+{
+    char *have = slurp(path);
+    if (strstr(have, text))
+        fail_msg("%s holds what it should not: %s", path, text);
+    free(have);
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+static void check_rc(int rc, const struct ht_error *err, const char *what)
+{
+    if (rc != HT_OK)
+        fail_msg("%s failed: %s: %s", what, ht_err_name(rc), err->text);
+}
+
+/* ---- a database filled by hand -------------------------------------------------------- */
+
+static void fill_device(struct ht_device_info *d, const char *name, uint32_t cu)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform, sizeof d->platform, "Portable Computing Language");
+    snprintf(d->platform_version, sizeof d->platform_version, "OpenCL 3.0 PoCL 5.0");
+    snprintf(d->name, sizeof d->name, "%s", name);
+    snprintf(d->vendor, sizeof d->vendor, "GenuineIntel");
+    snprintf(d->type, sizeof d->type, "CPU");
+    d->is_cpu = 1;
+    snprintf(d->version, sizeof d->version, "OpenCL 3.0 PoCL");
+    snprintf(d->driver_version, sizeof d->driver_version, "5.0");
+    d->compute_units = cu;
+    d->max_work_group_size = 4096;
+    d->max_work_item_dims = 3;
+    d->max_work_item_sizes[0] = d->max_work_item_sizes[1] = d->max_work_item_sizes[2] = 4096;
+    d->local_mem_size = 1 << 20;
+    d->global_mem_size = UINT64_C(1) << 32;
+    d->max_mem_alloc_size = UINT64_C(1) << 30;
+}
+
+/* The conv1d of the paper in miniature: sizes N=64, parameters WG and MASK. */
+struct mini_spec {
+    struct ht_spec spec;
+    char name[16], path[32], kernel_path[32], kernel_name[16], options[4], source[64];
+    char size_name[4];
+    char *size_names[1];
+    int64_t size_values[1];
+    char param_names[2][8];
+    struct ht_param params[2];
+};
+
+static void fill_spec(struct mini_spec *m, const char *source)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "conv1d");
+    snprintf(m->path, sizeof m->path, "conv1d.json");
+    snprintf(m->kernel_path, sizeof m->kernel_path, "conv1d.cl");
+    snprintf(m->kernel_name, sizeof m->kernel_name, "conv1d_local");
+    snprintf(m->source, sizeof m->source, "%s", source);
+    m->spec.name = m->name;
+    m->spec.path = m->path;
+    m->spec.kernel_path = m->kernel_path;
+    m->spec.kernel_name = m->kernel_name;
+    m->spec.kernel_options = m->options;
+    m->spec.source = m->source;
+    m->spec.source_len = strlen(m->source);
+    snprintf(m->size_name, sizeof m->size_name, "N");
+    m->size_names[0] = m->size_name;
+    m->size_values[0] = 64;
+    m->spec.space.nsizes = 1;
+    m->spec.space.size_names = m->size_names;
+    m->spec.space.size_values = m->size_values;
+    snprintf(m->param_names[0], sizeof m->param_names[0], "WG");
+    snprintf(m->param_names[1], sizeof m->param_names[1], "MASK");
+    m->params[0].name = m->param_names[0];
+    m->params[1].name = m->param_names[1];
+    m->spec.space.nparams = 2;
+    m->spec.space.params = m->params;
+}
+
+static void put_eval(struct ht_store *s, int64_t problem, int64_t device, int64_t wg,
+                     const char *status, double seconds)
+{
+    struct ht_stored_eval *ev = calloc(1, sizeof *ev);
+    struct ht_error err;
+
+    assert_non_null(ev);
+    ht_error_clear(&err);
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = device;
+    snprintf(ev->config, sizeof ev->config, "WG=%lld,MASK=5", (long long)wg);
+    ev->nvalues = 2;
+    ev->values[0] = wg;
+    ev->values[1] = 5;
+    snprintf(ev->status, sizeof ev->status, "%s", status);
+    ev->seconds = seconds;
+    ev->verified = strcmp(status, "ok") ? -1 : 1;
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+    free(ev);
+}
+
+static void put_space(struct ht_store *s, int64_t problem, int64_t device, enum ht_eq3 eq3,
+                      uint64_t platform, double seconds)
+{
+    struct ht_stored_space sp;
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    ht_stored_space_init(&sp);
+    sp.problem_id = problem;
+    sp.device_id = device;
+    sp.eq3 = eq3;
+    sp.unpruned = 4096;
+    sp.platform = platform;
+    sp.pruned = platform;
+    sp.seconds = seconds;
+    check_rc(ht_store_put_space(s, &sp, &err), &err, "put_space");
+}
+
+static int64_t put_split(struct ht_store *s, int64_t problem, const char *scheduler,
+                         double wall, double kernel, double adj0)
+{
+    struct ht_stored_split sp;
+    struct ht_stored_split_device d[2];
+    struct ht_error err;
+    int64_t id = 0;
+
+    ht_error_clear(&err);
+    ht_stored_split_init(&sp);
+    memset(d, 0, sizeof d);
+    sp.problem_id = problem;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "%s", scheduler);
+    sp.dim = 0;
+    sp.global = 64;
+    sp.theoretical_seconds = 2.0 / 3.0 * 0.001;
+    sp.seconds = wall;
+    sp.min_seconds = wall * 0.9;
+    sp.kernel_seconds = kernel;
+    sp.alone_seconds = 0.0011;
+    sp.verified = 1;
+    d[0].device_id = 1;
+    snprintf(d[0].config, sizeof d[0].config, "WG=8,MASK=5");
+    d[0].wg = 8;
+    d[0].time_seconds = 0.001;
+    d[0].optimal_factor = 2.0 / 3.0;
+    d[0].adjusted_factor = adj0;
+    d[1].device_id = 2;
+    snprintf(d[1].config, sizeof d[1].config, "WG=16,MASK=5");
+    d[1].wg = 16;
+    d[1].time_seconds = 0.002;
+    d[1].optimal_factor = 1.0 / 3.0;
+    d[1].adjusted_factor = 1.0 - adj0;
+    for (int i = 0; i < 2; i++)
+        d[i].kernel_seconds = d[i].write_seconds = d[i].read_seconds = -1;
+    sp.ndevices = 2;
+    sp.devices = d;
+    check_rc(ht_store_put_split(s, &sp, &id, &err), &err, "put_split");
+    return id;
+}
+
+static void put_point(struct ht_store *s, int64_t split, unsigned i, double f, double theo,
+                      double wall, double kernel, int verified)
+{
+    struct ht_stored_sweep_point pt = {i, f, theo, wall, kernel, verified};
+    struct ht_error err;
+    ht_error_clear(&err);
+    check_rc(ht_store_put_sweep_point(s, split, &pt, &err), &err, "put_sweep_point");
+}
+
+/* Creates the database `name` in tmpdir with two devices, space sizes, evaluations, an old
+ * and a new static split (the new one with a sweep), and a dynamic split. */
+static struct ht_store *make_db(const char *name)
+{
+    struct ht_store *s = NULL;
+    struct ht_device_info dev;
+    struct mini_spec spec;
+    struct ht_error err;
+    int64_t dev1, dev2, kernel, problem, old, split;
+
+    ht_error_clear(&err);
+    check_rc(ht_store_open(path_in(name, NULL), &s, &err), &err, "open");
+    fill_device(&dev, "pthread-skylake", 2);
+    check_rc(ht_store_device_id(s, &dev, &dev1, &err), &err, "device 1");
+    fill_device(&dev, "basic-skylake", 1);
+    check_rc(ht_store_device_id(s, &dev, &dev2, &err), &err, "device 2");
+    assert_int_equal(dev1, 1);
+    assert_int_equal(dev2, 2);
+    fill_spec(&spec, "__kernel void conv1d_local() {}");
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &problem, &err), &err, "problem");
+    assert_int_equal(problem, 1);
+
+    put_space(s, problem, dev1, HT_EQ3_PRODUCT, 13, 0.5);
+    put_space(s, problem, dev2, HT_EQ3_PRODUCT, 12, -1);
+    put_space(s, problem, dev1, HT_EQ3_SUM, 10, 0.25);
+
+    put_eval(s, problem, dev1, 16, "ok", 0.0015);
+    put_eval(s, problem, dev1, 8, "ok", 0.001);
+    put_eval(s, problem, dev1, 32, "build", -1);
+    put_eval(s, problem, dev2, 16, "ok", 0.002);
+
+    old = put_split(s, problem, "static", 0.005, 0.004, 0.5);
+    put_point(s, old, 0, 0.0, 0.002, 0.009, 0.008, 1);
+    split = put_split(s, problem, "static", 0.0008, 0.0007, 0.625);
+    assert_int_equal(split, 2);
+    put_point(s, split, 0, 0.0, 0.002, 0.0021, 0.002, 1);
+    put_point(s, split, 1, 0.5, 0.001, 0.0012, 0.0011, 1);
+    put_point(s, split, 2, 1.0, 0.001, 0.0011, 0.001, 0);
+    assert_int_equal(put_split(s, problem, "dynamic", 0.0009, 0.00085, 0.5), 3);
+    return s;
+}
+
+/* ---- tests ---------------------------------------------------------------------------- */
+
+static void test_store_spaces(void **state)
+{
+    struct ht_store *s = NULL;
+    struct ht_stored_space sp;
+    struct ht_space_counts counts;
+    struct ht_error err;
+    (void)state;
+
+    ht_error_clear(&err);
+    check_rc(ht_store_open(":memory:", &s, &err), &err, "open");
+    {
+        struct ht_device_info dev;
+        struct mini_spec spec;
+        int64_t id;
+        fill_device(&dev, "cpu", 4);
+        check_rc(ht_store_device_id(s, &dev, &id, &err), &err, "device");
+        fill_spec(&spec, "x");
+        check_rc(ht_store_kernel_id(s, &spec.spec, &id, &err), &err, "kernel");
+        check_rc(ht_store_problem_id(s, id, &spec.spec, &id, &err), &err, "problem");
+    }
+    assert_int_equal(ht_store_get_space(s, 1, 1, HT_EQ3_PRODUCT, &sp, &err), HT_ENOTFOUND);
+    assert_int_equal(err.code, 0);
+
+    memset(&counts, 0, sizeof counts);
+    counts.unpruned = 16777216.0;
+    counts.platform = 85;
+    counts.pruned = 0;
+    counts.seconds = 0.125;
+    snprintf(counts.last_constraint, sizeof counts.last_constraint, "constraints[0]");
+    ht_stored_space_init(&sp);
+    sp.problem_id = 1;
+    sp.device_id = 1;
+    sp.eq3 = HT_EQ3_SUM;
+    ht_stored_space_from_counts(&sp, &counts);
+    check_rc(ht_store_put_space(s, &sp, &err), &err, "put");
+    memset(&sp, 0, sizeof sp);
+    check_rc(ht_store_get_space(s, 1, 1, HT_EQ3_SUM, &sp, &err), &err, "get");
+    assert_true(sp.unpruned == 16777216.0);
+    assert_int_equal(sp.platform, 85);
+    assert_int_equal(sp.pruned, 0);
+    assert_true(sp.seconds == 0.125);
+    assert_int_equal(sp.eq3, HT_EQ3_SUM);
+    assert_string_equal(sp.last_constraint, "constraints[0]");
+    assert_int_equal(strlen(sp.created_at), 24);
+    /* The product variant is another row; a new count replaces the old. */
+    assert_int_equal(ht_store_get_space(s, 1, 1, HT_EQ3_PRODUCT, &sp, &err), HT_ENOTFOUND);
+    sp.pruned = 7;
+    sp.last_constraint[0] = '\0';
+    sp.seconds = -1;
+    check_rc(ht_store_put_space(s, &sp, &err), &err, "replace");
+    check_rc(ht_store_get_space(s, 1, 1, HT_EQ3_SUM, &sp, &err), &err, "get again");
+    assert_int_equal(sp.pruned, 7);
+    assert_true(sp.seconds == -1);
+    /* Malformed sizes and unknown rows are refused. */
+    sp.eq3 = (enum ht_eq3)7;
+    assert_int_equal(ht_store_put_space(s, &sp, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    sp.eq3 = HT_EQ3_OFF;
+    sp.unpruned = -1;
+    assert_int_equal(ht_store_put_space(s, &sp, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    sp.unpruned = 1;
+    sp.device_id = 99;
+    assert_int_equal(ht_store_put_space(s, &sp, &err), HT_EDB);
+    ht_store_close(s);
+}
+
+static void test_report_tables(void **state)
+{
+    struct ht_store *s = make_db("tables.db");
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    const char *dir = path_in("tables", NULL);
+    (void)state;
+
+    ht_error_clear(&err);
+    ht_report_opts_init(&opts);
+    opts.gnuplot = ""; /* pictures: test_report_pictures */
+    check_rc(ht_report_write(s, dir, &opts, &res, &err), &err, "report");
+    assert_int_equal(res.cases, 1);
+    assert_int_equal(res.devices, 2);
+    assert_int_equal(res.spaces, 3);
+    assert_int_equal(res.splits, 2); /* the newest static and the dynamic */
+    assert_int_equal(res.sweeps, 1);
+    assert_int_equal(res.figures, 2);
+    assert_int_equal(res.pictures, 0);
+    assert_string_equal(res.no_pictures, "drawing was turned off");
+    assert_string_equal(res.path, path_in("tables", "report.md"));
+
+    check_file(path_in("tables", "devices.csv"),
+               "device_id,device,name,platform,type,compute_units,driver_version\n"
+               "1,pthread,pthread-skylake,Portable Computing Language,CPU,2,5.0\n"
+               "2,basic,basic-skylake,Portable Computing Language,CPU,1,5.0\n");
+    check_file(path_in("tables", "spaces.csv"),
+               "case,spec,sizes,problem_id,device_id,device,eq3,unpruned,platform,pruned,"
+               "seconds\n"
+               "conv1d N=64,conv1d,N=64,1,1,pthread,product,4096,13,13,0.5\n"
+               "conv1d N=64,conv1d,N=64,1,1,pthread,sum,4096,10,10,0.25\n"
+               "conv1d N=64,conv1d,N=64,1,2,basic,product,4096,12,12,\n");
+    check_file(path_in("tables", "tuning.csv"),
+               "case,spec,sizes,problem_id,device_id,device,evaluations,ok,best_config,"
+               "best_seconds\n"
+               "conv1d N=64,conv1d,N=64,1,1,pthread,3,2,\"WG=8,MASK=5\",0.001\n"
+               "conv1d N=64,conv1d,N=64,1,2,basic,1,1,\"WG=16,MASK=5\",0.002\n");
+    check_file(path_in("tables", "factors.csv"),
+               "case,spec,sizes,problem_id,split_id,dim,scheduler,global,i,device_id,device,"
+               "config,wg,time_seconds,optimal_factor,adjusted_factor\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,64,0,1,pthread,\"WG=8,MASK=5\",8,0.001,"
+               "0.666666667,0.625\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,64,1,2,basic,\"WG=16,MASK=5\",16,0.002,"
+               "0.333333333,0.375\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,64,0,1,pthread,\"WG=8,MASK=5\",8,0.001,"
+               "0.666666667,0.5\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,64,1,2,basic,\"WG=16,MASK=5\",16,0.002,"
+               "0.333333333,0.5\n");
+    check_file(path_in("tables", "times.csv"),
+               "case,spec,sizes,problem_id,split_id,dim,scheduler,series,device_id,device,"
+               "seconds\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,alone,1,pthread,0.001\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,alone,2,basic,0.002\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,theoretical,,,0.000666666667\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,wall,,,0.0008\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,kernel,,,0.0007\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,fastest_alone_wall,,,0.0011\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,alone,1,pthread,0.001\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,alone,2,basic,0.002\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,theoretical,,,0.000666666667\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,wall,,,0.0009\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,kernel,,,0.00085\n"
+               "conv1d N=64,conv1d,N=64,1,3,0,dynamic,fastest_alone_wall,,,0.0011\n");
+    check_file(path_in("tables", "sweep.csv"),
+               "case,spec,sizes,problem_id,split_id,dim,i,factor,theoretical_seconds,seconds,"
+               "kernel_seconds,verified\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,0,0,0.002,0.0021,0.002,1\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,1,0.5,0.001,0.0012,0.0011,1\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,2,1,0.001,0.0011,0.001,0\n");
+
+    {
+        const char *md = path_in("tables", "report.md");
+        check_contains(md, "## Table 1: exploration space size without pruning");
+        check_contains(md, "| case study | pthread | basic |\n| --- | ---: | ---: |\n"
+                           "| conv1d N=64 | 4096 | 4096 |\n"
+                           "| conv1d N=64 (Eq. 3 sum) | 4096 | - |\n");
+        check_contains(md, "| case study | pthread platform | pthread pruned | basic platform "
+                           "| basic pruned |\n| --- | ---: | ---: | ---: | ---: |\n"
+                           "| conv1d N=64 | 13 | 13 | 12 | 12 |\n"
+                           "| conv1d N=64 (Eq. 3 sum) | 10 | 10 | - | - |\n");
+        check_contains(md, "| conv1d N=64 | pthread | 3 | 2 | WG=8,MASK=5 | 1.000 ms |\n"
+                           "| conv1d N=64 | basic | 1 | 1 | WG=16,MASK=5 | 2.000 ms |\n");
+        check_contains(md, "| conv1d N=64 | gx (dim 0) | static | (pthread, basic) | "
+                           "(0.667, 0.333) | (0.625, 0.375) | 666.67 us | 800.00 us | "
+                           "700.00 us | yes |\n"
+                           "| conv1d N=64 | gx (dim 0) | dynamic | (pthread, basic) | "
+                           "(0.667, 0.333) | (0.500, 0.500) | 666.67 us | 900.00 us | "
+                           "850.00 us | yes |\n");
+        check_contains(md, "| bar | time |\n| --- | ---: |\n"
+                           "| pthread alone | 1.000 ms |\n"
+                           "| basic alone | 2.000 ms |\n"
+                           "| theoretical | 666.67 us |\n"
+                           "| static wall | 800.00 us |\n"
+                           "| static kernel | 700.00 us |\n"
+                           "| dynamic wall | 900.00 us |\n"
+                           "| dynamic kernel | 850.00 us |\n"
+                           "| fastest alone wall | 1.100 ms |\n");
+        check_contains(md, "Computed factor of pthread: 0.625 adjusted (optimal 0.667), "
+                           "measured wall 800.00 us.");
+        check_contains(md, "| f (pthread) | 1 - f (basic) | theoretical | wall | kernel | "
+                           "verified |\n| ---: | ---: | ---: | ---: | ---: | --- |\n"
+                           "| 0.000 | 1.000 | 2.000 ms | 2.100 ms | 2.000 ms | yes |\n"
+                           "| 0.500 | 0.500 | 1.000 ms | 1.200 ms | 1.100 ms | yes |\n"
+                           "| 1.000 | 0.000 | 1.000 ms | 1.100 ms | 1.000 ms | **no** |\n");
+        check_contains(md, "> **No pictures**: drawing was turned off.");
+        check_lacks(md, "![");
+    }
+    /* The figures' data and scripts are written even without drawing. */
+    check_file(path_in("tables", "fig5-conv1d_N64.dat"),
+               "# Figure 5: execution times, conv1d N=64\n"
+               "# bar, time (ms), kind (1 device alone, 2 theoretical, 3 wall, 4 kernel, 5 "
+               "fastest alone wall)\n"
+               "\"pthread alone\" 1 1\n"
+               "\"basic alone\" 2 1\n"
+               "\"theoretical\" 0.666667 2\n"
+               "\"static wall\" 0.8 3\n"
+               "\"static kernel\" 0.7 4\n"
+               "\"dynamic wall\" 0.9 3\n"
+               "\"dynamic kernel\" 0.85 4\n"
+               "\"fastest alone wall\" 1.1 5\n");
+    check_file(path_in("tables", "sweep-conv1d_N64-dim0.dat"),
+               "# Split factor evaluations: conv1d N=64, split along gx\n"
+               "# factor of pthread, measured wall (ms), measured kernel-only, theoretical\n"
+               "0 2.1 2 2\n"
+               "0.5 1.2 1.1 1\n"
+               "1 1.1 1 1\n");
+    {
+        const char *gp = path_in("tables", "sweep-conv1d_N64-dim0.gp");
+        check_contains(gp, "t0 = 1\nt1 = 2\n");
+        check_contains(gp, "theory(f) = max(f * t0, (1 - f) * t1)");
+        check_contains(gp, "$computed << EOD\n0.625 0.8\nEOD\n");
+        check_contains(gp, "set output 'sweep-conv1d_N64-dim0.png'");
+        check_contains(gp, "set output 'sweep-conv1d_N64-dim0.svg'");
+    }
+    assert_int_equal(access(path_in("tables", "fig5-conv1d_N64.png"), F_OK), -1);
+    ht_store_close(s);
+}
+
+/* With gnuplot on PATH: every figure is a PNG and an SVG, embedded in report.md. */
+static void test_report_pictures(void **state)
+{
+    struct ht_store *s = make_db("pictures.db");
+    struct ht_report_result res;
+    struct ht_error err;
+    char head[8] = {0};
+    FILE *f;
+    (void)state;
+
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        skip(); /* test_report_no_gnuplot covers the other side */
+    ht_error_clear(&err);
+    check_rc(ht_report_write(s, path_in("pictures", NULL), NULL, &res, &err), &err, "report");
+    if (!res.pictures)
+        fail_msg("gnuplot is on PATH but drew nothing: %s", res.no_pictures);
+    assert_string_equal(res.no_pictures, "");
+    assert_true(file_size(path_in("pictures", "fig5-conv1d_N64.png")) > 0);
+    assert_true(file_size(path_in("pictures", "fig5-conv1d_N64.svg")) > 0);
+    assert_true(file_size(path_in("pictures", "sweep-conv1d_N64-dim0.png")) > 0);
+    assert_true(file_size(path_in("pictures", "sweep-conv1d_N64-dim0.svg")) > 0);
+    f = fopen(path_in("pictures", "fig5-conv1d_N64.png"), "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(head, 1, 4, f), 4);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG", 4);
+    check_contains(path_in("pictures", "sweep-conv1d_N64-dim0.svg"), "<svg");
+    check_contains(path_in("pictures", "report.md"),
+                   "![Figure 5: execution times, conv1d N=64](fig5-conv1d_N64.png)");
+    check_contains(path_in("pictures", "report.md"),
+                   "![Split factor evaluations: conv1d N=64, split along gx]"
+                   "(sweep-conv1d_N64-dim0.png)");
+    check_lacks(path_in("pictures", "report.md"), "No pictures");
+    ht_store_close(s);
+}
+
+/* PATH without gnuplot, and a gnuplot that fails: the tables come out, and report.md says
+ * why there are no pictures. */
+static void test_report_no_gnuplot(void **state)
+{
+    struct ht_store *s = make_db("nognuplot.db");
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    char *old_path = ht__strdup(getenv("PATH"));
+    const char *empty = path_in("emptybin", NULL);
+    (void)state;
+
+    assert_int_equal(mkdir(empty, 0777), 0);
+    setenv("PATH", empty, 1);
+    ht_error_clear(&err);
+    check_rc(ht_report_write(s, path_in("nognuplot", NULL), NULL, &res, &err), &err, "report");
+    if (old_path)
+        setenv("PATH", old_path, 1);
+    else
+        unsetenv("PATH");
+    free(old_path);
+    assert_int_equal(res.pictures, 0);
+    assert_int_equal(res.figures, 2);
+    assert_non_null(strstr(res.no_pictures, "gnuplot was not found on PATH"));
+    check_contains(path_in("nognuplot", "report.md"),
+                   "> **No pictures**: gnuplot was not found on PATH (install gnuplot");
+    check_lacks(path_in("nognuplot", "report.md"), "![");
+    assert_true(file_size(path_in("nognuplot", "factors.csv")) > 0);
+    assert_true(file_size(path_in("nognuplot", "fig5-conv1d_N64.gp")) > 0);
+    assert_int_equal(access(path_in("nognuplot", "fig5-conv1d_N64.png"), F_OK), -1);
+    assert_int_equal(access(path_in("nognuplot", "gnuplot.log"), F_OK), -1);
+
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "/bin/false";
+    check_rc(ht_report_write(s, path_in("failing", NULL), &opts, &res, &err), &err, "report");
+    assert_int_equal(res.pictures, 0);
+    assert_non_null(strstr(res.no_pictures, "gnuplot (/bin/false) failed on fig5-conv1d_N64.gp"));
+    check_contains(path_in("failing", "report.md"), "its messages are in gnuplot.log");
+
+    opts.gnuplot = "/no/such/gnuplot";
+    check_rc(ht_report_write(s, path_in("missing", NULL), &opts, &res, &err), &err, "report");
+    assert_int_equal(res.pictures, 0);
+    assert_non_null(strstr(res.no_pictures, "/no/such/gnuplot was not found ("));
+    ht_store_close(s);
+}
+
+/* Nothing to report is an error; --spec keeps only its case studies; two problems with the
+ * same name and sizes get files of their own. */
+static void test_report_selection(void **state)
+{
+    struct ht_store *s = NULL;
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    struct mini_spec spec;
+    int64_t kernel, problem;
+    (void)state;
+
+    ht_error_clear(&err);
+    check_rc(ht_store_open(path_in("empty.db", NULL), &s, &err), &err, "open");
+    assert_int_equal(ht_report_write(s, path_in("empty", NULL), NULL, &res, &err), HT_ENOTFOUND);
+    assert_non_null(strstr(err.text, "nothing to report"));
+    assert_string_equal(err.file, path_in("empty.db", NULL));
+    assert_int_equal(access(path_in("empty", NULL), F_OK), -1);
+    ht_store_close(s);
+
+    s = make_db("selection.db");
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "";
+    opts.spec = "matmul";
+    ht_error_clear(&err);
+    assert_int_equal(ht_report_write(s, path_in("sel", NULL), &opts, &res, &err), HT_ENOTFOUND);
+    assert_non_null(strstr(err.text, "spec 'matmul'"));
+
+    /* The same spec name and sizes, another kernel source: a second case study. */
+    fill_spec(&spec, "__kernel void conv1d_local() { /* edited */ }");
+    ht_error_clear(&err);
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &problem, &err), &err, "problem");
+    assert_int_equal(problem, 2);
+    put_eval(s, problem, 2, 32, "ok", 0.003);
+    opts.spec = "conv1d";
+    check_rc(ht_report_write(s, path_in("sel", NULL), &opts, &res, &err), &err, "report");
+    assert_int_equal(res.cases, 2);
+    check_file(path_in("sel", "tuning.csv"),
+               "case,spec,sizes,problem_id,device_id,device,evaluations,ok,best_config,"
+               "best_seconds\n"
+               "conv1d N=64,conv1d,N=64,1,1,pthread,3,2,\"WG=8,MASK=5\",0.001\n"
+               "conv1d N=64,conv1d,N=64,1,2,basic,1,1,\"WG=16,MASK=5\",0.002\n"
+               "conv1d N=64 (problem 2),conv1d,N=64,2,2,basic,1,1,\"WG=32,MASK=5\",0.003\n");
+    ht_store_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_store_spaces),
+        cmocka_unit_test(test_report_tables),
+        cmocka_unit_test(test_report_pictures),
+        cmocka_unit_test(test_report_no_gnuplot),
+        cmocka_unit_test(test_report_selection),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
