@@ -72,6 +72,42 @@ struct ht__inst {
     struct ht__stage_inst stages[HT_MAX_STAGES];
 };
 
+/* Seconds between a finished command's START and END, or fallback when the runtime does
+ * not give them. */
+double ht__event_seconds(cl_event ev, double fallback);
+
+/* The program's build options: "-D NAME=value " for every parameter of config, then the
+ * spec's own options (the text the binary cache keys on). Owned by the caller (free());
+ * NULL when out of memory. */
+char *ht__build_options(const struct ht_spec *spec, const int64_t *config);
+
+/* First step of ht__inst_prepare: allocates in's vars, mem and shape (nargs entries), sets
+ * the vars from config and the device, and in->ndims, global and local. */
+int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   struct ht_error *err);
+
+/* Gets in->prog for config through ht__program_get (build options of ht__build_options);
+ * *build_s, *cache_hit and *log as there. */
+int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     double *build_s, int *cache_hit, char **log, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
+ * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
+ * HT_EOVERFLOW when too large) and creates in->mem[i] in the session's context with the
+ * access of the argument. Nothing is written to it. */
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
+ * (ht__poison_pattern) on the session's queue; does not wait. */
+int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Launches k on queue q (offset may be NULL) and waits for it. On success *out is the
+ * finished kernel's event (released by the caller); on failure *out is NULL and the error
+ * is HT_ELAUNCH with err->cl_status set. */
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
+                     const size_t *global, const size_t *local, cl_event *out,
+                     struct ht_error *err);
+
 /* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
  * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
  * transfer time, from profiling events, is added to *write_s) and sets the arguments.
@@ -177,6 +213,16 @@ struct ht__cmp {
  * message saying so. */
 void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
                  const struct ht__hostbuf *exp, double rtol, double atol, struct ht__cmp *c);
+
+/* Zeroes c and compares every written buffer (write, readwrite; not temp) of got with the
+ * same of exp (both nargs entries), as ht__compare. */
+void ht__compare_outputs(const struct ht_spec *spec, const struct ht__hostbuf *got,
+                         const struct ht__hostbuf *exp, struct ht__cmp *c);
+
+/* (session.c) Writes every written buffer (write, readwrite; not temp) of outputs (nargs
+ * entries) to dir/NAME.bin, creating dir as needed. HT_EIO (or HT_ENOMEM) on failure. */
+int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outputs,
+                     const char *dir, struct ht_error *err);
 
 /* Writes "NAME[i][j]" for linear element index i of a buffer shaped like b. */
 void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,

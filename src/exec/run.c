@@ -15,9 +15,7 @@ int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)
     return ht_error_set(err, code, "%s failed: %s", what, ht_cl_err_name(status));
 }
 
-/* Seconds between a finished command's START and END, or fallback when the runtime does
- * not give them. */
-static double event_seconds(cl_event ev, double fallback)
+double ht__event_seconds(cl_event ev, double fallback)
 {
     cl_ulong start = 0, end = 0;
 
@@ -45,13 +43,12 @@ static int transfer(struct ht_session *s, cl_mem mem, int to_device, void *host,
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ECL, st,
                            to_device ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer");
-    *seconds += event_seconds(ev, ht__now() - t0);
+    *seconds += ht__event_seconds(ev, ht__now() - t0);
     clReleaseEvent(ev);
     return HT_OK;
 }
 
-/* "-D NAME=value" for every parameter, then the spec's own options. Owned by the caller. */
-static char *build_options(const struct ht_spec *spec, const int64_t *config)
+char *ht__build_options(const struct ht_spec *spec, const int64_t *config)
 {
     const struct ht_space_def *def = &spec->space;
     size_t cap = strlen(spec->kernel_options) + 1, len = 0;
@@ -70,7 +67,7 @@ static char *build_options(const struct ht_spec *spec, const int64_t *config)
     return buf;
 }
 
-/* Evaluates arg i's shape into in->shape[i]. */
+/* Evaluates arg i's shape into in->shape[i]; the axes past its own have 1 element. */
 static int eval_shape(const struct ht_spec *spec, struct ht__inst *in, size_t i,
                       struct ht_error *err)
 {
@@ -97,6 +94,8 @@ static int eval_shape(const struct ht_spec *spec, struct ht__inst *in, size_t i,
         b->dims[a] = (uint64_t)v;
         count *= (size_t)v;
     }
+    for (unsigned a = arg->naxes; a < 3; a++)
+        b->dims[a] = 1;
     b->count = count;
     return HT_OK;
 }
@@ -247,13 +246,11 @@ int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
     return rc;
 }
 
-int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                     struct ht_eval_result *res, double *write_s, struct ht_error *err)
+int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     const struct ht_space_def *def = &spec->space;
-    char *options = NULL;
-    int rc;
 
     in->vars = calloc(def->names.count ? def->names.count : 1, sizeof *in->vars);
     in->mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->mem);
@@ -261,20 +258,97 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
     if (!in->vars || !in->mem || !in->shape)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht_space_vars(def, s->dev, config, in->vars);
-    rc = ht_space_ndrange(def, in->vars, in->global, in->local, err);
+    in->ndims = def->ndims;
+    return ht_space_ndrange(def, in->vars, in->global, in->local, err);
+}
+
+int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     double *build_s, int *cache_hit, char **log, struct ht_error *err)
+{
+    char *options = ht__build_options(s->spec, config);
+    int rc;
+
+    if (!options)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht__program_get(s, options, &in->prog, build_s, cache_hit, log, err);
+    free(options);
+    return rc;
+}
+
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
+{
+    const struct ht_arg *arg = &s->spec->args[i];
+    cl_mem_flags flags;
+    size_t bytes;
+    cl_int st;
+    int rc = eval_shape(s->spec, in, i, err);
+
     if (rc != HT_OK)
         return rc;
-    in->ndims = def->ndims;
+    bytes = in->shape[i].count * ht_type_size(arg->type);
+    flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
+            : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
+                                             : CL_MEM_READ_WRITE;
+    in->mem[i] = clCreateBuffer(s->ctx, flags, bytes, NULL, &st);
+    if (st != CL_SUCCESS) {
+        char what[300];
+        snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
+        return ht__cl_fail(err, HT_ECL, st, what);
+    }
+    return HT_OK;
+}
+
+int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
+{
+    enum ht_type t = s->spec->args[i].type;
+    unsigned char pat[8];
+    cl_int st;
+
+    ht__poison_pattern(t, pat);
+    st = clEnqueueFillBuffer(s->queue, in->mem[i], pat, ht_type_size(t), 0,
+                             in->shape[i].count * ht_type_size(t), 0, NULL, NULL);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
+    return HT_OK;
+}
+
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
+                     const size_t *global, const size_t *local, cl_event *out,
+                     struct ht_error *err)
+{
+    cl_event ev = NULL;
+    cl_int st, exec = CL_COMPLETE;
+
+    *out = NULL;
+    st = clEnqueueNDRangeKernel(q, k, ndims, offset, global, local, 0, NULL, &ev);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
+    st = clWaitForEvents(1, &ev);
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
+        CL_SUCCESS)
+        exec = st;
+    if (st != CL_SUCCESS || exec < 0) {
+        clReleaseEvent(ev);
+        return ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
+    }
+    *out = ev;
+    return HT_OK;
+}
+
+int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     struct ht_eval_result *res, double *write_s, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    int rc;
+
+    rc = ht__inst_setup(s, config, in, err);
+    if (rc != HT_OK)
+        return rc;
     res->ndims = in->ndims;
     memcpy(res->global, in->global, sizeof res->global);
     memcpy(res->local, in->local, sizeof res->local);
 
-    options = build_options(spec, config);
-    if (!options)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, &in->prog, &res->build_s, &res->cache_hit,
-                         &res->build_log, err);
-    free(options);
+    rc = ht__inst_program(s, config, in, &res->build_s, &res->cache_hit, &res->build_log, err);
     if (rc != HT_OK)
         return rc;
     if (spec->npipeline)
@@ -286,25 +360,12 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
-        cl_mem_flags flags;
-        size_t bytes;
-        cl_int st;
 
         if (!arg->is_buffer)
             continue;
-        rc = eval_shape(spec, in, i, err);
+        rc = ht__inst_buffer(s, in, i, err);
         if (rc != HT_OK)
             return rc;
-        bytes = in->shape[i].count * ht_type_size(arg->type);
-        flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
-                : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
-                                                 : CL_MEM_READ_WRITE;
-        in->mem[i] = clCreateBuffer(s->ctx, flags, bytes, NULL, &st);
-        if (st != CL_SUCCESS) {
-            char what[300];
-            snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
-            return ht__cl_fail(err, HT_ECL, st, what);
-        }
         /* Write buffers are poisoned before every run; temp buffers too, and they never
          * leave the device. */
         if (arg->access == HT_ACCESS_WRITE || arg->access == HT_ACCESS_TEMP)
@@ -315,7 +376,8 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
         /* Read-only inputs go over once per configuration; readwrite buffers are written
          * before every run (ht__inst_launch) since the kernel changes them. */
         if (arg->access == HT_ACCESS_READ) {
-            rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, write_s, err);
+            rc = transfer(s, in->mem[i], 1, s->inputs[i].data,
+                          in->shape[i].count * ht_type_size(arg->type), write_s, err);
             if (rc != HT_OK)
                 return rc;
         }
@@ -329,7 +391,6 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
                    struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
-    cl_int st;
     int rc;
 
     for (size_t i = 0; i < spec->nargs; i++) {
@@ -338,19 +399,12 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
 
         if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
             continue;
-        if (arg->access == HT_ACCESS_READWRITE) {
+        if (arg->access == HT_ACCESS_READWRITE)
             rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, restore_s, err);
-            if (rc != HT_OK)
-                return rc;
-        } else {
-            /* Poison, so that an element no work-item writes cannot pass verification. */
-            unsigned char pat[8];
-            ht__poison_pattern(arg->type, pat);
-            st = clEnqueueFillBuffer(s->queue, in->mem[i], pat, ht_type_size(arg->type), 0,
-                                     bytes, 0, NULL, NULL);
-            if (st != CL_SUCCESS)
-                return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
-        }
+        else /* poison, so that an element no work-item writes cannot pass verification */
+            rc = ht__inst_poison(s, in, i, err);
+        if (rc != HT_OK)
+            return rc;
     }
     return HT_OK;
 }
@@ -361,7 +415,6 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
 {
     size_t global[3];
     cl_event ev = NULL;
-    cl_int st, exec = CL_COMPLETE;
     double t0;
     int rc;
 
@@ -371,27 +424,15 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
     for (unsigned d = 0; d < 3; d++)
         global[d] = (size_t)in->global[d];
     t0 = ht__now();
-    st = clEnqueueNDRangeKernel(s->queue, k, in->ndims, NULL, global, local, 0, NULL, &ev);
-    if (st != CL_SUCCESS) {
-        rc = ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
-        goto cleanup;
-    }
-    st = clWaitForEvents(1, &ev);
-    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
-        CL_SUCCESS)
-        exec = st;
-    if (st != CL_SUCCESS || exec < 0) {
-        rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
-        goto cleanup;
+    rc = ht__enqueue_wait(s->queue, k, in->ndims, NULL, global, local, &ev, err);
+    if (rc != HT_OK) {
+        clFinish(s->queue); /* leave nothing queued behind for the next configuration */
+        return rc;
     }
     s->last_launch_wall_s = ht__now() - t0;
-    *kernel_s = event_seconds(ev, s->last_launch_wall_s);
-cleanup:
-    if (ev)
-        clReleaseEvent(ev);
-    if (rc != HT_OK)
-        clFinish(s->queue); /* leave nothing queued behind for the next configuration */
-    return rc;
+    *kernel_s = ht__event_seconds(ev, s->last_launch_wall_s);
+    clReleaseEvent(ev);
+    return HT_OK;
 }
 
 int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, double *stage_s,
@@ -454,7 +495,7 @@ int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, do
             rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, what);
             goto cleanup;
         }
-        t = event_seconds(ev[k], wall / (double)n);
+        t = ht__event_seconds(ev[k], wall / (double)n);
         if (stage_s)
             stage_s[k] = t;
         sum += t;

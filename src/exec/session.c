@@ -249,12 +249,7 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     if (rc != HT_OK)
         return rc;
 
-    memset(&c, 0, sizeof c);
-    for (size_t i = 0; i < spec->nargs; i++) {
-        const struct ht_arg *arg = &spec->args[i];
-        if (arg->is_buffer && arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
-            ht__compare(arg, &s->outputs[i], &s->refs[i], spec->rtol, spec->atol, &c);
-    }
+    ht__compare_outputs(spec, s->outputs, s->refs, &c);
     res->verified = c.mismatches == 0;
     res->max_abs_err = c.max_abs;
     res->max_rel_err = c.max_rel;
@@ -407,14 +402,11 @@ cleanup:
     return rc;
 }
 
-int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err)
+int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outputs,
+                     const char *dir, struct ht_error *err)
 {
-    const struct ht_spec *spec = s->spec;
-    int rc;
+    int rc = ht__mkdir_p(dir, err);
 
-    if (!s->have_outputs)
-        return ht_error_set(err, HT_EINVAL, "no outputs to dump: no evaluation ran to the end");
-    rc = ht__mkdir_p(dir, err);
     if (rc != HT_OK)
         return rc;
     for (size_t i = 0; i < spec->nargs; i++) {
@@ -425,11 +417,18 @@ int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error
         path = ht__asprintf("%s/%s.bin", dir, arg->name);
         if (!path)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
-        rc = ht__write_file(path, s->outputs[i].data,
-                            s->outputs[i].count * ht_type_size(arg->type), err);
+        rc = ht__write_file(path, outputs[i].data, outputs[i].count * ht_type_size(arg->type),
+                            err);
         free(path);
         if (rc != HT_OK)
             return rc;
     }
     return HT_OK;
+}
+
+int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err)
+{
+    if (!s->have_outputs)
+        return ht_error_set(err, HT_EINVAL, "no outputs to dump: no evaluation ran to the end");
+    return ht__dump_outputs(s->spec, s->outputs, dir, err);
 }

@@ -141,3 +141,14 @@ void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
     else
         compare_int(arg, got, exp, c);
 }
+
+void ht__compare_outputs(const struct ht_spec *spec, const struct ht__hostbuf *got,
+                         const struct ht__hostbuf *exp, struct ht__cmp *c)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        if (arg->is_buffer && arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
+            ht__compare(arg, &got[i], &exp[i], spec->rtol, spec->atol, c);
+    }
+}

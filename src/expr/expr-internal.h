@@ -117,6 +117,10 @@ struct ht_expr {
 int ht__expr_parse(struct ht_expr *e, const char *src, const struct ht_names *names,
                    struct ht_error *err);
 
+/* 1 when a node of this kind is a bool by nature: !, the comparisons, && and ||,
+ * ispow2. ?: is a bool only when both its branches are; the callers decide it. */
+int ht__expr_kind_is_bool(enum ht__ekind kind);
+
 /* Runs n instructions of code with vars as the variables (NULL is fine when the code has no
  * LOAD). Returns 0 with *out set, or HT_EDIVZERO, HT_EOVERFLOW or HT_EDOMAIN. The code must
  * need at most HT__EXPR_STACK stack entries. */

@@ -72,27 +72,6 @@ __attribute__((format(printf, 2, 3))) static void put(struct mz *m, const char *
     m->len += (size_t)need;
 }
 
-/* 1 when the node is a MiniZinc bool by nature. ?: takes the type its context asks for
- * and is handled before this is asked. */
-static int is_bool_kind(enum ht__ekind kind)
-{
-    switch (kind) {
-    case HT__E_NOT:
-    case HT__E_LT:
-    case HT__E_LE:
-    case HT__E_GT:
-    case HT__E_GE:
-    case HT__E_EQ:
-    case HT__E_NE:
-    case HT__E_AND:
-    case HT__E_OR:
-    case HT__E_ISPOW2:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 static void emit(struct mz *m, int idx, int want_bool);
 
 /* Binds node idx to a temporary when it is not a name or a literal, writing the let
@@ -218,7 +197,7 @@ static void emit(struct mz *m, int idx, int want_bool)
         put(m, " endif)");
         return;
     }
-    natural = is_bool_kind(n->kind);
+    natural = ht__expr_kind_is_bool((enum ht__ekind)n->kind);
     if (want_bool && !natural) {
         put(m, "(");
         emit_natural(m, n);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "expr/expr-internal.h"
+#include "util/util.h"
 
 enum tok {
     T_END,
@@ -113,17 +114,6 @@ static int is_space(int c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static int hex_value(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Reads the literal starting at p->tstart. A literal runs on while letters, digits or
  * underscores follow, so "12ab" is one bad literal rather than a literal and a name. */
 static int lex_number(struct parser *p)
@@ -143,7 +133,7 @@ static int lex_number(struct parser *p)
             ok = 0;
     }
     for (; i < end && ok; i++) {
-        int d = base == 16 ? hex_value((unsigned char)s[i])
+        int d = base == 16 ? ht__hex_digit((unsigned char)s[i])
                            : (is_digit((unsigned char)s[i]) ? s[i] - '0' : -1);
         if (d < 0) {
             ok = 0;
@@ -220,6 +210,25 @@ static int lex(struct parser *p)
 
 /* Appends a node, checking the limits that keep evaluation and the tree walkers bounded.
  * offset locates the operator for the "too deep" message. Returns its index or -1. */
+int ht__expr_kind_is_bool(enum ht__ekind kind)
+{
+    switch (kind) {
+    case HT__E_NOT:
+    case HT__E_LT:
+    case HT__E_LE:
+    case HT__E_GT:
+    case HT__E_GE:
+    case HT__E_EQ:
+    case HT__E_NE:
+    case HT__E_AND:
+    case HT__E_OR:
+    case HT__E_ISPOW2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int add_node(struct parser *p, enum ht__ekind kind, int a, int b, int c, int64_t val,
                     size_t offset)
 {
@@ -286,25 +295,8 @@ static int add_node(struct parser *p, enum ht__ekind kind, int a, int b, int c, 
     n->depth = (uint16_t)depth;
     n->is_const = kind != HT__E_VAR && (!na || na->is_const) && (!nb || nb->is_const) &&
                   (!nc || nc->is_const);
-    switch (kind) {
-    case HT__E_NOT:
-    case HT__E_LT:
-    case HT__E_LE:
-    case HT__E_GT:
-    case HT__E_GE:
-    case HT__E_EQ:
-    case HT__E_NE:
-    case HT__E_AND:
-    case HT__E_OR:
-    case HT__E_ISPOW2:
-        n->is_bool = 1;
-        break;
-    case HT__E_COND:
-        n->is_bool = nb->is_bool && nc->is_bool;
-        break;
-    default:
-        break;
-    }
+    n->is_bool = kind == HT__E_COND ? nb->is_bool && nc->is_bool
+                                    : ht__expr_kind_is_bool(kind);
     return e->nnodes++;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "spec/spec-internal.h"
+#include "util/util.h"
 
 static size_t skip_ws(const char *t, size_t len, size_t i)
 {
@@ -52,17 +53,6 @@ static size_t skip_value(const char *t, size_t len, size_t i)
     return len;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Compares the string literal at i (an opening quote) with key. Escapes other than the
  * simple ones and \u00XX ASCII compare unequal, which only costs a less precise position. */
 static int string_equals(const char *t, size_t len, size_t i, const char *key)
@@ -85,7 +75,7 @@ static int string_equals(const char *t, size_t len, size_t i, const char *key)
                     return 0;
                 c = 0;
                 for (int j = 1; j <= 4; j++) {
-                    int h = hexval(t[i + j]);
+                    int h = ht__hex_digit(t[i + j]);
                     if (h < 0)
                         return 0;
                     c = c * 16 + h;

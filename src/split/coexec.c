@@ -119,57 +119,6 @@ static const char *dim_name(unsigned d)
     return d < 3 ? names[d] : "?";
 }
 
-/* "-D NAME=value " for every parameter, then the spec's options: the same text as exec's
- * run.c makes, so that both share the binary cache. Owned by the caller. */
-static char *build_options(const struct ht_spec *spec, const int64_t *config)
-{
-    const struct ht_space_def *def = &spec->space;
-    size_t cap = strlen(spec->kernel_options) + 1, len = 0;
-    char *buf;
-
-    for (size_t i = 0; i < def->nparams; i++)
-        cap += strlen(def->params[i].name) + 32;
-    buf = malloc(cap);
-    if (!buf)
-        return NULL;
-    buf[0] = '\0';
-    for (size_t i = 0; i < def->nparams; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
-                                def->params[i].name, config[i]);
-    snprintf(buf + len, cap - len, "%s", spec->kernel_options);
-    return buf;
-}
-
-/* Evaluates the shape of buffer argument i with the device's vars into d->in.shape[i]. */
-static int eval_shape(const struct ht_spec *spec, struct cxdev *d, size_t i,
-                      struct ht_error *err)
-{
-    const struct ht_arg *arg = &spec->args[i];
-    struct ht__hostbuf *b = &d->in.shape[i];
-    size_t count = 1;
-
-    b->naxes = arg->naxes;
-    for (unsigned a = 0; a < arg->naxes; a++) {
-        int64_t v;
-        int rc = ht_expr_eval(arg->shape[a], d->in.vars, &v);
-        if (rc != HT_OK || v <= 0) {
-            if (err && !err->code)
-                snprintf(err->field, sizeof err->field, "args[%zu].shape[%u]", i, a);
-            return ht_error_set(err, HT_EINVAL, "shape '%s' of '%s' is %s",
-                                ht_expr_source(arg->shape[a]), arg->name,
-                                rc == HT_OK ? "not positive" : ht_strerror(rc));
-        }
-        if ((uint64_t)v > SIZE_MAX / count / ht_type_size(arg->type))
-            return ht_error_set(err, HT_EOVERFLOW, "buffer '%s' is too large", arg->name);
-        b->dims[a] = (uint64_t)v;
-        count *= (size_t)v;
-    }
-    for (unsigned a = arg->naxes; a < 3; a++)
-        b->dims[a] = 1;
-    b->count = count;
-    return HT_OK;
-}
-
 /* Decides how buffer i travels for device d (splitting along dim into `units`, nd devices
  * in all). Inputs map onto the device's own work-items, outputs onto the units. */
 static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, unsigned dim,
@@ -248,62 +197,38 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    const struct ht_space_def *def = &spec->space;
-    char *options = NULL;
     char *log = NULL;
     cl_kernel k = NULL;
     int rc;
 
-    rc = ht_space_check(def, d->dev, d->config, cx->opts.exec.eq3, err);
+    rc = ht_space_check(&spec->space, d->dev, d->config, cx->opts.exec.eq3, err);
     if (rc != HT_OK)
         return rc;
     rc = ht_session_create(spec, d->dev, &cx->opts.exec, &d->session, err);
     if (rc != HT_OK)
         return rc;
-    d->in.vars = calloc(def->names.count ? def->names.count : 1, sizeof *d->in.vars);
-    d->in.mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->in.mem);
-    d->in.shape = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->in.shape);
     d->maps = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->maps);
-    if (!d->in.vars || !d->in.mem || !d->in.shape || !d->maps)
+    if (!d->maps)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    ht_space_vars(def, d->dev, d->config, d->in.vars);
-    rc = ht_space_ndrange(def, d->in.vars, d->in.global, d->in.local, err);
+    /* The same instantiation as exec's (ht__inst_prepare), so that both share the binary
+     * cache and the shapes; buffers are left unwritten, as each run sends its own parts. */
+    rc = ht__inst_setup(d->session, d->config, &d->in, err);
     if (rc != HT_OK)
         return rc;
-    d->in.ndims = def->ndims;
     d->wg = d->in.local[0] ? d->in.local[cx->opts.dim] : 1;
 
-    options = build_options(spec, d->config);
-    if (!options)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(d->session, options, &d->in.prog, &d->build_s, &d->cache_hit, &log,
-                         err);
-    free(options);
+    rc = ht__inst_program(d->session, d->config, &d->in, &d->build_s, &d->cache_hit, &log,
+                          err);
     free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
     if (rc != HT_OK)
         return rc;
 
     for (size_t i = 0; i < spec->nargs; i++) {
-        const struct ht_arg *arg = &spec->args[i];
-        size_t bytes;
-        cl_mem_flags flags;
-        cl_int st;
-
-        if (!arg->is_buffer)
+        if (!spec->args[i].is_buffer)
             continue;
-        rc = eval_shape(spec, d, i, err);
+        rc = ht__inst_buffer(d->session, &d->in, i, err);
         if (rc != HT_OK)
             return rc;
-        bytes = d->in.shape[i].count * ht_type_size(arg->type);
-        flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
-                : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
-                                                 : CL_MEM_READ_WRITE;
-        d->in.mem[i] = clCreateBuffer(d->session->ctx, flags, bytes, NULL, &st);
-        if (st != CL_SUCCESS) {
-            char what[300];
-            snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
-            return ht__cl_fail(err, HT_ECL, st, what);
-        }
     }
     rc = ht__inst_kernel(d->session, &d->in, spec->kernel_name, &k, err);
     if (rc != HT_OK)
@@ -564,24 +489,12 @@ static int push_event(struct cxdev *d, cl_event ev)
     return HT_OK;
 }
 
-static double event_seconds(cl_event ev)
-{
-    cl_ulong start = 0, end = 0;
-
-    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) !=
-            CL_SUCCESS ||
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) !=
-            CL_SUCCESS ||
-        end < start)
-        return 0.0;
-    return (double)(end - start) * 1e-9;
-}
 
 /* Adds the times of the finished transfer events to *sum and releases them. */
 static void drain_events(struct cxdev *d, double *sum)
 {
     for (size_t i = 0; i < d->nevents; i++) {
-        *sum += event_seconds(d->events[i]);
+        *sum += ht__event_seconds(d->events[i], 0.0);
         clReleaseEvent(d->events[i]);
     }
     d->nevents = 0;
@@ -730,7 +643,6 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
     size_t offset[3] = {0, 0, 0}, global[3], local[3];
     uint64_t wlo, wn;
     cl_event ev = NULL;
-    cl_int st, exec = CL_COMPLETE;
     int rc;
 
     for (unsigned k = 0; k < 3; k++) {
@@ -743,20 +655,11 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
     rc = send_inputs(d, IN_SLICED, wlo, wn, err);
     if (rc != HT_OK)
         return rc;
-    st = clEnqueueNDRangeKernel(d->session->queue, d->in.kernel, d->in.ndims, offset, global,
-                                d->in.local[0] ? local : NULL, 0, NULL, &ev);
-    if (st != CL_SUCCESS)
-        return ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
-    st = clWaitForEvents(1, &ev);
-    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL) !=
-        CL_SUCCESS)
-        exec = st;
-    if (st != CL_SUCCESS || exec < 0) {
-        rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : st, "kernel execution");
-        clReleaseEvent(ev);
+    rc = ht__enqueue_wait(d->session->queue, d->in.kernel, d->in.ndims, offset, global,
+                          d->in.local[0] ? local : NULL, &ev, err);
+    if (rc != HT_OK)
         return rc;
-    }
-    d->kernel_s += event_seconds(ev);
+    d->kernel_s += ht__event_seconds(ev, 0.0);
     clReleaseEvent(ev);
     /* The in-order queue finished the chunk's writes before its kernel. */
     drain_events(d, &d->write_s);
@@ -853,11 +756,9 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
         for (size_t k = 0; arg->access != HT_ACCESS_READ && k < cx->outputs[i].count; k++)
             memcpy((char *)cx->outputs[i].data + k * es, pat, es);
         for (size_t j = 0; j < cx->n; j++) {
-            struct cxdev *d = &cx->devs[j];
-            cl_int st = clEnqueueFillBuffer(d->session->queue, d->in.mem[i], pat, es, 0,
-                                            d->in.shape[i].count * es, 0, NULL, NULL);
-            if (st != CL_SUCCESS)
-                return ht__cl_fail(err, HT_ECL, st, "clEnqueueFillBuffer");
+            int rc = ht__inst_poison(cx->devs[j].session, &cx->devs[j].in, i, err);
+            if (rc != HT_OK)
+                return rc;
         }
     }
     for (size_t j = 0; j < cx->n; j++) {
@@ -1105,12 +1006,8 @@ int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
     snprintf(res->reference, sizeof res->reference,
              "one run of device %zu (%s) alone at its configuration",
              cx->devs[ref].dev->index, cx->devs[ref].dev->name);
-    memset(&c, 0, sizeof c);
-    for (size_t i = 0; i < spec->nargs; i++) {
-        const struct ht_arg *arg = &spec->args[i];
-        if (arg->is_buffer && arg->access != HT_ACCESS_READ)
-            ht__compare(arg, &cx->outputs[i], &cx->refs[i], spec->rtol, spec->atol, &c);
-    }
+    /* A co-executed spec is no pipeline, so it has no temp buffers to leave out. */
+    ht__compare_outputs(spec, cx->outputs, cx->refs, &c);
     res->verified = c.mismatches == 0;
     res->max_abs_err = c.max_abs;
     res->max_rel_err = c.max_rel;
@@ -1126,29 +1023,9 @@ int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
 
 int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err)
 {
-    const struct ht_spec *spec = cx->spec;
-    int rc;
-
     if (!cx->have_outputs)
         return ht_error_set(err, HT_EINVAL, "no outputs to dump: no co-execution ran");
-    rc = ht__mkdir_p(dir, err);
-    if (rc != HT_OK)
-        return rc;
-    for (size_t i = 0; i < spec->nargs; i++) {
-        const struct ht_arg *arg = &spec->args[i];
-        char *path;
-        if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
-            continue;
-        path = ht__asprintf("%s/%s.bin", dir, arg->name);
-        if (!path)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        rc = ht__write_file(path, cx->outputs[i].data,
-                            cx->outputs[i].count * ht_type_size(arg->type), err);
-        free(path);
-        if (rc != HT_OK)
-            return rc;
-    }
-    return HT_OK;
+    return ht__dump_outputs(cx->spec, cx->outputs, dir, err);
 }
 
 const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count)

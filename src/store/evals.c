@@ -71,12 +71,6 @@ static double column_real(sqlite3_stmt *st, int i)
     }
 }
 
-static void column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, size, "%s", t ? (const char *)t : "");
-}
-
 /* "[16,8]" from n integers; buf holds at least 2 + 21 * n bytes. */
 static void write_int_array(char *buf, size_t size, const int64_t *v, size_t n)
 {
@@ -167,12 +161,12 @@ static int read_row(struct ht_store *store, sqlite3_stmt *st, struct ht_stored_e
     ev->id = sqlite3_column_int64(st, 0);
     ev->problem_id = sqlite3_column_int64(st, 1);
     ev->device_id = sqlite3_column_int64(st, 2);
-    column_text(st, 3, ev->config, sizeof ev->config);
+    ht__store_column_text(st, 3, ev->config, sizeof ev->config);
     if (parse_int_array((const char *)sqlite3_column_text(st, 4), ev->values,
                         HT_STORE_MAX_PARAMS, &ev->nvalues) != 0)
         return damaged(store, err, ev->id, "malformed config_values");
-    column_text(st, 5, ev->status, sizeof ev->status);
-    column_text(st, 6, ev->reason, sizeof ev->reason);
+    ht__store_column_text(st, 5, ev->status, sizeof ev->status);
+    ht__store_column_text(st, 6, ev->reason, sizeof ev->reason);
     ev->seconds = column_real(st, 7);
     ev->min_seconds = column_real(st, 8);
     ev->write_seconds = column_real(st, 9);
@@ -195,9 +189,9 @@ static int read_row(struct ht_store *store, sqlite3_stmt *st, struct ht_stored_e
     for (size_t d = 0; d < n; d++)
         ev->local[d] = (uint64_t)sizes[d];
     nruns = sqlite3_column_int64(st, 19);
-    column_text(st, 20, ev->strategy, sizeof ev->strategy);
+    ht__store_column_text(st, 20, ev->strategy, sizeof ev->strategy);
     ev->seed = (uint64_t)sqlite3_column_int64(st, 21);
-    column_text(st, 22, ev->created_at, sizeof ev->created_at);
+    ht__store_column_text(st, 22, ev->created_at, sizeof ev->created_at);
     if (nruns < 0 || nruns > HT_STORE_MAX_RUNS)
         return damaged(store, err, ev->id, "its run count is out of range");
     return load_runs(store, ev, nruns, err);

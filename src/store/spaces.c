@@ -58,27 +58,19 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
     sqlite3_bind_double(st, 4, sp->unpruned);
     sqlite3_bind_int64(st, 5, (int64_t)sp->platform);
     sqlite3_bind_int64(st, 6, (int64_t)sp->pruned);
-    if (sp->seconds < 0 || !isfinite(sp->seconds))
-        sqlite3_bind_null(st, 7);
-    else
-        sqlite3_bind_double(st, 7, sp->seconds);
+    ht__store_bind_time(st, 7, sp->seconds);
     sqlite3_bind_text(st, 8, sp->last_constraint, -1, SQLITE_STATIC);
     if (sp->created_at[0])
         sqlite3_bind_text(st, 9, sp->created_at, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 9);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = ht__store_fail(store, err, "cannot store space size");
-    sqlite3_finalize(st);
-    return rc;
+    return ht__store_step_done(store, st, "cannot store space size", err);
 }
 
 /* Fills sp from a row of the SELECT below. */
 static void read_row(sqlite3_stmt *st, struct ht_stored_space *sp)
 {
     const char *eq3 = (const char *)sqlite3_column_text(st, 2);
-    const char *last = (const char *)sqlite3_column_text(st, 7);
-    const char *created = (const char *)sqlite3_column_text(st, 8);
 
     ht_stored_space_init(sp);
     sp->problem_id = sqlite3_column_int64(st, 0);
@@ -89,9 +81,9 @@ static void read_row(sqlite3_stmt *st, struct ht_stored_space *sp)
     sp->unpruned = sqlite3_column_double(st, 3);
     sp->platform = (uint64_t)sqlite3_column_int64(st, 4);
     sp->pruned = (uint64_t)sqlite3_column_int64(st, 5);
-    sp->seconds = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, 6);
-    snprintf(sp->last_constraint, sizeof sp->last_constraint, "%s", last ? last : "");
-    snprintf(sp->created_at, sizeof sp->created_at, "%s", created ? created : "");
+    sp->seconds = ht__store_column_time(st, 6);
+    ht__store_column_text(st, 7, sp->last_constraint, sizeof sp->last_constraint);
+    ht__store_column_text(st, 8, sp->created_at, sizeof sp->created_at);
 }
 
 #define SPACE_COLUMNS                                                                          \

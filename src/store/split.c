@@ -16,20 +16,6 @@ void ht_stored_split_init(struct ht_stored_split *sp)
     sp->verified = -1;
 }
 
-/* A time or error: negative (not measured) and non-finite values are NULL. */
-static void bind_time(sqlite3_stmt *st, int i, double v)
-{
-    if (v < 0 || !isfinite(v))
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_double(st, i, v);
-}
-
-static double column_time(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, i);
-}
-
 static int put_device(struct ht_store *store, int64_t split_id, size_t i,
                       const struct ht_stored_split_device *d, struct ht_error *err)
 {
@@ -50,21 +36,18 @@ static int put_device(struct ht_store *store, int64_t split_id, size_t i,
     sqlite3_bind_int64(st, 3, d->device_id);
     sqlite3_bind_text(st, 4, d->config, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 5, (int64_t)d->wg);
-    bind_time(st, 6, d->time_seconds);
-    bind_time(st, 7, d->optimal_factor);
-    bind_time(st, 8, d->adjusted_factor);
+    ht__store_bind_time(st, 6, d->time_seconds);
+    ht__store_bind_time(st, 7, d->optimal_factor);
+    ht__store_bind_time(st, 8, d->adjusted_factor);
     sqlite3_bind_int64(st, 9, (int64_t)d->offset);
     sqlite3_bind_int64(st, 10, (int64_t)d->size);
     sqlite3_bind_int64(st, 11, (int64_t)d->own_offset);
     sqlite3_bind_int64(st, 12, (int64_t)d->own_size);
     sqlite3_bind_int64(st, 13, (int64_t)d->chunks);
-    bind_time(st, 14, d->kernel_seconds);
-    bind_time(st, 15, d->write_seconds);
-    bind_time(st, 16, d->read_seconds);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = ht__store_fail(store, err, "cannot store split");
-    sqlite3_finalize(st);
-    return rc;
+    ht__store_bind_time(st, 14, d->kernel_seconds);
+    ht__store_bind_time(st, 15, d->write_seconds);
+    ht__store_bind_time(st, 16, d->read_seconds);
+    return ht__store_step_done(store, st, "cannot store split", err);
 }
 
 int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp, int64_t *id,
@@ -97,14 +80,14 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
     sqlite3_bind_text(st, 2, sp->scheduler, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 3, (int)sp->dim);
     sqlite3_bind_int64(st, 4, (int64_t)sp->global);
-    bind_time(st, 5, sp->theoretical_seconds);
-    bind_time(st, 6, sp->seconds);
-    bind_time(st, 7, sp->min_seconds);
-    bind_time(st, 8, sp->kernel_seconds);
-    bind_time(st, 9, sp->alone_seconds);
+    ht__store_bind_time(st, 5, sp->theoretical_seconds);
+    ht__store_bind_time(st, 6, sp->seconds);
+    ht__store_bind_time(st, 7, sp->min_seconds);
+    ht__store_bind_time(st, 8, sp->kernel_seconds);
+    ht__store_bind_time(st, 9, sp->alone_seconds);
     sqlite3_bind_int(st, 10, sp->verified);
-    bind_time(st, 11, sp->max_abs_err);
-    bind_time(st, 12, sp->max_rel_err);
+    ht__store_bind_time(st, 11, sp->max_abs_err);
+    ht__store_bind_time(st, 12, sp->max_rel_err);
     if (sp->created_at[0])
         sqlite3_bind_text(st, 13, sp->created_at, -1, SQLITE_STATIC);
     else
@@ -143,14 +126,11 @@ int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
     sqlite3_bind_int64(st, 1, split_id);
     sqlite3_bind_int64(st, 2, (int64_t)pt->index);
     sqlite3_bind_double(st, 3, pt->factor);
-    bind_time(st, 4, pt->theoretical_seconds);
-    bind_time(st, 5, pt->seconds);
-    bind_time(st, 6, pt->kernel_seconds);
+    ht__store_bind_time(st, 4, pt->theoretical_seconds);
+    ht__store_bind_time(st, 5, pt->seconds);
+    ht__store_bind_time(st, 6, pt->kernel_seconds);
     sqlite3_bind_int(st, 7, pt->verified);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = ht__store_fail(store, err, "cannot store sweep point");
-    sqlite3_finalize(st);
-    return rc;
+    return ht__store_step_done(store, st, "cannot store sweep point", err);
 }
 
 int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep_cb cb,
@@ -170,9 +150,9 @@ int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep
         struct ht_stored_sweep_point pt;
         pt.index = (unsigned)sqlite3_column_int64(st, 0);
         pt.factor = sqlite3_column_double(st, 1);
-        pt.theoretical_seconds = column_time(st, 2);
-        pt.seconds = column_time(st, 3);
-        pt.kernel_seconds = column_time(st, 4);
+        pt.theoretical_seconds = ht__store_column_time(st, 2);
+        pt.seconds = ht__store_column_time(st, 3);
+        pt.kernel_seconds = ht__store_column_time(st, 4);
         pt.verified = sqlite3_column_int(st, 5);
         rc = cb(&pt, user);
         if (rc != 0)
@@ -183,12 +163,6 @@ int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep
 cleanup:
     sqlite3_finalize(st);
     return rc;
-}
-
-static void column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, size, "%s", t ? (const char *)t : "");
 }
 
 int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
@@ -219,18 +193,18 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
     }
     out->id = split_id;
     out->problem_id = sqlite3_column_int64(st, 0);
-    column_text(st, 1, out->scheduler, sizeof out->scheduler);
+    ht__store_column_text(st, 1, out->scheduler, sizeof out->scheduler);
     out->dim = (unsigned)sqlite3_column_int(st, 2);
     out->global = (uint64_t)sqlite3_column_int64(st, 3);
-    out->theoretical_seconds = column_time(st, 4);
-    out->seconds = column_time(st, 5);
-    out->min_seconds = column_time(st, 6);
-    out->kernel_seconds = column_time(st, 7);
-    out->alone_seconds = column_time(st, 8);
+    out->theoretical_seconds = ht__store_column_time(st, 4);
+    out->seconds = ht__store_column_time(st, 5);
+    out->min_seconds = ht__store_column_time(st, 6);
+    out->kernel_seconds = ht__store_column_time(st, 7);
+    out->alone_seconds = ht__store_column_time(st, 8);
     out->verified = sqlite3_column_int(st, 9);
-    out->max_abs_err = column_time(st, 10);
-    out->max_rel_err = column_time(st, 11);
-    column_text(st, 12, out->created_at, sizeof out->created_at);
+    out->max_abs_err = ht__store_column_time(st, 10);
+    out->max_rel_err = ht__store_column_time(st, 11);
+    ht__store_column_text(st, 12, out->created_at, sizeof out->created_at);
     sqlite3_finalize(st);
     st = NULL;
 
@@ -258,19 +232,19 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
         d = &devs[n++];
         memset(d, 0, sizeof *d);
         d->device_id = sqlite3_column_int64(st, 0);
-        column_text(st, 1, d->config, sizeof d->config);
+        ht__store_column_text(st, 1, d->config, sizeof d->config);
         d->wg = (uint64_t)sqlite3_column_int64(st, 2);
-        d->time_seconds = column_time(st, 3);
-        d->optimal_factor = column_time(st, 4);
-        d->adjusted_factor = column_time(st, 5);
+        d->time_seconds = ht__store_column_time(st, 3);
+        d->optimal_factor = ht__store_column_time(st, 4);
+        d->adjusted_factor = ht__store_column_time(st, 5);
         d->offset = (uint64_t)sqlite3_column_int64(st, 6);
         d->size = (uint64_t)sqlite3_column_int64(st, 7);
         d->own_offset = (uint64_t)sqlite3_column_int64(st, 8);
         d->own_size = (uint64_t)sqlite3_column_int64(st, 9);
         d->chunks = (unsigned)sqlite3_column_int64(st, 10);
-        d->kernel_seconds = column_time(st, 11);
-        d->write_seconds = column_time(st, 12);
-        d->read_seconds = column_time(st, 13);
+        d->kernel_seconds = ht__store_column_time(st, 11);
+        d->write_seconds = ht__store_column_time(st, 12);
+        d->read_seconds = ht__store_column_time(st, 13);
     }
     if (r != SQLITE_DONE) {
         rc = ht__store_fail(store, err, "cannot read split");

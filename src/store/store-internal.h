@@ -31,6 +31,22 @@ int ht__store_exec(struct ht_store *store, const char *sql, const char *op,
 int ht__store_prepare(struct ht_store *store, const char *sql, sqlite3_stmt **stmt,
                       const char *op, struct ht_error *err);
 
+/* Steps st, a statement that returns no rows, once and finalizes it. HT_EDB naming op
+ * when the step does not end in SQLITE_DONE. */
+int ht__store_step_done(struct ht_store *store, sqlite3_stmt *st, const char *op,
+                        struct ht_error *err);
+
+/* Binds a time or error to parameter i: negative (not measured) and non-finite values are
+ * NULL. */
+void ht__store_bind_time(sqlite3_stmt *st, int i, double v);
+
+/* Reads what ht__store_bind_time stored in column i: NULL reads as -1. */
+double ht__store_column_time(sqlite3_stmt *st, int i);
+
+/* Copies text column i of the current row into buf (size bytes, truncated, always
+ * terminated); NULL reads as "". */
+void ht__store_column_text(sqlite3_stmt *st, int i, char *buf, size_t size);
+
 /* Reads one integer from a statement that returns one row of one column. */
 int ht__store_query_int(struct ht_store *store, const char *sql, int64_t *out, const char *op,
                         struct ht_error *err);

@@ -1,5 +1,6 @@
 /* Opening and closing the results database, and the SQLite helpers of the module. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,35 @@ int ht__store_exec(struct ht_store *store, const char *sql, const char *op,
     if (sqlite3_exec(store->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return ht__store_fail(store, err, op);
     return HT_OK;
+}
+
+int ht__store_step_done(struct ht_store *store, sqlite3_stmt *st, const char *op,
+                        struct ht_error *err)
+{
+    /* The message is the connection's: read it before finalize can change it. */
+    int rc = sqlite3_step(st) == SQLITE_DONE ? HT_OK : ht__store_fail(store, err, op);
+
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void ht__store_bind_time(sqlite3_stmt *st, int i, double v)
+{
+    if (v < 0 || !isfinite(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
+double ht__store_column_time(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? -1.0 : sqlite3_column_double(st, i);
+}
+
+void ht__store_column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(buf, size, "%s", t ? (const char *)t : "");
 }
 
 int ht__store_prepare(struct ht_store *store, const char *sql, sqlite3_stmt **stmt,

@@ -159,6 +159,17 @@ char *ht__dirname(const char *path)
     return d;
 }
 
+int ht__hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 double ht__now(void)
 {
     struct timespec ts;

@@ -30,6 +30,9 @@ char *ht__path_join(const char *dir, const char *name);
 /* The folder part of path ("." when it has none). Owned by the caller. */
 char *ht__dirname(const char *path);
 
+/* The value of the hexadecimal digit c (0-9, a-f, A-F), or -1 when it is none. */
+int ht__hex_digit(int c);
+
 /* Monotonic wall-clock seconds. */
 double ht__now(void);
 
