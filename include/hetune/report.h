@@ -77,6 +77,11 @@ struct ht_report_result {
 int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
                     struct ht_report_result *out, struct ht_error *err);
 
+/* Writes seconds s into buf (size bytes, always terminated) with a unit that keeps three or
+ * four significant digits: "12.34 us", "1.234 ms", "2.500 s"; "-" when s is negative or not
+ * finite (unknown). The form of every time in the report's text and hetune's output. */
+void ht_format_seconds(double s, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

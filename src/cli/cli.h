@@ -2,6 +2,7 @@
 #ifndef HETUNE_CLI_H
 #define HETUNE_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hetune.h"
@@ -26,6 +27,44 @@ int cli_usage_error(const char *cmd, int status, const char *fmt, ...)
 /* Collects a --size NAME=VALUE option into a growing array (owned by the caller, free()).
  * Returns 0, or an exit status (2) after printing the problem. */
 int cli_add_size(const char *cmd, const char *arg, struct ht_size_override **ov, size_t *n);
+
+/* The shared handling of options and arguments (common.c). Each prints its message as
+ * "hetune <cmd>: ..." to stderr and returns an exit status: 0 when all is well. */
+
+/* After getopt_long returned c, ':' (a missing value) or an unknown option: returns 2. */
+int cli_getopt_error(const char *cmd, int c, char **argv);
+
+/* Checks that exactly one positional argument, the SPEC, follows the options (at optind). */
+int cli_spec_arg(const char *cmd, int argc, char **argv);
+
+/* Checks that no positional argument follows the options (at optind). */
+int cli_no_args(const char *cmd, int argc, char **argv);
+
+/* Loads the spec at path with the size overrides; *spec is owned by the caller
+ * (ht_spec_free). Returns 0, 1 when out of memory, else 2 (an unreadable spec is bad input). */
+int cli_load_spec(const char *cmd, const char *path, const struct ht_size_override *ov,
+                  size_t nov, struct ht_spec **spec);
+
+/* Parses an integer from 0 to max given to option opt. Returns 0, or 2. */
+int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t max,
+                   uint64_t *out);
+
+/* Parses --eq3 product|sum|off into *eq3. Returns 0, or 2. */
+int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
+
+/* Checks that arg names a search strategy and sets *strategy to it (borrowed from argv).
+ * Returns 0, or 2. */
+int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy);
+
+/* Discovers the devices (*plat owned by the caller, ht_platform_free) and resolves device
+ * ("all", an index or a unique part of "<platform> <name>") into [*first, *last). */
+int cli_devices_range(const char *cmd, const char *device, struct ht_platform **plat,
+                      size_t *first, size_t *last);
+
+/* Discovers the devices (*plat owned by the caller) and resolves list, "D,D,..." or "all"
+ * (NULL is all; cut by strtok_r), into *n device indices (*idx owned by the caller, free). */
+int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, size_t **idx,
+                     size_t *n);
 
 /* Prints s as a JSON string literal (with quotes) to f. */
 void cli_json_string(FILE *f, const char *s);

@@ -182,17 +182,11 @@ int cmd_devices(int argc, char **argv)
         case 'j': json = 1; break;
         case 'd': dzn = optarg; break;
         case 'h': fputs(devices_usage, stdout); return 0;
-        case ':':
-            return cli_usage_error("devices", 2, "option '%s' needs a value (see --help)",
-                                   argv[optind - 1]);
-        default:
-            return cli_usage_error("devices", 2, "unknown option '%s' (see --help)",
-                                   argv[optind - 1]);
+        default: return cli_getopt_error("devices", c, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error("devices", 2, "unexpected argument '%s' (see --help)",
-                               argv[optind]);
+    if (cli_no_args("devices", argc, argv) != 0)
+        return 2;
     if (json && dzn)
         return cli_usage_error("devices", 2, "--json and --dzn cannot be combined");
     if (dzn && !*dzn)

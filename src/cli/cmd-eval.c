@@ -285,44 +285,29 @@ int cmd_eval(int argc, char **argv)
         case OPT_CACHE_DIR: opts.cache_dir = optarg; break;
         case OPT_NO_VERIFY: opts.no_verify = 1; break;
         case OPT_EQ3:
-            if (ht_eq3_parse(optarg, &opts.eq3) != HT_OK) {
-                status = cli_usage_error("eval", 2, "--eq3 takes product, sum or off, not '%s'",
-                                         optarg);
+            if ((status = cli_parse_eq3("eval", optarg, &opts.eq3)) != 0)
                 goto cleanup;
-            }
             break;
         case 'h':
             fputs(eval_usage, stdout);
             status = 0;
             goto cleanup;
-        case ':':
-            status = cli_usage_error("eval", 2, "option '%s' needs a value (see --help)",
-                                     argv[optind - 1]);
-            goto cleanup;
         default:
-            status = cli_usage_error("eval", 2, "unknown option '%s' (see --help)",
-                                     argv[optind - 1]);
+            status = cli_getopt_error("eval", c, argv);
             goto cleanup;
         }
     }
     status = 2;
-    if (optind >= argc) {
-        cli_usage_error("eval", 2, "missing SPEC (see --help)");
+    if (cli_spec_arg("eval", argc, argv) != 0)
         goto cleanup;
-    }
-    if (optind + 1 < argc) {
-        cli_usage_error("eval", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-        goto cleanup;
-    }
     if (!device) {
         cli_usage_error("eval", 2, "--device is required (see 'hetune devices')");
         goto cleanup;
     }
 
-    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
-    if (rc != HT_OK) {
-        cli_fail("eval", &err);
-        status = rc == HT_ENOMEM ? 1 : 2; /* an unreadable spec is bad input too */
+    rc = cli_load_spec("eval", argv[optind], ov, nov, &spec);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
     rc = ht_platform_discover(&plat, &err);

@@ -76,17 +76,11 @@ int cmd_report(int argc, char **argv)
         case 'h':
             fputs(report_usage, stdout);
             return 0;
-        case ':':
-            return cli_usage_error("report", 2, "option '%s' needs a value (see --help)",
-                                   argv[optind - 1]);
-        default:
-            return cli_usage_error("report", 2, "unknown option '%s' (see --help)",
-                                   argv[optind - 1]);
+        default: return cli_getopt_error("report", c, argv);
         }
     }
-    if (optind < argc)
-        return cli_usage_error("report", 2, "unexpected argument '%s' (see --help)",
-                               argv[optind]);
+    if (cli_no_args("report", argc, argv) != 0)
+        return 2;
     if (!out[0])
         return cli_usage_error("report", 2, "--out needs a folder");
     /* Opening would create a missing file (and its schema): a report never writes the

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "progress.h"
+#include "split-common.h"
 
 static const char run_usage[] =
     "usage: hetune run SPEC [options]\n"
@@ -83,18 +84,6 @@ static void on_sigint(int sig)
     stop_flag = 1;
 }
 
-static void fmt_time(double s, char *buf, size_t size)
-{
-    if (!(s >= 0) || !isfinite(s))
-        snprintf(buf, size, "-");
-    else if (s < 1e-3)
-        snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.3f s", s);
-}
-
 static double now(void)
 {
     struct timespec ts;
@@ -102,16 +91,10 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One device of the run. */
-struct rdev {
-    const struct ht_device_info *dev;
-    int64_t device_id;
+/* What the prune and tune steps found of one device of the run. */
+struct rstep {
     struct ht_space_counts counts;
     struct ht_tune_result tune;
-    int64_t config[HT_STORE_MAX_PARAMS];
-    char config_text[HT_STORE_CONFIG_MAX];
-    double tuned_s;               /* the database's best */
-    struct ht_coexec_alone alone; /* measured alone with the co-execution's clock */
 };
 
 /* One co-execution of the run, as shown and stored. */
@@ -132,7 +115,8 @@ struct run {
     const struct ht_spec *spec;
     struct ht_store *store;
     int64_t problem_id;
-    struct rdev *devs;
+    struct cli_split_dev *devs;
+    struct rstep *steps;          /* one per device */
     size_t n, fastest;
     struct rsplit *splits;
     size_t nsplits;
@@ -140,53 +124,6 @@ struct run {
     size_t bar_done;
     int json;
 };
-
-static int parse_uint(const char *opt, const char *arg, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || v > max)
-        return cli_usage_error("run", 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
-                               opt, max, arg);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-/* Resolves "D,D,..." or "all" into plat's device indices (*idx owned by the caller). */
-static int parse_devices(const struct ht_platform *plat, char *list, size_t **idx, size_t *n,
-                         struct ht_error *err)
-{
-    size_t cap = 1, k = 0;
-    char *save = NULL, *tok;
-
-    if (!strcmp(list, "all")) {
-        *idx = malloc((plat->count ? plat->count : 1) * sizeof **idx);
-        if (!*idx)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        for (size_t i = 0; i < plat->count; i++)
-            (*idx)[i] = i;
-        *n = plat->count;
-        return plat->count ? HT_OK : ht_error_set(err, HT_ENODEVICE, "no OpenCL device");
-    }
-    for (const char *p = list; *p; p++)
-        cap += *p == ',';
-    *idx = malloc(cap * sizeof **idx);
-    if (!*idx)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int rc = ht_platform_find(plat, tok, &(*idx)[k], err);
-        if (rc != HT_OK)
-            return rc;
-        k++;
-    }
-    if (k == 0)
-        return ht_error_set(err, HT_ENODEVICE, "--device names no device");
-    *n = k;
-    return HT_OK;
-}
 
 /* "0,1" or "all" into a mask of dimensions (checked against the spec later). */
 static int parse_dims(const char *arg, unsigned *mask)
@@ -229,7 +166,7 @@ static void on_tune_progress(const struct ht_tune_progress *p, void *user)
         tp->started = 1;
     }
     if (p->best) {
-        fmt_time(p->best_s, t, sizeof t);
+        ht_format_seconds(p->best_s, t, sizeof t);
         snprintf(note, sizeof note, "best %s", t);
     }
     cli_progress_update(&tp->bar, p->done, note[0] ? note : NULL);
@@ -247,12 +184,13 @@ static void step_done(struct run *r, const char *note)
 static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
-        struct rdev *d = &r->devs[i];
+        struct cli_split_dev *d = &r->devs[i];
+        struct ht_space_counts *counts = &r->steps[i].counts;
         struct ht_space *space = NULL;
         struct ht_stored_space sp;
         int rc = ht_space_create(&r->spec->space, d->dev, eq3, &space, err);
         if (rc == HT_OK)
-            rc = ht_space_count(space, &d->counts, err);
+            rc = ht_space_count(space, counts, err);
         ht_space_free(space);
         if (rc == HT_OK)
             rc = ht_store_device_id(r->store, d->dev, &d->device_id, err);
@@ -261,7 +199,7 @@ static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
             sp.problem_id = r->problem_id;
             sp.device_id = d->device_id;
             sp.eq3 = eq3;
-            ht_stored_space_from_counts(&sp, &d->counts);
+            ht_stored_space_from_counts(&sp, counts);
             rc = ht_store_put_space(r->store, &sp, err);
         }
         if (rc != HT_OK) {
@@ -277,48 +215,34 @@ static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
 static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
 {
     int unverified = r->spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
-    struct ht_stored_eval *ev = malloc(sizeof *ev);
     int rc = HT_OK;
 
-    if (!ev)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; i < r->n && rc == HT_OK; i++) {
-        struct rdev *d = &r->devs[i];
+        struct cli_split_dev *d = &r->devs[i];
+        struct ht_tune_result *tr = &r->steps[i].tune;
         struct tune_progress tp;
 
         memset(&tp, 0, sizeof tp);
         topts->progress = on_tune_progress;
         topts->progress_user = &tp;
-        rc = ht_tune_device(r->spec, d->dev, r->store, topts, &d->tune, err);
+        rc = ht_tune_device(r->spec, d->dev, r->store, topts, tr, err);
         if (tp.started)
             cli_progress_end(&tp.bar);
         if (rc != HT_OK) {
             fprintf(stderr, "hetune run: device %zu (%s): ", d->dev->index, d->dev->name);
             break;
         }
-        if (d->tune.stopped) {
+        if (tr->stopped) {
             rc = 130;
             break;
         }
-        rc = unverified ? ht_store_best_unverified(r->store, r->problem_id, d->device_id, ev, err)
-                        : ht_store_best(r->store, r->problem_id, d->device_id, ev, err);
-        if (rc == HT_ENOTFOUND) {
+        rc = cli_split_best(r->spec, r->store, r->problem_id, unverified, d, err);
+        if (rc == HT_ENOTFOUND)
             rc = ht_error_set(err, HT_ENOTFOUND,
                               "device %zu (%s): no configuration ran and verified%s",
                               d->dev->index, d->dev->name,
-                              d->tune.space ? "" : " (the pruned space is empty)");
-            break;
-        }
-        if (rc == HT_OK && ev->nvalues != r->spec->space.nparams)
-            rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
-                              d->dev->index, ev->nvalues, r->spec->space.nparams);
-        if (rc != HT_OK)
-            break;
-        memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
-        snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
-        d->tuned_s = ev->seconds;
+                              tr->space ? "" : " (the pruned space is empty)");
     }
-    free(ev);
     return rc;
 }
 
@@ -327,27 +251,14 @@ static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
 static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struct ht_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
-        struct rdev *d = &r->devs[i];
-        struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
-        struct ht_coexec_opts o = *base;
         struct ht_coexec *cx = NULL;
         struct ht_coexec_result res;
         int rc;
 
         memset(&res, 0, sizeof res);
-        o.scheduler = "static";
-        ht_split_sched_opts_init(&o.sched);
-        rc = ht_coexec_create(r->spec, &cd, 1, &o, &cx, err);
-        if (rc == HT_OK)
-            rc = ht_coexec_run(cx, &res, err);
-        if (rc == HT_OK) {
-            d->alone.kernel_s = res.devices[0].kernel_s;
-            d->alone.write_s = res.devices[0].write_s;
-            d->alone.read_s = res.devices[0].read_s;
-            d->alone.wall_s = res.wall_s;
-            if (d->alone.wall_s < r->devs[r->fastest].alone.wall_s)
-                r->fastest = i;
-        }
+        rc = cli_split_alone(r->spec, &r->devs[i], base, &cx, &res, err);
+        if (rc == HT_OK && r->devs[i].alone.wall_s < r->devs[r->fastest].alone.wall_s)
+            r->fastest = i;
         ht_coexec_result_destroy(&res);
         ht_coexec_free(cx);
         if (rc != HT_OK)
@@ -357,104 +268,19 @@ static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struc
     return HT_OK;
 }
 
-/* Stores a co-execution as hetune split does: Table 3's factors from the plan (static) or
- * the shares taken (dynamic, guided). */
-static int store_split(struct run *r, const struct ht_coexec_result *res,
-                       const struct ht_split_plan *plan, int64_t *id, struct ht_error *err)
-{
-    struct ht_stored_split sp;
-    struct ht_stored_split_device *sd = calloc(r->n, sizeof *sd);
-    int is_static = !strcmp(res->scheduler, "static");
-    int rc;
-
-    if (!sd)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    ht_stored_split_init(&sp);
-    sp.problem_id = r->problem_id;
-    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", res->scheduler);
-    sp.dim = res->dim;
-    sp.global = res->global;
-    sp.theoretical_seconds = res->theoretical_s;
-    sp.seconds = res->wall_s;
-    sp.min_seconds = res->wall_min_s;
-    sp.kernel_seconds = res->kernel_s;
-    sp.alone_seconds = r->devs[r->fastest].alone.wall_s;
-    sp.verified = res->verified;
-    if (res->verified >= 0) {
-        sp.max_abs_err = res->max_abs_err;
-        sp.max_rel_err = res->max_rel_err;
-    }
-    for (size_t i = 0; i < r->n; i++) {
-        const struct ht_coexec_device_result *dr = &res->devices[i];
-        sd[i].device_id = r->devs[i].device_id;
-        snprintf(sd[i].config, sizeof sd[i].config, "%s", r->devs[i].config_text);
-        sd[i].wg = dr->wg;
-        sd[i].time_seconds = r->devs[i].tuned_s;
-        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : -1;
-        sd[i].adjusted_factor = dr->share;
-        if (plan && is_static) {
-            sd[i].offset = plan->slices[i].offset;
-            sd[i].size = plan->slices[i].size;
-            sd[i].own_offset = plan->slices[i].own_offset;
-            sd[i].own_size = plan->slices[i].own_size;
-        }
-        sd[i].chunks = dr->chunks;
-        sd[i].kernel_seconds = dr->kernel_s;
-        sd[i].write_seconds = dr->write_s;
-        sd[i].read_seconds = dr->read_s;
-    }
-    sp.ndevices = r->n;
-    sp.devices = sd;
-    rc = ht_store_put_split(r->store, &sp, id, err);
-    free(sd);
-    return rc;
-}
-
-/* The split points of a sweep: 0, step, 2 step, ..., and 1. */
-static size_t sweep_points(double step)
-{
-    size_t steps = (size_t)floor(1.0 / step + 1e-9);
-    return steps + 1 + (steps * step < 1.0 - 1e-9);
-}
-
 /* Runs the static split at every point of the sweep on cx, verifying and storing each. */
 static int sweep(struct run *r, struct ht_coexec *cx, double step, struct rsplit *out,
                  int *verify_failed, struct ht_error *err)
 {
-    size_t npoints = sweep_points(step);
-    struct ht_coexec_result res;
+    size_t npoints = cli_split_sweep_points(step);
     int rc = HT_OK;
 
     out->sweep = calloc(npoints, sizeof *out->sweep);
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    memset(&res, 0, sizeof res);
     for (size_t k = 0; k < npoints; k++) {
-        struct ht_stored_sweep_point *pt = &out->sweep[k];
-        double f[2];
-        f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
-        f[1] = 1.0 - f[0];
-        rc = ht_coexec_set_factors(cx, f, err);
-        if (rc == HT_OK)
-            rc = ht_coexec_run(cx, &res, err);
-        if (rc != HT_OK)
-            break;
-        pt->index = (unsigned)k;
-        pt->factor = f[0];
-        pt->theoretical_seconds = res.theoretical_s;
-        pt->seconds = res.wall_s;
-        pt->kernel_seconds = res.kernel_s;
-        rc = ht_coexec_verify(cx, r->fastest, &res, err);
-        pt->verified = res.verified;
-        ht_coexec_result_destroy(&res);
-        if (rc == HT_EVERIFY) {
-            cli_fail("run", err);
-            ht_error_clear(err);
-            *verify_failed = 1;
-            rc = HT_OK;
-        }
-        if (rc == HT_OK)
-            rc = ht_store_put_sweep_point(r->store, out->id, pt, err);
+        rc = cli_split_sweep_point("run", cx, k, step, r->fastest, r->store, out->id,
+                                   &out->sweep[k], verify_failed, err);
         if (rc != HT_OK)
             break;
         out->nsweep++;
@@ -514,7 +340,10 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     out->wall_s = res.wall_s;
     out->kernel_s = res.kernel_s;
     out->verified = res.verified;
-    rc = store_split(r, &res, plan, &out->id, err);
+    /* Stored as hetune split stores it: Table 3's factors from the plan (static) or the
+     * shares taken (dynamic, guided). */
+    rc = cli_split_store(r->store, r->problem_id, r->devs, r->n, r->fastest, &res, plan, 0, -1,
+                         &out->id, err);
     if (rc != HT_OK)
         goto cleanup;
     step_done(r, out->scheduler);
@@ -551,9 +380,10 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
     printf("\nprune         the design space per device (Tables 1 and 2)\n");
     printf("  %-3s %-34s %14s %10s %10s\n", "#", "device", "unpruned", "platform", "pruned");
     for (size_t i = 0; i < r->n; i++) {
-        const struct rdev *dv = &r->devs[i];
+        const struct cli_split_dev *dv = &r->devs[i];
+        const struct ht_space_counts *counts = &r->steps[i].counts;
         printf("  %-3zu %-34.34s %14.0f %10" PRIu64 " %10" PRIu64 "\n", dv->dev->index,
-               dv->dev->name, dv->counts.unpruned, dv->counts.platform, dv->counts.pruned);
+               dv->dev->name, counts->unpruned, counts->platform, counts->pruned);
     }
     for (size_t i = 0; i < r->n; i++)
         if ((int)strlen(r->devs[i].config_text) > w)
@@ -562,11 +392,12 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
     printf("  %-3s %-34s %9s %8s  %-*s %10s %10s\n", "#", "device", "measured", "from db", w,
            "best", "time", "alone");
     for (size_t i = 0; i < r->n; i++) {
-        const struct rdev *dv = &r->devs[i];
-        fmt_time(dv->tuned_s, a, sizeof a);
-        fmt_time(r->n > 1 ? dv->alone.wall_s : -1, b, sizeof b);
+        const struct cli_split_dev *dv = &r->devs[i];
+        const struct ht_tune_result *tr = &r->steps[i].tune;
+        ht_format_seconds(dv->tuned_s, a, sizeof a);
+        ht_format_seconds(r->n > 1 ? dv->alone.wall_s : -1, b, sizeof b);
         printf("  %-3zu %-34.34s %9zu %8zu  %-*s %10s %10s\n", dv->dev->index, dv->dev->name,
-               dv->tune.evaluated, dv->tune.from_db, w, dv->config_text, a, b);
+               tr->evaluated, tr->from_db, w, dv->config_text, a, b);
     }
     if (r->n < 2) {
         printf("\nsplit         one device: nothing to split\n");
@@ -574,12 +405,12 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
         printf("\nsplit         on %zu devices (Table 3, Figure 5); fastest alone: device %zu, "
                "wall %s\n",
                r->n, r->devs[r->fastest].dev->index,
-               (fmt_time(r->devs[r->fastest].alone.wall_s, d, sizeof d), d));
+               (ht_format_seconds(r->devs[r->fastest].alone.wall_s, d, sizeof d), d));
         for (size_t k = 0; k < r->nsplits; k++) {
             const struct rsplit *s = &r->splits[k];
-            fmt_time(s->theoretical_s, a, sizeof a);
-            fmt_time(s->wall_s, b, sizeof b);
-            fmt_time(s->kernel_s, c, sizeof c);
+            ht_format_seconds(s->theoretical_s, a, sizeof a);
+            ht_format_seconds(s->wall_s, b, sizeof b);
+            ht_format_seconds(s->kernel_s, c, sizeof c);
             printf("  %s %-8s optimal ", k == 0 || r->splits[k - 1].dim != s->dim
                                               ? (s->dim == 0 ? "gx" : s->dim == 1 ? "gy" : "gz")
                                               : "  ",
@@ -637,14 +468,15 @@ static void print_json(const struct run *r, const struct ht_report_result *rep, 
     cli_json_string(stdout, r->db);
     printf(",\n  \"problem_id\": %" PRId64 ",\n  \"devices\": [", r->problem_id);
     for (size_t i = 0; i < r->n; i++) {
-        const struct rdev *d = &r->devs[i];
+        const struct cli_split_dev *d = &r->devs[i];
+        const struct rstep *st = &r->steps[i];
         printf("%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", d->dev->index);
         cli_json_string(stdout, d->dev->name);
         printf(", \"device_id\": %" PRId64 ",\n     \"space\": {\"unpruned\": %.0f, "
                "\"platform\": %" PRIu64 ", \"pruned\": %" PRIu64 "},\n     \"tune\": "
                "{\"evaluated\": %zu, \"from_db\": %zu, \"best\": ",
-               d->device_id, d->counts.unpruned, d->counts.platform, d->counts.pruned,
-               d->tune.evaluated, d->tune.from_db);
+               d->device_id, st->counts.unpruned, st->counts.platform, st->counts.pruned,
+               st->tune.evaluated, st->tune.from_db);
         cli_json_string(stdout, d->config_text);
         printf(", \"best_seconds\": ");
         json_num(d->tuned_s);
@@ -774,19 +606,16 @@ int cmd_run(int argc, char **argv)
             break;
         }
         case 'S':
-            if (!ht_search_find(optarg)) {
-                status = cli_usage_error("run", 2, "unknown strategy '%s'", optarg);
+            if ((status = cli_parse_strategy("run", optarg, &topts.strategy)) != 0)
                 goto cleanup;
-            }
-            topts.strategy = optarg;
             break;
         case 'b':
-            if ((status = parse_uint("--budget", optarg, UINT32_MAX, &u)) != 0)
+            if ((status = cli_parse_uint("run", "--budget", optarg, UINT32_MAX, &u)) != 0)
                 goto cleanup;
             topts.budget = (size_t)u;
             break;
         case OPT_REPEATS:
-            if ((status = parse_uint("--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
+            if ((status = cli_parse_uint("run", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
                 goto cleanup;
             if (u == 0) {
                 status = cli_usage_error("run", 2, "--repeats takes at least 1");
@@ -802,11 +631,8 @@ int cmd_run(int argc, char **argv)
                 goto cleanup;
             break;
         case OPT_EQ3:
-            if (ht_eq3_parse(optarg, &copts.exec.eq3) != HT_OK) {
-                status = cli_usage_error("run", 2, "--eq3 takes product, sum or off, not '%s'",
-                                         optarg);
+            if ((status = cli_parse_eq3("run", optarg, &copts.exec.eq3)) != 0)
                 goto cleanup;
-            }
             break;
         case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
         case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
@@ -815,25 +641,14 @@ int cmd_run(int argc, char **argv)
             fputs(run_usage, stdout);
             status = 0;
             goto cleanup;
-        case ':':
-            status = cli_usage_error("run", 2, "option '%s' needs a value (see --help)",
-                                     argv[optind - 1]);
-            goto cleanup;
         default:
-            status = cli_usage_error("run", 2, "unknown option '%s' (see --help)",
-                                     argv[optind - 1]);
+            status = cli_getopt_error("run", c, argv);
             goto cleanup;
         }
     }
     status = 2;
-    if (optind >= argc) {
-        cli_usage_error("run", 2, "missing SPEC (see --help)");
+    if (cli_spec_arg("run", argc, argv) != 0)
         goto cleanup;
-    }
-    if (optind + 1 < argc) {
-        cli_usage_error("run", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-        goto cleanup;
-    }
     if (!r.out[0]) {
         cli_usage_error("run", 2, "--out needs a folder");
         goto cleanup;
@@ -847,10 +662,9 @@ int cmd_run(int argc, char **argv)
     topts.eq3 = copts.exec.eq3;
     topts.exec = copts.exec;
 
-    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
-    if (rc != HT_OK) {
-        cli_fail("run", &err);
-        status = rc == HT_ENOMEM ? 1 : 2;
+    rc = cli_load_spec("run", argv[optind], ov, nov, &spec);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
     r.spec = spec;
@@ -867,11 +681,9 @@ int cmd_run(int argc, char **argv)
                         spec->space.nparams, HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    rc = ht_platform_discover(&plat, &err);
-    if (rc == HT_OK)
-        rc = parse_devices(plat, device_list ? device_list : "all", &idx, &r.n, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("run", &err);
+    rc = cli_devices_list("run", device_list, &plat, &idx, &r.n);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
     if (step > 0 && r.n != 2) {
@@ -880,9 +692,10 @@ int cmd_run(int argc, char **argv)
         goto cleanup;
     }
     r.devs = calloc(r.n, sizeof *r.devs);
+    r.steps = calloc(r.n, sizeof *r.steps);
     alone = calloc(r.n, sizeof *alone);
     r.splits = calloc(3 * nsched, sizeof *r.splits);
-    if (!r.devs || !alone || !r.splits) {
+    if (!r.devs || !r.steps || !alone || !r.splits) {
         status = cli_usage_error("run", 1, "out of memory");
         goto cleanup;
     }
@@ -936,7 +749,7 @@ int cmd_run(int argc, char **argv)
         size_t total = r.n;
         for (unsigned d = 0; d < 3; d++)
             if (dims & (1u << d))
-                total += nsched + (step > 0 ? sweep_points(step) : 0);
+                total += nsched + (step > 0 ? cli_split_sweep_points(step) : 0);
         cli_progress_start(&r.bar, "split", total);
         rc = measure_alone(&r, &copts, &err);
         for (size_t i = 0; i < r.n; i++)
@@ -981,6 +794,7 @@ cleanup:
     }
     free(r.splits);
     free(r.devs);
+    free(r.steps);
     free(alone);
     free(idx);
     ht_store_close(r.store);

@@ -336,11 +336,8 @@ int cmd_space(int argc, char **argv)
             solver = optarg;
             break;
         case OPT_EQ3:
-            if (ht_eq3_parse(optarg, &eq3) != HT_OK) {
-                status = cli_usage_error("space", 2,
-                                         "--eq3 takes product, sum or off, not '%s'", optarg);
+            if ((status = cli_parse_eq3("space", optarg, &eq3)) != 0)
                 goto cleanup;
-            }
             break;
         case OPT_SIZE:
             if ((status = cli_add_size("space", optarg, &ov, &nov)) != 0)
@@ -351,47 +348,23 @@ int cmd_space(int argc, char **argv)
             fputs(space_usage, stdout);
             status = 0;
             goto cleanup;
-        case ':':
-            status = cli_usage_error("space", 2, "option '%s' needs a value (see --help)",
-                                     argv[optind - 1]);
-            goto cleanup;
         default:
-            status = cli_usage_error("space", 2, "unknown option '%s' (see --help)",
-                                     argv[optind - 1]);
+            status = cli_getopt_error("space", c, argv);
             goto cleanup;
         }
     }
     status = 2;
-    if (optind >= argc) {
-        cli_usage_error("space", 2, "missing SPEC (see --help)");
+    if (cli_spec_arg("space", argc, argv) != 0)
         goto cleanup;
-    }
-    if (optind + 1 < argc) {
-        cli_usage_error("space", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-        goto cleanup;
-    }
 
-    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
-    if (rc != HT_OK) {
-        cli_fail("space", &err);
-        status = rc == HT_ENOMEM ? 1 : 2;
+    rc = cli_load_spec("space", argv[optind], ov, nov, &spec);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
-    rc = ht_platform_discover(&plat, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("space", &err);
+    status = cli_devices_range("space", device, &plat, &first, &last);
+    if (status != 0)
         goto cleanup;
-    }
-    if (!strcmp(device, "all")) {
-        first = 0;
-        last = plat->count;
-    } else {
-        if ((rc = ht_platform_find(plat, device, &first, &err)) != HT_OK) {
-            status = cli_fail("space", &err);
-            goto cleanup;
-        }
-        last = first + 1;
-    }
     results = calloc(last - first + 1, sizeof *results);
     if (!results) {
         status = cli_usage_error("space", 1, "out of memory");

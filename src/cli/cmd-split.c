@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "cli.h"
+#include "split-common.h"
 
 static const char split_usage[] =
     "usage: hetune split SPEC [options]\n"
@@ -80,100 +80,23 @@ static const char split_usage[] =
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
-/* Seconds with a unit that keeps three or four significant digits; "-" when unknown. */
-static void fmt_time(double s, char *buf, size_t size)
-{
-    if (!(s >= 0) || !isfinite(s))
-        snprintf(buf, size, "-");
-    else if (s < 1e-3)
-        snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.3f s", s);
-}
-
-/* One device of the split, as the command sees it. */
-struct sdev {
-    const struct ht_device_info *dev;
-    int64_t device_id;
-    int64_t config[HT_STORE_MAX_PARAMS];
-    char config_text[HT_STORE_CONFIG_MAX];
-    double tuned_s;                 /* the database's best */
-    int tuned_now;                  /* tuned by this command */
-    struct ht_coexec_alone alone;   /* measured alone here */
-};
-
-static int parse_uint(const char *opt, const char *arg, uint64_t max, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || arg[0] == '-' || v > max)
-        return cli_usage_error("split", 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
-                               opt, max, arg);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-/* Resolves "D,D,..." or "all" into plat's device indices (*idx owned by the caller). */
-static int parse_devices(const struct ht_platform *plat, char *list, size_t **idx, size_t *n,
-                         struct ht_error *err)
-{
-    size_t cap = 1, k = 0;
-    char *save = NULL, *tok;
-
-    if (!strcmp(list, "all")) {
-        *idx = malloc(plat->count * sizeof **idx);
-        if (!*idx)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        for (size_t i = 0; i < plat->count; i++)
-            (*idx)[i] = i;
-        *n = plat->count;
-        return HT_OK;
-    }
-    for (const char *p = list; *p; p++)
-        cap += *p == ',';
-    *idx = malloc(cap * sizeof **idx);
-    if (!*idx)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int rc = ht_platform_find(plat, tok, &(*idx)[k], err);
-        if (rc != HT_OK)
-            return rc;
-        k++;
-    }
-    if (k == 0)
-        return ht_error_set(err, HT_ENODEVICE, "--device names no device");
-    *n = k;
-    return HT_OK;
-}
-
 /* Fills d's configuration and tuned time from the database, tuning the device first when
  * the database has no verified configuration of it. */
 static int best_config(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
-                       struct sdev *d, const struct ht_tune_opts *topts, int quiet,
+                       struct cli_split_dev *d, const struct ht_tune_opts *topts, int quiet,
                        struct ht_error *err)
 {
-    struct ht_stored_eval *ev = malloc(sizeof *ev);
     int unverified = spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
     int rc;
 
-    if (!ev)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
     rc = ht_store_device_id(store, d->dev, &d->device_id, err);
     if (rc != HT_OK)
-        goto cleanup;
-    rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
-                    : ht_store_best(store, problem_id, d->device_id, ev, err);
+        return rc;
+    rc = cli_split_best(spec, store, problem_id, unverified, d, err);
     if (rc == HT_ENOTFOUND) {
         struct ht_tune_result *tr = calloc(1, sizeof *tr);
-        if (!tr) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
+        if (!tr)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
         if (!quiet)
             fprintf(stderr,
                     "hetune split: no tuned configuration of device %zu (%s) in %s: tuning "
@@ -183,56 +106,14 @@ static int best_config(const struct ht_spec *spec, struct ht_store *store, int64
         rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
         free(tr);
         if (rc != HT_OK)
-            goto cleanup;
+            return rc;
         d->tuned_now = 1;
-        rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
-                        : ht_store_best(store, problem_id, d->device_id, ev, err);
-        if (rc == HT_ENOTFOUND) {
+        rc = cli_split_best(spec, store, problem_id, unverified, d, err);
+        if (rc == HT_ENOTFOUND)
             rc = ht_error_set(err, HT_ENOTFOUND,
                               "device %zu (%s): no configuration ran and verified, even after "
                               "tuning",
                               d->dev->index, d->dev->name);
-            goto cleanup;
-        }
-    }
-    if (rc != HT_OK)
-        goto cleanup;
-    if (ev->nvalues != spec->space.nparams) {
-        rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
-                          d->dev->index, ev->nvalues, spec->space.nparams);
-        goto cleanup;
-    }
-    memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
-    snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
-    d->tuned_s = ev->seconds;
-cleanup:
-    free(ev);
-    return rc;
-}
-
-/* Measures d alone with the co-execution's wall clock (one device, one launch). */
-static int measure_alone(const struct ht_spec *spec, struct sdev *d,
-                         const struct ht_coexec_opts *base, struct ht_coexec **keep,
-                         struct ht_coexec_result *res, struct ht_error *err)
-{
-    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
-    struct ht_coexec_opts o = *base;
-    struct ht_coexec *cx = NULL;
-    int rc;
-
-    o.scheduler = "static";
-    ht_split_sched_opts_init(&o.sched);
-    rc = ht_coexec_create(spec, &cd, 1, &o, &cx, err);
-    if (rc == HT_OK)
-        rc = ht_coexec_run(cx, res, err);
-    if (rc == HT_OK) {
-        d->alone.kernel_s = res->devices[0].kernel_s;
-        d->alone.write_s = res->devices[0].write_s;
-        d->alone.read_s = res->devices[0].read_s;
-        d->alone.wall_s = res->wall_s;
-        *keep = cx;
-    } else {
-        ht_coexec_free(cx);
     }
     return rc;
 }
@@ -240,7 +121,7 @@ static int measure_alone(const struct ht_spec *spec, struct sdev *d,
 struct report {
     const struct ht_spec *spec;
     const char *db;
-    struct sdev *devs;
+    struct cli_split_dev *devs;
     size_t n;
     size_t fastest;
     const struct ht_coexec_result *res;
@@ -261,7 +142,7 @@ static double share(const struct report *r, size_t i)
 static void print_text(const struct report *r)
 {
     const struct ht_coexec_result *res = r->res;
-    const struct sdev *fast = &r->devs[r->fastest];
+    const struct cli_split_dev *fast = &r->devs[r->fastest];
     char a[32], b[32], c[32], d[32], e[32];
     int w = 6;
 
@@ -282,16 +163,16 @@ static void print_text(const struct report *r)
            "config", "wg", "tuned", "alone", "optimal", "adjusted", "slice", "chunks",
            "kernel", "transfers");
     for (size_t i = 0; i < r->n; i++) {
-        const struct sdev *sd = &r->devs[i];
+        const struct cli_split_dev *sd = &r->devs[i];
         const struct ht_coexec_device_result *dr = &res->devices[r->ran_alone ? 0 : i];
         char name[64], slice[48];
         if (r->ran_alone && i != r->fastest)
             continue;
         snprintf(name, sizeof name, "%zu %.26s", sd->dev->index, sd->dev->name);
-        fmt_time(sd->tuned_s, a, sizeof a);
-        fmt_time(sd->alone.wall_s, b, sizeof b);
-        fmt_time(dr->kernel_s, c, sizeof c);
-        fmt_time(dr->write_s + dr->read_s, d, sizeof d);
+        ht_format_seconds(sd->tuned_s, a, sizeof a);
+        ht_format_seconds(sd->alone.wall_s, b, sizeof b);
+        ht_format_seconds(dr->kernel_s, c, sizeof c);
+        ht_format_seconds(dr->write_s + dr->read_s, d, sizeof d);
         if (r->plan && !strcmp(res->scheduler, "static") && r->plan->slices[i].size)
             snprintf(slice, sizeof slice, "[%" PRIu64 ", %" PRIu64 ")", r->plan->slices[i].offset,
                      r->plan->slices[i].offset + r->plan->slices[i].size);
@@ -323,26 +204,26 @@ static void print_text(const struct report *r)
     }
     putchar('\n');
     if (r->est) {
-        fmt_time(r->est->split_s, a, sizeof a);
-        fmt_time(r->est->alone_s, b, sizeof b);
+        ht_format_seconds(r->est->split_s, a, sizeof a);
+        ht_format_seconds(r->est->alone_s, b, sizeof b);
         printf("predicted     split %s, device %zu alone %s: %s\n", a, fast->dev->index, b,
                r->est->worth_it ? "splitting pays" : "splitting does not pay");
     }
     if (r->ran_alone) {
-        fmt_time(res->wall_s, a, sizeof a);
-        fmt_time(res->kernel_s, b, sizeof b);
+        ht_format_seconds(res->wall_s, a, sizeof a);
+        ht_format_seconds(res->kernel_s, b, sizeof b);
         printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
                "anyway)\n",
                fast->dev->index, fast->dev->name, a, b);
     } else {
-        fmt_time(res->theoretical_s, a, sizeof a);
-        fmt_time(res->adjusted_s, b, sizeof b);
+        ht_format_seconds(res->theoretical_s, a, sizeof a);
+        ht_format_seconds(res->adjusted_s, b, sizeof b);
         printf("theoretical   %s (Algorithm 1: max_i S_i*t_i); %s with the slices as "
                "launched\n",
                a, b);
-        fmt_time(res->wall_s, a, sizeof a);
-        fmt_time(res->wall_min_s, b, sizeof b);
-        fmt_time(res->kernel_s, c, sizeof c);
+        ht_format_seconds(res->wall_s, a, sizeof a);
+        ht_format_seconds(res->wall_min_s, b, sizeof b);
+        ht_format_seconds(res->kernel_s, c, sizeof c);
         printf("measured      wall %s (mean of the best of %u runs, transfers included; "
                "fastest %s), kernel-only %s\n",
                a, res->nruns, b, c);
@@ -351,9 +232,9 @@ static void print_text(const struct report *r)
                    "time\n",
                    100.0 * (res->wall_s / res->theoretical_s - 1.0),
                    100.0 * (res->kernel_s / res->theoretical_s - 1.0));
-        fmt_time(fast->alone.wall_s, a, sizeof a);
-        fmt_time(fast->alone.kernel_s, b, sizeof b);
-        fmt_time(fast->tuned_s, c, sizeof c);
+        ht_format_seconds(fast->alone.wall_s, a, sizeof a);
+        ht_format_seconds(fast->alone.kernel_s, b, sizeof b);
+        ht_format_seconds(fast->tuned_s, c, sizeof c);
         printf("alone         fastest device %zu (%s): wall %s, kernel-only %s (tuned %s)\n",
                fast->dev->index, fast->dev->name, a, b, c);
         if (res->wall_s > 0 && res->kernel_s > 0)
@@ -379,14 +260,14 @@ static void print_text(const struct report *r)
                "verified");
         for (size_t k = 0; k < r->nsweep; k++) {
             const struct ht_stored_sweep_point *p = &r->sweep[k];
-            fmt_time(p->theoretical_seconds, a, sizeof a);
-            fmt_time(p->seconds, b, sizeof b);
-            fmt_time(p->kernel_seconds, e, sizeof e);
+            ht_format_seconds(p->theoretical_seconds, a, sizeof a);
+            ht_format_seconds(p->seconds, b, sizeof b);
+            ht_format_seconds(p->kernel_seconds, e, sizeof e);
             printf("%8.3f %8.3f %12s %12s %12s %9s\n", p->factor, 1.0 - p->factor, a, b, e,
                    p->verified == 1 ? "yes" : p->verified == 0 ? "NO" : "-");
         }
         /* Where Eq. 4's point lies on the curve. */
-        fmt_time(res->wall_s, a, sizeof a);
+        ht_format_seconds(res->wall_s, a, sizeof a);
         if (!r->ran_alone && !strcmp(res->scheduler, "static"))
             printf("%7.3f* %8.3f %12s %12s\n", r->eq4_factor, 1.0 - r->eq4_factor, "", a);
     }
@@ -411,7 +292,7 @@ static int print_json(const struct report *r)
     json_object_set_new(root, "scheduler", json_string(res->scheduler));
     json_object_set_new(root, "ran_alone", json_boolean(r->ran_alone));
     for (size_t i = 0; i < r->n; i++) {
-        const struct sdev *sd = &r->devs[i];
+        const struct cli_split_dev *sd = &r->devs[i];
         const struct ht_coexec_device_result *dr =
             r->ran_alone ? (i == r->fastest ? &res->devices[0] : NULL) : &res->devices[i];
         json_t *d = json_object(), *cfg = json_object(), *al = json_object();
@@ -537,61 +418,6 @@ static int print_json(const struct report *r)
     return 0;
 }
 
-/* Stores the split; sets *id. */
-static int store_split(struct ht_store *store, int64_t problem_id, const struct report *r,
-                       int64_t *id, struct ht_error *err)
-{
-    const struct ht_coexec_result *res = r->res;
-    struct ht_stored_split sp;
-    struct ht_stored_split_device *sd;
-    size_t n = r->ran_alone ? 1 : r->n;
-    int rc;
-
-    sd = calloc(n, sizeof *sd);
-    if (!sd)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    ht_stored_split_init(&sp);
-    sp.problem_id = problem_id;
-    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", r->ran_alone ? "alone" : res->scheduler);
-    sp.dim = res->dim;
-    sp.global = res->global;
-    sp.theoretical_seconds = r->ran_alone ? -1 : res->theoretical_s;
-    sp.seconds = res->wall_s;
-    sp.min_seconds = res->wall_min_s;
-    sp.kernel_seconds = res->kernel_s;
-    sp.alone_seconds = r->devs[r->fastest].alone.wall_s;
-    sp.verified = res->verified;
-    if (res->verified >= 0) {
-        sp.max_abs_err = res->max_abs_err;
-        sp.max_rel_err = res->max_rel_err;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t j = r->ran_alone ? r->fastest : i;
-        const struct ht_coexec_device_result *dr = &res->devices[i];
-        sd[i].device_id = r->devs[j].device_id;
-        snprintf(sd[i].config, sizeof sd[i].config, "%s", r->devs[j].config_text);
-        sd[i].wg = dr->wg;
-        sd[i].time_seconds = r->devs[j].tuned_s;
-        sd[i].optimal_factor = r->plan ? r->plan->slices[i].optimal_factor : 1.0;
-        sd[i].adjusted_factor = r->ran_alone ? 1.0 : share(r, i);
-        if (r->plan && !strcmp(res->scheduler, "static")) {
-            sd[i].offset = r->plan->slices[i].offset;
-            sd[i].size = r->plan->slices[i].size;
-            sd[i].own_offset = r->plan->slices[i].own_offset;
-            sd[i].own_size = r->plan->slices[i].own_size;
-        }
-        sd[i].chunks = dr->chunks;
-        sd[i].kernel_seconds = dr->kernel_s;
-        sd[i].write_seconds = dr->write_s;
-        sd[i].read_seconds = dr->read_s;
-    }
-    sp.ndevices = n;
-    sp.devices = sd;
-    rc = ht_store_put_split(store, &sp, id, err);
-    free(sd);
-    return rc;
-}
-
 int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
@@ -627,11 +453,11 @@ int cmd_split(int argc, char **argv)
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_store *store = NULL;
-    struct sdev *devs = NULL;
+    struct cli_split_dev *devs = NULL;
     struct ht_coexec **alone_cx = NULL, *cx = NULL, *used = NULL;
     struct ht_coexec_device *cdevs = NULL;
     struct ht_coexec_alone *alone = NULL;
-    struct ht_coexec_result res, sres, *alone_res = NULL;
+    struct ht_coexec_result res, *alone_res = NULL;
     struct ht_coexec_estimate est;
     struct ht_stored_sweep_point *points = NULL;
     size_t npoints = 0;
@@ -652,7 +478,7 @@ int cmd_split(int argc, char **argv)
         switch (c) {
         case 'd': device_list = optarg; break;
         case OPT_DIM:
-            if ((status = parse_uint("--dim", optarg, 2, &u)) != 0)
+            if ((status = cli_parse_uint("split", "--dim", optarg, 2, &u)) != 0)
                 goto cleanup;
             copts.dim = (unsigned)u;
             break;
@@ -684,7 +510,7 @@ int cmd_split(int argc, char **argv)
         }
         case OPT_FORCE: force = 1; break;
         case OPT_REPEATS:
-            if ((status = parse_uint("--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
+            if ((status = cli_parse_uint("split", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
                 goto cleanup;
             if (u == 0) {
                 status = cli_usage_error("split", 2, "--repeats takes at least 1");
@@ -695,14 +521,11 @@ int cmd_split(int argc, char **argv)
         case OPT_DB: db = optarg; break;
         case OPT_DUMP: dump = optarg; break;
         case 'S':
-            if (!ht_search_find(optarg)) {
-                status = cli_usage_error("split", 2, "unknown strategy '%s'", optarg);
+            if ((status = cli_parse_strategy("split", optarg, &topts.strategy)) != 0)
                 goto cleanup;
-            }
-            topts.strategy = optarg;
             break;
         case 'b':
-            if ((status = parse_uint("--budget", optarg, UINT32_MAX, &u)) != 0)
+            if ((status = cli_parse_uint("split", "--budget", optarg, UINT32_MAX, &u)) != 0)
                 goto cleanup;
             topts.budget = (size_t)u;
             break;
@@ -711,11 +534,8 @@ int cmd_split(int argc, char **argv)
                 goto cleanup;
             break;
         case OPT_EQ3:
-            if (ht_eq3_parse(optarg, &copts.exec.eq3) != HT_OK) {
-                status = cli_usage_error("split", 2, "--eq3 takes product, sum or off, not '%s'",
-                                         optarg);
+            if ((status = cli_parse_eq3("split", optarg, &copts.exec.eq3)) != 0)
                 goto cleanup;
-            }
             break;
         case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
         case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
@@ -724,33 +544,21 @@ int cmd_split(int argc, char **argv)
             fputs(split_usage, stdout);
             status = 0;
             goto cleanup;
-        case ':':
-            status = cli_usage_error("split", 2, "option '%s' needs a value (see --help)",
-                                     argv[optind - 1]);
-            goto cleanup;
         default:
-            status = cli_usage_error("split", 2, "unknown option '%s' (see --help)",
-                                     argv[optind - 1]);
+            status = cli_getopt_error("split", c, argv);
             goto cleanup;
         }
     }
     status = 2;
-    if (optind >= argc) {
-        cli_usage_error("split", 2, "missing SPEC (see --help)");
+    if (cli_spec_arg("split", argc, argv) != 0)
         goto cleanup;
-    }
-    if (optind + 1 < argc) {
-        cli_usage_error("split", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-        goto cleanup;
-    }
     copts.scheduler = scheduler;
     topts.eq3 = copts.exec.eq3;
     topts.exec = copts.exec;
 
-    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
-    if (rc != HT_OK) {
-        cli_fail("split", &err);
-        status = rc == HT_ENOMEM ? 1 : 2;
+    rc = cli_load_spec("split", argv[optind], ov, nov, &spec);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
     /* Refuse before tuning anything: co-execution runs one kernel per device. */
@@ -769,11 +577,9 @@ int cmd_split(int argc, char **argv)
         cli_usage_error("split", 2, "the spec has more than %d parameters", HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    rc = ht_platform_discover(&plat, &err);
-    if (rc == HT_OK)
-        rc = parse_devices(plat, device_list ? device_list : "all", &idx, &n, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("split", &err);
+    rc = cli_devices_list("split", device_list, &plat, &idx, &n);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
     if (sweep > 0 && n != 2) {
@@ -810,7 +616,7 @@ int cmd_split(int argc, char **argv)
 
     /* Every device alone, with the co-execution's own wall clock. */
     for (size_t i = 0; i < n; i++) {
-        rc = measure_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
+        rc = cli_split_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
         if (rc != HT_OK) {
             status = cli_fail("split", &err);
             goto cleanup;
@@ -835,8 +641,8 @@ int cmd_split(int argc, char **argv)
         fastest = est.fastest;
         if (!est.worth_it && !force) {
             char a[32], b[32];
-            fmt_time(est.split_s, a, sizeof a);
-            fmt_time(est.alone_s, b, sizeof b);
+            ht_format_seconds(est.split_s, a, sizeof a);
+            ht_format_seconds(est.alone_s, b, sizeof b);
             fprintf(stderr,
                     "hetune split: splitting is predicted to be slower (%s) than device %zu "
                     "(%s) alone (%s): running on it alone (--force splits anyway)\n",
@@ -895,7 +701,8 @@ int cmd_split(int argc, char **argv)
     }
     rep.est = have_est ? &est : NULL;
     rep.ran_alone = ran_alone;
-    rc = store_split(store, problem_id, &rep, &split_id, &err);
+    rc = cli_split_store(store, problem_id, devs, n, fastest, &res, rep.plan, ran_alone, 1.0,
+                         &split_id, &err);
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
         goto cleanup;
@@ -903,44 +710,20 @@ int cmd_split(int argc, char **argv)
     rep.split_id = split_id;
 
     if (sweep > 0) {
-        size_t steps = (size_t)floor(1.0 / sweep + 1e-9);
         const struct ht_split_plan *p = ht_coexec_plan(cx);
+        int verify_failed = 0;
         rep.eq4_factor = p ? p->slices[0].optimal_factor : -1;
-        npoints = steps + 1 + (steps * sweep < 1.0 - 1e-9);
+        npoints = cli_split_sweep_points(sweep);
         points = calloc(npoints, sizeof *points);
         if (!points) {
             status = cli_usage_error("split", 1, "out of memory");
             goto cleanup;
         }
         for (size_t k = 0; k < npoints; k++) {
-            double f[2];
-            struct ht_stored_sweep_point *pt = &points[k];
-            f[0] = k * sweep > 1.0 ? 1.0 : (double)k * sweep;
-            f[1] = 1.0 - f[0];
-            rc = ht_coexec_set_factors(cx, f, &err);
-            if (rc == HT_OK)
-                rc = ht_coexec_run(cx, &sres, &err);
-            if (rc != HT_OK) {
-                status = cli_fail("split", &err);
-                goto cleanup;
-            }
-            pt->index = (unsigned)k;
-            pt->factor = f[0];
-            pt->theoretical_seconds = sres.theoretical_s;
-            pt->seconds = sres.wall_s;
-            pt->kernel_seconds = sres.kernel_s;
-            rc = ht_coexec_verify(cx, fastest, &sres, &err);
-            pt->verified = sres.verified;
-            ht_coexec_result_destroy(&sres);
-            if (rc == HT_EVERIFY) {
-                cli_fail("split", &err);
-                ht_error_clear(&err);
+            rc = cli_split_sweep_point("split", cx, k, sweep, fastest, store, split_id,
+                                       &points[k], &verify_failed, &err);
+            if (verify_failed)
                 status = 3;
-            } else if (rc != HT_OK) {
-                status = cli_fail("split", &err);
-                goto cleanup;
-            }
-            rc = ht_store_put_sweep_point(store, split_id, pt, &err);
             if (rc != HT_OK) {
                 status = cli_fail("split", &err);
                 goto cleanup;

@@ -68,19 +68,6 @@ static void on_sigint(int sig)
     stop_flag = 1;
 }
 
-/* Seconds with a unit that keeps three or four significant digits. */
-static void fmt_time(double s, char *buf, size_t size)
-{
-    if (s < 0)
-        snprintf(buf, size, "-");
-    else if (s < 1e-3)
-        snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.3f s", s);
-}
-
 static void config_text(const struct ht_spec *spec, const int64_t *config, char *buf,
                         size_t size)
 {
@@ -118,7 +105,7 @@ static void on_progress(const struct ht_tune_progress *p, void *user)
     }
     note[0] = '\0';
     if (p->best) {
-        fmt_time(p->best_s, t, sizeof t);
+        ht_format_seconds(p->best_s, t, sizeof t);
         config_text(ctx->spec, p->best, cfg, sizeof cfg);
         snprintf(note, sizeof note, "best %s (%s)", t, cfg);
     }
@@ -145,15 +132,15 @@ static void print_text_device(const struct ht_spec *spec, const struct device_tu
     printf("  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the database%s\n",
            r->evaluated, r->cut, r->failed, r->from_db, r->stopped ? "; interrupted" : "");
     if (r->has_best) {
-        fmt_time(r->best_s, a, sizeof a);
+        ht_format_seconds(r->best_s, a, sizeof a);
         config_text(spec, r->best, cfg, sizeof cfg);
         printf("  best         %s: %s%s\n", cfg, a, r->best_from_db ? " (stored)" : "");
     } else {
         printf("  best         none: no configuration ran and verified\n");
     }
-    fmt_time(r->tuning_s, a, sizeof a);
-    fmt_time(r->build_s, b, sizeof b);
-    fmt_time(r->launch_compile_s, c, sizeof c);
+    ht_format_seconds(r->tuning_s, a, sizeof a);
+    ht_format_seconds(r->build_s, b, sizeof b);
+    ht_format_seconds(r->launch_compile_s, c, sizeof c);
     printf("  time         %s tuning, of which %s building and %s in first launches"
            " (%.0f%%)\n", a, b, c,
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
@@ -332,11 +319,8 @@ int cmd_tune(int argc, char **argv)
         case OPT_DB: db = optarg; break;
         case OPT_FRESH: opts.fresh = 1; break;
         case OPT_EQ3:
-            if (ht_eq3_parse(optarg, &opts.eq3) != HT_OK) {
-                status = cli_usage_error("tune", 2, "--eq3 takes product, sum or off, not '%s'",
-                                         optarg);
+            if ((status = cli_parse_eq3("tune", optarg, &opts.eq3)) != 0)
                 goto cleanup;
-            }
             break;
         case OPT_SIZE:
             if ((status = cli_add_size("tune", optarg, &ov, &nov)) != 0)
@@ -349,47 +333,23 @@ int cmd_tune(int argc, char **argv)
             fputs(tune_usage, stdout);
             status = 0;
             goto cleanup;
-        case ':':
-            status = cli_usage_error("tune", 2, "option '%s' needs a value (see --help)",
-                                     argv[optind - 1]);
-            goto cleanup;
         default:
-            status = cli_usage_error("tune", 2, "unknown option '%s' (see --help)",
-                                     argv[optind - 1]);
+            status = cli_getopt_error("tune", c, argv);
             goto cleanup;
         }
     }
     status = 2;
-    if (optind >= argc) {
-        cli_usage_error("tune", 2, "missing SPEC (see --help)");
+    if (cli_spec_arg("tune", argc, argv) != 0)
         goto cleanup;
-    }
-    if (optind + 1 < argc) {
-        cli_usage_error("tune", 2, "unexpected argument '%s' (see --help)", argv[optind + 1]);
-        goto cleanup;
-    }
 
-    rc = ht_spec_load(argv[optind], ov, nov, &spec, &err);
-    if (rc != HT_OK) {
-        cli_fail("tune", &err);
-        status = rc == HT_ENOMEM ? 1 : 2; /* an unreadable spec is bad input too */
+    rc = cli_load_spec("tune", argv[optind], ov, nov, &spec);
+    if (rc != 0) {
+        status = rc;
         goto cleanup;
     }
-    rc = ht_platform_discover(&plat, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("tune", &err);
+    status = cli_devices_range("tune", device, &plat, &first, &last);
+    if (status != 0)
         goto cleanup;
-    }
-    if (!strcmp(device, "all")) {
-        first = 0;
-        last = plat->count;
-    } else {
-        if ((rc = ht_platform_find(plat, device, &first, &err)) != HT_OK) {
-            status = cli_fail("tune", &err);
-            goto cleanup;
-        }
-        last = first + 1;
-    }
     devs = calloc(last - first + 1, sizeof *devs);
     if (!devs) {
         status = cli_usage_error("tune", 1, "out of memory");

@@ -149,7 +149,7 @@ static void tuning_md(const struct rp_model *m, struct rp_buf *b)
         for (size_t k = 0; k < c->ntuning; k++) {
             const struct rp_tuning *t = &c->tuning[k];
             char tmp[64], time[32];
-            ht__rp_fmt_time(t->has_best ? t->seconds : -1, time, sizeof time);
+            ht_format_seconds(t->has_best ? t->seconds : -1, time, sizeof time);
             ht__rp_puts(b, "| ");
             ht__rp_md_text(b, c->label);
             ht__rp_puts(b, " | ");
@@ -211,9 +211,9 @@ static void table3_md(const struct rp_model *m, struct rp_buf *b)
         for (size_t k = 0; k < c->nsplits; k++) {
             const struct ht_stored_split *sp = &c->splits[k];
             char t[3][32], tmp[64];
-            ht__rp_fmt_time(sp->theoretical_seconds, t[0], sizeof t[0]);
-            ht__rp_fmt_time(sp->seconds, t[1], sizeof t[1]);
-            ht__rp_fmt_time(sp->kernel_seconds, t[2], sizeof t[2]);
+            ht_format_seconds(sp->theoretical_seconds, t[0], sizeof t[0]);
+            ht_format_seconds(sp->seconds, t[1], sizeof t[1]);
+            ht_format_seconds(sp->kernel_seconds, t[2], sizeof t[2]);
             ht__rp_puts(b, "| ");
             ht__rp_md_text(b, c->label);
             ht__rp_puts(b, " | ");
@@ -289,7 +289,7 @@ static int fig5_md(const struct rp_model *m, const struct rp_figures *f, struct 
         ht__rp_puts(b, "| bar | time |\n| --- | ---: |\n");
         for (size_t j = 0; j < n; j++) {
             char t[32];
-            ht__rp_fmt_time(bars[j].seconds, t, sizeof t);
+            ht_format_seconds(bars[j].seconds, t, sizeof t);
             ht__rp_puts(b, "| ");
             ht__rp_md_text(b, bars[j].label);
             ht__rp_printf(b, " | %s |\n", t);
@@ -335,7 +335,7 @@ static void sweeps_md(const struct rp_model *m, const struct rp_figures *f, stru
             ht__rp_printf(b, ", split along %s\n\n", ht__report_dim_name(sp->dim));
             image(b, &f->sweep[k++]);
             if (sp->ndevices > 0 && sp->devices[0].adjusted_factor >= 0) {
-                ht__rp_fmt_time(sp->seconds, t, sizeof t);
+                ht_format_seconds(sp->seconds, t, sizeof t);
                 ht__rp_puts(b, "Computed factor of ");
                 ht__rp_md_text(b, l0);
                 ht__rp_printf(b, ": %.3f adjusted", sp->devices[0].adjusted_factor);
@@ -352,9 +352,9 @@ static void sweeps_md(const struct rp_model *m, const struct rp_figures *f, stru
             for (size_t j = 0; j < sw->npoints; j++) {
                 const struct ht_stored_sweep_point *p = &sw->points[j];
                 char tt[3][32];
-                ht__rp_fmt_time(p->theoretical_seconds, tt[0], sizeof tt[0]);
-                ht__rp_fmt_time(p->seconds, tt[1], sizeof tt[1]);
-                ht__rp_fmt_time(p->kernel_seconds, tt[2], sizeof tt[2]);
+                ht_format_seconds(p->theoretical_seconds, tt[0], sizeof tt[0]);
+                ht_format_seconds(p->seconds, tt[1], sizeof tt[1]);
+                ht_format_seconds(p->kernel_seconds, tt[2], sizeof tt[2]);
                 ht__rp_printf(b, "| %.3f | %.3f | %s | %s | %s | %s |\n", p->factor,
                               1.0 - p->factor, tt[0], tt[1], tt[2],
                               p->verified == 1 ? "yes" : p->verified == 0 ? "**no**" : "-");

@@ -104,10 +104,6 @@ void ht__rp_csv_time(struct rp_buf *b, double v);
 /* A Markdown table cell's text: '|' escaped, line breaks as spaces. */
 void ht__rp_md_text(struct rp_buf *b, const char *s);
 
-/* Seconds with a unit and three or four significant digits ("1.234 ms"); "-" when
- * unknown. */
-void ht__rp_fmt_time(double s, char *buf, size_t size);
-
 /* Writes b to dir/name atomically. HT_ENOMEM when b ran out of memory, HT_EIO. */
 int ht__rp_write(const char *dir, const char *name, const struct rp_buf *b,
                  struct ht_error *err);

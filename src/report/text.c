@@ -96,7 +96,7 @@ void ht__rp_md_text(struct rp_buf *b, const char *s)
     }
 }
 
-void ht__rp_fmt_time(double s, char *buf, size_t size)
+void ht_format_seconds(double s, char *buf, size_t size)
 {
     if (!(s >= 0) || !isfinite(s))
         snprintf(buf, size, "-");

@@ -1,0 +1,155 @@
+/* What hetune split and hetune run share of driving a co-execution (split-common.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "split-common.h"
+
+int cli_split_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                   int unverified, struct cli_split_dev *d, struct ht_error *err)
+{
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    int rc;
+
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
+                    : ht_store_best(store, problem_id, d->device_id, ev, err);
+    if (rc == HT_OK && ev->nvalues != spec->space.nparams)
+        rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
+                          d->dev->index, ev->nvalues, spec->space.nparams);
+    if (rc == HT_OK) {
+        memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
+        snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
+        d->tuned_s = ev->seconds;
+    }
+    free(ev);
+    return rc;
+}
+
+int cli_split_alone(const struct ht_spec *spec, struct cli_split_dev *d,
+                    const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                    struct ht_coexec_result *res, struct ht_error *err)
+{
+    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
+    struct ht_coexec_opts o = *base;
+    int rc;
+
+    *cx = NULL;
+    o.scheduler = "static";
+    ht_split_sched_opts_init(&o.sched);
+    rc = ht_coexec_create(spec, &cd, 1, &o, cx, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(*cx, res, err);
+    if (rc != HT_OK) {
+        ht_coexec_free(*cx);
+        *cx = NULL;
+        return rc;
+    }
+    d->alone.kernel_s = res->devices[0].kernel_s;
+    d->alone.write_s = res->devices[0].write_s;
+    d->alone.read_s = res->devices[0].read_s;
+    d->alone.wall_s = res->wall_s;
+    return HT_OK;
+}
+
+int cli_split_store(struct ht_store *store, int64_t problem_id,
+                    const struct cli_split_dev *devs, size_t n, size_t fastest,
+                    const struct ht_coexec_result *res, const struct ht_split_plan *plan,
+                    int ran_alone, double no_plan_factor, int64_t *id, struct ht_error *err)
+{
+    struct ht_stored_split sp;
+    struct ht_stored_split_device *sd;
+    int is_static = !strcmp(res->scheduler, "static");
+    int rc;
+
+    if (ran_alone)
+        n = 1;
+    sd = calloc(n, sizeof *sd);
+    if (!sd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_stored_split_init(&sp);
+    sp.problem_id = problem_id;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", ran_alone ? "alone" : res->scheduler);
+    sp.dim = res->dim;
+    sp.global = res->global;
+    sp.theoretical_seconds = ran_alone ? -1 : res->theoretical_s;
+    sp.seconds = res->wall_s;
+    sp.min_seconds = res->wall_min_s;
+    sp.kernel_seconds = res->kernel_s;
+    sp.alone_seconds = devs[fastest].alone.wall_s;
+    sp.verified = res->verified;
+    if (res->verified >= 0) {
+        sp.max_abs_err = res->max_abs_err;
+        sp.max_rel_err = res->max_rel_err;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* Alone, the result's only device is the fastest. */
+        const struct cli_split_dev *d = &devs[ran_alone ? fastest : i];
+        const struct ht_coexec_device_result *dr = &res->devices[i];
+        sd[i].device_id = d->device_id;
+        snprintf(sd[i].config, sizeof sd[i].config, "%s", d->config_text);
+        sd[i].wg = dr->wg;
+        sd[i].time_seconds = d->tuned_s;
+        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : no_plan_factor;
+        sd[i].adjusted_factor = ran_alone ? 1.0 : dr->share;
+        if (plan && is_static) {
+            sd[i].offset = plan->slices[i].offset;
+            sd[i].size = plan->slices[i].size;
+            sd[i].own_offset = plan->slices[i].own_offset;
+            sd[i].own_size = plan->slices[i].own_size;
+        }
+        sd[i].chunks = dr->chunks;
+        sd[i].kernel_seconds = dr->kernel_s;
+        sd[i].write_seconds = dr->write_s;
+        sd[i].read_seconds = dr->read_s;
+    }
+    sp.ndevices = n;
+    sp.devices = sd;
+    rc = ht_store_put_split(store, &sp, id, err);
+    free(sd);
+    return rc;
+}
+
+size_t cli_split_sweep_points(double step)
+{
+    size_t steps = (size_t)floor(1.0 / step + 1e-9);
+    return steps + 1 + (steps * step < 1.0 - 1e-9);
+}
+
+int cli_split_sweep_point(const char *cmd, struct ht_coexec *cx, size_t k, double step,
+                          size_t fastest, struct ht_store *store, int64_t split_id,
+                          struct ht_stored_sweep_point *pt, int *verify_failed,
+                          struct ht_error *err)
+{
+    struct ht_coexec_result res;
+    double f[2];
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
+    f[1] = 1.0 - f[0];
+    rc = ht_coexec_set_factors(cx, f, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(cx, &res, err);
+    if (rc != HT_OK)
+        return rc;
+    pt->index = (unsigned)k;
+    pt->factor = f[0];
+    pt->theoretical_seconds = res.theoretical_s;
+    pt->seconds = res.wall_s;
+    pt->kernel_seconds = res.kernel_s;
+    rc = ht_coexec_verify(cx, fastest, &res, err);
+    pt->verified = res.verified;
+    ht_coexec_result_destroy(&res);
+    if (rc == HT_EVERIFY) {
+        cli_fail(cmd, err);
+        ht_error_clear(err);
+        *verify_failed = 1;
+        rc = HT_OK;
+    }
+    if (rc != HT_OK)
+        return rc;
+    return ht_store_put_sweep_point(store, split_id, pt, err);
+}
