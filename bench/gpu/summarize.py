@@ -23,7 +23,7 @@ def main(path):
                 n = int(m.name.rsplit("-", 1)[1].split(".")[0])
                 docs.append((n, json.load(io.TextIOWrapper(tar.extractfile(m)))))
     docs.sort()
-    print("| case | G (dim) | scheduler | factors optimal → adjusted (CPU, GPU) | theoretical ms "
+    print("| case | G (dim) | scheduler | factors optimal → adjusted (CPU, GPU…) | theoretical ms "
           "| co-exec wall ms | co-exec kernel ms | fastest alone | its wall ms | its kernel ms "
           "| wall / theoretical | kernel / theoretical | speedup wall | speedup kernel |")
     print("|" + " --- |" * 14)
