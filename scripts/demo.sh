@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make demo: the machine's OpenCL devices, the vecadd example on each of them, then the
-# paper's two case studies on every device found with hetune run (prune, tune, split,
-# report) into demo.db, and the report of both under report/ (report/report.md).
+# paper's two case studies on every device found with hetune demo (hetune run on each: prune,
+# tune, split, report) into demo.db, and the report of both under report/ (report/report.md).
 #
 # Sizes: both case studies run at the paper's sizes (conv1d: 2^16 elements, a mask of 625;
 # matmul: 1024 x 1024), about four and a half minutes on a two-core machine with PoCL's one
@@ -33,17 +33,8 @@ for ((d = 0; d < count; d++)); do
     run eval examples/vecadd/spec.json --device "$d" --set WG=64 --set EPT=1
 done
 
-# The sweep of Figures 6 and 7 needs exactly two devices.
-sweep=()
-if [ "$count" -eq 2 ]; then
-    sweep=(--sweep 0.1)
-fi
-
 rm -f demo.db
-timed run run examples/matmul/spec.json --size N="$MATMUL_N" --db demo.db --out report/matmul
-timed run run examples/conv1d/spec.json --scheduler all "${sweep[@]}" --db demo.db \
-    --out report/conv1d
-timed run report --db demo.db --out report
+timed run demo --matmul-n "$MATMUL_N" --db demo.db --out report
 
 echo
 echo "demo: $((SECONDS - start)) s; the report of both case studies is report/report.md"

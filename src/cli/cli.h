@@ -16,6 +16,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 /* Prints "hetune <cmd>: <formatted error>" to stderr and returns ht_exit_status(err->code). */
 int cli_fail(const char *cmd, const struct ht_error *err);

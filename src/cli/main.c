@@ -21,6 +21,7 @@ static const struct command commands[] = {
     {"split", cmd_split, "co-execute on several devices at their tuned configurations"},
     {"run", cmd_run, "the whole pipeline: prune, tune, split and report"},
     {"report", cmd_report, "the paper's tables and figures from the results database"},
+    {"demo", cmd_demo, "the paper's two case studies on every device found, and their report"},
 };
 
 static void usage(FILE *f)
