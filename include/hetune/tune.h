@@ -109,8 +109,9 @@ struct ht_tune_result {
     char strategy[64];       /* the strategy used */
 };
 
-/* Tunes spec on dev and stores what it measures in store (all borrowed). Fills *out.
- * Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
+/* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,
+ * and the space's sizes on the device (unpruned, platform, pruned; ht_store_put_space) for
+ * the report's Tables 1 and 2. Fills *out. Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
  * was raised (out->stopped), whether or not a configuration verified (out->has_best says);
  * a configuration's failure is never an error of the call. Stored results compete for
  * best when their status is "ok" and they did not fail verification (verified 1, or -1
