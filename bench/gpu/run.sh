@@ -6,7 +6,7 @@
 # the report. Everything lands in one folder: $OUT when set (the device tool), else
 # bench/gpu/out.
 #
-# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep report
+# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more report
 #        (default all)
 set -u
 cd "$(dirname "$0")/../.."
@@ -18,7 +18,7 @@ DB="$OUT/hetune.db"
 [ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
 HETUNE=build-gpu/hetune
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
-stages=${*:-build devices space tune split sweep report}
+stages=${*:-build devices space tune split sweep more report}
 
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
 run() {
@@ -102,11 +102,28 @@ sweep)
     run split examples/conv1d/spec.json --size N=4194304 --db "$DB" --sweep 0.1 --force --repeats 5
     run split examples/matmul/spec.json --db "$DB" --sweep 0.1 --force --repeats 5
     ;;
+more)
+    # The neighbours' case studies through the whole pipeline (hetune run: prune, tune,
+    # split with every scheduler, report), at their default sizes; a random sample of 40
+    # configurations per device where the space is large. Pipelines (sepconv's two-pass
+    # variants, ATAX) cannot be split: they are tuned only.
+    for spec in examples/blackscholes/spec.json examples/gesummv/spec.json \
+                examples/nbody/spec.json examples/stencil9/spec.json \
+                examples/sepconv/spec-single.json; do
+        run run "$spec" --db "$DB" --scheduler all --strategy random --budget 40 \
+            --out "$OUT/report/$(basename "$(dirname "$spec")")"
+    done
+    for spec in examples/sepconv/spec.json examples/atax/spec.json; do
+        run tune "$spec" --db "$DB" --strategy random --budget 40 --seed 1
+    done
+    ;;
 report)
     has report || { say "(no report command in this build)"; continue; }
     run report --db "$DB" --out "$OUT/report"
     ;;
 esac
 done
+# The device tool brings back few files: the JSON outputs and the report go as archives.
 tar -C "$OUT" -czf "$OUT/json.tgz" json && rm -rf "$OUT/json"
+[ -d "$OUT/report" ] && tar -C "$OUT" -czf "$OUT/report.tgz" report && rm -rf "$OUT/report"
 say "== done"
