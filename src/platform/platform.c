@@ -202,6 +202,11 @@ static int add_platform(struct ht_platform *p, cl_platform_id plat, size_t plat_
         rc = fill_device(d, ids[i], err);
         if (rc != HT_OK)
             goto cleanup;
+        for (size_t k = 0; k < p->count; k++)
+            if (!strcmp(p->devices[k].platform, d->platform) &&
+                !strcmp(p->devices[k].name, d->name) &&
+                !strcmp(p->devices[k].driver_version, d->driver_version))
+                d->ordinal++;
         p->count++;
     }
     goto cleanup;

@@ -74,14 +74,20 @@ cleanup:
 int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev, int64_t *id,
                        struct ht_error *err)
 {
-    char wi[80];
+    char wi[80], name[sizeof dev->name + 16];
 
+    /* Identical devices (two GPUs of one model) are told apart by their ordinal, written
+     * into the name so that the first keeps the identity it always had. */
+    if (dev->ordinal)
+        snprintf(name, sizeof name, "%s #%u", dev->name, (unsigned)dev->ordinal + 1);
+    else
+        snprintf(name, sizeof name, "%s", dev->name);
     snprintf(wi, sizeof wi, "[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", dev->max_work_item_sizes[0],
              dev->max_work_item_sizes[1], dev->max_work_item_sizes[2]);
     const struct value vals[] = {
         {dev->platform, 0},
         {dev->platform_version, 0},
-        {dev->name, 0},
+        {name, 0},
         {dev->vendor, 0},
         {dev->type, 0},
         {dev->version, 0},

@@ -295,4 +295,17 @@ check_db "$db" "q('SELECT count(*) FROM evaluations')[0][0] == sum(x['space'] fo
 check_invariants "$db" 10
 [ "$ndev" -lt 2 ] || grep -q '"basic' "$tmp/out" || fail "no basic device: $(cat "$tmp/out")"
 
+# Two identical devices (two GPUs of one model; here PoCL's pthread device twice) are two
+# devices in the database, each tuned, not one reusing the other's results.
+export POCL_DEVICES="pthread pthread"
+ndev=$("$HETUNE" devices --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["devices"]))')
+if [ "$ndev" -eq 2 ]; then
+    db="$tmp/twins.db"
+    run tune "$vecadd" --size N=4096 --db "$db" --strategy random --budget 2 --seed 1 --json
+    expect_status 0
+    check "all(x['evaluated'] == 2 and x['from_db'] == 0 for x in d['devices'])"
+    check_db "$db" "q('SELECT count(*) FROM devices') == [(2,)]"
+    check_db "$db" "q('SELECT count(DISTINCT device_id) FROM evaluations') == [(2,)]"
+fi
+
 echo "ok"
