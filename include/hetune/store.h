@@ -69,7 +69,7 @@ extern "C" {
 
 /* The status text for a code ht_session_eval returns: HT_OK "ok", HT_EBUILD "build",
  * HT_ELAUNCH "launch", HT_EVERIFY "verify", HT_ECONSTRAINT "constraint", HT_ECL "cl",
- * anything else "error". ("cut" is the tuner's decision, not a code.) Static storage. */
+ * HT_ECUT "cut" (early termination), anything else "error". Static storage. */
 const char *ht_store_status_name(int code);
 
 struct ht_store; /* opaque: one SQLite connection */

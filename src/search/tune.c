@@ -161,7 +161,7 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
     ev->nvalues = t->nparams;
     memcpy(ev->values, config, t->nparams * sizeof *config);
     snprintf(ev->status, sizeof ev->status, "%s",
-             status == HT_ECUT ? HT_STORE_CUT : ht_store_status_name(status));
+             ht_store_status_name(status));
     if (status != HT_OK)
         ht_error_format(eerr, ev->reason, sizeof ev->reason);
     if (res->nruns) {

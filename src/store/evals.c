@@ -27,6 +27,8 @@ const char *ht_store_status_name(int code)
         return HT_STORE_CONSTRAINT;
     case HT_ECL:
         return HT_STORE_CL;
+    case HT_ECUT:
+        return HT_STORE_CUT;
     default:
         return HT_STORE_ERROR;
     }
