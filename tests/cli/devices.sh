@@ -2,27 +2,12 @@
 # hetune devices: the table, --json, --dzn, two PoCL devices, no platform, bad usage.
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-devices.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp devices
 
 run devices
-if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
-    echo "skipped: no OpenCL platform" >&2
-    exit 77
-fi
-[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+require_platform
 for word in platform type version driver work-group memory "work-item sizes"; do
     grep -q "$word" "$tmp/out" || fail "the device list lacks '$word'"
 done

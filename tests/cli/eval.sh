@@ -3,56 +3,19 @@
 # statuses (bad input 2, verification 3), --dump, --size, the binary cache.
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-eval.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp eval
 
 vecadd="$HETUNE_SOURCE_DIR/examples/vecadd/spec.json"
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/exec"
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
-
-# Expects exit status $1 from the last run.
-expect_status() {
-    [ "$status" -eq "$1" ] ||
-        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
-}
-
-# Expects the last run's stderr to contain $1.
-expect_err() {
-    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
-}
-
-# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
-check() {
-    python3 - "$tmp/out" "$1" <<'EOF' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-EOF
-}
 
 count_devices() {
     "$HETUNE" devices --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["devices"]))'
 }
 
 run devices --json
-if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
-    echo "skipped: no OpenCL platform" >&2
-    exit 77
-fi
-[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+require_platform
 ndev=$(count_devices)
 
 # vecadd on device $1 verifies and reports every field.

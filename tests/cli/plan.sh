@@ -5,20 +5,9 @@
 # (exit status 2, the message naming the option). Needs no OpenCL device.
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-plan.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp plan
 
 # The paper's example: t = 1.5 s and 1 s give S = 0.4 and 0.6; work-groups of 64:
 # 3 and 4 whole groups, R = 64, device 1 (finishing first) takes one more.

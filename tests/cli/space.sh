@@ -4,29 +4,13 @@
 # empty space, two PoCL devices, and bad input (exit status 2 with a clear message).
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 ex="$HETUNE_SOURCE_DIR/examples"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-space.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
+make_tmp space
 
 run devices --json
-if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
-    echo "skipped: no OpenCL platform" >&2
-    exit 77
-fi
-[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+require_platform
 cp "$tmp/out" "$tmp/devices.json"
 
 # Checks $tmp/out, the --json of example $1 (with eq3 mode $2), against counts computed

@@ -5,51 +5,16 @@
 # the prediction that splitting does not pay, tuning first, and bad input.
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-split.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+make_tmp split
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/split"
 db="$tmp/split.db"
 
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
-
-expect_status() {
-    [ "$status" -eq "$1" ] ||
-        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
-}
-
-expect_err() {
-    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
-}
-
-# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
-check() {
-    python3 - "$tmp/out" "$1" <<'PY' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-PY
-}
-
 run devices --json
-if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
-    echo "skipped: no OpenCL platform" >&2
-    exit 77
-fi
-[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+require_platform
 ndev=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$tmp/out")
 if [ "$ndev" -ge 2 ]; then two="0,1"; else two="0,0"; fi
 

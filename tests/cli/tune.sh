@@ -6,44 +6,13 @@
 # cleanly with 130; both devices of POCL_DEVICES="pthread basic"; usage errors.
 set -eu
 
-: "${HETUNE:?HETUNE must name the hetune binary}"
-: "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-tune.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp tune
 
 ex="$HETUNE_SOURCE_DIR/examples"
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/tune"
 vecadd="$ex/vecadd/spec.json"
-
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
-
-# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
-run() {
-    status=0
-    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
-}
-
-expect_status() {
-    [ "$status" -eq "$1" ] ||
-        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
-}
-
-expect_err() {
-    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
-}
-
-# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
-check() {
-    python3 - "$tmp/out" "$1" <<'EOF' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
-import json, sys
-d = json.load(open(sys.argv[1]))
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-EOF
-}
 
 # Checks database $1 with a Python expression over `q` (a function running SQL and
 # returning all rows) and `d` (the JSON of the last run).
@@ -81,11 +50,7 @@ check_best_is_fastest() {
 }
 
 run devices --json
-if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
-    echo "skipped: no OpenCL platform" >&2
-    exit 77
-fi
-[ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+require_platform
 # One device for most checks: PoCL's pthread device when there is one, else the first.
 dev=$(python3 -c '
 import json, sys

@@ -1,0 +1,52 @@
+# Helpers shared by the CLI tests: tests/cli/<name>.sh source this file after `set -eu`
+# (it is not a test itself, hence not .sh). It needs $HETUNE, the hetune binary.
+
+: "${HETUNE:?HETUNE must name the hetune binary}"
+
+# Makes $tmp, a fresh folder named hetune-$1.XXXXXX, removed when the script exits.
+make_tmp() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-$1.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+}
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
+run() {
+    status=0
+    "$HETUNE" "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+}
+
+# After a `hetune devices` run that set $status and $tmp/err: skips the test (exit 77)
+# when there is no OpenCL platform, fails it when the command failed otherwise.
+require_platform() {
+    if [ "$status" -ne 0 ] && grep -q "no OpenCL platform" "$tmp/err"; then
+        echo "skipped: no OpenCL platform" >&2
+        exit 77
+    fi
+    [ "$status" -eq 0 ] || fail "hetune devices exited $status: $(cat "$tmp/err")"
+}
+
+# Expects exit status $1 from the last run.
+expect_status() {
+    [ "$status" -eq "$1" ] ||
+        fail "expected exit $1, got $status: $(cat "$tmp/out" "$tmp/err")"
+}
+
+# Expects the last run's stderr to contain $1.
+expect_err() {
+    grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
+}
+
+# Checks the JSON of the last run with a Python expression over `d`, the parsed object.
+check() {
+    python3 - "$tmp/out" "$1" <<'EOF' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2])
+sys.exit(0 if ok else 1)
+EOF
+}
