@@ -6,7 +6,7 @@
 # the report. Everything lands in one folder: $OUT when set (the device tool), else
 # bench/gpu/out.
 #
-# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more report
+# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more refine report
 #        (default all)
 set -u
 cd "$(dirname "$0")/../.."
@@ -18,7 +18,7 @@ DB="$OUT/hetune.db"
 [ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
 HETUNE=build-gpu/hetune
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
-stages=${*:-build devices space tune split sweep more report}
+stages=${*:-build devices space tune split sweep more refine report}
 
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
 run() {
@@ -115,6 +115,26 @@ more)
     done
     for spec in examples/sepconv/spec.json examples/atax/spec.json; do
         run tune "$spec" --db "$DB" --strategy random --budget 40 --seed 1
+    done
+    ;;
+refine)
+    # The static split with the residue rule by time and up to 4 rounds of refinement
+    # (hetune split --refine): round 0 is the paper's plan, the others re-plan from each
+    # device's measured slice times. Every case above along dimension 0, and the cases
+    # where the slower device earns more than 10% (gesummv, at its size and at one that
+    # fills the GPU better) and nbody.
+    n=100
+    for c in "${cases[@]}" "examples/gesummv/spec.json|" \
+             "examples/gesummv/spec.json|--size N=8192" "examples/nbody/spec.json|"; do
+        spec=${c%%|*}; sizes=${c#*|}
+        n=$((n + 1))
+        say ""
+        say "\$ hetune split $spec $sizes --residue time --refine 4 --force --json"
+        # shellcheck disable=SC2086
+        "$HETUNE" split "$spec" $sizes --db "$DB" --residue time --refine 4 --force \
+            --strategy random --budget 40 --json > "$OUT/json/refine-$n.json" 2>>"$LOG"
+        say "(exit $?)"
+        cat "$OUT/json/refine-$n.json" >> "$LOG"
     done
     ;;
 report)

@@ -3,7 +3,12 @@
 table of docs/results-gpu.md: per case, split dimension and scheduler, the co-execution time
 against Algorithm 1's theoretical time and against the fastest device alone.
 
-usage: bench/gpu/summarize.py json.tgz
+With --refine, the outputs of the refine stage (hetune split --refine): per case, the
+paper's plan (round 0) and the best refined round against Algorithm 1's theoretical time
+from the tuned times, and the goal of issue 7 (within 10% of it wherever a device other
+than the fastest holds at least 10% of the work by Eq. 4).
+
+usage: bench/gpu/summarize.py [--refine] json.tgz
 """
 import io
 import json
@@ -15,11 +20,53 @@ def ms(s):
     return f"{s * 1e3:.3f}"
 
 
+def load(path, prefix):
+    docs = []
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            if m.isfile() and m.name.endswith(".json") and \
+                    m.name.rsplit("/", 1)[-1].startswith(prefix):
+                n = int(m.name.rsplit("-", 1)[1].split(".")[0])
+                docs.append((n, json.load(io.TextIOWrapper(tar.extractfile(m)))))
+    docs.sort()
+    return docs
+
+
+def refine(path):
+    print("| case | G | devices: tuned time alone | Eq. 4 shares | Algorithm 1 ms | round 0 shares "
+          "| round 0 kernel ms | best round | its shares | its kernel ms | its wall ms "
+          "| fastest alone wall ms | kernel / Algorithm 1 | speedup wall | goal |")
+    print("|" + " --- |" * 15)
+    for _, d in load(path, "refine-"):
+        if d.get("ran_alone") or not d.get("refine"):
+            continue
+        devs, rf = d["devices"], d["refine"]
+        th = d["theoretical_seconds"]
+        r0, best = rf["rounds"][0], rf["rounds"][rf["best"]]
+        fast = min(range(len(devs)), key=lambda i: devs[i]["tuned_seconds"])
+        # Eq. 4 from the tuned times (the JSON's optimal factors are the best round's).
+        inv = [1 / x["tuned_seconds"] for x in devs]
+        eq4 = [v / sum(inv) for v in inv]
+        slower = max((eq4[i] for i in range(len(devs)) if i != fast), default=0)
+        ratio = best["kernel_seconds"] / th
+        goal = ("met" if ratio <= 1.10 else "**not met**") if slower >= 0.10 else "n/a (<10%)"
+        fmt = lambda v: ", ".join(f"{x:.3f}" for x in v)
+        name = lambda x: "GPU" if "NVIDIA" in x["name"] else "CPU"
+        print(f"| {d['spec']} | {d['global']} "
+              f"| {', '.join(name(x) + ' ' + ms(x['tuned_seconds']) for x in devs)} "
+              f"| {fmt(eq4)} | {ms(th)} | {fmt(r0['shares'])} | {ms(r0['kernel_seconds'])} "
+              f"| {rf['best']} of {len(rf['rounds']) - 1} | {fmt(best['shares'])} "
+              f"| {ms(best['kernel_seconds'])} | {ms(best['wall_seconds'])} "
+              f"| {ms(d['fastest_alone']['wall_seconds'])} | {ratio:.2f} "
+              f"| {d['fastest_alone']['wall_seconds'] / best['wall_seconds']:.2f} | {goal} |")
+
+
 def main(path):
     docs = []
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
-            if m.isfile() and m.name.endswith(".json"):
+            if m.isfile() and m.name.endswith(".json") and \
+                    m.name.rsplit("/", 1)[-1].startswith("split-"):
                 n = int(m.name.rsplit("-", 1)[1].split(".")[0])
                 docs.append((n, json.load(io.TextIOWrapper(tar.extractfile(m)))))
     docs.sort()
@@ -41,4 +88,7 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[1] == "--refine":
+        refine(sys.argv[2])
+    else:
+        main(sys.argv[1])

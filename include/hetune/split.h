@@ -66,6 +66,28 @@ struct ht_split_device_in {
     uint64_t wg;        /* work-group size along the split dimension, in work-items; > 0 */
     double time_s;      /* seconds the device takes for the whole problem alone; must be
                            positive and finite (leave a device that cannot run out) */
+    double overhead_s;  /* the part of time_s that any slice costs, however small (launch,
+                           waking threads, an unfilled GPU): the affine model below.
+                           0 <= overhead_s < time_s; 0 (the paper's linear model) when the
+                           struct is zero-initialized */
+};
+
+/* The residue rule (Eq. 9's choice of device k). */
+enum ht_split_residue {
+    HT_SPLIT_RESIDUE_WORK = 0, /* the paper: the least work wg_k·⌈R/wg_k⌉, ties to the
+                                  earliest finish */
+    HT_SPLIT_RESIDUE_TIME      /* the device whose whole slice, residue included, finishes
+                                  first by the time model; ties to the least work. A CPU
+                                  400 times slower than a GPU with smaller work-groups then
+                                  no longer takes the residue rows. */
+};
+
+/* Planner options; zero-initialized: Eq. 4 from the times (or the affine model when
+ * overheads are given), the paper's residue rule. */
+struct ht_split_plan_opts {
+    const double *factors;     /* the factors instead of the times (see
+                                  ht_split_plan_from_factors); NULL: from the times */
+    enum ht_split_residue residue;
 };
 
 /* One device's part of a plan. Sizes and offsets count work-items along the split
@@ -73,6 +95,7 @@ struct ht_split_device_in {
 struct ht_split_slice {
     uint64_t wg;               /* copied from the input */
     double time_s;             /* copied from the input */
+    double overhead_s;         /* copied from the input */
     double optimal_factor;     /* S_i (Eq. 4, or the factor given); positive from times,
                                   unless a device is some 1e308 times slower than the
                                   fastest and its share rounds to 0 */
@@ -106,6 +129,9 @@ struct ht_split_plan {
     double theoretical_time_s; /* Algorithm 1: max_i(S_i·t_i) with the optimal factors */
     double adjusted_time_s;    /* max_i(t_i·size_i/G): the same with the slices as launched
                                   (each device's whole slice, overlap included) */
+    double model_time_s;       /* the affine model's time of the slices as launched:
+                                  max over devices with a slice of a_i + (t_i − a_i)·size_i/G,
+                                  a_i the overheads; adjusted_time_s when they are all 0 */
 };
 
 /* Plans the split of global work-items between n devices by Eq. 4-9 (see above) and fills
@@ -125,6 +151,36 @@ int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs
 int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
                                const double *factors, size_t n, struct ht_split_plan *out,
                                struct ht_error *err);
+
+/* The general form of the two above: opts (NULL: all defaults) chooses factors or times,
+ * and the residue rule.
+ *
+ * The affine model. When some device has overhead_s > 0 (and no factors are given), the
+ * optimal factors are not Eq. 4's but those that make every device that gets work finish
+ * at the same time T under t_i(S) = a_i + (t_i − a_i)·S (a_i = overhead_s):
+ *
+ *   S_i = (T − a_i)/(t_i − a_i) for the devices with a_i < T, 0 for the others,
+ *   T   = (1 + Σ a_i/(t_i − a_i)) / Σ 1/(t_i − a_i) over the devices that get work,
+ *
+ * the devices being taken in order of overhead while the next one's overhead is below T
+ * (a device whose fixed cost alone outlasts the others' whole share gets nothing). With
+ * every a_i = 0 this is Eq. 4 exactly. Errors as above, plus an overhead that is negative,
+ * not finite or not below the time (field "devices[i].overhead"). */
+int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                       const struct ht_split_plan_opts *opts, struct ht_split_plan *out,
+                       struct ht_error *err);
+
+/* Fits one device's affine time model to two measurements: t1 seconds for the share f1
+ * of the work and t2 for the share f2 (0 < f <= 1, f1 != f2; share 1 is the whole
+ * problem). The line through both points gives the slope b = (t2 − t1)/(f2 − f1), kept at
+ * least max(t1, t2)/1000 (a smaller share that took as long, or longer, still costs
+ * something per work-item), and the overhead a = t2 − b·f2: the model goes through the
+ * second point, the newer one. Should a be negative (the smaller share ran faster than
+ * in proportion), a = 0 and b = t2/f2. *time_s = a + b (the whole problem by the model),
+ * *overhead_s = a. HT_EINVAL when a share is not in (0, 1], the shares are equal, or a
+ * time is not positive and finite; the outputs are then untouched. */
+int ht_split_fit_model(double f1, double t1, double f2, double t2, double *time_s,
+                       double *overhead_s);
 
 /* Frees what a plan owns and empties it. NULL and empty plans are fine. */
 void ht_split_plan_destroy(struct ht_split_plan *plan);
@@ -151,6 +207,8 @@ struct ht_split_sched_device {
                                 of the device's speed. */
     int is_gpu;              /* dynamic: a GPU takes a tenth of the work at a time */
     uint32_t compute_units;  /* dynamic and guided: a CPU's smallest chunk */
+    double overhead_s;       /* static: the affine model's overhead (see
+                                ht_split_plan_make); 0: the paper's linear model */
 };
 
 struct ht_split_sched_opts {
@@ -158,6 +216,7 @@ struct ht_split_sched_opts {
                                 device, see ht_split_plan_from_factors); NULL: Eq. 4 */
     double chunk_fraction;   /* dynamic: the share of the work every chunk takes, for
                                 every device (0: the defaults described below) */
+    enum ht_split_residue residue; /* the plan's residue rule (default: Eq. 9's) */
 };
 
 /* Fills opts with the defaults (no factors, default chunks). */
@@ -312,6 +371,7 @@ struct ht_coexec_device {
     const int64_t *config;   /* its configuration, spec->space.nparams values; copied */
     double time_s;           /* its time for the whole problem alone (the database's
                                 best); <= 0 when unknown (see ht_split_sched_device) */
+    double overhead_s;       /* the affine model's overhead (ht_split_plan_make); 0 */
 };
 
 struct ht_coexec_opts {
@@ -367,6 +427,8 @@ struct ht_coexec_result {
                                 kept runs): the co-execution without its transfers */
     double theoretical_s;    /* Algorithm 1 with the given times, -1 when unknown */
     double adjusted_s;       /* the plan's time with the slices as launched, -1 unknown */
+    double model_s;          /* the plan's affine-model time (ht_split_plan's
+                                model_time_s), -1 unknown */
     size_t ndevices;
     struct ht_coexec_device_result *devices; /* owned (ht_coexec_result_destroy) */
     /* Verification (ht_coexec_verify): 1 passed, 0 failed, -1 not verified. */
@@ -441,6 +503,30 @@ const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *cou
 struct ht_coexec_alone {
     double kernel_s, write_s, read_s, wall_s;
 };
+
+/* Refines the static plan from what a run measured. The paper's plan assumes that a
+ * device's time grows in proportion to its work; a CPU's launch costs, a GPU that a small
+ * slice does not fill, and the host threads that all devices share make it otherwise.
+ * For each device with a slice strictly between nothing and everything, its affine model
+ * is fitted (ht_split_fit_model) to its kernel-only time on its slice in last (a result
+ * of ht_coexec_run on cx: kernel_s over items/global) and, when an earlier refinement saw
+ * it on a slice of another share, that slice's time (the secant: both measured while the
+ * devices shared the host), else its kernel-only time alone on the whole problem
+ * (alone[i].kernel_s; when not positive, the time the co-execution was given). A device
+ * without a slice keeps its overhead (at most its new time)
+ * with its time alone; a device that had all the work takes its measured time. Then the
+ * scheduler is replaced by static planned from these models (ht_split_plan_make, with
+ * the co-execution's residue rule). Repeat run and refine until it converges. Returns
+ * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
+ * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
+ * run of it; HT_ENOMEM. The models are kept in cx: ht_coexec_model reads them. */
+int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                     const struct ht_coexec_result *last, struct ht_error *err);
+
+/* Device i's current time model: its time for the whole problem and its overhead (both
+ * as given to ht_coexec_create, until ht_coexec_refine changes them). HT_EINVAL when i is
+ * out of range. */
+int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
 
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {

@@ -53,6 +53,9 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t m
 /* Parses --eq3 product|sum|off into *eq3. Returns 0, or 2. */
 int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
 
+/* Parses --residue work|time into *rule. Returns 0, or 2. */
+int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
+
 /* Checks that arg names a search strategy and sets *strategy to it (borrowed from argv).
  * Returns 0, or 2. */
 int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy);

@@ -25,6 +25,12 @@ static const char plan_usage[] =
     "device whose slice can still end at G takes the residue; when none can, one\n"
     "device takes all the work and runs past G (the overhang: pad the buffers).\n"
     "\n"
+    "With --overheads, each device's time is t_i(S) = a_i + (t_i - a_i)*S for a share\n"
+    "S > 0 (a_i: what any slice costs, however small: a launch, waking threads, an\n"
+    "unfilled GPU), and the optimal factors make every device that gets work finish\n"
+    "together; a device whose overhead alone outlasts the others' shares gets none.\n"
+    "With all overheads 0 this is Eq. 4.\n"
+    "\n"
     "options:\n"
     "  -g, --global G        work-items along the split dimension (a positive integer,\n"
     "                        at most 2^53)\n"
@@ -34,6 +40,12 @@ static const char plan_usage[] =
     "  -f, --factors F1,...  split by these factors instead of Eq. 4 (not negative,\n"
     "                        normalized to sum 1); the times still give the\n"
     "                        theoretical times and break ties\n"
+    "  -a, --overheads A1,.. each device's overhead in seconds (at least 0, below its\n"
+    "                        time; default 0: the paper's linear model)\n"
+    "      --residue work|time\n"
+    "                        who takes the residue: work, the device that covers it\n"
+    "                        with the least work (Eq. 9, default), or time, the device\n"
+    "                        whose slice with it finishes first\n"
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
     "      --json            print one JSON object instead of the table\n"
     "  -h, --help            show this help\n"
@@ -42,17 +54,21 @@ static const char plan_usage[] =
     "its work-group size, time, optimal factor (Eq. 4), adjusted factor (owned\n"
     "work-items / G, as the paper's Table 3), slice offset and size in work-items,\n"
     "work-groups, and owned range; then the residue device, the overlap (work-items\n"
-    "computed twice, or past G) and the theoretical time max_i(S_i*t_i) (Algorithm 1).\n"
+    "computed twice, or past G), the theoretical time max_i(S_i*t_i) (Algorithm 1),\n"
+    "the same with the slices as launched, and the model's time of those slices\n"
+    "(max_i a_i + (t_i - a_i)*size_i/G; the same as the previous without overheads).\n"
     "\n"
     "exit status: 0 success, 1 out of memory, 2 bad input\n";
 
-enum { OPT_JSON = 256 };
+enum { OPT_JSON = 256, OPT_RESIDUE };
 
 static const struct option plan_options[] = {
     {"global", required_argument, NULL, 'g'},
     {"wg", required_argument, NULL, 'w'},
     {"times", required_argument, NULL, 't'},
     {"factors", required_argument, NULL, 'f'},
+    {"overheads", required_argument, NULL, 'a'},
+    {"residue", required_argument, NULL, OPT_RESIDUE},
     {"names", required_argument, NULL, 'n'},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
@@ -162,6 +178,7 @@ static void print_text(const struct ht_split_plan *p, char **names)
                "buffers)\n", p->overhang);
     printf("theoretical time (Algorithm 1): %.6g s\n", p->theoretical_time_s);
     printf("with the adjusted slices:       %.6g s\n", p->adjusted_time_s);
+    printf("by the model (overheads):       %.6g s\n", p->model_time_s);
 }
 
 static void print_json(const struct ht_split_plan *p, char **names)
@@ -175,12 +192,14 @@ static void print_json(const struct ht_split_plan *p, char **names)
             cli_json_string(stdout, names[i]);
             printf(", ");
         }
-        printf("\"wg\": %" PRIu64 ", \"time\": %.17g, \"optimal_factor\": %.17g, "
+        printf("\"wg\": %" PRIu64 ", \"time\": %.17g, \"overhead\": %.17g, "
+               "\"optimal_factor\": %.17g, "
                "\"adjusted_factor\": %.17g, \"slice_factor\": %.17g, \"gamma\": %.17g, "
                "\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"groups\": %" PRIu64
                ", \"extra_groups\": %" PRIu64 ", \"own_offset\": %" PRIu64
                ", \"own_size\": %" PRIu64 "}",
-               s->wg, s->time_s, s->optimal_factor, s->adjusted_factor, s->slice_factor,
+               s->wg, s->time_s, s->overhead_s, s->optimal_factor, s->adjusted_factor,
+               s->slice_factor,
                s->gamma, s->offset, s->size, s->groups, s->extra_groups, s->own_offset,
                s->own_size);
     }
@@ -191,16 +210,18 @@ static void print_json(const struct ht_split_plan *p, char **names)
         printf("%zu", p->residue_device);
     printf(",\n  \"residue\": %" PRIu64 ",\n  \"overlap\": %" PRIu64
            ",\n  \"overhang\": %" PRIu64 ",\n  \"theoretical_time\": %.17g"
-           ",\n  \"adjusted_time\": %.17g\n}\n",
-           p->residue, p->overlap, p->overhang, p->theoretical_time_s, p->adjusted_time_s);
+           ",\n  \"adjusted_time\": %.17g,\n  \"model_time\": %.17g\n}\n",
+           p->residue, p->overlap, p->overhang, p->theoretical_time_s, p->adjusted_time_s,
+           p->model_time_s);
 }
 
 int cmd_plan(int argc, char **argv)
 {
     const char *cmd = "plan";
-    char *garg = NULL, *warg = NULL, *targ = NULL, *farg = NULL, *narg = NULL;
-    char **wl = NULL, **tl = NULL, **fl = NULL, **names = NULL;
-    size_t n = 0, nt = 0, nf = 0, nn = 0;
+    char *garg = NULL, *warg = NULL, *targ = NULL, *farg = NULL, *narg = NULL, *aarg = NULL;
+    char **wl = NULL, **tl = NULL, **fl = NULL, **names = NULL, **al = NULL;
+    size_t n = 0, nt = 0, nf = 0, nn = 0, na = 0;
+    struct ht_split_plan_opts popts = {0};
     struct ht_split_device_in *devs = NULL;
     double *factors = NULL;
     struct ht_split_plan plan = {0};
@@ -211,13 +232,18 @@ int cmd_plan(int argc, char **argv)
     ht_error_clear(&err);
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":g:w:t:f:n:h", plan_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:w:t:f:a:n:h", plan_options, NULL)) != -1) {
         switch (c) {
         case 'g': garg = optarg; break;
         case 'w': warg = optarg; break;
         case 't': targ = optarg; break;
         case 'f': farg = optarg; break;
         case 'n': narg = optarg; break;
+        case 'a': aarg = optarg; break;
+        case OPT_RESIDUE:
+            if (cli_parse_residue(cmd, optarg, &popts.residue))
+                return 2;
+            break;
         case OPT_JSON: json = 1; break;
         case 'h': fputs(plan_usage, stdout); return 0;
         case ':': return cli_usage_error(cmd, 2, "%s needs a value", argv[optind - 1]);
@@ -237,15 +263,18 @@ int cmd_plan(int argc, char **argv)
     nt = split_list(targ, &tl);
     nf = farg ? split_list(farg, &fl) : 0;
     nn = narg ? split_list(narg, &names) : 0;
-    if (!n || !nt || (farg && !nf) || (narg && !nn)) {
+    na = aarg ? split_list(aarg, &al) : 0;
+    if (!n || !nt || (farg && !nf) || (narg && !nn) || (aarg && !na)) {
         status = cli_usage_error(cmd, 1, "out of memory");
         goto cleanup;
     }
-    if (nt != n || (farg && nf != n) || (narg && nn != n)) {
-        char more[128] = "";
+    if (nt != n || (farg && nf != n) || (narg && nn != n) || (aarg && na != n)) {
+        char more[192] = "";
         int len = 0;
         if (farg)
-            len = snprintf(more, sizeof more, ", --factors %zu", nf);
+            len += snprintf(more + len, sizeof more - (size_t)len, ", --factors %zu", nf);
+        if (aarg)
+            len += snprintf(more + len, sizeof more - (size_t)len, ", --overheads %zu", na);
         if (narg)
             snprintf(more + len, sizeof more - (size_t)len, ", --names %zu", nn);
         status = cli_usage_error(cmd, 2, "the lists need one entry per device: --wg has %zu, "
@@ -269,6 +298,13 @@ int cmd_plan(int argc, char **argv)
                                      "finite number of seconds", i + 1, tl[i]);
             goto cleanup;
         }
+        if (aarg && (parse_double(al[i], 0, &devs[i].overhead_s) ||
+                     !(devs[i].overhead_s < devs[i].time_s))) {
+            status = cli_usage_error(cmd, 2, "--overheads: entry %zu '%s' is not a number of "
+                                     "seconds of at least 0 and below the time %s", i + 1,
+                                     al[i], tl[i]);
+            goto cleanup;
+        }
         if (farg && parse_double(fl[i], 0, &factors[i])) {
             status = cli_usage_error(cmd, 2, "--factors: entry %zu '%s' is not a finite "
                                      "number of at least 0", i + 1, fl[i]);
@@ -286,8 +322,8 @@ int cmd_plan(int argc, char **argv)
             goto cleanup;
         }
     }
-    if (farg ? ht_split_plan_from_factors(global, devs, factors, n, &plan, &err)
-             : ht_split_plan_compute(global, devs, n, &plan, &err)) {
+    popts.factors = farg ? factors : NULL;
+    if (ht_split_plan_make(global, devs, n, &popts, &plan, &err)) {
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
@@ -303,6 +339,7 @@ cleanup:
     free(wl);
     free(tl);
     free(fl);
+    free(al);
     free(names);
     return status;
 }

@@ -313,7 +313,7 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     }
     for (size_t i = 0; i < r->n; i++)
         cdevs[i] = (struct ht_coexec_device){r->devs[i].dev, r->devs[i].config,
-                                             r->devs[i].tuned_s};
+                                             r->devs[i].tuned_s, 0};
     rc = ht_coexec_create(r->spec, cdevs, r->n, copts, &cx, err);
     if (rc != HT_OK)
         goto cleanup;

@@ -53,6 +53,17 @@ static const char split_usage[] =
     "                        STEP (device 0's factor; static), verify and store each (the\n"
     "                        paper's Figures 6 and 7)\n"
     "      --force           split even when it is predicted to be slower\n"
+    "      --residue work|time\n"
+    "                        static: who takes the residue work-items, work (the device\n"
+    "                        that covers them with the least work, Eq. 9, default) or\n"
+    "                        time (the device whose slice with them finishes first)\n"
+    "      --refine N        static: after the paper's plan, up to N rounds that fit each\n"
+    "                        device's time to overhead + rate*share from its kernel time\n"
+    "                        alone and on its slice in the last round, re-plan so that\n"
+    "                        all devices finish together, and run again (verified);\n"
+    "                        stops early when the plan no longer changes. The round with\n"
+    "                        the shortest wall time is the result; the best refined round\n"
+    "                        is stored as scheduler \"refined\" (default 0)\n"
     "      --repeats N       timed runs of each co-execution (default: the spec's\n"
     "                        timing.repeats)\n"
     "      --db FILE         the results database (default ./hetune.db)\n"
@@ -132,6 +143,8 @@ struct report {
     struct ht_stored_sweep_point *sweep;
     size_t nsweep;
     double eq4_factor;                 /* device 0's optimal factor (sweep) */
+    const struct cli_refine *refine;   /* NULL without --refine */
+    enum ht_split_residue residue;
 };
 
 static double share(const struct report *r, size_t i)
@@ -221,6 +234,11 @@ static void print_text(const struct report *r)
         printf("theoretical   %s (Algorithm 1: max_i S_i*t_i); %s with the slices as "
                "launched\n",
                a, b);
+        if (r->refine && r->refine->best) {
+            ht_format_seconds(res->model_s, a, sizeof a);
+            printf("refined       round %zu of the refinement below: the model predicts %s\n",
+                   r->refine->best, a);
+        }
         ht_format_seconds(res->wall_s, a, sizeof a);
         ht_format_seconds(res->wall_min_s, b, sizeof b);
         ht_format_seconds(res->kernel_s, c, sizeof c);
@@ -252,6 +270,8 @@ static void print_text(const struct report *r)
         printf("verification  skipped\n");
     if (r->split_id > 0)
         printf("stored        split %" PRId64 " in %s\n", r->split_id, r->db);
+    if (r->refine)
+        cli_refine_print(r->refine);
     if (r->nsweep) {
         printf("\nsweep         device 0 factor, device 1 factor: theoretical and measured "
                "times (* Eq. 4's factor %.3f)\n",
@@ -342,6 +362,39 @@ static int print_json(const struct report *r)
                                                                   : num(res->theoretical_s));
     json_object_set_new(root, "adjusted_seconds", r->ran_alone ? json_null()
                                                                : num(res->adjusted_s));
+    json_object_set_new(root, "model_seconds", r->ran_alone ? json_null() : num(res->model_s));
+    json_object_set_new(root, "residue_rule",
+                        json_string(r->residue == HT_SPLIT_RESIDUE_TIME ? "time" : "work"));
+    if (r->refine) {
+        const struct cli_refine *f = r->refine;
+        json_t *rounds = json_array();
+        for (size_t k = 0; k < f->nrounds; k++) {
+            json_t *rd = json_object(), *sh = json_array(), *tm = json_array(),
+                   *oh = json_array();
+            for (size_t i = 0; i < f->n; i++) {
+                json_array_append_new(sh, json_real(f->factors[k * f->n + i]));
+                json_array_append_new(tm, num(f->times[k * f->n + i]));
+                json_array_append_new(oh, num(f->overheads[k * f->n + i]));
+            }
+            json_object_set_new(rd, "round", json_integer((json_int_t)k));
+            json_object_set_new(rd, "shares", sh);
+            json_object_set_new(rd, "model_times", tm);
+            json_object_set_new(rd, "model_overheads", oh);
+            json_object_set_new(rd, "model_seconds", num(f->model_s[k]));
+            json_object_set_new(rd, "wall_seconds", num(f->wall_s[k]));
+            json_object_set_new(rd, "kernel_seconds", num(f->kernel_s[k]));
+            json_object_set_new(rd, "verified", f->verified[k] < 0 ? json_null()
+                                                                   : json_boolean(f->verified[k]));
+            json_array_append_new(rounds, rd);
+        }
+        o = json_object();
+        json_object_set_new(o, "rounds", rounds);
+        json_object_set_new(o, "best", json_integer((json_int_t)f->best));
+        json_object_set_new(o, "converged", json_boolean(f->converged));
+        json_object_set_new(root, "refine", o);
+    } else {
+        json_object_set_new(root, "refine", json_null());
+    }
     o = json_object();
     json_object_set_new(o, "wall_seconds", num(res->wall_s));
     json_object_set_new(o, "min_seconds", num(res->wall_min_s));
@@ -421,13 +474,15 @@ static int print_json(const struct report *r)
 int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
-           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON };
+           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON, OPT_RESIDUE, OPT_REFINE };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"dim", required_argument, NULL, OPT_DIM},
         {"scheduler", required_argument, NULL, 's'},
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"force", no_argument, NULL, OPT_FORCE},
+        {"residue", required_argument, NULL, OPT_RESIDUE},
+        {"refine", required_argument, NULL, OPT_REFINE},
         {"repeats", required_argument, NULL, OPT_REPEATS},
         {"db", required_argument, NULL, OPT_DB},
         {"dump", required_argument, NULL, OPT_DUMP},
@@ -448,6 +503,8 @@ int cmd_split(int argc, char **argv)
     double sweep = 0;
     uint64_t u = 0;
     int force = 0, json = 0, c, status = 2, rc, ran_alone = 0;
+    unsigned refine = 0;
+    struct cli_refine rf;
     struct ht_coexec_opts copts;
     struct ht_tune_opts topts;
     struct ht_spec *spec = NULL;
@@ -469,6 +526,7 @@ int cmd_split(int argc, char **argv)
 
     memset(&res, 0, sizeof res);
     memset(&plan, 0, sizeof plan);
+    memset(&rf, 0, sizeof rf);
     ht_coexec_opts_init(&copts);
     ht_tune_opts_init(&topts);
     ht_error_clear(&err);
@@ -509,6 +567,15 @@ int cmd_split(int argc, char **argv)
             break;
         }
         case OPT_FORCE: force = 1; break;
+        case OPT_RESIDUE:
+            if ((status = cli_parse_residue("split", optarg, &copts.sched.residue)) != 0)
+                goto cleanup;
+            break;
+        case OPT_REFINE:
+            if ((status = cli_parse_uint("split", "--refine", optarg, 20, &u)) != 0)
+                goto cleanup;
+            refine = (unsigned)u;
+            break;
         case OPT_REPEATS:
             if ((status = cli_parse_uint("split", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
                 goto cleanup;
@@ -552,6 +619,11 @@ int cmd_split(int argc, char **argv)
     status = 2;
     if (cli_spec_arg("split", argc, argv) != 0)
         goto cleanup;
+    if (refine && strcmp(scheduler, "static")) {
+        cli_usage_error("split", 2, "--refine refines the static plan, not the %s scheduler",
+                        scheduler);
+        goto cleanup;
+    }
     copts.scheduler = scheduler;
     topts.eq3 = copts.exec.eq3;
     topts.exec = copts.exec;
@@ -690,16 +762,14 @@ int cmd_split(int argc, char **argv)
     rep.res = &res;
     /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
     if (!ran_alone && ht_coexec_plan(cx)) {
-        plan = *ht_coexec_plan(cx);
-        plan.slices = malloc(plan.ndevices * sizeof *plan.slices);
-        if (!plan.slices) {
-            status = cli_usage_error("split", 1, "out of memory");
+        if (cli_plan_copy(&plan, ht_coexec_plan(cx), &err) != HT_OK) {
+            status = cli_fail("split", &err);
             goto cleanup;
         }
-        memcpy(plan.slices, ht_coexec_plan(cx)->slices, plan.ndevices * sizeof *plan.slices);
         rep.plan = &plan;
     }
     rep.est = have_est ? &est : NULL;
+    rep.residue = copts.sched.residue;
     rep.ran_alone = ran_alone;
     rc = cli_split_store(store, problem_id, devs, n, fastest, &res, rep.plan, ran_alone, 1.0,
                          &split_id, &err);
@@ -708,11 +778,38 @@ int cmd_split(int argc, char **argv)
         goto cleanup;
     }
     rep.split_id = split_id;
+    rep.eq4_factor = rep.plan ? rep.plan->slices[0].optimal_factor : -1;
+
+    if (refine && !ran_alone) {
+        int verify_failed = 0;
+        rc = cli_split_refine("split", cx, alone, &res, fastest, refine, &rf, &verify_failed,
+                              &err);
+        if (verify_failed)
+            status = 3;
+        if (rc == HT_OK && rf.best_refined) {
+            int64_t refined_id = 0;
+            rc = cli_split_store(store, problem_id, devs, n, fastest, &rf.best_res,
+                                 &rf.best_plan, 0, 1.0, &refined_id, &err);
+            if (rc == HT_OK && rf.best == rf.best_refined) {
+                /* The refined round is the result: swap it in. */
+                struct ht_coexec_result t = res;
+                struct ht_split_plan tp = plan;
+                res = rf.best_res;
+                rf.best_res = t;
+                plan = rf.best_plan;
+                rf.best_plan = tp;
+                rep.split_id = refined_id;
+            }
+        }
+        if (rc != HT_OK) {
+            status = cli_fail("split", &err);
+            goto cleanup;
+        }
+        rep.refine = &rf;
+    }
 
     if (sweep > 0) {
-        const struct ht_split_plan *p = ht_coexec_plan(cx);
         int verify_failed = 0;
-        rep.eq4_factor = p ? p->slices[0].optimal_factor : -1;
         npoints = cli_split_sweep_points(sweep);
         points = calloc(npoints, sizeof *points);
         if (!points) {
@@ -748,6 +845,7 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
+    cli_refine_free(&rf);
     ht_split_plan_destroy(&plan);
     if (have_res)
         ht_coexec_result_destroy(&res);

@@ -70,6 +70,17 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3)
     return 0;
 }
 
+int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule)
+{
+    if (!strcmp(arg, "work"))
+        *rule = HT_SPLIT_RESIDUE_WORK;
+    else if (!strcmp(arg, "time"))
+        *rule = HT_SPLIT_RESIDUE_TIME;
+    else
+        return cli_usage_error(cmd, 2, "--residue takes work (Eq. 9) or time, not '%s'", arg);
+    return 0;
+}
+
 int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy)
 {
     if (!ht_search_find(arg))

@@ -32,7 +32,7 @@ int cli_split_alone(const struct ht_spec *spec, struct cli_split_dev *d,
                     const struct ht_coexec_opts *base, struct ht_coexec **cx,
                     struct ht_coexec_result *res, struct ht_error *err)
 {
-    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s};
+    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s, 0};
     struct ht_coexec_opts o = *base;
     int rc;
 
@@ -61,7 +61,7 @@ int cli_split_store(struct ht_store *store, int64_t problem_id,
 {
     struct ht_stored_split sp;
     struct ht_stored_split_device *sd;
-    int is_static = !strcmp(res->scheduler, "static");
+    int is_static = !strcmp(res->scheduler, "static") || !strcmp(res->scheduler, "refined");
     int rc;
 
     if (ran_alone)
@@ -110,6 +110,155 @@ int cli_split_store(struct ht_store *store, int64_t problem_id,
     rc = ht_store_put_split(store, &sp, id, err);
     free(sd);
     return rc;
+}
+
+int cli_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                  struct ht_error *err)
+{
+    *dst = *src;
+    dst->slices = malloc(src->ndevices * sizeof *dst->slices);
+    if (!dst->slices) {
+        memset(dst, 0, sizeof *dst);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    memcpy(dst->slices, src->slices, src->ndevices * sizeof *dst->slices);
+    return HT_OK;
+}
+
+void cli_refine_free(struct cli_refine *r)
+{
+    if (!r)
+        return;
+    free(r->factors);
+    free(r->times);
+    free(r->overheads);
+    free(r->model_s);
+    free(r->wall_s);
+    free(r->kernel_s);
+    free(r->verified);
+    ht_coexec_result_destroy(&r->best_res);
+    ht_split_plan_destroy(&r->best_plan);
+    memset(r, 0, sizeof *r);
+}
+
+/* Records round k: its result and the models cx planned it by. */
+static void refine_record(struct cli_refine *r, const struct ht_coexec *cx, size_t k,
+                          const struct ht_coexec_result *res)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        r->factors[k * r->n + i] = res->devices[i].share;
+        ht_coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
+    }
+    r->model_s[k] = res->model_s;
+    r->wall_s[k] = res->wall_s;
+    r->kernel_s[k] = res->kernel_s;
+    r->verified[k] = res->verified;
+    if (res->wall_s < r->wall_s[r->best])
+        r->best = k;
+    r->nrounds = k + 1;
+}
+
+int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                     const struct ht_coexec_result *first, size_t ref, unsigned rounds,
+                     struct cli_refine *out, int *verify_failed, struct ht_error *err)
+{
+    size_t n = first->ndevices, total = (size_t)rounds + 1;
+    struct ht_coexec_result res, prev;
+    int rc = HT_OK, have_prev = 0;
+
+    memset(out, 0, sizeof *out);
+    memset(&prev, 0, sizeof prev);
+    out->n = n;
+    out->factors = calloc(total * n, sizeof *out->factors);
+    out->times = calloc(total * n, sizeof *out->times);
+    out->overheads = calloc(total * n, sizeof *out->overheads);
+    out->model_s = calloc(total, sizeof *out->model_s);
+    out->wall_s = calloc(total, sizeof *out->wall_s);
+    out->kernel_s = calloc(total, sizeof *out->kernel_s);
+    out->verified = calloc(total, sizeof *out->verified);
+    if (!out->factors || !out->times || !out->overheads || !out->model_s || !out->wall_s ||
+        !out->kernel_s || !out->verified)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    refine_record(out, cx, 0, first);
+    for (unsigned k = 1; k <= rounds; k++) {
+        rc = ht_coexec_refine(cx, alone, have_prev ? &prev : first, err);
+        if (rc == HT_DONE) {
+            out->converged = 1;
+            rc = HT_OK;
+            break;
+        }
+        if (rc != HT_OK)
+            break;
+        memset(&res, 0, sizeof res);
+        rc = ht_coexec_run(cx, &res, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_verify(cx, ref, &res, err);
+        if (rc == HT_EVERIFY) {
+            cli_fail(cmd, err);
+            ht_error_clear(err);
+            *verify_failed = 1;
+            rc = HT_OK;
+        }
+        if (rc != HT_OK) {
+            ht_coexec_result_destroy(&res);
+            break;
+        }
+        res.theoretical_s = first->theoretical_s;
+        snprintf(res.scheduler, sizeof res.scheduler, "refined");
+        refine_record(out, cx, k, &res);
+        if (!out->best_refined || res.wall_s < out->wall_s[out->best_refined]) {
+            ht_coexec_result_destroy(&out->best_res);
+            ht_split_plan_destroy(&out->best_plan);
+            rc = cli_plan_copy(&out->best_plan, ht_coexec_plan(cx), err);
+            if (rc != HT_OK) {
+                ht_coexec_result_destroy(&res);
+                break;
+            }
+            out->best_refined = k;
+            /* Keep a copy: prev is reused for the next refinement. */
+            out->best_res = res;
+            out->best_res.devices = malloc(n * sizeof *res.devices);
+            if (!out->best_res.devices) {
+                ht_coexec_result_destroy(&res);
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                break;
+            }
+            memcpy(out->best_res.devices, res.devices, n * sizeof *res.devices);
+        }
+        if (have_prev)
+            ht_coexec_result_destroy(&prev);
+        prev = res;
+        have_prev = 1;
+    }
+    if (have_prev)
+        ht_coexec_result_destroy(&prev);
+    return rc;
+}
+
+void cli_refine_print(const struct cli_refine *r)
+{
+    char a[32], b[32], c[32];
+
+    printf("\nrefine        round: shares (model: time alone, overhead per device), model "
+           "time, wall, kernel-only, verified\n");
+    for (size_t k = 0; k < r->nrounds; k++) {
+        printf("%13s %zu%s (", "", k, k == r->best ? "*" : " ");
+        for (size_t i = 0; i < r->n; i++)
+            printf("%s%.4f", i ? ", " : "", r->factors[k * r->n + i]);
+        printf(") (");
+        for (size_t i = 0; i < r->n; i++) {
+            ht_format_seconds(r->times[k * r->n + i], a, sizeof a);
+            ht_format_seconds(r->overheads[k * r->n + i], b, sizeof b);
+            printf("%s%s %s", i ? "; " : "", a, b);
+        }
+        ht_format_seconds(r->model_s[k], a, sizeof a);
+        ht_format_seconds(r->wall_s[k], b, sizeof b);
+        ht_format_seconds(r->kernel_s[k], c, sizeof c);
+        printf(") %s, %s, %s, %s\n", a, b, c,
+               r->verified[k] == 1 ? "yes" : r->verified[k] == 0 ? "NO" : "-");
+    }
+    printf("%13s * the shortest wall time; %s\n", "",
+           r->converged ? "the plan converged" : "stopped after the rounds asked for");
 }
 
 size_t cli_split_sweep_points(double step)

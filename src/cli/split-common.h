@@ -41,6 +41,42 @@ int cli_split_store(struct ht_store *store, int64_t problem_id,
                     const struct ht_coexec_result *res, const struct ht_split_plan *plan,
                     int ran_alone, double no_plan_factor, int64_t *id, struct ht_error *err);
 
+/* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
+int cli_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                  struct ht_error *err);
+
+/* The rounds of a refinement (hetune split --refine, hetune run --refine). */
+struct cli_refine {
+    size_t n;                   /* devices */
+    size_t nrounds;             /* rounds run, round 0 (the paper's plan) included */
+    size_t best;                /* the round with the shortest wall time */
+    size_t best_refined;        /* the best round after round 0; 0 when none ran */
+    int converged;              /* the last refinement left the plan as it was */
+    double *factors;            /* nrounds x n: the shares (owned ranges / G) */
+    double *times, *overheads;  /* nrounds x n: the models the round was planned by */
+    double *model_s, *wall_s, *kernel_s; /* per round */
+    int *verified;              /* per round: 1, 0, -1 */
+    struct ht_coexec_result best_res;  /* round best_refined's result (when > 0), its
+                                          scheduler "refined" and its theoretical time
+                                          round 0's (Algorithm 1 with the tuned times) */
+    struct ht_split_plan best_plan;    /* its plan */
+};
+
+/* Refines the static co-execution cx after its first run *first (of the paper's plan, as
+ * round 0): up to rounds times ht_coexec_refine, then a run verified against device ref
+ * alone, until the plan no longer changes. A round that fails verification is reported as
+ * "hetune <cmd>: ..." on stderr and sets *verify_failed. Fills *out (cli_refine_free).
+ * Errors as ht_coexec_refine, ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
+int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                     const struct ht_coexec_result *first, size_t ref, unsigned rounds,
+                     struct cli_refine *out, int *verify_failed, struct ht_error *err);
+
+/* Prints the rounds as a table (text output of split and run). */
+void cli_refine_print(const struct cli_refine *r);
+
+/* Frees what out owns. */
+void cli_refine_free(struct cli_refine *r);
+
 /* The split points of a sweep by step: 0, step, 2 step, ..., and 1. */
 size_t cli_split_sweep_points(double step);
 

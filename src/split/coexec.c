@@ -42,7 +42,9 @@ struct cxdev {
     size_t index;
     const struct ht_device_info *dev;
     int64_t *config;
-    double time_s;
+    double time_s, overhead_s;
+    double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
+                                   its share and kernel time; 0 when none */
     struct ht_session *session; /* context, queue, binary cache */
     struct ht__inst in;         /* program, kernel, buffers, vars, shapes */
     uint64_t wg;                /* its work-group size along d, in its work-items */
@@ -293,6 +295,7 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
     for (size_t i = 0; i < cx->n; i++) {
         sd[i].wg = cx->devs[i].wg * cx->devs[i].per_item;
         sd[i].time_s = cx->devs[i].time_s;
+        sd[i].overhead_s = cx->devs[i].overhead_s;
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
@@ -386,6 +389,7 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
         d->index = i;
         d->dev = devs[i].dev;
         d->time_s = devs[i].time_s;
+        d->overhead_s = devs[i].overhead_s;
         d->config = malloc((spec->space.nparams ? spec->space.nparams : 1) * sizeof *d->config);
         if (!d->config) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -461,9 +465,94 @@ int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht
 
     ht_split_sched_opts_init(&o);
     o.factors = factors;
+    o.residue = cx->opts.sched.residue;
     rc = make_sched(cx, &o, "static", &s, err);
     if (rc != HT_OK)
         return rc;
+    ht_split_sched_free(cx->sched);
+    cx->sched = s;
+    snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+    return HT_OK;
+}
+
+int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
+{
+    if (i >= cx->n)
+        return HT_EINVAL;
+    *time_s = cx->devs[i].time_s;
+    *overhead_s = cx->devs[i].overhead_s;
+    return HT_OK;
+}
+
+int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                     const struct ht_coexec_result *last, struct ht_error *err)
+{
+    const struct ht_split_plan *cur = ht_coexec_plan(cx);
+    struct ht_split_sched_opts o;
+    struct ht_split_sched *s = NULL;
+    double *old = NULL;
+    int rc, same = 1;
+
+    if (!cur)
+        return ht_error_set(err, HT_EINVAL, "the co-execution has no plan to refine (static "
+                                            "needs every device's time)");
+    if (!last || last->ndevices != cx->n || last->global != cx->global || !last->devices)
+        return ht_error_set(err, HT_EINVAL, "the result to refine from is not a run of this "
+                                            "co-execution");
+    old = malloc(2 * cx->n * sizeof *old);
+    if (!old)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < cx->n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        const struct ht_coexec_device_result *r = &last->devices[i];
+        double whole = alone && alone[i].kernel_s > 0 ? alone[i].kernel_s : d->time_s;
+        double f = (double)r->items / (double)cx->global, t, a;
+
+        old[2 * i] = d->time_s;
+        old[2 * i + 1] = d->overhead_s;
+        /* The line through this slice and the one measured before it in a co-execution
+         * (the secant: both under the same sharing of the host), else through this slice
+         * and the whole problem alone. */
+        if (r->items > 0 && r->items < cx->global &&
+            ((d->seen_f > 0 && d->seen_f != f &&
+              ht_split_fit_model(d->seen_f, d->seen_k, f, r->kernel_s, &t, &a) == HT_OK) ||
+             ht_split_fit_model(1.0, whole, f, r->kernel_s, &t, &a) == HT_OK)) {
+            d->time_s = t;
+            d->overhead_s = a;
+        } else if (r->items >= cx->global && r->kernel_s > 0) {
+            d->time_s = r->kernel_s;
+        } else if (whole > 0) {
+            d->time_s = whole;
+        }
+        /* The overhead must stay below the time: keep it so (a millionth below). */
+        if (!(d->overhead_s < d->time_s))
+            d->overhead_s = d->time_s * (1 - 1e-6);
+        if (r->items > 0 && r->kernel_s > 0) {
+            d->seen_f = f > 1 ? 1 : f;
+            d->seen_k = r->kernel_s;
+        }
+    }
+    ht_split_sched_opts_init(&o);
+    o.residue = cx->opts.sched.residue;
+    rc = make_sched(cx, &o, "static", &s, err);
+    if (rc == HT_OK) {
+        const struct ht_split_plan *p = ht_split_sched_plan(s);
+        for (size_t i = 0; i < cx->n; i++)
+            same &= p->slices[i].offset == cur->slices[i].offset &&
+                    p->slices[i].size == cur->slices[i].size &&
+                    p->slices[i].own_size == cur->slices[i].own_size;
+    }
+    if (rc != HT_OK || same) {
+        /* Nothing changes: the models stay as they were too. */
+        for (size_t i = 0; i < cx->n; i++) {
+            cx->devs[i].time_s = old[2 * i];
+            cx->devs[i].overhead_s = old[2 * i + 1];
+        }
+        ht_split_sched_free(s);
+        free(old);
+        return rc != HT_OK ? rc : HT_DONE;
+    }
+    free(old);
     ht_split_sched_free(cx->sched);
     cx->sched = s;
     snprintf(cx->sched_name, sizeof cx->sched_name, "static");
@@ -837,7 +926,7 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
 
     memset(res, 0, sizeof *res);
     res->verified = -1;
-    res->theoretical_s = res->adjusted_s = -1.0;
+    res->theoretical_s = res->adjusted_s = res->model_s = -1.0;
     if (repeats == 0)
         repeats = 1;
     if (repeats > HT_MAX_REPEATS)
@@ -850,6 +939,7 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
     if (plan) {
         res->theoretical_s = plan->theoretical_time_s;
         res->adjusted_s = plan->adjusted_time_s;
+        res->model_s = plan->model_time_s;
     }
     res->ndevices = cx->n;
     res->devices = calloc(cx->n, sizeof *res->devices);

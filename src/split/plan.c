@@ -66,16 +66,34 @@ static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, 
                      devs[i].time_s);
             return fail_at(err, field, HT_EINVAL, text);
         }
+        if (!(devs[i].overhead_s >= 0) || !(devs[i].overhead_s < devs[i].time_s)) {
+            snprintf(field, sizeof field, "devices[%zu].overhead", i);
+            snprintf(text, sizeof text,
+                     "the overhead must be at least 0 and below the time %g s (got %g)",
+                     devs[i].time_s, devs[i].overhead_s);
+            return fail_at(err, field, HT_EINVAL, text);
+        }
     }
     return 0;
 }
 
-/* Finds the residue device among those with a positive factor: the least work
- * work(i), ties to the smallest finish time t_i·total(i)/G, then the lowest index.
- * total(i) is the device's whole slice if chosen; with fit set only devices whose total
- * is at most G count. Returns SIZE_MAX when none does. */
-static size_t pick_residue(const struct ht_split_slice *s, size_t n, uint64_t global,
-                           uint64_t need, int fit)
+/* The affine model's time of device i for `total` of the G work-items (0 for none). */
+static double model_time(const struct ht_split_slice *s, double overhead, uint64_t total,
+                         uint64_t global)
+{
+    if (total == 0)
+        return 0;
+    return overhead + (s->time_s - overhead) * ((double)total / (double)global);
+}
+
+/* Finds the residue device among those with a positive factor. By work (Eq. 9): the
+ * least work work(i), ties to the smallest finish time, then the lowest index. By time:
+ * the smallest finish time, ties to the least work, then the lowest index. The finish
+ * time is the affine model's for total(i), the device's whole slice if chosen; with fit
+ * set only devices whose total is at most G count. Returns SIZE_MAX when none does. */
+static size_t pick_residue(const struct ht_split_slice *s, const struct ht_split_device_in *devs,
+                           size_t n, uint64_t global, uint64_t need, int fit,
+                           enum ht_split_residue rule)
 {
     size_t best = SIZE_MAX;
     uint64_t best_work = 0;
@@ -84,6 +102,7 @@ static size_t pick_residue(const struct ht_split_slice *s, size_t n, uint64_t gl
     for (size_t i = 0; i < n; i++) {
         uint64_t work, total;
         double finish;
+        int better;
 
         if (!(s[i].optimal_factor > 0))
             continue;
@@ -91,9 +110,14 @@ static size_t pick_residue(const struct ht_split_slice *s, size_t n, uint64_t gl
         total = s[i].wg * (fit ? s[i].base_groups : 0) + work;
         if (fit && total > global)
             continue;
-        finish = s[i].time_s * ((double)total / (double)global);
-        if (best == SIZE_MAX || work < best_work ||
-            (work == best_work && finish < best_finish)) {
+        finish = model_time(&s[i], devs[i].overhead_s, total, global);
+        if (best == SIZE_MAX)
+            better = 1;
+        else if (rule == HT_SPLIT_RESIDUE_TIME)
+            better = finish < best_finish || (finish == best_finish && work < best_work);
+        else
+            better = work < best_work || (work == best_work && finish < best_finish);
+        if (better) {
             best = i;
             best_work = work;
             best_finish = finish;
@@ -104,7 +128,8 @@ static size_t pick_residue(const struct ht_split_slice *s, size_t n, uint64_t gl
 
 /* The planner proper, from the normalized factors S (n of them, summing to 1). */
 static int plan(uint64_t global, const struct ht_split_device_in *devs, const double *S,
-                size_t n, struct ht_split_plan *out, struct ht_error *err)
+                size_t n, enum ht_split_residue rule, struct ht_split_plan *out,
+                struct ht_error *err)
 {
     struct ht_split_slice *s;
     uint64_t total = 0, pos = 0, sum = 0;
@@ -117,6 +142,7 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
     for (size_t i = 0; i < n; i++) {
         s[i].wg = devs[i].wg;
         s[i].time_s = devs[i].time_s;
+        s[i].overhead_s = devs[i].overhead_s;
         s[i].optimal_factor = S[i];
         s[i].gamma = G * S[i] / (double)devs[i].wg;
         s[i].base_groups = whole_groups(s[i].gamma);
@@ -145,12 +171,12 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
     out->residue_device = SIZE_MAX;
     if (out->residue > 0) {
         /* Eq. 9: the residue goes to the device that needs the least extra work. */
-        k = pick_residue(s, n, global, out->residue, 1);
+        k = pick_residue(s, devs, n, global, out->residue, 1, rule);
         if (k != SIZE_MAX) {
             s[k].extra_groups = ceil_div(out->residue, s[k].wg);
         } else {
             /* No device can take the residue and still end at G: one device takes all. */
-            k = pick_residue(s, n, global, global, 0);
+            k = pick_residue(s, devs, n, global, global, 0, rule);
             for (size_t i = 0; i < n; i++)
                 s[i].base_groups = 0;
             s[k].extra_groups = ceil_div(global, s[k].wg);
@@ -181,8 +207,9 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
 
     out->theoretical_time_s = 0;
     out->adjusted_time_s = 0;
+    out->model_time_s = 0;
     for (size_t i = 0; i < n; i++) {
-        double t_opt, t_adj;
+        double t_opt, t_adj, t_model = model_time(&s[i], devs[i].overhead_s, s[i].size, global);
         s[i].adjusted_factor = (double)s[i].own_size / G;
         s[i].slice_factor = (double)s[i].size / G;
         /* Algorithm 1: the slowest device's share of its time alone. */
@@ -192,45 +219,70 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
             out->theoretical_time_s = t_opt;
         if (t_adj > out->adjusted_time_s)
             out->adjusted_time_s = t_adj;
+        if (t_model > out->model_time_s)
+            out->model_time_s = t_model;
     }
     return 0;
 }
 
-int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs, size_t n,
-                          struct ht_split_plan *out, struct ht_error *err)
+/* Eq. 4 (every overhead 0) or the affine model's factors (see split.h), into S. */
+static void factors_from_times(const struct ht_split_device_in *devs, size_t n, double *S)
 {
-    double *S = NULL, tmin, sum = 0;
-    int rc;
+    double tmin = devs[0].time_s, sum = 0, T = 0, num = 1, den = 0;
+    int affine = 0;
 
-    if (out)
-        memset(out, 0, sizeof *out);
-    rc = check_inputs(global, devs, n, out, err);
-    if (rc)
-        return rc;
-    S = malloc(n * sizeof *S);
-    if (!S)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    /* Eq. 4, with the speeds taken relative to the fastest device (numerator and
-     * denominator both multiplied by its time) so that no tiny time overflows 1/t. */
-    tmin = devs[0].time_s;
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (devs[i].time_s < tmin)
             tmin = devs[i].time_s;
+        affine |= devs[i].overhead_s > 0;
+    }
+    if (!affine) {
+        /* Eq. 4, with the speeds taken relative to the fastest device (numerator and
+         * denominator both multiplied by its time) so that no tiny time overflows 1/t. */
+        for (size_t i = 0; i < n; i++) {
+            S[i] = tmin / devs[i].time_s;
+            sum += S[i];
+        }
+        for (size_t i = 0; i < n; i++)
+            S[i] /= sum;
+        return;
+    }
+    /* Water-filling: take the devices in order of overhead while the next one's overhead
+     * is below the common finish time T of those taken. Times are scaled by tmin. S[i]
+     * marks the devices taken (1) until the factors are filled in. */
+    for (size_t i = 0; i < n; i++)
+        S[i] = 0;
+    for (size_t m = 0; m < n; m++) {
+        size_t next = SIZE_MAX;
+        double a, b;
+        for (size_t i = 0; i < n; i++)
+            if (S[i] == 0 && (next == SIZE_MAX || devs[i].overhead_s < devs[next].overhead_s))
+                next = i;
+        a = devs[next].overhead_s / tmin;
+        b = (devs[next].time_s - devs[next].overhead_s) / tmin;
+        if (m > 0 && !(a < T))
+            break;
+        S[next] = 1;
+        num += a / b;
+        den += 1 / b;
+        T = num / den;
+    }
     for (size_t i = 0; i < n; i++) {
-        S[i] = tmin / devs[i].time_s;
+        if (S[i] == 0)
+            continue;
+        S[i] = (T - devs[i].overhead_s / tmin) / ((devs[i].time_s - devs[i].overhead_s) / tmin);
         sum += S[i];
     }
     for (size_t i = 0; i < n; i++)
-        S[i] /= sum;
-    rc = plan(global, devs, S, n, out, err);
-    free(S);
-    return rc;
+        S[i] /= sum; /* only rounding away from 1 */
 }
 
-int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
-                               const double *factors, size_t n, struct ht_split_plan *out,
-                               struct ht_error *err)
+int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                       const struct ht_split_plan_opts *opts, struct ht_split_plan *out,
+                       struct ht_error *err)
 {
+    const double *factors = opts ? opts->factors : NULL;
+    enum ht_split_residue rule = opts ? opts->residue : HT_SPLIT_RESIDUE_WORK;
     double *S = NULL, sum = 0;
     char field[64], text[256];
     int rc;
@@ -240,28 +292,75 @@ int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in 
     rc = check_inputs(global, devs, n, out, err);
     if (rc)
         return rc;
-    if (!factors)
-        return fail_at(err, "factors", HT_EINVAL, "no factors given");
-    for (size_t i = 0; i < n; i++) {
-        if (!(factors[i] >= 0) || !isfinite(factors[i])) {
-            snprintf(field, sizeof field, "factors[%zu]", i);
-            snprintf(text, sizeof text, "a factor must be finite and not negative (got %g)",
-                     factors[i]);
-            return fail_at(err, field, HT_EINVAL, text);
+    if (rule != HT_SPLIT_RESIDUE_WORK && rule != HT_SPLIT_RESIDUE_TIME)
+        return fail_at(err, "residue", HT_EINVAL, "unknown residue rule");
+    if (factors) {
+        for (size_t i = 0; i < n; i++) {
+            if (!(factors[i] >= 0) || !isfinite(factors[i])) {
+                snprintf(field, sizeof field, "factors[%zu]", i);
+                snprintf(text, sizeof text,
+                         "a factor must be finite and not negative (got %g)", factors[i]);
+                return fail_at(err, field, HT_EINVAL, text);
+            }
+            sum += factors[i];
         }
-        sum += factors[i];
+        if (!(sum > 0) || !isfinite(sum))
+            return fail_at(err, "factors", HT_EINVAL,
+                           "the factors must have a positive, finite sum");
     }
-    if (!(sum > 0) || !isfinite(sum))
-        return fail_at(err, "factors", HT_EINVAL,
-                       "the factors must have a positive, finite sum");
     S = malloc(n * sizeof *S);
     if (!S)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        S[i] = factors[i] / sum;
-    rc = plan(global, devs, S, n, out, err);
+    if (factors)
+        for (size_t i = 0; i < n; i++)
+            S[i] = factors[i] / sum;
+    else
+        factors_from_times(devs, n, S);
+    rc = plan(global, devs, S, n, rule, out, err);
     free(S);
     return rc;
+}
+
+int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                          struct ht_split_plan *out, struct ht_error *err)
+{
+    return ht_split_plan_make(global, devs, n, NULL, out, err);
+}
+
+int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
+                               const double *factors, size_t n, struct ht_split_plan *out,
+                               struct ht_error *err)
+{
+    struct ht_split_plan_opts o = {.factors = factors};
+
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!factors) {
+        int rc = check_inputs(global, devs, n, out, err);
+        return rc ? rc : fail_at(err, "factors", HT_EINVAL, "no factors given");
+    }
+    return ht_split_plan_make(global, devs, n, &o, out, err);
+}
+
+int ht_split_fit_model(double f1, double t1, double f2, double t2, double *time_s,
+                       double *overhead_s)
+{
+    double a, b, tmax = t1 > t2 ? t1 : t2;
+
+    if (!(f1 > 0 && f1 <= 1) || !(f2 > 0 && f2 <= 1) || f1 == f2 || !(t1 > 0) ||
+        !isfinite(t1) || !(t2 > 0) || !isfinite(t2))
+        return HT_EINVAL;
+    b = (t2 - t1) / (f2 - f1);
+    if (!(b >= tmax / 1000))
+        b = tmax / 1000;
+    a = t2 - b * f2;
+    if (!(a > 0)) {
+        a = 0;
+        b = t2 / f2;
+    }
+    *time_s = a + b;
+    *overhead_s = a;
+    return HT_OK;
 }
 
 void ht_split_plan_destroy(struct ht_split_plan *plan)

@@ -69,6 +69,7 @@ int ht_split_sched_create(const char *name, uint64_t global,
     const struct ht_split_sched_ops *ops = ht_split_scheduler_find(name ? name : "static");
     struct ht_split_sched *s;
     struct ht_split_device_in *in = NULL;
+    struct ht_split_plan_opts popts;
     int all_times = 1, rc;
 
     *out = NULL;
@@ -120,9 +121,11 @@ int ht_split_sched_create(const char *name, uint64_t global,
             /* The planner needs positive times even with factors (they only break ties
              * and give the theoretical time, which is then meaningless: 1 s each). */
             in[i].time_s = all_times ? devs[i].time_s : 1.0;
+            in[i].overhead_s = all_times ? devs[i].overhead_s : 0.0;
         }
-        rc = s->factors ? ht_split_plan_from_factors(global, in, s->factors, n, &s->plan, err)
-                        : ht_split_plan_compute(global, in, n, &s->plan, err);
+        popts.factors = s->factors;
+        popts.residue = opts ? opts->residue : HT_SPLIT_RESIDUE_WORK;
+        rc = ht_split_plan_make(global, in, n, &popts, &s->plan, err);
         if (rc != HT_OK)
             goto fail;
         s->has_plan = 1;

@@ -203,7 +203,7 @@ static void test_sched_properties(void **state)
 /* The shapes the descriptions promise. */
 static void test_sched_chunks(void **state)
 {
-    struct ht_split_sched_device d[2] = {{16, 1.0, 1, 80}, {16, 4.0, 0, 8}};
+    struct ht_split_sched_device d[2] = {{16, 1.0, 1, 80, 0}, {16, 4.0, 0, 8, 0}};
     struct ht_split_sched *s = NULL;
     struct ht_split_chunk c;
     struct ht_error err;
@@ -236,7 +236,7 @@ static void test_sched_chunks(void **state)
     /* guided: a CPU a thousand times slower than the GPU leaves it the work, even when it
      * asks first; at equal speeds both take work. */
     {
-        struct ht_split_sched_device h[2] = {{16, 0.001, 1, 80}, {16, 1.0, 0, 4}};
+        struct ht_split_sched_device h[2] = {{16, 0.001, 1, 80, 0}, {16, 1.0, 0, 4, 0}};
         assert_int_equal(ht_split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
         assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
         check_run(s, 1600, h, 2, &chunks);
@@ -266,7 +266,7 @@ static void test_sched_chunks(void **state)
     /* The tail: wg 6 and 4 over 12; device 1 (wg 4) first takes 8, the rest (4) is not
      * a whole group of 6, so device 0's chunk moves back to [6, 12) and owns [8, 12). */
     {
-        struct ht_split_sched_device t[2] = {{6, 0, 1, 1}, {4, 0, 1, 1}};
+        struct ht_split_sched_device t[2] = {{6, 0, 1, 1, 0}, {4, 0, 1, 1, 0}};
         struct ht_split_sched_opts o;
         ht_split_sched_opts_init(&o);
         o.chunk_fraction = 0.5;
@@ -289,7 +289,7 @@ static void test_sched_chunks(void **state)
     assert_non_null(strstr(err.text, "static, dynamic, guided"));
     ht_error_clear(&err);
     {
-        struct ht_split_sched_device u[1] = {{16, 0, 0, 1}};
+        struct ht_split_sched_device u[1] = {{16, 0, 0, 1, 0}};
         assert_int_equal(ht_split_sched_create("static", 16, u, 1, NULL, &s, &err), HT_EINVAL);
         assert_non_null(strstr(err.text, "time"));
         ht_error_clear(&err);
@@ -322,7 +322,7 @@ static void *hammer_thread(void *arg)
 static void test_sched_threads(void **state)
 {
     struct ht_split_sched_device d[4] = {
-        {4, 1.0, 0, 1}, {6, 2.0, 0, 1}, {16, 0.5, 1, 1}, {1, 3.0, 0, 2}};
+        {4, 1.0, 0, 1, 0}, {6, 2.0, 0, 1, 0}, {16, 0.5, 1, 1, 0}, {1, 3.0, 0, 2, 0}};
     const uint64_t g = 48 * 500;
     (void)state;
 
@@ -717,8 +717,8 @@ static void test_refusals(void **state)
 
     config_of(spec, "WG=8", c0);
     config_of(spec, "WG=16", c1);
-    devs[0] = (struct ht_coexec_device){devA, c0, 1.0};
-    devs[1] = (struct ht_coexec_device){devB, c1, 1.0};
+    devs[0] = (struct ht_coexec_device){devA, c0, 1.0, 0};
+    devs[1] = (struct ht_coexec_device){devB, c1, 1.0, 0};
     ht_coexec_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ESPEC);
@@ -755,9 +755,9 @@ static void test_refusals(void **state)
      * configuration that breaks a rule names its device. */
     spec = load("stencil.json");
     config_of(spec, "WG=48", c0);
-    devs[0] = (struct ht_coexec_device){devA, c0, 1.0};
+    devs[0] = (struct ht_coexec_device){devA, c0, 1.0, 0};
     c1[0] = 7; /* not in the domain */
-    devs[1] = (struct ht_coexec_device){devB, c1, 1.0};
+    devs[1] = (struct ht_coexec_device){devB, c1, 1.0, 0};
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ECONSTRAINT);
     assert_non_null(strstr(err.text, "device "));
@@ -778,8 +778,8 @@ static void test_verify_catches_holes(void **state)
 
     config_of(spec, "WG=8,P=1", good);
     config_of(spec, "WG=16,P=2", bad);
-    devs[0] = (struct ht_coexec_device){devA, good, 1.0};
-    devs[1] = (struct ht_coexec_device){devB, bad, 1.0};
+    devs[0] = (struct ht_coexec_device){devA, good, 1.0, 0};
+    devs[1] = (struct ht_coexec_device){devB, bad, 1.0, 0};
     ht_coexec_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
@@ -810,8 +810,8 @@ static void test_factors_and_estimate(void **state)
 
     config_of(spec, "WG=16", c0);
     config_of(spec, "WG=32", c1);
-    devs[0] = (struct ht_coexec_device){devA, c0, 1.0};
-    devs[1] = (struct ht_coexec_device){devB, c1, 2.0};
+    devs[0] = (struct ht_coexec_device){devA, c0, 1.0, 0};
+    devs[1] = (struct ht_coexec_device){devB, c1, 2.0, 0};
     ht_coexec_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);

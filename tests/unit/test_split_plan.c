@@ -37,6 +37,7 @@ static void plan_times(uint64_t G, const uint64_t *wg, const double *t, size_t n
     struct ht_error err;
 
     assert_true(n <= 8);
+    memset(d, 0, sizeof d);
     for (size_t i = 0; i < n; i++) {
         d[i].wg = wg[i];
         d[i].time_s = t[i];
@@ -368,7 +369,7 @@ static void test_exact_ratios(void **state)
 
 static void test_factors(void **state)
 {
-    struct ht_split_device_in d[2] = {{64, 1.0}, {1, 2.0}};
+    struct ht_split_device_in d[2] = {{64, 1.0, 0}, {1, 2.0, 0}};
     struct ht_split_plan p;
     struct ht_error err;
     (void)state;
@@ -431,21 +432,21 @@ static void expect_error(uint64_t G, const struct ht_split_device_in *d, size_t 
 
 static void test_errors(void **state)
 {
-    struct ht_split_device_in ok[2] = {{64, 1}, {32, 2}};
+    struct ht_split_device_in ok[2] = {{64, 1, 0}, {32, 2, 0}};
     (void)state;
     expect_error(512, ok, 0, NULL, "devices", "no devices");
     expect_error(512, NULL, 2, NULL, "devices", "no devices");
     expect_error(0, ok, 2, NULL, "global", "must be positive");
     expect_error((UINT64_C(1) << 53) + 1, ok, 2, NULL, "global", "2^53");
-    expect_error(512, (struct ht_split_device_in[]){{64, 1}, {0, 1}}, 2, NULL,
+    expect_error(512, (struct ht_split_device_in[]){{64, 1, 0}, {0, 1, 0}}, 2, NULL,
                  "devices[1].wg", "work-group size must be positive");
-    expect_error(512, (struct ht_split_device_in[]){{64, 0}, {32, 1}}, 2, NULL,
+    expect_error(512, (struct ht_split_device_in[]){{64, 0, 0}, {32, 1, 0}}, 2, NULL,
                  "devices[0].time", "positive, finite");
-    expect_error(512, (struct ht_split_device_in[]){{64, 1}, {32, -1}}, 2, NULL,
+    expect_error(512, (struct ht_split_device_in[]){{64, 1, 0}, {32, -1, 0}}, 2, NULL,
                  "devices[1].time", "got -1");
-    expect_error(512, (struct ht_split_device_in[]){{64, NAN}, {32, 1}}, 2, NULL,
+    expect_error(512, (struct ht_split_device_in[]){{64, NAN, 0}, {32, 1, 0}}, 2, NULL,
                  "devices[0].time", "positive, finite");
-    expect_error(512, (struct ht_split_device_in[]){{64, 1}, {32, INFINITY}}, 2, NULL,
+    expect_error(512, (struct ht_split_device_in[]){{64, 1, 0}, {32, INFINITY, 0}}, 2, NULL,
                  "devices[1].time", "got inf");
     expect_error(512, ok, 2, (double[]){0.5, -0.1}, "factors[1]", "not negative");
     expect_error(512, ok, 2, (double[]){NAN, 1}, "factors[0]", "finite");
@@ -665,6 +666,7 @@ static void test_random_plans(void **state)
         struct ht_error err;
         char label[64];
 
+        memset(d, 0, sizeof d);
         for (size_t i = 0; i < n; i++) {
             if (kind == 0) /* powers of two that divide G below */
                 d[i].wg = UINT64_C(1) << (ht__rng_next(&rng) % 11);
@@ -721,7 +723,7 @@ static void test_huge_global(void **state)
      * split.h lifts γ1 = 1801439850879505.75 to the next integer, γ0 = 0.8·G comes out
      * rounded up, and the whole groups would pass G by one until a device gives one back.
      * The plan still partitions [0, G). */
-    struct ht_split_device_in d[2] = {{1, 1}, {1, 4}};
+    struct ht_split_device_in d[2] = {{1, 1, 0}, {1, 4, 0}};
     struct ht_split_plan p;
     uint64_t G = UINT64_C(9007199254397529), total;
     (void)state;
