@@ -123,18 +123,21 @@ refine)
     # device's measured slice times. Every case above along dimension 0, and the cases
     # where the slower device earns more than 10% (gesummv, at its size and at one that
     # fills the GPU better) and nbody.
+    # Both targets: kernel-only (Algorithm 1's terms, the goal) and wall (transfers too).
     n=100
+    for by in kernel wall; do
     for c in "${cases[@]}" "examples/gesummv/spec.json|" \
              "examples/gesummv/spec.json|--size N=8192" "examples/nbody/spec.json|"; do
         spec=${c%%|*}; sizes=${c#*|}
         n=$((n + 1))
         say ""
-        say "\$ hetune split $spec $sizes --residue time --refine 4 --force --json"
+        say "\$ hetune split $spec $sizes --residue time --refine 4 --refine-by $by --force --json"
         # shellcheck disable=SC2086
-        "$HETUNE" split "$spec" $sizes --db "$DB" --residue time --refine 4 --force \
-            --strategy random --budget 40 --json > "$OUT/json/refine-$n.json" 2>>"$LOG"
+        "$HETUNE" split "$spec" $sizes --db "$DB" --residue time --refine 4 --refine-by "$by" \
+            --force --strategy random --budget 40 --json > "$OUT/json/refine-$n.json" 2>>"$LOG"
         say "(exit $?)"
         cat "$OUT/json/refine-$n.json" >> "$LOG"
+    done
     done
     ;;
 report)

@@ -173,14 +173,16 @@ int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, s
 /* Fits one device's affine time model to two measurements: t1 seconds for the share f1
  * of the work and t2 for the share f2 (0 < f <= 1, f1 != f2; share 1 is the whole
  * problem). The line through both points gives the slope b = (t2 − t1)/(f2 − f1), kept at
- * least max(t1, t2)/1000 (a smaller share that took as long, or longer, still costs
- * something per work-item), and the overhead a = t2 − b·f2: the model goes through the
- * second point, the newer one. Should a be negative (the smaller share ran faster than
- * in proportion), a = 0 and b = t2/f2. *time_s = a + b (the whole problem by the model),
- * *overhead_s = a. HT_EINVAL when a share is not in (0, 1], the shares are equal, or a
- * time is not positive and finite; the outputs are then untouched. */
-int ht_split_fit_model(double f1, double t1, double f2, double t2, double *time_s,
-                       double *overhead_s);
+ * least min_slope (seconds per whole problem; at least max(t1, t2)/1000 in any case: a
+ * smaller share that took as long, or longer, still costs something per work-item, and
+ * two noisy points must not make more work look free), and the overhead a = t2 − b·f2:
+ * the model goes through the second point, the newer one. Should a be negative (the
+ * smaller share ran faster than in proportion), a = 0 and b = t2/f2. *time_s = a + b (the
+ * whole problem by the model), *overhead_s = a. HT_EINVAL when a share is not in (0, 1],
+ * the shares are equal, or a time is not positive and finite; the outputs are then
+ * untouched. */
+int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_slope,
+                       double *time_s, double *overhead_s);
 
 /* Frees what a plan owns and empties it. NULL and empty plans are fine. */
 void ht_split_plan_destroy(struct ht_split_plan *plan);
@@ -508,11 +510,13 @@ struct ht_coexec_alone {
  * device's time grows in proportion to its work; a CPU's launch costs, a GPU that a small
  * slice does not fill, and the host threads that all devices share make it otherwise.
  * For each device with a slice strictly between nothing and everything, its affine model
- * is fitted (ht_split_fit_model) to its kernel-only time on its slice in last (a result
- * of ht_coexec_run on cx: kernel_s over items/global) and, when an earlier refinement saw
- * it on a slice of another share, that slice's time (the secant: both measured while the
- * devices shared the host), else its kernel-only time alone on the whole problem
- * (alone[i].kernel_s; when not positive, the time the co-execution was given). A device
+ * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
+ * ht_coexec_run on cx, its share items/global; the time is the target's, below) and,
+ * when an earlier refinement saw it on a slice of another share, that slice's time (the
+ * secant: both measured while the devices shared the host), else its time alone on the
+ * whole problem (alone[i]; when not positive, the time the co-execution was given), its
+ * slope at least a quarter of that time alone (so that no device looks as if more work
+ * cost it nearly nothing, which makes the next plan swing all the work to it). A device
  * without a slice keeps its overhead (at most its new time)
  * with its time alone; a device that had all the work takes its measured time. Then the
  * scheduler is replaced by static planned from these models (ht_split_plan_make, with
@@ -520,8 +524,17 @@ struct ht_coexec_alone {
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
  * run of it; HT_ENOMEM. The models are kept in cx: ht_coexec_model reads them. */
+enum ht_refine_target {
+    HT_REFINE_WALL = 0, /* each device's whole busy time: its host thread's wall time in
+                           the run (transfers, launches, kernel; busy_s), and its wall time
+                           alone: the co-execution's wall time is what gets balanced */
+    HT_REFINE_KERNEL    /* kernel-only times (kernel_s, alone kernel_s): Algorithm 1's
+                           terms */
+};
+
 int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, struct ht_error *err);
+                     const struct ht_coexec_result *last, enum ht_refine_target target,
+                     struct ht_error *err);
 
 /* Device i's current time model: its time for the whole problem and its overhead (both
  * as given to ht_coexec_create, until ht_coexec_refine changes them). HT_EINVAL when i is

@@ -62,8 +62,12 @@ static const char split_usage[] =
     "                        alone and on its slice in the last round, re-plan so that\n"
     "                        all devices finish together, and run again (verified);\n"
     "                        stops early when the plan no longer changes. The round with\n"
-    "                        the shortest wall time is the result; the best refined round\n"
-    "                        is stored as scheduler \"refined\" (default 0)\n"
+    "                        the shortest time is the result; the best refined round is\n"
+    "                        stored as scheduler \"refined\" (default 0)\n"
+    "      --refine-by wall|kernel\n"
+    "                        what --refine balances and minimizes: each device's whole\n"
+    "                        busy time, transfers included, and the wall time (default),\n"
+    "                        or the kernel-only times (Algorithm 1's terms)\n"
     "      --repeats N       timed runs of each co-execution (default: the spec's\n"
     "                        timing.repeats)\n"
     "      --db FILE         the results database (default ./hetune.db)\n"
@@ -391,6 +395,8 @@ static int print_json(const struct report *r)
         json_object_set_new(o, "rounds", rounds);
         json_object_set_new(o, "best", json_integer((json_int_t)f->best));
         json_object_set_new(o, "converged", json_boolean(f->converged));
+        json_object_set_new(o, "by", json_string(f->target == HT_REFINE_KERNEL ? "kernel"
+                                                                                : "wall"));
         json_object_set_new(root, "refine", o);
     } else {
         json_object_set_new(root, "refine", json_null());
@@ -474,7 +480,8 @@ static int print_json(const struct report *r)
 int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
-           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON, OPT_RESIDUE, OPT_REFINE };
+           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON, OPT_RESIDUE, OPT_REFINE,
+           OPT_REFINE_BY };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -483,6 +490,7 @@ int cmd_split(int argc, char **argv)
         {"force", no_argument, NULL, OPT_FORCE},
         {"residue", required_argument, NULL, OPT_RESIDUE},
         {"refine", required_argument, NULL, OPT_REFINE},
+        {"refine-by", required_argument, NULL, OPT_REFINE_BY},
         {"repeats", required_argument, NULL, OPT_REPEATS},
         {"db", required_argument, NULL, OPT_DB},
         {"dump", required_argument, NULL, OPT_DUMP},
@@ -504,6 +512,7 @@ int cmd_split(int argc, char **argv)
     uint64_t u = 0;
     int force = 0, json = 0, c, status = 2, rc, ran_alone = 0;
     unsigned refine = 0;
+    enum ht_refine_target refine_by = HT_REFINE_WALL;
     struct cli_refine rf;
     struct ht_coexec_opts copts;
     struct ht_tune_opts topts;
@@ -575,6 +584,10 @@ int cmd_split(int argc, char **argv)
             if ((status = cli_parse_uint("split", "--refine", optarg, 20, &u)) != 0)
                 goto cleanup;
             refine = (unsigned)u;
+            break;
+        case OPT_REFINE_BY:
+            if ((status = cli_parse_refine_by("split", optarg, &refine_by)) != 0)
+                goto cleanup;
             break;
         case OPT_REPEATS:
             if ((status = cli_parse_uint("split", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
@@ -782,8 +795,8 @@ int cmd_split(int argc, char **argv)
 
     if (refine && !ran_alone) {
         int verify_failed = 0;
-        rc = cli_split_refine("split", cx, alone, &res, fastest, refine, &rf, &verify_failed,
-                              &err);
+        rc = cli_split_refine("split", cx, alone, &res, fastest, refine, refine_by, &rf,
+                              &verify_failed, &err);
         if (verify_failed)
             status = 3;
         if (rc == HT_OK && rf.best_refined) {

@@ -141,6 +141,23 @@ void cli_refine_free(struct cli_refine *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Round k's time by the target. */
+static double refine_time(const struct cli_refine *r, size_t k)
+{
+    return r->target == HT_REFINE_KERNEL ? r->kernel_s[k] : r->wall_s[k];
+}
+
+int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target)
+{
+    if (!strcmp(arg, "wall"))
+        *target = HT_REFINE_WALL;
+    else if (!strcmp(arg, "kernel"))
+        *target = HT_REFINE_KERNEL;
+    else
+        return cli_usage_error(cmd, 2, "--refine-by takes wall or kernel, not '%s'", arg);
+    return 0;
+}
+
 /* Records round k: its result and the models cx planned it by. */
 static void refine_record(struct cli_refine *r, const struct ht_coexec *cx, size_t k,
                           const struct ht_coexec_result *res)
@@ -153,14 +170,15 @@ static void refine_record(struct cli_refine *r, const struct ht_coexec *cx, size
     r->wall_s[k] = res->wall_s;
     r->kernel_s[k] = res->kernel_s;
     r->verified[k] = res->verified;
-    if (res->wall_s < r->wall_s[r->best])
+    if (refine_time(r, k) < refine_time(r, r->best))
         r->best = k;
     r->nrounds = k + 1;
 }
 
 int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                      const struct ht_coexec_result *first, size_t ref, unsigned rounds,
-                     struct cli_refine *out, int *verify_failed, struct ht_error *err)
+                     enum ht_refine_target target, struct cli_refine *out, int *verify_failed,
+                     struct ht_error *err)
 {
     size_t n = first->ndevices, total = (size_t)rounds + 1;
     struct ht_coexec_result res, prev;
@@ -169,6 +187,7 @@ int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coex
     memset(out, 0, sizeof *out);
     memset(&prev, 0, sizeof prev);
     out->n = n;
+    out->target = target;
     out->factors = calloc(total * n, sizeof *out->factors);
     out->times = calloc(total * n, sizeof *out->times);
     out->overheads = calloc(total * n, sizeof *out->overheads);
@@ -181,7 +200,7 @@ int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coex
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     refine_record(out, cx, 0, first);
     for (unsigned k = 1; k <= rounds; k++) {
-        rc = ht_coexec_refine(cx, alone, have_prev ? &prev : first, err);
+        rc = ht_coexec_refine(cx, alone, have_prev ? &prev : first, target, err);
         if (rc == HT_DONE) {
             out->converged = 1;
             rc = HT_OK;
@@ -206,7 +225,7 @@ int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coex
         res.theoretical_s = first->theoretical_s;
         snprintf(res.scheduler, sizeof res.scheduler, "refined");
         refine_record(out, cx, k, &res);
-        if (!out->best_refined || res.wall_s < out->wall_s[out->best_refined]) {
+        if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
             ht_coexec_result_destroy(&out->best_res);
             ht_split_plan_destroy(&out->best_plan);
             rc = cli_plan_copy(&out->best_plan, ht_coexec_plan(cx), err);
@@ -257,8 +276,8 @@ void cli_refine_print(const struct cli_refine *r)
         printf(") %s, %s, %s, %s\n", a, b, c,
                r->verified[k] == 1 ? "yes" : r->verified[k] == 0 ? "NO" : "-");
     }
-    printf("%13s * the shortest wall time; %s\n", "",
-           r->converged ? "the plan converged" : "stopped after the rounds asked for");
+    printf("%13s * the shortest %s time; %s\n", "",
+           r->target == HT_REFINE_KERNEL ? "kernel-only" : "wall", r->converged ? "the plan converged" : "stopped after the rounds asked for");
 }
 
 size_t cli_split_sweep_points(double step)

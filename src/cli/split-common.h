@@ -49,7 +49,9 @@ int cli_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
 struct cli_refine {
     size_t n;                   /* devices */
     size_t nrounds;             /* rounds run, round 0 (the paper's plan) included */
-    size_t best;                /* the round with the shortest wall time */
+    enum ht_refine_target target; /* what is balanced, and what "best" means: the wall
+                                     time, or the kernel-only time */
+    size_t best;                /* the round with the shortest time (of the target) */
     size_t best_refined;        /* the best round after round 0; 0 when none ran */
     int converged;              /* the last refinement left the plan as it was */
     double *factors;            /* nrounds x n: the shares (owned ranges / G) */
@@ -69,7 +71,11 @@ struct cli_refine {
  * Errors as ht_coexec_refine, ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
 int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                      const struct ht_coexec_result *first, size_t ref, unsigned rounds,
-                     struct cli_refine *out, int *verify_failed, struct ht_error *err);
+                     enum ht_refine_target target, struct cli_refine *out, int *verify_failed,
+                     struct ht_error *err);
+
+/* Parses --refine-by wall|kernel into *target. Returns 0, or 2. */
+int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target);
 
 /* Prints the rounds as a table (text output of split and run). */
 void cli_refine_print(const struct cli_refine *r);

@@ -485,8 +485,10 @@ int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double
 }
 
 int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, struct ht_error *err)
+                     const struct ht_coexec_result *last, enum ht_refine_target target,
+                     struct ht_error *err)
 {
+    const int wall = target == HT_REFINE_WALL;
     const struct ht_split_plan *cur = ht_coexec_plan(cx);
     struct ht_split_sched_opts o;
     struct ht_split_sched *s = NULL;
@@ -505,7 +507,9 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
     for (size_t i = 0; i < cx->n; i++) {
         struct cxdev *d = &cx->devs[i];
         const struct ht_coexec_device_result *r = &last->devices[i];
-        double whole = alone && alone[i].kernel_s > 0 ? alone[i].kernel_s : d->time_s;
+        double a_s = alone ? (wall ? alone[i].wall_s : alone[i].kernel_s) : 0;
+        double whole = a_s > 0 ? a_s : d->time_s;
+        double k = wall ? r->busy_s : r->kernel_s;
         double f = (double)r->items / (double)cx->global, t, a;
 
         old[2 * i] = d->time_s;
@@ -515,21 +519,21 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
          * and the whole problem alone. */
         if (r->items > 0 && r->items < cx->global &&
             ((d->seen_f > 0 && d->seen_f != f &&
-              ht_split_fit_model(d->seen_f, d->seen_k, f, r->kernel_s, &t, &a) == HT_OK) ||
-             ht_split_fit_model(1.0, whole, f, r->kernel_s, &t, &a) == HT_OK)) {
+              ht_split_fit_model(d->seen_f, d->seen_k, f, k, whole / 4, &t, &a) == HT_OK) ||
+             ht_split_fit_model(1.0, whole, f, k, whole / 4, &t, &a) == HT_OK)) {
             d->time_s = t;
             d->overhead_s = a;
-        } else if (r->items >= cx->global && r->kernel_s > 0) {
-            d->time_s = r->kernel_s;
+        } else if (r->items >= cx->global && k > 0) {
+            d->time_s = k;
         } else if (whole > 0) {
             d->time_s = whole;
         }
         /* The overhead must stay below the time: keep it so (a millionth below). */
         if (!(d->overhead_s < d->time_s))
             d->overhead_s = d->time_s * (1 - 1e-6);
-        if (r->items > 0 && r->kernel_s > 0) {
+        if (r->items > 0 && k > 0) {
             d->seen_f = f > 1 ? 1 : f;
-            d->seen_k = r->kernel_s;
+            d->seen_k = k;
         }
     }
     ht_split_sched_opts_init(&o);

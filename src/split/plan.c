@@ -342,8 +342,8 @@ int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in 
     return ht_split_plan_make(global, devs, n, &o, out, err);
 }
 
-int ht_split_fit_model(double f1, double t1, double f2, double t2, double *time_s,
-                       double *overhead_s)
+int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_slope,
+                       double *time_s, double *overhead_s)
 {
     double a, b, tmax = t1 > t2 ? t1 : t2;
 
@@ -351,8 +351,10 @@ int ht_split_fit_model(double f1, double t1, double f2, double t2, double *time_
         !isfinite(t1) || !(t2 > 0) || !isfinite(t2))
         return HT_EINVAL;
     b = (t2 - t1) / (f2 - f1);
-    if (!(b >= tmax / 1000))
-        b = tmax / 1000;
+    if (!(min_slope >= tmax / 1000))
+        min_slope = tmax / 1000;
+    if (!(b >= min_slope))
+        b = min_slope;
     a = t2 - b * f2;
     if (!(a > 0)) {
         a = 0;
