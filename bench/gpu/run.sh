@@ -123,9 +123,10 @@ refine)
     # device's measured slice times. Every case above along dimension 0, and the cases
     # where the slower device earns more than 10% (gesummv, at its size and at one that
     # fills the GPU better) and nbody.
-    # Both targets: kernel-only (Algorithm 1's terms, the goal) and wall (transfers too).
+    # Both targets (REFINE_BY, default "kernel wall"): kernel-only (Algorithm 1's terms,
+    # the goal) and wall (transfers too).
     n=100
-    for by in kernel wall; do
+    for by in ${REFINE_BY:-kernel wall}; do
     for c in "${cases[@]}" "examples/gesummv/spec.json|" \
              "examples/gesummv/spec.json|--size N=8192" "examples/nbody/spec.json|"; do
         spec=${c%%|*}; sizes=${c#*|}
