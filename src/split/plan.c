@@ -271,6 +271,9 @@ static void factors_from_times(const struct ht_split_device_in *devs, size_t n, 
         if (S[i] == 0)
             continue;
         S[i] = (T - devs[i].overhead_s / tmin) / ((devs[i].time_s - devs[i].overhead_s) / tmin);
+        /* An overhead a few units of rounding below T may still round to a share below 0. */
+        if (!(S[i] > 0))
+            S[i] = 0;
         sum += S[i];
     }
     for (size_t i = 0; i < n; i++)

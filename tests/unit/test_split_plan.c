@@ -467,6 +467,513 @@ static void test_errors(void **state)
 }
 
 /* ---------------------------------------------------------------------------------- */
+/* ht_split_plan_make: the affine model (overheads) and the residue rule */
+
+static void check_plan(const struct ht_split_plan *p, const struct ht_split_device_in *d,
+                       const double *factors, size_t n, uint64_t G, enum ht_split_residue rule,
+                       const char *label);
+
+/* Plans with ht_split_plan_make, failing the test on an error. */
+static void plan_make(uint64_t G, const uint64_t *wg, const double *t, const double *a, size_t n,
+                      enum ht_split_residue rule, struct ht_split_plan *p)
+{
+    struct ht_split_device_in d[8];
+    struct ht_split_plan_opts opts;
+    struct ht_error err;
+
+    assert_true(n <= 8);
+    memset(d, 0, sizeof d);
+    memset(&opts, 0, sizeof opts);
+    opts.residue = rule;
+    for (size_t i = 0; i < n; i++) {
+        d[i].wg = wg[i];
+        d[i].time_s = t[i];
+        d[i].overhead_s = a ? a[i] : 0;
+    }
+    ht_error_clear(&err);
+    if (ht_split_plan_make(G, d, n, &opts, p, &err) != 0) {
+        fprintf(stderr, "plan: %s: %s\n", err.field, err.text);
+        fail();
+    }
+    assert_int_equal(p->ndevices, n);
+    assert_int_equal(p->global, G);
+}
+
+/* Two plans are the same, field by field, bit for bit. */
+static void same_plan(const struct ht_split_plan *p, const struct ht_split_plan *q,
+                      const char *label)
+{
+    int same = p->global == q->global && p->ndevices == q->ndevices &&
+               p->residue_device == q->residue_device && p->residue == q->residue &&
+               p->overlap == q->overlap && p->overhang == q->overhang &&
+               p->theoretical_time_s == q->theoretical_time_s &&
+               p->adjusted_time_s == q->adjusted_time_s && p->model_time_s == q->model_time_s;
+    for (size_t i = 0; same && i < p->ndevices; i++) {
+        const struct ht_split_slice *a = &p->slices[i], *b = &q->slices[i];
+        same = a->wg == b->wg && a->time_s == b->time_s && a->overhead_s == b->overhead_s &&
+               a->optimal_factor == b->optimal_factor && a->gamma == b->gamma &&
+               a->base_groups == b->base_groups && a->extra_groups == b->extra_groups &&
+               a->groups == b->groups && a->offset == b->offset && a->size == b->size &&
+               a->own_offset == b->own_offset && a->own_size == b->own_size &&
+               a->adjusted_factor == b->adjusted_factor && a->slice_factor == b->slice_factor;
+    }
+    if (!same) {
+        fprintf(stderr, "%s: the plans differ\n", label);
+        fail();
+    }
+}
+
+static void test_make_without_overheads(void **state)
+{
+    /* All overheads 0 (and -0.0, which is not below 0): ht_split_plan_make, with default
+     * or explicit options, plans exactly as ht_split_plan_compute, and the model's time is
+     * the adjusted time. */
+    static const struct {
+        uint64_t G;
+        size_t n;
+        uint64_t wg[4];
+        double t[4];
+    } sets[] = {
+        {512, 2, {1, 1}, {1.5, 1.0}},
+        {512, 2, {64, 64}, {1.5, 1.0}},
+        {1024, 2, {16, 48}, {0.25, 0.25}},
+        {1000, 2, {64, 28}, {1, 1}},
+        {100, 2, {64, 64}, {1, 1}},     /* no device fits: overhang */
+        {512, 2, {32, 64}, {1, 100}},   /* a device without a slice */
+        {1024, 3, {32, 16, 8}, {1, 2, 4}},
+        {4096, 4, {64, 96, 40, 7}, {3, 3, 3, 3}},
+        {1000, 1, {64}, {2}},
+    };
+    (void)state;
+    for (size_t c = 0; c < sizeof sets / sizeof sets[0]; c++) {
+        struct ht_split_device_in d[4];
+        struct ht_split_plan_opts opts;
+        struct ht_split_plan ref, p;
+        char label[32];
+
+        snprintf(label, sizeof label, "set %zu", c);
+        memset(d, 0, sizeof d);
+        for (size_t i = 0; i < sets[c].n; i++) {
+            d[i].wg = sets[c].wg[i];
+            d[i].time_s = sets[c].t[i];
+        }
+        assert_int_equal(ht_split_plan_compute(sets[c].G, d, sets[c].n, &ref, NULL), 0);
+        close_to(ref.model_time_s, ref.adjusted_time_s, 0, label);
+        assert_true(ref.model_time_s > 0);
+
+        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, NULL, &p, NULL), 0);
+        same_plan(&ref, &p, label);
+        ht_split_plan_destroy(&p);
+
+        memset(&opts, 0, sizeof opts);
+        opts.residue = HT_SPLIT_RESIDUE_WORK;
+        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, &opts, &p, NULL), 0);
+        same_plan(&ref, &p, label);
+        ht_split_plan_destroy(&p);
+
+        for (size_t i = 0; i < sets[c].n; i++)
+            d[i].overhead_s = -0.0;
+        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, &opts, &p, NULL), 0);
+        same_plan(&ref, &p, label);
+        ht_split_plan_destroy(&p);
+        ht_split_plan_destroy(&ref);
+    }
+}
+
+static void test_affine_two_devices(void **state)
+{
+    /* t = 1 and 1, a = 0 and 0.5: T = S0·1 = 0.5 + 0.5·S1 with S0 + S1 = 1, so
+     * T = 2/3, S0 = 2/3, S1 = 1/3 (Eq. 4 would say 1/2 and 1/2). */
+    struct ht_split_plan p;
+    (void)state;
+    plan_make(1000, (uint64_t[]){1, 1}, (double[]){1, 1}, (double[]){0, 0.5}, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    close_to(p.slices[0].optimal_factor, 2.0 / 3, 1e-12, "S0");
+    close_to(p.slices[1].optimal_factor, 1.0 / 3, 1e-12, "S1");
+    close_to(p.slices[0].overhead_s, 0, 0, "a0 copied");
+    close_to(p.slices[1].overhead_s, 0.5, 0, "a1 copied");
+    assert_int_equal(p.slices[0].base_groups, 666);
+    assert_int_equal(p.slices[1].base_groups, 333);
+    assert_int_equal(p.residue, 1);
+    assert_int_equal(p.slices[0].size + p.slices[1].size, 1000);
+    /* Whichever takes the last work-item: 667 on device 0 finishes at 0.667 s, 334 on
+     * device 1 at 0.5 + 0.5·0.334 = 0.667 s, the other at 0.666 s. */
+    close_to(p.model_time_s, 0.667, 1e-12, "model time");
+    close_to(p.model_time_s,
+             fmax(0 + 1.0 * ((double)p.slices[0].size / 1000),
+                  0.5 + 0.5 * ((double)p.slices[1].size / 1000)),
+             1e-15, "model time from the slices");
+    /* Algorithm 1 and the adjusted time still ignore the overheads. */
+    close_to(p.theoretical_time_s, 2.0 / 3, 1e-12, "theoretical");
+    close_to(p.adjusted_time_s,
+             fmax((double)p.slices[0].size / 1000, (double)p.slices[1].size / 1000), 1e-15,
+             "adjusted time");
+    ht_split_plan_destroy(&p);
+
+    /* G = 999: 666 + 333 exactly, no residue, both finish at 0.666 s. */
+    plan_make(999, (uint64_t[]){1, 1}, (double[]){1, 1}, (double[]){0, 0.5}, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    assert_int_equal(p.residue_device, NONE);
+    slice_is(&p, 0, 666, 0, 0, 666);
+    slice_is(&p, 1, 333, 666, 666, 333);
+    close_to(p.model_time_s, 0.666 / 0.999, 1e-12, "model time");
+    close_to(p.adjusted_time_s, 0.666 / 0.999, 1e-12, "adjusted time");
+    ht_split_plan_destroy(&p);
+
+    /* The order of the devices does not matter. */
+    plan_make(999, (uint64_t[]){1, 1}, (double[]){1, 1}, (double[]){0.5, 0}, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    close_to(p.slices[0].optimal_factor, 1.0 / 3, 1e-12, "S0 swapped");
+    close_to(p.slices[1].optimal_factor, 2.0 / 3, 1e-12, "S1 swapped");
+    slice_is(&p, 0, 333, 0, 0, 333);
+    slice_is(&p, 1, 666, 333, 333, 666);
+    ht_split_plan_destroy(&p);
+}
+
+static void test_affine_excluded_device(void **state)
+{
+    /* t = 0.1 and 1, a = 0 and 0.5: device 0 alone is done at 0.1 s, before device 1's
+     * overhead alone: device 1 gets factor 0 and no slice (Eq. 4 would give it 1/11). */
+    struct ht_split_plan p;
+    (void)state;
+    plan_make(1024, (uint64_t[]){32, 32}, (double[]){0.1, 1.0}, (double[]){0, 0.5}, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    close_to(p.slices[0].optimal_factor, 1, 0, "S0");
+    close_to(p.slices[1].optimal_factor, 0, 0, "S1");
+    assert_int_equal(p.residue_device, NONE);
+    slice_is(&p, 0, 32, 0, 0, 1024);
+    slice_is(&p, 1, 0, 0, 0, 0);
+    close_to(p.model_time_s, 0.1, 0, "model time");
+    close_to(p.theoretical_time_s, 0.1, 0, "theoretical");
+    ht_split_plan_destroy(&p);
+
+    /* Just below: a1 = 0.09 < 0.1 takes a share; T = (1 + 0.09/0.91)/(1/0.1 + 1/0.91)
+     * = 1/10.1, S0 = T/0.1 = 1/1.01, S1 = (T − 0.09)/0.91 = 0.01/1.01. */
+    plan_make(1024, (uint64_t[]){1, 1}, (double[]){0.1, 1.0}, (double[]){0, 0.09}, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    close_to(p.slices[0].optimal_factor, 1 / 1.01, 1e-12, "S0");
+    close_to(p.slices[1].optimal_factor, 0.01 / 1.01, 1e-12, "S1");
+    ht_split_plan_destroy(&p);
+
+    /* Three devices, t = 1, 2, 4, a = 0, 0.3, 0.9: device 0 alone: T = 1; with device 1:
+     * T = (1 + 0.3/1.7)/(1 + 1/1.7) = 2/2.7 = 20/27, below device 2's 0.9, which gets
+     * nothing. S = 20/27, (20/27 − 0.3)/1.7 = 7/27, 0. In any order. */
+    {
+        static const size_t perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                           {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+        const double t[3] = {1, 2, 4}, a[3] = {0, 0.3, 0.9}, S[3] = {20.0 / 27, 7.0 / 27, 0};
+        for (size_t q = 0; q < 6; q++) {
+            double tp[3], ap[3];
+            for (size_t i = 0; i < 3; i++) {
+                tp[i] = t[perms[q][i]];
+                ap[i] = a[perms[q][i]];
+            }
+            plan_make(2700, (uint64_t[]){1, 1, 1}, tp, ap, 3, HT_SPLIT_RESIDUE_WORK, &p);
+            for (size_t i = 0; i < 3; i++)
+                close_to(p.slices[i].optimal_factor, S[perms[q][i]], 1e-12, "S, permuted");
+            for (size_t i = 0; i < 3; i++)
+                assert_int_equal(p.slices[i].size, perms[q][i] == 0   ? 2000
+                                                   : perms[q][i] == 1 ? 700
+                                                                      : 0);
+            close_to(p.model_time_s, 20.0 / 27, 1e-12, "model time");
+            ht_split_plan_destroy(&p);
+        }
+    }
+}
+
+static void test_affine_three_devices(void **state)
+{
+    /* t = 1, 2, 4 with a = 0.1, 0.3, 0.2: every device finishes at the same T,
+     * T = (1 + 0.1/0.9 + 0.3/1.7 + 0.2/3.8) / (1/0.9 + 1/1.7 + 1/3.8). */
+    const double t[3] = {1, 2, 4}, a[3] = {0.1, 0.3, 0.2};
+    double T = (1 + 0.1 / 0.9 + 0.3 / 1.7 + 0.2 / 3.8) / (1 / 0.9 + 1 / 1.7 + 1 / 3.8), sum = 0;
+    struct ht_split_device_in d[3];
+    struct ht_split_plan p;
+    (void)state;
+    plan_make(1 << 20, (uint64_t[]){64, 32, 16}, t, a, 3, HT_SPLIT_RESIDUE_WORK, &p);
+    for (size_t i = 0; i < 3; i++) {
+        assert_true(p.slices[i].optimal_factor > 0);
+        close_to(a[i] + (t[i] - a[i]) * p.slices[i].optimal_factor, T, 1e-9 * T, "T");
+        sum += p.slices[i].optimal_factor;
+    }
+    close_to(sum, 1, 1e-15, "sum of factors");
+    /* Not Eq. 4: T = 0.683, S = 0.648, 0.225, 0.127 against 4/7, 2/7, 1/7. */
+    close_to(T, 0.68291, 1e-5, "T by hand");
+    assert_true(p.slices[0].optimal_factor > 4.0 / 7 + 0.05);
+    assert_true(p.slices[2].optimal_factor < 1.0 / 7 - 0.01);
+    memset(d, 0, sizeof d);
+    for (size_t i = 0; i < 3; i++) {
+        d[i].wg = p.slices[i].wg;
+        d[i].time_s = t[i];
+        d[i].overhead_s = a[i];
+    }
+    check_plan(&p, d, NULL, 3, 1 << 20, HT_SPLIT_RESIDUE_WORK, "three");
+    /* The slices are within a few work-groups of the optimum: the model's time too. */
+    assert_true(p.model_time_s >= T * (1 - 1e-12));
+    assert_true(p.model_time_s <= T + 1e-3);
+    ht_split_plan_destroy(&p);
+}
+
+static void test_residue_by_time(void **state)
+{
+    /* The matrix multiplication of the GPU bench: G = 1024, wg 2 (CPU) and 32 (GPU), the
+     * CPU 400 times slower. S0 = 0.000305/0.124305: γ = 1.26 and 31.92, γ̂ = 1 (2) and
+     * 31 (992), R = 30. By work (Eq. 9) the CPU covers it with 30 against 32 and takes 15
+     * more groups, finishing at 0.124·32/1024 = 3.875 ms; by time the GPU, with all 1024
+     * work-items, finishes at 0.305 ms, and starts at 0 inside the CPU's one group. */
+    struct ht_split_plan p;
+    (void)state;
+    plan_make(1024, (uint64_t[]){2, 32}, (double[]){0.124, 0.000305}, NULL, 2,
+              HT_SPLIT_RESIDUE_WORK, &p);
+    assert_int_equal(p.residue, 30);
+    assert_int_equal(p.residue_device, 0);
+    assert_int_equal(p.slices[0].extra_groups, 15);
+    slice_is(&p, 1, 31, 0, 0, 992);
+    slice_is(&p, 0, 16, 992, 992, 32);
+    assert_int_equal(p.overlap, 0);
+    close_to(p.model_time_s, 0.003875, 1e-15, "model time by work");
+    ht_split_plan_destroy(&p);
+
+    plan_make(1024, (uint64_t[]){2, 32}, (double[]){0.124, 0.000305}, NULL, 2,
+              HT_SPLIT_RESIDUE_TIME, &p);
+    assert_int_equal(p.residue, 30);
+    assert_int_equal(p.residue_device, 1);
+    assert_int_equal(p.slices[0].extra_groups, 0);
+    assert_int_equal(p.slices[1].extra_groups, 1);
+    slice_is(&p, 0, 1, 0, 0, 2);
+    slice_is(&p, 1, 32, 0, 2, 1022);
+    assert_int_equal(p.slices[1].size, 1024);
+    assert_int_equal(p.overlap, 2);
+    assert_int_equal(p.overhang, 0);
+    close_to(p.model_time_s, 0.000305, 0, "model time by time");
+    close_to(p.adjusted_time_s, 0.000305, 0, "adjusted time by time");
+    ht_split_plan_destroy(&p);
+
+    /* The Table-3-like case: wg 16 and 48, equal times 0.25, γ̂ = 32 (512) and 10 (480),
+     * R = 32. By work device 0 (32 against 48), finishing at 0.25·544/1024; by time
+     * device 1, whose 11 groups (528) finish at 0.25·528/1024, from 496: 16 work-items
+     * computed twice. */
+    plan_make(1024, (uint64_t[]){16, 48}, (double[]){0.25, 0.25}, NULL, 2,
+              HT_SPLIT_RESIDUE_TIME, &p);
+    assert_int_equal(p.residue, 32);
+    assert_int_equal(p.residue_device, 1);
+    slice_is(&p, 0, 32, 0, 0, 512);
+    slice_is(&p, 1, 11, 496, 512, 512);
+    assert_int_equal(p.overlap, 16);
+    close_to(p.adjusted_time_s, 0.25 * 528 / 1024, 1e-15, "adjusted time");
+    ht_split_plan_destroy(&p);
+
+    /* No device fits (G = 100, wg 64 and 256, t = 1 and 0.1): by work device 0 takes all
+     * as 2 groups (128, finishing at 1.28 s); by time device 1, one group of 256 at
+     * 0.256 s, 156 past G. */
+    plan_make(100, (uint64_t[]){64, 256}, (double[]){1, 0.1}, NULL, 2, HT_SPLIT_RESIDUE_WORK,
+              &p);
+    assert_int_equal(p.residue_device, 0);
+    slice_is(&p, 0, 2, 0, 0, 100);
+    slice_is(&p, 1, 0, 0, 0, 0);
+    assert_int_equal(p.overhang, 28);
+    ht_split_plan_destroy(&p);
+    plan_make(100, (uint64_t[]){64, 256}, (double[]){1, 0.1}, NULL, 2, HT_SPLIT_RESIDUE_TIME,
+              &p);
+    assert_int_equal(p.residue_device, 1);
+    assert_int_equal(p.residue, 100);
+    slice_is(&p, 0, 0, 0, 0, 0);
+    slice_is(&p, 1, 1, 0, 0, 100);
+    assert_int_equal(p.overhang, 156);
+    close_to(p.model_time_s, 0.256, 1e-15, "model time");
+    ht_split_plan_destroy(&p);
+
+    /* With overheads the finish times are the model's. t = 1 and 1, a = 0 and 0.6, G =
+     * 1000, wg 1 and 2: T = (1 + 0.6/0.4)/(1 + 1/0.4) = 5/7, S = 5/7 and 2/7, γ̂ = 714 and
+     * 142 (284), R = 2. Both need 2 work-items; device 0 would finish at 0.716 s, device 1
+     * at 0.6 + 0.4·0.286 = 0.7144 s (linearly it would be 0.286 s either way): device 1
+     * by either rule. */
+    {
+        struct ht_split_plan q;
+        plan_make(1000, (uint64_t[]){1, 2}, (double[]){1, 1}, (double[]){0, 0.6}, 2,
+                  HT_SPLIT_RESIDUE_WORK, &p);
+        plan_make(1000, (uint64_t[]){1, 2}, (double[]){1, 1}, (double[]){0, 0.6}, 2,
+                  HT_SPLIT_RESIDUE_TIME, &q);
+        assert_int_equal(p.residue, 2);
+        assert_int_equal(p.residue_device, 1);
+        slice_is(&p, 0, 714, 0, 0, 714);
+        slice_is(&p, 1, 143, 714, 714, 286);
+        close_to(p.model_time_s, 0.6 + 0.4 * 0.286, 1e-12, "model time");
+        same_plan(&p, &q, "both rules");
+        ht_split_plan_destroy(&q);
+        ht_split_plan_destroy(&p);
+    }
+
+    /* The rules agree: the paper's example with wg 1 (both need 1 work-item; device 0
+     * finishes first, 0.6006 s against 0.6016 s). */
+    {
+        struct ht_split_plan q;
+        plan_make(512, (uint64_t[]){1, 1}, (double[]){1.5, 1.0}, NULL, 2,
+                  HT_SPLIT_RESIDUE_WORK, &p);
+        plan_make(512, (uint64_t[]){1, 1}, (double[]){1.5, 1.0}, NULL, 2,
+                  HT_SPLIT_RESIDUE_TIME, &q);
+        assert_int_equal(q.residue_device, 0);
+        slice_is(&q, 1, 307, 0, 0, 307);
+        slice_is(&q, 0, 205, 307, 307, 205);
+        same_plan(&p, &q, "paper example");
+        ht_split_plan_destroy(&q);
+        ht_split_plan_destroy(&p);
+    }
+}
+
+static void expect_make_error(const struct ht_split_device_in *d, size_t n,
+                              const struct ht_split_plan_opts *opts, const char *field,
+                              const char *words)
+{
+    struct ht_split_plan p;
+    struct ht_error err;
+
+    memset(&p, 0xab, sizeof p);
+    ht_error_clear(&err);
+    assert_int_equal(ht_split_plan_make(512, d, n, opts, &p, &err), HT_EINVAL);
+    assert_int_equal(err.code, HT_EINVAL);
+    if (strcmp(err.field, field) || !strstr(err.text, words)) {
+        fprintf(stderr, "error '%s: %s', want field '%s' and '%s'\n", err.field, err.text,
+                field, words);
+        fail();
+    }
+    assert_null(p.slices);
+    assert_int_equal(p.ndevices, 0);
+    ht_split_plan_destroy(&p);
+}
+
+static void test_make_errors(void **state)
+{
+    struct ht_split_device_in ok[2] = {{64, 1, 0.25}, {32, 2, 0}};
+    struct ht_split_plan_opts opts;
+    struct ht_split_plan p;
+    (void)state;
+
+    expect_make_error((struct ht_split_device_in[]){{64, 1, 0}, {32, 2, -0.1}}, 2, NULL,
+                      "devices[1].overhead", "at least 0 and below the time");
+    expect_make_error((struct ht_split_device_in[]){{64, 1, NAN}, {32, 2, 0}}, 2, NULL,
+                      "devices[0].overhead", "at least 0 and below the time");
+    expect_make_error((struct ht_split_device_in[]){{64, 1, 0}, {32, 2, 2}}, 2, NULL,
+                      "devices[1].overhead", "below the time 2 s (got 2)");
+    expect_make_error((struct ht_split_device_in[]){{64, 1, 1.5}, {32, 2, 0}}, 2, NULL,
+                      "devices[0].overhead", "got 1.5");
+    expect_make_error((struct ht_split_device_in[]){{64, 1, INFINITY}, {32, 2, 0}}, 2, NULL,
+                      "devices[0].overhead", "below the time");
+    /* The time is checked before the overhead. */
+    expect_make_error((struct ht_split_device_in[]){{64, -1, -2}, {32, 2, 0}}, 2, NULL,
+                      "devices[0].time", "positive, finite");
+
+    memset(&opts, 0, sizeof opts);
+    opts.residue = (enum ht_split_residue)7;
+    expect_make_error(ok, 2, &opts, "residue", "unknown residue rule");
+    opts.residue = (enum ht_split_residue)-1;
+    expect_make_error(ok, 2, &opts, "residue", "unknown residue rule");
+    /* With factors too; and the factors' own errors through the options. */
+    opts.factors = (double[]){0.5, 0.5};
+    opts.residue = (enum ht_split_residue)7;
+    expect_make_error(ok, 2, &opts, "residue", "unknown residue rule");
+    opts.residue = HT_SPLIT_RESIDUE_TIME;
+    opts.factors = (double[]){0.5, -1};
+    expect_make_error(ok, 2, &opts, "factors[1]", "not negative");
+
+    /* An overhead just below the time is fine, and with factors the overheads do not
+     * change the factors (0.25 / 0.75 of 512, wg 64 and 32: 128 and 384). */
+    opts.factors = (double[]){0.25, 0.75};
+    opts.residue = HT_SPLIT_RESIDUE_WORK;
+    assert_int_equal(ht_split_plan_make(512, (struct ht_split_device_in[]){{64, 1, 0.999},
+                                                                        {32, 2, 0}},
+                                        2, &opts, &p, NULL),
+                     0);
+    close_to(p.slices[0].optimal_factor, 0.25, 0, "factor kept");
+    slice_is(&p, 0, 2, 0, 0, 128);
+    slice_is(&p, 1, 12, 128, 128, 384);
+    close_to(p.model_time_s, fmax(0.999 + 0.001 * 0.25, 2 * 0.75), 1e-15, "model time");
+    ht_split_plan_destroy(&p);
+}
+
+/* An overhead a few units of rounding below the common time: its share must not come out
+ * negative (which once made the planner give back groups one by one, G/wg times). */
+static void test_affine_rounding(void **state)
+{
+    struct ht_split_device_in d[2];
+    struct ht_split_plan p;
+    struct ht_error err;
+    (void)state;
+    memset(d, 0, sizeof d);
+    d[0].wg = d[1].wg = 1;
+    d[0].time_s = 1;
+    d[1].time_s = 1.05;
+    d[1].overhead_s = nextafter(1, 0);
+    ht_error_clear(&err);
+    assert_int_equal(ht_split_plan_make(UINT64_C(1) << 40, d, 2, NULL, &p, &err), 0);
+    assert_true(p.slices[1].optimal_factor >= 0);
+    assert_int_equal(p.slices[1].size, 0);
+    assert_int_equal(p.slices[0].size, UINT64_C(1) << 40);
+    ht_split_plan_destroy(&p);
+}
+
+static void test_fit_model(void **state)
+{
+    double time = -1, overhead = -1;
+    (void)state;
+
+    /* Share 1 in 1 s, share 0.5 in 0.6 s: slope 0.8, overhead 0.2, whole problem 1 s. */
+    assert_int_equal(ht_split_fit_model(1.0, 1.0, 0.5, 0.6, 0, &time, &overhead), HT_OK);
+    close_to(overhead, 0.2, 1e-15, "overhead");
+    close_to(time, 1.0, 1e-15, "time");
+    close_to(time - overhead, 0.8, 1e-15, "slope");
+    /* The points in the other order: the same line. */
+    time = overhead = -1;
+    assert_int_equal(ht_split_fit_model(0.5, 0.6, 1.0, 1.0, 0, &time, &overhead), HT_OK);
+    close_to(overhead, 0.2, 1e-15, "overhead, swapped");
+    close_to(time, 1.0, 1e-15, "time, swapped");
+
+    /* The half ran faster than in proportion: no overhead, the line through the origin
+     * and the second point: slope 0.4/0.5 = 0.8. */
+    assert_int_equal(ht_split_fit_model(1.0, 1.0, 0.5, 0.4, 0, &time, &overhead), HT_OK);
+    close_to(overhead, 0, 0, "overhead, faster");
+    close_to(time, 0.8, 1e-15, "time, faster");
+
+    /* As long for half as for all: the slope floor given, 0.25; the line goes through the
+     * second point: a = 1 − 0.25·0.5 = 0.875, time 1.125. */
+    assert_int_equal(ht_split_fit_model(1.0, 1.0, 0.5, 1.0, 0.25, &time, &overhead), HT_OK);
+    close_to(overhead, 0.875, 1e-15, "overhead, floor");
+    close_to(time, 1.125, 1e-15, "time, floor");
+    /* Without a floor given, max(t1, t2)/1000: slope 0.002, a = 2 − 0.001 = 1.999. */
+    assert_int_equal(ht_split_fit_model(1.0, 2.0, 0.5, 2.0, 0, &time, &overhead), HT_OK);
+    close_to(overhead, 1.999, 1e-15, "overhead, implicit floor");
+    close_to(time, 2.001, 1e-15, "time, implicit floor");
+    /* Slower for half than for all (a negative slope): the floor too. */
+    assert_int_equal(ht_split_fit_model(1.0, 1.0, 0.5, 1.5, 0.5, &time, &overhead), HT_OK);
+    close_to(overhead, 1.25, 1e-15, "overhead, negative slope");
+    close_to(time, 1.75, 1e-15, "time, negative slope");
+    /* A floor below the measured slope changes nothing. */
+    assert_int_equal(ht_split_fit_model(1.0, 1.0, 0.5, 0.6, 0.5, &time, &overhead), HT_OK);
+    close_to(overhead, 0.2, 1e-15, "overhead, low floor");
+
+    /* Invalid inputs: HT_EINVAL, the outputs untouched. */
+    {
+        static const double bad[][4] = {
+            {0, 1, 0.5, 0.6},   {1, 1, 0, 0.6},    {1.5, 1, 0.5, 0.6}, {1, 1, 1.0001, 0.6},
+            {-0.5, 1, 1, 1},    {0.5, 1, 0.5, 2},  {1, 0, 0.5, 0.6},   {1, 1, 0.5, 0},
+            {1, -1, 0.5, 0.6},  {1, 1, 0.5, -0.6}, {NAN, 1, 0.5, 0.6}, {1, NAN, 0.5, 0.6},
+            {1, 1, NAN, 0.6},   {1, 1, 0.5, NAN},  {1, INFINITY, 0.5, 0.6},
+            {1, 1, 0.5, INFINITY},
+        };
+        for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+            time = 123;
+            overhead = 456;
+            if (ht_split_fit_model(bad[c][0], bad[c][1], bad[c][2], bad[c][3], 0, &time,
+                                   &overhead) != HT_EINVAL ||
+                time != 123 || overhead != 456) {
+                fprintf(stderr, "bad case %zu: accepted, or outputs touched\n", c);
+                fail();
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
 /* property test */
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -474,15 +981,29 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return (a + b - 1) / b;
 }
 
-/* Every invariant of split.h, and Eq. 9's choice checked by brute force. */
+/* The affine model's time of a device for `total` of the G work-items, as split.h states
+ * it: a + (t − a)·total/G, 0 for none. */
+static double model_of(const struct ht_split_device_in *d, uint64_t total, uint64_t G)
+{
+    if (total == 0)
+        return 0;
+    return d->overhead_s + (d->time_s - d->overhead_s) * ((double)total / (double)G);
+}
+
+/* Every invariant of split.h, and Eq. 9's choice (by `rule`) checked by brute force. With
+ * overheads (and no factors), the affine model's factors instead of Eq. 4's balance. */
 static void check_plan(const struct ht_split_plan *p, const struct ht_split_device_in *d,
-                       const double *factors, size_t n, uint64_t G, const char *label)
+                       const double *factors, size_t n, uint64_t G, enum ht_split_residue rule,
+                       const char *label)
 {
     const struct ht_split_slice *s = p->slices;
     uint64_t base_total = 0, sum = 0, pos;
-    double sumS = 0, sumA = 0, theo = 0, adj = 0;
+    double sumS = 0, sumA = 0, theo = 0, adj = 0, model = 0;
     size_t k = p->residue_device;
-    int all_divide = 1, fallback;
+    int all_divide = 1, fallback, affine = 0;
+
+    for (size_t i = 0; i < n; i++)
+        affine |= !factors && d[i].overhead_s > 0;
 
     assert_int_equal(p->global, G);
     assert_int_equal(p->ndevices, n);
@@ -490,9 +1011,11 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
         double g = s[i].gamma;
         assert_int_equal(s[i].wg, d[i].wg);
         close_to(s[i].time_s, d[i].time_s, 0, label);
+        close_to(s[i].overhead_s, d[i].overhead_s, 0, label);
         all_divide &= G % d[i].wg == 0;
-        /* Eq. 4 or the normalized factor; Eq. 6. */
-        if (factors)
+        /* Eq. 4 or the normalized factor; Eq. 6. The affine model gives nothing to a
+         * device whose overhead outlasts the others' time, never a negative factor. */
+        if (factors || affine)
             assert_true(s[i].optimal_factor >= 0);
         else
             assert_true(s[i].optimal_factor > 0);
@@ -526,15 +1049,45 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
             theo = s[i].optimal_factor * s[i].time_s;
         if (s[i].slice_factor * s[i].time_s > adj)
             adj = s[i].slice_factor * s[i].time_s;
+        if (model_of(&d[i], s[i].size, G) > model)
+            model = model_of(&d[i], s[i].size, G);
     }
     close_to(sumS, 1, 1e-12, "optimal factors sum to 1");
     close_to(sumA, 1, 1e-12, "adjusted factors sum to 1");
     close_to(p->theoretical_time_s, theo, 0, "Algorithm 1");
     close_to(p->adjusted_time_s, adj, 0, "adjusted time");
-    if (!factors)
+    close_to(p->model_time_s, model, 1e-15 * model, "model time");
+    if (!affine)
+        /* Without overheads the model is the linear one: exactly the adjusted time. */
+        close_to(p->model_time_s, p->adjusted_time_s, 0, "model time without overheads");
+    if (!factors && !affine)
         /* Eq. 4 balances the optimal shares: S_i·t_i is the same on every device. */
         for (size_t i = 0; i < n; i++)
             close_to(s[i].optimal_factor * s[i].time_s, theo, 1e-12 * theo, "balance");
+    if (affine) {
+        /* Every device with a share finishes at the same T = a_i + (t_i − a_i)·S_i, the
+         * closed form (1 + Σ a_i/(t_i − a_i)) / Σ 1/(t_i − a_i) over them; every device
+         * without one has an overhead of at least T. */
+        double num = 1, den = 0, T;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].optimal_factor > 0) {
+                num += d[i].overhead_s / (d[i].time_s - d[i].overhead_s);
+                den += 1 / (d[i].time_s - d[i].overhead_s);
+            }
+        assert_true(den > 0);
+        T = num / den;
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].optimal_factor > 0)
+                close_to(d[i].overhead_s + (d[i].time_s - d[i].overhead_s) *
+                                               s[i].optimal_factor,
+                         T, 1e-9 * T, "affine balance");
+            else if (!(d[i].overhead_s >= T * (1 - 1e-9))) {
+                fprintf(stderr, "%s: device %zu: overhead %.17g below T %.17g, no share\n",
+                        label, i, d[i].overhead_s, T);
+                fail();
+            }
+        }
+    }
 
     /* Owned ranges partition [0, G): in the order of own_offset they follow each other. */
     for (pos = 0; pos < G;) {
@@ -594,11 +1147,12 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
     }
 
     /* Eq. 9 by brute force: no candidate with less work, or as little and an earlier
-     * finish, or as early and a lower index. */
+     * finish, or as early and a lower index (by time: no earlier finish, or as early and
+     * less work, or as little and a lower index). Finish times by the affine model. */
     {
         uint64_t need = p->residue;
         uint64_t kwork = s[k].wg * ceil_div(need, s[k].wg);
-        double kfinish = s[k].time_s * ((double)s[k].size / (double)G);
+        double kfinish = model_of(&d[k], s[k].size, G);
         int any_fit = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t work, total;
@@ -616,12 +1170,21 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
             any_fit = 1;
             if (i == k)
                 continue;
-            double finish = s[i].time_s * ((double)total / (double)G);
-            assert_true(work >= kwork);
-            if (work == kwork) {
+            double finish = model_of(&d[i], total, G);
+            if (rule == HT_SPLIT_RESIDUE_TIME) {
                 assert_true(finish >= kfinish);
-                if (finish == kfinish)
-                    assert_true(i > k);
+                if (finish == kfinish) {
+                    assert_true(work >= kwork);
+                    if (work == kwork)
+                        assert_true(i > k);
+                }
+            } else {
+                assert_true(work >= kwork);
+                if (work == kwork) {
+                    assert_true(finish >= kfinish);
+                    if (finish == kfinish)
+                        assert_true(i > k);
+                }
             }
         }
         assert_true(any_fit);
@@ -651,11 +1214,13 @@ static void check_ownership(const struct ht_split_plan *p, uint64_t G)
 
 static void test_random_plans(void **state)
 {
-    struct ht__rng rng;
+    struct ht__rng rng, orng;
     size_t cases = 0, with_residue = 0, with_overlap = 0, with_overhang = 0, empty = 0;
+    size_t affine_cases = 0, no_share = 0, by_time = 0, time_differs = 0;
     (void)state;
 
     ht__rng_seed(&rng, 20180513);
+    ht__rng_seed(&orng, 20240229); /* the overheads' own, so the cases above stay as they were */
     for (int it = 0; it < 20000; it++) {
         struct ht_split_device_in d[5];
         double factors[5];
@@ -698,7 +1263,7 @@ static void test_random_plans(void **state)
             fprintf(stderr, "%s: %s\n", label, err.text);
             fail();
         }
-        check_plan(&p, d, use_factors ? factors : NULL, n, G, label);
+        check_plan(&p, d, use_factors ? factors : NULL, n, G, HT_SPLIT_RESIDUE_WORK, label);
         if (G <= 65536)
             check_ownership(&p, G);
         cases++;
@@ -707,6 +1272,43 @@ static void test_random_plans(void **state)
         with_overhang += p.overhang > 0;
         for (size_t i = 0; i < n; i++)
             empty += p.slices[i].size == 0;
+
+        /* The same devices through ht_split_plan_make: a quarter without overheads but
+         * with the residue rule by time, the others with overheads in [0, 0.9·t) on about
+         * half the devices and either rule. */
+        if (!use_factors) {
+            struct ht_split_device_in d2[5];
+            struct ht_split_plan_opts opts;
+            struct ht_split_plan p2;
+            int mode = (int)(ht__rng_next(&orng) % 4), any = 0;
+
+            memcpy(d2, d, sizeof d2);
+            memset(&opts, 0, sizeof opts);
+            opts.residue = mode == 0 || ht__rng_next(&orng) % 2 ? HT_SPLIT_RESIDUE_TIME
+                                                               : HT_SPLIT_RESIDUE_WORK;
+            for (size_t i = 0; mode != 0 && i < n; i++)
+                if (ht__rng_next(&orng) % 2) {
+                    d2[i].overhead_s = 0.9 * d2[i].time_s * ht__rng_double(&orng);
+                    any |= d2[i].overhead_s > 0;
+                }
+            snprintf(label, sizeof label, "case %d (overheads %d, rule %d)", it, any,
+                     (int)opts.residue);
+            ht_error_clear(&err);
+            if (ht_split_plan_make(G, d2, n, &opts, &p2, &err) != 0) {
+                fprintf(stderr, "%s: %s\n", label, err.text);
+                fail();
+            }
+            check_plan(&p2, d2, NULL, n, G, opts.residue, label);
+            if (G <= 65536)
+                check_ownership(&p2, G);
+            affine_cases += any;
+            by_time += opts.residue == HT_SPLIT_RESIDUE_TIME;
+            for (size_t i = 0; any && i < n; i++)
+                no_share += p2.slices[i].optimal_factor == 0;
+            if (!any && opts.residue == HT_SPLIT_RESIDUE_TIME)
+                time_differs += p2.residue_device != p.residue_device;
+            ht_split_plan_destroy(&p2);
+        }
         ht_split_plan_destroy(&p);
     }
     /* The cases reach every branch. */
@@ -715,6 +1317,10 @@ static void test_random_plans(void **state)
     assert_true(with_overhang > 10);
     assert_true(empty > 100);
     assert_true(with_residue < cases);
+    assert_true(affine_cases > 5000);
+    assert_true(by_time > 5000);
+    assert_true(no_share > 100);
+    assert_true(time_differs > 100);
 }
 
 static void test_huge_global(void **state)
@@ -728,7 +1334,7 @@ static void test_huge_global(void **state)
     uint64_t G = UINT64_C(9007199254397529), total;
     (void)state;
     assert_int_equal(ht_split_plan_compute(G, d, 2, &p, NULL), 0);
-    check_plan(&p, d, NULL, 2, G, "huge");
+    check_plan(&p, d, NULL, 2, G, HT_SPLIT_RESIDUE_WORK, "huge");
     total = p.slices[0].base_groups + p.slices[1].base_groups;
     assert_true(total <= G);
     assert_true(total >= G - 2);
@@ -752,6 +1358,14 @@ int main(void)
         cmocka_unit_test(test_exact_ratios),
         cmocka_unit_test(test_factors),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_make_without_overheads),
+        cmocka_unit_test(test_affine_two_devices),
+        cmocka_unit_test(test_affine_excluded_device),
+        cmocka_unit_test(test_affine_three_devices),
+        cmocka_unit_test(test_residue_by_time),
+        cmocka_unit_test(test_make_errors),
+        cmocka_unit_test(test_fit_model),
+        cmocka_unit_test(test_affine_rounding),
         cmocka_unit_test(test_random_plans),
         cmocka_unit_test(test_huge_global),
     };
