@@ -21,7 +21,9 @@
  *   integer counts as that integer (times of 2 s and 1 s over 3 work-items of size 1 split
  *   1 + 2, whatever the last bit of 1/3 is), and the whole groups never add up to more
  *   than G (should rounding make them, the device rounded up the most gives one back).
- * - The residue device (Eq. 9). Ties in least work go to the device that finishes first:
+ * - The residue device (Eq. 9), by work (the default; HT_SPLIT_RESIDUE_TIME chooses the
+ *   device that finishes first instead, see ht_split_plan_make). Ties in least work go to
+ *   the device that finishes first:
  *   the smallest t_k·size_k/G, size_k being k's whole slice once it holds the residue;
  *   remaining ties go to the lowest index. Only a device whose whole slice still fits in
  *   [0, G) (size_k <= G, so that it can end at G) is a candidate, and only one with a
