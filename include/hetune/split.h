@@ -22,7 +22,8 @@
  *   1 + 2, whatever the last bit of 1/3 is), and the whole groups never add up to more
  *   than G (should rounding make them, the device rounded up the most gives one back).
  * - The residue device (Eq. 9), by work (the default; HT_SPLIT_RESIDUE_TIME chooses the
- *   device that finishes first instead, see ht_split_plan_make). Ties in least work go to
+ *   device that finishes first instead, and HT_SPLIT_RESIDUE_GROUPS hands the residue out
+ *   one group at a time, see enum ht_split_residue). Ties in least work go to
  *   the device that finishes first:
  *   the smallest t_k·size_k/G, size_k being k's whole slice once it holds the residue;
  *   remaining ties go to the lowest index. Only a device whose whole slice still fits in
@@ -42,6 +43,8 @@
  * overlap). Every output element must be read back from one owner only: each slice owns
  * [own_offset, own_offset + own_size); the other devices own their whole slices, the
  * residue device owns only what follows them, up to G. The owned ranges partition [0, G).
+ * By HT_SPLIT_RESIDUE_GROUPS other devices may hold extra groups too: they lie, whole, with
+ * the device's own slice; only the residue device's (the last group given) can overlap.
  * A device with no whole group and no residue gets no slice: its size, groups, offset,
  * own_offset and own_size are all 0, and it is not launched.
  *
@@ -78,11 +81,24 @@ struct ht_split_device_in {
 enum ht_split_residue {
     HT_SPLIT_RESIDUE_WORK = 0, /* the paper: the least work wg_k·⌈R/wg_k⌉, ties to the
                                   earliest finish */
-    HT_SPLIT_RESIDUE_TIME      /* the device whose whole slice, residue included, finishes
+    HT_SPLIT_RESIDUE_TIME,     /* the device whose whole slice, residue included, finishes
                                   first by the time model; ties to the least work. A CPU
                                   400 times slower than a GPU with smaller work-groups then
                                   no longer takes the residue rows. */
+    HT_SPLIT_RESIDUE_GROUPS    /* the residue one work-group at a time, each to the device
+                                  that finishes first with one more group of its own size
+                                  (ties to the smaller group, then the lowest index); the
+                                  device given the last group is the residue device. Two
+                                  equal GPUs with 15 groups each and 2 left over get 16 and
+                                  16, where the time rule gives one of them 17. Its model
+                                  time is never above the time rule's. */
 };
+
+/* The rule's name: "work", "time" or "groups" (NULL for no rule). */
+const char *ht_split_residue_name(enum ht_split_residue rule);
+
+/* Sets *rule from its name. HT_EINVAL for any other string. */
+int ht_split_residue_parse(const char *name, enum ht_split_residue *rule);
 
 /* Planner options; zero-initialized: Eq. 4 from the times (or the affine model when
  * overheads are given), the paper's residue rule. */
@@ -104,7 +120,9 @@ struct ht_split_slice {
     double gamma;              /* γ_i = G·S_i / wg_i (Eq. 6), real */
     uint64_t base_groups;      /* γ̂_i (Eq. 7), after the rounding rule above; 0 for every
                                   device when no device fits the residue */
-    uint64_t extra_groups;     /* ⌈R/wg_k⌉ for the residue device (Eq. 9a), else 0 */
+    uint64_t extra_groups;     /* ⌈R/wg_k⌉ for the residue device (Eq. 9a), else 0; by
+                                  HT_SPLIT_RESIDUE_GROUPS, the groups of the residue this
+                                  device took (any device) */
     uint64_t groups;           /* work-groups launched: base_groups + extra_groups */
     uint64_t offset, size;     /* the launched slice [offset, offset + size);
                                   size = groups·wg */

@@ -53,7 +53,12 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t m
 /* Parses --eq3 product|sum|off into *eq3. Returns 0, or 2. */
 int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
 
-/* Parses --residue work|time into *rule. Returns 0, or 2. */
+/* Prints, with no newline, where plan p's residue went (p->residue_device set): "R
+ * work-items, to device K (+N groups)", or each device that took groups of it and which is
+ * last. names label the devices (NULL: their indices). */
+void cli_print_residue(const struct ht_split_plan *p, char **names);
+
+/* Parses --residue work|time|groups into *rule. Returns 0, or 2. */
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
 
 /* Checks that arg names a search strategy and sets *strategy to it (borrowed from argv).

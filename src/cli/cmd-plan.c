@@ -42,10 +42,11 @@ static const char plan_usage[] =
     "                        theoretical times and break ties\n"
     "  -a, --overheads A1,.. each device's overhead in seconds (at least 0, below its\n"
     "                        time; default 0: the paper's linear model)\n"
-    "      --residue work|time\n"
+    "      --residue work|time|groups\n"
     "                        who takes the residue: work, the device that covers it\n"
-    "                        with the least work (Eq. 9, default), or time, the device\n"
-    "                        whose slice with it finishes first\n"
+    "                        with the least work (Eq. 9, default), time, the device\n"
+    "                        whose slice with it finishes first, or groups, one group\n"
+    "                        at a time, each to the device that then finishes first\n"
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
     "      --json            print one JSON object instead of the table\n"
     "  -h, --help            show this help\n"
@@ -167,11 +168,11 @@ static void print_text(const struct ht_split_plan *p, char **names)
     putchar('\n');
     if (p->residue_device == SIZE_MAX)
         printf("residue: none (the whole groups cover G)\n");
-    else
-        printf("residue: %" PRIu64 " work-items, to device %s (+%" PRIu64 " group%s)\n",
-               p->residue, label(names, p->residue_device, buf, sizeof buf),
-               p->slices[p->residue_device].extra_groups,
-               p->slices[p->residue_device].extra_groups == 1 ? "" : "s");
+    else {
+        printf("residue: ");
+        cli_print_residue(p, names);
+        putchar('\n');
+    }
     printf("overlap: %" PRIu64 " work-items\n", p->overlap);
     if (p->overhang)
         printf("overhang: %" PRIu64 " work-items past G (no device can end at G: pad the "

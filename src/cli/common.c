@@ -72,13 +72,39 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3)
 
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule)
 {
-    if (!strcmp(arg, "work"))
-        *rule = HT_SPLIT_RESIDUE_WORK;
-    else if (!strcmp(arg, "time"))
-        *rule = HT_SPLIT_RESIDUE_TIME;
-    else
-        return cli_usage_error(cmd, 2, "--residue takes work (Eq. 9) or time, not '%s'", arg);
+    if (ht_split_residue_parse(arg, rule) != HT_OK)
+        return cli_usage_error(cmd, 2, "--residue takes work (Eq. 9), time or groups, not '%s'",
+                               arg);
     return 0;
+}
+
+void cli_print_residue(const struct ht_split_plan *p, char **names)
+{
+    size_t takers = 0;
+
+    for (size_t i = 0; i < p->ndevices; i++)
+        takers += p->slices[i].extra_groups > 0;
+    printf("%" PRIu64 " work-items, to", p->residue);
+    for (size_t i = 0, first = 1; i < p->ndevices; i++) {
+        if (!p->slices[i].extra_groups)
+            continue;
+        printf("%s device ", first ? "" : ",");
+        if (names)
+            printf("%s", names[i]);
+        else
+            printf("%zu", i);
+        printf(" (+%" PRIu64 " group%s)", p->slices[i].extra_groups,
+               p->slices[i].extra_groups == 1 ? "" : "s");
+        first = 0;
+    }
+    if (takers > 1) {
+        printf("; device ");
+        if (names)
+            printf("%s", names[p->residue_device]);
+        else
+            printf("%zu", p->residue_device);
+        printf(" last");
+    }
 }
 
 int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy)

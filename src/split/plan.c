@@ -126,6 +126,43 @@ static size_t pick_residue(const struct ht_split_slice *s, const struct ht_split
     return best;
 }
 
+/* HT_SPLIT_RESIDUE_GROUPS: while work-items are left, one more group to the device that
+ * then finishes first (ties to the smaller group, then the lowest index), among those with
+ * a positive factor whose slice stays within G. Returns the device given the last group,
+ * or SIZE_MAX, with every extra group taken back, when none can take one. */
+static size_t spread_residue(struct ht_split_slice *s, const struct ht_split_device_in *devs,
+                             size_t n, uint64_t global, uint64_t residue)
+{
+    size_t last = SIZE_MAX;
+    uint64_t left = residue;
+
+    while (left > 0) {
+        size_t best = SIZE_MAX;
+        double best_finish = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t total = s[i].wg * (s[i].base_groups + s[i].extra_groups + 1);
+            double finish;
+            if (!(s[i].optimal_factor > 0) || total > global)
+                continue;
+            finish = model_time(&s[i], devs[i].overhead_s, total, global);
+            if (best == SIZE_MAX || finish < best_finish ||
+                (finish == best_finish && s[i].wg < s[best].wg)) {
+                best = i;
+                best_finish = finish;
+            }
+        }
+        if (best == SIZE_MAX) {
+            for (size_t i = 0; i < n; i++)
+                s[i].extra_groups = 0;
+            return SIZE_MAX;
+        }
+        s[best].extra_groups++;
+        left -= s[best].wg < left ? s[best].wg : left;
+        last = best;
+    }
+    return last;
+}
+
 /* The planner proper, from the normalized factors S (n of them, summing to 1). */
 static int plan(uint64_t global, const struct ht_split_device_in *devs, const double *S,
                 size_t n, enum ht_split_residue rule, struct ht_split_plan *out,
@@ -171,12 +208,18 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
     out->residue_device = SIZE_MAX;
     if (out->residue > 0) {
         /* Eq. 9: the residue goes to the device that needs the least extra work. */
-        k = pick_residue(s, devs, n, global, out->residue, 1, rule);
-        if (k != SIZE_MAX) {
-            s[k].extra_groups = ceil_div(out->residue, s[k].wg);
+        if (rule == HT_SPLIT_RESIDUE_GROUPS) {
+            k = spread_residue(s, devs, n, global, out->residue);
         } else {
-            /* No device can take the residue and still end at G: one device takes all. */
-            k = pick_residue(s, devs, n, global, global, 0, rule);
+            k = pick_residue(s, devs, n, global, out->residue, 1, rule);
+            if (k != SIZE_MAX)
+                s[k].extra_groups = ceil_div(out->residue, s[k].wg);
+        }
+        if (k == SIZE_MAX) {
+            /* No device can take the residue and still end at G: one device takes all,
+             * by the time rule when the residue would have been spread by groups. */
+            k = pick_residue(s, devs, n, global, global, 0,
+                             rule == HT_SPLIT_RESIDUE_GROUPS ? HT_SPLIT_RESIDUE_TIME : rule);
             for (size_t i = 0; i < n; i++)
                 s[i].base_groups = 0;
             s[k].extra_groups = ceil_div(global, s[k].wg);
@@ -295,7 +338,7 @@ int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, s
     rc = check_inputs(global, devs, n, out, err);
     if (rc)
         return rc;
-    if (rule != HT_SPLIT_RESIDUE_WORK && rule != HT_SPLIT_RESIDUE_TIME)
+    if (!ht_split_residue_name(rule))
         return fail_at(err, "residue", HT_EINVAL, "unknown residue rule");
     if (factors) {
         for (size_t i = 0; i < n; i++) {
@@ -366,6 +409,29 @@ int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_sl
     *time_s = a + b;
     *overhead_s = a;
     return HT_OK;
+}
+
+static const char *const residue_names[] = {
+    [HT_SPLIT_RESIDUE_WORK] = "work",
+    [HT_SPLIT_RESIDUE_TIME] = "time",
+    [HT_SPLIT_RESIDUE_GROUPS] = "groups",
+};
+
+const char *ht_split_residue_name(enum ht_split_residue rule)
+{
+    if ((unsigned)rule >= sizeof residue_names / sizeof *residue_names)
+        return NULL;
+    return residue_names[rule];
+}
+
+int ht_split_residue_parse(const char *name, enum ht_split_residue *rule)
+{
+    for (size_t i = 0; name && i < sizeof residue_names / sizeof *residue_names; i++)
+        if (!strcmp(name, residue_names[i])) {
+            *rule = (enum ht_split_residue)i;
+            return HT_OK;
+        }
+    return HT_EINVAL;
 }
 
 void ht_split_plan_destroy(struct ht_split_plan *plan)

@@ -821,6 +821,95 @@ static void test_residue_by_time(void **state)
     }
 }
 
+static void test_residue_by_groups(void **state)
+{
+    struct ht_split_plan p, q;
+    (void)state;
+
+    /* matmul N=1024 on two H200s with the CPU out: wg 32 and 32, 0.306 and 0.307 ms,
+     * γ = 16.03 and 15.97: γ̂ = 16 and 15, R = 32. Both rules give the group to device 1
+     * (16 + 16). With the CPU in (wg 2, 61 ms): γ̂ = 1 (2), 15 (480), 15 (480), R = 62.
+     * By time GPU 1 takes 2 groups (17: 0.163 ms); by groups each GPU takes one, GPU 2
+     * last from 960 (2 work-items computed twice), and each finishes at 0.1535 ms. */
+    plan_make(1024, (uint64_t[]){32, 32}, (double[]){0.000306, 0.000307}, NULL, 2,
+              HT_SPLIT_RESIDUE_GROUPS, &p);
+    slice_is(&p, 0, 16, 0, 0, 512);
+    slice_is(&p, 1, 16, 512, 512, 512);
+    assert_int_equal(p.residue_device, 1);
+    ht_split_plan_destroy(&p);
+
+    plan_make(1024, (uint64_t[]){2, 32, 32}, (double[]){0.061, 0.000306, 0.000307}, NULL, 3,
+              HT_SPLIT_RESIDUE_TIME, &q);
+    assert_int_equal(q.residue, 62);
+    assert_int_equal(q.residue_device, 1);
+    assert_int_equal(q.slices[1].groups, 17);
+    close_to(q.model_time_s, 0.000306 * 544 / 1024, 1e-15, "by time");
+    plan_make(1024, (uint64_t[]){2, 32, 32}, (double[]){0.061, 0.000306, 0.000307}, NULL, 3,
+              HT_SPLIT_RESIDUE_GROUPS, &p);
+    assert_int_equal(p.residue, 62);
+    slice_is(&p, 0, 1, 0, 0, 2);
+    slice_is(&p, 1, 16, 2, 2, 512);
+    assert_int_equal(p.slices[1].extra_groups, 1);
+    assert_int_equal(p.slices[2].extra_groups, 1);
+    assert_int_equal(p.residue_device, 2);
+    slice_is(&p, 2, 16, 512, 514, 510);
+    assert_int_equal(p.overlap, 2);
+    close_to(p.model_time_s, 0.000307 * 512 / 1024, 1e-15, "by groups");
+    ht_split_plan_destroy(&q);
+    ht_split_plan_destroy(&p);
+
+    /* Ties go to the smaller group: equal times, wg 16 and 48, γ̂ = 32 (512) and 10 (480),
+     * R = 32. Device 0 with one more group (528) and device 1 (528) tie: device 0, then
+     * 544 against 528: device 1 (overlap 32, from 496). The time rule gives device 1 its
+     * one group (528, from 496): both finish at 0.25·528/1024. */
+    plan_make(1024, (uint64_t[]){16, 48}, (double[]){0.25, 0.25}, NULL, 2,
+              HT_SPLIT_RESIDUE_GROUPS, &p);
+    assert_int_equal(p.slices[0].extra_groups, 1);
+    assert_int_equal(p.slices[1].extra_groups, 1);
+    assert_int_equal(p.residue_device, 1);
+    slice_is(&p, 0, 33, 0, 0, 528);
+    slice_is(&p, 1, 11, 496, 528, 496);
+    assert_int_equal(p.overlap, 32);
+    close_to(p.model_time_s, 0.25 * 528 / 1024, 1e-15, "ties");
+    ht_split_plan_destroy(&p);
+
+    /* Where the time rule cannot fit the residue on one device (G = 100, wg 64 and 64,
+     * equal times), the groups can: 64 + 64 from 36, no overhang. */
+    plan_make(100, (uint64_t[]){64, 64}, (double[]){1, 1}, NULL, 2, HT_SPLIT_RESIDUE_TIME, &q);
+    assert_int_equal(q.overhang, 28);
+    plan_make(100, (uint64_t[]){64, 64}, (double[]){1, 1}, NULL, 2, HT_SPLIT_RESIDUE_GROUPS,
+              &p);
+    assert_int_equal(p.overhang, 0);
+    slice_is(&p, 0, 1, 0, 0, 64);
+    slice_is(&p, 1, 1, 36, 64, 36);
+    assert_int_equal(p.overlap, 28);
+    ht_split_plan_destroy(&q);
+    ht_split_plan_destroy(&p);
+
+    /* No device can take a group (G = 100, wg 256 and 128): the time rule's fallback,
+     * device 1 with one group of 128. */
+    plan_make(100, (uint64_t[]){256, 128}, (double[]){1, 1}, NULL, 2, HT_SPLIT_RESIDUE_TIME,
+              &q);
+    plan_make(100, (uint64_t[]){256, 128}, (double[]){1, 1}, NULL, 2, HT_SPLIT_RESIDUE_GROUPS,
+              &p);
+    same_plan(&p, &q, "fallback");
+    assert_int_equal(p.residue_device, 1);
+    assert_int_equal(p.overhang, 28);
+    ht_split_plan_destroy(&q);
+    ht_split_plan_destroy(&p);
+
+    /* Names. */
+    {
+        enum ht_split_residue r;
+        assert_string_equal(ht_split_residue_name(HT_SPLIT_RESIDUE_GROUPS), "groups");
+        assert_null(ht_split_residue_name((enum ht_split_residue)3));
+        assert_int_equal(ht_split_residue_parse("time", &r), HT_OK);
+        assert_int_equal(r, HT_SPLIT_RESIDUE_TIME);
+        assert_int_equal(ht_split_residue_parse("Time", &r), HT_EINVAL);
+        assert_int_equal(ht_split_residue_parse(NULL, &r), HT_EINVAL);
+    }
+}
+
 static void expect_make_error(const struct ht_split_device_in *d, size_t n,
                               const struct ht_split_plan_opts *opts, const char *field,
                               const char *words)
@@ -990,6 +1079,50 @@ static double model_of(const struct ht_split_device_in *d, uint64_t total, uint6
     return d->overhead_s + (d->time_s - d->overhead_s) * ((double)total / (double)G);
 }
 
+/* HT_SPLIT_RESIDUE_GROUPS against the time rule on the same input: where the time rule
+ * fits the residue on one device, the groups fit too and finish no later by the model (at
+ * every step the device the time rule picks was a candidate no later than its finish);
+ * where it does not, the groups either fit (e.g. G = 100, wg 64 and 64: 64 + 64) or fall
+ * back exactly as it does. The groups given are the fewest that cover the residue: without
+ * the last one, they would not. */
+static void check_groups(const struct ht_split_plan *p, const struct ht_split_device_in *d,
+                         const double *factors, size_t n, uint64_t G, int fallback,
+                         const char *label)
+{
+    struct ht_split_plan_opts opts = {.factors = factors, .residue = HT_SPLIT_RESIDUE_TIME};
+    struct ht_split_plan q;
+    struct ht_error err;
+    size_t k = p->residue_device;
+    int q_fallback;
+
+    ht_error_clear(&err);
+    if (ht_split_plan_make(G, d, n, &opts, &q, &err) != 0) {
+        fprintf(stderr, "%s: by time: %s\n", label, err.text);
+        fail();
+    }
+    q_fallback = q.residue_device != NONE && q.residue == G &&
+                 q.slices[q.residue_device].base_groups == 0 &&
+                 q.slices[q.residue_device].offset + q.slices[q.residue_device].size > G;
+    if (fallback) {
+        assert_true(q_fallback);
+        same_plan(p, &q, label);
+    } else {
+        uint64_t extra = 0;
+        for (size_t i = 0; i < n; i++)
+            extra += p->slices[i].extra_groups * p->slices[i].wg;
+        assert_true(extra >= p->residue);
+        assert_true(extra - p->slices[k].wg < p->residue);
+        if (!q_fallback)
+            assert_int_equal(p->residue, q.residue);
+        if (!q_fallback && !(p->model_time_s <= q.model_time_s)) {
+            fprintf(stderr, "%s: by groups %.17g s, by time %.17g s\n", label,
+                    p->model_time_s, q.model_time_s);
+            fail();
+        }
+    }
+    ht_split_plan_destroy(&q);
+}
+
 /* Every invariant of split.h, and Eq. 9's choice (by `rule`) checked by brute force. With
  * overheads (and no factors), the affine model's factors instead of Eq. 4's balance. */
 static void check_plan(const struct ht_split_plan *p, const struct ht_split_device_in *d,
@@ -1025,8 +1158,10 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
         /* Whole groups: a slice is groups · wg; extra groups only on the residue device. */
         assert_int_equal(s[i].groups, s[i].base_groups + s[i].extra_groups);
         assert_int_equal(s[i].size, s[i].groups * s[i].wg);
-        if (i != k)
+        if (i != k && rule != HT_SPLIT_RESIDUE_GROUPS)
             assert_int_equal(s[i].extra_groups, 0);
+        if (s[i].extra_groups)
+            assert_true(s[i].optimal_factor > 0);
         if (s[i].size == 0) {
             assert_int_equal(s[i].offset, 0);
             assert_int_equal(s[i].own_offset, 0);
@@ -1146,6 +1281,11 @@ static void check_plan(const struct ht_split_plan *p, const struct ht_split_devi
                 assert_true(s[i].offset + s[i].size <= s[k].own_offset);
     }
 
+    if (rule == HT_SPLIT_RESIDUE_GROUPS) {
+        check_groups(p, d, factors, n, G, fallback, label);
+        return;
+    }
+
     /* Eq. 9 by brute force: no candidate with less work, or as little and an earlier
      * finish, or as early and a lower index (by time: no earlier finish, or as early and
      * less work, or as little and a lower index). Finish times by the affine model. */
@@ -1216,7 +1356,7 @@ static void test_random_plans(void **state)
 {
     struct ht__rng rng, orng;
     size_t cases = 0, with_residue = 0, with_overlap = 0, with_overhang = 0, empty = 0;
-    size_t affine_cases = 0, no_share = 0, by_time = 0, time_differs = 0;
+    size_t affine_cases = 0, no_share = 0, by_time = 0, time_differs = 0, spread = 0;
     (void)state;
 
     ht__rng_seed(&rng, 20180513);
@@ -1308,6 +1448,22 @@ static void test_random_plans(void **state)
             if (!any && opts.residue == HT_SPLIT_RESIDUE_TIME)
                 time_differs += p2.residue_device != p.residue_device;
             ht_split_plan_destroy(&p2);
+
+            /* The same input by groups, checked against the time rule. */
+            opts.residue = HT_SPLIT_RESIDUE_GROUPS;
+            snprintf(label, sizeof label, "case %d (overheads %d, by groups)", it, any);
+            if (ht_split_plan_make(G, d2, n, &opts, &p2, &err) != 0) {
+                fprintf(stderr, "%s: %s\n", label, err.text);
+                fail();
+            }
+            check_plan(&p2, d2, NULL, n, G, opts.residue, label);
+            if (G <= 65536)
+                check_ownership(&p2, G);
+            for (size_t i = 0, takers = 0; i < n; i++) {
+                takers += p2.slices[i].extra_groups > 0;
+                spread += takers == 2;
+            }
+            ht_split_plan_destroy(&p2);
         }
         ht_split_plan_destroy(&p);
     }
@@ -1321,6 +1477,7 @@ static void test_random_plans(void **state)
     assert_true(by_time > 5000);
     assert_true(no_share > 100);
     assert_true(time_differs > 100);
+    assert_true(spread > 1000);
 }
 
 static void test_huge_global(void **state)
@@ -1363,6 +1520,7 @@ int main(void)
         cmocka_unit_test(test_affine_excluded_device),
         cmocka_unit_test(test_affine_three_devices),
         cmocka_unit_test(test_residue_by_time),
+        cmocka_unit_test(test_residue_by_groups),
         cmocka_unit_test(test_make_errors),
         cmocka_unit_test(test_fit_model),
         cmocka_unit_test(test_affine_rounding),
