@@ -53,17 +53,21 @@ static const char split_usage[] =
     "                        STEP (device 0's factor; static), verify and store each (the\n"
     "                        paper's Figures 6 and 7)\n"
     "      --force           split even when it is predicted to be slower\n"
-    "      --residue work|time\n"
+    "      --residue work|time|groups\n"
     "                        static: who takes the residue work-items, work (the device\n"
-    "                        that covers them with the least work, Eq. 9, default) or\n"
-    "                        time (the device whose slice with them finishes first)\n"
+    "                        that covers them with the least work, Eq. 9, default), time\n"
+    "                        (the device whose slice with them finishes first) or groups\n"
+    "                        (one group at a time, each to the device that then finishes\n"
+    "                        first)\n"
     "      --refine N        static: after the paper's plan, up to N rounds that fit each\n"
     "                        device's time to overhead + rate*share from its kernel time\n"
     "                        alone and on its slice in the last round, re-plan so that\n"
     "                        all devices finish together, and run again (verified);\n"
     "                        stops early when the plan no longer changes. The round with\n"
     "                        the shortest time is the result; the best refined round is\n"
-    "                        stored as scheduler \"refined\" (default 0)\n"
+    "                        stored as scheduler \"refined\". Without --force, when the\n"
+    "                        fastest device alone beat every round, it is the result\n"
+    "                        (stored as \"alone\") (default 0)\n"
     "      --refine-by wall|kernel\n"
     "                        what --refine balances and minimizes: each device's whole\n"
     "                        busy time, transfers included, and the wall time (default),\n"
@@ -143,6 +147,8 @@ struct report {
     const struct ht_split_plan *plan;  /* NULL when run alone */
     const struct ht_coexec_estimate *est; /* NULL when not estimated */
     int ran_alone;
+    int measured_alone;                /* ran alone because --refine measured every round
+                                          slower than the fastest device alone */
     int64_t split_id;
     struct ht_stored_sweep_point *sweep;
     size_t nsweep;
@@ -156,12 +162,19 @@ static double share(const struct report *r, size_t i)
     return r->res->devices[i].share;
 }
 
+/* The result ran a plan of the planner: the static scheduler's, or a refined one. */
+static int is_planned(const struct report *r)
+{
+    return r->plan && !r->ran_alone &&
+           (!strcmp(r->res->scheduler, "static") || !strcmp(r->res->scheduler, "refined"));
+}
+
 static void print_text(const struct report *r)
 {
     const struct ht_coexec_result *res = r->res;
     const struct cli_split_dev *fast = &r->devs[r->fastest];
     char a[32], b[32], c[32], d[32], e[32];
-    int w = 6;
+    int w = 6, planned = is_planned(r);
 
     printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
     {
@@ -190,10 +203,10 @@ static void print_text(const struct report *r)
         ht_format_seconds(sd->alone.wall_s, b, sizeof b);
         ht_format_seconds(dr->kernel_s, c, sizeof c);
         ht_format_seconds(dr->write_s + dr->read_s, d, sizeof d);
-        if (r->plan && !strcmp(res->scheduler, "static") && r->plan->slices[i].size)
+        if (planned && r->plan->slices[i].size)
             snprintf(slice, sizeof slice, "[%" PRIu64 ", %" PRIu64 ")", r->plan->slices[i].offset,
                      r->plan->slices[i].offset + r->plan->slices[i].size);
-        else if (r->plan && !strcmp(res->scheduler, "static"))
+        else if (planned)
             snprintf(slice, sizeof slice, "(no slice)");
         else
             snprintf(slice, sizeof slice, "%" PRIu64 " items", dr->items);
@@ -209,14 +222,13 @@ static void print_text(const struct report *r)
         printf("), adjusted (");
         for (size_t i = 0; i < r->n; i++)
             printf("%s%.3f", i ? ", " : "", share(r, i));
-        printf(")%s\n", strcmp(res->scheduler, "static") ? " (shares taken)" : "");
-        if (!strcmp(res->scheduler, "static")) {
-            if (r->plan->residue_device != SIZE_MAX)
-                printf("residue       %" PRIu64 " work-items to device #%zu, overlap %" PRIu64
-                       "\n",
-                       r->plan->residue, r->plan->residue_device, r->plan->overlap);
-            else
-                printf("residue       none\n");
+        printf(")%s\n", planned ? "" : " (shares taken)");
+        if (planned && r->plan->residue_device != SIZE_MAX) {
+            printf("residue       ");
+            cli_print_residue(r->plan, NULL);
+            printf(", overlap %" PRIu64 "\n", r->plan->overlap);
+        } else if (planned) {
+            printf("residue       none\n");
         }
     }
     putchar('\n');
@@ -232,6 +244,10 @@ static void print_text(const struct report *r)
         printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
                "anyway)\n",
                fast->dev->index, fast->dev->name, a, b);
+        if (r->measured_alone)
+            printf("measured      every round of the refinement below was slower than it, "
+                   "by %s time\n",
+                   r->refine->target == HT_REFINE_KERNEL ? "kernel-only" : "wall");
     } else {
         ht_format_seconds(res->theoretical_s, a, sizeof a);
         ht_format_seconds(res->adjusted_s, b, sizeof b);
@@ -315,6 +331,10 @@ static int print_json(const struct report *r)
     json_object_set_new(root, "global", json_integer((json_int_t)res->global));
     json_object_set_new(root, "scheduler", json_string(res->scheduler));
     json_object_set_new(root, "ran_alone", json_boolean(r->ran_alone));
+    json_object_set_new(root, "decision",
+                        json_string(!r->ran_alone        ? "split"
+                                    : r->measured_alone ? "alone: measured"
+                                                        : "alone: predicted"));
     for (size_t i = 0; i < r->n; i++) {
         const struct cli_split_dev *sd = &r->devs[i];
         const struct ht_coexec_device_result *dr =
@@ -368,7 +388,7 @@ static int print_json(const struct report *r)
                                                                : num(res->adjusted_s));
     json_object_set_new(root, "model_seconds", r->ran_alone ? json_null() : num(res->model_s));
     json_object_set_new(root, "residue_rule",
-                        json_string(r->residue == HT_SPLIT_RESIDUE_TIME ? "time" : "work"));
+                        json_string(ht_split_residue_name(r->residue)));
     if (r->refine) {
         const struct cli_refine *f = r->refine;
         json_t *rounds = json_array();
@@ -819,6 +839,28 @@ int cmd_split(int argc, char **argv)
             goto cleanup;
         }
         rep.refine = &rf;
+        /* Measured: when no round beat the fastest device alone (by the refinement's
+         * target), hetune does not split, unless forced to. */
+        if (!force && rf.nrounds && cli_refine_alone_faster(&rf, &devs[fastest].alone)) {
+            ht_coexec_result_destroy(&res);
+            res = alone_res[fastest];
+            memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
+            ht_split_plan_destroy(&plan);
+            rep.plan = NULL;
+            rep.ran_alone = ran_alone = rep.measured_alone = 1;
+            fprintf(stderr,
+                    "hetune split: every round was slower than device %zu (%s) alone: running "
+                    "on it alone (--force keeps the split)\n",
+                    devs[fastest].dev->index, devs[fastest].dev->name);
+            rc = ht_coexec_verify(alone_cx[fastest], 0, &res, &err);
+            if (rc == HT_OK)
+                rc = cli_split_store(store, problem_id, devs, n, fastest, &res, NULL, 1, 1.0,
+                                     &rep.split_id, &err);
+            if (rc != HT_OK) {
+                status = cli_fail("split", &err);
+                goto cleanup;
+            }
+        }
     }
 
     if (sweep > 0) {

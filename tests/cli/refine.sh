@@ -44,6 +44,25 @@ for words in "to device 1" "[0, 2)" "by the model (overheads)"; do
     grep -qF -- "$words" "$tmp/out" || fail "--residue time text lacks '$words': $(cat "$tmp/out")"
 done
 
+# --residue groups: with two GPU-like devices beside the CPU (2 and 32 work-items per
+# group, 61 ms against 0.306 and 0.307 ms), 1 + 15 + 15 whole groups leave R = 62. By time
+# device 1 takes 2 more groups (17); by groups each GPU takes one, device 2 last.
+args3=(--global 1024 --wg "2,32,32" --times "0.061,0.000306,0.000307")
+run plan "${args3[@]}" --residue time --json
+expect_status 0
+check '[x["extra_groups"] for x in d["devices"]] == [0, 2, 0] and d["residue_device"] == 1'
+run plan "${args3[@]}" --residue groups --json
+expect_status 0
+check 'd["residue"] == 62 and d["residue_device"] == 2 and d["overlap"] == 2'
+check '[x["extra_groups"] for x in d["devices"]] == [0, 1, 1]'
+check '[x["groups"] for x in d["devices"]] == [1, 16, 16]'
+check 'sorted((x["own_offset"], x["own_size"]) for x in d["devices"]) == [(0, 2), (2, 512), (514, 510)]'
+check 'abs(d["model_time"] - 0.000307 / 2) < 1e-15'
+run plan "${args3[@]}" --residue groups
+expect_status 0
+grep -qF "residue: 62 work-items, to device 1 (+1 group), device 2 (+1 group); device 2 last" "$tmp/out" ||
+    fail "--residue groups text: $(cat "$tmp/out")"
+
 # The affine model: t_0(S) = S, t_1(S) = 0.5 + 0.5 S finish together at S_0 = 2/3.
 run plan --global 1000 --wg 1,1 --times 1,1 --overheads 0,0.5 --json
 expect_status 0
@@ -161,6 +180,36 @@ expect_status 0
 grep -q "^refine .*round" "$tmp/out" || fail "text lacks the refine table: $(cat "$tmp/out")"
 grep -qE "^ +0\*? +\(" "$tmp/out" || fail "text lacks round 0: $(cat "$tmp/out")"
 grep -qF "verification  passed" "$tmp/out" || fail "text lacks the verification: $(cat "$tmp/out")"
+
+# Without --force, hetune runs the fastest device alone when it beat every round (by the
+# target): then the result is that device's run alone, stored as "alone". Which way it goes
+# depends on the machine; each run checks the way it went.
+for by in wall kernel; do
+    a=$(count_splits alone)
+    run split "$spec" --device "$two" --size N=16384 --repeats 3 --db "$db" --refine 2 \
+        --residue groups --refine-by "$by" --json
+    expect_status 0
+    check 'd["residue_rule"] == "groups" and d["verification"]["verified"] is True'
+    if [ "$by" = wall ]; then key=wall_seconds; else key=kernel_seconds; fi
+    if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["decision"] != "split")' "$tmp/out"; then
+        check "d['fastest_alone']['$key'] >= min(r['$key'] for r in d['refine']['rounds'])"
+        check 'd["ran_alone"] is False and d["scheduler"] in ("static", "refined")'
+    else
+        # Predicted (no rounds) or measured (every round slower).
+        check 'd["ran_alone"] is True and d["decision"].startswith("alone: ")'
+        check "d['decision'] == 'alone: predicted' or d['fastest_alone']['$key'] < min(r['$key'] for r in d['refine']['rounds'])"
+        [ "$(count_splits alone)" -eq $((a + 1)) ] || fail "ran alone, but no split stored as alone"
+        sched=$(python3 - "$db" "$tmp/out" <<'PY'
+import json, sqlite3, sys
+d = json.load(open(sys.argv[2]))
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT scheduler FROM splits WHERE id = ?", (d["split_id"],)).fetchone()[0])
+PY
+)
+        [ "$sched" = alone ] || fail "ran alone, but split_id is a $sched split"
+    fi
+    echo "refine: without --force, by $by: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision"])' "$tmp/out")"
+done
 
 # Without --refine: no refinement, the residue rule work by default.
 run split "$spec" "${small[@]}" --json
