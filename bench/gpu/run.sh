@@ -6,8 +6,8 @@
 # the report. Everything lands in one folder: $OUT when set (the device tool), else
 # bench/gpu/out.
 #
-# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more refine report
-#        (default all)
+# usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more
+#        refine gpusweep report (default all; gpusweep needs the devices stage's devices.json)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-bench/gpu/out}
@@ -18,7 +18,7 @@ DB="$OUT/hetune.db"
 [ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
 HETUNE=build-gpu/hetune
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
-stages=${*:-build devices space tune split sweep more refine report}
+stages=${*:-build devices space tune split sweep more refine gpusweep report}
 
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
 run() {
@@ -42,6 +42,9 @@ cases=(
     "examples/conv1d/spec.json|--size N=4194304"
     "examples/vecadd/spec.json|--size N=67108864"
 )
+# The refine stage adds the cases where the slower device earns more than 10% by Eq. 4.
+refine_cases=("${cases[@]}" "examples/gesummv/spec.json|" "examples/gesummv/spec.json|--size N=8192"
+              "examples/nbody/spec.json|")
 
 for stage in $stages; do
 case $stage in
@@ -118,27 +121,54 @@ more)
     done
     ;;
 refine)
-    # The static split with the residue rule by time and up to 4 rounds of refinement
-    # (hetune split --refine): round 0 is the paper's plan, the others re-plan from each
-    # device's measured slice times. Every case above along dimension 0, and the cases
-    # where the slower device earns more than 10% (gesummv, at its size and at one that
-    # fills the GPU better) and nbody.
-    # Both targets (REFINE_BY, default "kernel wall"): kernel-only (Algorithm 1's terms,
-    # the goal) and wall (transfers too).
+    # The static split with the residue spread group by group (RESIDUE, default groups)
+    # and up to 4 rounds of refinement (hetune split --refine): round 0 is the paper's
+    # plan, the others re-plan from each device's measured slice times. Every case above
+    # along dimension 0, and the cases where the slower device earns more than 10%
+    # (gesummv, at its size and at one that fills the GPU better) and nbody.
+    # Each target of REFINE_BY (default "kernel wall"): kernel-only (Algorithm 1's terms,
+    # the goal) and wall (transfers too). Each case twice: forced to split (refine-N, the
+    # split measured against Algorithm 1), then as hetune decides (decide-N: it runs the
+    # fastest device alone when the estimate or every measured round says so).
     n=100
     for by in ${REFINE_BY:-kernel wall}; do
-    for c in "${cases[@]}" "examples/gesummv/spec.json|" \
-             "examples/gesummv/spec.json|--size N=8192" "examples/nbody/spec.json|"; do
+    for c in "${refine_cases[@]}"; do
+        spec=${c%%|*}; sizes=${c#*|}
+        n=$((n + 1))
+        for mode in refine decide; do
+            force=--force
+            [ "$mode" = decide ] && force=
+            say ""
+            say "\$ hetune split $spec $sizes --residue ${RESIDUE:-groups} --refine 4 --refine-by $by $force --json"
+            # shellcheck disable=SC2086
+            "$HETUNE" split "$spec" $sizes --db "$DB" --residue "${RESIDUE:-groups}" --refine 4 \
+                --refine-by "$by" $force --strategy random --budget 40 --json \
+                > "$OUT/json/$mode-$n.json" 2>>"$LOG"
+            say "(exit $?)"
+            cat "$OUT/json/$mode-$n.json" >> "$LOG"
+        done
+    done
+    done
+    ;;
+gpusweep)
+    # With two GPUs or more: the first two alone, static split points from 0 to 1 by 0.05
+    # (hetune split --sweep): the best split the pair can do, measured, beside Algorithm
+    # 1's time from their times alone. Every case of the refine stage.
+    gpus=$(awk -F': ' '/"index"/ { i = $2 + 0 }
+        /"type": "GPU"/ { if (c < 2) g = g (c ? "," : "") i; c++ }
+        END { if (c >= 2) print g }' "$OUT/devices.json" 2>/dev/null)
+    [ -n "$gpus" ] || { say "(gpusweep: fewer than two GPUs)"; continue; }
+    n=200
+    for c in "${refine_cases[@]}"; do
         spec=${c%%|*}; sizes=${c#*|}
         n=$((n + 1))
         say ""
-        say "\$ hetune split $spec $sizes --residue time --refine 4 --refine-by $by --force --json"
+        say "\$ hetune split $spec $sizes --device $gpus --sweep 0.05 --force --json"
         # shellcheck disable=SC2086
-        "$HETUNE" split "$spec" $sizes --db "$DB" --residue time --refine 4 --refine-by "$by" \
-            --force --strategy random --budget 40 --json > "$OUT/json/refine-$n.json" 2>>"$LOG"
+        "$HETUNE" split "$spec" $sizes --db "$DB" --device "$gpus" --sweep 0.05 --force \
+            --strategy random --budget 40 --json > "$OUT/json/gsweep-$n.json" 2>>"$LOG"
         say "(exit $?)"
-        cat "$OUT/json/refine-$n.json" >> "$LOG"
-    done
+        cat "$OUT/json/gsweep-$n.json" >> "$LOG"
     done
     ;;
 report)

@@ -3,10 +3,12 @@
 table of docs/results-gpu.md: per case, split dimension and scheduler, the co-execution time
 against Algorithm 1's theoretical time and against the fastest device alone.
 
-With --refine, the outputs of the refine stage (hetune split --refine): per case, the
-paper's plan (round 0) and the best refined round against Algorithm 1's theoretical time
-from the tuned times, and the goal of issue 7 (within 10% of it wherever a device other
-than the fastest holds at least 10% of the work by Eq. 4).
+With --refine, the outputs of the refine and gpusweep stages: per case, the paper's plan
+(round 0) and the best refined round of the forced split against Algorithm 1's theoretical
+time from the tuned times, and the goal of issue 7 (within 10% of it wherever a device
+other than the fastest holds at least 10% of the work by Eq. 4); then what hetune decided
+without --force (split, or the fastest device alone: the second goal, at most 2% slower
+than it); then, with two GPUs, the best point of a sweep of the split between them.
 
 usage: bench/gpu/summarize.py [--refine] json.tgz
 """
@@ -66,6 +68,62 @@ def refine(path):
               f"| {d['fastest_alone']['wall_seconds'] / best['wall_seconds']:.2f} | {goal} |")
 
 
+def fastest_pos(d):
+    """The position in d["devices"] of the fastest device alone (the JSON names its index)."""
+    return next(i for i, x in enumerate(d["devices"]) if x["index"] == d["fastest_alone"]["device"])
+
+
+def decide(path):
+    docs = load(path, "decide-")
+    if not docs:
+        return
+    print()
+    print("| case | G | by | decision | result kernel ms | result wall ms "
+          "| fastest alone kernel ms | fastest alone wall ms | result / alone (by target) "
+          "| largest share of a slower device | kernel / Algorithm 1 (tuned) | goal |")
+    print("|" + " --- |" * 12)
+    for _, d in docs:
+        by = (d.get("refine") or {}).get("by", "kernel")
+        key = "kernel_seconds" if by == "kernel" else "wall_seconds"
+        m, fa = d["measured"], d["fastest_alone"]
+        ratio = m[key] / fa[key]
+        if d["ran_alone"]:
+            share, alg = "-", "-"
+            goal = "met (alone)" if ratio <= 1.02 else "**not met** (alone)"
+        else:
+            devs = d["devices"]
+            shares = [x["adjusted_factor"] for x in devs]
+            slow = max((shares[i] for i in range(len(devs)) if i != fastest_pos(d)), default=0)
+            th = d["theoretical_seconds"]
+            r = m["kernel_seconds"] / th
+            share, alg = f"{slow:.3f}", f"{r:.2f}"
+            goal = ("met" if r <= 1.10 else "**not met**") if slow >= 0.10 else "n/a (<10%)"
+        print(f"| {d['spec']} | {d['global']} | {by} | {d.get('decision', '?')} "
+              f"| {ms(m['kernel_seconds'])} | {ms(m['wall_seconds'])} "
+              f"| {ms(fa['kernel_seconds'])} | {ms(fa['wall_seconds'])} | {ratio:.3f} "
+              f"| {share} | {alg} | {goal} |")
+
+
+def gsweep(path):
+    docs = load(path, "gsweep-")
+    if not docs:
+        return
+    print()
+    print("| case | G | GPU kernel ms alone (each) | Algorithm 1 ms (the two GPUs, alone "
+          "times) | best sweep point (GPU 0 share) | its kernel ms | best / Algorithm 1 "
+          "| its wall ms | fastest GPU alone wall ms |")
+    print("|" + " --- |" * 9)
+    for _, d in docs:
+        devs, pts = d["devices"], [p for p in d["sweep"] if p["verified"] is not False]
+        alone = [x["alone"]["kernel_seconds"] for x in devs]
+        th = 1 / sum(1 / a for a in alone)
+        best = min(pts, key=lambda p: p["kernel_seconds"])
+        print(f"| {d['spec']} | {d['global']} | {', '.join(ms(a) for a in alone)} | {ms(th)} "
+              f"| {best['factor']:.2f} | {ms(best['kernel_seconds'])} "
+              f"| {best['kernel_seconds'] / th:.2f} | {ms(best['wall_seconds'])} "
+              f"| {ms(d['fastest_alone']['wall_seconds'])} |")
+
+
 def main(path):
     docs = []
     with tarfile.open(path) as tar:
@@ -85,7 +143,7 @@ def main(path):
         adj = ", ".join(f"{x['adjusted_factor']:.3f}" for x in d["devices"])
         print(f"| {d['spec']} | {d['global']} ({d['dim']}) | {d['scheduler']} | {opt} → {adj} "
               f"| {ms(th)} | {ms(m['wall_seconds'])} | {ms(m['kernel_seconds'])} "
-              f"| {'GPU' if 'NVIDIA' in d['devices'][fa['device']]['name'] else 'CPU'} "
+              f"| {'GPU' if 'NVIDIA' in d['devices'][fastest_pos(d)]['name'] else 'CPU'} "
               f"| {ms(fa['wall_seconds'])} | {ms(fa['kernel_seconds'])} "
               f"| {m['wall_seconds'] / th:.2f} | {m['kernel_seconds'] / th:.2f} "
               f"| {fa['wall_seconds'] / m['wall_seconds']:.2f} "
@@ -95,5 +153,7 @@ def main(path):
 if __name__ == "__main__":
     if sys.argv[1] == "--refine":
         refine(sys.argv[2])
+        decide(sys.argv[2])
+        gsweep(sys.argv[2])
     else:
         main(sys.argv[1])
