@@ -151,7 +151,7 @@ refine)
     done
     ;;
 gpusweep)
-    # With two GPUs or more: the first two alone, static split points from 0 to 1 by 0.05
+    # With two GPUs or more: the first two alone, static split points from 0 to 1 by 0.1
     # (hetune split --sweep): the best split the pair can do, measured, beside Algorithm
     # 1's time from their times alone. Every case of the refine stage.
     gpus=$(awk -F': ' '/"index"/ { i = $2 + 0 }
@@ -163,9 +163,9 @@ gpusweep)
         spec=${c%%|*}; sizes=${c#*|}
         n=$((n + 1))
         say ""
-        say "\$ hetune split $spec $sizes --device $gpus --sweep 0.05 --force --json"
+        say "\$ hetune split $spec $sizes --device $gpus --sweep 0.1 --force --json"
         # shellcheck disable=SC2086
-        "$HETUNE" split "$spec" $sizes --db "$DB" --device "$gpus" --sweep 0.05 --force \
+        "$HETUNE" split "$spec" $sizes --db "$DB" --device "$gpus" --sweep 0.1 --force \
             --strategy random --budget 40 --json > "$OUT/json/gsweep-$n.json" 2>>"$LOG"
         say "(exit $?)"
         cat "$OUT/json/gsweep-$n.json" >> "$LOG"
