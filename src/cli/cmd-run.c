@@ -35,8 +35,10 @@ static const char run_usage[] =
     "              hetune split --force: always, even where splitting is predicted not to\n"
     "              pay, which is printed) along each split dimension with each scheduler,\n"
     "              verified against the fastest device alone and stored (Table 3, Figure\n"
-    "              5); with --sweep and two devices, the static split is also run at split\n"
-    "              points from 0 to 1 (Figures 6 and 7);\n"
+    "              5); with --refine, the static split is refined and its best refined\n"
+    "              round is a co-execution of its own, scheduler \"refined\"; with --sweep\n"
+    "              and two devices, the static split (the paper's plan) is also run at\n"
+    "              split points from 0 to 1 (Figures 6 and 7);\n"
     "  4. report   the report of this spec's case studies in the database (as hetune report\n"
     "              --spec NAME), with figures when gnuplot is on PATH.\n"
     "Co-executions are measured again at every run; the report shows the newest.\n"
@@ -50,6 +52,23 @@ static const char run_usage[] =
     "                        (the three, one after the other)\n"
     "      --sweep STEP      with two devices: static split points from 0 to 1 by STEP\n"
     "                        (device 0's factor), each verified and stored\n"
+    "      --residue work|time|groups\n"
+    "                        static: who takes the residue work-items, work (the device\n"
+    "                        that covers them with the least work, Eq. 9, default), time\n"
+    "                        (the device whose slice with them finishes first) or groups\n"
+    "                        (one group at a time, each to the device that then finishes\n"
+    "                        first)\n"
+    "      --refine N        static: after the paper's plan, up to N rounds that fit each\n"
+    "                        device's time to overhead + rate*share from its kernel time\n"
+    "                        alone and on its slice in the last round, re-plan so that\n"
+    "                        all devices finish together, and run again (verified);\n"
+    "                        stops early when the plan no longer changes. The refined\n"
+    "                        round with the shortest time is shown and stored as\n"
+    "                        scheduler \"refined\", next to static (default 0)\n"
+    "      --refine-by wall|kernel\n"
+    "                        what --refine balances and minimizes: each device's whole\n"
+    "                        busy time, transfers included, and the wall time (default),\n"
+    "                        or the kernel-only times (Algorithm 1's terms)\n"
     "  -S, --strategy S      the search strategy of tuning (default exhaustive)\n"
     "  -b, --budget N        at most N evaluations per device in this run's tuning\n"
     "      --repeats N       timed runs of each co-execution (default: the spec's\n"
@@ -123,6 +142,8 @@ struct run {
     struct cli_progress bar;
     size_t bar_done;
     int json;
+    unsigned refine;              /* --refine: rounds of each static split */
+    enum ht_refine_target refine_by;
 };
 
 /* "0,1" or "all" into a mask of dimensions (checked against the spec later). */
@@ -289,25 +310,54 @@ static int sweep(struct run *r, struct ht_coexec *cx, double step, struct rsplit
     return rc;
 }
 
-/* Step 3 for one dimension and scheduler: co-execute, verify, store, sweep. */
+/* Appends a co-execution to r->splits (cmd_run makes room for all of them), its factors
+ * allocated; NULL when out of memory (it is appended all the same, to be freed). */
+static struct rsplit *add_split(struct run *r, unsigned dim, const char *scheduler)
+{
+    struct rsplit *s = &r->splits[r->nsplits++];
+
+    s->dim = dim;
+    snprintf(s->scheduler, sizeof s->scheduler, "%s", scheduler);
+    s->predicted_s = -1;
+    s->optimal = calloc(r->n, sizeof *s->optimal);
+    s->adjusted = calloc(r->n, sizeof *s->adjusted);
+    return s->optimal && s->adjusted ? s : NULL;
+}
+
+/* Fills s with what res measured: Table 3's optimal factors from plan (-1 when NULL), the
+ * shares taken, the times and the verification. */
+static void fill_split(struct rsplit *s, size_t n, const struct ht_split_plan *plan,
+                       const struct ht_coexec_result *res)
+{
+    for (size_t i = 0; i < n; i++) {
+        s->optimal[i] = plan ? plan->slices[i].optimal_factor : -1;
+        s->adjusted[i] = res->devices[i].share;
+    }
+    s->theoretical_s = res->theoretical_s;
+    s->wall_s = res->wall_s;
+    s->kernel_s = res->kernel_s;
+    s->verified = res->verified;
+}
+
+/* Step 3 for one dimension and scheduler: co-execute, verify, store, refine (static),
+ * sweep; appends the co-execution to r->splits, and the best refined round after it. */
 static int split_one(struct run *r, const struct ht_coexec_opts *copts, double step,
-                     const struct ht_coexec_alone *alone, struct rsplit *out,
-                     int *verify_failed, struct ht_error *err)
+                     const struct ht_coexec_alone *alone, int *verify_failed,
+                     struct ht_error *err)
 {
     struct ht_coexec_device *cdevs = calloc(r->n, sizeof *cdevs);
+    struct rsplit *out = add_split(r, copts->dim, copts->scheduler);
+    int is_static = !strcmp(copts->scheduler, "static");
     struct ht_coexec *cx = NULL;
     struct ht_coexec_result res;
     struct ht_coexec_estimate est;
+    struct cli_refine rf;
     const struct ht_split_plan *plan;
     int rc;
 
     memset(&res, 0, sizeof res);
-    out->dim = copts->dim;
-    snprintf(out->scheduler, sizeof out->scheduler, "%s", copts->scheduler);
-    out->predicted_s = -1;
-    out->optimal = calloc(r->n, sizeof *out->optimal);
-    out->adjusted = calloc(r->n, sizeof *out->adjusted);
-    if (!cdevs || !out->optimal || !out->adjusted) {
+    memset(&rf, 0, sizeof rf);
+    if (!cdevs || !out) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -332,14 +382,7 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     if (rc != HT_OK)
         goto cleanup;
     plan = ht_coexec_plan(cx);
-    for (size_t i = 0; i < r->n; i++) {
-        out->optimal[i] = plan ? plan->slices[i].optimal_factor : -1;
-        out->adjusted[i] = res.devices[i].share;
-    }
-    out->theoretical_s = res.theoretical_s;
-    out->wall_s = res.wall_s;
-    out->kernel_s = res.kernel_s;
-    out->verified = res.verified;
+    fill_split(out, r->n, plan, &res);
     /* Stored as hetune split stores it: Table 3's factors from the plan (static) or the
      * shares taken (dynamic, guided). */
     rc = cli_split_store(r->store, r->problem_id, r->devs, r->n, r->fastest, &res, plan, 0, -1,
@@ -347,9 +390,39 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     if (rc != HT_OK)
         goto cleanup;
     step_done(r, out->scheduler);
-    if (step > 0 && r->n == 2 && !strcmp(copts->scheduler, "static"))
+    /* Refined from the paper's plan, before the sweep replaces it; stored as hetune split
+     * --refine stores it, as a co-execution of its own. One step of the bar: the rounds
+     * may stop early. */
+    if (r->refine && is_static) {
+        rc = cli_split_refine("run", cx, alone, &res, r->fastest, r->refine, r->refine_by, &rf,
+                              verify_failed, err);
+        if (rc == HT_OK && rf.best_refined) {
+            struct rsplit *ref = add_split(r, copts->dim, "refined");
+            if (!ref)
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            if (rc == HT_OK) {
+                fill_split(ref, r->n, &rf.best_plan, &rf.best_res);
+                rc = cli_split_store(r->store, r->problem_id, r->devs, r->n, r->fastest,
+                                     &rf.best_res, &rf.best_plan, 0, -1, &ref->id, err);
+            }
+        }
+        if (rc != HT_OK)
+            goto cleanup;
+        step_done(r, "refined");
+        /* A refined round left its fitted models in cx, and the sweep's plans would be
+         * made from them: the sweep gets a co-execution of the tuned times again. */
+        if (rf.nrounds > 1 && step > 0 && r->n == 2) {
+            ht_coexec_free(cx);
+            cx = NULL;
+            rc = ht_coexec_create(r->spec, cdevs, r->n, copts, &cx, err);
+            if (rc != HT_OK)
+                goto cleanup;
+        }
+    }
+    if (step > 0 && r->n == 2 && is_static)
         rc = sweep(r, cx, step, out, verify_failed, err);
 cleanup:
+    cli_refine_free(&rf);
     ht_coexec_result_destroy(&res);
     ht_coexec_free(cx);
     free(cdevs);
@@ -523,12 +596,15 @@ static void print_json(const struct run *r, const struct ht_report_result *rep, 
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_DIM = 256, OPT_SWEEP, OPT_REPEATS, OPT_DB, OPT_SIZE, OPT_EQ3, OPT_NO_CACHE,
-           OPT_CACHE_DIR, OPT_NO_PICTURES, OPT_JSON };
+           OPT_CACHE_DIR, OPT_NO_PICTURES, OPT_JSON, OPT_RESIDUE, OPT_REFINE, OPT_REFINE_BY };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"dim", required_argument, NULL, OPT_DIM},
         {"scheduler", required_argument, NULL, 's'},
         {"sweep", required_argument, NULL, OPT_SWEEP},
+        {"residue", required_argument, NULL, OPT_RESIDUE},
+        {"refine", required_argument, NULL, OPT_REFINE},
+        {"refine-by", required_argument, NULL, OPT_REFINE_BY},
         {"strategy", required_argument, NULL, 'S'},
         {"budget", required_argument, NULL, 'b'},
         {"repeats", required_argument, NULL, OPT_REPEATS},
@@ -550,7 +626,7 @@ int cmd_run(int argc, char **argv)
     double step = 0, t0 = now();
     uint64_t u = 0;
     unsigned dims = 0;
-    int c, status = 2, rc, verify_failed = 0, have_old_sa = 0;
+    int c, status = 2, rc, verify_failed = 0, have_old_sa = 0, has_static = 0;
     struct ht_coexec_opts copts;
     struct ht_tune_opts topts;
     struct ht_report_opts ropts;
@@ -605,6 +681,19 @@ int cmd_run(int argc, char **argv)
             }
             break;
         }
+        case OPT_RESIDUE:
+            if ((status = cli_parse_residue("run", optarg, &copts.sched.residue)) != 0)
+                goto cleanup;
+            break;
+        case OPT_REFINE:
+            if ((status = cli_parse_uint("run", "--refine", optarg, 20, &u)) != 0)
+                goto cleanup;
+            r.refine = (unsigned)u;
+            break;
+        case OPT_REFINE_BY:
+            if ((status = cli_parse_refine_by("run", optarg, &r.refine_by)) != 0)
+                goto cleanup;
+            break;
         case 'S':
             if ((status = cli_parse_strategy("run", optarg, &topts.strategy)) != 0)
                 goto cleanup;
@@ -653,6 +742,12 @@ int cmd_run(int argc, char **argv)
         cli_usage_error("run", 2, "--out needs a folder");
         goto cleanup;
     }
+    has_static = !strcmp(scheduler, "static") || !strcmp(scheduler, "all");
+    if (r.refine && !has_static) {
+        cli_usage_error("run", 2, "--refine refines the static plan, not the %s scheduler",
+                        scheduler);
+        goto cleanup;
+    }
     if (!strcmp(scheduler, "all")) {
         schedulers = all_schedulers;
         nsched = sizeof all_schedulers / sizeof all_schedulers[0];
@@ -694,7 +789,8 @@ int cmd_run(int argc, char **argv)
     r.devs = calloc(r.n, sizeof *r.devs);
     r.steps = calloc(r.n, sizeof *r.steps);
     alone = calloc(r.n, sizeof *alone);
-    r.splits = calloc(3 * nsched, sizeof *r.splits);
+    /* Per dimension each scheduler's co-execution, and the refined one. */
+    r.splits = calloc(3 * (nsched + (r.refine > 0)), sizeof *r.splits);
     if (!r.devs || !r.steps || !alone || !r.splits) {
         status = cli_usage_error("run", 1, "out of memory");
         goto cleanup;
@@ -749,7 +845,8 @@ int cmd_run(int argc, char **argv)
         size_t total = r.n;
         for (unsigned d = 0; d < 3; d++)
             if (dims & (1u << d))
-                total += nsched + (step > 0 ? cli_split_sweep_points(step) : 0);
+                total += nsched + (has_static && r.refine) +
+                         (has_static && step > 0 ? cli_split_sweep_points(step) : 0);
         cli_progress_start(&r.bar, "split", total);
         rc = measure_alone(&r, &copts, &err);
         for (size_t i = 0; i < r.n; i++)
@@ -761,8 +858,7 @@ int cmd_run(int argc, char **argv)
                 struct ht_coexec_opts o = copts;
                 o.dim = d;
                 o.scheduler = schedulers[s];
-                rc = split_one(&r, &o, step, alone, &r.splits[r.nsplits], &verify_failed, &err);
-                r.nsplits++;
+                rc = split_one(&r, &o, step, alone, &verify_failed, &err);
             }
         }
         cli_progress_end(&r.bar);

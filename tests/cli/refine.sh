@@ -211,6 +211,19 @@ PY
     echo "refine: without --force, by $by: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decision"])' "$tmp/out")"
 done
 
+# A sweep after the refinement is planned from the tuned times, as one without it.
+run split "$spec" "${small[@]}" --sweep 0.5 --json
+expect_status 0
+cp "$tmp/out" "$tmp/sweep-plain.json"
+run split "$spec" "${small[@]}" --sweep 0.5 --refine 2 --refine-by kernel --json
+expect_status 0
+python3 - "$tmp/sweep-plain.json" "$tmp/out" <<'PY' || fail "the sweep after --refine has other theoretical times"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+th = lambda d: [p["theoretical_seconds"] for p in d["sweep"]]
+sys.exit(0 if len(th(a)) == 3 and th(a) == th(b) else 1)
+PY
+
 # Without --refine: no refinement, the residue rule work by default.
 run split "$spec" "${small[@]}" --json
 expect_status 0

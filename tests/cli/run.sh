@@ -3,7 +3,8 @@
 # twice): the whole pipeline on a small conv1d with a sweep gives report.md with Tables 1-3
 # and Figures 5-7 (pictures when gnuplot is on PATH), a second run measures nothing the
 # database holds, hetune report rewrites the report from the database alone, with and
-# without gnuplot on PATH, hetune space --db records Tables 1-2, and bad input and bad
+# without gnuplot on PATH, run --refine adds a "refined" co-execution and leaves the sweep
+# on the paper's plan, hetune space --db records Tables 1-2, and bad input and bad
 # databases are refused.
 set -eu
 
@@ -34,6 +35,9 @@ if command -v gnuplot >/dev/null 2>&1; then have_gnuplot=1; else have_gnuplot=0;
 run run --help
 expect_status 0
 expect_in "$tmp/out" "usage: hetune run SPEC"
+for opt in --residue --refine --refine-by; do
+    grep -q -- "$opt" "$tmp/out" || fail "run --help lacks $opt"
+done
 run report --help
 expect_status 0
 expect_in "$tmp/out" "usage: hetune report"
@@ -51,6 +55,18 @@ expect_status 2
 run run "$spec" --device "$two,0" --sweep 0.5 --db "$db"
 expect_status 2
 expect_err "--sweep needs exactly two devices"
+run run "$spec" --residue bogus --db "$db"
+expect_status 2
+expect_err "--residue"
+run run "$spec" --refine 2 -s dynamic --db "$db"
+expect_status 2
+expect_err "--refine refines the static plan, not the dynamic scheduler"
+run run "$spec" --refine 21 --db "$db"
+expect_status 2
+expect_err "--refine"
+run run "$spec" --refine 1 --refine-by bogus --db "$db"
+expect_status 2
+expect_err "--refine-by"
 [ ! -e "$db" ] || fail "bad input created the database"
 
 # The whole pipeline: prune, tune, split with a sweep, report.
@@ -124,6 +140,32 @@ expect_in "$tmp/rep3/report.md" "> **No pictures**: gnuplot was not found on PAT
 run report --db "$db" --out "$tmp/rep4" --no-pictures
 expect_status 0
 expect_in "$tmp/rep4/report.md" "drawing was turned off"
+
+# --refine: the static split, then its best refined round as a co-execution of its own,
+# "refined", listed, stored and reported. The rounds may converge at once (the plan
+# unchanged): then there is none, and none stored. The sweep stays on the paper's plan:
+# its theoretical times, from the tuned times alone, are the first run's.
+refined=$(sql "$db" "SELECT count(*) FROM splits WHERE scheduler = 'refined'")
+run run "$spec" --size N=4096 --device "$two" --refine 2 --refine-by kernel --residue time \
+    --sweep 0.25 --repeats 3 --db "$db" --out "$tmp/rep6" --json
+expect_status 0
+check '[s["scheduler"] for s in d["splits"]] in (["static"], ["static", "refined"])'
+check 'all(s["verified"] is True and abs(sum(s["adjusted"]) - 1) < 1e-9 for s in d["splits"])'
+check 'd["splits"][0]["sweep_points"] == 5 and d["splits"][-1]["sweep_points"] == (5 if len(d["splits"]) == 1 else 0)'
+nref=$(python3 -c 'import json,sys; print(sum(s["scheduler"] == "refined" for s in json.load(open(sys.argv[1]))["splits"]))' "$tmp/out")
+[ "$(sql "$db" "SELECT count(*) FROM splits WHERE scheduler = 'refined'")" -eq $((refined + nref)) ] ||
+    fail "$nref refined co-executions listed, not as many stored"
+if [ "$nref" -eq 1 ]; then
+    id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["splits"][1]["split_id"])' "$tmp/out")
+    [ "$(sql "$db" "SELECT scheduler FROM splits WHERE id = $id")" = refined ] ||
+        fail "split $id is not the refined one"
+    expect_in "$tmp/rep6/report.md" "| conv1d N=4096 | gx (dim 0) | refined | ("
+fi
+theo="SELECT group_concat(theoretical_seconds) FROM (SELECT theoretical_seconds FROM sweep_points
+      WHERE split_id = (SELECT %s(split_id) FROM sweep_points) ORDER BY i)"
+# shellcheck disable=SC2059
+[ "$(sql "$db" "$(printf "$theo" max)")" = "$(sql "$db" "$(printf "$theo" min)")" ] ||
+    fail "the sweep after --refine is not on the tuned times"
 
 # hetune space --db records Tables 1 and 2 alone.
 run space "$spec" --size N=4096 --db "$tmp/space.db"
