@@ -66,8 +66,9 @@ static const char split_usage[] =
     "                        stops early when the plan no longer changes. The round with\n"
     "                        the shortest time is the result; the best refined round is\n"
     "                        stored as scheduler \"refined\". Without --force, when the\n"
-    "                        fastest device alone beat every round, it is the result\n"
-    "                        (stored as \"alone\") (default 0)\n"
+    "                        fastest device alone beat every round, or the best round\n"
+    "                        gave it all the work, its run alone is the result (stored\n"
+    "                        as \"alone\") (default 0)\n"
     "      --refine-by wall|kernel\n"
     "                        what --refine balances and minimizes: each device's whole\n"
     "                        busy time, transfers included, and the wall time (default),\n"
@@ -245,8 +246,8 @@ static void print_text(const struct report *r)
                "anyway)\n",
                fast->dev->index, fast->dev->name, a, b);
         if (r->measured_alone)
-            printf("measured      every round of the refinement below was slower than it, "
-                   "by %s time\n",
+            printf("measured      no round of the refinement below beat it by %s time, or "
+                   "the best gave it all the work\n",
                    r->refine->target == HT_REFINE_KERNEL ? "kernel-only" : "wall");
     } else {
         ht_format_seconds(res->theoretical_s, a, sizeof a);
@@ -840,8 +841,9 @@ int cmd_split(int argc, char **argv)
         }
         rep.refine = &rf;
         /* Measured: when no round beat the fastest device alone (by the refinement's
-         * target), hetune does not split, unless forced to. */
-        if (!force && rf.nrounds && cli_refine_alone_faster(&rf, &devs[fastest].alone)) {
+         * target), or the best gave it all the work, hetune does not split, unless forced
+         * to. */
+        if (!force && rf.nrounds && cli_refine_alone_faster(&rf, &devs[fastest].alone, fastest)) {
             ht_coexec_result_destroy(&res);
             res = alone_res[fastest];
             memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
@@ -849,8 +851,8 @@ int cmd_split(int argc, char **argv)
             rep.plan = NULL;
             rep.ran_alone = ran_alone = rep.measured_alone = 1;
             fprintf(stderr,
-                    "hetune split: every round was slower than device %zu (%s) alone: running "
-                    "on it alone (--force keeps the split)\n",
+                    "hetune split: no round beat device %zu (%s) alone, or the best gave it all "
+                    "the work: running on it alone (--force keeps the split)\n",
                     devs[fastest].dev->index, devs[fastest].dev->name);
             rc = ht_coexec_verify(alone_cx[fastest], 0, &res, &err);
             if (rc == HT_OK)

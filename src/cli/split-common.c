@@ -147,11 +147,17 @@ static double refine_time(const struct cli_refine *r, size_t k)
     return r->target == HT_REFINE_KERNEL ? r->kernel_s[k] : r->wall_s[k];
 }
 
-int cli_refine_alone_faster(const struct cli_refine *r, const struct ht_coexec_alone *alone)
+int cli_refine_alone_faster(const struct cli_refine *r, const struct ht_coexec_alone *alone,
+                            size_t dev)
 {
     double t = r->target == HT_REFINE_KERNEL ? alone->kernel_s : alone->wall_s;
+    int others = 0;
 
-    return r->nrounds > 0 && t > 0 && t < refine_time(r, r->best);
+    if (r->nrounds == 0 || !(t > 0))
+        return 0;
+    for (size_t i = 0; i < r->n; i++)
+        others |= i != dev && r->factors[r->best * r->n + i] > 0;
+    return !others || t < refine_time(r, r->best);
 }
 
 int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target)
