@@ -816,6 +816,7 @@ int cmd_split(int argc, char **argv)
 
     if (refine && !ran_alone) {
         int verify_failed = 0;
+        size_t k;
         rc = cli_split_refine("split", cx, alone, &res, fastest, refine, refine_by, &rf,
                               &verify_failed, &err);
         if (verify_failed)
@@ -841,9 +842,11 @@ int cmd_split(int argc, char **argv)
         }
         rep.refine = &rf;
         /* Measured: when no round beat the fastest device alone (by the refinement's
-         * target), or the best gave it all the work, hetune does not split, unless forced
-         * to. */
-        if (!force && rf.nrounds && cli_refine_alone_faster(&rf, &devs[fastest].alone, fastest)) {
+         * target), or the best gave one device all the work, hetune runs that device
+         * alone, unless forced to split. */
+        k = force ? SIZE_MAX : cli_refine_alone(&rf, alone);
+        if (k != SIZE_MAX) {
+            fastest = rep.fastest = k;
             ht_coexec_result_destroy(&res);
             res = alone_res[fastest];
             memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);

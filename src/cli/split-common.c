@@ -1,5 +1,6 @@
 /* What hetune split and hetune run share of driving a co-execution (split-common.h). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,17 +148,27 @@ static double refine_time(const struct cli_refine *r, size_t k)
     return r->target == HT_REFINE_KERNEL ? r->kernel_s[k] : r->wall_s[k];
 }
 
-int cli_refine_alone_faster(const struct cli_refine *r, const struct ht_coexec_alone *alone,
-                            size_t dev)
+size_t cli_refine_alone(const struct cli_refine *r, const struct ht_coexec_alone *alone)
 {
-    double t = r->target == HT_REFINE_KERNEL ? alone->kernel_s : alone->wall_s;
-    int others = 0;
+    size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
+    double tfast = 0;
 
-    if (r->nrounds == 0 || !(t > 0))
-        return 0;
-    for (size_t i = 0; i < r->n; i++)
-        others |= i != dev && r->factors[r->best * r->n + i] > 0;
-    return !others || t < refine_time(r, r->best);
+    if (r->nrounds == 0)
+        return SIZE_MAX;
+    for (size_t i = 0; i < r->n; i++) {
+        double t = r->target == HT_REFINE_KERNEL ? alone[i].kernel_s : alone[i].wall_s;
+        if (t > 0 && (fast == SIZE_MAX || t < tfast)) {
+            fast = i;
+            tfast = t;
+        }
+        if (r->factors[r->best * r->n + i] > 0) {
+            holders++;
+            only = i;
+        }
+    }
+    if (fast != SIZE_MAX && tfast < refine_time(r, r->best))
+        return fast;
+    return holders == 1 ? only : SIZE_MAX;
 }
 
 int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target)

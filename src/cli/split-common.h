@@ -74,11 +74,10 @@ int cli_split_refine(const char *cmd, struct ht_coexec *cx, const struct ht_coex
                      enum ht_refine_target target, struct cli_refine *out, int *verify_failed,
                      struct ht_error *err);
 
-/* Whether device dev (its time alone: alone) is better run alone than r's best round: it
- * was faster alone, by r's target time, than every round, or the best round gave it all
- * the work (then the co-execution only adds its overheads). */
-int cli_refine_alone_faster(const struct cli_refine *r, const struct ht_coexec_alone *alone,
-                            size_t dev);
+/* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
+ * target time (alone[0..r->n)), when it beat every round; else the one device the best
+ * round gave all the work (the co-execution then only adds its overheads). */
+size_t cli_refine_alone(const struct cli_refine *r, const struct ht_coexec_alone *alone);
 
 /* Parses --refine-by wall|kernel into *target. Returns 0, or 2. */
 int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target);

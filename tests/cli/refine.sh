@@ -182,8 +182,9 @@ grep -qE "^ +0\*? +\(" "$tmp/out" || fail "text lacks round 0: $(cat "$tmp/out")
 grep -qF "verification  passed" "$tmp/out" || fail "text lacks the verification: $(cat "$tmp/out")"
 
 # Without --force, hetune runs the fastest device alone when it beat every round (by the
-# target): then the result is that device's run alone, stored as "alone". Which way it goes
-# depends on the machine; each run checks the way it went.
+# target), or the one device the best round gave all the work: then the result is that
+# device's run alone, stored as "alone". Which way it goes depends on the machine; each run
+# checks the way it went.
 for by in wall kernel; do
     a=$(count_splits alone)
     run split "$spec" --device "$two" --size N=16384 --repeats 3 --db "$db" --refine 2 \
@@ -191,17 +192,19 @@ for by in wall kernel; do
     expect_status 0
     check 'd["residue_rule"] == "groups" and d["verification"]["verified"] is True'
     if [ "$by" = wall ]; then key=wall_seconds; else key=kernel_seconds; fi
-    # Whether the best round gave all the work to the fastest device alone (None when the
-    # same device is used twice: which of the two is the fastest is not in the JSON).
-    all_on_fastest="(lambda pos, b: None if len(pos) != 1 else b['shares'][pos[0]] == 1)([i for i, x in enumerate(d['devices']) if x['index'] == d['fastest_alone']['device']], d['refine']['rounds'][d['refine']['best']])"
+    # The best round's time, the fastest time alone, and how many devices the best round
+    # gave work to (all by the target).
+    best="d['refine']['rounds'][d['refine']['best']]"
+    fastest="min(x['alone']['$key'] for x in d['devices'])"
+    holders="sum(1 for v in $best['shares'] if v > 0)"
     if python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["decision"] != "split")' "$tmp/out"; then
-        check "d['fastest_alone']['$key'] >= min(r['$key'] for r in d['refine']['rounds'])"
-        check "$all_on_fastest is not True"
+        check "$fastest >= $best['$key'] and $holders > 1"
         check 'd["ran_alone"] is False and d["scheduler"] in ("static", "refined")'
     else
-        # Predicted (no rounds) or measured (no round faster, or the best all on it).
+        # Predicted (no rounds), or measured: no round beat the fastest device alone (it
+        # is the one run), or the best round gave one device (the one run) all the work.
         check 'd["ran_alone"] is True and d["decision"].startswith("alone: ")'
-        check "d['decision'] == 'alone: predicted' or d['fastest_alone']['$key'] < min(r['$key'] for r in d['refine']['rounds']) or $all_on_fastest is not False"
+        check "d['decision'] == 'alone: predicted' or ($fastest < $best['$key'] and d['fastest_alone']['$key'] == $fastest) or ($holders == 1 and $best['shares'][[x['index'] for x in d['devices']].index(d['fastest_alone']['device'])] == 1)"
         [ "$(count_splits alone)" -eq $((a + 1)) ] || fail "ran alone, but no split stored as alone"
         sched=$(python3 - "$db" "$tmp/out" <<'PY'
 import json, sqlite3, sys
