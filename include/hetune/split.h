@@ -561,6 +561,11 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
  * out of range. */
 int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
 
+/* Gives every device back the time model given to ht_coexec_create and forgets the slices
+ * ht_coexec_refine measured; the scheduler stays. Plans made after it (ht_coexec_set_factors:
+ * a sweep after a refinement) take their theoretical times from the tuned times again. */
+void ht_coexec_reset_models(struct ht_coexec *cx);
+
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
     double split_s;          /* the predicted wall time of the co-execution */

@@ -409,15 +409,9 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
         if (rc != HT_OK)
             goto cleanup;
         step_done(r, "refined");
-        /* A refined round left its fitted models in cx, and the sweep's plans would be
-         * made from them: the sweep gets a co-execution of the tuned times again. */
-        if (rf.nrounds > 1 && step > 0 && r->n == 2) {
-            ht_coexec_free(cx);
-            cx = NULL;
-            rc = ht_coexec_create(r->spec, cdevs, r->n, copts, &cx, err);
-            if (rc != HT_OK)
-                goto cleanup;
-        }
+        /* A refined round left its fitted models in cx: the sweep's plans (and their
+         * theoretical times) come from the tuned times. */
+        ht_coexec_reset_models(cx);
     }
     if (step > 0 && r->n == 2 && is_static)
         rc = sweep(r, cx, step, out, verify_failed, err);

@@ -870,17 +870,9 @@ int cmd_split(int argc, char **argv)
 
     if (sweep > 0) {
         int verify_failed = 0;
-        /* A refined round left its fitted models in cx, and the sweep's plans (and their
-         * theoretical times) would be made from them: the tuned times again. */
-        if (refine && rf.nrounds > 1) {
-            ht_coexec_free(cx);
-            cx = NULL;
-            rc = ht_coexec_create(spec, cdevs, n, &copts, &cx, &err);
-            if (rc != HT_OK) {
-                status = cli_fail("split", &err);
-                goto cleanup;
-            }
-        }
+        /* A refined round left its fitted models in cx: the sweep's plans (and their
+         * theoretical times) come from the tuned times. */
+        ht_coexec_reset_models(cx);
         npoints = cli_split_sweep_points(sweep);
         points = calloc(npoints, sizeof *points);
         if (!points) {

@@ -42,7 +42,8 @@ struct cxdev {
     size_t index;
     const struct ht_device_info *dev;
     int64_t *config;
-    double time_s, overhead_s;
+    double time_s, overhead_s;  /* the model: as given, until ht_coexec_refine */
+    double given_time_s, given_overhead_s; /* as given to ht_coexec_create */
     double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
                                    its share and kernel time; 0 when none */
     struct ht_session *session; /* context, queue, binary cache */
@@ -388,8 +389,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
         d->cx = cx;
         d->index = i;
         d->dev = devs[i].dev;
-        d->time_s = devs[i].time_s;
-        d->overhead_s = devs[i].overhead_s;
+        d->time_s = d->given_time_s = devs[i].time_s;
+        d->overhead_s = d->given_overhead_s = devs[i].overhead_s;
         d->config = malloc((spec->space.nparams ? spec->space.nparams : 1) * sizeof *d->config);
         if (!d->config) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -473,6 +474,16 @@ int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht
     cx->sched = s;
     snprintf(cx->sched_name, sizeof cx->sched_name, "static");
     return HT_OK;
+}
+
+void ht_coexec_reset_models(struct ht_coexec *cx)
+{
+    for (size_t i = 0; i < cx->n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        d->time_s = d->given_time_s;
+        d->overhead_s = d->given_overhead_s;
+        d->seen_f = d->seen_k = 0;
+    }
 }
 
 int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
