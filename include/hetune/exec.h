@@ -30,7 +30,32 @@
 extern "C" {
 #endif
 
+/* The data path: how a device's buffers meet host memory (DESIGN.md, "Moving data").
+ * Tuning (ht_session_eval) and co-execution (split.h) use the same path, so that a tuned
+ * time is a time the runtime will see. */
+enum ht_data_path {
+    HT_PATH_AUTO = 0,  /* in place on CPU and host-unified devices, pinned on the others */
+    HT_PATH_PAGEABLE,  /* plain host memory that the driver copies (hetune up to 0.1: the
+                          pageable rate, 5.8 GB/s host to H100) */
+    HT_PATH_PINNED,    /* host data in pinned memory (a CL_MEM_ALLOC_HOST_PTR buffer of the
+                          device's context, mapped) copied by DMA (54 GB/s host to H100) */
+    HT_PATH_INPLACE    /* the device works on page-aligned host memory in place
+                          (CL_MEM_USE_HOST_PTR); outputs are mapped, not copied */
+};
+
+/* The path's name: "auto", "pageable", "pinned" or "inplace" (NULL for no path). */
+const char *ht_data_path_name(enum ht_data_path path);
+
+/* Sets *path from its name. HT_EINVAL for any other string. */
+int ht_data_path_parse(const char *name, enum ht_data_path *path);
+
+/* The path a device takes when path is asked for: HT_PATH_AUTO becomes HT_PATH_INPLACE on
+ * a device with dev->host_unified (CPUs) and HT_PATH_PINNED on the others; the others are
+ * taken as they are. */
+enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
+
 struct ht_exec_opts {
+    enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
     int no_cache;           /* 1: neither read nor write the binary cache */
     const char *cache_dir;  /* NULL: $HETUNE_CACHE_DIR, else $XDG_CACHE_HOME/hetune,
                                else $HOME/.cache/hetune */
@@ -120,6 +145,28 @@ void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double facto
  * its outputs back (it passed, or failed only verification) as raw little-endian
  * DIR/<name>.bin, creating DIR when missing. Returns HT_EINVAL when there is none, HT_EIO. */
 int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err);
+
+/* What hetune's data path achieves between the host and one device
+ * (`hetune devices --bandwidth`), beside the ceiling: a plain OpenCL copy between a
+ * pinned host buffer and device memory. Rates are bytes per second, the best of the
+ * repeats; 0 when not measured. For HT_PATH_INPLACE the path's rates are those of mapping
+ * and unmapping the host memory the device works on (nothing is copied: they are large). */
+struct ht_bandwidth {
+    enum ht_data_path path;   /* the path measured (resolved, never HT_PATH_AUTO) */
+    uint64_t bytes;           /* bytes per transfer */
+    unsigned repeats;         /* transfers timed each way */
+    double h2d_Bps, d2h_Bps;  /* hetune's data path, host to device and back */
+    double pinned_h2d_Bps, pinned_d2h_Bps;     /* the ceiling: from and to pinned memory */
+    double pageable_h2d_Bps, pageable_d2h_Bps; /* from and to plain malloc memory */
+};
+
+/* Measures dev's link with transfers of bytes (0: 64 MiB, clamped to a quarter of the
+ * device's max_mem_alloc_size), each way repeats times (0: 5) after one untimed transfer,
+ * through the path opts->data_path resolves to for dev (opts NULL: auto). Fills *out.
+ * HT_ECL (the OpenCL error's name in err), HT_ENOMEM. */
+int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_opts *opts,
+                         uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
+                         struct ht_error *err);
 
 /* The binary cache folder that opts selects, written into buf. */
 void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);

@@ -56,6 +56,8 @@ struct ht_device_info {
     uint64_t max_work_item_sizes[3]; /* dimensions beyond max_work_item_dims hold 1 */
     uint64_t local_mem_size, global_mem_size, max_mem_alloc_size;
     int profiling;              /* CL_QUEUE_PROFILING_ENABLE is supported */
+    int host_unified;           /* CL_DEVICE_HOST_UNIFIED_MEMORY: the device shares the host's
+                                   memory (integrated GPUs); CPU devices always do */
     uint32_t ordinal;           /* how many devices before this one share its platform, name
                                    and driver version: 0, or 1 for the second of two
                                    identical GPUs; keeps them apart in the results database */

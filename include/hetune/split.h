@@ -405,8 +405,13 @@ struct ht_coexec_opts {
     unsigned keep_best;      /* 0: the spec's timing.keep_best */
     unsigned warmup;         /* untimed co-executions first (drivers that compile at the
                                 first launch); default 1 */
-    struct ht_exec_opts exec;/* binary cache and Eq. 3 rule of the configuration check;
-                                no_verify makes ht_coexec_verify do nothing */
+    struct ht_exec_opts exec;/* binary cache, data path and Eq. 3 rule of the configuration
+                                check; no_verify makes ht_coexec_verify do nothing */
+    uint64_t piece_bytes;    /* devices that are copied to (HT_PATH_PINNED, _PAGEABLE): a
+                                chunk is moved and launched in pieces of whole work-groups
+                                of about this many bytes of sliced inputs and outputs, on
+                                two queues, so that uploads, kernels and downloads overlap;
+                                0: 32 MiB; UINT64_MAX: one piece per chunk */
 };
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
@@ -519,6 +524,38 @@ int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error 
  * the next run or free) and element count; NULL when arg is not a written buffer or
  * nothing ran yet. */
 const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+
+/* Binds the caller's host array to buffer argument arg (an index into spec->args) for
+ * the next ht_coexec_launch calls: read and readwrite buffers are read from data, write
+ * and readwrite buffers are written into it (each element by its owner only). data must
+ * hold exactly the buffer's bytes (its shape times its type's size) and stays the
+ * caller's; it must live until it is unbound (bound again, or the co-execution freed).
+ * Devices that work in place (HT_PATH_INPLACE) wrap data itself (page-aligned memory, as
+ * ht_coexec_alloc gives, avoids a copy inside the driver); the others copy from and to it
+ * (at the pinned rate when data comes from ht_coexec_alloc, else at the pageable rate). Binding the pointer already bound does nothing. Errors, with nothing
+ * changed: HT_EINVAL when arg is not a buffer argument (err->field "args[arg]"), when
+ * bytes differ from the buffer's (the message gives both), or when data is NULL; a
+ * readwrite buffer with a halo along the split dimension (its slices would read what
+ * another device writes) is HT_ESPEC; HT_ECL, HT_ENOMEM. */
+int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
+                   struct ht_error *err);
+
+/* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
+ * the context of its first device that is copied to (a GPU's DMA reads and writes it at
+ * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
+ * freed by ht_coexec_free_host or ht_coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
+void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
+
+/* Frees memory of ht_coexec_alloc (unbinding it first where it is bound); NULL and memory
+ * cx did not give are ignored. */
+void ht_coexec_free_host(struct ht_coexec *cx, void *data);
+
+/* One co-execution on the bound arrays (every buffer argument that is not temp must be
+ * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
+ * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
+ * it is filled as by ht_coexec_run with one run (free it with ht_coexec_result_destroy).
+ * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
+int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
 
 /* A device measured alone, with ht_coexec_run on a one-device co-execution (the same wall
  * clock as a split): its kernel-only time, its transfers and its whole wall time. */

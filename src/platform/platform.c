@@ -148,6 +148,15 @@ static int fill_device(struct ht_device_info *d, cl_device_id dev, struct ht_err
     d->global_mem_size = global;
     d->max_mem_alloc_size = alloc;
     d->profiling = (qprops & CL_QUEUE_PROFILING_ENABLE) != 0;
+    {
+        cl_bool unified = CL_FALSE;
+        /* Deprecated in OpenCL 2.0 but still answered; a device that does not answer is
+         * taken to have its own memory. */
+        if (clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) !=
+            CL_SUCCESS)
+            unified = CL_FALSE;
+        d->host_unified = d->is_cpu || unified == CL_TRUE;
+    }
 
 cleanup:
     free(items);
