@@ -14,6 +14,8 @@
 #include "hetune/split.h"
 #include "hetune/tune.h"
 #include "hetune/report.h"
+#include "hetune/workflow.h"
+#include "hetune/runtime.h"
 
 #define HETUNE_VERSION "0.1.0"
 

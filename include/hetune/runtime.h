@@ -1,0 +1,173 @@
+/* hetune — the library as a runtime for applications: a program co-executes the kernel of
+ * a spec on its own host arrays, with each device's tuned configuration and the split plan
+ * from the results database.
+ *
+ *     struct ht_runtime_opts o;
+ *     struct ht_runtime *rt;
+ *     struct ht_error err;
+ *     ht_runtime_opts_init(&o);
+ *     o.db = "hetune.db";
+ *     o.tune_missing = 1;
+ *     if (ht_runtime_open("vecadd/spec.json", sizes, 1, &o, &rt, &err) != HT_OK) ...
+ *     float *a = ht_runtime_alloc(rt, bytes, &err), ...;   (or the program's own arrays)
+ *     ht_runtime_bind(rt, "a", a, bytes, &err); ...
+ *     for (...) { fill b and c; ht_runtime_launch(rt, &err); use a; }
+ *     ht_runtime_close(rt);
+ *
+ * Open once, launch many times. ht_runtime_open does everything that costs: it loads the
+ * spec, finds the devices, reads each device's best configuration from the database
+ * (tuning it first when the caller allows it), decides between splitting and the fastest
+ * device alone, opens the contexts, builds the programs (through the binary cache) and
+ * makes the buffers and the plan. A launch only moves the caller's data and runs the
+ * kernels: inputs are read from the bound arrays, outputs land in them, each element
+ * written by the one device that owns it.
+ *
+ * The decision (mode HT_RUNTIME_AUTO, more than one device): every device runs the whole
+ * problem alone a few times (measure_repeats) with the co-execution's own wall clock, and
+ * ht_coexec_estimate (split.h) predicts the co-execution's wall time from those
+ * measurements and the paper's plan (Eq. 4-9 over the tuned times): its kernel time scaled
+ * by each device's slice, its transfers by the bytes the slice moves, its launch overhead.
+ * When the prediction is not below the fastest device's wall time alone, that device runs
+ * alone. info->decision says which, in words.
+ *
+ * Errors are checked before anything runs: an argument the spec does not have, a scalar
+ * bound as an array, an array of the wrong size, an argument left unbound: the call fails
+ * naming the argument, and nothing is written into the caller's arrays. A device named in
+ * opts.devices that is not there (gone, or never was) fails ht_runtime_open naming it.
+ */
+#ifndef HETUNE_RUNTIME_H
+#define HETUNE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+#include "hetune/exec.h"
+#include "hetune/platform.h"
+#include "hetune/spec.h"
+#include "hetune/split.h"
+#include "hetune/store.h"
+#include "hetune/workflow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Whether the runtime splits. */
+enum ht_runtime_mode {
+    HT_RUNTIME_AUTO = 0, /* split when predicted to pay (see above), else the fastest alone */
+    HT_RUNTIME_SPLIT,    /* always split over every device given (no measurement) */
+    HT_RUNTIME_ALONE     /* the fastest device by its tuned time, alone (no measurement) */
+};
+
+struct ht_runtime_opts {
+    const char *db;          /* the results database; NULL: HT_STORE_DEFAULT_PATH */
+    const char *devices;     /* "D,D,...": each an index from `hetune devices` or a unique
+                                part of "<platform> <name>" (a device named twice gets two
+                                contexts); NULL or "all": every device */
+    int tune_missing;        /* 1: a device with no tuned configuration of this problem is
+                                tuned first (stored in db); 0: that is an error */
+    const char *strategy;    /* the search strategy when tuning; NULL: "exhaustive" */
+    size_t budget;           /* at most this many evaluations per device when tuning; 0:
+                                no limit */
+    unsigned dim;            /* the NDRange dimension split; default 0 */
+    enum ht_runtime_mode mode;
+    unsigned measure_repeats;/* timed runs of each device alone for the decision; 0: 3 */
+    enum ht_split_residue residue; /* the plan's residue rule (default Eq. 9's) */
+    struct ht_exec_opts exec;/* binary cache, data path, verification while tuning, Eq. 3 */
+};
+
+/* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO. */
+void ht_runtime_opts_init(struct ht_runtime_opts *opts);
+
+/* One device the runtime knows. */
+struct ht_runtime_device {
+    const struct ht_device_info *dev; /* borrowed from the runtime; lives as long as it */
+    char config[HT_STORE_CONFIG_MAX]; /* its tuned configuration, "WG=64,EPT=2" */
+    double tuned_s;          /* its tuned kernel time for the whole problem */
+    int tuned_now;           /* 1: ht_runtime_open tuned it */
+    double alone_s;          /* its wall time alone as measured by ht_runtime_open (the
+                                decision), -1 when not measured */
+    int used;                /* 1: it takes part in launches */
+    double share;            /* the planned share of the work it owns (0 when not used) */
+    double kernel_s;         /* the last launch: its kernel time (0 before any) */
+    double transfer_s;       /* the last launch: its transfers */
+};
+
+/* What a runtime is doing. Borrowed from the runtime (ht_runtime_info). */
+struct ht_runtime_info {
+    const char *spec;        /* the spec's name */
+    size_t ndevices;
+    const struct ht_runtime_device *devices; /* ndevices, in the order of opts.devices */
+    int split;               /* 1: launches co-execute over the used devices; 0: one device
+                                (devices[fastest]) runs alone */
+    size_t fastest;          /* the fastest device alone (measured, else by tuned time) */
+    double predicted_split_s;/* ht_coexec_estimate's wall time of the split; -1 unknown */
+    double predicted_alone_s;/* the fastest device's measured wall time alone; -1 unknown */
+    char decision[256];      /* why it splits or not, in words */
+    uint64_t launches;       /* launches so far */
+    double last_wall_s;      /* the last launch's wall time (transfers included); -1 */
+};
+
+struct ht_runtime; /* opaque */
+
+/* Opens a runtime for the spec at spec_path with the problem sizes overridden by
+ * sizes[0..nsizes) (as hetune's --size; NULL, 0: the spec's own). opts NULL: the
+ * defaults. *out is owned by the caller (ht_runtime_close). Errors, err filled, nothing
+ * left open: the spec's errors (ht_spec_load); HT_ESPEC for a pipeline spec or one that
+ * cannot be split along opts.dim; HT_EINVAL for a bad option; HT_ENOPLATFORM;
+ * HT_ENODEVICE naming a device of opts.devices that is not there; HT_ENOTFOUND naming a
+ * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
+ * none that verified even after tuning; HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
+ * that fails while measured); HT_ENOMEM. */
+int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
+                    size_t nsizes, const struct ht_runtime_opts *opts,
+                    struct ht_runtime **out, struct ht_error *err);
+
+/* Closes a runtime: frees its contexts, programs, buffers and every array of
+ * ht_runtime_alloc. NULL is fine. The caller's own arrays stay the caller's. */
+void ht_runtime_close(struct ht_runtime *rt);
+
+/* The bytes buffer argument name must be bound with (its shape times its type's size).
+ * HT_EINVAL naming it when the spec has no such argument or it is a scalar. */
+int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *bytes,
+                         struct ht_error *err);
+
+/* Host memory the data path likes (ht_coexec_alloc): pinned for a device that is copied
+ * to (a GPU reads it at the bus's speed), page-aligned in any case (a CPU device uses it
+ * in place). Owned by rt: freed by ht_runtime_free_host or ht_runtime_close. NULL with
+ * err filled (HT_ECL, HT_ENOMEM, HT_EINVAL for 0 bytes). */
+void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err);
+
+/* Frees memory of ht_runtime_alloc (unbinding it where it is bound). NULL and memory that
+ * rt did not give are ignored. */
+void ht_runtime_free_host(struct ht_runtime *rt, void *data);
+
+/* Binds the caller's array data (bytes long, which must be ht_runtime_arg_bytes) to the
+ * buffer argument called name: launches read inputs from it and write outputs into it.
+ * data stays the caller's and must live until it is bound again or rt is closed. Errors,
+ * nothing changed: HT_EINVAL naming the argument when the spec has none of that name
+ * (err lists its buffers), it is a scalar or a temp buffer, bytes is not its size (err
+ * gives both) or data is NULL; the co-execution's errors (ht_coexec_bind). */
+int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
+                    struct ht_error *err);
+
+/* Runs the kernel once over the whole problem on the bound arrays, with the plan made at
+ * open: the outputs are in the bound arrays when it returns. Every buffer argument must
+ * be bound (HT_EINVAL naming the first that is not, before anything runs). Errors:
+ * HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
+int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err);
+
+/* What the runtime decided and measured (see struct ht_runtime_info). Borrowed: valid
+ * until the next launch or close. */
+const struct ht_runtime_info *ht_runtime_info(const struct ht_runtime *rt);
+
+/* The last launch's full result (each device's chunks, kernel and transfer times; see
+ * ht_coexec_result), NULL before the first launch. Borrowed: valid until the next launch
+ * or close. */
+const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

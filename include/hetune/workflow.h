@@ -1,0 +1,146 @@
+/* hetune — the workflow around a co-execution: each device's best configuration from the
+ * results database (tuning it first when allowed), each device measured alone with the
+ * co-execution's own clock, the split-or-alone decision, the refinement rounds, the
+ * split-point sweep and storing a split. `hetune split`, `hetune run` and the runtime
+ * (runtime.h) are built on these functions; none of them prints.
+ */
+#ifndef HETUNE_WORKFLOW_H
+#define HETUNE_WORKFLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/error.h"
+#include "hetune/platform.h"
+#include "hetune/spec.h"
+#include "hetune/split.h"
+#include "hetune/store.h"
+#include "hetune/tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One device of a co-execution with what the database and a measurement know of it. */
+struct ht_workflow_device {
+    const struct ht_device_info *dev; /* borrowed from the caller's platform */
+    int64_t device_id;                /* its row in the results database */
+    int64_t config[HT_STORE_MAX_PARAMS]; /* its best configuration, in parameter order */
+    char config_text[HT_STORE_CONFIG_MAX]; /* its canonical text, "WG=64,EPT=2" */
+    double tuned_s;                   /* the database's best time */
+    int tuned_now;                    /* 1: tuned by ht_workflow_best itself */
+    struct ht_coexec_alone alone;     /* measured alone (ht_workflow_alone); 0 before */
+};
+
+/* Called by ht_workflow_best just before it tunes a device the database has no
+ * configuration of (so that a command can say so); dev and db are borrowed for the call. */
+typedef void (*ht_workflow_tune_fn)(const struct ht_device_info *dev, const char *db,
+                                    const char *strategy, void *user);
+
+/* How ht_workflow_best finds a configuration. Zero-initialized: no tuning. */
+struct ht_workflow_best_opts {
+    int tune_missing;                 /* 1: tune a device with none first (topts) */
+    const struct ht_tune_opts *topts; /* NULL: ht_tune_opts_init's defaults */
+    int unverified;                   /* 1: unverified evaluations compete too (a spec
+                                         with no reference, or verification off) */
+    ht_workflow_tune_fn on_tune;      /* NULL: nobody is told */
+    void *user;
+};
+
+/* Reads the best configuration of d->dev (set by the caller) for problem_id from store
+ * into d (device_id, config, config_text, tuned_s). When the database has none and
+ * opts->tune_missing, tunes the device first (ht_tune_device, storing every evaluation)
+ * and sets d->tuned_now. Errors, err filled: HT_ENOTFOUND when there is still none (err
+ * names the device and says what to run, or that nothing verified even after tuning);
+ * HT_EDB (also when the stored best lacks the spec's parameters), HT_EINVAL (more
+ * parameters than HT_STORE_MAX_PARAMS), the tuner's errors, HT_ENOMEM. */
+int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                     const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
+                     struct ht_error *err);
+
+/* Runs d alone at its configuration with the co-execution's wall clock (base's options,
+ * the static scheduler) and fills d->alone. On success *cx (ht_coexec_free) and *res
+ * (ht_coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
+ * the caller's to destroy. Errors as ht_coexec_create and ht_coexec_run. */
+int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                      const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                      struct ht_coexec_result *res, struct ht_error *err);
+
+/* Stores the co-execution res of devs[0..n) (all borrowed) as a split of problem_id and
+ * sets *id. plan is the co-execution's plan, NULL when it has none: then each device's
+ * optimal factor is stored as no_plan_factor. When ran_alone, res is devs[fastest] alone,
+ * stored as scheduler "alone" with no theoretical time. Errors as ht_store_put_split;
+ * HT_ENOMEM. */
+int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
+                            const struct ht_workflow_device *devs, size_t n, size_t fastest,
+                            const struct ht_coexec_result *res,
+                            const struct ht_split_plan *plan, int ran_alone,
+                            double no_plan_factor, int64_t *id, struct ht_error *err);
+
+/* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
+int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                          struct ht_error *err);
+
+/* Copies result src into *dst (devices allocated: ht_coexec_result_destroy). HT_ENOMEM. */
+int ht_workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
+                            struct ht_error *err);
+
+/* Called when a run of a refinement or a sweep fails verification (err borrowed for the
+ * call): the run is kept, and the caller is told. */
+typedef void (*ht_workflow_verify_fn)(const struct ht_error *err, void *user);
+
+/* The rounds of a refinement (hetune split --refine, hetune run --refine). Owned arrays:
+ * ht_workflow_refine_free. */
+struct ht_workflow_refine {
+    size_t n;                   /* devices */
+    size_t nrounds;             /* rounds run, round 0 (the paper's plan) included */
+    enum ht_refine_target target; /* what is balanced, and what "best" means: the wall
+                                     time, or the kernel-only time */
+    size_t best;                /* the round with the shortest time (of the target) */
+    size_t best_refined;        /* the best round after round 0; 0 when none ran */
+    int converged;              /* the last refinement left the plan as it was */
+    double *factors;            /* nrounds x n: the shares (owned ranges / G) */
+    double *times, *overheads;  /* nrounds x n: the models the round was planned by */
+    double *model_s, *wall_s, *kernel_s; /* per round */
+    int *verified;              /* per round: 1, 0, -1 */
+    struct ht_coexec_result best_res;  /* round best_refined's result (when > 0), its
+                                          scheduler "refined" and its theoretical time
+                                          round 0's (Algorithm 1 with the tuned times) */
+    struct ht_split_plan best_plan;    /* its plan */
+};
+
+/* Refines the static co-execution cx after its first run *first (of the paper's plan, as
+ * round 0): up to rounds times ht_coexec_refine, then a run verified against device ref
+ * alone, until the plan no longer changes. A round that fails verification is kept and
+ * reported through on_verify (may be NULL). Fills *out (ht_workflow_refine_free, also on
+ * error). Errors as ht_coexec_refine, ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
+int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                           const struct ht_coexec_result *first, size_t ref, unsigned rounds,
+                           enum ht_refine_target target, ht_workflow_verify_fn on_verify,
+                           void *user, struct ht_workflow_refine *out, struct ht_error *err);
+
+/* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
+ * target time (alone[0..r->n)), when it beat every round; else the one device the best
+ * round gave all the work (the co-execution then only adds its overheads). */
+size_t ht_workflow_refine_alone(const struct ht_workflow_refine *r,
+                                const struct ht_coexec_alone *alone);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht_workflow_refine_free(struct ht_workflow_refine *r);
+
+/* The number of split points of a sweep by step (in (0, 1]): 0, step, 2 step, ..., and 1. */
+size_t ht_workflow_sweep_points(double step);
+
+/* Runs point k of the sweep by step on the two-device co-execution cx (device 0's factor
+ * min(k·step, 1)), verifies it against device ref alone and stores it as *pt of split
+ * split_id. A point that fails verification is reported through on_verify (may be NULL)
+ * and stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
+int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t ref,
+                            struct ht_store *store, int64_t split_id,
+                            ht_workflow_verify_fn on_verify, void *user,
+                            struct ht_stored_sweep_point *pt, struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,490 @@
+/* The runtime for applications (runtime.h): open once, bind the caller's arrays, launch
+ * many times on the co-execution of split.h. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hetune/runtime.h"
+#include "hetune/expr.h"
+#include "hetune/space.h"
+#include "hetune/tune.h"
+
+struct ht_runtime {
+    struct ht_spec *spec;
+    struct ht_platform *plat;
+    size_t n;
+    struct ht_workflow_device *wd;    /* n */
+    struct ht_runtime_device *devs;   /* n */
+    struct ht_coexec *cx;             /* what launches: all used devices, or one alone */
+    size_t *cx_dev;                   /* cx's device k is devs[cx_dev[k]] */
+    size_t ncx;
+    size_t *arg_bytes;                /* per spec argument: its bytes (0 for scalars) */
+    void **bound;                     /* per spec argument: the caller's array, or NULL */
+    struct ht_coexec_result last;
+    int have_last;
+    struct ht_runtime_info info;
+};
+
+void ht_runtime_opts_init(struct ht_runtime_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->db = NULL;
+    opts->mode = HT_RUNTIME_AUTO;
+    ht_exec_opts_init(&opts->exec);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Resolves opts->devices into rt->n devices of rt->plat (rt->wd allocated). */
+static int resolve_devices(struct ht_runtime *rt, const char *list, struct ht_error *err)
+{
+    size_t cap = 0;
+    char *copy = NULL, *save = NULL, *tok;
+    int rc = HT_OK;
+
+    if (!list || !strcmp(list, "all")) {
+        rt->n = rt->plat->count;
+        rt->wd = calloc(rt->n, sizeof *rt->wd);
+        if (!rt->wd)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; i < rt->n; i++)
+            rt->wd[i].dev = &rt->plat->devices[i];
+        return HT_OK;
+    }
+    copy = strdup(list);
+    if (!copy)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    cap += 1;
+    rt->wd = calloc(cap, sizeof *rt->wd);
+    if (!rt->wd) {
+        free(copy);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        size_t idx;
+        rc = ht_platform_find(rt->plat, tok, &idx, err);
+        if (rc != HT_OK)
+            break;
+        rt->wd[rt->n++].dev = &rt->plat->devices[idx];
+    }
+    if (rc == HT_OK && rt->n == 0)
+        rc = ht_error_set(err, HT_EINVAL, "no device in the list '%s'", list);
+    free(copy);
+    return rc;
+}
+
+/* Each buffer argument's bytes at the configuration of device d (the co-execution
+ * refuses configurations whose shapes differ). */
+static int arg_sizes(struct ht_runtime *rt, const struct ht_workflow_device *d,
+                     struct ht_error *err)
+{
+    const struct ht_spec *spec = rt->spec;
+    int64_t *vars = calloc(spec->space.names.count, sizeof *vars);
+
+    if (!vars)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_space_vars(&spec->space, d->dev, d->config, vars);
+    for (size_t a = 0; a < spec->nargs; a++) {
+        const struct ht_arg *arg = &spec->args[a];
+        uint64_t elems = 1;
+        if (!arg->is_buffer)
+            continue;
+        for (unsigned x = 0; x < arg->naxes; x++) {
+            int64_t v = 0;
+            if (ht_expr_eval(arg->shape[x], vars, &v) != HT_OK || v <= 0) {
+                free(vars);
+                return ht_error_set(err, HT_ESPEC, "argument '%s': axis %u of its shape does "
+                                    "not evaluate to a positive size", arg->name, x);
+            }
+            elems *= (uint64_t)v;
+        }
+        rt->arg_bytes[a] = (size_t)elems * ht_type_size(arg->type);
+    }
+    free(vars);
+    return HT_OK;
+}
+
+/* Makes rt->cx over the devices devs[idx[0..k)) (their configurations and tuned times). */
+static int make_cx(struct ht_runtime *rt, const size_t *idx, size_t k,
+                   const struct ht_coexec_opts *copts, struct ht_error *err)
+{
+    struct ht_coexec_device *cd = calloc(k, sizeof *cd);
+    int rc;
+
+    rt->cx_dev = calloc(k, sizeof *rt->cx_dev);
+    if (!cd || !rt->cx_dev) {
+        free(cd);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++) {
+        const struct ht_workflow_device *d = &rt->wd[idx[i]];
+        cd[i].dev = d->dev;
+        cd[i].config = d->config;
+        cd[i].time_s = d->tuned_s;
+        rt->cx_dev[i] = idx[i];
+    }
+    rt->ncx = k;
+    rc = ht_coexec_create(rt->spec, cd, k, copts, &rt->cx, err);
+    free(cd);
+    return rc;
+}
+
+/* Fills the devices' used flags and planned shares from rt->cx. */
+static void note_plan(struct ht_runtime *rt)
+{
+    const struct ht_split_plan *plan = ht_coexec_plan(rt->cx);
+
+    for (size_t k = 0; k < rt->ncx; k++) {
+        struct ht_runtime_device *d = &rt->devs[rt->cx_dev[k]];
+        d->share = rt->ncx == 1 ? 1.0 : plan ? plan->slices[k].adjusted_factor : 0;
+        d->used = rt->ncx == 1 || d->share > 0;
+    }
+}
+
+/* The decision between splitting over every device and the fastest alone, and rt->cx. */
+static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
+                  const struct ht_coexec_opts *copts, struct ht_error *err)
+{
+    struct ht_runtime_info *info = &rt->info;
+    struct ht_coexec **alone_cx = NULL;
+    struct ht_coexec_result *alone_res = NULL;
+    struct ht_coexec_alone *alone = NULL;
+    struct ht_coexec_estimate est;
+    struct ht_coexec_opts mo = *copts;
+    size_t *all = NULL, fastest = 0;
+    int rc = HT_OK;
+
+    for (size_t i = 1; i < rt->n; i++)
+        if (rt->wd[i].tuned_s < rt->wd[fastest].tuned_s)
+            fastest = i;
+    info->fastest = fastest;
+    if (rt->n == 1 || opts->mode == HT_RUNTIME_ALONE) {
+        snprintf(info->decision, sizeof info->decision,
+                 rt->n == 1 ? "one device: nothing to split"
+                            : "alone as asked: device %zu has the shortest tuned time",
+                 rt->wd[fastest].dev->index);
+        return make_cx(rt, &fastest, 1, copts, err);
+    }
+    all = calloc(rt->n, sizeof *all);
+    if (!all)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < rt->n; i++)
+        all[i] = i;
+    if (opts->mode == HT_RUNTIME_SPLIT) {
+        snprintf(info->decision, sizeof info->decision, "split as asked, over %zu devices",
+                 rt->n);
+        rc = make_cx(rt, all, rt->n, copts, err);
+        free(all);
+        return rc;
+    }
+
+    /* Measure every device alone with the co-execution's clock, then predict. */
+    mo.repeats = opts->measure_repeats ? opts->measure_repeats : 3;
+    mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
+    alone_cx = calloc(rt->n, sizeof *alone_cx);
+    alone_res = calloc(rt->n, sizeof *alone_res);
+    alone = calloc(rt->n, sizeof *alone);
+    if (!alone_cx || !alone_res || !alone) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; rc == HT_OK && i < rt->n; i++) {
+        rc = ht_workflow_alone(rt->spec, &rt->wd[i], &mo, &alone_cx[i], &alone_res[i], err);
+        if (rc == HT_OK) {
+            alone[i] = rt->wd[i].alone;
+            rt->devs[i].alone_s = alone[i].wall_s;
+        }
+    }
+    if (rc != HT_OK)
+        goto done;
+    rc = make_cx(rt, all, rt->n, copts, err);
+    if (rc != HT_OK)
+        goto done;
+    rc = ht_coexec_estimate(rt->cx, alone, &est, err);
+    if (rc != HT_OK)
+        goto done;
+    info->fastest = fastest = est.fastest;
+    info->predicted_split_s = est.split_s;
+    info->predicted_alone_s = est.alone_s;
+    if (est.worth_it) {
+        snprintf(info->decision, sizeof info->decision,
+                 "split over %zu devices: predicted %.6g s, device %zu alone %.6g s", rt->n,
+                 est.split_s, rt->wd[fastest].dev->index, est.alone_s);
+    } else {
+        snprintf(info->decision, sizeof info->decision,
+                 "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
+                 "alone (%.6g s)",
+                 rt->wd[fastest].dev->index, est.split_s, est.alone_s);
+        /* Its co-execution alone is ready: keep it, free the split. */
+        ht_coexec_free(rt->cx);
+        rt->cx = alone_cx[fastest];
+        alone_cx[fastest] = NULL;
+        rt->cx_dev[0] = fastest;
+        rt->ncx = 1;
+    }
+done:
+    for (size_t i = 0; alone_cx && i < rt->n; i++)
+        ht_coexec_free(alone_cx[i]);
+    for (size_t i = 0; alone_res && i < rt->n; i++)
+        ht_coexec_result_destroy(&alone_res[i]);
+    free(alone_cx);
+    free(alone_res);
+    free(alone);
+    free(all);
+    return rc;
+}
+
+int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
+                    size_t nsizes, const struct ht_runtime_opts *opts,
+                    struct ht_runtime **out, struct ht_error *err)
+{
+    struct ht_runtime_opts defaults;
+    struct ht_runtime *rt;
+    struct ht_store *store = NULL;
+    struct ht_tune_opts topts;
+    struct ht_workflow_best_opts bo;
+    struct ht_coexec_opts copts;
+    int64_t kernel_id = 0, problem_id = 0;
+    int rc;
+
+    *out = NULL;
+    if (!opts) {
+        ht_runtime_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (!spec_path)
+        return ht_error_set(err, HT_EINVAL, "no spec given");
+    if (opts->mode > HT_RUNTIME_ALONE)
+        return ht_error_set(err, HT_EINVAL, "unknown runtime mode %d", (int)opts->mode);
+    rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
+
+    rc = ht_spec_load(spec_path, sizes, nsizes, &rt->spec, err);
+    if (rc != HT_OK)
+        goto fail;
+    if (ht_spec_is_pipeline(rt->spec)) {
+        rc = ht_error_set(err, HT_ESPEC, "'%s' is a pipeline of %zu kernels: the runtime "
+                          "supports one kernel only", rt->spec->name, rt->spec->npipeline);
+        goto fail;
+    }
+    if (opts->dim >= rt->spec->space.ndims) {
+        rc = ht_error_set(err, HT_EINVAL, "dimension %u: the NDRange of '%s' has %u",
+                          opts->dim, rt->spec->name, rt->spec->space.ndims);
+        goto fail;
+    }
+    rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
+    rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);
+    if (!rt->arg_bytes || !rt->bound) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto fail;
+    }
+    rc = ht_platform_discover(&rt->plat, err);
+    if (rc == HT_OK)
+        rc = resolve_devices(rt, opts->devices, err);
+    if (rc != HT_OK)
+        goto fail;
+    rt->devs = calloc(rt->n, sizeof *rt->devs);
+    if (!rt->devs) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto fail;
+    }
+
+    /* Each device's best configuration, tuning first when allowed. */
+    ht_tune_opts_init(&topts);
+    topts.strategy = opts->strategy;
+    topts.budget = opts->budget;
+    topts.eq3 = opts->exec.eq3;
+    topts.exec = opts->exec;
+    memset(&bo, 0, sizeof bo);
+    bo.tune_missing = opts->tune_missing;
+    bo.topts = &topts;
+    bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
+    rc = ht_store_open(opts->db ? opts->db : HT_STORE_DEFAULT_PATH, &store, err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(store, rt->spec, &kernel_id, err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(store, kernel_id, rt->spec, &problem_id, err);
+    for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
+        rc = ht_workflow_best(rt->spec, store, problem_id, &bo, &rt->wd[i], err);
+    ht_store_close(store);
+    if (rc != HT_OK)
+        goto fail;
+    for (size_t i = 0; i < rt->n; i++) {
+        struct ht_runtime_device *d = &rt->devs[i];
+        d->dev = rt->wd[i].dev;
+        snprintf(d->config, sizeof d->config, "%s", rt->wd[i].config_text);
+        d->tuned_s = rt->wd[i].tuned_s;
+        d->tuned_now = rt->wd[i].tuned_now;
+        d->alone_s = -1;
+    }
+
+    ht_coexec_opts_init(&copts);
+    copts.dim = opts->dim;
+    copts.exec = opts->exec;
+    copts.sched.residue = opts->residue;
+    rc = decide(rt, opts, &copts, err);
+    if (rc != HT_OK)
+        goto fail;
+    note_plan(rt);
+    rc = arg_sizes(rt, &rt->wd[rt->cx_dev[0]], err);
+    if (rc != HT_OK)
+        goto fail;
+    rt->info.spec = rt->spec->name;
+    rt->info.ndevices = rt->n;
+    rt->info.devices = rt->devs;
+    rt->info.split = rt->ncx > 1;
+    *out = rt;
+    return HT_OK;
+fail:
+    ht_runtime_close(rt);
+    return rc;
+}
+
+void ht_runtime_close(struct ht_runtime *rt)
+{
+    if (!rt)
+        return;
+    if (rt->have_last)
+        ht_coexec_result_destroy(&rt->last);
+    ht_coexec_free(rt->cx);
+    free(rt->cx_dev);
+    free(rt->arg_bytes);
+    free(rt->bound);
+    free(rt->devs);
+    free(rt->wd);
+    ht_platform_free(rt->plat);
+    ht_spec_free(rt->spec);
+    free(rt);
+}
+
+/* The argument called name, or HT_EINVAL naming it and listing the buffers. */
+static int find_arg(const struct ht_runtime *rt, const char *name, size_t *arg,
+                    struct ht_error *err)
+{
+    const struct ht_spec *spec = rt->spec;
+    char list[512] = "";
+    size_t len = 0;
+
+    for (size_t a = 0; name && a < spec->nargs; a++) {
+        if (strcmp(spec->args[a].name, name))
+            continue;
+        if (!spec->args[a].is_buffer)
+            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a scalar: its value "
+                                "comes from the spec's sizes, it cannot be bound",
+                                name, spec->name);
+        if (spec->args[a].access == HT_ACCESS_TEMP)
+            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a temp buffer: it "
+                                "lives on the devices only", name, spec->name);
+        *arg = a;
+        return HT_OK;
+    }
+    for (size_t a = 0; a < spec->nargs && len < sizeof list; a++)
+        if (spec->args[a].is_buffer && spec->args[a].access != HT_ACCESS_TEMP)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    spec->args[a].name);
+    return ht_error_set(err, HT_EINVAL, "'%s' has no argument '%s'; its buffers are %s",
+                        spec->name, name ? name : "(null)", list);
+}
+
+int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *bytes,
+                         struct ht_error *err)
+{
+    size_t a;
+    int rc = find_arg(rt, name, &a, err);
+
+    if (rc == HT_OK)
+        *bytes = rt->arg_bytes[a];
+    return rc;
+}
+
+void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err)
+{
+    if (bytes == 0) {
+        ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
+        return NULL;
+    }
+    return ht_coexec_alloc(rt->cx, bytes, err);
+}
+
+void ht_runtime_free_host(struct ht_runtime *rt, void *data)
+{
+    if (!rt || !data)
+        return;
+    for (size_t a = 0; a < rt->spec->nargs; a++)
+        if (rt->bound[a] == data)
+            rt->bound[a] = NULL;
+    ht_coexec_free_host(rt->cx, data);
+}
+
+int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
+                    struct ht_error *err)
+{
+    size_t a;
+    int rc = find_arg(rt, name, &a, err);
+
+    if (rc != HT_OK)
+        return rc;
+    if (!data)
+        return ht_error_set(err, HT_EINVAL, "argument '%s': no array given (NULL)", name);
+    if (bytes != rt->arg_bytes[a])
+        return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' needs %zu bytes (%zu %s), "
+                            "not %zu", name, rt->spec->name, rt->arg_bytes[a],
+                            rt->arg_bytes[a] / ht_type_size(rt->spec->args[a].type),
+                            ht_type_name(rt->spec->args[a].type), bytes);
+    rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
+    if (rc == HT_OK)
+        rt->bound[a] = data;
+    return rc;
+}
+
+int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
+{
+    double t0;
+    int rc;
+
+    for (size_t a = 0; a < rt->spec->nargs; a++) {
+        const struct ht_arg *arg = &rt->spec->args[a];
+        if (arg->is_buffer && arg->access != HT_ACCESS_TEMP && !rt->bound[a])
+            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is not bound "
+                                "(ht_runtime_bind): nothing was launched", arg->name,
+                                rt->spec->name);
+    }
+    if (rt->have_last) {
+        ht_coexec_result_destroy(&rt->last);
+        rt->have_last = 0;
+    }
+    t0 = now_s();
+    rc = ht_coexec_launch(rt->cx, &rt->last, err);
+    if (rc != HT_OK)
+        return rc;
+    rt->have_last = 1;
+    rt->info.launches++;
+    rt->info.last_wall_s = rt->last.wall_s > 0 ? rt->last.wall_s : now_s() - t0;
+    for (size_t k = 0; k < rt->ncx && k < rt->last.ndevices; k++) {
+        struct ht_runtime_device *d = &rt->devs[rt->cx_dev[k]];
+        d->kernel_s = rt->last.devices[k].kernel_s;
+        d->transfer_s = rt->last.devices[k].write_s + rt->last.devices[k].read_s;
+    }
+    return HT_OK;
+}
+
+const struct ht_runtime_info *ht_runtime_info(const struct ht_runtime *rt)
+{
+    return &rt->info;
+}
+
+const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt)
+{
+    return rt->have_last ? &rt->last : NULL;
+}

@@ -1,0 +1,381 @@
+/* The workflow around a co-execution (workflow.h): best configurations, tune-if-missing,
+ * devices alone, storing splits, refinement rounds, sweeps. Moved here from the CLI. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/workflow.h"
+
+
+/* Reads the stored best of d into d, or HT_ENOTFOUND (err untouched by the store then). */
+static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                     int unverified, struct ht_workflow_device *d, struct ht_error *err)
+{
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    int rc;
+
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
+                    : ht_store_best(store, problem_id, d->device_id, ev, err);
+    if (rc == HT_OK && ev->nvalues != spec->space.nparams)
+        rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
+                          d->dev->index, ev->nvalues, spec->space.nparams);
+    if (rc == HT_OK) {
+        memcpy(d->config, ev->values, ev->nvalues * sizeof *ev->values);
+        snprintf(d->config_text, sizeof d->config_text, "%s", ev->config);
+        d->tuned_s = ev->seconds;
+    }
+    free(ev);
+    return rc;
+}
+
+int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                     const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
+                     struct ht_error *err)
+{
+    struct ht_workflow_best_opts none;
+    struct ht_tune_opts defaults;
+    const struct ht_tune_opts *topts;
+    struct ht_tune_result *tr;
+    int rc;
+
+    if (!opts) {
+        memset(&none, 0, sizeof none);
+        opts = &none;
+    }
+    ht_tune_opts_init(&defaults);
+    topts = opts->topts ? opts->topts : &defaults;
+    if (spec->space.nparams > HT_STORE_MAX_PARAMS)
+        return ht_error_set(err, HT_EINVAL, "the spec has more than %d parameters",
+                            HT_STORE_MAX_PARAMS);
+    d->tuned_now = 0;
+    rc = ht_store_device_id(store, d->dev, &d->device_id, err);
+    if (rc != HT_OK)
+        return rc;
+    rc = read_best(spec, store, problem_id, opts->unverified, d, err);
+    if (rc != HT_ENOTFOUND)
+        return rc;
+    if (!opts->tune_missing)
+        return ht_error_set(err, HT_ENOTFOUND,
+                            "device %zu (%s) has no tuned configuration of '%s' at these sizes "
+                            "in %s: run 'hetune tune %s --device %zu --db %s' with the same "
+                            "sizes first, or allow tuning",
+                            d->dev->index, d->dev->name, spec->name, ht_store_path(store),
+                            spec->path, d->dev->index, ht_store_path(store));
+    tr = calloc(1, sizeof *tr);
+    if (!tr)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (opts->on_tune)
+        opts->on_tune(d->dev, ht_store_path(store),
+                      topts->strategy ? topts->strategy : "exhaustive", opts->user);
+    rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
+    free(tr);
+    if (rc != HT_OK)
+        return rc;
+    d->tuned_now = 1;
+    rc = read_best(spec, store, problem_id, opts->unverified, d, err);
+    if (rc == HT_ENOTFOUND)
+        rc = ht_error_set(err, HT_ENOTFOUND,
+                          "device %zu (%s): no configuration ran and verified, even after "
+                          "tuning",
+                          d->dev->index, d->dev->name);
+    return rc;
+}
+
+int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                    const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                    struct ht_coexec_result *res, struct ht_error *err)
+{
+    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s, 0};
+    struct ht_coexec_opts o = *base;
+    int rc;
+
+    *cx = NULL;
+    o.scheduler = "static";
+    ht_split_sched_opts_init(&o.sched);
+    rc = ht_coexec_create(spec, &cd, 1, &o, cx, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(*cx, res, err);
+    if (rc != HT_OK) {
+        ht_coexec_free(*cx);
+        *cx = NULL;
+        return rc;
+    }
+    d->alone.kernel_s = res->devices[0].kernel_s;
+    d->alone.write_s = res->devices[0].write_s;
+    d->alone.read_s = res->devices[0].read_s;
+    d->alone.wall_s = res->wall_s;
+    return HT_OK;
+}
+
+int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
+                    const struct ht_workflow_device *devs, size_t n, size_t fastest,
+                    const struct ht_coexec_result *res, const struct ht_split_plan *plan,
+                    int ran_alone, double no_plan_factor, int64_t *id, struct ht_error *err)
+{
+    struct ht_stored_split sp;
+    struct ht_stored_split_device *sd;
+    int is_static = !strcmp(res->scheduler, "static") || !strcmp(res->scheduler, "refined");
+    int rc;
+
+    if (ran_alone)
+        n = 1;
+    sd = calloc(n, sizeof *sd);
+    if (!sd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_stored_split_init(&sp);
+    sp.problem_id = problem_id;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "%.31s", ran_alone ? "alone" : res->scheduler);
+    sp.dim = res->dim;
+    sp.global = res->global;
+    sp.theoretical_seconds = ran_alone ? -1 : res->theoretical_s;
+    sp.seconds = res->wall_s;
+    sp.min_seconds = res->wall_min_s;
+    sp.kernel_seconds = res->kernel_s;
+    sp.alone_seconds = devs[fastest].alone.wall_s;
+    sp.verified = res->verified;
+    if (res->verified >= 0) {
+        sp.max_abs_err = res->max_abs_err;
+        sp.max_rel_err = res->max_rel_err;
+    }
+    for (size_t i = 0; i < n; i++) {
+        /* Alone, the result's only device is the fastest. */
+        const struct ht_workflow_device *d = &devs[ran_alone ? fastest : i];
+        const struct ht_coexec_device_result *dr = &res->devices[i];
+        sd[i].device_id = d->device_id;
+        snprintf(sd[i].config, sizeof sd[i].config, "%s", d->config_text);
+        sd[i].wg = dr->wg;
+        sd[i].time_seconds = d->tuned_s;
+        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : no_plan_factor;
+        sd[i].adjusted_factor = ran_alone ? 1.0 : dr->share;
+        if (plan && is_static) {
+            sd[i].offset = plan->slices[i].offset;
+            sd[i].size = plan->slices[i].size;
+            sd[i].own_offset = plan->slices[i].own_offset;
+            sd[i].own_size = plan->slices[i].own_size;
+        }
+        sd[i].chunks = dr->chunks;
+        sd[i].kernel_seconds = dr->kernel_s;
+        sd[i].write_seconds = dr->write_s;
+        sd[i].read_seconds = dr->read_s;
+    }
+    sp.ndevices = n;
+    sp.devices = sd;
+    rc = ht_store_put_split(store, &sp, id, err);
+    free(sd);
+    return rc;
+}
+
+int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                  struct ht_error *err)
+{
+    *dst = *src;
+    dst->slices = malloc(src->ndevices * sizeof *dst->slices);
+    if (!dst->slices) {
+        memset(dst, 0, sizeof *dst);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    memcpy(dst->slices, src->slices, src->ndevices * sizeof *dst->slices);
+    return HT_OK;
+}
+
+int ht_workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
+                            struct ht_error *err)
+{
+    *dst = *src;
+    dst->devices = NULL;
+    if (src->ndevices) {
+        dst->devices = malloc(src->ndevices * sizeof *dst->devices);
+        if (!dst->devices) {
+            memset(dst, 0, sizeof *dst);
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        }
+        memcpy(dst->devices, src->devices, src->ndevices * sizeof *dst->devices);
+    }
+    return HT_OK;
+}
+
+void ht_workflow_refine_free(struct ht_workflow_refine *r)
+{
+    if (!r)
+        return;
+    free(r->factors);
+    free(r->times);
+    free(r->overheads);
+    free(r->model_s);
+    free(r->wall_s);
+    free(r->kernel_s);
+    free(r->verified);
+    ht_coexec_result_destroy(&r->best_res);
+    ht_split_plan_destroy(&r->best_plan);
+    memset(r, 0, sizeof *r);
+}
+
+/* Round k's time by the target. */
+static double refine_time(const struct ht_workflow_refine *r, size_t k)
+{
+    return r->target == HT_REFINE_KERNEL ? r->kernel_s[k] : r->wall_s[k];
+}
+
+size_t ht_workflow_refine_alone(const struct ht_workflow_refine *r,
+                                const struct ht_coexec_alone *alone)
+{
+    size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
+    double tfast = 0;
+
+    if (r->nrounds == 0)
+        return SIZE_MAX;
+    for (size_t i = 0; i < r->n; i++) {
+        double t = r->target == HT_REFINE_KERNEL ? alone[i].kernel_s : alone[i].wall_s;
+        if (t > 0 && (fast == SIZE_MAX || t < tfast)) {
+            fast = i;
+            tfast = t;
+        }
+        if (r->factors[r->best * r->n + i] > 0) {
+            holders++;
+            only = i;
+        }
+    }
+    if (fast != SIZE_MAX && tfast < refine_time(r, r->best))
+        return fast;
+    return holders == 1 ? only : SIZE_MAX;
+}
+
+
+/* Records round k: its result and the models cx planned it by. */
+static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *cx, size_t k,
+                          const struct ht_coexec_result *res)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        r->factors[k * r->n + i] = res->devices[i].share;
+        ht_coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
+    }
+    r->model_s[k] = res->model_s;
+    r->wall_s[k] = res->wall_s;
+    r->kernel_s[k] = res->kernel_s;
+    r->verified[k] = res->verified;
+    if (refine_time(r, k) < refine_time(r, r->best))
+        r->best = k;
+    r->nrounds = k + 1;
+}
+
+int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                           const struct ht_coexec_result *first, size_t ref, unsigned rounds,
+                           enum ht_refine_target target, ht_workflow_verify_fn on_verify,
+                           void *user, struct ht_workflow_refine *out, struct ht_error *err)
+{
+    size_t n = first->ndevices, total = (size_t)rounds + 1;
+    struct ht_coexec_result res, prev;
+    int rc = HT_OK, have_prev = 0;
+
+    memset(out, 0, sizeof *out);
+    memset(&prev, 0, sizeof prev);
+    out->n = n;
+    out->target = target;
+    out->factors = calloc(total * n, sizeof *out->factors);
+    out->times = calloc(total * n, sizeof *out->times);
+    out->overheads = calloc(total * n, sizeof *out->overheads);
+    out->model_s = calloc(total, sizeof *out->model_s);
+    out->wall_s = calloc(total, sizeof *out->wall_s);
+    out->kernel_s = calloc(total, sizeof *out->kernel_s);
+    out->verified = calloc(total, sizeof *out->verified);
+    if (!out->factors || !out->times || !out->overheads || !out->model_s || !out->wall_s ||
+        !out->kernel_s || !out->verified)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    refine_record(out, cx, 0, first);
+    for (unsigned k = 1; k <= rounds; k++) {
+        rc = ht_coexec_refine(cx, alone, have_prev ? &prev : first, target, err);
+        if (rc == HT_DONE) {
+            out->converged = 1;
+            rc = HT_OK;
+            break;
+        }
+        if (rc != HT_OK)
+            break;
+        memset(&res, 0, sizeof res);
+        rc = ht_coexec_run(cx, &res, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_verify(cx, ref, &res, err);
+        if (rc == HT_EVERIFY) {
+            if (on_verify)
+                on_verify(err, user);
+            ht_error_clear(err);
+            rc = HT_OK;
+        }
+        if (rc != HT_OK) {
+            ht_coexec_result_destroy(&res);
+            break;
+        }
+        res.theoretical_s = first->theoretical_s;
+        snprintf(res.scheduler, sizeof res.scheduler, "refined");
+        refine_record(out, cx, k, &res);
+        if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
+            ht_coexec_result_destroy(&out->best_res);
+            ht_split_plan_destroy(&out->best_plan);
+            rc = ht_workflow_plan_copy(&out->best_plan, ht_coexec_plan(cx), err);
+            if (rc != HT_OK) {
+                ht_coexec_result_destroy(&res);
+                break;
+            }
+            out->best_refined = k;
+            /* Keep a copy: prev is reused for the next refinement. */
+            rc = ht_workflow_result_copy(&out->best_res, &res, err);
+            if (rc != HT_OK) {
+                ht_coexec_result_destroy(&res);
+                break;
+            }
+        }
+        if (have_prev)
+            ht_coexec_result_destroy(&prev);
+        prev = res;
+        have_prev = 1;
+    }
+    if (have_prev)
+        ht_coexec_result_destroy(&prev);
+    return rc;
+}
+
+size_t ht_workflow_sweep_points(double step)
+{
+    size_t steps = (size_t)floor(1.0 / step + 1e-9);
+    return steps + 1 + (steps * step < 1.0 - 1e-9);
+}
+
+int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t ref,
+                            struct ht_store *store, int64_t split_id,
+                            ht_workflow_verify_fn on_verify, void *user,
+                            struct ht_stored_sweep_point *pt, struct ht_error *err)
+{
+    struct ht_coexec_result res;
+    double f[2];
+    int rc;
+
+    memset(&res, 0, sizeof res);
+    f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
+    f[1] = 1.0 - f[0];
+    rc = ht_coexec_set_factors(cx, f, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(cx, &res, err);
+    if (rc != HT_OK)
+        return rc;
+    pt->index = (unsigned)k;
+    pt->factor = f[0];
+    pt->theoretical_seconds = res.theoretical_s;
+    pt->seconds = res.wall_s;
+    pt->kernel_seconds = res.kernel_s;
+    rc = ht_coexec_verify(cx, ref, &res, err);
+    pt->verified = res.verified;
+    ht_coexec_result_destroy(&res);
+    if (rc == HT_EVERIFY) {
+        if (on_verify)
+            on_verify(err, user);
+        ht_error_clear(err);
+        rc = HT_OK;
+    }
+    if (rc != HT_OK)
+        return rc;
+    return ht_store_put_sweep_point(store, split_id, pt, err);
+}
