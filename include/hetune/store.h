@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 3
+#define HT_STORE_SCHEMA_VERSION 4
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -302,6 +302,26 @@ int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t devic
 typedef int (*ht_store_space_cb)(const struct ht_stored_space *sp, void *user);
 int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_space_cb cb,
                          void *user, struct ht_error *err);
+
+/* --- host-device bandwidth (hetune devices --bandwidth; src/store/bandwidth.c) ---
+ *
+ *   bandwidth      one row per measurement of a device's link (struct ht_bandwidth of
+ *                  exec.h): the data path measured, bytes per transfer, repeats, hetune's
+ *                  path and the pinned and pageable references both ways in bytes per
+ *                  second, and when. The planner uses the latest row of a device. */
+
+struct ht_bandwidth; /* exec.h */
+
+/* Stores bw, measured on device device_id (which must exist), as a new row. HT_EINVAL when
+ * bw->path is not pageable, pinned or inplace, bw->bytes is 0 or above 2^63, or a rate is
+ * negative or not finite (0, not measured, is stored as NULL); HT_EDB. */
+int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
+                           const struct ht_bandwidth *bw, struct ht_error *err);
+
+/* Fills *out with the latest measurement stored for device device_id (rates not measured
+ * read as 0). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_bandwidth *out,
+                           struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -160,6 +160,25 @@ static const struct migration migrations[] = {
      "  created_at TEXT NOT NULL,\n"
      "  PRIMARY KEY (problem_id, device_id, eq3)\n"
      ") WITHOUT ROWID;\n"},
+    /* Each device's link (src/store/bandwidth.c, hetune devices --bandwidth): what hetune's
+     * data path achieves and the pinned and pageable references, bytes per second, for the
+     * planner. Every measurement is a row; the latest is the one used. */
+    {"host-device bandwidth",
+     "CREATE TABLE bandwidth (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  device_id INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,\n"
+     "  path TEXT NOT NULL CHECK (path IN ('pageable', 'pinned', 'inplace')),\n"
+     "  bytes INTEGER NOT NULL CHECK (bytes > 0),\n"
+     "  repeats INTEGER NOT NULL,\n"
+     "  h2d_bps REAL,\n"
+     "  d2h_bps REAL,\n"
+     "  pinned_h2d_bps REAL,\n"
+     "  pinned_d2h_bps REAL,\n"
+     "  pageable_h2d_bps REAL,\n"
+     "  pageable_d2h_bps REAL,\n"
+     "  created_at TEXT NOT NULL\n"
+     ");\n"
+     "CREATE INDEX bandwidth_device ON bandwidth (device_id, id);\n"},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
