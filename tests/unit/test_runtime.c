@@ -1,0 +1,277 @@
+/* Tests of the runtime (src/runtime, runtime.h) on PoCL: open on an empty database without
+ * tuning is refused naming the device and what to run; with tuning allowed it tunes, and
+ * launches many times on the caller's arrays (outputs right every time, inputs changed
+ * between launches), split over two devices or alone; the next open reads the database
+ * and tunes nothing; the refusals (an unknown argument, a scalar, a wrong size, an unbound
+ * argument, a device that is not there) name what is wrong and write nothing into the
+ * caller's outputs. POCL_DEVICES="pthread basic" (unless set) gives two devices. Exits 77
+ * (skipped) when no OpenCL platform is found. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hetune.h"
+
+#define N 4096
+
+static char dir[] = "/tmp/hetune-test-runtime-XXXXXX";
+static char spec_path[512], db_path[512];
+static size_t ndevices;
+
+static const char spec_text[] =
+    "{\n"
+    "  \"name\": \"vecadd_rt\",\n"
+    "  \"kernel\": { \"file\": \"kernel.cl\", \"name\": \"addvec\" },\n"
+    "  \"sizes\": { \"N\": 4096 },\n"
+    "  \"ndrange\": { \"global\": [\"N / EPT\"], \"local\": [\"WG\"] },\n"
+    "  \"params\": { \"WG\": { \"values\": [16, 64] }, \"EPT\": { \"values\": [1, 2] } },\n"
+    "  \"args\": [\n"
+    "    { \"name\": \"n\", \"type\": \"uint\", \"value\": \"N\" },\n"
+    "    { \"name\": \"a\", \"type\": \"float\", \"shape\": [\"N\"], \"access\": \"write\", "
+    "\"index\": [\"gx\"] },\n"
+    "    { \"name\": \"b\", \"type\": \"float\", \"shape\": [\"N\"], \"access\": \"read\", "
+    "\"index\": [\"gx\"] },\n"
+    "    { \"name\": \"c\", \"type\": \"float\", \"shape\": [\"N\"], \"access\": \"read\", "
+    "\"index\": [\"gx\"] }\n"
+    "  ],\n"
+    "  \"verify\": { \"reference\": { \"WG\": 16, \"EPT\": 1 }, \"rtol\": 0, \"atol\": 0 },\n"
+    "  \"timing\": { \"repeats\": 3, \"keep_best\": 2 }\n"
+    "}\n";
+
+static const char kernel_text[] =
+    "__kernel void addvec(const unsigned int n, __global float *a, __global const float *b,\n"
+    "                     __global const float *c)\n"
+    "{\n"
+    "    const size_t first = get_global_id(0) * EPT;\n"
+    "    for (int k = 0; k < EPT; k++)\n"
+    "        if (first + k < n)\n"
+    "            a[first + k] = b[first + k] + c[first + k];\n"
+    "}\n";
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void opts_for(struct ht_runtime_opts *o, int tune, enum ht_runtime_mode mode)
+{
+    ht_runtime_opts_init(o);
+    o->db = db_path;
+    o->tune_missing = tune;
+    o->mode = mode;
+    o->measure_repeats = 2;
+}
+
+static void fill(float *b, float *c, float *a, int round)
+{
+    for (size_t i = 0; i < N; i++) {
+        b[i] = (float)(i % 100) + (float)round;
+        c[i] = 0.25f * (float)(i % 7) - (float)round;
+        a[i] = -7.0f;
+    }
+}
+
+static void check(const float *a, const float *b, const float *c)
+{
+    for (size_t i = 0; i < N; i++)
+        if (a[i] != b[i] + c[i])
+            fail_msg("a[%zu] = %g, expected %g", i, (double)a[i], (double)(b[i] + c[i]));
+}
+
+static void test_no_tuning_refused(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = (void *)1;
+    struct ht_error err;
+    (void)state;
+
+    ht_error_clear(&err);
+    opts_for(&o, 0, HT_RUNTIME_AUTO);
+    assert_int_equal(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), HT_ENOTFOUND);
+    assert_null(rt);
+    assert_non_null(strstr(err.text, "no tuned configuration"));
+    assert_non_null(strstr(err.text, "hetune tune"));
+    assert_non_null(strstr(err.text, "device 0"));
+}
+
+/* Opens with mode, launches 3 times with new inputs, checks every output. */
+static void launch_rounds(enum ht_runtime_mode mode, int tune, int expect_tuned)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    float *a, *b, *c, mine[N];
+    size_t bytes = 0, used = 0;
+    double shares = 0;
+
+    ht_error_clear(&err);
+    opts_for(&o, tune, mode);
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->ndevices, ndevices);
+    assert_true(strlen(info->decision) > 0);
+    for (size_t i = 0; i < info->ndevices; i++) {
+        assert_int_equal(info->devices[i].tuned_now, expect_tuned);
+        assert_true(info->devices[i].tuned_s > 0);
+        used += info->devices[i].used;
+        shares += info->devices[i].share;
+    }
+    assert_true(shares > 0.999 && shares < 1.001);
+    if (mode == HT_RUNTIME_SPLIT && ndevices > 1) {
+        assert_int_equal(info->split, 1);
+        assert_int_equal(used, ndevices);
+    }
+    if (mode == HT_RUNTIME_ALONE || ndevices == 1) {
+        assert_int_equal(info->split, 0);
+        assert_int_equal(used, 1);
+    }
+    assert_int_equal(ht_runtime_arg_bytes(rt, "a", &bytes, &err), HT_OK);
+    assert_int_equal(bytes, N * sizeof(float));
+    /* Runtime memory for a and b, the program's own array for c. */
+    a = ht_runtime_alloc(rt, bytes, &err);
+    b = ht_runtime_alloc(rt, bytes, &err);
+    c = mine;
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(ht_runtime_bind(rt, "a", a, bytes, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "b", b, bytes, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "c", c, bytes, &err), HT_OK);
+    assert_null(ht_runtime_last(rt));
+    for (int r = 0; r < 3; r++) {
+        fill(b, c, a, r);
+        if (ht_runtime_launch(rt, &err) != HT_OK)
+            fail_msg("launch %d: %s", r, err.text);
+        check(a, b, c);
+    }
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->launches, 3);
+    assert_true(info->last_wall_s > 0);
+    assert_non_null(ht_runtime_last(rt));
+    ht_runtime_free_host(rt, b);
+    /* b was unbound with its memory. */
+    assert_int_equal(ht_runtime_launch(rt, &err), HT_EINVAL);
+    ht_runtime_close(rt);
+}
+
+static void test_tune_then_split(void **state)
+{
+    (void)state;
+    launch_rounds(HT_RUNTIME_SPLIT, 1, 1);
+}
+
+static void test_from_database(void **state)
+{
+    (void)state;
+    launch_rounds(HT_RUNTIME_AUTO, 0, 0);
+    launch_rounds(HT_RUNTIME_ALONE, 0, 0);
+}
+
+static void test_refusals(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    struct ht_error err;
+    float a[N], b[N], c[N];
+    (void)state;
+
+    ht_error_clear(&err);
+    opts_for(&o, 0, HT_RUNTIME_SPLIT);
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    fill(b, c, a, 1);
+
+    assert_int_equal(ht_runtime_bind(rt, "x", a, sizeof a, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "no argument 'x'"));
+    assert_non_null(strstr(err.text, "a, b, c"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_runtime_bind(rt, "n", a, sizeof a, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "'n'"));
+    assert_non_null(strstr(err.text, "scalar"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a - 4, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "'a'"));
+    assert_non_null(strstr(err.text, "16384"));
+    assert_non_null(strstr(err.text, "16380"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_runtime_bind(rt, "a", NULL, sizeof a, &err), HT_EINVAL);
+    ht_error_clear(&err);
+
+    /* c is not bound: nothing runs, a keeps its poison. */
+    assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
+    assert_int_equal(ht_runtime_launch(rt, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "'c'"));
+    for (size_t i = 0; i < N; i++)
+        assert_true(a[i] == -7.0f);
+    ht_error_clear(&err);
+    assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+    assert_int_equal(ht_runtime_launch(rt, &err), HT_OK);
+    check(a, b, c);
+    ht_runtime_close(rt);
+
+    /* A device that is not there. */
+    ht_error_clear(&err);
+    rt = (void *)1;
+    o.devices = "0,no-such-device-anywhere";
+    assert_int_equal(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), HT_ENODEVICE);
+    assert_null(rt);
+    assert_non_null(strstr(err.text, "no-such-device-anywhere"));
+    /* A size the spec does not have is refused at open. */
+    ht_error_clear(&err);
+    {
+        struct ht_size_override bad = {"M", 5};
+        o.devices = NULL;
+        assert_int_not_equal(ht_runtime_open(spec_path, &bad, 1, &o, &rt, &err), HT_OK);
+        assert_null(rt);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_tuning_refused),
+        cmocka_unit_test(test_tune_then_split),
+        cmocka_unit_test(test_from_database),
+        cmocka_unit_test(test_refusals),
+    };
+    struct ht_platform *plat = NULL;
+    struct ht_error err;
+    char path[600];
+    int rc;
+
+    setenv("POCL_DEVICES", "pthread basic", 0);
+    ht_error_clear(&err);
+    if (ht_platform_discover(&plat, &err) != HT_OK) {
+        fprintf(stderr, "skipped: %s\n", err.text);
+        return 77;
+    }
+    ndevices = plat->count;
+    ht_platform_free(plat);
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(spec_path, sizeof spec_path, "%s/spec.json", dir);
+    snprintf(db_path, sizeof db_path, "%s/hetune.db", dir);
+    write_file(spec_path, spec_text);
+    snprintf(path, sizeof path, "%s/kernel.cl", dir);
+    write_file(path, kernel_text);
+    rc = cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
+    unlink(spec_path);
+    unlink(path);
+    unlink(db_path);
+    rmdir(dir);
+    return rc;
+}
