@@ -10,16 +10,35 @@
 
 static const char devices_usage[] =
     "usage: hetune devices [--json | --dzn DIR]\n"
+    "       hetune devices --bandwidth [--json] [--db FILE] [--bytes N] [--path P] [--device D]\n"
     "\n"
     "Lists every OpenCL device of every platform with the limits hetune prunes with.\n"
     "The index shown is what --device takes elsewhere (or a unique part of the name).\n"
     "\n"
+    "With --bandwidth, also measures each device's link: what hetune's data path achieves\n"
+    "host->device and device->host, beside the ceiling (a plain OpenCL copy from and to a\n"
+    "pinned host buffer) and plain malloc memory (pageable), in GB/s (10^9 bytes per\n"
+    "second, the best of 5 transfers each way after one untimed), with the ratio of\n"
+    "hetune's path to the ceiling; and stores the measurement in the results database\n"
+    "for the planner. A device working in place (inplace) copies nothing: its rates are\n"
+    "those of mapping and unmapping the memory it works on.\n"
+    "\n"
     "options:\n"
-    "  --json      print the devices as JSON, sizes in bytes\n"
-    "  --dzn DIR   write DIR/<index>_<name>.dzn (MiniZinc data: max_wg_size_0..2,\n"
-    "              max_total_wg_size, num_compute_units, local_mem_size, ...) for\n"
-    "              each device, creating DIR when missing, and print each path\n"
-    "  -h, --help  show this help\n"
+    "  --json         print the devices as JSON, sizes in bytes (with --bandwidth, each\n"
+    "                 device gets a \"bandwidth\" object)\n"
+    "  --dzn DIR      write DIR/<index>_<name>.dzn (MiniZinc data: max_wg_size_0..2,\n"
+    "                 max_total_wg_size, num_compute_units, local_mem_size, ...) for\n"
+    "                 each device, creating DIR when missing, and print each path\n"
+    "  --bandwidth    measure each device's host<->device bandwidth and store it\n"
+    "  --db FILE      with --bandwidth: the results database (default ./hetune.db)\n"
+    "  --bytes N      with --bandwidth: bytes per transfer (default 64 MiB, at most a\n"
+    "                 quarter of the device's largest allocation)\n"
+    "  --path P       with --bandwidth: the data path, auto (default: inplace on CPUs and\n"
+    "                 host-unified devices, pinned on the others), pinned, pageable or\n"
+    "                 inplace\n"
+    "  --device D     with --bandwidth: only device D (an index or a unique part of\n"
+    "                 \"<platform> <name>\")\n"
+    "  -h, --help     show this help\n"
     "\n"
     "exit status: 0 success, 1 no OpenCL platform or an OpenCL failure, 2 bad usage\n";
 
@@ -61,26 +80,50 @@ static void item_sizes(const struct ht_device_info *d, char *buf, size_t size)
 
 /* One block per device: a long version string fits no fixed-width column, so each value
  * gets its own labelled line and wraps, if at all, on its own. */
+static void print_device_text(const struct ht_device_info *d, int first)
+{
+    char items[96], local[32], global[32], alloc[32];
+
+    item_sizes(d, items, sizeof items);
+    human_size(d->local_mem_size, local, sizeof local);
+    human_size(d->global_mem_size, global, sizeof global);
+    human_size(d->max_mem_alloc_size, alloc, sizeof alloc);
+    printf("%s%-3zu %s\n", first ? "" : "\n", d->index, d->name);
+    printf("    platform    %s\n", d->platform);
+    printf("    type        %s, %u compute unit%s\n", d->type, (unsigned)d->compute_units,
+           d->compute_units == 1 ? "" : "s");
+    printf("    version     %s\n", d->version);
+    printf("    driver      %s\n", d->driver_version);
+    printf("    work-group  max %llu, work-item sizes %s\n",
+           (unsigned long long)d->max_work_group_size, items);
+    printf("    memory      local %s, global %s, max alloc %s\n", local, global, alloc);
+}
+
 static void print_text(const struct ht_platform *p)
 {
-    for (size_t i = 0; i < p->count; i++) {
-        const struct ht_device_info *d = &p->devices[i];
-        char items[96], local[32], global[32], alloc[32];
+    for (size_t i = 0; i < p->count; i++)
+        print_device_text(&p->devices[i], i == 0);
+}
 
-        item_sizes(d, items, sizeof items);
-        human_size(d->local_mem_size, local, sizeof local);
-        human_size(d->global_mem_size, global, sizeof global);
-        human_size(d->max_mem_alloc_size, alloc, sizeof alloc);
-        printf("%s%-3zu %s\n", i ? "\n" : "", d->index, d->name);
-        printf("    platform    %s\n", d->platform);
-        printf("    type        %s, %u compute unit%s\n", d->type, (unsigned)d->compute_units,
-               d->compute_units == 1 ? "" : "s");
-        printf("    version     %s\n", d->version);
-        printf("    driver      %s\n", d->driver_version);
-        printf("    work-group  max %llu, work-item sizes %s\n",
-               (unsigned long long)d->max_work_group_size, items);
-        printf("    memory      local %s, global %s, max alloc %s\n", local, global, alloc);
-    }
+#define GBPS(bps) ((bps) / 1e9)
+
+/* One direction of a measurement: hetune's rate, the ceiling and the ratio, pageable. */
+static void print_rate_line(const char *label, double path, double pinned, double pageable)
+{
+    printf("                %-13s%10.2f GB/s   pinned %7.2f GB/s   ratio %6.2f   "
+           "pageable %7.2f GB/s\n",
+           label, GBPS(path), GBPS(pinned), pinned > 0 ? path / pinned : 0.0, GBPS(pageable));
+}
+
+static void print_bandwidth_text(const struct ht_bandwidth *bw, const char *db)
+{
+    char size[32];
+
+    human_size(bw->bytes, size, sizeof size);
+    printf("    bandwidth   path %s, %s per transfer, best of %u each way, stored in %s\n",
+           ht_data_path_name(bw->path), size, bw->repeats, db);
+    print_rate_line("host->device", bw->h2d_Bps, bw->pinned_h2d_Bps, bw->pageable_h2d_Bps);
+    print_rate_line("device->host", bw->d2h_Bps, bw->pinned_d2h_Bps, bw->pageable_d2h_Bps);
 }
 
 static json_t *device_json(const struct ht_device_info *d)
@@ -117,7 +160,28 @@ static json_t *device_json(const struct ht_device_info *d)
     return o;
 }
 
-static int print_json(const struct ht_platform *p)
+static json_t *bandwidth_json(const struct ht_bandwidth *bw)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "path", json_string(ht_data_path_name(bw->path)));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)bw->bytes));
+    json_object_set_new(o, "repeats", json_integer((json_int_t)bw->repeats));
+    json_object_set_new(o, "h2d_GBps", json_real(GBPS(bw->h2d_Bps)));
+    json_object_set_new(o, "d2h_GBps", json_real(GBPS(bw->d2h_Bps)));
+    json_object_set_new(o, "pinned_h2d_GBps", json_real(GBPS(bw->pinned_h2d_Bps)));
+    json_object_set_new(o, "pinned_d2h_GBps", json_real(GBPS(bw->pinned_d2h_Bps)));
+    json_object_set_new(o, "pageable_h2d_GBps", json_real(GBPS(bw->pageable_h2d_Bps)));
+    json_object_set_new(o, "pageable_d2h_GBps", json_real(GBPS(bw->pageable_d2h_Bps)));
+    return o;
+}
+
+/* The devices [first, last) of p as JSON; with bw (last - first entries, may be NULL) each
+ * device gets its "bandwidth" object. */
+static int print_json(const struct ht_platform *p, size_t first, size_t last,
+                      const struct ht_bandwidth *bw)
 {
     json_t *root = json_object(), *list = json_array();
     char *text = NULL;
@@ -128,8 +192,12 @@ static int print_json(const struct ht_platform *p)
         goto cleanup;
     }
     json_object_set_new(root, "devices", list);
-    for (size_t i = 0; i < p->count; i++) {
+    for (size_t i = first; i < last; i++) {
         json_t *o = device_json(&p->devices[i]);
+        if (o && bw && json_object_set_new(o, "bandwidth", bandwidth_json(&bw[i - first])) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
         if (!o || json_array_append_new(list, o) != 0)
             goto cleanup;
     }
@@ -162,18 +230,86 @@ static int write_dzn(const struct ht_platform *p, const char *dir)
     return 0;
 }
 
+/* What --bandwidth was asked for. */
+struct bw_opts {
+    const char *db, *device;
+    uint64_t bytes;
+    enum ht_data_path path;
+    int json;
+};
+
+/* --bandwidth: measures the devices o->device names (all by default), stores each
+ * measurement, and prints them. */
+static int run_bandwidth(const struct bw_opts *o)
+{
+    struct ht_platform *p = NULL;
+    struct ht_store *store = NULL;
+    struct ht_bandwidth *bw = NULL;
+    struct ht_exec_opts eo;
+    struct ht_error err;
+    size_t first = 0, last = 0;
+    int status;
+
+    status = cli_devices_range("devices", o->device, &p, &first, &last);
+    if (status != 0)
+        goto cleanup;
+    ht_error_clear(&err);
+    if (ht_store_open(o->db, &store, &err) != HT_OK) {
+        status = cli_fail("devices", &err);
+        goto cleanup;
+    }
+    bw = calloc(last - first + 1, sizeof *bw);
+    if (!bw) {
+        status = cli_usage_error("devices", 1, "out of memory");
+        goto cleanup;
+    }
+    ht_exec_opts_init(&eo);
+    eo.data_path = o->path;
+    for (size_t i = first; i < last; i++) {
+        const struct ht_device_info *d = &p->devices[i];
+        int64_t id;
+
+        ht_error_clear(&err);
+        if (ht_bandwidth_measure(d, &eo, o->bytes, 0, &bw[i - first], &err) != HT_OK ||
+            ht_store_device_id(store, d, &id, &err) != HT_OK ||
+            ht_store_put_bandwidth(store, id, &bw[i - first], &err) != HT_OK) {
+            status = cli_fail("devices", &err);
+            goto cleanup;
+        }
+        if (!o->json) {
+            print_device_text(d, i == first);
+            print_bandwidth_text(&bw[i - first], o->db);
+            fflush(stdout);
+        }
+    }
+    if (o->json)
+        status = print_json(p, first, last, bw);
+
+cleanup:
+    free(bw);
+    ht_store_close(store);
+    ht_platform_free(p);
+    return status;
+}
+
 int cmd_devices(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
         {"dzn", required_argument, NULL, 'd'},
+        {"bandwidth", no_argument, NULL, 'b'},
+        {"db", required_argument, NULL, 'D'},
+        {"bytes", required_argument, NULL, 'n'},
+        {"path", required_argument, NULL, 'p'},
+        {"device", required_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     struct ht_platform *p = NULL;
     struct ht_error err;
-    const char *dzn = NULL;
-    int json = 0, c, status;
+    struct bw_opts bo = {HT_STORE_DEFAULT_PATH, "all", 0, HT_PATH_AUTO, 0};
+    const char *dzn = NULL, *bw_only = NULL;
+    int json = 0, bandwidth = 0, c, status;
 
     opterr = 0;
     optind = 1;
@@ -181,6 +317,23 @@ int cmd_devices(int argc, char **argv)
         switch (c) {
         case 'j': json = 1; break;
         case 'd': dzn = optarg; break;
+        case 'b': bandwidth = 1; break;
+        case 'D': bo.db = optarg; bw_only = "--db"; break;
+        case 'n':
+            bw_only = "--bytes";
+            if (cli_parse_uint("devices", "--bytes", optarg, UINT64_C(1) << 40, &bo.bytes) != 0)
+                return 2;
+            if (bo.bytes == 0)
+                return cli_usage_error("devices", 2, "--bytes takes a positive number of bytes");
+            break;
+        case 'p':
+            bw_only = "--path";
+            if (ht_data_path_parse(optarg, &bo.path) != HT_OK)
+                return cli_usage_error("devices", 2,
+                                       "--path takes auto, pinned, pageable or inplace, not '%s'",
+                                       optarg);
+            break;
+        case 'v': bo.device = optarg; bw_only = "--device"; break;
         case 'h': fputs(devices_usage, stdout); return 0;
         default: return cli_getopt_error("devices", c, argv);
         }
@@ -189,8 +342,18 @@ int cmd_devices(int argc, char **argv)
         return 2;
     if (json && dzn)
         return cli_usage_error("devices", 2, "--json and --dzn cannot be combined");
+    if (bandwidth && dzn)
+        return cli_usage_error("devices", 2, "--bandwidth and --dzn cannot be combined");
+    if (bw_only && !bandwidth)
+        return cli_usage_error("devices", 2, "%s needs --bandwidth", bw_only);
     if (dzn && !*dzn)
         return cli_usage_error("devices", 2, "--dzn needs a folder name");
+    if (bandwidth && !*bo.db)
+        return cli_usage_error("devices", 2, "--db needs a file name");
+    if (bandwidth) {
+        bo.json = json;
+        return run_bandwidth(&bo);
+    }
 
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
@@ -198,7 +361,7 @@ int cmd_devices(int argc, char **argv)
     if (dzn)
         status = write_dzn(p, dzn);
     else if (json)
-        status = print_json(p);
+        status = print_json(p, 0, p->count, NULL);
     else {
         print_text(p);
         status = 0;

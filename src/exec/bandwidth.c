@@ -52,24 +52,34 @@ static int transfer(const struct link *l, int to_host, double *seconds, struct h
     return HT_OK;
 }
 
-/* Rates of l both ways: one untimed transfer, then the fastest of repeats, each way. */
-static int measure(const struct link *l, unsigned repeats, double *h2d, double *d2h,
+/* Rates of the links both ways, into rate[k][0] (to the device) and rate[k][1] (to the
+ * host): one untimed transfer of each, then the fastest of repeats. The links take turns
+ * within each repeat, so that whatever else the machine does falls on all of them alike
+ * rather than on whichever was measured then. */
+#define NLINKS 3
+static int measure(const struct link *links, unsigned repeats, double rate[NLINKS][2],
                    struct ht_error *err)
 {
     for (int to_host = 0; to_host < 2; to_host++) {
-        double best = INFINITY, t;
-        int rc = transfer(l, to_host, &t, err);
+        double best[NLINKS], t;
+        int rc = HT_OK;
 
-        for (unsigned r = 0; rc == HT_OK && r < repeats; r++) {
-            rc = transfer(l, to_host, &t, err);
-            if (t < best)
-                best = t;
+        for (int k = 0; k < NLINKS; k++) {
+            best[k] = INFINITY;
+            rc = transfer(&links[k], to_host, &t, err);
+            if (rc != HT_OK)
+                return rc;
         }
-        if (rc != HT_OK)
-            return rc;
-        if (best < BW_MIN_SECONDS)
-            best = BW_MIN_SECONDS;
-        *(to_host ? d2h : h2d) = (double)l->bytes / best;
+        for (unsigned r = 0; r < repeats; r++)
+            for (int k = 0; k < NLINKS; k++) {
+                rc = transfer(&links[k], to_host, &t, err);
+                if (rc != HT_OK)
+                    return rc;
+                if (t < best[k])
+                    best[k] = t;
+            }
+        for (int k = 0; k < NLINKS; k++)
+            rate[k][to_host] = (double)links[k].bytes / fmax(best[k], BW_MIN_SECONDS);
     }
     return HT_OK;
 }
@@ -99,7 +109,8 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
     cl_mem mem = NULL, pin = NULL, path_mem = NULL;
     struct ht__hostmem path_host = {0};
     void *pinned = NULL, *pageable = NULL;
-    struct link l;
+    struct link links[NLINKS];
+    double rate[NLINKS][2];
     cl_int st;
     int rc;
 
@@ -155,10 +166,6 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
         goto cleanup;
     }
     memset(pinned, 0x5a, (size_t)bytes);
-    l = (struct link){q, mem, pinned, (size_t)bytes};
-    rc = measure(&l, out->repeats, &out->pinned_h2d_Bps, &out->pinned_d2h_Bps, err);
-    if (rc != HT_OK)
-        goto cleanup;
 
     /* Pageable: plain malloc memory, touched first so that no page fault is timed. */
     pageable = malloc((size_t)bytes);
@@ -168,28 +175,31 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
         goto cleanup;
     }
     memset(pageable, 0x5a, (size_t)bytes);
-    l.host = pageable;
-    rc = measure(&l, out->repeats, &out->pageable_h2d_Bps, &out->pageable_d2h_Bps, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    free(pageable);
-    pageable = NULL;
 
     /* hetune's own path, through the memory and the calls tuning and co-execution use. */
     rc = ht__hostmem_alloc(ctx, q, path, (size_t)bytes, &path_host, err);
     if (rc != HT_OK)
         goto cleanup;
     memset(path_host.data, 0x5a, (size_t)bytes);
+    links[0] = (struct link){q, mem, path_host.data, (size_t)bytes};
     if (path == HT_PATH_INPLACE) {
         rc = device_buffer(ctx, CL_MEM_USE_HOST_PTR, (size_t)bytes, path_host.data, &path_mem,
                            err);
         if (rc != HT_OK)
             goto cleanup;
-        l = (struct link){q, path_mem, NULL, (size_t)bytes};
-    } else {
-        l = (struct link){q, mem, path_host.data, (size_t)bytes};
+        links[0] = (struct link){q, path_mem, NULL, (size_t)bytes};
     }
-    rc = measure(&l, out->repeats, &out->h2d_Bps, &out->d2h_Bps, err);
+    links[1] = (struct link){q, mem, pinned, (size_t)bytes};
+    links[2] = (struct link){q, mem, pageable, (size_t)bytes};
+    rc = measure(links, out->repeats, rate, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    out->h2d_Bps = rate[0][0];
+    out->d2h_Bps = rate[0][1];
+    out->pinned_h2d_Bps = rate[1][0];
+    out->pinned_d2h_Bps = rate[1][1];
+    out->pageable_h2d_Bps = rate[2][0];
+    out->pageable_d2h_Bps = rate[2][1];
 
 cleanup:
     free(pageable);
