@@ -131,6 +131,9 @@ struct ht_split_slice {
                                   factors of all devices sum to 1; overlap not counted) */
     double slice_factor;       /* size / G: the share the device computes, overlap and
                                   overhang included */
+    double model_s;            /* the affine model's time of the slice as launched,
+                                  overhead_s + (time_s − overhead_s)·slice_factor; 0 with
+                                  no slice (a device's busy time, from a bus model) */
 };
 
 /* A plan. Initialized by ht_split_plan_compute (or _from_factors), released with
@@ -206,6 +209,100 @@ int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_sl
 
 /* Frees what a plan owns and empties it. NULL and empty plans are fine. */
 void ht_split_plan_destroy(struct ht_split_plan *plan);
+
+/* --- the bus: busy time with transfers, the transfer-aware bound, split or alone ---
+ *
+ * Algorithm 1 balances kernel times only. A device with its own memory must also move its
+ * slice's data over its link, and a split that ignores it is as slow as its slowest
+ * device's transfers. The model below predicts a device's busy time for the share S of the
+ * work (0 < S <= 1) from seconds measured (or computed from bytes over the measured
+ * bandwidth) for the whole problem:
+ *
+ *   K  kernel_s    its kernels for the whole problem alone (> 0), of which
+ *   k0 overhead_s  the part any slice costs however small (a launch, waking threads);
+ *   X  xfer_s      its transfers that scale with its share: the sliced inputs it receives
+ *                  and the outputs it owns, for the whole problem;
+ *   F  fixed_s     its transfers that do not: the inputs every slice needs whole, sent once;
+ *
+ *   no overlap (one shot):   busy(S) = F + k0 + S·(K − k0 + X)
+ *   overlap (pipelined):     busy(S) = F + k0 + fill + S·max(K − k0, X),
+ *                            fill = min(K − k0, X) / P
+ *   in place (a CPU, host-unified memory): X = F = 0, either formula.
+ *
+ * A device that pipelines its slice in pieces (uploads, kernels and downloads of successive
+ * pieces overlapping) is busy for the longer of its two streams, plus the fill: the first
+ * piece's transfer before any kernel can start, and the last piece's kernel after the
+ * transfers end, together one piece of the shorter stream. With P pieces for the whole
+ * problem (a fixed piece size, so a share S moves S·P pieces) one piece of the shorter
+ * stream costs min(K − k0, X)/P whatever the share. P = 0 leaves the fill out (pieces so
+ * small it vanishes). For a share below one piece (S·P < 1) the model overstates the
+ * fill, by at most min(K − k0, X)/P.
+ *
+ * Both are affine in S, so the model is the planner's affine model (time_s = busy(1),
+ * overhead_s = busy(S) − S·slope, see ht_split_plan_make): Eq. 6-9's whole work-groups and
+ * the residue rules apply unchanged to a plan made from it. */
+struct ht_split_bus {
+    double kernel_s;    /* K: kernels for the whole problem alone, > 0 and finite */
+    double overhead_s;  /* k0: the kernels' fixed part, 0 <= k0 < K (0: proportional) */
+    double xfer_s;      /* X: share-proportional transfers for the whole problem, >= 0 */
+    double fixed_s;     /* F: transfers sent whole once per slice, >= 0 */
+    int overlap;        /* nonzero: transfers overlap kernels (pipelined pieces) */
+    uint64_t pieces;    /* P: pieces the whole problem moves in when overlapping; 0: no
+                           fill term. Ignored without overlap. */
+};
+
+/* Turns one device's bus model into the planner's affine model: sets out->time_s to
+ * busy(1) and out->overhead_s to the fixed part of busy(S) (see above); out->wg is left as
+ * it is. Errors (HT_EINVAL, err filled when given, err->field naming the field:
+ * "kernel_s", "overhead_s", "xfer_s", "fixed_s"): kernel_s not positive and finite,
+ * overhead_s not in [0, kernel_s), xfer_s or fixed_s negative or not finite, a NULL
+ * pointer. *out is untouched on error. */
+int ht_split_bus_model(const struct ht_split_bus *b, struct ht_split_device_in *out,
+                       struct ht_error *err);
+
+/* The transfer-aware bound: the shortest time any split of the work between these devices
+ * can take with their affine models (from ht_split_bus_model, or any), work divided
+ * continuously (no work-groups). It is the water-filling optimum of ht_split_plan_make:
+ * every device that gets work finishes at the same T, the shares sum to 1, and a device
+ * whose fixed cost alone reaches T gets nothing. *time_s = max over devices with work of
+ * a_i + (t_i − a_i)·S_i (with every overhead 0, this is Eq. 4's factors and Algorithm 1's
+ * max_i(S_i·t_i) exactly); it is never above the fastest device alone (min_i t_i), which
+ * is taken, all its share to it (the lowest index among equals), should rounding make the
+ * split come out slower. shares (n of them; may be NULL) receives the S_i. The devices' wg
+ * is ignored. Errors (HT_EINVAL, err filled, field "devices[i].time" or
+ * "devices[i].overhead" as ht_split_plan_make; "devices" when n = 0 or devs is NULL;
+ * "time" when time_s is NULL); outputs untouched on error. */
+int ht_split_bound(const struct ht_split_device_in *devs, size_t n, double *time_s,
+                   double *shares, struct ht_error *err);
+
+/* The margin hetune uses by default: splitting must be predicted at least 10% faster than
+ * the fastest device alone. The models leave out what devices share when they run together
+ * (host memory bandwidth, the host's cores driving them); on CPU+H100 vecadd the measured
+ * best split was 1.27× the contention-free bound. */
+#define HT_SPLIT_MARGIN_DEFAULT 0.10
+
+/* The split-or-alone decision. */
+struct ht_split_decision {
+    int split;          /* 1: split; 0: run the fastest device alone */
+    size_t fastest;     /* the fastest device alone (the lowest index among equals) */
+    double alone_s;     /* its time alone */
+    double split_s;     /* the predicted split time, as given */
+    double speedup;     /* alone_s / split_s */
+};
+
+/* Decides whether to split. The rule: split when the predicted split time, split_s (the
+ * transfer-aware bound, or a plan's model_time_s for the slices as launched), beats the
+ * fastest device alone by the margin: alone_s / split_s >= 1 + margin, i.e. split_s ·
+ * (1 + margin) <= min_i alone_s[i]; otherwise run the fastest device alone. With n = 1
+ * there is nothing to split: alone. margin >= 0 and finite (HT_SPLIT_MARGIN_DEFAULT
+ * unless measured otherwise); margin 0 splits whenever the split is predicted no slower.
+ * alone_s[i] is each device's time for the whole problem alone on the same footing as
+ * split_s (busy times from the bus model with busy times, kernel times with kernel times).
+ * Errors (HT_EINVAL, err filled, field "split", "alone[i]", "margin" or "devices"):
+ * split_s or an alone time not positive and finite, margin negative or not finite, n = 0
+ * or a NULL pointer; *out is untouched on error. */
+int ht_split_decide(double split_s, const double *alone_s, size_t n, double margin,
+                    struct ht_split_decision *out, struct ht_error *err);
 
 /* --- co-execution --- */
 
@@ -412,6 +509,9 @@ struct ht_coexec_opts {
                                 of about this many bytes of sliced inputs and outputs, on
                                 two queues, so that uploads, kernels and downloads overlap;
                                 0: 32 MiB; UINT64_MAX: one piece per chunk */
+    int bind_only;           /* 1: no host data of its own; the caller binds every buffer
+                                (ht_coexec_bind) and runs with ht_coexec_launch
+                                (ht_coexec_run refuses) */
 };
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */

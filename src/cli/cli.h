@@ -58,6 +58,15 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
  * last. names label the devices (NULL: their indices). */
 void cli_print_residue(const struct ht_split_plan *p, char **names);
 
+/* Parses --data-path auto|pinned|pageable|inplace into *path. Returns 0, or 2. */
+int cli_parse_data_path(const char *cmd, const char *arg, enum ht_data_path *path);
+
+/* The help text of --data-path, for every command that moves data. */
+#define CLI_DATA_PATH_HELP                                                                     \
+    "      --data-path P     how buffers meet host memory: auto (default: in place on CPU\n" \
+    "                        devices, pinned memory elsewhere), pinned, pageable (plain\n"    \
+    "                        memory, the old path), inplace\n"
+
 /* Parses --residue work|time|groups into *rule. Returns 0, or 2. */
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
 

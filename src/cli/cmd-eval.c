@@ -31,6 +31,7 @@ static const char eval_usage[] =
     "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --no-verify       skip verification\n"
+    CLI_DATA_PATH_HELP
     "      --eq3 product|sum|off\n"
     "                        the Eq. 3 rule checked with the configuration (default\n"
     "                        product: total work-groups >= compute units)\n"
@@ -236,7 +237,7 @@ static int print_json(const struct ht_spec *spec, const struct ht_device_info *d
 int cmd_eval(int argc, char **argv)
 {
     enum { OPT_SIZE = 256, OPT_JSON, OPT_DUMP, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_NO_VERIFY,
-           OPT_EQ3 };
+           OPT_EQ3, OPT_DATA_PATH };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"set", required_argument, NULL, 's'},
@@ -247,6 +248,7 @@ int cmd_eval(int argc, char **argv)
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
         {"eq3", required_argument, NULL, OPT_EQ3},
+        {"data-path", required_argument, NULL, OPT_DATA_PATH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -286,6 +288,10 @@ int cmd_eval(int argc, char **argv)
         case OPT_NO_VERIFY: opts.no_verify = 1; break;
         case OPT_EQ3:
             if ((status = cli_parse_eq3("eval", optarg, &opts.eq3)) != 0)
+                goto cleanup;
+            break;
+        case OPT_DATA_PATH:
+            if ((status = cli_parse_data_path("eval", optarg, &opts.data_path)) != 0)
                 goto cleanup;
             break;
         case 'h':

@@ -47,6 +47,7 @@ static const char tune_usage[] =
     "                        the Eq. 3 rule of the pruned space (default product: total\n"
     "                        work-groups >= compute units)\n"
     "      --size NAME=VALUE override a problem size of the spec\n"
+    CLI_DATA_PATH_HELP
     "      --no-cache        neither read nor write the kernel binary cache\n"
     "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
@@ -241,7 +242,7 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 int cmd_tune(int argc, char **argv)
 {
     enum { OPT_SEED = 256, OPT_CUT, OPT_DB, OPT_FRESH, OPT_EQ3, OPT_SIZE, OPT_NO_CACHE,
-           OPT_CACHE_DIR, OPT_JSON };
+           OPT_CACHE_DIR, OPT_JSON, OPT_DATA_PATH };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"strategy", required_argument, NULL, 'S'},
@@ -252,6 +253,7 @@ int cmd_tune(int argc, char **argv)
         {"db", required_argument, NULL, OPT_DB},
         {"fresh", no_argument, NULL, OPT_FRESH},
         {"eq3", required_argument, NULL, OPT_EQ3},
+        {"data-path", required_argument, NULL, OPT_DATA_PATH},
         {"size", required_argument, NULL, OPT_SIZE},
         {"no-cache", no_argument, NULL, OPT_NO_CACHE},
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
@@ -320,6 +322,10 @@ int cmd_tune(int argc, char **argv)
         case OPT_FRESH: opts.fresh = 1; break;
         case OPT_EQ3:
             if ((status = cli_parse_eq3("tune", optarg, &opts.eq3)) != 0)
+                goto cleanup;
+            break;
+        case OPT_DATA_PATH:
+            if ((status = cli_parse_data_path("tune", optarg, &opts.exec.data_path)) != 0)
                 goto cleanup;
             break;
         case OPT_SIZE:

@@ -70,6 +70,15 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3)
     return 0;
 }
 
+int cli_parse_data_path(const char *cmd, const char *arg, enum ht_data_path *path)
+{
+    if (ht_data_path_parse(arg, path) != HT_OK)
+        return cli_usage_error(cmd, 2,
+                               "--data-path takes auto, pinned, pageable or inplace, not '%s'",
+                               arg);
+    return 0;
+}
+
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule)
 {
     if (ht_split_residue_parse(arg, rule) != HT_OK)

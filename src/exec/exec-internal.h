@@ -21,13 +21,41 @@
  * message "<what> failed: CL_...", and returns code. */
 int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
 
+/* Host memory as a data path wants it (hostmem.c). */
+struct ht__hostmem {
+    void *data;              /* NULL when none */
+    size_t bytes;
+    cl_mem pin;              /* HT_PATH_PINNED: the mapped CL_MEM_ALLOC_HOST_PTR buffer */
+    cl_command_queue queue;  /* retained with pin, to unmap it */
+};
+
+/* Allocates bytes of host memory for path: HT_PATH_PINNED (with a context and queue) a
+ * mapped CL_MEM_ALLOC_HOST_PTR buffer of ctx; HT_PATH_PAGEABLE plain malloc memory; any
+ * other path (in place, or pinned without a context) page-aligned memory. *out is freed
+ * with ht__hostmem_free. HT_ECL, HT_ENOMEM. */
+int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path, size_t bytes,
+                      struct ht__hostmem *out, struct ht_error *err);
+
+/* Frees host memory of ht__hostmem_alloc and zeroes *m; an empty one is fine. */
+void ht__hostmem_free(struct ht__hostmem *m);
+
 /* Host copy of one buffer argument. */
 struct ht__hostbuf {
-    void *data;        /* owned; count * type size bytes, NULL when not held */
+    void *data;        /* count * type size bytes, NULL when not held: mem.data when the
+                          buffer owns its memory, else borrowed (a caller's bound array) */
+    struct ht__hostmem mem; /* owned memory (ht__hostbuf_alloc), or empty */
     size_t count;      /* elements */
     unsigned naxes;    /* the shape it was made for, to print multi-dimensional indices */
     uint64_t dims[3];
 };
+
+/* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
+ * when that is already the right size and kind. The contents are undefined. */
+int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
+                      enum ht_data_path path, size_t bytes, struct ht_error *err);
+
+/* Frees b's owned memory; b->data becomes NULL. */
+void ht__hostbuf_free(struct ht__hostbuf *b);
 
 struct ht_session {
     const struct ht_spec *spec;        /* borrowed */
@@ -37,9 +65,12 @@ struct ht_session {
     cl_context ctx;
     cl_device_id device;
     cl_command_queue queue;            /* in order, profiling enabled */
+    enum ht_data_path path;            /* opts.data_path resolved for the device */
     struct ht__hostbuf *inputs;        /* per arg: initial data of read and readwrite buffers */
     struct ht__hostbuf *outputs;       /* per arg: written buffers of the last eval */
     struct ht__hostbuf *refs;          /* per arg: the reference outputs */
+    struct ht__hostbuf *inplace_out;   /* where in-place written buffers live: outputs, or
+                                          refs while the reference configuration runs */
     int have_outputs;                  /* outputs hold the last eval's results */
     int have_refs;                     /* refs hold the reference configuration's outputs */
     double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
@@ -65,6 +96,8 @@ struct ht__inst {
     cl_program prog;
     cl_kernel kernel;
     cl_mem *mem;                 /* per arg; NULL for scalars */
+    void **host;                 /* per arg: the host memory mem[i] works on in place
+                                    (CL_MEM_USE_HOST_PTR; borrowed), or NULL */
     struct ht__hostbuf *shape;   /* per arg: count and dims (data unused) */
     /* Pipelines: kernel stays NULL and the configuration's active stages, in launch order,
      * are here; nstages is 0 for a single kernel. */
@@ -93,9 +126,23 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
 
 /* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
  * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
- * HT_EOVERFLOW when too large) and creates in->mem[i] in the session's context with the
- * access of the argument. Nothing is written to it. */
-int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+ * HT_EOVERFLOW when too large). */
+int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the
+ * session's context with the access of the argument: on the device (host NULL; nothing is
+ * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
+ * must hold the buffer's bytes and outlive in->mem[i]. */
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                    struct ht_error *err);
+
+/* Makes the device's view of in->mem[i]'s elements [off, off + bytes) and the host's agree
+ * when the buffer works in place: a blocking map (for reading when to_host, else for
+ * writing) and unmap, plus, when copy is not NULL, a copy through the mapping (to copy
+ * from the device, or from copy to the device). Its wall time is added to *seconds.
+ * HT_ECL. */
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
+                  void *copy, double *seconds, struct ht_error *err);
 
 /* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
  * (ht__poison_pattern) on the session's queue; does not wait. */

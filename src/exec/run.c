@@ -106,23 +106,24 @@ static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf
 {
     const struct ht_arg *arg = &s->spec->args[i];
     struct ht__hostbuf *b = &s->inputs[i];
-    void *data;
     int rc;
 
-    /* Inputs depend on the name and the count only, so they are made once per size. */
+    /* Inputs depend on the name and the count only, so they are made once per size, in
+     * the memory the data path wants (pinned for a GPU, page-aligned for in place). */
     if (b->data && b->count == shape->count)
         return HT_OK;
-    data = malloc(shape->count * ht_type_size(arg->type));
-    if (!data)
-        return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
-    rc = ht__data_init(arg, data, shape->count, err);
+    rc = ht__hostbuf_alloc(b, s->ctx, s->queue, s->path, shape->count * ht_type_size(arg->type),
+                           err);
+    if (rc == HT_OK)
+        rc = ht__data_init(arg, b->data, shape->count, err);
     if (rc != HT_OK) {
-        free(data);
+        ht__hostbuf_free(b);
+        b->count = 0;
         return rc;
     }
-    free(b->data);
-    *b = *shape;
-    b->data = data;
+    b->count = shape->count;
+    b->naxes = shape->naxes;
+    memcpy(b->dims, shape->dims, sizeof b->dims);
     return HT_OK;
 }
 
@@ -255,7 +256,8 @@ int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst 
     in->vars = calloc(def->names.count ? def->names.count : 1, sizeof *in->vars);
     in->mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->mem);
     in->shape = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->shape);
-    if (!in->vars || !in->mem || !in->shape)
+    in->host = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->host);
+    if (!in->vars || !in->mem || !in->shape || !in->host)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht_space_vars(def, s->dev, config, in->vars);
     in->ndims = def->ndims;
@@ -275,7 +277,13 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
     return rc;
 }
 
-int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
+int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
+{
+    return eval_shape(s->spec, in, i, err);
+}
+
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                    struct ht_error *err)
 {
     const struct ht_arg *arg = &s->spec->args[i];
     cl_mem_flags flags;
@@ -289,12 +297,45 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, struct 
     flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
             : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
                                              : CL_MEM_READ_WRITE;
-    in->mem[i] = clCreateBuffer(s->ctx, flags, bytes, NULL, &st);
+    if (host)
+        flags |= CL_MEM_USE_HOST_PTR;
+    if (in->mem[i])
+        clReleaseMemObject(in->mem[i]);
+    in->mem[i] = clCreateBuffer(s->ctx, flags, bytes, host, &st);
+    in->host[i] = st == CL_SUCCESS ? host : NULL;
     if (st != CL_SUCCESS) {
         char what[300];
-        snprintf(what, sizeof what, "clCreateBuffer of '%s' (%zu bytes)", arg->name, bytes);
+        in->mem[i] = NULL;
+        snprintf(what, sizeof what, "clCreateBuffer%s of '%s' (%zu bytes)",
+                 host ? " (in place)" : "", arg->name, bytes);
         return ht__cl_fail(err, HT_ECL, st, what);
     }
+    return HT_OK;
+}
+
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
+                  void *copy, double *seconds, struct ht_error *err)
+{
+    double t0 = ht__now();
+    cl_int st;
+    void *p;
+
+    if (bytes == 0)
+        return HT_OK;
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, off, bytes, 0,
+                           NULL, NULL, &st);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer");
+    if (copy && to_host)
+        memcpy(copy, p, bytes);
+    else if (copy)
+        memcpy(p, copy, bytes);
+    st = clEnqueueUnmapMemObject(q, mem, p, 0, NULL, NULL);
+    if (st == CL_SUCCESS)
+        st = clFinish(q);
+    if (st != CL_SUCCESS)
+        return ht__cl_fail(err, HT_ECL, st, "clEnqueueUnmapMemObject");
+    *seconds += ht__now() - t0;
     return HT_OK;
 }
 
@@ -360,19 +401,40 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
+        void *host = NULL;
 
         if (!arg->is_buffer)
             continue;
-        rc = ht__inst_buffer(s, in, i, err);
+        rc = ht__inst_shape(s, in, i, err);
+        if (rc != HT_OK)
+            return rc;
+        if (arg->access != HT_ACCESS_WRITE && arg->access != HT_ACCESS_TEMP) {
+            rc = ensure_input(s, i, &in->shape[i], err);
+            if (rc != HT_OK)
+                return rc;
+        }
+        /* In place, the device reads the inputs where they are and writes the outputs
+         * where ht__inst_read finds them: nothing is copied (DESIGN.md, "Moving data"). */
+        if (s->path == HT_PATH_INPLACE && arg->access == HT_ACCESS_READ) {
+            host = s->inputs[i].data;
+        } else if (s->path == HT_PATH_INPLACE && arg->access != HT_ACCESS_TEMP) {
+            struct ht__hostbuf *o = &s->inplace_out[i];
+            rc = ht__hostbuf_alloc(o, s->ctx, s->queue, s->path,
+                                   in->shape[i].count * ht_type_size(arg->type), err);
+            if (rc != HT_OK)
+                return rc;
+            o->count = in->shape[i].count;
+            o->naxes = in->shape[i].naxes;
+            memcpy(o->dims, in->shape[i].dims, sizeof o->dims);
+            host = o->data;
+        }
+        rc = ht__inst_buffer(s, in, i, host, err);
         if (rc != HT_OK)
             return rc;
         /* Write buffers are poisoned before every run; temp buffers too, and they never
          * leave the device. */
-        if (arg->access == HT_ACCESS_WRITE || arg->access == HT_ACCESS_TEMP)
+        if (arg->access == HT_ACCESS_WRITE || arg->access == HT_ACCESS_TEMP || host)
             continue;
-        rc = ensure_input(s, i, &in->shape[i], err);
-        if (rc != HT_OK)
-            return rc;
         /* Read-only inputs go over once per configuration; readwrite buffers are written
          * before every run (ht__inst_launch) since the kernel changes them. */
         if (arg->access == HT_ACCESS_READ) {
@@ -399,7 +461,10 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
 
         if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
             continue;
-        if (arg->access == HT_ACCESS_READWRITE)
+        if (arg->access == HT_ACCESS_READWRITE && in->host[i])
+            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 0, s->inputs[i].data, restore_s,
+                               err);
+        else if (arg->access == HT_ACCESS_READWRITE)
             rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, restore_s, err);
         else /* poison, so that an element no work-item writes cannot pass verification */
             rc = ht__inst_poison(s, in, i, err);
@@ -522,17 +587,25 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
 
         if (!arg->is_buffer || arg->access == HT_ACCESS_READ || arg->access == HT_ACCESS_TEMP)
             continue;
+        if (in->host[i] && dst[i].data == in->host[i]) {
+            /* In place: the outputs are where the device wrote them; the map makes sure. */
+            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, NULL, read_s, err);
+            if (rc != HT_OK)
+                return rc;
+            continue;
+        }
         if (!dst[i].data || dst[i].count != in->shape[i].count) {
-            void *data = malloc(bytes);
-            if (!data)
-                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
-            free(dst[i].data);
-            dst[i].data = data;
+            rc = ht__hostbuf_alloc(&dst[i], s->ctx, s->queue, s->path, bytes, err);
+            if (rc != HT_OK)
+                return rc;
         }
         dst[i].count = in->shape[i].count;
         dst[i].naxes = in->shape[i].naxes;
         memcpy(dst[i].dims, in->shape[i].dims, sizeof dst[i].dims);
-        rc = transfer(s, in->mem[i], 0, dst[i].data, bytes, read_s, err);
+        if (in->host[i])
+            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, dst[i].data, read_s, err);
+        else
+            rc = transfer(s, in->mem[i], 0, dst[i].data, bytes, read_s, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -553,6 +626,7 @@ void ht__inst_release(struct ht__inst *in, size_t nargs)
     if (in->prog)
         clReleaseProgram(in->prog);
     free(in->mem);
+    free(in->host);
     free(in->shape);
     free(in->vars);
     memset(in, 0, sizeof *in);

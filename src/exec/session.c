@@ -43,7 +43,7 @@ static void hostbufs_free(struct ht__hostbuf *b, size_t n)
     if (!b)
         return;
     for (size_t i = 0; i < n; i++)
-        free(b[i].data);
+        ht__hostbuf_free(&b[i]);
     free(b);
 }
 
@@ -70,9 +70,11 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
     ht_cache_dir(&s->opts, s->cache_dir, sizeof s->cache_dir);
     s->opts.cache_dir = s->cache_dir;
     s->device = (cl_device_id)dev->cl_device;
+    s->path = ht_data_path_resolve(s->opts.data_path, dev);
     s->inputs = calloc(n, sizeof *s->inputs);
     s->outputs = calloc(n, sizeof *s->outputs);
     s->refs = calloc(n, sizeof *s->refs);
+    s->inplace_out = s->outputs;
     if (!s->inputs || !s->outputs || !s->refs) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
@@ -104,13 +106,14 @@ void ht_session_free(struct ht_session *s)
     if (!s)
         return;
     n = s->spec->nargs;
+    /* Pinned host memory is unmapped on the queue: before it goes. */
+    hostbufs_free(s->inputs, n);
+    hostbufs_free(s->outputs, n);
+    hostbufs_free(s->refs, n);
     if (s->queue)
         clReleaseCommandQueue(s->queue);
     if (s->ctx)
         clReleaseContext(s->ctx);
-    hostbufs_free(s->inputs, n);
-    hostbufs_free(s->outputs, n);
-    hostbufs_free(s->refs, n);
     free(s->stage_run_s);
     free(s);
 }
@@ -176,6 +179,9 @@ static int compute_reference_config(struct ht_session *s, struct ht_error *err)
     rc = ht_space_check(&spec->space, s->dev, spec->reference, HT_EQ3_OFF, &e);
     if (rc == HT_OK)
         rc = ht_spec_check_stages(spec, s->dev, spec->reference, &e);
+    /* In place, its written buffers are the reference outputs themselves, so that the
+     * configuration's outputs in s->outputs are left alone. */
+    s->inplace_out = s->refs;
     if (rc == HT_OK)
         rc = ht__inst_prepare(s, spec->reference, &in, tmp, &unused, &e);
     if (rc == HT_OK && in.nstages) {
@@ -189,6 +195,7 @@ static int compute_reference_config(struct ht_session *s, struct ht_error *err)
     }
     if (rc == HT_OK)
         rc = ht__inst_read(s, &in, s->refs, &read_s, &e);
+    s->inplace_out = s->outputs;
     if (rc == HT_OK) {
         s->have_refs = 1;
     } else {
@@ -209,11 +216,29 @@ static int compute_reference_config(struct ht_session *s, struct ht_error *err)
 static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
                                     struct ht_eval_result *res, struct ht_error *err)
 {
+    const struct ht_spec *spec = s->spec;
     cl_kernel k = NULL;
     double unused = 0.0, kernel_s = 0.0, read_s = 0.0;
+    void **saved;
     int rc;
 
     s->have_refs = 0; /* these outputs belong to this configuration's options only */
+    /* A buffer that works in place holds the configuration's outputs in s->outputs, where
+     * the reference kernel is about to write its own: they are kept aside meanwhile. */
+    saved = calloc(spec->nargs ? spec->nargs : 1, sizeof *saved);
+    if (!saved)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < spec->nargs; i++) {
+        size_t bytes = s->outputs[i].count * ht_type_size(spec->args[i].type);
+        if (!in->host[i] || in->host[i] != s->outputs[i].data)
+            continue;
+        saved[i] = malloc(bytes ? bytes : 1);
+        if (!saved[i]) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        memcpy(saved[i], s->outputs[i].data, bytes);
+    }
     /* A pipeline's args belong to no single kernel, and verify.args gives the reference
      * kernel its own list: both bind the arguments by name. */
     if (s->spec->npipeline || s->spec->nverify_args)
@@ -226,6 +251,14 @@ static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
         res->launch_compile_s += s->last_launch_wall_s - kernel_s;
     if (rc == HT_OK)
         rc = ht__inst_read(s, in, s->refs, &read_s, err);
+cleanup:
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (saved[i]) {
+            memcpy(s->outputs[i].data, saved[i],
+                   s->outputs[i].count * ht_type_size(spec->args[i].type));
+            free(saved[i]);
+        }
+    free(saved);
     if (k)
         clReleaseKernel(k);
     return rc;

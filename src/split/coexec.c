@@ -37,6 +37,13 @@ struct owned {
     uint64_t lo, hi;
 };
 
+/* A command in flight on a device and what its time counts as. */
+enum ev_kind { EV_WRITE, EV_READ, EV_KERNEL };
+struct cxevent {
+    cl_event ev;
+    enum ev_kind kind;
+};
+
 struct cxdev {
     struct ht_coexec *cx;
     size_t index;
@@ -47,6 +54,10 @@ struct cxdev {
     double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
                                    its share and kernel time; 0 when none */
     struct ht_session *session; /* context, queue, binary cache */
+    enum ht_data_path path;     /* its session's data path */
+    cl_command_queue q2;        /* copy paths: the second queue of the pieces, or NULL */
+    uint64_t piece;             /* copy paths: work-items per piece (whole work-groups); 0:
+                                   one piece per chunk */
     struct ht__inst in;         /* program, kernel, buffers, vars, shapes */
     uint64_t wg;                /* its work-group size along d, in its work-items */
     uint64_t g;                 /* its work-items along d */
@@ -57,7 +68,7 @@ struct cxdev {
     /* one run */
     struct owned *owned;
     size_t nowned, cap_owned;
-    cl_event *events;
+    struct cxevent *events;     /* commands in flight, with what their time counts as */
     size_t nevents, cap_events;
     unsigned chunks;
     uint64_t items, owned_items;
@@ -83,6 +94,16 @@ struct ht_coexec {
     size_t ref_device;           /* the device refs come from, when have_refs */
     int have_refs;
     double t0;                   /* start of the run being timed */
+    int any_inplace;             /* some device works on the host arrays in place */
+    /* Bound arrays (ht_coexec_bind): the caller's, per arg (NULL: not bound). With
+     * opts.bind_only the co-execution holds no host data of its own. */
+    void **bound;
+    struct hostalloc *allocs;    /* ht_coexec_alloc's memory */
+    size_t nallocs, cap_allocs;
+};
+
+struct hostalloc {
+    struct ht__hostmem mem;
 };
 
 void ht_coexec_opts_init(struct ht_coexec_opts *opts)
@@ -229,7 +250,44 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     for (size_t i = 0; i < spec->nargs; i++) {
         if (!spec->args[i].is_buffer)
             continue;
-        rc = ht__inst_buffer(d->session, &d->in, i, err);
+        rc = ht__inst_shape(d->session, &d->in, i, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    d->path = d->session->path;
+    if (d->path != HT_PATH_INPLACE) {
+        cl_int st;
+        d->q2 = clCreateCommandQueue(d->session->ctx, d->session->device,
+                                     CL_QUEUE_PROFILING_ENABLE, &st);
+        if (st != CL_SUCCESS)
+            return ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue (second queue)");
+    }
+    (void)k;
+    return HT_OK;
+}
+
+/* Buffer i's host memory that device d works on in place, or NULL when it is copied. */
+static void *inplace_host(const struct ht_coexec *cx, const struct cxdev *d, size_t i)
+{
+    const struct ht_arg *arg = &cx->spec->args[i];
+
+    if (d->path != HT_PATH_INPLACE || !arg->is_buffer || arg->access == HT_ACCESS_TEMP)
+        return NULL;
+    return arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
+}
+
+/* Creates device d's buffers (in place over the host arrays when its path says so) and
+ * its kernel with its arguments set. */
+static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    cl_kernel k = NULL;
+    int rc;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        if (!spec->args[i].is_buffer)
+            continue;
+        rc = ht__inst_buffer(d->session, &d->in, i, inplace_host(cx, d, i), err);
         if (rc != HT_OK)
             return rc;
     }
@@ -246,6 +304,25 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
 static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
+    enum ht_data_path path = HT_PATH_PAGEABLE;
+    cl_context ctx = NULL;
+    cl_command_queue q = NULL;
+
+    /* One host copy serves every device: pinned in the first copying device's context
+     * when one wants pinned memory, page-aligned when a device works in place, plain
+     * otherwise (the pageable path kept for comparisons). */
+    for (size_t j = 0; j < cx->n; j++) {
+        const struct cxdev *d = &cx->devs[j];
+        if (d->path == HT_PATH_PINNED && !ctx) {
+            ctx = d->session->ctx;
+            q = d->session->queue;
+            path = HT_PATH_PINNED;
+        } else if (d->path == HT_PATH_INPLACE && path == HT_PATH_PAGEABLE) {
+            path = HT_PATH_INPLACE;
+        }
+        if (d->path == HT_PATH_INPLACE)
+            cx->any_inplace = 1;
+    }
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
@@ -263,23 +340,31 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
                                     "on device %zu: the configurations must agree on it",
                                     arg->name, cx->devs[j].dev->index, cx->devs[0].dev->index);
             }
+        if (arg->access == HT_ACCESS_TEMP)
+            continue;
         if (arg->access != HT_ACCESS_WRITE) {
             struct ht__hostbuf *b = &cx->inputs[i];
             int rc;
             *b = *shape;
-            b->data = malloc(bytes ? bytes : 1);
-            if (!b->data)
-                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
-            rc = ht__data_init(arg, b->data, b->count, err);
+            memset(&b->mem, 0, sizeof b->mem);
+            if (cx->opts.bind_only)
+                continue; /* the caller's arrays come with ht_coexec_bind */
+            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes, err);
+            if (rc == HT_OK)
+                rc = ht__data_init(arg, b->data, b->count, err);
             if (rc != HT_OK)
                 return rc;
         }
         if (arg->access != HT_ACCESS_READ) {
             struct ht__hostbuf *b = &cx->outputs[i];
+            int rc;
             *b = *shape;
-            b->data = malloc(bytes ? bytes : 1);
-            if (!b->data)
-                return ht_error_set(err, HT_ENOMEM, "out of memory for buffer '%s'", arg->name);
+            memset(&b->mem, 0, sizeof b->mem);
+            if (cx->opts.bind_only)
+                continue;
+            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes, err);
+            if (rc != HT_OK)
+                return rc;
         }
     }
     return HT_OK;
@@ -305,26 +390,66 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
     return rc;
 }
 
+static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
+                          const uint64_t *hi);
+
+/* The pieces of a copying device (DESIGN.md, "Moving data"): whole work-groups carrying
+ * about opts.piece_bytes of sliced inputs and owned outputs, so that one piece's upload,
+ * another's kernel and a third's download overlap on the two queues. */
+static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
+{
+    const struct ht_spec *spec = cx->spec;
+    uint64_t target = cx->opts.piece_bytes ? cx->opts.piece_bytes : UINT64_C(32) << 20;
+    uint64_t zero[3] = {0, 0, 0}, groups;
+    double bytes = 0.0, per_item;
+
+    d->piece = 0;
+    if (d->path == HT_PATH_INPLACE || target == UINT64_MAX || d->g == 0)
+        return;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct bufmap *m = &d->maps[i];
+        if (!spec->args[i].is_buffer)
+            continue;
+        if (m->in == IN_SLICED || m->out == OUT_OWNED)
+            bytes += range_bytes(d, i, zero, d->in.shape[i].dims) *
+                     ((m->in == IN_SLICED) + (m->out == OUT_OWNED));
+    }
+    per_item = bytes / (double)d->g;
+    if (per_item <= 0.0)
+        return;
+    groups = (uint64_t)((double)target / per_item / (double)d->wg);
+    d->piece = (groups ? groups : 1) * d->wg;
+}
+
 void ht_coexec_free(struct ht_coexec *cx)
 {
     if (!cx)
         return;
+    /* In-place buffers work on the host arrays, and pinned host memory is unmapped on its
+     * device's queue: the buffers go first, then the host memory, then the sessions. */
+    for (size_t i = 0; cx->devs && i < cx->n; i++)
+        ht__inst_release(&cx->devs[i].in, cx->spec->nargs);
+    for (size_t i = 0; i < cx->spec->nargs; i++) {
+        if (cx->inputs)
+            ht__hostbuf_free(&cx->inputs[i]);
+        if (cx->outputs)
+            ht__hostbuf_free(&cx->outputs[i]);
+        if (cx->refs)
+            free(cx->refs[i].data);
+    }
+    for (size_t k = 0; k < cx->nallocs; k++)
+        ht__hostmem_free(&cx->allocs[k].mem);
+    free(cx->allocs);
+    free(cx->bound);
     for (size_t i = 0; cx->devs && i < cx->n; i++) {
         struct cxdev *d = &cx->devs[i];
-        ht__inst_release(&d->in, cx->spec->nargs);
+        if (d->q2)
+            clReleaseCommandQueue(d->q2);
         ht_session_free(d->session);
         free(d->config);
         free(d->maps);
         free(d->owned);
         free(d->events);
-    }
-    for (size_t i = 0; i < cx->spec->nargs; i++) {
-        if (cx->inputs)
-            free(cx->inputs[i].data);
-        if (cx->outputs)
-            free(cx->outputs[i].data);
-        if (cx->refs)
-            free(cx->refs[i].data);
     }
     free(cx->inputs);
     free(cx->outputs);
@@ -378,7 +503,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     cx->inputs = calloc(na, sizeof *cx->inputs);
     cx->outputs = calloc(na, sizeof *cx->outputs);
     cx->refs = calloc(na, sizeof *cx->refs);
-    if (!cx->devs || !cx->inputs || !cx->outputs || !cx->refs) {
+    cx->bound = calloc(na, sizeof *cx->bound);
+    if (!cx->devs || !cx->inputs || !cx->outputs || !cx->refs || !cx->bound) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -438,6 +564,17 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     rc = host_buffers(cx, err);
     if (rc != HT_OK)
         goto fail;
+    for (size_t i = 0; i < n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        struct ht_error e;
+        ht_error_clear(&e);
+        rc = device_buffers(cx, d, &e);
+        if (rc != HT_OK) {
+            device_fail(err, d, &e);
+            goto fail;
+        }
+        plan_pieces(cx, d);
+    }
     rc = make_sched(cx, opts ? &opts->sched : NULL, cx->sched_name, &cx->sched, err);
     if (rc != HT_OK)
         goto fail;
@@ -576,11 +713,11 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
 
 /* --- one run on one device (its host thread) --- */
 
-static int push_event(struct cxdev *d, cl_event ev)
+static int push_event(struct cxdev *d, cl_event ev, enum ev_kind kind)
 {
     if (d->nevents == d->cap_events) {
         size_t cap = d->cap_events ? 2 * d->cap_events : 16;
-        cl_event *grown = realloc(d->events, cap * sizeof *grown);
+        struct cxevent *grown = realloc(d->events, cap * sizeof *grown);
         if (!grown) {
             clWaitForEvents(1, &ev);
             clReleaseEvent(ev);
@@ -589,32 +726,66 @@ static int push_event(struct cxdev *d, cl_event ev)
         d->events = grown;
         d->cap_events = cap;
     }
-    d->events[d->nevents++] = ev;
+    d->events[d->nevents].ev = ev;
+    d->events[d->nevents].kind = kind;
+    d->nevents++;
     return HT_OK;
 }
 
-
-/* Adds the times of the finished transfer events to *sum and releases them. */
-static void drain_events(struct cxdev *d, double *sum)
+/* Adds the times of the finished commands to the device's kernel, write and read times and
+ * releases them. A kernel that did not complete is HT_ELAUNCH (the first one, in err). */
+static int drain_events(struct cxdev *d, struct ht_error *err)
 {
+    int rc = HT_OK;
+
     for (size_t i = 0; i < d->nevents; i++) {
-        *sum += ht__event_seconds(d->events[i], 0.0);
-        clReleaseEvent(d->events[i]);
+        cl_event ev = d->events[i].ev;
+        double t = ht__event_seconds(ev, 0.0);
+        if (d->events[i].kind == EV_KERNEL) {
+            cl_int exec = CL_COMPLETE;
+            if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec,
+                               NULL) != CL_SUCCESS)
+                exec = CL_INVALID_EVENT;
+            if (exec != CL_COMPLETE && rc == HT_OK)
+                rc = ht__cl_fail(err, HT_ELAUNCH, exec < 0 ? exec : CL_INVALID_EVENT,
+                                 "kernel execution");
+            d->kernel_s += t;
+        } else if (d->events[i].kind == EV_WRITE) {
+            d->write_s += t;
+        } else {
+            d->read_s += t;
+        }
+        clReleaseEvent(ev);
     }
     d->nevents = 0;
+    return rc;
+}
+
+/* Waits for both of the device's queues, then drains its events. */
+static int finish_device(struct cxdev *d, struct ht_error *err)
+{
+    cl_int st = clFinish(d->session->queue);
+    int rc;
+
+    if (st == CL_SUCCESS && d->q2)
+        st = clFinish(d->q2);
+    rc = drain_events(d, err);
+    if (st != CL_SUCCESS && rc == HT_OK)
+        rc = ht__cl_fail(err, HT_ECL, st, "clFinish");
+    return rc;
 }
 
 /* A rectangular transfer of the elements [lo[a], hi[a]) of every axis a of buffer i,
- * between the device buffer and the host buffer of the same layout (non-blocking; the
- * event is kept in d->events). */
-static int transfer_rect(struct cxdev *d, size_t i, void *host, const uint64_t *lo,
-                         const uint64_t *hi, int to_device, struct ht_error *err)
+ * between the device buffer and the host buffer of the same layout, on queue q
+ * (non-blocking; the event is kept in d->events). */
+static int transfer_rect(struct cxdev *d, cl_command_queue q, size_t i, void *host,
+                         const uint64_t *lo, const uint64_t *hi, int to_device,
+                         struct ht_error *err)
 {
     const struct ht_arg *arg = &d->cx->spec->args[i];
     const struct ht__hostbuf *b = &d->in.shape[i];
     size_t es = ht_type_size(arg->type);
     unsigned na = b->naxes;
-    cl_command_queue q = d->session->queue;
     cl_event ev = NULL;
     cl_int st;
     int whole_inner = 1;
@@ -665,7 +836,7 @@ static int transfer_rect(struct cxdev *d, size_t i, void *host, const uint64_t *
                  arg->name);
         return ht__cl_fail(err, HT_ECL, st, what);
     }
-    if (push_event(d, ev) != HT_OK)
+    if (push_event(d, ev, to_device ? EV_WRITE : EV_READ) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     return HT_OK;
 }
@@ -698,16 +869,16 @@ static void chunk_items(const struct cxdev *d, const struct ht_split_chunk *c, u
     ht__split_chunk_items(c->offset, c->size, d->per_item, d->wg, d->g, wlo, wn);
 }
 
-/* Sends the inputs of `mode`: whole, or for the work-items [wlo, wlo + wn). */
-static int send_inputs(struct cxdev *d, enum in_mode mode, uint64_t wlo, uint64_t wn,
-                       struct ht_error *err)
+/* Sends the inputs of `mode` on queue q: whole, or for the work-items [wlo, wlo + wn). */
+static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, uint64_t wlo,
+                       uint64_t wn, struct ht_error *err)
 {
     const struct ht_spec *spec = d->cx->spec;
 
     for (size_t i = 0; i < spec->nargs; i++) {
         uint64_t lo[3], hi[3];
         int rc;
-        if (d->maps[i].in != mode || !spec->args[i].is_buffer)
+        if (d->maps[i].in != mode || !spec->args[i].is_buffer || d->in.host[i])
             continue;
         if (mode == IN_SLICED)
             slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
@@ -716,7 +887,29 @@ static int send_inputs(struct cxdev *d, enum in_mode mode, uint64_t wlo, uint64_
                 lo[a] = 0;
                 hi[a] = d->in.shape[i].dims[a];
             }
-        rc = transfer_rect(d, i, d->cx->inputs[i].data, lo, hi, 1, err);
+        rc = transfer_rect(d, q, i, d->cx->inputs[i].data, lo, hi, 1, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
+
+/* Enqueues the reads of the owned units [ulo, uhi) of every buffer read back by owner, on
+ * queue q. */
+static int read_owned(struct cxdev *d, cl_command_queue q, uint64_t ulo, uint64_t uhi,
+                      struct ht_error *err)
+{
+    const struct ht_spec *spec = d->cx->spec;
+
+    if (uhi <= ulo)
+        return HT_OK;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        uint64_t lo[3], hi[3];
+        int rc;
+        if (d->maps[i].out != OUT_OWNED || d->in.host[i])
+            continue;
+        slice_ranges(d, i, d->cx->global, ulo, uhi, 1, lo, hi);
+        rc = transfer_rect(d, q, i, d->cx->outputs[i].data, lo, hi, 0, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -739,69 +932,93 @@ static int remember_owned(struct cxdev *d, uint64_t lo, uint64_t hi)
     return HT_OK;
 }
 
-/* Launches one chunk and waits for it. */
+/* Runs one chunk and waits for it. A device that works in place only launches it. A
+ * copying device moves it in pieces (plan_pieces) that alternate between its two queues:
+ * each piece's inputs, kernel and owned outputs go in order on its queue, so one piece's
+ * kernel runs while the other queue moves the next piece's data (DESIGN.md, "Moving
+ * data"). The owned outputs are read back as the pieces finish. */
 static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_error *err)
 {
     struct ht_coexec *cx = d->cx;
     unsigned dim = cx->opts.dim;
     size_t offset[3] = {0, 0, 0}, global[3], local[3];
-    uint64_t wlo, wn;
-    cl_event ev = NULL;
-    int rc;
+    uint64_t wlo, wn, step, own_lo = c->own_offset, own_hi = c->own_offset + c->own_size;
+    unsigned k = 0;
+    int rc = HT_OK;
 
-    for (unsigned k = 0; k < 3; k++) {
-        global[k] = (size_t)d->in.global[k];
-        local[k] = (size_t)d->in.local[k];
+    for (unsigned a = 0; a < 3; a++) {
+        global[a] = (size_t)d->in.global[a];
+        local[a] = (size_t)d->in.local[a];
     }
     chunk_items(d, c, &wlo, &wn);
-    offset[dim] = (size_t)wlo;
-    global[dim] = (size_t)wn;
-    rc = send_inputs(d, IN_SLICED, wlo, wn, err);
-    if (rc != HT_OK)
-        return rc;
-    rc = ht__enqueue_wait(d->session->queue, d->in.kernel, d->in.ndims, offset, global,
-                          d->in.local[0] ? local : NULL, &ev, err);
-    if (rc != HT_OK)
-        return rc;
-    d->kernel_s += ht__event_seconds(ev, 0.0);
-    clReleaseEvent(ev);
-    /* The in-order queue finished the chunk's writes before its kernel. */
-    drain_events(d, &d->write_s);
-    return HT_OK;
+    step = d->piece && d->piece < wn ? d->piece : wn;
+    for (uint64_t p = wlo; p < wlo + wn; p += step, k++) {
+        uint64_t pn = wlo + wn - p < step ? wlo + wn - p : step;
+        uint64_t ulo = p * d->per_item, uhi = (p + pn) * d->per_item;
+        cl_command_queue q = (k & 1) && d->q2 ? d->q2 : d->session->queue;
+        cl_event ev = NULL;
+        cl_int st;
+
+        rc = send_inputs(d, q, IN_SLICED, p, pn, err);
+        if (rc != HT_OK)
+            break;
+        offset[dim] = (size_t)p;
+        global[dim] = (size_t)pn;
+        st = clEnqueueNDRangeKernel(q, d->in.kernel, d->in.ndims, offset, global,
+                                    d->in.local[0] ? local : NULL, 0, NULL, &ev);
+        if (st != CL_SUCCESS) {
+            rc = ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
+            break;
+        }
+        if (push_event(d, ev, EV_KERNEL) != HT_OK) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            break;
+        }
+        rc = read_owned(d, q, ulo > own_lo ? ulo : own_lo, uhi < own_hi ? uhi : own_hi, err);
+        if (rc != HT_OK)
+            break;
+    }
+    {
+        int frc = finish_device(d, err);
+        if (rc == HT_OK)
+            rc = frc;
+    }
+    return rc;
 }
 
+/* What is left after the chunks: the buffers read back whole (one device), and, for a
+ * device that works in place, a map of its written buffers, which makes the host see what
+ * it wrote. */
 static int read_outputs(struct cxdev *d, struct ht_error *err)
 {
     const struct ht_spec *spec = d->cx->spec;
-    cl_int st;
+    cl_command_queue q = d->session->queue;
 
+    if (!d->nowned)
+        return HT_OK;
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
-        uint64_t lo[3], hi[3];
+        size_t bytes = d->in.shape[i].count * ht_type_size(spec->args[i].type);
+        uint64_t lo[3] = {0, 0, 0}, hi[3];
         int rc;
 
-        if (m->out == OUT_WHOLE && d->nowned) {
-            for (unsigned a = 0; a < 3; a++) {
-                lo[a] = 0;
+        if (m->out == OUT_NONE)
+            continue;
+        if (d->in.host[i]) {
+            double t = 0.0;
+            rc = ht__inst_sync(q, d->in.mem[i], 0, bytes, 1, NULL, &t, err);
+            d->read_s += t;
+        } else if (m->out == OUT_WHOLE) {
+            for (unsigned a = 0; a < 3; a++)
                 hi[a] = d->in.shape[i].dims[a];
-            }
-            rc = transfer_rect(d, i, d->cx->outputs[i].data, lo, hi, 0, err);
-            if (rc != HT_OK)
-                return rc;
-        } else if (m->out == OUT_OWNED) {
-            for (size_t k = 0; k < d->nowned; k++) {
-                slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1, lo, hi);
-                rc = transfer_rect(d, i, d->cx->outputs[i].data, lo, hi, 0, err);
-                if (rc != HT_OK)
-                    return rc;
-            }
+            rc = transfer_rect(d, q, i, d->cx->outputs[i].data, lo, hi, 0, err);
+        } else {
+            continue;
         }
+        if (rc != HT_OK)
+            return rc;
     }
-    st = clFinish(d->session->queue);
-    if (st != CL_SUCCESS)
-        return ht__cl_fail(err, HT_ECL, st, "clFinish");
-    drain_events(d, &d->read_s);
-    return HT_OK;
+    return finish_device(d, err);
 }
 
 static void *device_thread(void *arg)
@@ -814,8 +1031,11 @@ static void *device_thread(void *arg)
     while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
         double t = ht__now();
         if (!sent) {
-            /* Whole inputs go once, and only to a device that gets work. */
-            rc = send_inputs(d, IN_WHOLE, 0, 0, &d->err);
+            /* Whole inputs go once, and only to a device that gets work; both queues'
+             * pieces need them. */
+            rc = send_inputs(d, d->session->queue, IN_WHOLE, 0, 0, &d->err);
+            if (rc == HT_OK)
+                rc = finish_device(d, &d->err);
             if (rc != HT_OK)
                 break;
             sent = 1;
@@ -834,7 +1054,9 @@ static void *device_thread(void *arg)
         rc = read_outputs(d, &d->err);
     if (rc != HT_OK) {
         clFinish(d->session->queue);
-        drain_events(d, &d->read_s);
+        if (d->q2)
+            clFinish(d->q2);
+        drain_events(d, &d->err);
     }
     d->busy_s = ht__now() - cx->t0;
     d->rc = rc;
@@ -843,7 +1065,10 @@ static void *device_thread(void *arg)
 
 /* Poisons every buffer on every device and the merged host outputs, so that an element
  * nobody writes, or an input element a chunk reads but was not sent (in this run: a
- * dynamic scheduler's chunks differ between runs), cannot pass verification. */
+ * dynamic scheduler's chunks differ between runs), cannot pass verification. A buffer
+ * that a device works in place is the host array itself: inputs are left alone, and a
+ * readwrite output starts again from the initial data (the kernel changes it in place),
+ * where with copying devices only it is poisoned. */
 static int poison(struct ht_coexec *cx, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
@@ -857,10 +1082,16 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
             continue;
         es = ht_type_size(arg->type);
         ht__poison_pattern(arg->type, pat);
-        for (size_t k = 0; arg->access != HT_ACCESS_READ && k < cx->outputs[i].count; k++)
-            memcpy((char *)cx->outputs[i].data + k * es, pat, es);
+        if (arg->access == HT_ACCESS_READWRITE && cx->any_inplace)
+            memcpy(cx->outputs[i].data, cx->inputs[i].data, cx->outputs[i].count * es);
+        else if (arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
+            for (size_t k = 0; k < cx->outputs[i].count; k++)
+                memcpy((char *)cx->outputs[i].data + k * es, pat, es);
         for (size_t j = 0; j < cx->n; j++) {
-            int rc = ht__inst_poison(cx->devs[j].session, &cx->devs[j].in, i, err);
+            int rc;
+            if (cx->devs[j].in.host[i])
+                continue;
+            rc = ht__inst_poison(cx->devs[j].session, &cx->devs[j].in, i, err);
             if (rc != HT_OK)
                 return rc;
         }
@@ -873,16 +1104,19 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
     return HT_OK;
 }
 
-/* One co-execution: every device's thread, started together. *wall_s is its wall time. */
-static int run_once(struct ht_coexec *cx, double *wall_s, struct ht_error *err)
+/* One co-execution: every device's thread, started together. *wall_s is its wall time.
+ * The harness poisons first (ht_coexec_run); a launch on bound arrays does not. */
+static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct ht_error *err)
 {
     pthread_t *threads;
     size_t started = 0;
     int rc;
 
-    rc = poison(cx, err);
-    if (rc != HT_OK)
-        return rc;
+    if (do_poison) {
+        rc = poison(cx, err);
+        if (rc != HT_OK)
+            return rc;
+    }
     threads = calloc(cx->n, sizeof *threads);
     if (!threads)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -928,12 +1162,12 @@ static int cmp_run(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+/* warmup untimed and repeats timed co-executions (poisoned first by the harness, not on
+ * bound arrays), into res: the mean of the best keep. */
+static int run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned warmup,
+                    unsigned repeats, unsigned keep, int do_poison, struct ht_error *err)
 {
-    const struct ht_spec *spec = cx->spec;
     const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
-    unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
-    unsigned keep = cx->opts.keep_best ? cx->opts.keep_best : spec->keep_best;
     double *per = NULL; /* per run and device: kernel, write, read, busy, owned, chunks,
                            items */
     struct run_stat *order = NULL;
@@ -965,14 +1199,14 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
         goto cleanup;
     }
     cx->have_outputs = 0;
-    for (unsigned w = 0; w < cx->opts.warmup; w++) {
+    for (unsigned w = 0; w < warmup; w++) {
         double wall;
-        rc = run_once(cx, &wall, err);
+        rc = run_once(cx, do_poison, &wall, err);
         if (rc != HT_OK)
             goto cleanup;
     }
     for (unsigned r = 0; r < repeats; r++) {
-        rc = run_once(cx, &res->run_s[r], err);
+        rc = run_once(cx, do_poison, &res->run_s[r], err);
         if (rc != HT_OK)
             goto cleanup;
         res->nruns = r + 1;
@@ -1027,6 +1261,157 @@ cleanup:
     return rc;
 }
 
+int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
+    unsigned keep = cx->opts.keep_best ? cx->opts.keep_best : spec->keep_best;
+
+    if (cx->opts.bind_only) {
+        memset(res, 0, sizeof *res);
+        return ht_error_set(err, HT_EINVAL,
+                            "a co-execution made for bound arrays runs with ht_coexec_launch");
+    }
+    return run_many(cx, res, cx->opts.warmup, repeats, keep, 1, err);
+}
+
+/* --- the caller's arrays (the runtime) --- */
+
+/* Points the host arrays of buffer i at data (NULL: back to the co-execution's own) and
+ * re-creates the buffers of the devices that work on it in place. */
+static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *err)
+{
+    const struct ht_arg *arg = &cx->spec->args[i];
+
+    if (arg->access != HT_ACCESS_WRITE)
+        cx->inputs[i].data = data ? data : cx->inputs[i].mem.data;
+    if (arg->access != HT_ACCESS_READ)
+        cx->outputs[i].data = data ? data : cx->outputs[i].mem.data;
+    cx->bound[i] = data;
+    for (size_t j = 0; j < cx->n; j++) {
+        struct cxdev *d = &cx->devs[j];
+        void *host = inplace_host(cx, d, i);
+        int rc;
+        if (!d->in.host[i] && !host)
+            continue;
+        if (!host) {
+            /* Unbound with no memory of its own: a device buffer until bound again. */
+            rc = ht__inst_buffer(d->session, &d->in, i, NULL, err);
+        } else {
+            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
+        }
+        if (rc == HT_OK)
+            rc = ht__inst_set_args(d->session, &d->in, d->in.kernel, NULL, cx->spec->nargs,
+                                   err);
+        if (rc != HT_OK)
+            return device_fail(err, d, err);
+    }
+    return HT_OK;
+}
+
+int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
+                   struct ht_error *err)
+{
+    const struct ht_spec *spec = cx->spec;
+    const struct ht_arg *a;
+    size_t want;
+
+    if (arg >= spec->nargs || !spec->args[arg].is_buffer ||
+        spec->args[arg].access == HT_ACCESS_TEMP) {
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "args[%zu]", arg);
+        return ht_error_set(err, HT_EINVAL, "argument %zu of '%s' is not a buffer to bind", arg,
+                            spec->name);
+    }
+    a = &spec->args[arg];
+    if (!data)
+        return ht_error_set(err, HT_EINVAL, "buffer '%s': no memory given (NULL)", a->name);
+    want = cx->devs[0].in.shape[arg].count * ht_type_size(a->type);
+    if (bytes != want)
+        return ht_error_set(err, HT_EINVAL,
+                            "buffer '%s' holds %zu bytes (%zu elements of %zu bytes), not %zu",
+                            a->name, want, (size_t)cx->devs[0].in.shape[arg].count,
+                            ht_type_size(a->type), bytes);
+    if (a->access == HT_ACCESS_READWRITE && cx->n > 1)
+        for (size_t j = 0; j < cx->n; j++)
+            for (unsigned x = 0; x < 3; x++)
+                if (cx->devs[j].maps[arg].split_axis[x] && cx->devs[j].maps[arg].halo[x])
+                    return ht_error_set(err, HT_ESPEC,
+                                        "readwrite buffer '%s' has a halo along the split "
+                                        "dimension: a device would read what another writes "
+                                        "in the same array",
+                                        a->name);
+    if (cx->bound[arg] == data)
+        return HT_OK;
+    return rebind(cx, arg, data, err);
+}
+
+int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+{
+    struct ht_coexec_result local;
+    int rc;
+
+    for (size_t i = 0; i < cx->spec->nargs; i++) {
+        const struct ht_arg *a = &cx->spec->args[i];
+        if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
+            if (err && !err->code)
+                snprintf(err->field, sizeof err->field, "args[%zu]", i);
+            if (res)
+                memset(res, 0, sizeof *res);
+            return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
+        }
+    }
+    rc = run_many(cx, res ? res : &local, 0, 1, 1, 0, err);
+    if (!res)
+        ht_coexec_result_destroy(&local);
+    return rc;
+}
+
+void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
+{
+    cl_context ctx = NULL;
+    cl_command_queue q = NULL;
+    enum ht_data_path path = HT_PATH_INPLACE;
+    struct ht__hostmem m;
+
+    for (size_t j = 0; j < cx->n && !ctx; j++)
+        if (cx->devs[j].path == HT_PATH_PINNED) {
+            ctx = cx->devs[j].session->ctx;
+            q = cx->devs[j].session->queue;
+            path = HT_PATH_PINNED;
+        }
+    if (cx->nallocs == cx->cap_allocs) {
+        size_t cap = cx->cap_allocs ? 2 * cx->cap_allocs : 8;
+        struct hostalloc *grown = realloc(cx->allocs, cap * sizeof *grown);
+        if (!grown) {
+            ht_error_set(err, HT_ENOMEM, "out of memory");
+            return NULL;
+        }
+        cx->allocs = grown;
+        cx->cap_allocs = cap;
+    }
+    if (ht__hostmem_alloc(ctx, q, path, bytes, &m, err) != HT_OK)
+        return NULL;
+    cx->allocs[cx->nallocs++].mem = m;
+    return m.data;
+}
+
+void ht_coexec_free_host(struct ht_coexec *cx, void *data)
+{
+    if (!data)
+        return;
+    for (size_t k = 0; k < cx->nallocs; k++) {
+        if (cx->allocs[k].mem.data != data)
+            continue;
+        for (size_t i = 0; i < cx->spec->nargs; i++)
+            if (cx->bound[i] == data)
+                rebind(cx, i, NULL, NULL);
+        ht__hostmem_free(&cx->allocs[k].mem);
+        cx->allocs[k] = cx->allocs[--cx->nallocs];
+        return;
+    }
+}
+
 /* Runs device ref alone once through an exec session and keeps its written buffers in
  * cx->refs. */
 static int reference_run(struct ht_coexec *cx, size_t ref, struct ht_error *err)
@@ -1070,6 +1455,7 @@ static int reference_run(struct ht_coexec *cx, size_t ref, struct ht_error *err)
         bytes = s->outputs[i].count * ht_type_size(arg->type);
         free(r->data);
         *r = s->outputs[i];
+        memset(&r->mem, 0, sizeof r->mem); /* refs are plain memory of their own */
         r->data = malloc(bytes ? bytes : 1);
         if (!r->data) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");

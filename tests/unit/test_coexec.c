@@ -478,6 +478,19 @@ static struct ht_platform *plat;
 static const struct ht_device_info *devA, *devB;
 static char source_dir[2048];
 
+/* The device tests run twice (main): on the data path PoCL's CPU devices take by default,
+ * in place, then copied through pinned memory in pieces of a few bytes, so that every
+ * chunk is moved and launched in many pieces over the two queues. */
+static enum ht_data_path test_path = HT_PATH_AUTO;
+static uint64_t test_piece_bytes;
+
+static void test_opts_init(struct ht_coexec_opts *opts)
+{
+    ht_coexec_opts_init(opts);
+    opts->exec.data_path = test_path;
+    opts->piece_bytes = test_piece_bytes;
+}
+
 static struct ht_spec *load(const char *name)
 {
     char path[4096];
@@ -541,7 +554,7 @@ static void run_case(const struct case_opts *o)
         devs[i].config = cfg[i];
         devs[i].time_s = o->time[i];
     }
-    ht_coexec_opts_init(&opts);
+    test_opts_init(&opts);
     opts.dim = o->dim;
     opts.scheduler = o->sched;
     opts.sched.factors = o->factors;
@@ -719,7 +732,7 @@ static void test_refusals(void **state)
     config_of(spec, "WG=16", c1);
     devs[0] = (struct ht_coexec_device){devA, c0, 1.0, 0};
     devs[1] = (struct ht_coexec_device){devB, c1, 1.0, 0};
-    ht_coexec_opts_init(&opts);
+    test_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ESPEC);
     assert_null(cx);
@@ -780,7 +793,7 @@ static void test_verify_catches_holes(void **state)
     config_of(spec, "WG=16,P=2", bad);
     devs[0] = (struct ht_coexec_device){devA, good, 1.0, 0};
     devs[1] = (struct ht_coexec_device){devB, bad, 1.0, 0};
-    ht_coexec_opts_init(&opts);
+    test_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
     assert_int_equal(ht_coexec_run(cx, &res, &err), HT_OK);
@@ -812,7 +825,7 @@ static void test_factors_and_estimate(void **state)
     config_of(spec, "WG=32", c1);
     devs[0] = (struct ht_coexec_device){devA, c0, 1.0, 0};
     devs[1] = (struct ht_coexec_device){devB, c1, 2.0, 0};
-    ht_coexec_opts_init(&opts);
+    test_opts_init(&opts);
     ht_error_clear(&err);
     assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
     assert_int_equal(ht_coexec_estimate(cx, alone, &est, &err), HT_OK);
@@ -868,6 +881,180 @@ static void test_factors_and_estimate(void **state)
     ht_spec_free(spec);
 }
 
+/* --- the caller's arrays (ht_coexec_bind, ht_coexec_launch) --- */
+
+/* The stencil of kernel.cl on the host. */
+static void stencil_host(const float *in, float *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = in[i] + 2.0f * in[i + 1] + 3.0f * in[i + 2] + 0.25f * (float)i;
+}
+
+static struct ht_coexec *bound_coexec(struct ht_spec *spec, size_t ndev)
+{
+    struct ht_coexec_device devs[2];
+    int64_t cfg[2][8];
+    struct ht_coexec_opts opts;
+    struct ht_coexec *cx = NULL;
+    struct ht_error err;
+
+    memset(devs, 0, sizeof devs);
+    config_of(spec, "WG=48", cfg[0]);
+    config_of(spec, "WG=64", cfg[1]);
+    devs[0].dev = devA;
+    devs[0].config = cfg[0];
+    devs[0].time_s = 1.0;
+    devs[1].dev = devB;
+    devs[1].config = cfg[1];
+    devs[1].time_s = 2.1;
+    test_opts_init(&opts);
+    opts.bind_only = 1;
+    ht_error_clear(&err);
+    if (ht_coexec_create(spec, devs, ndev, &opts, &cx, &err) != HT_OK)
+        fail_msg("create: %s", err.text);
+    return cx;
+}
+
+/* Launches on the caller's arrays, memory of its own (malloc, not page-aligned) and of
+ * ht_coexec_alloc, changing the inputs between launches: every output is the host's. */
+static void test_bind_launch(void **state)
+{
+    struct ht_spec *spec = load("stencil.json");
+    size_t n = 960, nin = n + 2;
+    struct ht_coexec *cx;
+    struct ht_coexec_result res;
+    struct ht_error err;
+    float *expect = malloc(n * sizeof *expect);
+
+    (void)state;
+    assert_non_null(expect);
+    for (size_t ndev = 1; ndev <= 2; ndev++) {
+        cx = bound_coexec(spec, ndev);
+        for (int kind = 0; kind < 2; kind++) {
+            float *in = kind ? ht_coexec_alloc(cx, nin * sizeof *in, &err)
+                             : malloc(nin * sizeof *in + 4);
+            float *out = kind ? ht_coexec_alloc(cx, n * sizeof *out, &err)
+                              : malloc(n * sizeof *out + 4);
+            float *in_use = kind ? in : in + 1, *out_use = kind ? out : out + 1; /* unaligned */
+            assert_non_null(in);
+            assert_non_null(out);
+            ht_error_clear(&err);
+            assert_int_equal(ht_coexec_bind(cx, 0, in_use, nin * sizeof *in, &err), HT_OK);
+            assert_int_equal(ht_coexec_bind(cx, 1, out_use, n * sizeof *out, &err), HT_OK);
+            for (int launch = 0; launch < 3; launch++) {
+                for (size_t i = 0; i < nin; i++)
+                    in_use[i] = (float)((i * 7 + (size_t)launch * 13) % 101) * 0.5f;
+                for (size_t i = 0; i < n; i++)
+                    out_use[i] = -1.0f;
+                stencil_host(in_use, expect, n);
+                ht_error_clear(&err);
+                if (ht_coexec_launch(cx, &res, &err) != HT_OK)
+                    fail_msg("launch: %s", err.text);
+                assert_int_equal(res.nruns, 1);
+                assert_true(res.wall_s > 0);
+                for (size_t i = 0; i < n; i++)
+                    if (fabsf(out_use[i] - expect[i]) > 1e-4f * (1.0f + fabsf(expect[i])))
+                        fail_msg("%zu devices, %s memory, launch %d: out[%zu] = %g, expected %g",
+                                 ndev, kind ? "allocated" : "caller's", launch, i,
+                                 (double)out_use[i], (double)expect[i]);
+                ht_coexec_result_destroy(&res);
+            }
+            if (kind) {
+                ht_coexec_free_host(cx, in);
+                ht_coexec_free_host(cx, out);
+                /* Freed memory is unbound: a launch now says so. */
+                ht_error_clear(&err);
+                assert_int_equal(ht_coexec_launch(cx, NULL, &err), HT_EINVAL);
+                assert_non_null(strstr(err.text, "not bound"));
+            } else {
+                free(in);
+                free(out);
+            }
+        }
+        ht_coexec_free(cx);
+    }
+    free(expect);
+    ht_spec_free(spec);
+}
+
+/* Wrong sizes, wrong arguments, nothing bound: clear errors, nothing launched. */
+static void test_bind_errors(void **state)
+{
+    struct ht_spec *spec = load("stencil.json");
+    struct ht_coexec *cx = bound_coexec(spec, 2);
+    struct ht_coexec_result res;
+    struct ht_error err;
+    float *in = calloc(962, sizeof *in), *out = calloc(960, sizeof *out);
+
+    (void)state;
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_launch(cx, &res, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "buffer 'in' is not bound"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_bind(cx, 0, in, 961 * sizeof *in, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "buffer 'in' holds 3848 bytes"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_bind(cx, 5, in, 962 * sizeof *in, &err), HT_EINVAL);
+    assert_string_equal(err.field, "args[5]");
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_bind(cx, 1, NULL, 960 * sizeof *out, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_bind(cx, 0, in, 962 * sizeof *in, &err), HT_OK);
+    assert_int_equal(ht_coexec_launch(cx, NULL, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "buffer 'out' is not bound"));
+    /* The harness's runs need data of its own. */
+    ht_error_clear(&err);
+    assert_int_equal(ht_coexec_run(cx, &res, &err), HT_EINVAL);
+    ht_coexec_free(cx);
+    free(in);
+    free(out);
+    ht_spec_free(spec);
+}
+
+/* readwrite in place on the caller's array: x = 3 x + i, launch after launch. */
+static void test_bind_readwrite(void **state)
+{
+    struct ht_spec *spec = load("triple.json");
+    struct ht_coexec_device devs[2];
+    int64_t cfg[2][8];
+    struct ht_coexec_opts opts;
+    struct ht_coexec *cx = NULL;
+    struct ht_error err;
+    int *x = malloc(960 * sizeof *x), *want = malloc(960 * sizeof *want);
+
+    (void)state;
+    memset(devs, 0, sizeof devs);
+    config_of(spec, "WG=40", cfg[0]);
+    config_of(spec, "WG=24", cfg[1]);
+    devs[0].dev = devA;
+    devs[0].config = cfg[0];
+    devs[0].time_s = 1.0;
+    devs[1].dev = devB;
+    devs[1].config = cfg[1];
+    devs[1].time_s = 1.7;
+    test_opts_init(&opts);
+    opts.bind_only = 1;
+    ht_error_clear(&err);
+    if (ht_coexec_create(spec, devs, 2, &opts, &cx, &err) != HT_OK)
+        fail_msg("create: %s", err.text);
+    for (int i = 0; i < 960; i++)
+        x[i] = want[i] = i % 17;
+    assert_int_equal(ht_coexec_bind(cx, 0, x, 960 * sizeof *x, &err), HT_OK);
+    for (int launch = 0; launch < 3; launch++) {
+        for (int i = 0; i < 960; i++)
+            want[i] = 3 * want[i] + i;
+        if (ht_coexec_launch(cx, NULL, &err) != HT_OK)
+            fail_msg("launch: %s", err.text);
+        for (int i = 0; i < 960; i++)
+            if (x[i] != want[i])
+                fail_msg("launch %d: x[%d] = %d, expected %d", launch, i, x[i], want[i]);
+    }
+    ht_coexec_free(cx);
+    free(x);
+    free(want);
+    ht_spec_free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest pure[] = {
@@ -890,6 +1077,9 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_verify_catches_holes),
         cmocka_unit_test(test_factors_and_estimate),
+        cmocka_unit_test(test_bind_launch),
+        cmocka_unit_test(test_bind_errors),
+        cmocka_unit_test(test_bind_readwrite),
     };
     const char *src = getenv("HETUNE_SOURCE_DIR");
     struct ht_error err;
@@ -910,6 +1100,12 @@ int main(void)
     devB = plat->count > 1 ? &plat->devices[1] : &plat->devices[0];
     fprintf(stderr, "devices: %s / %s\n", devA->name, devB->name);
     rc = cmocka_run_group_tests_name("coexec_device", device, NULL, NULL);
+    if (rc == 0) {
+        /* Again through pinned memory, in pieces of about 100 bytes. */
+        test_path = HT_PATH_PINNED;
+        test_piece_bytes = 100;
+        rc = cmocka_run_group_tests_name("coexec_device_pinned_pieces", device, NULL, NULL);
+    }
     ht_platform_free(plat);
     return rc;
 }
