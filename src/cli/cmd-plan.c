@@ -47,6 +47,17 @@ static const char plan_usage[] =
     "                        with the least work (Eq. 9, default), time, the device\n"
     "                        whose slice with it finishes first, or groups, one group\n"
     "                        at a time, each to the device that then finishes first\n"
+    "      --xfer X1,...     the bus: each device's transfers that scale with its\n"
+    "                        share (its sliced inputs and owned outputs), in seconds\n"
+    "                        for the whole problem (at least 0; 0: works in place)\n"
+    "      --fixed F1,...    each device's transfers sent whole once per slice (the\n"
+    "                        inputs every slice needs), in seconds (at least 0)\n"
+    "      --overlap O1,...  1: the device pipelines its transfers with its kernels,\n"
+    "                        0: one after the other (default 0)\n"
+    "      --pieces P1,...   pieces the whole problem moves in when overlapped (adds\n"
+    "                        one piece of the shorter stream; default 0: none)\n"
+    "      --margin M        split only when predicted at least M faster than the\n"
+    "                        fastest device alone (default 0.1: 10%)\n"
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
     "      --json            print one JSON object instead of the table\n"
     "  -h, --help            show this help\n"
@@ -59,9 +70,27 @@ static const char plan_usage[] =
     "the same with the slices as launched, and the model's time of those slices\n"
     "(max_i a_i + (t_i - a_i)*size_i/G; the same as the previous without overheads).\n"
     "\n"
+    "The bus. Any of --xfer, --fixed, --overlap, --pieces or --margin plans each\n"
+    "device's busy time instead of its kernel time: --times (and --overheads) are then\n"
+    "the kernels' alone, and device i with share S is busy\n"
+    "  F_i + a_i + S*(t_i - a_i + X_i)                   without overlap,\n"
+    "  F_i + a_i + m_i/P_i + S*max(t_i - a_i, X_i)       with overlap,\n"
+    "m_i = min(t_i - a_i, X_i) (no m_i/P_i term when P_i = 0). The plan balances these\n"
+    "(the time and overhead columns and JSON fields become the busy model's). Besides\n"
+    "the paper's figures (Algorithm 1 stays on the kernel times) it prints each\n"
+    "device's busy time alone and on its slice, the transfer-aware bound (the best any\n"
+    "split of these devices can reach with these kernels and links: the work divided\n"
+    "continuously, every device that gets work finishing together, never above the\n"
+    "fastest device alone) and the decision: split when the plan as launched is\n"
+    "predicted at least 1 + M times faster than the fastest device's busy time alone,\n"
+    "else run that device alone. JSON then adds per device kernel_time, xfer, fixed,\n"
+    "overlap, pieces, busy_alone_s, busy_s and bound_share, and bus_bound_s,\n"
+    "kernel_theoretical_time and decision {choice, device, alone_s, split_s, speedup,\n"
+    "margin}.\n"
+    "\n"
     "exit status: 0 success, 1 out of memory, 2 bad input\n";
 
-enum { OPT_JSON = 256, OPT_RESIDUE };
+enum { OPT_JSON = 256, OPT_RESIDUE, OPT_XFER, OPT_FIXED, OPT_OVERLAP, OPT_PIECES, OPT_MARGIN };
 
 static const struct option plan_options[] = {
     {"global", required_argument, NULL, 'g'},
@@ -70,6 +99,11 @@ static const struct option plan_options[] = {
     {"factors", required_argument, NULL, 'f'},
     {"overheads", required_argument, NULL, 'a'},
     {"residue", required_argument, NULL, OPT_RESIDUE},
+    {"xfer", required_argument, NULL, OPT_XFER},
+    {"fixed", required_argument, NULL, OPT_FIXED},
+    {"overlap", required_argument, NULL, OPT_OVERLAP},
+    {"pieces", required_argument, NULL, OPT_PIECES},
+    {"margin", required_argument, NULL, OPT_MARGIN},
     {"names", required_argument, NULL, 'n'},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
@@ -142,7 +176,47 @@ static const char *label(char **names, size_t i, char *buf, size_t size)
     return buf;
 }
 
-static void print_text(const struct ht_split_plan *p, char **names)
+/* What the bus adds to the plan (NULL when no bus option is given). */
+struct bus_view {
+    const struct ht_split_bus *bus;    /* n, as given */
+    double kernel_theoretical_s;       /* Algorithm 1 on the kernel times */
+    double bound_s;                    /* ht_split_bound on the busy models */
+    const double *shares;              /* its shares */
+    struct ht_split_decision dec;
+    double margin;
+};
+
+static void print_bus_text(const struct ht_split_plan *p, char **names,
+                           const struct bus_view *bv, int w)
+{
+    char buf[32];
+
+    printf("\nthe bus: busy(S) = fixed + S*slope per device; alone = busy(1)\n");
+    printf("%-*s %11s %11s %11s %7s %7s %11s %11s %9s\n", w, "device", "kernel (s)",
+           "xfer (s)", "fixed (s)", "overlap", "pieces", "alone (s)", "busy (s)", "bound");
+    for (size_t i = 0; i < p->ndevices; i++) {
+        const struct ht_split_bus *b = &bv->bus[i];
+        printf("%-*s %11.6g %11.6g %11.6g %7s %7" PRIu64 " %11.6g %11.6g %9.6f\n", w,
+               label(names, i, buf, sizeof buf), b->kernel_s, b->xfer_s, b->fixed_s,
+               b->overlap ? "yes" : "no", b->pieces, p->slices[i].time_s,
+               p->slices[i].model_s, bv->shares[i]);
+    }
+    printf("\ntransfer-aware bound:           %.6g s\n", bv->bound_s);
+    printf("fastest alone:                  %.6g s (%s)\n", bv->dec.alone_s,
+           label(names, bv->dec.fastest, buf, sizeof buf));
+    if (bv->dec.split)
+        printf("decision: split (the plan by the model is %.3fx the fastest alone, at least "
+               "%.3fx)\n", bv->dec.speedup, 1 + bv->margin);
+    else if (p->ndevices == 1)
+        printf("decision: alone on %s (one device: nothing to split)\n",
+               label(names, bv->dec.fastest, buf, sizeof buf));
+    else
+        printf("decision: alone on %s (the plan by the model is %.3fx the fastest alone, "
+               "below %.3fx)\n", label(names, bv->dec.fastest, buf, sizeof buf),
+               bv->dec.speedup, 1 + bv->margin);
+}
+
+static void print_text(const struct ht_split_plan *p, char **names, const struct bus_view *bv)
 {
     char buf[32];
     int w = 6;
@@ -177,12 +251,20 @@ static void print_text(const struct ht_split_plan *p, char **names)
     if (p->overhang)
         printf("overhang: %" PRIu64 " work-items past G (no device can end at G: pad the "
                "buffers)\n", p->overhang);
-    printf("theoretical time (Algorithm 1): %.6g s\n", p->theoretical_time_s);
-    printf("with the adjusted slices:       %.6g s\n", p->adjusted_time_s);
-    printf("by the model (overheads):       %.6g s\n", p->model_time_s);
+    if (!bv) {
+        printf("theoretical time (Algorithm 1): %.6g s\n", p->theoretical_time_s);
+        printf("with the adjusted slices:       %.6g s\n", p->adjusted_time_s);
+        printf("by the model (overheads):       %.6g s\n", p->model_time_s);
+        return;
+    }
+    printf("theoretical time (Algorithm 1): %.6g s (kernels only)\n",
+           bv->kernel_theoretical_s);
+    printf("with the adjusted slices:       %.6g s (busy times)\n", p->adjusted_time_s);
+    printf("by the model (busy):            %.6g s\n", p->model_time_s);
+    print_bus_text(p, names, bv, w);
 }
 
-static void print_json(const struct ht_split_plan *p, char **names)
+static void print_json(const struct ht_split_plan *p, char **names, const struct bus_view *bv)
 {
     printf("{\n  \"global\": %" PRIu64 ",\n  \"devices\": [", p->global);
     for (size_t i = 0; i < p->ndevices; i++) {
@@ -198,11 +280,21 @@ static void print_json(const struct ht_split_plan *p, char **names)
                "\"adjusted_factor\": %.17g, \"slice_factor\": %.17g, \"gamma\": %.17g, "
                "\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"groups\": %" PRIu64
                ", \"extra_groups\": %" PRIu64 ", \"own_offset\": %" PRIu64
-               ", \"own_size\": %" PRIu64 "}",
+               ", \"own_size\": %" PRIu64,
                s->wg, s->time_s, s->overhead_s, s->optimal_factor, s->adjusted_factor,
                s->slice_factor,
                s->gamma, s->offset, s->size, s->groups, s->extra_groups, s->own_offset,
                s->own_size);
+        if (bv) {
+            const struct ht_split_bus *b = &bv->bus[i];
+            printf(", \"kernel_time\": %.17g, \"kernel_overhead\": %.17g, \"xfer\": %.17g, "
+                   "\"fixed\": %.17g, \"overlap\": %s, \"pieces\": %" PRIu64
+                   ", \"busy_alone_s\": %.17g, \"busy_s\": %.17g, \"bound_share\": %.17g",
+                   b->kernel_s, b->overhead_s, b->xfer_s, b->fixed_s,
+                   b->overlap ? "true" : "false", b->pieces, s->time_s, s->model_s,
+                   bv->shares[i]);
+        }
+        printf("}");
     }
     printf("\n  ],\n  \"residue_device\": ");
     if (p->residue_device == SIZE_MAX)
@@ -211,24 +303,114 @@ static void print_json(const struct ht_split_plan *p, char **names)
         printf("%zu", p->residue_device);
     printf(",\n  \"residue\": %" PRIu64 ",\n  \"overlap\": %" PRIu64
            ",\n  \"overhang\": %" PRIu64 ",\n  \"theoretical_time\": %.17g"
-           ",\n  \"adjusted_time\": %.17g,\n  \"model_time\": %.17g\n}\n",
-           p->residue, p->overlap, p->overhang, p->theoretical_time_s, p->adjusted_time_s,
+           ",\n  \"adjusted_time\": %.17g,\n  \"model_time\": %.17g",
+           p->residue, p->overlap, p->overhang,
+           bv ? bv->kernel_theoretical_s : p->theoretical_time_s, p->adjusted_time_s,
            p->model_time_s);
+    if (bv)
+        printf(",\n  \"kernel_theoretical_time\": %.17g"
+               ",\n  \"bus_bound_s\": %.17g,\n  \"decision\": {\"choice\": \"%s\", "
+               "\"device\": %zu, \"alone_s\": %.17g, \"split_s\": %.17g, \"speedup\": %.17g, "
+               "\"margin\": %.17g}",
+               bv->kernel_theoretical_s, bv->bound_s,
+               bv->dec.split ? "split" : "alone", bv->dec.fastest, bv->dec.alone_s,
+               bv->dec.split_s, bv->dec.speedup, bv->margin);
+    printf("\n}\n");
+}
+
+/* The bus options' lists, in the order of their messages. */
+enum { BUS_XFER, BUS_FIXED, BUS_OVERLAP, BUS_PIECES, NBUS };
+static const char *const bus_opt[NBUS] = {"--xfer", "--fixed", "--overlap", "--pieces"};
+
+/* Parses entry i of bus list k into b. Returns 0, or the exit status after the message. */
+static int parse_bus_entry(const char *cmd, int k, size_t i, const char *v,
+                           struct ht_split_bus *b)
+{
+    uint64_t u = 0;
+
+    switch (k) {
+    case BUS_XFER:
+        if (!parse_double(v, 0, &b->xfer_s))
+            return 0;
+        break;
+    case BUS_FIXED:
+        if (!parse_double(v, 0, &b->fixed_s))
+            return 0;
+        break;
+    case BUS_OVERLAP:
+        if (!strcmp(v, "0") || !strcmp(v, "1")) {
+            b->overlap = *v == '1';
+            return 0;
+        }
+        return cli_usage_error(cmd, 2, "--overlap: entry %zu '%s' is not 0 or 1", i + 1, v);
+    default:
+        if (!strcmp(v, "0") || !parse_u64(v, UINT64_MAX, &u)) {
+            b->pieces = u;
+            return 0;
+        }
+        return cli_usage_error(cmd, 2, "--pieces: entry %zu '%s' is not an integer of at "
+                               "least 0", i + 1, v);
+    }
+    return cli_usage_error(cmd, 2, "%s: entry %zu '%s' is not a finite number of seconds of "
+                           "at least 0", bus_opt[k], i + 1, v);
+}
+
+/* The bus: each device's busy model (into bdevs), Algorithm 1 on the kernels alone, the
+ * plan on the busy models (into *plan), the bound and the decision (into *bv). */
+static int plan_bus(const char *cmd, uint64_t global, const struct ht_split_device_in *devs,
+                    const struct ht_split_bus *bus, size_t n,
+                    const struct ht_split_plan_opts *popts, struct ht_split_device_in *bdevs,
+                    double *shares, struct ht_split_plan *plan, struct bus_view *bv)
+{
+    struct ht_split_plan kplan = {0};
+    struct ht_error err;
+    double *alone = NULL;
+    char field[64];
+    int status = 0;
+
+    ht_error_clear(&err);
+    for (size_t i = 0; i < n; i++) {
+        bdevs[i].wg = devs[i].wg;
+        if (ht_split_bus_model(&bus[i], &bdevs[i], &err)) {
+            snprintf(field, sizeof field, "devices[%zu].%.32s", i, err.field);
+            snprintf(err.field, sizeof err.field, "%s", field);
+            return cli_fail(cmd, &err);
+        }
+    }
+    alone = malloc(n * sizeof *alone);
+    if (!alone)
+        return cli_usage_error(cmd, 1, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        alone[i] = bdevs[i].time_s;
+    if (ht_split_plan_make(global, devs, n, popts, &kplan, &err) ||
+        ht_split_plan_make(global, bdevs, n, popts, plan, &err) ||
+        ht_split_bound(bdevs, n, &bv->bound_s, shares, &err) ||
+        ht_split_decide(plan->model_time_s, alone, n, bv->margin, &bv->dec, &err))
+        status = cli_fail(cmd, &err);
+    bv->bus = bus;
+    bv->shares = shares;
+    bv->kernel_theoretical_s = kplan.theoretical_time_s;
+    ht_split_plan_destroy(&kplan);
+    free(alone);
+    return status;
 }
 
 int cmd_plan(int argc, char **argv)
 {
     const char *cmd = "plan";
     char *garg = NULL, *warg = NULL, *targ = NULL, *farg = NULL, *narg = NULL, *aarg = NULL;
+    char *barg[NBUS] = {NULL}, **bl[NBUS] = {NULL}, *marg = NULL;
     char **wl = NULL, **tl = NULL, **fl = NULL, **names = NULL, **al = NULL;
-    size_t n = 0, nt = 0, nf = 0, nn = 0, na = 0;
+    size_t n = 0, nt = 0, nf = 0, nn = 0, na = 0, nb[NBUS] = {0};
     struct ht_split_plan_opts popts = {0};
-    struct ht_split_device_in *devs = NULL;
-    double *factors = NULL;
+    struct ht_split_device_in *devs = NULL, *bdevs = NULL;
+    struct ht_split_bus *bus = NULL;
+    struct bus_view bv = {.margin = HT_SPLIT_MARGIN_DEFAULT};
+    double *factors = NULL, *shares = NULL;
     struct ht_split_plan plan = {0};
     struct ht_error err;
     uint64_t global = 0;
-    int json = 0, c, status = 0;
+    int json = 0, c, status = 0, with_bus = 0, bad_list = 0;
 
     ht_error_clear(&err);
     opterr = 0;
@@ -241,6 +423,11 @@ int cmd_plan(int argc, char **argv)
         case 'f': farg = optarg; break;
         case 'n': narg = optarg; break;
         case 'a': aarg = optarg; break;
+        case OPT_XFER: barg[BUS_XFER] = optarg; with_bus = 1; break;
+        case OPT_FIXED: barg[BUS_FIXED] = optarg; with_bus = 1; break;
+        case OPT_OVERLAP: barg[BUS_OVERLAP] = optarg; with_bus = 1; break;
+        case OPT_PIECES: barg[BUS_PIECES] = optarg; with_bus = 1; break;
+        case OPT_MARGIN: marg = optarg; with_bus = 1; break;
         case OPT_RESIDUE:
             if (cli_parse_residue(cmd, optarg, &popts.residue))
                 return 2;
@@ -259,23 +446,35 @@ int cmd_plan(int argc, char **argv)
     if (parse_u64(garg, UINT64_C(1) << 53, &global))
         return cli_usage_error(cmd, 2, "--global %s: want a positive integer of at most 2^53",
                                garg);
+    if (marg && parse_double(marg, 0, &bv.margin))
+        return cli_usage_error(cmd, 2, "--margin %s: want a finite number of at least 0",
+                               marg);
 
     n = split_list(warg, &wl);
     nt = split_list(targ, &tl);
     nf = farg ? split_list(farg, &fl) : 0;
     nn = narg ? split_list(narg, &names) : 0;
     na = aarg ? split_list(aarg, &al) : 0;
-    if (!n || !nt || (farg && !nf) || (narg && !nn) || (aarg && !na)) {
+    for (int k = 0; k < NBUS; k++) {
+        nb[k] = barg[k] ? split_list(barg[k], &bl[k]) : 0;
+        bad_list |= barg[k] && !nb[k];
+        bad_list |= barg[k] && nb[k] && nb[k] != n ? 2 : 0;
+    }
+    if (!n || !nt || (farg && !nf) || (narg && !nn) || (aarg && !na) || (bad_list & 1)) {
         status = cli_usage_error(cmd, 1, "out of memory");
         goto cleanup;
     }
-    if (nt != n || (farg && nf != n) || (narg && nn != n) || (aarg && na != n)) {
-        char more[192] = "";
+    if (nt != n || (farg && nf != n) || (narg && nn != n) || (aarg && na != n) || bad_list) {
+        char more[320] = "";
         int len = 0;
         if (farg)
             len += snprintf(more + len, sizeof more - (size_t)len, ", --factors %zu", nf);
         if (aarg)
             len += snprintf(more + len, sizeof more - (size_t)len, ", --overheads %zu", na);
+        for (int k = 0; k < NBUS; k++)
+            if (barg[k])
+                len += snprintf(more + len, sizeof more - (size_t)len, ", %s %zu", bus_opt[k],
+                                nb[k]);
         if (narg)
             snprintf(more + len, sizeof more - (size_t)len, ", --names %zu", nn);
         status = cli_usage_error(cmd, 2, "the lists need one entry per device: --wg has %zu, "
@@ -284,7 +483,8 @@ int cmd_plan(int argc, char **argv)
     }
     devs = calloc(n, sizeof *devs);
     factors = calloc(n, sizeof *factors);
-    if (!devs || !factors) {
+    bus = calloc(n, sizeof *bus);
+    if (!devs || !factors || !bus) {
         status = cli_usage_error(cmd, 1, "out of memory");
         goto cleanup;
     }
@@ -311,6 +511,11 @@ int cmd_plan(int argc, char **argv)
                                      "number of at least 0", i + 1, fl[i]);
             goto cleanup;
         }
+        bus[i].kernel_s = devs[i].time_s;
+        bus[i].overhead_s = devs[i].overhead_s;
+        for (int k = 0; k < NBUS; k++)
+            if (barg[k] && (status = parse_bus_entry(cmd, k, i, bl[k][i], &bus[i])))
+                goto cleanup;
     }
 
     if (farg) {
@@ -324,23 +529,38 @@ int cmd_plan(int argc, char **argv)
         }
     }
     popts.factors = farg ? factors : NULL;
-    if (ht_split_plan_make(global, devs, n, &popts, &plan, &err)) {
+    if (with_bus) {
+        bdevs = calloc(n, sizeof *bdevs);
+        shares = calloc(n, sizeof *shares);
+        if (!bdevs || !shares) {
+            status = cli_usage_error(cmd, 1, "out of memory");
+            goto cleanup;
+        }
+        status = plan_bus(cmd, global, devs, bus, n, &popts, bdevs, shares, &plan, &bv);
+        if (status)
+            goto cleanup;
+    } else if (ht_split_plan_make(global, devs, n, &popts, &plan, &err)) {
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
     if (json)
-        print_json(&plan, names);
+        print_json(&plan, names, with_bus ? &bv : NULL);
     else
-        print_text(&plan, names);
+        print_text(&plan, names, with_bus ? &bv : NULL);
 
 cleanup:
     ht_split_plan_destroy(&plan);
     free(devs);
+    free(bdevs);
+    free(bus);
+    free(shares);
     free(factors);
     free(wl);
     free(tl);
     free(fl);
     free(al);
+    for (int k = 0; k < NBUS; k++)
+        free(bl[k]);
     free(names);
     return status;
 }

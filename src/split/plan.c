@@ -37,25 +37,16 @@ static uint64_t whole_groups(double gamma)
     return (uint64_t)f;
 }
 
-static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, size_t n,
-                        struct ht_split_plan *out, struct ht_error *err)
+/* Checks each device's time model (and its wg when with_wg is set). */
+static int check_devices(const struct ht_split_device_in *devs, size_t n, int with_wg,
+                         struct ht_error *err)
 {
     char field[64], text[256];
 
-    if (!out)
-        return ht_error_set(err, HT_EINVAL, "no plan to fill");
     if (n == 0 || !devs)
         return fail_at(err, "devices", HT_EINVAL, "no devices to split the work between");
-    if (global == 0)
-        return fail_at(err, "global", HT_EINVAL, "the global size must be positive");
-    if (global > MAX_GLOBAL) {
-        snprintf(text, sizeof text,
-                 "the global size %llu is above 2^53, beyond what the planner computes "
-                 "exactly", (unsigned long long)global);
-        return fail_at(err, "global", HT_EINVAL, text);
-    }
     for (size_t i = 0; i < n; i++) {
-        if (devs[i].wg == 0) {
+        if (with_wg && devs[i].wg == 0) {
             snprintf(field, sizeof field, "devices[%zu].wg", i);
             return fail_at(err, field, HT_EINVAL, "the work-group size must be positive");
         }
@@ -75,6 +66,26 @@ static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, 
         }
     }
     return 0;
+}
+
+static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                        struct ht_split_plan *out, struct ht_error *err)
+{
+    char text[256];
+
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "no plan to fill");
+    if (n == 0 || !devs)
+        return fail_at(err, "devices", HT_EINVAL, "no devices to split the work between");
+    if (global == 0)
+        return fail_at(err, "global", HT_EINVAL, "the global size must be positive");
+    if (global > MAX_GLOBAL) {
+        snprintf(text, sizeof text,
+                 "the global size %llu is above 2^53, beyond what the planner computes "
+                 "exactly", (unsigned long long)global);
+        return fail_at(err, "global", HT_EINVAL, text);
+    }
+    return check_devices(devs, n, 1, err);
 }
 
 /* The affine model's time of device i for `total` of the G work-items (0 for none). */
@@ -255,6 +266,7 @@ static int plan(uint64_t global, const struct ht_split_device_in *devs, const do
         double t_opt, t_adj, t_model = model_time(&s[i], devs[i].overhead_s, s[i].size, global);
         s[i].adjusted_factor = (double)s[i].own_size / G;
         s[i].slice_factor = (double)s[i].size / G;
+        s[i].model_s = t_model;
         /* Algorithm 1: the slowest device's share of its time alone. */
         t_opt = s[i].optimal_factor * s[i].time_s;
         t_adj = s[i].slice_factor * s[i].time_s;
@@ -386,6 +398,43 @@ int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in 
         return rc ? rc : fail_at(err, "factors", HT_EINVAL, "no factors given");
     }
     return ht_split_plan_make(global, devs, n, &o, out, err);
+}
+
+int ht_split_bound(const struct ht_split_device_in *devs, size_t n, double *time_s,
+                   double *shares, struct ht_error *err)
+{
+    double *S, T = 0;
+    size_t fastest = 0;
+    int rc = check_devices(devs, n, 0, err);
+
+    if (rc)
+        return rc;
+    if (!time_s)
+        return fail_at(err, "time", HT_EINVAL, "nowhere to put the bound");
+    S = malloc(n * sizeof *S);
+    if (!S)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* The planner's own optimal factors, so that the bound is the time of the very shares
+     * a plan starts from (Eq. 4 without overheads, water-filling with them). */
+    factors_from_times(devs, n, S);
+    for (size_t i = 0; i < n; i++) {
+        double t = devs[i].overhead_s + (devs[i].time_s - devs[i].overhead_s) * S[i];
+        if (S[i] > 0 && t > T)
+            T = t;
+        if (devs[i].time_s < devs[fastest].time_s)
+            fastest = i;
+    }
+    /* Running alone is one of the splits: the bound is never above it. */
+    if (!(T <= devs[fastest].time_s)) {
+        T = devs[fastest].time_s;
+        for (size_t i = 0; i < n; i++)
+            S[i] = i == fastest;
+    }
+    *time_s = T;
+    if (shares)
+        memcpy(shares, S, n * sizeof *S);
+    free(S);
+    return 0;
 }
 
 int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_slope,

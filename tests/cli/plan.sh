@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # hetune plan: the paper's worked example (512 work-items split 0.4/0.6) in JSON and text,
 # overlapping work-group sizes, --names and --factors, a cross-check of a few hundred
-# random plans against a reimplementation in exact rational arithmetic, and bad input
-# (exit status 2, the message naming the option). Needs no OpenCL device.
+# random plans against a reimplementation in exact rational arithmetic, the bus (--xfer,
+# --fixed, --overlap, --pieces, --margin: busy times, the transfer-aware bound against a
+# sweep, the decision), and bad input (exit status 2, the message naming the option).
+# Needs no OpenCL device.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -156,6 +158,125 @@ for case in range(300):
     assert abs(out["theoretical_time"] - theo) <= 1e-15 * theo, (out, theo)
 EOF
 
+# The bus. Without its options the JSON has none of its fields (the output is the paper's).
+run plan --global 512 --wg 64,64 --times 1.5,1.0 --json
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+for key in ("bus_bound_s", "decision", "kernel_theoretical_time"):
+    assert key not in p, key
+assert "busy_s" not in p["devices"][0]
+' "$tmp/out" || fail "the plan without the bus has bus fields: $(cat "$tmp/out")"
+
+# No transfers: the bus changes nothing, the bound is Algorithm 1's time (Eq. 4's 0.4/0.6).
+run plan --global 512 --wg 64,64 --times 1.5,1.0 --xfer 0,0 --json
+[ "$status" -eq 0 ] || fail "plan --xfer 0,0 exited $status: $(cat "$tmp/err")"
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+d = p["devices"]
+assert abs(d[0]["bound_share"] - 0.4) < 1e-15 and abs(d[1]["bound_share"] - 0.6) < 1e-15
+assert p["bus_bound_s"] == p["theoretical_time"] == p["kernel_theoretical_time"]
+assert abs(p["bus_bound_s"] - 0.6) < 1e-15
+assert [(e["offset"], e["size"]) for e in d] == [(0, 192), (192, 320)]
+assert d[0]["busy_s"] == 1.5 * 192 / 512 and d[1]["busy_s"] == 320 / 512
+assert p["decision"]["choice"] == "split" and p["decision"]["device"] == 1
+' "$tmp/out" || fail "the bus without transfers is wrong: $(cat "$tmp/out")"
+
+# A GPU 4x faster in its kernels with 3 s of transfers, no overlap: busy 4 s alone, as
+# slow as the CPU in place: half each (Algorithm 1 on the kernels alone says 0.8 s).
+run plan -g 65536 -w 64,256 -t 4,1 --xfer 0,3 --names cpu,gpu --json
+[ "$status" -eq 0 ] || fail "plan --xfer exited $status: $(cat "$tmp/err")"
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+d = p["devices"]
+assert [e["busy_alone_s"] for e in d] == [4, 4] and [e["time"] for e in d] == [4, 4]
+assert [e["kernel_time"] for e in d] == [4, 1] and [e["xfer"] for e in d] == [0, 3]
+assert [e["size"] for e in d] == [32768, 32768]
+assert [e["bound_share"] for e in d] == [0.5, 0.5]
+assert p["bus_bound_s"] == 2 and p["model_time"] == 2
+assert abs(p["theoretical_time"] - 0.8) < 1e-15
+assert p["kernel_theoretical_time"] == p["theoretical_time"]
+dec = p["decision"]
+assert dec == {"choice": "split", "device": 0, "alone_s": 4, "split_s": 2, "speedup": 2,
+               "margin": 0.1}, dec
+' "$tmp/out" || fail "the GPU with transfers is wrong: $(cat "$tmp/out")"
+
+# Overlapped in 16 pieces: busy 3/16 + S*3; the CPU takes less (7/16).
+run plan -g 65536 -w 64,256 -t 4,1 --xfer 0,3 --overlap 0,1 --pieces 0,16 --json
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+d = p["devices"]
+assert d[1]["overhead"] == 1 / 16 and d[1]["time"] == 1 / 16 + 3, d[1]
+assert abs(d[0]["bound_share"] - 7 / 16) < 1e-15
+assert [e["size"] for e in d] == [28672, 36864]
+assert d[0]["busy_s"] == 1.75 and d[1]["busy_s"] == 1.75
+assert abs(p["bus_bound_s"] - 1.75) < 1e-15
+assert p["decision"]["choice"] == "split" and p["decision"]["device"] == 1
+' "$tmp/out" || fail "overlap is wrong: $(cat "$tmp/out")"
+
+# A fixed cost (whole inputs) beyond the CPU's whole time: the GPU gets nothing, the
+# decision is the CPU alone; and a split that does not clear --margin: alone too.
+run plan -g 4096 -w 64,64 -t 1,0.01 --fixed 0,1.5 --names cpu,gpu --json
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+d = p["devices"]
+assert d[1]["bound_share"] == 0 and d[1]["size"] == 0 and d[1]["busy_s"] == 0
+assert p["bus_bound_s"] == 1 and d[0]["size"] == 4096
+dec = p["decision"]
+assert dec["choice"] == "alone" and dec["device"] == 0 and dec["speedup"] == 1, dec
+' "$tmp/out" || fail "the fixed cost case is wrong: $(cat "$tmp/out")"
+run plan -g 4096 -w 64,64 -t 1,1.2 --margin 0.9 --json
+python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+dec = p["decision"]
+assert dec["choice"] == "alone" and dec["margin"] == 0.9 and 1.8 < dec["speedup"] < 1.9, dec
+' "$tmp/out" || fail "--margin is wrong: $(cat "$tmp/out")"
+
+# Text: the bus table, the bound beside Algorithm 1's, the decision.
+run plan -g 65536 -w 64,256 -t 4,1 --xfer 0,3 --names cpu,gpu
+[ "$status" -eq 0 ] || fail "bus text exited $status: $(cat "$tmp/err")"
+for words in "theoretical time (Algorithm 1): 0.8 s (kernels only)" "the bus:" "xfer (s)" \
+    "transfer-aware bound:           2 s" "fastest alone:                  4 s (cpu)" \
+    "decision: split (the plan by the model is 2.000x the fastest alone, at least 1.100x)"; do
+    grep -qF -- "$words" "$tmp/out" || fail "the bus text lacks '$words': $(cat "$tmp/out")"
+done
+run plan -g 4096 -w 64,64 -t 1,0.01 --fixed 0,1.5 --names cpu,gpu
+grep -qF "decision: alone on cpu (the plan by the model is 1.000x" "$tmp/out" ||
+    fail "the alone text is wrong: $(cat "$tmp/out")"
+run plan -g 64 -w 64 -t 1 --xfer 1
+grep -qF "decision: alone on 0 (one device: nothing to split)" "$tmp/out" ||
+    fail "the one-device text is wrong: $(cat "$tmp/out")"
+
+# Random bus cases: the bound against a fine sweep of the two devices' shares.
+python3 - "$HETUNE" <<'EOF' || fail "the bus bound loses to a sweep"
+import json, random, subprocess, sys
+rng = random.Random(9)
+for case in range(40):
+    k = [rng.uniform(0.001, 1) for _ in range(2)]
+    x = [rng.choice([0, rng.uniform(0, 3)]) for _ in range(2)]
+    f = [rng.choice([0, rng.uniform(0, 1)]) for _ in range(2)]
+    o = [rng.randint(0, 1) for _ in range(2)]
+    cmd = [sys.argv[1], "plan", "-g", "1048576", "-w", "64,64", "--json",
+           "-t", ",".join(map(repr, k)), "--xfer", ",".join(map(repr, x)),
+           "--fixed", ",".join(map(repr, f)), "--overlap", ",".join(map(str, o))]
+    p = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    def busy(i, s):
+        if s <= 0:
+            return 0
+        return f[i] + s * (max(k[i], x[i]) if o[i] else k[i] + x[i])
+    best = min(max(busy(0, j / 10000), busy(1, 1 - j / 10000)) for j in range(10001))
+    b = p["bus_bound_s"]
+    assert best >= b * (1 - 1e-12), (cmd, best, b)
+    assert best <= b + 4 * max(k + x) / 10000, (cmd, best, b)
+    assert b <= min(e["busy_alone_s"] for e in p["devices"])
+    assert p["model_time"] >= b * (1 - 1e-12)
+EOF
+
 # Bad input: exit status 2, the message naming the option.
 expect_bad() { # $1 = words of the message, then the arguments
     local words=$1
@@ -189,10 +310,23 @@ expect_bad "--factors: want at least one positive" --global 512 --wg 64,64 --tim
 expect_bad "unknown option '--bogus'" --global 512 --wg 64 --times 1 --bogus
 expect_bad "--global needs a value" --wg 64 --times 1 --global
 expect_bad "unexpected argument 'extra'" --global 512 --wg 64 --times 1 extra
+expect_bad "--xfer: entry 2 '-1'" --global 512 --wg 64,64 --times 1,1 --xfer 0,-1
+expect_bad "--xfer: entry 1 'nan'" --global 512 --wg 64 --times 1 --xfer nan
+expect_bad "--fixed: entry 1 'inf'" --global 512 --wg 64 --times 1 --fixed inf
+expect_bad "--fixed: entry 2 ''" --global 512 --wg 64,64 --times 1,1 --fixed 1,
+expect_bad "--overlap: entry 1 '2'" --global 512 --wg 64 --times 1 --overlap 2
+expect_bad "--pieces: entry 1 '-3'" --global 512 --wg 64 --times 1 --pieces -3
+expect_bad "--pieces: entry 1 '1.5'" --global 512 --wg 64 --times 1 --pieces 1.5
+expect_bad "--margin -0.1" --global 512 --wg 64 --times 1 --margin -0.1
+expect_bad "--margin x" --global 512 --wg 64 --times 1 --margin x
+expect_bad "--wg has 2, --times 2, --xfer 1, --overlap 3" --global 512 --wg 64,64 \
+    --times 1,1 --xfer 1 --overlap 0,1,1
+expect_bad ".fixed_s: the fixed part swamps" --global 512 --wg 64 --times 1e-300 --fixed 1e300
 
 run plan --help
 [ "$status" -eq 0 ] || fail "--help exited $status"
-for opt in --global --wg --times --factors --names --json; do
+for opt in --global --wg --times --factors --names --json --xfer --fixed --overlap \
+    --pieces --margin; do
     grep -q -- "$opt" "$tmp/out" || fail "--help lacks $opt"
 done
 run --help
