@@ -134,7 +134,7 @@ struct run {
     const struct ht_spec *spec;
     struct ht_store *store;
     int64_t problem_id;
-    struct cli_split_dev *devs;
+    struct ht_workflow_device *devs;
     struct rstep *steps;          /* one per device */
     size_t n, fastest;
     struct rsplit *splits;
@@ -205,7 +205,7 @@ static void step_done(struct run *r, const char *note)
 static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
 {
     for (size_t i = 0; i < r->n; i++) {
-        struct cli_split_dev *d = &r->devs[i];
+        struct ht_workflow_device *d = &r->devs[i];
         struct ht_space_counts *counts = &r->steps[i].counts;
         struct ht_space *space = NULL;
         struct ht_stored_space sp;
@@ -239,7 +239,7 @@ static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
     int rc = HT_OK;
 
     for (size_t i = 0; i < r->n && rc == HT_OK; i++) {
-        struct cli_split_dev *d = &r->devs[i];
+        struct ht_workflow_device *d = &r->devs[i];
         struct ht_tune_result *tr = &r->steps[i].tune;
         struct tune_progress tp;
 
@@ -257,7 +257,16 @@ static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
             rc = 130;
             break;
         }
-        rc = cli_split_best(r->spec, r->store, r->problem_id, unverified, d, err);
+        {
+            struct ht_workflow_best_opts bo;
+            struct ht_error e;
+            memset(&bo, 0, sizeof bo);
+            bo.unverified = unverified;
+            ht_error_clear(&e);
+            rc = ht_workflow_best(r->spec, r->store, r->problem_id, &bo, d, &e);
+            if (rc != HT_OK && rc != HT_ENOTFOUND)
+                *err = e;
+        }
         if (rc == HT_ENOTFOUND)
             rc = ht_error_set(err, HT_ENOTFOUND,
                               "device %zu (%s): no configuration ran and verified%s",
@@ -277,7 +286,7 @@ static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struc
         int rc;
 
         memset(&res, 0, sizeof res);
-        rc = cli_split_alone(r->spec, &r->devs[i], base, &cx, &res, err);
+        rc = ht_workflow_alone(r->spec, &r->devs[i], base, &cx, &res, err);
         if (rc == HT_OK && r->devs[i].alone.wall_s < r->devs[r->fastest].alone.wall_s)
             r->fastest = i;
         ht_coexec_result_destroy(&res);
@@ -293,15 +302,17 @@ static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struc
 static int sweep(struct run *r, struct ht_coexec *cx, double step, struct rsplit *out,
                  int *verify_failed, struct ht_error *err)
 {
-    size_t npoints = cli_split_sweep_points(step);
+    size_t npoints = ht_workflow_sweep_points(step);
     int rc = HT_OK;
 
     out->sweep = calloc(npoints, sizeof *out->sweep);
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t k = 0; k < npoints; k++) {
-        rc = cli_split_sweep_point("run", cx, k, step, r->fastest, r->store, out->id,
-                                   &out->sweep[k], verify_failed, err);
+        struct cli_verify v = {"run", 0};
+        rc = ht_workflow_sweep_point(cx, k, step, r->fastest, r->store, out->id,
+                                     cli_verify_failed, &v, &out->sweep[k], err);
+        *verify_failed |= v.failed;
         if (rc != HT_OK)
             break;
         out->nsweep++;
@@ -351,7 +362,7 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     struct ht_coexec *cx = NULL;
     struct ht_coexec_result res;
     struct ht_coexec_estimate est;
-    struct cli_refine rf;
+    struct ht_workflow_refine rf;
     const struct ht_split_plan *plan;
     int rc;
 
@@ -385,7 +396,7 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     fill_split(out, r->n, plan, &res);
     /* Stored as hetune split stores it: Table 3's factors from the plan (static) or the
      * shares taken (dynamic, guided). */
-    rc = cli_split_store(r->store, r->problem_id, r->devs, r->n, r->fastest, &res, plan, 0, -1,
+    rc = ht_workflow_store_split(r->store, r->problem_id, r->devs, r->n, r->fastest, &res, plan, 0, -1,
                          &out->id, err);
     if (rc != HT_OK)
         goto cleanup;
@@ -394,15 +405,17 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
      * --refine stores it, as a co-execution of its own. One step of the bar: the rounds
      * may stop early. */
     if (r->refine && is_static) {
-        rc = cli_split_refine("run", cx, alone, &res, r->fastest, r->refine, r->refine_by, &rf,
-                              verify_failed, err);
+        struct cli_verify v = {"run", 0};
+        rc = ht_workflow_refine_run(cx, alone, &res, r->fastest, r->refine, r->refine_by,
+                                    cli_verify_failed, &v, &rf, err);
+        *verify_failed |= v.failed;
         if (rc == HT_OK && rf.best_refined) {
             struct rsplit *ref = add_split(r, copts->dim, "refined");
             if (!ref)
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory");
             if (rc == HT_OK) {
                 fill_split(ref, r->n, &rf.best_plan, &rf.best_res);
-                rc = cli_split_store(r->store, r->problem_id, r->devs, r->n, r->fastest,
+                rc = ht_workflow_store_split(r->store, r->problem_id, r->devs, r->n, r->fastest,
                                      &rf.best_res, &rf.best_plan, 0, -1, &ref->id, err);
             }
         }
@@ -416,7 +429,7 @@ static int split_one(struct run *r, const struct ht_coexec_opts *copts, double s
     if (step > 0 && r->n == 2 && is_static)
         rc = sweep(r, cx, step, out, verify_failed, err);
 cleanup:
-    cli_refine_free(&rf);
+    ht_workflow_refine_free(&rf);
     ht_coexec_result_destroy(&res);
     ht_coexec_free(cx);
     free(cdevs);
@@ -447,7 +460,7 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
     printf("\nprune         the design space per device (Tables 1 and 2)\n");
     printf("  %-3s %-34s %14s %10s %10s\n", "#", "device", "unpruned", "platform", "pruned");
     for (size_t i = 0; i < r->n; i++) {
-        const struct cli_split_dev *dv = &r->devs[i];
+        const struct ht_workflow_device *dv = &r->devs[i];
         const struct ht_space_counts *counts = &r->steps[i].counts;
         printf("  %-3zu %-34.34s %14.0f %10" PRIu64 " %10" PRIu64 "\n", dv->dev->index,
                dv->dev->name, counts->unpruned, counts->platform, counts->pruned);
@@ -459,7 +472,7 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
     printf("  %-3s %-34s %9s %8s  %-*s %10s %10s\n", "#", "device", "measured", "from db", w,
            "best", "time", "alone");
     for (size_t i = 0; i < r->n; i++) {
-        const struct cli_split_dev *dv = &r->devs[i];
+        const struct ht_workflow_device *dv = &r->devs[i];
         const struct ht_tune_result *tr = &r->steps[i].tune;
         ht_format_seconds(dv->tuned_s, a, sizeof a);
         ht_format_seconds(r->n > 1 ? dv->alone.wall_s : -1, b, sizeof b);
@@ -535,7 +548,7 @@ static void print_json(const struct run *r, const struct ht_report_result *rep, 
     cli_json_string(stdout, r->db);
     printf(",\n  \"problem_id\": %" PRId64 ",\n  \"devices\": [", r->problem_id);
     for (size_t i = 0; i < r->n; i++) {
-        const struct cli_split_dev *d = &r->devs[i];
+        const struct ht_workflow_device *d = &r->devs[i];
         const struct rstep *st = &r->steps[i];
         printf("%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", d->dev->index);
         cli_json_string(stdout, d->dev->name);
@@ -840,7 +853,7 @@ int cmd_run(int argc, char **argv)
         for (unsigned d = 0; d < 3; d++)
             if (dims & (1u << d))
                 total += nsched + (has_static && r.refine) +
-                         (has_static && step > 0 ? cli_split_sweep_points(step) : 0);
+                         (has_static && step > 0 ? ht_workflow_sweep_points(step) : 0);
         cli_progress_start(&r.bar, "split", total);
         rc = measure_alone(&r, &copts, &err);
         for (size_t i = 0; i < r.n; i++)

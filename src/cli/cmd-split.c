@@ -100,48 +100,21 @@ static const char split_usage[] =
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
-/* Fills d's configuration and tuned time from the database, tuning the device first when
- * the database has no verified configuration of it. */
-static int best_config(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
-                       struct cli_split_dev *d, const struct ht_tune_opts *topts, int quiet,
-                       struct ht_error *err)
+/* Says that a device is tuned first (ht_workflow_best's on_tune). */
+static void tune_notice(const struct ht_device_info *dev, const char *db, const char *strategy,
+                        void *user)
 {
-    int unverified = spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
-    int rc;
-
-    rc = ht_store_device_id(store, d->dev, &d->device_id, err);
-    if (rc != HT_OK)
-        return rc;
-    rc = cli_split_best(spec, store, problem_id, unverified, d, err);
-    if (rc == HT_ENOTFOUND) {
-        struct ht_tune_result *tr = calloc(1, sizeof *tr);
-        if (!tr)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        if (!quiet)
-            fprintf(stderr,
-                    "hetune split: no tuned configuration of device %zu (%s) in %s: tuning "
-                    "it first (%s)\n",
-                    d->dev->index, d->dev->name, ht_store_path(store),
-                    topts->strategy ? topts->strategy : "exhaustive");
-        rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
-        free(tr);
-        if (rc != HT_OK)
-            return rc;
-        d->tuned_now = 1;
-        rc = cli_split_best(spec, store, problem_id, unverified, d, err);
-        if (rc == HT_ENOTFOUND)
-            rc = ht_error_set(err, HT_ENOTFOUND,
-                              "device %zu (%s): no configuration ran and verified, even after "
-                              "tuning",
-                              d->dev->index, d->dev->name);
-    }
-    return rc;
+    (void)user;
+    fprintf(stderr,
+            "hetune split: no tuned configuration of device %zu (%s) in %s: tuning it first "
+            "(%s)\n",
+            dev->index, dev->name, db, strategy);
 }
 
 struct report {
     const struct ht_spec *spec;
     const char *db;
-    struct cli_split_dev *devs;
+    struct ht_workflow_device *devs;
     size_t n;
     size_t fastest;
     const struct ht_coexec_result *res;
@@ -154,7 +127,7 @@ struct report {
     struct ht_stored_sweep_point *sweep;
     size_t nsweep;
     double eq4_factor;                 /* device 0's optimal factor (sweep) */
-    const struct cli_refine *refine;   /* NULL without --refine */
+    const struct ht_workflow_refine *refine;   /* NULL without --refine */
     enum ht_split_residue residue;
 };
 
@@ -173,7 +146,7 @@ static int is_planned(const struct report *r)
 static void print_text(const struct report *r)
 {
     const struct ht_coexec_result *res = r->res;
-    const struct cli_split_dev *fast = &r->devs[r->fastest];
+    const struct ht_workflow_device *fast = &r->devs[r->fastest];
     char a[32], b[32], c[32], d[32], e[32];
     int w = 6, planned = is_planned(r);
 
@@ -194,7 +167,7 @@ static void print_text(const struct report *r)
            "config", "wg", "tuned", "alone", "optimal", "adjusted", "slice", "chunks",
            "kernel", "transfers");
     for (size_t i = 0; i < r->n; i++) {
-        const struct cli_split_dev *sd = &r->devs[i];
+        const struct ht_workflow_device *sd = &r->devs[i];
         const struct ht_coexec_device_result *dr = &res->devices[r->ran_alone ? 0 : i];
         char name[64], slice[48];
         if (r->ran_alone && i != r->fastest)
@@ -337,7 +310,7 @@ static int print_json(const struct report *r)
                                     : r->measured_alone ? "alone: measured"
                                                         : "alone: predicted"));
     for (size_t i = 0; i < r->n; i++) {
-        const struct cli_split_dev *sd = &r->devs[i];
+        const struct ht_workflow_device *sd = &r->devs[i];
         const struct ht_coexec_device_result *dr =
             r->ran_alone ? (i == r->fastest ? &res->devices[0] : NULL) : &res->devices[i];
         json_t *d = json_object(), *cfg = json_object(), *al = json_object();
@@ -391,7 +364,7 @@ static int print_json(const struct report *r)
     json_object_set_new(root, "residue_rule",
                         json_string(ht_split_residue_name(r->residue)));
     if (r->refine) {
-        const struct cli_refine *f = r->refine;
+        const struct ht_workflow_refine *f = r->refine;
         json_t *rounds = json_array();
         for (size_t k = 0; k < f->nrounds; k++) {
             json_t *rd = json_object(), *sh = json_array(), *tm = json_array(),
@@ -534,13 +507,13 @@ int cmd_split(int argc, char **argv)
     int force = 0, json = 0, c, status = 2, rc, ran_alone = 0;
     unsigned refine = 0;
     enum ht_refine_target refine_by = HT_REFINE_WALL;
-    struct cli_refine rf;
+    struct ht_workflow_refine rf;
     struct ht_coexec_opts copts;
     struct ht_tune_opts topts;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_store *store = NULL;
-    struct cli_split_dev *devs = NULL;
+    struct ht_workflow_device *devs = NULL;
     struct ht_coexec **alone_cx = NULL, *cx = NULL, *used = NULL;
     struct ht_coexec_device *cdevs = NULL;
     struct ht_coexec_alone *alone = NULL;
@@ -709,9 +682,13 @@ int cmd_split(int argc, char **argv)
         rc = ht_store_kernel_id(store, spec, &kernel_id, &err);
     if (rc == HT_OK)
         rc = ht_store_problem_id(store, kernel_id, spec, &problem_id, &err);
-    for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        devs[i].dev = &plat->devices[idx[i]];
-        rc = best_config(spec, store, problem_id, &devs[i], &topts, 0, &err);
+    {
+        struct ht_workflow_best_opts bo = {1, &topts, 0, tune_notice, NULL};
+        bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
+        for (size_t i = 0; rc == HT_OK && i < n; i++) {
+            devs[i].dev = &plat->devices[idx[i]];
+            rc = ht_workflow_best(spec, store, problem_id, &bo, &devs[i], &err);
+        }
     }
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
@@ -722,7 +699,7 @@ int cmd_split(int argc, char **argv)
 
     /* Every device alone, with the co-execution's own wall clock. */
     for (size_t i = 0; i < n; i++) {
-        rc = cli_split_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
+        rc = ht_workflow_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
         if (rc != HT_OK) {
             status = cli_fail("split", &err);
             goto cleanup;
@@ -796,7 +773,7 @@ int cmd_split(int argc, char **argv)
     rep.res = &res;
     /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
     if (!ran_alone && ht_coexec_plan(cx)) {
-        if (cli_plan_copy(&plan, ht_coexec_plan(cx), &err) != HT_OK) {
+        if (ht_workflow_plan_copy(&plan, ht_coexec_plan(cx), &err) != HT_OK) {
             status = cli_fail("split", &err);
             goto cleanup;
         }
@@ -805,7 +782,7 @@ int cmd_split(int argc, char **argv)
     rep.est = have_est ? &est : NULL;
     rep.residue = copts.sched.residue;
     rep.ran_alone = ran_alone;
-    rc = cli_split_store(store, problem_id, devs, n, fastest, &res, rep.plan, ran_alone, 1.0,
+    rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &res, rep.plan, ran_alone, 1.0,
                          &split_id, &err);
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
@@ -817,13 +794,15 @@ int cmd_split(int argc, char **argv)
     if (refine && !ran_alone) {
         int verify_failed = 0;
         size_t k;
-        rc = cli_split_refine("split", cx, alone, &res, fastest, refine, refine_by, &rf,
-                              &verify_failed, &err);
+        struct cli_verify v = {"split", 0};
+        rc = ht_workflow_refine_run(cx, alone, &res, fastest, refine, refine_by,
+                                    cli_verify_failed, &v, &rf, &err);
+        verify_failed = v.failed;
         if (verify_failed)
             status = 3;
         if (rc == HT_OK && rf.best_refined) {
             int64_t refined_id = 0;
-            rc = cli_split_store(store, problem_id, devs, n, fastest, &rf.best_res,
+            rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &rf.best_res,
                                  &rf.best_plan, 0, 1.0, &refined_id, &err);
             if (rc == HT_OK && rf.best == rf.best_refined) {
                 /* The refined round is the result: swap it in. */
@@ -844,7 +823,7 @@ int cmd_split(int argc, char **argv)
         /* Measured: when no round beat the fastest device alone (by the refinement's
          * target), or the best gave one device all the work, hetune runs that device
          * alone, unless forced to split. */
-        k = force ? SIZE_MAX : cli_refine_alone(&rf, alone);
+        k = force ? SIZE_MAX : ht_workflow_refine_alone(&rf, alone);
         if (k != SIZE_MAX) {
             fastest = rep.fastest = k;
             ht_coexec_result_destroy(&res);
@@ -859,7 +838,7 @@ int cmd_split(int argc, char **argv)
                     devs[fastest].dev->index, devs[fastest].dev->name);
             rc = ht_coexec_verify(alone_cx[fastest], 0, &res, &err);
             if (rc == HT_OK)
-                rc = cli_split_store(store, problem_id, devs, n, fastest, &res, NULL, 1, 1.0,
+                rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &res, NULL, 1, 1.0,
                                      &rep.split_id, &err);
             if (rc != HT_OK) {
                 status = cli_fail("split", &err);
@@ -873,15 +852,17 @@ int cmd_split(int argc, char **argv)
         /* A refined round left its fitted models in cx: the sweep's plans (and their
          * theoretical times) come from the tuned times. */
         ht_coexec_reset_models(cx);
-        npoints = cli_split_sweep_points(sweep);
+        npoints = ht_workflow_sweep_points(sweep);
         points = calloc(npoints, sizeof *points);
         if (!points) {
             status = cli_usage_error("split", 1, "out of memory");
             goto cleanup;
         }
         for (size_t k = 0; k < npoints; k++) {
-            rc = cli_split_sweep_point("split", cx, k, sweep, fastest, store, split_id,
-                                       &points[k], &verify_failed, &err);
+            struct cli_verify v = {"split", 0};
+            rc = ht_workflow_sweep_point(cx, k, sweep, fastest, store, split_id,
+                                         cli_verify_failed, &v, &points[k], &err);
+            verify_failed |= v.failed;
             if (verify_failed)
                 status = 3;
             if (rc != HT_OK) {
@@ -908,7 +889,7 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
-    cli_refine_free(&rf);
+    ht_workflow_refine_free(&rf);
     ht_split_plan_destroy(&plan);
     if (have_res)
         ht_coexec_result_destroy(&res);
