@@ -21,5 +21,38 @@ check 'grep -q "matmul" r/spaces.csv && grep -q "conv1d" r/spaces.csv'
 check '[ $? -eq 2 ]'
 check 'grep -q "unknown option" err.txt'
 
+# shellcheck disable=SC2016 # check evaluates its argument when it runs
+# make demo's script (scripts/demo.sh) at small sizes into a folder of its own. With one
+# device (POCL_DEVICES=pthread gives one where PoCL is the only platform) it must say so
+# and run the split on two PoCL devices, with its report and figures.
+one=$(POCL_DEVICES=pthread "$HETUNE" devices --json 2>/dev/null | grep -c '"index"')
+POCL_DEVICES=pthread DEMO_DIR="$tmp/script" MATMUL_N=64 TWO_MATMUL_N=64 \
+    bash "$HETUNE_SOURCE_DIR/scripts/demo.sh" "$HETUNE" > script.txt 2> script-err.txt
+check '[ $? -eq 0 ]'
+check 'grep -q "^\$ hetune devices --bandwidth --db demo.db" script.txt'
+check 'grep -q "host->device .*GB/s .*pinned .*ratio .*pageable" script.txt'
+check '[ -s "$tmp/script/demo.db" ] && [ -s "$tmp/script/report/report.md" ]'
+check 'grep -q "^demo: [0-9]* s; the reports: report/report.md" script.txt'
+if [ "$one" -eq 1 ] && [ "$(POCL_DEVICES="pthread basic" "$HETUNE" devices --json |
+    grep -c '"index"')" -eq 2 ]; then
+    check 'grep -q "^one OpenCL device here: nothing to split" script.txt'
+    check 'grep -qF "POCL_DEVICES=\"pthread basic\"" script.txt'
+    check 'grep -q "^\$ POCL_DEVICES=\"pthread basic\" hetune demo --matmul-n 64" script.txt'
+    check 'grep -q "split .*on 2 devices" script.txt'
+    check '[ -s "$tmp/script/report/two-devices/report.md" ]'
+    check 'grep -q "Table 3" "$tmp/script/report/two-devices/report.md"'
+    check 'grep -q "two-devices/report.md (the split on two devices)" script.txt'
+    if command -v gnuplot >/dev/null 2>&1; then
+        check 'ls "$tmp/script/report/two-devices/" | grep -q "^sweep-conv1d.*\.svg$"'
+    fi
+    if [ -n "$(find "$(dirname "$HETUNE")" -maxdepth 3 -name runtime-example -type f)" ]; then
+        check 'grep -q "^\$ cd examples/runtime && POCL_DEVICES=\"pthread basic\" .*runtime-example" script.txt'
+    else
+        check 'grep -q "^runtime example: not built" script.txt'
+    fi
+else
+    echo "POCL_DEVICES=pthread does not leave one device here: fallback not checked"
+fi
+
 [ "$fail" -eq 0 ] && echo "demo: all checks passed"
 exit "$fail"
