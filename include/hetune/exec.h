@@ -149,8 +149,11 @@ int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error
 /* What hetune's data path achieves between the host and one device
  * (`hetune devices --bandwidth`), beside the ceiling: a plain OpenCL copy between a
  * pinned host buffer and device memory. Rates are bytes per second, the best of the
- * repeats; 0 when not measured. For HT_PATH_INPLACE the path's rates are those of mapping
- * and unmapping the host memory the device works on (nothing is copied: they are large). */
+ * repeats, from wall clocks around blocking calls; 0 when not measured. The three are
+ * timed in turns within each repeat, so that the machine's other work falls on all alike.
+ * For HT_PATH_INPLACE the path's rates are those of mapping and unmapping the host memory
+ * the device works on (nothing is copied: they are large, and their ratio to the ceiling
+ * far above 1). Stored by ht_store_put_bandwidth (store.h). */
 struct ht_bandwidth {
     enum ht_data_path path;   /* the path measured (resolved, never HT_PATH_AUTO) */
     uint64_t bytes;           /* bytes per transfer */
@@ -161,9 +164,11 @@ struct ht_bandwidth {
 };
 
 /* Measures dev's link with transfers of bytes (0: 64 MiB, clamped to a quarter of the
- * device's max_mem_alloc_size), each way repeats times (0: 5) after one untimed transfer,
- * through the path opts->data_path resolves to for dev (opts NULL: auto). Fills *out.
- * HT_ECL (the OpenCL error's name in err), HT_ENOMEM. */
+ * device's max_mem_alloc_size), each way repeats times (0: 5; at most 1000) after one
+ * untimed transfer, through the path opts->data_path resolves to for dev (opts NULL:
+ * auto), in a context and queue of its own that it releases. Fills *out. HT_EINVAL (no
+ * device, an unknown path, too many repeats), HT_ECL (the OpenCL error's name in err),
+ * HT_ENOMEM. */
 int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_opts *opts,
                          uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
                          struct ht_error *err);
