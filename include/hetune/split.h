@@ -509,6 +509,8 @@ struct ht_coexec_opts {
                                 of about this many bytes of sliced inputs and outputs, on
                                 two queues, so that uploads, kernels and downloads overlap;
                                 0: 32 MiB; UINT64_MAX: one piece per chunk */
+    double margin;           /* the split-or-alone decision's margin (ht_split_decide);
+                                default HT_SPLIT_MARGIN_DEFAULT */
     int bind_only;           /* 1: no host data of its own; the caller binds every buffer
                                 (ht_coexec_bind) and runs with ht_coexec_launch
                                 (ht_coexec_run refuses) */
@@ -705,20 +707,52 @@ void ht_coexec_reset_models(struct ht_coexec *cx);
 
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
-    double split_s;          /* the predicted wall time of the co-execution */
+    double split_s;          /* the predicted wall time of the co-execution: the bus plan's
+                                time with its slices as launched (model_time_s) */
     double alone_s;          /* the fastest device's measured wall time alone */
     size_t fastest;          /* that device's index */
-    int worth_it;            /* split_s < alone_s */
+    int worth_it;            /* ht_split_decide with opts.margin: split_s·(1 + margin) <=
+                                alone_s */
+    double bound_s;          /* the transfer-aware bound: the best any split of these
+                                devices can reach with these kernels and these links
+                                (ht_split_bound over the bus models) */
+    double kernel_bound_s;   /* Algorithm 1 on the kernel-only times measured alone */
+    double paper_s;          /* the paper's plan (ht_coexec_plan) under the same models:
+                                what splitting by Eq. 4 alone would take; -1 without it */
 };
 
-/* Predicts the co-execution's wall time from each device's measurements alone (alone[i]
- * for device i) and the paper's plan (ht_coexec_plan; HT_EINVAL when there is none): for
- * every device with a slice, its kernel time scaled by its slice, its transfers scaled by
- * the bytes the plan sends it and reads back from it (ht_coexec_create knows them), and
- * its measured host overhead alone (wall − kernel − transfers: launch, queue and thread
- * costs); the co-execution takes as long as the slowest device. */
+/* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
+ * i) and the bytes the co-execution moves (ht_coexec_create knows them): K its kernel
+ * time alone; for a device that copies (not in place), X the seconds its sliced inputs
+ * and owned outputs take for the whole problem and F those of the inputs every slice needs
+ * whole, at the rates ht_coexec_set_bandwidth gave for it, else split from its transfers
+ * measured alone in proportion to the bytes; overlap when it moves its slice in more than
+ * one piece; k0 its host overhead alone (wall − the model's busy time, kept below K).
+ * out[i] receives device i's affine model (ht_split_bus_model). HT_EINVAL when an alone
+ * time is not positive and finite. */
+int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                         struct ht_split_device_in *out, struct ht_error *err);
+
+/* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
+ * results database): the bus models convert bytes to seconds at its path's rates
+ * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
+int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                            struct ht_error *err);
+
+/* Predicts the co-execution from each device's measurements alone: the bus models
+ * (ht_coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
+ * with the co-execution's residue rule; its model time is split_s) and the paper's plan
+ * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
+ * ht_coexec_bus_models; HT_ENOMEM. */
 int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                        struct ht_coexec_estimate *out, struct ht_error *err);
+
+/* Replaces the scheduler with static planned from the bus models (the plan whose time
+ * ht_coexec_estimate predicts): each device's model becomes its bus model, as
+ * ht_coexec_refine's do (ht_coexec_reset_models gives the tuned ones back). Errors as
+ * ht_coexec_bus_models and ht_split_sched_create. */
+int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                       struct ht_error *err);
 
 #ifdef __cplusplus
 }

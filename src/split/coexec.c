@@ -51,6 +51,8 @@ struct cxdev {
     int64_t *config;
     double time_s, overhead_s;  /* the model: as given, until ht_coexec_refine */
     double given_time_s, given_overhead_s; /* as given to ht_coexec_create */
+    struct ht_bandwidth bw;     /* its measured link (ht_coexec_set_bandwidth); path
+                                   HT_PATH_AUTO when none */
     double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
                                    its share and kernel time; 0 when none */
     struct ht_session *session; /* context, queue, binary cache */
@@ -112,6 +114,7 @@ void ht_coexec_opts_init(struct ht_coexec_opts *opts)
     ht_split_sched_opts_init(&opts->sched);
     ht_exec_opts_init(&opts->exec);
     opts->warmup = 1;
+    opts->margin = HT_SPLIT_MARGIN_DEFAULT;
 }
 
 void ht_coexec_result_destroy(struct ht_coexec_result *res)
@@ -1538,60 +1541,184 @@ static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
     return n;
 }
 
+/* Bytes device d moves for the whole problem: inputs sliced along d, inputs sent whole,
+ * outputs read back by owner (or whole, one device). A device that works in place moves
+ * none. */
+static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
+                         double *out)
+{
+    const struct ht_spec *spec = d->cx->spec;
+    uint64_t zero[3] = {0, 0, 0};
+
+    *sliced_in = *whole_in = *out = 0.0;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct bufmap *m = &d->maps[i];
+        double b;
+        if (!spec->args[i].is_buffer || d->in.host[i])
+            continue;
+        b = range_bytes(d, i, zero, d->in.shape[i].dims);
+        if (m->in == IN_SLICED)
+            *sliced_in += b;
+        else if (m->in == IN_WHOLE)
+            *whole_in += b;
+        if (m->out != OUT_NONE)
+            *out += b;
+    }
+}
+
+int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                            struct ht_error *err)
+{
+    if (i >= cx->n)
+        return ht_error_set(err, HT_EINVAL, "device %zu out of range: %zu devices", i, cx->n);
+    memset(&cx->devs[i].bw, 0, sizeof cx->devs[i].bw);
+    if (bw)
+        cx->devs[i].bw = *bw;
+    return HT_OK;
+}
+
+int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                         struct ht_split_device_in *out, struct ht_error *err)
+{
+    for (size_t j = 0; j < cx->n; j++) {
+        const struct cxdev *d = &cx->devs[j];
+        const struct ht_coexec_alone *a = &alone[j];
+        struct ht_split_bus b;
+        double sin, win, bout, busy;
+        int rc;
+
+        if (!(a->wall_s > 0 && isfinite(a->wall_s))) {
+            if (err && !err->code)
+                snprintf(err->field, sizeof err->field, "alone[%zu].wall", j);
+            return ht_error_set(err, HT_EINVAL, "device %zu has no time alone", j);
+        }
+        memset(&b, 0, sizeof b);
+        b.kernel_s = a->kernel_s > 0 && isfinite(a->kernel_s) ? a->kernel_s : a->wall_s;
+        device_bytes(d, &sin, &win, &bout);
+        if (d->bw.h2d_Bps > 0 && d->bw.d2h_Bps > 0) {
+            b.xfer_s = sin / d->bw.h2d_Bps + bout / d->bw.d2h_Bps;
+            b.fixed_s = win / d->bw.h2d_Bps;
+        } else {
+            double w = a->write_s > 0 ? a->write_s : 0.0, r = a->read_s > 0 ? a->read_s : 0.0;
+            b.xfer_s = (sin + win > 0 ? w * sin / (sin + win) : 0.0) + (bout > 0 ? r : 0.0);
+            b.fixed_s = sin + win > 0 ? w * win / (sin + win) : 0.0;
+        }
+        if (sin + win + bout <= 0.0)
+            b.xfer_s = b.fixed_s = 0.0; /* in place: nothing moves */
+        b.overlap = d->piece > 0 && d->piece < d->g;
+        b.pieces = b.overlap ? (d->g + d->piece - 1) / d->piece : 0;
+        /* What the device spends alone beyond the model (launches, its host thread, an
+         * overlap less perfect than the model's) counts as a fixed cost of any slice. */
+        busy = b.fixed_s + (b.overlap ? fmax(b.kernel_s, b.xfer_s) +
+                                            fmin(b.kernel_s, b.xfer_s) / (double)b.pieces
+                                      : b.kernel_s + b.xfer_s);
+        b.overhead_s = fmin(fmax(a->wall_s - busy, 0.0), 0.9 * b.kernel_s);
+        b.kernel_s += b.overhead_s;
+        rc = ht_split_bus_model(&b, &out[j], err);
+        if (rc != HT_OK)
+            return rc;
+        out[j].wg = d->wg * d->per_item;
+    }
+    return HT_OK;
+}
+
 int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                        struct ht_coexec_estimate *out, struct ht_error *err)
 {
-    const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
-    const struct ht_spec *spec = cx->spec;
+    const struct ht_split_plan *paper = ht_split_sched_plan(cx->sched);
+    struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
+    struct ht_split_device_in *k = calloc(cx->n, sizeof *k);
+    double *alone_s = calloc(cx->n, sizeof *alone_s);
+    struct ht_split_plan_opts po;
+    struct ht_split_plan plan;
+    struct ht_split_decision dec;
+    int rc;
 
     memset(out, 0, sizeof *out);
-    if (!plan)
-        return ht_error_set(err, HT_EINVAL,
-                            "no plan to estimate from: every device's time alone is needed");
-    out->alone_s = INFINITY;
-    for (size_t j = 0; j < cx->n; j++) {
-        const struct cxdev *d = &cx->devs[j];
-        const struct ht_split_slice *sl = &plan->slices[j];
-        double win = 0, wall_in = 0, rout = 0, all_out = 0, t, over;
-
-        if (alone[j].wall_s < out->alone_s) {
-            out->alone_s = alone[j].wall_s;
-            out->fastest = j;
-        }
-        if (sl->size == 0)
-            continue;
-        for (size_t i = 0; i < spec->nargs; i++) {
-            const struct bufmap *m = &d->maps[i];
-            uint64_t lo[3], hi[3], zero[3] = {0, 0, 0};
-            if (!spec->args[i].is_buffer)
-                continue;
-            if (m->in != IN_NONE) {
-                wall_in += range_bytes(d, i, zero, d->in.shape[i].dims);
-                if (m->in == IN_SLICED) {
-                    struct ht_split_chunk c = {sl->offset, sl->size, 0, 0};
-                    uint64_t wlo, wn;
-                    chunk_items(d, &c, &wlo, &wn);
-                    slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
-                }
-                win += m->in == IN_SLICED ? range_bytes(d, i, lo, hi)
-                                          : range_bytes(d, i, zero, d->in.shape[i].dims);
-            }
-            if (m->out != OUT_NONE) {
-                all_out += range_bytes(d, i, zero, d->in.shape[i].dims);
-                if (m->out == OUT_OWNED)
-                    slice_ranges(d, i, cx->global, sl->own_offset,
-                                 sl->own_offset + sl->own_size, 1, lo, hi);
-                rout += m->out == OUT_OWNED ? range_bytes(d, i, lo, hi)
-                                            : range_bytes(d, i, zero, d->in.shape[i].dims);
-            }
-        }
-        over = alone[j].wall_s - alone[j].kernel_s - alone[j].write_s - alone[j].read_s;
-        t = alone[j].kernel_s * sl->slice_factor +
-            (wall_in > 0 ? alone[j].write_s * win / wall_in : 0) +
-            (all_out > 0 ? alone[j].read_s * rout / all_out : 0) + (over > 0 ? over : 0);
-        if (t > out->split_s)
-            out->split_s = t;
+    memset(&plan, 0, sizeof plan);
+    out->paper_s = -1.0;
+    if (!m || !k || !alone_s) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
     }
-    out->worth_it = out->split_s < out->alone_s;
-    return HT_OK;
+    rc = ht_coexec_bus_models(cx, alone, m, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    for (size_t j = 0; j < cx->n; j++) {
+        alone_s[j] = alone[j].wall_s;
+        k[j].wg = m[j].wg;
+        k[j].time_s = alone[j].kernel_s > 0 ? alone[j].kernel_s : alone[j].wall_s;
+    }
+    rc = ht_split_bound(m, cx->n, &out->bound_s, NULL, err);
+    if (rc == HT_OK)
+        rc = ht_split_bound(k, cx->n, &out->kernel_bound_s, NULL, err);
+    memset(&po, 0, sizeof po);
+    po.residue = cx->opts.sched.residue;
+    if (rc == HT_OK)
+        rc = ht_split_plan_make(cx->global, m, cx->n, &po, &plan, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    out->split_s = plan.model_time_s;
+    if (paper) {
+        /* The paper's slices under the bus models: the slowest device's busy time. */
+        out->paper_s = 0.0;
+        for (size_t j = 0; j < cx->n; j++)
+            if (paper->slices[j].size)
+                out->paper_s = fmax(out->paper_s,
+                                    m[j].overhead_s + (m[j].time_s - m[j].overhead_s) *
+                                                          paper->slices[j].slice_factor);
+    }
+    rc = ht_split_decide(out->split_s, alone_s, cx->n, cx->opts.margin, &dec, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    out->alone_s = dec.alone_s;
+    out->fastest = dec.fastest;
+    out->worth_it = dec.split;
+cleanup:
+    ht_split_plan_destroy(&plan);
+    free(m);
+    free(k);
+    free(alone_s);
+    return rc;
+}
+
+int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                       struct ht_error *err)
+{
+    struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
+    struct ht_split_sched *s = NULL;
+    double *keep = calloc(2 * cx->n, sizeof *keep);
+    struct ht_split_sched_opts o;
+    int rc;
+
+    if (!m || !keep) {
+        free(m);
+        free(keep);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    rc = ht_coexec_bus_models(cx, alone, m, err);
+    if (rc == HT_OK) {
+        for (size_t j = 0; j < cx->n; j++) {
+            keep[2 * j] = cx->devs[j].time_s;
+            keep[2 * j + 1] = cx->devs[j].overhead_s;
+            cx->devs[j].time_s = m[j].time_s;
+            cx->devs[j].overhead_s = m[j].overhead_s;
+        }
+        ht_split_sched_opts_init(&o);
+        o.residue = cx->opts.sched.residue;
+        rc = make_sched(cx, &o, "static", &s, err);
+        if (rc == HT_OK) {
+            ht_split_sched_free(cx->sched);
+            cx->sched = s;
+            snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+        } else {
+            for (size_t j = 0; j < cx->n; j++) {
+                cx->devs[j].time_s = keep[2 * j];
+                cx->devs[j].overhead_s = keep[2 * j + 1];
+            }
+        }
+    }
+    free(m);
+    free(keep);
+    return rc;
 }

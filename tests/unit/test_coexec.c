@@ -831,11 +831,47 @@ static void test_factors_and_estimate(void **state)
     assert_int_equal(ht_coexec_estimate(cx, alone, &est, &err), HT_OK);
     assert_int_equal(est.fastest, 0);
     assert_true(fabs(est.alone_s - 1.3) < 1e-12);
-    /* Device 0 gets 2/3 (640 work-items): 2/3 s of kernel, its whole overhead 0.1 s,
-     * 642/962 of its 0.1 s of inputs (its slice plus the halo) and 2/3 of its 0.1 s of
-     * outputs: 0.9 s; device 1 less. */
-    assert_true(fabs(est.split_s - (2.0 / 3 + 0.1 + 0.1 * 642 / 962 + 0.1 * 2 / 3)) < 1e-9);
+    /* Each device's bus model has the same fixed cost, 0.3 s: in place, its wall alone
+     * beyond its kernel; copied in pieces, its host overhead beyond max(kernel, transfers)
+     * plus one piece of transfers (the fill). Its slope is its kernel time (transfers of
+     * 0.2 s overlap kernels of 1 s and 2 s). Both finish together at 0.3 + T' with
+     * T' / 1 + T' / 2 = 1: T' = 2/3, device 0 with 640 work-items, 40 whole groups of 16. */
+    assert_true(fabs(est.bound_s - (0.3 + 2.0 / 3)) < 1e-9);
+    assert_true(fabs(est.split_s - (0.3 + 2.0 / 3)) < 1e-9);
+    assert_true(fabs(est.paper_s - (0.3 + 2.0 / 3)) < 1e-9);
+    assert_true(fabs(est.kernel_bound_s - 2.0 / 3) < 1e-12);
     assert_int_equal(est.worth_it, 1);
+    /* A link of a kilobyte a second: device 0's slice would take seconds to move, so the
+     * devices that copy run device 0 alone; in place nothing moves and nothing changes. */
+    {
+        struct ht_bandwidth slow;
+        struct ht_coexec_estimate e2;
+        memset(&slow, 0, sizeof slow);
+        slow.h2d_Bps = slow.d2h_Bps = 1000.0;
+        assert_int_equal(ht_coexec_set_bandwidth(cx, 0, &slow, &err), HT_OK);
+        assert_int_equal(ht_coexec_set_bandwidth(cx, 2, &slow, &err), HT_EINVAL);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e2, &err), HT_OK);
+        if (ht_data_path_resolve(test_path, devA) == HT_PATH_INPLACE) {
+            assert_true(fabs(e2.split_s - est.split_s) < 1e-12);
+            assert_int_equal(e2.worth_it, 1);
+        } else {
+            /* 3848 bytes in, 3840 out, at 1000 B/s: 7.688 s for the whole problem. */
+            assert_true(e2.bound_s > est.bound_s);
+            assert_true(e2.bound_s <= 2.3 + 1e-12);
+            assert_int_equal(e2.worth_it, 0);
+            assert_int_equal(e2.fastest, 0);
+        }
+        assert_int_equal(ht_coexec_set_bandwidth(cx, 0, NULL, &err), HT_OK);
+    }
+    /* The bus plan replaces the scheduler: device 0 gets its 640 work-items. */
+    assert_int_equal(ht_coexec_plan_bus(cx, alone, &err), HT_OK);
+    {
+        const struct ht_split_plan *bp = ht_coexec_plan(cx);
+        assert_non_null(bp);
+        assert_int_equal(bp->slices[0].own_size, 640);
+        assert_true(fabs(bp->model_time_s - (0.3 + 2.0 / 3)) < 1e-9);
+    }
+    ht_coexec_reset_models(cx);
 
     for (int step = 0; step <= 4; step++) {
         double f[2] = {step / 4.0, 1 - step / 4.0};
