@@ -140,6 +140,66 @@ int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t 
                             ht_workflow_verify_fn on_verify, void *user,
                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
+/* --- the whole of `hetune split` --- */
+
+struct ht_workflow_split_opts {
+    const char *db;                   /* NULL: HT_STORE_DEFAULT_PATH */
+    struct ht_coexec_opts coexec;     /* dim, scheduler, residue, repeats, exec options */
+    const struct ht_tune_opts *tune;  /* tuning a device with no configuration; NULL:
+                                         the defaults (eq3 and exec from coexec) */
+    int force;                        /* split even when predicted or measured slower */
+    unsigned refine;                  /* static: rounds of ht_workflow_refine_run */
+    enum ht_refine_target refine_by;
+    double sweep;                     /* two devices: sweep split points by this step */
+    const char *dump;                 /* write the merged outputs there; NULL: no */
+    ht_workflow_tune_fn on_tune;      /* told before a device is tuned; may be NULL */
+    ht_workflow_verify_fn on_verify;  /* told of a refined round or sweep point that
+                                         failed verification; may be NULL */
+    void *user;
+};
+
+/* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
+void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts);
+
+/* What ht_workflow_split did. Owned: ht_workflow_split_result_destroy. */
+struct ht_workflow_split_result {
+    size_t n;
+    struct ht_workflow_device *devs;  /* n: configurations, tuned and alone times */
+    size_t fastest;                   /* the device alone that is the reference */
+    struct ht_coexec_result res;      /* the result: the split, or fastest alone */
+    struct ht_split_plan plan;        /* its plan (ndevices 0 when none) */
+    int has_plan;
+    struct ht_coexec_estimate est;    /* the prediction, when has_est */
+    int has_est;
+    int ran_alone;                    /* 1: res is devs[fastest] alone */
+    int measured_alone;               /* ... because the refinement measured it better */
+    int64_t split_id;                 /* the stored split of res */
+    int64_t first_split_id;           /* the first split stored (the sweep's) */
+    struct ht_workflow_refine refine; /* the rounds, when has_refine */
+    int has_refine;
+    struct ht_stored_sweep_point *sweep; /* nsweep points */
+    size_t nsweep;
+    double eq4_factor;                /* device 0's optimal factor (sweep), -1 */
+    int verify_failed;                /* 1: res, a round or a point failed verification */
+    struct ht_error dump_err;         /* code != 0 when the dump failed (the rest ran) */
+};
+
+/* Co-executes spec on devs[0..n) (borrowed; they must outlive the call) as `hetune split`
+ * does: each device's best configuration (tuned first when missing), each device alone
+ * with the co-execution's clock, the split or (predicted slower, unless opts->force) the
+ * fastest alone, verified against the fastest alone and stored; then the refinement
+ * rounds (and the fastest alone when they measure it better, unless forced) and the
+ * sweep, each stored. Fills *out (ht_workflow_split_result_destroy, also on error). A
+ * failed verification is not an error: out->verify_failed says so. Errors, err filled:
+ * those of ht_workflow_best, ht_coexec_create, ht_coexec_run, ht_coexec_verify and the
+ * store; HT_ENOMEM. */
+int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
+                      size_t n, const struct ht_workflow_split_opts *opts,
+                      struct ht_workflow_split_result *out, struct ht_error *err);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
+
 #ifdef __cplusplus
 }
 #endif

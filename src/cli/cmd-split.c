@@ -499,37 +499,26 @@ int cmd_split(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct ht_size_override *ov = NULL;
-    size_t nov = 0, *idx = NULL, n = 0, fastest = 0;
+    size_t nov = 0, *idx = NULL, n = 0;
     char *device_list = NULL;
     const char *db = HT_STORE_DEFAULT_PATH, *dump = NULL, *scheduler = "static";
     double sweep = 0;
     uint64_t u = 0;
-    int force = 0, json = 0, c, status = 2, rc, ran_alone = 0;
+    int force = 0, json = 0, c, status = 2, rc;
     unsigned refine = 0;
     enum ht_refine_target refine_by = HT_REFINE_WALL;
-    struct ht_workflow_refine rf;
     struct ht_coexec_opts copts;
     struct ht_tune_opts topts;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
-    struct ht_store *store = NULL;
-    struct ht_workflow_device *devs = NULL;
-    struct ht_coexec **alone_cx = NULL, *cx = NULL, *used = NULL;
-    struct ht_coexec_device *cdevs = NULL;
-    struct ht_coexec_alone *alone = NULL;
-    struct ht_coexec_result res, *alone_res = NULL;
-    struct ht_coexec_estimate est;
-    struct ht_stored_sweep_point *points = NULL;
-    size_t npoints = 0;
-    int have_res = 0, have_est = 0;
-    int64_t kernel_id = 0, problem_id = 0, split_id = 0;
+    const struct ht_device_info **dl = NULL;
+    struct ht_workflow_split_opts wo;
+    struct ht_workflow_split_result wr;
+    struct cli_verify v = {"split", 0};
     struct report rep;
-    struct ht_split_plan plan;
     struct ht_error err;
 
-    memset(&res, 0, sizeof res);
-    memset(&plan, 0, sizeof plan);
-    memset(&rf, 0, sizeof rf);
+    memset(&wr, 0, sizeof wr);
     ht_coexec_opts_init(&copts);
     ht_tune_opts_init(&topts);
     ht_error_clear(&err);
@@ -666,213 +655,68 @@ int cmd_split(int argc, char **argv)
                         n);
         goto cleanup;
     }
-    devs = calloc(n, sizeof *devs);
-    cdevs = calloc(n, sizeof *cdevs);
-    alone = calloc(n, sizeof *alone);
-    alone_cx = calloc(n, sizeof *alone_cx);
-    alone_res = calloc(n, sizeof *alone_res);
-    if (!devs || !cdevs || !alone || !alone_cx || !alone_res) {
+    dl = calloc(n, sizeof *dl);
+    if (!dl) {
         status = cli_usage_error("split", 1, "out of memory");
         goto cleanup;
     }
-
-    /* Each device's best configuration, tuning first where the database has none. */
-    rc = ht_store_open(db, &store, &err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(store, spec, &kernel_id, &err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(store, kernel_id, spec, &problem_id, &err);
-    {
-        struct ht_workflow_best_opts bo = {1, &topts, 0, tune_notice, NULL};
-        bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
-        for (size_t i = 0; rc == HT_OK && i < n; i++) {
-            devs[i].dev = &plat->devices[idx[i]];
-            rc = ht_workflow_best(spec, store, problem_id, &bo, &devs[i], &err);
-        }
-    }
-    if (rc != HT_OK) {
-        status = cli_fail("split", &err);
-        if (rc == HT_ENOTFOUND)
-            status = 1;
-        goto cleanup;
-    }
-
-    /* Every device alone, with the co-execution's own wall clock. */
-    for (size_t i = 0; i < n; i++) {
-        rc = ht_workflow_alone(spec, &devs[i], &copts, &alone_cx[i], &alone_res[i], &err);
-        if (rc != HT_OK) {
-            status = cli_fail("split", &err);
-            goto cleanup;
-        }
-        alone[i] = devs[i].alone;
-        if (devs[i].alone.wall_s < devs[fastest].alone.wall_s)
-            fastest = i;
-    }
-
-    for (size_t i = 0; i < n; i++) {
-        cdevs[i].dev = devs[i].dev;
-        cdevs[i].config = devs[i].config;
-        cdevs[i].time_s = devs[i].tuned_s;
-    }
-    rc = ht_coexec_create(spec, cdevs, n, &copts, &cx, &err);
+    for (size_t i = 0; i < n; i++)
+        dl[i] = &plat->devices[idx[i]];
+    ht_workflow_split_opts_init(&wo);
+    wo.db = db;
+    wo.coexec = copts;
+    wo.tune = &topts;
+    wo.force = force;
+    wo.refine = refine;
+    wo.refine_by = refine_by;
+    wo.sweep = sweep;
+    wo.dump = dump;
+    wo.on_tune = tune_notice;
+    wo.on_verify = cli_verify_failed;
+    wo.user = &v;
+    rc = ht_workflow_split(spec, dl, n, &wo, &wr, &err);
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
         goto cleanup;
     }
-    if (n > 1 && ht_coexec_estimate(cx, alone, &est, NULL) == HT_OK) {
-        have_est = 1;
-        fastest = est.fastest;
-        if (!est.worth_it && !force) {
-            char a[32], b[32];
-            ht_format_seconds(est.split_s, a, sizeof a);
-            ht_format_seconds(est.alone_s, b, sizeof b);
-            fprintf(stderr,
-                    "hetune split: splitting is predicted to be slower (%s) than device %zu "
-                    "(%s) alone (%s): running on it alone (--force splits anyway)\n",
-                    a, devs[fastest].dev->index, devs[fastest].dev->name, b);
-            ran_alone = 1;
-        }
+    status = wr.verify_failed || v.failed ? 3 : 0;
+    if (wr.dump_err.code) {
+        int s2 = cli_fail("split", &wr.dump_err);
+        if (status == 0)
+            status = s2;
     }
-    used = ran_alone ? alone_cx[fastest] : cx;
-    if (ran_alone) {
-        /* Its run alone is the result: hand it over. */
-        res = alone_res[fastest];
-        memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
-    } else {
-        rc = ht_coexec_run(used, &res, &err);
-        if (rc != HT_OK) {
-            status = cli_fail("split", &err);
-            goto cleanup;
-        }
-    }
-    have_res = 1;
-    status = 0;
-    rc = ht_coexec_verify(used, ran_alone ? 0 : fastest, &res, &err);
-    if (rc != HT_OK && rc != HT_EVERIFY) {
-        status = cli_fail("split", &err);
-        goto cleanup;
-    }
-    if (rc == HT_EVERIFY)
-        status = 3;
-    if (dump) {
-        struct ht_error derr;
-        ht_error_clear(&derr);
-        if (ht_coexec_dump(used, dump, &derr) != HT_OK) {
-            int s2 = cli_fail("split", &derr);
-            if (status == 0)
-                status = s2;
-        }
+    if (wr.ran_alone && !wr.measured_alone) {
+        char a[32], b[32];
+        ht_format_seconds(wr.est.split_s, a, sizeof a);
+        ht_format_seconds(wr.est.alone_s, b, sizeof b);
+        fprintf(stderr,
+                "hetune split: splitting is predicted to be slower (%s) than device %zu "
+                "(%s) alone (%s): running on it alone (--force splits anyway)\n",
+                a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
+    } else if (wr.measured_alone) {
+        fprintf(stderr,
+                "hetune split: no round beat device %zu (%s) alone, or the best gave it all "
+                "the work: running on it alone (--force keeps the split)\n",
+                wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name);
     }
 
     memset(&rep, 0, sizeof rep);
     rep.spec = spec;
     rep.db = db;
-    rep.devs = devs;
+    rep.devs = wr.devs;
     rep.n = n;
-    rep.fastest = fastest;
-    rep.res = &res;
-    /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
-    if (!ran_alone && ht_coexec_plan(cx)) {
-        if (ht_workflow_plan_copy(&plan, ht_coexec_plan(cx), &err) != HT_OK) {
-            status = cli_fail("split", &err);
-            goto cleanup;
-        }
-        rep.plan = &plan;
-    }
-    rep.est = have_est ? &est : NULL;
+    rep.fastest = wr.fastest;
+    rep.res = &wr.res;
+    rep.plan = wr.has_plan ? &wr.plan : NULL;
+    rep.est = wr.has_est ? &wr.est : NULL;
     rep.residue = copts.sched.residue;
-    rep.ran_alone = ran_alone;
-    rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &res, rep.plan, ran_alone, 1.0,
-                         &split_id, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("split", &err);
-        goto cleanup;
-    }
-    rep.split_id = split_id;
-    rep.eq4_factor = rep.plan ? rep.plan->slices[0].optimal_factor : -1;
-
-    if (refine && !ran_alone) {
-        int verify_failed = 0;
-        size_t k;
-        struct cli_verify v = {"split", 0};
-        rc = ht_workflow_refine_run(cx, alone, &res, fastest, refine, refine_by,
-                                    cli_verify_failed, &v, &rf, &err);
-        verify_failed = v.failed;
-        if (verify_failed)
-            status = 3;
-        if (rc == HT_OK && rf.best_refined) {
-            int64_t refined_id = 0;
-            rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &rf.best_res,
-                                 &rf.best_plan, 0, 1.0, &refined_id, &err);
-            if (rc == HT_OK && rf.best == rf.best_refined) {
-                /* The refined round is the result: swap it in. */
-                struct ht_coexec_result t = res;
-                struct ht_split_plan tp = plan;
-                res = rf.best_res;
-                rf.best_res = t;
-                plan = rf.best_plan;
-                rf.best_plan = tp;
-                rep.split_id = refined_id;
-            }
-        }
-        if (rc != HT_OK) {
-            status = cli_fail("split", &err);
-            goto cleanup;
-        }
-        rep.refine = &rf;
-        /* Measured: when no round beat the fastest device alone (by the refinement's
-         * target), or the best gave one device all the work, hetune runs that device
-         * alone, unless forced to split. */
-        k = force ? SIZE_MAX : ht_workflow_refine_alone(&rf, alone);
-        if (k != SIZE_MAX) {
-            fastest = rep.fastest = k;
-            ht_coexec_result_destroy(&res);
-            res = alone_res[fastest];
-            memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
-            ht_split_plan_destroy(&plan);
-            rep.plan = NULL;
-            rep.ran_alone = ran_alone = rep.measured_alone = 1;
-            fprintf(stderr,
-                    "hetune split: no round beat device %zu (%s) alone, or the best gave it all "
-                    "the work: running on it alone (--force keeps the split)\n",
-                    devs[fastest].dev->index, devs[fastest].dev->name);
-            rc = ht_coexec_verify(alone_cx[fastest], 0, &res, &err);
-            if (rc == HT_OK)
-                rc = ht_workflow_store_split(store, problem_id, devs, n, fastest, &res, NULL, 1, 1.0,
-                                     &rep.split_id, &err);
-            if (rc != HT_OK) {
-                status = cli_fail("split", &err);
-                goto cleanup;
-            }
-        }
-    }
-
-    if (sweep > 0) {
-        int verify_failed = 0;
-        /* A refined round left its fitted models in cx: the sweep's plans (and their
-         * theoretical times) come from the tuned times. */
-        ht_coexec_reset_models(cx);
-        npoints = ht_workflow_sweep_points(sweep);
-        points = calloc(npoints, sizeof *points);
-        if (!points) {
-            status = cli_usage_error("split", 1, "out of memory");
-            goto cleanup;
-        }
-        for (size_t k = 0; k < npoints; k++) {
-            struct cli_verify v = {"split", 0};
-            rc = ht_workflow_sweep_point(cx, k, sweep, fastest, store, split_id,
-                                         cli_verify_failed, &v, &points[k], &err);
-            verify_failed |= v.failed;
-            if (verify_failed)
-                status = 3;
-            if (rc != HT_OK) {
-                status = cli_fail("split", &err);
-                goto cleanup;
-            }
-        }
-        rep.sweep = points;
-        rep.nsweep = npoints;
-    }
+    rep.ran_alone = wr.ran_alone;
+    rep.measured_alone = wr.measured_alone;
+    rep.split_id = wr.split_id;
+    rep.eq4_factor = wr.eq4_factor;
+    rep.refine = wr.has_refine ? &wr.refine : NULL;
+    rep.sweep = wr.sweep;
+    rep.nsweep = wr.nsweep;
 
     if (json) {
         if (print_json(&rep) != 0 && status == 0)
@@ -880,32 +724,18 @@ int cmd_split(int argc, char **argv)
     } else {
         print_text(&rep);
     }
-    if (res.verified == 0) {
+    if (wr.res.verified == 0) {
         ht_error_clear(&err);
         ht_error_set(&err, HT_EVERIFY, "merged output differs from the single-device run: %zu "
                                        "mismatches; first %s",
-                     res.mismatches, res.mismatch);
+                     wr.res.mismatches, wr.res.mismatch);
         cli_fail("split", &err);
     }
 
 cleanup:
-    ht_workflow_refine_free(&rf);
-    ht_split_plan_destroy(&plan);
-    if (have_res)
-        ht_coexec_result_destroy(&res);
-    free(points);
-    ht_coexec_free(cx);
-    for (size_t i = 0; alone_cx && i < n; i++)
-        ht_coexec_free(alone_cx[i]);
-    for (size_t i = 0; alone_res && i < n; i++)
-        ht_coexec_result_destroy(&alone_res[i]);
-    free(alone_res);
-    free(alone_cx);
-    free(alone);
-    free(cdevs);
-    free(devs);
+    ht_workflow_split_result_destroy(&wr);
+    free(dl);
     free(idx);
-    ht_store_close(store);
     ht_platform_free(plat);
     ht_spec_free(spec);
     free(ov);
