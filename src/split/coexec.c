@@ -1294,20 +1294,19 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
         void *host = inplace_host(cx, d, i);
+        struct ht_error e;
         int rc;
         if (!d->in.host[i] && !host)
             continue;
-        if (!host) {
-            /* Unbound with no memory of its own: a device buffer until bound again. */
-            rc = ht__inst_buffer(d->session, &d->in, i, NULL, err);
-        } else {
-            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
-        }
+        /* Unbound with no memory of its own (host NULL): a device buffer until bound
+         * again. */
+        ht_error_clear(&e);
+        rc = ht__inst_buffer(d->session, &d->in, i, host, &e);
         if (rc == HT_OK)
             rc = ht__inst_set_args(d->session, &d->in, d->in.kernel, NULL, cx->spec->nargs,
-                                   err);
+                                   &e);
         if (rc != HT_OK)
-            return device_fail(err, d, err);
+            return device_fail(err, d, &e);
     }
     return HT_OK;
 }
