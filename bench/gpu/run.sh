@@ -7,7 +7,8 @@
 # bench/gpu/out.
 #
 # usage: bench/gpu/run.sh [STAGE...]   stages: build devices space tune split sweep more
-#        refine gpusweep report (default all; gpusweep needs the devices stage's devices.json)
+#        refine gpusweep report (default all; gpusweep needs the devices stage's devices.json),
+#        and bus (issue 12: the data path and the bus-aware split, not in the default list)
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-bench/gpu/out}
@@ -169,6 +170,52 @@ gpusweep)
             --strategy random --budget 40 --json > "$OUT/json/gsweep-$n.json" 2>>"$LOG"
         say "(exit $?)"
         cat "$OUT/json/gsweep-$n.json" >> "$LOG"
+    done
+    ;;
+bus)
+    # Issue 12: the data path at the bus's limit and the split that knows the bus.
+    # 1. The probe (../shared/probes/coexec-limit.c, brought in .gpu/probes): what the
+    #    hardware allows for vecadd 2^26, by hand.
+    # 2. hetune devices --bandwidth: hetune's path beside the pinned ceiling, stored.
+    # 3. For each case: every device alone through the old path (pageable) and the new
+    #    one (auto: pinned pieces on the GPU, in place on the CPU); then the split as
+    #    hetune decides (bus-aware plan and decision), forced, and a sweep of the CPU's
+    #    share (the practical optimum). JSON of each into $OUT/json/bus-*.json.
+    if [ -f .gpu/probes/coexec-limit.c ]; then
+        gcc -O2 -std=gnu11 -o "$OUT/coexec-limit" .gpu/probes/coexec-limit.c -lOpenCL -lpthread \
+            >>"$LOG" 2>&1 && for k in 26 24; do
+            say ""; say "\$ coexec-limit $k"; "$OUT/coexec-limit" "$k" 2>&1 | tee -a "$LOG"; done
+    fi
+    run devices --bandwidth --db "$DB"
+    "$HETUNE" devices --bandwidth --json --db "$DB" > "$OUT/json/bus-bandwidth.json" 2>>"$LOG"
+    cpu=$("$HETUNE" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("devices",d); print(next(x["index"] for x in d if x["type"]=="CPU"))' 2>/dev/null)
+    gpu=$("$HETUNE" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("devices",d); print(next(x["index"] for x in d if x["type"]=="GPU"))' 2>/dev/null)
+    say "cpu device $cpu, gpu device $gpu"
+    for c in ${BUS_CASES:-"examples/vecadd/spec.json|--size N=67108864" "examples/gesummv/spec.json|--size N=8192" "examples/conv1d/spec.json|--size N=4194304" "examples/blackscholes/spec.json|" "examples/nbody/spec.json|" "examples/matmul/spec.json|--size N=2048"}; do
+        spec=${c%%|*}; sizes=${c#*|}
+        tag=$(basename "$(dirname "$spec")")
+        for d in $cpu $gpu; do
+            for path in pageable auto; do
+                say ""; say "\$ hetune split $spec $sizes --device $d --data-path $path --json"
+                # shellcheck disable=SC2086
+                "$HETUNE" split "$spec" $sizes --db "$DB" --device "$d" --data-path "$path" \
+                    --strategy random --budget 40 --json \
+                    > "$OUT/json/bus-$tag-alone-$d-$path.json" 2>>"$LOG"
+                say "(exit $?)"
+            done
+        done
+        for mode in decide force sweep; do
+            extra=
+            [ "$mode" = force ] && extra=--force
+            [ "$mode" = sweep ] && extra="--force --sweep ${BUS_STEP:-0.05}"
+            say ""; say "\$ hetune split $spec $sizes --device $cpu,$gpu $extra --json"
+            # shellcheck disable=SC2086
+            "$HETUNE" split "$spec" $sizes --db "$DB" --device "$cpu,$gpu" $extra \
+                --strategy random --budget 40 --json > "$OUT/json/bus-$tag-$mode.json" 2>>"$LOG"
+            say "(exit $?)"
+            grep -E '"(decision|speedup|wall_seconds|bound_seconds|split_seconds)"' \
+                "$OUT/json/bus-$tag-$mode.json" | head -8 | tee -a "$LOG"
+        done
     done
     ;;
 report)

@@ -148,6 +148,10 @@ struct ht_workflow_split_opts {
     const struct ht_tune_opts *tune;  /* tuning a device with no configuration; NULL:
                                          the defaults (eq3 and exec from coexec) */
     int force;                        /* split even when predicted or measured slower */
+    int paper_plan;                   /* static: split by the paper's plan (Eq. 4-9 from the
+                                         tuned times) instead of the bus plan
+                                         (ht_coexec_plan_bus: kernels and transfers measured
+                                         alone, each device's link from the database) */
     unsigned refine;                  /* static: rounds of ht_workflow_refine_run */
     enum ht_refine_target refine_by;
     double sweep;                     /* two devices: sweep split points by this step */
@@ -172,6 +176,9 @@ struct ht_workflow_split_result {
     struct ht_coexec_estimate est;    /* the prediction, when has_est */
     int has_est;
     int ran_alone;                    /* 1: res is devs[fastest] alone */
+    int bus_plan;                     /* 1: the split ran the bus plan; res.theoretical_s
+                                         stays Algorithm 1's from the tuned times and
+                                         res.model_s is the bus plan's prediction */
     int measured_alone;               /* ... because the refinement measured it better */
     int64_t split_id;                 /* the stored split of res */
     int64_t first_split_id;           /* the first split stored (the sweep's) */

@@ -21,11 +21,15 @@ static const char split_usage[] =
     "outputs. First every device runs the whole problem alone, with the same wall clock;\n"
     "then the paper's plan (section 2.2) splits the work by the tuned times: optimal\n"
     "factors S_i = (1/t_i) / sum_j(1/t_j) (Eq. 4), adjusted to whole work-groups of each\n"
-    "device's own size (Eq. 5-9), theoretical time max_i(S_i*t_i) (Algorithm 1). When\n"
-    "splitting is predicted to be slower than the fastest device alone (each device's\n"
-    "kernel time scaled by its slice, its measured transfers scaled by the bytes the\n"
-    "slice moves, its measured launch overhead), it says so and runs that device alone,\n"
-    "unless --force. The merged output is verified against one run of the fastest\n"
+    "device's own size (Eq. 5-9), theoretical time max_i(S_i*t_i) (Algorithm 1). The\n"
+    "split run is planned knowing the bus (unless --plan paper): each device's busy\n"
+    "time is its kernel time of its share plus its slice's bytes over its link (the\n"
+    "database's 'hetune devices --bandwidth', else its transfers alone), overlapped\n"
+    "when it moves its slice in pieces, plus its fixed costs; the plan balances the\n"
+    "busy times, and the transfer-aware bound (the best any split of these devices can\n"
+    "reach) is printed beside Algorithm 1's. When that plan is not predicted faster\n"
+    "than the fastest device alone by the margin, it says so and runs that device\n"
+    "alone, unless --force. The merged output is verified against one run of the fastest\n"
     "device alone (itself verified against the spec's reference), and the split is\n"
     "stored in the database.\n"
     "\n"
@@ -53,6 +57,13 @@ static const char split_usage[] =
     "                        STEP (device 0's factor; static), verify and store each (the\n"
     "                        paper's Figures 6 and 7)\n"
     "      --force           split even when it is predicted to be slower\n"
+    "      --plan bus|paper  static: the plan that balances busy times, transfers\n"
+    "                        included (default), or the paper's from the tuned times\n"
+    "      --margin F        split only when predicted at least F faster than the\n"
+    "                        fastest device alone (default 0.1: 10%)\n"
+    CLI_DATA_PATH_HELP
+    "      --piece-bytes N   devices that copy move their slice in pieces of about N\n"
+    "                        bytes on two queues (default 33554432); 0: one piece\n"
     "      --residue work|time|groups\n"
     "                        static: who takes the residue work-items, work (the device\n"
     "                        that covers them with the least work, Eq. 9, default), time\n"
@@ -121,6 +132,8 @@ struct report {
     const struct ht_split_plan *plan;  /* NULL when run alone */
     const struct ht_coexec_estimate *est; /* NULL when not estimated */
     int ran_alone;
+    int bus_plan;                      /* the split ran the bus plan */
+    double margin;                     /* of the split-or-alone decision */
     int measured_alone;                /* ran alone because --refine measured every round
                                           slower than the fastest device alone */
     int64_t split_id;
@@ -211,6 +224,12 @@ static void print_text(const struct report *r)
         ht_format_seconds(r->est->alone_s, b, sizeof b);
         printf("predicted     split %s, device %zu alone %s: %s\n", a, fast->dev->index, b,
                r->est->worth_it ? "splitting pays" : "splitting does not pay");
+        ht_format_seconds(r->est->bound_s, a, sizeof a);
+        ht_format_seconds(r->est->kernel_bound_s, b, sizeof b);
+        ht_format_seconds(r->est->paper_s, c, sizeof c);
+        printf("bounds        transfer-aware %s (the best any split of these devices can "
+               "reach), kernel-only %s; the paper's plan %s\n",
+               a, b, r->est->paper_s >= 0 ? c : "unknown");
     }
     if (r->ran_alone) {
         ht_format_seconds(res->wall_s, a, sizeof a);
@@ -305,6 +324,10 @@ static int print_json(const struct report *r)
     json_object_set_new(root, "global", json_integer((json_int_t)res->global));
     json_object_set_new(root, "scheduler", json_string(res->scheduler));
     json_object_set_new(root, "ran_alone", json_boolean(r->ran_alone));
+    json_object_set_new(root, "plan", json_string(r->ran_alone ? "alone"
+                                                  : r->bus_plan ? "bus"
+                                                                : "paper"));
+    json_object_set_new(root, "margin", num(r->margin));
     json_object_set_new(root, "decision",
                         json_string(!r->ran_alone        ? "split"
                                     : r->measured_alone ? "alone: measured"
@@ -423,6 +446,10 @@ static int print_json(const struct report *r)
         json_object_set_new(o, "split_seconds", num(r->est->split_s));
         json_object_set_new(o, "alone_seconds", num(r->est->alone_s));
         json_object_set_new(o, "worth_it", json_boolean(r->est->worth_it));
+        json_object_set_new(o, "bound_seconds", num(r->est->bound_s));
+        json_object_set_new(o, "kernel_bound_seconds", num(r->est->kernel_bound_s));
+        json_object_set_new(o, "paper_seconds",
+                            r->est->paper_s >= 0 ? num(r->est->paper_s) : json_null());
         json_object_set_new(root, "estimate", o);
     } else {
         json_object_set_new(root, "estimate", json_null());
@@ -475,7 +502,7 @@ int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
            OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON, OPT_RESIDUE, OPT_REFINE,
-           OPT_REFINE_BY };
+           OPT_REFINE_BY, OPT_PLAN, OPT_MARGIN, OPT_DATA_PATH, OPT_PIECE_BYTES };
     static const struct option longopts[] = {
         {"device", required_argument, NULL, 'd'},
         {"dim", required_argument, NULL, OPT_DIM},
@@ -483,6 +510,10 @@ int cmd_split(int argc, char **argv)
         {"sweep", required_argument, NULL, OPT_SWEEP},
         {"force", no_argument, NULL, OPT_FORCE},
         {"residue", required_argument, NULL, OPT_RESIDUE},
+        {"plan", required_argument, NULL, OPT_PLAN},
+        {"margin", required_argument, NULL, OPT_MARGIN},
+        {"data-path", required_argument, NULL, OPT_DATA_PATH},
+        {"piece-bytes", required_argument, NULL, OPT_PIECE_BYTES},
         {"refine", required_argument, NULL, OPT_REFINE},
         {"refine-by", required_argument, NULL, OPT_REFINE_BY},
         {"repeats", required_argument, NULL, OPT_REPEATS},
@@ -504,7 +535,7 @@ int cmd_split(int argc, char **argv)
     const char *db = HT_STORE_DEFAULT_PATH, *dump = NULL, *scheduler = "static";
     double sweep = 0;
     uint64_t u = 0;
-    int force = 0, json = 0, c, status = 2, rc;
+    int force = 0, paper_plan = 0, json = 0, c, status = 2, rc;
     unsigned refine = 0;
     enum ht_refine_target refine_by = HT_REFINE_WALL;
     struct ht_coexec_opts copts;
@@ -559,6 +590,38 @@ int cmd_split(int argc, char **argv)
             break;
         }
         case OPT_FORCE: force = 1; break;
+        case OPT_PLAN:
+            if (strcmp(optarg, "bus") && strcmp(optarg, "paper")) {
+                status = cli_usage_error("split", 2, "--plan takes bus or paper, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            paper_plan = !strcmp(optarg, "paper");
+            break;
+        case OPT_MARGIN: {
+            char *end;
+            double m = strtod(optarg, &end);
+            if (end == optarg || *end || !(m >= 0 && m < 100)) {
+                status = cli_usage_error("split", 2,
+                                         "--margin takes a number from 0 to 100, not '%s'",
+                                         optarg);
+                goto cleanup;
+            }
+            copts.margin = m;
+            break;
+        }
+        case OPT_DATA_PATH:
+            if ((status = cli_parse_data_path("split", optarg, &copts.exec.data_path)) != 0)
+                goto cleanup;
+            break;
+        case OPT_PIECE_BYTES: {
+            uint64_t bytes;
+            if ((status = cli_parse_uint("split", "--piece-bytes", optarg, UINT64_MAX - 1,
+                                         &bytes)) != 0)
+                goto cleanup;
+            copts.piece_bytes = bytes ? bytes : UINT64_MAX;
+            break;
+        }
         case OPT_RESIDUE:
             if ((status = cli_parse_residue("split", optarg, &copts.sched.residue)) != 0)
                 goto cleanup;
@@ -667,6 +730,7 @@ int cmd_split(int argc, char **argv)
     wo.coexec = copts;
     wo.tune = &topts;
     wo.force = force;
+    wo.paper_plan = paper_plan;
     wo.refine = refine;
     wo.refine_by = refine_by;
     wo.sweep = sweep;
@@ -711,6 +775,8 @@ int cmd_split(int argc, char **argv)
     rep.est = wr.has_est ? &wr.est : NULL;
     rep.residue = copts.sched.residue;
     rep.ran_alone = wr.ran_alone;
+    rep.bus_plan = wr.bus_plan;
+    rep.margin = copts.margin;
     rep.measured_alone = wr.measured_alone;
     rep.split_id = wr.split_id;
     rep.eq4_factor = wr.eq4_factor;
