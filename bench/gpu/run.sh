@@ -17,7 +17,7 @@ LOG="$OUT/run.log"
 DB="$OUT/hetune.db"
 # A database brought along (.gpu/hetune.db, from an earlier run) is continued, not redone.
 [ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
-HETUNE=build-gpu/hetune
+HETUNE=${HETUNE_BIN:-build-gpu/hetune}
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
 stages=${*:-build devices space tune split sweep more refine gpusweep report}
 
@@ -191,7 +191,9 @@ bus)
     cpu=$("$HETUNE" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("devices",d); print(next(x["index"] for x in d if x["type"]=="CPU"))' 2>/dev/null)
     gpu=$("$HETUNE" devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("devices",d); print(next(x["index"] for x in d if x["type"]=="GPU"))' 2>/dev/null)
     say "cpu device $cpu, gpu device $gpu"
-    for c in ${BUS_CASES:-"examples/vecadd/spec.json|--size N=67108864" "examples/gesummv/spec.json|--size N=8192" "examples/conv1d/spec.json|--size N=4194304" "examples/blackscholes/spec.json|" "examples/nbody/spec.json|" "examples/matmul/spec.json|--size N=2048"}; do
+    # BUS_CASES: "spec|sizes;spec|sizes;..." (default: the six cases of issue 12).
+    IFS=';' read -r -a bus_cases <<< "${BUS_CASES:-examples/vecadd/spec.json|--size N=67108864;examples/gesummv/spec.json|--size N=8192;examples/conv1d/spec.json|--size N=4194304;examples/blackscholes/spec.json|;examples/nbody/spec.json|;examples/matmul/spec.json|--size N=2048}"
+    for c in "${bus_cases[@]}"; do
         spec=${c%%|*}; sizes=${c#*|}
         tag=$(basename "$(dirname "$spec")")
         for d in $cpu $gpu; do
