@@ -508,7 +508,9 @@ struct ht_coexec_opts {
                                 chunk is moved and launched in pieces of whole work-groups
                                 of about this many bytes of sliced inputs and outputs, on
                                 two queues, so that uploads, kernels and downloads overlap;
-                                0: 32 MiB; UINT64_MAX: one piece per chunk */
+                                0: 32 MiB, and none on a device that shares the
+                                host's memory (a CPU told to copy: no DMA engine to
+                                overlap); UINT64_MAX: one piece per chunk */
     double margin;           /* the split-or-alone decision's margin (ht_split_decide);
                                 default HT_SPLIT_MARGIN_DEFAULT */
     int bind_only;           /* 1: no host data of its own; the caller binds every buffer

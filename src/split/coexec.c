@@ -407,7 +407,12 @@ static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
     double bytes = 0.0, per_item;
 
     d->piece = 0;
-    if (d->path == HT_PATH_INPLACE || target == UINT64_MAX || d->g == 0)
+    /* Pieces pay where a DMA engine moves data while the device computes. A device that
+     * shares the host's memory (a CPU told to copy) gains nothing from them, and PoCL 5
+     * aborts (pocl_release_dlhandle_cache) when one kernel runs on two of its queues at
+     * once: it gets them only when asked for by size. */
+    if (d->path == HT_PATH_INPLACE || target == UINT64_MAX || d->g == 0 ||
+        (d->dev->host_unified && !cx->opts.piece_bytes))
         return;
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
