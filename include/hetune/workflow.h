@@ -12,6 +12,8 @@
 
 #include "hetune/error.h"
 #include "hetune/platform.h"
+#include "hetune/report.h"
+#include "hetune/space.h"
 #include "hetune/spec.h"
 #include "hetune/split.h"
 #include "hetune/store.h"
@@ -142,6 +144,12 @@ int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t 
 
 /* --- the whole of `hetune split` --- */
 
+/* Told after each step of ht_workflow_split and ht_workflow_run, so that a command can
+ * show progress: step is "tuned" (a device tuned, ht_workflow_run only), "devices alone"
+ * (a device measured alone), a scheduler's name (a co-execution run and stored),
+ * "refined" (a refinement's rounds) or "sweep" (a sweep point); borrowed for the call. */
+typedef void (*ht_workflow_step_fn)(const char *step, void *user);
+
 struct ht_workflow_split_opts {
     const char *db;                   /* NULL: HT_STORE_DEFAULT_PATH */
     struct ht_coexec_opts coexec;     /* dim, scheduler, residue, repeats, exec options */
@@ -159,6 +167,7 @@ struct ht_workflow_split_opts {
     ht_workflow_tune_fn on_tune;      /* told before a device is tuned; may be NULL */
     ht_workflow_verify_fn on_verify;  /* told of a refined round or sweep point that
                                          failed verification; may be NULL */
+    ht_workflow_step_fn on_step;      /* told after each step; may be NULL */
     void *user;
 };
 
@@ -182,12 +191,15 @@ struct ht_workflow_split_result {
     int measured_alone;               /* ... because the refinement measured it better */
     int64_t split_id;                 /* the stored split of res */
     int64_t first_split_id;           /* the first split stored (the sweep's) */
+    int64_t refined_split_id;         /* the stored split of the best refined round, 0
+                                         when none ran (split_id too when it is res) */
     struct ht_workflow_refine refine; /* the rounds, when has_refine */
     int has_refine;
     struct ht_stored_sweep_point *sweep; /* nsweep points */
     size_t nsweep;
     double eq4_factor;                /* device 0's optimal factor (sweep), -1 */
     int verify_failed;                /* 1: res, a round or a point failed verification */
+    struct ht_error verify_err;       /* why res failed verification (code 0 when not) */
     struct ht_error dump_err;         /* code != 0 when the dump failed (the rest ran) */
 };
 
@@ -206,6 +218,74 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
+
+/* --- the whole of `hetune run` --- */
+
+struct ht_workflow_run_opts {
+    struct ht_workflow_split_opts split; /* each co-execution's options (db, coexec, paper
+                                         plan, refine, sweep, callbacks) as in
+                                         ht_workflow_split; coexec's dim and scheduler are
+                                         replaced by each of dims and schedulers, every
+                                         split is forced, refine and sweep apply to the
+                                         static scheduler only, tune and dump are unused */
+    struct ht_tune_opts tune;         /* the tuning step (strategy, budget, stop,
+                                         progress); its eq3 and exec are split.coexec.exec */
+    unsigned dims;                    /* bit d: split along dimension d; 0: every
+                                         dimension of the spec */
+    const char *const *schedulers;    /* nschedulers names, run one after the other;
+                                         NULL: static alone */
+    size_t nschedulers;
+    const char *out;                  /* the report's folder; NULL: "report" */
+    struct ht_report_opts report;     /* its spec is set to the spec's name */
+};
+
+/* Fills opts with the defaults (ht_workflow_split_opts_init, ht_tune_opts_init,
+ * ht_report_opts_init; every dimension, the static scheduler). */
+void ht_workflow_run_opts_init(struct ht_workflow_run_opts *opts);
+
+/* What the prune and tune steps of ht_workflow_run found of one device. */
+struct ht_workflow_run_step {
+    struct ht_space_counts counts;    /* its space sizes (Tables 1 and 2) */
+    struct ht_tune_result tune;
+};
+
+/* What ht_workflow_run did. Owned: ht_workflow_run_result_destroy. */
+struct ht_workflow_run_result {
+    int64_t problem_id;
+    size_t n;
+    struct ht_workflow_device *devs;  /* n: configurations, tuned times; with two
+                                         devices or more, times alone */
+    struct ht_workflow_run_step *steps; /* n */
+    size_t fastest;                   /* the fastest device alone (two devices or more) */
+    struct ht_workflow_split_result *splits; /* nsplits: per dimension, each scheduler's
+                                         co-execution, in order; a static one's refinement
+                                         keeps its first run in res and its best refined
+                                         round in refine (stored as refined_split_id) */
+    size_t nsplits;
+    int stopped;                      /* tuning was stopped (opts->tune.stop): nothing
+                                         after it ran */
+    int verify_failed;                /* a co-execution, round or point failed it */
+    struct ht_report_result report;   /* the report written */
+};
+
+/* The whole pipeline of `hetune run` on spec and devs[0..n) (borrowed; they must outlive
+ * the call), every step stored in the database opts->split.db: each device's space sizes
+ * (prune), its tuning (what the database holds is not measured again) and its best
+ * configuration; with two devices or more, each device alone, then for each dimension of
+ * opts->dims each scheduler's co-execution as ht_workflow_split runs it with force (and
+ * refinement and sweep on the static one); last the report of the spec's case studies
+ * into opts->out. Fills *out (ht_workflow_run_result_destroy, also on error). A failed
+ * verification is not an error (out->verify_failed), nor a stopped tuning (out->stopped:
+ * the function returns at once). Errors, err filled: HT_EINVAL (no device, a dimension the
+ * spec lacks, a sweep without two devices, no parameter or too many), HT_ENOTFOUND (a
+ * device with no configuration that ran and verified, or nothing to report), those of the
+ * space, the tuner, ht_workflow_split and ht_report_write; HT_ENOMEM. */
+int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *const *devs,
+                    size_t n, const struct ht_workflow_run_opts *opts,
+                    struct ht_workflow_run_result *out, struct ht_error *err);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #ifndef HETUNE_CLI_H
 #define HETUNE_CLI_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,6 +18,72 @@ int cmd_split(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+
+/* --- the options several commands share, declared once (common.c) ---
+ *
+ * A command lists in its getopt_long table the shared options it takes (CLI_OPTION_SIZE,
+ * ...; their values below CLI_OPT_OWN, its own from CLI_OPT_OWN on) and hands every option
+ * its own switch does not handle to cli_common_option, which also answers --help, a
+ * missing value and an unknown option. */
+enum {
+    CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
+    CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS,
+    CLI_OPT_OWN = 0x200
+};
+#define CLI_OPTION_DEVICE {"device", required_argument, NULL, 'd'}
+#define CLI_OPTION_STRATEGY {"strategy", required_argument, NULL, 'S'}
+#define CLI_OPTION_BUDGET {"budget", required_argument, NULL, 'b'}
+#define CLI_OPTION_SIZE {"size", required_argument, NULL, CLI_OPT_SIZE}
+#define CLI_OPTION_DB {"db", required_argument, NULL, CLI_OPT_DB}
+#define CLI_OPTION_EQ3 {"eq3", required_argument, NULL, CLI_OPT_EQ3}
+#define CLI_OPTION_NO_CACHE {"no-cache", no_argument, NULL, CLI_OPT_NO_CACHE}
+#define CLI_OPTION_CACHE_DIR {"cache-dir", required_argument, NULL, CLI_OPT_CACHE_DIR}
+#define CLI_OPTION_DATA_PATH {"data-path", required_argument, NULL, CLI_OPT_DATA_PATH}
+#define CLI_OPTION_JSON {"json", no_argument, NULL, CLI_OPT_JSON}
+#define CLI_OPTION_REPEATS {"repeats", required_argument, NULL, CLI_OPT_REPEATS}
+#define CLI_OPTION_HELP {"help", no_argument, NULL, 'h'}
+
+/* What the shared options set. */
+struct cli_common {
+    const char *cmd;                  /* the command, for messages */
+    const char *usage;                /* printed by --help */
+    char *device;                     /* -d, --device; NULL when not given */
+    const char *strategy;             /* -S, --strategy; NULL: the default */
+    size_t budget;                    /* -b, --budget; 0: none */
+    struct ht_size_override *sizes;   /* --size, in order; owned (cli_common_free) */
+    size_t nsizes;
+    const char *db;                   /* --db; HT_STORE_DEFAULT_PATH when not given */
+    struct ht_exec_opts exec;         /* --eq3, --no-cache, --cache-dir, --data-path */
+    int json;                         /* --json */
+    unsigned repeats;                 /* --repeats (at least 1); 0 when not given */
+};
+
+/* Returned by cli_common_option when parsing goes on. */
+#define CLI_CONTINUE (-1)
+
+/* Fills co with the defaults and readies getopt_long for argv (opterr off, optind 1). */
+void cli_common_init(struct cli_common *co, const char *cmd, const char *usage);
+
+/* Handles option c (getopt_long's return; arg its optarg): a shared option, -h (prints the
+ * usage and returns 0), a missing value or an unknown option (a message, 2). Returns
+ * CLI_CONTINUE when parsing goes on, else the exit status to return. */
+int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv);
+
+/* Checks that exactly one SPEC follows the options and loads it with the --size
+ * overrides (*spec owned by the caller, ht_spec_free). Returns 0, or an exit status. */
+int cli_common_spec(struct cli_common *co, int argc, char **argv, struct ht_spec **spec);
+
+/* Frees what co owns. */
+void cli_common_free(struct cli_common *co);
+
+/* While held, the first Ctrl-C only raises flag (what runs finishes cleanly and stops), a
+ * second one kills; a SIGINT that is ignored (a background job, nohup) stays ignored. */
+struct cli_sigint {
+    struct sigaction old;
+    int held;
+};
+void cli_sigint_catch(struct cli_sigint *s, volatile sig_atomic_t *flag);
+void cli_sigint_release(struct cli_sigint *s);
 
 /* Prints "hetune <cmd>: <formatted error>" to stderr and returns ht_exit_status(err->code). */
 int cli_fail(const char *cmd, const struct ht_error *err);
@@ -71,7 +138,7 @@ int cli_parse_data_path(const char *cmd, const char *arg, enum ht_data_path *pat
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
 
 /* Checks that arg names a search strategy and sets *strategy to it (borrowed from argv).
- * Returns 0, or 2. */
+ * Returns 0, or 2 after naming the strategies. */
 int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy);
 
 /* Discovers the devices (*plat owned by the caller, ht_platform_free) and resolves device

@@ -236,26 +236,25 @@ static int print_json(const struct ht_spec *spec, const struct ht_device_info *d
 
 int cmd_eval(int argc, char **argv)
 {
-    enum { OPT_SIZE = 256, OPT_JSON, OPT_DUMP, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_NO_VERIFY,
-           OPT_EQ3, OPT_DATA_PATH };
+    enum { OPT_DUMP = CLI_OPT_OWN, OPT_NO_VERIFY };
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
+        CLI_OPTION_DEVICE,
         {"set", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"json", no_argument, NULL, OPT_JSON},
+        CLI_OPTION_SIZE,
+        CLI_OPTION_JSON,
         {"dump", required_argument, NULL, OPT_DUMP},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        CLI_OPTION_NO_CACHE,
+        CLI_OPTION_CACHE_DIR,
         {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
-        {"eq3", required_argument, NULL, OPT_EQ3},
-        {"data-path", required_argument, NULL, OPT_DATA_PATH},
-        {"help", no_argument, NULL, 'h'},
+        CLI_OPTION_EQ3,
+        CLI_OPTION_DATA_PATH,
+        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
-    struct ht_size_override *ov = NULL;
-    size_t nov = 0, nsets = 0, devidx = 0;
+    struct cli_common co;
+    size_t nsets = 0, devidx = 0;
     const char **sets = NULL;
-    const char *device = NULL, *dump = NULL;
+    const char *dump = NULL;
     struct ht_exec_opts opts;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
@@ -264,61 +263,37 @@ int cmd_eval(int argc, char **argv)
     const struct ht_device_info *dev;
     int64_t *config = NULL;
     struct ht_error err;
-    int json = 0, c, status = 2, rc;
+    int c, status = 2, rc, no_verify = 0;
 
-    ht_exec_opts_init(&opts);
     ht_error_clear(&err);
     sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets)
         return cli_usage_error("eval", 1, "out of memory");
-    opterr = 0;
-    optind = 1;
+    cli_common_init(&co, "eval", eval_usage);
     while ((c = getopt_long(argc, argv, ":hd:s:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
         case 's': sets[nsets++] = optarg; break;
-        case OPT_SIZE:
-            if ((status = cli_add_size("eval", optarg, &ov, &nov)) != 0)
-                goto cleanup;
-            break;
-        case OPT_JSON: json = 1; break;
         case OPT_DUMP: dump = optarg; break;
-        case OPT_NO_CACHE: opts.no_cache = 1; break;
-        case OPT_CACHE_DIR: opts.cache_dir = optarg; break;
-        case OPT_NO_VERIFY: opts.no_verify = 1; break;
-        case OPT_EQ3:
-            if ((status = cli_parse_eq3("eval", optarg, &opts.eq3)) != 0)
-                goto cleanup;
-            break;
-        case OPT_DATA_PATH:
-            if ((status = cli_parse_data_path("eval", optarg, &opts.data_path)) != 0)
-                goto cleanup;
-            break;
-        case 'h':
-            fputs(eval_usage, stdout);
-            status = 0;
-            goto cleanup;
+        case OPT_NO_VERIFY: no_verify = 1; break;
         default:
-            status = cli_getopt_error("eval", c, argv);
-            goto cleanup;
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                goto cleanup;
         }
     }
+    opts = co.exec;
+    opts.no_verify = no_verify;
     status = 2;
     if (cli_spec_arg("eval", argc, argv) != 0)
         goto cleanup;
-    if (!device) {
+    if (!co.device) {
         cli_usage_error("eval", 2, "--device is required (see 'hetune devices')");
         goto cleanup;
     }
-
-    rc = cli_load_spec("eval", argv[optind], ov, nov, &spec);
-    if (rc != 0) {
-        status = rc;
+    if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-    }
     rc = ht_platform_discover(&plat, &err);
     if (rc == HT_OK)
-        rc = ht_platform_find(plat, device, &devidx, &err);
+        rc = ht_platform_find(plat, co.device, &devidx, &err);
     if (rc != HT_OK) {
         status = cli_fail("eval", &err);
         goto cleanup;
@@ -344,7 +319,7 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "%s%s", res->build_log, res->build_log[n - 1] == '\n' ? "" : "\n");
     }
     status = 0;
-    if (json)
+    if (co.json)
         status = print_json(spec, dev, config, res, &err);
     else
         print_text(spec, dev, config, res);
@@ -368,7 +343,7 @@ cleanup:
     ht_session_free(session);
     ht_platform_free(plat);
     ht_spec_free(spec);
-    free(ov);
+    cli_common_free(&co);
     free(sets);
     return status;
 }

@@ -1,12 +1,6 @@
-/* hetune run: the whole pipeline of the paper on one spec: prune, tune, split, report.
- *
- * Why the orchestration lives here and not in a library function: every step already is
- * one (ht_space_count, ht_tune_device, ht_coexec_*, ht_store_*, ht_report_write), and the
- * layout of DESIGN.md lets no library module use all of them (search may not use split,
- * split may not use search, report may use the store only): only the CLI sits above them
- * all. What is left to this file is the order of the steps, what is shown, and what is
- * stored of each co-execution, the same calls and the same rows as hetune split. */
-#include <errno.h>
+/* hetune run: the whole pipeline of the paper on one spec, prune, tune, split and report,
+ * as the library's ht_workflow_run does it (workflow.h); this file parses, shows progress
+ * and prints. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
 #include "progress.h"
 #include "split-common.h"
 
@@ -69,6 +62,12 @@ static const char run_usage[] =
     "                        what --refine balances and minimizes: each device's whole\n"
     "                        busy time, transfers included, and the wall time (default),\n"
     "                        or the kernel-only times (Algorithm 1's terms)\n"
+    CLI_PLAN_HELP
+    "      --margin F        a split not predicted at least F faster than the fastest\n"
+    "                        device alone is shown as predicted not to pay (it runs all\n"
+    "                        the same) (default 0.1: 10%)\n"
+    CLI_DATA_PATH_HELP
+    CLI_PIECE_BYTES_HELP
     "  -S, --strategy S      the search strategy of tuning (default exhaustive)\n"
     "  -b, --budget N        at most N evaluations per device in this run's tuning\n"
     "      --repeats N       timed runs of each co-execution (default: the spec's\n"
@@ -94,14 +93,9 @@ static const char run_usage[] =
     "report is still written), 130 interrupted while tuning\n";
 
 static const char *const all_schedulers[] = {"static", "dynamic", "guided"};
+static const char *const dim_names[] = {"gx", "gy", "gz"};
 
 static volatile sig_atomic_t stop_flag;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
 
 static double now(void)
 {
@@ -109,42 +103,6 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
-
-/* What the prune and tune steps found of one device of the run. */
-struct rstep {
-    struct ht_space_counts counts;
-    struct ht_tune_result tune;
-};
-
-/* One co-execution of the run, as shown and stored. */
-struct rsplit {
-    unsigned dim;
-    char scheduler[32];
-    int64_t id;
-    double theoretical_s, wall_s, kernel_s;
-    int verified;
-    double *optimal, *adjusted;   /* one per device; owned */
-    size_t nsweep;
-    struct ht_stored_sweep_point *sweep; /* owned */
-    double predicted_s;           /* the prediction of ht_coexec_estimate, -1 unknown */
-};
-
-struct run {
-    const char *db, *out;
-    const struct ht_spec *spec;
-    struct ht_store *store;
-    int64_t problem_id;
-    struct ht_workflow_device *devs;
-    struct rstep *steps;          /* one per device */
-    size_t n, fastest;
-    struct rsplit *splits;
-    size_t nsplits;
-    struct cli_progress bar;
-    size_t bar_done;
-    int json;
-    unsigned refine;              /* --refine: rounds of each static split */
-    enum ht_refine_target refine_by;
-};
 
 /* "0,1" or "all" into a mask of dimensions (checked against the spec later). */
 static int parse_dims(const char *arg, unsigned *mask)
@@ -168,295 +126,122 @@ static int parse_dims(const char *arg, unsigned *mask)
     return 0;
 }
 
-/* --- progress --- */
+/* --- progress: a bar per device's tuning, then one for the co-executions --- */
 
-struct tune_progress {
-    struct cli_progress bar;
-    int started;
+struct progress {
+    struct cli_progress tune, split;
+    int tuning, splitting;
+    size_t split_total, split_done;
+    struct cli_verify verify;
 };
 
 static void on_tune_progress(const struct ht_tune_progress *p, void *user)
 {
-    struct tune_progress *tp = user;
+    struct progress *pg = user;
     char note[64] = "", t[32];
 
-    if (!tp->started) {
+    if (!pg->tuning) {
         char label[64];
         snprintf(label, sizeof label, "tune %zu %.20s", p->dev->index, p->dev->name);
-        cli_progress_start(&tp->bar, label, p->total);
-        tp->started = 1;
+        cli_progress_start(&pg->tune, label, p->total);
+        pg->tuning = 1;
     }
     if (p->best) {
         ht_format_seconds(p->best_s, t, sizeof t);
         snprintf(note, sizeof note, "best %s", t);
     }
-    cli_progress_update(&tp->bar, p->done, note[0] ? note : NULL);
+    cli_progress_update(&pg->tune, p->done, note[0] ? note : NULL);
 }
 
-static void step_done(struct run *r, const char *note)
+static void on_step(const char *step, void *user)
 {
-    r->bar_done++;
-    cli_progress_update(&r->bar, r->bar_done, note);
+    struct progress *pg = user;
+
+    if (!strcmp(step, "tuned")) {
+        if (pg->tuning)
+            cli_progress_end(&pg->tune);
+        pg->tuning = 0;
+        return;
+    }
+    if (!pg->splitting) {
+        cli_progress_start(&pg->split, "split", pg->split_total);
+        pg->splitting = 1;
+    }
+    cli_progress_update(&pg->split, ++pg->split_done, step);
 }
 
-/* --- the steps --- */
-
-/* Step 1: the space sizes of every device, stored. */
-static int prune(struct run *r, enum ht_eq3 eq3, struct ht_error *err)
+static void on_verify(const struct ht_error *err, void *user)
 {
-    for (size_t i = 0; i < r->n; i++) {
-        struct ht_workflow_device *d = &r->devs[i];
-        struct ht_space_counts *counts = &r->steps[i].counts;
-        struct ht_space *space = NULL;
-        struct ht_stored_space sp;
-        int rc = ht_space_create(&r->spec->space, d->dev, eq3, &space, err);
-        if (rc == HT_OK)
-            rc = ht_space_count(space, counts, err);
-        ht_space_free(space);
-        if (rc == HT_OK)
-            rc = ht_store_device_id(r->store, d->dev, &d->device_id, err);
-        if (rc == HT_OK) {
-            ht_stored_space_init(&sp);
-            sp.problem_id = r->problem_id;
-            sp.device_id = d->device_id;
-            sp.eq3 = eq3;
-            ht_stored_space_from_counts(&sp, counts);
-            rc = ht_store_put_space(r->store, &sp, err);
-        }
-        if (rc != HT_OK) {
-            fprintf(stderr, "hetune run: device %zu (%s): ", d->dev->index, d->dev->name);
-            return rc;
-        }
-    }
-    return HT_OK;
-}
+    struct progress *pg = user;
 
-/* Step 2: tunes every device (measuring only what the database lacks) and reads its best
- * configuration back. Returns 130 when interrupted, else an HT_ code. */
-static int tune(struct run *r, struct ht_tune_opts *topts, struct ht_error *err)
-{
-    int unverified = r->spec->verify == HT_VERIFY_NONE || topts->exec.no_verify;
-    int rc = HT_OK;
-
-    for (size_t i = 0; i < r->n && rc == HT_OK; i++) {
-        struct ht_workflow_device *d = &r->devs[i];
-        struct ht_tune_result *tr = &r->steps[i].tune;
-        struct tune_progress tp;
-
-        memset(&tp, 0, sizeof tp);
-        topts->progress = on_tune_progress;
-        topts->progress_user = &tp;
-        rc = ht_tune_device(r->spec, d->dev, r->store, topts, tr, err);
-        if (tp.started)
-            cli_progress_end(&tp.bar);
-        if (rc != HT_OK) {
-            fprintf(stderr, "hetune run: device %zu (%s): ", d->dev->index, d->dev->name);
-            break;
-        }
-        if (tr->stopped) {
-            rc = 130;
-            break;
-        }
-        {
-            struct ht_workflow_best_opts bo;
-            struct ht_error e;
-            memset(&bo, 0, sizeof bo);
-            bo.unverified = unverified;
-            ht_error_clear(&e);
-            rc = ht_workflow_best(r->spec, r->store, r->problem_id, &bo, d, &e);
-            if (rc != HT_OK && rc != HT_ENOTFOUND)
-                *err = e;
-        }
-        if (rc == HT_ENOTFOUND)
-            rc = ht_error_set(err, HT_ENOTFOUND,
-                              "device %zu (%s): no configuration ran and verified%s",
-                              d->dev->index, d->dev->name,
-                              tr->space ? "" : " (the pruned space is empty)");
-    }
-    return rc;
-}
-
-/* Each device alone, with the co-execution's wall clock (the fastest is the reference
- * of verification and of the "alone" time stored with each split). */
-static int measure_alone(struct run *r, const struct ht_coexec_opts *base, struct ht_error *err)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        struct ht_coexec *cx = NULL;
-        struct ht_coexec_result res;
-        int rc;
-
-        memset(&res, 0, sizeof res);
-        rc = ht_workflow_alone(r->spec, &r->devs[i], base, &cx, &res, err);
-        if (rc == HT_OK && r->devs[i].alone.wall_s < r->devs[r->fastest].alone.wall_s)
-            r->fastest = i;
-        ht_coexec_result_destroy(&res);
-        ht_coexec_free(cx);
-        if (rc != HT_OK)
-            return rc;
-        step_done(r, "devices alone");
-    }
-    return HT_OK;
-}
-
-/* Runs the static split at every point of the sweep on cx, verifying and storing each. */
-static int sweep(struct run *r, struct ht_coexec *cx, double step, struct rsplit *out,
-                 int *verify_failed, struct ht_error *err)
-{
-    size_t npoints = ht_workflow_sweep_points(step);
-    int rc = HT_OK;
-
-    out->sweep = calloc(npoints, sizeof *out->sweep);
-    if (!out->sweep)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t k = 0; k < npoints; k++) {
-        struct cli_verify v = {"run", 0};
-        rc = ht_workflow_sweep_point(cx, k, step, r->fastest, r->store, out->id,
-                                     cli_verify_failed, &v, &out->sweep[k], err);
-        *verify_failed |= v.failed;
-        if (rc != HT_OK)
-            break;
-        out->nsweep++;
-        step_done(r, "sweep");
-    }
-    return rc;
-}
-
-/* Appends a co-execution to r->splits (cmd_run makes room for all of them), its factors
- * allocated; NULL when out of memory (it is appended all the same, to be freed). */
-static struct rsplit *add_split(struct run *r, unsigned dim, const char *scheduler)
-{
-    struct rsplit *s = &r->splits[r->nsplits++];
-
-    s->dim = dim;
-    snprintf(s->scheduler, sizeof s->scheduler, "%s", scheduler);
-    s->predicted_s = -1;
-    s->optimal = calloc(r->n, sizeof *s->optimal);
-    s->adjusted = calloc(r->n, sizeof *s->adjusted);
-    return s->optimal && s->adjusted ? s : NULL;
-}
-
-/* Fills s with what res measured: Table 3's optimal factors from plan (-1 when NULL), the
- * shares taken, the times and the verification. */
-static void fill_split(struct rsplit *s, size_t n, const struct ht_split_plan *plan,
-                       const struct ht_coexec_result *res)
-{
-    for (size_t i = 0; i < n; i++) {
-        s->optimal[i] = plan ? plan->slices[i].optimal_factor : -1;
-        s->adjusted[i] = res->devices[i].share;
-    }
-    s->theoretical_s = res->theoretical_s;
-    s->wall_s = res->wall_s;
-    s->kernel_s = res->kernel_s;
-    s->verified = res->verified;
-}
-
-/* Step 3 for one dimension and scheduler: co-execute, verify, store, refine (static),
- * sweep; appends the co-execution to r->splits, and the best refined round after it. */
-static int split_one(struct run *r, const struct ht_coexec_opts *copts, double step,
-                     const struct ht_coexec_alone *alone, int *verify_failed,
-                     struct ht_error *err)
-{
-    struct ht_coexec_device *cdevs = calloc(r->n, sizeof *cdevs);
-    struct rsplit *out = add_split(r, copts->dim, copts->scheduler);
-    int is_static = !strcmp(copts->scheduler, "static");
-    struct ht_coexec *cx = NULL;
-    struct ht_coexec_result res;
-    struct ht_coexec_estimate est;
-    struct ht_workflow_refine rf;
-    const struct ht_split_plan *plan;
-    int rc;
-
-    memset(&res, 0, sizeof res);
-    memset(&rf, 0, sizeof rf);
-    if (!cdevs || !out) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < r->n; i++)
-        cdevs[i] = (struct ht_coexec_device){r->devs[i].dev, r->devs[i].config,
-                                             r->devs[i].tuned_s, 0};
-    rc = ht_coexec_create(r->spec, cdevs, r->n, copts, &cx, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    if (ht_coexec_estimate(cx, alone, &est, NULL) == HT_OK)
-        out->predicted_s = est.split_s;
-    rc = ht_coexec_run(cx, &res, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    rc = ht_coexec_verify(cx, r->fastest, &res, err);
-    if (rc == HT_EVERIFY) {
-        cli_fail("run", err);
-        ht_error_clear(err);
-        *verify_failed = 1;
-        rc = HT_OK;
-    }
-    if (rc != HT_OK)
-        goto cleanup;
-    plan = ht_coexec_plan(cx);
-    fill_split(out, r->n, plan, &res);
-    /* Stored as hetune split stores it: Table 3's factors from the plan (static) or the
-     * shares taken (dynamic, guided). */
-    rc = ht_workflow_store_split(r->store, r->problem_id, r->devs, r->n, r->fastest, &res, plan, 0, -1,
-                         &out->id, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    step_done(r, out->scheduler);
-    /* Refined from the paper's plan, before the sweep replaces it; stored as hetune split
-     * --refine stores it, as a co-execution of its own. One step of the bar: the rounds
-     * may stop early. */
-    if (r->refine && is_static) {
-        struct cli_verify v = {"run", 0};
-        rc = ht_workflow_refine_run(cx, alone, &res, r->fastest, r->refine, r->refine_by,
-                                    cli_verify_failed, &v, &rf, err);
-        *verify_failed |= v.failed;
-        if (rc == HT_OK && rf.best_refined) {
-            struct rsplit *ref = add_split(r, copts->dim, "refined");
-            if (!ref)
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            if (rc == HT_OK) {
-                fill_split(ref, r->n, &rf.best_plan, &rf.best_res);
-                rc = ht_workflow_store_split(r->store, r->problem_id, r->devs, r->n, r->fastest,
-                                     &rf.best_res, &rf.best_plan, 0, -1, &ref->id, err);
-            }
-        }
-        if (rc != HT_OK)
-            goto cleanup;
-        step_done(r, "refined");
-        /* A refined round left its fitted models in cx: the sweep's plans (and their
-         * theoretical times) come from the tuned times. */
-        ht_coexec_reset_models(cx);
-    }
-    if (step > 0 && r->n == 2 && is_static)
-        rc = sweep(r, cx, step, out, verify_failed, err);
-cleanup:
-    ht_workflow_refine_free(&rf);
-    ht_coexec_result_destroy(&res);
-    ht_coexec_free(cx);
-    free(cdevs);
-    return rc;
+    cli_verify_failed(err, &pg->verify);
 }
 
 /* --- output --- */
 
-static void print_factors(const double *f, size_t n)
+/* One co-execution of the run as shown: a split, or the best refined round of one. */
+struct row {
+    unsigned dim;
+    const char *scheduler;
+    int64_t id;
+    const struct ht_coexec_result *res;
+    const struct ht_split_plan *plan;    /* NULL when none */
+    double predicted_s;                  /* -1 when unknown */
+    int pays;                            /* 0: predicted not to pay */
+    size_t nsweep;
+};
+
+/* The rows of r's co-executions, in order: each split, and after a refined one its best
+ * refined round. rows has room for 2 * r->nsplits. */
+static size_t rows_of(const struct ht_workflow_run_result *r, struct row *rows)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < r->nsplits; i++) {
+        const struct ht_workflow_split_result *s = &r->splits[i];
+        rows[k++] = (struct row){s->res.dim, s->res.scheduler, s->split_id, &s->res,
+                                 s->has_plan ? &s->plan : NULL,
+                                 s->has_est ? s->est.split_s : -1,
+                                 !s->has_est || s->est.worth_it, s->nsweep};
+        if (s->has_refine && s->refine.best_refined)
+            rows[k++] = (struct row){s->res.dim, "refined", s->refined_split_id,
+                                     &s->refine.best_res, &s->refine.best_plan, -1, 1, 0};
+    }
+    return k;
+}
+
+/* Table 3's optimal factor of device i (-1 without a plan), and the share it took. */
+static double optimal(const struct row *w, size_t i)
+{
+    return w->plan ? w->plan->slices[i].optimal_factor : -1;
+}
+
+static double adjusted(const struct row *w, size_t i)
+{
+    return w->res->devices[i].share;
+}
+
+static void print_factors(const struct row *w, size_t n, double (*f)(const struct row *, size_t))
 {
     printf("(");
     for (size_t i = 0; i < n; i++) {
-        if (f[i] < 0)
+        if (f(w, i) < 0)
             printf("%s-", i ? ", " : "");
         else
-            printf("%s%.3f", i ? ", " : "", f[i]);
+            printf("%s%.3f", i ? ", " : "", f(w, i));
     }
     printf(")");
 }
 
-static void print_text(const struct run *r, const struct ht_report_result *rep, double elapsed)
+static void print_text(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
+                       const char *db, const struct row *rows, size_t nrows, double elapsed)
 {
+    const struct ht_report_result *rep = &r->report;
     char a[32], b[32], c[32], d[32];
     int w = 6;
 
-    printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
-    printf("database      %s\n", r->db);
+    printf("spec          %s (%s)\n", spec->name, spec->path);
+    printf("database      %s\n", db);
     printf("\nprune         the design space per device (Tables 1 and 2)\n");
     printf("  %-3s %-34s %14s %10s %10s\n", "#", "device", "unpruned", "platform", "pruned");
     for (size_t i = 0; i < r->n; i++) {
@@ -486,23 +271,22 @@ static void print_text(const struct run *r, const struct ht_report_result *rep, 
                "wall %s\n",
                r->n, r->devs[r->fastest].dev->index,
                (ht_format_seconds(r->devs[r->fastest].alone.wall_s, d, sizeof d), d));
-        for (size_t k = 0; k < r->nsplits; k++) {
-            const struct rsplit *s = &r->splits[k];
-            ht_format_seconds(s->theoretical_s, a, sizeof a);
-            ht_format_seconds(s->wall_s, b, sizeof b);
-            ht_format_seconds(s->kernel_s, c, sizeof c);
-            printf("  %s %-8s optimal ", k == 0 || r->splits[k - 1].dim != s->dim
-                                              ? (s->dim == 0 ? "gx" : s->dim == 1 ? "gy" : "gz")
-                                              : "  ",
+        for (size_t k = 0; k < nrows; k++) {
+            const struct row *s = &rows[k];
+            ht_format_seconds(s->res->theoretical_s, a, sizeof a);
+            ht_format_seconds(s->res->wall_s, b, sizeof b);
+            ht_format_seconds(s->res->kernel_s, c, sizeof c);
+            printf("  %s %-8s optimal ",
+                   k == 0 || rows[k - 1].dim != s->dim ? dim_names[s->dim] : "  ",
                    s->scheduler);
-            print_factors(s->optimal, r->n);
+            print_factors(s, r->n, optimal);
             printf(" adjusted ");
-            print_factors(s->adjusted, r->n);
+            print_factors(s, r->n, adjusted);
             printf(" theoretical %s, wall %s, kernel %s, %s", a, b, c,
-                   s->verified == 1 ? "verified" : s->verified == 0 ? "VERIFICATION FAILED"
-                                                                     : "not verified");
-            if (s->predicted_s >= 0 &&
-                s->predicted_s >= r->devs[r->fastest].alone.wall_s)
+                   s->res->verified == 1   ? "verified"
+                   : s->res->verified == 0 ? "VERIFICATION FAILED"
+                                           : "not verified");
+            if (!s->pays)
                 printf(" (predicted not to pay)");
             printf("\n");
             if (s->nsweep)
@@ -528,28 +312,31 @@ static void json_num(double v)
         printf("null");
 }
 
-static void json_factors(const double *f, size_t n)
+static void json_factors(const struct row *w, size_t n, double (*f)(const struct row *, size_t))
 {
     printf("[");
     for (size_t i = 0; i < n; i++) {
         printf("%s", i ? ", " : "");
-        json_num(f[i]);
+        json_num(f(w, i));
     }
     printf("]");
 }
 
-static void print_json(const struct run *r, const struct ht_report_result *rep, double elapsed)
+static void print_json(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
+                       const char *db, const struct row *rows, size_t nrows, double elapsed)
 {
+    const struct ht_report_result *rep = &r->report;
+
     printf("{\n  \"spec\": ");
-    cli_json_string(stdout, r->spec->name);
+    cli_json_string(stdout, spec->name);
     printf(",\n  \"spec_path\": ");
-    cli_json_string(stdout, r->spec->path);
+    cli_json_string(stdout, spec->path);
     printf(",\n  \"db\": ");
-    cli_json_string(stdout, r->db);
+    cli_json_string(stdout, db);
     printf(",\n  \"problem_id\": %" PRId64 ",\n  \"devices\": [", r->problem_id);
     for (size_t i = 0; i < r->n; i++) {
         const struct ht_workflow_device *d = &r->devs[i];
-        const struct rstep *st = &r->steps[i];
+        const struct ht_workflow_run_step *st = &r->steps[i];
         printf("%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", d->dev->index);
         cli_json_string(stdout, d->dev->name);
         printf(", \"device_id\": %" PRId64 ",\n     \"space\": {\"unpruned\": %.0f, "
@@ -570,26 +357,26 @@ static void print_json(const struct run *r, const struct ht_report_result *rep, 
     else
         printf("null");
     printf(",\n  \"splits\": [");
-    for (size_t k = 0; k < r->nsplits; k++) {
-        const struct rsplit *s = &r->splits[k];
+    for (size_t k = 0; k < nrows; k++) {
+        const struct row *s = &rows[k];
         printf("%s\n    {\"dim\": %u, \"scheduler\": ", k ? "," : "", s->dim);
         cli_json_string(stdout, s->scheduler);
         printf(", \"split_id\": %" PRId64 ", \"optimal\": ", s->id);
-        json_factors(s->optimal, r->n);
+        json_factors(s, r->n, optimal);
         printf(", \"adjusted\": ");
-        json_factors(s->adjusted, r->n);
+        json_factors(s, r->n, adjusted);
         printf(",\n     \"theoretical_seconds\": ");
-        json_num(s->theoretical_s);
+        json_num(s->res->theoretical_s);
         printf(", \"wall_seconds\": ");
-        json_num(s->wall_s);
+        json_num(s->res->wall_s);
         printf(", \"kernel_seconds\": ");
-        json_num(s->kernel_s);
+        json_num(s->res->kernel_s);
         printf(", \"predicted_seconds\": ");
         json_num(s->predicted_s);
         printf(", \"verified\": %s, \"sweep_points\": %zu}",
-               s->verified < 0 ? "null" : s->verified ? "true" : "false", s->nsweep);
+               s->res->verified < 0 ? "null" : s->res->verified ? "true" : "false", s->nsweep);
     }
-    printf("%s],\n  \"report\": {\"path\": ", r->nsplits ? "\n  " : "");
+    printf("%s],\n  \"report\": {\"path\": ", nrows ? "\n  " : "");
     cli_json_string(stdout, rep->path);
     printf(", \"cases\": %zu, \"figures\": %zu, \"pictures\": %s, \"no_pictures\": ",
            rep->cases, rep->figures, rep->pictures ? "true" : "false");
@@ -602,178 +389,102 @@ static void print_json(const struct run *r, const struct ht_report_result *rep, 
 
 int cmd_run(int argc, char **argv)
 {
-    enum { OPT_DIM = 256, OPT_SWEEP, OPT_REPEATS, OPT_DB, OPT_SIZE, OPT_EQ3, OPT_NO_CACHE,
-           OPT_CACHE_DIR, OPT_NO_PICTURES, OPT_JSON, OPT_RESIDUE, OPT_REFINE, OPT_REFINE_BY };
+    enum { OPT_DIM = CLI_OPT_OWN, OPT_NO_PICTURES };
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
+        CLI_OPTION_DEVICE,
         {"dim", required_argument, NULL, OPT_DIM},
-        {"scheduler", required_argument, NULL, 's'},
-        {"sweep", required_argument, NULL, OPT_SWEEP},
-        {"residue", required_argument, NULL, OPT_RESIDUE},
-        {"refine", required_argument, NULL, OPT_REFINE},
-        {"refine-by", required_argument, NULL, OPT_REFINE_BY},
-        {"strategy", required_argument, NULL, 'S'},
-        {"budget", required_argument, NULL, 'b'},
-        {"repeats", required_argument, NULL, OPT_REPEATS},
-        {"db", required_argument, NULL, OPT_DB},
+        CLI_OPTION_SCHEDULER,
+        CLI_OPTION_SWEEP,
+        CLI_OPTION_RESIDUE,
+        CLI_OPTION_REFINE,
+        CLI_OPTION_REFINE_BY,
+        CLI_OPTION_PLAN,
+        CLI_OPTION_MARGIN,
+        CLI_OPTION_DATA_PATH,
+        CLI_OPTION_PIECE_BYTES,
+        CLI_OPTION_STRATEGY,
+        CLI_OPTION_BUDGET,
+        CLI_OPTION_REPEATS,
+        CLI_OPTION_DB,
         {"out", required_argument, NULL, 'o'},
         {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"eq3", required_argument, NULL, OPT_EQ3},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
+        CLI_OPTION_SIZE,
+        CLI_OPTION_EQ3,
+        CLI_OPTION_NO_CACHE,
+        CLI_OPTION_CACHE_DIR,
+        CLI_OPTION_JSON,
+        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
-    struct ht_size_override *ov = NULL;
-    size_t nov = 0, *idx = NULL, nsched = 1;
-    char *device_list = NULL;
-    const char *scheduler = "static", *const *schedulers = NULL;
-    double step = 0, t0 = now();
-    uint64_t u = 0;
-    unsigned dims = 0;
-    int c, status = 2, rc, verify_failed = 0, have_old_sa = 0, has_static = 0;
-    struct ht_coexec_opts copts;
-    struct ht_tune_opts topts;
-    struct ht_report_opts ropts;
-    struct ht_report_result rep;
+    struct cli_common co;
+    size_t *idx = NULL, n = 0, nrows;
+    const char *scheduler = "static";
+    double t0 = now();
+    int c, status = 2, rc, has_static;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
-    struct ht_coexec_alone *alone = NULL;
-    struct sigaction sa, old_sa;
-    int64_t kernel_id = 0;
-    struct run r;
+    const struct ht_device_info **dl = NULL;
+    struct ht_workflow_run_opts ro;
+    struct ht_workflow_run_result rr;
+    struct cli_sigint sig = {.held = 0};
+    struct progress pg;
+    struct row *rows = NULL;
     struct ht_error err;
 
-    memset(&r, 0, sizeof r);
-    memset(&rep, 0, sizeof rep);
-    r.db = HT_STORE_DEFAULT_PATH;
-    r.out = "report";
-    ht_coexec_opts_init(&copts);
-    ht_tune_opts_init(&topts);
-    ht_report_opts_init(&ropts);
+    memset(&rr, 0, sizeof rr);
+    memset(&pg, 0, sizeof pg);
+    pg.verify.cmd = "run";
+    ht_workflow_run_opts_init(&ro);
+    ro.out = "report";
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
+    cli_common_init(&co, "run", run_usage);
     while ((c = getopt_long(argc, argv, ":hd:s:S:b:o:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device_list = optarg; break;
         case OPT_DIM:
-            if ((status = parse_dims(optarg, &dims)) != 0)
+            if ((status = parse_dims(optarg, &ro.dims)) != 0)
                 goto cleanup;
             break;
         case 's':
-            if (strcmp(optarg, "all") && !ht_split_scheduler_find(optarg)) {
-                fprintf(stderr, "hetune run: unknown scheduler '%s'; the schedulers are:",
-                        optarg);
-                for (size_t i = 0; ht_split_schedulers[i]; i++)
-                    fprintf(stderr, " %s", ht_split_schedulers[i]->name);
-                fprintf(stderr, " (or all)\n");
-                status = 2;
-                goto cleanup;
-            }
-            scheduler = optarg;
-            break;
-        case OPT_SWEEP: {
-            char *end;
-            errno = 0;
-            step = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(step > 0) || step > 1 || 1.0 / step > 10000) {
-                status = cli_usage_error("run", 2,
-                                         "--sweep takes a step in (0, 1] (at most 10000 "
-                                         "points), not '%s'",
-                                         optarg);
-                goto cleanup;
-            }
-            break;
-        }
-        case OPT_RESIDUE:
-            if ((status = cli_parse_residue("run", optarg, &copts.sched.residue)) != 0)
+            if ((status = cli_parse_scheduler("run", optarg, 1, &scheduler)) != 0)
                 goto cleanup;
             break;
-        case OPT_REFINE:
-            if ((status = cli_parse_uint("run", "--refine", optarg, 20, &u)) != 0)
-                goto cleanup;
-            r.refine = (unsigned)u;
-            break;
-        case OPT_REFINE_BY:
-            if ((status = cli_parse_refine_by("run", optarg, &r.refine_by)) != 0)
-                goto cleanup;
-            break;
-        case 'S':
-            if ((status = cli_parse_strategy("run", optarg, &topts.strategy)) != 0)
-                goto cleanup;
-            break;
-        case 'b':
-            if ((status = cli_parse_uint("run", "--budget", optarg, UINT32_MAX, &u)) != 0)
-                goto cleanup;
-            topts.budget = (size_t)u;
-            break;
-        case OPT_REPEATS:
-            if ((status = cli_parse_uint("run", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
-                goto cleanup;
-            if (u == 0) {
-                status = cli_usage_error("run", 2, "--repeats takes at least 1");
-                goto cleanup;
-            }
-            copts.repeats = (unsigned)u;
-            break;
-        case OPT_DB: r.db = optarg; break;
-        case 'o': r.out = optarg; break;
-        case OPT_NO_PICTURES: ropts.gnuplot = ""; break;
-        case OPT_SIZE:
-            if ((status = cli_add_size("run", optarg, &ov, &nov)) != 0)
-                goto cleanup;
-            break;
-        case OPT_EQ3:
-            if ((status = cli_parse_eq3("run", optarg, &copts.exec.eq3)) != 0)
-                goto cleanup;
-            break;
-        case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
-        case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
-        case OPT_JSON: r.json = 1; break;
-        case 'h':
-            fputs(run_usage, stdout);
-            status = 0;
-            goto cleanup;
+        case 'o': ro.out = optarg; break;
+        case OPT_NO_PICTURES: ro.report.gnuplot = ""; break;
         default:
-            status = cli_getopt_error("run", c, argv);
-            goto cleanup;
+            if ((status = cli_split_option(&co, &ro.split, c, optarg, argv)) != CLI_CONTINUE)
+                goto cleanup;
         }
     }
     status = 2;
     if (cli_spec_arg("run", argc, argv) != 0)
         goto cleanup;
-    if (!r.out[0]) {
+    if (!ro.out[0]) {
         cli_usage_error("run", 2, "--out needs a folder");
         goto cleanup;
     }
     has_static = !strcmp(scheduler, "static") || !strcmp(scheduler, "all");
-    if (r.refine && !has_static) {
-        cli_usage_error("run", 2, "--refine refines the static plan, not the %s scheduler",
-                        scheduler);
+    if (cli_split_check("run", &ro.split, scheduler, has_static) != 0)
         goto cleanup;
-    }
     if (!strcmp(scheduler, "all")) {
-        schedulers = all_schedulers;
-        nsched = sizeof all_schedulers / sizeof all_schedulers[0];
+        ro.schedulers = all_schedulers;
+        ro.nschedulers = sizeof all_schedulers / sizeof all_schedulers[0];
     } else {
-        schedulers = &scheduler;
+        ro.schedulers = &scheduler;
+        ro.nschedulers = 1;
     }
-    topts.eq3 = copts.exec.eq3;
-    topts.exec = copts.exec;
+    ro.split.db = co.db;
+    ro.split.coexec.exec = co.exec;
+    ro.tune.budget = co.budget;
+    if (co.strategy)
+        ro.tune.strategy = co.strategy;
 
-    rc = cli_load_spec("run", argv[optind], ov, nov, &spec);
-    if (rc != 0) {
-        status = rc;
+    if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-    }
-    r.spec = spec;
-    if (dims == 0)
-        dims = (1u << spec->space.ndims) - 1;
+    status = 2;
+    if (ro.dims == 0)
+        ro.dims = (1u << spec->space.ndims) - 1;
     for (unsigned d = spec->space.ndims; d < 3; d++)
-        if (dims & (1u << d)) {
+        if (ro.dims & (1u << d)) {
             cli_usage_error("run", 2, "--dim %u: the NDRange of '%s' has %u dimension%s", d,
                             spec->name, spec->space.ndims, spec->space.ndims == 1 ? "" : "s");
             goto cleanup;
@@ -783,126 +494,81 @@ int cmd_run(int argc, char **argv)
                         spec->space.nparams, HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    rc = cli_devices_list("run", device_list, &plat, &idx, &r.n);
-    if (rc != 0) {
-        status = rc;
+    if ((status = cli_devices_list("run", co.device, &plat, &idx, &n)) != 0)
         goto cleanup;
-    }
-    if (step > 0 && r.n != 2) {
+    status = 2;
+    if (ro.split.sweep > 0 && n != 2) {
         cli_usage_error("run", 2, "--sweep needs exactly two devices, not %zu (see --device)",
-                        r.n);
+                        n);
         goto cleanup;
     }
-    r.devs = calloc(r.n, sizeof *r.devs);
-    r.steps = calloc(r.n, sizeof *r.steps);
-    alone = calloc(r.n, sizeof *alone);
-    /* Per dimension each scheduler's co-execution, and the refined one. */
-    r.splits = calloc(3 * (nsched + (r.refine > 0)), sizeof *r.splits);
-    if (!r.devs || !r.steps || !alone || !r.splits) {
+    dl = calloc(n, sizeof *dl);
+    if (!dl) {
         status = cli_usage_error("run", 1, "out of memory");
         goto cleanup;
     }
-    for (size_t i = 0; i < r.n; i++)
-        r.devs[i].dev = &plat->devices[idx[i]];
+    for (size_t i = 0; i < n; i++)
+        dl[i] = &plat->devices[idx[i]];
 
-    rc = ht_store_open(r.db, &r.store, &err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(r.store, spec, &kernel_id, &err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(r.store, kernel_id, spec, &r.problem_id, &err);
-    if (rc == HT_OK)
-        rc = prune(&r, copts.exec.eq3, &err);
+    /* The split bar: each device alone, then per dimension each scheduler, the refinement
+     * (the rounds may stop early: one step) and the sweep's points. */
+    pg.split_total = n;
+    for (unsigned d = 0; d < 3; d++)
+        if (ro.dims & (1u << d))
+            pg.split_total += ro.nschedulers + (has_static && ro.split.refine) +
+                              (has_static && ro.split.sweep > 0
+                                   ? ht_workflow_sweep_points(ro.split.sweep)
+                                   : 0);
+    ro.tune.progress = on_tune_progress;
+    ro.tune.progress_user = &pg;
+    ro.split.on_step = on_step;
+    ro.split.on_verify = on_verify;
+    ro.split.user = &pg;
+    /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. */
+    ro.tune.stop = &stop_flag;
+    cli_sigint_catch(&sig, &stop_flag);
+    rc = ht_workflow_run(spec, dl, n, &ro, &rr, &err);
+    cli_sigint_release(&sig);
+    if (pg.tuning)
+        cli_progress_end(&pg.tune);
+    if (pg.splitting)
+        cli_progress_end(&pg.split);
     if (rc != HT_OK) {
         status = cli_fail("run", &err);
-        goto cleanup;
-    }
-
-    /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. A SIGINT
-     * that is ignored (a background job) stays ignored. */
-    stop_flag = 0;
-    if (sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN) {
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGINT, &sa, NULL) == 0)
-            have_old_sa = 1;
-    }
-    topts.stop = &stop_flag;
-    rc = tune(&r, &topts, &err);
-    if (have_old_sa) {
-        sigaction(SIGINT, &old_sa, NULL);
-        have_old_sa = 0;
-    }
-    if (rc == 130) {
-        fprintf(stderr, "hetune run: interrupted while tuning; what was measured is stored in "
-                        "%s\n",
-                r.db);
-        status = 130;
-        goto cleanup;
-    }
-    if (rc != HT_OK) {
-        status = cli_fail("run", &err);
+        /* A device with no configuration that ran and verified is a runtime failure. */
         if (rc == HT_ENOTFOUND)
             status = 1;
         goto cleanup;
     }
-
-    if (r.n > 1) {
-        size_t total = r.n;
-        for (unsigned d = 0; d < 3; d++)
-            if (dims & (1u << d))
-                total += nsched + (has_static && r.refine) +
-                         (has_static && step > 0 ? ht_workflow_sweep_points(step) : 0);
-        cli_progress_start(&r.bar, "split", total);
-        rc = measure_alone(&r, &copts, &err);
-        for (size_t i = 0; i < r.n; i++)
-            alone[i] = r.devs[i].alone;
-        for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
-            if (!(dims & (1u << d)))
-                continue;
-            for (size_t s = 0; rc == HT_OK && s < nsched; s++) {
-                struct ht_coexec_opts o = copts;
-                o.dim = d;
-                o.scheduler = schedulers[s];
-                rc = split_one(&r, &o, step, alone, &verify_failed, &err);
-            }
-        }
-        cli_progress_end(&r.bar);
-        if (rc != HT_OK) {
-            status = cli_fail("run", &err);
-            goto cleanup;
-        }
-    }
-
-    ropts.spec = spec->name;
-    rc = ht_report_write(r.store, r.out, &ropts, &rep, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("run", &err);
+    if (rr.stopped) {
+        fprintf(stderr, "hetune run: interrupted while tuning; what was measured is stored in "
+                        "%s\n",
+                co.db);
+        status = 130;
         goto cleanup;
     }
-    if (r.json)
-        print_json(&r, &rep, now() - t0);
+    for (size_t k = 0; k < rr.nsplits; k++)
+        if (rr.splits[k].verify_err.code)
+            cli_fail("run", &rr.splits[k].verify_err);
+    rows = calloc(2 * rr.nsplits + 1, sizeof *rows);
+    if (!rows) {
+        status = cli_usage_error("run", 1, "out of memory");
+        goto cleanup;
+    }
+    nrows = rows_of(&rr, rows);
+    if (co.json)
+        print_json(&rr, spec, co.db, rows, nrows, now() - t0);
     else
-        print_text(&r, &rep, now() - t0);
-    status = verify_failed ? 3 : 0;
+        print_text(&rr, spec, co.db, rows, nrows, now() - t0);
+    status = rr.verify_failed || pg.verify.failed ? 3 : 0;
 
 cleanup:
-    if (have_old_sa)
-        sigaction(SIGINT, &old_sa, NULL);
-    for (size_t k = 0; r.splits && k < r.nsplits; k++) {
-        free(r.splits[k].optimal);
-        free(r.splits[k].adjusted);
-        free(r.splits[k].sweep);
-    }
-    free(r.splits);
-    free(r.devs);
-    free(r.steps);
-    free(alone);
+    free(rows);
+    ht_workflow_run_result_destroy(&rr);
+    free(dl);
     free(idx);
-    ht_store_close(r.store);
     ht_platform_free(plat);
     ht_spec_free(spec);
-    free(ov);
+    cli_common_free(&co);
     return status;
 }

@@ -296,36 +296,34 @@ cleanup:
 
 int cmd_space(int argc, char **argv)
 {
-    enum { OPT_SIZE = 256, OPT_JSON, OPT_SOLVER, OPT_EQ3, OPT_DB };
+    enum { OPT_SOLVER = CLI_OPT_OWN };
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
+        CLI_OPTION_DEVICE,
         {"solver", required_argument, NULL, OPT_SOLVER},
-        {"eq3", required_argument, NULL, OPT_EQ3},
+        CLI_OPTION_EQ3,
         {"list", no_argument, NULL, 'l'},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"db", required_argument, NULL, OPT_DB},
-        {"help", no_argument, NULL, 'h'},
+        CLI_OPTION_JSON,
+        CLI_OPTION_SIZE,
+        CLI_OPTION_DB,
+        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
-    struct ht_size_override *ov = NULL;
-    size_t nov = 0, first = 0, last = 0, ndone = 0;
-    const char *device = "all", *solver = "native", *db = NULL;
-    enum ht_eq3 eq3 = HT_EQ3_PRODUCT;
+    struct cli_common co;
+    size_t first = 0, last = 0, ndone = 0;
+    const char *solver = "native";
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct device_result *results = NULL;
     struct ht_error err;
-    int json = 0, list = 0, c, status = 2, rc;
+    enum ht_eq3 eq3;
+    int list = 0, c, status = 2;
 
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
+    cli_common_init(&co, "space", space_usage);
+    co.db = NULL; /* the sizes are recorded only when --db is given */
     while ((c = getopt_long(argc, argv, ":hd:l", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
         case 'l': list = 1; break;
-        case OPT_JSON: json = 1; break;
         case OPT_SOLVER:
             if (strcmp(optarg, "both") && !ht_space_backend_find(optarg)) {
                 status = cli_usage_error("space", 2,
@@ -335,34 +333,15 @@ int cmd_space(int argc, char **argv)
             }
             solver = optarg;
             break;
-        case OPT_EQ3:
-            if ((status = cli_parse_eq3("space", optarg, &eq3)) != 0)
-                goto cleanup;
-            break;
-        case OPT_SIZE:
-            if ((status = cli_add_size("space", optarg, &ov, &nov)) != 0)
-                goto cleanup;
-            break;
-        case OPT_DB: db = optarg; break;
-        case 'h':
-            fputs(space_usage, stdout);
-            status = 0;
-            goto cleanup;
         default:
-            status = cli_getopt_error("space", c, argv);
-            goto cleanup;
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                goto cleanup;
         }
     }
-    status = 2;
-    if (cli_spec_arg("space", argc, argv) != 0)
+    eq3 = co.exec.eq3;
+    if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-
-    rc = cli_load_spec("space", argv[optind], ov, nov, &spec);
-    if (rc != 0) {
-        status = rc;
-        goto cleanup;
-    }
-    status = cli_devices_range("space", device, &plat, &first, &last);
+    status = cli_devices_range("space", co.device ? co.device : "all", &plat, &first, &last);
     if (status != 0)
         goto cleanup;
     results = calloc(last - first + 1, sizeof *results);
@@ -379,10 +358,10 @@ int cmd_space(int argc, char **argv)
             goto cleanup;
         }
     }
-    if (db && (status = record_spaces(db, spec, eq3, results, ndone)) != 0)
+    if (co.db && (status = record_spaces(co.db, spec, eq3, results, ndone)) != 0)
         goto cleanup;
 
-    if (json) {
+    if (co.json) {
         printf("{\n  \"spec\": ");
         cli_json_string(stdout, spec->name);
         printf(",\n  \"spec_path\": ");
@@ -410,6 +389,6 @@ cleanup:
     free(results);
     ht_platform_free(plat);
     ht_spec_free(spec);
-    free(ov);
+    cli_common_free(&co);
     return status;
 }

@@ -57,13 +57,11 @@ static const char split_usage[] =
     "                        STEP (device 0's factor; static), verify and store each (the\n"
     "                        paper's Figures 6 and 7)\n"
     "      --force           split even when it is predicted to be slower\n"
-    "      --plan bus|paper  static: the plan that balances busy times, transfers\n"
-    "                        included (default), or the paper's from the tuned times\n"
+    CLI_PLAN_HELP
     "      --margin F        split only when predicted at least F faster than the\n"
     "                        fastest device alone (default 0.1: 10%)\n"
     CLI_DATA_PATH_HELP
-    "      --piece-bytes N   devices that copy move their slice in pieces of about N\n"
-    "                        bytes on two queues (default 33554432); 0: one piece\n"
+    CLI_PIECE_BYTES_HELP
     "      --residue work|time|groups\n"
     "                        static: who takes the residue work-items, work (the device\n"
     "                        that covers them with the least work, Eq. 9, default), time\n"
@@ -500,45 +498,38 @@ static int print_json(const struct report *r)
 
 int cmd_split(int argc, char **argv)
 {
-    enum { OPT_DIM = 256, OPT_SWEEP, OPT_FORCE, OPT_REPEATS, OPT_DB, OPT_DUMP, OPT_SIZE,
-           OPT_EQ3, OPT_NO_CACHE, OPT_CACHE_DIR, OPT_JSON, OPT_RESIDUE, OPT_REFINE,
-           OPT_REFINE_BY, OPT_PLAN, OPT_MARGIN, OPT_DATA_PATH, OPT_PIECE_BYTES };
+    enum { OPT_DIM = CLI_OPT_OWN, OPT_FORCE, OPT_DUMP };
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
+        CLI_OPTION_DEVICE,
         {"dim", required_argument, NULL, OPT_DIM},
-        {"scheduler", required_argument, NULL, 's'},
-        {"sweep", required_argument, NULL, OPT_SWEEP},
+        CLI_OPTION_SCHEDULER,
+        CLI_OPTION_SWEEP,
         {"force", no_argument, NULL, OPT_FORCE},
-        {"residue", required_argument, NULL, OPT_RESIDUE},
-        {"plan", required_argument, NULL, OPT_PLAN},
-        {"margin", required_argument, NULL, OPT_MARGIN},
-        {"data-path", required_argument, NULL, OPT_DATA_PATH},
-        {"piece-bytes", required_argument, NULL, OPT_PIECE_BYTES},
-        {"refine", required_argument, NULL, OPT_REFINE},
-        {"refine-by", required_argument, NULL, OPT_REFINE_BY},
-        {"repeats", required_argument, NULL, OPT_REPEATS},
-        {"db", required_argument, NULL, OPT_DB},
+        CLI_OPTION_RESIDUE,
+        CLI_OPTION_PLAN,
+        CLI_OPTION_MARGIN,
+        CLI_OPTION_DATA_PATH,
+        CLI_OPTION_PIECE_BYTES,
+        CLI_OPTION_REFINE,
+        CLI_OPTION_REFINE_BY,
+        CLI_OPTION_REPEATS,
+        CLI_OPTION_DB,
         {"dump", required_argument, NULL, OPT_DUMP},
-        {"strategy", required_argument, NULL, 'S'},
-        {"budget", required_argument, NULL, 'b'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"eq3", required_argument, NULL, OPT_EQ3},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
+        CLI_OPTION_STRATEGY,
+        CLI_OPTION_BUDGET,
+        CLI_OPTION_SIZE,
+        CLI_OPTION_EQ3,
+        CLI_OPTION_NO_CACHE,
+        CLI_OPTION_CACHE_DIR,
+        CLI_OPTION_JSON,
+        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
-    struct ht_size_override *ov = NULL;
-    size_t nov = 0, *idx = NULL, n = 0;
-    char *device_list = NULL;
-    const char *db = HT_STORE_DEFAULT_PATH, *dump = NULL, *scheduler = "static";
-    double sweep = 0;
+    struct cli_common co;
+    size_t *idx = NULL, n = 0;
+    const char *scheduler = "static";
     uint64_t u = 0;
-    int force = 0, paper_plan = 0, json = 0, c, status = 2, rc;
-    unsigned refine = 0;
-    enum ht_refine_target refine_by = HT_REFINE_WALL;
-    struct ht_coexec_opts copts;
+    int c, status = 2, rc;
     struct ht_tune_opts topts;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
@@ -550,157 +541,52 @@ int cmd_split(int argc, char **argv)
     struct ht_error err;
 
     memset(&wr, 0, sizeof wr);
-    ht_coexec_opts_init(&copts);
+    ht_workflow_split_opts_init(&wo);
     ht_tune_opts_init(&topts);
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
+    cli_common_init(&co, "split", split_usage);
     while ((c = getopt_long(argc, argv, ":hd:s:S:b:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device_list = optarg; break;
         case OPT_DIM:
             if ((status = cli_parse_uint("split", "--dim", optarg, 2, &u)) != 0)
                 goto cleanup;
-            copts.dim = (unsigned)u;
+            wo.coexec.dim = (unsigned)u;
             break;
         case 's':
-            if (!ht_split_scheduler_find(optarg)) {
-                fprintf(stderr, "hetune split: unknown scheduler '%s'; the schedulers are:",
-                        optarg);
-                for (size_t i = 0; ht_split_schedulers[i]; i++)
-                    fprintf(stderr, " %s", ht_split_schedulers[i]->name);
-                fputc('\n', stderr);
-                status = 2;
-                goto cleanup;
-            }
-            scheduler = optarg;
-            break;
-        case OPT_SWEEP: {
-            char *end;
-            errno = 0;
-            sweep = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(sweep > 0) || sweep > 1 ||
-                1.0 / sweep > 10000) {
-                status = cli_usage_error("split", 2,
-                                         "--sweep takes a step in (0, 1] (at most 10000 "
-                                         "points), not '%s'",
-                                         optarg);
-                goto cleanup;
-            }
-            break;
-        }
-        case OPT_FORCE: force = 1; break;
-        case OPT_PLAN:
-            if (strcmp(optarg, "bus") && strcmp(optarg, "paper")) {
-                status = cli_usage_error("split", 2, "--plan takes bus or paper, not '%s'",
-                                         optarg);
-                goto cleanup;
-            }
-            paper_plan = !strcmp(optarg, "paper");
-            break;
-        case OPT_MARGIN: {
-            char *end;
-            double m = strtod(optarg, &end);
-            if (end == optarg || *end || !(m >= 0 && m < 100)) {
-                status = cli_usage_error("split", 2,
-                                         "--margin takes a number from 0 to 100, not '%s'",
-                                         optarg);
-                goto cleanup;
-            }
-            copts.margin = m;
-            break;
-        }
-        case OPT_DATA_PATH:
-            if ((status = cli_parse_data_path("split", optarg, &copts.exec.data_path)) != 0)
+            if ((status = cli_parse_scheduler("split", optarg, 0, &scheduler)) != 0)
                 goto cleanup;
             break;
-        case OPT_PIECE_BYTES: {
-            uint64_t bytes;
-            if ((status = cli_parse_uint("split", "--piece-bytes", optarg, UINT64_MAX - 1,
-                                         &bytes)) != 0)
-                goto cleanup;
-            copts.piece_bytes = bytes ? bytes : UINT64_MAX;
-            break;
-        }
-        case OPT_RESIDUE:
-            if ((status = cli_parse_residue("split", optarg, &copts.sched.residue)) != 0)
-                goto cleanup;
-            break;
-        case OPT_REFINE:
-            if ((status = cli_parse_uint("split", "--refine", optarg, 20, &u)) != 0)
-                goto cleanup;
-            refine = (unsigned)u;
-            break;
-        case OPT_REFINE_BY:
-            if ((status = cli_parse_refine_by("split", optarg, &refine_by)) != 0)
-                goto cleanup;
-            break;
-        case OPT_REPEATS:
-            if ((status = cli_parse_uint("split", "--repeats", optarg, HT_MAX_REPEATS, &u)) != 0)
-                goto cleanup;
-            if (u == 0) {
-                status = cli_usage_error("split", 2, "--repeats takes at least 1");
-                goto cleanup;
-            }
-            copts.repeats = (unsigned)u;
-            break;
-        case OPT_DB: db = optarg; break;
-        case OPT_DUMP: dump = optarg; break;
-        case 'S':
-            if ((status = cli_parse_strategy("split", optarg, &topts.strategy)) != 0)
-                goto cleanup;
-            break;
-        case 'b':
-            if ((status = cli_parse_uint("split", "--budget", optarg, UINT32_MAX, &u)) != 0)
-                goto cleanup;
-            topts.budget = (size_t)u;
-            break;
-        case OPT_SIZE:
-            if ((status = cli_add_size("split", optarg, &ov, &nov)) != 0)
-                goto cleanup;
-            break;
-        case OPT_EQ3:
-            if ((status = cli_parse_eq3("split", optarg, &copts.exec.eq3)) != 0)
-                goto cleanup;
-            break;
-        case OPT_NO_CACHE: copts.exec.no_cache = 1; break;
-        case OPT_CACHE_DIR: copts.exec.cache_dir = optarg; break;
-        case OPT_JSON: json = 1; break;
-        case 'h':
-            fputs(split_usage, stdout);
-            status = 0;
-            goto cleanup;
+        case OPT_FORCE: wo.force = 1; break;
+        case OPT_DUMP: wo.dump = optarg; break;
         default:
-            status = cli_getopt_error("split", c, argv);
-            goto cleanup;
+            if ((status = cli_split_option(&co, &wo, c, optarg, argv)) != CLI_CONTINUE)
+                goto cleanup;
         }
     }
     status = 2;
-    if (cli_spec_arg("split", argc, argv) != 0)
+    if (cli_spec_arg("split", argc, argv) != 0 ||
+        cli_split_check("split", &wo, scheduler, !strcmp(scheduler, "static")) != 0)
         goto cleanup;
-    if (refine && strcmp(scheduler, "static")) {
-        cli_usage_error("split", 2, "--refine refines the static plan, not the %s scheduler",
-                        scheduler);
-        goto cleanup;
-    }
-    copts.scheduler = scheduler;
-    topts.eq3 = copts.exec.eq3;
-    topts.exec = copts.exec;
+    wo.coexec.scheduler = scheduler;
+    wo.coexec.exec = co.exec;
+    topts.eq3 = co.exec.eq3;
+    topts.exec = co.exec;
+    topts.budget = co.budget;
+    if (co.strategy)
+        topts.strategy = co.strategy;
 
-    rc = cli_load_spec("split", argv[optind], ov, nov, &spec);
-    if (rc != 0) {
-        status = rc;
+    if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-    }
+    status = 2;
     /* Refuse before tuning anything: co-execution runs one kernel per device. */
     if (ht_spec_is_pipeline(spec)) {
         cli_usage_error("split", 2, "%s: '%s' is a pipeline of %zu kernels: splitting supports "
                         "one kernel only", argv[optind], spec->name, spec->npipeline);
         goto cleanup;
     }
-    if (copts.dim >= spec->space.ndims) {
+    if (wo.coexec.dim >= spec->space.ndims) {
         cli_usage_error("split", 2, "--dim %u: the NDRange of '%s' has %u dimension%s",
-                        copts.dim, spec->name, spec->space.ndims,
+                        wo.coexec.dim, spec->name, spec->space.ndims,
                         spec->space.ndims == 1 ? "" : "s");
         goto cleanup;
     }
@@ -708,12 +594,12 @@ int cmd_split(int argc, char **argv)
         cli_usage_error("split", 2, "the spec has more than %d parameters", HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    rc = cli_devices_list("split", device_list, &plat, &idx, &n);
+    rc = cli_devices_list("split", co.device, &plat, &idx, &n);
     if (rc != 0) {
         status = rc;
         goto cleanup;
     }
-    if (sweep > 0 && n != 2) {
+    if (wo.sweep > 0 && n != 2) {
         cli_usage_error("split", 2, "--sweep needs exactly two devices, not %zu (see --device)",
                         n);
         goto cleanup;
@@ -725,16 +611,8 @@ int cmd_split(int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++)
         dl[i] = &plat->devices[idx[i]];
-    ht_workflow_split_opts_init(&wo);
-    wo.db = db;
-    wo.coexec = copts;
+    wo.db = co.db;
     wo.tune = &topts;
-    wo.force = force;
-    wo.paper_plan = paper_plan;
-    wo.refine = refine;
-    wo.refine_by = refine_by;
-    wo.sweep = sweep;
-    wo.dump = dump;
     wo.on_tune = tune_notice;
     wo.on_verify = cli_verify_failed;
     wo.user = &v;
@@ -766,17 +644,17 @@ int cmd_split(int argc, char **argv)
 
     memset(&rep, 0, sizeof rep);
     rep.spec = spec;
-    rep.db = db;
+    rep.db = co.db;
     rep.devs = wr.devs;
     rep.n = n;
     rep.fastest = wr.fastest;
     rep.res = &wr.res;
     rep.plan = wr.has_plan ? &wr.plan : NULL;
     rep.est = wr.has_est ? &wr.est : NULL;
-    rep.residue = copts.sched.residue;
+    rep.residue = wo.coexec.sched.residue;
     rep.ran_alone = wr.ran_alone;
     rep.bus_plan = wr.bus_plan;
-    rep.margin = copts.margin;
+    rep.margin = wo.coexec.margin;
     rep.measured_alone = wr.measured_alone;
     rep.split_id = wr.split_id;
     rep.eq4_factor = wr.eq4_factor;
@@ -784,7 +662,7 @@ int cmd_split(int argc, char **argv)
     rep.sweep = wr.sweep;
     rep.nsweep = wr.nsweep;
 
-    if (json) {
+    if (co.json) {
         if (print_json(&rep) != 0 && status == 0)
             status = 1;
     } else {
@@ -804,6 +682,6 @@ cleanup:
     free(idx);
     ht_platform_free(plat);
     ht_spec_free(spec);
-    free(ov);
+    cli_common_free(&co);
     return status;
 }

@@ -63,12 +63,6 @@ static const char tune_usage[] =
 
 static volatile sig_atomic_t stop_flag;
 
-static void on_sigint(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
 static void config_text(const struct ht_spec *spec, const int64_t *config, char *buf,
                         size_t size)
 {
@@ -241,60 +235,44 @@ static int parse_seconds(const char *opt, const char *arg, double *out)
 
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_SEED = 256, OPT_CUT, OPT_DB, OPT_FRESH, OPT_EQ3, OPT_SIZE, OPT_NO_CACHE,
-           OPT_CACHE_DIR, OPT_JSON, OPT_DATA_PATH };
+    enum { OPT_SEED = CLI_OPT_OWN, OPT_CUT, OPT_FRESH };
     static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"strategy", required_argument, NULL, 'S'},
-        {"budget", required_argument, NULL, 'b'},
+        CLI_OPTION_DEVICE,
+        CLI_OPTION_STRATEGY,
+        CLI_OPTION_BUDGET,
         {"time", required_argument, NULL, 't'},
         {"seed", required_argument, NULL, OPT_SEED},
         {"cut-factor", required_argument, NULL, OPT_CUT},
-        {"db", required_argument, NULL, OPT_DB},
+        CLI_OPTION_DB,
         {"fresh", no_argument, NULL, OPT_FRESH},
-        {"eq3", required_argument, NULL, OPT_EQ3},
-        {"data-path", required_argument, NULL, OPT_DATA_PATH},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
+        CLI_OPTION_EQ3,
+        CLI_OPTION_DATA_PATH,
+        CLI_OPTION_SIZE,
+        CLI_OPTION_NO_CACHE,
+        CLI_OPTION_CACHE_DIR,
+        CLI_OPTION_JSON,
+        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
-    struct ht_size_override *ov = NULL;
-    size_t nov = 0, first = 0, last = 0, ndone = 0;
-    const char *device = "all", *db = HT_STORE_DEFAULT_PATH;
+    struct cli_common co;
+    size_t first = 0, last = 0, ndone = 0;
+    const char *db;
     struct ht_tune_opts opts;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_store *store = NULL;
     struct device_tune *devs = NULL;
     struct progress_ctx pctx;
-    struct sigaction sa, old_sa;
-    int have_old_sa = 0;
+    struct cli_sigint sig = {.held = 0};
     struct ht_error err;
     uint64_t u = 0;
-    int json = 0, c, status = 2, rc, interrupted = 0, missing_best = 0;
+    int c, status = 2, rc, interrupted = 0, missing_best = 0;
 
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
+    cli_common_init(&co, "tune", tune_usage);
     while ((c = getopt_long(argc, argv, ":hd:S:b:t:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': device = optarg; break;
-        case 'S':
-            if (!ht_search_find(optarg)) {
-                fprintf(stderr, "hetune tune: unknown strategy '%s'; the strategies are:",
-                        optarg);
-                for (size_t i = 0; ht_search_strategies[i]; i++)
-                    fprintf(stderr, " %s", ht_search_strategies[i]->name);
-                fputc('\n', stderr);
-                status = 2;
-                goto cleanup;
-            }
-            opts.strategy = optarg;
-            break;
         case 'b':
             if ((status = parse_count("--budget", optarg, &u)) != 0)
                 goto cleanup;
@@ -318,42 +296,20 @@ int cmd_tune(int argc, char **argv)
                 goto cleanup;
             }
             break;
-        case OPT_DB: db = optarg; break;
         case OPT_FRESH: opts.fresh = 1; break;
-        case OPT_EQ3:
-            if ((status = cli_parse_eq3("tune", optarg, &opts.eq3)) != 0)
-                goto cleanup;
-            break;
-        case OPT_DATA_PATH:
-            if ((status = cli_parse_data_path("tune", optarg, &opts.exec.data_path)) != 0)
-                goto cleanup;
-            break;
-        case OPT_SIZE:
-            if ((status = cli_add_size("tune", optarg, &ov, &nov)) != 0)
-                goto cleanup;
-            break;
-        case OPT_NO_CACHE: opts.exec.no_cache = 1; break;
-        case OPT_CACHE_DIR: opts.exec.cache_dir = optarg; break;
-        case OPT_JSON: json = 1; break;
-        case 'h':
-            fputs(tune_usage, stdout);
-            status = 0;
-            goto cleanup;
         default:
-            status = cli_getopt_error("tune", c, argv);
-            goto cleanup;
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                goto cleanup;
         }
     }
-    status = 2;
-    if (cli_spec_arg("tune", argc, argv) != 0)
+    if (co.strategy)
+        opts.strategy = co.strategy;
+    opts.eq3 = co.exec.eq3;
+    opts.exec = co.exec;
+    db = co.db;
+    if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-
-    rc = cli_load_spec("tune", argv[optind], ov, nov, &spec);
-    if (rc != 0) {
-        status = rc;
-        goto cleanup;
-    }
-    status = cli_devices_range("tune", device, &plat, &first, &last);
+    status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first, &last);
     if (status != 0)
         goto cleanup;
     devs = calloc(last - first + 1, sizeof *devs);
@@ -367,17 +323,8 @@ int cmd_tune(int argc, char **argv)
         goto cleanup;
     }
 
-    /* The first Ctrl-C asks for a clean stop; SA_RESETHAND lets a second one kill. A
-     * SIGINT that is ignored (a background job, nohup) stays ignored. */
-    stop_flag = 0;
-    if (sigaction(SIGINT, NULL, &old_sa) == 0 && old_sa.sa_handler != SIG_IGN) {
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_sigint;
-        sa.sa_flags = SA_RESETHAND | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGINT, &sa, NULL) == 0)
-            have_old_sa = 1;
-    }
+    /* The first Ctrl-C asks for a clean stop, prints the best so far and exits with 130. */
+    cli_sigint_catch(&sig, &stop_flag);
     opts.stop = &stop_flag;
     opts.progress = on_progress;
     opts.progress_user = &pctx;
@@ -405,7 +352,7 @@ int cmd_tune(int argc, char **argv)
                     d->r.space ? "" : " (the pruned space is empty)");
             missing_best = 1;
         }
-        if (!json) {
+        if (!co.json) {
             if (ndone == 1)
                 printf("spec %s (%s), strategy %s, db %s\n", spec->name, spec->path,
                        opts.strategy, db);
@@ -413,7 +360,7 @@ int cmd_tune(int argc, char **argv)
             fflush(stdout);
         }
     }
-    if (json && print_json(spec, db, &opts, devs, ndone, interrupted) != 0)
+    if (co.json && print_json(spec, db, &opts, devs, ndone, interrupted) != 0)
         status = 1;
     if (interrupted) {
         fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s\n", db);
@@ -423,12 +370,11 @@ int cmd_tune(int argc, char **argv)
     }
 
 cleanup:
-    if (have_old_sa)
-        sigaction(SIGINT, &old_sa, NULL);
+    cli_sigint_release(&sig);
     ht_store_close(store);
     free(devs);
     ht_platform_free(plat);
     ht_spec_free(spec);
-    free(ov);
+    cli_common_free(&co);
     return status;
 }

@@ -8,6 +8,97 @@
 
 #include "cli.h"
 
+void cli_common_init(struct cli_common *co, const char *cmd, const char *usage)
+{
+    memset(co, 0, sizeof *co);
+    co->cmd = cmd;
+    co->usage = usage;
+    co->db = HT_STORE_DEFAULT_PATH;
+    ht_exec_opts_init(&co->exec);
+    opterr = 0;
+    optind = 1;
+}
+
+int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv)
+{
+    const char *cmd = co->cmd;
+    uint64_t u;
+    int status = 0;
+
+    switch (c) {
+    case 'd': co->device = (char *)arg; break;
+    case 'S': status = cli_parse_strategy(cmd, arg, &co->strategy); break;
+    case 'b':
+        status = cli_parse_uint(cmd, "--budget", arg, UINT32_MAX, &u);
+        co->budget = (size_t)u;
+        break;
+    case CLI_OPT_SIZE: status = cli_add_size(cmd, arg, &co->sizes, &co->nsizes); break;
+    case CLI_OPT_DB: co->db = arg; break;
+    case CLI_OPT_EQ3: status = cli_parse_eq3(cmd, arg, &co->exec.eq3); break;
+    case CLI_OPT_NO_CACHE: co->exec.no_cache = 1; break;
+    case CLI_OPT_CACHE_DIR: co->exec.cache_dir = arg; break;
+    case CLI_OPT_DATA_PATH: status = cli_parse_data_path(cmd, arg, &co->exec.data_path); break;
+    case CLI_OPT_JSON: co->json = 1; break;
+    case CLI_OPT_REPEATS:
+        status = cli_parse_uint(cmd, "--repeats", arg, HT_MAX_REPEATS, &u);
+        if (status == 0 && u == 0)
+            status = cli_usage_error(cmd, 2, "--repeats takes at least 1");
+        co->repeats = (unsigned)u;
+        break;
+    case 'h':
+        fputs(co->usage, stdout);
+        return 0;
+    default:
+        return cli_getopt_error(cmd, c, argv);
+    }
+    return status ? status : CLI_CONTINUE;
+}
+
+int cli_common_spec(struct cli_common *co, int argc, char **argv, struct ht_spec **spec)
+{
+    if (cli_spec_arg(co->cmd, argc, argv) != 0)
+        return 2;
+    return cli_load_spec(co->cmd, argv[optind], co->sizes, co->nsizes, spec);
+}
+
+void cli_common_free(struct cli_common *co)
+{
+    free(co->sizes);
+    co->sizes = NULL;
+}
+
+static volatile sig_atomic_t *sigint_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    *sigint_flag = 1;
+}
+
+void cli_sigint_catch(struct cli_sigint *s, volatile sig_atomic_t *flag)
+{
+    struct sigaction sa;
+
+    s->held = 0;
+    *flag = 0;
+    sigint_flag = flag;
+    if (sigaction(SIGINT, NULL, &s->old) == 0 && s->old.sa_handler != SIG_IGN) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        /* SA_RESETHAND: a second Ctrl-C kills. */
+        sa.sa_flags = SA_RESETHAND | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        s->held = sigaction(SIGINT, &sa, NULL) == 0;
+    }
+}
+
+void cli_sigint_release(struct cli_sigint *s)
+{
+    if (s->held)
+        sigaction(SIGINT, &s->old, NULL);
+    s->held = 0;
+}
+
 int cli_getopt_error(const char *cmd, int c, char **argv)
 {
     if (c == ':')
@@ -118,8 +209,13 @@ void cli_print_residue(const struct ht_split_plan *p, char **names)
 
 int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy)
 {
-    if (!ht_search_find(arg))
-        return cli_usage_error(cmd, 2, "unknown strategy '%s'", arg);
+    if (!ht_search_find(arg)) {
+        fprintf(stderr, "hetune %s: unknown strategy '%s'; the strategies are:", cmd, arg);
+        for (size_t i = 0; ht_search_strategies[i]; i++)
+            fprintf(stderr, " %s", ht_search_strategies[i]->name);
+        fputc('\n', stderr);
+        return 2;
+    }
     *strategy = arg;
     return 0;
 }

@@ -1,0 +1,210 @@
+/* The whole pipeline of `hetune run` as a library function (workflow.h): prune, tune,
+ * each device alone, the co-executions along each dimension with each scheduler (through
+ * the steps of ht_workflow_split, workflow-internal.h), and the report. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workflow-internal.h"
+
+void ht_workflow_run_opts_init(struct ht_workflow_run_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    ht_workflow_split_opts_init(&opts->split);
+    ht_tune_opts_init(&opts->tune);
+    ht_report_opts_init(&opts->report);
+}
+
+void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r)
+{
+    if (!r)
+        return;
+    for (size_t k = 0; r->splits && k < r->nsplits; k++)
+        ht_workflow_split_result_destroy(&r->splits[k]);
+    free(r->splits);
+    free(r->devs);
+    free(r->steps);
+    memset(r, 0, sizeof *r);
+}
+
+/* Prefixes err's text with the device it is about. */
+static int about_device(int rc, const struct ht_device_info *dev, struct ht_error *err)
+{
+    char text[sizeof err->text + 320];
+
+    if (err && err->code) {
+        snprintf(text, sizeof text, "device %zu (%.256s): %s", dev->index, dev->name,
+                 err->text);
+        memcpy(err->text, text, sizeof err->text - 1);
+        err->text[sizeof err->text - 1] = '\0';
+    }
+    return rc;
+}
+
+/* Step 1: the space sizes of every device, stored. */
+static int prune(const struct ht_spec *spec, struct ht_store *store, enum ht_eq3 eq3,
+                 struct ht_workflow_run_result *out, struct ht_error *err)
+{
+    for (size_t i = 0; i < out->n; i++) {
+        struct ht_workflow_device *d = &out->devs[i];
+        struct ht_space_counts *counts = &out->steps[i].counts;
+        struct ht_space *space = NULL;
+        struct ht_stored_space sp;
+        int rc = ht_space_create(&spec->space, d->dev, eq3, &space, err);
+        if (rc == HT_OK)
+            rc = ht_space_count(space, counts, err);
+        ht_space_free(space);
+        if (rc == HT_OK)
+            rc = ht_store_device_id(store, d->dev, &d->device_id, err);
+        if (rc == HT_OK) {
+            ht_stored_space_init(&sp);
+            sp.problem_id = out->problem_id;
+            sp.device_id = d->device_id;
+            sp.eq3 = eq3;
+            ht_stored_space_from_counts(&sp, counts);
+            rc = ht_store_put_space(store, &sp, err);
+        }
+        if (rc != HT_OK)
+            return about_device(rc, d->dev, err);
+    }
+    return HT_OK;
+}
+
+/* Step 2: tunes every device (measuring only what the database lacks) and reads its best
+ * configuration back. Stops at once when the tuning is stopped (out->stopped). */
+static int tune(const struct ht_spec *spec, struct ht_store *store,
+                const struct ht_workflow_run_opts *opts, struct ht_workflow_run_result *out,
+                struct ht_error *err)
+{
+    struct ht_tune_opts topts = opts->tune;
+    struct ht_workflow_best_opts bo;
+
+    topts.eq3 = opts->split.coexec.exec.eq3;
+    topts.exec = opts->split.coexec.exec;
+    memset(&bo, 0, sizeof bo);
+    bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
+    for (size_t i = 0; i < out->n; i++) {
+        struct ht_workflow_device *d = &out->devs[i];
+        struct ht_tune_result *tr = &out->steps[i].tune;
+        struct ht_error e;
+        int rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
+        if (opts->split.on_step)
+            opts->split.on_step("tuned", opts->split.user);
+        if (rc != HT_OK)
+            return about_device(rc, d->dev, err);
+        if (tr->stopped) {
+            out->stopped = 1;
+            return HT_OK;
+        }
+        ht_error_clear(&e);
+        rc = ht_workflow_best(spec, store, out->problem_id, &bo, d, &e);
+        if (rc == HT_ENOTFOUND)
+            return ht_error_set(err, HT_ENOTFOUND,
+                                "device %zu (%s): no configuration ran and verified%s",
+                                d->dev->index, d->dev->name,
+                                tr->space ? "" : " (the pruned space is empty)");
+        if (rc != HT_OK) {
+            *err = e;
+            return rc;
+        }
+    }
+    return HT_OK;
+}
+
+/* Step 3: with two devices or more, each alone, then every dimension's co-executions. */
+static int split(const struct ht_spec *spec, struct ht_store *store, unsigned dims,
+                 const struct ht_workflow_run_opts *opts, struct ht_workflow_run_result *out,
+                 struct ht_error *err)
+{
+    static const char *const just_static[] = {"static"};
+    const char *const *scheds = opts->schedulers ? opts->schedulers : just_static;
+    size_t nsched = opts->schedulers ? opts->nschedulers : 1;
+    struct ht__split_base b;
+    int rc;
+
+    memset(&b, 0, sizeof b);
+    b.spec = spec;
+    b.store = store;
+    b.problem_id = out->problem_id;
+    b.n = out->n;
+    b.devs = out->devs;
+    out->splits = calloc(3 * nsched, sizeof *out->splits);
+    if (!out->splits)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht__split_base_alone(&b, &opts->split.coexec, opts->split.on_step, opts->split.user,
+                              err);
+    out->fastest = b.fastest;
+    for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
+        if (!(dims & (1u << d)))
+            continue;
+        for (size_t s = 0; rc == HT_OK && s < nsched; s++) {
+            struct ht_workflow_split_opts so = opts->split;
+            int is_static = !strcmp(scheds[s], "static");
+            so.coexec.dim = d;
+            so.coexec.scheduler = scheds[s];
+            /* Always split, so that every scheduler is measured; refine and sweep the
+             * static plan only. */
+            so.force = 1;
+            so.dump = NULL;
+            so.refine = is_static ? opts->split.refine : 0;
+            so.sweep = is_static ? opts->split.sweep : 0;
+            rc = ht__split_once(&b, &so, 1, -1, &out->splits[out->nsplits++], err);
+            out->verify_failed |= out->splits[out->nsplits - 1].verify_failed;
+        }
+    }
+    ht__split_base_destroy(&b);
+    return rc;
+}
+
+int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *const *devs,
+                    size_t n, const struct ht_workflow_run_opts *opts,
+                    struct ht_workflow_run_result *out, struct ht_error *err)
+{
+    struct ht_report_opts ropts = opts->report;
+    struct ht_store *store = NULL;
+    unsigned dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
+    int64_t kernel_id = 0;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return ht_error_set(err, HT_EINVAL, "no device to run on");
+    for (unsigned d = spec->space.ndims; d < 3; d++)
+        if (dims & (1u << d))
+            return ht_error_set(err, HT_EINVAL, "dimension %u: the NDRange of '%s' has %u "
+                                "dimension%s", d, spec->name, spec->space.ndims,
+                                spec->space.ndims == 1 ? "" : "s");
+    if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS)
+        return ht_error_set(err, HT_EINVAL, "the spec has %zu parameters: the pipeline needs "
+                            "1 to %d", spec->space.nparams, HT_STORE_MAX_PARAMS);
+    if (opts->split.sweep > 0 && n != 2)
+        return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu",
+                            n);
+    out->n = n;
+    out->devs = calloc(n, sizeof *out->devs);
+    out->steps = calloc(n, sizeof *out->steps);
+    if (!out->devs || !out->steps)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        out->devs[i].dev = devs[i];
+
+    rc = ht_store_open(opts->split.db ? opts->split.db : HT_STORE_DEFAULT_PATH, &store, err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(store, spec, &kernel_id, err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(store, kernel_id, spec, &out->problem_id, err);
+    if (rc == HT_OK)
+        rc = prune(spec, store, opts->split.coexec.exec.eq3, out, err);
+    if (rc == HT_OK)
+        rc = tune(spec, store, opts, out, err);
+    if (rc == HT_OK && !out->stopped && n > 1)
+        rc = split(spec, store, dims, opts, out, err);
+    if (rc == HT_OK && !out->stopped) {
+        ropts.spec = spec->name;
+        rc = ht_report_write(store, opts->out ? opts->out : "report", &ropts, &out->report,
+                             err);
+    }
+    ht_store_close(store);
+    return rc;
+}

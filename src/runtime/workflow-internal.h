@@ -1,0 +1,43 @@
+/* What ht_workflow_split and ht_workflow_run share (src/runtime/split.c): the devices of a
+ * co-execution measured alone, and one co-execution on them. Internal to src/runtime. */
+#ifndef HETUNE_RUNTIME_WORKFLOW_INTERNAL_H
+#define HETUNE_RUNTIME_WORKFLOW_INTERNAL_H
+
+#include "hetune/workflow.h"
+
+/* The devices of the co-executions of one spec, each with its best configuration and its
+ * run alone. */
+struct ht__split_base {
+    const struct ht_spec *spec;          /* borrowed */
+    struct ht_store *store;              /* borrowed */
+    int64_t problem_id;
+    size_t n;
+    struct ht_workflow_device *devs;     /* n, borrowed: configurations set by the caller,
+                                            alone times by ht__split_base_alone */
+    struct ht_coexec_alone *alone;       /* n, owned */
+    struct ht_coexec **alone_cx;         /* n, owned: each device's run alone */
+    struct ht_coexec_result *alone_res;  /* n, owned */
+    size_t fastest;                      /* the fastest alone by wall time */
+};
+
+/* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
+ * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
+ * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
+ * Errors as ht_workflow_alone; HT_ENOMEM. */
+int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
+                         ht_workflow_step_fn on_step, void *user, struct ht_error *err);
+
+/* Frees what b owns (not its devs). */
+void ht__split_base_destroy(struct ht__split_base *b);
+
+/* One co-execution on b's devices with opts (its db, tune and on_tune unused), as
+ * ht_workflow_split describes: the estimate and the decision, the run, verification,
+ * dump, storing, refinement and sweep. out is zeroed but for devs: when NULL, a copy of
+ * b->devs is made. It may take a run alone out of b. keep_first: a refinement never
+ * replaces the first run as the result (hetune run shows both). A device's factor with
+ * no plan is stored as no_plan_factor. Errors as ht_workflow_split. */
+int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                   int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
+                   struct ht_error *err);
+
+#endif
