@@ -16,7 +16,7 @@ mkdir -p "$OUT" "$OUT/json"
 LOG="$OUT/run.log"
 DB="$OUT/hetune.db"
 # A database brought along (.gpu/hetune.db, from an earlier run) is continued, not redone.
-[ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || cp .gpu/hetune.db "$DB"
+[ -f "$DB" ] || [ ! -f .gpu/hetune.db ] || { cp .gpu/hetune.db "$DB" && chmod u+w "$DB"; }
 HETUNE=${HETUNE_BIN:-build-gpu/hetune}
 export HETUNE_CACHE_DIR=${HETUNE_CACHE_DIR:-/tmp/hetune-cache}
 stages=${*:-build devices space tune split sweep more refine gpusweep report}
