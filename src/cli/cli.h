@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "hetune.h"
 
 /* Each subcommand: argv[0] is the subcommand's name; returns the process exit status. */
@@ -150,6 +152,13 @@ int cli_devices_range(const char *cmd, const char *device, struct ht_platform **
  * (NULL is all; cut by strtok_r), into *n device indices (*idx owned by the caller, free). */
 int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, size_t **idx,
                      size_t *n);
+
+/* Prints root (its reference taken) indented, in insertion order, on stdout. Returns 0,
+ * or 1 after saying that it cannot. */
+int cli_json_print(const char *cmd, json_t *root);
+
+/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
+json_t *cli_json_seconds(double v);
 
 /* Prints s as a JSON string literal (with quotes) to f. */
 void cli_json_string(FILE *f, const char *s);

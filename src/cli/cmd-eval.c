@@ -151,7 +151,6 @@ static int print_json(const struct ht_spec *spec, const struct ht_device_info *d
 {
     json_t *root = json_object(), *o, *runs;
     char status[32], msg[4096];
-    char *text;
     unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
                                                                       : spec->repeats;
     int verified = res->verified;
@@ -223,15 +222,7 @@ static int print_json(const struct ht_spec *spec, const struct ht_device_info *d
     } else {
         json_object_set_new(root, "error", json_null());
     }
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!text) {
-        fprintf(stderr, "hetune eval: cannot write the result as JSON\n");
-        return 1;
-    }
-    printf("%s\n", text);
-    free(text);
-    return 0;
+    return cli_json_print("eval", root);
 }
 
 int cmd_eval(int argc, char **argv)

@@ -120,44 +120,32 @@ static void tune_notice(const struct ht_device_info *dev, const char *db, const 
             dev->index, dev->name, db, strategy);
 }
 
+/* What split prints: the library's result, and what it was asked. */
 struct report {
     const struct ht_spec *spec;
-    const char *db;
-    struct ht_workflow_device *devs;
-    size_t n;
-    size_t fastest;
-    const struct ht_coexec_result *res;
-    const struct ht_split_plan *plan;  /* NULL when run alone */
-    const struct ht_coexec_estimate *est; /* NULL when not estimated */
-    int ran_alone;
-    int bus_plan;                      /* the split ran the bus plan */
-    double margin;                     /* of the split-or-alone decision */
-    int measured_alone;                /* ran alone because --refine measured every round
-                                          slower than the fastest device alone */
-    int64_t split_id;
-    struct ht_stored_sweep_point *sweep;
-    size_t nsweep;
-    double eq4_factor;                 /* device 0's optimal factor (sweep) */
+    const struct ht_workflow_split_opts *opts;
+    const struct ht_workflow_split_result *w;
+    const struct ht_split_plan *plan;          /* NULL when run alone */
+    const struct ht_coexec_estimate *est;      /* NULL when not estimated */
     const struct ht_workflow_refine *refine;   /* NULL without --refine */
-    enum ht_split_residue residue;
 };
 
 static double share(const struct report *r, size_t i)
 {
-    return r->res->devices[i].share;
+    return r->w->res.devices[i].share;
 }
 
 /* The result ran a plan of the planner: the static scheduler's, or a refined one. */
 static int is_planned(const struct report *r)
 {
-    return r->plan && !r->ran_alone &&
-           (!strcmp(r->res->scheduler, "static") || !strcmp(r->res->scheduler, "refined"));
+    return r->plan && !r->w->ran_alone &&
+           (!strcmp(r->w->res.scheduler, "static") || !strcmp(r->w->res.scheduler, "refined"));
 }
 
 static void print_text(const struct report *r)
 {
-    const struct ht_coexec_result *res = r->res;
-    const struct ht_workflow_device *fast = &r->devs[r->fastest];
+    const struct ht_coexec_result *res = &r->w->res;
+    const struct ht_workflow_device *fast = &r->w->devs[r->w->fastest];
     char a[32], b[32], c[32], d[32], e[32];
     int w = 6, planned = is_planned(r);
 
@@ -171,17 +159,17 @@ static void print_text(const struct report *r)
                same ? "work-items" : "units (the lcm of the devices' global sizes)",
                res->scheduler);
     }
-    for (size_t i = 0; i < r->n; i++)
-        if ((int)strlen(r->devs[i].config_text) > w)
-            w = (int)strlen(r->devs[i].config_text);
+    for (size_t i = 0; i < r->w->n; i++)
+        if ((int)strlen(r->w->devs[i].config_text) > w)
+            w = (int)strlen(r->w->devs[i].config_text);
     printf("\n%-3s %-28s %-*s %6s %10s %10s %8s %8s %20s %6s %10s %10s\n", "#", "device", w,
            "config", "wg", "tuned", "alone", "optimal", "adjusted", "slice", "chunks",
            "kernel", "transfers");
-    for (size_t i = 0; i < r->n; i++) {
-        const struct ht_workflow_device *sd = &r->devs[i];
-        const struct ht_coexec_device_result *dr = &res->devices[r->ran_alone ? 0 : i];
+    for (size_t i = 0; i < r->w->n; i++) {
+        const struct ht_workflow_device *sd = &r->w->devs[i];
+        const struct ht_coexec_device_result *dr = &res->devices[r->w->ran_alone ? 0 : i];
         char name[64], slice[48];
-        if (r->ran_alone && i != r->fastest)
+        if (r->w->ran_alone && i != r->w->fastest)
             continue;
         snprintf(name, sizeof name, "%zu %.26s", sd->dev->index, sd->dev->name);
         ht_format_seconds(sd->tuned_s, a, sizeof a);
@@ -198,14 +186,14 @@ static void print_text(const struct report *r)
         printf("%-3zu %-28s %-*s %6" PRIu64 " %10s %10s %8.4f %8.4f %20s %6u %10s %10s\n", i,
                name, w, sd->config_text, dr->wg, a, b,
                r->plan ? r->plan->slices[i].optimal_factor : 1.0,
-               r->ran_alone ? 1.0 : share(r, i), slice, dr->chunks, c, d);
+               r->w->ran_alone ? 1.0 : share(r, i), slice, dr->chunks, c, d);
     }
-    if (r->plan && !r->ran_alone) {
+    if (r->plan && !r->w->ran_alone) {
         printf("\nTable 3       optimal (");
-        for (size_t i = 0; i < r->n; i++)
+        for (size_t i = 0; i < r->w->n; i++)
             printf("%s%.3f", i ? ", " : "", r->plan->slices[i].optimal_factor);
         printf("), adjusted (");
-        for (size_t i = 0; i < r->n; i++)
+        for (size_t i = 0; i < r->w->n; i++)
             printf("%s%.3f", i ? ", " : "", share(r, i));
         printf(")%s\n", planned ? "" : " (shares taken)");
         if (planned && r->plan->residue_device != SIZE_MAX) {
@@ -229,13 +217,13 @@ static void print_text(const struct report *r)
                "reach), kernel-only %s; the paper's plan %s\n",
                a, b, r->est->paper_s >= 0 ? c : "unknown");
     }
-    if (r->ran_alone) {
+    if (r->w->ran_alone) {
         ht_format_seconds(res->wall_s, a, sizeof a);
         ht_format_seconds(res->kernel_s, b, sizeof b);
         printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
                "anyway)\n",
                fast->dev->index, fast->dev->name, a, b);
-        if (r->measured_alone)
+        if (r->w->measured_alone)
             printf("measured      no round of the refinement below beat it by %s time, or "
                    "the best gave it all the work\n",
                    r->refine->target == HT_REFINE_KERNEL ? "kernel-only" : "wall");
@@ -279,18 +267,18 @@ static void print_text(const struct report *r)
                res->mismatches == 1 ? "" : "es", res->reference, res->mismatch);
     else
         printf("verification  skipped\n");
-    if (r->split_id > 0)
-        printf("stored        split %" PRId64 " in %s\n", r->split_id, r->db);
+    if (r->w->split_id > 0)
+        printf("stored        split %" PRId64 " in %s\n", r->w->split_id, r->opts->db);
     if (r->refine)
         cli_refine_print(r->refine);
-    if (r->nsweep) {
+    if (r->w->nsweep) {
         printf("\nsweep         device 0 factor, device 1 factor: theoretical and measured "
                "times (* Eq. 4's factor %.3f)\n",
-               r->eq4_factor);
+               r->w->eq4_factor);
         printf("%8s %8s %12s %12s %12s %9s\n", "f0", "f1", "theoretical", "wall", "kernel",
                "verified");
-        for (size_t k = 0; k < r->nsweep; k++) {
-            const struct ht_stored_sweep_point *p = &r->sweep[k];
+        for (size_t k = 0; k < r->w->nsweep; k++) {
+            const struct ht_stored_sweep_point *p = &r->w->sweep[k];
             ht_format_seconds(p->theoretical_seconds, a, sizeof a);
             ht_format_seconds(p->seconds, b, sizeof b);
             ht_format_seconds(p->kernel_seconds, e, sizeof e);
@@ -299,41 +287,35 @@ static void print_text(const struct report *r)
         }
         /* Where Eq. 4's point lies on the curve. */
         ht_format_seconds(res->wall_s, a, sizeof a);
-        if (!r->ran_alone && !strcmp(res->scheduler, "static"))
-            printf("%7.3f* %8.3f %12s %12s\n", r->eq4_factor, 1.0 - r->eq4_factor, "", a);
+        if (!r->w->ran_alone && !strcmp(res->scheduler, "static"))
+            printf("%7.3f* %8.3f %12s %12s\n", r->w->eq4_factor, 1.0 - r->w->eq4_factor, "", a);
     }
-}
-
-static json_t *num(double v)
-{
-    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
 }
 
 static int print_json(const struct report *r)
 {
-    const struct ht_coexec_result *res = r->res;
+    const struct ht_coexec_result *res = &r->w->res;
     json_t *root = json_object(), *arr = json_array(), *o;
-    char *text;
 
     json_object_set_new(root, "spec", json_string(r->spec->name));
     json_object_set_new(root, "spec_path", json_string(r->spec->path));
-    json_object_set_new(root, "db", json_string(r->db));
+    json_object_set_new(root, "db", json_string(r->opts->db));
     json_object_set_new(root, "dim", json_integer(res->dim));
     json_object_set_new(root, "global", json_integer((json_int_t)res->global));
     json_object_set_new(root, "scheduler", json_string(res->scheduler));
-    json_object_set_new(root, "ran_alone", json_boolean(r->ran_alone));
-    json_object_set_new(root, "plan", json_string(r->ran_alone ? "alone"
-                                                  : r->bus_plan ? "bus"
+    json_object_set_new(root, "ran_alone", json_boolean(r->w->ran_alone));
+    json_object_set_new(root, "plan", json_string(r->w->ran_alone ? "alone"
+                                                  : r->w->bus_plan ? "bus"
                                                                 : "paper"));
-    json_object_set_new(root, "margin", num(r->margin));
+    json_object_set_new(root, "margin", cli_json_seconds(r->opts->coexec.margin));
     json_object_set_new(root, "decision",
-                        json_string(!r->ran_alone        ? "split"
-                                    : r->measured_alone ? "alone: measured"
+                        json_string(!r->w->ran_alone        ? "split"
+                                    : r->w->measured_alone ? "alone: measured"
                                                         : "alone: predicted"));
-    for (size_t i = 0; i < r->n; i++) {
-        const struct ht_workflow_device *sd = &r->devs[i];
+    for (size_t i = 0; i < r->w->n; i++) {
+        const struct ht_workflow_device *sd = &r->w->devs[i];
         const struct ht_coexec_device_result *dr =
-            r->ran_alone ? (i == r->fastest ? &res->devices[0] : NULL) : &res->devices[i];
+            r->w->ran_alone ? (i == r->w->fastest ? &res->devices[0] : NULL) : &res->devices[i];
         json_t *d = json_object(), *cfg = json_object(), *al = json_object();
         for (size_t p = 0; p < r->spec->space.nparams; p++)
             json_object_set_new(cfg, r->spec->space.params[p].name, json_integer(sd->config[p]));
@@ -342,11 +324,11 @@ static int print_json(const struct report *r)
         json_object_set_new(d, "platform", json_string(sd->dev->platform));
         json_object_set_new(d, "config", cfg);
         json_object_set_new(d, "tuned_now", json_boolean(sd->tuned_now));
-        json_object_set_new(d, "tuned_seconds", num(sd->tuned_s));
-        json_object_set_new(al, "wall_seconds", num(sd->alone.wall_s));
-        json_object_set_new(al, "kernel_seconds", num(sd->alone.kernel_s));
-        json_object_set_new(al, "write_seconds", num(sd->alone.write_s));
-        json_object_set_new(al, "read_seconds", num(sd->alone.read_s));
+        json_object_set_new(d, "tuned_seconds", cli_json_seconds(sd->tuned_s));
+        json_object_set_new(al, "wall_seconds", cli_json_seconds(sd->alone.wall_s));
+        json_object_set_new(al, "kernel_seconds", cli_json_seconds(sd->alone.kernel_s));
+        json_object_set_new(al, "write_seconds", cli_json_seconds(sd->alone.write_s));
+        json_object_set_new(al, "read_seconds", cli_json_seconds(sd->alone.read_s));
         json_object_set_new(d, "alone", al);
         json_object_set_new(d, "wg", dr ? json_integer((json_int_t)dr->wg) : json_null());
         if (r->plan) {
@@ -360,13 +342,13 @@ static int print_json(const struct report *r)
             json_object_set_new(d, "own_size", json_integer((json_int_t)s->own_size));
         }
         json_object_set_new(d, "adjusted_factor",
-                            dr ? json_real(r->ran_alone ? 1.0 : share(r, i)) : json_real(0));
+                            dr ? json_real(r->w->ran_alone ? 1.0 : share(r, i)) : json_real(0));
         json_object_set_new(d, "chunks", json_integer(dr ? dr->chunks : 0));
         json_object_set_new(d, "items", json_integer(dr ? (json_int_t)dr->items : 0));
         json_object_set_new(d, "owned", json_integer(dr ? (json_int_t)dr->owned : 0));
-        json_object_set_new(d, "kernel_seconds", dr ? num(dr->kernel_s) : json_null());
-        json_object_set_new(d, "write_seconds", dr ? num(dr->write_s) : json_null());
-        json_object_set_new(d, "read_seconds", dr ? num(dr->read_s) : json_null());
+        json_object_set_new(d, "kernel_seconds", dr ? cli_json_seconds(dr->kernel_s) : json_null());
+        json_object_set_new(d, "write_seconds", dr ? cli_json_seconds(dr->write_s) : json_null());
+        json_object_set_new(d, "read_seconds", dr ? cli_json_seconds(dr->read_s) : json_null());
         json_array_append_new(arr, d);
     }
     json_object_set_new(root, "devices", arr);
@@ -377,13 +359,13 @@ static int print_json(const struct report *r)
                                 : json_integer((json_int_t)r->plan->residue_device));
         json_object_set_new(root, "overlap", json_integer((json_int_t)r->plan->overlap));
     }
-    json_object_set_new(root, "theoretical_seconds", r->ran_alone ? json_null()
-                                                                  : num(res->theoretical_s));
-    json_object_set_new(root, "adjusted_seconds", r->ran_alone ? json_null()
-                                                               : num(res->adjusted_s));
-    json_object_set_new(root, "model_seconds", r->ran_alone ? json_null() : num(res->model_s));
+    json_object_set_new(root, "theoretical_seconds", r->w->ran_alone ? json_null()
+                                                                  : cli_json_seconds(res->theoretical_s));
+    json_object_set_new(root, "adjusted_seconds", r->w->ran_alone ? json_null()
+                                                               : cli_json_seconds(res->adjusted_s));
+    json_object_set_new(root, "model_seconds", r->w->ran_alone ? json_null() : cli_json_seconds(res->model_s));
     json_object_set_new(root, "residue_rule",
-                        json_string(ht_split_residue_name(r->residue)));
+                        json_string(ht_split_residue_name(r->opts->coexec.sched.residue)));
     if (r->refine) {
         const struct ht_workflow_refine *f = r->refine;
         json_t *rounds = json_array();
@@ -392,16 +374,16 @@ static int print_json(const struct report *r)
                    *oh = json_array();
             for (size_t i = 0; i < f->n; i++) {
                 json_array_append_new(sh, json_real(f->factors[k * f->n + i]));
-                json_array_append_new(tm, num(f->times[k * f->n + i]));
-                json_array_append_new(oh, num(f->overheads[k * f->n + i]));
+                json_array_append_new(tm, cli_json_seconds(f->times[k * f->n + i]));
+                json_array_append_new(oh, cli_json_seconds(f->overheads[k * f->n + i]));
             }
             json_object_set_new(rd, "round", json_integer((json_int_t)k));
             json_object_set_new(rd, "shares", sh);
             json_object_set_new(rd, "model_times", tm);
             json_object_set_new(rd, "model_overheads", oh);
-            json_object_set_new(rd, "model_seconds", num(f->model_s[k]));
-            json_object_set_new(rd, "wall_seconds", num(f->wall_s[k]));
-            json_object_set_new(rd, "kernel_seconds", num(f->kernel_s[k]));
+            json_object_set_new(rd, "model_seconds", cli_json_seconds(f->model_s[k]));
+            json_object_set_new(rd, "wall_seconds", cli_json_seconds(f->wall_s[k]));
+            json_object_set_new(rd, "kernel_seconds", cli_json_seconds(f->kernel_s[k]));
             json_object_set_new(rd, "verified", f->verified[k] < 0 ? json_null()
                                                                    : json_boolean(f->verified[k]));
             json_array_append_new(rounds, rd);
@@ -417,9 +399,9 @@ static int print_json(const struct report *r)
         json_object_set_new(root, "refine", json_null());
     }
     o = json_object();
-    json_object_set_new(o, "wall_seconds", num(res->wall_s));
-    json_object_set_new(o, "min_seconds", num(res->wall_min_s));
-    json_object_set_new(o, "kernel_seconds", num(res->kernel_s));
+    json_object_set_new(o, "wall_seconds", cli_json_seconds(res->wall_s));
+    json_object_set_new(o, "min_seconds", cli_json_seconds(res->wall_min_s));
+    json_object_set_new(o, "kernel_seconds", cli_json_seconds(res->kernel_s));
     {
         json_t *runs = json_array();
         for (unsigned k = 0; k < res->nruns; k++)
@@ -428,26 +410,26 @@ static int print_json(const struct report *r)
     }
     json_object_set_new(root, "measured", o);
     json_object_set_new(root, "overhead",
-                        !r->ran_alone && res->theoretical_s > 0
+                        !r->w->ran_alone && res->theoretical_s > 0
                             ? json_real(res->wall_s / res->theoretical_s - 1.0)
                             : json_null());
     o = json_object();
-    json_object_set_new(o, "device", json_integer((json_int_t)r->devs[r->fastest].dev->index));
-    json_object_set_new(o, "wall_seconds", num(r->devs[r->fastest].alone.wall_s));
-    json_object_set_new(o, "kernel_seconds", num(r->devs[r->fastest].alone.kernel_s));
+    json_object_set_new(o, "device", json_integer((json_int_t)r->w->devs[r->w->fastest].dev->index));
+    json_object_set_new(o, "wall_seconds", cli_json_seconds(r->w->devs[r->w->fastest].alone.wall_s));
+    json_object_set_new(o, "kernel_seconds", cli_json_seconds(r->w->devs[r->w->fastest].alone.kernel_s));
     json_object_set_new(root, "fastest_alone", o);
     json_object_set_new(root, "speedup",
-                        res->wall_s > 0 ? json_real(r->devs[r->fastest].alone.wall_s / res->wall_s)
+                        res->wall_s > 0 ? json_real(r->w->devs[r->w->fastest].alone.wall_s / res->wall_s)
                                         : json_null());
     if (r->est) {
         o = json_object();
-        json_object_set_new(o, "split_seconds", num(r->est->split_s));
-        json_object_set_new(o, "alone_seconds", num(r->est->alone_s));
+        json_object_set_new(o, "split_seconds", cli_json_seconds(r->est->split_s));
+        json_object_set_new(o, "alone_seconds", cli_json_seconds(r->est->alone_s));
         json_object_set_new(o, "worth_it", json_boolean(r->est->worth_it));
-        json_object_set_new(o, "bound_seconds", num(r->est->bound_s));
-        json_object_set_new(o, "kernel_bound_seconds", num(r->est->kernel_bound_s));
+        json_object_set_new(o, "bound_seconds", cli_json_seconds(r->est->bound_s));
+        json_object_set_new(o, "kernel_bound_seconds", cli_json_seconds(r->est->kernel_bound_s));
         json_object_set_new(o, "paper_seconds",
-                            r->est->paper_s >= 0 ? num(r->est->paper_s) : json_null());
+                            r->est->paper_s >= 0 ? cli_json_seconds(r->est->paper_s) : json_null());
         json_object_set_new(root, "estimate", o);
     } else {
         json_object_set_new(root, "estimate", json_null());
@@ -458,42 +440,34 @@ static int print_json(const struct report *r)
     json_object_set_new(o, "reference", res->reference[0] ? json_string(res->reference)
                                                           : json_null());
     json_object_set_new(o, "max_abs_err", res->verified < 0 ? json_null()
-                                                            : num(res->max_abs_err));
+                                                            : cli_json_seconds(res->max_abs_err));
     json_object_set_new(o, "max_rel_err", res->verified < 0 ? json_null()
-                                                            : num(res->max_rel_err));
+                                                            : cli_json_seconds(res->max_rel_err));
     json_object_set_new(o, "mismatches", json_integer((json_int_t)res->mismatches));
     json_object_set_new(o, "first_mismatch", res->mismatch[0] ? json_string(res->mismatch)
                                                               : json_null());
     json_object_set_new(root, "verification", o);
-    json_object_set_new(root, "split_id", r->split_id > 0 ? json_integer(r->split_id)
+    json_object_set_new(root, "split_id", r->w->split_id > 0 ? json_integer(r->w->split_id)
                                                           : json_null());
-    if (r->nsweep) {
+    if (r->w->nsweep) {
         json_t *sw = json_array();
-        for (size_t k = 0; k < r->nsweep; k++) {
-            const struct ht_stored_sweep_point *p = &r->sweep[k];
+        for (size_t k = 0; k < r->w->nsweep; k++) {
+            const struct ht_stored_sweep_point *p = &r->w->sweep[k];
             json_t *pt = json_object();
             json_object_set_new(pt, "factor", json_real(p->factor));
-            json_object_set_new(pt, "theoretical_seconds", num(p->theoretical_seconds));
-            json_object_set_new(pt, "wall_seconds", num(p->seconds));
-            json_object_set_new(pt, "kernel_seconds", num(p->kernel_seconds));
+            json_object_set_new(pt, "theoretical_seconds", cli_json_seconds(p->theoretical_seconds));
+            json_object_set_new(pt, "wall_seconds", cli_json_seconds(p->seconds));
+            json_object_set_new(pt, "kernel_seconds", cli_json_seconds(p->kernel_seconds));
             json_object_set_new(pt, "verified", p->verified < 0 ? json_null()
                                                                 : json_boolean(p->verified));
             json_array_append_new(sw, pt);
         }
         json_object_set_new(root, "sweep", sw);
-        json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
+        json_object_set_new(root, "eq4_factor", json_real(r->w->eq4_factor));
     } else {
         json_object_set_new(root, "sweep", json_null());
     }
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!text) {
-        fprintf(stderr, "hetune split: cannot write the result as JSON\n");
-        return 1;
-    }
-    printf("%s\n", text);
-    free(text);
-    return 0;
+    return cli_json_print("split", root);
 }
 
 int cmd_split(int argc, char **argv)
@@ -642,26 +616,12 @@ int cmd_split(int argc, char **argv)
                 wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name);
     }
 
-    memset(&rep, 0, sizeof rep);
     rep.spec = spec;
-    rep.db = co.db;
-    rep.devs = wr.devs;
-    rep.n = n;
-    rep.fastest = wr.fastest;
-    rep.res = &wr.res;
+    rep.opts = &wo;
+    rep.w = &wr;
     rep.plan = wr.has_plan ? &wr.plan : NULL;
     rep.est = wr.has_est ? &wr.est : NULL;
-    rep.residue = wo.coexec.sched.residue;
-    rep.ran_alone = wr.ran_alone;
-    rep.bus_plan = wr.bus_plan;
-    rep.margin = wo.coexec.margin;
-    rep.measured_alone = wr.measured_alone;
-    rep.split_id = wr.split_id;
-    rep.eq4_factor = wr.eq4_factor;
     rep.refine = wr.has_refine ? &wr.refine : NULL;
-    rep.sweep = wr.sweep;
-    rep.nsweep = wr.nsweep;
-
     if (co.json) {
         if (print_json(&rep) != 0 && status == 0)
             status = 1;

@@ -181,7 +181,6 @@ static int print_json(const struct ht_spec *spec, const char *db, const struct h
                       const struct device_tune *devs, size_t n, int interrupted)
 {
     json_t *root = json_object(), *arr = json_array();
-    char *text;
 
     json_object_set_new(root, "spec", json_string(spec->name));
     json_object_set_new(root, "spec_path", json_string(spec->path));
@@ -195,15 +194,7 @@ static int print_json(const struct ht_spec *spec, const char *db, const struct h
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, device_json(spec, &devs[i]));
     json_object_set_new(root, "devices", arr);
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!text) {
-        fprintf(stderr, "hetune tune: cannot write the result as JSON\n");
-        return 1;
-    }
-    printf("%s\n", text);
-    free(text);
-    return 0;
+    return cli_json_print("tune", root);
 }
 
 /* Parses a non-negative integer option. Returns 0, or 2 after printing the problem. */

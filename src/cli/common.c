@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,4 +287,23 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
     if (rc == HT_OK)
         rc = parse_devices(*plat, list ? list : "all", idx, n, &err);
     return rc == HT_OK ? 0 : cli_fail(cmd, &err);
+}
+
+int cli_json_print(const char *cmd, json_t *root)
+{
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+    json_decref(root);
+    if (!text) {
+        fprintf(stderr, "hetune %s: cannot write the result as JSON\n", cmd);
+        return 1;
+    }
+    printf("%s\n", text);
+    free(text);
+    return 0;
+}
+
+json_t *cli_json_seconds(double v)
+{
+    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
 }
