@@ -729,9 +729,11 @@ struct ht_coexec_estimate {
  * and owned outputs take for the whole problem and F those of the inputs every slice needs
  * whole, at the rates ht_coexec_set_bandwidth gave for it, else split from its transfers
  * measured alone in proportion to the bytes; overlap when it moves its slice in more than
- * one piece; k0 its host overhead alone (wall − the model's busy time, kept below K).
- * out[i] receives device i's affine model (ht_split_bus_model). HT_EINVAL when an alone
- * time is not positive and finite. */
+ * one piece; and what it spent alone beyond that (launches, its host thread, an overlap
+ * less perfect than the model's: wall − the model's busy time) as a further fixed cost, so
+ * that each model's time for the whole problem is the wall time measured alone. out[i]
+ * receives device i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is
+ * not positive and finite. */
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                          struct ht_split_device_in *out, struct ht_error *err);
 
@@ -743,7 +745,9 @@ int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_band
 
 /* Predicts the co-execution from each device's measurements alone: the bus models
  * (ht_coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
- * with the co-execution's residue rule; its model time is split_s) and the paper's plan
+ * with the co-execution's residue rule, except that the paper's rule by work becomes
+ * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
+ * residue rows; its model time is split_s) and the paper's plan
  * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
  * ht_coexec_bus_models; HT_ENOMEM. */
 int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,

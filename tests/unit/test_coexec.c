@@ -863,6 +863,18 @@ static void test_factors_and_estimate(void **state)
         }
         assert_int_equal(ht_coexec_set_bandwidth(cx, 0, NULL, &err), HT_OK);
     }
+    /* A device whose 9 us of kernel sit in 0.43 ms of launches and transfers (a GPU on a
+     * small problem, blackscholes on the H100) beside one that takes 3.2 ms: its model
+     * of the whole problem is its wall time alone, so no split is predicted to beat it by
+     * the margin (a model that kept only its kernel time predicted one). */
+    {
+        struct ht_coexec_alone small[2] = {{9e-6, 0, 0, 4.3e-4}, {3.1e-3, 0, 0, 3.2e-3}};
+        struct ht_coexec_estimate e3;
+        assert_int_equal(ht_coexec_estimate(cx, small, &e3, &err), HT_OK);
+        assert_int_equal(e3.worth_it, 0);
+        assert_int_equal(e3.fastest, 0);
+        assert_true(e3.bound_s <= 4.3e-4 + 1e-12 && e3.bound_s > 4.2e-4);
+    }
     /* The bus plan replaces the scheduler: device 0 gets its 640 work-items. */
     assert_int_equal(ht_coexec_plan_bus(cx, alone, &err), HT_OK);
     {
