@@ -23,7 +23,7 @@ void cli_common_init(struct cli_common *co, const char *cmd, const char *usage)
 int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv)
 {
     const char *cmd = co->cmd;
-    uint64_t u;
+    uint64_t u = 0;
     int status = 0;
 
     switch (c) {
