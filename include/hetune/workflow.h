@@ -287,6 +287,83 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r);
 
+/* --- the results database's problem, and the design space (`hetune space`) --- */
+
+/* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) into *store (owned by the
+ * caller, ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes),
+ * adding the rows when new. On error *store is NULL. Errors as ht_store_open,
+ * ht_store_kernel_id and ht_store_problem_id. */
+int ht_workflow_open(const char *db, const struct ht_spec *spec, struct ht_store **store,
+                     int64_t *problem_id, struct ht_error *err);
+
+/* Stores the space sizes counts of dev (Eq. 3 rule eq3) for problem_id and sets
+ * *device_id (may be NULL) to dev's row. Errors as ht_store_device_id and
+ * ht_store_put_space. */
+int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
+                            const struct ht_device_info *dev, enum ht_eq3 eq3,
+                            const struct ht_space_counts *counts, int64_t *device_id,
+                            struct ht_error *err);
+
+/* One device's design space. Owned arrays: ht_workflow_space_destroy. */
+struct ht_workflow_space {
+    const struct ht_device_info *dev; /* borrowed */
+    struct ht_space_counts counts;    /* the solver's sizes (native's when "both") */
+    double mzn_seconds;               /* "both": MiniZinc's time; -1 otherwise */
+    size_t nparams;
+    int64_t *configs;                 /* nconfigs x nparams, sorted (parameter by
+                                         parameter); collected when asked or "both" */
+    size_t nconfigs;
+    int disagree;                     /* "both": the two solvers' sets differ */
+    uint64_t mzn_platform;            /* "both": MiniZinc's platform-valid count */
+    size_t mzn_nconfigs;              /* "both": MiniZinc's valid configurations */
+    int64_t *only_native, *only_minizinc; /* when disagree: each solver's configurations
+                                         the other lacks, sorted */
+    size_t nonly_native, nonly_minizinc;
+};
+
+/* Solves spec's space on dev with Eq. 3 rule eq3 and solver, a backend's name
+ * (ht_space_backend_find) or "both" (native and minizinc compared), collecting the sorted
+ * configurations when list. Fills *out (ht_workflow_space_destroy, also on error). Two
+ * solvers that disagree are not an error: out->disagree says so. Errors, err filled (its
+ * file spec's path when the error names none): HT_EINVAL (an unknown solver), those of
+ * ht_space_create and the backends; HT_ENOMEM. */
+int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_info *dev,
+                            enum ht_eq3 eq3, const char *solver, int list,
+                            struct ht_workflow_space *out, struct ht_error *err);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht_workflow_space_destroy(struct ht_workflow_space *r);
+
+/* --- the split planner on given numbers (`hetune plan`) --- */
+
+/* What ht_workflow_plan found. Owned: ht_workflow_plan_result_destroy. */
+struct ht_workflow_plan_result {
+    struct ht_split_plan plan;        /* on the busy models with a bus, else on the
+                                         devices' times (Eq. 4-9, Algorithm 1) */
+    int bus;                          /* 1: planned with a bus; the fields below are set */
+    double kernel_theoretical_s;      /* Algorithm 1 on the kernel times alone */
+    double bound_s;                   /* ht_split_bound on the busy models */
+    double *shares;                   /* n: its shares */
+    struct ht_split_decision dec;     /* ht_split_decide on the plan's model time against
+                                         each device's busy time alone */
+    double margin;                    /* the decision's margin */
+};
+
+/* Plans global work-items over devs[0..n) (popts as ht_split_plan_make). With bus (n
+ * entries; NULL: none), each device's busy model (ht_split_bus_model, its wg from devs)
+ * is planned instead, and Algorithm 1 on devs' kernel times, the transfer-aware bound and
+ * the split-or-alone decision with margin are added. Fills *out
+ * (ht_workflow_plan_result_destroy, also on error). Errors as ht_split_plan_make,
+ * ht_split_bus_model (err->field "devices[i].<field>"), ht_split_bound and
+ * ht_split_decide; HT_ENOMEM. */
+int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
+                     const struct ht_split_bus *bus, size_t n,
+                     const struct ht_split_plan_opts *popts, double margin,
+                     struct ht_workflow_plan_result *out, struct ht_error *err);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -110,31 +110,6 @@ static const struct option plan_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Splits a comma-separated list in place (arg lives in argv). Returns the number of
- * items, their starts in *items (owned by the caller, free()), or 0 when out of memory. */
-static size_t split_list(char *arg, char ***items)
-{
-    size_t n = 1;
-    char **v;
-
-    for (const char *p = arg; *p; p++)
-        n += *p == ',';
-    v = malloc(n * sizeof *v);
-    if (!v)
-        return 0;
-    n = 0;
-    for (char *p = arg;;) {
-        char *comma = strchr(p, ',');
-        v[n++] = p;
-        if (!comma)
-            break;
-        *comma = '\0';
-        p = comma + 1;
-    }
-    *items = v;
-    return n;
-}
-
 /* Parses a positive decimal integer of at most max. Returns 0 on success. */
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -167,6 +142,84 @@ static int parse_double(const char *s, int strict, double *out)
     return 0;
 }
 
+/* The kinds of entries a list option holds, and what its message says of a bad one. */
+enum kind { K_WG, K_TIME, K_FACTOR, K_OVERHEAD, K_SECONDS, K_FLAG, K_COUNT, K_NAME };
+static const char *const kind_want[] = {
+    [K_WG] = "is not a positive integer",
+    [K_TIME] = "is not a positive, finite number of seconds",
+    [K_FACTOR] = "is not a finite number of at least 0",
+    [K_OVERHEAD] = "is not a number of seconds of at least 0 and below the time",
+    [K_SECONDS] = "is not a finite number of seconds of at least 0",
+    [K_FLAG] = "is not 0 or 1",
+    [K_COUNT] = "is not an integer of at least 0",
+};
+
+/* One list option, "V1,V2,...", one entry per device: where its entries go (entry i at
+ * base + i * stride) once split in place (arg lives in argv). */
+struct list {
+    const char *opt;
+    enum kind kind;
+    char *arg;                  /* NULL when not given */
+    char **items;               /* n, owned (free) */
+    size_t n;
+    void *base;
+    size_t stride;
+};
+
+/* Splits l->arg at its commas. Returns 0, or -1 when out of memory. */
+static int list_split(struct list *l)
+{
+    size_t n = 1;
+
+    for (const char *p = l->arg; *p; p++)
+        n += *p == ',';
+    l->items = malloc(n * sizeof *l->items);
+    if (!l->items)
+        return -1;
+    l->n = 0;
+    for (char *p = l->arg;;) {
+        char *comma = strchr(p, ',');
+        l->items[l->n++] = p;
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* Parses entry i of l into its place; time is the device's time (K_OVERHEAD) and
+ * time_text its text. Returns 0, or 2 after the message. */
+static int list_entry(const char *cmd, const struct list *l, size_t i, double time,
+                      const char *time_text)
+{
+    void *at = (char *)l->base + i * l->stride;
+    const char *v = l->items[i];
+    uint64_t u = 0;
+    int ok;
+
+    switch (l->kind) {
+    case K_WG: ok = !parse_u64(v, UINT64_MAX, at); break;
+    case K_TIME: ok = !parse_double(v, 1, at); break;
+    case K_OVERHEAD: ok = !parse_double(v, 0, at) && *(double *)at < time; break;
+    case K_FLAG:
+        ok = !strcmp(v, "0") || !strcmp(v, "1");
+        *(int *)at = *v == '1';
+        break;
+    case K_COUNT:
+        ok = !strcmp(v, "0") || !parse_u64(v, UINT64_MAX, &u);
+        *(uint64_t *)at = u;
+        break;
+    case K_NAME: return 0;
+    default: ok = !parse_double(v, 0, at); break;
+    }
+    if (ok)
+        return 0;
+    return cli_usage_error(cmd, 2, "%s: entry %zu '%s' %s%s%s", l->opt, i + 1, v,
+                           kind_want[l->kind], l->kind == K_OVERHEAD ? " " : "",
+                           l->kind == K_OVERHEAD ? time_text : "");
+}
+
 /* The device's label in the text table: its name, or its index. */
 static const char *label(char **names, size_t i, char *buf, size_t size)
 {
@@ -176,18 +229,9 @@ static const char *label(char **names, size_t i, char *buf, size_t size)
     return buf;
 }
 
-/* What the bus adds to the plan (NULL when no bus option is given). */
-struct bus_view {
-    const struct ht_split_bus *bus;    /* n, as given */
-    double kernel_theoretical_s;       /* Algorithm 1 on the kernel times */
-    double bound_s;                    /* ht_split_bound on the busy models */
-    const double *shares;              /* its shares */
-    struct ht_split_decision dec;
-    double margin;
-};
-
 static void print_bus_text(const struct ht_split_plan *p, char **names,
-                           const struct bus_view *bv, int w)
+                           const struct ht_workflow_plan_result *bv,
+                           const struct ht_split_bus *bus, int w)
 {
     char buf[32];
 
@@ -195,7 +239,7 @@ static void print_bus_text(const struct ht_split_plan *p, char **names,
     printf("%-*s %11s %11s %11s %7s %7s %11s %11s %9s\n", w, "device", "kernel (s)",
            "xfer (s)", "fixed (s)", "overlap", "pieces", "alone (s)", "busy (s)", "bound");
     for (size_t i = 0; i < p->ndevices; i++) {
-        const struct ht_split_bus *b = &bv->bus[i];
+        const struct ht_split_bus *b = &bus[i];
         printf("%-*s %11.6g %11.6g %11.6g %7s %7" PRIu64 " %11.6g %11.6g %9.6f\n", w,
                label(names, i, buf, sizeof buf), b->kernel_s, b->xfer_s, b->fixed_s,
                b->overlap ? "yes" : "no", b->pieces, p->slices[i].time_s,
@@ -216,7 +260,8 @@ static void print_bus_text(const struct ht_split_plan *p, char **names,
                bv->dec.speedup, 1 + bv->margin);
 }
 
-static void print_text(const struct ht_split_plan *p, char **names, const struct bus_view *bv)
+static void print_text(const struct ht_split_plan *p, char **names, const struct ht_workflow_plan_result *bv,
+                       const struct ht_split_bus *bus)
 {
     char buf[32];
     int w = 6;
@@ -261,10 +306,11 @@ static void print_text(const struct ht_split_plan *p, char **names, const struct
            bv->kernel_theoretical_s);
     printf("with the adjusted slices:       %.6g s (busy times)\n", p->adjusted_time_s);
     printf("by the model (busy):            %.6g s\n", p->model_time_s);
-    print_bus_text(p, names, bv, w);
+    print_bus_text(p, names, bv, bus, w);
 }
 
-static void print_json(const struct ht_split_plan *p, char **names, const struct bus_view *bv)
+static void print_json(const struct ht_split_plan *p, char **names, const struct ht_workflow_plan_result *bv,
+                       const struct ht_split_bus *bus)
 {
     printf("{\n  \"global\": %" PRIu64 ",\n  \"devices\": [", p->global);
     for (size_t i = 0; i < p->ndevices; i++) {
@@ -286,7 +332,7 @@ static void print_json(const struct ht_split_plan *p, char **names, const struct
                s->gamma, s->offset, s->size, s->groups, s->extra_groups, s->own_offset,
                s->own_size);
         if (bv) {
-            const struct ht_split_bus *b = &bv->bus[i];
+            const struct ht_split_bus *b = &bus[i];
             printf(", \"kernel_time\": %.17g, \"kernel_overhead\": %.17g, \"xfer\": %.17g, "
                    "\"fixed\": %.17g, \"overlap\": %s, \"pieces\": %" PRIu64
                    ", \"busy_alone_s\": %.17g, \"busy_s\": %.17g, \"bound_share\": %.17g",
@@ -318,99 +364,28 @@ static void print_json(const struct ht_split_plan *p, char **names, const struct
     printf("\n}\n");
 }
 
-/* The bus options' lists, in the order of their messages. */
-enum { BUS_XFER, BUS_FIXED, BUS_OVERLAP, BUS_PIECES, NBUS };
-static const char *const bus_opt[NBUS] = {"--xfer", "--fixed", "--overlap", "--pieces"};
-
-/* Parses entry i of bus list k into b. Returns 0, or the exit status after the message. */
-static int parse_bus_entry(const char *cmd, int k, size_t i, const char *v,
-                           struct ht_split_bus *b)
-{
-    uint64_t u = 0;
-
-    switch (k) {
-    case BUS_XFER:
-        if (!parse_double(v, 0, &b->xfer_s))
-            return 0;
-        break;
-    case BUS_FIXED:
-        if (!parse_double(v, 0, &b->fixed_s))
-            return 0;
-        break;
-    case BUS_OVERLAP:
-        if (!strcmp(v, "0") || !strcmp(v, "1")) {
-            b->overlap = *v == '1';
-            return 0;
-        }
-        return cli_usage_error(cmd, 2, "--overlap: entry %zu '%s' is not 0 or 1", i + 1, v);
-    default:
-        if (!strcmp(v, "0") || !parse_u64(v, UINT64_MAX, &u)) {
-            b->pieces = u;
-            return 0;
-        }
-        return cli_usage_error(cmd, 2, "--pieces: entry %zu '%s' is not an integer of at "
-                               "least 0", i + 1, v);
-    }
-    return cli_usage_error(cmd, 2, "%s: entry %zu '%s' is not a finite number of seconds of "
-                           "at least 0", bus_opt[k], i + 1, v);
-}
-
-/* The bus: each device's busy model (into bdevs), Algorithm 1 on the kernels alone, the
- * plan on the busy models (into *plan), the bound and the decision (into *bv). */
-static int plan_bus(const char *cmd, uint64_t global, const struct ht_split_device_in *devs,
-                    const struct ht_split_bus *bus, size_t n,
-                    const struct ht_split_plan_opts *popts, struct ht_split_device_in *bdevs,
-                    double *shares, struct ht_split_plan *plan, struct bus_view *bv)
-{
-    struct ht_split_plan kplan = {0};
-    struct ht_error err;
-    double *alone = NULL;
-    char field[64];
-    int status = 0;
-
-    ht_error_clear(&err);
-    for (size_t i = 0; i < n; i++) {
-        bdevs[i].wg = devs[i].wg;
-        if (ht_split_bus_model(&bus[i], &bdevs[i], &err)) {
-            snprintf(field, sizeof field, "devices[%zu].%.32s", i, err.field);
-            snprintf(err.field, sizeof err.field, "%s", field);
-            return cli_fail(cmd, &err);
-        }
-    }
-    alone = malloc(n * sizeof *alone);
-    if (!alone)
-        return cli_usage_error(cmd, 1, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        alone[i] = bdevs[i].time_s;
-    if (ht_split_plan_make(global, devs, n, popts, &kplan, &err) ||
-        ht_split_plan_make(global, bdevs, n, popts, plan, &err) ||
-        ht_split_bound(bdevs, n, &bv->bound_s, shares, &err) ||
-        ht_split_decide(plan->model_time_s, alone, n, bv->margin, &bv->dec, &err))
-        status = cli_fail(cmd, &err);
-    bv->bus = bus;
-    bv->shares = shares;
-    bv->kernel_theoretical_s = kplan.theoretical_time_s;
-    ht_split_plan_destroy(&kplan);
-    free(alone);
-    return status;
-}
-
 int cmd_plan(int argc, char **argv)
 {
+    enum { L_WG, L_TIMES, L_FACTORS, L_OVERHEADS, L_XFER, L_FIXED, L_OVERLAP, L_PIECES,
+           L_NAMES, NLISTS };
     const char *cmd = "plan";
-    char *garg = NULL, *warg = NULL, *targ = NULL, *farg = NULL, *narg = NULL, *aarg = NULL;
-    char *barg[NBUS] = {NULL}, **bl[NBUS] = {NULL}, *marg = NULL;
-    char **wl = NULL, **tl = NULL, **fl = NULL, **names = NULL, **al = NULL;
-    size_t n = 0, nt = 0, nf = 0, nn = 0, na = 0, nb[NBUS] = {0};
+    struct list lists[NLISTS] = {
+        [L_WG] = {"--wg", K_WG}, [L_TIMES] = {"--times", K_TIME},
+        [L_FACTORS] = {"--factors", K_FACTOR}, [L_OVERHEADS] = {"--overheads", K_OVERHEAD},
+        [L_XFER] = {"--xfer", K_SECONDS}, [L_FIXED] = {"--fixed", K_SECONDS},
+        [L_OVERLAP] = {"--overlap", K_FLAG}, [L_PIECES] = {"--pieces", K_COUNT},
+        [L_NAMES] = {"--names", K_NAME},
+    };
+    char *garg = NULL, *marg = NULL;
+    size_t n = 0;
     struct ht_split_plan_opts popts = {0};
-    struct ht_split_device_in *devs = NULL, *bdevs = NULL;
+    struct ht_split_device_in *devs = NULL;
     struct ht_split_bus *bus = NULL;
-    struct bus_view bv = {.margin = HT_SPLIT_MARGIN_DEFAULT};
-    double *factors = NULL, *shares = NULL;
-    struct ht_split_plan plan = {0};
+    struct ht_workflow_plan_result res = {0};
+    double *factors = NULL, margin = HT_SPLIT_MARGIN_DEFAULT;
     struct ht_error err;
     uint64_t global = 0;
-    int json = 0, c, status = 0, with_bus = 0, bad_list = 0;
+    int json = 0, c, status = 0, with_bus = 0, mismatch = 0;
 
     ht_error_clear(&err);
     opterr = 0;
@@ -418,15 +393,15 @@ int cmd_plan(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":g:w:t:f:a:n:h", plan_options, NULL)) != -1) {
         switch (c) {
         case 'g': garg = optarg; break;
-        case 'w': warg = optarg; break;
-        case 't': targ = optarg; break;
-        case 'f': farg = optarg; break;
-        case 'n': narg = optarg; break;
-        case 'a': aarg = optarg; break;
-        case OPT_XFER: barg[BUS_XFER] = optarg; with_bus = 1; break;
-        case OPT_FIXED: barg[BUS_FIXED] = optarg; with_bus = 1; break;
-        case OPT_OVERLAP: barg[BUS_OVERLAP] = optarg; with_bus = 1; break;
-        case OPT_PIECES: barg[BUS_PIECES] = optarg; with_bus = 1; break;
+        case 'w': lists[L_WG].arg = optarg; break;
+        case 't': lists[L_TIMES].arg = optarg; break;
+        case 'f': lists[L_FACTORS].arg = optarg; break;
+        case 'n': lists[L_NAMES].arg = optarg; break;
+        case 'a': lists[L_OVERHEADS].arg = optarg; break;
+        case OPT_XFER: lists[L_XFER].arg = optarg; with_bus = 1; break;
+        case OPT_FIXED: lists[L_FIXED].arg = optarg; with_bus = 1; break;
+        case OPT_OVERLAP: lists[L_OVERLAP].arg = optarg; with_bus = 1; break;
+        case OPT_PIECES: lists[L_PIECES].arg = optarg; with_bus = 1; break;
         case OPT_MARGIN: marg = optarg; with_bus = 1; break;
         case OPT_RESIDUE:
             if (cli_parse_residue(cmd, optarg, &popts.residue))
@@ -440,45 +415,33 @@ int cmd_plan(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error(cmd, 2, "unexpected argument '%s'", argv[optind]);
-    if (!garg || !warg || !targ)
+    if (!garg || !lists[L_WG].arg || !lists[L_TIMES].arg)
         return cli_usage_error(cmd, 2, "--global, --wg and --times are all needed "
                                        "(see 'hetune plan --help')");
     if (parse_u64(garg, UINT64_C(1) << 53, &global))
         return cli_usage_error(cmd, 2, "--global %s: want a positive integer of at most 2^53",
                                garg);
-    if (marg && parse_double(marg, 0, &bv.margin))
+    if (marg && parse_double(marg, 0, &margin))
         return cli_usage_error(cmd, 2, "--margin %s: want a finite number of at least 0",
                                marg);
 
-    n = split_list(warg, &wl);
-    nt = split_list(targ, &tl);
-    nf = farg ? split_list(farg, &fl) : 0;
-    nn = narg ? split_list(narg, &names) : 0;
-    na = aarg ? split_list(aarg, &al) : 0;
-    for (int k = 0; k < NBUS; k++) {
-        nb[k] = barg[k] ? split_list(barg[k], &bl[k]) : 0;
-        bad_list |= barg[k] && !nb[k];
-        bad_list |= barg[k] && nb[k] && nb[k] != n ? 2 : 0;
+    for (int k = 0; k < NLISTS; k++) {
+        if (lists[k].arg && list_split(&lists[k])) {
+            status = cli_usage_error(cmd, 1, "out of memory");
+            goto cleanup;
+        }
+        mismatch |= lists[k].arg && lists[k].n != lists[L_WG].n;
     }
-    if (!n || !nt || (farg && !nf) || (narg && !nn) || (aarg && !na) || (bad_list & 1)) {
-        status = cli_usage_error(cmd, 1, "out of memory");
-        goto cleanup;
-    }
-    if (nt != n || (farg && nf != n) || (narg && nn != n) || (aarg && na != n) || bad_list) {
+    n = lists[L_WG].n;
+    if (mismatch) {
         char more[320] = "";
         int len = 0;
-        if (farg)
-            len += snprintf(more + len, sizeof more - (size_t)len, ", --factors %zu", nf);
-        if (aarg)
-            len += snprintf(more + len, sizeof more - (size_t)len, ", --overheads %zu", na);
-        for (int k = 0; k < NBUS; k++)
-            if (barg[k])
-                len += snprintf(more + len, sizeof more - (size_t)len, ", %s %zu", bus_opt[k],
-                                nb[k]);
-        if (narg)
-            snprintf(more + len, sizeof more - (size_t)len, ", --names %zu", nn);
+        for (int k = L_FACTORS; k < NLISTS; k++)
+            if (lists[k].arg)
+                len += snprintf(more + len, sizeof more - (size_t)len, ", %s %zu",
+                                lists[k].opt, lists[k].n);
         status = cli_usage_error(cmd, 2, "the lists need one entry per device: --wg has %zu, "
-                                 "--times %zu%s", n, nt, more);
+                                 "--times %zu%s", n, lists[L_TIMES].n, more);
         goto cleanup;
     }
     devs = calloc(n, sizeof *devs);
@@ -488,37 +451,28 @@ int cmd_plan(int argc, char **argv)
         status = cli_usage_error(cmd, 1, "out of memory");
         goto cleanup;
     }
+    lists[L_WG].base = &devs->wg;
+    lists[L_TIMES].base = &devs->time_s;
+    lists[L_OVERHEADS].base = &devs->overhead_s;
+    lists[L_WG].stride = lists[L_TIMES].stride = lists[L_OVERHEADS].stride = sizeof *devs;
+    lists[L_FACTORS].base = factors;
+    lists[L_FACTORS].stride = sizeof *factors;
+    lists[L_XFER].base = &bus->xfer_s;
+    lists[L_FIXED].base = &bus->fixed_s;
+    lists[L_OVERLAP].base = &bus->overlap;
+    lists[L_PIECES].base = &bus->pieces;
+    for (int k = L_XFER; k <= L_PIECES; k++)
+        lists[k].stride = sizeof *bus;
     for (size_t i = 0; i < n; i++) {
-        if (parse_u64(wl[i], UINT64_MAX, &devs[i].wg)) {
-            status = cli_usage_error(cmd, 2, "--wg: entry %zu '%s' is not a positive integer",
-                                     i + 1, wl[i]);
-            goto cleanup;
-        }
-        if (parse_double(tl[i], 1, &devs[i].time_s)) {
-            status = cli_usage_error(cmd, 2, "--times: entry %zu '%s' is not a positive, "
-                                     "finite number of seconds", i + 1, tl[i]);
-            goto cleanup;
-        }
-        if (aarg && (parse_double(al[i], 0, &devs[i].overhead_s) ||
-                     !(devs[i].overhead_s < devs[i].time_s))) {
-            status = cli_usage_error(cmd, 2, "--overheads: entry %zu '%s' is not a number of "
-                                     "seconds of at least 0 and below the time %s", i + 1,
-                                     al[i], tl[i]);
-            goto cleanup;
-        }
-        if (farg && parse_double(fl[i], 0, &factors[i])) {
-            status = cli_usage_error(cmd, 2, "--factors: entry %zu '%s' is not a finite "
-                                     "number of at least 0", i + 1, fl[i]);
-            goto cleanup;
-        }
+        for (int k = 0; k < NLISTS; k++)
+            if (lists[k].arg && (status = list_entry(cmd, &lists[k], i, devs[i].time_s,
+                                                     lists[L_TIMES].items[i])) != 0)
+                goto cleanup;
         bus[i].kernel_s = devs[i].time_s;
         bus[i].overhead_s = devs[i].overhead_s;
-        for (int k = 0; k < NBUS; k++)
-            if (barg[k] && (status = parse_bus_entry(cmd, k, i, bl[k][i], &bus[i])))
-                goto cleanup;
     }
 
-    if (farg) {
+    if (lists[L_FACTORS].arg) {
         double sum = 0;
         for (size_t i = 0; i < n; i++)
             sum += factors[i];
@@ -527,40 +481,23 @@ int cmd_plan(int argc, char **argv)
                                      "and a finite sum");
             goto cleanup;
         }
+        popts.factors = factors;
     }
-    popts.factors = farg ? factors : NULL;
-    if (with_bus) {
-        bdevs = calloc(n, sizeof *bdevs);
-        shares = calloc(n, sizeof *shares);
-        if (!bdevs || !shares) {
-            status = cli_usage_error(cmd, 1, "out of memory");
-            goto cleanup;
-        }
-        status = plan_bus(cmd, global, devs, bus, n, &popts, bdevs, shares, &plan, &bv);
-        if (status)
-            goto cleanup;
-    } else if (ht_split_plan_make(global, devs, n, &popts, &plan, &err)) {
+    if (ht_workflow_plan(global, devs, with_bus ? bus : NULL, n, &popts, margin, &res, &err)) {
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
     if (json)
-        print_json(&plan, names, with_bus ? &bv : NULL);
+        print_json(&res.plan, lists[L_NAMES].items, with_bus ? &res : NULL, bus);
     else
-        print_text(&plan, names, with_bus ? &bv : NULL);
+        print_text(&res.plan, lists[L_NAMES].items, with_bus ? &res : NULL, bus);
 
 cleanup:
-    ht_split_plan_destroy(&plan);
+    ht_workflow_plan_result_destroy(&res);
     free(devs);
-    free(bdevs);
     free(bus);
-    free(shares);
     free(factors);
-    free(wl);
-    free(tl);
-    free(fl);
-    free(al);
-    for (int k = 0; k < NBUS; k++)
-        free(bl[k]);
-    free(names);
+    for (int k = 0; k < NLISTS; k++)
+        free(lists[k].items);
     return status;
 }

@@ -38,92 +38,25 @@ static const char space_usage[] =
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
     "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
 
-/* A growing, then sorted, array of configurations. */
-struct configs {
-    size_t n, cap, nparams;
-    int64_t *v;
-};
-
-static int add_config(const int64_t *config, void *user)
+static void print_config(FILE *f, const int64_t *v, size_t nparams, size_t k)
 {
-    struct configs *c = user;
-    size_t np = c->nparams ? c->nparams : 1;
-
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 256;
-        int64_t *v = realloc(c->v, cap * np * sizeof *v);
-        if (!v)
-            return 2; /* stops the walk; reported as out of memory */
-        c->v = v;
-        c->cap = cap;
-    }
-    memcpy(c->v + c->n * np, config, c->nparams * sizeof *config);
-    c->n++;
-    return 0;
+    for (size_t i = 0; i < nparams; i++)
+        fprintf(f, "%s%" PRId64, i ? " " : "", v[k * nparams + i]);
 }
 
-static size_t sort_nparams;
-
-static int cmp_config(const void *a, const void *b)
+/* Prints up to 10 of the n configurations v only label found. */
+static void print_missing(const int64_t *v, size_t n, size_t nparams, const char *label)
 {
-    const int64_t *x = a, *y = b;
-    for (size_t i = 0; i < sort_nparams; i++)
-        if (x[i] != y[i])
-            return x[i] < y[i] ? -1 : 1;
-    return 0;
-}
-
-static void sort_configs(struct configs *c)
-{
-    sort_nparams = c->nparams;
-    if (c->nparams)
-        qsort(c->v, c->n, c->nparams * sizeof *c->v, cmp_config);
-}
-
-static void print_config(FILE *f, const struct configs *c, size_t k)
-{
-    for (size_t i = 0; i < c->nparams; i++)
-        fprintf(f, "%s%" PRId64, i ? " " : "", c->v[k * c->nparams + i]);
-}
-
-/* Prints up to 10 configurations of a that b lacks (both sorted); returns how many. */
-static size_t print_missing(const struct configs *a, const struct configs *b, const char *label)
-{
-    size_t i = 0, j = 0, n = 0;
-
-    sort_nparams = a->nparams;
-    while (i < a->n) {
-        int c = j < b->n ? cmp_config(a->v + i * a->nparams, b->v + j * b->nparams) : -1;
-        if (c == 0) {
-            i++;
-            j++;
-        } else if (c > 0) {
-            j++;
-        } else {
-            if (n < 10) {
-                fprintf(stderr, "  only %s: ", label);
-                print_config(stderr, a, i);
-                fputc('\n', stderr);
-            }
-            n++;
-            i++;
-        }
+    for (size_t k = 0; k < n && k < 10; k++) {
+        fprintf(stderr, "  only %s: ", label);
+        print_config(stderr, v, nparams, k);
+        fputc('\n', stderr);
     }
     if (n > 10)
         fprintf(stderr, "  ... and %zu more only %s\n", n - 10, label);
-    return n;
 }
 
-/* The result of one device. */
-struct device_result {
-    const struct ht_device_info *dev;
-    struct ht_space_counts counts;
-    const char *solver;
-    double mzn_seconds; /* --solver both: MiniZinc's time; counts holds native's */
-    struct configs configs;
-};
-
-static void print_text_device(const struct ht_spec *spec, const struct device_result *r,
+static void print_text_device(const struct ht_spec *spec, const struct ht_workflow_space *r,
                               int list)
 {
     const struct ht_space_counts *c = &r->counts;
@@ -141,17 +74,17 @@ static void print_text_device(const struct ht_spec *spec, const struct device_re
     for (size_t i = 0; i < spec->space.nparams; i++)
         printf("%s%s", i ? " " : "", spec->space.params[i].name);
     putchar('\n');
-    for (size_t k = 0; k < r->configs.n; k++) {
+    for (size_t k = 0; k < r->nconfigs; k++) {
         printf("    ");
-        print_config(stdout, &r->configs, k);
+        print_config(stdout, r->configs, r->nparams, k);
         putchar('\n');
     }
 }
 
 /* One device's entry of the JSON output, written by hand so that a configuration stays
  * on one line however many there are. */
-static void print_json_device(const struct ht_spec *spec, const struct device_result *r,
-                              int list, int last)
+static void print_json_device(const struct ht_spec *spec, const struct ht_workflow_space *r,
+                              const char *solver, int list, int last)
 {
     const struct ht_space_counts *c = &r->counts;
 
@@ -165,7 +98,7 @@ static void print_json_device(const struct ht_spec *spec, const struct device_re
            ",\n      \"pruned\": %" PRIu64 ",\n      \"seconds\": %.9f,\n"
            "      \"solver\": ",
            c->unpruned, c->platform, c->pruned, c->seconds);
-    cli_json_string(stdout, r->solver);
+    cli_json_string(stdout, solver);
     if (r->mzn_seconds >= 0)
         printf(",\n      \"native_seconds\": %.9f,\n      \"minizinc_seconds\": %.9f",
                c->seconds, r->mzn_seconds);
@@ -177,13 +110,13 @@ static void print_json_device(const struct ht_spec *spec, const struct device_re
     printf("]");
     if (list) {
         printf(",\n      \"configs\": [");
-        for (size_t k = 0; k < r->configs.n; k++) {
+        for (size_t k = 0; k < r->nconfigs; k++) {
             printf("%s\n        [", k ? "," : "");
-            for (size_t i = 0; i < r->configs.nparams; i++)
-                printf("%s%" PRId64, i ? ", " : "", r->configs.v[k * r->configs.nparams + i]);
+            for (size_t i = 0; i < r->nparams; i++)
+                printf("%s%" PRId64, i ? ", " : "", r->configs[k * r->nparams + i]);
             printf("]");
         }
-        printf("%s]", r->configs.n ? "\n      " : "");
+        printf("%s]", r->nconfigs ? "\n      " : "");
     }
     printf(",\n      \"empty_reason\": ");
     if (c->pruned == 0 && c->empty_reason[0])
@@ -198,100 +131,49 @@ static void print_json_device(const struct ht_spec *spec, const struct device_re
     printf("\n    }%s\n", last ? "" : ",");
 }
 
-/* Runs one backend on s; configs are collected (and sorted) when want is set. */
-static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *s, int want,
-                 struct ht_space_counts *counts, struct configs *out, struct ht_error *err)
+/* Solves one device into r. Returns 0, or an exit status after printing the problem. */
+static int solve_device(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        enum ht_eq3 eq3, const char *solver, int list,
+                        struct ht_workflow_space *r)
 {
-    int rc = ops->solve(s, counts, want ? add_config : NULL, out, err);
-    if (rc > 0)
-        return ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
-    if (rc == 0 && want)
-        sort_configs(out);
-    return rc;
+    struct ht_error err;
+    char buf[4096];
+
+    ht_error_clear(&err);
+    if (ht_workflow_space_solve(spec, dev, eq3, solver, list, r, &err) != HT_OK) {
+        ht_error_format(&err, buf, sizeof buf);
+        fprintf(stderr, "hetune space: device %zu (%s): %s\n", dev->index, dev->name, buf);
+        return ht_exit_status(err.code);
+    }
+    if (!r->disagree)
+        return 0;
+    fprintf(stderr,
+            "hetune space: THE SOLVERS DISAGREE on device %zu (%s): native finds %" PRIu64
+            " platform-valid and %zu valid configurations, minizinc %" PRIu64 " and %zu\n",
+            dev->index, dev->name, r->counts.platform, r->nconfigs, r->mzn_platform,
+            r->mzn_nconfigs);
+    print_missing(r->only_native, r->nonly_native, r->nparams, "native");
+    print_missing(r->only_minizinc, r->nonly_minizinc, r->nparams, "minizinc");
+    return 1;
 }
 
 /* Records the sizes of every solved device in the database at path (hetune space --db).
  * Returns 0, or an exit status after printing the problem. */
 static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_eq3 eq3,
-                         const struct device_result *results, size_t n)
+                         const struct ht_workflow_space *results, size_t n)
 {
     struct ht_store *store = NULL;
-    struct ht_stored_space sp;
     struct ht_error err;
-    int64_t kernel_id = 0, problem_id = 0;
+    int64_t problem_id = 0;
     int rc;
 
     ht_error_clear(&err);
-    rc = ht_store_open(path, &store, &err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(store, spec, &kernel_id, &err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(store, kernel_id, spec, &problem_id, &err);
-    for (size_t k = 0; rc == HT_OK && k < n; k++) {
-        ht_stored_space_init(&sp);
-        sp.problem_id = problem_id;
-        sp.eq3 = eq3;
-        ht_stored_space_from_counts(&sp, &results[k].counts);
-        rc = ht_store_device_id(store, results[k].dev, &sp.device_id, &err);
-        if (rc == HT_OK)
-            rc = ht_store_put_space(store, &sp, &err);
-    }
+    rc = ht_workflow_open(path, spec, &store, &problem_id, &err);
+    for (size_t k = 0; rc == HT_OK && k < n; k++)
+        rc = ht_workflow_store_space(store, problem_id, results[k].dev, eq3,
+                                     &results[k].counts, NULL, &err);
     ht_store_close(store);
     return rc == HT_OK ? 0 : cli_fail("space", &err);
-}
-
-/* Solves one device. Returns 0, or an exit status after printing the problem. */
-static int solve_device(const struct ht_spec *spec, const struct ht_device_info *dev,
-                        enum ht_eq3 eq3, const char *solver, int list,
-                        struct device_result *r)
-{
-    struct ht_space *s = NULL;
-    struct ht_error err;
-    struct ht_space_counts mc;
-    struct configs mcfg = {0, 0, spec->space.nparams, NULL};
-    int both = !strcmp(solver, "both"), status = 0, rc;
-    const struct ht_space_backend_ops *ops = ht_space_backend_find(both ? "native" : solver);
-
-    ht_error_clear(&err);
-    r->dev = dev;
-    r->solver = solver;
-    r->mzn_seconds = -1;
-    r->configs.nparams = spec->space.nparams;
-    rc = ht_space_create(&spec->space, dev, eq3, &s, &err);
-    if (rc == 0)
-        rc = solve(ops, s, list || both, &r->counts, &r->configs, &err);
-    if (rc == 0 && both) {
-        rc = solve(ht_space_backend_find("minizinc"), s, 1, &mc, &mcfg, &err);
-        r->mzn_seconds = mc.seconds;
-    }
-    if (rc != 0) {
-        if (!err.file[0])
-            snprintf(err.file, sizeof err.file, "%s", spec->path);
-        fprintf(stderr, "hetune space: device %zu (%s): ", dev->index, dev->name);
-        {
-            char buf[4096];
-            ht_error_format(&err, buf, sizeof buf);
-            fprintf(stderr, "%s\n", buf);
-        }
-        status = ht_exit_status(err.code);
-        goto cleanup;
-    }
-    if (both && (mcfg.n != r->configs.n || mc.platform != r->counts.platform ||
-                 (mcfg.n && memcmp(mcfg.v, r->configs.v,
-                                   mcfg.n * mcfg.nparams * sizeof *mcfg.v) != 0))) {
-        fprintf(stderr,
-                "hetune space: THE SOLVERS DISAGREE on device %zu (%s): native finds %" PRIu64
-                " platform-valid and %zu valid configurations, minizinc %" PRIu64 " and %zu\n",
-                dev->index, dev->name, r->counts.platform, r->configs.n, mc.platform, mcfg.n);
-        print_missing(&r->configs, &mcfg, "native");
-        print_missing(&mcfg, &r->configs, "minizinc");
-        status = 1;
-    }
-
-cleanup:
-    free(mcfg.v);
-    ht_space_free(s);
-    return status;
 }
 
 int cmd_space(int argc, char **argv)
@@ -313,7 +195,7 @@ int cmd_space(int argc, char **argv)
     const char *solver = "native";
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
-    struct device_result *results = NULL;
+    struct ht_workflow_space *results = NULL;
     struct ht_error err;
     enum ht_eq3 eq3;
     int list = 0, c, status = 2;
@@ -371,7 +253,7 @@ int cmd_space(int argc, char **argv)
         printf(",\n  \"eq3\": \"%s\",\n  \"devices\": [\n",
                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product");
         for (size_t k = 0; k < ndone; k++)
-            print_json_device(spec, &results[k], list, k + 1 == ndone);
+            print_json_device(spec, &results[k], solver, list, k + 1 == ndone);
         printf("  ]\n}\n");
     } else {
         printf("spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
@@ -385,7 +267,7 @@ int cmd_space(int argc, char **argv)
 
 cleanup:
     for (size_t k = 0; results && k < ndone; k++)
-        free(results[k].configs.v);
+        ht_workflow_space_destroy(&results[k]);
     free(results);
     ht_platform_free(plat);
     ht_spec_free(spec);

@@ -50,21 +50,13 @@ static int prune(const struct ht_spec *spec, struct ht_store *store, enum ht_eq3
         struct ht_workflow_device *d = &out->devs[i];
         struct ht_space_counts *counts = &out->steps[i].counts;
         struct ht_space *space = NULL;
-        struct ht_stored_space sp;
         int rc = ht_space_create(&spec->space, d->dev, eq3, &space, err);
         if (rc == HT_OK)
             rc = ht_space_count(space, counts, err);
         ht_space_free(space);
         if (rc == HT_OK)
-            rc = ht_store_device_id(store, d->dev, &d->device_id, err);
-        if (rc == HT_OK) {
-            ht_stored_space_init(&sp);
-            sp.problem_id = out->problem_id;
-            sp.device_id = d->device_id;
-            sp.eq3 = eq3;
-            ht_stored_space_from_counts(&sp, counts);
-            rc = ht_store_put_space(store, &sp, err);
-        }
+            rc = ht_workflow_store_space(store, out->problem_id, d->dev, eq3, counts,
+                                         &d->device_id, err);
         if (rc != HT_OK)
             return about_device(rc, d->dev, err);
     }
@@ -164,7 +156,6 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     struct ht_report_opts ropts = opts->report;
     struct ht_store *store = NULL;
     unsigned dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
-    int64_t kernel_id = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -189,11 +180,7 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     for (size_t i = 0; i < n; i++)
         out->devs[i].dev = devs[i];
 
-    rc = ht_store_open(opts->split.db ? opts->split.db : HT_STORE_DEFAULT_PATH, &store, err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(store, spec, &kernel_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(store, kernel_id, spec, &out->problem_id, err);
+    rc = ht_workflow_open(opts->split.db, spec, &store, &out->problem_id, err);
     if (rc == HT_OK)
         rc = prune(spec, store, opts->split.coexec.exec.eq3, out, err);
     if (rc == HT_OK)

@@ -268,7 +268,6 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
     struct ht__split_base b;
-    int64_t kernel_id = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -300,11 +299,7 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     b.spec = spec;
     b.n = n;
     b.devs = out->devs;
-    rc = ht_store_open(opts->db ? opts->db : HT_STORE_DEFAULT_PATH, &b.store, err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(b.store, spec, &kernel_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(b.store, kernel_id, spec, &b.problem_id, err);
+    rc = ht_workflow_open(opts->db, spec, &b.store, &b.problem_id, err);
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
         out->devs[i].dev = devs[i];
         rc = ht_workflow_best(spec, b.store, b.problem_id, &bo, &out->devs[i], err);

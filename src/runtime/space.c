@@ -1,0 +1,171 @@
+/* The design space of a spec on one device as `hetune space` shows it (workflow.h): the
+ * sizes from a backend, the valid configurations sorted, the two backends compared; and
+ * the results database's problem and space rows. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/workflow.h"
+
+int ht_workflow_open(const char *db, const struct ht_spec *spec, struct ht_store **store,
+                     int64_t *problem_id, struct ht_error *err)
+{
+    int64_t kernel_id = 0;
+    int rc = ht_store_open(db ? db : HT_STORE_DEFAULT_PATH, store, err);
+
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(*store, spec, &kernel_id, err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(*store, kernel_id, spec, problem_id, err);
+    if (rc != HT_OK) {
+        ht_store_close(*store);
+        *store = NULL;
+    }
+    return rc;
+}
+
+int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
+                            const struct ht_device_info *dev, enum ht_eq3 eq3,
+                            const struct ht_space_counts *counts, int64_t *device_id,
+                            struct ht_error *err)
+{
+    struct ht_stored_space sp;
+    int rc;
+
+    ht_stored_space_init(&sp);
+    sp.problem_id = problem_id;
+    sp.eq3 = eq3;
+    ht_stored_space_from_counts(&sp, counts);
+    rc = ht_store_device_id(store, dev, &sp.device_id, err);
+    if (rc == HT_OK && device_id)
+        *device_id = sp.device_id;
+    return rc == HT_OK ? ht_store_put_space(store, &sp, err) : rc;
+}
+
+/* A growing array of configurations of nparams values each. */
+struct configs {
+    size_t n, cap, nparams;
+    int64_t *v;
+};
+
+static int add_config(const int64_t *config, void *user)
+{
+    struct configs *c = user;
+    size_t np = c->nparams ? c->nparams : 1;
+
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        int64_t *v = realloc(c->v, cap * np * sizeof *v);
+        if (!v)
+            return 2; /* stops the walk; reported as out of memory */
+        c->v = v;
+        c->cap = cap;
+    }
+    memcpy(c->v + c->n * np, config, c->nparams * sizeof *config);
+    c->n++;
+    return 0;
+}
+
+static size_t sort_nparams;
+
+static int cmp_config(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (size_t i = 0; i < sort_nparams; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Runs one backend on s; configurations are collected, sorted, when want is set. */
+static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *s, int want,
+                 struct ht_space_counts *counts, struct configs *out, struct ht_error *err)
+{
+    int rc = ops->solve(s, counts, want ? add_config : NULL, out, err);
+    if (rc > 0)
+        return ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
+    if (rc == 0 && want && out->nparams) {
+        sort_nparams = out->nparams;
+        qsort(out->v, out->n, out->nparams * sizeof *out->v, cmp_config);
+    }
+    return rc;
+}
+
+/* The configurations of a that b lacks (both sorted) into *only (n of them). */
+static int missing(const struct configs *a, const struct configs *b, int64_t **only,
+                   size_t *n, struct ht_error *err)
+{
+    size_t i = 0, j = 0, np = a->nparams;
+
+    *n = 0;
+    *only = malloc((a->n ? a->n : 1) * (np ? np : 1) * sizeof **only);
+    if (!*only)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    sort_nparams = np;
+    while (i < a->n) {
+        int c = j < b->n ? cmp_config(a->v + i * np, b->v + j * np) : -1;
+        if (c > 0) {
+            j++;
+            continue;
+        }
+        if (c < 0)
+            memcpy(*only + (*n)++ * np, a->v + i * np, np * sizeof **only);
+        else
+            j++;
+        i++;
+    }
+    return HT_OK;
+}
+
+int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_info *dev,
+                            enum ht_eq3 eq3, const char *solver, int list,
+                            struct ht_workflow_space *out, struct ht_error *err)
+{
+    struct ht_space *s = NULL;
+    struct ht_space_counts mc;
+    struct configs cfg = {0, 0, spec->space.nparams, NULL};
+    struct configs mcfg = {0, 0, spec->space.nparams, NULL};
+    int both = !strcmp(solver, "both"), rc;
+    const struct ht_space_backend_ops *ops = ht_space_backend_find(both ? "native" : solver);
+
+    memset(out, 0, sizeof *out);
+    out->dev = dev;
+    out->mzn_seconds = -1;
+    out->nparams = spec->space.nparams;
+    if (!ops)
+        return ht_error_set(err, HT_EINVAL, "unknown solver '%s'", solver);
+    rc = ht_space_create(&spec->space, dev, eq3, &s, err);
+    if (rc == HT_OK)
+        rc = solve(ops, s, list || both, &out->counts, &cfg, err);
+    if (rc == HT_OK && both) {
+        rc = solve(ht_space_backend_find("minizinc"), s, 1, &mc, &mcfg, err);
+        out->mzn_seconds = mc.seconds;
+        out->mzn_platform = mc.platform;
+        out->mzn_nconfigs = mcfg.n;
+    }
+    out->configs = cfg.v;
+    out->nconfigs = cfg.n;
+    if (rc != HT_OK && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", spec->path);
+    if (rc == HT_OK && both &&
+        (mcfg.n != cfg.n || mc.platform != out->counts.platform ||
+         (mcfg.n && memcmp(mcfg.v, cfg.v, mcfg.n * mcfg.nparams * sizeof *mcfg.v) != 0))) {
+        out->disagree = 1;
+        rc = missing(&cfg, &mcfg, &out->only_native, &out->nonly_native, err);
+        if (rc == HT_OK)
+            rc = missing(&mcfg, &cfg, &out->only_minizinc, &out->nonly_minizinc, err);
+    }
+    free(mcfg.v);
+    ht_space_free(s);
+    return rc;
+}
+
+void ht_workflow_space_destroy(struct ht_workflow_space *r)
+{
+    if (!r)
+        return;
+    free(r->configs);
+    free(r->only_native);
+    free(r->only_minizinc);
+    memset(r, 0, sizeof *r);
+}
