@@ -96,7 +96,6 @@ struct ht_coexec {
     size_t ref_device;           /* the device refs come from, when have_refs */
     int have_refs;
     double t0;                   /* start of the run being timed */
-    int any_inplace;             /* some device works on the host arrays in place */
     /* Bound arrays (ht_coexec_bind): the caller's, per arg (NULL: not bound). With
      * opts.bind_only the co-execution holds no host data of its own. */
     void **bound;
@@ -269,14 +268,30 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     return HT_OK;
 }
 
-/* Buffer i's host memory that device d works on in place, or NULL when it is copied. */
+/* Buffer i's host memory that device d works on in place, or NULL when it is copied. A
+ * readwrite buffer is worked in place only by a device alone under the static scheduler:
+ * elsewhere some work-items are computed twice (the residue device's overlap, a tail
+ * chunk moved back), which a kernel that updates its elements in place cannot afford
+ * (x = 3x + i twice is not x = 3x + i); copied, the second computation starts from the
+ * initial data and only its owner's result is read back. */
 static void *inplace_host(const struct ht_coexec *cx, const struct cxdev *d, size_t i)
 {
     const struct ht_arg *arg = &cx->spec->args[i];
 
     if (d->path != HT_PATH_INPLACE || !arg->is_buffer || arg->access == HT_ACCESS_TEMP)
         return NULL;
+    if (arg->access == HT_ACCESS_READWRITE && (cx->n > 1 || strcmp(cx->sched_name, "static")))
+        return NULL;
     return arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
+}
+
+/* Whether some device works on buffer i in place. */
+static int any_inplace(const struct ht_coexec *cx, size_t i)
+{
+    for (size_t j = 0; j < cx->n; j++)
+        if (cx->devs[j].in.host[i])
+            return 1;
+    return 0;
 }
 
 /* Creates device d's buffers (in place over the host arrays when its path says so) and
@@ -323,8 +338,6 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
         } else if (d->path == HT_PATH_INPLACE && path == HT_PATH_PAGEABLE) {
             path = HT_PATH_INPLACE;
         }
-        if (d->path == HT_PATH_INPLACE)
-            cx->any_inplace = 1;
     }
 
     for (size_t i = 0; i < spec->nargs; i++) {
@@ -1090,7 +1103,7 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
             continue;
         es = ht_type_size(arg->type);
         ht__poison_pattern(arg->type, pat);
-        if (arg->access == HT_ACCESS_READWRITE && cx->any_inplace)
+        if (arg->access == HT_ACCESS_READWRITE && any_inplace(cx, i))
             memcpy(cx->outputs[i].data, cx->inputs[i].data, cx->outputs[i].count * es);
         else if (arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
             for (size_t k = 0; k < cx->outputs[i].count; k++)

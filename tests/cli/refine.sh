@@ -162,7 +162,7 @@ PY
 }
 
 # Tunes both devices first (a few random configurations), then up to 2 refined rounds.
-run split "$spec" "${small[@]}" --refine 2 --residue time --strategy random --budget 4 --json
+run split "$spec" "${small[@]}" --refine 2 --residue time --plan paper --strategy random --budget 4 --json
 expect_status 0
 expect_err "tuning it first"
 check_refine wall 0 0
@@ -170,12 +170,20 @@ check_refine wall 0 0
 # --refine-by kernel.
 s=$(count_splits static)
 r=$(count_splits refined)
-run split "$spec" "${small[@]}" --refine 2 --residue time --refine-by kernel --json
+run split "$spec" "${small[@]}" --refine 2 --residue time --plan paper --refine-by kernel --json
 expect_status 0
 check_refine kernel "$s" "$r"
 
+# From the bus plan (the default): round 0 is the plan the estimate predicted, its model
+# time the estimate's split time; the rounds after it refine as from the paper's plan.
+run split "$spec" "${small[@]}" --refine 2 --residue time --json
+expect_status 0
+check 'd["plan"] == "bus" and d["verification"]["verified"] is True'
+check 'abs(d["refine"]["rounds"][0]["model_seconds"] - d["estimate"]["split_seconds"]) <= 1e-9 * d["estimate"]["split_seconds"]'
+check 'd["estimate"]["bound_seconds"] <= d["estimate"]["split_seconds"] * (1 + 1e-9)'
+
 # Text: the refine table, one line per round, verification passed.
-run split "$spec" "${small[@]}" --refine 2 --residue time
+run split "$spec" "${small[@]}" --refine 2 --residue time --plan paper
 expect_status 0
 grep -q "^refine .*round" "$tmp/out" || fail "text lacks the refine table: $(cat "$tmp/out")"
 grep -qE "^ +0\*? +\(" "$tmp/out" || fail "text lacks round 0: $(cat "$tmp/out")"

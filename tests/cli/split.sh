@@ -117,6 +117,36 @@ if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["ran_
     expect_err "predicted to be slower"
 fi
 
+# The plan: by default the bus plan, with the transfer-aware bound no above its prediction
+# and Algorithm 1 still the paper's; --plan paper splits by Eq. 4; the margin decides.
+run split "$fix/stencil.json" --device "$two" --force --json --db "$db"
+expect_status 0
+check 'd["plan"] == "bus" and d["margin"] == 0.1'
+check 'd["estimate"]["bound_seconds"] <= d["estimate"]["split_seconds"] * (1 + 1e-9)'
+check 'd["estimate"]["kernel_bound_seconds"] > 0 and d["estimate"]["paper_seconds"] > 0'
+check 'abs(sum(x["optimal_factor"] for x in d["devices"]) - 1) < 1e-9'
+run split "$fix/stencil.json" --device "$two" --force --plan paper --json --db "$db"
+expect_status 0
+check 'd["plan"] == "paper" and d["verification"]["verified"] is True'
+check 'abs(d["adjusted_seconds"] - d["model_seconds"]) <= 1e-9 * d["model_seconds"]'
+# A margin of 99 (splitting must be 100 times faster) runs the fastest device alone.
+run split "$fix/stencil.json" --device "$two" --margin 99 --json --db "$db"
+expect_status 0
+check 'd["ran_alone"] is True and d["decision"] == "alone: predicted" and d["plan"] == "alone"'
+# Through plain memory and through pinned memory in small pieces, still right.
+for path in pageable pinned; do
+    run split "$fix/stencil.json" --device "$two" --force --data-path $path --piece-bytes 256 \
+        --json --db "$db"
+    expect_status 0
+    check 'd["verification"]["verified"] is True and d["ran_alone"] is False'
+    check 'any(x["write_seconds"] > 0 for x in d["devices"])'
+done
+for bad in "--plan fast" "--margin -1" "--margin x" "--data-path disk" "--piece-bytes -3"; do
+    # shellcheck disable=SC2086
+    run split "$fix/stencil.json" --device "$two" $bad --db "$db"
+    expect_status 2
+done
+
 # One device: no merge needed, even for a written buffer without an index.
 run split "$fix/noindex.json" --device 0 --json --db "$db"
 expect_status 0

@@ -634,6 +634,13 @@ static void test_readwrite(void **state)
         struct case_opts o = {"triple.json", scheds[k], 0, 2, {"WG=16", "WG=24"},
                               {1.0, 1.0}, NULL, 0, 0, 0};
         run_case(&o);
+        /* 48 and 80 are not multiples of each other: some work-items are computed twice
+         * (the residue's overlap, a tail chunk moved back), which an update in place
+         * cannot survive (x = 3x + i applied twice); seen failing in cli/split. */
+        o.config[0] = "WG=48";
+        o.config[1] = "WG=80";
+        o.time[1] = 1.4;
+        run_case(&o);
     }
 }
 
