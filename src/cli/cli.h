@@ -157,6 +157,9 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
  * or 1 after saying that it cannot. */
 int cli_json_print(const char *cmd, json_t *root);
 
+/* The same with reals of digits significant digits (0: 17, jansson's default). */
+int cli_json_print_digits(const char *cmd, json_t *root, int digits);
+
 /* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
 json_t *cli_json_seconds(double v);
 

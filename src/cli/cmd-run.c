@@ -304,87 +304,75 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
     printf("time          %.1f s\n", elapsed);
 }
 
-static void json_num(double v)
+/* A count held in a double (the unpruned size can pass 2^63): an integer where it fits. */
+static json_t *json_count(double v)
 {
-    if (v >= 0 && isfinite(v))
-        printf("%.9g", v);
-    else
-        printf("null");
+    return v < 0x1p63 ? json_integer((json_int_t)v) : json_real(v);
 }
 
-static void json_factors(const struct row *w, size_t n, double (*f)(const struct row *, size_t))
+/* A time or factor as the text output had it (%.9g): null when unknown (< 0), an integer
+ * when it is one (a factor of 0 or 1). */
+static json_t *json_num(double v)
 {
-    printf("[");
-    for (size_t i = 0; i < n; i++) {
-        printf("%s", i ? ", " : "");
-        json_num(f(w, i));
-    }
-    printf("]");
+    if (v >= 0 && v < 1e9 && v == floor(v))
+        return json_integer((json_int_t)v);
+    return cli_json_seconds(v);
 }
 
-static void print_json(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
-                       const char *db, const struct row *rows, size_t nrows, double elapsed)
+static json_t *json_factors(const struct row *w, size_t n,
+                            double (*f)(const struct row *, size_t))
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_num(f(w, i)));
+    return a;
+}
+
+static int print_json(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
+                      const char *db, const struct row *rows, size_t nrows, double elapsed)
 {
     const struct ht_report_result *rep = &r->report;
+    json_t *devs = json_array(), *splits = json_array();
 
-    printf("{\n  \"spec\": ");
-    cli_json_string(stdout, spec->name);
-    printf(",\n  \"spec_path\": ");
-    cli_json_string(stdout, spec->path);
-    printf(",\n  \"db\": ");
-    cli_json_string(stdout, db);
-    printf(",\n  \"problem_id\": %" PRId64 ",\n  \"devices\": [", r->problem_id);
     for (size_t i = 0; i < r->n; i++) {
         const struct ht_workflow_device *d = &r->devs[i];
         const struct ht_workflow_run_step *st = &r->steps[i];
-        printf("%s\n    {\"index\": %zu, \"name\": ", i ? "," : "", d->dev->index);
-        cli_json_string(stdout, d->dev->name);
-        printf(", \"device_id\": %" PRId64 ",\n     \"space\": {\"unpruned\": %.0f, "
-               "\"platform\": %" PRIu64 ", \"pruned\": %" PRIu64 "},\n     \"tune\": "
-               "{\"evaluated\": %zu, \"from_db\": %zu, \"best\": ",
-               d->device_id, st->counts.unpruned, st->counts.platform, st->counts.pruned,
-               st->tune.evaluated, st->tune.from_db);
-        cli_json_string(stdout, d->config_text);
-        printf(", \"best_seconds\": ");
-        json_num(d->tuned_s);
-        printf("},\n     \"alone_wall_seconds\": ");
-        json_num(r->n > 1 ? d->alone.wall_s : -1);
-        printf("}");
+        json_array_append_new(devs, json_pack(
+            "{s:I, s:s, s:I, s:{s:o, s:I, s:I}, s:{s:I, s:I, s:s, s:o}, s:o}",
+            "index", (json_int_t)d->dev->index, "name", d->dev->name,
+            "device_id", (json_int_t)d->device_id,
+            "space", "unpruned", json_count(st->counts.unpruned), "platform",
+            (json_int_t)st->counts.platform, "pruned", (json_int_t)st->counts.pruned,
+            "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
+            (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
+            json_num(d->tuned_s),
+            "alone_wall_seconds", json_num(r->n > 1 ? d->alone.wall_s : -1)));
     }
-    printf("\n  ],\n  \"fastest\": ");
-    if (r->n > 1)
-        printf("%zu", r->fastest);
-    else
-        printf("null");
-    printf(",\n  \"splits\": [");
     for (size_t k = 0; k < nrows; k++) {
         const struct row *s = &rows[k];
-        printf("%s\n    {\"dim\": %u, \"scheduler\": ", k ? "," : "", s->dim);
-        cli_json_string(stdout, s->scheduler);
-        printf(", \"split_id\": %" PRId64 ", \"optimal\": ", s->id);
-        json_factors(s, r->n, optimal);
-        printf(", \"adjusted\": ");
-        json_factors(s, r->n, adjusted);
-        printf(",\n     \"theoretical_seconds\": ");
-        json_num(s->res->theoretical_s);
-        printf(", \"wall_seconds\": ");
-        json_num(s->res->wall_s);
-        printf(", \"kernel_seconds\": ");
-        json_num(s->res->kernel_s);
-        printf(", \"predicted_seconds\": ");
-        json_num(s->predicted_s);
-        printf(", \"verified\": %s, \"sweep_points\": %zu}",
-               s->res->verified < 0 ? "null" : s->res->verified ? "true" : "false", s->nsweep);
+        json_array_append_new(splits, json_pack(
+            "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+            "dim", (json_int_t)s->dim, "scheduler", s->scheduler,
+            "split_id", (json_int_t)s->id, "optimal", json_factors(s, r->n, optimal),
+            "adjusted", json_factors(s, r->n, adjusted),
+            "theoretical_seconds", json_num(s->res->theoretical_s),
+            "wall_seconds", json_num(s->res->wall_s),
+            "kernel_seconds", json_num(s->res->kernel_s),
+            "predicted_seconds", json_num(s->predicted_s),
+            "verified", s->res->verified < 0 ? json_null() : json_boolean(s->res->verified),
+            "sweep_points", (json_int_t)s->nsweep));
     }
-    printf("%s],\n  \"report\": {\"path\": ", nrows ? "\n  " : "");
-    cli_json_string(stdout, rep->path);
-    printf(", \"cases\": %zu, \"figures\": %zu, \"pictures\": %s, \"no_pictures\": ",
-           rep->cases, rep->figures, rep->pictures ? "true" : "false");
-    if (rep->pictures)
-        printf("null");
-    else
-        cli_json_string(stdout, rep->no_pictures);
-    printf("},\n  \"seconds\": %.3f\n}\n", elapsed);
+    return cli_json_print_digits("run", json_pack(
+        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
+        "spec", spec->name, "spec_path", spec->path, "db", db,
+        "problem_id", (json_int_t)r->problem_id, "devices", devs,
+        "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
+        "splits", splits,
+        "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",
+        (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
+        rep->pictures ? json_null() : json_string(rep->no_pictures),
+        "seconds", round(elapsed * 1000) / 1000), 9);
 }
 
 int cmd_run(int argc, char **argv)
@@ -556,11 +544,11 @@ int cmd_run(int argc, char **argv)
         goto cleanup;
     }
     nrows = rows_of(&rr, rows);
-    if (co.json)
-        print_json(&rr, spec, co.db, rows, nrows, now() - t0);
-    else
-        print_text(&rr, spec, co.db, rows, nrows, now() - t0);
     status = rr.verify_failed || pg.verify.failed ? 3 : 0;
+    if (!co.json)
+        print_text(&rr, spec, co.db, rows, nrows, now() - t0);
+    else if (print_json(&rr, spec, co.db, rows, nrows, now() - t0) != 0 && status == 0)
+        status = 1;
 
 cleanup:
     free(rows);

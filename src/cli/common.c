@@ -291,7 +291,13 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
 
 int cli_json_print(const char *cmd, json_t *root)
 {
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    return cli_json_print_digits(cmd, root, 0);
+}
+
+int cli_json_print_digits(const char *cmd, json_t *root, int digits)
+{
+    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                      JSON_REAL_PRECISION(digits));
 
     json_decref(root);
     if (!text) {
