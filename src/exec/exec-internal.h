@@ -139,8 +139,9 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
 /* Makes the device's view of in->mem[i]'s elements [off, off + bytes) and the host's agree
  * when the buffer works in place: a blocking map (for reading when to_host, else for
  * writing) and unmap, plus, when copy is not NULL, a copy through the mapping (to copy
- * from the device, or from copy to the device). Its wall time is added to *seconds.
- * HT_ECL. */
+ * from the device, or from copy to the device). The map's and unmap's times (their
+ * profiling events; the map's wall time where the queue has no profiling) and the copy's
+ * are added to *seconds: not the wait for what the queue held before. HT_ECL. */
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
                   void *copy, double *seconds, struct ht_error *err);
 

@@ -316,26 +316,37 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
                   void *copy, double *seconds, struct ht_error *err)
 {
-    double t0 = ht__now();
+    double t0 = ht__now(), t_map, t_copy;
+    cl_event map_ev = NULL, unmap_ev = NULL;
     cl_int st;
     void *p;
 
     if (bytes == 0)
         return HT_OK;
     p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, off, bytes, 0,
-                           NULL, NULL, &st);
+                           NULL, &map_ev, &st);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer");
+    t_map = ht__now();
     if (copy && to_host)
         memcpy(copy, p, bytes);
     else if (copy)
         memcpy(p, copy, bytes);
-    st = clEnqueueUnmapMemObject(q, mem, p, 0, NULL, NULL);
+    t_copy = ht__now() - t_map;
+    st = clEnqueueUnmapMemObject(q, mem, p, 0, NULL, &unmap_ev);
     if (st == CL_SUCCESS)
         st = clFinish(q);
+    /* The map and unmap commands' own times, from their profiling events, plus the copy:
+     * the blocking map also waits for what the queue holds before it (a kernel). */
+    if (st == CL_SUCCESS)
+        *seconds += ht__event_seconds(map_ev, t_map - t0) + t_copy +
+                    ht__event_seconds(unmap_ev, 0.0);
+    if (map_ev)
+        clReleaseEvent(map_ev);
+    if (unmap_ev)
+        clReleaseEvent(unmap_ev);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ECL, st, "clEnqueueUnmapMemObject");
-    *seconds += ht__now() - t0;
     return HT_OK;
 }
 

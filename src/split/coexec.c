@@ -66,6 +66,7 @@ struct cxdev {
     uint64_t per_item;          /* units of the split dimension per work-item: cx->global / g */
     double build_s;
     int cache_hit;
+    unsigned long seen_gen;     /* the last run its worker thread took part in */
     struct bufmap *maps;        /* per argument */
     /* one run */
     struct owned *owned;
@@ -86,6 +87,17 @@ struct ht_coexec {
     size_t n;
     struct cxdev *devs;
     struct ht_split_sched *sched;
+    /* The host threads of devices 1..n-1, started at the first run and kept until the
+     * co-execution is freed (device 0 runs on the calling thread): a run wakes them by
+     * raising gen and waits until ndone of them are done. */
+    pthread_t *workers;
+    size_t nworkers;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    int sync_made;
+    unsigned long gen;
+    size_t ndone;
+    int quit;
     uint64_t global;             /* units along the split dimension: the least common
                                     multiple of the devices' global sizes along it (their
                                     common global size when they agree) */
@@ -442,10 +454,13 @@ static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
     d->piece = (groups ? groups : 1) * d->wg;
 }
 
+static void stop_workers(struct ht_coexec *cx);
+
 void ht_coexec_free(struct ht_coexec *cx)
 {
     if (!cx)
         return;
+    stop_workers(cx);
     /* In-place buffers work on the host arrays, and pinned host memory is unmapped on its
      * device's queue: the buffers go first, then the host memory, then the sessions. */
     for (size_t i = 0; cx->devs && i < cx->n; i++)
@@ -999,6 +1014,12 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
         if (rc != HT_OK)
             break;
     }
+    /* A device in place under the static scheduler has nothing more to launch and only a
+     * blocking map of its outputs ahead (read_outputs), which waits for the kernel on the
+     * in-order queue: one wait less per launch (tens of microseconds on PoCL's pthread
+     * device). The others wait here: a dynamic scheduler needs the chunk's time. */
+    if (rc == HT_OK && d->path == HT_PATH_INPLACE && !strcmp(cx->sched_name, "static"))
+        return HT_OK;
     {
         int frc = finish_device(d, err);
         if (rc == HT_OK)
@@ -1055,7 +1076,7 @@ static void *device_thread(void *arg)
             /* Whole inputs go once, and only to a device that gets work; both queues'
              * pieces need them. */
             rc = send_inputs(d, d->session->queue, IN_WHOLE, 0, 0, &d->err);
-            if (rc == HT_OK)
+            if (rc == HT_OK && d->nevents)
                 rc = finish_device(d, &d->err);
             if (rc != HT_OK)
                 break;
@@ -1127,10 +1148,81 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
 
 /* One co-execution: every device's thread, started together. *wall_s is its wall time.
  * The harness poisons first (ht_coexec_run); a launch on bound arrays does not. */
+/* A device's worker thread: runs the device's part of each run that raises cx->gen. */
+static void *worker(void *arg)
+{
+    struct cxdev *d = arg;
+    struct ht_coexec *cx = d->cx;
+
+    pthread_mutex_lock(&cx->mu);
+    for (;;) {
+        while (!cx->quit && d->seen_gen == cx->gen)
+            pthread_cond_wait(&cx->go, &cx->mu);
+        if (cx->quit)
+            break;
+        d->seen_gen = cx->gen;
+        pthread_mutex_unlock(&cx->mu);
+        device_thread(d);
+        pthread_mutex_lock(&cx->mu);
+        cx->ndone++;
+        pthread_cond_signal(&cx->done);
+    }
+    pthread_mutex_unlock(&cx->mu);
+    return NULL;
+}
+
+/* Starts the worker threads of devices 1..n-1 (once). */
+static int start_workers(struct ht_coexec *cx, struct ht_error *err)
+{
+    if (cx->n < 2 || cx->nworkers == cx->n - 1)
+        return HT_OK;
+    if (!cx->sync_made) {
+        if (pthread_mutex_init(&cx->mu, NULL) != 0)
+            return ht_error_set(err, HT_ENOMEM, "cannot make a mutex");
+        if (pthread_cond_init(&cx->go, NULL) != 0) {
+            pthread_mutex_destroy(&cx->mu);
+            return ht_error_set(err, HT_ENOMEM, "cannot make a condition variable");
+        }
+        if (pthread_cond_init(&cx->done, NULL) != 0) {
+            pthread_cond_destroy(&cx->go);
+            pthread_mutex_destroy(&cx->mu);
+            return ht_error_set(err, HT_ENOMEM, "cannot make a condition variable");
+        }
+        cx->sync_made = 1;
+    }
+    if (!cx->workers && !(cx->workers = calloc(cx->n - 1, sizeof *cx->workers)))
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (; cx->nworkers < cx->n - 1; cx->nworkers++) {
+        struct cxdev *d = &cx->devs[cx->nworkers + 1];
+        d->seen_gen = cx->gen;
+        if (pthread_create(&cx->workers[cx->nworkers], NULL, worker, d) != 0)
+            return ht_error_set(err, HT_ENOMEM, "cannot start a host thread per device");
+    }
+    return HT_OK;
+}
+
+/* Stops and joins the worker threads. */
+static void stop_workers(struct ht_coexec *cx)
+{
+    if (!cx->sync_made)
+        return;
+    pthread_mutex_lock(&cx->mu);
+    cx->quit = 1;
+    pthread_cond_broadcast(&cx->go);
+    pthread_mutex_unlock(&cx->mu);
+    for (size_t k = 0; k < cx->nworkers; k++)
+        pthread_join(cx->workers[k], NULL);
+    free(cx->workers);
+    pthread_cond_destroy(&cx->go);
+    pthread_cond_destroy(&cx->done);
+    pthread_mutex_destroy(&cx->mu);
+}
+
+/* One co-execution: every device's part, started together (device 0 on the calling
+ * thread, the others on their worker threads). *wall_s is its wall time. The harness
+ * poisons first (ht_coexec_run); a launch on bound arrays does not. */
 static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct ht_error *err)
 {
-    pthread_t *threads;
-    size_t started = 0;
     int rc;
 
     if (do_poison) {
@@ -1138,9 +1230,9 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
         if (rc != HT_OK)
             return rc;
     }
-    threads = calloc(cx->n, sizeof *threads);
-    if (!threads)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = start_workers(cx, err);
+    if (rc != HT_OK)
+        return rc;
     ht_split_sched_reset(cx->sched);
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
@@ -1152,17 +1244,23 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
         ht_error_clear(&d->err);
     }
     cx->t0 = ht__now();
-    for (; started < cx->n; started++)
-        if (pthread_create(&threads[started], NULL, device_thread, &cx->devs[started]) != 0) {
-            rc = ht_error_set(err, HT_ENOMEM, "cannot start a host thread per device");
-            break;
-        }
-    for (size_t j = 0; j < started; j++)
-        pthread_join(threads[j], NULL);
+    /* Threads made per launch would cost tens of microseconds each time, which a
+     * program's small launches would pay again and again: they are kept. */
+    if (cx->n > 1) {
+        pthread_mutex_lock(&cx->mu);
+        cx->ndone = 0;
+        cx->gen++;
+        pthread_cond_broadcast(&cx->go);
+        pthread_mutex_unlock(&cx->mu);
+    }
+    device_thread(&cx->devs[0]);
+    if (cx->n > 1) {
+        pthread_mutex_lock(&cx->mu);
+        while (cx->ndone < cx->n - 1)
+            pthread_cond_wait(&cx->done, &cx->mu);
+        pthread_mutex_unlock(&cx->mu);
+    }
     *wall_s = ht__now() - cx->t0;
-    free(threads);
-    if (rc != HT_OK)
-        return rc;
     for (size_t j = 0; j < cx->n; j++)
         if (cx->devs[j].rc != HT_OK)
             return device_fail(err, &cx->devs[j], &cx->devs[j].err);
