@@ -405,7 +405,7 @@ int cmd_run(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
-    size_t *idx = NULL, n = 0, nrows;
+    size_t n = 0, nrows;
     const char *scheduler = "static";
     double t0 = now();
     int c, status = 2, rc, has_static;
@@ -482,21 +482,8 @@ int cmd_run(int argc, char **argv)
                         spec->space.nparams, HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    if ((status = cli_devices_list("run", co.device, &plat, &idx, &n)) != 0)
+    if ((status = cli_split_devices("run", co.device, &ro.split, &plat, &dl, &n)) != 0)
         goto cleanup;
-    status = 2;
-    if (ro.split.sweep > 0 && n != 2) {
-        cli_usage_error("run", 2, "--sweep needs exactly two devices, not %zu (see --device)",
-                        n);
-        goto cleanup;
-    }
-    dl = calloc(n, sizeof *dl);
-    if (!dl) {
-        status = cli_usage_error("run", 1, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++)
-        dl[i] = &plat->devices[idx[i]];
 
     /* The split bar: each device alone, then per dimension each scheduler, the refinement
      * (the rounds may stop early: one step) and the sweep's points. */
@@ -554,7 +541,6 @@ cleanup:
     free(rows);
     ht_workflow_run_result_destroy(&rr);
     free(dl);
-    free(idx);
     ht_platform_free(plat);
     ht_spec_free(spec);
     cli_common_free(&co);

@@ -500,7 +500,7 @@ int cmd_split(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
-    size_t *idx = NULL, n = 0;
+    size_t n = 0;
     const char *scheduler = "static";
     uint64_t u = 0;
     int c, status = 2, rc;
@@ -568,23 +568,8 @@ int cmd_split(int argc, char **argv)
         cli_usage_error("split", 2, "the spec has more than %d parameters", HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
-    rc = cli_devices_list("split", co.device, &plat, &idx, &n);
-    if (rc != 0) {
-        status = rc;
+    if ((status = cli_split_devices("split", co.device, &wo, &plat, &dl, &n)) != 0)
         goto cleanup;
-    }
-    if (wo.sweep > 0 && n != 2) {
-        cli_usage_error("split", 2, "--sweep needs exactly two devices, not %zu (see --device)",
-                        n);
-        goto cleanup;
-    }
-    dl = calloc(n, sizeof *dl);
-    if (!dl) {
-        status = cli_usage_error("split", 1, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++)
-        dl[i] = &plat->devices[idx[i]];
     wo.db = co.db;
     wo.tune = &topts;
     wo.on_tune = tune_notice;
@@ -639,7 +624,6 @@ int cmd_split(int argc, char **argv)
 cleanup:
     ht_workflow_split_result_destroy(&wr);
     free(dl);
-    free(idx);
     ht_platform_free(plat);
     ht_spec_free(spec);
     cli_common_free(&co);

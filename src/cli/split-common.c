@@ -123,3 +123,20 @@ void cli_verify_failed(const struct ht_error *err, void *user)
     cli_fail(v->cmd, err);
     v->failed = 1;
 }
+
+int cli_split_devices(const char *cmd, char *list, const struct ht_workflow_split_opts *wo,
+                      struct ht_platform **plat, const struct ht_device_info ***dl, size_t *n)
+{
+    size_t *idx = NULL;
+    int status = cli_devices_list(cmd, list, plat, &idx, n);
+
+    if (status == 0 && wo->sweep > 0 && *n != 2)
+        status = cli_usage_error(cmd, 2, "--sweep needs exactly two devices, not %zu (see "
+                                         "--device)", *n);
+    if (status == 0 && !(*dl = calloc(*n, sizeof **dl)))
+        status = cli_usage_error(cmd, 1, "out of memory");
+    for (size_t i = 0; status == 0 && i < *n; i++)
+        (*dl)[i] = &(*plat)->devices[idx[i]];
+    free(idx);
+    return status;
+}

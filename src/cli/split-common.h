@@ -42,6 +42,13 @@ int cli_parse_scheduler(const char *cmd, const char *arg, int all_too, const cha
 int cli_split_check(const char *cmd, const struct ht_workflow_split_opts *wo,
                     const char *scheduler, int has_static);
 
+/* Discovers the devices (*plat owned by the caller, ht_platform_free) and resolves list
+ * as cli_devices_list does into *n devices (*dl owned by the caller, free; borrowed from
+ * *plat), refusing a sweep (wo->sweep) without exactly two. Returns 0, or an exit status
+ * after the message. */
+int cli_split_devices(const char *cmd, char *list, const struct ht_workflow_split_opts *wo,
+                      struct ht_platform **plat, const struct ht_device_info ***dl, size_t *n);
+
 /* Parses --refine-by wall|kernel into *target. Returns 0, or 2. */
 int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target);
 
