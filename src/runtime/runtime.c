@@ -216,6 +216,10 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     info->predicted_split_s = est.split_s;
     info->predicted_alone_s = est.alone_s;
     if (est.worth_it) {
+        /* The split runs the plan the estimate predicted: the bus plan. */
+        rc = ht_coexec_plan_bus(rt->cx, alone, err);
+        if (rc != HT_OK)
+            goto done;
         snprintf(info->decision, sizeof info->decision,
                  "split over %zu devices: predicted %.6g s, device %zu alone %.6g s", rt->n,
                  est.split_s, rt->wd[fastest].dev->index, est.alone_s);
