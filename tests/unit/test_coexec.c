@@ -945,7 +945,9 @@ static void stencil_host(const float *in, float *out, size_t n)
         out[i] = in[i] + 2.0f * in[i + 1] + 3.0f * in[i + 2] + 0.25f * (float)i;
 }
 
-static struct ht_coexec *bound_coexec(struct ht_spec *spec, size_t ndev)
+/* A co-execution for bound arrays on devA (config c0, 1 s) and devB (c1, t1 s). */
+static struct ht_coexec *bound_coexec(struct ht_spec *spec, size_t ndev, const char *c0,
+                                      const char *c1, double t1)
 {
     struct ht_coexec_device devs[2];
     int64_t cfg[2][8];
@@ -954,14 +956,14 @@ static struct ht_coexec *bound_coexec(struct ht_spec *spec, size_t ndev)
     struct ht_error err;
 
     memset(devs, 0, sizeof devs);
-    config_of(spec, "WG=48", cfg[0]);
-    config_of(spec, "WG=64", cfg[1]);
+    config_of(spec, c0, cfg[0]);
+    config_of(spec, c1, cfg[1]);
     devs[0].dev = devA;
     devs[0].config = cfg[0];
     devs[0].time_s = 1.0;
     devs[1].dev = devB;
     devs[1].config = cfg[1];
-    devs[1].time_s = 2.1;
+    devs[1].time_s = t1;
     test_opts_init(&opts);
     opts.bind_only = 1;
     ht_error_clear(&err);
@@ -984,7 +986,7 @@ static void test_bind_launch(void **state)
     (void)state;
     assert_non_null(expect);
     for (size_t ndev = 1; ndev <= 2; ndev++) {
-        cx = bound_coexec(spec, ndev);
+        cx = bound_coexec(spec, ndev, "WG=48", "WG=64", 2.1);
         for (int kind = 0; kind < 2; kind++) {
             float *in = kind ? ht_coexec_alloc(cx, nin * sizeof *in, &err)
                              : malloc(nin * sizeof *in + 4);
@@ -1036,7 +1038,7 @@ static void test_bind_launch(void **state)
 static void test_bind_errors(void **state)
 {
     struct ht_spec *spec = load("stencil.json");
-    struct ht_coexec *cx = bound_coexec(spec, 2);
+    struct ht_coexec *cx = bound_coexec(spec, 2, "WG=48", "WG=64", 2.1);
     struct ht_coexec_result res;
     struct ht_error err;
     float *in = calloc(962, sizeof *in), *out = calloc(960, sizeof *out);
@@ -1070,28 +1072,12 @@ static void test_bind_errors(void **state)
 static void test_bind_readwrite(void **state)
 {
     struct ht_spec *spec = load("triple.json");
-    struct ht_coexec_device devs[2];
-    int64_t cfg[2][8];
-    struct ht_coexec_opts opts;
-    struct ht_coexec *cx = NULL;
+    struct ht_coexec *cx = bound_coexec(spec, 2, "WG=40", "WG=24", 1.7);
     struct ht_error err;
     int *x = malloc(960 * sizeof *x), *want = malloc(960 * sizeof *want);
 
     (void)state;
-    memset(devs, 0, sizeof devs);
-    config_of(spec, "WG=40", cfg[0]);
-    config_of(spec, "WG=24", cfg[1]);
-    devs[0].dev = devA;
-    devs[0].config = cfg[0];
-    devs[0].time_s = 1.0;
-    devs[1].dev = devB;
-    devs[1].config = cfg[1];
-    devs[1].time_s = 1.7;
-    test_opts_init(&opts);
-    opts.bind_only = 1;
     ht_error_clear(&err);
-    if (ht_coexec_create(spec, devs, 2, &opts, &cx, &err) != HT_OK)
-        fail_msg("create: %s", err.text);
     for (int i = 0; i < 960; i++)
         x[i] = want[i] = i % 17;
     assert_int_equal(ht_coexec_bind(cx, 0, x, 960 * sizeof *x, &err), HT_OK);
