@@ -219,6 +219,16 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
 
+/* Writes r, the result of ht_workflow_split(spec, ..., opts, ...), as the JSON document
+ * `hetune split --json` prints (docs/cli.md) into *text, owned by the caller (free): the
+ * decision, each device's configuration, times alone, slice and times, the plan's residue,
+ * the times against Algorithm 1's, the refinement's rounds, the estimate, the
+ * verification, the stored split and the sweep. HT_ENOMEM when it cannot (also for a
+ * device name that is not UTF-8). */
+int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
+                           const struct ht_workflow_split_result *r, char **text,
+                           struct ht_error *err);
+
 /* --- the whole of `hetune run` --- */
 
 struct ht_workflow_run_opts {
@@ -288,6 +298,13 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
 void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r);
 
 /* --- the results database's problem, and the design space (`hetune space`) --- */
+
+/* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
+ * 0: the default) into *bw and stores it in store for the planner. Errors as
+ * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth. */
+int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
+                          const struct ht_exec_opts *eo, uint64_t bytes,
+                          struct ht_bandwidth *bw, struct ht_error *err);
 
 /* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) into *store (owned by the
  * caller, ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes),
@@ -363,6 +380,17 @@ int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
+
+/* --- for people --- */
+
+/* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is
+ * not a whole number: "512 B", "256 KiB", "15.5 GiB". */
+void ht_format_bytes(uint64_t bytes, char *buf, size_t size);
+
+/* Writes configuration config of spec (spec->space.nparams values, in parameter order)
+ * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)". */
+void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *buf,
+                      size_t size);
 
 #ifdef __cplusplus
 }

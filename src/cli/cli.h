@@ -160,6 +160,10 @@ int cli_json_print(const char *cmd, json_t *root);
 /* The same with reals of digits significant digits (0: 17, jansson's default). */
 int cli_json_print_digits(const char *cmd, json_t *root, int digits);
 
+/* Prints text, a JSON document the library wrote (rc its status), on stdout. Returns 0,
+ * or 1 after saying that it cannot (rc not HT_OK). */
+int cli_json_text(const char *cmd, int rc, const char *text);
+
 /* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
 json_t *cli_json_seconds(double v);
 

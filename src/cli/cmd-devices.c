@@ -42,29 +42,6 @@ static const char devices_usage[] =
     "\n"
     "exit status: 0 success, 1 no OpenCL platform or an OpenCL failure, 2 bad usage\n";
 
-/* Bytes in binary units, one decimal when it is not a whole number: "256 KiB", "15.5 GiB". */
-static void human_size(uint64_t bytes, char *buf, size_t size)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = (double)bytes;
-    size_t u = 0;
-
-    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024.0;
-        u++;
-    }
-    if (u == 0) {
-        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
-        return;
-    }
-    /* v < 1024 here, so the tenths fit easily. */
-    long long tenths = (long long)(v * 10.0 + 0.5);
-    if (tenths % 10 == 0)
-        snprintf(buf, size, "%lld %s", tenths / 10, units[u]);
-    else
-        snprintf(buf, size, "%lld.%lld %s", tenths / 10, tenths % 10, units[u]);
-}
-
 static void item_sizes(const struct ht_device_info *d, char *buf, size_t size)
 {
     size_t len = 0;
@@ -85,9 +62,9 @@ static void print_device_text(const struct ht_device_info *d, int first)
     char items[96], local[32], global[32], alloc[32];
 
     item_sizes(d, items, sizeof items);
-    human_size(d->local_mem_size, local, sizeof local);
-    human_size(d->global_mem_size, global, sizeof global);
-    human_size(d->max_mem_alloc_size, alloc, sizeof alloc);
+    ht_format_bytes(d->local_mem_size, local, sizeof local);
+    ht_format_bytes(d->global_mem_size, global, sizeof global);
+    ht_format_bytes(d->max_mem_alloc_size, alloc, sizeof alloc);
     printf("%s%-3zu %s\n", first ? "" : "\n", d->index, d->name);
     printf("    platform    %s\n", d->platform);
     printf("    type        %s, %u compute unit%s\n", d->type, (unsigned)d->compute_units,
@@ -119,7 +96,7 @@ static void print_bandwidth_text(const struct ht_bandwidth *bw, const char *db)
 {
     char size[32];
 
-    human_size(bw->bytes, size, sizeof size);
+    ht_format_bytes(bw->bytes, size, sizeof size);
     printf("    bandwidth   path %s, %s per transfer, best of %u each way, stored in %s\n",
            ht_data_path_name(bw->path), size, bw->repeats, db);
     print_rate_line("host->device", bw->h2d_Bps, bw->pinned_h2d_Bps, bw->pageable_h2d_Bps);
@@ -267,12 +244,9 @@ static int run_bandwidth(const struct bw_opts *o)
     eo.data_path = o->path;
     for (size_t i = first; i < last; i++) {
         const struct ht_device_info *d = &p->devices[i];
-        int64_t id;
 
         ht_error_clear(&err);
-        if (ht_bandwidth_measure(d, &eo, o->bytes, 0, &bw[i - first], &err) != HT_OK ||
-            ht_store_device_id(store, d, &id, &err) != HT_OK ||
-            ht_store_put_bandwidth(store, id, &bw[i - first], &err) != HT_OK) {
+        if (ht_workflow_bandwidth(store, d, &eo, o->bytes, &bw[i - first], &err) != HT_OK) {
             status = cli_fail("devices", &err);
             goto cleanup;
         }

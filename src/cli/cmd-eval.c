@@ -41,17 +41,6 @@ static const char eval_usage[] =
     "2 bad input (usage, spec, unknown device or parameter, build error, broken\n"
     "constraint), 3 verification failed\n";
 
-/* Seconds with a unit that keeps three or four significant digits. */
-static void fmt_time(double s, char *buf, size_t size)
-{
-    if (s < 1e-3)
-        snprintf(buf, size, "%.2f us", s * 1e6);
-    else if (s < 1.0)
-        snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
-        snprintf(buf, size, "%.3f s", s);
-}
-
 /* "ok" for success, else the error name without its prefix, lowercased ("constraint"). */
 static void status_name(int rc, char *buf, size_t size)
 {
@@ -63,14 +52,6 @@ static void status_name(int rc, char *buf, size_t size)
     buf[i] = '\0';
 }
 
-static void print_config(FILE *f, const struct ht_spec *spec, const int64_t *config)
-{
-    for (size_t i = 0; i < spec->space.nparams; i++)
-        fprintf(f, "%s%s=%" PRId64, i ? " " : "", spec->space.params[i].name, config[i]);
-    if (!spec->space.nparams)
-        fputs("(no parameters)", f);
-}
-
 static void print_sizes(FILE *f, unsigned ndims, const uint64_t *v)
 {
     for (unsigned d = 0; d < ndims; d++)
@@ -80,15 +61,14 @@ static void print_sizes(FILE *f, unsigned ndims, const uint64_t *v)
 static void print_text(const struct ht_spec *spec, const struct ht_device_info *dev,
                        const int64_t *config, const struct ht_eval_result *res)
 {
-    char a[32], b[32];
+    char a[32], b[32], cfg[4096];
     unsigned keep = spec->keep_best && spec->keep_best < res->nruns ? spec->keep_best
                                                                    : res->nruns;
 
     printf("spec           %s (%s)\n", spec->name, spec->path);
     printf("device         %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
-    printf("configuration  ");
-    print_config(stdout, spec, config);
-    putchar('\n');
+    ht_format_config(spec, config, cfg, sizeof cfg);
+    printf("configuration  %s\n", cfg);
     if (res->ndims) {
         printf("ndrange        global ");
         print_sizes(stdout, res->ndims, res->global);
@@ -101,15 +81,15 @@ static void print_text(const struct ht_spec *spec, const struct ht_device_info *
     }
     if (res->status == HT_ECONSTRAINT || res->status == HT_EBUILD || !res->ndims)
         return;
-    fmt_time(res->build_s, a, sizeof a);
+    ht_format_seconds(res->build_s, a, sizeof a);
     printf("build          %s (%s)\n", a, res->cache_hit ? "cached binary" : "compiled");
     if (!res->nruns)
         return;
-    fmt_time(res->kernel_s, a, sizeof a);
-    fmt_time(res->kernel_min_s, b, sizeof b);
+    ht_format_seconds(res->kernel_s, a, sizeof a);
+    ht_format_seconds(res->kernel_min_s, b, sizeof b);
     printf("kernel         %s (mean of best %u of %u runs), min %s\n", a, keep, res->nruns, b);
-    fmt_time(res->write_s, a, sizeof a);
-    fmt_time(res->read_s, b, sizeof b);
+    ht_format_seconds(res->write_s, a, sizeof a);
+    ht_format_seconds(res->read_s, b, sizeof b);
     printf("transfers      write %s, read %s\n", a, b);
     if (res->gflops >= 0 && res->gbps >= 0)
         printf("performance    %.2f GFLOP/s, %.2f GB/s\n", res->gflops, res->gbps);

@@ -292,184 +292,6 @@ static void print_text(const struct report *r)
     }
 }
 
-static int print_json(const struct report *r)
-{
-    const struct ht_coexec_result *res = &r->w->res;
-    json_t *root = json_object(), *arr = json_array(), *o;
-
-    json_object_set_new(root, "spec", json_string(r->spec->name));
-    json_object_set_new(root, "spec_path", json_string(r->spec->path));
-    json_object_set_new(root, "db", json_string(r->opts->db));
-    json_object_set_new(root, "dim", json_integer(res->dim));
-    json_object_set_new(root, "global", json_integer((json_int_t)res->global));
-    json_object_set_new(root, "scheduler", json_string(res->scheduler));
-    json_object_set_new(root, "ran_alone", json_boolean(r->w->ran_alone));
-    json_object_set_new(root, "plan", json_string(r->w->ran_alone ? "alone"
-                                                  : r->w->bus_plan ? "bus"
-                                                                : "paper"));
-    json_object_set_new(root, "margin", cli_json_seconds(r->opts->coexec.margin));
-    json_object_set_new(root, "decision",
-                        json_string(!r->w->ran_alone        ? "split"
-                                    : r->w->measured_alone ? "alone: measured"
-                                                        : "alone: predicted"));
-    for (size_t i = 0; i < r->w->n; i++) {
-        const struct ht_workflow_device *sd = &r->w->devs[i];
-        const struct ht_coexec_device_result *dr =
-            r->w->ran_alone ? (i == r->w->fastest ? &res->devices[0] : NULL) : &res->devices[i];
-        json_t *d = json_object(), *cfg = json_object(), *al = json_object();
-        for (size_t p = 0; p < r->spec->space.nparams; p++)
-            json_object_set_new(cfg, r->spec->space.params[p].name, json_integer(sd->config[p]));
-        json_object_set_new(d, "index", json_integer((json_int_t)sd->dev->index));
-        json_object_set_new(d, "name", json_string(sd->dev->name));
-        json_object_set_new(d, "platform", json_string(sd->dev->platform));
-        json_object_set_new(d, "config", cfg);
-        json_object_set_new(d, "tuned_now", json_boolean(sd->tuned_now));
-        json_object_set_new(d, "tuned_seconds", cli_json_seconds(sd->tuned_s));
-        json_object_set_new(al, "wall_seconds", cli_json_seconds(sd->alone.wall_s));
-        json_object_set_new(al, "kernel_seconds", cli_json_seconds(sd->alone.kernel_s));
-        json_object_set_new(al, "write_seconds", cli_json_seconds(sd->alone.write_s));
-        json_object_set_new(al, "read_seconds", cli_json_seconds(sd->alone.read_s));
-        json_object_set_new(d, "alone", al);
-        json_object_set_new(d, "wg", dr ? json_integer((json_int_t)dr->wg) : json_null());
-        if (r->plan) {
-            const struct ht_split_slice *s = &r->plan->slices[i];
-            json_object_set_new(d, "optimal_factor", json_real(s->optimal_factor));
-            json_object_set_new(d, "plan_adjusted_factor", json_real(s->adjusted_factor));
-            json_object_set_new(d, "offset", json_integer((json_int_t)s->offset));
-            json_object_set_new(d, "size", json_integer((json_int_t)s->size));
-            json_object_set_new(d, "groups", json_integer((json_int_t)s->groups));
-            json_object_set_new(d, "own_offset", json_integer((json_int_t)s->own_offset));
-            json_object_set_new(d, "own_size", json_integer((json_int_t)s->own_size));
-        }
-        json_object_set_new(d, "adjusted_factor",
-                            dr ? json_real(r->w->ran_alone ? 1.0 : share(r, i)) : json_real(0));
-        json_object_set_new(d, "chunks", json_integer(dr ? dr->chunks : 0));
-        json_object_set_new(d, "items", json_integer(dr ? (json_int_t)dr->items : 0));
-        json_object_set_new(d, "owned", json_integer(dr ? (json_int_t)dr->owned : 0));
-        json_object_set_new(d, "kernel_seconds", dr ? cli_json_seconds(dr->kernel_s) : json_null());
-        json_object_set_new(d, "write_seconds", dr ? cli_json_seconds(dr->write_s) : json_null());
-        json_object_set_new(d, "read_seconds", dr ? cli_json_seconds(dr->read_s) : json_null());
-        json_array_append_new(arr, d);
-    }
-    json_object_set_new(root, "devices", arr);
-    if (r->plan) {
-        json_object_set_new(root, "residue_device",
-                            r->plan->residue_device == SIZE_MAX
-                                ? json_null()
-                                : json_integer((json_int_t)r->plan->residue_device));
-        json_object_set_new(root, "overlap", json_integer((json_int_t)r->plan->overlap));
-    }
-    json_object_set_new(root, "theoretical_seconds", r->w->ran_alone ? json_null()
-                                                                  : cli_json_seconds(res->theoretical_s));
-    json_object_set_new(root, "adjusted_seconds", r->w->ran_alone ? json_null()
-                                                               : cli_json_seconds(res->adjusted_s));
-    json_object_set_new(root, "model_seconds", r->w->ran_alone ? json_null() : cli_json_seconds(res->model_s));
-    json_object_set_new(root, "residue_rule",
-                        json_string(ht_split_residue_name(r->opts->coexec.sched.residue)));
-    if (r->refine) {
-        const struct ht_workflow_refine *f = r->refine;
-        json_t *rounds = json_array();
-        for (size_t k = 0; k < f->nrounds; k++) {
-            json_t *rd = json_object(), *sh = json_array(), *tm = json_array(),
-                   *oh = json_array();
-            for (size_t i = 0; i < f->n; i++) {
-                json_array_append_new(sh, json_real(f->factors[k * f->n + i]));
-                json_array_append_new(tm, cli_json_seconds(f->times[k * f->n + i]));
-                json_array_append_new(oh, cli_json_seconds(f->overheads[k * f->n + i]));
-            }
-            json_object_set_new(rd, "round", json_integer((json_int_t)k));
-            json_object_set_new(rd, "shares", sh);
-            json_object_set_new(rd, "model_times", tm);
-            json_object_set_new(rd, "model_overheads", oh);
-            json_object_set_new(rd, "model_seconds", cli_json_seconds(f->model_s[k]));
-            json_object_set_new(rd, "wall_seconds", cli_json_seconds(f->wall_s[k]));
-            json_object_set_new(rd, "kernel_seconds", cli_json_seconds(f->kernel_s[k]));
-            json_object_set_new(rd, "verified", f->verified[k] < 0 ? json_null()
-                                                                   : json_boolean(f->verified[k]));
-            json_array_append_new(rounds, rd);
-        }
-        o = json_object();
-        json_object_set_new(o, "rounds", rounds);
-        json_object_set_new(o, "best", json_integer((json_int_t)f->best));
-        json_object_set_new(o, "converged", json_boolean(f->converged));
-        json_object_set_new(o, "by", json_string(f->target == HT_REFINE_KERNEL ? "kernel"
-                                                                                : "wall"));
-        json_object_set_new(root, "refine", o);
-    } else {
-        json_object_set_new(root, "refine", json_null());
-    }
-    o = json_object();
-    json_object_set_new(o, "wall_seconds", cli_json_seconds(res->wall_s));
-    json_object_set_new(o, "min_seconds", cli_json_seconds(res->wall_min_s));
-    json_object_set_new(o, "kernel_seconds", cli_json_seconds(res->kernel_s));
-    {
-        json_t *runs = json_array();
-        for (unsigned k = 0; k < res->nruns; k++)
-            json_array_append_new(runs, json_real(res->run_s[k]));
-        json_object_set_new(o, "runs", runs);
-    }
-    json_object_set_new(root, "measured", o);
-    json_object_set_new(root, "overhead",
-                        !r->w->ran_alone && res->theoretical_s > 0
-                            ? json_real(res->wall_s / res->theoretical_s - 1.0)
-                            : json_null());
-    o = json_object();
-    json_object_set_new(o, "device", json_integer((json_int_t)r->w->devs[r->w->fastest].dev->index));
-    json_object_set_new(o, "wall_seconds", cli_json_seconds(r->w->devs[r->w->fastest].alone.wall_s));
-    json_object_set_new(o, "kernel_seconds", cli_json_seconds(r->w->devs[r->w->fastest].alone.kernel_s));
-    json_object_set_new(root, "fastest_alone", o);
-    json_object_set_new(root, "speedup",
-                        res->wall_s > 0 ? json_real(r->w->devs[r->w->fastest].alone.wall_s / res->wall_s)
-                                        : json_null());
-    if (r->est) {
-        o = json_object();
-        json_object_set_new(o, "split_seconds", cli_json_seconds(r->est->split_s));
-        json_object_set_new(o, "alone_seconds", cli_json_seconds(r->est->alone_s));
-        json_object_set_new(o, "worth_it", json_boolean(r->est->worth_it));
-        json_object_set_new(o, "bound_seconds", cli_json_seconds(r->est->bound_s));
-        json_object_set_new(o, "kernel_bound_seconds", cli_json_seconds(r->est->kernel_bound_s));
-        json_object_set_new(o, "paper_seconds",
-                            r->est->paper_s >= 0 ? cli_json_seconds(r->est->paper_s) : json_null());
-        json_object_set_new(root, "estimate", o);
-    } else {
-        json_object_set_new(root, "estimate", json_null());
-    }
-    o = json_object();
-    json_object_set_new(o, "verified", res->verified < 0 ? json_null()
-                                                         : json_boolean(res->verified));
-    json_object_set_new(o, "reference", res->reference[0] ? json_string(res->reference)
-                                                          : json_null());
-    json_object_set_new(o, "max_abs_err", res->verified < 0 ? json_null()
-                                                            : cli_json_seconds(res->max_abs_err));
-    json_object_set_new(o, "max_rel_err", res->verified < 0 ? json_null()
-                                                            : cli_json_seconds(res->max_rel_err));
-    json_object_set_new(o, "mismatches", json_integer((json_int_t)res->mismatches));
-    json_object_set_new(o, "first_mismatch", res->mismatch[0] ? json_string(res->mismatch)
-                                                              : json_null());
-    json_object_set_new(root, "verification", o);
-    json_object_set_new(root, "split_id", r->w->split_id > 0 ? json_integer(r->w->split_id)
-                                                          : json_null());
-    if (r->w->nsweep) {
-        json_t *sw = json_array();
-        for (size_t k = 0; k < r->w->nsweep; k++) {
-            const struct ht_stored_sweep_point *p = &r->w->sweep[k];
-            json_t *pt = json_object();
-            json_object_set_new(pt, "factor", json_real(p->factor));
-            json_object_set_new(pt, "theoretical_seconds", cli_json_seconds(p->theoretical_seconds));
-            json_object_set_new(pt, "wall_seconds", cli_json_seconds(p->seconds));
-            json_object_set_new(pt, "kernel_seconds", cli_json_seconds(p->kernel_seconds));
-            json_object_set_new(pt, "verified", p->verified < 0 ? json_null()
-                                                                : json_boolean(p->verified));
-            json_array_append_new(sw, pt);
-        }
-        json_object_set_new(root, "sweep", sw);
-        json_object_set_new(root, "eq4_factor", json_real(r->w->eq4_factor));
-    } else {
-        json_object_set_new(root, "sweep", json_null());
-    }
-    return cli_json_print("split", root);
-}
-
 int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = CLI_OPT_OWN, OPT_FORCE, OPT_DUMP };
@@ -513,6 +335,7 @@ int cmd_split(int argc, char **argv)
     struct cli_verify v = {"split", 0};
     struct report rep;
     struct ht_error err;
+    char *text = NULL;
 
     memset(&wr, 0, sizeof wr);
     ht_workflow_split_opts_init(&wo);
@@ -608,7 +431,8 @@ int cmd_split(int argc, char **argv)
     rep.est = wr.has_est ? &wr.est : NULL;
     rep.refine = wr.has_refine ? &wr.refine : NULL;
     if (co.json) {
-        if (print_json(&rep) != 0 && status == 0)
+        rc = ht_workflow_split_json(spec, &wo, &wr, &text, &err);
+        if (cli_json_text("split", rc, text) != 0 && status == 0)
             status = 1;
     } else {
         print_text(&rep);
@@ -622,6 +446,7 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
+    free(text);
     ht_workflow_split_result_destroy(&wr);
     free(dl);
     ht_platform_free(plat);

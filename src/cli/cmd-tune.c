@@ -63,23 +63,6 @@ static const char tune_usage[] =
 
 static volatile sig_atomic_t stop_flag;
 
-static void config_text(const struct ht_spec *spec, const int64_t *config, char *buf,
-                        size_t size)
-{
-    size_t used = 0;
-
-    buf[0] = '\0';
-    for (size_t i = 0; i < spec->space.nparams && used < size; i++) {
-        int n = snprintf(buf + used, size - used, "%s%s=%" PRId64, i ? " " : "",
-                         spec->space.params[i].name, config[i]);
-        if (n < 0)
-            break;
-        used += (size_t)n;
-    }
-    if (!spec->space.nparams)
-        snprintf(buf, size, "(no parameters)");
-}
-
 /* The progress bar, fed by the library's progress callback. */
 struct progress_ctx {
     const struct ht_spec *spec;
@@ -101,7 +84,7 @@ static void on_progress(const struct ht_tune_progress *p, void *user)
     note[0] = '\0';
     if (p->best) {
         ht_format_seconds(p->best_s, t, sizeof t);
-        config_text(ctx->spec, p->best, cfg, sizeof cfg);
+        ht_format_config(ctx->spec, p->best, cfg, sizeof cfg);
         snprintf(note, sizeof note, "best %s (%s)", t, cfg);
     }
     if (p->cut || p->failed) {
@@ -128,7 +111,7 @@ static void print_text_device(const struct ht_spec *spec, const struct device_tu
            r->evaluated, r->cut, r->failed, r->from_db, r->stopped ? "; interrupted" : "");
     if (r->has_best) {
         ht_format_seconds(r->best_s, a, sizeof a);
-        config_text(spec, r->best, cfg, sizeof cfg);
+        ht_format_config(spec, r->best, cfg, sizeof cfg);
         printf("  best         %s: %s%s\n", cfg, a, r->best_from_db ? " (stored)" : "");
     } else {
         printf("  best         none: no configuration ran and verified\n");

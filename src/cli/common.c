@@ -309,6 +309,16 @@ int cli_json_print_digits(const char *cmd, json_t *root, int digits)
     return 0;
 }
 
+int cli_json_text(const char *cmd, int rc, const char *text)
+{
+    if (rc != HT_OK) {
+        fprintf(stderr, "hetune %s: cannot write the result as JSON\n", cmd);
+        return 1;
+    }
+    printf("%s\n", text);
+    return 0;
+}
+
 json_t *cli_json_seconds(double v)
 {
     return v >= 0 && isfinite(v) ? json_real(v) : json_null();

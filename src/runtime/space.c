@@ -42,6 +42,18 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
     return rc == HT_OK ? ht_store_put_space(store, &sp, err) : rc;
 }
 
+int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
+                          const struct ht_exec_opts *eo, uint64_t bytes,
+                          struct ht_bandwidth *bw, struct ht_error *err)
+{
+    int64_t id;
+    int rc = ht_bandwidth_measure(dev, eo, bytes, 0, bw, err);
+
+    if (rc == HT_OK)
+        rc = ht_store_device_id(store, dev, &id, err);
+    return rc == HT_OK ? ht_store_put_bandwidth(store, id, bw, err) : rc;
+}
+
 /* A growing array of configurations of nparams values each. */
 struct configs {
     size_t n, cap, nparams;

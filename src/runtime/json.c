@@ -1,0 +1,186 @@
+/* The workflow's results as JSON documents (workflow.h): what `hetune split --json` prints,
+ * so that a program gets the same document as the command. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hetune/workflow.h"
+
+/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
+static json_t *seconds(double v)
+{
+    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A verification flag: null when not verified (< 0). */
+static json_t *verified(int v)
+{
+    return v < 0 ? json_null() : json_boolean(v);
+}
+
+/* Dumps root (its reference taken) into *text (owned, free) with reals of digits
+ * significant digits (0: 17). HT_ENOMEM when jansson cannot (also for a string from a
+ * driver that is not UTF-8). */
+static int dump(json_t *root, int digits, char **text, struct ht_error *err)
+{
+    *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+                                        JSON_REAL_PRECISION(digits))
+                 : NULL;
+    json_decref(root);
+    return *text ? HT_OK : ht_error_set(err, HT_ENOMEM, "cannot write the result as JSON");
+}
+
+static json_t *config_json(const struct ht_spec *spec, const int64_t *config)
+{
+    json_t *o = json_object();
+
+    for (size_t p = 0; p < spec->space.nparams; p++)
+        json_object_set_new(o, spec->space.params[p].name, json_integer(config[p]));
+    return o;
+}
+
+/* Device i of r: what the database and its run alone know, and its part of the result. */
+static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow_split_result *r,
+                            size_t i)
+{
+    const struct ht_workflow_device *sd = &r->devs[i];
+    const struct ht_coexec_device_result *dr =
+        r->ran_alone ? (i == r->fastest ? &r->res.devices[0] : NULL) : &r->res.devices[i];
+    json_t *d = json_pack("{s:I, s:s, s:s, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:o}",
+                          "index", (json_int_t)sd->dev->index, "name", sd->dev->name,
+                          "platform", sd->dev->platform,
+                          "config", config_json(spec, sd->config),
+                          "tuned_now", sd->tuned_now, "tuned_seconds", seconds(sd->tuned_s),
+                          "alone", "wall_seconds", seconds(sd->alone.wall_s),
+                          "kernel_seconds", seconds(sd->alone.kernel_s),
+                          "write_seconds", seconds(sd->alone.write_s),
+                          "read_seconds", seconds(sd->alone.read_s),
+                          "wg", dr ? json_integer((json_int_t)dr->wg) : json_null());
+
+    if (r->has_plan) {
+        const struct ht_split_slice *s = &r->plan.slices[i];
+        json_object_update_new(d, json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+                                        "optimal_factor", s->optimal_factor,
+                                        "plan_adjusted_factor", s->adjusted_factor,
+                                        "offset", (json_int_t)s->offset,
+                                        "size", (json_int_t)s->size,
+                                        "groups", (json_int_t)s->groups,
+                                        "own_offset", (json_int_t)s->own_offset,
+                                        "own_size", (json_int_t)s->own_size));
+    }
+    json_object_set_new(d, "adjusted_factor",
+                        json_real(!dr ? 0 : r->ran_alone ? 1.0 : r->res.devices[i].share));
+    json_object_set_new(d, "chunks", json_integer(dr ? dr->chunks : 0));
+    json_object_set_new(d, "items", json_integer(dr ? (json_int_t)dr->items : 0));
+    json_object_set_new(d, "owned", json_integer(dr ? (json_int_t)dr->owned : 0));
+    json_object_set_new(d, "kernel_seconds", dr ? seconds(dr->kernel_s) : json_null());
+    json_object_set_new(d, "write_seconds", dr ? seconds(dr->write_s) : json_null());
+    json_object_set_new(d, "read_seconds", dr ? seconds(dr->read_s) : json_null());
+    return d;
+}
+
+/* The rounds of a refinement. */
+static json_t *refine_json(const struct ht_workflow_refine *f)
+{
+    json_t *rounds = json_array();
+
+    for (size_t k = 0; k < f->nrounds; k++) {
+        json_t *sh = json_array(), *tm = json_array(), *oh = json_array();
+        for (size_t i = 0; i < f->n; i++) {
+            json_array_append_new(sh, json_real(f->factors[k * f->n + i]));
+            json_array_append_new(tm, seconds(f->times[k * f->n + i]));
+            json_array_append_new(oh, seconds(f->overheads[k * f->n + i]));
+        }
+        json_array_append_new(rounds, json_pack(
+            "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "round", (json_int_t)k,
+            "shares", sh, "model_times", tm, "model_overheads", oh,
+            "model_seconds", seconds(f->model_s[k]), "wall_seconds", seconds(f->wall_s[k]),
+            "kernel_seconds", seconds(f->kernel_s[k]), "verified", verified(f->verified[k])));
+    }
+    return json_pack("{s:o, s:I, s:b, s:s}", "rounds", rounds, "best", (json_int_t)f->best,
+                     "converged", f->converged,
+                     "by", f->target == HT_REFINE_KERNEL ? "kernel" : "wall");
+}
+
+static json_t *sweep_json(const struct ht_workflow_split_result *r)
+{
+    json_t *sw = json_array();
+
+    for (size_t k = 0; k < r->nsweep; k++) {
+        const struct ht_stored_sweep_point *p = &r->sweep[k];
+        json_array_append_new(sw, json_pack(
+            "{s:f, s:o, s:o, s:o, s:o}", "factor", p->factor,
+            "theoretical_seconds", seconds(p->theoretical_seconds),
+            "wall_seconds", seconds(p->seconds), "kernel_seconds", seconds(p->kernel_seconds),
+            "verified", verified(p->verified)));
+    }
+    return sw;
+}
+
+int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
+                           const struct ht_workflow_split_result *r, char **text,
+                           struct ht_error *err)
+{
+    const struct ht_coexec_result *res = &r->res;
+    const struct ht_workflow_device *fast = &r->devs[r->fastest];
+    const struct ht_coexec_estimate *est = &r->est;
+    int alone = r->ran_alone;
+    json_t *root, *devs = json_array(), *runs = json_array();
+
+    for (size_t i = 0; i < r->n; i++)
+        json_array_append_new(devs, split_device(spec, r, i));
+    for (unsigned k = 0; k < res->nruns; k++)
+        json_array_append_new(runs, json_real(res->run_s[k]));
+    root = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:b, s:s, s:o, s:s, s:o}",
+                     "spec", spec->name, "spec_path", spec->path,
+                     "db", opts->db ? opts->db : HT_STORE_DEFAULT_PATH,
+                     "dim", (json_int_t)res->dim, "global", (json_int_t)res->global,
+                     "scheduler", res->scheduler, "ran_alone", alone,
+                     "plan", alone ? "alone" : r->bus_plan ? "bus" : "paper",
+                     "margin", seconds(opts->coexec.margin),
+                     "decision", !alone ? "split"
+                                 : r->measured_alone ? "alone: measured" : "alone: predicted",
+                     "devices", devs);
+    if (r->has_plan)
+        json_object_update_new(root, json_pack(
+            "{s:o, s:I}", "residue_device",
+            r->plan.residue_device == SIZE_MAX ? json_null()
+                                               : json_integer((json_int_t)r->plan.residue_device),
+            "overlap", (json_int_t)r->plan.overlap));
+    json_object_update_new(root, json_pack(
+        "{s:o, s:o, s:o, s:s, s:o, s:{s:o, s:o, s:o, s:o}, s:o, s:{s:I, s:o, s:o}, s:o}",
+        "theoretical_seconds", alone ? json_null() : seconds(res->theoretical_s),
+        "adjusted_seconds", alone ? json_null() : seconds(res->adjusted_s),
+        "model_seconds", alone ? json_null() : seconds(res->model_s),
+        "residue_rule", ht_split_residue_name(opts->coexec.sched.residue),
+        "refine", r->has_refine ? refine_json(&r->refine) : json_null(),
+        "measured", "wall_seconds", seconds(res->wall_s), "min_seconds",
+        seconds(res->wall_min_s), "kernel_seconds", seconds(res->kernel_s), "runs", runs,
+        "overhead", !alone && res->theoretical_s > 0
+                        ? json_real(res->wall_s / res->theoretical_s - 1.0) : json_null(),
+        "fastest_alone", "device", (json_int_t)fast->dev->index,
+        "wall_seconds", seconds(fast->alone.wall_s),
+        "kernel_seconds", seconds(fast->alone.kernel_s),
+        "speedup", res->wall_s > 0 ? json_real(fast->alone.wall_s / res->wall_s) : json_null()));
+    json_object_set_new(root, "estimate", !r->has_est ? json_null() : json_pack(
+        "{s:o, s:o, s:b, s:o, s:o, s:o}", "split_seconds", seconds(est->split_s),
+        "alone_seconds", seconds(est->alone_s), "worth_it", est->worth_it,
+        "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
+        seconds(est->kernel_bound_s), "paper_seconds",
+        est->paper_s >= 0 ? seconds(est->paper_s) : json_null()));
+    json_object_update_new(root, json_pack(
+        "{s:{s:o, s:o, s:o, s:o, s:I, s:o}, s:o, s:o}",
+        "verification", "verified", verified(res->verified),
+        "reference", res->reference[0] ? json_string(res->reference) : json_null(),
+        "max_abs_err", res->verified < 0 ? json_null() : seconds(res->max_abs_err),
+        "max_rel_err", res->verified < 0 ? json_null() : seconds(res->max_rel_err),
+        "mismatches", (json_int_t)res->mismatches,
+        "first_mismatch", res->mismatch[0] ? json_string(res->mismatch) : json_null(),
+        "split_id", r->split_id > 0 ? json_integer(r->split_id) : json_null(),
+        "sweep", r->nsweep ? sweep_json(r) : json_null()));
+    if (r->nsweep)
+        json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
+    return dump(root, 0, text, err);
+}
