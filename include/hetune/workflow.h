@@ -297,6 +297,34 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r);
 
+/* One co-execution of ht_workflow_run as `hetune run` shows it: a split, or the best
+ * refined round of a static one (a co-execution of its own, scheduler "refined"). Its
+ * pointers are borrowed from the run's result. */
+struct ht_workflow_coexec {
+    unsigned dim;
+    const char *scheduler;
+    int64_t split_id;                 /* its stored split */
+    const struct ht_coexec_result *res;
+    const struct ht_split_plan *plan; /* NULL when none */
+    double predicted_s;               /* the estimate's split time; -1 when unknown */
+    int pays;                         /* 0: predicted not to pay (it ran all the same) */
+    size_t nsweep;                    /* sweep points stored with it */
+};
+
+/* Fills out (room for 2 * r->nsplits entries) with r's co-executions in order, each
+ * split followed by its best refined round when it has one, and returns how many. */
+size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
+                               struct ht_workflow_coexec *out);
+
+/* Writes r, the result of ht_workflow_run on spec with the database db (NULL:
+ * HT_STORE_DEFAULT_PATH) that took elapsed seconds, as the JSON document `hetune run
+ * --json` prints (docs/cli.md) into *text, owned by the caller (free): each device's
+ * space sizes, tuning and times, each co-execution (ht_workflow_run_coexecs) and the
+ * report; reals to 9 significant digits. HT_ENOMEM when it cannot. */
+int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
+                         const struct ht_workflow_run_result *r, double elapsed, char **text,
+                         struct ht_error *err);
+
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,

@@ -179,49 +179,18 @@ static void on_verify(const struct ht_error *err, void *user)
 
 /* --- output --- */
 
-/* One co-execution of the run as shown: a split, or the best refined round of one. */
-struct row {
-    unsigned dim;
-    const char *scheduler;
-    int64_t id;
-    const struct ht_coexec_result *res;
-    const struct ht_split_plan *plan;    /* NULL when none */
-    double predicted_s;                  /* -1 when unknown */
-    int pays;                            /* 0: predicted not to pay */
-    size_t nsweep;
-};
-
-/* The rows of r's co-executions, in order: each split, and after a refined one its best
- * refined round. rows has room for 2 * r->nsplits. */
-static size_t rows_of(const struct ht_workflow_run_result *r, struct row *rows)
-{
-    size_t k = 0;
-
-    for (size_t i = 0; i < r->nsplits; i++) {
-        const struct ht_workflow_split_result *s = &r->splits[i];
-        rows[k++] = (struct row){s->res.dim, s->res.scheduler, s->split_id, &s->res,
-                                 s->has_plan ? &s->plan : NULL,
-                                 s->has_est ? s->est.split_s : -1,
-                                 !s->has_est || s->est.worth_it, s->nsweep};
-        if (s->has_refine && s->refine.best_refined)
-            rows[k++] = (struct row){s->res.dim, "refined", s->refined_split_id,
-                                     &s->refine.best_res, &s->refine.best_plan, -1, 1, 0};
-    }
-    return k;
-}
-
 /* Table 3's optimal factor of device i (-1 without a plan), and the share it took. */
-static double optimal(const struct row *w, size_t i)
+static double optimal(const struct ht_workflow_coexec *w, size_t i)
 {
     return w->plan ? w->plan->slices[i].optimal_factor : -1;
 }
 
-static double adjusted(const struct row *w, size_t i)
+static double adjusted(const struct ht_workflow_coexec *w, size_t i)
 {
     return w->res->devices[i].share;
 }
 
-static void print_factors(const struct row *w, size_t n, double (*f)(const struct row *, size_t))
+static void print_factors(const struct ht_workflow_coexec *w, size_t n, double (*f)(const struct ht_workflow_coexec *, size_t))
 {
     printf("(");
     for (size_t i = 0; i < n; i++) {
@@ -234,7 +203,7 @@ static void print_factors(const struct row *w, size_t n, double (*f)(const struc
 }
 
 static void print_text(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
-                       const char *db, const struct row *rows, size_t nrows, double elapsed)
+                       const char *db, const struct ht_workflow_coexec *rows, size_t nrows, double elapsed)
 {
     const struct ht_report_result *rep = &r->report;
     char a[32], b[32], c[32], d[32];
@@ -272,7 +241,7 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
                r->n, r->devs[r->fastest].dev->index,
                (ht_format_seconds(r->devs[r->fastest].alone.wall_s, d, sizeof d), d));
         for (size_t k = 0; k < nrows; k++) {
-            const struct row *s = &rows[k];
+            const struct ht_workflow_coexec *s = &rows[k];
             ht_format_seconds(s->res->theoretical_s, a, sizeof a);
             ht_format_seconds(s->res->wall_s, b, sizeof b);
             ht_format_seconds(s->res->kernel_s, c, sizeof c);
@@ -304,104 +273,14 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
     printf("time          %.1f s\n", elapsed);
 }
 
-/* A count held in a double (the unpruned size can pass 2^63): an integer where it fits. */
-static json_t *json_count(double v)
-{
-    return v < 0x1p63 ? json_integer((json_int_t)v) : json_real(v);
-}
-
-/* A time or factor as the text output had it (%.9g): null when unknown (< 0), an integer
- * when it is one (a factor of 0 or 1). */
-static json_t *json_num(double v)
-{
-    if (v >= 0 && v < 1e9 && v == floor(v))
-        return json_integer((json_int_t)v);
-    return cli_json_seconds(v);
-}
-
-static json_t *json_factors(const struct row *w, size_t n,
-                            double (*f)(const struct row *, size_t))
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_num(f(w, i)));
-    return a;
-}
-
-static int print_json(const struct ht_workflow_run_result *r, const struct ht_spec *spec,
-                      const char *db, const struct row *rows, size_t nrows, double elapsed)
-{
-    const struct ht_report_result *rep = &r->report;
-    json_t *devs = json_array(), *splits = json_array();
-
-    for (size_t i = 0; i < r->n; i++) {
-        const struct ht_workflow_device *d = &r->devs[i];
-        const struct ht_workflow_run_step *st = &r->steps[i];
-        json_array_append_new(devs, json_pack(
-            "{s:I, s:s, s:I, s:{s:o, s:I, s:I}, s:{s:I, s:I, s:s, s:o}, s:o}",
-            "index", (json_int_t)d->dev->index, "name", d->dev->name,
-            "device_id", (json_int_t)d->device_id,
-            "space", "unpruned", json_count(st->counts.unpruned), "platform",
-            (json_int_t)st->counts.platform, "pruned", (json_int_t)st->counts.pruned,
-            "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
-            (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
-            json_num(d->tuned_s),
-            "alone_wall_seconds", json_num(r->n > 1 ? d->alone.wall_s : -1)));
-    }
-    for (size_t k = 0; k < nrows; k++) {
-        const struct row *s = &rows[k];
-        json_array_append_new(splits, json_pack(
-            "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
-            "dim", (json_int_t)s->dim, "scheduler", s->scheduler,
-            "split_id", (json_int_t)s->id, "optimal", json_factors(s, r->n, optimal),
-            "adjusted", json_factors(s, r->n, adjusted),
-            "theoretical_seconds", json_num(s->res->theoretical_s),
-            "wall_seconds", json_num(s->res->wall_s),
-            "kernel_seconds", json_num(s->res->kernel_s),
-            "predicted_seconds", json_num(s->predicted_s),
-            "verified", s->res->verified < 0 ? json_null() : json_boolean(s->res->verified),
-            "sweep_points", (json_int_t)s->nsweep));
-    }
-    return cli_json_print_digits("run", json_pack(
-        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
-        "spec", spec->name, "spec_path", spec->path, "db", db,
-        "problem_id", (json_int_t)r->problem_id, "devices", devs,
-        "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
-        "splits", splits,
-        "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",
-        (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
-        rep->pictures ? json_null() : json_string(rep->no_pictures),
-        "seconds", round(elapsed * 1000) / 1000), 9);
-}
-
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_DIM = CLI_OPT_OWN, OPT_NO_PICTURES };
     static const struct option longopts[] = {
-        CLI_OPTION_DEVICE,
+        CLI_OPTIONS_COEXEC,
         {"dim", required_argument, NULL, OPT_DIM},
-        CLI_OPTION_SCHEDULER,
-        CLI_OPTION_SWEEP,
-        CLI_OPTION_RESIDUE,
-        CLI_OPTION_REFINE,
-        CLI_OPTION_REFINE_BY,
-        CLI_OPTION_PLAN,
-        CLI_OPTION_MARGIN,
-        CLI_OPTION_DATA_PATH,
-        CLI_OPTION_PIECE_BYTES,
-        CLI_OPTION_STRATEGY,
-        CLI_OPTION_BUDGET,
-        CLI_OPTION_REPEATS,
-        CLI_OPTION_DB,
         {"out", required_argument, NULL, 'o'},
         {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
-        CLI_OPTION_SIZE,
-        CLI_OPTION_EQ3,
-        CLI_OPTION_NO_CACHE,
-        CLI_OPTION_CACHE_DIR,
-        CLI_OPTION_JSON,
-        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
@@ -416,7 +295,8 @@ int cmd_run(int argc, char **argv)
     struct ht_workflow_run_result rr;
     struct cli_sigint sig = {.held = 0};
     struct progress pg;
-    struct row *rows = NULL;
+    struct ht_workflow_coexec *rows = NULL;
+    char *text = NULL;
     struct ht_error err;
 
     memset(&rr, 0, sizeof rr);
@@ -530,14 +410,18 @@ int cmd_run(int argc, char **argv)
         status = cli_usage_error("run", 1, "out of memory");
         goto cleanup;
     }
-    nrows = rows_of(&rr, rows);
+    nrows = ht_workflow_run_coexecs(&rr, rows);
     status = rr.verify_failed || pg.verify.failed ? 3 : 0;
-    if (!co.json)
+    if (!co.json) {
         print_text(&rr, spec, co.db, rows, nrows, now() - t0);
-    else if (print_json(&rr, spec, co.db, rows, nrows, now() - t0) != 0 && status == 0)
-        status = 1;
+    } else {
+        rc = ht_workflow_run_json(spec, co.db, &rr, now() - t0, &text, &err);
+        if (cli_json_text("run", rc, text) != 0 && status == 0)
+            status = 1;
+    }
 
 cleanup:
+    free(text);
     free(rows);
     ht_workflow_run_result_destroy(&rr);
     free(dl);

@@ -296,29 +296,10 @@ int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = CLI_OPT_OWN, OPT_FORCE, OPT_DUMP };
     static const struct option longopts[] = {
-        CLI_OPTION_DEVICE,
+        CLI_OPTIONS_COEXEC,
         {"dim", required_argument, NULL, OPT_DIM},
-        CLI_OPTION_SCHEDULER,
-        CLI_OPTION_SWEEP,
         {"force", no_argument, NULL, OPT_FORCE},
-        CLI_OPTION_RESIDUE,
-        CLI_OPTION_PLAN,
-        CLI_OPTION_MARGIN,
-        CLI_OPTION_DATA_PATH,
-        CLI_OPTION_PIECE_BYTES,
-        CLI_OPTION_REFINE,
-        CLI_OPTION_REFINE_BY,
-        CLI_OPTION_REPEATS,
-        CLI_OPTION_DB,
         {"dump", required_argument, NULL, OPT_DUMP},
-        CLI_OPTION_STRATEGY,
-        CLI_OPTION_BUDGET,
-        CLI_OPTION_SIZE,
-        CLI_OPTION_EQ3,
-        CLI_OPTION_NO_CACHE,
-        CLI_OPTION_CACHE_DIR,
-        CLI_OPTION_JSON,
-        CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;

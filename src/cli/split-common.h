@@ -19,6 +19,14 @@ enum {
 #define CLI_OPTION_MARGIN {"margin", required_argument, NULL, CLI_OPT_MARGIN}
 #define CLI_OPTION_PIECE_BYTES {"piece-bytes", required_argument, NULL, CLI_OPT_PIECE_BYTES}
 
+/* The options split and run both take, for their getopt_long tables. */
+#define CLI_OPTIONS_COEXEC                                                                     \
+    CLI_OPTION_DEVICE, CLI_OPTION_SCHEDULER, CLI_OPTION_SWEEP, CLI_OPTION_RESIDUE,            \
+    CLI_OPTION_REFINE, CLI_OPTION_REFINE_BY, CLI_OPTION_PLAN, CLI_OPTION_MARGIN,              \
+    CLI_OPTION_DATA_PATH, CLI_OPTION_PIECE_BYTES, CLI_OPTION_STRATEGY, CLI_OPTION_BUDGET,     \
+    CLI_OPTION_REPEATS, CLI_OPTION_DB, CLI_OPTION_SIZE, CLI_OPTION_EQ3, CLI_OPTION_NO_CACHE,  \
+    CLI_OPTION_CACHE_DIR, CLI_OPTION_JSON, CLI_OPTION_HELP
+
 /* The help of --plan and --piece-bytes. */
 #define CLI_PLAN_HELP                                                                          \
     "      --plan bus|paper  static: the plan that balances busy times, transfers\n"           \

@@ -1,6 +1,7 @@
 /* The workflow's results as JSON documents (workflow.h): what `hetune split --json` prints,
  * so that a program gets the same document as the command. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,4 +184,86 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
     if (r->nsweep)
         json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
     return dump(root, 0, text, err);
+}
+
+/* A count held in a double (the unpruned size can pass 2^63): an integer where it fits. */
+static json_t *count(double v)
+{
+    return v < 0x1p63 ? json_integer((json_int_t)v) : json_real(v);
+}
+
+/* A time or factor as the text output had it (%.9g): null when unknown (< 0), an integer
+ * when it is one (a factor of 0 or 1). */
+static json_t *num(double v)
+{
+    if (v >= 0 && v < 1e9 && v == floor(v))
+        return json_integer((json_int_t)v);
+    return seconds(v);
+}
+
+/* Each device's optimal factor of co-execution c (Table 3; unknown without a plan), or,
+ * when taken, the share it took. */
+static json_t *factors(const struct ht_workflow_coexec *c, size_t n, int taken)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, num(taken ? c->res->devices[i].share
+                                     : c->plan ? c->plan->slices[i].optimal_factor : -1));
+    return a;
+}
+
+int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
+                         const struct ht_workflow_run_result *r, double elapsed, char **text,
+                         struct ht_error *err)
+{
+    const struct ht_report_result *rep = &r->report;
+    struct ht_workflow_coexec *rows = calloc(2 * r->nsplits + 1, sizeof *rows);
+    size_t nrows = rows ? ht_workflow_run_coexecs(r, rows) : 0;
+    json_t *devs = json_array(), *splits = json_array();
+
+    if (!rows) {
+        json_decref(devs);
+        json_decref(splits);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const struct ht_workflow_device *d = &r->devs[i];
+        const struct ht_workflow_run_step *st = &r->steps[i];
+        json_array_append_new(devs, json_pack(
+            "{s:I, s:s, s:I, s:{s:o, s:I, s:I}, s:{s:I, s:I, s:s, s:o}, s:o}",
+            "index", (json_int_t)d->dev->index, "name", d->dev->name,
+            "device_id", (json_int_t)d->device_id,
+            "space", "unpruned", count(st->counts.unpruned), "platform",
+            (json_int_t)st->counts.platform, "pruned", (json_int_t)st->counts.pruned,
+            "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
+            (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
+            num(d->tuned_s),
+            "alone_wall_seconds", num(r->n > 1 ? d->alone.wall_s : -1)));
+    }
+    for (size_t k = 0; k < nrows; k++) {
+        const struct ht_workflow_coexec *s = &rows[k];
+        json_array_append_new(splits, json_pack(
+            "{s:I, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}",
+            "dim", (json_int_t)s->dim, "scheduler", s->scheduler,
+            "split_id", (json_int_t)s->split_id, "optimal", factors(s, r->n, 0),
+            "adjusted", factors(s, r->n, 1),
+            "theoretical_seconds", num(s->res->theoretical_s),
+            "wall_seconds", num(s->res->wall_s),
+            "kernel_seconds", num(s->res->kernel_s),
+            "predicted_seconds", num(s->predicted_s),
+            "verified", verified(s->res->verified),
+            "sweep_points", (json_int_t)s->nsweep));
+    }
+    free(rows);
+    return dump(json_pack(
+        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
+        "spec", spec->name, "spec_path", spec->path, "db", db ? db : HT_STORE_DEFAULT_PATH,
+        "problem_id", (json_int_t)r->problem_id, "devices", devs,
+        "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
+        "splits", splits,
+        "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",
+        (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
+        rep->pictures ? json_null() : json_string(rep->no_pictures),
+        "seconds", round(elapsed * 1000) / 1000), 9, text, err);
 }

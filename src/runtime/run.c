@@ -195,3 +195,22 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     ht_store_close(store);
     return rc;
 }
+
+size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
+                               struct ht_workflow_coexec *out)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < r->nsplits; i++) {
+        const struct ht_workflow_split_result *s = &r->splits[i];
+        out[k++] = (struct ht_workflow_coexec){s->res.dim, s->res.scheduler, s->split_id,
+                                               &s->res, s->has_plan ? &s->plan : NULL,
+                                               s->has_est ? s->est.split_s : -1,
+                                               !s->has_est || s->est.worth_it, s->nsweep};
+        if (s->has_refine && s->refine.best_refined)
+            out[k++] = (struct ht_workflow_coexec){s->res.dim, "refined", s->refined_split_id,
+                                                   &s->refine.best_res, &s->refine.best_plan,
+                                                   -1, 1, 0};
+    }
+    return k;
+}
