@@ -409,6 +409,28 @@ int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
 
+/* --- tuning (`hetune tune`) --- */
+
+/* Writes the tuning results[0..n) of devs[0..n) (with options o, into the database db,
+ * NULL: HT_STORE_DEFAULT_PATH; interrupted: stopped by o->stop) as the JSON document
+ * `hetune tune --json` prints (docs/cli.md) into *text, owned by the caller (free).
+ * HT_ENOMEM when it cannot. */
+int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
+                          const struct ht_device_info *const *devs,
+                          const struct ht_tune_result *results, size_t n, int interrupted,
+                          char **text, struct ht_error *err);
+
+/* --- one evaluation (`hetune eval`) --- */
+
+/* Writes the evaluation res of config (spec->space.nparams values) on dev, which ended with
+ * eval_err (its code 0 on success), as the JSON document `hetune eval --json` prints
+ * (docs/cli.md) into *text, owned by the caller (free): the configuration, the NDRange,
+ * the status, the build, kernel and transfer times, the performance and the
+ * verification. HT_ENOMEM when it cannot. */
+int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
+                          const int64_t *config, const struct ht_eval_result *res,
+                          const struct ht_error *eval_err, char **text, struct ht_error *err);
+
 /* --- for people --- */
 
 /* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is

@@ -1,5 +1,4 @@
 /* hetune eval: builds, runs, times and verifies one configuration on one device. */
-#include <ctype.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -40,17 +39,6 @@ static const char eval_usage[] =
     "exit status: 0 success, 1 runtime failure (no platform, launch error),\n"
     "2 bad input (usage, spec, unknown device or parameter, build error, broken\n"
     "constraint), 3 verification failed\n";
-
-/* "ok" for success, else the error name without its prefix, lowercased ("constraint"). */
-static void status_name(int rc, char *buf, size_t size)
-{
-    const char *name = rc == HT_OK ? "ok" : ht_err_name(rc) + 4;
-    size_t i;
-
-    for (i = 0; i + 1 < size && name[i]; i++)
-        buf[i] = (char)tolower((unsigned char)name[i]);
-    buf[i] = '\0';
-}
 
 static void print_sizes(FILE *f, unsigned ndims, const uint64_t *v)
 {
@@ -109,102 +97,6 @@ static void print_text(const struct ht_spec *spec, const struct ht_device_info *
         printf("verification   skipped\n");
 }
 
-/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "absent" (< 0). */
-static json_t *number_or_null(double v, int negative_is_absent)
-{
-    if (!isfinite(v) || (negative_is_absent && v < 0))
-        return json_null();
-    return json_real(v);
-}
-
-static json_t *sizes_json(unsigned ndims, const uint64_t *v)
-{
-    json_t *a = json_array();
-    for (unsigned d = 0; a && d < ndims; d++)
-        json_array_append_new(a, json_integer((json_int_t)v[d]));
-    return a;
-}
-
-static int print_json(const struct ht_spec *spec, const struct ht_device_info *dev,
-                      const int64_t *config, const struct ht_eval_result *res,
-                      const struct ht_error *err)
-{
-    json_t *root = json_object(), *o, *runs;
-    char status[32], msg[4096];
-    unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
-                                                                      : spec->repeats;
-    int verified = res->verified;
-
-    if (!root)
-        return 1;
-    json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", json_string(spec->path));
-    /* "kernel" holds the timings below, so the kernel's name goes under "kernel_name". */
-    json_object_set_new(root, "kernel_name", json_string(spec->kernel_name));
-    o = json_object();
-    json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
-    json_object_set_new(o, "name", json_string(dev->name));
-    json_object_set_new(o, "platform", json_string(dev->platform));
-    json_object_set_new(root, "device", o);
-    o = json_object();
-    for (size_t i = 0; i < spec->space.nparams; i++)
-        json_object_set_new(o, spec->space.params[i].name, json_integer(config[i]));
-    json_object_set_new(root, "config", o);
-    json_object_set_new(root, "global", res->ndims ? sizes_json(res->ndims, res->global)
-                                                   : json_null());
-    json_object_set_new(root, "local", res->ndims && res->local[0]
-                                           ? sizes_json(res->ndims, res->local)
-                                           : json_null());
-    status_name(res->status, status, sizeof status);
-    json_object_set_new(root, "status", json_string(status));
-
-    o = json_object();
-    json_object_set_new(o, "seconds", number_or_null(res->build_s, 0));
-    json_object_set_new(o, "cache_hit", json_boolean(res->cache_hit));
-    json_object_set_new(root, "build", o);
-
-    o = json_object();
-    runs = json_array();
-    for (unsigned r = 0; r < res->nruns; r++)
-        json_array_append_new(runs, json_real(res->run_s[r]));
-    json_object_set_new(o, "mean_best_seconds",
-                        res->nruns ? number_or_null(res->kernel_s, 0) : json_null());
-    json_object_set_new(o, "min_seconds",
-                        res->nruns ? number_or_null(res->kernel_min_s, 0) : json_null());
-    json_object_set_new(o, "runs", runs);
-    json_object_set_new(o, "keep_best", json_integer(keep));
-    json_object_set_new(root, "kernel", o);
-
-    o = json_object();
-    json_object_set_new(o, "write_seconds",
-                        res->nruns ? number_or_null(res->write_s, 0) : json_null());
-    json_object_set_new(o, "read_seconds",
-                        res->nruns ? number_or_null(res->read_s, 0) : json_null());
-    json_object_set_new(root, "transfers", o);
-    json_object_set_new(root, "gflops", number_or_null(res->gflops, 1));
-    json_object_set_new(root, "gbps", number_or_null(res->gbps, 1));
-
-    o = json_object();
-    json_object_set_new(o, "verified", verified < 0 ? json_null() : json_boolean(verified));
-    json_object_set_new(o, "max_abs_err",
-                        verified < 0 ? json_null() : number_or_null(res->max_abs_err, 0));
-    json_object_set_new(o, "max_rel_err",
-                        verified < 0 ? json_null() : number_or_null(res->max_rel_err, 0));
-    json_object_set_new(o, "mismatches",
-                        verified < 0 ? json_null() : json_integer((json_int_t)res->mismatches));
-    json_object_set_new(o, "first_mismatch",
-                        res->mismatch[0] ? json_string(res->mismatch) : json_null());
-    json_object_set_new(root, "verification", o);
-
-    if (res->status != HT_OK) {
-        ht_error_format(err, msg, sizeof msg);
-        json_object_set_new(root, "error", json_string(msg));
-    } else {
-        json_object_set_new(root, "error", json_null());
-    }
-    return cli_json_print("eval", root);
-}
-
 int cmd_eval(int argc, char **argv)
 {
     enum { OPT_DUMP = CLI_OPT_OWN, OPT_NO_VERIFY };
@@ -233,7 +125,8 @@ int cmd_eval(int argc, char **argv)
     struct ht_eval_result *res = NULL;
     const struct ht_device_info *dev;
     int64_t *config = NULL;
-    struct ht_error err;
+    struct ht_error err, jerr;
+    char *text = NULL;
     int c, status = 2, rc, no_verify = 0;
 
     ht_error_clear(&err);
@@ -290,9 +183,11 @@ int cmd_eval(int argc, char **argv)
         fprintf(stderr, "%s%s", res->build_log, res->build_log[n - 1] == '\n' ? "" : "\n");
     }
     status = 0;
-    if (co.json)
-        status = print_json(spec, dev, config, res, &err);
-    else
+    if (co.json) {
+        ht_error_clear(&jerr);
+        status = ht_workflow_eval_json(spec, dev, config, res, &err, &text, &jerr);
+        status = cli_json_text("eval", status, text);
+    } else
         print_text(spec, dev, config, res);
     if (rc != HT_OK)
         status = cli_fail("eval", &err);
@@ -307,6 +202,7 @@ int cmd_eval(int argc, char **argv)
     }
 
 cleanup:
+    free(text);
     if (res)
         ht_eval_result_destroy(res);
     free(res);

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "cli.h"
 #include "progress.h"
 
@@ -95,17 +93,12 @@ static void on_progress(const struct ht_tune_progress *p, void *user)
     cli_progress_update(&ctx->bar, p->done, note[0] ? note : NULL);
 }
 
-struct device_tune {
-    const struct ht_device_info *dev;
-    struct ht_tune_result r;
-};
-
-static void print_text_device(const struct ht_spec *spec, const struct device_tune *d)
+static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
+                              const struct ht_tune_result *r)
 {
-    const struct ht_tune_result *r = &d->r;
     char a[32], b[32], c[32], cfg[1100];
 
-    printf("device %zu: %s (%s)\n", d->dev->index, d->dev->name, d->dev->platform);
+    printf("device %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
     printf("  space        %zu valid configurations\n", r->space);
     printf("  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the database%s\n",
            r->evaluated, r->cut, r->failed, r->from_db, r->stopped ? "; interrupted" : "");
@@ -124,60 +117,6 @@ static void print_text_device(const struct ht_spec *spec, const struct device_tu
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
     printf("  cache        %zu of %zu binaries from the binary cache\n", r->cache_hits,
            r->evaluated);
-}
-
-static json_t *device_json(const struct ht_spec *spec, const struct device_tune *d)
-{
-    const struct ht_tune_result *r = &d->r;
-    json_t *o = json_object(), *best, *cfg;
-
-    json_object_set_new(o, "index", json_integer((json_int_t)d->dev->index));
-    json_object_set_new(o, "device", json_string(d->dev->name));
-    json_object_set_new(o, "platform", json_string(d->dev->platform));
-    json_object_set_new(o, "space", json_integer((json_int_t)r->space));
-    json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
-    json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
-    json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
-    json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
-    json_object_set_new(o, "forgotten", json_integer((json_int_t)r->forgotten));
-    if (r->has_best) {
-        best = json_object();
-        cfg = json_object();
-        for (size_t i = 0; i < spec->space.nparams; i++)
-            json_object_set_new(cfg, spec->space.params[i].name, json_integer(r->best[i]));
-        json_object_set_new(best, "config", cfg);
-        json_object_set_new(best, "seconds", json_real(r->best_s));
-        json_object_set_new(best, "from_db", json_boolean(r->best_from_db));
-        json_object_set_new(o, "best", best);
-    } else {
-        json_object_set_new(o, "best", json_null());
-    }
-    json_object_set_new(o, "tuning_seconds", json_real(r->tuning_s));
-    json_object_set_new(o, "build_seconds", json_real(r->build_s));
-    json_object_set_new(o, "first_launch_seconds", json_real(r->launch_compile_s));
-    json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
-    json_object_set_new(o, "stopped", json_boolean(r->stopped));
-    return o;
-}
-
-static int print_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
-                      const struct device_tune *devs, size_t n, int interrupted)
-{
-    json_t *root = json_object(), *arr = json_array();
-
-    json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", json_string(spec->path));
-    json_object_set_new(root, "db", json_string(db));
-    json_object_set_new(root, "strategy", json_string(o->strategy));
-    json_object_set_new(root, "seed", json_integer((json_int_t)o->seed));
-    json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
-                                                  : json_null());
-    json_object_set_new(root, "cut_factor", json_real(o->cut_factor));
-    json_object_set_new(root, "interrupted", json_boolean(interrupted));
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, device_json(spec, &devs[i]));
-    json_object_set_new(root, "devices", arr);
-    return cli_json_print("tune", root);
 }
 
 /* Parses a non-negative integer option. Returns 0, or 2 after printing the problem. */
@@ -235,7 +174,9 @@ int cmd_tune(int argc, char **argv)
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_store *store = NULL;
-    struct device_tune *devs = NULL;
+    const struct ht_device_info **dl = NULL;
+    struct ht_tune_result *tr = NULL;
+    char *text = NULL;
     struct progress_ctx pctx;
     struct cli_sigint sig = {.held = 0};
     struct ht_error err;
@@ -286,8 +227,9 @@ int cmd_tune(int argc, char **argv)
     status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first, &last);
     if (status != 0)
         goto cleanup;
-    devs = calloc(last - first + 1, sizeof *devs);
-    if (!devs) {
+    dl = calloc(last - first + 1, sizeof *dl);
+    tr = calloc(last - first + 1, sizeof *tr);
+    if (!dl || !tr) {
         status = cli_usage_error("tune", 1, "out of memory");
         goto cleanup;
     }
@@ -305,37 +247,40 @@ int cmd_tune(int argc, char **argv)
 
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {
-        struct device_tune *d = &devs[ndone];
+        const struct ht_device_info *dev = dl[ndone] = &plat->devices[i];
+        struct ht_tune_result *r = &tr[ndone];
 
-        d->dev = &plat->devices[i];
         memset(&pctx, 0, sizeof pctx);
         pctx.spec = spec;
-        rc = ht_tune_device(spec, d->dev, store, &opts, &d->r, &err);
+        rc = ht_tune_device(spec, dev, store, &opts, r, &err);
         if (pctx.started)
             cli_progress_end(&pctx.bar);
         if (rc != HT_OK) {
-            fprintf(stderr, "hetune tune: device %zu (%s): ", d->dev->index, d->dev->name);
+            fprintf(stderr, "hetune tune: device %zu (%s): ", dev->index, dev->name);
             status = cli_fail("tune", &err);
             goto cleanup;
         }
         ndone++;
-        interrupted = d->r.stopped;
-        if (!d->r.has_best && !interrupted) {
+        interrupted = r->stopped;
+        if (!r->has_best && !interrupted) {
             fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and verified%s\n",
-                    d->dev->index, d->dev->name,
-                    d->r.space ? "" : " (the pruned space is empty)");
+                    dev->index, dev->name,
+                    r->space ? "" : " (the pruned space is empty)");
             missing_best = 1;
         }
         if (!co.json) {
             if (ndone == 1)
                 printf("spec %s (%s), strategy %s, db %s\n", spec->name, spec->path,
                        opts.strategy, db);
-            print_text_device(spec, d);
+            print_text_device(spec, dev, r);
             fflush(stdout);
         }
     }
-    if (co.json && print_json(spec, db, &opts, devs, ndone, interrupted) != 0)
-        status = 1;
+    if (co.json) {
+        rc = ht_workflow_tune_json(spec, db, &opts, dl, tr, ndone, interrupted, &text, &err);
+        if (cli_json_text("tune", rc, text) != 0)
+            status = 1;
+    }
     if (interrupted) {
         fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s\n", db);
         status = 130;
@@ -346,7 +291,9 @@ int cmd_tune(int argc, char **argv)
 cleanup:
     cli_sigint_release(&sig);
     ht_store_close(store);
-    free(devs);
+    free(text);
+    free(tr);
+    free(dl);
     ht_platform_free(plat);
     ht_spec_free(spec);
     cli_common_free(&co);

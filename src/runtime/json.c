@@ -1,5 +1,6 @@
 /* The workflow's results as JSON documents (workflow.h): what `hetune split --json` prints,
  * so that a program gets the same document as the command. */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -266,4 +267,167 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
         (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
         rep->pictures ? json_null() : json_string(rep->no_pictures),
         "seconds", round(elapsed * 1000) / 1000), 9, text, err);
+}
+
+/* --- hetune eval --- */
+
+/* "ok" for success, else the error name without its prefix, lowercased ("constraint"). */
+static void status_name(int rc, char *buf, size_t size)
+{
+    const char *name = rc == HT_OK ? "ok" : ht_err_name(rc) + 4;
+    size_t i;
+
+    for (i = 0; i + 1 < size && name[i]; i++)
+        buf[i] = (char)tolower((unsigned char)name[i]);
+    buf[i] = '\0';
+}
+
+/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "absent" (< 0). */
+static json_t *number_or_null(double v, int negative_is_absent)
+{
+    if (!isfinite(v) || (negative_is_absent && v < 0))
+        return json_null();
+    return json_real(v);
+}
+
+static json_t *sizes_json(unsigned ndims, const uint64_t *v)
+{
+    json_t *a = json_array();
+    for (unsigned d = 0; a && d < ndims; d++)
+        json_array_append_new(a, json_integer((json_int_t)v[d]));
+    return a;
+}
+
+int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
+                          const int64_t *config, const struct ht_eval_result *res,
+                          const struct ht_error *eval_err, char **text, struct ht_error *err)
+{
+    json_t *root = json_object(), *o, *runs;
+    char status[32], msg[4096];
+    unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
+                                                                      : spec->repeats;
+    int verified = res->verified;
+
+    if (!root)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    json_object_set_new(root, "spec", json_string(spec->name));
+    json_object_set_new(root, "spec_path", json_string(spec->path));
+    /* "kernel" holds the timings below, so the kernel's name goes under "kernel_name". */
+    json_object_set_new(root, "kernel_name", json_string(spec->kernel_name));
+    o = json_object();
+    json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
+    json_object_set_new(o, "name", json_string(dev->name));
+    json_object_set_new(o, "platform", json_string(dev->platform));
+    json_object_set_new(root, "device", o);
+    json_object_set_new(root, "config", config_json(spec, config));
+    json_object_set_new(root, "global", res->ndims ? sizes_json(res->ndims, res->global)
+                                                   : json_null());
+    json_object_set_new(root, "local", res->ndims && res->local[0]
+                                           ? sizes_json(res->ndims, res->local)
+                                           : json_null());
+    status_name(res->status, status, sizeof status);
+    json_object_set_new(root, "status", json_string(status));
+
+    o = json_object();
+    json_object_set_new(o, "seconds", number_or_null(res->build_s, 0));
+    json_object_set_new(o, "cache_hit", json_boolean(res->cache_hit));
+    json_object_set_new(root, "build", o);
+
+    o = json_object();
+    runs = json_array();
+    for (unsigned r = 0; r < res->nruns; r++)
+        json_array_append_new(runs, json_real(res->run_s[r]));
+    json_object_set_new(o, "mean_best_seconds",
+                        res->nruns ? number_or_null(res->kernel_s, 0) : json_null());
+    json_object_set_new(o, "min_seconds",
+                        res->nruns ? number_or_null(res->kernel_min_s, 0) : json_null());
+    json_object_set_new(o, "runs", runs);
+    json_object_set_new(o, "keep_best", json_integer(keep));
+    json_object_set_new(root, "kernel", o);
+
+    o = json_object();
+    json_object_set_new(o, "write_seconds",
+                        res->nruns ? number_or_null(res->write_s, 0) : json_null());
+    json_object_set_new(o, "read_seconds",
+                        res->nruns ? number_or_null(res->read_s, 0) : json_null());
+    json_object_set_new(root, "transfers", o);
+    json_object_set_new(root, "gflops", number_or_null(res->gflops, 1));
+    json_object_set_new(root, "gbps", number_or_null(res->gbps, 1));
+
+    o = json_object();
+    json_object_set_new(o, "verified", verified < 0 ? json_null() : json_boolean(verified));
+    json_object_set_new(o, "max_abs_err",
+                        verified < 0 ? json_null() : number_or_null(res->max_abs_err, 0));
+    json_object_set_new(o, "max_rel_err",
+                        verified < 0 ? json_null() : number_or_null(res->max_rel_err, 0));
+    json_object_set_new(o, "mismatches",
+                        verified < 0 ? json_null() : json_integer((json_int_t)res->mismatches));
+    json_object_set_new(o, "first_mismatch",
+                        res->mismatch[0] ? json_string(res->mismatch) : json_null());
+    json_object_set_new(root, "verification", o);
+
+    if (res->status != HT_OK) {
+        ht_error_format(eval_err, msg, sizeof msg);
+        json_object_set_new(root, "error", json_string(msg));
+    } else {
+        json_object_set_new(root, "error", json_null());
+    }
+    return dump(root, 0, text, err);
+}
+
+
+/* --- hetune tune --- */
+
+static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
+                           const struct ht_tune_result *r)
+{
+    json_t *o = json_object(), *best, *cfg;
+
+    json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
+    json_object_set_new(o, "device", json_string(dev->name));
+    json_object_set_new(o, "platform", json_string(dev->platform));
+    json_object_set_new(o, "space", json_integer((json_int_t)r->space));
+    json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
+    json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
+    json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
+    json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
+    json_object_set_new(o, "forgotten", json_integer((json_int_t)r->forgotten));
+    if (r->has_best) {
+        best = json_object();
+        cfg = config_json(spec, r->best);
+        json_object_set_new(best, "config", cfg);
+        json_object_set_new(best, "seconds", json_real(r->best_s));
+        json_object_set_new(best, "from_db", json_boolean(r->best_from_db));
+        json_object_set_new(o, "best", best);
+    } else {
+        json_object_set_new(o, "best", json_null());
+    }
+    json_object_set_new(o, "tuning_seconds", json_real(r->tuning_s));
+    json_object_set_new(o, "build_seconds", json_real(r->build_s));
+    json_object_set_new(o, "first_launch_seconds", json_real(r->launch_compile_s));
+    json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
+    json_object_set_new(o, "stopped", json_boolean(r->stopped));
+    return o;
+}
+
+int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
+                          const struct ht_device_info *const *devs,
+                          const struct ht_tune_result *results, size_t n, int interrupted,
+                          char **text, struct ht_error *err)
+{
+    json_t *root = json_object(), *arr = json_array();
+
+    json_object_set_new(root, "spec", json_string(spec->name));
+    json_object_set_new(root, "spec_path", json_string(spec->path));
+    json_object_set_new(root, "db", json_string(db ? db : HT_STORE_DEFAULT_PATH));
+    json_object_set_new(root, "strategy", json_string(o->strategy));
+    json_object_set_new(root, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
+                                                  : json_null());
+    json_object_set_new(root, "cut_factor", json_real(o->cut_factor));
+    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, tune_device(spec, devs[i], &results[i]));
+    json_object_set_new(root, "devices", arr);
+    return dump(root, 0, text, err);
 }
