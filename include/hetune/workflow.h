@@ -379,6 +379,14 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_space_destroy(struct ht_workflow_space *r);
 
+/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
+ * their configurations when list) as the JSON document `hetune space --json` prints
+ * (docs/cli.md; a configuration a line) into *text, owned by the caller (free).
+ * HT_ENOMEM when it cannot. */
+int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
+                           const struct ht_workflow_space *r, size_t n, int list, char **text,
+                           struct ht_error *err);
+
 /* --- the split planner on given numbers (`hetune plan`) --- */
 
 /* What ht_workflow_plan found. Owned: ht_workflow_plan_result_destroy. */
@@ -408,6 +416,21 @@ int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
+
+/* Writes plan result r (with bus, its n entries, when r->bus; names may be NULL) as the
+ * JSON document `hetune plan --json` prints (docs/cli.md; a device a line, numbers to 17
+ * digits) into *text, owned by the caller (free). HT_ENOMEM when it cannot. */
+int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
+                          char *const *names, char **text, struct ht_error *err);
+
+/* --- the devices (`hetune devices`) --- */
+
+/* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
+ * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
+ * each device gets its "bandwidth" object, rates in GB/s. HT_ENOMEM when it cannot (also
+ * for a driver's string that is not UTF-8). */
+int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
+                             const struct ht_bandwidth *bw, char **text, struct ht_error *err);
 
 /* --- tuning (`hetune tune`) --- */
 

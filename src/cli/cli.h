@@ -6,8 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "hetune.h"
 
 /* Each subcommand: argv[0] is the subcommand's name; returns the process exit status. */
@@ -153,19 +151,9 @@ int cli_devices_range(const char *cmd, const char *device, struct ht_platform **
 int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, size_t **idx,
                      size_t *n);
 
-/* Prints root (its reference taken) indented, in insertion order, on stdout. Returns 0,
- * or 1 after saying that it cannot. */
-int cli_json_print(const char *cmd, json_t *root);
-
-/* The same with reals of digits significant digits (0: 17, jansson's default). */
-int cli_json_print_digits(const char *cmd, json_t *root, int digits);
-
 /* Prints text, a JSON document the library wrote (rc its status), on stdout. Returns 0,
  * or 1 after saying that it cannot (rc not HT_OK). */
 int cli_json_text(const char *cmd, int rc, const char *text);
-
-/* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
-json_t *cli_json_seconds(double v);
 
 /* Prints s as a JSON string literal (with quotes) to f. */
 void cli_json_string(FILE *f, const char *s);

@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "cli.h"
 
 static const char devices_usage[] =
@@ -103,94 +101,24 @@ static void print_bandwidth_text(const struct ht_bandwidth *bw, const char *db)
     print_rate_line("device->host", bw->d2h_Bps, bw->pinned_d2h_Bps, bw->pageable_d2h_Bps);
 }
 
-static json_t *device_json(const struct ht_device_info *d)
-{
-    json_t *o = json_object(), *sizes = json_array();
-    int64_t vals[HT_DEVICE_NVARS];
-
-    if (!o || !sizes) {
-        json_decref(o);
-        json_decref(sizes);
-        return NULL;
-    }
-    /* ht_device_vars gives the limits as the signed 64-bit numbers JSON integers are. */
-    ht_device_vars(d, vals);
-    for (uint32_t i = 0; i < d->max_work_item_dims; i++)
-        json_array_append_new(sizes, json_integer(vals[HT_DEVVAR_MAX_WORK_ITEM_SIZE_0 + i]));
-    json_object_set_new(o, "index", json_integer((json_int_t)d->index));
-    json_object_set_new(o, "platform", json_string(d->platform));
-    json_object_set_new(o, "name", json_string(d->name));
-    json_object_set_new(o, "type", json_string(d->type));
-    json_object_set_new(o, "version", json_string(d->version));
-    json_object_set_new(o, "driver_version", json_string(d->driver_version));
-    json_object_set_new(o, "compute_units", json_integer(vals[HT_DEVVAR_COMPUTE_UNITS]));
-    json_object_set_new(o, "max_work_group_size",
-                        json_integer(vals[HT_DEVVAR_MAX_WORK_GROUP_SIZE]));
-    json_object_set_new(o, "max_work_item_dims", json_integer(d->max_work_item_dims));
-    json_object_set_new(o, "max_work_item_sizes", sizes);
-    json_object_set_new(o, "local_mem_size", json_integer(vals[HT_DEVVAR_LOCAL_MEM_SIZE]));
-    json_object_set_new(o, "global_mem_size", json_integer(vals[HT_DEVVAR_GLOBAL_MEM_SIZE]));
-    json_object_set_new(o, "max_mem_alloc_size",
-                        json_integer(vals[HT_DEVVAR_MAX_MEM_ALLOC_SIZE]));
-    json_object_set_new(o, "is_cpu", json_boolean(d->is_cpu));
-    json_object_set_new(o, "is_gpu", json_boolean(d->is_gpu));
-    return o;
-}
-
-static json_t *bandwidth_json(const struct ht_bandwidth *bw)
-{
-    json_t *o = json_object();
-
-    if (!o)
-        return NULL;
-    json_object_set_new(o, "path", json_string(ht_data_path_name(bw->path)));
-    json_object_set_new(o, "bytes", json_integer((json_int_t)bw->bytes));
-    json_object_set_new(o, "repeats", json_integer((json_int_t)bw->repeats));
-    json_object_set_new(o, "h2d_GBps", json_real(GBPS(bw->h2d_Bps)));
-    json_object_set_new(o, "d2h_GBps", json_real(GBPS(bw->d2h_Bps)));
-    json_object_set_new(o, "pinned_h2d_GBps", json_real(GBPS(bw->pinned_h2d_Bps)));
-    json_object_set_new(o, "pinned_d2h_GBps", json_real(GBPS(bw->pinned_d2h_Bps)));
-    json_object_set_new(o, "pageable_h2d_GBps", json_real(GBPS(bw->pageable_h2d_Bps)));
-    json_object_set_new(o, "pageable_d2h_GBps", json_real(GBPS(bw->pageable_d2h_Bps)));
-    return o;
-}
-
 /* The devices [first, last) of p as JSON; with bw (last - first entries, may be NULL) each
  * device gets its "bandwidth" object. */
 static int print_json(const struct ht_platform *p, size_t first, size_t last,
                       const struct ht_bandwidth *bw)
 {
-    json_t *root = json_object(), *list = json_array();
+    struct ht_error err;
     char *text = NULL;
-    int status = 1;
+    int rc;
 
-    if (!root || !list) {
-        json_decref(list);
-        goto cleanup;
-    }
-    json_object_set_new(root, "devices", list);
-    for (size_t i = first; i < last; i++) {
-        json_t *o = device_json(&p->devices[i]);
-        if (o && bw && json_object_set_new(o, "bandwidth", bandwidth_json(&bw[i - first])) != 0) {
-            json_decref(o);
-            o = NULL;
-        }
-        if (!o || json_array_append_new(list, o) != 0)
-            goto cleanup;
-    }
+    ht_error_clear(&err);
+    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, &text, &err);
     /* Strings from drivers are not always UTF-8; jansson then refuses them and this fails. */
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (!text)
-        goto cleanup;
-    printf("%s\n", text);
-    status = 0;
-
-cleanup:
-    if (status != 0)
+    if (rc == HT_OK)
+        printf("%s\n", text);
+    else
         fprintf(stderr, "hetune devices: cannot write the device list as JSON\n");
     free(text);
-    json_decref(root);
-    return status;
+    return rc == HT_OK ? 0 : 1;
 }
 
 static int write_dzn(const struct ht_platform *p, const char *dir)

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "cli.h"
 
 static const char eval_usage[] =

@@ -309,61 +309,6 @@ static void print_text(const struct ht_split_plan *p, char **names, const struct
     print_bus_text(p, names, bv, bus, w);
 }
 
-static void print_json(const struct ht_split_plan *p, char **names, const struct ht_workflow_plan_result *bv,
-                       const struct ht_split_bus *bus)
-{
-    printf("{\n  \"global\": %" PRIu64 ",\n  \"devices\": [", p->global);
-    for (size_t i = 0; i < p->ndevices; i++) {
-        const struct ht_split_slice *s = &p->slices[i];
-        printf("%s\n    {\"index\": %zu, ", i ? "," : "", i);
-        if (names) {
-            printf("\"name\": ");
-            cli_json_string(stdout, names[i]);
-            printf(", ");
-        }
-        printf("\"wg\": %" PRIu64 ", \"time\": %.17g, \"overhead\": %.17g, "
-               "\"optimal_factor\": %.17g, "
-               "\"adjusted_factor\": %.17g, \"slice_factor\": %.17g, \"gamma\": %.17g, "
-               "\"offset\": %" PRIu64 ", \"size\": %" PRIu64 ", \"groups\": %" PRIu64
-               ", \"extra_groups\": %" PRIu64 ", \"own_offset\": %" PRIu64
-               ", \"own_size\": %" PRIu64,
-               s->wg, s->time_s, s->overhead_s, s->optimal_factor, s->adjusted_factor,
-               s->slice_factor,
-               s->gamma, s->offset, s->size, s->groups, s->extra_groups, s->own_offset,
-               s->own_size);
-        if (bv) {
-            const struct ht_split_bus *b = &bus[i];
-            printf(", \"kernel_time\": %.17g, \"kernel_overhead\": %.17g, \"xfer\": %.17g, "
-                   "\"fixed\": %.17g, \"overlap\": %s, \"pieces\": %" PRIu64
-                   ", \"busy_alone_s\": %.17g, \"busy_s\": %.17g, \"bound_share\": %.17g",
-                   b->kernel_s, b->overhead_s, b->xfer_s, b->fixed_s,
-                   b->overlap ? "true" : "false", b->pieces, s->time_s, s->model_s,
-                   bv->shares[i]);
-        }
-        printf("}");
-    }
-    printf("\n  ],\n  \"residue_device\": ");
-    if (p->residue_device == SIZE_MAX)
-        printf("null");
-    else
-        printf("%zu", p->residue_device);
-    printf(",\n  \"residue\": %" PRIu64 ",\n  \"overlap\": %" PRIu64
-           ",\n  \"overhang\": %" PRIu64 ",\n  \"theoretical_time\": %.17g"
-           ",\n  \"adjusted_time\": %.17g,\n  \"model_time\": %.17g",
-           p->residue, p->overlap, p->overhang,
-           bv ? bv->kernel_theoretical_s : p->theoretical_time_s, p->adjusted_time_s,
-           p->model_time_s);
-    if (bv)
-        printf(",\n  \"kernel_theoretical_time\": %.17g"
-               ",\n  \"bus_bound_s\": %.17g,\n  \"decision\": {\"choice\": \"%s\", "
-               "\"device\": %zu, \"alone_s\": %.17g, \"split_s\": %.17g, \"speedup\": %.17g, "
-               "\"margin\": %.17g}",
-               bv->kernel_theoretical_s, bv->bound_s,
-               bv->dec.split ? "split" : "alone", bv->dec.fastest, bv->dec.alone_s,
-               bv->dec.split_s, bv->dec.speedup, bv->margin);
-    printf("\n}\n");
-}
-
 int cmd_plan(int argc, char **argv)
 {
     enum { L_WG, L_TIMES, L_FACTORS, L_OVERHEADS, L_XFER, L_FIXED, L_OVERLAP, L_PIECES,
@@ -487,9 +432,12 @@ int cmd_plan(int argc, char **argv)
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
-    if (json)
-        print_json(&res.plan, lists[L_NAMES].items, with_bus ? &res : NULL, bus);
-    else
+    if (json) {
+        char *text = NULL;
+        int rc = ht_workflow_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);
+        status = cli_json_text(cmd, rc, text);
+        free(text);
+    } else
         print_text(&res.plan, lists[L_NAMES].items, with_bus ? &res : NULL, bus);
 
 cleanup:

@@ -81,56 +81,6 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_workfl
     }
 }
 
-/* One device's entry of the JSON output, written by hand so that a configuration stays
- * on one line however many there are. */
-static void print_json_device(const struct ht_spec *spec, const struct ht_workflow_space *r,
-                              const char *solver, int list, int last)
-{
-    const struct ht_space_counts *c = &r->counts;
-
-    printf("    {\n      \"device\": ");
-    cli_json_string(stdout, r->dev->name);
-    printf(",\n      \"index\": %zu,\n      \"platform_name\": ", r->dev->index);
-    cli_json_string(stdout, r->dev->platform);
-    /* The unpruned size is a product of domain sizes and can pass 2^64: print the
-     * double's integer value, exact up to 2^53. */
-    printf(",\n      \"unpruned\": %.0f,\n      \"platform\": %" PRIu64
-           ",\n      \"pruned\": %" PRIu64 ",\n      \"seconds\": %.9f,\n"
-           "      \"solver\": ",
-           c->unpruned, c->platform, c->pruned, c->seconds);
-    cli_json_string(stdout, solver);
-    if (r->mzn_seconds >= 0)
-        printf(",\n      \"native_seconds\": %.9f,\n      \"minizinc_seconds\": %.9f",
-               c->seconds, r->mzn_seconds);
-    printf(",\n      \"params\": [");
-    for (size_t i = 0; i < spec->space.nparams; i++) {
-        printf("%s", i ? ", " : "");
-        cli_json_string(stdout, spec->space.params[i].name);
-    }
-    printf("]");
-    if (list) {
-        printf(",\n      \"configs\": [");
-        for (size_t k = 0; k < r->nconfigs; k++) {
-            printf("%s\n        [", k ? "," : "");
-            for (size_t i = 0; i < r->nparams; i++)
-                printf("%s%" PRId64, i ? ", " : "", r->configs[k * r->nparams + i]);
-            printf("]");
-        }
-        printf("%s]", r->nconfigs ? "\n      " : "");
-    }
-    printf(",\n      \"empty_reason\": ");
-    if (c->pruned == 0 && c->empty_reason[0])
-        cli_json_string(stdout, c->empty_reason);
-    else
-        printf("null");
-    printf(",\n      \"last_constraint\": ");
-    if (c->pruned == 0 && c->last_constraint[0])
-        cli_json_string(stdout, c->last_constraint);
-    else
-        printf("null");
-    printf("\n    }%s\n", last ? "" : ",");
-}
-
 /* Solves one device into r. Returns 0, or an exit status after printing the problem. */
 static int solve_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                         enum ht_eq3 eq3, const char *solver, int list,
@@ -244,17 +194,10 @@ int cmd_space(int argc, char **argv)
         goto cleanup;
 
     if (co.json) {
-        printf("{\n  \"spec\": ");
-        cli_json_string(stdout, spec->name);
-        printf(",\n  \"spec_path\": ");
-        cli_json_string(stdout, spec->path);
-        printf(",\n  \"solver\": ");
-        cli_json_string(stdout, solver);
-        printf(",\n  \"eq3\": \"%s\",\n  \"devices\": [\n",
-               eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product");
-        for (size_t k = 0; k < ndone; k++)
-            print_json_device(spec, &results[k], solver, list, k + 1 == ndone);
-        printf("  ]\n}\n");
+        char *text = NULL;
+        int rc = ht_workflow_space_json(spec, solver, eq3, results, ndone, list, &text, &err);
+        status = cli_json_text("space", rc, text);
+        free(text);
     } else {
         printf("spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "split-common.h"
 
 static const char split_usage[] =

@@ -289,26 +289,6 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
     return rc == HT_OK ? 0 : cli_fail(cmd, &err);
 }
 
-int cli_json_print(const char *cmd, json_t *root)
-{
-    return cli_json_print_digits(cmd, root, 0);
-}
-
-int cli_json_print_digits(const char *cmd, json_t *root, int digits)
-{
-    char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                      JSON_REAL_PRECISION(digits));
-
-    json_decref(root);
-    if (!text) {
-        fprintf(stderr, "hetune %s: cannot write the result as JSON\n", cmd);
-        return 1;
-    }
-    printf("%s\n", text);
-    free(text);
-    return 0;
-}
-
 int cli_json_text(const char *cmd, int rc, const char *text)
 {
     if (rc != HT_OK) {
@@ -317,9 +297,4 @@ int cli_json_text(const char *cmd, int rc, const char *text)
     }
     printf("%s\n", text);
     return 0;
-}
-
-json_t *cli_json_seconds(double v)
-{
-    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
 }

@@ -431,3 +431,84 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
     json_object_set_new(root, "devices", arr);
     return dump(root, 0, text, err);
 }
+
+/* --- hetune devices --- */
+
+#define GBPS(bps) ((bps) / 1e9)
+
+static json_t *device_json(const struct ht_device_info *d)
+{
+    json_t *o = json_object(), *sizes = json_array();
+    int64_t vals[HT_DEVICE_NVARS];
+
+    if (!o || !sizes) {
+        json_decref(o);
+        json_decref(sizes);
+        return NULL;
+    }
+    /* ht_device_vars gives the limits as the signed 64-bit numbers JSON integers are. */
+    ht_device_vars(d, vals);
+    for (uint32_t i = 0; i < d->max_work_item_dims; i++)
+        json_array_append_new(sizes, json_integer(vals[HT_DEVVAR_MAX_WORK_ITEM_SIZE_0 + i]));
+    json_object_set_new(o, "index", json_integer((json_int_t)d->index));
+    json_object_set_new(o, "platform", json_string(d->platform));
+    json_object_set_new(o, "name", json_string(d->name));
+    json_object_set_new(o, "type", json_string(d->type));
+    json_object_set_new(o, "version", json_string(d->version));
+    json_object_set_new(o, "driver_version", json_string(d->driver_version));
+    json_object_set_new(o, "compute_units", json_integer(vals[HT_DEVVAR_COMPUTE_UNITS]));
+    json_object_set_new(o, "max_work_group_size",
+                        json_integer(vals[HT_DEVVAR_MAX_WORK_GROUP_SIZE]));
+    json_object_set_new(o, "max_work_item_dims", json_integer(d->max_work_item_dims));
+    json_object_set_new(o, "max_work_item_sizes", sizes);
+    json_object_set_new(o, "local_mem_size", json_integer(vals[HT_DEVVAR_LOCAL_MEM_SIZE]));
+    json_object_set_new(o, "global_mem_size", json_integer(vals[HT_DEVVAR_GLOBAL_MEM_SIZE]));
+    json_object_set_new(o, "max_mem_alloc_size",
+                        json_integer(vals[HT_DEVVAR_MAX_MEM_ALLOC_SIZE]));
+    json_object_set_new(o, "is_cpu", json_boolean(d->is_cpu));
+    json_object_set_new(o, "is_gpu", json_boolean(d->is_gpu));
+    return o;
+}
+
+static json_t *bandwidth_json(const struct ht_bandwidth *bw)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "path", json_string(ht_data_path_name(bw->path)));
+    json_object_set_new(o, "bytes", json_integer((json_int_t)bw->bytes));
+    json_object_set_new(o, "repeats", json_integer((json_int_t)bw->repeats));
+    json_object_set_new(o, "h2d_GBps", json_real(GBPS(bw->h2d_Bps)));
+    json_object_set_new(o, "d2h_GBps", json_real(GBPS(bw->d2h_Bps)));
+    json_object_set_new(o, "pinned_h2d_GBps", json_real(GBPS(bw->pinned_h2d_Bps)));
+    json_object_set_new(o, "pinned_d2h_GBps", json_real(GBPS(bw->pinned_d2h_Bps)));
+    json_object_set_new(o, "pageable_h2d_GBps", json_real(GBPS(bw->pageable_h2d_Bps)));
+    json_object_set_new(o, "pageable_d2h_GBps", json_real(GBPS(bw->pageable_d2h_Bps)));
+    return o;
+}
+
+int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
+                             const struct ht_bandwidth *bw, char **text, struct ht_error *err)
+{
+    json_t *root = json_object(), *list = json_array();
+
+    if (!root || !list) {
+        json_decref(list);
+        json_decref(root);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    json_object_set_new(root, "devices", list);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = device_json(&devs[i]);
+        if (o && bw && json_object_set_new(o, "bandwidth", bandwidth_json(&bw[i])) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+        if (!o || json_array_append_new(list, o) != 0) {
+            json_decref(root);
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        }
+    }
+    return dump(root, 0, text, err);
+}
