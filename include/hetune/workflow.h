@@ -454,6 +454,14 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
                           const int64_t *config, const struct ht_eval_result *res,
                           const struct ht_error *eval_err, char **text, struct ht_error *err);
 
+/* --- the report (`hetune report`) --- */
+
+/* Writes res, a report of the database db written into the folder out, as the JSON
+ * document `hetune report --json` prints (docs/cli.md) into *text, owned by the caller
+ * (free). HT_ENOMEM when it cannot. */
+int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
+                            char **text, struct ht_error *err);
+
 /* --- for people --- */
 
 /* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is

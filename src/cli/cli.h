@@ -155,7 +155,4 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
  * or 1 after saying that it cannot (rc not HT_OK). */
 int cli_json_text(const char *cmd, int rc, const char *text);
 
-/* Prints s as a JSON string literal (with quotes) to f. */
-void cli_json_string(FILE *f, const char *s);
-
 #endif

@@ -101,22 +101,10 @@ int cmd_report(int argc, char **argv)
     }
     status = 0;
     if (json) {
-        printf("{\n  \"db\": ");
-        cli_json_string(stdout, db);
-        printf(",\n  \"out\": ");
-        cli_json_string(stdout, out);
-        printf(",\n  \"report\": ");
-        cli_json_string(stdout, res.path);
-        printf(",\n  \"cases\": %zu,\n  \"devices\": %zu,\n  \"spaces\": %zu,\n"
-               "  \"splits\": %zu,\n  \"sweeps\": %zu,\n  \"figures\": %zu,\n"
-               "  \"pictures\": %s,\n  \"no_pictures\": ",
-               res.cases, res.devices, res.spaces, res.splits, res.sweeps, res.figures,
-               res.pictures ? "true" : "false");
-        if (res.pictures)
-            printf("null");
-        else
-            cli_json_string(stdout, res.no_pictures);
-        printf("\n}\n");
+        char *text = NULL;
+        rc = ht_workflow_report_json(db, out, &res, &text, &err);
+        status = cli_json_text("report", rc, text);
+        free(text);
     } else {
         printf("report        %s\n", res.path);
         printf("contents      %zu case stud%s, %zu device%s, %zu space size%s, %zu split%s, "

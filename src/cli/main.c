@@ -113,24 +113,3 @@ int cli_add_size(const char *cmd, const char *arg, struct ht_size_override **ov,
     (*n)++;
     return 0;
 }
-
-void cli_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\r': fputs("\\r", f); break;
-        default:
-            if (c < 0x20)
-                fprintf(f, "\\u%04x", c);
-            else
-                fputc(c, f);
-        }
-    }
-    fputc('"', f);
-}

@@ -1,6 +1,6 @@
 /* The JSON documents laid out by hand (workflow.h): `hetune space --json` keeps each
- * configuration on one line however many there are, and `hetune plan --json` each device
- * on one line with every number to 17 digits. */
+ * configuration on one line however many there are, `hetune plan --json` each device on
+ * one line with every number to 17 digits, and `hetune report --json`. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -173,6 +173,33 @@ int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct 
                bv->kernel_theoretical_s, bv->bound_s,
                bv->dec.split ? "split" : "alone", bv->dec.fastest, bv->dec.alone_s,
                bv->dec.split_s, bv->dec.speedup, bv->margin);
+    fprintf(f, "\n}");
+    return finish(f, text, err);
+}
+
+int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
+                            char **text, struct ht_error *err)
+{
+    size_t size = 0;
+    FILE *f = open_memstream(text, &size);
+
+    if (!f)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    fprintf(f, "{\n  \"db\": ");
+    str(f, db);
+    fprintf(f, ",\n  \"out\": ");
+    str(f, out);
+    fprintf(f, ",\n  \"report\": ");
+    str(f, res->path);
+    fprintf(f, ",\n  \"cases\": %zu,\n  \"devices\": %zu,\n  \"spaces\": %zu,\n"
+            "  \"splits\": %zu,\n  \"sweeps\": %zu,\n  \"figures\": %zu,\n"
+            "  \"pictures\": %s,\n  \"no_pictures\": ",
+            res->cases, res->devices, res->spaces, res->splits, res->sweeps, res->figures,
+            res->pictures ? "true" : "false");
+    if (res->pictures)
+        fprintf(f, "null");
+    else
+        str(f, res->no_pictures);
     fprintf(f, "\n}");
     return finish(f, text, err);
 }
