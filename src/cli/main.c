@@ -33,18 +33,6 @@ static void usage(FILE *f)
                "exit status: 0 success, 1 runtime failure, 2 bad input, 3 verification failed\n");
 }
 
-/* Under LeakSanitizer (the sanitized test build) the leak check runs when the command is
- * done, while the OpenCL runtime's threads sit idle: run at process exit, as LSan does by
- * default, its stop-the-world tracer now and then crashes on threads that the runtime is
- * tearing down ("Tracer caught signal 11", google/sanitizers#1353), failing a command that
- * did its work. A later call, and the check at exit, then do nothing. */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define CLI_LEAK_CHECK() __lsan_do_leak_check()
-#else
-#define CLI_LEAK_CHECK() ((void)0)
-#endif
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -60,11 +48,8 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) {
-            int status = commands[i].run(argc - 1, argv + 1);
-            CLI_LEAK_CHECK();
-            return status;
-        }
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hetune: '%s' is not a command\n\n", argv[1]);
     usage(stderr);
     return 2;
