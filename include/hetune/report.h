@@ -82,6 +82,10 @@ int ht_report_write(struct ht_store *store, const char *dir, const struct ht_rep
  * finite (unknown). The form of every time in the report's text and hetune's output. */
 void ht_format_seconds(double s, char *buf, size_t size);
 
+/* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is
+ * not a whole number: "512 B", "256 KiB", "15.5 GiB". */
+void ht_format_bytes(uint64_t bytes, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -146,6 +146,11 @@ int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int6
 /* The index of the parameter called name, or -1. */
 long ht_spec_param_index(const struct ht_spec *spec, const char *name);
 
+/* Writes configuration config of spec (spec->space.nparams values, in parameter order)
+ * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)". */
+void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *buf,
+                      size_t size);
+
 /* Builds a configuration (spec->space.nparams values, in parameter order) from
  * "P=V" strings. Every parameter must be given exactly once, except that a parameter whose
  * domain is one literal value may be left out. Returns HT_EINVAL naming the unknown,

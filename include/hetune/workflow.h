@@ -462,17 +462,6 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
 int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
                             char **text, struct ht_error *err);
 
-/* --- for people --- */
-
-/* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is
- * not a whole number: "512 B", "256 KiB", "15.5 GiB". */
-void ht_format_bytes(uint64_t bytes, char *buf, size_t size);
-
-/* Writes configuration config of spec (spec->space.nparams values, in parameter order)
- * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)". */
-void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *buf,
-                      size_t size);
-
 #ifdef __cplusplus
 }
 #endif

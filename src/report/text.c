@@ -1,6 +1,7 @@
 /* Text helpers of the report: a string builder, CSV and Markdown escaping, times. */
 #include <math.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,4 +123,27 @@ int ht__rp_write(const char *dir, const char *name, const struct rp_buf *b,
     rc = ht__write_file(path, b->p ? b->p : "", b->len, err);
     free(path);
     return rc;
+}
+
+void ht_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    long long tenths;
+
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0) {
+        snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+        return;
+    }
+    /* v < 1024 here, so the tenths fit easily. */
+    tenths = (long long)(v * 10.0 + 0.5);
+    if (tenths % 10 == 0)
+        snprintf(buf, size, "%lld %s", tenths / 10, units[u]);
+    else
+        snprintf(buf, size, "%lld.%lld %s", tenths / 10, tenths % 10, units[u]);
 }

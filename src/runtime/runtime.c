@@ -257,7 +257,7 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
     struct ht_coexec_opts copts;
-    int64_t kernel_id = 0, problem_id = 0;
+    int64_t problem_id = 0;
     int rc;
 
     *out = NULL;
@@ -314,11 +314,7 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     bo.tune_missing = opts->tune_missing;
     bo.topts = &topts;
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
-    rc = ht_store_open(opts->db ? opts->db : HT_STORE_DEFAULT_PATH, &store, err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(store, rt->spec, &kernel_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(store, kernel_id, rt->spec, &problem_id, err);
+    rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
     for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
         rc = ht_workflow_best(rt->spec, store, problem_id, &bo, &rt->wd[i], err);
     ht_store_close(store);

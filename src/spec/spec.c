@@ -1532,3 +1532,21 @@ void ht_spec_free(struct ht_spec *spec)
     ht_space_def_destroy(&spec->space);
     free(spec);
 }
+
+void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    if (!size)
+        return;
+    buf[0] = '\0';
+    if (!spec->space.nparams)
+        snprintf(buf, size, "(no parameters)");
+    for (size_t i = 0; i < spec->space.nparams && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%s=%" PRId64, i ? " " : "",
+                         spec->space.params[i].name, config[i]);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
