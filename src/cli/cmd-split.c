@@ -221,10 +221,14 @@ static void print_text(const struct report *r)
         printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
                "anyway)\n",
                fast->dev->index, fast->dev->name, a, b);
-        if (r->w->measured_alone)
+        if (r->w->measured_alone && r->refine)
             printf("measured      no round of the refinement below beat it by %s time, or "
                    "the best gave it all the work\n",
                    r->refine->target == HT_REFINE_KERNEL ? "kernel-only" : "wall");
+        else if (r->w->measured_alone) {
+            ht_format_seconds(r->w->measured_split_s, a, sizeof a);
+            printf("measured      the split took %s, longer than it alone\n", a);
+        }
     } else {
         ht_format_seconds(res->theoretical_s, a, sizeof a);
         ht_format_seconds(res->adjusted_s, b, sizeof b);
@@ -396,11 +400,19 @@ int cmd_split(int argc, char **argv)
                 "hetune split: splitting is predicted to be slower (%s) than device %zu "
                 "(%s) alone (%s): running on it alone (--force splits anyway)\n",
                 a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
-    } else if (wr.measured_alone) {
+    } else if (wr.measured_alone && wr.has_refine) {
         fprintf(stderr,
                 "hetune split: no round beat device %zu (%s) alone, or the best gave it all "
                 "the work: running on it alone (--force keeps the split)\n",
                 wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name);
+    } else if (wr.measured_alone) {
+        char a[32], b[32];
+        ht_format_seconds(wr.measured_split_s, a, sizeof a);
+        ht_format_seconds(wr.res.wall_s, b, sizeof b);
+        fprintf(stderr,
+                "hetune split: the split took %s, longer than device %zu (%s) alone (%s): "
+                "running on it alone (--force keeps the split)\n",
+                a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
     }
 
     rep.spec = spec;

@@ -172,6 +172,8 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
         seconds(est->kernel_bound_s), "paper_seconds",
         est->paper_s >= 0 ? seconds(est->paper_s) : json_null()));
+    json_object_set_new(root, "measured_split_seconds",
+                        r->measured_split_s > 0 ? seconds(r->measured_split_s) : json_null());
     json_object_update_new(root, json_pack(
         "{s:{s:o, s:o, s:o, s:o, s:I, s:o}, s:o, s:o}",
         "verification", "verified", verified(res->verified),

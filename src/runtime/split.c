@@ -74,6 +74,9 @@ void ht__split_base_destroy(struct ht__split_base *b)
 
 /* The refinement after the first run, and the fastest alone when it measures that better
  * (unless forced). keep_first: the first run stays the result. */
+static int alone_measured(struct ht__split_base *b, size_t k,
+                          struct ht_workflow_split_result *out, struct ht_error *err);
+
 static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
                        const struct ht_workflow_split_opts *opts, int keep_first,
                        struct ht_workflow_split_result *out, struct ht_error *err)
@@ -110,6 +113,16 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
     k = opts->force ? SIZE_MAX : ht_workflow_refine_alone(rf, b->alone);
     if (k == SIZE_MAX)
         return HT_OK;
+    return alone_measured(b, k, out, err);
+}
+
+/* Device k's run alone becomes the result, verified and stored as alone: what was measured
+ * says so. */
+static int alone_measured(struct ht__split_base *b, size_t k,
+                          struct ht_workflow_split_result *out, struct ht_error *err)
+{
+    int rc;
+
     out->fastest = k;
     ht_coexec_result_destroy(&out->res);
     out->res = b->alone_res[k];
@@ -163,6 +176,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     out->n = n;
     out->fastest = b->fastest;
     out->eq4_factor = -1;
+    out->measured_split_s = -1;
     if (!out->devs) {
         out->devs = malloc(n * sizeof *out->devs);
         if (!out->devs)
@@ -249,6 +263,15 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
 
     if (opts->refine && !out->ran_alone) {
         rc = refine_step(b, cx, opts, keep_first, out, err);
+        if (rc != HT_OK)
+            goto cleanup;
+    } else if (!keep_first && !opts->force && !out->ran_alone && n > 1 &&
+               out->res.wall_s > b->alone[out->fastest].wall_s) {
+        /* Measured: the split (stored above) ran slower than the fastest device alone,
+         * both with the same clock: the prediction missed what the devices share when
+         * they run together (host memory, cores). That device alone is the result. */
+        out->measured_split_s = out->res.wall_s;
+        rc = alone_measured(b, out->fastest, out, err);
         if (rc != HT_OK)
             goto cleanup;
     }

@@ -112,9 +112,14 @@ check '[round(p["factor"], 9) for p in d["sweep"]] == [0, 0.3, 0.6, 0.9, 1]'
 run split "$fix/stencil.json" --device "$two" --json --db "$db"
 expect_status 0
 check 'd["verification"]["verified"] is True'
-check 'd["ran_alone"] == (not d["estimate"]["worth_it"])'
-if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["ran_alone"] else 1)' "$tmp/out"; then
+# ... or splits, measures it slower than the fastest device alone and runs that device alone.
+check 'd["ran_alone"] == (not d["estimate"]["worth_it"]) or d["decision"] == "alone: measured"'
+check '(d["decision"] == "alone: measured") == (d["measured_split_seconds"] is not None)'
+check 'd["decision"] != "alone: measured" or d["measured_split_seconds"] > d["measured"]["wall_seconds"]'
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["decision"] == "alone: predicted" else 1)' "$tmp/out"; then
     expect_err "predicted to be slower"
+elif python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["decision"] == "alone: measured" else 1)' "$tmp/out"; then
+    expect_err "longer than device"
 fi
 
 # The plan: by default the bus plan, with the transfer-aware bound no above its prediction
