@@ -25,10 +25,13 @@
  * The decision (mode HT_RUNTIME_AUTO, more than one device): every device runs the whole
  * problem alone a few times (measure_repeats) with the co-execution's own wall clock, and
  * ht_coexec_estimate (split.h) predicts the co-execution's wall time from those
- * measurements and the paper's plan (Eq. 4-9 over the tuned times): its kernel time scaled
- * by each device's slice, its transfers by the bytes the slice moves, its launch overhead.
- * When the prediction is not below the fastest device's wall time alone, that device runs
- * alone. info->decision says which, in words.
+ * measurements with the bus plan (ht_coexec_plan_bus: each device's kernel time for its
+ * share, its slice's transfers, overlapped where it moves pieces, its fixed costs). When
+ * the prediction is not below the fastest device's wall time alone by the co-execution's
+ * margin (ht_split_decide), that device runs alone. Otherwise the split is measured once
+ * (the spec's timing, on data of its own): what the devices share when they run together
+ * is not in the prediction, and a split measured slower than the fastest device alone is
+ * not kept either. info->decision says which, in words.
  *
  * Errors are checked before anything runs: an argument the spec does not have, a scalar
  * bound as an array, an array of the wrong size, an argument left unbound: the call fails
@@ -104,6 +107,9 @@ struct ht_runtime_info {
     size_t fastest;          /* the fastest device alone (measured, else by tuned time) */
     double predicted_split_s;/* ht_coexec_estimate's wall time of the split; -1 unknown */
     double predicted_alone_s;/* the fastest device's measured wall time alone; -1 unknown */
+    double measured_split_s; /* AUTO: the split's wall time measured once at open (when it
+                                was predicted to pay); -1 when not measured. Slower than
+                                the fastest device alone, that device runs alone. */
     char decision[256];      /* why it splits or not, in words */
     uint64_t launches;       /* launches so far */
     double last_wall_s;      /* the last launch's wall time (transfers included); -1 */

@@ -216,18 +216,37 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     info->predicted_split_s = est.split_s;
     info->predicted_alone_s = est.alone_s;
     if (est.worth_it) {
-        /* The split runs the plan the estimate predicted: the bus plan. */
+        struct ht_coexec_result trial;
+        /* The split runs the plan the estimate predicted: the bus plan. It is measured
+         * once, as the devices were alone, since what they share when they run together
+         * (host memory, cores) is not in the prediction: slower than the fastest alone,
+         * that device runs alone. */
         rc = ht_coexec_plan_bus(rt->cx, alone, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_run(rt->cx, &trial, err);
         if (rc != HT_OK)
             goto done;
+        info->measured_split_s = trial.wall_s;
+        ht_coexec_result_destroy(&trial);
+        est.worth_it = info->measured_split_s <= est.alone_s;
+    }
+    if (est.worth_it) {
         snprintf(info->decision, sizeof info->decision,
-                 "split over %zu devices: predicted %.6g s, device %zu alone %.6g s", rt->n,
-                 est.split_s, rt->wd[fastest].dev->index, est.alone_s);
-    } else {
+                 "split over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
+                 "%.6g s",
+                 rt->n, est.split_s, info->measured_split_s, rt->wd[fastest].dev->index,
+                 est.alone_s);
+    } else if (info->measured_split_s > 0) {
         snprintf(info->decision, sizeof info->decision,
-                 "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
-                 "alone (%.6g s)",
-                 rt->wd[fastest].dev->index, est.split_s, est.alone_s);
+                 "device %zu alone: the split measured %.6g s, longer than it alone (%.6g s)",
+                 rt->wd[fastest].dev->index, info->measured_split_s, est.alone_s);
+    }
+    if (!est.worth_it) {
+        if (info->measured_split_s <= 0)
+            snprintf(info->decision, sizeof info->decision,
+                     "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
+                     "alone (%.6g s)",
+                     rt->wd[fastest].dev->index, est.split_s, est.alone_s);
         /* Its co-execution alone is ready: keep it, free the split. */
         ht_coexec_free(rt->cx);
         rt->cx = alone_cx[fastest];
@@ -273,6 +292,7 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     if (!rt)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
+    rt->info.measured_split_s = -1;
 
     rc = ht_spec_load(spec_path, sizes, nsizes, &rt->spec, err);
     if (rc != HT_OK)
