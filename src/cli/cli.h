@@ -125,8 +125,9 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
  * last. names label the devices (NULL: their indices). */
 void cli_print_residue(const struct ht_split_plan *p, char **names);
 
-/* Parses --data-path auto|pinned|pageable|inplace into *path. Returns 0, or 2. */
-int cli_parse_data_path(const char *cmd, const char *arg, enum ht_data_path *path);
+/* Parses auto|pinned|pageable|inplace given to option opt into *path. Returns 0, or 2. */
+int cli_parse_data_path(const char *cmd, const char *opt, const char *arg,
+                        enum ht_data_path *path);
 
 /* The help text of --data-path, for every command that moves data. */
 #define CLI_DATA_PATH_HELP                                                                     \

@@ -230,10 +230,8 @@ int cmd_devices(int argc, char **argv)
             break;
         case 'p':
             bw_only = "--path";
-            if (ht_data_path_parse(optarg, &bo.path) != HT_OK)
-                return cli_usage_error("devices", 2,
-                                       "--path takes auto, pinned, pageable or inplace, not '%s'",
-                                       optarg);
+            if (cli_parse_data_path("devices", "--path", optarg, &bo.path) != 0)
+                return 2;
             break;
         case 'v': bo.device = optarg; bw_only = "--device"; break;
         case 'h': fputs(devices_usage, stdout); return 0;

@@ -38,7 +38,9 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case CLI_OPT_EQ3: status = cli_parse_eq3(cmd, arg, &co->exec.eq3); break;
     case CLI_OPT_NO_CACHE: co->exec.no_cache = 1; break;
     case CLI_OPT_CACHE_DIR: co->exec.cache_dir = arg; break;
-    case CLI_OPT_DATA_PATH: status = cli_parse_data_path(cmd, arg, &co->exec.data_path); break;
+    case CLI_OPT_DATA_PATH:
+        status = cli_parse_data_path(cmd, "--data-path", arg, &co->exec.data_path);
+        break;
     case CLI_OPT_JSON: co->json = 1; break;
     case CLI_OPT_REPEATS:
         status = cli_parse_uint(cmd, "--repeats", arg, HT_MAX_REPEATS, &u);
@@ -162,12 +164,12 @@ int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3)
     return 0;
 }
 
-int cli_parse_data_path(const char *cmd, const char *arg, enum ht_data_path *path)
+int cli_parse_data_path(const char *cmd, const char *opt, const char *arg,
+                        enum ht_data_path *path)
 {
     if (ht_data_path_parse(arg, path) != HT_OK)
-        return cli_usage_error(cmd, 2,
-                               "--data-path takes auto, pinned, pageable or inplace, not '%s'",
-                               arg);
+        return cli_usage_error(cmd, 2, "%s takes auto, pinned, pageable or inplace, not '%s'",
+                               opt, arg);
     return 0;
 }
 

@@ -100,6 +100,14 @@ static int eval_shape(const struct ht_spec *spec, struct ht__inst *in, size_t i,
     return HT_OK;
 }
 
+/* Gives b the element count and axes of shape (its data stays). */
+static void hostbuf_shape(struct ht__hostbuf *b, const struct ht__hostbuf *shape)
+{
+    b->count = shape->count;
+    b->naxes = shape->naxes;
+    memcpy(b->dims, shape->dims, sizeof b->dims);
+}
+
 /* Makes s->inputs[i] hold arg i's initial data for count elements. */
 static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf *shape,
                         struct ht_error *err)
@@ -121,9 +129,7 @@ static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf
         b->count = 0;
         return rc;
     }
-    b->count = shape->count;
-    b->naxes = shape->naxes;
-    memcpy(b->dims, shape->dims, sizeof b->dims);
+    hostbuf_shape(b, shape);
     return HT_OK;
 }
 
@@ -434,9 +440,7 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
                                    in->shape[i].count * ht_type_size(arg->type), err);
             if (rc != HT_OK)
                 return rc;
-            o->count = in->shape[i].count;
-            o->naxes = in->shape[i].naxes;
-            memcpy(o->dims, in->shape[i].dims, sizeof o->dims);
+            hostbuf_shape(o, &in->shape[i]);
             host = o->data;
         }
         rc = ht__inst_buffer(s, in, i, host, err);
@@ -610,9 +614,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
             if (rc != HT_OK)
                 return rc;
         }
-        dst[i].count = in->shape[i].count;
-        dst[i].naxes = in->shape[i].naxes;
-        memcpy(dst[i].dims, in->shape[i].dims, sizeof dst[i].dims);
+        hostbuf_shape(&dst[i], &in->shape[i]);
         if (in->host[i])
             rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, dst[i].data, read_s, err);
         else

@@ -421,15 +421,41 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
 static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
                           const uint64_t *hi);
 
+/* Bytes device d moves for the whole problem: inputs sliced along d, inputs sent whole,
+ * outputs read back by owner, outputs read back whole (one device). A device that works
+ * on a buffer in place moves none of it. */
+static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
+                         double *owned_out, double *whole_out)
+{
+    const struct ht_spec *spec = d->cx->spec;
+    uint64_t zero[3] = {0, 0, 0};
+
+    *sliced_in = *whole_in = *owned_out = *whole_out = 0.0;
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct bufmap *m = &d->maps[i];
+        double b;
+        if (!spec->args[i].is_buffer || d->in.host[i])
+            continue;
+        b = range_bytes(d, i, zero, d->in.shape[i].dims);
+        if (m->in == IN_SLICED)
+            *sliced_in += b;
+        else if (m->in == IN_WHOLE)
+            *whole_in += b;
+        if (m->out == OUT_OWNED)
+            *owned_out += b;
+        else if (m->out == OUT_WHOLE)
+            *whole_out += b;
+    }
+}
+
 /* The pieces of a copying device (DESIGN.md, "Moving data"): whole work-groups carrying
  * about opts.piece_bytes of sliced inputs and owned outputs, so that one piece's upload,
  * another's kernel and a third's download overlap on the two queues. */
 static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
 {
-    const struct ht_spec *spec = cx->spec;
     uint64_t target = cx->opts.piece_bytes ? cx->opts.piece_bytes : UINT64_C(32) << 20;
-    uint64_t zero[3] = {0, 0, 0}, groups;
-    double bytes = 0.0, per_item;
+    uint64_t groups;
+    double sliced_in, whole_in, owned_out, whole_out, per_item;
 
     d->piece = 0;
     /* Pieces pay where a DMA engine moves data while the device computes. A device that
@@ -439,15 +465,8 @@ static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
     if (d->path == HT_PATH_INPLACE || target == UINT64_MAX || d->g == 0 ||
         (d->dev->host_unified && !cx->opts.piece_bytes))
         return;
-    for (size_t i = 0; i < spec->nargs; i++) {
-        const struct bufmap *m = &d->maps[i];
-        if (!spec->args[i].is_buffer)
-            continue;
-        if (m->in == IN_SLICED || m->out == OUT_OWNED)
-            bytes += range_bytes(d, i, zero, d->in.shape[i].dims) *
-                     ((m->in == IN_SLICED) + (m->out == OUT_OWNED));
-    }
-    per_item = bytes / (double)d->g;
+    device_bytes(d, &sliced_in, &whole_in, &owned_out, &whole_out);
+    per_item = (sliced_in + owned_out) / (double)d->g;
     if (per_item <= 0.0)
         return;
     groups = (uint64_t)((double)target / per_item / (double)d->wg);
@@ -1656,31 +1675,6 @@ static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
     return n;
 }
 
-/* Bytes device d moves for the whole problem: inputs sliced along d, inputs sent whole,
- * outputs read back by owner (or whole, one device). A device that works in place moves
- * none. */
-static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
-                         double *out)
-{
-    const struct ht_spec *spec = d->cx->spec;
-    uint64_t zero[3] = {0, 0, 0};
-
-    *sliced_in = *whole_in = *out = 0.0;
-    for (size_t i = 0; i < spec->nargs; i++) {
-        const struct bufmap *m = &d->maps[i];
-        double b;
-        if (!spec->args[i].is_buffer || d->in.host[i])
-            continue;
-        b = range_bytes(d, i, zero, d->in.shape[i].dims);
-        if (m->in == IN_SLICED)
-            *sliced_in += b;
-        else if (m->in == IN_WHOLE)
-            *whole_in += b;
-        if (m->out != OUT_NONE)
-            *out += b;
-    }
-}
-
 int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
                             struct ht_error *err)
 {
@@ -1699,7 +1693,7 @@ int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alon
         const struct cxdev *d = &cx->devs[j];
         const struct ht_coexec_alone *a = &alone[j];
         struct ht_split_bus b;
-        double sin, win, bout, busy;
+        double sin, win, oout, wout, bout, busy;
         int rc;
 
         if (!(a->wall_s > 0 && isfinite(a->wall_s))) {
@@ -1709,7 +1703,8 @@ int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alon
         }
         memset(&b, 0, sizeof b);
         b.kernel_s = a->kernel_s > 0 && isfinite(a->kernel_s) ? a->kernel_s : a->wall_s;
-        device_bytes(d, &sin, &win, &bout);
+        device_bytes(d, &sin, &win, &oout, &wout);
+        bout = oout + wout;
         if (d->bw.h2d_Bps > 0 && d->bw.d2h_Bps > 0) {
             b.xfer_s = sin / d->bw.h2d_Bps + bout / d->bw.d2h_Bps;
             b.fixed_s = win / d->bw.h2d_Bps;
