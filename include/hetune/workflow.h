@@ -174,6 +174,14 @@ struct ht_workflow_split_opts {
 /* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts);
 
+/* A device that ht_workflow_split or ht_workflow_run left out because nothing on it is
+ * usable: no configuration of its pruned space (empty or not) ran and verified. */
+struct ht_workflow_skipped {
+    const struct ht_device_info *dev; /* borrowed from the caller's devices */
+    char reason[256];                 /* why, without the device's name: "no configuration
+                                         ran and verified (the pruned space is empty)" */
+};
+
 /* What ht_workflow_split did. Owned: ht_workflow_split_result_destroy. */
 struct ht_workflow_split_result {
     size_t n;
@@ -185,6 +193,11 @@ struct ht_workflow_split_result {
     struct ht_coexec_estimate est;    /* the prediction, when has_est */
     int has_est;
     int ran_alone;                    /* 1: res is devs[fastest] alone */
+    int left_alone;                   /* ... because it is the only device left: every
+                                         other one was skipped */
+    struct ht_workflow_skipped *skipped; /* nskipped devices with nothing usable, left out
+                                         of devs (and of n) */
+    size_t nskipped;
     int bus_plan;                     /* 1: the split ran the bus plan; res.theoretical_s
                                          stays Algorithm 1's from the tuned times and
                                          res.model_s is the bus plan's prediction */
@@ -211,10 +224,13 @@ struct ht_workflow_split_result {
  * with the co-execution's clock, the split or (predicted slower, unless opts->force) the
  * fastest alone, verified against the fastest alone and stored; then the refinement
  * rounds (and the fastest alone when they measure it better, unless forced) and the
- * sweep, each stored. Fills *out (ht_workflow_split_result_destroy, also on error). A
- * failed verification is not an error: out->verify_failed says so. Errors, err filled:
- * those of ht_workflow_best, ht_coexec_create, ht_coexec_run, ht_coexec_verify and the
- * store; HT_ENOMEM. */
+ * sweep, each stored. A device with no configuration that ran and verified, even after
+ * tuning, is left out (out->skipped) and the others go on; when one device is left it
+ * runs alone (out->left_alone, no sweep). Fills *out (ht_workflow_split_result_destroy,
+ * also on error). A failed verification is not an error: out->verify_failed says so.
+ * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), those of
+ * ht_workflow_best, ht_coexec_create, ht_coexec_run, ht_coexec_verify and the store;
+ * HT_ENOMEM. */
 int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                       size_t n, const struct ht_workflow_split_opts *opts,
                       struct ht_workflow_split_result *out, struct ht_error *err);
@@ -275,6 +291,9 @@ struct ht_workflow_run_result {
                                          keeps its first run in res and its best refined
                                          round in refine (stored as refined_split_id) */
     size_t nsplits;
+    struct ht_workflow_skipped *skipped; /* nskipped devices with nothing usable after
+                                         tuning, left out of devs, steps and n */
+    size_t nskipped;
     int stopped;                      /* tuning was stopped (opts->tune.stop): nothing
                                          after it ran */
     int verify_failed;                /* a co-execution, round or point failed it */
@@ -289,10 +308,12 @@ struct ht_workflow_run_result {
  * refinement and sweep on the static one); last the report of the spec's case studies
  * into opts->out. Fills *out (ht_workflow_run_result_destroy, also on error). A failed
  * verification is not an error (out->verify_failed), nor a stopped tuning (out->stopped:
- * the function returns at once). Errors, err filled: HT_EINVAL (no device, a dimension the
- * spec lacks, a sweep without two devices, no parameter or too many), HT_ENOTFOUND (a
- * device with no configuration that ran and verified, or nothing to report), those of the
- * space, the tuner, ht_workflow_split and ht_report_write; HT_ENOMEM. */
+ * the function returns at once). A device with no configuration that ran and verified
+ * after its tuning is left out of the steps after it (out->skipped); with one device left
+ * nothing is split. Errors, err filled: HT_EINVAL (no device, a dimension the spec lacks,
+ * a sweep without two devices, no parameter or too many), HT_ENOTFOUND (no device with a
+ * configuration that ran and verified, or nothing to report), those of the space, the
+ * tuner, ht_workflow_split and ht_report_write; HT_ENOMEM. */
 int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                     size_t n, const struct ht_workflow_run_opts *opts,
                     struct ht_workflow_run_result *out, struct ht_error *err);

@@ -87,8 +87,8 @@ static const char run_usage[] =
     "On a terminal, progress lines on stderr show the tuning of each device and the\n"
     "co-executions.\n"
     "\n"
-    "exit status: 0 success, 1 runtime failure (no platform, database error, a device\n"
-    "with no verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
+    "exit status: 0 success, 1 runtime failure (no platform, database error, no device\n"
+    "with a verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
     "device, a spec that cannot be split), 3 a co-execution failed verification (the\n"
     "report is still written), 130 interrupted while tuning\n";
 
@@ -412,6 +412,9 @@ int cmd_run(int argc, char **argv)
     }
     nrows = ht_workflow_run_coexecs(&rr, rows);
     status = rr.verify_failed || pg.verify.failed ? 3 : 0;
+    for (size_t i = 0; i < rr.nskipped; i++)
+        fprintf(stderr, "hetune run: skipped device %zu (%s): %s\n", rr.skipped[i].dev->index,
+                rr.skipped[i].dev->name, rr.skipped[i].reason);
     if (!co.json) {
         print_text(&rr, spec, co.db, rows, nrows, now() - t0);
     } else {

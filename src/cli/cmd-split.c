@@ -103,7 +103,7 @@ static const char split_usage[] =
     "and writes its own elements.\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, launch error, database\n"
-    "error, a device with no verified configuration), 2 bad input (usage, spec, unknown\n"
+    "error, no device with a verified configuration), 2 bad input (usage, spec, unknown\n"
     "device, a spec that cannot be split), 3 verification failed\n";
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
@@ -146,18 +146,14 @@ static void print_text(const struct report *r)
     const struct ht_coexec_result *res = &r->w->res;
     const struct ht_workflow_device *fast = &r->w->devs[r->w->fastest];
     char a[32], b[32], c[32], d[32], e[32];
-    int w = 6, planned = is_planned(r);
+    int w = 6, planned = is_planned(r), same = 1;
 
     printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
-    {
-        int same = 1;
-        for (size_t i = 0; i < res->ndevices; i++)
-            same &= res->devices[i].global[res->dim] == res->global;
-        printf("split         along %s (dimension %u), %" PRIu64 " %s, scheduler %s\n",
-               dim_names[res->dim], res->dim, res->global,
-               same ? "work-items" : "units (the lcm of the devices' global sizes)",
-               res->scheduler);
-    }
+    for (size_t i = 0; i < res->ndevices; i++)
+        same &= res->devices[i].global[res->dim] == res->global;
+    printf("split         along %s (dimension %u), %" PRIu64 " %s, scheduler %s\n",
+           dim_names[res->dim], res->dim, res->global,
+           same ? "work-items" : "units (the lcm of the devices' global sizes)", res->scheduler);
     for (size_t i = 0; i < r->w->n; i++)
         if ((int)strlen(r->w->devs[i].config_text) > w)
             w = (int)strlen(r->w->devs[i].config_text);
@@ -219,9 +215,9 @@ static void print_text(const struct report *r)
     if (r->w->ran_alone) {
         ht_format_seconds(res->wall_s, a, sizeof a);
         ht_format_seconds(res->kernel_s, b, sizeof b);
-        printf("ran alone     device %zu (%s): wall %s, kernel-only %s (--force splits "
-               "anyway)\n",
-               fast->dev->index, fast->dev->name, a, b);
+        printf("ran alone     device %zu (%s): wall %s, kernel-only %s (%s)\n",
+               fast->dev->index, fast->dev->name, a, b,
+               r->w->left_alone ? "the only device left" : "--force splits anyway");
         if (r->w->measured_alone && r->refine)
             printf("measured      no round of the refinement below beat it by %s time, or "
                    "the best gave it all the work\n",
@@ -388,12 +384,15 @@ int cmd_split(int argc, char **argv)
         goto cleanup;
     }
     status = wr.verify_failed || v.failed ? 3 : 0;
+    for (size_t i = 0; i < wr.nskipped; i++)
+        fprintf(stderr, "hetune split: skipped device %zu (%s): %s\n",
+                wr.skipped[i].dev->index, wr.skipped[i].dev->name, wr.skipped[i].reason);
     if (wr.dump_err.code) {
         int s2 = cli_fail("split", &wr.dump_err);
         if (status == 0)
             status = s2;
     }
-    if (wr.ran_alone && !wr.measured_alone) {
+    if (wr.ran_alone && !wr.measured_alone && !wr.left_alone) {
         char a[32], b[32];
         ht_format_seconds(wr.est.split_s, a, sizeof a);
         ht_format_seconds(wr.est.alone_s, b, sizeof b);
@@ -416,12 +415,8 @@ int cmd_split(int argc, char **argv)
                 a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
     }
 
-    rep.spec = spec;
-    rep.opts = &wo;
-    rep.w = &wr;
-    rep.plan = wr.has_plan ? &wr.plan : NULL;
-    rep.est = wr.has_est ? &wr.est : NULL;
-    rep.refine = wr.has_refine ? &wr.refine : NULL;
+    rep = (struct report){spec, &wo, &wr, wr.has_plan ? &wr.plan : NULL,
+                          wr.has_est ? &wr.est : NULL, wr.has_refine ? &wr.refine : NULL};
     if (co.json) {
         rc = ht_workflow_split_json(spec, &wo, &wr, &text, &err);
         if (cli_json_text("split", rc, text) != 0 && status == 0)

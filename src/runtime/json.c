@@ -83,6 +83,18 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
     return d;
 }
 
+/* The devices left out because nothing on them is usable, each with why. */
+static json_t *skipped_json(const struct ht_workflow_skipped *s, size_t n)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("{s:I, s:s, s:s}", "index",
+                                           (json_int_t)s[i].dev->index, "name", s[i].dev->name,
+                                           "reason", s[i].reason));
+    return a;
+}
+
 /* The rounds of a refinement. */
 static json_t *refine_json(const struct ht_workflow_refine *f)
 {
@@ -143,8 +155,10 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
                      "plan", alone ? "alone" : r->bus_plan ? "bus" : "paper",
                      "margin", seconds(opts->coexec.margin),
                      "decision", !alone ? "split"
+                                 : r->left_alone ? "alone: others skipped"
                                  : r->measured_alone ? "alone: measured" : "alone: predicted",
                      "devices", devs);
+    json_object_set_new(root, "skipped", skipped_json(r->skipped, r->nskipped));
     if (r->has_plan)
         json_object_update_new(root, json_pack(
             "{s:o, s:I}", "residue_device",
@@ -260,9 +274,10 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
     }
     free(rows);
     return dump(json_pack(
-        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
+        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
         "spec", spec->name, "spec_path", spec->path, "db", db ? db : HT_STORE_DEFAULT_PATH,
         "problem_id", (json_int_t)r->problem_id, "devices", devs,
+        "skipped", skipped_json(r->skipped, r->nskipped),
         "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
         "splits", splits,
         "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",

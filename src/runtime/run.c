@@ -25,6 +25,7 @@ void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r)
     free(r->splits);
     free(r->devs);
     free(r->steps);
+    free(r->skipped);
     memset(r, 0, sizeof *r);
 }
 
@@ -64,19 +65,21 @@ static int prune(const struct ht_spec *spec, struct ht_store *store, enum ht_eq3
 }
 
 /* Step 2: tunes every device (measuring only what the database lacks) and reads its best
- * configuration back. Stops at once when the tuning is stopped (out->stopped). */
+ * configuration back; a device with none that ran and verified is moved from devs and
+ * steps to out->skipped. Stops at once when the tuning is stopped (out->stopped). */
 static int tune(const struct ht_spec *spec, struct ht_store *store,
                 const struct ht_workflow_run_opts *opts, struct ht_workflow_run_result *out,
                 struct ht_error *err)
 {
     struct ht_tune_opts topts = opts->tune;
     struct ht_workflow_best_opts bo;
+    size_t n = out->n, kept = 0;
 
     topts.eq3 = opts->split.coexec.exec.eq3;
     topts.exec = opts->split.coexec.exec;
     memset(&bo, 0, sizeof bo);
     bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
-    for (size_t i = 0; i < out->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         struct ht_workflow_device *d = &out->devs[i];
         struct ht_tune_result *tr = &out->steps[i].tune;
         struct ht_error e;
@@ -86,21 +89,38 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
         if (rc != HT_OK)
             return about_device(rc, d->dev, err);
         if (tr->stopped) {
+            /* What is left stays in devs and steps, after the devices kept. */
+            memmove(&out->devs[kept], d, (n - i) * sizeof *d);
+            memmove(&out->steps[kept], &out->steps[i], (n - i) * sizeof out->steps[0]);
+            out->n = kept + n - i;
             out->stopped = 1;
             return HT_OK;
         }
         ht_error_clear(&e);
         rc = ht_workflow_best(spec, store, out->problem_id, &bo, d, &e);
-        if (rc == HT_ENOTFOUND)
-            return ht_error_set(err, HT_ENOTFOUND,
-                                "device %zu (%s): no configuration ran and verified%s",
-                                d->dev->index, d->dev->name,
-                                tr->space ? "" : " (the pruned space is empty)");
+        if (rc == HT_ENOTFOUND) {
+            /* Nothing usable on it: the other devices go on without it. */
+            ht_error_clear(&e);
+            ht_error_set(&e, HT_ENOTFOUND, "no configuration ran and verified%s",
+                         tr->space ? "" : " (the pruned space is empty)");
+            rc = ht__skip_device(&out->skipped, &out->nskipped, d->dev, &e, err);
+            if (rc != HT_OK)
+                return rc;
+            continue;
+        }
         if (rc != HT_OK) {
             *err = e;
             return rc;
         }
+        out->devs[kept] = *d;
+        out->steps[kept++] = out->steps[i];
     }
+    out->n = kept;
+    if (kept == 0)
+        return ht_error_set(err, HT_ENOTFOUND, "%sdevice %zu (%s): %s",
+                            n > 1 ? "no device has a usable configuration: " : "",
+                            out->skipped[0].dev->index, out->skipped[0].dev->name,
+                            out->skipped[0].reason);
     return HT_OK;
 }
 
@@ -185,7 +205,7 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
         rc = prune(spec, store, opts->split.coexec.exec.eq3, out, err);
     if (rc == HT_OK)
         rc = tune(spec, store, opts, out, err);
-    if (rc == HT_OK && !out->stopped && n > 1)
+    if (rc == HT_OK && !out->stopped && out->n > 1)
         rc = split(spec, store, dims, opts, out, err);
     if (rc == HT_OK && !out->stopped) {
         ropts.spec = spec->name;

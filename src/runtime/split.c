@@ -25,7 +25,30 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r)
     ht_split_plan_destroy(&r->plan);
     ht_workflow_refine_free(&r->refine);
     free(r->sweep);
+    free(r->skipped);
     memset(r, 0, sizeof *r);
+}
+
+int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
+                    const struct ht_device_info *dev, const struct ht_error *why,
+                    struct ht_error *err)
+{
+    struct ht_workflow_skipped *l = realloc(*list, (*n + 1) * sizeof *l);
+    char prefix[320];
+    const char *reason = why->text;
+    int len;
+
+    if (!l)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    *list = l;
+    len = snprintf(prefix, sizeof prefix, "device %zu (%s): ", dev->index, dev->name);
+    if (len > 0 && (size_t)len < sizeof prefix && !strncmp(reason, prefix, (size_t)len))
+        reason += len;
+    l[*n].dev = dev;
+    /* A long reason is cut to the field: the device's error names the rest. */
+    snprintf(l[*n].reason, sizeof l[*n].reason, "%.255s", reason);
+    (*n)++;
+    return HT_OK;
 }
 
 static void step(const struct ht_workflow_split_opts *opts, const char *what)
@@ -163,6 +186,57 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
     return HT_OK;
 }
 
+/* The co-execution of b's devices with opts into *cxp (ht_coexec_free) on *cdevs (free),
+ * each device's measured link, the estimate and the split-or-alone decision in out, and
+ * the bus plan when static; paper[0..1] then keep the paper plan's theoretical and
+ * adjusted times. Errors as ht_coexec_create and ht_coexec_plan_bus; HT_ENOMEM. */
+static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                       struct ht_workflow_split_result *out, struct ht_coexec_device **cdevs,
+                       struct ht_coexec **cxp, double paper[2], struct ht_error *err)
+{
+    struct ht_coexec_device *cd;
+    size_t n = b->n;
+    int rc;
+
+    *cdevs = cd = calloc(n, sizeof *cd);
+    if (!cd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        cd[i].dev = b->devs[i].dev;
+        cd[i].config = b->devs[i].config;
+        cd[i].time_s = b->devs[i].tuned_s;
+    }
+    rc = ht_coexec_create(b->spec, cd, n, &opts->coexec, cxp, err);
+    if (rc != HT_OK)
+        return rc;
+    /* Each device's link as `hetune devices --bandwidth` measured it, when it did: the bus
+     * models then turn bytes into seconds at its rates. */
+    for (size_t i = 0; i < n; i++) {
+        struct ht_bandwidth bw;
+        int64_t dev_id;
+        if (ht_store_device_id(b->store, b->devs[i].dev, &dev_id, NULL) == HT_OK &&
+            ht_store_get_bandwidth(b->store, dev_id, &bw, NULL) == HT_OK &&
+            bw.path == ht_data_path_resolve(opts->coexec.exec.data_path, b->devs[i].dev))
+            ht_coexec_set_bandwidth(*cxp, i, &bw, NULL);
+    }
+    if (n > 1 && ht_coexec_estimate(*cxp, b->alone, &out->est, NULL) == HT_OK) {
+        out->has_est = 1;
+        out->fastest = out->est.fastest;
+        out->ran_alone = !out->est.worth_it && !opts->force;
+        /* The plan that knows the bus: the one the estimate predicted. */
+        if (!out->ran_alone && !opts->paper_plan &&
+            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(*cxp))->name, "static")) {
+            paper[0] = ht_coexec_plan(*cxp)->theoretical_time_s;
+            paper[1] = ht_coexec_plan(*cxp)->adjusted_time_s;
+            rc = ht_coexec_plan_bus(*cxp, b->alone, err);
+            if (rc != HT_OK)
+                return rc;
+            out->bus_plan = 1;
+        }
+    }
+    return HT_OK;
+}
+
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                    int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
                    struct ht_error *err)
@@ -170,7 +244,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     struct ht_coexec_device *cdevs = NULL;
     struct ht_coexec *cx = NULL, *used;
     size_t n = b->n;
-    double paper_theoretical_s = -1, paper_adjusted_s = -1;
+    double paper[2] = {-1, -1};
     int rc;
 
     out->n = n;
@@ -183,41 +257,12 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             return ht_error_set(err, HT_ENOMEM, "out of memory");
         memcpy(out->devs, b->devs, n * sizeof *out->devs);
     }
-    cdevs = calloc(n, sizeof *cdevs);
-    if (!cdevs)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        cdevs[i].dev = b->devs[i].dev;
-        cdevs[i].config = b->devs[i].config;
-        cdevs[i].time_s = b->devs[i].tuned_s;
-    }
-    rc = ht_coexec_create(b->spec, cdevs, n, &opts->coexec, &cx, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    /* Each device's link as `hetune devices --bandwidth` measured it, when it did: the bus
-     * models then turn bytes into seconds at its rates. */
-    for (size_t i = 0; i < n; i++) {
-        struct ht_bandwidth bw;
-        int64_t dev_id;
-        if (ht_store_device_id(b->store, b->devs[i].dev, &dev_id, NULL) == HT_OK &&
-            ht_store_get_bandwidth(b->store, dev_id, &bw, NULL) == HT_OK &&
-            bw.path == ht_data_path_resolve(opts->coexec.exec.data_path, b->devs[i].dev))
-            ht_coexec_set_bandwidth(cx, i, &bw, NULL);
-    }
-    if (n > 1 && ht_coexec_estimate(cx, b->alone, &out->est, NULL) == HT_OK) {
-        out->has_est = 1;
-        out->fastest = out->est.fastest;
-        out->ran_alone = !out->est.worth_it && !opts->force;
-        /* The plan that knows the bus: the one the estimate predicted. */
-        if (!out->ran_alone && !opts->paper_plan &&
-            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(cx))->name, "static")) {
-            paper_theoretical_s = ht_coexec_plan(cx)->theoretical_time_s;
-            paper_adjusted_s = ht_coexec_plan(cx)->adjusted_time_s;
-            rc = ht_coexec_plan_bus(cx, b->alone, err);
-            if (rc != HT_OK)
-                goto cleanup;
-            out->bus_plan = 1;
-        }
+    /* The others have nothing usable: the one device left runs alone, nothing to plan. */
+    out->left_alone = out->ran_alone = n == 1 && out->nskipped > 0;
+    if (!out->left_alone) {
+        rc = coexec_plan(b, opts, out, &cdevs, &cx, paper, err);
+        if (rc != HT_OK)
+            goto cleanup;
     }
     used = out->ran_alone ? b->alone_cx[out->fastest] : cx;
     if (out->ran_alone) {
@@ -230,8 +275,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
         if (out->bus_plan) {
             /* Algorithm 1 stays the paper's figure, from the tuned times. */
-            out->res.theoretical_s = paper_theoretical_s;
-            out->res.adjusted_s = paper_adjusted_s;
+            out->res.theoretical_s = paper[0];
+            out->res.adjusted_s = paper[1];
         }
     }
     rc = ht_coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
@@ -275,7 +320,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         if (rc != HT_OK)
             goto cleanup;
     }
-    if (opts->sweep > 0)
+    if (opts->sweep > 0 && !out->left_alone)
         rc = sweep_step(b, cx, opts, out, err);
 
 cleanup:
@@ -291,6 +336,8 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
     struct ht__split_base b;
+    struct ht_error why;
+    size_t kept = 0;
     int rc;
 
     memset(out, 0, sizeof *out);
@@ -324,9 +371,23 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     b.devs = out->devs;
     rc = ht_workflow_open(opts->db, spec, &b.store, &b.problem_id, err);
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        out->devs[i].dev = devs[i];
-        rc = ht_workflow_best(spec, b.store, b.problem_id, &bo, &out->devs[i], err);
+        /* A device with nothing usable is left out; the others go on without it. */
+        ht_error_clear(&why);
+        out->devs[kept].dev = devs[i];
+        rc = ht_workflow_best(spec, b.store, b.problem_id, &bo, &out->devs[kept], &why);
+        if (rc == HT_ENOTFOUND)
+            rc = ht__skip_device(&out->skipped, &out->nskipped, devs[i], &why, err);
+        else if (rc != HT_OK)
+            *err = why;
+        else
+            kept++;
     }
+    if (rc == HT_OK && kept == 0)
+        rc = n == 1 ? (*err = why, why.code)
+                    : ht_error_set(err, HT_ENOTFOUND, "no device has a usable configuration: "
+                                   "device %zu (%s): %s", devs[0]->index, devs[0]->name,
+                                   out->skipped[0].reason);
+    out->n = b.n = kept;
     if (rc == HT_OK)
         rc = ht__split_base_alone(&b, &opts->coexec, opts->on_step, opts->user, err);
     if (rc == HT_OK)

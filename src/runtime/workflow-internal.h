@@ -32,12 +32,20 @@ void ht__split_base_destroy(struct ht__split_base *b);
 
 /* One co-execution on b's devices with opts (its db, tune and on_tune unused), as
  * ht_workflow_split describes: the estimate and the decision, the run, verification,
- * dump, storing, refinement and sweep. out is zeroed but for devs: when NULL, a copy of
- * b->devs is made. It may take a run alone out of b. keep_first: a refinement never
+ * dump, storing, refinement and sweep. out is zeroed but for devs and skipped: when devs
+ * is NULL, a copy of b->devs is made; with one device and some skipped, it runs alone
+ * (out->left_alone). It may take a run alone out of b. keep_first: a refinement never
  * replaces the first run as the result (hetune run shows both). A device's factor with
  * no plan is stored as no_plan_factor. Errors as ht_workflow_split. */
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                    int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
                    struct ht_error *err);
+
+/* Appends dev to *list (*n entries, realloc'ed; the caller frees it) as skipped because of
+ * why, a device's error from ht_workflow_best: its text without the leading "device I
+ * (NAME): " is the reason. HT_ENOMEM, err filled. */
+int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
+                    const struct ht_device_info *dev, const struct ht_error *why,
+                    struct ht_error *err);
 
 #endif

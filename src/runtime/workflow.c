@@ -72,16 +72,17 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
         opts->on_tune(d->dev, ht_store_path(store),
                       topts->strategy ? topts->strategy : "exhaustive", opts->user);
     rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
-    free(tr);
-    if (rc != HT_OK)
-        return rc;
-    d->tuned_now = 1;
-    rc = read_best(spec, store, problem_id, opts->unverified, d, err);
+    if (rc == HT_OK) {
+        d->tuned_now = 1;
+        rc = read_best(spec, store, problem_id, opts->unverified, d, err);
+    }
     if (rc == HT_ENOTFOUND)
         rc = ht_error_set(err, HT_ENOTFOUND,
                           "device %zu (%s): no configuration ran and verified, even after "
-                          "tuning",
-                          d->dev->index, d->dev->name);
+                          "tuning%s",
+                          d->dev->index, d->dev->name,
+                          tr->space ? "" : " (the pruned space is empty)");
+    free(tr);
     return rc;
 }
 
