@@ -34,6 +34,9 @@ struct ht_param {
     struct ht_expr *hi;    /* device variables */
     struct ht_expr *step;  /* NULL means 1; ignored when pow2 */
     int pow2;              /* the powers of two in [lo, hi] */
+    int64_t *sorted;       /* HT_PARAM_VALUES: the values in increasing order, so that a
+                              check finds one in O(log n); owned (freed with the def), or
+                              NULL, and then they are searched one by one */
 };
 
 struct ht_constraint {

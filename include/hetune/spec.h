@@ -126,7 +126,8 @@ struct ht_size_override {
 };
 
 /* Loads and validates the spec at path, with sizes overridden by ov[0..nov). *out is owned
- * by the caller (ht_spec_free). On failure returns HT_EIO (unreadable file), HT_EPARSE
+ * by the caller (ht_spec_free). On failure returns HT_EIO (unreadable file), HT_EINVAL (the
+ * path is a folder or another file that is not regular: err->text "is a directory"), HT_EPARSE
  * (invalid JSON, with line and column), HT_ESPEC (a field is missing, unknown, of the wrong
  * type or value; err->field holds its JSON path) or HT_EEXPR (an expression does not
  * compile; err->field holds the path and err->line/column point into the file when the
@@ -198,6 +199,24 @@ int ht_spec_stage_ndrange(const struct ht_spec *spec, size_t stage, const int64_
  * kernel and the values that broke it. */
 int ht_spec_check_stages(const struct ht_spec *spec, const struct ht_device_info *dev,
                          const int64_t *config, struct ht_error *err);
+
+/* The bytes of buffer argument i for filled vars (as ht_space_vars fills them): the product
+ * of its shape's axes and the size of its type, into *bytes, and the axes into dims[0..3)
+ * (1 past the buffer's own) when dims is not NULL. Returns HT_EINVAL with err->field
+ * "args[i].shape[a]" when an axis does not evaluate or is not positive (or i is no buffer),
+ * HT_EOVERFLOW with err->field "args[i].shape" when the bytes pass 2^64 (or SIZE_MAX);
+ * err->file is the spec's path. */
+int ht_spec_buffer_bytes(const struct ht_spec *spec, size_t i, const int64_t *vars,
+                         uint64_t *bytes, uint64_t dims[3], struct ht_error *err);
+
+/* Checks, before anything is built, that dev can hold every buffer whose shape does not
+ * depend on a parameter (those are the same for every configuration; the others are checked
+ * for each configuration as it runs): the shape evaluates with the spec's sizes and dev's
+ * variables, its bytes do not overflow, and they are at most dev->max_mem_alloc_size.
+ * Returns HT_ESPEC with err->file the spec's path, err->field "args[i].shape" and err->text
+ * naming the buffer's bytes and the limit (ht_format_bytes), HT_ENOMEM, or 0. */
+int ht_spec_check_device(const struct ht_spec *spec, const struct ht_device_info *dev,
+                         struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -69,7 +69,7 @@ static const char run_usage[] =
     CLI_DATA_PATH_HELP
     CLI_PIECE_BYTES_HELP
     "  -S, --strategy S      the search strategy of tuning (default exhaustive)\n"
-    "  -b, --budget N        at most N evaluations per device in this run's tuning\n"
+    "  -b, --budget N        at most N evaluations per device tuned (0: no limit)\n"
     "      --repeats N       timed runs of each co-execution (default: the spec's\n"
     "                        timing.repeats)\n"
     "      --db FILE         the results database (default ./hetune.db)\n"

@@ -87,7 +87,7 @@ static const char split_usage[] =
     "      --dump DIR        write every merged written buffer as raw DIR/<name>.bin\n"
     "  -S, --strategy S      the search strategy when a device must be tuned first\n"
     "                        (default exhaustive)\n"
-    "  -b, --budget N        at most N evaluations per device when tuning first\n"
+    "  -b, --budget N        at most N evaluations per device tuned (0: no limit)\n"
     "      --size NAME=VALUE override a problem size of the spec\n"
     "      --eq3 product|sum|off\n"
     "                        the Eq. 3 rule of the configurations (default product)\n"

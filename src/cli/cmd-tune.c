@@ -30,7 +30,7 @@ static const char tune_usage[] =
     "                        \"<platform> <name>\", or all (default: all)\n"
     "  -S, --strategy S      exhaustive (default), random, genetic or anneal\n"
     "  -b, --budget N        evaluate at most N configurations per device in this run\n"
-    "                        (stored ones do not count; default: no limit)\n"
+    "                        (stored ones do not count; default 0: no limit)\n"
     "  -t, --time S          start no new configuration after S seconds per device\n"
     "                        (default: no limit)\n"
     "      --seed N          the seed of the random, genetic and anneal strategies\n"

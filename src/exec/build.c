@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec/exec-internal.h"
 #include "util/util.h"
@@ -147,6 +148,87 @@ static char *build_log(struct ht_session *s, cl_program prog)
     return log;
 }
 
+/* 1 when name[0..n), a file a build log points into, is the program's own text under the
+ * name the driver gave it: PoCL writes the source to a temporary file
+ * (/tmp/pocl.../x.cl, ~/.cache/pocl/kcache/tempfile_ab12.cl), others call it "<source>" or
+ * "<kernel>". A .cl file that exists beside the kernel file is one it includes, and keeps
+ * its name. */
+static int is_program_name(const char *name, size_t n, const char *kernel_path)
+{
+    static const char *const anonymous[] = {"<source>", "<kernel>", "<stdin>", "<input>"};
+    const char *base = name;
+    char *dir, *beside;
+    int exists;
+
+    for (size_t i = 0; i < sizeof anonymous / sizeof *anonymous; i++)
+        if (n == strlen(anonymous[i]) && !memcmp(name, anonymous[i], n))
+            return 1;
+    if (n < 4 || memcmp(name + n - 3, ".cl", 3) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (name[i] == '/')
+            base = name + i + 1;
+    dir = ht__dirname(kernel_path);
+    beside = dir ? ht__asprintf("%s/%.*s", dir, (int)(n - (size_t)(base - name)), base) : NULL;
+    exists = beside && access(beside, F_OK) == 0;
+    free(beside);
+    free(dir);
+    return !exists;
+}
+
+/* The build log with every location in the program's text ("FILE:LINE:" where FILE is the
+ * driver's name for it) naming kernel_path instead, so that a reason points at the spec's
+ * kernel file: the program is that file's text unchanged, so its lines are the file's.
+ * Owned by the caller (free()); NULL when out of memory. */
+static char *log_with_kernel_path(const char *log, const char *kernel_path)
+{
+    size_t len = strlen(log), klen = strlen(kernel_path), cap = len + 1, used = 0;
+    char *out = malloc(cap);
+    const char *p = log;
+
+    if (!out)
+        return NULL;
+    while (*p) {
+        /* A token: from the start of a line or after a blank or an opening mark, up to the
+         * first ':' followed by a digit. */
+        int starts = p == log || isspace((unsigned char)p[-1]) || p[-1] == '(' ||
+                     p[-1] == '\'' || p[-1] == '"';
+        size_t n = 0;
+        if (starts && !isspace((unsigned char)*p)) {
+            while (p[n] && !isspace((unsigned char)p[n]) &&
+                   !(p[n] == ':' && isdigit((unsigned char)p[n + 1])))
+                n++;
+        }
+        if (n > 0 && p[n] == ':' && is_program_name(p, n, kernel_path)) {
+            if (used + klen + 1 > cap) {
+                char *grown;
+                cap = (used + klen + 1) * 2 + len;
+                if (!(grown = realloc(out, cap))) {
+                    free(out);
+                    return NULL;
+                }
+                out = grown;
+            }
+            memcpy(out + used, kernel_path, klen);
+            used += klen;
+            p += n;
+            continue;
+        }
+        if (used + 2 > cap) {
+            char *grown;
+            cap = cap * 2 + 2;
+            if (!(grown = realloc(out, cap))) {
+                free(out);
+                return NULL;
+            }
+            out = grown;
+        }
+        out[used++] = *p++;
+    }
+    out[used] = '\0';
+    return out;
+}
+
 /* The line of the log that says what went wrong first: the first line mentioning "error",
  * else the first line that is not blank. */
 static void first_error_line(const char *log, char *buf, size_t size)
@@ -218,6 +300,15 @@ int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
             goto cleanup;
         }
         *log = build_log(s, prog);
+        if (*log && s->spec->kernel_path) {
+            /* The reason and the log kept name the spec's kernel file, not the driver's
+             * temporary copy of it. */
+            char *named = log_with_kernel_path(*log, s->spec->kernel_path);
+            if (named) {
+                free(*log);
+                *log = named;
+            }
+        }
         first_error_line(*log ? *log : "", first, sizeof first);
         if (!first[0])
             snprintf(first, sizeof first, "%s", ht_cl_err_name(st));

@@ -126,7 +126,8 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
 
 /* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
  * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
- * HT_EOVERFLOW when too large). */
+ * HT_ECONSTRAINT with err->field "args[i].shape" when its bytes overflow or pass the
+ * device's max_mem_alloc_size). ht__inst_setup has done it for every buffer already. */
 int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
 
 /* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the

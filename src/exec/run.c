@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/exec-internal.h"
+#include "hetune/report.h"
 #include "util/util.h"
 
 int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)
@@ -67,36 +68,41 @@ char *ht__build_options(const struct ht_spec *spec, const int64_t *config)
     return buf;
 }
 
-/* Evaluates arg i's shape into in->shape[i]; the axes past its own have 1 element. */
-static int eval_shape(const struct ht_spec *spec, struct ht__inst *in, size_t i,
+/* Evaluates arg i's shape into in->shape[i]; the axes past its own have 1 element. A
+ * buffer the device cannot hold in one allocation (only a shape that uses a parameter can
+ * get here: ht_session_create refused the others) breaks a platform rule for this
+ * configuration, as a work-group too large does. */
+static int eval_shape(const struct ht_session *s, struct ht__inst *in, size_t i,
                       struct ht_error *err)
 {
-    const struct ht_arg *arg = &spec->args[i];
+    const struct ht_arg *arg = &s->spec->args[i];
     struct ht__hostbuf *b = &in->shape[i];
-    size_t count = 1;
+    uint64_t bytes, limit = s->dev->max_mem_alloc_size;
+    char need[32], most[32];
     int rc;
 
     b->naxes = arg->naxes;
-    for (unsigned a = 0; a < arg->naxes; a++) {
-        int64_t v;
-        rc = ht_expr_eval(arg->shape[a], in->vars, &v);
-        if (rc == HT_OK && v <= 0)
-            rc = HT_EINVAL;
-        if (rc != HT_OK) {
-            if (err && !err->code)
-                snprintf(err->field, sizeof err->field, "args[%zu].shape[%u]", i, a);
-            return ht_error_set(err, HT_EINVAL, "shape '%s' of '%s' is %s",
-                                ht_expr_source(arg->shape[a]), arg->name,
-                                rc == HT_EINVAL ? "not positive" : ht_strerror(rc));
-        }
-        if ((uint64_t)v > SIZE_MAX / count / ht_type_size(arg->type))
-            return ht_error_set(err, HT_EOVERFLOW, "buffer '%s' is too large", arg->name);
-        b->dims[a] = (uint64_t)v;
-        count *= (size_t)v;
+    rc = ht_spec_buffer_bytes(s->spec, i, in->vars, &bytes, b->dims, err);
+    if (rc == HT_EOVERFLOW) {
+        if (err)
+            err->code = HT_ECONSTRAINT;
+        return HT_ECONSTRAINT;
     }
-    for (unsigned a = arg->naxes; a < 3; a++)
-        b->dims[a] = 1;
-    b->count = count;
+    if (rc != HT_OK)
+        return rc;
+    if (limit && bytes > limit) {
+        ht_format_bytes(bytes, need, sizeof need);
+        ht_format_bytes(limit, most, sizeof most);
+        if (err && !err->code) {
+            snprintf(err->file, sizeof err->file, "%s", s->spec->path ? s->spec->path : "");
+            snprintf(err->field, sizeof err->field, "args[%zu].shape", i);
+        }
+        return ht_error_set(err, HT_ECONSTRAINT,
+                            "buffer '%s' needs %s (%" PRIu64 " bytes), more than the %s (%" PRIu64
+                            " bytes) device '%s' allocates at once (max_mem_alloc_size)",
+                            arg->name, need, bytes, most, limit, s->dev->name);
+    }
+    b->count = (size_t)(bytes / ht_type_size(arg->type));
     return HT_OK;
 }
 
@@ -258,6 +264,7 @@ int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst 
 {
     const struct ht_spec *spec = s->spec;
     const struct ht_space_def *def = &spec->space;
+    int rc;
 
     in->vars = calloc(def->names.count ? def->names.count : 1, sizeof *in->vars);
     in->mem = calloc(spec->nargs ? spec->nargs : 1, sizeof *in->mem);
@@ -267,7 +274,13 @@ int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst 
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht_space_vars(def, s->dev, config, in->vars);
     in->ndims = def->ndims;
-    return ht_space_ndrange(def, in->vars, in->global, in->local, err);
+    rc = ht_space_ndrange(def, in->vars, in->global, in->local, err);
+    /* Every buffer's shape now, so a configuration the device cannot hold is refused
+     * before its build. */
+    for (size_t i = 0; i < spec->nargs && rc == HT_OK; i++)
+        if (spec->args[i].is_buffer)
+            rc = eval_shape(s, in, i, err);
+    return rc;
 }
 
 int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
@@ -285,7 +298,7 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
 
 int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
 {
-    return eval_shape(s->spec, in, i, err);
+    return eval_shape(s, in, i, err);
 }
 
 int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
@@ -295,7 +308,7 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
     cl_mem_flags flags;
     size_t bytes;
     cl_int st;
-    int rc = eval_shape(s->spec, in, i, err);
+    int rc = eval_shape(s, in, i, err);
 
     if (rc != HT_OK)
         return rc;

@@ -58,6 +58,11 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
     int rc = HT_OK;
 
     *out = NULL;
+    /* A buffer the device cannot allocate fails every configuration: say so before any
+     * build, naming the shape and the limit, rather than as a failed clCreateBuffer. */
+    rc = ht_spec_check_device(spec, dev, err);
+    if (rc != HT_OK)
+        return rc;
     s = calloc(1, sizeof *s);
     if (!s)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

@@ -141,9 +141,22 @@ static int check_param(const struct ht_space_def *def, size_t i, const int64_t *
         char list[512];
         size_t used = 0;
 
-        for (size_t k = 0; k < p->nvalues; k++)
-            if (p->values[k] == v)
+        if (p->sorted) {
+            size_t first = 0, past = p->nvalues;
+            while (first < past) {
+                size_t mid = first + (past - first) / 2;
+                if (p->sorted[mid] < v)
+                    first = mid + 1;
+                else
+                    past = mid;
+            }
+            if (first < p->nvalues && p->sorted[first] == v)
                 return HT_OK;
+        } else {
+            for (size_t k = 0; k < p->nvalues; k++)
+                if (p->values[k] == v)
+                    return HT_OK;
+        }
         list[0] = '\0';
         for (size_t k = 0; k < p->nvalues && used < sizeof list - 8; k++) {
             int w = snprintf(list + used, sizeof list - 8 - used, "%s%" PRId64, k ? ", " : "",
@@ -329,6 +342,7 @@ void ht_space_def_destroy(struct ht_space_def *def)
         struct ht_param *p = &def->params[i];
         free(p->name);
         free(p->values);
+        free(p->sorted);
         ht_expr_free(p->lo);
         ht_expr_free(p->hi);
         ht_expr_free(p->step);

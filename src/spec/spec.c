@@ -468,7 +468,8 @@ static int load_kernel(struct loader *l, json_t *root)
                     lower_strerror(errno, why, sizeof why));
     ht_error_clear(&rerr);
     if (ht__read_file(spec->kernel_path, &spec->source, &spec->source_len, &rerr) != 0)
-        return fail(l, rerr.code == HT_ENOMEM ? HT_ENOMEM : HT_ESPEC, "%s", rerr.text);
+        return fail(l, rerr.code == HT_ENOMEM ? HT_ENOMEM : HT_ESPEC, "%s%s%s", rerr.file,
+                    rerr.file[0] ? ": " : "", rerr.text);
     pop(l);
     pop(l);
     return 0;
@@ -584,9 +585,52 @@ static int build_names(struct loader *l)
     return 0;
 }
 
+struct value_at {
+    int64_t value;
+    size_t index;
+};
+
+static int by_value_then_index(const void *a, const void *b)
+{
+    const struct value_at *x = a, *y = b;
+
+    if (x->value != y->value)
+        return x->value < y->value ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The first index i of values[0..n) whose value appears before i, n when none does, or
+ * (size_t)-1 when out of memory. In O(n log n): a parameter may list hundreds of thousands
+ * of values. When none repeats and sorted is not NULL, *sorted is the values in increasing
+ * order, owned by the caller (free()). */
+static size_t first_repeat(const int64_t *values, size_t n, int64_t **sorted)
+{
+    struct value_at *v = malloc((n ? n : 1) * sizeof *v);
+    size_t first = n;
+
+    if (!v)
+        return (size_t)-1;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct value_at){values[i], i};
+    qsort(v, n, sizeof *v, by_value_then_index);
+    /* Within a run of equal values, the second index is that value's first repeat. */
+    for (size_t k = 1; k < n; k++)
+        if (v[k].value == v[k - 1].value && (k < 2 || v[k - 2].value != v[k].value) &&
+            v[k].index < first)
+            first = v[k].index;
+    if (first == n && sorted) {
+        if (!(*sorted = malloc((n ? n : 1) * sizeof **sorted)))
+            first = (size_t)-1;
+        for (size_t k = 0; k < n && *sorted; k++)
+            (*sorted)[k] = v[k].value;
+    }
+    free(v);
+    return first;
+}
+
 static int load_values(struct loader *l, struct ht_param *p, json_t *values)
 {
-    size_t n;
+    size_t n, bad, dup;
     int rc;
 
     push_key(l, "values");
@@ -597,20 +641,20 @@ static int load_values(struct loader *l, struct ht_param *p, json_t *values)
         return fail(l, HT_ESPEC, "values must not be empty");
     if (!(p->values = calloc(n, sizeof *p->values)))
         return nomem(l);
-    for (size_t i = 0; i < n; i++) {
-        json_t *v = json_array_get(values, i);
-        int64_t x;
-
-        push_index(l, i);
-        if (!json_is_integer(v))
-            return fail(l, HT_ESPEC, "a value must be an integer, not %s", json_kind(v));
-        x = json_integer_value(v);
-        for (size_t j = 0; j < i; j++)
-            if (p->values[j] == x)
-                return fail(l, HT_ESPEC, "value %" PRId64 " appears twice in '%s'", x,
-                            p->name);
-        p->values[p->nvalues++] = x;
-        pop(l);
+    for (bad = 0; bad < n && json_is_integer(json_array_get(values, bad)); bad++)
+        p->values[p->nvalues++] = json_integer_value(json_array_get(values, bad));
+    /* The first error in the array's order: a repeat before the first non-integer. */
+    if ((dup = first_repeat(p->values, bad, bad == n ? &p->sorted : NULL)) == (size_t)-1)
+        return nomem(l);
+    if (dup < bad) {
+        push_index(l, dup);
+        return fail(l, HT_ESPEC, "value %" PRId64 " appears twice in '%s'", p->values[dup],
+                    p->name);
+    }
+    if (bad < n) {
+        push_index(l, bad);
+        return fail(l, HT_ESPEC, "a value must be an integer, not %s",
+                    json_kind(json_array_get(values, bad)));
     }
     pop(l);
     return 0;
@@ -893,7 +937,9 @@ static int load_index(struct loader *l, struct ht_arg *a, json_t *index)
 static int load_init(struct loader *l, struct ht_arg *a, const char *init)
 {
     struct ht_spec *spec = l->spec;
+    struct ht_error rerr;
     char why[256], h[400];
+    FILE *f;
     int k;
 
     push_key(l, "init");
@@ -906,6 +952,12 @@ static int load_init(struct loader *l, struct ht_arg *a, const char *init)
         if (access(a->init_path, R_OK) != 0)
             return fail(l, HT_ESPEC, "cannot read init file '%s': %s", a->init_path,
                         lower_strerror(errno, why, sizeof why));
+        /* Readable is not enough: a folder is too, and fails only once the data is made. */
+        ht_error_clear(&rerr);
+        if (ht__open_regular(a->init_path, &f, NULL, &rerr) != HT_OK)
+            return fail(l, HT_ESPEC, "init file %s%s%s", rerr.file, rerr.file[0] ? ": " : "",
+                        rerr.text);
+        fclose(f);
     } else if ((k = word_index(init, init_names, COUNT(init_names))) >= 0) {
         a->init = (enum ht_init)k;
     } else {
@@ -920,9 +972,11 @@ static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *
 {
     json_t *index = json_object_get(obj, "index");
     const char *access_s, *init;
+    struct ht_error e;
+    uint64_t bytes;
     char h[400];
     size_t n;
-    int rc, k;
+    int rc, k, sized = 1;
 
     a->is_buffer = 1;
     for (size_t i = 0; i < 3; i++)
@@ -938,8 +992,14 @@ static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *
         if ((rc = compile_extent(l, json_array_get(shape, i), &a->shape[i])))
             return rc;
         a->naxes++;
+        sized &= size_only(l, a->shape[i]);
         pop(l);
     }
+    /* Known now, so a buffer larger than 2^64 bytes is refused now, not once built. */
+    ht_error_clear(&e);
+    if (sized && ht_spec_buffer_bytes(l->spec, (size_t)(a - l->spec->args), l->vars, &bytes,
+                                      NULL, &e) != HT_OK)
+        return fail(l, HT_ESPEC, "%s", e.text);
     pop(l);
     if ((rc = get_string(l, obj, "access", 1, &access_s)))
         return rc;

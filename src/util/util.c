@@ -1,5 +1,6 @@
 /* Internal helpers: files, folders, strings, time, hashing, random numbers. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,26 +11,61 @@
 
 #include "util/util.h"
 
+int ht__open_regular(const char *path, FILE **out, uint64_t *size, struct ht_error *err)
+{
+    /* Non-blocking, so that a FIFO is refused below rather than waited on; it changes
+     * nothing for a regular file. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    FILE *f;
+
+    *out = NULL;
+    if (fd < 0)
+        return ht_error_set(err, HT_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return HT_EIO;
+    }
+    /* A folder opens too, and fseek/ftell then give a size that is no size at all: only a
+     * regular file has one to trust. */
+    if (!S_ISREG(st.st_mode)) {
+        if (err && !err->code)
+            snprintf(err->file, sizeof err->file, "%s", path);
+        ht_error_set(err, HT_EINVAL, "%s", S_ISDIR(st.st_mode) ? "is a directory"
+                                                                : "is not a regular file");
+        close(fd);
+        return HT_EINVAL;
+    }
+    if (!(f = fdopen(fd, "rb"))) {
+        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return HT_EIO;
+    }
+    *out = f;
+    if (size)
+        *size = (uint64_t)st.st_size;
+    return HT_OK;
+}
+
 int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *err)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f;
     char *buf = NULL;
-    long size;
-    int rc = HT_EIO;
+    uint64_t size;
+    int rc = ht__open_regular(path, &f, &size, err);
 
-    if (!f)
-        return ht_error_set(err, HT_EIO, "cannot open '%s': %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
-        goto cleanup;
-    }
-    buf = malloc((size_t)size + 1);
+    if (rc != HT_OK)
+        return rc;
+    rc = HT_EIO;
+    buf = size < SIZE_MAX ? malloc((size_t)size + 1) : NULL;
     if (!buf) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory reading '%s'", path);
         goto cleanup;
     }
     if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path, strerror(errno));
+        ht_error_set(err, HT_EIO, "cannot read '%s': %s", path,
+                     ferror(f) ? strerror(errno) : "it became shorter while read");
         goto cleanup;
     }
     buf[size] = '\0';

@@ -4,11 +4,21 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hetune/error.h"
 
-/* Reads a whole file into a NUL-terminated buffer owned by the caller (free()).
- * Returns HT_EIO with err naming the file and strerror(errno) on failure. */
+/* Opens path for reading ("rb") and checks with fstat that it is a regular file. *out is
+ * owned by the caller (fclose()); *size (when size is not NULL) is the file's size. Returns
+ * HT_EIO with err naming the file and strerror(errno) when it cannot be opened, HT_EINVAL
+ * with err->file the path and err->text "is a directory" (or "is not a regular file") when
+ * it is no regular file. */
+int ht__open_regular(const char *path, FILE **out, uint64_t *size, struct ht_error *err);
+
+/* Reads a whole regular file (ht__open_regular) into a NUL-terminated buffer owned by the
+ * caller (free()). Returns HT_EIO with err naming the file and strerror(errno) on failure,
+ * HT_EINVAL as ht__open_regular for a folder or another file that is not regular, HT_ENOMEM
+ * when it does not fit in memory. */
 int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *err);
 
 /* Writes size bytes to path atomically (a temporary file renamed over it). Returns HT_EIO. */

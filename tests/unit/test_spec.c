@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hetune.h"
@@ -571,6 +572,193 @@ static void test_suggestions(void **state)
     assert_null(ht__closest_word("completely", words, 5));
 }
 
+/* A folder given as the spec is refused as such (fopen succeeds on a folder, and its
+ * fseek/ftell "size" once made this "out of memory", exit 1). */
+static void test_spec_is_a_folder(void **state)
+{
+    char dir[64] = "/tmp/hetune-test-spec-XXXXXX";
+    struct ht_spec *spec = (struct ht_spec *)&spec; /* must be reset to NULL */
+    struct ht_error err;
+    char msg[4096], want[128];
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_load(dir, NULL, 0, &spec, &err), HT_EINVAL);
+    assert_null(spec);
+    assert_string_equal(err.file, dir);
+    assert_int_equal(ht_exit_status(err.code), 2);
+    ht_error_format(&err, msg, sizeof msg);
+    snprintf(want, sizeof want, "%s: is a directory", dir);
+    assert_string_equal(msg, want);
+    rmdir(dir);
+}
+
+/* Writes a spec whose parameter U lists n values (value i is i + 1, except that the value
+ * at index dup_at repeats the one at index dup_of when dup_at < n) and loads it. */
+static int load_values_spec(struct scratch *s, size_t n, size_t dup_at, size_t dup_of,
+                            struct ht_spec **spec, struct ht_error *err)
+{
+    size_t cap = 64 * 1024 + n * 12, len = 0;
+    char *text = malloc(cap);
+    int rc;
+
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+                            " \"params\": {\"U\": {\"values\": [");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%zu", i ? "," : "",
+                                i == dup_at ? dup_of + 1 : i + 1);
+    snprintf(text + len, cap - len,
+             "]}},\n \"ndrange\": {\"global\": [8]},\n"
+             " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [8], \"access\": \"write\"}]}\n");
+    rc = load_text(s, text, spec, err);
+    free(text);
+    return rc;
+}
+
+/* The duplicate check of `values` names the first value, in the array's order, that
+ * repeats an earlier one, and takes O(n log n): 200,000 values once took seconds. */
+static void test_values_duplicates(void **state)
+{
+    struct scratch s;
+    struct ht_spec *spec = NULL;
+    struct ht_device_info dev;
+    struct ht_error err;
+    struct timespec t0, t1;
+    double seconds;
+    (void)state;
+
+    /* [1, 2, 3, 2, 5, 1]: index 3 repeats first (index 5 repeats an earlier value too). */
+    assert_int_equal(load_text(&s,
+                               "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+                               " \"params\": {\"U\": {\"values\": [1, 2, 3, 2, 5, 1]}},\n"
+                               " \"ndrange\": {\"global\": [8]},\n"
+                               " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [8], "
+                               "\"access\": \"write\"}]}\n",
+                               &spec, &err),
+                     HT_ESPEC);
+    assert_string_equal(err.field, "params.U.values[3]");
+    assert_string_equal(err.text, "value 2 appears twice in 'U'");
+    scratch_remove(&s);
+    /* A repeat before a non-integer is the first error; a non-integer before a repeat is. */
+    assert_int_equal(load_text(&s,
+                               "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+                               " \"params\": {\"U\": {\"values\": [4, 4, \"x\", 5, 5]}},\n"
+                               " \"ndrange\": {\"global\": [8]},\n"
+                               " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [8], "
+                               "\"access\": \"write\"}]}\n",
+                               &spec, &err),
+                     HT_ESPEC);
+    assert_string_equal(err.field, "params.U.values[1]");
+    scratch_remove(&s);
+    assert_int_equal(load_text(&s,
+                               "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+                               " \"params\": {\"U\": {\"values\": [4, \"x\", 4]}},\n"
+                               " \"ndrange\": {\"global\": [8]},\n"
+                               " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [8], "
+                               "\"access\": \"write\"}]}\n",
+                               &spec, &err),
+                     HT_ESPEC);
+    assert_string_equal(err.field, "params.U.values[1]");
+    assert_non_null(strstr(err.text, "must be an integer"));
+    scratch_remove(&s);
+
+    /* 200,000 values: a repeat near the end is found, and quickly. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(load_values_spec(&s, 200000, 199990, 7, &spec, &err), HT_ESPEC);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_string_equal(err.field, "params.U.values[199990]");
+    assert_string_equal(err.text, "value 8 appears twice in 'U'");
+    scratch_remove(&s);
+    seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    /* About 0.1 s on two busy cores (ASan included: 0.3 s); the quadratic check took 5 s. */
+    if (seconds > 2.0)
+        fail_msg("loading 200,000 values took %.2f s", seconds);
+
+    /* Without a repeat, the values stay in their order and a sorted copy serves checks. */
+    assert_int_equal(load_values_spec(&s, 200000, 200000, 0, &spec, &err), HT_OK);
+    assert_int_equal(spec->space.params[0].nvalues, 200000);
+    assert_non_null(spec->space.params[0].sorted);
+    for (size_t i = 0; i < 200000; i++)
+        assert_int_equal(spec->space.params[0].sorted[i], (int64_t)i + 1);
+    fake_device(&dev);
+    for (int64_t u = -1; u <= 200002; u += 1 + (u > 3 && u < 199990) * 997) {
+        ht_error_clear(&err);
+        assert_int_equal(ht_space_check(&spec->space, &dev, &u, HT_EQ3_OFF, &err),
+                         u >= 1 && u <= 200000 ? HT_OK : HT_ECONSTRAINT);
+        if (err.code)
+            assert_string_equal(err.field, "params.U");
+    }
+    ht_spec_free(spec);
+    scratch_remove(&s);
+}
+
+/* Buffer sizes: an overflowing product is refused at load naming the shape; a buffer past
+ * the device's max_mem_alloc_size by ht_spec_check_device, naming the shape and the limit.
+ * Shapes that use a parameter are left to each configuration. */
+static void test_buffer_sizes(void **state)
+{
+    static const char overflow[] =
+        "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+        " \"sizes\": {\"M\": 4294967296},\n"
+        " \"ndrange\": {\"global\": [8]},\n"
+        " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [\"M\", \"M\"], \"access\": \"write\"}]}\n";
+    static const char large[] =
+        "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+        " \"sizes\": {\"N\": 8, \"M\": 268435456},\n"
+        " \"params\": {\"P\": {\"values\": [1, 4]}},\n"
+        " \"ndrange\": {\"global\": [8]},\n"
+        " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [\"N\"], \"access\": \"write\"},\n"
+        "          {\"name\": \"y\", \"type\": \"float\", \"shape\": [\"N * P\", \"M\"], \"access\": \"read\"},\n"
+        "          {\"name\": \"z\", \"type\": \"double\", \"shape\": [\"M\"], \"access\": \"read\"}]}\n";
+    struct scratch s;
+    struct ht_spec *spec = NULL;
+    struct ht_device_info dev;
+    struct ht_error err;
+    int64_t vars[64] = {0};
+    uint64_t bytes = 0, dims[3];
+    char msg[4096];
+    (void)state;
+
+    /* 2^32 x 2^32 floats: 2^66 bytes. */
+    assert_int_equal(load_text(&s, overflow, &spec, &err), HT_ESPEC);
+    assert_null(spec);
+    assert_string_equal(err.field, "args[0].shape");
+    assert_int_equal(err.line, 4);
+    assert_non_null(strstr(err.text, "4294967296 x 4294967296 float elements"));
+    assert_non_null(strstr(err.text, "larger than 2^64 bytes"));
+    scratch_remove(&s);
+
+    assert_int_equal(load_text(&s, large, &spec, &err), HT_OK);
+    fake_device(&dev);
+    snprintf(dev.name, sizeof dev.name, "fake");
+    /* z: 2^28 doubles, 2 GiB; y uses P and waits for a configuration. */
+    dev.max_mem_alloc_size = UINT64_C(2) << 30;
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_check_device(spec, &dev, &err), HT_OK);
+    dev.max_mem_alloc_size = UINT64_C(1) << 30;
+    assert_int_equal(ht_spec_check_device(spec, &dev, &err), HT_ESPEC);
+    assert_string_equal(err.file, s.path);
+    assert_string_equal(err.field, "args[2].shape");
+    assert_int_equal(ht_exit_status(err.code), 2);
+    ht_error_format(&err, msg, sizeof msg);
+    assert_non_null(strstr(msg, "buffer 'z' needs 2 GiB (2147483648 bytes), more than the "
+                                "1 GiB (1073741824 bytes) device 'fake' allocates at once "
+                                "(max_mem_alloc_size)"));
+
+    /* y with P = 4: 8 * 4 x 2^28 floats, 32 GiB. */
+    ht_space_vars(&spec->space, &dev, (const int64_t[]){4}, vars);
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_buffer_bytes(spec, 1, vars, &bytes, dims, &err), HT_OK);
+    assert_true(bytes == UINT64_C(32) << 30);
+    assert_true(dims[0] == 32 && dims[1] == (UINT64_C(1) << 28) && dims[2] == 1);
+    assert_int_equal(ht_spec_buffer_bytes(spec, 3, vars, &bytes, NULL, &err), HT_EINVAL);
+    ht_spec_free(spec);
+    scratch_remove(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -579,6 +767,9 @@ int main(void)
         cmocka_unit_test(test_reference_kernel),
         cmocka_unit_test(test_size_overrides),
         cmocka_unit_test(test_unreadable_spec),
+        cmocka_unit_test(test_spec_is_a_folder),
+        cmocka_unit_test(test_values_duplicates),
+        cmocka_unit_test(test_buffer_sizes),
         cmocka_unit_test(test_expression_position),
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_device_bounds_and_literals),
