@@ -29,6 +29,13 @@
  * the same sequence of proposals for the same reported costs. The time limit is the only
  * input that depends on the clock; inject one (opts.now) to make it repeatable too.
  *
+ * A space too large to list is drawn from instead (ht_search_space.pruned): the search
+ * keeps a table of the configurations it knows, those reported by value before the first
+ * ht_search_next (ht_search_report_config, typically from the results database) and those
+ * its strategy draws at the first ht_search_next (see enum ht_search_draw), and indexes
+ * name rows of that table (ht_search_config gives their values). Memory then grows with
+ * the budget and the parameters' domains, never with the number of valid configurations.
+ *
  * Strategies (ht_search_strategies[]):
  *   exhaustive  every configuration, in the order of the space (the paper's exploration);
  *   random      uniform sampling without replacement;
@@ -51,18 +58,46 @@
 extern "C" {
 #endif
 
+struct ht_space; /* space.h */
+
 /* The space a search runs over: count valid configurations of nparams values each, row
  * major (configuration i is configs[i * nparams .. i * nparams + nparams - 1]). Borrowed
  * by the search: configs and param_names must outlive it. param_names (nparams names) is
  * optional, NULL allowed; it only makes error messages clearer. The genetic and annealing
  * strategies need the configurations to be distinct (ht_search_create returns HT_EINVAL
  * otherwise); they treat each parameter's values as ordered, so "nearest" means nearest in
- * rank of value. */
+ * rank of value.
+ *
+ * Or, with configs NULL and count 0, pruned: a space (space.h, borrowed, it must outlive
+ * the search) whose nparams parameters the search draws configurations from without
+ * listing them, as its strategy's draw says. */
 struct ht_search_space {
     size_t count, nparams;
     const int64_t *configs;
     const char *const *param_names;
+    const struct ht_space *pruned;
 };
+
+/* What a strategy takes from a space it draws from (ht_search_space.pruned), at the first
+ * ht_search_next, leaving out the configurations reported before. */
+enum ht_search_draw {
+    /* The first configurations of the space's walk (ht_space_foreach's order): as many as
+     * the budget, or HT_SEARCH_DRAW_MAX without one. The walk stops there. */
+    HT_SEARCH_DRAW_WALK,
+    /* A uniform sample of the valid configurations, without replacement: as many as the
+     * budget, or HT_SEARCH_DRAW_MAX without one. */
+    HT_SEARCH_DRAW_BUDGET,
+    /* A uniform sample of HT_SEARCH_SAMPLE valid configurations, or of the budget when it
+     * is larger; the strategy moves among them (and those reported before), so its
+     * neighbours are the nearest drawn ones. */
+    HT_SEARCH_DRAW_SAMPLE
+};
+
+/* The most configurations a draw takes without a budget, and the sample of
+ * HT_SEARCH_DRAW_SAMPLE. A tuner lists a space of up to HT_SEARCH_DRAW_MAX valid
+ * configurations whole and draws from a larger one. */
+#define HT_SEARCH_DRAW_MAX ((size_t)1 << 18)
+#define HT_SEARCH_SAMPLE ((size_t)1 << 16)
 
 /* Options. Fill with ht_search_opts_init, then change what you need. Every knob is read at
  * ht_search_create; the structure is copied. */
@@ -121,6 +156,8 @@ struct ht_search_ops {
     void (*report)(struct ht_search *s, size_t index, double cost);
     /* Frees the strategy's state. */
     void (*destroy)(struct ht_search *s);
+    /* What it draws from a space too large to list; init runs after the draw. */
+    enum ht_search_draw draw;
 };
 
 /* The strategies, ending with NULL. Static storage. */
@@ -133,7 +170,8 @@ const struct ht_search_ops *ht_search_find(const char *name);
  * arrays it points to must outlive the search). opts is copied; NULL means the defaults.
  * *out is owned by the caller (ht_search_free). Returns HT_EINVAL when the strategy is
  * unknown (err lists the available ones), when the space is malformed (configs NULL with a
- * count, duplicate configurations for genetic and anneal) or when an option is out of range
+ * count, neither configs nor pruned with parameters, a pruned space whose parameters are
+ * not nparams, duplicate configurations for genetic and anneal) or when an option is out of range
  * (err->field names it, e.g. "ga_elite"); HT_ENOMEM. */
 int ht_search_create(const char *strategy, const struct ht_search_space *space,
                      const struct ht_search_opts *opts, struct ht_search **out,
@@ -159,6 +197,22 @@ int ht_search_next(struct ht_search *s, size_t *index);
  * and it does not count against the budget. Returns HT_EINVAL when index is out of range
  * or its result is already known. */
 int ht_search_report(struct ht_search *s, size_t index, double cost);
+
+/* Pre-seeding by value: records the cost of the configuration config (nparams values), as
+ * ht_search_report does for a result obtained elsewhere, and puts its index in *index when
+ * index is not NULL. Over a listed space it finds the configuration in the list; over a
+ * space drawn from, before the first ht_search_next, it adds the configuration to the
+ * search's table when ht_space_check accepts it (after that, only configurations already
+ * in the table are found). Returns HT_ENOTFOUND when the configuration is not in the space
+ * (or no longer can be added), HT_EINVAL when its result is already known (*index set),
+ * HT_ENOMEM. */
+int ht_search_report_config(struct ht_search *s, const int64_t *config, double cost,
+                            size_t *index);
+
+/* The values of configuration index (nparams of them), or NULL when index is out of
+ * range. Borrowed: valid until the next ht_search_report_config or ht_search_next (which
+ * can grow the table of a space drawn from) or ht_search_free; copy them to keep them. */
+const int64_t *ht_search_config(const struct ht_search *s, size_t index);
 
 /* The best configuration known (evaluated or pre-seeded) and its cost; ties go to the one
  * reported first. Returns HT_ENOTFOUND when no finite cost has been reported. */

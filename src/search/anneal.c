@@ -223,4 +223,5 @@ const struct ht_search_ops ht__search_anneal = {
     .next = anneal_next,
     .report = anneal_report,
     .destroy = anneal_destroy,
+    .draw = HT_SEARCH_DRAW_SAMPLE,
 };

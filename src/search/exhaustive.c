@@ -1,5 +1,7 @@
 /* Exhaustive search: every configuration of the pruned space, in its order. This is the
- * paper's exploration phase; pre-seeded configurations are skipped. */
+ * paper's exploration phase; pre-seeded configurations are skipped. Over a space drawn
+ * from, the space is the walk's first configurations not pre-seeded, as many as the budget
+ * (HT_SEARCH_DRAW_WALK): the walk is streamed and stopped, never listed. */
 #include <stdlib.h>
 
 #include "search/search-internal.h"
@@ -47,4 +49,5 @@ const struct ht_search_ops ht__search_exhaustive = {
     .next = exhaustive_next,
     .report = exhaustive_report,
     .destroy = exhaustive_destroy,
+    .draw = HT_SEARCH_DRAW_WALK,
 };

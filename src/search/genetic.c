@@ -298,4 +298,5 @@ const struct ht_search_ops ht__search_genetic = {
     .next = genetic_next,
     .report = genetic_report,
     .destroy = genetic_destroy,
+    .draw = HT_SEARCH_DRAW_SAMPLE,
 };

@@ -1,5 +1,7 @@
 /* Random search: uniform sampling without replacement, by a Fisher-Yates shuffle drawn one
- * element at a time, so stopping early costs nothing. */
+ * element at a time, so stopping early costs nothing. Over a space drawn from, the urn is
+ * a uniform sample of the valid configurations not pre-seeded, as large as the budget
+ * (HT_SEARCH_DRAW_BUDGET, draw.c), so the proposals are still a uniform sample. */
 #include <stdlib.h>
 
 #include "search/search-internal.h"
@@ -67,4 +69,5 @@ const struct ht_search_ops ht__search_random = {
     .next = random_next,
     .report = random_report,
     .destroy = random_destroy,
+    .draw = HT_SEARCH_DRAW_BUDGET,
 };

@@ -12,7 +12,8 @@
 
 struct ht_search {
     const struct ht_search_ops *ops;
-    struct ht_search_space space;   /* borrowed arrays */
+    struct ht_search_space space;   /* borrowed arrays; over a space drawn from, configs and
+                                       count are the table below */
     struct ht_search_opts opts;
     struct ht__rng rng;
     double *cost;                   /* count entries; NAN while unknown */
@@ -25,6 +26,14 @@ struct ht_search {
     int finished;                   /* the strategy said HT_DONE */
     double t_start;
     void *state;                    /* the strategy's */
+    /* A space drawn from (space.pruned): the table of configurations, owned. */
+    int64_t *table;
+    size_t cap;                     /* rows allocated in table and cost */
+    int drawn;                      /* the draw was made and the strategy initialised */
+    /* A hash index of space.configs by value: index + 1, 0 for empty. Built on the first
+     * lookup of a listed space; kept up to date for a table. */
+    size_t *hash;
+    size_t hmask;
 };
 
 /* Whether index is proposed or known: a strategy must not propose it. */
@@ -80,6 +89,27 @@ int ht__geom_nearest(const struct ht__geom *g, const uint32_t *ranks, struct ht_
 
 /* The skip callback that refuses visited configurations; user is the struct ht_search. */
 int ht__search_skip_visited(void *user, size_t index);
+
+/* The index of the configuration whose values are config, or HT_ENOTFOUND. HT_ENOMEM when
+ * the hash index cannot be built. */
+int ht__search_lookup(struct ht_search *s, const int64_t *config, size_t *index);
+
+/* Appends config to the table of a space drawn from (its cost unknown), and to the hash
+ * index unless hashed is 0 (the caller rebuilds it). Returns 0 or HT_ENOMEM. */
+int ht__search_append(struct ht_search *s, const int64_t *config, int hashed);
+
+/* Rebuilds the hash index of the table. Returns 0 or HT_ENOMEM. */
+int ht__search_rehash(struct ht_search *s);
+
+/* Makes the draw of the strategy (enum ht_search_draw) from space.pruned: appends to the
+ * table what it takes. Returns 0, HT_ENOMEM. (draw.c) */
+int ht__search_draw(struct ht_search *s);
+
+/* Rejection sampling gives up after this many tries plus this factor times the number of
+ * configurations to draw, and the draw falls back to reservoir sampling over the walk;
+ * tests lower them to exercise the fallback. Not thread-safe to change during a draw. */
+extern size_t ht__search_reject_min;
+extern size_t ht__search_reject_factor;
 
 extern const struct ht_search_ops ht__search_exhaustive;
 extern const struct ht_search_ops ht__search_random;

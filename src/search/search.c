@@ -1,10 +1,12 @@
 /* The search core: the strategy registry, the bookkeeping every strategy shares (known
- * results, the proposal in flight, best, budget, time limit) and early termination. */
+ * results, the proposal in flight, best, budget, time limit), the table and hash index of
+ * the configurations of a space drawn from, and early termination. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hetune/space.h"
 #include "search/search-internal.h"
 
 const struct ht_search_ops *const ht_search_strategies[] = {
@@ -80,6 +82,90 @@ int ht__search_random_unvisited(struct ht_search *s, int (*skip)(void *user, siz
     return HT_DONE;
 }
 
+static size_t hash_config(const struct ht_search *s, const int64_t *config)
+{
+    return (size_t)ht__fnv1a(HT__FNV_INIT, config, s->space.nparams * sizeof *config);
+}
+
+static int same_config(const struct ht_search *s, size_t index, const int64_t *config)
+{
+    return memcmp(s->space.configs + index * s->space.nparams, config,
+                  s->space.nparams * sizeof *config) == 0;
+}
+
+/* Inserts index unless an equal configuration is there already (a listed space may hold
+ * duplicates; the first one is found). */
+static void hash_insert(struct ht_search *s, size_t index)
+{
+    const int64_t *c = s->space.configs + index * s->space.nparams;
+    size_t h = hash_config(s, c) & s->hmask;
+    while (s->hash[h]) {
+        if (same_config(s, s->hash[h] - 1, c))
+            return;
+        h = (h + 1) & s->hmask;
+    }
+    s->hash[h] = index + 1;
+}
+
+int ht__search_rehash(struct ht_search *s)
+{
+    size_t size = 16, *grown;
+    while (size < 2 * s->space.count + 2)
+        size *= 2;
+    grown = calloc(size, sizeof *grown);
+    if (!grown)
+        return HT_ENOMEM;
+    free(s->hash);
+    s->hash = grown;
+    s->hmask = size - 1;
+    for (size_t i = 0; i < s->space.count; i++)
+        hash_insert(s, i);
+    return 0;
+}
+
+int ht__search_lookup(struct ht_search *s, const int64_t *config, size_t *index)
+{
+    int rc;
+    if (s->space.count == 0)
+        return HT_ENOTFOUND;
+    if (!s->hash && (rc = ht__search_rehash(s)) != 0)
+        return rc;
+    for (size_t h = hash_config(s, config) & s->hmask; s->hash[h]; h = (h + 1) & s->hmask)
+        if (same_config(s, s->hash[h] - 1, config)) {
+            *index = s->hash[h] - 1;
+            return 0;
+        }
+    return HT_ENOTFOUND;
+}
+
+int ht__search_append(struct ht_search *s, const int64_t *config, int hashed)
+{
+    size_t np = s->space.nparams, row = np ? np : 1, n = s->space.count;
+
+    if (n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        int64_t *t = realloc(s->table, cap * row * sizeof *t);
+        if (!t)
+            return HT_ENOMEM;
+        s->table = t;
+        double *c = realloc(s->cost, cap * sizeof *c);
+        if (!c)
+            return HT_ENOMEM;
+        s->cost = c;
+        s->cap = cap;
+    }
+    memcpy(s->table + n * np, config, np * sizeof *config);
+    s->cost[n] = NAN;
+    s->space.configs = s->table;
+    s->space.count = n + 1;
+    if (!hashed)
+        return 0;
+    if (!s->hash || 2 * s->space.count + 2 > s->hmask + 1)
+        return ht__search_rehash(s);
+    hash_insert(s, n);
+    return 0;
+}
+
 static int check_opts(const struct ht_search_opts *o, struct ht_error *err)
 {
     const char *field = NULL, *why = NULL;
@@ -126,7 +212,17 @@ int ht_search_create(const char *strategy, const struct ht_search_space *space,
     }
     if (!space)
         return ht_error_set(err, HT_EINVAL, "no search space given");
-    if (space->count > 0 && space->nparams > 0 && !space->configs)
+    if (space->pruned) {
+        size_t np = ht_space_get_def(space->pruned)->nparams;
+        if (space->count || space->configs)
+            return ht_error_set(err, HT_EINVAL,
+                                "search space with both a list of configurations and a "
+                                "space to draw from");
+        if (space->nparams != np)
+            return ht_error_set(err, HT_EINVAL,
+                                "search space of %zu parameters over a space of %zu",
+                                space->nparams, np);
+    } else if (space->count > 0 && space->nparams > 0 && !space->configs)
         return ht_error_set(err, HT_EINVAL, "search space of %zu configurations without values",
                             space->count);
 
@@ -151,7 +247,9 @@ int ht_search_create(const char *strategy, const struct ht_search_space *space,
     for (size_t i = 0; i < space->count; i++)
         s->cost[i] = NAN;
     s->best_cost = INFINITY;
-    rc = ops->init(s, err);
+    /* Over a space drawn from, the strategy starts once the draw is made (the first
+     * ht_search_next), so that it sees the configurations reported before. */
+    rc = space->pruned ? 0 : ops->init(s, err);
     if (rc)
         goto fail; /* a strategy that fails to init frees what it took */
     s->t_start = s->opts.now ? s->opts.now(s->opts.now_user) : ht__now();
@@ -171,6 +269,8 @@ void ht_search_free(struct ht_search *s)
     if (s->ops && s->ops->destroy)
         s->ops->destroy(s);
     free(s->cost);
+    free(s->table);
+    free(s->hash);
     free(s);
 }
 
@@ -194,6 +294,15 @@ int ht_search_next(struct ht_search *s, size_t *index)
         double t = s->opts.now ? s->opts.now(s->opts.now_user) : ht__now();
         if (t - s->t_start >= s->opts.time_limit_s)
             return HT_DONE;
+    }
+    if (s->space.pruned && !s->drawn) {
+        if ((rc = ht__search_draw(s)) != 0)
+            return rc;
+        if ((rc = s->ops->init(s, NULL)) != 0) {
+            s->finished = 1;
+            return rc;
+        }
+        s->drawn = 1;
     }
     if (s->known >= s->space.count)
         return HT_DONE;
@@ -235,6 +344,35 @@ int ht_search_report(struct ht_search *s, size_t index, double cost)
         s->ops->report(s, index, cost);
     }
     return 0;
+}
+
+int ht_search_report_config(struct ht_search *s, const int64_t *config, double cost,
+                            size_t *index)
+{
+    const struct ht_space *sp = s->space.pruned;
+    size_t i = 0;
+    int rc = ht__search_lookup(s, config, &i);
+
+    if (rc == HT_ENOTFOUND && sp && !s->drawn) {
+        /* ht_space_check accepts exactly the configurations the walk visits. */
+        if (ht_space_check(ht_space_get_def(sp), ht_space_get_device(sp), config,
+                           ht_space_get_eq3(sp), NULL) != HT_OK)
+            return HT_ENOTFOUND;
+        rc = ht__search_append(s, config, 1);
+        i = s->space.count - 1;
+    }
+    if (rc)
+        return rc;
+    if (index)
+        *index = i;
+    return ht_search_report(s, i, cost);
+}
+
+const int64_t *ht_search_config(const struct ht_search *s, size_t index)
+{
+    if (index >= s->space.count)
+        return NULL;
+    return s->space.configs + index * s->space.nparams;
 }
 
 int ht_search_best(const struct ht_search *s, size_t *index, double *cost)

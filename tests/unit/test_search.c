@@ -9,7 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/resource.h>
+
 #include "hetune/search.h"
+#include "hetune/space.h"
+#include "search/search-internal.h"
+#include "util/util.h"
 
 static const char *const strategies[] = {"exhaustive", "random", "genetic", "anneal"};
 #define NSTRAT (sizeof strategies / sizeof strategies[0])
@@ -53,6 +58,7 @@ static void make_grid(struct space_buf *b, size_t np, const size_t *n,
     b->sp.nparams = np;
     b->sp.configs = b->cfg;
     b->sp.param_names = NULL;
+    b->sp.pruned = NULL;
 }
 
 /* A square grid side^np whose values are 0..side-1 scaled by (p+1) and offset, so that
@@ -801,11 +807,11 @@ static void test_tiny_spaces(void **state)
 {
     (void)state;
     /* No configuration at all. */
-    struct ht_search_space empty = {0, 2, NULL, NULL};
+    struct ht_search_space empty = {0, 2, NULL, NULL, NULL};
     /* A kernel without tuning parameters has one configuration of no values. */
-    struct ht_search_space one = {1, 0, NULL, NULL};
+    struct ht_search_space one = {1, 0, NULL, NULL, NULL};
     int64_t two_cfg[] = {4, 8};
-    struct ht_search_space two = {2, 1, two_cfg, NULL};
+    struct ht_search_space two = {2, 1, two_cfg, NULL, NULL};
     for (size_t k = 0; k < NSTRAT; k++) {
         struct ht_search *s = NULL;
         struct ht_error err;
@@ -943,6 +949,257 @@ static void test_should_cut(void **state)
     assert_int_equal(ht_search_should_cut(nan_run, 1, 0.1, 3.0), 0);
 }
 
+
+/* ---- spaces drawn from rather than listed (issue 13, item 4) ------------------------- */
+
+/* A def of range parameters (names[i] over [lo[i], hi[i]]), a 1-D NDRange of 64 with the
+ * local size left open, and constraints; freed with ht_space_def_destroy. */
+static void make_range_def(struct ht_space_def *def, size_t np, const char *const *names,
+                           const char *const *lo, const char *const *hi, size_t ncons,
+                           const char *const *cons)
+{
+    struct ht_error err;
+    const char **all = calloc(np + HT_DEVICE_NVARS, sizeof *all);
+    size_t k = 0;
+
+    assert_non_null(all);
+    memset(def, 0, sizeof *def);
+    def->nparams = np;
+    def->params = calloc(np, sizeof *def->params);
+    assert_non_null(def->params);
+    for (size_t i = 0; i < np; i++) {
+        def->params[i].name = ht__strdup(names[i]);
+        all[k++] = def->params[i].name;
+    }
+    for (size_t v = 0; v < HT_DEVICE_NVARS; v++)
+        all[k++] = ht_device_var_names[v];
+    def->names.count = k;
+    def->names.names = all;
+    ht_error_clear(&err);
+    for (size_t i = 0; i < np; i++) {
+        def->params[i].kind = HT_PARAM_RANGE;
+        assert_int_equal(ht_expr_compile(lo[i], &def->names, &def->params[i].lo, &err), 0);
+        assert_int_equal(ht_expr_compile(hi[i], &def->names, &def->params[i].hi, &err), 0);
+    }
+    def->ndims = 1;
+    assert_int_equal(ht_expr_compile("64", &def->names, &def->global[0], &err), 0);
+    def->constraints = calloc(ncons + 1, sizeof *def->constraints);
+    def->nconstraints = ncons;
+    for (size_t i = 0; i < ncons; i++) {
+        def->constraints[i].origin = ht__asprintf("constraints[%zu]", i);
+        assert_int_equal(ht_expr_compile(cons[i], &def->names, &def->constraints[i].expr,
+                                         &err), 0);
+    }
+}
+
+static struct ht_device_info drawn_device(void)
+{
+    struct ht_device_info d;
+    memset(&d, 0, sizeof d);
+    d.max_work_group_size = 1024;
+    d.max_work_item_dims = 3;
+    d.max_work_item_sizes[0] = d.max_work_item_sizes[1] = d.max_work_item_sizes[2] = 1024;
+    d.compute_units = 1;
+    d.local_mem_size = 1 << 16;
+    return d;
+}
+
+/* X, Y in [1, 6] with X + Y <= 7 and X != 3: 17 valid configurations of 36. */
+static const char *const tri_names[] = {"X", "Y"};
+static const char *const tri_lo[] = {"1", "1"};
+static const char *const tri_hi[] = {"6", "6"};
+static const char *const tri_cons[] = {"X + Y <= 7", "X != 3"};
+#define TRI_VALID 17
+
+static int tri_cell(const int64_t *c)
+{
+    return (int)((c[0] - 1) * 6 + (c[1] - 1));
+}
+
+/* The first proposal of a random search with budget 1 over the drawn space is uniform over
+ * the valid configurations: a chi-square test over 17 cells (16 degrees of freedom, 39.25
+ * is the 0.001 quantile), fixed seeds, both by rejection and by the walk's reservoir. */
+static void test_draw_uniform(void **state)
+{
+    (void)state;
+    struct ht_space_def def;
+    struct ht_device_info dev = drawn_device();
+    struct ht_space *sp = NULL;
+    struct ht_error err;
+    size_t saved_min = ht__search_reject_min, saved_factor = ht__search_reject_factor;
+    enum { PER_CELL = 300, TRIALS = PER_CELL * TRI_VALID };
+
+    make_range_def(&def, 2, tri_names, tri_lo, tri_hi, 2, tri_cons);
+    ht_error_clear(&err);
+    assert_int_equal(ht_space_create(&def, &dev, HT_EQ3_PRODUCT, &sp, &err), 0);
+    for (int walk = 0; walk < 2; walk++) {
+        unsigned hits[36] = {0};
+        double chi2 = 0;
+        ht__search_reject_min = walk ? 0 : saved_min;
+        ht__search_reject_factor = walk ? 0 : saved_factor;
+        for (unsigned trial = 0; trial < TRIALS; trial++) {
+            struct ht_search_space space = {0, 2, NULL, NULL, sp};
+            struct ht_search_opts o;
+            struct ht_search *s = NULL;
+            size_t i;
+            ht_search_opts_init(&o);
+            o.seed = trial;
+            o.budget = 1;
+            assert_int_equal(ht_search_create("random", &space, &o, &s, NULL), 0);
+            assert_int_equal(ht_search_next(s, &i), 0);
+            const int64_t *c = ht_search_config(s, i);
+            assert_non_null(c);
+            assert_int_equal(ht_space_check(&def, &dev, c, HT_EQ3_PRODUCT, NULL), 0);
+            hits[tri_cell(c)]++;
+            ht_search_free(s);
+        }
+        for (int c = 0; c < 36; c++) {
+            int x = c / 6 + 1, y = c % 6 + 1;
+            if (x + y > 7 || x == 3) {
+                assert_int_equal(hits[c], 0);
+                continue;
+            }
+            double d = (double)hits[c] - PER_CELL;
+            chi2 += d * d / PER_CELL;
+        }
+        if (chi2 >= 39.25)
+            fail_msg("%s: chi-square %.2f over 16 degrees of freedom",
+                     walk ? "reservoir" : "rejection", chi2);
+    }
+    ht__search_reject_min = saved_min;
+    ht__search_reject_factor = saved_factor;
+
+    /* A budget larger than the space: every valid configuration once, then done. */
+    {
+        struct ht_search_space space = {0, 2, NULL, NULL, sp};
+        struct ht_search_opts o;
+        struct ht_search *s = NULL;
+        unsigned seen[36] = {0};
+        size_t i, n = 0;
+        ht_search_opts_init(&o);
+        o.budget = 30;
+        assert_int_equal(ht_search_create("random", &space, &o, &s, NULL), 0);
+        while (ht_search_next(s, &i) == 0) {
+            seen[tri_cell(ht_search_config(s, i))]++;
+            assert_int_equal(ht_search_report(s, i, 1.0), 0);
+            n++;
+        }
+        assert_int_equal(n, TRI_VALID);
+        for (int c = 0; c < 36; c++)
+            assert_true(seen[c] <= 1);
+        ht_search_free(s);
+    }
+    ht_space_free(sp);
+    ht_space_def_destroy(&def);
+}
+
+static double drawn_cost(const int64_t *c)
+{
+    double x = (double)c[0] - 3, y = (double)c[1] - 2, z = log10((double)c[2]) - 6;
+    return 1.0 + x * x + y * y + z * z;
+}
+
+static long peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+struct walk_prefix {
+    int64_t c[8][3];
+    size_t n;
+    const int64_t *skip;
+};
+
+static int walk_prefix_cb(const int64_t *config, void *user)
+{
+    struct walk_prefix *w = user;
+    if (memcmp(config, w->skip, sizeof w->c[0]) != 0)
+        memcpy(w->c[w->n++], config, sizeof w->c[0]);
+    return w->n == 8;
+}
+
+/* Resume over a space of 17 * 10^12 configurations (X, Y as above, Z over [1, 10^12]): stored
+ * evaluations reported by value are recognised, never proposed again and do not count
+ * against the budget; configurations outside the space are refused; every strategy
+ * finishes within its budget with memory far below a listing's; exhaustive takes the
+ * walk's first configurations; a run is repeatable with its seed. */
+static void test_draw_resume(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"X", "Y", "Z"};
+    static const char *const lo[] = {"1", "1", "1"};
+    static const char *const hi[] = {"6", "6", "1000000000000"};
+    struct ht_space_def def;
+    struct ht_device_info dev = drawn_device();
+    struct ht_space *sp = NULL;
+    struct ht_error err;
+    const int64_t stored[3][3] = {{1, 1, 5}, {2, 3, 999999}, {4, 2, 1000000}};
+    const int64_t outside[3] = {6, 6, 1}, out_of_domain[3] = {1, 1, 0};
+    long rss0 = peak_rss_kb();
+
+    make_range_def(&def, 3, names, lo, hi, 2, tri_cons);
+    ht_error_clear(&err);
+    assert_int_equal(ht_space_create(&def, &dev, HT_EQ3_PRODUCT, &sp, &err), 0);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        int64_t first[8][3];
+        size_t nfirst = 0;
+        for (int round = 0; round < 2; round++) {
+            struct ht_search_space space = {0, 3, NULL, NULL, sp};
+            struct ht_search_opts o;
+            struct ht_search *s = NULL;
+            size_t i, n = 0;
+            ht_search_opts_init(&o);
+            o.seed = 11;
+            o.budget = 8;
+            assert_int_equal(ht_search_create(strategies[k], &space, &o, &s, NULL), 0);
+            for (int j = 0; j < 3; j++) {
+                assert_int_equal(ht_search_report_config(s, stored[j], drawn_cost(stored[j]),
+                                                         &i), 0);
+                assert_memory_equal(ht_search_config(s, i), stored[j], sizeof stored[j]);
+            }
+            assert_int_equal(ht_search_report_config(s, stored[1], 1.0, &i), HT_EINVAL);
+            assert_int_equal(ht_search_report_config(s, outside, 1.0, NULL), HT_ENOTFOUND);
+            assert_int_equal(ht_search_report_config(s, out_of_domain, 1.0, NULL),
+                             HT_ENOTFOUND);
+            while (ht_search_next(s, &i) == 0) {
+                const int64_t *c = ht_search_config(s, i);
+                assert_int_equal(ht_space_check(&def, &dev, c, HT_EQ3_PRODUCT, NULL), 0);
+                for (int j = 0; j < 3; j++)
+                    assert_memory_not_equal(c, stored[j], sizeof stored[j]);
+                if (round == 0)
+                    memcpy(first[nfirst++], c, sizeof first[0]);
+                else
+                    assert_memory_equal(c, first[n], sizeof first[0]); /* repeatable */
+                n++;
+                assert_int_equal(ht_search_report(s, i, drawn_cost(c)), 0);
+            }
+            /* After the draw, only the table is found. */
+            assert_int_equal(ht_search_report_config(s, (const int64_t[]){1, 1, 77}, 1.0,
+                                                     NULL), HT_ENOTFOUND);
+            assert_true(n >= 1 && n <= 8);
+            if (strcmp(strategies[k], "genetic") && strcmp(strategies[k], "anneal"))
+                assert_int_equal(n, 8);
+            assert_int_equal(ht_search_evaluated(s), n);
+            assert_int_equal(ht_search_known(s), n + 3);
+            if (round == 1)
+                assert_int_equal(n, nfirst);
+            if (!strcmp(strategies[k], "exhaustive")) {
+                /* The walk's first configurations, the stored one among them left out. */
+                struct walk_prefix w = {{{0}}, 0, stored[0]};
+                assert_int_equal(ht_space_foreach(sp, walk_prefix_cb, &w), 1);
+                assert_memory_equal(first, w.c, sizeof w.c);
+            }
+            ht_search_free(s);
+        }
+    }
+    /* A listing would take 24 bytes for each of 17 * 10^12 configurations. */
+    assert_true(peak_rss_kb() - rss0 < 256 * 1024);
+    ht_space_free(sp);
+    ht_space_def_destroy(&def);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -968,6 +1225,8 @@ int main(void)
         cmocka_unit_test(test_tiny_spaces),
         cmocka_unit_test(test_property_random_spaces),
         cmocka_unit_test(test_should_cut),
+        cmocka_unit_test(test_draw_uniform),
+        cmocka_unit_test(test_draw_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,155 @@
+/* Drawing from a space too large to list (ht_search_space.pruned): what a strategy takes
+ * at its first proposal, appended to the search's table after the configurations reported
+ * before, which are left out.
+ *
+ * HT_SEARCH_DRAW_WALK streams the space's walk and stops it once it has enough.
+ *
+ * The uniform draws are rejection sampling: a point of the product of the parameters'
+ * domains, each value uniform in its domain, is kept when ht_space_check accepts it (the
+ * same set the walk visits) and it is neither known nor drawn already. Every valid
+ * configuration is equally likely at every try, so the kept ones are a uniform sample
+ * without replacement; a try costs one check, and memory holds only what is kept. When
+ * the valid fraction is tiny, tries are wasted: after ht__search_reject_min tries plus
+ * ht__search_reject_factor per configuration wanted, the draw starts again by reservoir
+ * sampling over one walk of the space (Vitter's algorithm R: the i-th valid configuration
+ * not known replaces a kept one with probability want / i), which is uniform too, holds
+ * only the sample, and costs one walk (as counting the space does) whatever the fraction.
+ * Each branch gives a uniform sample on its own, so their mixture does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/space.h"
+#include "search/search-internal.h"
+
+size_t ht__search_reject_min = 65536;
+size_t ht__search_reject_factor = 64;
+
+/* A uniform integer in [0, n), n > 0, without modulo bias (domains pass 2^32). */
+static uint64_t below64(struct ht__rng *r, uint64_t n)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
+    do
+        x = ht__rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+struct draw {
+    struct ht_search *s;
+    size_t base, want; /* rows before the draw; rows to add */
+    uint64_t seen;     /* reservoir: valid configurations not known, so far */
+    int rc;
+};
+
+static int walk_cb(const int64_t *config, void *user)
+{
+    struct draw *d = user;
+    size_t i;
+    int rc = ht__search_lookup(d->s, config, &i);
+
+    if (rc == 0)
+        return 0; /* reported before */
+    if (rc != HT_ENOTFOUND || (rc = ht__search_append(d->s, config, 1)) != 0) {
+        d->rc = rc;
+        return 1;
+    }
+    return d->s->space.count - d->base >= d->want; /* positive: the walk stops */
+}
+
+static int reservoir_cb(const int64_t *config, void *user)
+{
+    struct draw *d = user;
+    struct ht_search *s = d->s;
+    size_t i, np = s->space.nparams;
+    int rc = ht__search_lookup(s, config, &i); /* the index holds the rows before only */
+
+    if (rc == 0)
+        return 0;
+    if (rc != HT_ENOTFOUND) {
+        d->rc = rc;
+        return 1;
+    }
+    d->seen++;
+    if (s->space.count - d->base < d->want) {
+        if ((d->rc = ht__search_append(s, config, 0)) != 0)
+            return 1;
+        return 0;
+    }
+    uint64_t j = below64(&s->rng, d->seen);
+    if (j < d->want)
+        memcpy(s->table + (d->base + (size_t)j) * np, config, np * sizeof *config);
+    return 0;
+}
+
+static int draw_uniform(struct draw *d)
+{
+    struct ht_search *s = d->s;
+    const struct ht_space *sp = s->space.pruned;
+    const struct ht_space_def *def = ht_space_get_def(sp);
+    const struct ht_device_info *dev = ht_space_get_device(sp);
+    enum ht_eq3 eq3 = ht_space_get_eq3(sp);
+    size_t np = s->space.nparams, tries, i;
+    int64_t *point = malloc((np ? np : 1) * sizeof *point);
+    int rc = 0;
+
+    if (!point)
+        return HT_ENOMEM;
+    tries = ht__search_reject_factor && d->want > (SIZE_MAX - ht__search_reject_min) /
+                                                     ht__search_reject_factor
+                ? SIZE_MAX
+                : ht__search_reject_min + ht__search_reject_factor * d->want;
+    for (size_t t = 0; t < tries && s->space.count - d->base < d->want; t++) {
+        for (size_t p = 0; p < np; p++)
+            point[p] = ht_space_domain_value(sp, p,
+                                             below64(&s->rng, ht_space_domain_size(sp, p)));
+        if (ht_space_check(def, dev, point, eq3, NULL) != HT_OK)
+            continue;
+        rc = ht__search_lookup(s, point, &i);
+        if (rc == 0)
+            continue;
+        if (rc != HT_ENOTFOUND || (rc = ht__search_append(s, point, 1)) != 0)
+            goto done;
+        rc = 0;
+    }
+    if (s->space.count - d->base >= d->want)
+        goto done;
+
+    /* Too few kept: the valid fraction is tiny (or the space holds fewer than want).
+     * Start again over the walk, with the index holding the rows before only. */
+    s->space.count = d->base;
+    if ((rc = ht__search_rehash(s)) != 0)
+        goto done;
+    rc = ht_space_foreach(sp, reservoir_cb, d);
+    if (rc > 0)
+        rc = d->rc;
+    if (rc == 0)
+        rc = ht__search_rehash(s);
+
+done:
+    free(point);
+    return rc;
+}
+
+int ht__search_draw(struct ht_search *s)
+{
+    size_t budget = s->opts.budget;
+    struct draw d = {s, s->space.count, 0, 0, 0};
+    int rc;
+
+    /* The index must exist before the walk looks things up in it. */
+    if ((rc = ht__search_rehash(s)) != 0)
+        return rc;
+    switch (s->ops->draw) {
+    case HT_SEARCH_DRAW_WALK:
+        d.want = budget ? budget : HT_SEARCH_DRAW_MAX;
+        rc = ht_space_foreach(s->space.pruned, walk_cb, &d);
+        return rc > 0 ? d.rc : rc;
+    case HT_SEARCH_DRAW_BUDGET:
+        d.want = budget ? budget : HT_SEARCH_DRAW_MAX;
+        return draw_uniform(&d);
+    case HT_SEARCH_DRAW_SAMPLE:
+    default:
+        d.want = budget > HT_SEARCH_SAMPLE ? budget : HT_SEARCH_SAMPLE;
+        return draw_uniform(&d);
+    }
+}
