@@ -37,7 +37,10 @@ extern "C" {
     X(NOTFOUND, -17, "not found")                                                \
     X(SOLVER, -18, "external solver failed")                                     \
     X(DB, -19, "results database error")                                         \
-    X(CUT, -20, "configuration cut: far slower than the best so far")
+    X(CUT, -20, "configuration cut: far slower than the best so far")                \
+    X(CRASH, -21, "configuration crashed its worker process")                     \
+    X(TIMEOUT, -22, "configuration outlasted its time limit")                     \
+    X(INTR, -23, "interrupted")
 
 enum ht_errno {
 #define HT__ERRNO_ENUM(name, value, desc) HT_E##name = (value),
@@ -85,7 +88,8 @@ int ht_error_format(const struct ht_error *err, char *buf, size_t size);
 
 /* The process exit status the command-line tool uses for an error code: 0 success,
  * 2 bad input (usage, spec, expression, build, constraint), 3 verification failed,
- * 1 any other runtime failure (a configuration cut by early termination included). */
+ * 130 interrupted (HT_EINTR), 1 any other runtime failure (a configuration cut by early
+ * termination, crashed or timed out included). */
 int ht_exit_status(int code);
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #ifndef HETUNE_EXEC_H
 #define HETUNE_EXEC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,26 @@ int ht_data_path_parse(const char *name, enum ht_data_path *path);
  * taken as they are. */
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
 
+/* Isolation (docs/guide.md, "When a configuration crashes or hangs"): where a session
+ * builds and runs its configurations. In a worker process (the executable hetune-worker),
+ * a configuration that crashes the driver or never ends costs only itself: ht_session_eval
+ * returns HT_ECRASH ("crashed: SIGSEGV") or HT_ETIMEOUT ("timeout after 2.0 s"), and the
+ * next evaluation starts a new worker. The worker is found as opts.worker names it, else
+ * $HETUNE_WORKER, else beside the running program (or in its ../libexec/hetune), else where
+ * hetune was installed or built. */
+enum ht_isolation {
+    HT_ISOLATE_AUTO = 0, /* a worker when one is found, else in this process (default) */
+    HT_ISOLATE_OFF,      /* in this process */
+    HT_ISOLATE_ON        /* a worker, or ht_session_create fails with HT_ENOTFOUND */
+};
+
+/* The automatic time limit of an isolated evaluation (opts.timeout_s 0): HT_TIMEOUT_FACTOR
+ * times the longest evaluation of the session that ran (its build, runs and
+ * verification), at least HT_TIMEOUT_FLOOR_S; HT_TIMEOUT_FIRST_S before any has run. */
+#define HT_TIMEOUT_FACTOR 10.0
+#define HT_TIMEOUT_FLOOR_S 10.0
+#define HT_TIMEOUT_FIRST_S 120.0
+
 struct ht_exec_opts {
     enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
     int no_cache;           /* 1: neither read nor write the binary cache */
@@ -61,9 +82,16 @@ struct ht_exec_opts {
                                else $HOME/.cache/hetune */
     int no_verify;          /* 1: skip verification (verified = -1) */
     enum ht_eq3 eq3;        /* Eq. 3 variant used when checking the configuration */
+    enum ht_isolation isolate; /* default HT_ISOLATE_AUTO */
+    double timeout_s;       /* isolated: the time limit of one evaluation; 0: automatic */
+    const char *worker;     /* isolated: the worker executable; NULL: found (see above) */
+    volatile sig_atomic_t *stop; /* isolated: when not NULL and raised (by a signal
+                               handler), the evaluation in flight is abandoned within
+                               0.1 s and returns HT_EINTR */
 };
 
-/* Fills opts with the defaults: cache on, default folder, verification on, Eq. 3 product. */
+/* Fills opts with the defaults: cache on, default folder, verification on, Eq. 3 product,
+ * isolation when a worker is found, automatic time limit. */
 void ht_exec_opts_init(struct ht_exec_opts *opts);
 
 #define HT_MAX_REPEATS 1000
@@ -113,7 +141,11 @@ struct ht_session; /* opaque */
 
 /* Opens a session for spec on dev. spec and dev are borrowed and must outlive the
  * session; opts is copied. *out is owned by the caller (ht_session_free). Returns HT_ECL
- * (with the OpenCL error's name in err) when the context or queue cannot be created. */
+ * (with the OpenCL error's name in err) when the context or queue cannot be created.
+ * Isolated (opts.isolate), the session starts its worker, which loads spec->path again
+ * with spec's sizes, repeats, keep_best and tolerances (a spec whose kernel changed on
+ * disk since is refused: HT_ESPEC); HT_ECRASH or HT_ETIMEOUT when it cannot start,
+ * HT_ENOTFOUND with HT_ISOLATE_ON when there is no worker. ht_session_isolated says which. */
 int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                       const struct ht_exec_opts *opts, struct ht_session **out,
                       struct ht_error *err);
@@ -121,10 +153,18 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
 /* Frees a session; NULL is allowed. */
 void ht_session_free(struct ht_session *s);
 
+/* 1 when the session's configurations run in a worker process, else 0. */
+int ht_session_isolated(const struct ht_session *s);
+
+/* The time limit the next ht_session_eval of an isolated session has, in seconds (0 for a
+ * session in this process). */
+double ht_session_time_limit(const struct ht_session *s);
+
 /* Builds, runs, times and verifies one configuration (spec->space.nparams values).
  * Fills res (which need not be initialised) and returns res->status. err says why when it
  * is not HT_OK: the rule a configuration breaks, the OpenCL error's name, the build log's
- * first line (the whole log is in res->build_log), or the first mismatch. */
+ * first line (the whole log is in res->build_log), or the first mismatch. Isolated, also
+ * HT_ECRASH, HT_ETIMEOUT and HT_EINTR (see ht_exec_opts). */
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
 

@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 4
+#define HT_STORE_SCHEMA_VERSION 5
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -65,11 +65,14 @@ extern "C" {
 #define HT_STORE_VERIFY "verify"         /* wrong answer */
 #define HT_STORE_CONSTRAINT "constraint" /* breaks a platform rule or a constraint */
 #define HT_STORE_CL "cl"                 /* another OpenCL call failed */
+#define HT_STORE_CRASHED "crashed"       /* its worker process died: "crashed: SIGSEGV" */
+#define HT_STORE_TIMEOUT "timeout"       /* outlasted its time limit: "timeout after 2.0 s" */
 #define HT_STORE_ERROR "error"           /* anything else */
 
 /* The status text for a code ht_session_eval returns: HT_OK "ok", HT_EBUILD "build",
  * HT_ELAUNCH "launch", HT_EVERIFY "verify", HT_ECONSTRAINT "constraint", HT_ECL "cl",
- * HT_ECUT "cut" (early termination), anything else "error". Static storage. */
+ * HT_ECUT "cut" (early termination), HT_ECRASH "crashed", HT_ETIMEOUT "timeout", anything
+ * else "error". Static storage. */
 const char *ht_store_status_name(int code);
 
 struct ht_store; /* opaque: one SQLite connection */

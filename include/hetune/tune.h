@@ -75,10 +75,15 @@ struct ht_tune_opts {
                                 NULL: none. It must not use the store. */
     void *progress_user;
     volatile sig_atomic_t *stop; /* when not NULL and non-zero (set by a signal handler,
-                                typically for SIGINT), no new configuration is started: the
-                                one in flight is finished and stored (unless it failed
-                                after the flag was raised, as a signal can make a call
-                                fail), and ht_tune_device returns with result.stopped 1 */
+                                typically for SIGINT), no new configuration is started and
+                                ht_tune_device returns with result.stopped 1. The one in
+                                flight is abandoned within 0.1 s and not stored when it
+                                runs in a worker (exec.isolate); in this process it is
+                                finished and stored (unless it failed after the flag was
+                                raised, as a signal can make a call fail). exec.stop is
+                                set to it when NULL. */
+    int retry_failed;        /* 1: configurations stored as crashed or timeout are
+                                measured again (by default they count as known) */
 };
 
 /* Fills opts with the defaults above. */
@@ -92,7 +97,11 @@ struct ht_tune_result {
     size_t from_db;          /* configurations of the space found stored (not measured) */
     size_t cut;              /* this run's configurations cut by early termination */
     size_t failed;           /* this run's configurations that failed to build, launch or
-                                verify (or broke a rule), stored with their reason */
+                                verify (or broke a rule, crashed or timed out), stored with
+                                their reason */
+    size_t crashed, timed_out; /* of failed: those that crashed their worker or outlasted
+                                the time limit (exec.isolate) */
+    int isolated;            /* 1 when the configurations ran in a worker process */
     uint64_t forgotten;      /* evaluations deleted first because of opts.fresh */
     int has_best;            /* 1 when some configuration ran and verified */
     size_t nparams;

@@ -27,7 +27,7 @@ int cmd_demo(int argc, char **argv);
  * missing value and an unknown option. */
 enum {
     CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
-    CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS,
+    CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS, CLI_OPT_TIMEOUT, CLI_OPT_NO_ISOLATE,
     CLI_OPT_OWN = 0x200
 };
 #define CLI_OPTION_DEVICE {"device", required_argument, NULL, 'd'}
@@ -42,6 +42,13 @@ enum {
 #define CLI_OPTION_JSON {"json", no_argument, NULL, CLI_OPT_JSON}
 #define CLI_OPTION_REPEATS {"repeats", required_argument, NULL, CLI_OPT_REPEATS}
 #define CLI_OPTION_HELP {"help", no_argument, NULL, 'h'}
+#define CLI_OPTION_TIMEOUT {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT}
+#define CLI_OPTION_NO_ISOLATE {"no-isolate", no_argument, NULL, CLI_OPT_NO_ISOLATE}
+#define CLI_ISOLATE_HELP                                                                      \
+    "      --timeout S       stop a configuration after S seconds and store it as timeout\n" \
+    "                        (default: 10 times the longest so far, at least 10 s)\n"       \
+    "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
+    "                        crash or a hang cannot take down\n"
 
 /* What the shared options set. */
 struct cli_common {
@@ -53,7 +60,8 @@ struct cli_common {
     struct ht_size_override *sizes;   /* --size, in order; owned (cli_common_free) */
     size_t nsizes;
     const char *db;                   /* --db; HT_STORE_DEFAULT_PATH when not given */
-    struct ht_exec_opts exec;         /* --eq3, --no-cache, --cache-dir, --data-path */
+    struct ht_exec_opts exec;         /* --eq3, --no-cache, --cache-dir, --data-path,
+                                         --timeout, --no-isolate */
     int json;                         /* --json */
     unsigned repeats;                 /* --repeats (at least 1); 0 when not given */
 };
@@ -79,8 +87,8 @@ void cli_common_free(struct cli_common *co);
 /* While held, the first Ctrl-C only raises flag (what runs finishes cleanly and stops), a
  * second one kills; a SIGINT that is ignored (a background job, nohup) stays ignored. */
 struct cli_sigint {
-    struct sigaction old;
-    int held;
+    struct sigaction old, old_term;
+    int held, held_term;
 };
 void cli_sigint_catch(struct cli_sigint *s, volatile sig_atomic_t *flag);
 void cli_sigint_release(struct cli_sigint *s);
@@ -114,6 +122,7 @@ int cli_load_spec(const char *cmd, const char *path, const struct ht_size_overri
                   size_t nov, struct ht_spec **spec);
 
 /* Parses an integer from 0 to max given to option opt. Returns 0, or 2. */
+int cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *out);
 int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t max,
                    uint64_t *out);
 

@@ -29,6 +29,7 @@ static const char eval_usage[] =
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --no-verify       skip verification\n"
     CLI_DATA_PATH_HELP
+    CLI_ISOLATE_HELP
     "      --eq3 product|sum|off\n"
     "                        the Eq. 3 rule checked with the configuration (default\n"
     "                        product: total work-groups >= compute units)\n"
@@ -109,6 +110,8 @@ int cmd_eval(int argc, char **argv)
         {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
         CLI_OPTION_EQ3,
         CLI_OPTION_DATA_PATH,
+        CLI_OPTION_TIMEOUT,
+        CLI_OPTION_NO_ISOLATE,
         CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };

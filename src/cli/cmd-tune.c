@@ -22,8 +22,10 @@ static const char tune_usage[] =
     "one starts. A configuration that fails to build, launch or verify is stored with its\n"
     "reason and never chosen as best. What the database already holds for the same\n"
     "kernel, problem sizes and device is not measured again: an interrupted or killed\n"
-    "tune resumes where it stopped. Ctrl-C finishes the configuration in flight, prints\n"
-    "the best so far and exits with 130.\n"
+    "tune resumes where it stopped. Each configuration runs in a worker process: one that\n"
+    "crashes or hangs is stored as crashed or timeout (not retried unless --retry-failed)\n"
+    "and the tune goes on. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
+    "far and exits with 130.\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -41,6 +43,8 @@ static const char tune_usage[] =
     "      --db FILE         the results database (default ./hetune.db)\n"
     "      --fresh           forget what the database holds for this kernel, problem\n"
     "                        and device, and measure everything again\n"
+    "      --retry-failed    measure again the configurations stored as crashed or timeout\n"
+    CLI_ISOLATE_HELP
     "      --eq3 product|sum|off\n"
     "                        the Eq. 3 rule of the pruned space (default product: total\n"
     "                        work-groups >= compute units)\n"
@@ -96,12 +100,14 @@ static void on_progress(const struct ht_tune_progress *p, void *user)
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                               const struct ht_tune_result *r)
 {
-    char a[32], b[32], c[32], cfg[1100];
+    char a[64], b[32], c[32], cfg[1100];
 
     printf("device %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
     printf("  space        %zu valid configurations\n", r->space);
-    printf("  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the database%s\n",
-           r->evaluated, r->cut, r->failed, r->from_db, r->stopped ? "; interrupted" : "");
+    snprintf(a, sizeof a, ": %zu crashed, %zu timeout", r->crashed, r->timed_out);
+    printf("  evaluated    %zu in this run (%zu cut, %zu failed%s), %zu from the database%s\n",
+           r->evaluated, r->cut, r->failed, r->crashed + r->timed_out ? a : "", r->from_db,
+           r->stopped ? "; interrupted" : "");
     if (r->has_best) {
         ht_format_seconds(r->best_s, a, sizeof a);
         ht_format_config(spec, r->best, cfg, sizeof cfg);
@@ -119,36 +125,9 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
            r->evaluated);
 }
 
-/* Parses a non-negative integer option. Returns 0, or 2 after printing the problem. */
-static int parse_count(const char *opt, const char *arg, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-
-    errno = 0;
-    v = strtoull(arg, &end, 0);
-    if (errno || end == arg || *end || arg[0] == '-')
-        return cli_usage_error("tune", 2, "%s takes a non-negative integer, not '%s'", opt, arg);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-static int parse_seconds(const char *opt, const char *arg, double *out)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(v) || v < 0)
-        return cli_usage_error("tune", 2, "%s takes a non-negative number, not '%s'", opt, arg);
-    *out = v;
-    return 0;
-}
-
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_SEED = CLI_OPT_OWN, OPT_CUT, OPT_FRESH };
+    enum { OPT_SEED = CLI_OPT_OWN, OPT_CUT, OPT_FRESH, OPT_RETRY };
     static const struct option longopts[] = {
         CLI_OPTION_DEVICE,
         CLI_OPTION_STRATEGY,
@@ -158,6 +137,9 @@ int cmd_tune(int argc, char **argv)
         {"cut-factor", required_argument, NULL, OPT_CUT},
         CLI_OPTION_DB,
         {"fresh", no_argument, NULL, OPT_FRESH},
+        {"retry-failed", no_argument, NULL, OPT_RETRY},
+        CLI_OPTION_TIMEOUT,
+        CLI_OPTION_NO_ISOLATE,
         CLI_OPTION_EQ3,
         CLI_OPTION_DATA_PATH,
         CLI_OPTION_SIZE,
@@ -180,7 +162,6 @@ int cmd_tune(int argc, char **argv)
     struct progress_ctx pctx;
     struct cli_sigint sig = {.held = 0};
     struct ht_error err;
-    uint64_t u = 0;
     int c, status = 2, rc, interrupted = 0, missing_best = 0;
 
     ht_tune_opts_init(&opts);
@@ -188,21 +169,16 @@ int cmd_tune(int argc, char **argv)
     cli_common_init(&co, "tune", tune_usage);
     while ((c = getopt_long(argc, argv, ":hd:S:b:t:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'b':
-            if ((status = parse_count("--budget", optarg, &u)) != 0)
-                goto cleanup;
-            opts.budget = (size_t)u;
-            break;
         case 't':
-            if ((status = parse_seconds("--time", optarg, &opts.time_limit_s)) != 0)
+            if ((status = cli_parse_seconds("tune", "--time", optarg, &opts.time_limit_s)))
                 goto cleanup;
             break;
         case OPT_SEED:
-            if ((status = parse_count("--seed", optarg, &opts.seed)) != 0)
+            if ((status = cli_parse_uint("tune", "--seed", optarg, UINT64_MAX, &opts.seed)))
                 goto cleanup;
             break;
         case OPT_CUT:
-            if ((status = parse_seconds("--cut-factor", optarg, &opts.cut_factor)) != 0)
+            if ((status = cli_parse_seconds("tune", "--cut-factor", optarg, &opts.cut_factor)))
                 goto cleanup;
             if (opts.cut_factor > 0 && opts.cut_factor < 1) {
                 status = cli_usage_error("tune", 2,
@@ -212,6 +188,7 @@ int cmd_tune(int argc, char **argv)
             }
             break;
         case OPT_FRESH: opts.fresh = 1; break;
+        case OPT_RETRY: opts.retry_failed = 1; break;
         default:
             if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
                 goto cleanup;
@@ -221,6 +198,7 @@ int cmd_tune(int argc, char **argv)
         opts.strategy = co.strategy;
     opts.eq3 = co.exec.eq3;
     opts.exec = co.exec;
+    opts.budget = co.budget;
     db = co.db;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
@@ -282,7 +260,8 @@ int cmd_tune(int argc, char **argv)
             status = 1;
     }
     if (interrupted) {
-        fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s\n", db);
+        fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s: the same "
+                "command resumes\n", db);
         status = 130;
     } else if (missing_best && status == 0) {
         status = 1;

@@ -42,6 +42,8 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         status = cli_parse_data_path(cmd, "--data-path", arg, &co->exec.data_path);
         break;
     case CLI_OPT_JSON: co->json = 1; break;
+    case CLI_OPT_TIMEOUT: status = cli_parse_seconds(cmd, "--timeout", arg, &co->exec.timeout_s); break;
+    case CLI_OPT_NO_ISOLATE: co->exec.isolate = HT_ISOLATE_OFF; break;
     case CLI_OPT_REPEATS:
         status = cli_parse_uint(cmd, "--repeats", arg, HT_MAX_REPEATS, &u);
         if (status == 0 && u == 0)
@@ -92,6 +94,7 @@ void cli_sigint_catch(struct cli_sigint *s, volatile sig_atomic_t *flag)
         sa.sa_flags = SA_RESETHAND | SA_RESTART;
         sigemptyset(&sa.sa_mask);
         s->held = sigaction(SIGINT, &sa, NULL) == 0;
+        s->held_term = sigaction(SIGTERM, &sa, &s->old_term) == 0;
     }
 }
 
@@ -99,7 +102,9 @@ void cli_sigint_release(struct cli_sigint *s)
 {
     if (s->held)
         sigaction(SIGINT, &s->old, NULL);
-    s->held = 0;
+    if (s->held_term)
+        sigaction(SIGTERM, &s->old_term, NULL);
+    s->held = s->held_term = 0;
 }
 
 int cli_getopt_error(const char *cmd, int c, char **argv)
@@ -154,6 +159,19 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t m
         return cli_usage_error(cmd, 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
                                opt, max, arg);
     *out = (uint64_t)v;
+    return 0;
+}
+
+int cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *out)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < 0)
+        return cli_usage_error(cmd, 2, "%s takes a non-negative number, not '%s'", opt, arg);
+    *out = v;
     return 0;
 }
 

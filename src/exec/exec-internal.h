@@ -17,6 +17,8 @@
 
 #include "hetune/exec.h"
 
+struct ht__worker;
+
 /* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
  * message "<what> failed: CL_...", and returns code. */
 int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
@@ -77,6 +79,8 @@ struct ht_session {
     double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
     double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */
+    struct ht__worker *worker;         /* isolated: the worker process that holds the
+                                          context and data; NULL in this process */
 };
 
 /* One active stage of a pipeline, instantiated: its kernel (arguments set) and NDRange. */

@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include "exec/exec-internal.h"
+#include "exec/worker.h"
 #include "util/util.h"
 
 void ht_exec_opts_init(struct ht_exec_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->eq3 = HT_EQ3_PRODUCT;
+    opts->isolate = HT_ISOLATE_AUTO;
 }
 
 void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size)
@@ -76,6 +78,26 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
     s->opts.cache_dir = s->cache_dir;
     s->device = (cl_device_id)dev->cl_device;
     s->path = ht_data_path_resolve(s->opts.data_path, dev);
+    if (s->opts.isolate != HT_ISOLATE_OFF) {
+        char worker[4096];
+        rc = ht__worker_find(s->opts.worker, worker, sizeof worker);
+        if (rc == HT_OK) {
+            rc = ht__worker_start(spec, dev, &s->opts, worker, &s->worker, err);
+            if (rc != HT_OK)
+                goto fail;
+            *out = s;
+            return HT_OK;
+        }
+        rc = HT_OK;
+        if (s->opts.isolate == HT_ISOLATE_ON) {
+            rc = ht_error_set(err, HT_ENOTFOUND,
+                              "no worker executable for isolation: %s%s", 
+                              worker[0] ? worker : "hetune-worker",
+                              worker[0] ? " is not executable" : " was not found (set "
+                              "HETUNE_WORKER)");
+            goto fail;
+        }
+    }
     s->inputs = calloc(n, sizeof *s->inputs);
     s->outputs = calloc(n, sizeof *s->outputs);
     s->refs = calloc(n, sizeof *s->refs);
@@ -110,6 +132,7 @@ void ht_session_free(struct ht_session *s)
 
     if (!s)
         return;
+    ht__worker_free(s->worker);
     n = s->spec->nargs;
     /* Pinned host memory is unmapped on the queue: before it goes. */
     hostbufs_free(s->inputs, n);
@@ -300,6 +323,16 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     return HT_OK;
 }
 
+int ht_session_isolated(const struct ht_session *s)
+{
+    return s->worker != NULL;
+}
+
+double ht_session_time_limit(const struct ht_session *s)
+{
+    return s->worker ? ht__worker_limit(s->worker) : 0.0;
+}
+
 void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor)
 {
     s->cut_best = best_so_far_s;
@@ -368,6 +401,8 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     if (!err)
         err = &local_err;
     ht_error_clear(err);
+    if (s->worker)
+        return ht__worker_eval(s->worker, s->cut_best, s->cut_factor, config, res, err);
     result_reset(res);
     memset(&in, 0, sizeof in);
     s->have_outputs = 0;
@@ -466,6 +501,8 @@ int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outpu
 
 int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err)
 {
+    if (s->worker)
+        return ht__worker_dump(s->worker, dir, err);
     if (!s->have_outputs)
         return ht_error_set(err, HT_EINVAL, "no outputs to dump: no evaluation ran to the end");
     return ht__dump_outputs(s->spec, s->outputs, dir, err);

@@ -408,6 +408,9 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
     json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
     json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
+    json_object_set_new(o, "crashed", json_integer((json_int_t)r->crashed));
+    json_object_set_new(o, "timed_out", json_integer((json_int_t)r->timed_out));
+    json_object_set_new(o, "isolated", json_boolean(r->isolated));
     json_object_set_new(o, "forgotten", json_integer((json_int_t)r->forgotten));
     if (r->has_best) {
         best = json_object();

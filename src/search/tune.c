@@ -45,53 +45,19 @@ static int collect_cb(const int64_t *config, void *user)
     return 0;
 }
 
-/* An index of the configurations sorted by value, to find a stored one. */
-struct entry {
-    const int64_t *values;
-    size_t nparams, index;
-};
-
-static int cmp_values(const int64_t *a, const int64_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
-static int cmp_entry(const void *x, const void *y)
-{
-    const struct entry *a = x, *b = y;
-    return cmp_values(a->values, b->values, a->nparams);
-}
-
 /* The state of one tune, shared with the callbacks. */
 struct tune {
     const struct ht_spec *spec;
     const struct ht_tune_opts *opts;
     struct ht_tune_result *out;
     struct ht_search *search;
-    const int64_t *configs;
     size_t nparams, count;
-    struct entry *sorted;
-    unsigned char *known;   /* per configuration: its result is known */
     int has_best;
     size_t best;
     double best_s;
     int rc;                 /* the first error a callback met */
     struct ht_error *err;
 };
-
-static long find_config(const struct tune *t, const int64_t *values)
-{
-    struct entry key = {values, t->nparams, 0};
-    const struct entry *e;
-
-    if (!t->count)
-        return -1;
-    e = bsearch(&key, t->sorted, t->count, sizeof *t->sorted, cmp_entry);
-    return e ? (long)e->index : -1;
-}
 
 /* A result competes for best when it ran to the end and did not fail verification
  * (verified -1 is a spec without a reference, or a run with verification off). */
@@ -122,28 +88,31 @@ static double stored_cost(const struct ht_stored_eval *ev)
 static int preseed_cb(const struct ht_stored_eval *ev, void *user)
 {
     struct tune *t = user;
-    long index;
+    size_t index;
     double cost;
     int rc;
 
     if (ev->nvalues != t->nparams)
         return 0;
-    index = find_config(t, ev->values);
-    /* Evaluations of configurations outside today's space (another Eq. 3 mode, say) are
-     * kept in the database but play no part in this run. */
-    if (index < 0 || t->known[index])
-        return 0;
+    if (t->opts->retry_failed && (!strcmp(ev->status, HT_STORE_CRASHED) ||
+                                  !strcmp(ev->status, HT_STORE_TIMEOUT)))
+        return 0; /* measured again, and replaced */
     cost = stored_cost(ev);
-    rc = ht_search_report(t->search, (size_t)index, cost);
+    /* Matched by value (the search's hash index), so a space drawn from rather than
+     * listed recognises them too. Evaluations of configurations outside today's space
+     * (another Eq. 3 mode, say) are kept in the database but play no part in this run;
+     * of a configuration stored twice, the first counts. */
+    rc = ht_search_report_config(t->search, ev->values, cost, &index);
+    if (rc == HT_ENOTFOUND || rc == HT_EINVAL)
+        return 0;
     if (rc != HT_OK) {
         t->rc = ht_error_set(t->err, rc, "cannot hand stored evaluation %s to the search",
                              ev->config);
         return 1;
     }
-    t->known[index] = 1;
     t->out->from_db++;
     if (!strcmp(ev->status, HT_STORE_OK) && ev->verified != 0)
-        consider_best(t, (size_t)index, ev->seconds, 1);
+        consider_best(t, index, ev->seconds, 1);
     return 0;
 }
 
@@ -210,7 +179,7 @@ static void report_progress(struct tune *t, const struct ht_device_info *dev, do
     p.failed = t->out->failed;
     p.config = config;
     p.status = status;
-    p.best = t->has_best ? t->configs + t->best * t->nparams : NULL;
+    p.best = t->has_best ? ht_search_config(t->search, t->best) : NULL;
     p.best_s = t->has_best ? t->best_s : -1.0;
     p.elapsed_s = now - t0;
     p.eta_s = -1.0;
@@ -228,22 +197,19 @@ static int stop_raised(const struct ht_tune_opts *o)
     return o->stop && *o->stop;
 }
 
-/* Records the sizes of the space on the device (the paper's Tables 1 and 2) for
- * hetune report; counting is cheap next to a single evaluation. */
+/* Records the sizes of the space on the device (the paper's Tables 1 and 2), counted by
+ * the caller, for hetune report; counting is cheap next to a single evaluation. */
 static int record_space(struct ht_store *store, const struct ht_space *space,
+                        const struct ht_space_counts *counts,
                         const struct ht_tune_result *out, struct ht_error *err)
 {
-    struct ht_space_counts counts;
     struct ht_stored_space sp;
-    int rc = ht_space_count(space, &counts, err);
 
-    if (rc != HT_OK)
-        return rc;
     ht_stored_space_init(&sp);
     sp.problem_id = out->problem_id;
     sp.device_id = out->device_id;
     sp.eq3 = ht_space_get_eq3(space);
-    ht_stored_space_from_counts(&sp, &counts);
+    ht_stored_space_from_counts(&sp, counts);
     return ht_store_put_space(store, &sp, err);
 }
 
@@ -255,6 +221,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     struct ht_search_opts sopts;
     struct ht_exec_opts eopts;
     struct ht_search_space sspace;
+    struct ht_space_counts counts;
     struct collect col = {NULL, 0, 0, 0};
     struct ht_space *space = NULL;
     struct ht_session *session = NULL;
@@ -305,7 +272,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     /* Check the strategy's name before any work, so a typo costs nothing. */
     if (!ht_search_find(out->strategy)) {
         struct ht_search *probe = NULL;
-        struct ht_search_space empty = {0, 0, NULL, NULL};
+        struct ht_search_space empty = {0, 0, NULL, NULL, NULL};
         rc = ht_search_create(out->strategy, &empty, NULL, &probe, err);
         ht_search_free(probe);
         if (rc == HT_OK)
@@ -327,29 +294,31 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     rc = ht_space_create(&spec->space, dev, opts->eq3, &space, err);
     if (rc != HT_OK)
         goto cleanup;
-    col.nparams = nparams;
-    rc = ht_space_foreach(space, collect_cb, &col);
-    if (rc > 0) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
+    rc = ht_space_count(space, &counts, err);
+    if (rc != HT_OK)
         goto cleanup;
+    t.count = out->space = counts.pruned > SIZE_MAX ? SIZE_MAX : (size_t)counts.pruned;
+    /* A small space is listed whole, and so is any space an exhaustive search walks
+     * without a budget (the fastest way through every configuration). A larger one is
+     * drawn from (search.h, ht_search_space.pruned): the strategy takes what its budget
+     * needs, and memory stays flat in the space's size. */
+    if (counts.pruned <= HT_SEARCH_DRAW_MAX ||
+        (!opts->budget && ht_search_find(out->strategy)->draw == HT_SEARCH_DRAW_WALK)) {
+        col.nparams = nparams;
+        rc = ht_space_foreach(space, collect_cb, &col);
+        if (rc > 0) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
+            goto cleanup;
+        }
+        if (rc != HT_OK) {
+            rc = ht_error_set(err, rc, "cannot enumerate the configurations: %s",
+                              ht_strerror(rc));
+            goto cleanup;
+        }
+        sspace = (struct ht_search_space){col.count, nparams, col.configs, names, NULL};
+    } else {
+        sspace = (struct ht_search_space){0, nparams, NULL, names, space};
     }
-    if (rc != HT_OK) {
-        rc = ht_error_set(err, rc, "cannot enumerate the configurations: %s",
-                          ht_strerror(rc));
-        goto cleanup;
-    }
-    t.configs = col.configs;
-    t.count = out->space = col.count;
-    t.sorted = calloc(col.count + 1, sizeof *t.sorted);
-    t.known = calloc(col.count + 1, 1);
-    if (!t.sorted || !t.known) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < col.count; i++)
-        t.sorted[i] = (struct entry){col.configs + i * nparams, nparams, i};
-    if (col.count)
-        qsort(t.sorted, col.count, sizeof *t.sorted, cmp_entry);
 
     rc = ht_store_device_id(store, dev, &out->device_id, err);
     if (rc == HT_OK)
@@ -359,7 +328,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     if (rc == HT_OK && opts->fresh)
         rc = ht_store_forget(store, out->problem_id, out->device_id, &out->forgotten, err);
     if (rc == HT_OK)
-        rc = record_space(store, space, out, err);
+        rc = record_space(store, space, &counts, out, err);
     if (rc != HT_OK)
         goto cleanup;
 
@@ -370,7 +339,6 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     sopts.seed = opts->seed;
     sopts.budget = opts->budget;
     sopts.time_limit_s = opts->time_limit_s;
-    sspace = (struct ht_search_space){col.count, nparams, col.configs, names};
     rc = ht_search_create(out->strategy, &sspace, &sopts, &t.search, err);
     if (rc != HT_OK)
         goto cleanup;
@@ -380,16 +348,23 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     if (rc != HT_OK)
         goto cleanup;
 
-    total = col.count - out->from_db;
+    total = t.count > out->from_db ? t.count - out->from_db : 0;
     if (opts->budget && opts->budget < total)
         total = opts->budget;
     eopts = opts->exec;
     eopts.eq3 = opts->eq3;
+    if (!eopts.stop)
+        eopts.stop = opts->stop;
     /* A session costs a context and the host data: only open one when there is work. */
     if (total > 0) {
         rc = ht_session_create(spec, dev, &eopts, &session, err);
+        if (rc == HT_EINTR && stop_raised(opts)) {
+            out->stopped = 1;
+            rc = HT_OK;
+        }
         if (rc != HT_OK)
             goto cleanup;
+        out->isolated = session ? ht_session_isolated(session) : 0;
     }
 
     loop_t0 = ht__now();
@@ -415,7 +390,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                               ht_strerror(rc));
             goto cleanup;
         }
-        config = col.configs + index * nparams;
+        config = ht_search_config(t.search, index);
         n = ht_store_config_text(names, config, nparams, text, sizeof text);
         if (n < 0 || (size_t)n >= sizeof text) {
             rc = ht_error_set(err, HT_EINVAL,
@@ -452,6 +427,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             out->cut++;
         else if (st != HT_OK)
             out->failed++;
+        out->crashed += st == HT_ECRASH;
+        out->timed_out += st == HT_ETIMEOUT;
         if (st == HT_OK && res->verified != 0)
             cost = res->kernel_s > 0.0 ? res->kernel_s : INFINITY;
         else if (st == HT_ECUT && res->kernel_s > 0.0)
@@ -463,7 +440,6 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             rc = ht_error_set(err, rc, "the %s search refused a result", out->strategy);
             goto cleanup;
         }
-        t.known[index] = 1;
         if (st == HT_OK && res->verified != 0)
             consider_best(&t, index, res->kernel_s, 0);
         report_progress(&t, dev, t0, loop_t0, total, config, st);
@@ -474,7 +450,7 @@ cleanup:
     if (t.has_best) {
         out->has_best = 1;
         out->best_s = t.best_s;
-        memcpy(out->best, col.configs + t.best * nparams, nparams * sizeof *out->best);
+        memcpy(out->best, ht_search_config(t.search, t.best), nparams * sizeof *out->best);
         ht_store_config_text(names, out->best, nparams, out->best_text,
                              sizeof out->best_text);
     }
@@ -485,8 +461,6 @@ cleanup:
     free(ev);
     ht_session_free(session);
     ht_search_free(t.search);
-    free(t.sorted);
-    free(t.known);
     free(col.configs);
     ht_space_free(space);
     free(names);

@@ -538,6 +538,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     else
         ht_coexec_opts_init(&cx->opts);
     cx->opts.sched.factors = NULL; /* borrowed by the caller: only make_sched reads it */
+    /* Its sessions lend their contexts and memory to the co-execution: in this process. */
+    cx->opts.exec.isolate = HT_ISOLATE_OFF;
     snprintf(cx->sched_name, sizeof cx->sched_name, "%s",
              cx->opts.scheduler ? cx->opts.scheduler : "static");
     cx->opts.scheduler = cx->sched_name;

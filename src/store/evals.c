@@ -10,6 +10,7 @@
 static const char *const status_names[] = {
     HT_STORE_OK,     HT_STORE_CUT,        HT_STORE_BUILD, HT_STORE_LAUNCH,
     HT_STORE_VERIFY, HT_STORE_CONSTRAINT, HT_STORE_CL,    HT_STORE_ERROR,
+    HT_STORE_CRASHED, HT_STORE_TIMEOUT,
 };
 
 const char *ht_store_status_name(int code)
@@ -29,6 +30,10 @@ const char *ht_store_status_name(int code)
         return HT_STORE_CL;
     case HT_ECUT:
         return HT_STORE_CUT;
+    case HT_ECRASH:
+        return HT_STORE_CRASHED;
+    case HT_ETIMEOUT:
+        return HT_STORE_TIMEOUT;
     default:
         return HT_STORE_ERROR;
     }

@@ -13,6 +13,10 @@
 struct migration {
     const char *description;
     const char *sql;
+    int edits_schema; /* 1: the SQL rewrites a table's definition in sqlite_schema (SQLite's
+                         procedure for loosening a CHECK, which changes no stored row); the
+                         schema cookie is raised after it, so every connection reads the
+                         new definition */
 };
 
 static const struct migration migrations[] = {
@@ -95,7 +99,7 @@ static const struct migration migrations[] = {
      "  i INTEGER NOT NULL,\n"
      "  seconds REAL NOT NULL,\n"
      "  PRIMARY KEY (eval_id, i)\n"
-     ") WITHOUT ROWID;\n"},
+     ") WITHOUT ROWID;\n", 0},
     /* hetune split (src/store/split.c): one row per co-execution, its devices' part, and
      * the split-point sweeps of the paper's Figures 6 and 7. */
     {"split results and split-point sweeps",
@@ -144,7 +148,7 @@ static const struct migration migrations[] = {
      "  kernel_seconds REAL,\n"
      "  verified INTEGER NOT NULL CHECK (verified IN (-1, 0, 1)),\n"
      "  PRIMARY KEY (split_id, i)\n"
-     ") WITHOUT ROWID;\n"},
+     ") WITHOUT ROWID;\n", 0},
     /* Space sizes (src/store/spaces.c): the paper's Tables 1 and 2 per problem, device and
      * Eq. 3 variant, recorded by hetune space --db, hetune tune and hetune run. */
     {"design space sizes",
@@ -159,7 +163,7 @@ static const struct migration migrations[] = {
      "  last_constraint TEXT NOT NULL DEFAULT '',\n"
      "  created_at TEXT NOT NULL,\n"
      "  PRIMARY KEY (problem_id, device_id, eq3)\n"
-     ") WITHOUT ROWID;\n"},
+     ") WITHOUT ROWID;\n", 0},
     /* Each device's link (src/store/bandwidth.c, hetune devices --bandwidth): what hetune's
      * data path achieves and the pinned and pageable references, bytes per second, for the
      * planner. Every measurement is a row; the latest is the one used. */
@@ -178,7 +182,17 @@ static const struct migration migrations[] = {
      "  pageable_d2h_bps REAL,\n"
      "  created_at TEXT NOT NULL\n"
      ");\n"
-     "CREATE INDEX bandwidth_device ON bandwidth (device_id, id);\n"},
+     "CREATE INDEX bandwidth_device ON bandwidth (device_id, id);\n", 0},
+    /* Isolation (src/exec/worker.c): a configuration that crashed its worker process or
+     * outlasted its time limit is stored as such. Only the CHECK of evaluations.status
+     * changes: no row is rewritten and the runs' foreign keys stay as they are. */
+    {"crashed and timeout evaluations",
+     "PRAGMA writable_schema = ON;\n"
+     "UPDATE sqlite_master SET sql = replace(sql, '''cl'', ''error'')',\n"
+     "                                       '''cl'', ''error'', ''crashed'', ''timeout'')')\n"
+     "  WHERE type = 'table' AND name = 'evaluations';\n"
+     "PRAGMA writable_schema = OFF;\n",
+     1},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
@@ -228,6 +242,29 @@ int ht__store_check_owner(struct ht_store *store, int *version, struct ht_error 
     return HT_OK;
 }
 
+/* PRAGMA schema_version = itself + 1: after sqlite_schema was edited in place, every
+ * connection (this one included) parses the schema again before its next statement. */
+static int bump_schema_cookie(struct ht_store *store, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    char sql[64];
+    int64_t cookie = 0;
+    int rc = ht__store_prepare(store, "PRAGMA schema_version", &st,
+                               "cannot read the schema version", err);
+
+    if (rc != HT_OK)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        cookie = sqlite3_column_int64(st, 0);
+    else
+        rc = ht__store_fail(store, err, "cannot read the schema version");
+    sqlite3_finalize(st);
+    if (rc != HT_OK)
+        return rc;
+    snprintf(sql, sizeof sql, "PRAGMA schema_version = %lld", (long long)cookie + 1);
+    return ht__store_exec(store, sql, "cannot raise the schema version", err);
+}
+
 int ht__store_migrate(struct ht_store *store, struct ht_error *err)
 {
     int version = 0, rc;
@@ -246,6 +283,8 @@ int ht__store_migrate(struct ht_store *store, struct ht_error *err)
         sqlite3_stmt *st = NULL;
 
         rc = ht__store_exec(store, m->sql, "cannot create the schema", err);
+        if (rc == HT_OK && m->edits_schema)
+            rc = bump_schema_cookie(store, err);
         if (rc != HT_OK)
             goto cleanup;
         rc = ht__store_prepare(store,

@@ -137,7 +137,11 @@ int ht_exit_status(int code)
         return 2;
     case HT_EVERIFY:
         return 3;
+    case HT_EINTR:
+        return 130;
     case HT_ECUT:
+    case HT_ECRASH:
+    case HT_ETIMEOUT:
         return 1;
     default:
         return 1;

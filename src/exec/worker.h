@@ -1,0 +1,42 @@
+/* The worker process of an isolated session (worker.c; issue 13). */
+#ifndef HETUNE_EXEC_WORKER_H
+#define HETUNE_EXEC_WORKER_H
+
+#include "hetune/exec.h"
+
+struct ht__worker;
+
+/* Puts in buf the worker executable to use: explicit_path when given, else
+ * $HETUNE_WORKER, else hetune-worker beside the running program or in its
+ * ../libexec/hetune, else the install and build locations compiled in. HT_ENOTFOUND (buf
+ * empty, or the path that was named and is not executable). */
+int ht__worker_find(const char *explicit_path, char *buf, size_t size);
+
+/* Starts the worker at path for spec on dev with opts (its isolate field is ignored) and
+ * waits until it has a session. HT_ECRASH or HT_ETIMEOUT when it dies or hangs while
+ * starting, HT_EINTR when opts->stop is raised, or the worker's own error (HT_ECL, ...). */
+int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *dev,
+                     const struct ht_exec_opts *opts, const char *path,
+                     struct ht__worker **out, struct ht_error *err);
+
+/* Ends the worker (it exits when its socket closes) and frees w; NULL is allowed. */
+void ht__worker_free(struct ht__worker *w);
+
+/* ht_session_eval in the worker, respawned first when the last one died. Returns what the
+ * worker's session returned, or HT_ECRASH ("crashed: SIGSEGV") when the worker died,
+ * HT_ETIMEOUT ("timeout after 2.0 s") when it outlasted the limit (it is killed),
+ * HT_EINTR when the stop flag was raised (it is killed). */
+int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
+                    const int64_t *config, struct ht_eval_result *res, struct ht_error *err);
+
+/* ht_session_dump in the worker. */
+int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err);
+
+/* The time limit of the next evaluation, in seconds. */
+double ht__worker_limit(const struct ht__worker *w);
+
+/* The worker's loop (hetune-worker): serves the requests on fd until it closes. Returns
+ * the process's exit status. */
+int ht__worker_serve(int fd);
+
+#endif

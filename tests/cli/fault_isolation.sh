@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Isolation (issue 13): a configuration that crashes the OpenCL driver or never ends does not
+# stop the run. tests/fixtures/fault/faulty.json has 9 configurations: MODE=1 writes through
+# a null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune
+# must store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 1.0 s"),
+# finish with exit 0, measure nothing again on a rerun and all six again with
+# --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune
+# within a second with exit 130, the stored results kept and no worker left behind. eval
+# reports the crash and the timeout with exit 1.
+set -eu
+
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp fault-isolation
+
+spec="$HETUNE_SOURCE_DIR/tests/fixtures/fault/faulty.json"
+db="$tmp/faulty.db"
+
+run devices --json
+require_platform
+cp "$tmp/out" "$tmp/devices.json"
+dev=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"]
+print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/devices.json")
+
+# Runs python over the database: prints what the expression $1 gives (q runs SQL).
+sql() {
+    python3 - "$db" "$1" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=30)
+q = lambda s: db.execute(s).fetchall()
+print(eval(sys.argv[2]))
+EOF
+}
+
+# 1. The tune goes through the crashes and the hangs.
+run tune "$spec" --device "$dev" --db "$db" --timeout 1 --json
+expect_status 0
+check 'd["devices"][0]["evaluated"] == 9'
+[ "$(sql "q('SELECT status, count(*) FROM evaluations GROUP BY status ORDER BY status')")" = \
+  "[('crashed', 3), ('ok', 3), ('timeout', 3)]" ] ||
+    fail "statuses: $(sql "q('SELECT config, status, reason FROM evaluations')")"
+[ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status = 'crashed'
+               AND reason = 'crashed: SIGSEGV' AND config LIKE '%MODE=1' ''')[0][0]")" = 3 ] ||
+    fail "crash reasons: $(sql "q('SELECT config, reason FROM evaluations')")"
+[ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status = 'timeout'
+               AND reason = 'timeout after 1.0 s' AND config LIKE '%MODE=2' ''')[0][0]")" = 3 ] ||
+    fail "timeout reasons: $(sql "q('SELECT config, reason FROM evaluations')")"
+check 'd["devices"][0]["best"]["config"]["MODE"] == 0'
+
+# 2. A rerun measures nothing: crashed and timed-out configurations are known.
+run tune "$spec" --device "$dev" --db "$db" --timeout 1 --json
+expect_status 0
+check 'd["devices"][0]["evaluated"] == 0 and d["devices"][0]["from_db"] == 9'
+
+# 3. --retry-failed measures the six again, and replaces them.
+run tune "$spec" --device "$dev" --db "$db" --timeout 1 --retry-failed --json
+expect_status 0
+check 'd["devices"][0]["evaluated"] == 6 and d["devices"][0]["from_db"] == 3'
+[ "$(sql "q('SELECT count(*) FROM evaluations')[0][0]")" = 9 ] || fail "rows were duplicated"
+
+# 4. A signal during a hanging configuration: exit 130 within a second, nothing lost, no
+# worker left. The tune starts afresh with a long time limit; the signal comes once the
+# two configurations before the first hang are stored.
+for sig in INT TERM; do
+    python3 - "$HETUNE" "$spec" "$dev" "$db" "$sig" "$tmp/sig.out" <<'EOF' ||
+import os, signal, sqlite3, subprocess, sys, time
+hetune, spec, dev, db, sig, out = sys.argv[1:]
+p = subprocess.Popen([hetune, "tune", spec, "--device", dev, "--db", db, "--fresh",
+                      "--timeout", "60"], stdout=open(out, "w"), stderr=subprocess.STDOUT)
+deadline = time.time() + 60
+stored = 0
+while time.time() < deadline and stored < 2:
+    time.sleep(0.05)
+    try:
+        c = sqlite3.connect(db, timeout=30)
+        stored = c.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+        c.close()
+    except sqlite3.Error:
+        pass
+if stored < 2:
+    p.kill()
+    sys.exit("the tune did not store its first two configurations in 60 s")
+time.sleep(0.5)  # the hanging configuration is in flight
+workers = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
+                                          text=True).stdout.split()]
+t0 = time.time()
+p.send_signal(signal.SIGINT if sig == "INT" else signal.SIGTERM)
+try:
+    rc = p.wait(timeout=5)
+except subprocess.TimeoutExpired:
+    p.kill()
+    sys.exit("the tune did not stop within 5 s of SIG" + sig)
+dt = time.time() - t0
+if rc != 130:
+    sys.exit(f"exit {rc} after SIG{sig}, not 130: " + open(out).read())
+if dt > 1.0:
+    sys.exit(f"the tune took {dt:.2f} s to stop after SIG{sig}")
+if not workers:
+    sys.exit("no worker process was found under the tune")
+for w in workers:
+    try:
+        os.kill(w, 0)
+        sys.exit(f"worker {w} outlived the tune")
+    except ProcessLookupError:
+        pass
+if "the same command resumes" not in open(out).read():
+    sys.exit("no word on how to resume: " + open(out).read())
+EOF
+        fail "SIG$sig: see above"
+    [ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status IN ('ok', 'crashed')''')[0][0]")" = 2 ] ||
+        fail "SIG$sig: expected the 2 configurations before the hang stored: $(sql "q('SELECT config, status FROM evaluations')")"
+    [ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status = 'timeout' ''')[0][0]")" = 0 ] ||
+        fail "SIG$sig: the configuration in flight was stored"
+done
+
+# 5. eval: a crash and a timeout are reported, exit 1; in this process a good one runs.
+run eval "$spec" --device "$dev" --set WG=32 --set MODE=1
+expect_status 1
+expect_err "crashed: SIGSEGV"
+run eval "$spec" --device "$dev" --set WG=32 --set MODE=2 --timeout 0.5
+expect_status 1
+expect_err "timeout after 0.5 s"
+run eval "$spec" --device "$dev" --set WG=32 --set MODE=0 --no-isolate
+expect_status 0
+echo "ok"
