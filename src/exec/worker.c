@@ -442,6 +442,7 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
     put_i64(&w->init, (int64_t)dev->index);
     put_str(&w->init, dev->name);
     put_str(&w->init, dev->platform);
+    put_u32(&w->init, dev->ordinal);
     /* The execution options. */
     put_u32(&w->init, (uint32_t)opts->data_path);
     put_u32(&w->init, (uint32_t)opts->no_cache);
@@ -599,7 +600,7 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     char **names = NULL, *path, *dev_name, *dev_platform;
     struct ht_exec_opts opts;
     const struct ht_device_info *dev = NULL;
-    uint32_t nsizes, repeats, keep_best, nparams;
+    uint32_t nsizes, repeats, keep_best, nparams, ordinal;
     double rtol, atol;
     int64_t hash, index;
     int rc = HT_OK;
@@ -624,6 +625,7 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     index = get_i64(r);
     dev_name = get_str(r);
     dev_platform = get_str(r);
+    ordinal = get_u32(r);
     ht_exec_opts_init(&opts);
     opts.data_path = (enum ht_data_path)get_u32(r);
     opts.no_cache = (int)get_u32(r);
@@ -639,13 +641,27 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     rc = ht_platform_discover(&sv->platform, err);
     if (rc != HT_OK)
         goto done;
-    for (size_t i = 0; i < sv->platform->count; i++)
-        if (sv->platform->devices[i].index == (size_t)index)
-            dev = &sv->platform->devices[i];
-    if (!dev || strcmp(dev->name, dev_name) || strcmp(dev->platform, dev_platform)) {
+    /* The same platform, name and ordinal (the index may differ if the platforms are
+     * listed in another order); the index breaks ties. */
+    for (size_t i = 0; i < sv->platform->count; i++) {
+        const struct ht_device_info *d = &sv->platform->devices[i];
+        if (strcmp(d->name, dev_name) || strcmp(d->platform, dev_platform) ||
+            d->ordinal != ordinal)
+            continue;
+        if (!dev || d->index == (size_t)index)
+            dev = d;
+    }
+    if (!dev) {
+        char found[1024] = "";
+        for (size_t i = 0; i < sv->platform->count; i++) {
+            size_t n = strlen(found);
+            snprintf(found + n, sizeof found - n, "%s%zu %s (%s)", i ? ", " : "",
+                     sv->platform->devices[i].index, sv->platform->devices[i].name,
+                     sv->platform->devices[i].platform);
+        }
         rc = ht_error_set(err, HT_ENODEVICE,
-                          "the worker does not find device %" PRId64 " (%s) as its parent did",
-                          index, dev_name);
+                          "the worker does not find device %" PRId64 " (%s, %s); it finds %s",
+                          index, dev_name, dev_platform, found[0] ? found : "none");
         goto done;
     }
     rc = ht_spec_load(path, ov, nsizes, &sv->spec, err);
