@@ -127,17 +127,29 @@ int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k);
  * because it can pass 2^64; exact up to 2^53. */
 double ht_space_count_unpruned(const struct ht_space *s);
 
+/* Room for a size as text in struct ht_space_counts. */
+#define HT_SPACE_COUNT_TEXT 48
+
 /* The sizes of a space on its device (the paper's Tables 1 and 2). */
 struct ht_space_counts {
-    double unpruned;           /* ht_space_count_unpruned */
-    uint64_t platform;         /* valid under the domains and the platform rules alone */
-    uint64_t pruned;           /* valid under the platform rules and the constraints */
+    double unpruned;           /* ht_space_count_unpruned: rounded above 2^53 */
+    uint64_t platform;         /* valid under the domains and the platform rules alone;
+                                  UINT64_MAX: that many or more (see platform_text) */
+    uint64_t pruned;           /* valid under the platform rules and the constraints;
+                                  UINT64_MAX: that many or more (see pruned_text) */
     double seconds;            /* wall time the backend spent counting (and visiting) */
     /* When pruned is 0: the rule that removed the last configurations, named as
      * ht_space_check names it ("Eq. 3", "local memory", "constraints[1]"), and a sentence
      * saying so; both empty otherwise. */
     char last_constraint[256];
     char empty_reason[1024];
+    /* The three sizes in decimal, exact below 2^128 ("1000000000000000000000000000");
+     * a size of 2^128 or more is approximate: "~" and 4 significant digits ("~3.403e+38"),
+     * and approximate is 1. Every backend sets them. */
+    char unpruned_text[HT_SPACE_COUNT_TEXT];
+    char platform_text[HT_SPACE_COUNT_TEXT];
+    char pruned_text[HT_SPACE_COUNT_TEXT];
+    int approximate;
 };
 
 /* Called with one valid configuration: config[i] is the value of def->params[i], borrowed

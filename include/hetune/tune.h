@@ -55,6 +55,11 @@ struct ht_tune_progress {
 
 typedef void (*ht_tune_progress_fn)(const struct ht_tune_progress *p, void *user);
 
+/* Called when the tune of dev must wait for another process (holder, borrowed for the
+ * call) that holds the device's lease (store.h). */
+typedef void (*ht_tune_wait_fn)(const struct ht_device_info *dev,
+                                const struct ht_lease_info *holder, void *user);
+
 struct ht_tune_opts {
     const char *strategy;    /* a name of ht_search_strategies[]; NULL: "exhaustive" */
     size_t budget;           /* most evaluations of this run; 0: no limit */
@@ -74,6 +79,12 @@ struct ht_tune_opts {
     ht_tune_progress_fn progress; /* called before the first evaluation and after each;
                                 NULL: none. It must not use the store. */
     void *progress_user;
+    ht_tune_wait_fn on_wait; /* one process measures a device at a time (a lease in the
+                                database, store.h): when another holds the device, the tune
+                                calls this once, then waits until the lease is given back
+                                or goes stale, or until *stop is raised (result.stopped 1).
+                                NULL: it waits silently. */
+    void *wait_user;
     volatile sig_atomic_t *stop; /* when not NULL and non-zero (set by a signal handler,
                                 typically for SIGINT), no new configuration is started and
                                 ht_tune_device returns with result.stopped 1. The one in

@@ -216,8 +216,8 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
     for (size_t i = 0; i < r->n; i++) {
         const struct ht_workflow_device *dv = &r->devs[i];
         const struct ht_space_counts *counts = &r->steps[i].counts;
-        printf("  %-3zu %-34.34s %14.0f %10" PRIu64 " %10" PRIu64 "\n", dv->dev->index,
-               dv->dev->name, counts->unpruned, counts->platform, counts->pruned);
+        printf("  %-3zu %-34.34s %14s %10s %10s\n", dv->dev->index, dv->dev->name,
+               counts->unpruned_text, counts->platform_text, counts->pruned_text);
     }
     for (size_t i = 0; i < r->n; i++)
         if ((int)strlen(r->devs[i].config_text) > w)

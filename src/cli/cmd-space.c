@@ -17,7 +17,8 @@ static const char space_usage[] =
     "limits; Eq. 2: global a multiple of local; local_mem <= local_mem_size; Eq. 3:\n"
     "work-groups >= compute units) and the size left by the application's constraints\n"
     "as well (Table 2), with the time the solver spent. An empty space is a normal\n"
-    "answer: the rule that removed the last configurations is named.\n"
+    "answer: the rule that removed the last configurations is named. Sizes are exact\n"
+    "below 2^128, past it approximate: \"~\" (--json: \"approximate\": true).\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -61,8 +62,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_workfl
 {
     const struct ht_space_counts *c = &r->counts;
 
-    printf("%-3zu %-34.34s %14.0f %12" PRIu64 " %12" PRIu64 " %11.6f", r->dev->index,
-           r->dev->name, c->unpruned, c->platform, c->pruned, c->seconds);
+    printf("%-3zu %-34.34s %14s %12s %12s %11.6f", r->dev->index, r->dev->name,
+           c->unpruned_text, c->platform_text, c->pruned_text, c->seconds);
     if (r->mzn_seconds >= 0)
         printf(" %11.6f", r->mzn_seconds);
     putchar('\n');

@@ -75,26 +75,28 @@ struct progress_ctx {
 static void on_progress(const struct ht_tune_progress *p, void *user)
 {
     struct progress_ctx *ctx = user;
-    char note[512], t[32], cfg[400];
+    char note[512] = "", t[32], cfg[400], label[64];
 
     if (!ctx->started) {
-        char label[64];
         snprintf(label, sizeof label, "%zu %.20s", p->dev->index, p->dev->name);
         cli_progress_start(&ctx->bar, label, p->total);
         ctx->started = 1;
     }
-    note[0] = '\0';
     if (p->best) {
         ht_format_seconds(p->best_s, t, sizeof t);
         ht_format_config(ctx->spec, p->best, cfg, sizeof cfg);
         snprintf(note, sizeof note, "best %s (%s)", t, cfg);
     }
-    if (p->cut || p->failed) {
-        size_t n = strlen(note);
-        snprintf(note + n, sizeof note - n, "%s%zu cut, %zu failed", n ? "; " : "", p->cut,
-                 p->failed);
-    }
+    if (p->cut || p->failed)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s%zu cut, %zu failed",
+                 note[0] ? "; " : "", p->cut, p->failed);
     cli_progress_update(&ctx->bar, p->done, note[0] ? note : NULL);
+}
+
+static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *h, void *u)
+{
+    fprintf(u, "hetune tune: device %zu is being tuned by process %lld on host %s; waiting\n",
+            d->index, (long long)h->pid, h->hostname);
 }
 
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
@@ -194,8 +196,7 @@ int cmd_tune(int argc, char **argv)
                 goto cleanup;
         }
     }
-    if (co.strategy)
-        opts.strategy = co.strategy;
+    opts.strategy = co.strategy ? co.strategy : opts.strategy;
     opts.eq3 = co.exec.eq3;
     opts.exec = co.exec;
     opts.budget = co.budget;
@@ -222,17 +223,17 @@ int cmd_tune(int argc, char **argv)
     opts.stop = &stop_flag;
     opts.progress = on_progress;
     opts.progress_user = &pctx;
+    opts.on_wait = on_wait;
+    opts.wait_user = stderr;
 
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {
         const struct ht_device_info *dev = dl[ndone] = &plat->devices[i];
         struct ht_tune_result *r = &tr[ndone];
 
-        memset(&pctx, 0, sizeof pctx);
-        pctx.spec = spec;
+        pctx = (struct progress_ctx){.spec = spec};
         rc = ht_tune_device(spec, dev, store, &opts, r, &err);
-        if (pctx.started)
-            cli_progress_end(&pctx.bar);
+        cli_progress_end(&pctx.bar); /* nothing when no bar was started */
         if (rc != HT_OK) {
             fprintf(stderr, "hetune tune: device %zu (%s): ", dev->index, dev->name);
             status = cli_fail("tune", &err);
@@ -242,8 +243,7 @@ int cmd_tune(int argc, char **argv)
         interrupted = r->stopped;
         if (!r->has_best && !interrupted) {
             fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and verified%s\n",
-                    dev->index, dev->name,
-                    r->space ? "" : " (the pruned space is empty)");
+                    dev->index, dev->name, r->space ? "" : " (the pruned space is empty)");
             missing_best = 1;
         }
         if (!co.json) {

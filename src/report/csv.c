@@ -53,8 +53,11 @@ static void spaces_csv(const struct rp_model *m, struct rp_buf *b)
             const struct ht_stored_space *s = &c->spaces[k];
             case_fields(b, c);
             device_fields(b, m, s->device_id);
-            ht__rp_printf(b, ",%s,%.0f,%" PRIu64 ",%" PRIu64 ",", ht__report_eq3_name(s->eq3),
-                          s->unpruned, s->platform, s->pruned);
+            /* The unpruned size is a double: exact below 2^53, rounded (and so written
+             * with an exponent, 1.024e+27) past it. */
+            ht__rp_printf(b, s->unpruned < 0x1p53 ? ",%s,%.0f," : ",%s,%.4g,",
+                          ht__report_eq3_name(s->eq3), s->unpruned);
+            ht__rp_printf(b, "%" PRIu64 ",%" PRIu64 ",", s->platform, s->pruned);
             ht__rp_csv_time(b, s->seconds);
             ht__rp_puts(b, "\n");
         }

@@ -114,8 +114,10 @@ static int spaces_md(const struct rp_model *m, struct rp_buf *b, struct ht_error
                     const struct ht_stored_space *s = find_space(c, devs[d]->id, (enum ht_eq3)e);
                     if (!s)
                         ht__rp_puts(b, table == 1 ? " - |" : " - | - |");
-                    else if (table == 1)
+                    else if (table == 1 && s->unpruned < 0x1p53)
                         ht__rp_printf(b, " %.0f |", s->unpruned);
+                    else if (table == 1) /* a double rounds past 2^53: say so */
+                        ht__rp_printf(b, " ~%.4g |", s->unpruned);
                     else
                         ht__rp_printf(b, " %" PRIu64 " | %" PRIu64 " |", s->platform, s->pruned);
                 }

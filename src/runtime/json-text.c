@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hetune/workflow.h"
 
@@ -30,6 +31,13 @@ static void str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* A size's text as a JSON number: without the "~" of an approximate one; null for one
+ * past a double's range ("~inf"). */
+static const char *number(const char *text)
+{
+    return strchr(text, 'n') ? "null" : text + (text[0] == '~');
+}
+
 /* Closes the memory stream f of *text: HT_OK, or HT_ENOMEM with *text freed and NULL. */
 static int finish(FILE *f, char **text, struct ht_error *err)
 {
@@ -52,12 +60,13 @@ static void space_device(FILE *f, const struct ht_spec *spec, const struct ht_wo
     str(f, r->dev->name);
     fprintf(f, ",\n      \"index\": %zu,\n      \"platform_name\": ", r->dev->index);
     str(f, r->dev->platform);
-    /* The unpruned size is a product of domain sizes and can pass 2^64: print the
-     * double's integer value, exact up to 2^53. */
-    fprintf(f, ",\n      \"unpruned\": %.0f,\n      \"platform\": %" PRIu64
-           ",\n      \"pruned\": %" PRIu64 ",\n      \"seconds\": %.9f,\n"
-           "      \"solver\": ",
-           c->unpruned, c->platform, c->pruned, c->seconds);
+    /* The sizes can pass 2^64 (the unpruned one is a product of domain sizes): their
+     * exact decimal texts are JSON integers; a size past 2^128 is its rounded value,
+     * "approximate" then true. */
+    fprintf(f, ",\n      \"unpruned\": %s,\n      \"platform\": %s,\n      \"pruned\": %s"
+           ",\n      \"approximate\": %s,\n      \"seconds\": %.9f,\n      \"solver\": ",
+           number(c->unpruned_text), number(c->platform_text), number(c->pruned_text),
+           c->approximate ? "true" : "false", c->seconds);
     str(f, solver);
     if (r->mzn_seconds >= 0)
         fprintf(f, ",\n      \"native_seconds\": %.9f,\n      \"minizinc_seconds\": %.9f",

@@ -1,6 +1,7 @@
 /* The workflow's results as JSON documents (workflow.h): what `hetune split --json` prints,
  * so that a program gets the same document as the command. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -203,10 +204,21 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
     return dump(root, 0, text, err);
 }
 
-/* A count held in a double (the unpruned size can pass 2^63): an integer where it fits. */
-static json_t *count(double v)
+/* A space size from its text (struct ht_space_counts): an integer where it fits in 63
+ * bits (JSON numbers of jansson), else its rounded value, and then *approx is set. */
+static json_t *count(const char *text, int *approx)
 {
-    return v < 0x1p63 ? json_integer((json_int_t)v) : json_real(v);
+    char *end;
+    unsigned long long v;
+    double d;
+
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (text[0] >= '0' && text[0] <= '9' && !*end && errno == 0 && v <= INT64_MAX)
+        return json_integer((json_int_t)v);
+    *approx = 1;
+    d = strtod(text + (text[0] == '~'), NULL);
+    return isfinite(d) ? json_real(d) : json_null();
 }
 
 /* A time or factor as the text output had it (%.9g): null when unknown (< 0), an integer
@@ -247,12 +259,16 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
     for (size_t i = 0; i < r->n; i++) {
         const struct ht_workflow_device *d = &r->devs[i];
         const struct ht_workflow_run_step *st = &r->steps[i];
+        int approx = 0;
+        json_t *unpruned = count(st->counts.unpruned_text, &approx);
+        json_t *platform = count(st->counts.platform_text, &approx);
+        json_t *pruned = count(st->counts.pruned_text, &approx);
         json_array_append_new(devs, json_pack(
-            "{s:I, s:s, s:I, s:{s:o, s:I, s:I}, s:{s:I, s:I, s:s, s:o}, s:o}",
+            "{s:I, s:s, s:I, s:{s:o, s:o, s:o, s:b}, s:{s:I, s:I, s:s, s:o}, s:o}",
             "index", (json_int_t)d->dev->index, "name", d->dev->name,
             "device_id", (json_int_t)d->device_id,
-            "space", "unpruned", count(st->counts.unpruned), "platform",
-            (json_int_t)st->counts.platform, "pruned", (json_int_t)st->counts.pruned,
+            "space", "unpruned", unpruned, "platform", platform, "pruned", pruned,
+            "approximate", approx,
             "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
             (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
             num(d->tuned_s),

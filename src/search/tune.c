@@ -197,6 +197,30 @@ static int stop_raised(const struct ht_tune_opts *o)
     return o->stop && *o->stop;
 }
 
+/* Takes the device's lease (store.h), so that no other process measures the device
+ * meanwhile. While another process holds it, says so once (opts->on_wait) and waits until
+ * it is given back or goes stale, or until opts->stop is raised (out->stopped, and *leased
+ * stays 0). */
+static int lease_device(struct tune *t, struct ht_store *store,
+                        const struct ht_device_info *dev, int *leased, struct ht_error *err)
+{
+    const struct ht_tune_opts *o = t->opts;
+    struct ht_lease_info holder;
+    int rc = ht_store_lease_device(store, t->out->device_id, 0.0, NULL, &holder, err);
+
+    if (rc == HT_STORE_LEASE_BUSY) {
+        if (o->on_wait)
+            o->on_wait(dev, &holder, o->wait_user);
+        rc = ht_store_lease_device(store, t->out->device_id, -1.0, o->stop, &holder, err);
+    }
+    if (rc == HT_STORE_LEASE_BUSY) { /* a wait without limit ends only by opts->stop */
+        t->out->stopped = 1;
+        return HT_OK;
+    }
+    *leased = rc == HT_OK;
+    return rc;
+}
+
 /* Records the sizes of the space on the device (the paper's Tables 1 and 2), counted by
  * the caller, for hetune report; counting is cheap next to a single evaluation. */
 static int record_space(struct ht_store *store, const struct ht_space *space,
@@ -233,7 +257,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     int64_t kernel_id;
     double t0 = ht__now(), loop_t0;
     size_t nparams = spec->space.nparams, total;
-    int rc;
+    int rc, leased = 0;
 
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
@@ -330,6 +354,11 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     if (rc == HT_OK)
         rc = record_space(store, space, &counts, out, err);
     if (rc != HT_OK)
+        goto cleanup;
+    /* One process measures a device at a time: the measurements of two would skew each
+     * other, and the second finds the first one's results stored once it gets the lease. */
+    rc = lease_device(&t, store, dev, &leased, err);
+    if (rc != HT_OK || out->stopped)
         goto cleanup;
 
     if (opts->search)
@@ -447,6 +476,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     rc = HT_OK;
 
 cleanup:
+    if (leased)
+        ht_store_release_device(store, out->device_id, NULL);
     if (t.has_best) {
         out->has_best = 1;
         out->best_s = t.best_s;

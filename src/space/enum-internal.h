@@ -16,6 +16,10 @@ extern const struct ht_space_backend_ops ht__space_backend_minizinc;
 int ht__space_explain_empty(const struct ht_space *s, uint64_t platform,
                             struct ht_space_counts *counts);
 
+/* Sets counts' texts (unpruned_text from s's domains, exact up to 2^128; platform_text
+ * and pruned_text from counts->platform and counts->pruned) and counts->approximate. */
+void ht__space_counts_text(const struct ht_space *s, struct ht_space_counts *counts);
+
 /* Spaces whose filtered domains hold fewer points than this are ordered greedily, larger
  * ones by expected cost (default 1e6). Tests set it to 0 to exercise the cost-based order
  * on small spaces; not thread-safe to change while spaces are being created. */

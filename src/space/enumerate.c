@@ -107,6 +107,17 @@ struct ht_space {
 };
 
 /* The walk's mutable state: one per walk, so a space can be walked by several threads. */
+/* Counts pass 2^64 quickly (they multiply domain sizes): gcc's and clang's 128-bit
+ * integers keep them exact up to 2^128 - 1, where they saturate; a double follows each
+ * count for the sizes past that. */
+__extension__ typedef unsigned __int128 u128;
+#define U128_MAX (~(u128)0)
+
+struct count {
+    u128 n;   /* exact; U128_MAX: that many or more */
+    double d; /* the same, rounded: the size shown when n saturates */
+};
+
 struct walk {
     const struct ht_space *s;
     const struct plan *p;
@@ -114,6 +125,8 @@ struct walk {
     uint64_t *idx;
     int64_t *config;    /* in parameter order, when slots are not contiguous */
     int64_t g[3], l[3]; /* cached NDRange sizes of the current path */
+    u128 *tail;         /* tail[k]: product of the domain sizes of levels k..n-1 */
+    double *tail_d;     /* the same in a double */
 };
 
 /* ---------------------------------------------------------------------------------- */
@@ -406,19 +419,20 @@ static const int64_t *current_config(struct walk *w)
 /* Walks plan p. With cb NULL it only counts, multiplying by the domain sizes of the
  * levels below the last check instead of walking them. Returns 0, or cb's positive value
  * when it stopped the walk. *count gets the number of valid (or visited) points. */
-static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, uint64_t *count)
+static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, struct count *count)
 {
     const struct plan *p = w->p;
     size_t n = p->n, level = 0;
-    uint64_t total = 0;
+    u128 total = 0;
+    double total_d = 0;
     int stop = 0;
 
-    *count = 0;
+    *count = (struct count){0, 0};
     if (!run_checks(w, 0))
         return 0;
     if (n == 0 || (!cb && p->last_depth == 0)) {
-        *count = n == 0 ? 1 : p->tail[0];
-        if (cb && *count)
+        *count = (struct count){w->tail[0], w->tail_d[0]};
+        if (cb && count->n)
             stop = cb(current_config(w), user);
         return stop > 0 ? stop : 0;
     }
@@ -437,20 +451,22 @@ static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, uint64_t *
         if (!run_checks(w, level + 1))
             continue;
         if (level + 1 == n) {
-            total++;
+            total += total != U128_MAX;
+            total_d++;
             if (cb && (stop = cb(current_config(w), user)) > 0)
                 break;
             continue;
         }
         if (!cb && level + 1 >= p->last_depth) {
-            uint64_t t = p->tail[level + 1];
-            total = total + t < total ? UINT64_MAX : total + t;
+            u128 t = w->tail[level + 1];
+            total = total + t < total ? U128_MAX : total + t;
+            total_d += w->tail_d[level + 1];
             continue;
         }
         level++;
         w->idx[level] = 0;
     }
-    *count = total;
+    *count = (struct count){total, total_d};
     return stop > 0 ? stop : 0;
 }
 
@@ -462,11 +478,24 @@ static int walk_init(struct walk *w, const struct ht_space *s, const struct plan
     w->vars = malloc((s->nvars ? s->nvars : 1) * sizeof *w->vars);
     w->idx = malloc((s->nparams + 1) * sizeof *w->idx);
     w->config = malloc((s->nparams + 1) * sizeof *w->config);
-    if (!w->vars || !w->idx || !w->config) {
+    w->tail = malloc((p->n + 1) * sizeof *w->tail);
+    w->tail_d = malloc((p->n + 1) * sizeof *w->tail_d);
+    if (!w->vars || !w->idx || !w->config || !w->tail || !w->tail_d) {
         free(w->vars);
         free(w->idx);
         free(w->config);
+        free(w->tail);
+        free(w->tail_d);
         return HT_ENOMEM;
+    }
+    /* plan_build's walk comes before the domains: its tails are 0 and unused. */
+    w->tail[p->n] = 1;
+    w->tail_d[p->n] = 1;
+    for (size_t k = p->n; k-- > 0;) {
+        uint64_t size = p->dom[k].size;
+        w->tail[k] = size && w->tail[k + 1] > U128_MAX / size ? U128_MAX
+                                                              : w->tail[k + 1] * size;
+        w->tail_d[k] = w->tail_d[k + 1] * (double)size;
     }
     memcpy(w->vars, s->base, s->nvars * sizeof *w->vars);
     for (unsigned d = 0; d < 3; d++)
@@ -479,11 +508,13 @@ static void walk_destroy(struct walk *w)
     free(w->vars);
     free(w->idx);
     free(w->config);
+    free(w->tail);
+    free(w->tail_d);
 }
 
 /* Walks p once; cb may be NULL (count only). */
 static int run_plan(const struct ht_space *s, const struct plan *p, ht_space_visit_fn cb,
-                    void *user, uint64_t *count)
+                    void *user, struct count *count)
 {
     struct walk w;
     int rc = walk_init(&w, s, p);
@@ -1024,8 +1055,67 @@ double ht_space_count_unpruned(const struct ht_space *s)
 
 int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
 {
-    uint64_t n;
+    struct count n;
     return run_plan(s, &s->full, cb, user, &n);
+}
+
+/* The unpruned size: the product of the domain sizes. */
+static struct count unpruned_count(const struct ht_space *s)
+{
+    struct count c = {1, 1};
+
+    for (size_t i = 0; i < s->nparams; i++) {
+        uint64_t size = s->doms[i].size;
+        c.n = size && c.n > U128_MAX / size ? U128_MAX : c.n * size;
+        c.d *= (double)size;
+    }
+    return c;
+}
+
+/* Writes c in decimal, or, saturated, "~" and its double to 4 significant digits. */
+static void count_text(char *buf, size_t size, const struct count *c)
+{
+    char digits[48];
+    size_t k = sizeof digits - 1;
+    u128 v = c->n;
+
+    if (c->n == U128_MAX) {
+        snprintf(buf, size, "~%.4g", c->d);
+        return;
+    }
+    digits[k] = '\0';
+    do {
+        digits[--k] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    snprintf(buf, size, "%s", digits + k);
+}
+
+/* Sets the texts of counts: the unpruned size from s, the others from platform and
+ * pruned. */
+static void counts_text(const struct ht_space *s, struct ht_space_counts *counts,
+                        const struct count *platform, const struct count *pruned)
+{
+    struct count u = unpruned_count(s);
+
+    count_text(counts->unpruned_text, sizeof counts->unpruned_text, &u);
+    count_text(counts->platform_text, sizeof counts->platform_text, platform);
+    count_text(counts->pruned_text, sizeof counts->pruned_text, pruned);
+    counts->approximate = u.n == U128_MAX || platform->n == U128_MAX || pruned->n == U128_MAX;
+}
+
+void ht__space_counts_text(const struct ht_space *s, struct ht_space_counts *counts)
+{
+    struct count platform = {counts->platform, (double)counts->platform};
+    struct count pruned = {counts->pruned, (double)counts->pruned};
+
+    counts_text(s, counts, &platform, &pruned);
+}
+
+/* A count in 64 bits, saturated. */
+static uint64_t count64(const struct count *c)
+{
+    return c->n > UINT64_MAX ? UINT64_MAX : (uint64_t)c->n;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1116,7 +1206,7 @@ static int prefix_exists(const struct ht_space *s, unsigned rule_limit, struct w
                          int *exists)
 {
     struct plan p;
-    uint64_t n = 0;
+    struct count n = {0, 0};
     int rc = plan_build(s, rule_limit, &p);
     if (rc != 0)
         return rc;
@@ -1124,7 +1214,7 @@ static int prefix_exists(const struct ht_space *s, unsigned rule_limit, struct w
     plan_destroy(&p);
     if (rc < 0)
         return rc;
-    *exists = n > 0;
+    *exists = n.n > 0;
     return 0;
 }
 
@@ -1211,7 +1301,7 @@ cleanup:
  * full plan (and calls cb, so that cb never runs on another thread). */
 struct platform_job {
     const struct ht_space *s;
-    uint64_t count;
+    struct count count;
     int rc;
 };
 
@@ -1226,7 +1316,8 @@ static int native_solve(const struct ht_space *s, struct ht_space_counts *counts
                         ht_space_visit_fn cb, void *user, struct ht_error *err)
 {
     double t0 = ht__now();
-    struct platform_job job = {s, 0, 0};
+    struct platform_job job = {s, {0, 0}, 0};
+    struct count pruned = {0, 0};
     pthread_t th;
     int rc, stopped = 0, threaded;
 
@@ -1238,12 +1329,14 @@ static int native_solve(const struct ht_space *s, struct ht_space_counts *counts
      * nothing mutable, so they run at once when a thread can be had. */
     threaded = s->platform.tail[0] >= THREAD_MIN_POINTS &&
                pthread_create(&th, NULL, platform_thread, &job) == 0;
-    rc = run_plan(s, &s->full, cb, user, &counts->pruned);
+    rc = run_plan(s, &s->full, cb, user, &pruned);
     if (threaded)
         pthread_join(th, NULL);
     else
         platform_thread(&job);
-    counts->platform = job.count;
+    counts->platform = count64(&job.count);
+    counts->pruned = count64(&pruned);
+    counts_text(s, counts, &job.count, &pruned);
     if (rc >= 0 && job.rc < 0)
         rc = job.rc;
     if (rc > 0) {

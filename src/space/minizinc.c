@@ -600,6 +600,7 @@ static int mzn_solve(const struct ht_space *s, struct ht_space_counts *counts,
         rc = run_solver(exe, dir, files[0], dzn, def->nparams, cb, user, &n,
                         &counts->seconds, err);
     counts->pruned = n;
+    ht__space_counts_text(s, counts);
     if (rc > 0) {
         stopped = rc;
         rc = 0;

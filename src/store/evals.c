@@ -337,7 +337,10 @@ int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, i
         }
         sqlite3_reset(run);
     }
-    rc = ht__store_exec(store, "COMMIT", op, err);
+    /* A stored evaluation is the holder's sign of life (device leases, lease.c). */
+    rc = ht__store_lease_renew(store, ev->device_id, err);
+    if (rc == HT_OK)
+        rc = ht__store_exec(store, "COMMIT", op, err);
     if (rc == HT_OK && id)
         *id = eval_id;
 cleanup:

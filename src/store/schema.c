@@ -193,6 +193,17 @@ static const struct migration migrations[] = {
      "  WHERE type = 'table' AND name = 'evaluations';\n"
      "PRAGMA writable_schema = OFF;\n",
      1},
+    /* Device leases (src/store/lease.c): the process measuring a device now, so that two
+     * tunes never measure one device under each other's load. A row lives while its
+     * holder measures; heartbeat is Unix seconds of its last sign of life. */
+    {"device leases",
+     "CREATE TABLE device_leases (\n"
+     "  device_id INTEGER PRIMARY KEY REFERENCES devices(id) ON DELETE CASCADE,\n"
+     "  pid INTEGER NOT NULL,\n"
+     "  hostname TEXT NOT NULL,\n"
+     "  acquired_at TEXT NOT NULL,\n"
+     "  heartbeat REAL NOT NULL\n"
+     ");\n", 0},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
@@ -240,6 +251,63 @@ int ht__store_check_owner(struct ht_store *store, int *version, struct ht_error 
     }
     *version = (int)user_version;
     return HT_OK;
+}
+
+/* PRAGMA quick_check: the structure of every page (b-tree pages, cell pointers, records,
+ * overflow chains, the free list), without checking that indexes match their tables; about
+ * linear in the file's size. Sets err when the database is damaged. */
+static int quick_check(struct ht_store *store, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    char first[512] = "";
+    int rc, step;
+
+    rc = ht__store_prepare(store, "PRAGMA quick_check(1)", &st, "cannot check the database",
+                           err);
+    if (rc != HT_OK)
+        return rc;
+    step = sqlite3_step(st);
+    if (step == SQLITE_ROW)
+        ht__store_column_text(st, 0, first, sizeof first);
+    if (step == SQLITE_ROW && strcmp(first, "ok") == 0) {
+        sqlite3_finalize(st);
+        return HT_OK;
+    }
+    if (step != SQLITE_ROW)
+        snprintf(first, sizeof first, "%s", sqlite3_errmsg(store->db));
+    sqlite3_finalize(st);
+    /* One line: "*** in database main ***\nPage 12: ..." reads "Page 12: ...". */
+    if (strncmp(first, "*** in database main ***\n", 25) == 0)
+        memmove(first, first + 25, strlen(first + 25) + 1);
+    for (char *c = first; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    if (err && !err->code)
+        snprintf(err->file, sizeof err->file, "%s", store->path);
+    /* Damage shows as rows of findings, or as SQLite refusing a page it cannot read. */
+    if (step != SQLITE_ROW && (step & 0xff) != SQLITE_CORRUPT && (step & 0xff) != SQLITE_NOTADB)
+        return ht_error_set(err, HT_EDB, "cannot check the database: %s", first);
+    return ht_error_set(err, HT_EDB,
+                        "the results database is damaged (quick_check: %s); move it aside "
+                        "or restore a copy",
+                        first);
+}
+
+int ht__store_check(struct ht_store *store, int *version, struct ht_error *err)
+{
+    int rc;
+
+    /* One read transaction: the owner's marks and the schema are read from one snapshot,
+     * never half before and half after another process's migration commits. */
+    rc = ht__store_exec(store, "BEGIN", "cannot read the header", err);
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__store_check_owner(store, version, err);
+    if (rc == HT_OK && *version > 0)
+        rc = quick_check(store, err);
+    if (!sqlite3_get_autocommit(store->db))
+        sqlite3_exec(store->db, rc == HT_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+    return rc;
 }
 
 /* PRAGMA schema_version = itself + 1: after sqlite_schema was edited in place, every

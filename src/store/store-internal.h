@@ -13,6 +13,8 @@
 struct ht_store {
     sqlite3 *db;
     char *path;
+    int nleases;            /* device leases this connection holds (lease.c) */
+    char host[256];         /* this host's name, filled by the first lease */
 };
 
 /* The connection, borrowed for as long as the store is open. Other modules may read with
@@ -55,6 +57,15 @@ int ht__store_query_int(struct ht_store *store, const char *sql, int64_t *out, c
  * is a hetune database or empty (0). Returns HT_EDB when it is another program's database,
  * a newer hetune's, or not a database at all. */
 int ht__store_check_owner(struct ht_store *store, int *version, struct ht_error *err);
+
+/* ht__store_check_owner and, for a hetune database (*version > 0), PRAGMA quick_check, in
+ * one read transaction. HT_EDB naming the file when the database is another program's, a
+ * newer hetune's, or damaged. */
+int ht__store_check(struct ht_store *store, int *version, struct ht_error *err);
+
+/* Renews the lease this process holds on device_id (its heartbeat), if any; a no-op when
+ * the connection holds none. Called inside the transaction that stores an evaluation. */
+int ht__store_lease_renew(struct ht_store *store, int64_t device_id, struct ht_error *err);
 
 /* Brings the schema of a database that is known to be empty or hetune's up to
  * HT_STORE_SCHEMA_VERSION in one BEGIN IMMEDIATE transaction, checking the owner again

@@ -9,8 +9,9 @@
 #include "store/store-internal.h"
 #include "util/util.h"
 
-/* How long a writer waits for another process's transaction before giving up. */
-#define BUSY_TIMEOUT_MS 10000
+/* How long a writer waits for another process's transaction before giving up: generous,
+ * since a process that waits a little is better than one that fails (issue 13). */
+#define BUSY_TIMEOUT_MS 30000
 
 sqlite3 *ht__store_db(struct ht_store *store)
 {
@@ -126,6 +127,37 @@ static int check_magic(const char *path, struct ht_error *err)
     return HT_OK;
 }
 
+/* Switches the journal to WAL. Changing the journal mode needs the file to itself, and
+ * SQLite answers "database is locked" at once rather than wait when another connection
+ * reads or writes it at that moment (two processes creating the same new database), so
+ * this waits and tries again, up to the busy timeout. */
+static int set_wal(struct ht_store *store, struct ht_error *err)
+{
+    const char *op = "cannot set the WAL journal";
+    int waited_ms = 0;
+
+    for (;;) {
+        sqlite3_stmt *st = NULL;
+        int rc = ht__store_prepare(store, "PRAGMA journal_mode = WAL", &st, op, err), step;
+
+        if (rc != HT_OK)
+            return rc;
+        step = sqlite3_step(st);
+        if (step == SQLITE_ROW) {
+            sqlite3_finalize(st);
+            return HT_OK;
+        }
+        step &= 0xff;
+        if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS) {
+            rc = ht__store_fail(store, err, op);
+            sqlite3_finalize(st);
+            return rc;
+        }
+        sqlite3_finalize(st);
+        waited_ms += sqlite3_sleep(5);
+    }
+}
+
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
 {
     struct ht_error local;
@@ -161,13 +193,13 @@ int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
     if (rc != HT_OK)
         goto cleanup;
     /* Find the owner before changing anything: another program's database keeps its
-     * journal mode. */
-    rc = ht__store_check_owner(s, &version, err);
+     * journal mode. A hetune database is checked for damage too (ht__store_check). */
+    rc = ht__store_check(s, &version, err);
     if (rc != HT_OK)
         goto cleanup;
     /* WAL: a killed writer leaves the database as of its last commit; FULL also syncs the
      * WAL at each commit, so a commit survives a power cut too. */
-    rc = ht__store_exec(s, "PRAGMA journal_mode = WAL", "cannot set the WAL journal", err);
+    rc = set_wal(s, err);
     if (rc == HT_OK)
         rc = ht__store_exec(s, "PRAGMA synchronous = FULL", "cannot set synchronous", err);
     if (rc == HT_OK && version != HT_STORE_SCHEMA_VERSION)

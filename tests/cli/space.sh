@@ -172,6 +172,30 @@ expect_bad fraction "params.WG"
 mkspec divzero 's["params"]["WG"] = {"range": [1, "max_work_item_size_0 / (compute_units - compute_units)"]}'
 expect_bad divzero "division by zero"
 
+# Sizes past 2^64 are exact (they printed as 18446744073709551615 once), past 2^128
+# approximate and marked so: free parameters of 10^9 values each multiply the space.
+mkspec big 'for p in "ABC": s["params"][p] = {"range": [1, 1000000000]}'
+run space "$tmp/big.json" --json --device 0
+[ "$status" -eq 0 ] || fail "space big: exit $status: $(cat "$tmp/err")"
+python3 - "$tmp/out" <<'EOF' || fail "space big: $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+assert d["approximate"] is False and d["unpruned"] % 10**27 == 0 and d["unpruned"] > 2**64
+assert d["platform"] % 10**27 == 0 and d["pruned"] % 10**27 == 0 and d["pruned"] > 0
+EOF
+run space "$tmp/big.json" --device 0
+grep -q "000000000000000000000000000 " "$tmp/out" || fail "space big text: $(cat "$tmp/out")"
+grep -q 18446744073709551615 "$tmp/out" && fail "space big text saturates: $(cat "$tmp/out")"
+mkspec huge 'for p in "ABCDEF": s["params"][p] = {"range": [1, 1000000000]}'
+run space "$tmp/huge.json" --json --device 0
+python3 - "$tmp/out" <<'EOF' || fail "space huge: $(cat "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+assert d["approximate"] is True and d["unpruned"] > 2**128
+EOF
+run space "$tmp/huge.json" --device 0
+grep -q "~[0-9.]*e+" "$tmp/out" || fail "space huge text lacks '~': $(cat "$tmp/out")"
+
 run space
 [ "$status" -eq 2 ] || fail "no SPEC: exit $status"
 run space "$ex/matmul/spec.json" --solver gurobi

@@ -441,6 +441,45 @@ static int stop_after_three(const int64_t *config, void *user)
     return ++*n == 3 ? 42 : 0;
 }
 
+/* Sizes past 2^64 are exact in the texts (the 64-bit fields saturate); past 2^128 they are
+ * approximate and say so. WG in 1..8 divides 960 but for 7 (Eq. 2), and the constraint
+ * removes 3; the other parameters are free and multiplied in. */
+static void test_counts_past_2_64(void **state)
+{
+    struct tspec t = {
+        .nsizes = 1, .size_names = {"N"}, .size_values = {960},
+        .nparams = 4,
+        .params = {{.name = "WG", .range = 1, .lo = "1", .hi = "8"},
+                   {.name = "A", .range = 1, .lo = "1", .hi = "1000000000"},
+                   {.name = "B", .range = 1, .lo = "1", .hi = "1000000000"},
+                   {.name = "C", .range = 1, .lo = "1", .hi = "1000000000"},
+                   {.name = "D", .range = 1, .lo = "1", .hi = "1000000000"},
+                   {.name = "E", .range = 1, .lo = "1", .hi = "1000000000"}},
+        .ndims = 1, .global = {"N"}, .local = {"WG"},
+        .ncons = 1, .cons = {"WG != 3"},
+    };
+    struct ht_device_info dev = fake_device(1024, 1024, 1, 1, 1, 1 << 20);
+    struct ht_space_counts c = count_of(&t, &dev, HT_EQ3_OFF);
+    (void)state;
+    assert_true(c.unpruned == 8e27);
+    assert_true(c.platform == UINT64_MAX && c.pruned == UINT64_MAX);
+    assert_string_equal(c.unpruned_text, "8000000000000000000000000000");
+    assert_string_equal(c.platform_text, "7000000000000000000000000000");
+    assert_string_equal(c.pruned_text, "6000000000000000000000000000");
+    assert_int_equal(c.approximate, 0);
+    /* 7 * 10^36 < 2^128 = 3.4e38 < 7 * 10^45. */
+    t.nparams = 5;
+    c = count_of(&t, &dev, HT_EQ3_OFF);
+    assert_string_equal(c.platform_text, "7000000000000000000000000000000000000");
+    assert_int_equal(c.approximate, 0);
+    t.nparams = 6;
+    c = count_of(&t, &dev, HT_EQ3_OFF);
+    assert_string_equal(c.unpruned_text, "~8e+45");
+    assert_string_equal(c.platform_text, "~7e+45");
+    assert_string_equal(c.pruned_text, "~6e+45");
+    assert_int_equal(c.approximate, 1);
+}
+
 static void test_foreach_stops(void **state)
 {
     struct ht_space_def def;
@@ -720,7 +759,7 @@ static void property(int runs, int cost_order)
         ht__space_cost_order_min_points = 0;
     ht__rng_seed(&rng, 20180322);
     for (int run = 0; run < runs; run++) {
-        char *exprs[24] = {NULL};
+        char *exprs[24] = {NULL}, text[64];
         struct tspec t;
         struct ht_space_def def;
         struct ht_device_info dev;
@@ -777,6 +816,14 @@ static void property(int runs, int cost_order)
             for (size_t i = 0; i < def.nparams; i++)
                 u *= (double)ht_space_domain_size(s, i);
             assert_true(c.unpruned == u);
+            /* Below 2^64 the texts are the counts in decimal. */
+            assert_int_equal(c.approximate, 0);
+            snprintf(text, sizeof text, "%.0f", u);
+            assert_string_equal(c.unpruned_text, text);
+            snprintf(text, sizeof text, "%llu", (unsigned long long)c.platform);
+            assert_string_equal(c.platform_text, text);
+            snprintf(text, sizeof text, "%llu", (unsigned long long)c.pruned);
+            assert_string_equal(c.pruned_text, text);
         }
         /* An empty space names the first constraint after which nothing is left. */
         if (nb == 0 && np > 0) {
@@ -888,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_empty_reason_constraint),
         cmocka_unit_test(test_empty_reason_platform),
         cmocka_unit_test(test_domain_errors),
+        cmocka_unit_test(test_counts_past_2_64),
         cmocka_unit_test(test_foreach_stops),
         cmocka_unit_test(test_backends_registry),
         cmocka_unit_test(test_property_vs_brute_force),
