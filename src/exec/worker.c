@@ -32,8 +32,6 @@
 #include "exec/worker.h"
 #include "util/util.h"
 
-extern char **environ;
-
 enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY };
 
 #define WORKER_FD 3
@@ -364,7 +362,7 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
     /* The worker's stdout is the parent's stderr: a driver's chatter must not mix with
      * what the parent prints (JSON, say). */
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
-    rc = posix_spawn(&w->pid, w->path, &fa, NULL, argv, environ);
+    rc = posix_spawn(&w->pid, w->path, &fa, NULL, argv, ht__env_for_child());
     posix_spawn_file_actions_destroy(&fa);
     close(child);
     if (rc != 0) {

@@ -10,6 +10,7 @@
 #include <CL/cl.h>
 
 #include "hetune/platform.h"
+#include "util/util.h"
 
 /* ocl-icd and the Khronos loader return this when no ICD is registered; cl.h of OpenCL 1.2
  * defines it only in cl_ext.h (cl_khr_icd), so it is spelled out here. */
@@ -236,6 +237,9 @@ int ht_platform_discover(struct ht_platform **out, struct ht_error *err)
     int rc = HT_OK;
 
     *out = NULL;
+    /* OpenCL implementations edit the environment as they start (PoCL drops entries of
+     * OCL_ICD_FILENAMES): worker processes get it as it was before (src/exec/worker.c). */
+    ht__env_snapshot();
     st = clGetPlatformIDs(0, NULL, &n);
     if (st == HT__CL_PLATFORM_NOT_FOUND_KHR || (st == CL_SUCCESS && n == 0)) {
         rc = ht_error_set(err, HT_ENOPLATFORM, HT__NO_PLATFORM_HINT);

@@ -1,6 +1,7 @@
 /* Internal helpers: files, folders, strings, time, hashing, random numbers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,43 @@ int ht__hex_digit(int c)
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
     return -1;
+}
+
+extern char **environ;
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static char **env_copy;
+
+static void env_take(void)
+{
+    size_t n = 0;
+    char **copy;
+
+    while (environ && environ[n])
+        n++;
+    copy = calloc(n + 1, sizeof *copy);
+    if (!copy)
+        return; /* environ then serves, as it is */
+    for (size_t i = 0; i < n; i++) {
+        copy[i] = ht__strdup(environ[i]);
+        if (!copy[i]) {
+            for (size_t j = 0; j < i; j++)
+                free(copy[j]);
+            free(copy);
+            return;
+        }
+    }
+    env_copy = copy;
+}
+
+void ht__env_snapshot(void)
+{
+    pthread_once(&env_once, env_take);
+}
+
+char **ht__env_for_child(void)
+{
+    return env_copy ? env_copy : environ;
 }
 
 double ht__now(void)

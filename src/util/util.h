@@ -46,6 +46,13 @@ int ht__hex_digit(int c);
 /* Monotonic wall-clock seconds. */
 double ht__now(void);
 
+/* The environment as it was before OpenCL first started in this process (which may edit
+ * it), for the processes hetune starts: ht__env_snapshot copies environ once (later calls
+ * do nothing; call it before the first OpenCL call); ht__env_for_child returns that copy,
+ * or environ when none was taken. Static storage, never freed. */
+void ht__env_snapshot(void);
+char **ht__env_for_child(void);
+
 /* 64-bit FNV-1a of data, continuing from h (start with HT__FNV_INIT). */
 #define HT__FNV_INIT UINT64_C(0xcbf29ce484222325)
 uint64_t ht__fnv1a(uint64_t h, const void *data, size_t size);
