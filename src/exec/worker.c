@@ -545,6 +545,11 @@ int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
     }
     if (res->nruns > 0 || rc == HT_OK)
         w->slowest_s = fmax(w->slowest_s, ht__now() - t0);
+    /* A failed launch or OpenCL call can leave the context unusable (NVIDIA's driver fails
+     * every later call of a context after an illegal address): the next configuration
+     * gets a fresh worker. */
+    if (rc == HT_ELAUNCH || rc == HT_ECL)
+        worker_reap(w, 1, NULL, 0);
     res->status = rc;
     return rc;
 }
