@@ -50,3 +50,22 @@ ok = eval(sys.argv[2])
 sys.exit(0 if ok else 1)
 EOF
 }
+
+# The index of PoCL's pthread device in the `hetune devices --json` output in file $1, else
+# the first device's: the one device most tests measure on.
+pthread_device() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"]
+print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$1"
+}
+
+# Prints what the Python expression $1 gives over the database $db (q runs SQL).
+sql() {
+    python3 - "$db" "$1" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=30)
+q = lambda s: db.execute(s).fetchall()
+print(eval(sys.argv[2]))
+EOF
+}

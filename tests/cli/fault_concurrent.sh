@@ -13,10 +13,7 @@ make_tmp fault-concurrent
 
 run devices --json
 require_platform
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/out")
+dev=$(pthread_device "$tmp/out")
 
 # Time grows with SLOW (a loop of SLOW * REPS steps per element): a tune lasts a few
 # seconds, long enough for the two to overlap whatever the machine's load.

@@ -12,10 +12,7 @@ make_tmp fault-corrupt
 
 run devices --json
 require_platform
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/out")
+dev=$(pthread_device "$tmp/out")
 
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
 cat >"$tmp/spec.json" <<'JSON'

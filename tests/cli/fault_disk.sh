@@ -17,10 +17,7 @@ make_tmp fault-disk
 
 run devices --json
 require_platform
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/out")
+dev=$(pthread_device "$tmp/out")
 
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
 cat >"$tmp/spec.json" <<'JSON'
@@ -41,15 +38,6 @@ cat >"$tmp/spec.json" <<'JSON'
 JSON
 nspace=12
 db="$tmp/disk.db"
-
-sql() {
-    python3 - "$db" "$1" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], timeout=30)
-q = lambda s: db.execute(s).fetchall()
-print(eval(sys.argv[2]))
-PY
-}
 
 # A first tune with no limit fills the binary cache (so that the limited run only writes
 # the database) and makes the database with two evaluations.

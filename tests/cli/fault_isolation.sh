@@ -19,20 +19,7 @@ db="$tmp/faulty.db"
 run devices --json
 require_platform
 cp "$tmp/out" "$tmp/devices.json"
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/devices.json")
-
-# Runs python over the database: prints what the expression $1 gives (q runs SQL).
-sql() {
-    python3 - "$db" "$1" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], timeout=30)
-q = lambda s: db.execute(s).fetchall()
-print(eval(sys.argv[2]))
-EOF
-}
+dev=$(pthread_device "$tmp/devices.json")
 
 # 1. The tune goes through the crashes and the hangs.
 run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 1 --json

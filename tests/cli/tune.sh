@@ -52,10 +52,7 @@ check_best_is_fastest() {
 run devices --json
 require_platform
 # One device for most checks: PoCL's pthread device when there is one, else the first.
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/out")
+dev=$(pthread_device "$tmp/out")
 
 # Usage errors: exit 2 with a message, and nothing written.
 run tune --help

@@ -13,10 +13,7 @@ spec="$HETUNE_SOURCE_DIR/tests/fixtures/tune/huge.json"
 
 run devices --json
 require_platform
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/out")
+dev=$(pthread_device "$tmp/out")
 
 # Unless the build is sanitized (ASan reserves terabytes of address space), the address
 # space is capped at 1.5 GB too, so that a build that lists the space fails at once with

@@ -13,23 +13,10 @@ make_tmp resume
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/tune/resume.json"
 db="$tmp/resume.db"
 
-# Runs python over the database: prints what the expression $1 gives (q runs SQL).
-sql() {
-    python3 - "$db" "$1" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], timeout=30)
-q = lambda s: db.execute(s).fetchall()
-print(eval(sys.argv[2]))
-EOF
-}
-
 status=0
 "$HETUNE" devices --json >"$tmp/devices.json" 2>"$tmp/err" || status=$?
 require_platform
-dev=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))["devices"]
-print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "$tmp/devices.json")
+dev=$(pthread_device "$tmp/devices.json")
 
 "$HETUNE" space "$spec" --device "$dev" --json >"$tmp/space.json"
 nspace=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["pruned"])' "$tmp/space.json")
