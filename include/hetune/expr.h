@@ -2,13 +2,16 @@
  *
  * C-like expressions on 64-bit signed integers:
  *   literals (decimal, 0x hex), names, parentheses,
- *   unary - + ! , binary * / % + - < <= > >= == != && || , ternary ?: ,
+ *   unary - + ! ~ , binary * / % + - << >> < <= > >= == != & ^ | && || , ternary ?: ,
  *   functions min(a,b) max(a,b) ceil_div(a,b) is_pow2(a) log2(a).
- * Precedence and associativity follow C. && || and ?: short-circuit, so
+ * Precedence and associativity follow C: & ^ | bind looser than the comparisons, so
+ * `(WG & (WG - 1)) == 0` needs its parentheses as in C. && || and ?: short-circuit, so
  * `N == 0 ? 0 : M / N` is valid for N == 0. Comparisons and logic give 0 or 1.
  * / and % truncate toward zero as in C. Division or remainder by zero, an overflowing
  * + - * / (including INT64_MIN / -1) and log2 of a value <= 0 make the evaluation fail with
- * an error code; nothing crashes. log2(x) is floor(log2(x)). ceil_div(a,b) rounds the
+ * an error code; nothing crashes. & ^ | ~ work on the 64-bit two's complement and never fail.
+ * a << b is a * 2^b (an overflow when that does not fit, negative a included); a >> b is
+ * arithmetic, the floor of a / 2^b; a shift by b < 0 or b > 63 fails with HT_EDOMAIN. log2(x) is floor(log2(x)). ceil_div(a,b) rounds the
  * quotient toward positive infinity. is_pow2(x) is 1 when x is a positive power of two.
  *
  * An expression is compiled once against a table of names, each name becoming a slot index
@@ -47,7 +50,8 @@ int ht_expr_compile(const char *src, const struct ht_names *names, struct ht_exp
 void ht_expr_free(struct ht_expr *e);
 
 /* Evaluates e with vars[i] the value of names[i]. Returns 0 and sets *out, or
- * HT_EDIVZERO, HT_EOVERFLOW or HT_EDOMAIN (log2 of a non-positive value). Does not
+ * HT_EDIVZERO, HT_EOVERFLOW or HT_EDOMAIN (log2 of a non-positive value, a shift out of
+ * 0..63). Does not
  * allocate; safe to call from several threads at once on the same expression. */
 int ht_expr_eval(const struct ht_expr *e, const int64_t *vars, int64_t *out);
 
@@ -66,7 +70,9 @@ long ht_expr_max_slot(const struct ht_expr *e);
  * non-zero the result is a MiniZinc bool (an int x becomes `(x != 0)`), else an int.
  * Where native evaluation would fail (division by zero, log2 of a value <= 0) the MiniZinc
  * expression fails too, so both backends prune the same points. *out is owned by the caller
- * (free()). Returns 0, HT_ENOMEM, or HT_EINVAL when names lacks a slot e uses. */
+ * (free()). ~ << >> are translated (a shift's amount must lie in 0..63 as natively); & ^ |
+ * have no MiniZinc form: HT_EEXPR, err->text naming the operator and the expression.
+ * Returns 0, HT_ENOMEM, HT_EEXPR, or HT_EINVAL when names lacks a slot e uses. */
 int ht_expr_to_minizinc(const struct ht_expr *e, const struct ht_names *names, int as_bool,
                         char **out, struct ht_error *err);
 

@@ -65,6 +65,12 @@ static enum ht__op op_of(enum ht__ekind kind)
     case HT__E_CEILDIV: return HT__OP_CEILDIV;
     case HT__E_ISPOW2: return HT__OP_ISPOW2;
     case HT__E_LOG2: return HT__OP_LOG2;
+    case HT__E_BNOT: return HT__OP_BNOT;
+    case HT__E_SHL: return HT__OP_SHL;
+    case HT__E_SHR: return HT__OP_SHR;
+    case HT__E_BAND: return HT__OP_BAND;
+    case HT__E_BXOR: return HT__OP_BXOR;
+    case HT__E_BOR: return HT__OP_BOR;
     default: return HT__OP_PUSH; /* not reached: the other kinds are handled by gen */
     }
 }
@@ -85,6 +91,7 @@ static int gen(struct gen *g, int idx)
         return put(g, HT__OP_LOAD, n->val) < 0 ? -1 : 0;
     case HT__E_NEG:
     case HT__E_NOT:
+    case HT__E_BNOT:
     case HT__E_ISPOW2:
     case HT__E_LOG2:
         if (gen(g, n->a) < 0 || put(g, op_of(n->kind), 0) < 0)

@@ -43,6 +43,39 @@ int ht__expr_run(const struct ht__insn *code, size_t n, const int64_t *vars, int
                 return HT_EDOMAIN;
             sp[-1] = floor_log2(sp[-1]);
             break;
+        case HT__OP_BNOT:
+            sp[-1] = ~sp[-1];
+            break;
+        case HT__OP_SHL:
+        case HT__OP_SHR:
+            a = sp[-2];
+            b = sp[-1];
+            /* C leaves these shifts undefined; here they fail like log2(0). */
+            if (b < 0 || b > 63)
+                return HT_EDOMAIN;
+            if (in->op == HT__OP_SHR) {
+                /* Arithmetic: the floor of a / 2^b, negative values included. */
+                sp[-2] = a < 0 ? ~(~a >> b) : a >> b;
+            } else {
+                /* a * 2^b, an overflow when that does not fit, negative a included. */
+                if (b > 0 && (a > (INT64_MAX >> b) || a < -(INT64_C(1) << (63 - b))))
+                    return HT_EOVERFLOW;
+                sp[-2] = (int64_t)((uint64_t)a << b);
+            }
+            sp--;
+            break;
+        case HT__OP_BAND:
+            sp[-2] &= sp[-1];
+            sp--;
+            break;
+        case HT__OP_BXOR:
+            sp[-2] ^= sp[-1];
+            sp--;
+            break;
+        case HT__OP_BOR:
+            sp[-2] |= sp[-1];
+            sp--;
+            break;
         case HT__OP_ADD:
             if (__builtin_add_overflow(sp[-2], sp[-1], &sp[-2]))
                 return HT_EOVERFLOW;

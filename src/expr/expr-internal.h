@@ -52,6 +52,12 @@ enum ht__ekind {
     HT__E_CEILDIV, /* a, b */
     HT__E_ISPOW2,  /* a */
     HT__E_LOG2,    /* a */
+    HT__E_BNOT,    /* a: ~a */
+    HT__E_SHL,     /* a, b: a << b; the binary kinds from here to HT__E_BOR all use a, b */
+    HT__E_SHR,     /* a >> b */
+    HT__E_BAND,    /* a & b */
+    HT__E_BXOR,    /* a ^ b */
+    HT__E_BOR,     /* a | b */
 };
 
 struct ht__enode {
@@ -89,6 +95,12 @@ enum ht__op {
     HT__OP_CEILDIV,
     HT__OP_ISPOW2,
     HT__OP_LOG2,
+    HT__OP_BNOT,
+    HT__OP_SHL,
+    HT__OP_SHR,
+    HT__OP_BAND,
+    HT__OP_BXOR,
+    HT__OP_BOR,
     HT__OP_ANDJ,    /* top == 0: keep it (0) and jump by arg; else pop */
     HT__OP_ORJ,     /* top != 0: make it 1 and jump by arg; else pop */
     HT__OP_JZ,      /* pop; jump by arg when it was 0 */

@@ -16,7 +16,13 @@
  * fails is thus rejected by both. Integer overflow is not mirrored: MiniZinc and its
  * solvers have their own range rules.
  *
- * ceil_div, is_pow2 and log2 need their arguments several times, so non-trivial arguments
+ * Bitwise operators: ~a is -a - 1; a << b is a * 2^b and a >> b the floor of a / 2^b, both
+ * partial like a division (0 <= b <= 63 is their definedness condition). MiniZinc has no
+ * bitwise operators on var int and no faithful translation short of decomposing both
+ * operands into 64 bits, so & ^ | are refused: ht_expr_to_minizinc fails with HT_EEXPR
+ * naming the operator, and the caller reports it (the native enumerator takes them).
+ *
+ * ceil_div, is_pow2, log2 and the shifts need their arguments several times, so non-trivial arguments
  * are bound once with `let { any: t = ... } in`; the temporaries and generator variables
  * carry a prefix ("ht_", lengthened with underscores) that no name of the table starts
  * with, so they never shadow a user's name. Powers of two are tried up to 2^62, the
@@ -101,7 +107,7 @@ static void emit_function(struct mz *m, const struct ht__enode *n)
     const char *p = m->prefix;
 
     bind(m, n->a, a, sizeof a, &opened);
-    if (n->kind == HT__E_CEILDIV)
+    if (n->kind == HT__E_CEILDIV || n->kind == HT__E_SHL || n->kind == HT__E_SHR)
         bind(m, n->b, b, sizeof b, &opened);
     if (opened)
         put(m, " } in ");
@@ -112,6 +118,19 @@ static void emit_function(struct mz *m, const struct ht__enode *n)
         put(m, "((%s div %s) + (if ((%s mod %s) != 0) /\\ ((%s > 0) = (%s > 0)) then 1 else 0 "
                "endif))",
             a, b, a, b, a, b);
+        break;
+    case HT__E_SHL:
+        /* DEF keeps b in 0..63; the clamp keeps MiniZinc's pow away from a negative
+         * exponent in branches it flattens anyway. */
+        put(m, "(%s * pow(2, max(0, min(%s, 62))) * (if %s > 62 then 2 else 1 endif))", a, b, b);
+        break;
+    case HT__E_SHR:
+        /* The floor of a / 2^b: the truncated quotient, one less when a negative a leaves a
+         * remainder (MiniZinc's mod takes the sign of a). 2^63 does not fit: a >> 63 is the
+         * sign. */
+        put(m, "(if %s > 62 then (if %s < 0 then -1 else 0 endif) else ((%s div pow(2, max(0, "
+               "%s))) - (if (%s mod pow(2, max(0, %s))) < 0 then 1 else 0 endif)) endif)",
+            b, a, a, b, a, b);
         break;
     case HT__E_ISPOW2:
         put(m, "((%s > 0) /\\ exists(%sk in 0..62)(pow(2, %sk) = %s))", a, p, p, a);
@@ -162,8 +181,19 @@ static void emit_natural(struct mz *m, const struct ht__enode *n)
     case HT__E_CEILDIV:
     case HT__E_ISPOW2:
     case HT__E_LOG2:
+    case HT__E_SHL:
+    case HT__E_SHR:
         emit_function(m, n);
         break;
+    case HT__E_BNOT:
+        put(m, "((-");
+        emit(m, n->a, 0);
+        put(m, ") - 1)");
+        break;
+    case HT__E_BAND:
+    case HT__E_BXOR:
+    case HT__E_BOR:
+        break; /* refused by ht_expr_to_minizinc before anything is written */
     case HT__E_COND:
         break; /* handled by emit */
     default: {
@@ -212,11 +242,15 @@ static void emit(struct mz *m, int idx, int want_bool)
 }
 
 /* 1 when the operation of node n itself can fail (not counting overflow): a division by
- * something other than a non-zero literal, log2 of something other than a literal > 0. */
+ * something other than a non-zero literal, log2 of something other than a literal > 0, a
+ * shift by something other than a literal in 0..63. */
 static int partial_op(const struct ht_expr *e, const struct ht__enode *n)
 {
     if (n->kind == HT__E_DIV || n->kind == HT__E_MOD || n->kind == HT__E_CEILDIV)
         return !(e->nodes[n->b].kind == HT__E_NUM && e->nodes[n->b].val != 0);
+    if (n->kind == HT__E_SHL || n->kind == HT__E_SHR)
+        return !(e->nodes[n->b].kind == HT__E_NUM && e->nodes[n->b].val >= 0 &&
+                 e->nodes[n->b].val <= 63);
     if (n->kind == HT__E_LOG2)
         return !(e->nodes[n->a].kind == HT__E_NUM && e->nodes[n->a].val > 0);
     return 0;
@@ -302,7 +336,16 @@ static void emit_def(struct mz *m, int idx)
             and_part(m, &parts);
             emit_def(m, n->b);
         }
-        if (partial_op(e, n)) {
+        if (partial_op(e, n) && (n->kind == HT__E_SHL || n->kind == HT__E_SHR)) {
+            and_part(m, &parts);
+            put(m, "(");
+            emit(m, n->b, 0);
+            put(m, " >= 0) /\\ (");
+            emit(m, n->b, 0);
+            put(m, " <= 63)");
+            /* Two conjuncts: keep the single-condition trim below from stripping one. */
+            parts++;
+        } else if (partial_op(e, n)) {
             int is_log2 = n->kind == HT__E_LOG2;
             and_part(m, &parts);
             put(m, "(");
@@ -360,6 +403,17 @@ int ht_expr_to_minizinc(const struct ht_expr *e, const struct ht_names *names, i
     for (size_t i = 0; i < names->count; i++)
         if (!names->names[i])
             return ht_error_set(err, HT_EINVAL, "name %zu of the table is missing", i);
+    for (int i = 0; i < e->nnodes; i++) {
+        static const char *const bitwise[] = {[HT__E_BAND] = "&", [HT__E_BXOR] = "^",
+                                              [HT__E_BOR] = "|"};
+        int k = e->nodes[i].kind;
+        if (k == HT__E_BAND || k == HT__E_BXOR || k == HT__E_BOR) {
+            return ht_error_set(err, HT_EEXPR,
+                                "'%s' in '%s' has no MiniZinc equivalent (MiniZinc has no "
+                                "bitwise operators); the native backend supports it",
+                                bitwise[k], e->source);
+        }
+    }
     memset(&m, 0, sizeof m);
     m.e = e;
     m.names = names;

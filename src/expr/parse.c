@@ -1,6 +1,7 @@
 /* The expression parser: a lexer and a recursive-descent parser with C precedence, from
  * lowest to highest:
- *   ?: (right associative)  ||  &&  == !=  < <= > >=  + -  * / %  unary - + !  primary
+ *   ?: (right associative)  ||  &&  |  ^  &  == !=  < <= > >=  << >>  + -  * / %
+ *   unary - + ! ~  primary
  * building the syntax tree of expr-internal.h. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,12 @@ enum tok {
     T_AND,
     T_OR,
     T_NOT,
+    T_BAND,
+    T_BOR,
+    T_BXOR,
+    T_BNOT,
+    T_SHL,
+    T_SHR,
 };
 
 struct parser {
@@ -162,10 +169,12 @@ static int lex(struct parser *p)
         char text[3];
         int tok;
     } ops[] = {
-        {"<=", T_LE}, {">=", T_GE}, {"==", T_EQ},    {"!=", T_NE},    {"&&", T_AND},
-        {"||", T_OR}, {"(", T_LP},  {")", T_RP},     {",", T_COMMA},  {"?", T_QUEST},
-        {":", T_COLON}, {"+", T_PLUS}, {"-", T_MINUS}, {"*", T_STAR}, {"/", T_SLASH},
-        {"%", T_PCT}, {"<", T_LT},  {">", T_GT},     {"!", T_NOT},
+        /* Two-character operators first: the longest match wins, as in C. */
+        {"<<", T_SHL}, {">>", T_SHR}, {"<=", T_LE},    {">=", T_GE},   {"==", T_EQ},
+        {"!=", T_NE},  {"&&", T_AND}, {"||", T_OR},    {"(", T_LP},    {")", T_RP},
+        {",", T_COMMA}, {"?", T_QUEST}, {":", T_COLON}, {"+", T_PLUS}, {"-", T_MINUS},
+        {"*", T_STAR}, {"/", T_SLASH}, {"%", T_PCT},   {"<", T_LT},    {">", T_GT},
+        {"!", T_NOT},  {"&", T_BAND}, {"|", T_BOR},    {"^", T_BXOR},  {"~", T_BNOT},
     };
     const char *s = p->src;
     size_t i = p->pos;
@@ -201,8 +210,8 @@ static int lex(struct parser *p)
             return 0;
         }
     }
-    if (c == '&' || c == '|' || c == '=')
-        return fail(p, HT_EPARSE, i, "unexpected character '%c' (did you mean '%c%c'?)", c, c, c);
+    if (c == '=')
+        return fail(p, HT_EPARSE, i, "unexpected character '=' (did you mean '=='?)");
     if (c >= 0x20 && c < 0x7f)
         return fail(p, HT_EPARSE, i, "unexpected character '%c'", c);
     return fail(p, HT_EPARSE, i, "unexpected byte 0x%02x", c);
@@ -261,6 +270,7 @@ static int add_node(struct parser *p, enum ht__ekind kind, int a, int b, int c, 
         break;
     case HT__E_NEG:
     case HT__E_NOT:
+    case HT__E_BNOT:
     case HT__E_ISPOW2:
     case HT__E_LOG2:
         depth = na->depth;
@@ -419,14 +429,15 @@ static int parse_unary(struct parser *p)
     size_t start = p->tstart;
     int tok = p->tok, n;
 
-    if (tok != T_MINUS && tok != T_PLUS && tok != T_NOT)
+    if (tok != T_MINUS && tok != T_PLUS && tok != T_NOT && tok != T_BNOT)
         return parse_primary(p);
     if (enter(p) < 0 || lex(p) < 0 || (n = parse_unary(p)) < 0)
         return -1;
     p->nest--;
     if (tok == T_PLUS)
         return n;
-    return add_node(p, tok == T_MINUS ? HT__E_NEG : HT__E_NOT, n, -1, -1, 0, start);
+    return add_node(p, tok == T_MINUS ? HT__E_NEG : tok == T_NOT ? HT__E_NOT : HT__E_BNOT, n,
+                    -1, -1, 0, start);
 }
 
 /* One left-associative level: operands from next, operators from the table. */
@@ -467,11 +478,17 @@ static int parse_add(struct parser *p)
     return parse_left(p, parse_mul, ops, 2);
 }
 
+static int parse_shift(struct parser *p)
+{
+    static const struct level ops[] = {{T_SHL, HT__E_SHL}, {T_SHR, HT__E_SHR}};
+    return parse_left(p, parse_add, ops, 2);
+}
+
 static int parse_rel(struct parser *p)
 {
     static const struct level ops[] = {
         {T_LT, HT__E_LT}, {T_LE, HT__E_LE}, {T_GT, HT__E_GT}, {T_GE, HT__E_GE}};
-    return parse_left(p, parse_add, ops, 4);
+    return parse_left(p, parse_shift, ops, 4);
 }
 
 static int parse_eq(struct parser *p)
@@ -480,10 +497,30 @@ static int parse_eq(struct parser *p)
     return parse_left(p, parse_rel, ops, 2);
 }
 
+/* C puts & ^ | below the comparisons, so `WG & (WG - 1) == 0` is `WG & ((WG - 1) == 0)`,
+ * as a C compiler reads it. */
+static int parse_band(struct parser *p)
+{
+    static const struct level ops[] = {{T_BAND, HT__E_BAND}};
+    return parse_left(p, parse_eq, ops, 1);
+}
+
+static int parse_bxor(struct parser *p)
+{
+    static const struct level ops[] = {{T_BXOR, HT__E_BXOR}};
+    return parse_left(p, parse_band, ops, 1);
+}
+
+static int parse_bor(struct parser *p)
+{
+    static const struct level ops[] = {{T_BOR, HT__E_BOR}};
+    return parse_left(p, parse_bxor, ops, 1);
+}
+
 static int parse_and(struct parser *p)
 {
     static const struct level ops[] = {{T_AND, HT__E_AND}};
-    return parse_left(p, parse_eq, ops, 1);
+    return parse_left(p, parse_bor, ops, 1);
 }
 
 static int parse_or(struct parser *p)

@@ -138,6 +138,35 @@ static void test_precedence(void **state)
     CHECK("2 + 3 == 5 && 4 < 5", 1);
     CHECK("1 || 0 && 0", 1);
     CHECK("(1 || 0) && 0", 0);
+    /* Bitwise operators and shifts sit where C puts them. */
+    CHECK("1 << 2 + 1", 8);        /* 1 << (2 + 1) */
+    CHECK("1 + 2 << 1", 6);        /* (1 + 2) << 1 */
+    CHECK("1 << 3 < 9", 1);        /* (1 << 3) < 9 */
+    CHECK("64 >> 2 >> 1", 8);      /* left associative */
+    CHECK("6 & 3 == 3", 0);        /* 6 & (3 == 3): & is below ==, as in C */
+    CHECK("(6 & 3) == 2", 1);
+    CHECK("1 | 2 ^ 3 & 6", 1);     /* 1 | (2 ^ (3 & 6)) */
+    CHECK("(1 | 2) ^ 3 & 6", 1);
+    CHECK("12 & 10 | 1", 9);       /* (12 & 10) | 1 */
+    CHECK("12 | 10 & 1", 12);      /* 12 | (10 & 1) */
+    CHECK("5 ^ 3 | 8", 14);        /* (5 ^ 3) | 8 */
+    CHECK("4 | 1 && 0", 0);        /* (4 | 1) && 0 */
+    CHECK("0 && 0 | 1", 0);        /* 0 && (0 | 1) */
+    CHECK("1 || 0 & 0", 1);
+    CHECK("~0", -1);
+    CHECK("~~5", 5);
+    CHECK("-~5", 6);
+    CHECK("~-5", 4);
+    CHECK("!~-1", 1);
+    CHECK("~1 + 1", -1);           /* (~1) + 1 */
+    CHECK("~(1 + 1)", -3);
+    CHECK("(TS & (TS - 1)) == 0", 1);
+    CHECK("(M & (M - 1)) == 0", 0);
+    CHECK("1<<2", 4);
+    CHECK("8>>1", 4);
+    CHECK("1 <= 2 << 1", 1);       /* 1 <= (2 << 1) */
+    CHECK("3 >= 16 >> 2", 0);      /* 3 >= (16 >> 2) */
+    CHECK("1 ? 2 : 3 | 4", 2);
     CHECK("0 && 0 || 1", 1);
     CHECK("1 != 2 != 0", 1);
     CHECK("5 <= 5 >= 1", 1);
@@ -180,6 +209,31 @@ static void test_integer_semantics(void **state)
     CHECK("5 < 3", 0);
     CHECK("7 && 9", 1);
     CHECK("0 || -4", 1);
+    /* Bitwise: two's complement on 64 bits; >> is arithmetic (the floor of a / 2^b). */
+    CHECK("A & 0xff", 249);
+    CHECK("A | 3", -5);
+    CHECK("A ^ -1", 6);
+    CHECK("~A", 6);
+    CHECK("D & E", INT64_MIN);
+    CHECK("D | 1", INT64_MIN + 1);
+    CHECK("~D", INT64_MAX);
+    CHECK("D ^ E", INT64_MAX);
+    CHECK("A >> 1", -4);
+    CHECK("A >> 63", -1);
+    CHECK("-1 >> 10", -1);
+    CHECK("D >> 63", -1);
+    CHECK("D >> 62", -2);
+    CHECK("0x7fffffffffffffff >> 62", 1);
+    CHECK("0x7fffffffffffffff >> 63", 0);
+    CHECK("5 >> 0", 5);
+    CHECK("1 << 62", INT64_C(1) << 62);
+    CHECK("-1 << 63", INT64_MIN);
+    CHECK("A << 2", -28);
+    CHECK("0 << 63", 0);
+    CHECK("(D >> 1) << 1", INT64_MIN);
+    CHECK("0x3fffffffffffffff << 1", INT64_MAX - 1);
+    CHECK("1 << TS", 16);
+    CHECK("N >> log2(TS)", 6);
 }
 
 static void test_eval_errors(void **state)
@@ -205,6 +259,24 @@ static void test_eval_errors(void **state)
     CHECK_FAILS("0x7fffffffffffffff * 2", HT_EOVERFLOW);
     CHECK_FAILS("log2(0)", HT_EDOMAIN);
     CHECK_FAILS("log2(A)", HT_EDOMAIN);
+    /* A shift by a negative amount or by 64 or more fails, as C leaves it undefined. */
+    CHECK_FAILS("1 << -1", HT_EDOMAIN);
+    CHECK_FAILS("1 >> -1", HT_EDOMAIN);
+    CHECK_FAILS("1 << 64", HT_EDOMAIN);
+    CHECK_FAILS("1 >> 64", HT_EDOMAIN);
+    CHECK_FAILS("0 << 64", HT_EDOMAIN);
+    CHECK_FAILS("N >> A", HT_EDOMAIN);
+    CHECK_FAILS("N << D", HT_EDOMAIN);
+    CHECK_FAILS("N << 0x7fffffffffffffff", HT_EDOMAIN);
+    /* A left shift overflows where a * 2^b would. */
+    CHECK_FAILS("1 << 63", HT_EOVERFLOW);
+    CHECK_FAILS("2 << 62", HT_EOVERFLOW);
+    CHECK_FAILS("-2 << 63", HT_EOVERFLOW);
+    CHECK_FAILS("0x4000000000000000 << 1", HT_EOVERFLOW);
+    CHECK_FAILS("D << 1", HT_EOVERFLOW);
+    CHECK_FAILS("(D >> 1) - 1 << 1", HT_EOVERFLOW);
+    CHECK("0 && 1 << 64", 0);
+    CHECK_FAILS("1 << 64 & 0", HT_EDOMAIN);
 
     /* Short-circuit: the unevaluated side cannot fail. */
     CHECK("C == 0 ? 0 : M / C", 0);
@@ -320,8 +392,11 @@ static void test_syntax_errors(void **state)
     CHECK_COMPILE_ERROR("(1 + 2 3)", HT_EPARSE, 8, "expected ')' but found '3'");
     CHECK_COMPILE_ERROR("1 $ 2", HT_EPARSE, 3, "unexpected character '$'");
     CHECK_COMPILE_ERROR("N#", HT_EPARSE, 2, "unexpected character '#'");
-    CHECK_COMPILE_ERROR("1 & 2", HT_EPARSE, 3, "unexpected character '&' (did you mean '&&'?)");
-    CHECK_COMPILE_ERROR("1 | 2", HT_EPARSE, 3, "did you mean '||'?");
+    CHECK_COMPILE_ERROR("1 & & 2", HT_EPARSE, 5, "but found '&'");
+    CHECK_COMPILE_ERROR("1 | | 2", HT_EPARSE, 5, "but found '|'");
+    CHECK_COMPILE_ERROR("1 <<< 2", HT_EPARSE, 5, "but found '<'");
+    CHECK_COMPILE_ERROR("1 ~ 2", HT_EPARSE, 3, "expected an operator but found '~'");
+    CHECK_COMPILE_ERROR("1 >> ", HT_EPARSE, 6, "but found end of expression");
     CHECK_COMPILE_ERROR("N = 2", HT_EPARSE, 3, "did you mean '=='?");
     CHECK_COMPILE_ERROR("1 + \xc3\xa9", HT_EPARSE, 5, "unexpected byte 0xc3");
     CHECK_COMPILE_ERROR("1 +\x01", HT_EPARSE, 4, "unexpected byte 0x01");
@@ -547,6 +622,36 @@ static void test_minizinc_text(void **state)
     /* Total expressions. */
     CHECK_MZN("N / 2", 0,
               "(N div 2)");
+    CHECK_MZN("~A", 0,
+              "((-A) - 1)");
+    CHECK_MZN("~A", 1,
+              "(((-A) - 1) != 0)");
+    /* Shifts: partial where the amount may leave 0..63, total by a literal inside it. */
+    CHECK_MZN("A << 3", 0,
+              "(A * pow(2, max(0, min(3, 62))) * (if 3 > 62 then 2 else 1 endif))");
+    CHECK_MZN("A >> B", 1,
+              "(((B >= 0) /\\ (B <= 63)) /\\ ((if B > 62 then (if A < 0 then -1 else 0 endif) "
+              "else ((A div pow(2, max(0, B))) - (if (A mod pow(2, max(0, B))) < 0 then 1 else "
+              "0 endif)) endif) != 0))");
+    CHECK_MZN("N / A << 1", 0,
+              "(let { constraint (A != 0) } in (let { any: ht_t1 = (N div A) } in (ht_t1 * "
+              "pow(2, max(0, min(1, 62))) * (if 1 > 62 then 2 else 1 endif))))");
+    /* & ^ | have no MiniZinc form: refused, naming the operator. */
+    {
+        static const char *const refused[][2] = {
+            {"(TS & (TS - 1)) == 0", "'&'"}, {"N ^ 1", "'^'"}, {"0 && (N | 1)", "'|'"}};
+        for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+            e = compile_ok(refused[k][0]);
+            out = (char *)0x1;
+            ht_error_clear(&err);
+            assert_int_equal(ht_expr_to_minizinc(e, &names, 1, &out, &err), HT_EEXPR);
+            assert_null(out);
+            assert_non_null(strstr(err.text, refused[k][1]));
+            assert_non_null(strstr(err.text, "no MiniZinc equivalent"));
+            assert_non_null(strstr(err.text, refused[k][0]));
+            ht_expr_free(e);
+        }
+    }
     CHECK_MZN("N / 2", 1,
               "((N div 2) != 0)");
     CHECK_MZN("A && !B || C", 1,
@@ -668,7 +773,8 @@ static void test_minizinc_text(void **state)
 
 enum rkind {
     R_NUM, R_VAR, R_NEG, R_NOT, R_ADD, R_SUB, R_MUL, R_DIV, R_MOD, R_LT, R_LE, R_GT, R_GE,
-    R_EQ, R_NE, R_AND, R_OR, R_COND, R_MIN, R_MAX, R_CEIL, R_POW2, R_LOG2, R_NKINDS
+    R_EQ, R_NE, R_AND, R_OR, R_COND, R_MIN, R_MAX, R_CEIL, R_POW2, R_LOG2, R_BNOT, R_SHL,
+    R_SHR, R_BAND, R_BXOR, R_BOR, R_NKINDS
 };
 
 struct rnode {
@@ -710,10 +816,26 @@ static struct rnode *gen_tree(struct rtree *t, int depth)
         }
         return n;
     }
-    n->kind = (enum rkind)(R_NEG + rnd(t, R_NKINDS - R_NEG));
+    do
+        n->kind = (enum rkind)(R_NEG + rnd(t, R_NKINDS - R_NEG));
+    while (t->small && n->kind >= R_BAND); /* & ^ | have no MiniZinc form */
     n->a = gen_tree(t, depth - 1);
-    if (n->kind != R_NEG && n->kind != R_NOT && n->kind != R_POW2 && n->kind != R_LOG2)
+    if (t->small && (n->kind == R_SHL || n->kind == R_SHR)) {
+        /* A shift amount MiniZinc can take: a name (-20..20) or a literal up to 12, so that
+         * no value leaves 64 bits there. */
+        n->b = &t->pool[t->n++];
+        memset(n->b, 0, sizeof *n->b);
+        if (rnd(t, 2)) {
+            n->b->kind = R_VAR;
+            n->b->v = (int64_t)(S_A + rnd(t, 5));
+        } else {
+            n->b->kind = R_NUM;
+            n->b->v = (int64_t)rnd(t, 13);
+        }
+    } else if (n->kind != R_NEG && n->kind != R_NOT && n->kind != R_POW2 && n->kind != R_LOG2 &&
+               n->kind != R_BNOT) {
         n->b = gen_tree(t, depth - 1);
+    }
     if (n->kind == R_COND)
         n->c = gen_tree(t, depth - 1);
     return n;
@@ -812,6 +934,36 @@ static int ref_eval(struct rref *r, const struct rnode *n, int64_t *out)
         while (((i128)1 << (v + 1)) <= a)
             v++;
         break;
+    case R_BNOT: v = -(i128)a - 1; break;
+    case R_SHL:
+    case R_SHR: {
+        /* a * 2^b, or the floor of a / 2^b, in 128 bits. */
+        i128 d;
+        if (b < 0 || b > 63)
+            return HT_EDOMAIN;
+        d = (i128)1 << b;
+        if (n->kind == R_SHL) {
+            v = (i128)a * d;
+        } else {
+            v = (i128)a / d;
+            if ((i128)a % d != 0 && a < 0)
+                v -= 1;
+        }
+        break;
+    }
+    case R_BAND:
+    case R_BXOR:
+    case R_BOR: {
+        /* Bit by bit over the two's complement words. */
+        uint64_t x = (uint64_t)a, y = (uint64_t)b, z = 0;
+        for (int k = 0; k < 64; k++) {
+            unsigned bx = (unsigned)(x >> k) & 1u, by = (unsigned)(y >> k) & 1u;
+            unsigned bz = n->kind == R_BAND ? bx & by : n->kind == R_BOR ? bx | by : bx ^ by;
+            z |= (uint64_t)bz << k;
+        }
+        v = (int64_t)z;
+        break;
+    }
     default:
         fail_msg("bad node kind %d", n->kind);
     }
@@ -823,20 +975,26 @@ static int ref_eval(struct rref *r, const struct rnode *n, int64_t *out)
     return 0;
 }
 
-/* Precedence levels as in C: 1 ?:, 2 ||, 3 &&, 4 == !=, 5 relational, 6 additive,
- * 7 multiplicative, 8 unary, 9 primary. */
+/* Precedence levels as in C: 1 ?:, 2 ||, 3 &&, 4 |, 5 ^, 6 &, 7 == !=, 8 relational,
+ * 9 shifts, 10 additive, 11 multiplicative, 12 unary, 13 primary. */
+enum { P_UNARY = 12 };
+
 static int prec_of(enum rkind k)
 {
     switch (k) {
     case R_COND: return 1;
     case R_OR: return 2;
     case R_AND: return 3;
-    case R_EQ: case R_NE: return 4;
-    case R_LT: case R_LE: case R_GT: case R_GE: return 5;
-    case R_ADD: case R_SUB: return 6;
-    case R_MUL: case R_DIV: case R_MOD: return 7;
-    case R_NEG: case R_NOT: return 8;
-    default: return 9;
+    case R_BOR: return 4;
+    case R_BXOR: return 5;
+    case R_BAND: return 6;
+    case R_EQ: case R_NE: return 7;
+    case R_LT: case R_LE: case R_GT: case R_GE: return 8;
+    case R_SHL: case R_SHR: return 9;
+    case R_ADD: case R_SUB: return 10;
+    case R_MUL: case R_DIV: case R_MOD: return 11;
+    case R_NEG: case R_NOT: case R_BNOT: return P_UNARY;
+    default: return 13;
     }
 }
 
@@ -868,7 +1026,8 @@ static void render(struct rtree *t, struct buf *b, const struct rnode *n, int mi
         [R_DIV] = "/", [R_MOD] = "%",  [R_LT] = "<",   [R_LE] = "<=",   [R_GT] = ">",
         [R_GE] = ">=", [R_EQ] = "==",  [R_NE] = "!=",  [R_AND] = "&&",  [R_OR] = "||",
         [R_MIN] = "min", [R_MAX] = "max", [R_CEIL] = "ceil_div", [R_POW2] = "is_pow2",
-        [R_LOG2] = "log2",
+        [R_LOG2] = "log2", [R_BNOT] = "~", [R_SHL] = "<<", [R_SHR] = ">>", [R_BAND] = "&",
+        [R_BXOR] = "^", [R_BOR] = "|",
     };
     int p = prec_of(n->kind);
     int paren = p < min_prec || rnd(t, 10) == 0;
@@ -890,9 +1049,10 @@ static void render(struct rtree *t, struct buf *b, const struct rnode *n, int mi
         break;
     case R_NEG:
     case R_NOT:
+    case R_BNOT:
         add(b, op[n->kind]);
         space(t, b);
-        render(t, b, n->a, 8);
+        render(t, b, n->a, P_UNARY);
         break;
     case R_COND:
         render(t, b, n->a, 2);
@@ -1261,6 +1421,13 @@ static void test_minizinc_constraints(void **state)
         "N / TS * TS == N ? TS % 2 : 0",
         "ceil_div(N, TS) - 3",
         "log2(TS) - log2(N / TS)",
+        "(1 << TS) > 100 || TS == -2",
+        "N >> TS == 3",
+        "TS >= 0 ? (N >> TS) % 2 == 1 : TS == -5",
+        "~TS == -5 || (TS << 2) == 32",
+        "-N >> TS == -2",
+        "TS << 1 >> 2 == 3",
+        "!(N >> TS)",
     };
     (void)state;
 
