@@ -113,7 +113,8 @@ struct ht__inst {
  * not give them. */
 double ht__event_seconds(cl_event ev, double fallback);
 
-/* The program's build options: "-D NAME=value " for every parameter of config, then the
+/* The program's build options: "-D NAME=value " for every size of the spec and every
+ * parameter of config (sizes first, each in the spec's order), then the
  * spec's own options (the text the binary cache keys on). Owned by the caller (free());
  * NULL when out of memory. */
 char *ht__build_options(const struct ht_spec *spec, const int64_t *config);

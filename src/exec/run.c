@@ -55,12 +55,18 @@ char *ht__build_options(const struct ht_spec *spec, const int64_t *config)
     size_t cap = strlen(spec->kernel_options) + 1, len = 0;
     char *buf;
 
+    for (size_t i = 0; i < def->nsizes; i++)
+        cap += strlen(def->size_names[i]) + 32;
     for (size_t i = 0; i < def->nparams; i++)
         cap += strlen(def->params[i].name) + 32;
     buf = malloc(cap);
     if (!buf)
         return NULL;
     buf[0] = '\0';
+    /* The sizes too, so that a kernel that fixes N with #define (#ifndef N) follows --size. */
+    for (size_t i = 0; i < def->nsizes; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
+                                def->size_names[i], def->size_values[i]);
     for (size_t i = 0; i < def->nparams; i++)
         len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
                                 def->params[i].name, config[i]);

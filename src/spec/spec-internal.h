@@ -4,6 +4,9 @@
 #define HETUNE_SPEC_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/space.h"
 
 /* One step of a JSON path: an object key, or (key NULL) an array index. */
 struct ht__json_seg {
@@ -34,5 +37,15 @@ int ht__edit_distance(const char *a, const char *b);
 /* The word of words[0..n) closest to s when it is close enough to be a likely misspelling,
  * else NULL. Borrowed from words. */
 const char *ht__closest_word(const char *s, const char *const *words, size_t n);
+
+/* 1 with *v set when parameter i of d can take one value only, whatever the device: a
+ * list of one value, or a range over sizes (and literals) that holds one value (lo == hi,
+ * a step past hi, one power of two). 0 otherwise, or when out of memory. */
+int ht__param_single_value(const struct ht_space_def *d, size_t i, int64_t *v);
+
+/* What name is to OpenCL C when a `-D name=...` would break or change every kernel: "an
+ * OpenCL C keyword", "a C keyword", "an OpenCL C type name", "a reserved identifier ...",
+ * "an OpenCL C builtin"; NULL for a name a size or parameter may take. Static text. */
+const char *ht__opencl_reserved(const char *name);
 
 #endif

@@ -318,6 +318,7 @@ static int word_index(const char *s, const char *const *words, size_t n)
 static int check_name(struct loader *l, const char *name, const char *what)
 {
     const struct ht_space_def *d = &l->spec->space;
+    const char *reserved;
 
     if (!is_identifier(name))
         return fail_key(l, HT_ESPEC,
@@ -336,8 +337,13 @@ static int check_name(struct loader *l, const char *name, const char *what)
                         what, name);
     for (size_t i = 0; i < d->nsizes; i++)
         if (!strcmp(d->size_names[i], name))
-            return fail_key(l, HT_ESPEC, "%s name '%s' clashes with the size of the same name",
-                            what, name);
+            return fail_key(l, HT_ESPEC, "%s name '%s' clashes with the size of the same name "
+                            "(sizes.%s): both would reach the kernel as -D %s=VALUE", what,
+                            name, name, name);
+    /* Sizes and parameters become macros of the kernel's build. */
+    if ((reserved = ht__opencl_reserved(name)))
+        return fail_key(l, HT_ESPEC, "%s name '%s' is %s: as -D %s=VALUE it would break the "
+                        "kernel's build; rename the %s", what, name, reserved, name, what);
     return 0;
 }
 
@@ -1336,17 +1342,29 @@ static int load_reference(struct loader *l, json_t *ref)
                               d->nparams ? "" : " (the spec has no parameters)");
             goto cleanup;
         }
-        if (!json_is_integer(v)) {
-            rc = fail(l, HT_ESPEC, "the reference value of '%s' must be an integer, not %s",
-                      key, json_kind(v));
+        if (json_is_integer(v)) {
+            spec->reference[k] = json_integer_value(v);
+        } else if (json_is_string(v)) {
+            /* An expression over sizes, such as "N", follows a --size. */
+            struct ht_expr *e = NULL;
+            if ((rc = compile(l, v, &e)) == 0 && !size_only(l, e))
+                rc = fail(l, HT_ESPEC, "the reference value of '%s' may use sizes only", key);
+            if (rc == 0)
+                rc = eval_now(l, e, &spec->reference[k]);
+            ht_expr_free(e);
+            if (rc)
+                goto cleanup;
+        } else {
+            rc = fail(l, HT_ESPEC, "the reference value of '%s' must be an integer or an "
+                      "expression over sizes, not %s", key, json_kind(v));
             goto cleanup;
         }
-        spec->reference[k] = json_integer_value(v);
         given[k] = 1;
         pop(l);
     }
+    /* A parameter with one value may be left out: it takes that value. */
     for (size_t i = 0; i < d->nparams; i++)
-        if (!given[i]) {
+        if (!given[i] && !ht__param_single_value(d, i, &spec->reference[i])) {
             rc = fail(l, HT_ESPEC, "the reference configuration misses parameter '%s'",
                       d->params[i].name);
             goto cleanup;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hetune/spec.h"
+#include "spec/spec-internal.h"
 
 struct type_info {
     const char *name;
@@ -103,10 +104,12 @@ long ht_spec_param_index(const struct ht_spec *spec, const char *name)
     return -1;
 }
 
-/* The value of a parameter that can only take one literal value, for leaving it out. */
-static int single_value(const struct ht_param *p, int64_t *v)
+int ht__param_single_value(const struct ht_space_def *d, size_t i, int64_t *v)
 {
-    int64_t lo, hi, none = 0;
+    const struct ht_param *p = &d->params[i];
+    long nsizes = (long)d->nsizes;
+    int64_t *vars = NULL, lo, hi, step = 1;
+    int one = 0;
 
     if (p->kind == HT_PARAM_VALUES) {
         if (p->nvalues != 1)
@@ -114,12 +117,32 @@ static int single_value(const struct ht_param *p, int64_t *v)
         *v = p->values[0];
         return 1;
     }
-    if (ht_expr_max_slot(p->lo) >= 0 || ht_expr_max_slot(p->hi) >= 0)
+    /* Bounds over sizes are known now; over device variables only per device. */
+    if (ht_expr_max_slot(p->lo) >= nsizes || ht_expr_max_slot(p->hi) >= nsizes ||
+        (p->step && ht_expr_max_slot(p->step) >= nsizes))
         return 0;
-    if (ht_expr_eval(p->lo, &none, &lo) != 0 || ht_expr_eval(p->hi, &none, &hi) != 0 || lo != hi)
+    if (!(vars = calloc(d->names.count ? d->names.count : 1, sizeof *vars)))
         return 0;
-    *v = lo;
-    return 1;
+    for (size_t k = 0; k < d->nsizes; k++)
+        vars[k] = d->size_values[k];
+    if (ht_expr_eval(p->lo, vars, &lo) != 0 || ht_expr_eval(p->hi, vars, &hi) != 0 ||
+        (p->step && ht_expr_eval(p->step, vars, &step) != 0) || lo > hi || step <= 0)
+        goto done;
+    if (p->pow2) {
+        /* The one power of two of [lo, hi]: the first at least lo, its double past hi. */
+        int64_t x = 1;
+        while (x < lo && x <= INT64_MAX / 2)
+            x *= 2;
+        one = x >= lo && x <= hi && (x > INT64_MAX / 2 || 2 * x > hi);
+        lo = x;
+    } else {
+        one = (uint64_t)hi - (uint64_t)lo < (uint64_t)step; /* lo <= hi: exact */
+    }
+    if (one)
+        *v = lo;
+done:
+    free(vars);
+    return one;
 }
 
 int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *const *assign,
@@ -161,7 +184,7 @@ int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *cons
         int64_t v;
         if (given[j])
             continue;
-        if (!single_value(&spec->space.params[j], &v)) {
+        if (!ht__param_single_value(&spec->space, j, &v)) {
             rc = ht_error_set(err, HT_EINVAL, "missing a value for parameter '%s' (--set %s=...)",
                               spec->space.params[j].name, spec->space.params[j].name);
             goto cleanup;

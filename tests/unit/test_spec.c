@@ -431,6 +431,113 @@ static void test_device_bounds_and_literals(void **state)
     scratch_remove(&s);
 }
 
+/* A parameter with one value, whatever the device, needs no value in a reference or from
+ * --set: a list of one, a range over sizes with lo == hi, one step or one power of two. */
+static void test_single_value_params(void **state)
+{
+    static const char text[] =
+        "{\"name\": \"p\", \"kernel\": {\"file\": \"kernel.cl\", \"name\": \"k\"},\n"
+        " \"sizes\": {\"N\": 512, \"M\": 100},\n"
+        " \"params\": {\"W\": {\"range\": [\"N\", \"N\"]},\n"
+        "            \"P\": {\"range\": [3, 7], \"pow2\": true},\n"
+        "            \"S\": {\"range\": [\"M\", \"M + 5\"], \"step\": 10},\n"
+        "            \"Q\": {\"range\": [1, \"N\"], \"pow2\": true},\n"
+        "            \"R\": {\"range\": [\"max_work_group_size\", \"max_work_group_size\"]},\n"
+        "            \"V\": {\"values\": [7]}},\n"
+        " \"ndrange\": {\"global\": [8]},\n"
+        " \"args\": [{\"name\": \"x\", \"type\": \"float\", \"shape\": [8], \"access\": \"write\"}],\n"
+        " \"verify\": {\"reference\": {\"Q\": 4, \"R\": \"N / 8\"}}}";
+    static const char *const bad[][2] = {
+        {"{\"Q\": 4}", "misses parameter 'R'"},
+        {"{\"Q\": 4, \"R\": \"Q\"}", "may use sizes only"},
+        {"{\"Q\": 4, \"R\": [1]}", "must be an integer or an expression over sizes"},
+        {"{\"Q\": 4, \"R\": \"N / 0\"}", "cannot be evaluated"},
+    };
+    const char *const set[] = {"Q=8", "R=16"};
+    const char *const only_q[] = {"Q=8"};
+    struct ht_size_override ov[] = {{"N", 1024}};
+    struct scratch s;
+    struct ht_spec *spec = NULL;
+    struct ht_error err;
+    int64_t config[6];
+    char *t;
+    (void)state;
+
+    assert_int_equal(load_text(&s, text, &spec, &err), HT_OK);
+    assert_int_equal(spec->verify, HT_VERIFY_CONFIG);
+    /* W P S Q R V, in the spec's order. */
+    assert_int_equal(spec->reference[0], 512);
+    assert_int_equal(spec->reference[1], 4);
+    assert_int_equal(spec->reference[2], 100);
+    assert_int_equal(spec->reference[3], 4);
+    assert_int_equal(spec->reference[4], 64);
+    assert_int_equal(spec->reference[5], 7);
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_config_from_assignments(spec, set, 2, config, &err), HT_OK);
+    assert_int_equal(config[0], 512);
+    assert_int_equal(config[1], 4);
+    assert_int_equal(config[2], 100);
+    assert_int_equal(config[3], 8);
+    assert_int_equal(config[4], 16);
+    assert_int_equal(config[5], 7);
+    /* A bound on a device variable is known per device only: R still needs a value. */
+    assert_int_equal(ht_spec_config_from_assignments(spec, only_q, 1, config, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "'R'"));
+    ht_spec_free(spec);
+    spec = NULL;
+
+    /* A --size moves the one value with it, in the reference and in a configuration. */
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_load(s.path, ov, 1, &spec, &err), HT_OK);
+    assert_int_equal(spec->reference[0], 1024);
+    assert_int_equal(spec->reference[4], 128);
+    assert_int_equal(ht_spec_config_from_assignments(spec, set, 2, config, &err), HT_OK);
+    assert_int_equal(config[0], 1024);
+    ht_spec_free(spec);
+    spec = NULL;
+    scratch_remove(&s);
+
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *at = strstr(text, "{\"Q\": 4, \"R\": \"N / 8\"}");
+        assert_non_null(at);
+        t = ht__asprintf("%.*s%s}}", (int)(at - text), text, bad[k][0]);
+        assert_non_null(t);
+        assert_int_not_equal(load_text(&s, t, &spec, &err), HT_OK);
+        assert_null(spec);
+        if (!strstr(err.text, bad[k][1]))
+            fail_msg("reference %s: '%s' lacks '%s'", bad[k][0], err.text, bad[k][1]);
+        assert_int_equal(ht_exit_status(err.code), 2);
+        scratch_remove(&s);
+        free(t);
+    }
+}
+
+/* Names a -D would turn against OpenCL C, and names that only look like them. */
+static void test_reserved_names(void **state)
+{
+    static const char *const reserved[] = {
+        "read_only", "__read_only", "write_only", "read_write", "kernel", "__kernel", "global",
+        "__local", "constant", "private", "int", "while", "sizeof", "float4", "uchar16",
+        "double3", "size_t", "half", "uint", "image2d_t", "get_global_id", "get_group_id",
+        "barrier", "mad", "convert_float4_sat", "convert_int", "convert_uchar_rte", "as_uint",
+        "as_float2", "vload4", "vstore_half", "native_sin", "half_exp", "atom_add", "__N",
+        "CLK_LOCAL_MEM_FENCE", "FLT_MAX", "M_PI"};
+    static const char *const allowed[] = {
+        "N", "TS", "WG", "half_width", "as_rows", "convert", "converted", "vec", "local_size",
+        "floats", "float5", "kernels", "global_n", "_N", "MAX", "vloader", "atom_x",
+        "native", "read", "WIDTH", "sizes", "get", "K"};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++)
+        if (!ht__opencl_reserved(reserved[i]))
+            fail_msg("'%s' is not refused", reserved[i]);
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+        if (ht__opencl_reserved(allowed[i]))
+            fail_msg("'%s' is refused as %s", allowed[i], ht__opencl_reserved(allowed[i]));
+    assert_string_equal(ht__opencl_reserved("read_only"), "an OpenCL C keyword");
+    assert_string_equal(ht__opencl_reserved("float4"), "an OpenCL C type name");
+}
+
 static void test_parse_assignment(void **state)
 {
     static const struct {
@@ -773,6 +880,8 @@ int main(void)
         cmocka_unit_test(test_expression_position),
         cmocka_unit_test(test_errors_name_file_and_field),
         cmocka_unit_test(test_device_bounds_and_literals),
+        cmocka_unit_test(test_single_value_params),
+        cmocka_unit_test(test_reserved_names),
         cmocka_unit_test(test_parse_assignment),
         cmocka_unit_test(test_kernel_args),
         cmocka_unit_test(test_types),
