@@ -286,7 +286,8 @@ struct ht_stored_space {
     int64_t problem_id, device_id;
     enum ht_eq3 eq3;
     double unpruned;           /* exact up to 2^53 (see ht_space_count_unpruned) */
-    uint64_t platform, pruned;
+    uint64_t platform, pruned; /* exact below 2^63, rounded above (kept as REAL), and
+                                  UINT64_MAX for a count that passed 2^64 */
     double seconds;            /* -1 when not measured */
     char last_constraint[256]; /* when pruned is 0: the rule that emptied it; else "" */
     char created_at[32];       /* UTC; put fills it when "" */

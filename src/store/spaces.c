@@ -31,19 +31,37 @@ static int eq3_ok(enum ht_eq3 eq3)
     return (int)eq3 >= 0 && (size_t)eq3 < sizeof eq3_texts / sizeof eq3_texts[0];
 }
 
+/* A count above 2^63 is no SQLite integer: it is kept as a REAL (rounded, as large counts
+ * are in struct ht_space_counts; the column's INTEGER affinity keeps a REAL that is not a
+ * whole number small enough to convert), and read back saturated. */
+static void bind_size(sqlite3_stmt *st, int col, uint64_t v)
+{
+    if (v > INT64_MAX)
+        sqlite3_bind_double(st, col, (double)v);
+    else
+        sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+static uint64_t column_size(sqlite3_stmt *st, int col)
+{
+    double d;
+
+    if (sqlite3_column_type(st, col) != SQLITE_FLOAT)
+        return (uint64_t)sqlite3_column_int64(st, col);
+    d = sqlite3_column_double(st, col);
+    return !(d > 0.0) ? 0 : d >= 0x1p64 ? UINT64_MAX : (uint64_t)d;
+}
+
 int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
                        struct ht_error *err)
 {
     sqlite3_stmt *st = NULL;
     int rc;
 
-    if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) || !isfinite(sp->unpruned) ||
+    if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) ||
         !memchr(sp->last_constraint, '\0', sizeof sp->last_constraint) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
         return ht_error_set(err, HT_EINVAL, "malformed space size: eq3 or unpruned size");
-    /* Sizes above 2^63 cannot be SQLite integers; no enumeration gets that far. */
-    if (sp->platform > INT64_MAX || sp->pruned > INT64_MAX)
-        return ht_error_set(err, HT_EINVAL, "malformed space size: more than 2^63");
     rc = ht__store_prepare(store,
                            "INSERT OR REPLACE INTO spaces (problem_id, device_id, eq3, "
                            "unpruned, platform, pruned, seconds, last_constraint, created_at) "
@@ -56,8 +74,8 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
     sqlite3_bind_int64(st, 2, sp->device_id);
     sqlite3_bind_text(st, 3, eq3_texts[sp->eq3], -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 4, sp->unpruned);
-    sqlite3_bind_int64(st, 5, (int64_t)sp->platform);
-    sqlite3_bind_int64(st, 6, (int64_t)sp->pruned);
+    bind_size(st, 5, sp->platform);
+    bind_size(st, 6, sp->pruned);
     ht__store_bind_time(st, 7, sp->seconds);
     sqlite3_bind_text(st, 8, sp->last_constraint, -1, SQLITE_STATIC);
     if (sp->created_at[0])
@@ -79,8 +97,8 @@ static void read_row(sqlite3_stmt *st, struct ht_stored_space *sp)
         if (!strcmp(eq3, eq3_texts[i]))
             sp->eq3 = (enum ht_eq3)i;
     sp->unpruned = sqlite3_column_double(st, 3);
-    sp->platform = (uint64_t)sqlite3_column_int64(st, 4);
-    sp->pruned = (uint64_t)sqlite3_column_int64(st, 5);
+    sp->platform = column_size(st, 4);
+    sp->pruned = column_size(st, 5);
     sp->seconds = ht__store_column_time(st, 6);
     ht__store_column_text(st, 7, sp->last_constraint, sizeof sp->last_constraint);
     ht__store_column_text(st, 8, sp->created_at, sizeof sp->created_at);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,16 @@ static void test_store_spaces(void **state)
     check_rc(ht_store_get_space(s, 1, 1, HT_EQ3_SUM, &sp, &err), &err, "get again");
     assert_int_equal(sp.pruned, 7);
     assert_true(sp.seconds == -1);
+    /* Counts past 2^63 (a space past 2^64 saturates) and an unpruned size past a double's
+     * range are kept, rounded: `hetune space --db` refused them before. */
+    sp.platform = UINT64_MAX;
+    sp.pruned = (uint64_t)1 << 63;
+    sp.unpruned = INFINITY;
+    check_rc(ht_store_put_space(s, &sp, &err), &err, "put huge");
+    check_rc(ht_store_get_space(s, 1, 1, HT_EQ3_SUM, &sp, &err), &err, "get huge");
+    assert_true(sp.platform == UINT64_MAX);
+    assert_true(sp.pruned == (uint64_t)1 << 63);
+    assert_true(isinf(sp.unpruned));
     /* Malformed sizes and unknown rows are refused. */
     sp.eq3 = (enum ht_eq3)7;
     assert_int_equal(ht_store_put_space(s, &sp, &err), HT_EINVAL);
