@@ -9,6 +9,38 @@
 #include "hetune/workflow.h"
 
 
+/* The best stored evaluation that is a configuration of this spec on this device: specs
+ * that share a kernel, its sizes and its parameters' names share their evaluations, and
+ * another one's constraints or domains may allow what this one does not. */
+struct best_scan {
+    const struct ht_spec *spec;
+    const struct ht_device_info *dev;
+    int unverified;
+    struct ht_stored_eval *best;
+    int found;
+};
+
+static int in_space(const struct ht_spec *spec, const struct ht_device_info *dev,
+                    const struct ht_stored_eval *ev)
+{
+    return ev->nvalues == spec->space.nparams &&
+           ht_space_check(&spec->space, dev, ev->values, HT_EQ3_OFF, NULL) == HT_OK;
+}
+
+static int best_scan_cb(const struct ht_stored_eval *ev, void *user)
+{
+    struct best_scan *b = user;
+
+    if (strcmp(ev->status, HT_STORE_OK) || !(b->unverified ? ev->verified != 0
+                                                             : ev->verified == 1) ||
+        !(ev->seconds >= 0.0) || (b->found && !(ev->seconds < b->best->seconds)) ||
+        !in_space(b->spec, b->dev, ev))
+        return 0;
+    *b->best = *ev;
+    b->found = 1;
+    return 0;
+}
+
 /* Reads the stored best of d into d, or HT_ENOTFOUND (err untouched by the store then). */
 static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
                      int unverified, struct ht_workflow_device *d, struct ht_error *err)
@@ -20,6 +52,12 @@ static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     rc = unverified ? ht_store_best_unverified(store, problem_id, d->device_id, ev, err)
                     : ht_store_best(store, problem_id, d->device_id, ev, err);
+    if (rc == HT_OK && !in_space(spec, d->dev, ev)) {
+        struct best_scan b = {spec, d->dev, unverified, ev, 0};
+        rc = ht_store_list_evals(store, problem_id, d->device_id, best_scan_cb, &b, err);
+        if (rc == HT_OK && !b.found)
+            rc = HT_ENOTFOUND;
+    }
     if (rc == HT_OK && ev->nvalues != spec->space.nparams)
         rc = ht_error_set(err, HT_EDB, "the stored best of device %zu has %zu values, not %zu",
                           d->dev->index, ev->nvalues, spec->space.nparams);
