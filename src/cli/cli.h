@@ -42,6 +42,10 @@ enum {
 #define CLI_OPTION_JSON {"json", no_argument, NULL, CLI_OPT_JSON}
 #define CLI_OPTION_REPEATS {"repeats", required_argument, NULL, CLI_OPT_REPEATS}
 #define CLI_OPTION_HELP {"help", no_argument, NULL, 'h'}
+#define CLI_OPTION_QUIET {"quiet", no_argument, NULL, 'q'}
+#define CLI_QUIET_HELP                                                                        \
+    "  -q, --quiet           show no progress (default: on stderr, a bar on a terminal,\n" \
+    "                        else a line every 5 s: done of total, elapsed, best)\n"
 #define CLI_OPTION_TIMEOUT {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT}
 #define CLI_OPTION_NO_ISOLATE {"no-isolate", no_argument, NULL, CLI_OPT_NO_ISOLATE}
 #define CLI_ISOLATE_HELP                                                                      \
@@ -64,6 +68,7 @@ struct cli_common {
                                          --timeout, --no-isolate */
     int json;                         /* --json */
     unsigned repeats;                 /* --repeats (at least 1); 0 when not given */
+    int quiet;                        /* -q, --quiet: no progress on stderr */
 };
 
 /* Returned by cli_common_option when parsing goes on. */

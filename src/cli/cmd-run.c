@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "progress.h"
 #include "split-common.h"
@@ -82,10 +81,8 @@ static const char run_usage[] =
     "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --json            print one JSON object instead of text\n"
+    CLI_QUIET_HELP
     "  -h, --help            show this help\n"
-    "\n"
-    "On a terminal, progress lines on stderr show the tuning of each device and the\n"
-    "co-executions.\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, no device\n"
     "with a verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
@@ -96,13 +93,6 @@ static const char *const all_schedulers[] = {"static", "dynamic", "guided"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
 static volatile sig_atomic_t stop_flag;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* "0,1" or "all" into a mask of dimensions (checked against the spec later). */
 static int parse_dims(const char *arg, unsigned *mask)
@@ -129,42 +119,23 @@ static int parse_dims(const char *arg, unsigned *mask)
 /* --- progress: a bar per device's tuning, then one for the co-executions --- */
 
 struct progress {
-    struct cli_progress tune, split;
-    int tuning, splitting;
+    struct cli_tune_bar tune;
+    struct cli_progress split;
+    int splitting;
     size_t split_total, split_done;
     struct cli_verify verify;
 };
-
-static void on_tune_progress(const struct ht_tune_progress *p, void *user)
-{
-    struct progress *pg = user;
-    char note[64] = "", t[32];
-
-    if (!pg->tuning) {
-        char label[64];
-        snprintf(label, sizeof label, "tune %zu %.20s", p->dev->index, p->dev->name);
-        cli_progress_start(&pg->tune, label, p->total);
-        pg->tuning = 1;
-    }
-    if (p->best) {
-        ht_format_seconds(p->best_s, t, sizeof t);
-        snprintf(note, sizeof note, "best %s", t);
-    }
-    cli_progress_update(&pg->tune, p->done, note[0] ? note : NULL);
-}
 
 static void on_step(const char *step, void *user)
 {
     struct progress *pg = user;
 
     if (!strcmp(step, "tuned")) {
-        if (pg->tuning)
-            cli_progress_end(&pg->tune);
-        pg->tuning = 0;
+        cli_tune_bar_end(&pg->tune);
         return;
     }
     if (!pg->splitting) {
-        cli_progress_start(&pg->split, "split", pg->split_total);
+        cli_progress_start(&pg->split, "split", pg->split_total, pg->tune.quiet);
         pg->splitting = 1;
     }
     cli_progress_update(&pg->split, ++pg->split_done, step);
@@ -286,7 +257,7 @@ int cmd_run(int argc, char **argv)
     struct cli_common co;
     size_t n = 0, nrows;
     const char *scheduler = "static";
-    double t0 = now();
+    double t0 = cli_now();
     int c, status = 2, rc, has_static;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
@@ -306,7 +277,7 @@ int cmd_run(int argc, char **argv)
     ro.out = "report";
     ht_error_clear(&err);
     cli_common_init(&co, "run", run_usage);
-    while ((c = getopt_long(argc, argv, ":hd:s:S:b:o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hqd:s:S:b:o:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DIM:
             if ((status = parse_dims(optarg, &ro.dims)) != 0)
@@ -374,8 +345,10 @@ int cmd_run(int argc, char **argv)
                               (has_static && ro.split.sweep > 0
                                    ? ht_workflow_sweep_points(ro.split.sweep)
                                    : 0);
-    ro.tune.progress = on_tune_progress;
-    ro.tune.progress_user = &pg;
+    ro.tune.progress = cli_tune_progress;
+    ro.tune.progress_user = &pg.tune;
+    pg.tune.prefix = "tune ";
+    pg.tune.quiet = co.quiet;
     ro.split.on_step = on_step;
     ro.split.on_verify = on_verify;
     ro.split.user = &pg;
@@ -384,8 +357,7 @@ int cmd_run(int argc, char **argv)
     cli_sigint_catch(&sig, &stop_flag);
     rc = ht_workflow_run(spec, dl, n, &ro, &rr, &err);
     cli_sigint_release(&sig);
-    if (pg.tuning)
-        cli_progress_end(&pg.tune);
+    cli_tune_bar_end(&pg.tune);
     if (pg.splitting)
         cli_progress_end(&pg.split);
     if (rc != HT_OK) {
@@ -416,9 +388,9 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "hetune run: skipped device %zu (%s): %s\n", rr.skipped[i].dev->index,
                 rr.skipped[i].dev->name, rr.skipped[i].reason);
     if (!co.json) {
-        print_text(&rr, spec, co.db, rows, nrows, now() - t0);
+        print_text(&rr, spec, co.db, rows, nrows, cli_now() - t0);
     } else {
-        rc = ht_workflow_run_json(spec, co.db, &rr, now() - t0, &text, &err);
+        rc = ht_workflow_run_json(spec, co.db, &rr, cli_now() - t0, &text, &err);
         if (cli_json_text("run", rc, text) != 0 && status == 0)
             status = 1;
     }

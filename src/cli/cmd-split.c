@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "progress.h"
 #include "split-common.h"
 
 static const char split_usage[] =
@@ -95,6 +96,7 @@ static const char split_usage[] =
     "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --json            print one JSON object instead of text\n"
+    CLI_QUIET_HELP
     "  -h, --help            show this help\n"
     "\n"
     "Limitations: every written buffer needs an \"index\" with an axis walked by the\n"
@@ -314,6 +316,7 @@ int cmd_split(int argc, char **argv)
     struct ht_workflow_split_result wr;
     struct cli_verify v = {"split", 0};
     struct report rep;
+    struct cli_tune_bar bar = {.spec = NULL};
     struct ht_error err;
     char *text = NULL;
 
@@ -322,7 +325,7 @@ int cmd_split(int argc, char **argv)
     ht_tune_opts_init(&topts);
     ht_error_clear(&err);
     cli_common_init(&co, "split", split_usage);
-    while ((c = getopt_long(argc, argv, ":hd:s:S:b:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hqd:s:S:b:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_DIM:
             if ((status = cli_parse_uint("split", "--dim", optarg, 2, &u)) != 0)
@@ -375,10 +378,14 @@ int cmd_split(int argc, char **argv)
         goto cleanup;
     wo.db = co.db;
     wo.tune = &topts;
+    topts.progress = cli_tune_progress;
+    topts.progress_user = &bar;
     wo.on_tune = tune_notice;
     wo.on_verify = cli_verify_failed;
     wo.user = &v;
+    bar.quiet = co.quiet;
     rc = ht_workflow_split(spec, dl, n, &wo, &wr, &err);
+    cli_tune_bar_end(&bar);
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
         goto cleanup;

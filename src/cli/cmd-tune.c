@@ -54,44 +54,14 @@ static const char tune_usage[] =
     "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
     "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --json            print one JSON object instead of text\n"
+    CLI_QUIET_HELP
     "  -h, --help            show this help\n"
-    "\n"
-    "On a terminal a progress line on stderr shows configurations done of total, the\n"
-    "time left and the best so far.\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, or a device\n"
     "where no configuration ran and verified), 2 bad input (usage, spec, unknown device\n"
     "or strategy), 130 interrupted\n";
 
 static volatile sig_atomic_t stop_flag;
-
-/* The progress bar, fed by the library's progress callback. */
-struct progress_ctx {
-    const struct ht_spec *spec;
-    struct cli_progress bar;
-    int started;
-};
-
-static void on_progress(const struct ht_tune_progress *p, void *user)
-{
-    struct progress_ctx *ctx = user;
-    char note[512] = "", t[32], cfg[400], label[64];
-
-    if (!ctx->started) {
-        snprintf(label, sizeof label, "%zu %.20s", p->dev->index, p->dev->name);
-        cli_progress_start(&ctx->bar, label, p->total);
-        ctx->started = 1;
-    }
-    if (p->best) {
-        ht_format_seconds(p->best_s, t, sizeof t);
-        ht_format_config(ctx->spec, p->best, cfg, sizeof cfg);
-        snprintf(note, sizeof note, "best %s (%s)", t, cfg);
-    }
-    if (p->cut || p->failed)
-        snprintf(note + strlen(note), sizeof note - strlen(note), "%s%zu cut, %zu failed",
-                 note[0] ? "; " : "", p->cut, p->failed);
-    cli_progress_update(&ctx->bar, p->done, note[0] ? note : NULL);
-}
 
 static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *h, void *u)
 {
@@ -148,6 +118,7 @@ int cmd_tune(int argc, char **argv)
         CLI_OPTION_NO_CACHE,
         CLI_OPTION_CACHE_DIR,
         CLI_OPTION_JSON,
+        CLI_OPTION_QUIET,
         CLI_OPTION_HELP,
         {NULL, 0, NULL, 0},
     };
@@ -161,7 +132,7 @@ int cmd_tune(int argc, char **argv)
     const struct ht_device_info **dl = NULL;
     struct ht_tune_result *tr = NULL;
     char *text = NULL;
-    struct progress_ctx pctx;
+    struct cli_tune_bar bar = {.dev = NULL};
     struct cli_sigint sig = {.held = 0};
     struct ht_error err;
     int c, status = 2, rc, interrupted = 0, missing_best = 0;
@@ -169,7 +140,7 @@ int cmd_tune(int argc, char **argv)
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
     cli_common_init(&co, "tune", tune_usage);
-    while ((c = getopt_long(argc, argv, ":hd:S:b:t:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hqd:S:b:t:", longopts, NULL)) != -1) {
         switch (c) {
         case 't':
             if ((status = cli_parse_seconds("tune", "--time", optarg, &opts.time_limit_s)))
@@ -221,8 +192,10 @@ int cmd_tune(int argc, char **argv)
     /* The first Ctrl-C asks for a clean stop, prints the best so far and exits with 130. */
     cli_sigint_catch(&sig, &stop_flag);
     opts.stop = &stop_flag;
-    opts.progress = on_progress;
-    opts.progress_user = &pctx;
+    opts.progress = cli_tune_progress;
+    opts.progress_user = &bar;
+    bar.spec = spec;
+    bar.quiet = co.quiet;
     opts.on_wait = on_wait;
     opts.wait_user = stderr;
 
@@ -231,9 +204,8 @@ int cmd_tune(int argc, char **argv)
         const struct ht_device_info *dev = dl[ndone] = &plat->devices[i];
         struct ht_tune_result *r = &tr[ndone];
 
-        pctx = (struct progress_ctx){.spec = spec};
         rc = ht_tune_device(spec, dev, store, &opts, r, &err);
-        cli_progress_end(&pctx.bar); /* nothing when no bar was started */
+        cli_tune_bar_end(&bar); /* nothing when no bar was started */
         if (rc != HT_OK) {
             fprintf(stderr, "hetune tune: device %zu (%s): ", dev->index, dev->name);
             status = cli_fail("tune", &err);

@@ -42,6 +42,7 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         status = cli_parse_data_path(cmd, "--data-path", arg, &co->exec.data_path);
         break;
     case CLI_OPT_JSON: co->json = 1; break;
+    case 'q': co->quiet = 1; break;
     case CLI_OPT_TIMEOUT: status = cli_parse_seconds(cmd, "--timeout", arg, &co->exec.timeout_s); break;
     case CLI_OPT_NO_ISOLATE: co->exec.isolate = HT_ISOLATE_OFF; break;
     case CLI_OPT_REPEATS:

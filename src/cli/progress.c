@@ -1,4 +1,4 @@
-/* Progress bar on stderr, for terminals only. */
+/* Progress on stderr: a bar on a terminal, a line every few seconds elsewhere. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "progress.h"
 
-static double now(void)
+double cli_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -25,40 +25,49 @@ static void format_duration(double s, char *buf, size_t size)
         snprintf(buf, size, "%lds", t);
 }
 
-void cli_progress_start(struct cli_progress *p, const char *label, size_t total)
+void cli_progress_start(struct cli_progress *p, const char *label, size_t total, int quiet)
 {
     const char *term = getenv("TERM");
 
     memset(p, 0, sizeof *p);
-    /* Only a real terminal gets a bar; CI and pipes get nothing. */
-    p->active = isatty(STDERR_FILENO) && !(term && !strcmp(term, "dumb")) && !getenv("CI");
+    /* A real terminal gets a bar; a log, a pipe or CI a plain line now and then. */
+    p->mode = quiet ? CLI_PROGRESS_OFF
+              : isatty(STDERR_FILENO) && !(term && !strcmp(term, "dumb")) && !getenv("CI")
+                  ? CLI_PROGRESS_BAR
+                  : CLI_PROGRESS_LINES;
     p->total = total;
-    p->start = now();
+    p->start = p->last_draw = cli_now();
+    if (p->mode == CLI_PROGRESS_BAR)
+        p->last_draw = 0; /* the bar shows at once, the first line after a while */
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
 }
 
 void cli_progress_update(struct cli_progress *p, size_t done, const char *note)
 {
-    char elapsed[32], left[32] = "?";
-    char bar[31];
-    double t, frac;
+    char elapsed[32], left[32] = "?", bar[31];
+    double t = cli_now(), frac;
     size_t fill;
 
-    if (!p->active)
-        return;
-    t = now();
-    if (done < p->total && t - p->last_draw < 0.1)
-        return;
+    if (p->mode == CLI_PROGRESS_OFF ||
+        (done < p->total &&
+         t - p->last_draw < (p->mode == CLI_PROGRESS_BAR ? 0.1 : CLI_PROGRESS_EVERY)) ||
+        (p->mode == CLI_PROGRESS_LINES && done >= p->total))
+        return; /* a line for the end would only repeat the result that follows */
     p->last_draw = t;
+    format_duration(t - p->start, elapsed, sizeof elapsed);
+    if (done > 0)
+        format_duration((t - p->start) / (double)done * (double)(p->total - done), left,
+                        sizeof left);
+    if (p->mode == CLI_PROGRESS_LINES) {
+        fprintf(stderr, "%s: %zu/%zu done, %s elapsed, %s left%s%s\n", p->label, done,
+                p->total, elapsed, left, note ? ", " : "", note ? note : "");
+        return;
+    }
     frac = p->total ? (double)done / (double)p->total : 1.0;
     fill = (size_t)(frac * 30.0);
     for (size_t i = 0; i < 30; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[30] = '\0';
-    format_duration(t - p->start, elapsed, sizeof elapsed);
-    if (done > 0)
-        format_duration((t - p->start) / (double)done * (double)(p->total - done), left,
-                        sizeof left);
     fprintf(stderr, "\r\033[K%s [%s] %zu/%zu %s elapsed, %s left%s%s", p->label, bar, done,
             p->total, elapsed, left, note ? ", " : "", note ? note : "");
     fflush(stderr);
@@ -66,8 +75,40 @@ void cli_progress_update(struct cli_progress *p, size_t done, const char *note)
 
 void cli_progress_end(struct cli_progress *p)
 {
-    if (!p->active)
-        return;
-    fprintf(stderr, "\r\033[K");
+    if (p->mode == CLI_PROGRESS_BAR)
+        fprintf(stderr, "\r\033[K");
     fflush(stderr);
+    p->mode = CLI_PROGRESS_OFF;
+}
+
+void cli_tune_progress(const struct ht_tune_progress *p, void *user)
+{
+    struct cli_tune_bar *b = user;
+    char note[512] = "", t[32], cfg[400] = "", label[64];
+
+    if (b->dev != p->dev) {
+        cli_tune_bar_end(b);
+        snprintf(label, sizeof label, "%s%zu %.20s", b->prefix ? b->prefix : "",
+                 p->dev->index, p->dev->name);
+        cli_progress_start(&b->bar, label, p->total, b->quiet);
+        b->dev = p->dev;
+    }
+    if (p->best) {
+        ht_format_seconds(p->best_s, t, sizeof t);
+        if (b->spec)
+            ht_format_config(b->spec, p->best, cfg, sizeof cfg);
+        snprintf(note, sizeof note, "best %s%s%s%s", t, cfg[0] ? " (" : "", cfg,
+                 cfg[0] ? ")" : "");
+    }
+    if (p->cut || p->failed)
+        snprintf(note + strlen(note), sizeof note - strlen(note), "%s%zu cut, %zu failed",
+                 note[0] ? "; " : "", p->cut, p->failed);
+    cli_progress_update(&b->bar, p->done, note[0] ? note : NULL);
+}
+
+void cli_tune_bar_end(struct cli_tune_bar *b)
+{
+    if (b->dev)
+        cli_progress_end(&b->bar);
+    b->dev = NULL;
 }
