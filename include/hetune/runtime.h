@@ -97,11 +97,21 @@ struct ht_runtime_device {
     double transfer_s;       /* the last launch: its transfers */
 };
 
+/* A device of opts.devices left out because none of its configurations ran and verified,
+ * even after tuning (as hetune split and run skip it). */
+struct ht_runtime_skipped {
+    const struct ht_device_info *dev; /* borrowed from the runtime */
+    char reason[512];
+};
+
 /* What a runtime is doing. Borrowed from the runtime (ht_runtime_info). */
 struct ht_runtime_info {
     const char *spec;        /* the spec's name */
     size_t ndevices;
-    const struct ht_runtime_device *devices; /* ndevices, in the order of opts.devices */
+    const struct ht_runtime_device *devices; /* ndevices, in the order of opts.devices,
+                                skipped ones left out */
+    size_t nskipped;
+    const struct ht_runtime_skipped *skipped; /* nskipped: devices with nothing usable */
     int split;               /* 1: launches co-execute over the used devices; 0: one device
                                 (devices[fastest]) runs alone */
     size_t fastest;          /* the fastest device alone (measured, else by tuned time) */
@@ -124,7 +134,8 @@ struct ht_runtime; /* opaque */
  * cannot be split along opts.dim; HT_EINVAL for a bad option; HT_ENOPLATFORM;
  * HT_ENODEVICE naming a device of opts.devices that is not there; HT_ENOTFOUND naming a
  * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
- * none that verified even after tuning; HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
+ * when no device has one that verified even after tuning (a device without one, when
+ * others have, is skipped: info.skipped); HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
  * that fails while measured); HT_ENOMEM. */
 int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
                     size_t nsizes, const struct ht_runtime_opts *opts,

@@ -24,6 +24,7 @@ struct ht_runtime {
     void **bound;                     /* per spec argument: the caller's array, or NULL */
     struct ht_coexec_result last;
     int have_last;
+    struct ht_runtime_skipped *skipped; /* devices left out: nothing usable */
     struct ht_runtime_info info;
 };
 
@@ -151,6 +152,41 @@ static void note_plan(struct ht_runtime *rt)
 }
 
 /* The decision between splitting over every device and the fastest alone, and rt->cx. */
+/* Each device's best configuration (tuning it first when bo allows). A device where none
+ * ran and verified even after tuning is left out and listed in rt->info.skipped, as split
+ * and run do; the others move up in rt->wd. HT_ENOTFOUND when none is left. */
+static int find_bests(struct ht_runtime *rt, struct ht_store *store, int64_t problem_id,
+                      const struct ht_workflow_best_opts *bo, struct ht_error *err)
+{
+    size_t kept = 0, ns = 0;
+    int rc = HT_OK;
+
+    rt->skipped = calloc(rt->n, sizeof *rt->skipped);
+    if (!rt->skipped)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == HT_OK && i < rt->n; i++) {
+        struct ht_error e;
+        ht_error_clear(&e);
+        rc = ht_workflow_best(rt->spec, store, problem_id, bo, &rt->wd[i], &e);
+        if (rc == HT_ENOTFOUND && bo->tune_missing) {
+            rt->skipped[ns].dev = rt->wd[i].dev;
+            snprintf(rt->skipped[ns++].reason, sizeof rt->skipped[0].reason, "%.511s", e.text);
+            rc = HT_OK;
+        } else if (rc == HT_OK) {
+            rt->wd[kept++] = rt->wd[i];
+        } else if (err && !err->code) {
+            *err = e;
+        }
+    }
+    if (rc == HT_OK && kept == 0)
+        rc = ht_error_set(err, HT_ENOTFOUND, "no device has a usable configuration: %s",
+                          rt->skipped[0].reason);
+    rt->n = kept;
+    rt->info.nskipped = ns;
+    rt->info.skipped = rt->skipped;
+    return rc;
+}
+
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                   const struct ht_coexec_opts *copts, struct ht_error *err)
 {
@@ -335,8 +371,8 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     bo.topts = &topts;
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
-    for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
-        rc = ht_workflow_best(rt->spec, store, problem_id, &bo, &rt->wd[i], err);
+    if (rc == HT_OK)
+        rc = find_bests(rt, store, problem_id, &bo, err);
     ht_store_close(store);
     if (rc != HT_OK)
         goto fail;
@@ -383,6 +419,7 @@ void ht_runtime_close(struct ht_runtime *rt)
     free(rt->bound);
     free(rt->devs);
     free(rt->wd);
+    free(rt->skipped);
     ht_platform_free(rt->plat);
     ht_spec_free(rt->spec);
     free(rt);

@@ -24,6 +24,7 @@
 static char dir[] = "/tmp/hetune-test-runtime-XXXXXX";
 static char spec_path[512], db_path[512];
 static size_t ndevices;
+static uint32_t min_cu, max_cu; /* the devices' fewest and most compute units */
 
 static const char spec_text[] =
     "{\n"
@@ -165,6 +166,51 @@ static void launch_rounds(enum ht_runtime_mode mode, int tune, int expect_tuned)
     ht_runtime_close(rt);
 }
 
+/* A device where nothing is usable (a constraint only the device with the most compute
+ * units meets) is skipped and reported; the runtime goes on with the others. */
+static void test_skipped_device(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    char text[sizeof spec_text + 128], path[600], db[600];
+    const char *at = strstr(spec_text, "  \"args\"");
+    float a[N], b[N], c[N];
+    (void)state;
+
+    if (ndevices < 2 || min_cu == max_cu) {
+        skip(); /* needs two devices that differ in compute units */
+        return;
+    }
+    snprintf(text, sizeof text, "%.*s  \"constraints\": [\"compute_units >= %u\"],\n%s",
+             (int)(at - spec_text), spec_text, max_cu, at);
+    snprintf(path, sizeof path, "%s/skip.json", dir);
+    snprintf(db, sizeof db, "%s/skip.db", dir);
+    write_file(path, text);
+    ht_error_clear(&err);
+    opts_for(&o, 1, HT_RUNTIME_SPLIT);
+    o.db = db;
+    if (ht_runtime_open(path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->ndevices + info->nskipped, ndevices);
+    assert_true(info->nskipped >= 1);
+    assert_int_equal(info->split, info->ndevices > 1);
+    assert_true(info->skipped[0].dev->compute_units < max_cu);
+    assert_non_null(strstr(info->skipped[0].reason, "no configuration"));
+    assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+    fill(b, c, a, 1);
+    if (ht_runtime_launch(rt, &err) != HT_OK)
+        fail_msg("launch: %s", err.text);
+    check(a, b, c);
+    ht_runtime_close(rt);
+    unlink(path);
+    unlink(db);
+}
+
 static void test_tune_then_split(void **state)
 {
     (void)state;
@@ -245,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_skipped_device),
     };
     struct ht_platform *plat = NULL;
     struct ht_error err;
@@ -258,6 +305,12 @@ int main(void)
         return 77;
     }
     ndevices = plat->count;
+    min_cu = max_cu = plat->devices[0].compute_units;
+    for (size_t i = 1; i < plat->count; i++) {
+        uint32_t cu = plat->devices[i].compute_units;
+        min_cu = cu < min_cu ? cu : min_cu;
+        max_cu = cu > max_cu ? cu : max_cu;
+    }
     ht_platform_free(plat);
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
