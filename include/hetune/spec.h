@@ -51,6 +51,12 @@ int ht_type_parse(const char *name, enum ht_type *out);
 enum ht_access { HT_ACCESS_READ, HT_ACCESS_WRITE, HT_ACCESS_READWRITE, HT_ACCESS_TEMP };
 enum ht_init { HT_INIT_RANDOM, HT_INIT_ZERO, HT_INIT_IOTA, HT_INIT_FILE };
 
+/* How verification compares a written buffer with its reference (the buffer's "verify",
+ * docs/spec.md "Verification"): every element; only the elements the reference wrote (those
+ * it left holding the poison, or NaN in a reference file, are skipped); the sums of the two
+ * (their lengths may differ); or not at all. */
+enum ht_check { HT_CHECK_ALL, HT_CHECK_WRITTEN, HT_CHECK_SUM, HT_CHECK_NONE };
+
 struct ht_axis_index {
     int dim;               /* 0 (gx), 1 (gy), 2 (gz), or -1: the axis is needed whole */
     struct ht_expr *halo;  /* extra elements a work-item reads past its own; NULL is 0 */
@@ -68,11 +74,16 @@ struct ht_arg {
     char *init_path;           /* HT_INIT_FILE: the path, resolved against the spec's folder */
     int has_index;
     struct ht_axis_index index[3];
+    enum ht_check check;       /* write and readwrite buffers: how verification compares it */
+    char *ref_path;            /* verify.outputs: its reference output's file (resolved
+                                  against the spec's folder; .npy or raw), or NULL */
     /* scalars */
     struct ht_expr *value;
 };
 
-enum ht_verify_kind { HT_VERIFY_NONE, HT_VERIFY_CONFIG, HT_VERIFY_KERNEL };
+/* HT_VERIFY_FILE: no reference run; every compared buffer has a reference file
+ * (ht_arg.ref_path). With CONFIG or KERNEL, the buffers that have a file use it. */
+enum ht_verify_kind { HT_VERIFY_NONE, HT_VERIFY_CONFIG, HT_VERIFY_KERNEL, HT_VERIFY_FILE };
 
 /* The most stages a pipeline may have. */
 #define HT_MAX_STAGES 16
@@ -117,6 +128,12 @@ struct ht_spec {
      * default) means all of args, in order. */
     size_t nverify_args;
     size_t *verify_args;
+    /* verify.global and verify.local: the reference kernel's own NDRange, expressions over
+     * sizes and device variables only; verify_ndims 0: the top-level ndrange, with the
+     * work-group size left to the runtime. verify_local all NULL: left to the runtime. */
+    unsigned verify_ndims;
+    struct ht_expr *verify_global[3];
+    struct ht_expr *verify_local[3];
 };
 
 /* A problem size given on the command line (--size NAME=VALUE). */

@@ -71,6 +71,9 @@ struct ht_session {
     struct ht__hostbuf *inputs;        /* per arg: initial data of read and readwrite buffers */
     struct ht__hostbuf *outputs;       /* per arg: written buffers of the last eval */
     struct ht__hostbuf *refs;          /* per arg: the reference outputs */
+    struct ht__hostbuf *file_refs;     /* per arg: reference outputs read from files
+                                          (verify.outputs; npy.h), read once */
+    int have_file_refs;
     struct ht__hostbuf *inplace_out;   /* where in-place written buffers live: outputs, or
                                           refs while the reference configuration runs */
     int have_outputs;                  /* outputs hold the last eval's results */
@@ -261,10 +264,13 @@ struct ht__cmp {
     char first[256];     /* the first mismatch, "" when none */
 };
 
-/* Compares got with exp element by element and accumulates into c (initialise it to
- * zeros). Floats match when |got - exp| <= atol + rtol * |exp| and neither is NaN;
- * integers match exactly. A count that differs from the reference is one mismatch with a
- * message saying so. */
+/* Compares got with exp as arg->check says and accumulates into c (initialise it to
+ * zeros): element by element (HT_CHECK_ALL), the elements exp does not hold poison in
+ * (HT_CHECK_WRITTEN: NaN for floats, the 0xA5 bytes for integers), the sums (HT_CHECK_SUM:
+ * every element of got against exp's elements that are not poison; one comparison), or not
+ * at all (HT_CHECK_NONE). Floats match when |got - exp| <= atol + rtol * |exp| and neither
+ * is NaN; integers match exactly. A count that differs from the reference, but for a sum,
+ * is one mismatch with a message saying so. */
 void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
                  const struct ht__hostbuf *exp, double rtol, double atol, struct ht__cmp *c);
 

@@ -64,11 +64,23 @@ static void note_error(struct ht__cmp *c, double abs_err, double exp)
     }
 }
 
+/* 1 when integer element i of p holds the poison pattern (ht__poison_pattern), bit for bit:
+ * an element nobody wrote. */
+static int int_unwritten(enum ht_type t, const void *p, size_t i)
+{
+    unsigned char pat[8];
+    size_t es = ht_type_size(t);
+
+    ht__poison_pattern(t, pat);
+    return memcmp((const unsigned char *)p + i * es, pat, es) == 0;
+}
+
 static void compare_float(const struct ht_arg *arg, const struct ht__hostbuf *got,
                           const struct ht__hostbuf *exp, double rtol, double atol,
                           struct ht__cmp *c)
 {
     int prec = arg->type == HT_TYPE_FLOAT ? 9 : 17;
+    int written = arg->check == HT_CHECK_WRITTEN;
 
     for (size_t i = 0; i < got->count; i++) {
         double g = load_float(arg->type, got->data, i);
@@ -76,6 +88,10 @@ static void compare_float(const struct ht_arg *arg, const struct ht__hostbuf *go
         double d = fabs(g - e);
         int ok;
 
+        /* Poison is NaN: an element the reference left unwritten, which "written" skips. */
+        if (written && isnan(e))
+            continue;
+        c->compared++;
         if (isnan(g) || isnan(e))
             ok = 0; /* poison, or an output nobody wrote */
         else if (isinf(g) || isinf(e)) {
@@ -99,12 +115,16 @@ static void compare_int(const struct ht_arg *arg, const struct ht__hostbuf *got,
                         const struct ht__hostbuf *exp, struct ht__cmp *c)
 {
     int is_signed = ht_type_is_signed(arg->type);
+    int written = arg->check == HT_CHECK_WRITTEN;
 
     for (size_t i = 0; i < got->count; i++) {
         int64_t gs, es;
         uint64_t gu, eu;
         double gd, ed;
 
+        if (written && int_unwritten(arg->type, exp->data, i))
+            continue;
+        c->compared++;
         load_int(arg->type, got->data, i, &gs, &gu);
         load_int(arg->type, exp->data, i, &es, &eu);
         if (is_signed ? gs == es : gu == eu)
@@ -125,17 +145,123 @@ static void compare_int(const struct ht_arg *arg, const struct ht__hostbuf *got,
     }
 }
 
+/* Neumaier's compensated sum: the order of a few thousand partial sums does not show. */
+struct ksum {
+    double s, comp;
+};
+
+static void ksum_add(struct ksum *k, double x)
+{
+    double t = k->s + x;
+
+    if (fabs(k->s) >= fabs(x))
+        k->comp += (k->s - t) + x;
+    else
+        k->comp += (x - t) + k->s;
+    k->s = t;
+}
+
+/* "sum": the sum of every element of got against the sum of the elements the reference
+ * wrote (so that a reference may write its total into one element of a buffer whose
+ * length is the configuration's number of work-groups). One comparison. */
+static void compare_sum(const struct ht_arg *arg, const struct ht__hostbuf *got,
+                        const struct ht__hostbuf *exp, double rtol, double atol,
+                        struct ht__cmp *c)
+{
+    int prec = arg->type == HT_TYPE_FLOAT ? 9 : 17;
+    size_t used = 0;
+    char where[96];
+    int ok;
+
+    snprintf(where, sizeof where, "sum(%s) of %zu element%s", arg->name, got->count,
+             got->count == 1 ? "" : "s");
+    c->compared++;
+    if (ht_type_is_float(arg->type)) {
+        struct ksum g = {0.0, 0.0}, e = {0.0, 0.0};
+        double gs, es, d;
+        for (size_t i = 0; i < got->count; i++)
+            ksum_add(&g, load_float(arg->type, got->data, i));
+        for (size_t i = 0; i < exp->count; i++) {
+            double x = load_float(arg->type, exp->data, i);
+            if (isnan(x))
+                continue;
+            ksum_add(&e, x);
+            used++;
+        }
+        gs = g.s + g.comp;
+        es = e.s + e.comp;
+        d = fabs(gs - es);
+        /* A NaN in got is an unwritten partial sum (poison): never a match. */
+        if (isinf(gs) || isinf(es)) {
+            ok = used && gs == es;
+            d = ok ? 0.0 : INFINITY;
+        } else {
+            ok = used && !isnan(gs) && d <= atol + rtol * fabs(es);
+            d = isnan(d) ? INFINITY : d;
+        }
+        note_error(c, d, isfinite(es) ? es : 0.0);
+        if (!ok && c->mismatches++ == 0)
+            snprintf(c->first, sizeof c->first, "%s: got %.*g, expected %.*g (the sum of the "
+                     "%zu element%s the reference wrote)", where, prec, gs, prec, es, used,
+                     used == 1 ? "" : "s");
+    } else {
+        /* Integer sums wrap modulo 2^64 on both sides: exact, whatever the order. */
+        int is_signed = ht_type_is_signed(arg->type);
+        uint64_t gu = 0, eu = 0;
+        for (size_t i = 0; i < got->count; i++) {
+            int64_t s;
+            uint64_t u;
+            load_int(arg->type, got->data, i, &s, &u);
+            gu += is_signed ? (uint64_t)s : u;
+        }
+        for (size_t i = 0; i < exp->count; i++) {
+            int64_t s;
+            uint64_t u;
+            if (int_unwritten(arg->type, exp->data, i))
+                continue;
+            load_int(arg->type, exp->data, i, &s, &u);
+            eu += is_signed ? (uint64_t)s : u;
+            used++;
+        }
+        ok = used && gu == eu;
+        if (!ok) {
+            double gd = is_signed ? (double)(int64_t)gu : (double)gu;
+            double ed = is_signed ? (double)(int64_t)eu : (double)eu;
+            note_error(c, fabs(gd - ed), ed);
+            if (c->mismatches++ == 0) {
+                if (is_signed)
+                    snprintf(c->first, sizeof c->first, "%s: got %" PRId64 ", expected %" PRId64
+                             " (the sum of the %zu element%s the reference wrote)", where,
+                             (int64_t)gu, (int64_t)eu, used, used == 1 ? "" : "s");
+                else
+                    snprintf(c->first, sizeof c->first, "%s: got %" PRIu64 ", expected %" PRIu64
+                             " (the sum of the %zu element%s the reference wrote)", where, gu,
+                             eu, used, used == 1 ? "" : "s");
+            }
+        }
+    }
+}
+
 void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
                  const struct ht__hostbuf *exp, double rtol, double atol, struct ht__cmp *c)
 {
+    if (arg->check == HT_CHECK_NONE)
+        return;
+    if (arg->check == HT_CHECK_SUM && got->data && exp->data) {
+        compare_sum(arg, got, exp, rtol, atol, c);
+        return;
+    }
     if (got->count != exp->count || !got->data || !exp->data) {
         if (c->mismatches++ == 0)
             snprintf(c->first, sizeof c->first,
-                     "%s: has %zu elements but the reference has %zu", arg->name, got->count,
-                     exp->count);
+                     "%s: has %zu elements but the reference has %zu%s", arg->name, got->count,
+                     exp->count,
+                     got->data && exp->data
+                         ? " (a buffer whose length depends on the configuration can be "
+                           "compared by its sum: \"verify\": \"sum\")"
+                         : "");
         return;
     }
-    c->compared += got->count;
     if (ht_type_is_float(arg->type))
         compare_float(arg, got, exp, rtol, atol, c);
     else

@@ -42,14 +42,16 @@ static const char *const kernel_fields[] = {"file", "name", "options"};
 static const char *const ndrange_fields[] = {"global", "local"};
 static const char *const param_fields[] = {"values", "range", "step", "pow2"};
 static const char *const arg_fields[] = {"name", "type", "shape", "access",
-                                         "init", "index", "value"};
+                                         "init", "index", "value", "verify"};
 static const char *const index_fields[] = {"dim", "halo"};
-static const char *const verify_fields[] = {"reference", "kernel", "rtol", "atol", "args"};
+static const char *const verify_fields[] = {"reference", "kernel", "rtol",   "atol",
+                                            "args",      "global", "local", "outputs"};
 static const char *const stage_fields[] = {"kernel", "ndrange", "args", "when"};
 static const char *const timing_fields[] = {"repeats", "keep_best"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 static const char *const access_names[] = {"read", "write", "readwrite", "temp"};
 static const char *const init_names[] = {"random", "zero", "iota"};
+static const char *const check_names[] = {"all", "written", "sum", "none"}; /* enum ht_check */
 static const char *const function_names[] = {"min", "max", "ceil_div", "is_pow2", "log2"};
 
 /* ---- the JSON path and error reports ---------------------------------------------------- */
@@ -974,6 +976,29 @@ static int load_init(struct loader *l, struct ht_arg *a, const char *init)
     return 0;
 }
 
+/* The buffer's optional "verify": how verification compares it (write and readwrite
+ * buffers only, which are the ones compared). */
+static int load_check(struct loader *l, struct ht_arg *a, json_t *obj)
+{
+    const char *check;
+    char h[400];
+    int k, rc;
+
+    if ((rc = get_string(l, obj, "verify", 0, &check)) || !check)
+        return rc;
+    push_key(l, "verify");
+    if (a->access == HT_ACCESS_READ || a->access == HT_ACCESS_TEMP)
+        return fail_key(l, HT_ESPEC, "%s buffer '%s' is never compared: 'verify' is for write "
+                        "and readwrite buffers", access_names[a->access], a->name);
+    if ((k = word_index(check, check_names, COUNT(check_names))) < 0) {
+        hint(check, check_names, COUNT(check_names), NULL, h, sizeof h);
+        return fail(l, HT_ESPEC, "unknown verify '%s'%s", check, h);
+    }
+    a->check = (enum ht_check)k;
+    pop(l);
+    return 0;
+}
+
 static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *shape)
 {
     json_t *index = json_object_get(obj, "index");
@@ -1027,12 +1052,12 @@ static int load_buffer(struct loader *l, struct ht_arg *a, json_t *obj, json_t *
         return rc;
     if (index && (rc = load_index(l, a, index)))
         return rc;
-    return 0;
+    return load_check(l, a, obj);
 }
 
 static int load_arg(struct loader *l, size_t i, json_t *obj)
 {
-    static const char *const buffer_only[] = {"access", "init", "index"};
+    static const char *const buffer_only[] = {"access", "init", "index", "verify"};
     struct ht_arg *a = &l->spec->args[i];
     const char *name, *type;
     json_t *shape, *value;
@@ -1376,10 +1401,167 @@ cleanup:
     return rc;
 }
 
+/* verify.global and verify.local: the reference kernel's own NDRange, which must not depend
+ * on the configuration (it computes the same outputs for every one). */
+static int load_verify_ndrange(struct loader *l, json_t *v)
+{
+    struct ht_spec *spec = l->spec;
+    const struct ht_space_def *d = &spec->space;
+    static const char *const keys[2] = {"global", "local"};
+    json_t *arr[2] = {json_object_get(v, "global"), json_object_get(v, "local")};
+    struct ht_expr **exprs[2] = {spec->verify_global, spec->verify_local};
+    int rc;
+
+    if (!arr[0] && !arr[1])
+        return 0;
+    if (spec->verify != HT_VERIFY_KERNEL) {
+        push_key(l, arr[0] ? "global" : "local");
+        return fail_key(l, HT_ESPEC, "verify.%s is the reference kernel's NDRange: it is only "
+                        "used with verify.kernel", arr[0] ? "global" : "local");
+    }
+    if (!arr[0]) {
+        push_key(l, "local");
+        return fail_key(l, HT_ESPEC, "verify.local needs verify.global, the reference kernel's "
+                        "global size");
+    }
+    for (unsigned k = 0; k < 2; k++) {
+        size_t n;
+        if (!arr[k])
+            continue;
+        push_key(l, keys[k]);
+        if ((rc = want_array(l, arr[k])))
+            return rc;
+        n = json_array_size(arr[k]);
+        if (k == 0 && (n < 1 || n > 3))
+            return fail(l, HT_ESPEC, "global must have 1 to 3 dimensions, not %zu", n);
+        if (k == 1 && n != spec->verify_ndims)
+            return fail(l, HT_ESPEC, "local has %zu dimension%s but global has %u", n,
+                        n == 1 ? "" : "s", spec->verify_ndims);
+        if (k == 0)
+            spec->verify_ndims = (unsigned)n;
+        for (size_t i = 0; i < n; i++) {
+            push_index(l, i);
+            if ((rc = compile_extent(l, json_array_get(arr[k], i), &exprs[k][i])))
+                return rc;
+            for (size_t p = 0; p < d->nparams; p++)
+                if (ht_expr_uses(exprs[k][i], ht_space_param_slot(d, p)))
+                    return fail(l, HT_EEXPR, "'%s' uses the parameter '%s': the reference "
+                                "kernel's NDRange is the same for every configuration, so it "
+                                "may use sizes and device variables only",
+                                ht_expr_source(exprs[k][i]), d->params[p].name);
+            pop(l);
+        }
+        pop(l);
+    }
+    /* Eq. 2 now when both extents are known. */
+    for (unsigned i = 0; arr[1] && i < spec->verify_ndims; i++) {
+        int64_t g, w;
+        if (!size_only(l, spec->verify_global[i]) || !size_only(l, spec->verify_local[i]))
+            continue;
+        push_key(l, "local");
+        push_index(l, i);
+        if ((rc = eval_now(l, spec->verify_global[i], &g)) ||
+            (rc = eval_now(l, spec->verify_local[i], &w)))
+            return rc;
+        if (g % w)
+            return fail(l, HT_ESPEC, "the reference kernel's global size %" PRId64 " is not a "
+                        "multiple of its local size %" PRId64 " in dimension %u (Eq. 2)", g, w,
+                        i);
+        pop(l);
+        pop(l);
+    }
+    return 0;
+}
+
+/* verify.outputs: {"name": "file:PATH"}, the reference output of written buffers read from
+ * files (raw little-endian or .npy; their contents are checked before anything is built,
+ * when a session is created, against the buffer's type and shape). */
+static int load_outputs(struct loader *l, json_t *outputs)
+{
+    struct ht_spec *spec = l->spec;
+    const char **names = NULL;
+    size_t nnames = 0;
+    int rc = 0;
+
+    push_key(l, "outputs");
+    if ((rc = want_object(l, outputs)))
+        return rc;
+    if (!(names = calloc(spec->nargs ? spec->nargs : 1, sizeof *names)))
+        return nomem(l);
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (spec->args[i].is_buffer && (spec->args[i].access == HT_ACCESS_WRITE ||
+                                        spec->args[i].access == HT_ACCESS_READWRITE))
+            names[nnames++] = spec->args[i].name;
+    for (void *it = json_object_iter(outputs); it && !rc;
+         it = json_object_iter_next(outputs, it)) {
+        const char *key = json_object_iter_key(it), *path;
+        json_t *val = json_object_iter_value(it);
+        struct ht_arg *a = NULL;
+        struct ht_error rerr;
+        char why[256], h[400];
+        FILE *f;
+
+        push_key(l, key);
+        for (size_t i = 0; i < spec->nargs && !a; i++)
+            if (!strcmp(spec->args[i].name, key))
+                a = &spec->args[i];
+        if (!a) {
+            hint(key, names, nnames, NULL, h, sizeof h);
+            rc = fail_key(l, HT_ESPEC, "no argument named '%s'%s", key, nnames ? h : "");
+            break;
+        }
+        if (!a->is_buffer || a->access == HT_ACCESS_READ || a->access == HT_ACCESS_TEMP) {
+            rc = fail_key(l, HT_ESPEC, "'%s' is %s: only write and readwrite buffers have "
+                          "reference outputs", key, !a->is_buffer ? "a scalar" :
+                          a->access == HT_ACCESS_READ ? "a read buffer" : "a temp buffer");
+            break;
+        }
+        if (a->check == HT_CHECK_NONE) {
+            rc = fail_key(l, HT_ESPEC, "buffer '%s' is not compared (\"verify\": \"none\"): "
+                          "its reference output would never be read", key);
+            break;
+        }
+        if (!json_is_string(val) || strncmp(json_string_value(val), "file:", 5) != 0) {
+            rc = json_is_string(val)
+                     ? fail(l, HT_ESPEC, "a reference output is \"file:PATH\" (raw "
+                            "little-endian, or .npy), not '%s'", json_string_value(val))
+                     : fail(l, HT_ESPEC, "must be a string \"file:PATH\", not %s",
+                            json_kind(val));
+            break;
+        }
+        path = json_string_value(val) + 5;
+        if (!path[0]) {
+            rc = fail(l, HT_ESPEC, "'file:' needs a path after it");
+            break;
+        }
+        if (!(a->ref_path = ht__path_join(spec->dir, path))) {
+            rc = nomem(l);
+            break;
+        }
+        ht_error_clear(&rerr);
+        if (access(a->ref_path, R_OK) != 0) {
+            rc = fail(l, HT_ESPEC, "cannot read reference file '%s': %s", a->ref_path,
+                      lower_strerror(errno, why, sizeof why));
+            break;
+        }
+        if (ht__open_regular(a->ref_path, &f, NULL, &rerr) != HT_OK) {
+            rc = fail(l, HT_ESPEC, "reference file %s%s%s", rerr.file, rerr.file[0] ? ": " : "",
+                      rerr.text);
+            break;
+        }
+        fclose(f);
+        pop(l);
+    }
+    free(names);
+    if (!rc)
+        pop(l);
+    return rc;
+}
+
 static int load_verify(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
-    json_t *v = json_object_get(root, "verify"), *ref, *args;
+    json_t *v = json_object_get(root, "verify"), *ref, *args, *outputs;
     const char *kernel;
     int rc;
 
@@ -1388,9 +1570,20 @@ static int load_verify(struct loader *l, json_t *root)
     push_key(l, "verify");
     if ((rc = want_object(l, v)) ||
         (rc = check_fields(l, v, verify_fields, COUNT(verify_fields))) ||
-        (rc = field(l, v, "reference", 1, &ref)) || (rc = load_reference(l, ref)) ||
         (rc = get_string(l, v, "kernel", 0, &kernel)))
         return rc;
+    ref = json_object_get(v, "reference");
+    outputs = json_object_get(v, "outputs");
+    if (!ref && !kernel && !outputs) {
+        push_key(l, "reference");
+        return fail(l, HT_ESPEC, "missing required field 'reference' (a configuration, or "
+                    "\"kernel\" with verify.kernel), or reference files in verify.outputs");
+    }
+    /* verify.kernel alone means a reference kernel; verify.outputs alone, files only. */
+    if (ref && (rc = load_reference(l, ref)))
+        return rc;
+    if (!ref)
+        spec->verify = kernel ? HT_VERIFY_KERNEL : HT_VERIFY_FILE;
     if (spec->verify == HT_VERIFY_KERNEL && !kernel) {
         push_key(l, "kernel");
         return fail(l, HT_ESPEC, "reference \"kernel\" needs the reference kernel's name in "
@@ -1420,9 +1613,20 @@ static int load_verify(struct loader *l, json_t *root)
                         "of args)");
         pop(l);
     }
-    if ((rc = nonneg_number(l, v, "rtol", &spec->rtol)) ||
+    if ((rc = load_verify_ndrange(l, v)) || (outputs && (rc = load_outputs(l, outputs))) ||
+        (rc = nonneg_number(l, v, "rtol", &spec->rtol)) ||
         (rc = nonneg_number(l, v, "atol", &spec->atol)))
         return rc;
+    /* Without a reference run, a compared buffer with no file would pass unverified. */
+    for (size_t i = 0; i < spec->nargs && spec->verify == HT_VERIFY_FILE; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        if (!a->is_buffer || a->access == HT_ACCESS_READ || a->access == HT_ACCESS_TEMP ||
+            a->check == HT_CHECK_NONE || a->ref_path)
+            continue;
+        push_key(l, "outputs");
+        return fail(l, HT_ESPEC, "buffer '%s' has no reference: give its file here, a "
+                    "verify.reference, or \"verify\": \"none\" in args[%zu]", a->name, i);
+    }
     pop(l);
     return 0;
 }
@@ -1581,6 +1785,7 @@ void ht_spec_free(struct ht_spec *spec)
             ht_expr_free(a->index[k].halo);
         }
         free(a->init_path);
+        free(a->ref_path);
         ht_expr_free(a->value);
     }
     free(spec->args);
@@ -1596,6 +1801,10 @@ void ht_spec_free(struct ht_spec *spec)
     }
     free(spec->pipeline);
     free(spec->verify_args);
+    for (unsigned k = 0; k < 3; k++) {
+        ht_expr_free(spec->verify_global[k]);
+        ht_expr_free(spec->verify_local[k]);
+    }
     free(spec->path);
     free(spec->dir);
     free(spec->name);
