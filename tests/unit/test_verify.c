@@ -116,7 +116,7 @@ static void expect_refused(const char *dict, int version, const char *words)
 
 static void test_npy_refused(void **state)
 {
-    unsigned char buf[64];
+    unsigned char buf[512];
     struct ht__npy h;
     struct ht_error err;
 
