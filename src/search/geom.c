@@ -18,6 +18,43 @@ static size_t hash_ranks(const struct ht__geom *g, const uint32_t *ranks)
     return (size_t)ht__fnv1a(HT__FNV_INIT, ranks, g->nparams * sizeof *ranks);
 }
 
+/* The distinct values of parameter p in col, increasing; returns how many. They are kept
+ * sorted as they come while they are few (a drawn sample has 2^16 rows and a parameter a
+ * handful of values, so this beats sorting the column); past DISTINCT_FEW the column is
+ * sorted instead, so a parameter of many values stays O(n log n). */
+#define DISTINCT_FEW 256
+static size_t distinct_values(const struct ht_search_space *space, size_t p, int64_t *col)
+{
+    size_t n = space->count, np = space->nparams, nv = 0;
+
+    for (size_t i = 0; i < n && nv <= DISTINCT_FEW; i++) {
+        int64_t v = space->configs[i * np + p];
+        size_t lo = 0, hi = nv;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (col[mid] < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < nv && col[lo] == v)
+            continue;
+        memmove(col + lo + 1, col + lo, (nv - lo) * sizeof *col);
+        col[lo] = v;
+        nv++;
+    }
+    if (nv <= DISTINCT_FEW)
+        return nv;
+    for (size_t i = 0; i < n; i++)
+        col[i] = space->configs[i * np + p];
+    qsort(col, n, sizeof *col, cmp_i64);
+    nv = 0;
+    for (size_t i = 0; i < n; i++)
+        if (nv == 0 || col[i] != col[nv - 1])
+            col[nv++] = col[i];
+    return nv;
+}
+
 void ht__geom_destroy(struct ht__geom *g)
 {
     free(g->nvalues);
@@ -49,13 +86,7 @@ int ht__geom_build(struct ht__geom *g, const struct ht_search_space *space,
         goto fail;
 
     for (size_t p = 0; p < np; p++) {
-        size_t nv = 0;
-        for (size_t i = 0; i < n; i++)
-            col[i] = space->configs[i * np + p];
-        qsort(col, n, sizeof *col, cmp_i64);
-        for (size_t i = 0; i < n; i++)
-            if (nv == 0 || col[i] != col[nv - 1])
-                col[nv++] = col[i];
+        size_t nv = distinct_values(space, p, col);
         g->nvalues[p] = nv;
         g->weight[p] = nv > 1 ? 1.0 / (double)(nv - 1) : 0.0;
         for (size_t i = 0; i < n; i++) {

@@ -32,6 +32,11 @@ void ht_space_vars(const struct ht_space_def *def, const struct ht_device_info *
         memset(vars + ht_space_devvar_slot(def, 0), 0, HT_DEVICE_NVARS * sizeof *vars);
 }
 
+/* Whether a rejection's message would be kept: checking is the inner loop of the
+ * enumerator and of the draws (search/draw.c), which pass no err, so names and values are
+ * formatted only for a caller that reads them. */
+#define WANTS_TEXT(err) ((err) && !(err)->code)
+
 /* Fills err (when it holds nothing yet) with a rule's name and the reason. */
 static int reject(struct ht_error *err, int code, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -58,15 +63,18 @@ static int extent(const struct ht_expr *e, const int64_t *vars, const char *what
     int64_t v;
     int rc = ht_expr_eval(e, vars, &v);
 
+    if (rc == HT_OK && v > 0) {
+        *out = (uint64_t)v;
+        return HT_OK;
+    }
+    if (!WANTS_TEXT(err))
+        return HT_EINVAL;
     snprintf(field, sizeof field, "ndrange.%s[%u]", what, d);
     if (rc != HT_OK)
         return reject(err, HT_EINVAL, field, "'%s' cannot be evaluated: %s",
                       ht_expr_source(e), ht_strerror(rc));
-    if (v <= 0)
-        return reject(err, HT_EINVAL, field, "'%s' is %" PRId64 ", but a size must be positive",
-                      ht_expr_source(e), v);
-    *out = (uint64_t)v;
-    return HT_OK;
+    return reject(err, HT_EINVAL, field, "'%s' is %" PRId64 ", but a size must be positive",
+                  ht_expr_source(e), v);
 }
 
 int ht_space_ndrange(const struct ht_space_def *def, const int64_t *vars, uint64_t global[3],
@@ -136,7 +144,8 @@ static int check_param(const struct ht_space_def *def, size_t i, const int64_t *
     char field[300];
     int rc;
 
-    snprintf(field, sizeof field, "params.%s", p->name);
+    if (WANTS_TEXT(err))
+        snprintf(field, sizeof field, "params.%s", p->name);
     if (p->kind == HT_PARAM_VALUES) {
         char list[512];
         size_t used = 0;
@@ -157,6 +166,8 @@ static int check_param(const struct ht_space_def *def, size_t i, const int64_t *
                 if (p->values[k] == v)
                     return HT_OK;
         }
+        if (!WANTS_TEXT(err))
+            return HT_ECONSTRAINT;
         list[0] = '\0';
         for (size_t k = 0; k < p->nvalues && used < sizeof list - 8; k++) {
             int w = snprintf(list + used, sizeof list - 8 - used, "%s%" PRId64, k ? ", " : "",
@@ -230,7 +241,7 @@ static int check_vars(const struct ht_space_def *def, const struct ht_device_inf
         if ((rc = check_param(def, i, vars, err)) != HT_OK)
             return rc;
     ht_error_clear(&nd);
-    if (ht_space_ndrange(def, vars, global, local, &nd) != HT_OK)
+    if (ht_space_ndrange(def, vars, global, local, WANTS_TEXT(err) ? &nd : NULL) != HT_OK)
         return reject(err, HT_ECONSTRAINT, nd.field, "%s", nd.text);
 
     if (def->local[0]) {
@@ -296,7 +307,11 @@ static int check_vars(const struct ht_space_def *def, const struct ht_device_inf
         int64_t v;
         char vals[512];
 
-        if ((rc = ht_expr_eval(c->expr, vars, &v)) != HT_OK) {
+        if ((rc = ht_expr_eval(c->expr, vars, &v)) == HT_OK && v != 0)
+            continue;
+        if (!WANTS_TEXT(err))
+            return HT_ECONSTRAINT;
+        if (rc != HT_OK) {
             used_values(def, c->expr, vars, vals, sizeof vals);
             return reject(err, HT_ECONSTRAINT, c->origin, "'%s' cannot be evaluated: %s (%s)",
                           ht_expr_source(c->expr), ht_strerror(rc), vals);
