@@ -470,8 +470,13 @@ void ht_split_sched_free(struct ht_split_sched *s);
  * overshoots; the owned units are unchanged). Written buffers must then have S elements
  * along d with S a multiple of L (so of every G_i). The other dimensions may differ freely.
  *
- * Kernels must find their position with get_global_id (DESIGN.md): get_global_size and
- * get_group_id see the chunk, not the whole NDRange.
+ * Group ids. A kernel that names get_group_id, get_num_groups or get_global_size (or
+ * #includes a file, which might) is built, for tuning and co-execution alike, after a
+ * prologue that makes a chunk launched with a global work offset see the whole NDRange of
+ * its device's configuration: get_group_id(d) + get_global_offset(d) / get_local_size(d),
+ * the whole launch's number of groups and global size (docs/spec.md). Such a device's
+ * chunks start on one of its own work-groups: a chunk that would start inside one starts
+ * at its first work-item, recomputing up to wg - 1 work-items it does not own.
  *
  * Timing. ht_coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
  * wall time of each is measured from before the device threads start to after the last
@@ -587,6 +592,16 @@ struct ht_coexec; /* opaque */
 int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
                      struct ht_error *err);
+
+/* Checks what can be checked of a co-execution of spec on n devices along dim with the
+ * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
+ * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
+ * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
+ * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
+ * the spec). ht_coexec_create checks the same, and what needs configurations (sizes that
+ * are not multiples, halos). */
+int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                         size_t n, struct ht_error *err);
 
 /* Frees a co-execution; NULL is allowed. */
 void ht_coexec_free(struct ht_coexec *cx);

@@ -2,6 +2,7 @@
  * way): the key covers everything that can change the binary, a hit loads it with
  * clCreateProgramWithBinary, and a file that cannot be used is compiled again and rewritten. */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,17 @@ static uint64_t hash_field(uint64_t h, const void *data, size_t size)
     return ht__fnv1a(h, data, size);
 }
 
-static uint64_t hash_all(const struct ht_session *s, const char *options, uint64_t h)
+static uint64_t hash_all(const struct ht_session *s, const char *prologue, const char *options,
+                         uint64_t h)
 {
     const struct ht_device_info *d = s->dev;
     static const char format[] = "hetune-binary-1";
 
     h = hash_field(h, format, sizeof format - 1);
     h = hash_field(h, s->spec->source, s->spec->source_len);
+    /* Only when there is one: a program without a prologue keeps the key it always had. */
+    if (prologue && *prologue)
+        h = hash_field(h, prologue, strlen(prologue));
     h = hash_field(h, options, strlen(options));
     h = hash_field(h, d->name, strlen(d->name));
     h = hash_field(h, d->version, strlen(d->version));
@@ -40,11 +45,76 @@ static uint64_t hash_all(const struct ht_session *s, const char *options, uint64
     return h;
 }
 
-void ht__cache_key(const struct ht_session *s, const char *options, char *buf)
+void ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
+                   char *buf)
 {
     snprintf(buf, 33, "%016llx%016llx",
-             (unsigned long long)hash_all(s, options, HT__FNV_INIT),
-             (unsigned long long)hash_all(s, options, FNV_SEED2));
+             (unsigned long long)hash_all(s, prologue, options, HT__FNV_INIT),
+             (unsigned long long)hash_all(s, prologue, options, FNV_SEED2));
+}
+
+/* Whether src[i] starts an identifier n characters long (nothing of one on either side). */
+static int whole_word(const char *src, size_t len, size_t i, size_t n)
+{
+    return !(i > 0 && (isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_')) &&
+           !(i + n < len && (isalnum((unsigned char)src[i + n]) || src[i + n] == '_'));
+}
+
+/* 1 when name occurs in src[0..len) as a whole identifier (after a '#' and blanks only,
+ * when directive is set). Comments and strings are not told apart: a name only mentioned
+ * there costs an unused prologue, nothing more. */
+static int uses_identifier(const char *src, size_t len, const char *name, int directive)
+{
+    size_t n = strlen(name), j;
+
+    for (size_t i = 0; i + n <= len; i++) {
+        if (src[i] != name[0] || memcmp(src + i, name, n) != 0 || !whole_word(src, len, i, n))
+            continue;
+        if (!directive)
+            return 1;
+        for (j = i; j > 0 && (src[j - 1] == ' ' || src[j - 1] == '\t'); j--)
+            ;
+        if (j > 0 && src[j - 1] == '#')
+            return 1;
+    }
+    return 0;
+}
+
+int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint64_t *global,
+                         char **out)
+{
+    /* The builtins whose value in a slice launched with a global work offset differs from
+     * the whole launch's (get_global_id, get_local_id and get_local_size already agree),
+     * and #include, behind which the source cannot be read. */
+    static const char *const names[] = {"get_group_id", "get_num_groups", "get_global_size",
+                                        "include"};
+    uint64_t g[3] = {1, 1, 1};
+    int used = 0;
+
+    *out = NULL;
+    /* A pipeline's stages have NDRanges of their own and are never split. */
+    if (ht_spec_is_pipeline(spec))
+        return HT_OK;
+    for (size_t i = 0; i < sizeof names / sizeof *names && !used; i++)
+        used = uses_identifier(spec->source, spec->source_len, names[i],
+                               !strcmp(names[i], "include"));
+    if (!used)
+        return HT_OK;
+    for (unsigned d = 0; d < ndims && d < 3; d++)
+        g[d] = global[d];
+    /* A macro is not expanded again inside its own expansion (C11 6.10.3.4), so the
+     * get_group_id below calls the builtin. The arguments are evaluated more than once,
+     * as the builtins' arguments always are in practice (a constant). #line gives the
+     * kernel's own lines back to the compiler's messages. */
+    *out = ht__asprintf(
+        "#define __hetune_global_size(d) ((d) == 0 ? (size_t)%" PRIu64 " : (d) == 1 ? "
+        "(size_t)%" PRIu64 " : (d) == 2 ? (size_t)%" PRIu64 " : (size_t)1)\n"
+        "#define get_global_size(d) __hetune_global_size(d)\n"
+        "#define get_num_groups(d) (__hetune_global_size(d) / get_local_size(d))\n"
+        "#define get_group_id(d) (get_group_id(d) + get_global_offset(d) / get_local_size(d))\n"
+        "#line 1\n",
+        g[0], g[1], g[2]);
+    return *out ? HT_OK : HT_ENOMEM;
 }
 
 static uint64_t get_u64(const unsigned char *p)
@@ -178,7 +248,8 @@ static int is_program_name(const char *name, size_t n, const char *kernel_path)
 
 /* The build log with every location in the program's text ("FILE:LINE:" where FILE is the
  * driver's name for it) naming kernel_path instead, so that a reason points at the spec's
- * kernel file: the program is that file's text unchanged, so its lines are the file's.
+ * kernel file: the program is that file's text (after a prologue that ends in "#line 1",
+ * ht__program_prologue), so its lines are the file's.
  * Owned by the caller (free()); NULL when out of memory. */
 static char *log_with_kernel_path(const char *log, const char *kernel_path)
 {
@@ -260,14 +331,16 @@ static void first_error_line(const char *log, char *buf, size_t size)
     }
 }
 
-int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
-                    double *build_s, int *cache_hit, char **log, struct ht_error *err)
+int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
+                    const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
+                    char **log, struct ht_error *err)
 {
     double t0 = ht__now();
     char key[33];
-    char *path = NULL;
-    const char *src = s->spec->source;
-    size_t src_len = s->spec->source_len;
+    char *path = NULL, *prologue = NULL;
+    const char *src[2];
+    size_t src_len[2];
+    cl_uint nsrc = 0;
     cl_program prog = NULL;
     cl_int st;
     int rc = HT_OK;
@@ -276,17 +349,27 @@ int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
     *cache_hit = 0;
     *log = NULL;
     *build_s = 0.0;
+    if (ht__program_prologue(s->spec, ndims, global, &prologue) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (prologue) {
+        src[nsrc] = prologue;
+        src_len[nsrc++] = strlen(prologue);
+    }
+    src[nsrc] = s->spec->source;
+    src_len[nsrc++] = s->spec->source_len;
     if (!s->opts.no_cache) {
-        ht__cache_key(s, options, key);
+        ht__cache_key(s, prologue, options, key);
         path = ht__asprintf("%s/%s.bin", s->cache_dir, key);
-        if (!path)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        if (!path) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
         if (load_cached(s, path, options, &prog) == HT_OK) {
             *cache_hit = 1;
             goto done;
         }
     }
-    prog = clCreateProgramWithSource(s->ctx, 1, &src, &src_len, &st);
+    prog = clCreateProgramWithSource(s->ctx, nsrc, src, src_len, &st);
     if (st != CL_SUCCESS) {
         rc = ht__cl_fail(err, HT_ECL, st, "clCreateProgramWithSource");
         goto cleanup;
@@ -329,5 +412,6 @@ cleanup:
     if (prog)
         clReleaseProgram(prog);
     free(path);
+    free(prologue);
     return rc;
 }

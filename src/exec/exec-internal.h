@@ -127,8 +127,10 @@ char *ht__build_options(const struct ht_spec *spec, const int64_t *config);
 int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                    struct ht_error *err);
 
-/* Gets in->prog for config through ht__program_get (build options of ht__build_options);
- * *build_s, *cache_hit and *log as there. */
+/* Gets in->prog for config through ht__program_get (build options of ht__build_options,
+ * the prologue for in's NDRange: call it after ht__inst_setup); *build_s, *cache_hit and
+ * *log as there. Tuning and co-execution both build through it: one program, one binary
+ * cache key per configuration. */
 int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                      double *build_s, int *cache_hit, char **log, struct ht_error *err);
 
@@ -234,17 +236,31 @@ int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, do
 int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *out,
                         struct ht_error *err);
 
-/* Returns a built program for the session's source with options, from the binary cache
+/* Returns a built program for the session's source (after its prologue for the whole
+ * NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
  * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
  * cache unless no_cache). *build_s is the wall time it took. On a build failure returns
  * HT_EBUILD with *log set to the whole build log (owned by the caller, free()) and err
  * naming the device and the log's first error line. */
-int ht__program_get(struct ht_session *s, const char *options, cl_program *out,
-                    double *build_s, int *cache_hit, char **log, struct ht_error *err);
+int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
+                    const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
+                    char **log, struct ht_error *err);
+
+/* The text compiled before the spec's source for a configuration whose whole NDRange is
+ * global[0..ndims), so that a slice launched with a global work offset (a split) sees the
+ * group ids, numbers of groups and global sizes of the whole launch: get_group_id(d)
+ * becomes get_group_id(d) + get_global_offset(d) / get_local_size(d), get_num_groups(d)
+ * and get_global_size(d) the whole launch's, and "#line 1" ends it. *out is NULL (no
+ * prologue) when the source names none of those builtins and has no #include, and for a
+ * pipeline; else owned by the caller (free()). HT_ENOMEM. */
+int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint64_t *global,
+                         char **out);
 
 /* The cache key of a program: 32 lowercase hex digits (two FNV-1a hashes) over the source,
- * the options, and the device and driver identity. buf holds at least 33 bytes. */
-void ht__cache_key(const struct ht_session *s, const char *options, char *buf);
+ * the prologue (ht__program_prologue; NULL or "" when none), the options, and the device
+ * and driver identity. buf holds at least 33 bytes. */
+void ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
+                   char *buf);
 
 /* Fills count elements at buf with arg's initial data: random (fixed seed from the
  * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw

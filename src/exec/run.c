@@ -49,6 +49,50 @@ static int transfer(struct ht_session *s, cl_mem mem, int to_device, void *host,
     return HT_OK;
 }
 
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* 1 when the source declares a variable or argument called name (`const int W`, `float *N`)
+ * and never names it in a preprocessor line: such a kernel takes the size as an argument,
+ * and a -D would turn its declaration into `const int 1024`. A kernel that names it in a
+ * directive (#ifndef N) or uses it undeclared gets the -D. */
+static int size_is_variable(const char *src, size_t len, const char *name)
+{
+    static const char *const before[] = {"char", "uchar", "short", "ushort", "int", "uint",
+                                         "long", "ulong", "float", "double", "half", "size_t",
+                                         "bool", "unsigned", "signed", "const", "restrict",
+                                         "volatile"};
+    size_t n = strlen(name);
+    int declared = 0;
+
+    for (size_t i = 0; i + n <= len; i++) {
+        size_t j, k, line;
+        if (memcmp(src + i, name, n) != 0 || (i > 0 && ident_char(src[i - 1])) ||
+            (i + n < len && ident_char(src[i + n])))
+            continue;
+        for (line = i; line > 0 && src[line - 1] != '\n'; line--)
+            ;
+        while (line < i && (src[line] == ' ' || src[line] == '\t'))
+            line++;
+        if (src[line] == '#')
+            return 0;
+        for (j = i; j > 0 && (src[j - 1] == ' ' || src[j - 1] == '\t' || src[j - 1] == '\n'); j--)
+            ;
+        if (j > 0 && src[j - 1] == '*') {
+            declared = 1;
+            continue;
+        }
+        for (k = j; k > 0 && ident_char(src[k - 1]); k--)
+            ;
+        for (size_t w = 0; w < sizeof before / sizeof *before; w++)
+            if (j - k == strlen(before[w]) && !memcmp(src + k, before[w], j - k))
+                declared = 1;
+    }
+    return declared;
+}
+
 char *ht__build_options(const struct ht_spec *spec, const int64_t *config)
 {
     const struct ht_space_def *def = &spec->space;
@@ -63,10 +107,12 @@ char *ht__build_options(const struct ht_spec *spec, const int64_t *config)
     if (!buf)
         return NULL;
     buf[0] = '\0';
-    /* The sizes too, so that a kernel that fixes N with #define (#ifndef N) follows --size. */
+    /* The sizes too, so that a kernel that fixes N with #define (#ifndef N) follows --size;
+     * but not over a kernel argument of the size's name. */
     for (size_t i = 0; i < def->nsizes; i++)
-        len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
-                                def->size_names[i], def->size_values[i]);
+        if (!spec->source || !size_is_variable(spec->source, spec->source_len, def->size_names[i]))
+            len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
+                                    def->size_names[i], def->size_values[i]);
     for (size_t i = 0; i < def->nparams; i++)
         len += (size_t)snprintf(buf + len, cap - len, "-D %s=%" PRId64 " ",
                                 def->params[i].name, config[i]);
@@ -297,7 +343,8 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
 
     if (!options)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, &in->prog, build_s, cache_hit, log, err);
+    rc = ht__program_get(s, options, in->ndims, in->global, &in->prog, build_s, cache_hit, log,
+                         err);
     free(options);
     return rc;
 }

@@ -192,6 +192,15 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     if (opts->split.sweep > 0 && n != 2)
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu",
                             n);
+    /* What the spec alone says against the co-executions of step 3, before any tuning. */
+    for (unsigned d = 0; n > 1 && d < spec->space.ndims; d++)
+        for (size_t s = 0; (dims & (1u << d)) && s < (opts->schedulers ? opts->nschedulers : 1);
+             s++) {
+            rc = ht_coexec_check_spec(spec, d, opts->schedulers ? opts->schedulers[s] : NULL, n,
+                                      err);
+            if (rc != HT_OK)
+                return rc;
+        }
     out->n = n;
     out->devs = calloc(n, sizeof *out->devs);
     out->steps = calloc(n, sizeof *out->steps);

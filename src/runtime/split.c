@@ -347,6 +347,10 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
         return ht_error_set(err, HT_EINVAL, "no device to split over");
     if (opts->sweep > 0 && n != 2)
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
+    /* What the spec alone says against the split, before any device is tuned. */
+    rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
+    if (rc != HT_OK)
+        return rc;
     if (opts->tune) {
         topts = *opts->tune;
     } else {

@@ -64,6 +64,8 @@ struct cxdev {
     uint64_t wg;                /* its work-group size along d, in its work-items */
     uint64_t g;                 /* its work-items along d */
     uint64_t per_item;          /* units of the split dimension per work-item: cx->global / g */
+    int whole_groups;           /* its program reads group ids (ht__program_prologue): every
+                                   slice starts on one of its work-groups */
     double build_s;
     int cache_hit;
     unsigned long seen_gen;     /* the last run its worker thread took part in */
@@ -230,6 +232,58 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
                         arg->name, dim_name(dim));
 }
 
+int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                         size_t n, struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    if (ht_spec_is_pipeline(spec)) {
+        rc = ht_error_set(err, HT_ESPEC,
+                          "'%s' is a pipeline of %zu kernels: splitting supports one kernel only",
+                          spec->name, spec->npipeline);
+        if (err && rc == err->code && !err->field[0])
+            snprintf(err->field, sizeof err->field, "pipeline");
+        goto located;
+    }
+    if (dim >= spec->space.ndims)
+        return ht_error_set(err, HT_EINVAL, "split dimension %u out of range: the NDRange has %u",
+                            dim, spec->space.ndims);
+    if (!ht_split_scheduler_find(scheduler ? scheduler : "static")) {
+        struct ht_split_sched *probe = NULL;
+        /* Fails at once on the name, with the message that lists the schedulers. */
+        rc = ht_split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
+        ht_split_sched_free(probe);
+        return rc;
+    }
+    /* What map_buffer refuses whatever the configurations: one device reads a written
+     * buffer back whole, several must know who writes what. */
+    for (size_t i = 0; n > 1 && i < spec->nargs && rc == HT_OK; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        int walked = 0;
+        if (!arg->is_buffer || (arg->access != HT_ACCESS_WRITE &&
+                                arg->access != HT_ACCESS_READWRITE))
+            continue;
+        for (unsigned a = 0; arg->has_index && a < arg->naxes; a++)
+            walked |= arg->index[a].dim == (int)dim;
+        if (!arg->has_index)
+            rc = ht_error_set(err, HT_ESPEC,
+                              "written buffer '%s' has no index: splitting cannot tell which "
+                              "elements each device writes (give it an \"index\")",
+                              arg->name);
+        else if (!walked)
+            rc = ht_error_set(err, HT_ESPEC,
+                              "written buffer '%s' has no axis walked by %s: splitting along "
+                              "%s cannot merge it",
+                              arg->name, dim_name(dim), dim_name(dim));
+        if (rc != HT_OK && err && rc == err->code && !err->field[0])
+            snprintf(err->field, sizeof err->field, "args[%zu].index", i);
+    }
+located:
+    if (rc != HT_OK && err && rc == err->code && !err->file[0] && spec->path)
+        snprintf(err->file, sizeof err->file, "%s", spec->path);
+    return rc;
+}
+
 /* Opens device d's session, checks and builds its configuration, makes its buffers and
  * kernel. */
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
@@ -260,6 +314,13 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
     if (rc != HT_OK)
         return rc;
+    {
+        char *prologue = NULL;
+        if (ht__program_prologue(spec, d->in.ndims, d->in.global, &prologue) != HT_OK)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        d->whole_groups = prologue != NULL;
+        free(prologue);
+    }
 
     for (size_t i = 0; i < spec->nargs; i++) {
         if (!spec->args[i].is_buffer)
@@ -525,10 +586,10 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     *out = NULL;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no devices to co-execute on");
-    if (ht_spec_is_pipeline(spec))
-        return ht_error_set(err, HT_ESPEC,
-                            "'%s' is a pipeline of %zu kernels: splitting supports one kernel only",
-                            spec->name, spec->npipeline);
+    rc = ht_coexec_check_spec(spec, opts ? opts->dim : 0, opts ? opts->scheduler : NULL, n,
+                              err);
+    if (rc != HT_OK)
+        return rc;
     cx = calloc(1, sizeof *cx);
     if (!cx)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -544,18 +605,6 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
              cx->opts.scheduler ? cx->opts.scheduler : "static");
     cx->opts.scheduler = cx->sched_name;
     cx->n = n;
-    if (cx->opts.dim >= spec->space.ndims) {
-        rc = ht_error_set(err, HT_EINVAL, "split dimension %u out of range: the NDRange has %u",
-                          cx->opts.dim, spec->space.ndims);
-        goto fail;
-    }
-    if (!ht_split_scheduler_find(cx->sched_name)) {
-        struct ht_split_sched *probe = NULL;
-        /* Fails at once on the name, with the message that lists the schedulers. */
-        rc = ht_split_sched_create(cx->sched_name, 1, NULL, 0, NULL, &probe, err);
-        ht_split_sched_free(probe);
-        goto fail;
-    }
     cx->devs = calloc(n, sizeof *cx->devs);
     cx->inputs = calloc(na, sizeof *cx->inputs);
     cx->outputs = calloc(na, sizeof *cx->outputs);
@@ -923,7 +972,20 @@ static void slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
 static void chunk_items(const struct cxdev *d, const struct ht_split_chunk *c, uint64_t *wlo,
                         uint64_t *wn)
 {
+    uint64_t lo;
+
     ht__split_chunk_items(c->offset, c->size, d->per_item, d->wg, d->g, wlo, wn);
+    /* A kernel that reads its group ids computes what the whole launch's group
+     * wlo / wg computes only when its slice starts on a work-group of the whole launch. A
+     * chunk of a device whose work-groups are not the other devices' (a dynamic
+     * scheduler's, the residue's) may start inside one: start it at that group's first
+     * work-item instead, recomputing up to wg - 1 work-items that the chunk does not own,
+     * as the residue device does. The end stays within g, a multiple of wg (Eq. 2). */
+    if (d->whole_groups && d->wg > 1 && *wlo % d->wg) {
+        lo = *wlo / d->wg * d->wg;
+        *wn = (*wlo + *wn - lo + d->wg - 1) / d->wg * d->wg;
+        *wlo = lo;
+    }
 }
 
 /* Sends the inputs of `mode` on queue q: whole, or for the work-items [wlo, wlo + wn). */
