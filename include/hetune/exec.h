@@ -77,7 +77,10 @@ enum ht_isolation {
 
 struct ht_exec_opts {
     enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
-    int no_cache;           /* 1: neither read nor write the binary cache */
+    int no_cache;           /* 1: neither read nor write the binary cache. It is never
+                               written for PoCL's devices unless POCL_KERNEL_CACHE=0:
+                               PoCL caches built programs itself, and asking it for a
+                               binary costs a second code generation */
     const char *cache_dir;  /* NULL: $HETUNE_CACHE_DIR, else $XDG_CACHE_HOME/hetune,
                                else $HOME/.cache/hetune */
     int no_verify;          /* 1: skip verification (verified = -1) */
@@ -212,6 +215,10 @@ struct ht_bandwidth {
 int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_opts *opts,
                          uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
                          struct ht_error *err);
+
+/* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
+ * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
+int ht_driver_caches(const struct ht_device_info *dev);
 
 /* The binary cache folder that opts selects, written into buf. */
 void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);

@@ -125,6 +125,8 @@ struct ht_tune_result {
     double launch_compile_s; /* and the drivers' work at first launches (lazy compilation,
                                 see ht_eval_result.launch_compile_s), summed */
     size_t cache_hits;       /* this run's evaluations whose binary came from the cache */
+    int driver_cache;        /* 1: the device's driver caches programs itself, and hetune's
+                                cache is not written (ht_driver_caches) */
     int stopped;             /* 1 when opts.stop ended the run early */
     char strategy[64];       /* the strategy used */
 };

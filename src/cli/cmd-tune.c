@@ -93,8 +93,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
     printf("  time         %s tuning, of which %s building and %s in first launches"
            " (%.0f%%)\n", a, b, c,
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
-    printf("  cache        %zu of %zu binaries from the binary cache\n", r->cache_hits,
-           r->evaluated);
+    printf("  cache        %zu of %zu binaries from the binary cache%s\n", r->cache_hits,
+           r->evaluated, r->driver_cache ? " (the driver keeps its own)" : "");
 }
 
 int cmd_tune(int argc, char **argv)

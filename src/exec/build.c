@@ -331,6 +331,13 @@ static void first_error_line(const char *log, char *buf, size_t size)
     }
 }
 
+int ht_driver_caches(const struct ht_device_info *dev)
+{
+    const char *env = getenv("POCL_KERNEL_CACHE");
+
+    return strstr(dev->platform, "Portable Computing Language") && !(env && !strcmp(env, "0"));
+}
+
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
                     const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
                     char **log, struct ht_error *err)
@@ -401,9 +408,10 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         goto cleanup;
     }
 done:
-    /* Writing the cache is part of what a cold build costs: on some drivers (PoCL) asking
-     * for the binary is itself work. */
-    if (!*cache_hit && path)
+    /* Writing the cache is part of what a cold build costs: asking PoCL for a binary
+     * generates machine code for every kernel (a build of matmul took 2.5 times as long),
+     * and PoCL keeps its own cache of built programs: there, hetune's is not written. */
+    if (!*cache_hit && path && !ht_driver_caches(s->dev))
         store_cached(s, prog, path);
     *build_s = ht__now() - t0;
     *out = prog;

@@ -486,6 +486,7 @@ cleanup:
                              sizeof out->best_text);
     }
     out->tuning_s = ht__now() - t0;
+    out->driver_cache = ht_driver_caches(dev);
     if (res)
         ht_eval_result_destroy(res);
     free(res);

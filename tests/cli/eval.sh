@@ -106,6 +106,14 @@ check "d['build']['cache_hit'] is False"
 run eval "$fix/holes.json" --device 0 --set P=1 --eq3 off --no-cache --cache-dir "$tmp/none"
 expect_status 0
 [ ! -e "$tmp/none" ] || fail "--no-cache wrote to the cache folder"
+# With PoCL's own kernel cache on (its default), hetune writes none of its own on PoCL:
+# asking PoCL for a binary costs a second code generation.
+if "$HETUNE" devices 2>/dev/null | sed -n 2p | grep -q "Portable Computing Language"; then
+    POCL_KERNEL_CACHE=1 run eval "$fix/holes.json" --device 0 --set P=1 --eq3 off --cache-dir "$tmp/pocl" --json
+    expect_status 0
+    check "d['build']['cache_hit'] is False and d['verification']['verified'] is True"
+    ! ls "$tmp/pocl"/*.bin >/dev/null 2>&1 || fail "a binary was written with PoCL's cache on"
+fi
 
 # --dump: written buffers only, at their byte size.
 run eval "$vecadd" --device 0 --size N=65536 --set WG=64 --set EPT=2 --dump "$tmp/dump"
