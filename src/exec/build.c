@@ -331,6 +331,88 @@ static void first_error_line(const char *log, char *buf, size_t size)
     }
 }
 
+/* 1 when the directive at src[i] (just past its '#' and blanks) is `word` followed by a
+ * blank; *next is where the rest of the line starts. */
+static int directive_is(const char *src, size_t len, size_t i, const char *word, size_t *next)
+{
+    size_t n = strlen(word);
+
+    if (i + n >= len || memcmp(src + i, word, n) != 0 || (src[i + n] != ' ' && src[i + n] != '\t'))
+        return 0;
+    for (i += n; i < len && (src[i] == ' ' || src[i] == '\t'); i++)
+        ;
+    *next = i;
+    return 1;
+}
+
+/* Whether src has a preprocessor line whose directive is word and whose next identifier is
+ * name; with blank (a copy of src, or src itself), each such line is blanked there. */
+static int find_directive(const char *src, size_t len, const char *word, const char *name,
+                          char *blank)
+{
+    size_t n = strlen(name);
+    int found = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        size_t d = i, next, end;
+        if (i > 0 && src[i - 1] != '\n')
+            continue;
+        while (d < len && (src[d] == ' ' || src[d] == '\t'))
+            d++;
+        if (d >= len || src[d] != '#')
+            continue;
+        for (d++; d < len && (src[d] == ' ' || src[d] == '\t'); d++)
+            ;
+        if (!directive_is(src, len, d, word, &next) || next + n > len ||
+            memcmp(src + next, name, n) != 0 || !whole_word(src, len, next, n))
+            continue;
+        found = 1;
+        if (!blank)
+            continue;
+        /* Blanks the line (and its continuation lines) into a comment of spaces. */
+        for (end = i; end < len && !(src[end] == '\n' && (end == 0 || src[end - 1] != '\\'));
+             end++)
+            ;
+        for (size_t c = i; c < end; c++)
+            if (src[c] != '\n')
+                blank[c] = ' ';
+        if (end - i >= 2)
+            blank[i] = blank[i + 1] = '/';
+    }
+    return found;
+}
+
+/* The kernel's source for the build, where a size the kernel fixes with an unguarded
+ * `#define NAME value` follows the spec instead: that line is blanked (a comment of spaces
+ * takes its place, so that line numbers stay) and the -D NAME=value every size gets
+ * (run.c) holds. A guarded one (#ifndef NAME, #ifdef NAME, defined(NAME)) is left alone:
+ * the -D already wins there. NULL when nothing is blanked (or no memory: the source is
+ * then built as it is). */
+static char *source_for_sizes(const struct ht_spec *spec)
+{
+    const struct ht_space_def *def = &spec->space;
+    const char *src = spec->source;
+    size_t len = spec->source_len;
+    char *copy = NULL;
+
+    for (size_t k = 0; src && k < def->nsizes; k++) {
+        const char *name = def->size_names[k];
+        char guard[300];
+        snprintf(guard, sizeof guard, "defined(%s)", name);
+        if (strstr(src, guard) || find_directive(src, len, "ifndef", name, NULL) ||
+            find_directive(src, len, "ifdef", name, NULL) ||
+            !find_directive(src, len, "define", name, NULL))
+            continue;
+        if (!copy && !(copy = malloc(len + 1)))
+            return NULL;
+        if (src != copy)
+            memcpy(copy, src, len + 1);
+        find_directive(copy, len, "define", name, copy);
+        src = copy;
+    }
+    return copy;
+}
+
 int ht_driver_caches(const struct ht_device_info *dev)
 {
     const char *env = getenv("POCL_KERNEL_CACHE");
@@ -344,7 +426,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
 {
     double t0 = ht__now();
     char key[33];
-    char *path = NULL, *prologue = NULL;
+    char *path = NULL, *prologue = NULL, *sized = NULL;
     const char *src[2];
     size_t src_len[2];
     cl_uint nsrc = 0;
@@ -362,7 +444,8 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         src[nsrc] = prologue;
         src_len[nsrc++] = strlen(prologue);
     }
-    src[nsrc] = s->spec->source;
+    sized = source_for_sizes(s->spec);
+    src[nsrc] = sized ? sized : s->spec->source;
     src_len[nsrc++] = s->spec->source_len;
     if (!s->opts.no_cache) {
         ht__cache_key(s, prologue, options, key);
@@ -421,5 +504,6 @@ cleanup:
         clReleaseProgram(prog);
     free(path);
     free(prologue);
+    free(sized);
     return rc;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sizes reach the kernel (issue 14): every size is also built as -D NAME=value, so a kernel
 # that fixes N with a guarded #define follows --size, and the binary cache keys on it; an
-# unguarded #define wins over -D (documented) and is caught by verification; a parameter
+# unguarded #define is blanked in the compiled copy, so it follows --size too; a parameter
 # with one value (a range over a size) needs no --set.
 set -eu
 
@@ -47,13 +47,20 @@ expect_err "verification failed"
 run eval "$tmp/undef.json" --device "$dev" --set WG=64 --no-cache
 expect_status 0
 
-# An unguarded #define N wins over -D N=... (the compiler warns of the redefinition): the
-# buffers follow --size, the kernel does not, and verification fails.
-run eval "$fix/unguarded.json" --device "$dev" --size N=2048 --set WG=64 --no-cache
-expect_status 3
-expect_err "verification failed"
+# An unguarded #define N is blanked in the compiled copy, so --size reaches that kernel
+# too, unchanged (before, the #define won over -D N=... and verification failed); a build
+# error keeps its line number.
+run eval "$fix/unguarded.json" --device "$dev" --size N=2048 --set WG=64 --no-cache --json
+expect_status 0
+check "d['global'] == [2048] and d['verification']['verified'] and d['verification']['mismatches'] == 0"
 run eval "$fix/unguarded.json" --device "$dev" --set WG=64 --no-cache
 expect_status 0
+sed 's|^__kernel void fill(|#define N 1024\nthis is not C;\n__kernel void fill(|' "$fix/unguarded.cl" >"$tmp/unguarded.cl"
+sed "s|\"file\": \"unguarded.cl\"|\"file\": \"$tmp/unguarded.cl\"|" "$fix/unguarded.json" >"$tmp/unguarded.json"
+line=$(grep -n "this is not C" "$tmp/unguarded.cl" | cut -d: -f1)
+run eval "$tmp/unguarded.json" --device "$dev" --size N=2048 --set WG=64 --no-cache
+expect_status 2
+expect_err "unguarded.cl:$line:"
 
 # tune on the same spec: every configuration verified at the new size, no --set anywhere.
 run tune "$fix/spec.json" --device "$dev" --size N=2048 --db "$tmp/t.db" --no-cache --json
