@@ -133,12 +133,15 @@ def comment_text(raw):
 
 
 def escape(line):
-    """Keeps Markdown from reading a comment's plain text as markup."""
+    """Keeps Markdown from reading a comment's plain text as markup: '*' and '<' always, '_'
+    next to a space, '#' and '>' opening a line, and "1." or "1)" opening a line (which
+    would start a numbered list). "- " opening a line is left: the comments mean a list."""
     line = line.replace("\\", "\\\\").replace("*", "\\*").replace("<", "&lt;")
-    line = line.replace("_", "\\_") if re.search(r"(^|\s)_|_(\s|$)", line) else line
-    if re.match(r"^\s*(#|>|[-+] |\d+[.)] )", line):
-        line = "\\" + line.lstrip() if not line.lstrip().startswith(("-", "+")) \
-            else line
+    if re.search(r"(^|\s)_|_(\s|$)", line):
+        line = line.replace("_", "\\_")
+    if line.startswith(("#", ">")):
+        line = "\\" + line
+    line = re.sub(r"^(\d+)([.)]) ", r"\1\\\2 ", line)
     return line
 
 
@@ -209,7 +212,7 @@ def is_public_define(pp):
     return not name.endswith("_H") and not name.startswith("HT__")
 
 
-def document(path, rel):
+def document(path):
     text = blank_cplusplus(open(path, encoding="utf-8").read())
     items = scan(text)
     out = []
@@ -299,7 +302,7 @@ def main():
         out.append("")
         out.append("[include/%s](../include/%s)" % (h, h))
         out.append("")
-        out.append(document(os.path.join(inc, h), h).rstrip("\n"))
+        out.append(document(os.path.join(inc, h)).rstrip("\n"))
         out.append("")
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
 
