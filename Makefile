@@ -1,4 +1,6 @@
 # The two README commands: `make demo` and `make test`. Everything else is CMake.
+# `make build` never installs packages; `make deps` does (it lists them first), and `make demo`
+# and `make test` run it before building, for the whole set-up on a fresh Debian machine.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
@@ -10,19 +12,24 @@ all: build
 deps:
 	@./scripts/install-deps.sh
 
-build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The set-up goes first only for the goals that promise it (ordered even under make -j).
+SETUP := $(if $(filter demo test test-fast test-asan,$(MAKECMDGOALS)),deps)
+NODEPS = { echo "make: cmake failed: 'make deps' installs what is missing" \
+	"('scripts/install-deps.sh --list' lists it)" >&2; exit 1; }
+
+build: $(SETUP)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || $(NODEPS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
-build-asan: deps
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETUNE_SANITIZE=ON >/dev/null
+build-asan: $(SETUP)
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETUNE_SANITIZE=ON >/dev/null || $(NODEPS)
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-demo: build
+demo: deps build
 	@./scripts/demo.sh $(BUILD)/hetune
 
 # Every test, then every test again under AddressSanitizer and UndefinedBehaviorSanitizer.
-test: test-fast test-asan
+test: deps test-fast test-asan
 
 test-fast: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

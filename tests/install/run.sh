@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# cmake --install into a temporary prefix (issue 15 item 1): the headers, both libraries, the
+# hetune binary, the worker in libexec/hetune/, hetune.pc and the CMake package. A program on
+# <hetune.h> alone (consumer.c) is built against it with pkg-config and with
+# find_package(hetune) (shared and static) and run; libhetune.so exports only ht_ names; the
+# installed hetune finds the installed worker. Exits 77 (skipped) after the checks that need
+# no OpenCL platform when there is none.
+# Usage: run.sh BUILD_DIR [CMAKE]
+set -eu
+
+build=${1:?usage: run.sh BUILD_DIR [CMAKE]}
+cmake=${2:-cmake}
+src=${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}
+here="$src/tests/install"
+spec="$src/examples/vecadd/spec.json"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix="$tmp/prefix"
+
+fail() { echo "install: $*" >&2; exit 1; }
+
+# A sanitized build's library needs the sanitizer runtime in the programs linked to it.
+cflags="-std=c11 -Wall -Wextra -Werror"
+if [ "${HETUNE_SANITIZE:-OFF}" = ON ]; then
+    cflags="$cflags -fsanitize=address,undefined"
+fi
+
+"$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 ||
+    { cat "$tmp/install.log" >&2; fail "cmake --install failed"; }
+
+pc=$(find "$prefix" -name hetune.pc -path '*/pkgconfig/*' | head -1)
+[ -n "$pc" ] || fail "no hetune.pc installed"
+libdir=$(dirname "$(dirname "$pc")")
+for f in include/hetune.h include/hetune/spec.h include/hetune/platform.h bin/hetune \
+         libexec/hetune/hetune-worker; do
+    [ -e "$prefix/$f" ] || fail "$f was not installed"
+done
+for f in libhetune.so libhetune.a cmake/hetune/hetuneConfig.cmake \
+         cmake/hetune/hetuneConfigVersion.cmake cmake/hetune/hetuneTargets.cmake; do
+    [ -e "$libdir/$f" ] || fail "${libdir#"$prefix"/}/$f was not installed"
+done
+
+# Only the public names are exported: ht_ then a letter, never ht__, nothing else.
+nm -D --defined-only "$libdir/libhetune.so" | awk '{print $NF}' >"$tmp/syms"
+public=$(grep -c '^ht_[a-z]' "$tmp/syms" || true)
+others=$(grep -v '^ht_[a-z]' "$tmp/syms" || true)
+[ "$public" -gt 0 ] || fail "libhetune.so exports no ht_ symbol"
+[ -z "$others" ] || fail "libhetune.so exports more than ht_ names: $(echo "$others" | head -5 | tr '\n' ' ')"
+echo "install: libhetune.so exports $public symbols, all ht_"
+
+# The worker's install location is compiled into the library.
+grep -qa '/libexec/hetune/hetune-worker' "$libdir/libhetune.so" ||
+    fail "libhetune.so does not name the installed worker"
+
+# pkg-config.
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+# shellcheck disable=SC2046,SC2086
+cc $cflags -o "$tmp/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs hetune) ||
+    fail "the consumer does not build with pkg-config"
+LD_LIBRARY_PATH="$libdir" ldd "$tmp/consumer-pc" | grep -q "$libdir/libhetune.so" ||
+    fail "the pkg-config consumer is not linked to the installed libhetune.so"
+out=$(LD_LIBRARY_PATH="$libdir" "$tmp/consumer-pc" "$spec") || fail "the pkg-config consumer failed"
+echo "install: pkg-config: $out"
+
+# find_package(hetune): hetune::hetune (shared) and hetune::hetune_static.
+"$cmake" -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_FLAGS="$cflags" >"$tmp/consumer.log" 2>&1 &&
+    "$cmake" --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1 ||
+    { cat "$tmp/consumer.log" >&2; fail "the consumer does not build with find_package(hetune)"; }
+for exe in consumer consumer-static; do
+    out=$("$tmp/consumer/$exe" "$spec") || fail "the find_package $exe failed"
+    echo "install: find_package $exe: $out"
+done
+ldd "$tmp/consumer/consumer" | grep -q "$libdir/libhetune.so" ||
+    fail "the find_package consumer is not linked to the installed libhetune.so"
+
+case $out in
+*"devices: 0") echo "install: no OpenCL platform: the installed hetune eval is not run"; exit 77 ;;
+esac
+
+# The installed hetune runs its evaluation in the installed worker (libexec/hetune/, found from
+# bin/): a wrapper in its place leaves a mark, then runs it.
+worker="$prefix/libexec/hetune/hetune-worker"
+mv "$worker" "$worker.real"
+printf '#!/bin/sh\ntouch "%s"\nexec "%s" "$@"\n' "$tmp/worker-ran" "$worker.real" >"$worker"
+chmod +x "$worker"
+env -u HETUNE_WORKER "$prefix/bin/hetune" eval "$spec" --device 0 --set WG=64 --set EPT=1 \
+    --size N=4096 >"$tmp/eval.log" 2>&1 || { cat "$tmp/eval.log" >&2; fail "the installed hetune eval failed"; }
+[ -e "$tmp/worker-ran" ] || fail "the installed hetune did not run the installed worker"
+echo "install: the installed hetune eval ran in the installed worker"
