@@ -1,0 +1,23 @@
+"""hetune: Python access to libhetune, the OpenCL autotuner (ctypes over the shared library).
+
+    import hetune
+    hetune.devices()                          # the OpenCL devices and their limits
+    spec = hetune.load("spec.json", sizes={"N": 4096})
+    spec.count(device=0); spec.configs(device=0)
+    spec.eval({"WG": 64, "EPT": 2}, device=0)
+    spec.tune(device=0, db="hetune.db"); spec.evaluations(0, db="hetune.db")
+    spec.split(db="hetune.db")
+    hetune.tune(kernel_source, kernel_name, problem_size, args, tune_params,
+                restrictions=[...])           # Kernel Tuner's way: the spec is written for you
+
+The library is found through $HETUNE_LIB, else beside $HETUNE (the hetune binary), else in
+the source tree's build/ (when run from a checkout), else by ctypes.util.find_library.
+"""
+
+from ._lib import path as library_path
+from .core import HetuneError, Spec, devices, load
+from .kt import TuneResult, tune, write_spec
+
+__all__ = ["HetuneError", "Spec", "TuneResult", "devices", "library_path", "load", "tune",
+           "write_spec"]
+__version__ = "0.1.0"
