@@ -15,6 +15,10 @@ run devices
 require_platform
 
 bin="$(dirname "$HETUNE")/examples"
+if grep -q '^HETUNE_EXAMPLES:BOOL=OFF' "$(dirname "$HETUNE")/CMakeCache.txt" 2>/dev/null; then
+    echo "skipped: the examples are not built (HETUNE_EXAMPLES=OFF)" >&2
+    exit 77
+fi
 for e in devices space tune coexec; do
     [ -x "$bin/$e-example" ] || fail "no $bin/$e-example: is the build complete?"
 done
