@@ -30,8 +30,8 @@ ht() {
     python3 -c "import json,sys; d=json.load(open('$tmp/ht.json'))['devices'][0]
 b=d['best']; print('%.3f %s' % ($t1 - $t0, b['seconds'] if b else 'nan'))"
 }
-kt() {
-    "$venv/bin/python" -W ignore "$here/kt_tune.py" "$@" $ktdev 2>/dev/null |
+kt() { # in $tmp: Kernel Tuner leaves temp_*.c files in its working folder
+    (cd "$tmp" && "$venv/bin/python" -W ignore "$here/kt_tune.py" "$@" $ktdev 2>/dev/null) |
         python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1])
 print('%.3f %s' % (d['wall_s'], d['best_s']))"
 }
