@@ -16,6 +16,7 @@
 #include "hetune/report.h"
 #include "hetune/workflow.h"
 #include "hetune/runtime.h"
+#include "hetune/interop.h"
 
 #define HETUNE_VERSION "0.1.0"
 

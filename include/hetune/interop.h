@@ -1,0 +1,100 @@
+/* hetune — the formats other tuners speak (src/interop/).
+ *
+ * Kernel Tuner's T1 input format (kernel_tuner/schema/T1/1.0.0/input-schema.json, the
+ * "Tuning format" shared with KTT) becomes a hetune spec; the results database becomes
+ * Kernel Tuner's T4 results format (kernel_tuner/schema/T4/1.0.0/results-schema.json) or a
+ * C header of tuned values, for programs that build the kernel themselves.
+ *
+ * T1 fields and what they become (any other field, or a value hetune cannot express, is
+ * refused with HT_ESPEC, err->field naming it):
+ *   KernelSpecification.Language      "OpenCL" only
+ *   KernelSpecification.KernelName    kernel.name and the spec's name
+ *   KernelSpecification.KernelFile    kernel.file (see spec_dir below)
+ *   KernelSpecification.CompilerOptions  kernel.options, joined by spaces
+ *   KernelSpecification.GlobalSize/LocalSize  ndrange.global/local (X, Y, Z expressions);
+ *                                     GlobalSizeType "CUDA" multiplies each global size by
+ *                                     its local size (a grid of blocks), "OpenCL" keeps it
+ *   KernelSpecification.Arguments     args: Scalar (value: an integer FillValue) or Vector
+ *                                     (shape: Size; init: FillType Random, Constant 0, or
+ *                                     BinaryRaw from DataSource) of int8..uint64, float or
+ *                                     double; AccessType ReadOnly/WriteOnly/ReadWrite
+ *   KernelSpecification.Device, Profiling, General.*  accepted and left out: they choose a
+ *                                     device or shape a tuner's output, not the problem
+ *   ConfigurationSpace.TuningParameters  params: Type int or uint, Values a list of
+ *                                     integers such as "[1, 2, 4]"
+ *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, //, True, False
+ *                                     become C's)
+ *   Search.Name, Budget               not part of a spec: left out with a note saying which
+ *                                     hetune tune option does the same
+ * Refused: Language CUDA or Vulkan, GlobalSizeType Vulkan, SharedMemory, SimulationInput,
+ * ReferenceArguments (hetune verifies against a reference configuration or kernel), a
+ * parameter Type float, bool or string, Values that are not a list of integers, an argument
+ * of MemoryType Local or Symbol, of Type bool, half*, a vector type or custom, FillType
+ * Generator, Script or BinaryHDF, a Constant FillValue other than 0, RandomSeed, and a
+ * TypeSize other than the type's size.
+ *
+ * T4 export: one result per stored evaluation, in the order they were stored:
+ * "configuration" (the parameters by name), "times" ("compilation_time" and "runtimes", in
+ * milliseconds as Kernel Tuner writes them), "invalidity" (ok and cut: "correct"; build:
+ * "compile"; verify: "correctness"; constraint: "constraints"; timeout: "timeout"; launch,
+ * cl, crashed and error: "runtime"), "correctness" (0 for a wrong answer, else 1),
+ * "objectives" ["time"], "measurements" (time, the statistic, in ms), "timestamp", and
+ * hetune's own "device", "kernel" and "problem" (its sizes), which the schema allows.
+ *
+ * Header export: for each kernel name (of the newest problem stored with it, when there are
+ * several) and each device with a tuned best (verified first, else unverified), one
+ * "#define HETUNE_<KERNEL>_<DEVICE>_<PARAM> value", names upper-cased with every other
+ * character than A-Z and 0-9 made '_' (a device name shared by two devices gets its row id
+ * appended); then the newest split of that problem: HETUNE_<KERNEL>_SPLIT_SCHEDULER (a
+ * string), _SPLIT_DIM, _SPLIT_GLOBAL and per device _SPLIT_<DEVICE>_FACTOR (the adjusted
+ * factor), _OFFSET and _SIZE (the static slice).
+ *
+ * This module uses no OpenCL and never writes to the database.
+ */
+#ifndef HETUNE_INTEROP_H
+#define HETUNE_INTEROP_H
+
+#include <stddef.h>
+
+#include "hetune/error.h"
+#include "hetune/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Converts the Kernel Tuner T1 file at t1_path into a hetune spec. spec_dir is the folder
+ * the spec will be written to (NULL: the current one): a relative KernelFile stays as
+ * written when that is t1_path's folder, else becomes an absolute path. On success
+ * *spec_json is the spec as indented JSON text and *notes (may be NULL to not get them) is
+ * NULL or what was left out, one line each ("Search.Name 'Random': pass --strategy random
+ * to hetune tune"); both owned by the caller (free). Errors: HT_EIO (unreadable), HT_EPARSE
+ * (not JSON; err line and column), HT_ESPEC (a field hetune cannot express or a value that
+ * is malformed: err->field its JSON path, "KernelSpecification.Arguments[2].FillType"),
+ * HT_EEXPR or HT_EPARSE (an expression: err->field its path), HT_ENOMEM. */
+int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
+                    struct ht_error *err);
+
+/* Which results an export takes: the problems of the specs named names[0..nnames) (their
+ * "name", as stored), or every problem when nnames is 0. Borrowed for the call. */
+struct ht_export_filter {
+    const char *const *names;
+    size_t nnames;
+};
+
+/* Writes the evaluations of the database as Kernel Tuner T4 JSON (described above) into
+ * *json, owned by the caller (free). filter may be NULL (everything). Errors: HT_ENOTFOUND
+ * ("the database holds no evaluation", naming the specs when filtered), HT_EDB, HT_ENOMEM. */
+int ht_export_t4(struct ht_store *store, const struct ht_export_filter *filter, char **json,
+                 struct ht_error *err);
+
+/* Writes the C header of tuned values (described above) into *text, owned by the caller
+ * (free). filter may be NULL. Errors: HT_ENOTFOUND (no device has a tuned best), HT_EDB,
+ * HT_ENOMEM. */
+int ht_export_header(struct ht_store *store, const struct ht_export_filter *filter,
+                     char **text, struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,380 @@
+/* The results database as Kernel Tuner T4 JSON or as a C header of tuned values
+ * (include/hetune/interop.h). The evaluations and splits come through the store's public
+ * API; the names of devices and problems, which it has no listing of, are read directly as
+ * src/report does (store-internal.h). */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/interop.h"
+#include "store/store-internal.h"
+#include "util/util.h"
+
+struct problem {
+    int64_t id;
+    char kernel[256], spec[256], sizes[1024], params[1024];
+};
+
+struct device {
+    int64_t id;
+    char name[256], slug[300];
+};
+
+struct catalog {
+    struct problem *problems; /* in id order, filtered */
+    size_t nproblems;
+    struct device *devices;   /* in id order */
+    size_t ndevices;
+};
+
+static void catalog_free(struct catalog *c)
+{
+    free(c->problems);
+    free(c->devices);
+}
+
+static int wanted(const struct ht_export_filter *f, const char *spec)
+{
+    if (!f || f->nnames == 0)
+        return 1;
+    for (size_t i = 0; i < f->nnames; i++)
+        if (!strcmp(f->names[i], spec))
+            return 1;
+    return 0;
+}
+
+/* NAME upper-cased, every character but A-Z and 0-9 made '_', runs of them one '_'. */
+static void slug(const char *name, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; *name && n + 1 < size; name++) {
+        int c = (unsigned char)*name;
+        if (isalnum(c))
+            out[n++] = (char)toupper(c);
+        else if (n > 0 && out[n - 1] != '_')
+            out[n++] = '_';
+    }
+    while (n > 0 && out[n - 1] == '_')
+        n--;
+    out[n] = '\0';
+}
+
+static int catalog_load(struct ht_store *store, const struct ht_export_filter *f,
+                        struct catalog *c, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    memset(c, 0, sizeof *c);
+    rc = ht__store_prepare(store,
+                           "SELECT p.id, k.kernel_name, k.spec_name, p.sizes, p.params "
+                           "FROM problems p JOIN kernels k ON k.id = p.kernel_id ORDER BY p.id",
+                           &st, "cannot list problems", err);
+    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct problem p, *grown;
+        p.id = sqlite3_column_int64(st, 0);
+        ht__store_column_text(st, 1, p.kernel, sizeof p.kernel);
+        ht__store_column_text(st, 2, p.spec, sizeof p.spec);
+        ht__store_column_text(st, 3, p.sizes, sizeof p.sizes);
+        ht__store_column_text(st, 4, p.params, sizeof p.params);
+        rc = 0;
+        if (!wanted(f, p.spec))
+            continue;
+        if (!(grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown))) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            break;
+        }
+        c->problems = grown;
+        c->problems[c->nproblems++] = p;
+    }
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc > 0)
+        rc = ht__store_fail(store, err, "cannot list problems");
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc == 0)
+        rc = ht__store_prepare(store, "SELECT id, name FROM devices ORDER BY id", &st,
+                               "cannot list devices", err);
+    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct device d, *grown;
+        d.id = sqlite3_column_int64(st, 0);
+        ht__store_column_text(st, 1, d.name, sizeof d.name);
+        slug(d.name, d.slug, sizeof d.slug);
+        /* Two devices of one name (two identical GPUs, a new driver) need distinct macros. */
+        for (size_t i = 0; i < c->ndevices; i++)
+            if (!strcmp(c->devices[i].name, d.name)) {
+                size_t n = strlen(d.slug);
+                snprintf(d.slug + n, sizeof d.slug - n, "_%lld", (long long)d.id);
+                break;
+            }
+        rc = 0;
+        if (!(grown = realloc(c->devices, (c->ndevices + 1) * sizeof *grown))) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            break;
+        }
+        c->devices = grown;
+        c->devices[c->ndevices++] = d;
+    }
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc > 0)
+        rc = ht__store_fail(store, err, "cannot list devices");
+    sqlite3_finalize(st);
+    if (rc != 0)
+        catalog_free(c);
+    return rc;
+}
+
+static const struct device *device_of(const struct catalog *c, int64_t id)
+{
+    for (size_t i = 0; i < c->ndevices; i++)
+        if (c->devices[i].id == id)
+            return &c->devices[i];
+    return NULL;
+}
+
+/* The i-th name of "A,B,C" into buf. */
+static void nth_name(const char *list, size_t i, char *buf, size_t size)
+{
+    const char *p = list, *end;
+    for (; i > 0 && p; i--)
+        if ((p = strchr(p, ',')))
+            p++;
+    if (!p) {
+        snprintf(buf, size, "p%zu", i);
+        return;
+    }
+    end = strchr(p, ',');
+    snprintf(buf, size, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+}
+
+static const char *invalidity(const char *status)
+{
+    static const struct { const char *status, *t4; } map[] = {
+        {HT_STORE_OK, "correct"},          {HT_STORE_CUT, "correct"},
+        {HT_STORE_BUILD, "compile"},       {HT_STORE_VERIFY, "correctness"},
+        {HT_STORE_CONSTRAINT, "constraints"}, {HT_STORE_TIMEOUT, "timeout"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i].status, status))
+            return map[i].t4;
+    return "runtime";
+}
+
+struct t4_walk {
+    const struct catalog *cat;
+    const struct problem *problem;
+    json_t *results;
+};
+
+static int t4_eval(const struct ht_stored_eval *ev, void *user)
+{
+    struct t4_walk *w = user;
+    const struct device *dev = device_of(w->cat, ev->device_id);
+    json_t *conf = json_object(), *runs = json_array(), *times, *r;
+    char name[256];
+
+    for (size_t i = 0; i < ev->nvalues; i++) {
+        nth_name(w->problem->params, i, name, sizeof name);
+        json_object_set_new(conf, name, json_integer(ev->values[i]));
+    }
+    for (unsigned i = 0; i < ev->nruns; i++)
+        json_array_append_new(runs, json_real(ev->runs[i] * 1e3));
+    times = json_pack("{s:o}", "runtimes", runs);
+    if (ev->build_seconds >= 0)
+        json_object_set_new(times, "compilation_time", json_real(ev->build_seconds * 1e3));
+    r = json_pack("{s:s,s:o,s:[s],s:o,s:s,s:f}", "timestamp", ev->created_at,
+                  "configuration", conf, "objectives", "time", "times", times,
+                  "invalidity", invalidity(ev->status), "correctness",
+                  strcmp(ev->status, HT_STORE_VERIFY) && ev->verified != 0 ? 1.0 : 0.0);
+    if (!r)
+        return HT_ENOMEM;
+    if (ev->seconds >= 0)
+        json_object_set_new(r, "measurements",
+                            json_pack("[{s:s,s:f,s:s}]", "name", "time", "value",
+                                      ev->seconds * 1e3, "unit", "ms"));
+    json_object_set_new(r, "device", json_string(dev ? dev->name : ""));
+    json_object_set_new(r, "kernel", json_string(w->problem->kernel));
+    json_object_set_new(r, "problem", json_string(w->problem->sizes));
+    json_object_set_new(r, "status", json_string(ev->status));
+    return json_array_append_new(w->results, r) == 0 ? 0 : HT_ENOMEM;
+}
+
+static int nothing(const struct ht_export_filter *f, const char *what, struct ht_error *err)
+{
+    if (f && f->nnames > 0)
+        return ht_error_set(err, HT_ENOTFOUND, "the database holds no %s of spec '%s'%s", what,
+                            f->names[0], f->nnames > 1 ? " or the others named" : "");
+    return ht_error_set(err, HT_ENOTFOUND, "the database holds no %s", what);
+}
+
+int ht_export_t4(struct ht_store *store, const struct ht_export_filter *filter, char **json,
+                 struct ht_error *err)
+{
+    struct catalog cat;
+    struct t4_walk w;
+    json_t *doc = NULL;
+    int rc;
+
+    *json = NULL;
+    if ((rc = catalog_load(store, filter, &cat, err)) != 0)
+        return rc;
+    w.cat = &cat;
+    w.results = json_array();
+    doc = json_pack("{s:s,s:o}", "schema_version", "1.0.0", "results", w.results);
+    if (!doc) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < cat.nproblems; i++) {
+        w.problem = &cat.problems[i];
+        rc = ht_store_list_evals(store, w.problem->id, 0, t4_eval, &w, err);
+        if (rc == HT_ENOMEM)
+            ht_error_set(err, HT_ENOMEM, "out of memory");
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (json_array_size(w.results) == 0) {
+        rc = nothing(filter, "evaluation", err);
+        goto cleanup;
+    }
+    if (!(*json = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12))))
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+cleanup:
+    json_decref(doc);
+    catalog_free(&cat);
+    return rc;
+}
+
+/* The newest split of the problem: 0 and *found 1 with *sp filled (devices owned). */
+static int latest_split(struct ht_store *store, int64_t problem_id, struct ht_stored_split *sp,
+                        int *found, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t id = 0;
+    int rc;
+
+    *found = 0;
+    if ((rc = ht__store_prepare(store, "SELECT max(id) FROM splits WHERE problem_id = ?", &st,
+                                "cannot find the latest split", err)) != 0)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (id <= 0)
+        return 0;
+    ht_stored_split_init(sp);
+    rc = ht_store_get_split(store, id, sp, err);
+    if (rc == HT_ENOTFOUND)
+        return 0;
+    *found = rc == 0;
+    return rc;
+}
+
+static int header_problem(struct ht_store *store, const struct catalog *cat,
+                          const struct problem *p, FILE *f, int *wrote, struct ht_error *err)
+{
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    struct ht_stored_split sp;
+    char k[300], name[256], pn[300];
+    int rc = 0, found, any = 0;
+
+    if (!ev)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    slug(p->kernel, k, sizeof k);
+    for (size_t d = 0; d < cat->ndevices; d++) {
+        int64_t dev = cat->devices[d].id;
+        rc = ht_store_best(store, p->id, dev, ev, err);
+        if (rc == HT_ENOTFOUND)
+            rc = ht_store_best_unverified(store, p->id, dev, ev, err);
+        if (rc == HT_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc != 0)
+            goto cleanup;
+        if (!any)
+            fprintf(f, "\n/* kernel %s of spec %s at %s */\n", p->kernel, p->spec,
+                    p->sizes[0] ? p->sizes : "no sizes");
+        any = 1;
+        fprintf(f, "/* %s: %s, %.6g s%s */\n", cat->devices[d].name, ev->config, ev->seconds,
+                ev->verified == 1 ? ", verified" : ", not verified");
+        for (size_t i = 0; i < ev->nvalues; i++) {
+            nth_name(p->params, i, name, sizeof name);
+            slug(name, pn, sizeof pn);
+            fprintf(f, "#define HETUNE_%s_%s_%s %lld\n", k, cat->devices[d].slug, pn,
+                    (long long)ev->values[i]);
+        }
+    }
+    if (!any)
+        goto cleanup;
+    *wrote = 1;
+    if ((rc = latest_split(store, p->id, &sp, &found, err)) != 0 || !found)
+        goto cleanup;
+    fprintf(f, "/* the newest split (%s), stored %s */\n", sp.scheduler, sp.created_at);
+    fprintf(f, "#define HETUNE_%s_SPLIT_SCHEDULER \"%s\"\n", k, sp.scheduler);
+    fprintf(f, "#define HETUNE_%s_SPLIT_DIM %u\n", k, sp.dim);
+    fprintf(f, "#define HETUNE_%s_SPLIT_GLOBAL %llu\n", k, (unsigned long long)sp.global);
+    for (size_t i = 0; i < sp.ndevices; i++) {
+        const struct ht_stored_split_device *sd = &sp.devices[i];
+        const struct device *dev = device_of(cat, sd->device_id);
+        const char *s = dev ? dev->slug : "UNKNOWN";
+        fprintf(f, "#define HETUNE_%s_SPLIT_%s_FACTOR %.6f\n", k, s,
+                sd->adjusted_factor >= 0 ? sd->adjusted_factor : sd->optimal_factor);
+        fprintf(f, "#define HETUNE_%s_SPLIT_%s_OFFSET %llu\n", k, s,
+                (unsigned long long)sd->offset);
+        fprintf(f, "#define HETUNE_%s_SPLIT_%s_SIZE %llu\n", k, s, (unsigned long long)sd->size);
+    }
+    free(sp.devices);
+cleanup:
+    free(ev);
+    return rc;
+}
+
+int ht_export_header(struct ht_store *store, const struct ht_export_filter *filter,
+                     char **text, struct ht_error *err)
+{
+    struct catalog cat;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc, wrote = 0;
+
+    *text = NULL;
+    if ((rc = catalog_load(store, filter, &cat, err)) != 0)
+        return rc;
+    if (!(f = open_memstream(&buf, &len))) {
+        catalog_free(&cat);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    fprintf(f, "/* Tuned by hetune from %s. Generated: do not edit. */\n"
+               "#ifndef HETUNE_TUNED_VALUES_H\n#define HETUNE_TUNED_VALUES_H\n",
+            ht_store_path(store));
+    /* Newest problem first; one problem per kernel name, so that no macro is defined twice. */
+    for (size_t i = cat.nproblems; rc == 0 && i-- > 0;) {
+        int w = 0;
+        if (cat.problems[i].id < 0) /* an older problem of a kernel already written */
+            continue;
+        rc = header_problem(store, &cat, &cat.problems[i], f, &w, err);
+        wrote |= w;
+        for (size_t j = 0; w && j < i; j++)
+            if (!strcmp(cat.problems[j].kernel, cat.problems[i].kernel))
+                cat.problems[j].id = -1;
+    }
+    fprintf(f, "\n#endif\n");
+    fclose(f);
+    catalog_free(&cat);
+    if (rc == 0 && !wrote)
+        rc = nothing(filter, "tuned configuration", err);
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    *text = buf;
+    return 0;
+}
