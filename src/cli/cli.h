@@ -18,6 +18,8 @@ int cmd_split(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_import_kt(int argc, char **argv); /* cmd-interop.c */
+int cmd_export(int argc, char **argv);    /* cmd-interop.c */
 
 /* --- the options several commands share, declared once (common.c) ---
  *

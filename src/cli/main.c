@@ -22,6 +22,8 @@ static const struct command commands[] = {
     {"run", cmd_run, "the whole pipeline: prune, tune, split and report"},
     {"report", cmd_report, "the paper's tables and figures from the results database"},
     {"demo", cmd_demo, "the paper's two case studies on every device found, and their report"},
+    {"import-kt", cmd_import_kt, "convert a Kernel Tuner T1 input file into a spec"},
+    {"export", cmd_export, "results as Kernel Tuner T4 JSON, or a C header of tuned values"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,136 @@
+/* hetune import-kt and export: Kernel Tuner's formats and a header of tuned values. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char import_usage[] =
+    "usage: hetune import-kt [options] T1.json\n\n"
+    "Converts a Kernel Tuner T1 input file (OpenCL) into a hetune spec; a field that a spec\n"
+    "cannot express is refused, naming it. Search and Budget are left out with a note.\n\n"
+    "options:\n"
+    "  -o, --out SPEC        write the spec to SPEC (default: stdout)\n"
+    "  -h, --help            show this help\n\n"
+    "exit status: 0 success, 1 runtime failure, 2 bad input (a field hetune cannot express)\n";
+
+static const char export_usage[] =
+    "usage: hetune export (--format t4 | --header FILE) [options]\n\n"
+    "Writes the results database as Kernel Tuner's T4 results JSON (every evaluation:\n"
+    "configuration, times in ms, invalidity, correctness), or as a C header of each\n"
+    "device's tuned parameter values (#define HETUNE_<KERNEL>_<DEVICE>_<PARAM>) and the\n"
+    "split factors of the newest split, for programs that build the kernel themselves.\n\n"
+    "options:\n"
+    "      --format t4       T4 JSON, to stdout or --out\n"
+    "      --header FILE     write the C header to FILE\n"
+    "      --db FILE         the results database (default ./hetune.db); it must exist\n"
+    "      --spec NAME       only the spec named NAME (its \"name\"; may be repeated)\n"
+    "  -o, --out FILE        write the T4 JSON to FILE (default: stdout)\n"
+    "  -h, --help            show this help\n\n"
+    "exit status: 0 success, 1 runtime failure (nothing to export), 2 bad input\n";
+
+/* Writes text to path, or stdout when path is NULL. */
+static int put(const char *cmd, const char *path, const char *text)
+{
+    FILE *f = path ? fopen(path, "w") : stdout;
+    if (!f || fputs(text, f) < 0 || (path && fclose(f) != 0))
+        return cli_usage_error(cmd, 1, "%s: %s", path ? path : "stdout", strerror(errno));
+    return 0;
+}
+
+int cmd_import_kt(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    char *spec = NULL, *notes = NULL, *dir = NULL;
+    struct ht_error err;
+    int c, status;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) == 'o')
+        out = optarg;
+    if (c == 'h')
+        return fputs(import_usage, stdout) < 0;
+    if (c != -1)
+        return cli_getopt_error("import-kt", c, argv);
+    if (optind + 1 != argc)
+        return cli_usage_error("import-kt", 2, "expected one T1.json (see --help)");
+    /* The spec's folder: a relative kernel path must stay right from there. */
+    if (out && (dir = strdup(out)) && strrchr(dir, '/'))
+        *strrchr(dir, '/') = '\0';
+    ht_error_clear(&err);
+    if (ht_kt_import_t1(argv[optind], dir && strchr(out, '/') ? dir : NULL, &spec, &notes,
+                        &err) != 0)
+        status = cli_fail("import-kt", &err);
+    else if ((status = put("import-kt", out, spec)) == 0 && notes)
+        fprintf(stderr, "%s", notes);
+    free(spec);
+    free(notes);
+    free(dir);
+    return status;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    enum { OPT_FORMAT = CLI_OPT_OWN, OPT_HEADER, OPT_DB, OPT_SPEC };
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT}, {"header", required_argument, NULL, OPT_HEADER},
+        {"db", required_argument, NULL, OPT_DB}, {"spec", required_argument, NULL, OPT_SPEC},
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *db = HT_STORE_DEFAULT_PATH, *format = NULL, *header = NULL, *out = NULL;
+    const char **names = calloc((size_t)argc, sizeof *names);
+    struct ht_export_filter filter = {names, 0};
+    struct ht_store *store = NULL;
+    struct ht_error err;
+    struct stat st = {.st_size = 1};
+    char *text = NULL;
+    int c, status = 2, rc;
+
+    opterr = 0;
+    optind = 1;
+    while (names && (c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_FORMAT: format = optarg; break;
+        case OPT_HEADER: header = optarg; break;
+        case OPT_DB: db = optarg; break;
+        case OPT_SPEC: names[filter.nnames++] = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': status = fputs(export_usage, stdout) < 0; goto cleanup;
+        default: status = cli_getopt_error("export", c, argv); goto cleanup;
+        }
+    }
+    if (!names)
+        status = cli_usage_error("export", 1, "out of memory");
+    if (!names || cli_no_args("export", argc, argv) != 0)
+        goto cleanup;
+    if (!format == !header || (format && strcmp(format, "t4"))) {
+        status = cli_usage_error("export", 2, "give --format t4 or --header FILE (see --help)");
+        goto cleanup;
+    }
+    /* Opening would create a missing database: an export never writes the one it reads. */
+    if (stat(db, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0)) {
+        status = st.st_size ? cli_usage_error("export", 2, "%s: %s", db, strerror(errno))
+                            : cli_usage_error("export", 1, "%s: nothing to export: an empty "
+                                              "file", db);
+        goto cleanup;
+    }
+    ht_error_clear(&err);
+    rc = ht_store_open(db, &store, &err);
+    if (rc == 0)
+        rc = format ? ht_export_t4(store, &filter, &text, &err)
+                    : ht_export_header(store, &filter, &text, &err);
+    if (rc == HT_ENOTFOUND)
+        status = cli_usage_error("export", 1, "%s: nothing to export: %s", db, err.text);
+    else
+        status = rc ? cli_fail("export", &err) : put("export", format ? out : header, text);
+cleanup:
+    ht_store_close(store);
+    free(text);
+    free(names);
+    return status;
+}

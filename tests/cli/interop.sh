@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# hetune import-kt and export (issue 15 item 4): a Kernel Tuner T1 file (a vecadd) becomes
+# a spec that hetune space accepts and hetune tune tunes; T1 fields a spec cannot express
+# exit 2 naming the field; export --format t4 after a tune holds what Kernel Tuner's T4
+# results schema requires (checked by hand: see tests/fixtures/interop/README.md); export
+# of an empty database exits 1 with a message; export --header compiles and holds the
+# tuned values and the newest split's factors.
+set -eu
+
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp interop
+fix="$HETUNE_SOURCE_DIR/tests/fixtures/interop"
+
+run import-kt --help
+expect_status 0
+run import-kt
+expect_status 2
+
+# Beside the T1 file the kernel path stays relative; elsewhere it becomes absolute.
+cp "$fix/vecadd-t1.json" "$fix/vecadd.cl" "$tmp/"
+run import-kt "$tmp/vecadd-t1.json" -o "$tmp/spec.json"
+expect_status 0
+expect_err "Search.Name 'Random'"
+python3 - "$tmp/spec.json" <<'PY' || fail "imported spec: $(cat "$tmp/spec.json")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["kernel"] == {"file": "vecadd.cl", "name": "vadd", "options": "-cl-fast-relaxed-math"}
+assert s["params"] == {"block_size_x": {"values": [8, 16, 32, 64, 128]}}
+assert s["constraints"] == ["block_size_x >= 16 && !(block_size_x > 64)"]
+assert s["ndrange"] == {"global": ["4096"], "local": ["block_size_x"]}
+assert [(a["name"], a["type"], a.get("access"), a.get("init")) for a in s["args"]] == [
+    ("c", "float", "write", "zero"), ("a", "float", "read", "random"),
+    ("b", "float", "read", "random"), ("n", "int", None, None)]
+PY
+mkdir "$tmp/elsewhere"
+run import-kt "$tmp/vecadd-t1.json" -o "$tmp/elsewhere/spec.json"
+expect_status 0
+grep -q "\"file\": \"$tmp/vecadd.cl\"" "$tmp/elsewhere/spec.json" || fail "kernel path not absolute"
+
+# Fields a spec cannot express: exit 2 naming the field.
+bad() { # $1: a Python statement changing t (the T1 object); $2: the field named
+    python3 - "$fix/vecadd-t1.json" "$tmp/bad.json" "$1" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ks = t["KernelSpecification"]; tp = t["ConfigurationSpace"]["TuningParameters"]
+exec(sys.argv[3])
+json.dump(t, open(sys.argv[2], "w"))
+PY
+    run import-kt "$tmp/bad.json"
+    expect_status 2
+    expect_err "$2"
+}
+bad 'ks["Language"] = "CUDA"' "KernelSpecification.Language"
+bad 'tp[0]["Type"] = "float"' "ConfigurationSpace.TuningParameters[0].Type"
+bad 'tp[0]["Values"] = "range(1, 9)"' "ConfigurationSpace.TuningParameters[0].Values"
+bad 'ks["SharedMemory"] = 1024' "KernelSpecification.SharedMemory"
+bad 'ks["ReferenceArguments"] = []' "KernelSpecification.ReferenceArguments"
+bad 'ks["Arguments"][1]["FillType"] = "Generator"' "KernelSpecification.Arguments[1].FillType"
+bad 'ks["Arguments"][0]["MemoryType"] = "Local"' "KernelSpecification.Arguments[0].MemoryType"
+bad 'ks["Arguments"][2]["Type"] = "half"' "KernelSpecification.Arguments[2].Type"
+bad 'ks["Arguments"][2]["RandomSeed"] = 7' "KernelSpecification.Arguments[2].RandomSeed"
+bad 't["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x ** 2 < 9"' \
+    "ConfigurationSpace.Conditions[0].Expression"
+bad 't["ConfigurationSpace"]["Conditions"][0]["Expression"] = "nosuch > 1"' "unknown name 'nosuch'"
+bad 'ks["Unheard"] = 1' "KernelSpecification.Unheard"
+printf '{ "KernelSpecification": ' >"$tmp/bad.json"
+run import-kt "$tmp/bad.json"
+expect_status 2
+
+# Export refuses what it cannot read or what holds nothing.
+run export --format t4 --db "$tmp/none.db"
+expect_status 2
+: >"$tmp/empty.db"
+run export --format t4 --db "$tmp/empty.db"
+expect_status 1
+expect_err "nothing to export"
+
+run devices --json
+require_platform
+dev=$(pthread_device "$tmp/out")
+run space "$tmp/spec.json" --device "$dev" --db "$tmp/r.db"
+expect_status 0
+run export --format t4 --db "$tmp/r.db"
+expect_status 1
+expect_err "holds no evaluation"
+run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db" -q
+expect_status 0
+
+# T4: what the published results schema (T4 1.0.0) requires, checked by hand.
+run export --format t4 --db "$tmp/r.db" -o "$tmp/t4.json"
+expect_status 0
+python3 - "$tmp/t4.json" <<'PY' || fail "T4 check: $(cat "$tmp/t4.json")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, dict) and re.match(r"^[0-9]{1,}.[0-9]{1,}.[0-9]{1,}$", d["schema_version"])
+num = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+assert isinstance(d["results"], list) and len(d["results"]) == 3
+for r in d["results"]:
+    for k in ("configuration", "times", "invalidity", "correctness"):
+        assert k in r, k
+    assert isinstance(r["timestamp"], str) and isinstance(r["configuration"], dict)
+    assert isinstance(r["objectives"], list) and isinstance(r["times"], dict)
+    t = r["times"]
+    assert isinstance(t["runtimes"], list) and len(t["runtimes"]) >= 1
+    for k in ("compilation_time", "framework", "search_algorithm", "validation"):
+        assert k not in t or num(t[k]), k
+    assert r["invalidity"] in ("timeout", "compile", "runtime", "correctness", "constraints",
+                               "correct")
+    assert num(r["correctness"])
+    for m in r.get("measurements", []):
+        assert isinstance(m["name"], str) and num(m["value"]) and isinstance(m["unit"], str)
+assert sorted(r["configuration"]["block_size_x"] for r in d["results"]) == [16, 32, 64]
+assert all(r["invalidity"] == "correct" for r in d["results"])
+PY
+run export --format t4 --db "$tmp/r.db" --spec nosuch
+expect_status 1
+run export --db "$tmp/r.db"
+expect_status 2
+
+# Header: the tuned value of each device, and the factors of the newest split.
+POCL_DEVICES="pthread basic" "$HETUNE" split "$HETUNE_SOURCE_DIR/examples/vecadd/spec.json" \
+    --size N=65536 --device all --force --db "$tmp/r.db" >"$tmp/split.out" 2>&1 ||
+    fail "split: $(cat "$tmp/split.out")"
+run export --header "$tmp/tuned.h" --db "$tmp/r.db"
+expect_status 0
+cc -fsyntax-only -x c "$tmp/tuned.h" || fail "header does not compile: $(cat "$tmp/tuned.h")"
+python3 - "$tmp/tuned.h" "$tmp/r.db" <<'PY' || fail "header check: $(cat "$tmp/tuned.h")"
+import re, sqlite3, sys
+h = open(sys.argv[1]).read()
+db = sqlite3.connect(sys.argv[2])
+best = db.execute("""SELECT config FROM evaluations e JOIN problems p ON p.id = e.problem_id
+    JOIN kernels k ON k.id = p.kernel_id WHERE k.kernel_name = 'vadd' AND status = 'ok'
+    ORDER BY seconds LIMIT 1""").fetchone()[0]
+v = re.search(r"#define HETUNE_VADD_\w+_BLOCK_SIZE_X (\d+)", h)
+assert v and best == "block_size_x=" + v.group(1), (best, v)
+assert re.search(r"#define HETUNE_ADDVEC_\w+_WG \d+", h)
+f = [float(x) for x in re.findall(r"#define HETUNE_ADDVEC_SPLIT_\w+_FACTOR ([0-9.]+)", h)]
+assert len(f) == 2 and abs(sum(f) - 1) < 1e-3, f
+PY
+echo "interop: ok"
