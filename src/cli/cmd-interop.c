@@ -44,7 +44,7 @@ static int put(const char *cmd, const char *path, const char *text)
 int cmd_import_kt(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *out = NULL;
     char *spec = NULL, *notes = NULL, *dir = NULL;
     struct ht_error err;
@@ -79,9 +79,10 @@ int cmd_export(int argc, char **argv)
 {
     enum { OPT_FORMAT = CLI_OPT_OWN, OPT_HEADER, OPT_DB, OPT_SPEC };
     static const struct option longopts[] = {
-        {"format", required_argument, NULL, OPT_FORMAT}, {"header", required_argument, NULL, OPT_HEADER},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"header", required_argument, NULL, OPT_HEADER},
         {"db", required_argument, NULL, OPT_DB}, {"spec", required_argument, NULL, OPT_SPEC},
-        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *db = HT_STORE_DEFAULT_PATH, *format = NULL, *header = NULL, *out = NULL;
     const char **names = calloc((size_t)argc, sizeof *names);
     struct ht_export_filter filter = {names, 0};

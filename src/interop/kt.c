@@ -26,7 +26,10 @@ static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     snprintf(err->field, sizeof err->field, "%s", path);
-    return ht_error_set(err, HT_ESPEC, "%s", text);
+    /* ht_error_format names the field: the text need not start with it too. */
+    size_t n = strlen(path);
+    int named = !strncmp(text, path, n) && !strncmp(text + n, ": ", 2);
+    return ht_error_set(err, HT_ESPEC, "%s", named ? text + n + 2 : text);
 }
 
 /* Refuses any key of obj (at path) that is not in known (NULL-terminated). */
@@ -100,7 +103,8 @@ static char *translate(struct import *im, const char *src, const char *path)
             const char *w = p;
             while (isalnum((unsigned char)w[0]) || w[0] == '_')
                 w++;
-            word_and = (w - p == 3 && !strncmp(p, "and", 3)) || (w - p == 2 && !strncmp(p, "or", 2));
+            word_and = (w - p == 3 && !strncmp(p, "and", 3)) ||
+                       (w - p == 2 && !strncmp(p, "or", 2));
         }
         /* Close the not operands that end here. */
         while (nnot > 0 && nots[nnot - 1] == depth && (at_end || closes || word_and)) {
