@@ -92,6 +92,21 @@ int ht_error_format(const struct ht_error *err, char *buf, size_t size);
  * termination, crashed or timed out included). */
 int ht_exit_status(int code);
 
+/* The levels of the messages the log hook receives. */
+enum ht_log_level { HT_LOG_INFO = 1, HT_LOG_DEBUG = 2 };
+
+/* A log hook: level, one line of text without a newline (borrowed for the call only) and
+ * the pointer given to ht_set_log. */
+typedef void (*ht_log_fn)(int level, const char *msg, void *user);
+
+/* Installs fn, process-wide, as the receiver of the library's log messages: which kernel
+ * binary was built, loaded from or written to the binary cache and where, and each OpenCL
+ * call that failed with its status. The library never prints; without a hook (the
+ * default, or fn NULL) the messages are dropped. Set it before other threads use the
+ * library. An isolated session's worker process logs to its stderr when the environment
+ * variable HETUNE_VERBOSE is set to a value other than 0. */
+void ht_set_log(ht_log_fn fn, void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -456,6 +456,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
         if (load_cached(s, path, options, &prog) == HT_OK) {
             *cache_hit = 1;
+            ht__log(HT_LOG_INFO, "%s: binary cache hit, loaded %s", s->dev->name, path);
             goto done;
         }
     }
@@ -495,7 +496,12 @@ done:
      * generates machine code for every kernel (a build of matmul took 2.5 times as long),
      * and PoCL keeps its own cache of built programs: there, hetune's is not written. */
     if (!*cache_hit && path && !ht_driver_caches(s->dev))
-        store_cached(s, prog, path);
+        ht__log(HT_LOG_INFO, "%s: built '%s', binary %s %s", s->dev->name,
+                options ? options : "", store_cached(s, prog, path) == HT_OK ? "cached in"
+                : "not cached: cannot write", path);
+    else if (!*cache_hit)
+        ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (%s)", s->dev->name,
+                options ? options : "", path ? "the driver keeps its own cache" : "--no-cache");
     *build_s = ht__now() - t0;
     *out = prog;
     prog = NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hetune/error.h"
+#include "util/util.h"
 
 const char *ht_strerror(int code)
 {
@@ -146,4 +147,26 @@ int ht_exit_status(int code)
     default:
         return 1;
     }
+}
+
+static ht_log_fn log_fn;
+static void *log_user;
+
+void ht_set_log(ht_log_fn fn, void *user)
+{
+    log_fn = fn;
+    log_user = user;
+}
+
+void ht__log(int level, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+
+    if (!log_fn)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    log_fn(level, buf, log_user);
 }

@@ -21,6 +21,9 @@ int ht__open_regular(const char *path, FILE **out, uint64_t *size, struct ht_err
  * when it does not fit in memory. */
 int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *err);
 
+/* Passes a printf-style message to the hook of ht_set_log, if any (error.c). */
+void ht__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Writes size bytes to path atomically (a temporary file renamed over it). Returns HT_EIO. */
 int ht__write_file(const char *path, const void *data, size_t size, struct ht_error *err);
 
