@@ -2,6 +2,7 @@
 #ifndef HETUNE_CLI_H
 #define HETUNE_CLI_H
 
+#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,43 +24,127 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
 
 /* --- the options several commands share, declared once (common.c) ---
  *
- * A command lists in its getopt_long table the shared options it takes (CLI_OPTION_SIZE,
- * ...; their values below CLI_OPT_OWN, its own from CLI_OPT_OWN on) and hands every option
- * its own switch does not handle to cli_common_option, which also answers --help, a
- * missing value and an unknown option. */
+ * A command names the shared options it takes by their flags (CLI_F_DEVICE | ...) and
+ * lists its own in a getopt_long table (values from CLI_OPT_OWN on, or a letter of
+ * CLI_SHORT_OPTIONS); cli_common_init builds the getopt tables of both, cli_getopt parses,
+ * and the command hands every option its own switch does not handle to cli_common_option,
+ * which also answers --help (the command's usage with the shared options' help added at
+ * the end of its options), a missing value and an unknown option. */
+
+/* Every short option of every command, each with its one meaning: X(letter, long name).
+ * cli_common_init refuses a command's short option that is not here with that long name,
+ * and tests/cli/options.sh checks that no letter appears twice. */
+#define CLI_SHORT_OPTIONS(X)                                                                  \
+    X('a', "overheads") X('b', "budget") X('d', "device") X('f', "factors") X('g', "global")   \
+    X('h', "help") X('l', "list") X('n', "names") X('o', "out") X('q', "quiet")                \
+    X('s', "set") X('S', "strategy") X('t', "times") X('v', "verbose") X('w', "wg")
+
+/* The shared options: X(NAME, long name, has_arg, getopt value, help; NULL when each
+ * command words its own), in the order --help lists them. */
+#define CLI_SHARED_OPTIONS(X)                                                                  \
+    X(DEVICE, "device", required_argument, 'd', NULL)                                          \
+    X(SCHEDULER, "scheduler", required_argument, CLI_OPT_SCHEDULER, NULL)                      \
+    X(SWEEP, "sweep", required_argument, CLI_OPT_SWEEP,                                        \
+      "      --sweep STEP      with two devices: also run static split points from 0 to 1\n" \
+      "                        by STEP (device 0's factor), each verified and stored (the\n" \
+      "                        paper's Figures 6 and 7)\n")                                  \
+    X(REFINE, "refine", required_argument, CLI_OPT_REFINE,                                     \
+      "      --refine N        static: after the paper's plan, up to N rounds that fit each\n" \
+      "                        device's time to overhead + rate*share from its kernel time\n" \
+      "                        alone and on its slice in the last round, re-plan so that\n"  \
+      "                        all devices finish together, and run again (verified);\n"    \
+      "                        stops early when the plan no longer changes. The round with\n" \
+      "                        the shortest time is shown, the best refined round stored\n"  \
+      "                        as scheduler \"refined\" (default 0)\n")                      \
+    X(MARGIN, "margin", required_argument, CLI_OPT_MARGIN, NULL)                               \
+    X(RESIDUE, "residue", required_argument, CLI_OPT_RESIDUE,                                  \
+      "      --residue work|time|groups\n"                                                     \
+      "                        static: who takes the residue work-items, work (the device\n" \
+      "                        that covers them with the least work, Eq. 9, default), time\n" \
+      "                        (the device whose slice with them finishes first) or groups\n" \
+      "                        (one group at a time, each to the device that then finishes\n" \
+      "                        first)\n")                                                      \
+    X(REFINE_BY, "refine-by", required_argument, CLI_OPT_REFINE_BY,                            \
+      "      --refine-by wall|kernel\n"                                                        \
+      "                        what --refine balances and minimizes: each device's whole\n"  \
+      "                        busy time, transfers included, and the wall time (default),\n" \
+      "                        or the kernel-only times (Algorithm 1's terms)\n")              \
+    X(PLAN, "plan", required_argument, CLI_OPT_PLAN,                                           \
+      "      --plan bus|paper  static: the plan that balances busy times, transfers\n"         \
+      "                        included (default), or the paper's from the tuned times\n")    \
+    X(PIECE_BYTES, "piece-bytes", required_argument, CLI_OPT_PIECE_BYTES,                      \
+      "      --piece-bytes N   devices that copy move their slice in pieces of about N\n"     \
+      "                        bytes on two queues (default 33554432); 0: one piece\n")       \
+    X(STRATEGY, "strategy", required_argument, 'S',                                            \
+      "  -S, --strategy S      the search strategy of tuning: exhaustive (default), random,\n" \
+      "                        genetic or anneal\n")                                          \
+    X(BUDGET, "budget", required_argument, 'b',                                                \
+      "  -b, --budget N        evaluate at most N configurations per device tuned in this\n"  \
+      "                        run (stored ones do not count; default 0: no limit)\n")        \
+    X(REPEATS, "repeats", required_argument, CLI_OPT_REPEATS,                                  \
+      "      --repeats N       timed runs of each co-execution (default: the spec's\n"        \
+      "                        timing.repeats)\n")                                            \
+    X(DB, "db", required_argument, CLI_OPT_DB,                                                 \
+      "      --db FILE         the results database (default ./hetune.db)\n")                 \
+    X(SIZE, "size", required_argument, CLI_OPT_SIZE,                                           \
+      "      --size NAME=VALUE override a problem size of the spec\n")                        \
+    X(EQ3, "eq3", required_argument, CLI_OPT_EQ3,                                              \
+      "      --eq3 product|sum|off\n"                                                          \
+      "                        Eq. 3, work-groups >= compute units, counts them as the\n"    \
+      "                        product over the dimensions (default, the total), the\n"     \
+      "                        paper's sum, or is off\n")                                    \
+    X(DATA_PATH, "data-path", required_argument, CLI_OPT_DATA_PATH,                            \
+      "      --data-path P     how buffers meet host memory: auto (default: in place on CPU\n" \
+      "                        devices, pinned memory elsewhere), pinned, pageable (plain\n"  \
+      "                        memory, the old path), inplace\n")                             \
+    X(TIMEOUT, "timeout", required_argument, CLI_OPT_TIMEOUT,                                  \
+      "      --timeout S       stop a configuration after S seconds and store it as timeout\n" \
+      "                        (default: 10 times the longest so far, at least 10 s)\n")      \
+    X(NO_ISOLATE, "no-isolate", no_argument, CLI_OPT_NO_ISOLATE,                               \
+      "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
+      "                        crash or a hang cannot take down\n")                           \
+    X(NO_CACHE, "no-cache", no_argument, CLI_OPT_NO_CACHE,                                     \
+      "      --no-cache        neither read nor write the kernel binary cache\n")             \
+    X(CACHE_DIR, "cache-dir", required_argument, CLI_OPT_CACHE_DIR,                            \
+      "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"   \
+      "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n")              \
+    X(JSON, "json", no_argument, CLI_OPT_JSON,                                                 \
+      "      --json            print one JSON object instead of text\n")                      \
+    X(QUIET, "quiet", no_argument, 'q',                                                        \
+      "  -q, --quiet           show no progress and no notes on stderr (default: progress\n"  \
+      "                        on stderr, a bar on a terminal, else a line every 5 s)\n")     \
+    X(VERBOSE, "verbose", no_argument, 'v',                                                    \
+      "  -v, --verbose         say on stderr what was built and where (the binary cache\n"    \
+      "                        path), each cache hit, and each OpenCL call that failed\n")
+
 enum {
     CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
     CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS, CLI_OPT_TIMEOUT, CLI_OPT_NO_ISOLATE,
+    CLI_OPT_SCHEDULER, CLI_OPT_SWEEP, CLI_OPT_RESIDUE, CLI_OPT_REFINE, CLI_OPT_REFINE_BY,
+    CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES,
     CLI_OPT_OWN = 0x200
 };
-#define CLI_OPTION_DEVICE {"device", required_argument, NULL, 'd'}
-#define CLI_OPTION_STRATEGY {"strategy", required_argument, NULL, 'S'}
-#define CLI_OPTION_BUDGET {"budget", required_argument, NULL, 'b'}
-#define CLI_OPTION_SIZE {"size", required_argument, NULL, CLI_OPT_SIZE}
-#define CLI_OPTION_DB {"db", required_argument, NULL, CLI_OPT_DB}
-#define CLI_OPTION_EQ3 {"eq3", required_argument, NULL, CLI_OPT_EQ3}
-#define CLI_OPTION_NO_CACHE {"no-cache", no_argument, NULL, CLI_OPT_NO_CACHE}
-#define CLI_OPTION_CACHE_DIR {"cache-dir", required_argument, NULL, CLI_OPT_CACHE_DIR}
-#define CLI_OPTION_DATA_PATH {"data-path", required_argument, NULL, CLI_OPT_DATA_PATH}
-#define CLI_OPTION_JSON {"json", no_argument, NULL, CLI_OPT_JSON}
-#define CLI_OPTION_REPEATS {"repeats", required_argument, NULL, CLI_OPT_REPEATS}
-#define CLI_OPTION_HELP {"help", no_argument, NULL, 'h'}
-#define CLI_OPTION_QUIET {"quiet", no_argument, NULL, 'q'}
-#define CLI_QUIET_HELP                                                                        \
-    "  -q, --quiet           show no progress (default: on stderr, a bar on a terminal,\n" \
-    "                        else a line every 5 s: done of total, elapsed, best)\n"
-#define CLI_OPTION_TIMEOUT {"timeout", required_argument, NULL, CLI_OPT_TIMEOUT}
-#define CLI_OPTION_NO_ISOLATE {"no-isolate", no_argument, NULL, CLI_OPT_NO_ISOLATE}
-#define CLI_ISOLATE_HELP                                                                      \
-    "      --timeout S       stop a configuration after S seconds and store it as timeout\n" \
-    "                        (default: 10 times the longest so far, at least 10 s)\n"       \
-    "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
-    "                        crash or a hang cannot take down\n"
+#define CLI_BIT(name, l, h, v, help) CLI_BIT_##name,
+enum { CLI_SHARED_OPTIONS(CLI_BIT) CLI_NSHARED };
+#undef CLI_BIT
+#define CLI_FLAG(name, l, h, v, help) CLI_F_##name = 1u << CLI_BIT_##name,
+enum { CLI_SHARED_OPTIONS(CLI_FLAG) };
+#undef CLI_FLAG
+/* What split and run share. */
+#define CLI_F_COEXEC                                                                           \
+    (CLI_F_DEVICE | CLI_F_SCHEDULER | CLI_F_SWEEP | CLI_F_RESIDUE | CLI_F_REFINE |             \
+     CLI_F_REFINE_BY | CLI_F_PLAN | CLI_F_MARGIN | CLI_F_DATA_PATH | CLI_F_PIECE_BYTES |       \
+     CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
+     CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE)
 
 /* What the shared options set. */
 struct cli_common {
     const char *cmd;                  /* the command, for messages */
-    const char *usage;                /* printed by --help */
+    const char *usage;                /* printed by --help, with the shared options' help */
+    unsigned own_help;                /* shared options whose help the usage words itself */
+    unsigned flags;                   /* the shared options taken */
+    struct option longopts[64];       /* getopt_long's tables (cli_common_init) */
+    char shortopts[64];
     char *device;                     /* -d, --device; NULL when not given */
     const char *strategy;             /* -S, --strategy; NULL: the default */
     size_t budget;                    /* -b, --budget; 0: none */
@@ -70,14 +155,25 @@ struct cli_common {
                                          --timeout, --no-isolate */
     int json;                         /* --json */
     unsigned repeats;                 /* --repeats (at least 1); 0 when not given */
-    int quiet;                        /* -q, --quiet: no progress on stderr */
+    int quiet;                        /* -q, --quiet: no progress or notes on stderr */
+    int verbose;                      /* -v, --verbose: the library's log on stderr */
+    struct ht_workflow_split_opts *split; /* split and run: where --sweep, --residue,
+                                             --refine(-by), --plan, --margin, --piece-bytes
+                                             and --repeats go; NULL elsewhere */
 };
 
 /* Returned by cli_common_option when parsing goes on. */
 #define CLI_CONTINUE (-1)
 
-/* Fills co with the defaults and readies getopt_long for argv (opterr off, optind 1). */
-void cli_common_init(struct cli_common *co, const char *cmd, const char *usage);
+/* Fills co with the defaults, builds the getopt_long tables of the shared options in
+ * flags (CLI_F_*; -h, --help always) and of own (the command's, ending with a zero entry;
+ * NULL: none), and readies getopt_long (opterr off, optind 1). A short option of own
+ * missing from CLI_SHORT_OPTIONS, or there with another long name, aborts. */
+void cli_common_init(struct cli_common *co, const char *cmd, const char *usage, unsigned flags,
+                     const struct option *own);
+
+/* getopt_long over argv with co's tables. */
+int cli_getopt(struct cli_common *co, int argc, char **argv);
 
 /* Handles option c (getopt_long's return; arg its optarg): a shared option, -h (prints the
  * usage and returns 0), a missing value or an unknown option (a message, 2). Returns
@@ -107,10 +203,6 @@ int cli_fail(const char *cmd, const struct ht_error *err);
 int cli_usage_error(const char *cmd, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Collects a --size NAME=VALUE option into a growing array (owned by the caller, free()).
- * Returns 0, or an exit status (2) after printing the problem. */
-int cli_add_size(const char *cmd, const char *arg, struct ht_size_override **ov, size_t *n);
-
 /* The shared handling of options and arguments (common.c). Each prints its message as
  * "hetune <cmd>: ..." to stderr and returns an exit status: 0 when all is well. */
 
@@ -123,18 +215,10 @@ int cli_spec_arg(const char *cmd, int argc, char **argv);
 /* Checks that no positional argument follows the options (at optind). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 
-/* Loads the spec at path with the size overrides; *spec is owned by the caller
- * (ht_spec_free). Returns 0, 1 when out of memory, else 2 (an unreadable spec is bad input). */
-int cli_load_spec(const char *cmd, const char *path, const struct ht_size_override *ov,
-                  size_t nov, struct ht_spec **spec);
-
 /* Parses an integer from 0 to max given to option opt. Returns 0, or 2. */
 int cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *out);
 int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t max,
                    uint64_t *out);
-
-/* Parses --eq3 product|sum|off into *eq3. Returns 0, or 2. */
-int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3);
 
 /* Prints, with no newline, where plan p's residue went (p->residue_device set): "R
  * work-items, to device K (+N groups)", or each device that took groups of it and which is
@@ -145,18 +229,8 @@ void cli_print_residue(const struct ht_split_plan *p, char **names);
 int cli_parse_data_path(const char *cmd, const char *opt, const char *arg,
                         enum ht_data_path *path);
 
-/* The help text of --data-path, for every command that moves data. */
-#define CLI_DATA_PATH_HELP                                                                     \
-    "      --data-path P     how buffers meet host memory: auto (default: in place on CPU\n" \
-    "                        devices, pinned memory elsewhere), pinned, pageable (plain\n"    \
-    "                        memory, the old path), inplace\n"
-
 /* Parses --residue work|time|groups into *rule. Returns 0, or 2. */
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
-
-/* Checks that arg names a search strategy and sets *strategy to it (borrowed from argv).
- * Returns 0, or 2 after naming the strategies. */
-int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy);
 
 /* Discovers the devices (*plat owned by the caller, ht_platform_free) and resolves device
  * ("all", an index or a unique part of "<platform> <name>") into [*first, *last). */

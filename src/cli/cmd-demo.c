@@ -23,6 +23,7 @@ static const char demo_usage[] =
     "  2. hetune run EXAMPLES/conv1d/spec.json --scheduler all --out OUT/conv1d\n"
     "     (and --sweep 0.1 when there are exactly two devices: Figures 6 and 7)\n"
     "  3. hetune report --out OUT\n"
+    "(each with -q or -v when given)\n"
     "\n"
     "options:\n"
     "      --examples DIR    the examples folder (default: ./examples when it exists,\n"
@@ -30,7 +31,6 @@ static const char demo_usage[] =
     "      --db FILE         the results database (default ./demo.db)\n"
     "  -o, --out DIR         the report folder (default report)\n"
     "      --matmul-n N      matmul's size (default 1024, the paper's)\n"
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: the first non-zero status of the steps, else 0\n";
 
@@ -56,14 +56,14 @@ static int step(int (*cmd)(int, char **), char **argv)
 
 int cmd_demo(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"examples", required_argument, NULL, 'e'},
-        {"db", required_argument, NULL, 'D'},
-        {"out", required_argument, NULL, 'o'},
-        {"matmul-n", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},
+    enum { OPT_EXAMPLES = CLI_OPT_OWN, OPT_DB, OPT_MATMUL_N };
+    static const struct option own[] = {
+        {"examples", required_argument, NULL, OPT_EXAMPLES},
+        {"db", required_argument, NULL, OPT_DB},
+        {"out", required_argument, NULL, 'o'}, {"matmul-n", required_argument, NULL, OPT_MATMUL_N},
         {NULL, 0, NULL, 0},
     };
+    struct cli_common co;
     const char *examples = is_dir("examples") ? "examples" : HETUNE_EXAMPLES_DIR;
     const char *db = "demo.db", *out = "report";
     char matmul[1024], conv1d[1024], size[64], out_matmul[1024], out_conv1d[1024];
@@ -74,17 +74,19 @@ int cmd_demo(int argc, char **argv)
     int c, status;
 
     ht_error_clear(&err);
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+    cli_common_init(&co, "demo", demo_usage, CLI_F_QUIET | CLI_F_VERBOSE, own);
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
-        case 'e': examples = optarg; break;
-        case 'D': db = optarg; break;
+        case OPT_EXAMPLES: examples = optarg; break;
+        case OPT_DB: db = optarg; break;
         case 'o': out = optarg; break;
-        case 'n':
+        case OPT_MATMUL_N:
             if ((status = cli_parse_uint("demo", "--matmul-n", optarg, 1u << 20, &n)) != 0)
                 return status;
             break;
-        case 'h': fputs(demo_usage, stdout); return 0;
-        default: return cli_getopt_error("demo", c, argv);
+        default:
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                return status;
         }
     }
     if ((status = cli_no_args("demo", argc, argv)) != 0)
@@ -100,15 +102,17 @@ int cmd_demo(int argc, char **argv)
     snprintf(out_matmul, sizeof out_matmul, "%s/matmul", out);
     snprintf(out_conv1d, sizeof out_conv1d, "%s/conv1d", out);
     {
+        /* -v's log hook is this process's already; -q goes to each run. */
+        char *q = co.quiet ? "-q" : NULL;
         char *run_matmul[] = {"run", matmul, "--size", size, "--db", (char *)db,
-                              "--out", out_matmul, NULL};
+                              "--out", out_matmul, q, NULL};
         char *run_conv1d[] = {"run", conv1d, "--scheduler", "all", "--db", (char *)db,
-                              "--out", out_conv1d, "--sweep", "0.1", NULL};
+                              "--out", out_conv1d, "--sweep", "0.1", NULL, NULL};
         char *report[] = {"report", "--db", (char *)db, "--out", (char *)out, NULL};
 
         /* The sweep of Figures 6 and 7 compares exactly two devices. */
-        if (ndevices != 2)
-            run_conv1d[8] = NULL;
+        run_conv1d[ndevices == 2 ? 10 : 8] = q;
+        run_conv1d[ndevices == 2 ? 11 : 9] = NULL;
         if ((status = step(cmd_run, run_matmul)) != 0)
             return status;
         if ((status = step(cmd_run, run_conv1d)) != 0)

@@ -22,21 +22,20 @@ static const char devices_usage[] =
     "those of mapping and unmapping the memory it works on.\n"
     "\n"
     "options:\n"
-    "  --json         print the devices as JSON, sizes in bytes (with --bandwidth, each\n"
-    "                 device gets a \"bandwidth\" object)\n"
-    "  --dzn DIR      write DIR/<index>_<name>.dzn (MiniZinc data: max_wg_size_0..2,\n"
-    "                 max_total_wg_size, num_compute_units, local_mem_size, ...) for\n"
-    "                 each device, creating DIR when missing, and print each path\n"
-    "  --bandwidth    measure each device's host<->device bandwidth and store it\n"
-    "  --db FILE      with --bandwidth: the results database (default ./hetune.db)\n"
-    "  --bytes N      with --bandwidth: bytes per transfer (default 64 MiB, at most a\n"
-    "                 quarter of the device's largest allocation)\n"
-    "  --path P       with --bandwidth: the data path, auto (default: inplace on CPUs and\n"
-    "                 host-unified devices, pinned on the others), pinned, pageable or\n"
-    "                 inplace\n"
-    "  --device D     with --bandwidth: only device D (an index or a unique part of\n"
-    "                 \"<platform> <name>\")\n"
-    "  -h, --help     show this help\n"
+    "      --json            print the devices as JSON, sizes in bytes (with --bandwidth,\n"
+    "                        each device gets a \"bandwidth\" object)\n"
+    "      --dzn DIR         write DIR/<index>_<name>.dzn (MiniZinc data: max_wg_size_0..2,\n"
+    "                        max_total_wg_size, num_compute_units, local_mem_size, ...)\n"
+    "                        for each device, creating DIR when missing, and print each path\n"
+    "      --bandwidth       measure each device's host<->device bandwidth and store it\n"
+    "      --db FILE         with --bandwidth: the results database (default ./hetune.db)\n"
+    "      --bytes N         with --bandwidth: bytes per transfer (default 64 MiB, at most\n"
+    "                        a quarter of the device's largest allocation)\n"
+    "      --path P          with --bandwidth: the data path, auto (default: inplace on CPUs\n"
+    "                        and host-unified devices, pinned on the others), pinned,\n"
+    "                        pageable or inplace\n"
+    "  -d, --device D        with --bandwidth: only device D (an index or a unique part of\n"
+    "                        \"<platform> <name>\")\n"
     "\n"
     "exit status: 0 success, 1 no OpenCL platform or an OpenCL failure, 2 bad usage\n";
 
@@ -111,14 +110,11 @@ static int print_json(const struct ht_platform *p, size_t first, size_t last,
     int rc;
 
     ht_error_clear(&err);
-    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, &text, &err);
     /* Strings from drivers are not always UTF-8; jansson then refuses them and this fails. */
-    if (rc == HT_OK)
-        printf("%s\n", text);
-    else
-        fprintf(stderr, "hetune devices: cannot write the device list as JSON\n");
+    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, &text, &err);
+    rc = cli_json_text("devices", rc, text);
     free(text);
-    return rc == HT_OK ? 0 : 1;
+    return rc;
 }
 
 static int write_dzn(const struct ht_platform *p, const char *dir)
@@ -135,17 +131,9 @@ static int write_dzn(const struct ht_platform *p, const char *dir)
     return 0;
 }
 
-/* What --bandwidth was asked for. */
-struct bw_opts {
-    const char *db, *device;
-    uint64_t bytes;
-    enum ht_data_path path;
-    int json;
-};
-
-/* --bandwidth: measures the devices o->device names (all by default), stores each
- * measurement, and prints them. */
-static int run_bandwidth(const struct bw_opts *o)
+/* --bandwidth: measures the devices o->device names (all by default) through the data path
+ * o->exec.data_path, bytes a transfer, stores each measurement, and prints them. */
+static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
 {
     struct ht_platform *p = NULL;
     struct ht_store *store = NULL;
@@ -155,7 +143,7 @@ static int run_bandwidth(const struct bw_opts *o)
     size_t first = 0, last = 0;
     int status;
 
-    status = cli_devices_range("devices", o->device, &p, &first, &last);
+    status = cli_devices_range("devices", o->device ? o->device : "all", &p, &first, &last);
     if (status != 0)
         goto cleanup;
     ht_error_clear(&err);
@@ -168,13 +156,12 @@ static int run_bandwidth(const struct bw_opts *o)
         status = cli_usage_error("devices", 1, "out of memory");
         goto cleanup;
     }
-    ht_exec_opts_init(&eo);
-    eo.data_path = o->path;
+    eo = o->exec;
     for (size_t i = first; i < last; i++) {
         const struct ht_device_info *d = &p->devices[i];
 
         ht_error_clear(&err);
-        if (ht_workflow_bandwidth(store, d, &eo, o->bytes, &bw[i - first], &err) != HT_OK) {
+        if (ht_workflow_bandwidth(store, d, &eo, bytes, &bw[i - first], &err) != HT_OK) {
             status = cli_fail("devices", &err);
             goto cleanup;
         }
@@ -196,51 +183,47 @@ cleanup:
 
 int cmd_devices(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"dzn", required_argument, NULL, 'd'},
-        {"bandwidth", no_argument, NULL, 'b'},
-        {"db", required_argument, NULL, 'D'},
-        {"bytes", required_argument, NULL, 'n'},
-        {"path", required_argument, NULL, 'p'},
-        {"device", required_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
+    enum { OPT_DZN = CLI_OPT_OWN, OPT_BANDWIDTH, OPT_BYTES, OPT_PATH };
+    static const struct option own[] = {
+        {"dzn", required_argument, NULL, OPT_DZN}, {"bandwidth", no_argument, NULL, OPT_BANDWIDTH},
+        {"bytes", required_argument, NULL, OPT_BYTES}, {"path", required_argument, NULL, OPT_PATH},
         {NULL, 0, NULL, 0},
     };
+    struct cli_common co;
     struct ht_platform *p = NULL;
     struct ht_error err;
-    struct bw_opts bo = {HT_STORE_DEFAULT_PATH, "all", 0, HT_PATH_AUTO, 0};
     const char *dzn = NULL, *bw_only = NULL;
-    int json = 0, bandwidth = 0, c, status;
+    uint64_t bytes = 0;
+    int bandwidth = 0, c, status;
 
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    cli_common_init(&co, "devices", devices_usage,
+                    CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE, own);
+    co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE;
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
-        case 'j': json = 1; break;
-        case 'd': dzn = optarg; break;
-        case 'b': bandwidth = 1; break;
-        case 'D': bo.db = optarg; bw_only = "--db"; break;
-        case 'n':
+        case OPT_DZN: dzn = optarg; break;
+        case OPT_BANDWIDTH: bandwidth = 1; break;
+        case OPT_BYTES:
             bw_only = "--bytes";
-            if (cli_parse_uint("devices", "--bytes", optarg, UINT64_C(1) << 40, &bo.bytes) != 0)
+            if (cli_parse_uint("devices", "--bytes", optarg, UINT64_C(1) << 40, &bytes) != 0)
                 return 2;
-            if (bo.bytes == 0)
+            if (bytes == 0)
                 return cli_usage_error("devices", 2, "--bytes takes a positive number of bytes");
             break;
-        case 'p':
+        case OPT_PATH:
             bw_only = "--path";
-            if (cli_parse_data_path("devices", "--path", optarg, &bo.path) != 0)
+            if (cli_parse_data_path("devices", "--path", optarg, &co.exec.data_path) != 0)
                 return 2;
             break;
-        case 'v': bo.device = optarg; bw_only = "--device"; break;
-        case 'h': fputs(devices_usage, stdout); return 0;
-        default: return cli_getopt_error("devices", c, argv);
+        default:
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                return status;
         }
     }
+    bw_only = co.device ? "--device" : strcmp(co.db, HT_STORE_DEFAULT_PATH) ? "--db" : bw_only;
     if (cli_no_args("devices", argc, argv) != 0)
         return 2;
-    if (json && dzn)
+    if (co.json && dzn)
         return cli_usage_error("devices", 2, "--json and --dzn cannot be combined");
     if (bandwidth && dzn)
         return cli_usage_error("devices", 2, "--bandwidth and --dzn cannot be combined");
@@ -248,19 +231,17 @@ int cmd_devices(int argc, char **argv)
         return cli_usage_error("devices", 2, "%s needs --bandwidth", bw_only);
     if (dzn && !*dzn)
         return cli_usage_error("devices", 2, "--dzn needs a folder name");
-    if (bandwidth && !*bo.db)
+    if (bandwidth && !*co.db)
         return cli_usage_error("devices", 2, "--db needs a file name");
-    if (bandwidth) {
-        bo.json = json;
-        return run_bandwidth(&bo);
-    }
+    if (bandwidth)
+        return run_bandwidth(&co, bytes);
 
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
         return cli_fail("devices", &err);
     if (dzn)
         status = write_dzn(p, dzn);
-    else if (json)
+    else if (co.json)
         status = print_json(p, 0, p->count, NULL);
     else {
         print_text(p);

@@ -21,19 +21,8 @@ static const char eval_usage[] =
     "                        of \"<platform> <name>\" (required)\n"
     "  -s, --set P=V         the value of parameter P; every parameter needs one, except\n"
     "                        those with a single value\n"
-    "      --size NAME=VALUE override a problem size of the spec\n"
-    "      --json            print one JSON object instead of text\n"
     "      --dump DIR        write every written buffer as raw DIR/<name>.bin\n"
-    "      --no-cache        neither read nor write the kernel binary cache\n"
-    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
-    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
     "      --no-verify       skip verification\n"
-    CLI_DATA_PATH_HELP
-    CLI_ISOLATE_HELP
-    "      --eq3 product|sum|off\n"
-    "                        the Eq. 3 rule checked with the configuration (default\n"
-    "                        product: total work-groups >= compute units)\n"
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, launch error),\n"
     "2 bad input (usage, spec, unknown device or parameter, build error, broken\n"
@@ -99,21 +88,9 @@ static void print_text(const struct ht_spec *spec, const struct ht_device_info *
 int cmd_eval(int argc, char **argv)
 {
     enum { OPT_DUMP = CLI_OPT_OWN, OPT_NO_VERIFY };
-    static const struct option longopts[] = {
-        CLI_OPTION_DEVICE,
-        {"set", required_argument, NULL, 's'},
-        CLI_OPTION_SIZE,
-        CLI_OPTION_JSON,
-        {"dump", required_argument, NULL, OPT_DUMP},
-        CLI_OPTION_NO_CACHE,
-        CLI_OPTION_CACHE_DIR,
-        {"no-verify", no_argument, NULL, OPT_NO_VERIFY},
-        CLI_OPTION_EQ3,
-        CLI_OPTION_DATA_PATH,
-        CLI_OPTION_TIMEOUT,
-        CLI_OPTION_NO_ISOLATE,
-        CLI_OPTION_HELP,
-        {NULL, 0, NULL, 0},
+    static const struct option own[] = {
+        {"set", required_argument, NULL, 's'}, {"dump", required_argument, NULL, OPT_DUMP},
+        {"no-verify", no_argument, NULL, OPT_NO_VERIFY}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t nsets = 0, devidx = 0;
@@ -128,25 +105,28 @@ int cmd_eval(int argc, char **argv)
     int64_t *config = NULL;
     struct ht_error err, jerr;
     char *text = NULL;
-    int c, status = 2, rc, no_verify = 0;
+    int c, status = 2, rc;
 
     ht_error_clear(&err);
     sets = calloc((size_t)argc + 1, sizeof *sets);
     if (!sets)
         return cli_usage_error("eval", 1, "out of memory");
-    cli_common_init(&co, "eval", eval_usage);
-    while ((c = getopt_long(argc, argv, ":hd:s:", longopts, NULL)) != -1) {
+    cli_common_init(&co, "eval", eval_usage,
+                    CLI_F_DEVICE | CLI_F_SIZE | CLI_F_EQ3 | CLI_F_DATA_PATH | CLI_F_TIMEOUT |
+                        CLI_F_NO_ISOLATE | CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON |
+                        CLI_F_QUIET | CLI_F_VERBOSE,
+                    own);
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 's': sets[nsets++] = optarg; break;
         case OPT_DUMP: dump = optarg; break;
-        case OPT_NO_VERIFY: no_verify = 1; break;
+        case OPT_NO_VERIFY: co.exec.no_verify = 1; break;
         default:
             if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
                 goto cleanup;
         }
     }
     opts = co.exec;
-    opts.no_verify = no_verify;
     status = 2;
     if (cli_spec_arg("eval", argc, argv) != 0)
         goto cleanup;

@@ -59,8 +59,6 @@ static const char plan_usage[] =
     "      --margin M        split only when predicted at least M faster than the\n"
     "                        fastest device alone (default 0.1: 10%)\n"
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
-    "      --json            print one JSON object instead of the table\n"
-    "  -h, --help            show this help\n"
     "\n"
     "The lists must have one entry per device, in the same order. Output: per device\n"
     "its work-group size, time, optimal factor (Eq. 4), adjusted factor (owned\n"
@@ -90,23 +88,16 @@ static const char plan_usage[] =
     "\n"
     "exit status: 0 success, 1 out of memory, 2 bad input\n";
 
-enum { OPT_JSON = 256, OPT_RESIDUE, OPT_XFER, OPT_FIXED, OPT_OVERLAP, OPT_PIECES, OPT_MARGIN };
+enum { OPT_RESIDUE = CLI_OPT_OWN, OPT_XFER, OPT_FIXED, OPT_OVERLAP, OPT_PIECES, OPT_MARGIN };
 
-static const struct option plan_options[] = {
-    {"global", required_argument, NULL, 'g'},
-    {"wg", required_argument, NULL, 'w'},
-    {"times", required_argument, NULL, 't'},
-    {"factors", required_argument, NULL, 'f'},
-    {"overheads", required_argument, NULL, 'a'},
-    {"residue", required_argument, NULL, OPT_RESIDUE},
-    {"xfer", required_argument, NULL, OPT_XFER},
-    {"fixed", required_argument, NULL, OPT_FIXED},
+static const struct option own[] = {
+    {"global", required_argument, NULL, 'g'}, {"wg", required_argument, NULL, 'w'},
+    {"times", required_argument, NULL, 't'}, {"factors", required_argument, NULL, 'f'},
+    {"overheads", required_argument, NULL, 'a'}, {"names", required_argument, NULL, 'n'},
+    {"residue", required_argument, NULL, OPT_RESIDUE}, {"xfer", required_argument, NULL, OPT_XFER},
+    {"fixed", required_argument, NULL, OPT_FIXED}, {"pieces", required_argument, NULL, OPT_PIECES},
     {"overlap", required_argument, NULL, OPT_OVERLAP},
-    {"pieces", required_argument, NULL, OPT_PIECES},
     {"margin", required_argument, NULL, OPT_MARGIN},
-    {"names", required_argument, NULL, 'n'},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
@@ -331,11 +322,11 @@ int cmd_plan(int argc, char **argv)
     struct ht_error err;
     uint64_t global = 0;
     int json = 0, c, status = 0, with_bus = 0, mismatch = 0;
+    struct cli_common co;
 
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":g:w:t:f:a:n:h", plan_options, NULL)) != -1) {
+    cli_common_init(&co, cmd, plan_usage, CLI_F_JSON, own);
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'g': garg = optarg; break;
         case 'w': lists[L_WG].arg = optarg; break;
@@ -352,14 +343,15 @@ int cmd_plan(int argc, char **argv)
             if (cli_parse_residue(cmd, optarg, &popts.residue))
                 return 2;
             break;
-        case OPT_JSON: json = 1; break;
-        case 'h': fputs(plan_usage, stdout); return 0;
-        case ':': return cli_usage_error(cmd, 2, "%s needs a value", argv[optind - 1]);
-        default: return cli_usage_error(cmd, 2, "unknown option '%s'", argv[optind - 1]);
+        default:
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                return status;
         }
     }
-    if (optind < argc)
-        return cli_usage_error(cmd, 2, "unexpected argument '%s'", argv[optind]);
+    json = co.json;
+    status = 0;
+    if (cli_no_args(cmd, argc, argv) != 0)
+        return 2;
     if (!garg || !lists[L_WG].arg || !lists[L_TIMES].arg)
         return cli_usage_error(cmd, 2, "--global, --wg and --times are all needed "
                                        "(see 'hetune plan --help')");

@@ -33,8 +33,6 @@ static const char report_usage[] =
     "      --spec NAME       only the case studies of the spec named NAME (its \"name\")\n"
     "      --gnuplot PROG    the gnuplot program (default: gnuplot, searched on PATH)\n"
     "      --no-pictures     write the scripts but do not run gnuplot\n"
-    "      --json            print one JSON object instead of text\n"
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success (with or without pictures), 1 runtime failure (not a hetune\n"
     "database, nothing to report in it, a file that cannot be written), 2 bad input\n"
@@ -42,17 +40,13 @@ static const char report_usage[] =
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_DB = 256, OPT_SPEC, OPT_GNUPLOT, OPT_NO_PICTURES, OPT_JSON };
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, OPT_DB},
-        {"out", required_argument, NULL, 'o'},
-        {"spec", required_argument, NULL, OPT_SPEC},
+    enum { OPT_SPEC = CLI_OPT_OWN, OPT_GNUPLOT, OPT_NO_PICTURES };
+    static const struct option own[] = {
+        {"out", required_argument, NULL, 'o'}, {"spec", required_argument, NULL, OPT_SPEC},
         {"gnuplot", required_argument, NULL, OPT_GNUPLOT},
-        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES}, {NULL, 0, NULL, 0},
     };
+    struct cli_common co;
     const char *db = HT_STORE_DEFAULT_PATH, *out = "report";
     struct ht_report_opts opts;
     struct ht_report_result res;
@@ -63,22 +57,21 @@ int cmd_report(int argc, char **argv)
 
     ht_report_opts_init(&opts);
     ht_error_clear(&err);
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    cli_common_init(&co, "report", report_usage, CLI_F_DB | CLI_F_JSON, own);
+    co.own_help = CLI_F_DB;
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
-        case OPT_DB: db = optarg; break;
         case 'o': out = optarg; break;
         case OPT_SPEC: opts.spec = optarg; break;
         case OPT_GNUPLOT: opts.gnuplot = optarg; break;
         case OPT_NO_PICTURES: opts.gnuplot = ""; break;
-        case OPT_JSON: json = 1; break;
-        case 'h':
-            fputs(report_usage, stdout);
-            return 0;
-        default: return cli_getopt_error("report", c, argv);
+        default:
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
+                return status;
         }
     }
+    db = co.db;
+    json = co.json;
     if (cli_no_args("report", argc, argv) != 0)
         return 2;
     if (!out[0])

@@ -40,49 +40,13 @@ static const char run_usage[] =
     "                        part of \"<platform> <name>\", or all (default: all)\n"
     "      --dim d,d,...     the NDRange dimensions to split along, 0 (gx), 1 (gy), 2 (gz),\n"
     "                        or all (default: all of the spec's dimensions)\n"
-    "  -s, --scheduler S     static (the paper's plan, default), dynamic, guided, or all\n"
+    "      --scheduler S     static (the paper's plan, default), dynamic, guided, or all\n"
     "                        (the three, one after the other)\n"
-    "      --sweep STEP      with two devices: static split points from 0 to 1 by STEP\n"
-    "                        (device 0's factor), each verified and stored\n"
-    "      --residue work|time|groups\n"
-    "                        static: who takes the residue work-items, work (the device\n"
-    "                        that covers them with the least work, Eq. 9, default), time\n"
-    "                        (the device whose slice with them finishes first) or groups\n"
-    "                        (one group at a time, each to the device that then finishes\n"
-    "                        first)\n"
-    "      --refine N        static: after the paper's plan, up to N rounds that fit each\n"
-    "                        device's time to overhead + rate*share from its kernel time\n"
-    "                        alone and on its slice in the last round, re-plan so that\n"
-    "                        all devices finish together, and run again (verified);\n"
-    "                        stops early when the plan no longer changes. The refined\n"
-    "                        round with the shortest time is shown and stored as\n"
-    "                        scheduler \"refined\", next to static (default 0)\n"
-    "      --refine-by wall|kernel\n"
-    "                        what --refine balances and minimizes: each device's whole\n"
-    "                        busy time, transfers included, and the wall time (default),\n"
-    "                        or the kernel-only times (Algorithm 1's terms)\n"
-    CLI_PLAN_HELP
     "      --margin F        a split not predicted at least F faster than the fastest\n"
     "                        device alone is shown as predicted not to pay (it runs all\n"
     "                        the same) (default 0.1: 10%)\n"
-    CLI_DATA_PATH_HELP
-    CLI_PIECE_BYTES_HELP
-    "  -S, --strategy S      the search strategy of tuning (default exhaustive)\n"
-    "  -b, --budget N        at most N evaluations per device tuned (0: no limit)\n"
-    "      --repeats N       timed runs of each co-execution (default: the spec's\n"
-    "                        timing.repeats)\n"
-    "      --db FILE         the results database (default ./hetune.db)\n"
     "  -o, --out DIR         the report's folder (default report)\n"
     "      --no-pictures     write the report without running gnuplot\n"
-    "      --size NAME=VALUE override a problem size of the spec\n"
-    "      --eq3 product|sum|off\n"
-    "                        the Eq. 3 rule of the pruned space (default product)\n"
-    "      --no-cache        neither read nor write the kernel binary cache\n"
-    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
-    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
-    "      --json            print one JSON object instead of text\n"
-    CLI_QUIET_HELP
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, no device\n"
     "with a verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
@@ -119,11 +83,11 @@ static int parse_dims(const char *arg, unsigned *mask)
 /* --- progress: a bar per device's tuning, then one for the co-executions --- */
 
 struct progress {
+    struct cli_verify verify; /* first: the user of cli_verify_failed is the progress */
     struct cli_tune_bar tune;
     struct cli_progress split;
     int splitting;
     size_t split_total, split_done;
-    struct cli_verify verify;
 };
 
 static void on_step(const char *step, void *user)
@@ -139,13 +103,6 @@ static void on_step(const char *step, void *user)
         pg->splitting = 1;
     }
     cli_progress_update(&pg->split, ++pg->split_done, step);
-}
-
-static void on_verify(const struct ht_error *err, void *user)
-{
-    struct progress *pg = user;
-
-    cli_verify_failed(err, &pg->verify);
 }
 
 /* --- output --- */
@@ -247,12 +204,9 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
 int cmd_run(int argc, char **argv)
 {
     enum { OPT_DIM = CLI_OPT_OWN, OPT_NO_PICTURES };
-    static const struct option longopts[] = {
-        CLI_OPTIONS_COEXEC,
-        {"dim", required_argument, NULL, OPT_DIM},
-        {"out", required_argument, NULL, 'o'},
-        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES},
-        {NULL, 0, NULL, 0},
+    static const struct option own[] = {
+        {"dim", required_argument, NULL, OPT_DIM}, {"out", required_argument, NULL, 'o'},
+        {"no-pictures", no_argument, NULL, OPT_NO_PICTURES}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t n = 0, nrows;
@@ -276,21 +230,22 @@ int cmd_run(int argc, char **argv)
     ht_workflow_run_opts_init(&ro);
     ro.out = "report";
     ht_error_clear(&err);
-    cli_common_init(&co, "run", run_usage);
-    while ((c = getopt_long(argc, argv, ":hqd:s:S:b:o:", longopts, NULL)) != -1) {
+    cli_common_init(&co, "run", run_usage, CLI_F_COEXEC, own);
+    co.split = &ro.split;
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case OPT_DIM:
             if ((status = parse_dims(optarg, &ro.dims)) != 0)
                 goto cleanup;
             break;
-        case 's':
+        case CLI_OPT_SCHEDULER:
             if ((status = cli_parse_scheduler("run", optarg, 1, &scheduler)) != 0)
                 goto cleanup;
             break;
         case 'o': ro.out = optarg; break;
         case OPT_NO_PICTURES: ro.report.gnuplot = ""; break;
         default:
-            if ((status = cli_split_option(&co, &ro.split, c, optarg, argv)) != CLI_CONTINUE)
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
                 goto cleanup;
         }
     }
@@ -350,7 +305,7 @@ int cmd_run(int argc, char **argv)
     pg.tune.prefix = "tune ";
     pg.tune.quiet = co.quiet;
     ro.split.on_step = on_step;
-    ro.split.on_verify = on_verify;
+    ro.split.on_verify = cli_verify_failed; /* its user, &pg, starts with pg.verify */
     ro.split.user = &pg;
     /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. */
     ro.tune.stop = &stop_flag;

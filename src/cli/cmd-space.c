@@ -26,15 +26,9 @@ static const char space_usage[] =
     "      --solver S        native (default: depth-first enumeration), minizinc (the\n"
     "                        paper's MiniZinc model, solved by Gecode), or both: runs\n"
     "                        the two and fails when their sets differ\n"
-    "      --eq3 product|sum|off\n"
-    "                        Eq. 3 counts the work-groups as the product over the\n"
-    "                        dimensions (default, the total), the paper's sum, or is off\n"
     "  -l, --list            also print the valid configurations, sorted\n"
-    "      --json            print one JSON object instead of text\n"
-    "      --size NAME=VALUE override a problem size of the spec\n"
     "      --db FILE         also record the sizes in this results database (for\n"
     "                        'hetune report'; hetune tune and hetune run record them too)\n"
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
     "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
@@ -130,15 +124,8 @@ static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_e
 int cmd_space(int argc, char **argv)
 {
     enum { OPT_SOLVER = CLI_OPT_OWN };
-    static const struct option longopts[] = {
-        CLI_OPTION_DEVICE,
-        {"solver", required_argument, NULL, OPT_SOLVER},
-        CLI_OPTION_EQ3,
-        {"list", no_argument, NULL, 'l'},
-        CLI_OPTION_JSON,
-        CLI_OPTION_SIZE,
-        CLI_OPTION_DB,
-        CLI_OPTION_HELP,
+    static const struct option own[] = {
+        {"solver", required_argument, NULL, OPT_SOLVER}, {"list", no_argument, NULL, 'l'},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
@@ -152,9 +139,12 @@ int cmd_space(int argc, char **argv)
     int list = 0, c, status = 2;
 
     ht_error_clear(&err);
-    cli_common_init(&co, "space", space_usage);
+    cli_common_init(&co, "space", space_usage,
+                    CLI_F_DEVICE | CLI_F_EQ3 | CLI_F_SIZE | CLI_F_DB | CLI_F_JSON | CLI_F_VERBOSE,
+                    own);
+    co.own_help = CLI_F_DB;
     co.db = NULL; /* the sizes are recorded only when --db is given */
-    while ((c = getopt_long(argc, argv, ":hd:l", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'l': list = 1; break;
         case OPT_SOLVER:

@@ -29,9 +29,10 @@ static const char split_usage[] =
     "reach) is printed beside Algorithm 1's. When that plan is not predicted faster\n"
     "than the fastest device alone by the margin, it says so and runs that device\n"
     "alone, unless --force; so it does when the split ran slower than that device alone\n"
-    "(the split stays stored). The merged output is verified against one run of the fastest\n"
-    "device alone (itself verified against the spec's reference), and the split is\n"
-    "stored in the database.\n"
+    "(the split stays stored), or when with --refine it beat every round or the best\n"
+    "round gave it all the work (stored as \"alone\"). The merged output is verified\n"
+    "against one run of the fastest device alone (itself verified against the spec's\n"
+    "reference), and the split is stored in the database.\n"
     "\n"
     "Printed: per device its configuration, work-group size along the split dimension,\n"
     "time alone (tuned, and measured here), optimal and adjusted factors (the paper's\n"
@@ -48,56 +49,15 @@ static const char split_usage[] =
     "                        device named twice gets two contexts.\n"
     "      --dim d           the NDRange dimension to split: 0 (gx), 1 (gy) or 2 (gz)\n"
     "                        (default 0)\n"
-    "  -s, --scheduler S     static (the paper's plan, default), dynamic (a shared work\n"
+    "      --scheduler S     static (the paper's plan, default), dynamic (a shared work\n"
     "                        counter, chunks on demand: a GPU a tenth of the work at a\n"
     "                        time, a CPU a fiftieth but at least two work-groups per\n"
     "                        compute unit) or guided (chunks that shrink as the work\n"
     "                        runs out, proportional to each device's speed)\n"
-    "      --sweep STEP      with two devices: also run split points from 0 to 1 by\n"
-    "                        STEP (device 0's factor; static), verify and store each (the\n"
-    "                        paper's Figures 6 and 7)\n"
     "      --force           split even when it is predicted to be slower\n"
-    CLI_PLAN_HELP
     "      --margin F        split only when predicted at least F faster than the\n"
     "                        fastest device alone (default 0.1: 10%)\n"
-    CLI_DATA_PATH_HELP
-    CLI_PIECE_BYTES_HELP
-    "      --residue work|time|groups\n"
-    "                        static: who takes the residue work-items, work (the device\n"
-    "                        that covers them with the least work, Eq. 9, default), time\n"
-    "                        (the device whose slice with them finishes first) or groups\n"
-    "                        (one group at a time, each to the device that then finishes\n"
-    "                        first)\n"
-    "      --refine N        static: after the paper's plan, up to N rounds that fit each\n"
-    "                        device's time to overhead + rate*share from its kernel time\n"
-    "                        alone and on its slice in the last round, re-plan so that\n"
-    "                        all devices finish together, and run again (verified);\n"
-    "                        stops early when the plan no longer changes. The round with\n"
-    "                        the shortest time is the result; the best refined round is\n"
-    "                        stored as scheduler \"refined\". Without --force, when the\n"
-    "                        fastest device alone beat every round, or the best round\n"
-    "                        gave it all the work, its run alone is the result (stored\n"
-    "                        as \"alone\") (default 0)\n"
-    "      --refine-by wall|kernel\n"
-    "                        what --refine balances and minimizes: each device's whole\n"
-    "                        busy time, transfers included, and the wall time (default),\n"
-    "                        or the kernel-only times (Algorithm 1's terms)\n"
-    "      --repeats N       timed runs of each co-execution (default: the spec's\n"
-    "                        timing.repeats)\n"
-    "      --db FILE         the results database (default ./hetune.db)\n"
     "      --dump DIR        write every merged written buffer as raw DIR/<name>.bin\n"
-    "  -S, --strategy S      the search strategy when a device must be tuned first\n"
-    "                        (default exhaustive)\n"
-    "  -b, --budget N        at most N evaluations per device tuned (0: no limit)\n"
-    "      --size NAME=VALUE override a problem size of the spec\n"
-    "      --eq3 product|sum|off\n"
-    "                        the Eq. 3 rule of the configurations (default product)\n"
-    "      --no-cache        neither read nor write the kernel binary cache\n"
-    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
-    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
-    "      --json            print one JSON object instead of text\n"
-    CLI_QUIET_HELP
-    "  -h, --help            show this help\n"
     "\n"
     "Limitations: every written buffer needs an \"index\" with an axis walked by the\n"
     "split dimension; the devices' configurations must launch the same number of\n"
@@ -296,12 +256,9 @@ static void print_text(const struct report *r)
 int cmd_split(int argc, char **argv)
 {
     enum { OPT_DIM = CLI_OPT_OWN, OPT_FORCE, OPT_DUMP };
-    static const struct option longopts[] = {
-        CLI_OPTIONS_COEXEC,
-        {"dim", required_argument, NULL, OPT_DIM},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"dump", required_argument, NULL, OPT_DUMP},
-        {NULL, 0, NULL, 0},
+    static const struct option own[] = {
+        {"dim", required_argument, NULL, OPT_DIM}, {"force", no_argument, NULL, OPT_FORCE},
+        {"dump", required_argument, NULL, OPT_DUMP}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t n = 0;
@@ -324,22 +281,23 @@ int cmd_split(int argc, char **argv)
     ht_workflow_split_opts_init(&wo);
     ht_tune_opts_init(&topts);
     ht_error_clear(&err);
-    cli_common_init(&co, "split", split_usage);
-    while ((c = getopt_long(argc, argv, ":hqd:s:S:b:", longopts, NULL)) != -1) {
+    cli_common_init(&co, "split", split_usage, CLI_F_COEXEC, own);
+    co.split = &wo;
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case OPT_DIM:
             if ((status = cli_parse_uint("split", "--dim", optarg, 2, &u)) != 0)
                 goto cleanup;
             wo.coexec.dim = (unsigned)u;
             break;
-        case 's':
+        case CLI_OPT_SCHEDULER:
             if ((status = cli_parse_scheduler("split", optarg, 0, &scheduler)) != 0)
                 goto cleanup;
             break;
         case OPT_FORCE: wo.force = 1; break;
         case OPT_DUMP: wo.dump = optarg; break;
         default:
-            if ((status = cli_split_option(&co, &wo, c, optarg, argv)) != CLI_CONTINUE)
+            if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
                 goto cleanup;
         }
     }
@@ -380,7 +338,7 @@ int cmd_split(int argc, char **argv)
     wo.tune = &topts;
     topts.progress = cli_tune_progress;
     topts.progress_user = &bar;
-    wo.on_tune = tune_notice;
+    wo.on_tune = co.quiet ? NULL : tune_notice;
     wo.on_verify = cli_verify_failed;
     wo.user = &v;
     bar.quiet = co.quiet;

@@ -30,32 +30,16 @@ static const char tune_usage[] =
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
     "                        \"<platform> <name>\", or all (default: all)\n"
-    "  -S, --strategy S      exhaustive (default), random, genetic or anneal\n"
-    "  -b, --budget N        evaluate at most N configurations per device in this run\n"
-    "                        (stored ones do not count; default 0: no limit)\n"
-    "  -t, --time S          start no new configuration after S seconds per device\n"
+    "      --time S          start no new configuration after S seconds per device\n"
     "                        (default: no limit)\n"
     "      --seed N          the seed of the random, genetic and anneal strategies\n"
     "                        (default 0)\n"
     "      --cut-factor F    early termination: stop repeating a configuration whose\n"
     "                        fastest run is more than F times the best so far and store\n"
     "                        it as cut; 0 turns it off, else F >= 1 (default 3)\n"
-    "      --db FILE         the results database (default ./hetune.db)\n"
     "      --fresh           forget what the database holds for this kernel, problem\n"
     "                        and device, and measure everything again\n"
     "      --retry-failed    measure again the configurations stored as crashed or timeout\n"
-    CLI_ISOLATE_HELP
-    "      --eq3 product|sum|off\n"
-    "                        the Eq. 3 rule of the pruned space (default product: total\n"
-    "                        work-groups >= compute units)\n"
-    "      --size NAME=VALUE override a problem size of the spec\n"
-    CLI_DATA_PATH_HELP
-    "      --no-cache        neither read nor write the kernel binary cache\n"
-    "      --cache-dir DIR   the binary cache folder (default: $HETUNE_CACHE_DIR, else\n"
-    "                        $XDG_CACHE_HOME/hetune, else ~/.cache/hetune)\n"
-    "      --json            print one JSON object instead of text\n"
-    CLI_QUIET_HELP
-    "  -h, --help            show this help\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, or a device\n"
     "where no configuration ran and verified), 2 bad input (usage, spec, unknown device\n"
@@ -65,8 +49,9 @@ static volatile sig_atomic_t stop_flag;
 
 static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *h, void *u)
 {
-    fprintf(u, "hetune tune: device %zu is being tuned by process %lld on host %s; waiting\n",
-            d->index, (long long)h->pid, h->hostname);
+    if (!*(int *)u)
+        fprintf(stderr, "hetune tune: device %zu is being tuned by process %lld on host %s; "
+                "waiting\n", d->index, (long long)h->pid, h->hostname);
 }
 
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
@@ -99,28 +84,11 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
 
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_SEED = CLI_OPT_OWN, OPT_CUT, OPT_FRESH, OPT_RETRY };
-    static const struct option longopts[] = {
-        CLI_OPTION_DEVICE,
-        CLI_OPTION_STRATEGY,
-        CLI_OPTION_BUDGET,
-        {"time", required_argument, NULL, 't'},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"cut-factor", required_argument, NULL, OPT_CUT},
-        CLI_OPTION_DB,
-        {"fresh", no_argument, NULL, OPT_FRESH},
-        {"retry-failed", no_argument, NULL, OPT_RETRY},
-        CLI_OPTION_TIMEOUT,
-        CLI_OPTION_NO_ISOLATE,
-        CLI_OPTION_EQ3,
-        CLI_OPTION_DATA_PATH,
-        CLI_OPTION_SIZE,
-        CLI_OPTION_NO_CACHE,
-        CLI_OPTION_CACHE_DIR,
-        CLI_OPTION_JSON,
-        CLI_OPTION_QUIET,
-        CLI_OPTION_HELP,
-        {NULL, 0, NULL, 0},
+    enum { OPT_TIME = CLI_OPT_OWN, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY };
+    static const struct option own[] = {
+        {"time", required_argument, NULL, OPT_TIME}, {"seed", required_argument, NULL, OPT_SEED},
+        {"cut-factor", required_argument, NULL, OPT_CUT}, {"fresh", no_argument, NULL, OPT_FRESH},
+        {"retry-failed", no_argument, NULL, OPT_RETRY}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t first = 0, last = 0, ndone = 0;
@@ -139,10 +107,15 @@ int cmd_tune(int argc, char **argv)
 
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
-    cli_common_init(&co, "tune", tune_usage);
-    while ((c = getopt_long(argc, argv, ":hqd:S:b:t:", longopts, NULL)) != -1) {
+    cli_common_init(&co, "tune", tune_usage,
+                    CLI_F_DEVICE | CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_DB | CLI_F_SIZE |
+                        CLI_F_EQ3 | CLI_F_DATA_PATH | CLI_F_TIMEOUT | CLI_F_NO_ISOLATE |
+                        CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET |
+                        CLI_F_VERBOSE,
+                    own);
+    while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
-        case 't':
+        case OPT_TIME:
             if ((status = cli_parse_seconds("tune", "--time", optarg, &opts.time_limit_s)))
                 goto cleanup;
             break;
@@ -197,7 +170,7 @@ int cmd_tune(int argc, char **argv)
     bar.spec = spec;
     bar.quiet = co.quiet;
     opts.on_wait = on_wait;
-    opts.wait_user = stderr;
+    opts.wait_user = &co.quiet;
 
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {

@@ -9,33 +9,136 @@
 
 #include "cli.h"
 
-void cli_common_init(struct cli_common *co, const char *cmd, const char *usage)
+#define CLI_SHARED_ENTRY(name, l, has, v, help) {{l, has, NULL, v}, help},
+static const struct {
+    struct option opt;
+    const char *help;
+} shared[] = {CLI_SHARED_OPTIONS(CLI_SHARED_ENTRY)};
+#define CLI_SHORT_ENTRY(c, l) {c, l},
+static const struct {
+    int c;
+    const char *name;
+} shorts[] = {CLI_SHORT_OPTIONS(CLI_SHORT_ENTRY)};
+static const struct option help_option = {"help", no_argument, NULL, 'h'};
+
+/* Adds o to co's tables; a short option must be o's in CLI_SHORT_OPTIONS. */
+static void add_option(struct cli_common *co, const struct option *o, size_t *n)
 {
+    size_t k = 0, len = strlen(co->shortopts);
+
+    co->longopts[(*n)++] = *o;
+    if (o->val >= 0x100)
+        return;
+    while (k < sizeof shorts / sizeof shorts[0] && shorts[k].c != o->val)
+        k++;
+    if (k == sizeof shorts / sizeof shorts[0] || strcmp(shorts[k].name, o->name)) {
+        fprintf(stderr, "hetune %s: -%c, --%s is not in CLI_SHORT_OPTIONS\n", co->cmd, o->val,
+                o->name);
+        abort();
+    }
+    co->shortopts[len++] = (char)o->val;
+    if (o->has_arg == required_argument)
+        co->shortopts[len++] = ':';
+}
+
+void cli_common_init(struct cli_common *co, const char *cmd, const char *usage, unsigned flags,
+                     const struct option *own)
+{
+    size_t n = 0;
+
     memset(co, 0, sizeof *co);
     co->cmd = cmd;
     co->usage = usage;
+    co->flags = flags;
     co->db = HT_STORE_DEFAULT_PATH;
     ht_exec_opts_init(&co->exec);
+    co->shortopts[0] = ':';
+    for (; own && own->name; own++)
+        add_option(co, own, &n);
+    for (size_t i = 0; i < CLI_NSHARED; i++)
+        if (flags & (1u << i))
+            add_option(co, &shared[i].opt, &n);
+    add_option(co, &help_option, &n);
     opterr = 0;
     optind = 1;
+}
+
+int cli_getopt(struct cli_common *co, int argc, char **argv)
+{
+    return getopt_long(argc, argv, co->shortopts, co->longopts, NULL);
+}
+
+/* --help: the usage with the help of the shared options added at the end of its options. */
+static void print_usage(const struct cli_common *co)
+{
+    const char *opts = strstr(co->usage, "options:\n");
+    const char *end = opts ? strstr(opts, "\n\n") : NULL;
+    int n = end ? (int)(end - co->usage) + 1 : (int)strlen(co->usage);
+
+    printf("%.*s", n, co->usage);
+    for (size_t i = 0; end && i < CLI_NSHARED; i++)
+        if ((co->flags & ~co->own_help & (1u << i)) && shared[i].help)
+            fputs(shared[i].help, stdout);
+    if (end)
+        printf("  -h, --help            show this help\n%s", end + 1);
+}
+
+static void log_stderr(int level, const char *msg, void *user)
+{
+    (void)level;
+    fprintf(stderr, "hetune %s: %s\n", (const char *)user, msg);
 }
 
 int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv)
 {
     const char *cmd = co->cmd;
+    struct ht_workflow_split_opts *wo = co->split;
     uint64_t u = 0;
     int status = 0;
+    char *end;
+    double v;
 
     switch (c) {
     case 'd': co->device = (char *)arg; break;
-    case 'S': status = cli_parse_strategy(cmd, arg, &co->strategy); break;
+    case 'S':
+        if (!ht_search_find(arg)) {
+            fprintf(stderr, "hetune %s: unknown strategy '%s'; the strategies are:", cmd, arg);
+            for (size_t i = 0; ht_search_strategies[i]; i++)
+                fprintf(stderr, " %s", ht_search_strategies[i]->name);
+            fputc('\n', stderr);
+            return 2;
+        }
+        co->strategy = arg;
+        break;
     case 'b':
         status = cli_parse_uint(cmd, "--budget", arg, UINT32_MAX, &u);
         co->budget = (size_t)u;
         break;
-    case CLI_OPT_SIZE: status = cli_add_size(cmd, arg, &co->sizes, &co->nsizes); break;
+    case CLI_OPT_SIZE: {
+        struct ht_size_override *grown;
+        const char *name;
+        size_t len;
+        int64_t value;
+        struct ht_error err;
+
+        ht_error_clear(&err);
+        if (ht_parse_assignment(arg, &name, &len, &value, &err) != 0)
+            return cli_usage_error(cmd, 2, "--size %s: %s", arg, err.text);
+        grown = realloc(co->sizes, (co->nsizes + 1) * sizeof *grown);
+        if (!grown)
+            return cli_usage_error(cmd, 1, "out of memory");
+        co->sizes = grown;
+        /* The name points into argv, which lives as long as the process; cut it at '='. */
+        ((char *)name)[len] = '\0';
+        grown[co->nsizes].name = name;
+        grown[co->nsizes++].value = value;
+        break;
+    }
     case CLI_OPT_DB: co->db = arg; break;
-    case CLI_OPT_EQ3: status = cli_parse_eq3(cmd, arg, &co->exec.eq3); break;
+    case CLI_OPT_EQ3:
+        if (ht_eq3_parse(arg, &co->exec.eq3) != HT_OK)
+            status = cli_usage_error(cmd, 2, "--eq3 takes product, sum or off, not '%s'", arg);
+        break;
     case CLI_OPT_NO_CACHE: co->exec.no_cache = 1; break;
     case CLI_OPT_CACHE_DIR: co->exec.cache_dir = arg; break;
     case CLI_OPT_DATA_PATH:
@@ -43,6 +146,12 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         break;
     case CLI_OPT_JSON: co->json = 1; break;
     case 'q': co->quiet = 1; break;
+    case 'v':
+        /* The worker processes of isolated sessions log on their own stderr (ht_set_log). */
+        co->verbose = 1;
+        ht_set_log(log_stderr, (void *)co->cmd);
+        setenv("HETUNE_VERBOSE", "1", 1);
+        break;
     case CLI_OPT_TIMEOUT: status = cli_parse_seconds(cmd, "--timeout", arg, &co->exec.timeout_s); break;
     case CLI_OPT_NO_ISOLATE: co->exec.isolate = HT_ISOLATE_OFF; break;
     case CLI_OPT_REPEATS:
@@ -50,9 +159,46 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         if (status == 0 && u == 0)
             status = cli_usage_error(cmd, 2, "--repeats takes at least 1");
         co->repeats = (unsigned)u;
+        if (wo)
+            wo->coexec.repeats = co->repeats;
+        break;
+    /* The co-execution options of split and run go into co->split. */
+    case CLI_OPT_SWEEP:
+        errno = 0;
+        v = strtod(arg, &end);
+        if (errno || end == arg || *end || !(v > 0) || v > 1 || 1.0 / v > 10000)
+            return cli_usage_error(cmd, 2, "--sweep takes a step in (0, 1] (at most 10000 "
+                                           "points), not '%s'", arg);
+        wo->sweep = v;
+        break;
+    case CLI_OPT_RESIDUE: status = cli_parse_residue(cmd, arg, &wo->coexec.sched.residue); break;
+    case CLI_OPT_REFINE:
+        status = cli_parse_uint(cmd, "--refine", arg, 20, &u);
+        wo->refine = (unsigned)u;
+        break;
+    case CLI_OPT_REFINE_BY:
+        if (strcmp(arg, "wall") && strcmp(arg, "kernel"))
+            return cli_usage_error(cmd, 2, "--refine-by takes wall or kernel, not '%s'", arg);
+        wo->refine_by = !strcmp(arg, "wall") ? HT_REFINE_WALL : HT_REFINE_KERNEL;
+        break;
+    case CLI_OPT_PLAN:
+        if (strcmp(arg, "bus") && strcmp(arg, "paper"))
+            return cli_usage_error(cmd, 2, "--plan takes bus or paper, not '%s'", arg);
+        wo->paper_plan = !strcmp(arg, "paper");
+        break;
+    case CLI_OPT_MARGIN:
+        v = strtod(arg, &end);
+        if (end == arg || *end || !(v >= 0 && v < 100))
+            return cli_usage_error(cmd, 2, "--margin takes a number from 0 to 100, not '%s'",
+                                   arg);
+        wo->coexec.margin = v;
+        break;
+    case CLI_OPT_PIECE_BYTES:
+        status = cli_parse_uint(cmd, "--piece-bytes", arg, UINT64_MAX - 1, &u);
+        wo->coexec.piece_bytes = u ? u : UINT64_MAX;
         break;
     case 'h':
-        fputs(co->usage, stdout);
+        print_usage(co);
         return 0;
     default:
         return cli_getopt_error(cmd, c, argv);
@@ -62,9 +208,18 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
 
 int cli_common_spec(struct cli_common *co, int argc, char **argv, struct ht_spec **spec)
 {
+    struct ht_error err;
+    int rc;
+
     if (cli_spec_arg(co->cmd, argc, argv) != 0)
         return 2;
-    return cli_load_spec(co->cmd, argv[optind], co->sizes, co->nsizes, spec);
+    ht_error_clear(&err);
+    rc = ht_spec_load(argv[optind], co->sizes, co->nsizes, spec, &err);
+    if (rc == HT_OK)
+        return 0;
+    cli_fail(co->cmd, &err);
+    /* An unreadable spec is bad input too; only running out of memory is not. */
+    return rc == HT_ENOMEM ? 1 : 2;
 }
 
 void cli_common_free(struct cli_common *co)
@@ -133,21 +288,6 @@ int cli_no_args(const char *cmd, int argc, char **argv)
     return 0;
 }
 
-int cli_load_spec(const char *cmd, const char *path, const struct ht_size_override *ov,
-                  size_t nov, struct ht_spec **spec)
-{
-    struct ht_error err;
-    int rc;
-
-    ht_error_clear(&err);
-    rc = ht_spec_load(path, ov, nov, spec, &err);
-    if (rc == HT_OK)
-        return 0;
-    cli_fail(cmd, &err);
-    /* An unreadable spec is bad input too; only running out of memory is not. */
-    return rc == HT_ENOMEM ? 1 : 2;
-}
-
 int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t max,
                    uint64_t *out)
 {
@@ -173,13 +313,6 @@ int cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double 
     if (errno || end == arg || *end || !isfinite(v) || v < 0)
         return cli_usage_error(cmd, 2, "%s takes a non-negative number, not '%s'", opt, arg);
     *out = v;
-    return 0;
-}
-
-int cli_parse_eq3(const char *cmd, const char *arg, enum ht_eq3 *eq3)
-{
-    if (ht_eq3_parse(arg, eq3) != HT_OK)
-        return cli_usage_error(cmd, 2, "--eq3 takes product, sum or off, not '%s'", arg);
     return 0;
 }
 
@@ -227,19 +360,6 @@ void cli_print_residue(const struct ht_split_plan *p, char **names)
             printf("%zu", p->residue_device);
         printf(" last");
     }
-}
-
-int cli_parse_strategy(const char *cmd, const char *arg, const char **strategy)
-{
-    if (!ht_search_find(arg)) {
-        fprintf(stderr, "hetune %s: unknown strategy '%s'; the strategies are:", cmd, arg);
-        for (size_t i = 0; ht_search_strategies[i]; i++)
-            fprintf(stderr, " %s", ht_search_strategies[i]->name);
-        fputc('\n', stderr);
-        return 2;
-    }
-    *strategy = arg;
-    return 0;
 }
 
 int cli_devices_range(const char *cmd, const char *device, struct ht_platform **plat,

@@ -31,7 +31,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: hetune <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'hetune <command> --help' describes a command.\n"
+    fprintf(f, "\n'hetune <command> --help' or 'hetune help <command>' describes a command.\n"
                "exit status: 0 success, 1 runtime failure, 2 bad input, 3 verification failed\n");
 }
 
@@ -42,8 +42,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-        usage(stdout);
-        return 0;
+        if (argc < 3) {
+            usage(stdout);
+            return 0;
+        }
+        /* hetune help CMD is hetune CMD --help. */
+        argv[1] = argv[2];
+        argv[2] = "--help";
+        argc = 3;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("hetune %s\n", HETUNE_VERSION);
@@ -74,29 +80,4 @@ int cli_usage_error(const char *cmd, int status, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return status;
-}
-
-int cli_add_size(const char *cmd, const char *arg, struct ht_size_override **ov, size_t *n)
-{
-    struct ht_error err;
-    const char *name;
-    size_t len;
-    int64_t value;
-    struct ht_size_override *grown;
-    char *copy;
-
-    ht_error_clear(&err);
-    if (ht_parse_assignment(arg, &name, &len, &value, &err) != 0)
-        return cli_usage_error(cmd, 2, "--size %s: %s", arg, err.text);
-    grown = realloc(*ov, (*n + 1) * sizeof **ov);
-    if (!grown)
-        return cli_usage_error(cmd, 1, "out of memory");
-    *ov = grown;
-    /* The name points into argv, which lives as long as the process; cut it at '='. */
-    copy = (char *)name;
-    copy[len] = '\0';
-    grown[*n].name = copy;
-    grown[*n].value = value;
-    (*n)++;
-    return 0;
 }

@@ -8,55 +8,6 @@
 
 #include "split-common.h"
 
-int cli_split_option(struct cli_common *co, struct ht_workflow_split_opts *wo, int c,
-                     const char *arg, char **argv)
-{
-    const char *cmd = co->cmd;
-    char *end;
-    double v;
-    uint64_t u;
-    int status = 0;
-
-    switch (c) {
-    case CLI_OPT_SWEEP:
-        errno = 0;
-        v = strtod(arg, &end);
-        if (errno || end == arg || *end || !(v > 0) || v > 1 || 1.0 / v > 10000)
-            return cli_usage_error(cmd, 2, "--sweep takes a step in (0, 1] (at most 10000 "
-                                           "points), not '%s'", arg);
-        wo->sweep = v;
-        break;
-    case CLI_OPT_RESIDUE: status = cli_parse_residue(cmd, arg, &wo->coexec.sched.residue); break;
-    case CLI_OPT_REFINE:
-        status = cli_parse_uint(cmd, "--refine", arg, 20, &u);
-        wo->refine = (unsigned)u;
-        break;
-    case CLI_OPT_REFINE_BY: status = cli_parse_refine_by(cmd, arg, &wo->refine_by); break;
-    case CLI_OPT_PLAN:
-        if (strcmp(arg, "bus") && strcmp(arg, "paper"))
-            return cli_usage_error(cmd, 2, "--plan takes bus or paper, not '%s'", arg);
-        wo->paper_plan = !strcmp(arg, "paper");
-        break;
-    case CLI_OPT_MARGIN:
-        v = strtod(arg, &end);
-        if (end == arg || *end || !(v >= 0 && v < 100))
-            return cli_usage_error(cmd, 2, "--margin takes a number from 0 to 100, not '%s'",
-                                   arg);
-        wo->coexec.margin = v;
-        break;
-    case CLI_OPT_PIECE_BYTES:
-        status = cli_parse_uint(cmd, "--piece-bytes", arg, UINT64_MAX - 1, &u);
-        wo->coexec.piece_bytes = u ? u : UINT64_MAX;
-        break;
-    default:
-        status = cli_common_option(co, c, arg, argv);
-        if (co->repeats)
-            wo->coexec.repeats = co->repeats;
-        return status;
-    }
-    return status ? status : CLI_CONTINUE;
-}
-
 int cli_parse_scheduler(const char *cmd, const char *arg, int all_too, const char **name)
 {
     if ((all_too && !strcmp(arg, "all")) || ht_split_scheduler_find(arg)) {
@@ -76,17 +27,6 @@ int cli_split_check(const char *cmd, const struct ht_workflow_split_opts *wo,
     if (wo->refine && !has_static)
         return cli_usage_error(cmd, 2, "--refine refines the static plan, not the %s "
                                        "scheduler", scheduler);
-    return 0;
-}
-
-int cli_parse_refine_by(const char *cmd, const char *arg, enum ht_refine_target *target)
-{
-    if (!strcmp(arg, "wall"))
-        *target = HT_REFINE_WALL;
-    else if (!strcmp(arg, "kernel"))
-        *target = HT_REFINE_KERNEL;
-    else
-        return cli_usage_error(cmd, 2, "--refine-by takes wall or kernel, not '%s'", arg);
     return 0;
 }
 

@@ -308,7 +308,7 @@ expect_bad "--factors 3" --global 512 --wg 64,64 --times 1,1 --factors 1,1,1
 expect_bad "--factors: entry 2 '-1'" --global 512 --wg 64,64 --times 1,1 --factors 1,-1
 expect_bad "--factors: want at least one positive" --global 512 --wg 64,64 --times 1,1 --factors 0,0
 expect_bad "unknown option '--bogus'" --global 512 --wg 64 --times 1 --bogus
-expect_bad "--global needs a value" --wg 64 --times 1 --global
+expect_bad "option '--global' needs a value" --wg 64 --times 1 --global
 expect_bad "unexpected argument 'extra'" --global 512 --wg 64 --times 1 extra
 expect_bad "--xfer: entry 2 '-1'" --global 512 --wg 64,64 --times 1,1 --xfer 0,-1
 expect_bad "--xfer: entry 1 'nan'" --global 512 --wg 64 --times 1 --xfer nan

@@ -58,7 +58,7 @@ expect_err "--sweep needs exactly two devices"
 run run "$spec" --residue bogus --db "$db"
 expect_status 2
 expect_err "--residue"
-run run "$spec" --refine 2 -s dynamic --db "$db"
+run run "$spec" --refine 2 --scheduler dynamic --db "$db"
 expect_status 2
 expect_err "--refine refines the static plan, not the dynamic scheduler"
 run run "$spec" --refine 21 --db "$db"
