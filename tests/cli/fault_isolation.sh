@@ -4,8 +4,8 @@
 # a null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune
 # must store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 8.0 s": the
 # limit takes in the first build, which a cold cache under ASan on a loaded machine makes
-# long; 1 s timed out every configuration there),
-# finish with exit 0 (early termination off, so no timing noise can cut one), measure nothing again on a rerun and all six again with
+# long; 1 s timed out every configuration there), finish with exit 0 (early termination off,
+# so no timing noise can cut one), measure nothing again on a rerun and all six again with
 # --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune
 # within a second with exit 130, the stored results kept and no worker left behind. eval
 # reports the crash and the timeout with exit 1.
