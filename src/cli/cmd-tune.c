@@ -180,8 +180,10 @@ int cmd_tune(int argc, char **argv)
         rc = ht_tune_device(spec, dev, store, &opts, r, &err);
         cli_tune_bar_end(&bar); /* nothing when no bar was started */
         if (rc != HT_OK) {
-            fprintf(stderr, "hetune tune: device %zu (%s): ", dev->index, dev->name);
-            status = cli_fail("tune", &err);
+            char why[4096];
+            ht_error_format(&err, why, sizeof why);
+            status = cli_usage_error("tune", ht_exit_status(err.code), "device %zu (%s): %s",
+                                     dev->index, dev->name, why);
             goto cleanup;
         }
         ndone++;
