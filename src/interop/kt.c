@@ -60,7 +60,8 @@ static const char *get_string(json_t *obj, const char *key, const char *path,
     json_t *v = json_object_get(obj, key);
     if (!json_is_string(v)) {
         char field[256];
-        snprintf(field, sizeof field, "%s.%s", path, key);
+        /* A path and key too long for the field are cut, not the message. */
+        snprintf(field, sizeof field, "%.200s.%.50s", path, key);
         refuse(err, field, "%s: expected a string", field);
         return NULL;
     }
@@ -166,7 +167,8 @@ static int expression(struct import *im, const char *src, const char *path, char
     if (!c)
         return im->err->code;
     if (ht_expr_compile(c, &names, &e, im->err) != 0) {
-        snprintf(im->err->field, sizeof im->err->field, "%s", path);
+        snprintf(im->err->field, sizeof im->err->field, "%.*s",
+                 (int)sizeof im->err->field - 1, path);
         free(c);
         return im->err->code;
     }
