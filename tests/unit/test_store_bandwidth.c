@@ -17,30 +17,7 @@
 #include "hetune/exec.h"
 #include "hetune/store.h"
 #include "store/store-internal.h"
-
-static void check_rc(int rc, const struct ht_error *err, const char *what)
-{
-    if (rc != HT_OK)
-        fail_msg("%s: %s: %s", what, ht_err_name(rc), err->text);
-}
-
-static struct ht_store *open_ok(const char *path)
-{
-    struct ht_store *s = NULL;
-    struct ht_error err;
-    ht_error_clear(&err);
-    check_rc(ht_store_open(path, &s, &err), &err, path);
-    return s;
-}
-
-static int64_t count_rows(struct ht_store *s, const char *sql)
-{
-    int64_t n = -1;
-    struct ht_error err;
-    ht_error_clear(&err);
-    check_rc(ht__store_query_int(s, sql, &n, "count", &err), &err, sql);
-    return n;
-}
+#include "store-test.h"
 
 static int64_t device_id(struct ht_store *s, const char *name)
 {
