@@ -9,6 +9,7 @@
 #include "hetune/space.h"
 #include "hetune/spec.h"
 #include "hetune/exec.h"
+#include "hetune/supervise.h"
 #include "hetune/search.h"
 #include "hetune/store.h"
 #include "hetune/split.h"

@@ -98,11 +98,13 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "                        devices, pinned memory elsewhere), pinned, pageable (plain\n"  \
       "                        memory, the old path), inplace\n")                             \
     X(TIMEOUT, "timeout", required_argument, CLI_OPT_TIMEOUT,                                  \
-      "      --timeout S       stop a configuration after S seconds and store it as timeout\n" \
+      "      --timeout S       stop a configuration after S seconds and store it as timeout;\n" \
+      "                        in split and run, also a device's part of a co-execution\n"  \
       "                        (default: 10 times the longest so far, at least 10 s)\n")      \
     X(NO_ISOLATE, "no-isolate", no_argument, CLI_OPT_NO_ISOLATE,                               \
       "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
-      "                        crash or a hang cannot take down\n")                           \
+      "                        crash or a hang cannot take down; in split and run, also\n"   \
+      "                        the co-execution, not in a supervised child process\n")       \
     X(NO_CACHE, "no-cache", no_argument, CLI_OPT_NO_CACHE,                                     \
       "      --no-cache        neither read nor write the kernel binary cache\n")             \
     X(CACHE_DIR, "cache-dir", required_argument, CLI_OPT_CACHE_DIR,                            \
@@ -135,7 +137,8 @@ enum { CLI_SHARED_OPTIONS(CLI_FLAG) };
     (CLI_F_DEVICE | CLI_F_SCHEDULER | CLI_F_SWEEP | CLI_F_RESIDUE | CLI_F_REFINE |             \
      CLI_F_REFINE_BY | CLI_F_PLAN | CLI_F_MARGIN | CLI_F_DATA_PATH | CLI_F_PIECE_BYTES |       \
      CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
-     CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE)
+     CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE |             \
+     CLI_F_TIMEOUT | CLI_F_NO_ISOLATE)
 
 /* What the shared options set. */
 struct cli_common {
@@ -210,6 +213,9 @@ int cli_usage_error(const char *cmd, int status, const char *fmt, ...)
 int cli_getopt_error(const char *cmd, int c, char **argv);
 
 /* Checks that exactly one positional argument, the SPEC, follows the options (at optind). */
+/* "hetune CMD: MSG" on stderr, user the command's name (ht_log_fn). */
+void cli_log_stderr(int level, const char *msg, void *user);
+
 int cli_spec_arg(const char *cmd, int argc, char **argv);
 
 /* Checks that no positional argument follows the options (at optind). */

@@ -316,20 +316,11 @@ int cmd_split(int argc, char **argv)
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
     status = 2;
-    /* Refuse before tuning anything: co-execution runs one kernel per device. */
-    if (ht_spec_is_pipeline(spec)) {
-        cli_usage_error("split", 2, "%s: '%s' is a pipeline of %zu kernels: splitting supports "
-                        "one kernel only", argv[optind], spec->name, spec->npipeline);
-        goto cleanup;
-    }
+    /* The library refuses a pipeline and too many parameters before tuning anything. */
     if (wo.coexec.dim >= spec->space.ndims) {
         cli_usage_error("split", 2, "--dim %u: the NDRange of '%s' has %u dimension%s",
                         wo.coexec.dim, spec->name, spec->space.ndims,
                         spec->space.ndims == 1 ? "" : "s");
-        goto cleanup;
-    }
-    if (spec->space.nparams > HT_STORE_MAX_PARAMS) {
-        cli_usage_error("split", 2, "the spec has more than %d parameters", HT_STORE_MAX_PARAMS);
         goto cleanup;
     }
     if ((status = cli_split_devices("split", co.device, &wo, &plat, &dl, &n)) != 0)

@@ -83,7 +83,7 @@ static void print_usage(const struct cli_common *co)
         printf("  -h, --help            show this help\n%s", end + 1);
 }
 
-static void log_stderr(int level, const char *msg, void *user)
+void cli_log_stderr(int level, const char *msg, void *user)
 {
     (void)level;
     fprintf(stderr, "hetune %s: %s\n", (const char *)user, msg);
@@ -149,7 +149,7 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case 'v':
         /* The worker processes of isolated sessions log on their own stderr (ht_set_log). */
         co->verbose = 1;
-        ht_set_log(log_stderr, (void *)co->cmd);
+        ht_set_log(cli_log_stderr, (void *)co->cmd);
         setenv("HETUNE_VERBOSE", "1", 1);
         break;
     case CLI_OPT_TIMEOUT: status = cli_parse_seconds(cmd, "--timeout", arg, &co->exec.timeout_s); break;

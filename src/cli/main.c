@@ -37,6 +37,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    int isolate = 1;
+
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -54,6 +56,15 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "--version")) {
         printf("hetune %s\n", HETUNE_VERSION);
         return 0;
+    }
+    /* split and run run whole in a supervised child process (supervise.h). */
+    for (int i = 2; i < argc && isolate; i++)
+        isolate = strcmp(argv[i], "--no-isolate") != 0;
+    if ((!strcmp(argv[1], "split") || !strcmp(argv[1], "run")) && isolate && !ht_supervised()) {
+        struct ht_supervise_opts o = {.on_note = cli_log_stderr, .user = argv[1]};
+        struct ht_supervise_result r;
+        struct ht_error err = {0};
+        return ht_supervise(argv, &o, &r, &err) == HT_OK ? r.status : cli_fail(argv[1], &err);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))

@@ -304,4 +304,29 @@ int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outpu
 void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,
                       size_t size);
 
+
+/* (supervise.c) The child's side of a supervised command (supervise.h). */
+
+/* The name of signal sig ("SIGSEGV"), or NULL for one without a name here. */
+const char *ht__signal_name(int sig);
+
+/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start. */
+struct ht__watch {
+    int slot;
+    double t0;
+};
+
+/* Marks that this thread starts working on dev, for at most limit_s seconds (0: the
+ * automatic limit of exec.h, over the parts watched so far); nothing outside a supervised
+ * child. End it with ht__watch_end. */
+struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
+void ht__watch_end(const struct ht__watch *w);
+
+/* 1 when the supervisor asked for each device's part alone before each co-execution. */
+int ht__watch_probe(void);
+
+/* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
+ * child and it is to be left out; else 0. */
+int ht__supervise_lost(size_t device, char *reason, size_t size);
+
 #endif

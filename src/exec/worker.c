@@ -285,24 +285,6 @@ int ht__worker_find(const char *explicit_path, char *buf, size_t size)
     return HT_ENOTFOUND;
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGSYS: return "SIGSYS";
-    default: return NULL;
-    }
-}
-
 /* Kills (when kill_it) and reaps the worker; describes how it ended in what. */
 static void worker_reap(struct ht__worker *w, int kill_it, char *what, size_t size)
 {
@@ -324,8 +306,8 @@ static void worker_reap(struct ht__worker *w, int kill_it, char *what, size_t si
         return;
     if (r < 0)
         snprintf(what, size, "ended");
-    else if (WIFSIGNALED(status) && signal_name(WTERMSIG(status)))
-        snprintf(what, size, "%s", signal_name(WTERMSIG(status)));
+    else if (WIFSIGNALED(status) && ht__signal_name(WTERMSIG(status)))
+        snprintf(what, size, "%s", ht__signal_name(WTERMSIG(status)));
     else if (WIFSIGNALED(status))
         snprintf(what, size, "signal %d", WTERMSIG(status));
     else

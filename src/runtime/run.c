@@ -83,7 +83,12 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
         struct ht_workflow_device *d = &out->devs[i];
         struct ht_tune_result *tr = &out->steps[i].tune;
         struct ht_error e;
-        int rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
+        int lost, rc = ht__skip_lost(&out->skipped, &out->nskipped, d->dev, &lost, err);
+        if (rc != HT_OK)
+            return rc;
+        if (lost)
+            continue;
+        rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
         if (opts->split.on_step)
             opts->split.on_step("tuned", opts->split.user);
         if (rc != HT_OK)

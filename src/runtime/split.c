@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/exec-internal.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
@@ -49,6 +50,20 @@ int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
     snprintf(l[*n].reason, sizeof l[*n].reason, "%.255s", reason);
     (*n)++;
     return HT_OK;
+}
+
+int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
+                  const struct ht_device_info *dev, int *lost, struct ht_error *err)
+{
+    struct ht_error why;
+    char reason[256];
+
+    *lost = ht__supervise_lost(dev->index, reason, sizeof reason);
+    if (!*lost)
+        return HT_OK;
+    ht_error_clear(&why);
+    ht_error_set(&why, HT_ECRASH, "%s", reason);
+    return ht__skip_device(list, n, dev, &why, err);
 }
 
 static void step(const struct ht_workflow_split_opts *opts, const char *what)
@@ -376,7 +391,11 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     rc = ht_workflow_open(opts->db, spec, &b.store, &b.problem_id, err);
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
         /* A device with nothing usable is left out; the others go on without it. */
+        int lost;
         ht_error_clear(&why);
+        rc = ht__skip_lost(&out->skipped, &out->nskipped, devs[i], &lost, err);
+        if (rc != HT_OK || lost)
+            continue;
         out->devs[kept].dev = devs[i];
         rc = ht_workflow_best(spec, b.store, b.problem_id, &bo, &out->devs[kept], &why);
         if (rc == HT_ENOTFOUND)
@@ -387,7 +406,7 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
             kept++;
     }
     if (rc == HT_OK && kept == 0)
-        rc = n == 1 ? (*err = why, why.code)
+        rc = n == 1 && why.code ? (*err = why, why.code)
                     : ht_error_set(err, HT_ENOTFOUND, "no device has a usable configuration: "
                                    "device %zu (%s): %s", devs[0]->index, devs[0]->name,
                                    out->skipped[0].reason);

@@ -48,4 +48,10 @@ int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
                     const struct ht_device_info *dev, const struct ht_error *why,
                     struct ht_error *err);
 
+/* When the supervisor of this process lost dev in an earlier attempt (supervise.h), appends
+ * it to *list as ht__skip_device does, with the supervisor's reason, and sets *lost; else
+ * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */
+int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
+                  const struct ht_device_info *dev, int *lost, struct ht_error *err);
+
 #endif

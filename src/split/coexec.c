@@ -631,7 +631,12 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
         if (spec->space.nparams)
             memcpy(d->config, devs[i].config, spec->space.nparams * sizeof *d->config);
         ht_error_clear(&e);
-        rc = device_prepare(cx, d, &e);
+        {
+            /* A build has the first evaluation's generous limit (exec.h). */
+            struct ht__watch w = ht__watch_begin(d->dev, HT_TIMEOUT_FIRST_S);
+            rc = device_prepare(cx, d, &e);
+            ht__watch_end(&w);
+        }
         if (rc != HT_OK) {
             device_fail(err, d, &e);
             goto fail;
@@ -1152,6 +1157,8 @@ static void *device_thread(void *arg)
     struct ht_coexec *cx = d->cx;
     struct ht_split_chunk c;
     int sent = 0, rc = HT_OK;
+    /* Under a supervisor (supervise.h), a crash or a hang from here names this device. */
+    struct ht__watch w = ht__watch_begin(d->dev, cx->opts.exec.timeout_s);
 
     while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
         double t = ht__now();
@@ -1185,6 +1192,7 @@ static void *device_thread(void *arg)
     }
     d->busy_s = ht__now() - cx->t0;
     d->rc = rc;
+    ht__watch_end(&w);
     return NULL;
 }
 
@@ -1301,6 +1309,21 @@ static void stop_workers(struct ht_coexec *cx)
     pthread_mutex_destroy(&cx->mu);
 }
 
+/* Readies the scheduler and every device's figures for a run. */
+static void reset_run(struct ht_coexec *cx)
+{
+    ht_split_sched_reset(cx->sched);
+    for (size_t j = 0; j < cx->n; j++) {
+        struct cxdev *d = &cx->devs[j];
+        d->nowned = 0;
+        d->chunks = 0;
+        d->items = d->owned_items = 0;
+        d->kernel_s = d->write_s = d->read_s = d->busy_s = 0.0;
+        d->rc = HT_OK;
+        ht_error_clear(&d->err);
+    }
+}
+
 /* One co-execution: every device's part, started together (device 0 on the calling
  * thread, the others on their worker threads). *wall_s is its wall time. The harness
  * poisons first (ht_coexec_run); a launch on bound arrays does not. */
@@ -1316,16 +1339,17 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
     rc = start_workers(cx, err);
     if (rc != HT_OK)
         return rc;
-    ht_split_sched_reset(cx->sched);
-    for (size_t j = 0; j < cx->n; j++) {
-        struct cxdev *d = &cx->devs[j];
-        d->nowned = 0;
-        d->chunks = 0;
-        d->items = d->owned_items = 0;
-        d->kernel_s = d->write_s = d->read_s = d->busy_s = 0.0;
-        d->rc = HT_OK;
-        ht_error_clear(&d->err);
+    cx->t0 = ht__now();
+    /* A supervisor's probe: each device's part alone first, one after the other, so that
+     * a crash names one device (supervise.h); then the run as always. A dynamic
+     * scheduler gives a device alone every chunk. */
+    for (size_t j = 0; cx->n > 1 && ht__watch_probe() && j < cx->n; j++) {
+        reset_run(cx);
+        device_thread(&cx->devs[j]);
+        if (do_poison && (rc = poison(cx, err)) != HT_OK)
+            return rc;
     }
+    reset_run(cx);
     cx->t0 = ht__now();
     /* Threads made per launch would cost tens of microseconds each time, which a
      * program's small launches would pay again and again: they are kept. */
