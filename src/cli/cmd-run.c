@@ -51,7 +51,7 @@ static const char run_usage[] =
     "exit status: 0 success, 1 runtime failure (no platform, database error, no device\n"
     "with a verified configuration, a launch error), 2 bad input (usage, spec, unknown\n"
     "device, a spec that cannot be split), 3 a co-execution failed verification (the\n"
-    "report is still written), 130 interrupted while tuning\n";
+    "report is still written), 130 interrupted\n";
 
 static const char *const all_schedulers[] = {"static", "dynamic", "guided"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};

@@ -66,7 +66,7 @@ static const char split_usage[] =
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, launch error, database\n"
     "error, no device with a verified configuration), 2 bad input (usage, spec, unknown\n"
-    "device, a spec that cannot be split), 3 verification failed\n";
+    "device, a spec that cannot be split), 3 verification failed, 130 interrupted\n";
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
