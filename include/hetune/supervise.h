@@ -48,7 +48,7 @@ struct ht_supervise_opts {
 struct ht_supervise_lost {
     size_t device;             /* its index */
     char name[64];             /* its name, as the child saw it */
-    char reason[128];          /* "crashed (SIGSEGV) in its part of the co-execution",
+    char reason[256];          /* "crashed (SIGSEGV) in its part of the co-execution",
                                   "timeout after 2.0 s in its part of the co-execution" */
 };
 

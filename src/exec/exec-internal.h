@@ -322,6 +322,15 @@ struct ht__watch {
 struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
 void ht__watch_end(const struct ht__watch *w);
 
+/* Records, for the supervisor, that dev's part of the co-execution failed in the driver
+ * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
+ * without dev. Nothing outside a supervised child. */
+void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
+
+/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index: the fault tests
+ * make that device's parts past offset 0 fail as a GPU's illegal address would. */
+int ht__watch_inject(const struct ht_device_info *dev);
+
 /* 1 when the supervisor asked for each device's part alone before each co-execution. */
 int ht__watch_probe(void);
 

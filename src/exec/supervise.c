@@ -50,6 +50,8 @@ struct slot {
 struct page {
     uint32_t magic;
     struct slot slot[HT_SUPERVISE_MAX_DEVICES];
+    atomic_int failed;           /* 1 + the device whose part failed in the driver; 0 none */
+    char failed_text[128];       /* its error */
 };
 
 const char *ht__signal_name(int sig)
@@ -159,6 +161,44 @@ void ht__watch_end(const struct ht__watch *w)
     if (took > longest_s)
         longest_s = took;
     pthread_mutex_unlock(&longest_mu);
+}
+
+void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e)
+{
+    int none = 0;
+
+    if (!ht_supervised() || dev->index >= HT_SUPERVISE_MAX_DEVICES)
+        return;
+    /* The first failure only; the text before the flag, which the supervisor reads once
+     * the child has ended. */
+    if (atomic_load(&child_page->failed))
+        return;
+    snprintf(child_page->failed_text, sizeof child_page->failed_text, "%.127s", e->text);
+    snprintf(child_page->slot[dev->index].name, sizeof child_page->slot[0].name, "%.63s",
+             dev->name);
+    atomic_compare_exchange_strong(&child_page->failed, &none, (int)dev->index + 1);
+}
+
+static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
+static long inject_index = -1;
+
+static void inject_init(void)
+{
+    const char *v = getenv("HETUNE_TEST_SLICE_FAIL");
+    char *end;
+    long i;
+
+    if (!v || !*v)
+        return;
+    i = strtol(v, &end, 10);
+    if (!*end && i >= 0)
+        inject_index = i;
+}
+
+int ht__watch_inject(const struct ht_device_info *dev)
+{
+    pthread_once(&inject_once, inject_init);
+    return inject_index >= 0 && (size_t)inject_index == dev->index;
 }
 
 int ht__supervise_lost(size_t device, char *reason, size_t size)
@@ -316,7 +356,7 @@ static int lose(struct ht_supervise_result *res, const struct page *pg, size_t d
 
     l->device = device;
     snprintf(l->name, sizeof l->name, "%s", pg->slot[device].name);
-    snprintf(l->reason, sizeof l->reason, "%s in its part of the co-execution", why);
+    snprintf(l->reason, sizeof l->reason, "%.200s in its part of the co-execution", why);
     return 1;
 }
 
@@ -504,6 +544,22 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
                 note(&o, "crashed (%s) with no device at work (not in a co-execution)",
                      sig ? sig : "a signal");
             res->status = 1;
+        } else if (WIFEXITED(status) && WEXITSTATUS(status) && pg &&
+                   atomic_load(&pg->failed) > 0) {
+            /* A device's part failed in its driver (a GPU's illegal address, say): its
+             * context may be spoilt; the next child goes on without it. */
+            size_t d = (size_t)atomic_load(&pg->failed) - 1;
+            char why[160];
+            snprintf(why, sizeof why, "failed (%.120s)", pg->failed_text);
+            if (lose(res, pg, d, why) && res->attempts < max) {
+                note(&o, "device %zu (%s): %s; running again without it", d,
+                     res->lost[res->nlost - 1].name, res->lost[res->nlost - 1].reason);
+                munmap(pg, sizeof *pg);
+                free(out.data);
+                continue;
+            }
+            write_out(&out);
+            res->status = WEXITSTATUS(status);
         } else {
             write_out(&out);
             res->status = WEXITSTATUS(status);

@@ -1173,6 +1173,9 @@ static void *device_thread(void *arg)
             sent = 1;
         }
         rc = run_chunk(d, &c, &d->err);
+        if (rc == HT_OK && c.offset > 0 && ht__watch_inject(d->dev))
+            rc = ht_error_set(&d->err, HT_ELAUNCH, "clFinish: CL_OUT_OF_RESOURCES (injected "
+                              "by HETUNE_TEST_SLICE_FAIL)");
         if (rc == HT_OK && remember_owned(d, c.own_offset, c.own_offset + c.own_size) != HT_OK)
             rc = ht_error_set(&d->err, HT_ENOMEM, "out of memory");
         if (rc != HT_OK)
@@ -1369,8 +1372,12 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
     }
     *wall_s = ht__now() - cx->t0;
     for (size_t j = 0; j < cx->n; j++)
-        if (cx->devs[j].rc != HT_OK)
+        if (cx->devs[j].rc != HT_OK) {
+            /* A driver's failure in a device's part: a supervisor runs again without it. */
+            if (cx->devs[j].rc == HT_ELAUNCH || cx->devs[j].rc == HT_ECL)
+                ht__watch_failed(cx->devs[j].dev, &cx->devs[j].err);
             return device_fail(err, &cx->devs[j], &cx->devs[j].err);
+        }
     return HT_OK;
 }
 

@@ -55,13 +55,31 @@ run split "$spec" --device 0,1 --size FAULT=2 --db "$db" --force --plan paper --
 expect_status 0
 lost_check "timeout after 3.0 s in its part of the co-execution" any
 
-# 3. The dynamic scheduler hands out chunks past offset 0 to both devices: whichever
+# 3. A device's part that fails in the driver (a GPU's illegal address is reported as
+# CL_OUT_OF_RESOURCES, not a signal; HETUNE_TEST_SLICE_FAIL=I makes device I's parts past
+# offset 0 fail so): that device is left out too. Only the device whose slice starts past
+# 0 fails, so of the two runs exactly one loses its device, the one named.
+lost=0
+for dev in 0 1; do
+    status=0
+    HETUNE_TEST_SLICE_FAIL=$dev "$HETUNE" split "$spec" --device 0,1 --size FAULT=0 --db "$db" \
+        --force --plan paper --json >"$tmp/out" 2>"$tmp/err" || status=$?
+    expect_status 0
+    if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["skipped"] else 1)' "$tmp/out"; then
+        lost=$((lost + 1))
+        lost_check "failed (clFinish: CL_OUT_OF_RESOURCES" "$dev"
+        expect_err "injected by HETUNE_TEST_SLICE_FAIL"
+    fi
+done
+[ "$lost" -eq 1 ] || fail "a failing part lost $lost devices in two runs, not 1"
+
+# 4. The dynamic scheduler hands out chunks past offset 0 to both devices: whichever
 # crashes, one device is left out, and what remains is right.
 run split "$spec" --device 0,1 --size FAULT=1 --db "$db" --force --scheduler dynamic --json
 expect_status 0
 lost_check "crashed (SIGSEGV) in its part of the co-execution" any
 
-# 4. hetune run goes through the same supervisor.
+# 5. hetune run goes through the same supervisor.
 run run "$spec" --device 0,1 --size FAULT=1 --db "$db" --scheduler static --plan paper --json
 expect_status 0
 python3 - "$tmp/out" <<'EOF' || fail "run: $(cat "$tmp/out" "$tmp/err")"
@@ -71,11 +89,11 @@ sk = d["skipped"]
 assert len(sk) == 1 and sk[0]["reason"].startswith("crashed (SIGSEGV)"), sk
 EOF
 
-# 5. Without isolation the crash takes the command down, as it did before.
+# 6. Without isolation the crash takes the command down, as it did before.
 run split "$spec" --device 0,1 --size FAULT=1 --db "$db" --force --plan paper --no-isolate
 [ "$status" -ge 128 ] || [ "$status" -eq 1 ] || fail "--no-isolate: exit $status"
 
-# 6. SIGINT or SIGTERM during a hanging slice: exit 130 within a second, nothing left.
+# 7. SIGINT or SIGTERM during a hanging slice: exit 130 within a second, nothing left.
 for sig in INT TERM; do
     python3 - "$HETUNE" "$spec" "$db" "$sig" "$tmp/sig.out" <<'EOF' || fail "SIG$sig: see above"
 import os, signal, subprocess, sys, time
