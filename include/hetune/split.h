@@ -521,6 +521,11 @@ struct ht_coexec_opts {
     int bind_only;           /* 1: no host data of its own; the caller binds every buffer
                                 (ht_coexec_bind) and runs with ht_coexec_launch
                                 (ht_coexec_run refuses) */
+    unsigned cpu_units;      /* CPU devices co-execute on this many of their compute units,
+                                a sub-device (clCreateSubDevices; Dopia's degree of
+                                parallelism); 0: all. A device that cannot be partitioned
+                                keeps all its units; ht_coexec_create fails with HT_EINVAL
+                                naming the limit when one that can has fewer */
 };
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
@@ -536,6 +541,8 @@ struct ht_coexec_device_result {
                                 runtime */
     double time_s;           /* as given */
     double build_s;          /* getting its program (compile or cache load) */
+    unsigned compute_units;  /* the compute units it ran on: a sub-device's with
+                                ht_coexec_opts.cpu_units, else the device's */
     int cache_hit;
     unsigned chunks;         /* kernels it launched in the fastest run */
     uint64_t items;          /* units along d of the chunks it took in the fastest run

@@ -163,6 +163,13 @@ struct ht_workflow_split_opts {
     unsigned refine;                  /* static: rounds of ht_workflow_refine_run */
     enum ht_refine_target refine_by;
     double sweep;                     /* two devices: sweep split points by this step */
+    int dop;                          /* 1: choose the CPU devices' compute units jointly
+                                         with the split (Dopia's degree of parallelism):
+                                         the whole split at each of up to
+                                         HT_WORKFLOW_DOP_MAX counts (all, all but one,
+                                         3/4, 1/2, 1/4 of the largest partitionable CPU
+                                         device's), the fastest measured kept; coexec's
+                                         cpu_units is then ignored */
     const char *dump;                 /* write the merged outputs there; NULL: no */
     ht_workflow_tune_fn on_tune;      /* told before a device is tuned; may be NULL */
     ht_workflow_verify_fn on_verify;  /* told of a refined round or sweep point that
@@ -180,6 +187,17 @@ struct ht_workflow_skipped {
     const struct ht_device_info *dev; /* borrowed from the caller's devices */
     char reason[256];                 /* why, without the device's name: "no configuration
                                          ran and verified (the pruned space is empty)" */
+};
+
+/* The most CPU compute unit counts ht_workflow_split tries (opts.dop). */
+#define HT_WORKFLOW_DOP_MAX 5
+
+/* One count of CPU compute units that ht_workflow_split tried (opts.dop). */
+struct ht_workflow_dop {
+    unsigned units;                   /* the partitionable CPU devices' compute units */
+    double wall_s;                    /* its result's wall time: the split, or alone */
+    int ran_alone;                    /* 1: that result was a device alone */
+    int64_t split_id;                 /* where it is stored */
 };
 
 /* What ht_workflow_split did. Owned: ht_workflow_split_result_destroy. */
@@ -217,7 +235,25 @@ struct ht_workflow_split_result {
     int verify_failed;                /* 1: res, a round or a point failed verification */
     struct ht_error verify_err;       /* why res failed verification (code 0 when not) */
     struct ht_error dump_err;         /* code != 0 when the dump failed (the rest ran) */
+    unsigned cpu_units;               /* the partitionable CPU devices' compute units in res;
+                                         0: all of them */
+    size_t ndop;                      /* opts.dop: the counts tried, in order (0: none, no
+                                         device could be partitioned) */
+    struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
 };
+
+/* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
+ * slower, measured slower, or no refined round beat it), as one sentence in buf ("the
+ * split took 8.1 ms, longer than device 1 (NAME) alone (7.2 ms): running on it alone
+ * (--force keeps the split)"); returns 1, or 0 (buf empty) when there is nothing to say. */
+int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *buf,
+                               size_t size);
+
+/* The CPU compute units of r in buf, one line without the newline: "all", "8 (a
+ * sub-device)", or with opts.dop each count tried and its wall time ("8 of 16, 15, 12, 8,
+ * 4 tried: 7.41 ms, 7.02 ms, ..."); returns 1, or 0 (buf empty) when r ran on all units
+ * and tried nothing else. */
+int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size);
 
 /* Co-executes spec on devs[0..n) (borrowed; they must outlive the call) as `hetune split`
  * does: each device's best configuration (tuned first when missing), each device alone
@@ -228,9 +264,12 @@ struct ht_workflow_split_result {
  * tuning, is left out (out->skipped) and the others go on; when one device is left it
  * runs alone (out->left_alone, no sweep). Fills *out (ht_workflow_split_result_destroy,
  * also on error). A failed verification is not an error: out->verify_failed says so.
- * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), those of
- * ht_workflow_best, ht_coexec_create, ht_coexec_run, ht_coexec_verify and the store;
- * HT_ENOMEM. */
+ * With opts->dop, all of that at each count of CPU compute units (the result kept is the
+ * fastest measured; out->dop lists them all; a failed verification of any counts).
+ * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), HT_EINVAL
+ * (before tuning) when opts->coexec.cpu_units exceeds a partitionable CPU device's compute
+ * units or no device can be partitioned, those of ht_workflow_best, ht_coexec_create,
+ * ht_coexec_run, ht_coexec_verify and the store; HT_ENOMEM. */
 int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                       size_t n, const struct ht_workflow_split_opts *opts,
                       struct ht_workflow_split_result *out, struct ht_error *err);

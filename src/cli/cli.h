@@ -93,6 +93,12 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "                        Eq. 3, work-groups >= compute units, counts them as the\n"    \
       "                        product over the dimensions (default, the total), the\n"     \
       "                        paper's sum, or is off\n")                                    \
+    X(CPU_UNITS, "cpu-units", required_argument, CLI_OPT_CPU_UNITS,                            \
+      "      --cpu-units N|auto\n"                                                             \
+      "                        co-execute on N compute units of each CPU device that can be\n" \
+      "                        partitioned (a sub-device; Dopia's degree of parallelism),\n"   \
+      "                        or (split) auto: the whole split at all, all but one, 3/4,\n"  \
+      "                        1/2 and 1/4 of them, the fastest kept (default: all)\n")      \
     X(DATA_PATH, "data-path", required_argument, CLI_OPT_DATA_PATH,                            \
       "      --data-path P     how buffers meet host memory: auto (default: in place on CPU\n" \
       "                        devices, pinned memory elsewhere), pinned, pageable (plain\n"  \
@@ -123,7 +129,7 @@ enum {
     CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
     CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS, CLI_OPT_TIMEOUT, CLI_OPT_NO_ISOLATE,
     CLI_OPT_SCHEDULER, CLI_OPT_SWEEP, CLI_OPT_RESIDUE, CLI_OPT_REFINE, CLI_OPT_REFINE_BY,
-    CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES,
+    CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES, CLI_OPT_CPU_UNITS,
     CLI_OPT_OWN = 0x200
 };
 #define CLI_BIT(name, l, h, v, help) CLI_BIT_##name,
@@ -138,7 +144,7 @@ enum { CLI_SHARED_OPTIONS(CLI_FLAG) };
      CLI_F_REFINE_BY | CLI_F_PLAN | CLI_F_MARGIN | CLI_F_DATA_PATH | CLI_F_PIECE_BYTES |       \
      CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
      CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE |             \
-     CLI_F_TIMEOUT | CLI_F_NO_ISOLATE)
+     CLI_F_TIMEOUT | CLI_F_NO_ISOLATE | CLI_F_CPU_UNITS)
 
 /* What the shared options set. */
 struct cli_common {

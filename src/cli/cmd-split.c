@@ -107,7 +107,7 @@ static void print_text(const struct report *r)
 {
     const struct ht_coexec_result *res = &r->w->res;
     const struct ht_workflow_device *fast = &r->w->devs[r->w->fastest];
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[32], e[32], line[512];
     int w = 6, planned = is_planned(r), same = 1;
 
     printf("spec          %s (%s)\n", r->spec->name, r->spec->path);
@@ -116,6 +116,8 @@ static void print_text(const struct report *r)
     printf("split         along %s (dimension %u), %" PRIu64 " %s, scheduler %s\n",
            dim_names[res->dim], res->dim, res->global,
            same ? "work-items" : "units (the lcm of the devices' global sizes)", res->scheduler);
+    if (ht_workflow_split_units(r->w, line, sizeof line))
+        printf("cpu units     %s\n", line);
     for (size_t i = 0; i < r->w->n; i++)
         if ((int)strlen(r->w->devs[i].config_text) > w)
             w = (int)strlen(r->w->devs[i].config_text);
@@ -275,7 +277,7 @@ int cmd_split(int argc, char **argv)
     struct report rep;
     struct cli_tune_bar bar = {.spec = NULL};
     struct ht_error err;
-    char *text = NULL;
+    char *text = NULL, line[512];
 
     memset(&wr, 0, sizeof wr);
     ht_workflow_split_opts_init(&wo);
@@ -348,28 +350,8 @@ int cmd_split(int argc, char **argv)
         if (status == 0)
             status = s2;
     }
-    if (wr.ran_alone && !wr.measured_alone && !wr.left_alone) {
-        char a[32], b[32];
-        ht_format_seconds(wr.est.split_s, a, sizeof a);
-        ht_format_seconds(wr.est.alone_s, b, sizeof b);
-        fprintf(stderr,
-                "hetune split: splitting is predicted to be slower (%s) than device %zu "
-                "(%s) alone (%s): running on it alone (--force splits anyway)\n",
-                a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
-    } else if (wr.measured_alone && wr.has_refine) {
-        fprintf(stderr,
-                "hetune split: no round beat device %zu (%s) alone, or the best gave it all "
-                "the work: running on it alone (--force keeps the split)\n",
-                wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name);
-    } else if (wr.measured_alone) {
-        char a[32], b[32];
-        ht_format_seconds(wr.measured_split_s, a, sizeof a);
-        ht_format_seconds(wr.res.wall_s, b, sizeof b);
-        fprintf(stderr,
-                "hetune split: the split took %s, longer than device %zu (%s) alone (%s): "
-                "running on it alone (--force keeps the split)\n",
-                a, wr.devs[wr.fastest].dev->index, wr.devs[wr.fastest].dev->name, b);
-    }
+    if (ht_workflow_split_decision(&wr, line, sizeof line))
+        fprintf(stderr, "hetune split: %s\n", line);
 
     rep = (struct report){spec, &wo, &wr, wr.has_plan ? &wr.plan : NULL,
                           wr.has_est ? &wr.est : NULL, wr.has_refine ? &wr.refine : NULL};

@@ -193,6 +193,11 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
                                    arg);
         wo->coexec.margin = v;
         break;
+    case CLI_OPT_CPU_UNITS:
+        if (!(wo->dop = !strcmp(arg, "auto")))
+            status = cli_parse_uint(cmd, "--cpu-units", arg, 65536, &u);
+        wo->coexec.cpu_units = (unsigned)u;
+        break;
     case CLI_OPT_PIECE_BYTES:
         status = cli_parse_uint(cmd, "--piece-bytes", arg, UINT64_MAX - 1, &u);
         wo->coexec.piece_bytes = u ? u : UINT64_MAX;

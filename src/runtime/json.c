@@ -81,6 +81,8 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
     json_object_set_new(d, "kernel_seconds", dr ? seconds(dr->kernel_s) : json_null());
     json_object_set_new(d, "write_seconds", dr ? seconds(dr->write_s) : json_null());
     json_object_set_new(d, "read_seconds", dr ? seconds(dr->read_s) : json_null());
+    json_object_set_new(d, "compute_units",
+                        dr ? json_integer((json_int_t)dr->compute_units) : json_null());
     return d;
 }
 
@@ -189,6 +191,17 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         est->paper_s >= 0 ? seconds(est->paper_s) : json_null()));
     json_object_set_new(root, "measured_split_seconds",
                         r->measured_split_s > 0 ? seconds(r->measured_split_s) : json_null());
+    /* The CPU compute units (0: all) and, with --cpu-units auto, each count tried. */
+    json_object_set_new(root, "cpu_units", json_integer((json_int_t)r->cpu_units));
+    if (r->ndop) {
+        json_t *dop = json_array();
+        for (size_t k = 0; k < r->ndop; k++)
+            json_array_append_new(dop, json_pack(
+                "{s:I, s:o, s:b, s:I}", "cpu_units", (json_int_t)r->dop[k].units,
+                "wall_seconds", seconds(r->dop[k].wall_s), "ran_alone", r->dop[k].ran_alone,
+                "split_id", (json_int_t)r->dop[k].split_id));
+        json_object_set_new(root, "dop", dop);
+    }
     json_object_update_new(root, json_pack(
         "{s:{s:o, s:o, s:o, s:o, s:I, s:o}, s:o, s:o}",
         "verification", "verified", verified(res->verified),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "exec/exec-internal.h"
+#include "split/split-internal.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
@@ -344,9 +345,33 @@ cleanup:
     return rc;
 }
 
-int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
-                      size_t n, const struct ht_workflow_split_opts *opts,
-                      struct ht_workflow_split_result *out, struct ht_error *err)
+int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned units,
+                       struct ht_error *err)
+{
+    int any = 0, bc, eq;
+    unsigned m;
+
+    for (size_t i = 0; units && i < n; i++) {
+        if (!ht__device_partitionable(devs[i], &m, &bc, &eq))
+            continue;
+        any = 1;
+        if (units > devs[i]->compute_units)
+            return ht_error_set(err, HT_EINVAL, "device %zu (%s) has %u compute units: it "
+                                "cannot co-execute on %u", devs[i]->index, devs[i]->name,
+                                devs[i]->compute_units, units);
+    }
+    if (units && !any)
+        return ht_error_set(err, HT_EINVAL, "no device here can be partitioned into "
+                            "sub-devices of %u compute units (device %zu (%s): "
+                            "CL_DEVICE_PARTITION_MAX_SUB_DEVICES %u)", units, devs[0]->index,
+                            devs[0]->name, (ht__device_partitionable(devs[0], &m, &bc, &eq), m));
+    return HT_OK;
+}
+
+/* The whole split at opts->coexec.cpu_units. */
+static int split_at(const struct ht_spec *spec, const struct ht_device_info *const *devs,
+                    size_t n, const struct ht_workflow_split_opts *opts,
+                    struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
@@ -364,8 +389,11 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
     /* What the spec alone says against the split, before any device is tuned. */
     rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
+    if (rc == HT_OK)
+        rc = ht__check_units(devs, n, opts->coexec.cpu_units, err);
     if (rc != HT_OK)
         return rc;
+    out->cpu_units = opts->coexec.cpu_units;
     if (opts->tune) {
         topts = *opts->tune;
     } else {
@@ -418,4 +446,130 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     ht__split_base_destroy(&b);
     ht_store_close(b.store);
     return rc;
+}
+
+/* The counts of CPU compute units to try (Dopia): all, all but one (the host threads that
+ * drive the other devices want a core), three quarters, a half and a quarter of the
+ * largest partitionable CPU device's; distinct, at least 1. 0 when none can be
+ * partitioned. */
+static size_t dop_counts(const struct ht_device_info *const *devs, size_t n, unsigned *units)
+{
+    unsigned c = 0, m, cand[HT_WORKFLOW_DOP_MAX];
+    size_t k = 0;
+    int bc, eq;
+
+    for (size_t i = 0; i < n; i++)
+        if (ht__device_partitionable(devs[i], &m, &bc, &eq) && devs[i]->compute_units > c)
+            c = devs[i]->compute_units;
+    if (c == 0)
+        return 0;
+    cand[0] = c;
+    cand[1] = c - 1;
+    cand[2] = 3 * c / 4;
+    cand[3] = c / 2;
+    cand[4] = c / 4;
+    for (size_t j = 0; j < HT_WORKFLOW_DOP_MAX; j++) {
+        int seen = cand[j] < 1;
+        for (size_t i = 0; i < k && !seen; i++)
+            seen = units[i] == cand[j];
+        if (!seen)
+            units[k++] = cand[j];
+    }
+    return k;
+}
+
+int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
+                      size_t n, const struct ht_workflow_split_opts *opts,
+                      struct ht_workflow_split_result *out, struct ht_error *err)
+{
+    struct ht_workflow_split_opts o = *opts;
+    struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
+    unsigned units[HT_WORKFLOW_DOP_MAX];
+    size_t nc, best = 0;
+    int rc, failed = 0;
+
+    o.coexec.cpu_units = 0;
+    nc = opts->dop ? dop_counts(devs, n, units) : 0;
+    if (nc == 0)
+        return split_at(spec, devs, n, opts->dop ? &o : opts, out, err);
+    /* Each count: the whole split, the fastest measured kept. The first tunes what is
+     * missing; the others find it stored. */
+    for (size_t k = 0; k < nc; k++) {
+        struct ht_workflow_split_result r;
+        o.coexec.cpu_units = units[k] == units[0] ? 0 : units[k];
+        rc = split_at(spec, devs, n, &o, k ? &r : out, err);
+        if (rc != HT_OK) {
+            if (k)
+                ht_workflow_split_result_destroy(&r);
+            return rc;
+        }
+        if (!k)
+            r = *out;
+        dop[k] = (struct ht_workflow_dop){units[k], r.res.wall_s, r.ran_alone, r.split_id};
+        failed |= r.verify_failed;
+        if (k && r.res.wall_s < out->res.wall_s) {
+            ht_workflow_split_result_destroy(out);
+            *out = r;
+            best = k;
+        } else if (k) {
+            ht_workflow_split_result_destroy(&r);
+        }
+    }
+    out->verify_failed |= failed;
+    out->cpu_units = best ? units[best] : 0;
+    out->ndop = nc;
+    memcpy(out->dop, dop, nc * sizeof dop[0]);
+    return HT_OK;
+}
+
+int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *buf,
+                               size_t size)
+{
+    const struct ht_workflow_device *f = &r->devs[r->fastest];
+    char a[32], b[32];
+
+    buf[0] = '\0';
+    if (r->ran_alone && !r->measured_alone && !r->left_alone) {
+        ht_format_seconds(r->est.split_s, a, sizeof a);
+        ht_format_seconds(r->est.alone_s, b, sizeof b);
+        snprintf(buf, size, "splitting is predicted to be slower (%s) than device %zu (%s) "
+                 "alone (%s): running on it alone (--force splits anyway)", a, f->dev->index,
+                 f->dev->name, b);
+    } else if (r->measured_alone && r->has_refine) {
+        snprintf(buf, size, "no round beat device %zu (%s) alone, or the best gave it all "
+                 "the work: running on it alone (--force keeps the split)", f->dev->index,
+                 f->dev->name);
+    } else if (r->measured_alone) {
+        ht_format_seconds(r->measured_split_s, a, sizeof a);
+        ht_format_seconds(r->res.wall_s, b, sizeof b);
+        snprintf(buf, size, "the split took %s, longer than device %zu (%s) alone (%s): "
+                 "running on it alone (--force keeps the split)", a, f->dev->index,
+                 f->dev->name, b);
+    }
+    return buf[0] != '\0';
+}
+
+int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size)
+{
+    size_t len;
+
+    buf[0] = '\0';
+    if (!r->ndop && !r->cpu_units)
+        return 0;
+    if (!r->ndop) {
+        snprintf(buf, size, "%u of each CPU device that can be partitioned (a sub-device)",
+                 r->cpu_units);
+        return 1;
+    }
+    snprintf(buf, size, "%u of %u (the fastest of", r->cpu_units ? r->cpu_units : r->dop[0].units,
+             r->dop[0].units);
+    for (size_t k = 0; k < r->ndop && (len = strlen(buf)) + 1 < size; k++) {
+        char t[32];
+        ht_format_seconds(r->dop[k].wall_s, t, sizeof t);
+        snprintf(buf + len, size - len, "%s %u: %s%s", k ? "," : "", r->dop[k].units, t,
+                 r->dop[k].ran_alone ? " alone" : "");
+    }
+    if ((len = strlen(buf)) + 1 < size)
+        snprintf(buf + len, size - len, ")");
+    return 1;
 }

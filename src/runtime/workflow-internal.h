@@ -48,6 +48,12 @@ int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
                     const struct ht_device_info *dev, const struct ht_error *why,
                     struct ht_error *err);
 
+/* Checks a count of CPU compute units (ht_coexec_opts.cpu_units; 0: all) against devs
+ * before anything is tuned: HT_EINVAL naming the limit when a partitionable CPU device has
+ * fewer, or when no device can be partitioned. */
+int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned units,
+                    struct ht_error *err);
+
 /* When the supervisor of this process lost dev in an earlier attempt (supervise.h), appends
  * it to *list as ht__skip_device does, with the supervisor's reason, and sets *lost; else
  * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */

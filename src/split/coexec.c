@@ -55,6 +55,10 @@ struct cxdev {
                                    HT_PATH_AUTO when none */
     double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
                                    its share and kernel time; 0 when none */
+    struct ht_device_info sub_info; /* a CPU on fewer compute units (opts.cpu_units): the
+                                   device as given, with the sub-device's id and units; dev
+                                   then points here */
+    cl_device_id sub;           /* that sub-device, or NULL */
     struct ht_session *session; /* context, queue, binary cache */
     enum ht_data_path path;     /* its session's data path */
     cl_command_queue q2;        /* copy paths: the second queue of the pieces, or NULL */
@@ -284,6 +288,72 @@ located:
     return rc;
 }
 
+int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
+                             int *by_counts, int *equally)
+{
+    cl_device_id id = (cl_device_id)dev->cl_device;
+    cl_device_partition_property props[16];
+    cl_uint m = 0;
+    size_t size = 0;
+
+    *by_counts = *equally = 0;
+    clGetDeviceInfo(id, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof m, &m, NULL);
+    if (clGetDeviceInfo(id, CL_DEVICE_PARTITION_PROPERTIES, sizeof props, props, &size) ==
+        CL_SUCCESS)
+        for (size_t i = 0; i < size / sizeof props[0] && props[i]; i++) {
+            *by_counts |= props[i] == CL_DEVICE_PARTITION_BY_COUNTS;
+            *equally |= props[i] == CL_DEVICE_PARTITION_EQUALLY;
+        }
+    *max_sub = m;
+    return dev->is_cpu && m >= 2 && (*by_counts || *equally);
+}
+
+/* A CPU device on units of its compute units (Dopia's degree of parallelism): a
+ * sub-device of that many (clCreateSubDevices, by counts, else equally), which d then
+ * uses in place of the device. A device that cannot be partitioned keeps all its units.
+ * HT_EINVAL (exit status 2) naming the limit when the device has fewer units; HT_ECL when
+ * the driver refuses. */
+static int make_subdevice(struct cxdev *d, unsigned units, struct ht_error *err)
+{
+    cl_device_id id = (cl_device_id)d->dev->cl_device;
+    cl_device_partition_property want[4];
+    cl_uint max_sub = 0, got = 0;
+    int by_counts = 0, equally = 0;
+    cl_int st;
+
+    if (!ht__device_partitionable(d->dev, &max_sub, &by_counts, &equally))
+        return HT_OK; /* it runs on all its units, as it can only */
+    if (units > d->dev->compute_units)
+        return ht_error_set(err, HT_EINVAL, "device %zu (%s) has %u compute units: it cannot "
+                            "co-execute on %u", d->dev->index, d->dev->name,
+                            d->dev->compute_units, units);
+    if (by_counts) {
+        want[0] = CL_DEVICE_PARTITION_BY_COUNTS;
+        want[1] = (cl_device_partition_property)units;
+        want[2] = CL_DEVICE_PARTITION_BY_COUNTS_LIST_END;
+        want[3] = 0;
+        st = clCreateSubDevices(id, want, 1, &d->sub, &got);
+    } else {
+        /* Equally: as many sub-devices of units as fit; the first is kept. */
+        cl_device_id subs[64];
+        cl_uint n = d->dev->compute_units / units;
+        want[0] = CL_DEVICE_PARTITION_EQUALLY;
+        want[1] = (cl_device_partition_property)units;
+        want[2] = 0;
+        st = clCreateSubDevices(id, want, n < 64 ? n : 64, subs, &got);
+        for (cl_uint i = 1; st == CL_SUCCESS && i < got; i++)
+            clReleaseDevice(subs[i]);
+        d->sub = st == CL_SUCCESS && got ? subs[0] : NULL;
+    }
+    if (st != CL_SUCCESS || !d->sub)
+        return ht__cl_fail(err, HT_ECL, st, "clCreateSubDevices");
+    d->sub_info = *d->dev;
+    d->sub_info.cl_device = d->sub;
+    d->sub_info.compute_units = units;
+    d->dev = &d->sub_info;
+    return HT_OK;
+}
+
 /* Opens device d's session, checks and builds its configuration, makes its buffers and
  * kernel. */
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
@@ -292,6 +362,12 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     char *log = NULL;
     cl_kernel k = NULL;
     int rc;
+
+    if (cx->opts.cpu_units && d->dev->is_cpu && cx->opts.cpu_units != d->dev->compute_units) {
+        rc = make_subdevice(d, cx->opts.cpu_units, err);
+        if (rc != HT_OK)
+            return rc;
+    }
 
     rc = ht_space_check(&spec->space, d->dev, d->config, cx->opts.exec.eq3, err);
     if (rc != HT_OK)
@@ -562,6 +638,8 @@ void ht_coexec_free(struct ht_coexec *cx)
         if (d->q2)
             clReleaseCommandQueue(d->q2);
         ht_session_free(d->session);
+        if (d->sub)
+            clReleaseDevice(d->sub);
         free(d->config);
         free(d->maps);
         free(d->owned);
@@ -1470,6 +1548,7 @@ static int run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned
         o->wg = d->wg * d->per_item;
         o->time_s = d->time_s;
         o->build_s = d->build_s;
+        o->compute_units = d->dev->compute_units;
         o->cache_hit = d->cache_hit;
         {
             const double *p = per + ((size_t)order[0].index * cx->n + j) * NPER;

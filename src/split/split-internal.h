@@ -63,4 +63,9 @@ int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_
 void ht__split_chunk_items(uint64_t offset, uint64_t size, uint64_t per_item, uint64_t wg,
                            uint64_t g, uint64_t *wlo, uint64_t *wn);
 
+/* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
+ * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
+int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
+                             int *by_counts, int *equally);
+
 #endif
