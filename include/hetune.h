@@ -18,6 +18,7 @@
 #include "hetune/workflow.h"
 #include "hetune/runtime.h"
 #include "hetune/interop.h"
+#include "hetune/mpi.h"
 
 #define HETUNE_VERSION "0.1.0"
 

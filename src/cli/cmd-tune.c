@@ -25,7 +25,8 @@ static const char tune_usage[] =
     "tune resumes where it stopped. Each configuration runs in a worker process: one that\n"
     "crashes or hangs is stored as crashed or timeout (not retried unless --retry-failed)\n"
     "and the tune goes on. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
-    "far and exits with 130.\n"
+    "far and exits with 130. Under 'mpirun -n K' (a build with MPI) the K ranks share the\n"
+    "configurations: rank 0 queues them and stores every result (docs/scale.md).\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -147,24 +148,23 @@ int cmd_tune(int argc, char **argv)
     db = co.db;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
-    status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first, &last);
-    if (status != 0)
-        goto cleanup;
-    dl = calloc(last - first + 1, sizeof *dl);
-    tr = calloc(last - first + 1, sizeof *tr);
-    if (!dl || !tr) {
-        status = cli_usage_error("tune", 1, "out of memory");
-        goto cleanup;
-    }
-    rc = ht_store_open(db, &store, &err);
-    if (rc != HT_OK) {
-        status = cli_fail("tune", &err);
-        goto cleanup;
-    }
-
     /* The first Ctrl-C asks for a clean stop, prints the best so far and exits with 130. */
     cli_sigint_catch(&sig, &stop_flag);
     opts.stop = &stop_flag;
+    if (ht_mpi_env_size() > 1) { /* mpirun -n K: rank 0 queues, every rank measures (mpi.h) */
+        rc = ht_mpi_tune(spec, co.device, db, &opts, co.json, &text, &status, &err);
+        status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
+        goto cleanup;
+    }
+    if ((status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first, &last)))
+        goto cleanup;
+    dl = calloc(last - first + 1, sizeof *dl);
+    tr = calloc(last - first + 1, sizeof *tr);
+    if ((!dl || !tr) && (status = cli_usage_error("tune", 1, "out of memory")))
+        goto cleanup;
+    if ((rc = ht_store_open(db, &store, &err)) != HT_OK && (status = cli_fail("tune", &err)))
+        goto cleanup;
+
     opts.progress = cli_tune_progress;
     opts.progress_user = &bar;
     bar.spec = spec;

@@ -57,6 +57,8 @@ int main(int argc, char **argv)
         printf("hetune %s\n", HETUNE_VERSION);
         return 0;
     }
+    if (ht_mpi_refusal(argv[1])) /* under mpirun: only the tune of a build with MPI runs */
+        return fprintf(stderr, "hetune %s: %s\n", argv[1], ht_mpi_refusal(argv[1])), 2;
     /* split and run run whole in a supervised child process (supervise.h). */
     for (int i = 2; i < argc && isolate; i++)
         isolate = strcmp(argv[i], "--no-isolate") != 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hetune/tune.h"
+#include "search/search-internal.h"
 #include "util/util.h"
 
 _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run of an eval");
@@ -116,19 +117,20 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     return 0;
 }
 
-/* Fills ev from one evaluation of this run. */
-static void fill_eval(struct tune *t, const int64_t *config, const char *text, int status,
-                      const struct ht_eval_result *res, const struct ht_error *eerr,
-                      struct ht_stored_eval *ev)
+/* Fills ev from one evaluation (search-internal.h); src/mpi fills the evaluations of the
+ * other ranks with it. */
+void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
+                        const char *text, int status, const struct ht_eval_result *res,
+                        const struct ht_error *eerr, struct ht_stored_eval *ev)
 {
     int read_back = status == HT_OK || status == HT_EVERIFY;
 
     ht_stored_eval_init(ev);
-    ev->problem_id = t->out->problem_id;
-    ev->device_id = t->out->device_id;
+    ev->problem_id = id->problem_id;
+    ev->device_id = id->device_id;
     snprintf(ev->config, sizeof ev->config, "%s", text);
-    ev->nvalues = t->nparams;
-    memcpy(ev->values, config, t->nparams * sizeof *config);
+    ev->nvalues = id->nparams;
+    memcpy(ev->values, config, id->nparams * sizeof *config);
     snprintf(ev->status, sizeof ev->status, "%s",
              ht_store_status_name(status));
     if (status != HT_OK)
@@ -153,10 +155,20 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
     ev->ndims = res->ndims;
     memcpy(ev->global, res->global, sizeof ev->global);
     memcpy(ev->local, res->local, sizeof ev->local);
-    snprintf(ev->strategy, sizeof ev->strategy, "%s", ht_search_name(t->search));
-    ev->seed = t->opts->seed;
+    snprintf(ev->strategy, sizeof ev->strategy, "%s", id->strategy);
+    ev->seed = id->seed;
     ev->nruns = res->nruns;
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
+}
+
+static void fill_eval(struct tune *t, const int64_t *config, const char *text, int status,
+                      const struct ht_eval_result *res, const struct ht_error *eerr,
+                      struct ht_stored_eval *ev)
+{
+    struct ht__tune_ident id = {t->out->problem_id, t->out->device_id, t->nparams,
+                                ht_search_name(t->search), t->opts->seed};
+
+    ht__tune_fill_eval(&id, config, text, status, res, eerr, ev);
 }
 
 static void report_progress(struct tune *t, const struct ht_device_info *dev, double t0,

@@ -1,0 +1,78 @@
+/* hetune — tuning over MPI (issue 16): `mpirun -n K hetune tune SPEC` spreads the
+ * configurations of a spec over K processes (ranks), on one machine or many.
+ *
+ * Rank 0 holds a work queue: each rank asks for one configuration at a time, measures it on
+ * its own node's devices (its own OpenCL platform, its own worker processes) and sends the
+ * evaluation back; rank 0 stores it in the results database as it arrives (only rank 0
+ * opens the database) and hands out the next. Identical devices on different ranks (same
+ * name, vendor, driver version and compute units) are one device model, tuned together:
+ * each configuration of a model is measured once, on whichever of its ranks asks first. A
+ * rank that dies (an MPI call that fails, or silence: no heartbeat for silence_s seconds)
+ * loses only its configuration in flight, which goes back into the queue; the others go
+ * on. docs/scale.md has the design and the cost model for many nodes.
+ *
+ * With Open MPI 4, mpirun ends the whole job when one rank exits early unless it runs with
+ * --enable-recovery; with it, the survivors finish the work.
+ *
+ * The functions are in every build; those that need MPI fail with HT_EINVAL in a build
+ * without it (ht_mpi_built says which). */
+#ifndef HETUNE_MPI_H
+#define HETUNE_MPI_H
+
+#include "hetune/error.h"
+#include "hetune/spec.h"
+#include "hetune/tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when this libhetune was built with MPI (the build feature HETUNE_MPI), else 0. */
+int ht_mpi_built(void);
+
+/* The number of processes an MPI launcher started with this one, read from the
+ * environment before any MPI call: OMPI_COMM_WORLD_SIZE (Open MPI), else PMI_SIZE (MPICH,
+ * Slurm), else 2 when PMIX_RANK is above 0 (a PMIx launcher that gives no size); 1 when
+ * none is set (not launched by mpirun, or a single process). */
+int ht_mpi_env_size(void);
+
+/* Whether `hetune COMMAND` may run in this process: NULL when it may (not under an MPI
+ * launcher with more than one process, or a command that runs over MPI in a build with
+ * it: "tune"), else a static message that says why not (a build without MPI under mpirun,
+ * or a command that does not run over MPI), meant for a refusal with exit status 2
+ * instead of K processes racing on one database. */
+const char *ht_mpi_refusal(const char *command);
+
+/* The heartbeat silence after which rank 0 counts a rank as dead (seconds). */
+#define HT_MPI_SILENCE_S 5.0
+
+/* Runs one distributed tune; every rank of MPI_COMM_WORLD calls it with the same spec,
+ * options and device selector. It initializes MPI (MPI_Init_thread, funneled) and
+ * finalizes it before it returns, so it is called once per process.
+ *
+ * device is the selector of `hetune tune --device` (an index, a unique part of
+ * "<platform> <name>", or "all"; NULL is "all"), applied by each rank to its own platform.
+ * db is the results database that rank 0 opens. opts as for ht_tune_device (tune.h):
+ * strategy must be "exhaustive" (HT_EINVAL otherwise); budget caps the evaluations per
+ * device model; time_limit_s stops handing out new configurations; stop (raised on any
+ * rank) makes that rank leave and rank 0 stop handing out; fresh, retry_failed,
+ * cut_factor (the best time so far of the model goes with each configuration), eq3 and
+ * exec apply on every rank; progress and on_wait are not used.
+ *
+ * On rank 0, *text (owned by the caller, free()) receives the report: text, or one JSON
+ * object when json is 1; on the other ranks "" . *status receives the exit status the
+ * command should end with: on rank 0 0 when each device model has a best configuration, 1
+ * when one has none, 130 when stopped; on the others 0 (130 when stopped).
+ *
+ * Returns HT_OK, or: HT_EINVAL (a build without MPI, a strategy other than exhaustive,
+ * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank
+ * without is reported and left out), HT_EDB (rank 0's database), HT_ENOMEM; the other
+ * ranks learn of rank 0's failure and return HT_EINVAL "rank 0 failed". */
+int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
+                const struct ht_tune_opts *opts, int json, char **text, int *status,
+                struct ht_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

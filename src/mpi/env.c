@@ -1,0 +1,68 @@
+/* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
+ * a build without MPI can refuse instead of K processes racing on one database. In a build
+ * without MPI (HETUNE_MPI off) ht_mpi_tune is here too, and refuses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetune/mpi.h"
+
+int ht_mpi_built(void)
+{
+#ifdef HT_HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (!v || !*v)
+        return -1;
+    n = strtol(v, &end, 10);
+    return *end ? -1 : n;
+}
+
+int ht_mpi_env_size(void)
+{
+    long n = env_long("OMPI_COMM_WORLD_SIZE");
+
+    if (n < 0)
+        n = env_long("PMI_SIZE");
+    /* A PMIx launcher that gives no size: a rank above 0 means at least two processes. */
+    if (n < 0 && env_long("PMIX_RANK") > 0)
+        n = 2;
+    return n > 1 ? (n > 1 << 30 ? 1 << 30 : (int)n) : 1;
+}
+
+const char *ht_mpi_refusal(const char *command)
+{
+    if (ht_mpi_env_size() <= 1)
+        return NULL;
+    if (!ht_mpi_built())
+        return "this hetune was built without MPI, yet runs as one of several processes of "
+               "mpirun: they would race on one database; build it with MPI (libopenmpi-dev, "
+               "cmake -DHETUNE_MPI=ON) or run it without mpirun";
+    if (command && !strcmp(command, "tune"))
+        return NULL;
+    return "only 'hetune tune' runs over MPI: under mpirun, several processes of this "
+           "command would race on one database; run it without mpirun";
+}
+
+#ifndef HT_HAVE_MPI
+int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
+                const struct ht_tune_opts *opts, int json, char **text, int *status,
+                struct ht_error *err)
+{
+    (void)spec, (void)device, (void)db, (void)opts, (void)json;
+    if (text)
+        *text = NULL;
+    if (status)
+        *status = 2;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+#endif

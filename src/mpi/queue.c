@@ -1,0 +1,1138 @@
+/* Distributed tuning over MPI (issue 16; mpi.h, docs/scale.md): rank 0 holds the work
+ * queue and the database, every rank measures on its own devices.
+ *
+ * On every rank the main thread alone calls MPI (MPI_THREAD_FUNNELED) and a measuring
+ * thread evaluates the configurations it is handed, without MPI, so that rank 0 serves the
+ * queue while it measures, and the other ranks beat their heart while they measure. Every
+ * wait polls (MPI_Iprobe, then a short sleep) rather than blocking in MPI, because Open
+ * MPI spins in a blocking receive and would take the core the measurement needs. */
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hetune/mpi.h"
+#include "hetune/report.h"
+#include "search/search-internal.h"
+#include "util/util.h"
+
+enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
+
+#define BEAT_S 0.5
+#define POLL_NS 2000000L
+#define HOST_MAX 64
+#define WHY_MAX 256
+
+/* One configuration handed to a rank. */
+struct assign_msg {
+    int32_t model, pad;
+    int64_t problem_id, device_id;
+    double best_s;              /* the model's best so far, for early termination; 0 none */
+    int64_t values[HT_STORE_MAX_PARAMS];
+    char text[HT_STORE_CONFIG_MAX];
+};
+
+/* What a rank sends back: the evaluation to store, or that it cannot measure the model. */
+struct result_msg {
+    int32_t model, unable;      /* unable 1: no session on this rank (reason in ev.reason) */
+    int32_t status, pad;
+    double build_s, launch_compile_s, wall_s;
+    struct ht_stored_eval ev;
+};
+
+/* The hand-over between a rank's main thread and its measuring thread. */
+struct mailbox {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int has_work, has_result, quit;
+    struct assign_msg work;
+    struct result_msg result;
+};
+
+/* What the measuring thread needs; the devices and sessions are this rank's. */
+struct measurer {
+    const struct ht_spec *spec;
+    const struct ht_tune_opts *opts;
+    struct ht_exec_opts eopts;
+    const struct ht_device_info *devs; /* this rank's selected devices */
+    const int *dev_model;        /* the model of each */
+    size_t ndev;
+    struct ht_session **sessions;
+    struct mailbox *mb;
+    long die_after;              /* test hook: exit on receiving this many (0: never) */
+    long received;
+};
+
+/* A device model: identical devices of any rank, tuned together. Rank 0's queue. */
+struct model {
+    struct ht_device_info info;  /* the first device of the model (cl handles NULL) */
+    int64_t device_id, problem_id;
+    size_t count, nparams;
+    int64_t *configs;            /* count x nparams, as ht_space_foreach lists them */
+    unsigned char *state;        /* 0 pending, 1 in flight, 2 done */
+    size_t next;                 /* the first index not yet handed out in order */
+    size_t *again, nagain;       /* lost in flight: handed out first */
+    size_t assigned;             /* handed out in this run (the budget counts these) */
+    size_t from_db, evaluated, cut, failed, crashed, timed_out, lost;
+    int has_best, best_from_db;
+    size_t best;
+    double best_s;
+};
+
+/* Rank 0's view of one rank. */
+struct rank {
+    char host[HOST_MAX];
+    char why[WHY_MAX];           /* why it has no device, or why it stopped */
+    size_t first_dev, ndev;      /* its devices in the gathered list */
+    int alive, finished, wants, left, dead;
+    unsigned char *unable;       /* per model: its session failed */
+    int inflight;                /* model of the configuration in flight, -1 none */
+    size_t inflight_idx;
+    double last_heard, busy_s;
+    size_t measured, ok, cut, failed, lost;
+    json_t *configs;             /* the configurations it measured, as text */
+    json_t *lost_configs;
+};
+
+static double now_s(void)
+{
+    return ht__now();
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, POLL_NS};
+    nanosleep(&ts, NULL);
+}
+
+static int same_model(const struct ht_device_info *a, const struct ht_device_info *b)
+{
+    return !strcmp(a->name, b->name) && !strcmp(a->vendor, b->vendor) &&
+           !strcmp(a->driver_version, b->driver_version) &&
+           a->compute_units == b->compute_units;
+}
+
+/* --- the measuring thread (no MPI here) --- */
+
+static int measure(struct measurer *m, const struct assign_msg *a, struct result_msg *r)
+{
+    const struct ht_device_info *dev = NULL;
+    struct ht_session **session = NULL;
+    struct ht_eval_result res;
+    struct ht_error eerr;
+    struct ht__tune_ident id;
+    double t0 = now_s();
+    int st;
+
+    memset(r, 0, sizeof *r);
+    ht_stored_eval_init(&r->ev);
+    r->model = a->model;
+    for (size_t d = 0; d < m->ndev && !dev; d++)
+        if (m->dev_model[d] == a->model) {
+            dev = &m->devs[d];
+            session = &m->sessions[d];
+        }
+    ht_error_clear(&eerr);
+    if (!dev) {
+        r->unable = 1;
+        snprintf(r->ev.reason, sizeof r->ev.reason, "no device of model %d here", a->model);
+        return 0;
+    }
+    if (!*session) {
+        st = ht_session_create(m->spec, dev, &m->eopts, session, &eerr);
+        if (st != HT_OK) {
+            r->unable = 1;
+            ht_error_format(&eerr, r->ev.reason, sizeof r->ev.reason);
+            return 0;
+        }
+    }
+    memset(&res, 0, sizeof res);
+    ht_session_set_cut(*session, a->best_s, m->opts->cut_factor);
+    st = ht_session_eval(*session, a->values, &res, &eerr);
+    /* A signal can make an OpenCL call fail: such a failure is abandoned, not sent. */
+    if (m->opts->stop && *m->opts->stop && st != HT_OK && st != HT_ECUT) {
+        ht_eval_result_destroy(&res);
+        return -1;
+    }
+    id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
+                                 "exhaustive", m->opts->seed};
+    ht__tune_fill_eval(&id, a->values, a->text, st, &res, &eerr, &r->ev);
+    r->status = st;
+    r->build_s = st == HT_ECONSTRAINT ? 0.0 : res.build_s;
+    r->launch_compile_s = res.launch_compile_s;
+    ht_eval_result_destroy(&res);
+    r->wall_s = now_s() - t0;
+    return 0;
+}
+
+static void *measurer_main(void *arg)
+{
+    struct measurer *m = arg;
+    struct mailbox *mb = m->mb;
+    struct assign_msg a;
+    struct result_msg *r = malloc(sizeof *r);
+
+    for (;;) {
+        pthread_mutex_lock(&mb->mu);
+        while (!mb->has_work && !mb->quit)
+            pthread_cond_wait(&mb->cv, &mb->mu);
+        if (mb->quit) {
+            pthread_mutex_unlock(&mb->mu);
+            break;
+        }
+        a = mb->work;
+        pthread_mutex_unlock(&mb->mu);
+        /* The test hook of tests/cli/mpi_tune.sh: this rank dies with a configuration in
+         * flight, as a node that fails does. */
+        if (m->die_after > 0 && ++m->received >= m->die_after)
+            _exit(3);
+        if (!r || measure(m, &a, r) != 0) {
+            if (!r)
+                break;
+            continue; /* abandoned: the stop flag is raised, the main thread leaves */
+        }
+        pthread_mutex_lock(&mb->mu);
+        mb->has_work = 0;
+        mb->result = *r;
+        mb->has_result = 1;
+        pthread_mutex_unlock(&mb->mu);
+    }
+    free(r);
+    return NULL;
+}
+
+static void mailbox_give(struct mailbox *mb, const struct assign_msg *a)
+{
+    pthread_mutex_lock(&mb->mu);
+    mb->work = *a;
+    mb->has_work = 1;
+    pthread_cond_signal(&mb->cv);
+    pthread_mutex_unlock(&mb->mu);
+}
+
+static int mailbox_take(struct mailbox *mb, struct result_msg *r)
+{
+    int got;
+
+    pthread_mutex_lock(&mb->mu);
+    got = mb->has_result;
+    if (got) {
+        *r = mb->result;
+        mb->has_result = 0;
+    }
+    pthread_mutex_unlock(&mb->mu);
+    return got;
+}
+
+static void mailbox_quit(struct mailbox *mb)
+{
+    pthread_mutex_lock(&mb->mu);
+    mb->quit = 1;
+    pthread_cond_signal(&mb->cv);
+    pthread_mutex_unlock(&mb->mu);
+}
+
+static int stop_raised(const struct ht_tune_opts *o)
+{
+    return o->stop && *o->stop;
+}
+
+/* --- rank 0: the queue and the database --- */
+
+struct collect {
+    struct model *m;
+    size_t cap;
+};
+
+static int collect_cb(const int64_t *config, void *user)
+{
+    struct collect *c = user;
+    struct model *m = c->m;
+
+    if (m->count == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 256;
+        int64_t *grown = realloc(m->configs, cap * m->nparams * sizeof *grown);
+        if (!grown)
+            return 1;
+        m->configs = grown;
+        c->cap = cap;
+    }
+    memcpy(m->configs + m->count * m->nparams, config, m->nparams * sizeof *config);
+    m->count++;
+    return 0;
+}
+
+struct preseed {
+    struct model *m;
+    const struct ht_tune_opts *opts;
+    size_t *hash;                /* open addressing over the configurations; SIZE_MAX empty */
+    size_t mask;
+};
+
+static size_t hash_values(const int64_t *v, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint64_t)v[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+static int preseed_cb(const struct ht_stored_eval *ev, void *user)
+{
+    struct preseed *p = user;
+    struct model *m = p->m;
+    size_t h;
+
+    if (ev->nvalues != m->nparams)
+        return 0;
+    if (p->opts->retry_failed && (!strcmp(ev->status, HT_STORE_CRASHED) ||
+                                  !strcmp(ev->status, HT_STORE_TIMEOUT)))
+        return 0;
+    for (h = hash_values(ev->values, m->nparams) & p->mask; p->hash[h] != SIZE_MAX;
+         h = (h + 1) & p->mask) {
+        size_t i = p->hash[h];
+        if (memcmp(m->configs + i * m->nparams, ev->values, m->nparams * sizeof *ev->values))
+            continue;
+        if (m->state[i] == 2)
+            return 0; /* stored twice: the first counts */
+        m->state[i] = 2;
+        m->from_db++;
+        if (!strcmp(ev->status, HT_STORE_OK) && ev->verified != 0 && ev->seconds > 0.0 &&
+            isfinite(ev->seconds) && (!m->has_best || ev->seconds < m->best_s)) {
+            m->has_best = m->best_from_db = 1;
+            m->best = i;
+            m->best_s = ev->seconds;
+        }
+        return 0;
+    }
+    return 0; /* outside today's space */
+}
+
+/* Lists the model's configurations, and registers the model in the database the way
+ * ht_tune_device does (ids, --fresh, the space's sizes), then marks what it holds done. */
+static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *opts,
+                       struct ht_store *store, struct model *m, struct ht_error *err)
+{
+    struct ht_space *space = NULL;
+    struct ht_space_counts counts;
+    struct ht_stored_space sp;
+    struct collect col = {m, 0};
+    struct preseed p = {m, opts, NULL, 0};
+    int64_t kernel_id;
+    uint64_t forgotten;
+    size_t size = 16;
+    int rc;
+
+    m->nparams = spec->space.nparams;
+    rc = ht_space_create(&spec->space, &m->info, opts->eq3, &space, err);
+    if (rc == HT_OK)
+        rc = ht_space_count(space, &counts, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    rc = ht_space_foreach(space, collect_cb, &col);
+    if (rc != HT_OK) {
+        rc = ht_error_set(err, rc > 0 ? HT_ENOMEM : rc, "cannot list the configurations");
+        goto cleanup;
+    }
+    m->state = calloc(m->count ? m->count : 1, 1);
+    m->again = malloc((m->count ? m->count : 1) * sizeof *m->again);
+    while (size < 2 * m->count)
+        size *= 2;
+    p.hash = malloc(size * sizeof *p.hash);
+    p.mask = size - 1;
+    if (!m->state || !m->again || !p.hash) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    memset(p.hash, 0xff, size * sizeof *p.hash);
+    for (size_t i = 0; i < m->count; i++) {
+        size_t h = hash_values(m->configs + i * m->nparams, m->nparams) & p.mask;
+        while (p.hash[h] != SIZE_MAX)
+            h = (h + 1) & p.mask;
+        p.hash[h] = i;
+    }
+    rc = ht_store_device_id(store, &m->info, &m->device_id, err);
+    if (rc == HT_OK)
+        rc = ht_store_kernel_id(store, spec, &kernel_id, err);
+    if (rc == HT_OK)
+        rc = ht_store_problem_id(store, kernel_id, spec, &m->problem_id, err);
+    if (rc == HT_OK && opts->fresh)
+        rc = ht_store_forget(store, m->problem_id, m->device_id, &forgotten, err);
+    if (rc == HT_OK) {
+        ht_stored_space_init(&sp);
+        sp.problem_id = m->problem_id;
+        sp.device_id = m->device_id;
+        sp.eq3 = ht_space_get_eq3(space);
+        ht_stored_space_from_counts(&sp, &counts);
+        rc = ht_store_put_space(store, &sp, err);
+    }
+    if (rc == HT_OK)
+        rc = ht_store_list_evals(store, m->problem_id, m->device_id, preseed_cb, &p, err);
+
+cleanup:
+    free(p.hash);
+    ht_space_free(space);
+    return rc;
+}
+
+struct server {
+    const struct ht_spec *spec;
+    const struct ht_tune_opts *opts;
+    struct ht_store *store;
+    struct model *models;
+    size_t nmodels;
+    struct rank *ranks;
+    int size;
+    const int *dev_model;        /* the model of every gathered device */
+    const char **names;          /* the parameters' names */
+    struct mailbox *mb;          /* rank 0's own measuring thread */
+    int rc;                      /* the first database error */
+    struct ht_error *err;
+    int stopping;
+};
+
+static int rank_has_model(const struct server *s, int r, int m)
+{
+    const struct rank *rk = &s->ranks[r];
+
+    if (rk->unable[m])
+        return 0;
+    for (size_t d = 0; d < rk->ndev; d++)
+        if (s->dev_model[rk->first_dev + d] == m)
+            return 1;
+    return 0;
+}
+
+static int model_pending(struct model *m, const struct ht_tune_opts *opts)
+{
+    if (opts->budget && m->assigned >= opts->budget && !m->nagain)
+        return 0;
+    if (m->nagain)
+        return 1;
+    while (m->next < m->count && m->state[m->next] != 0)
+        m->next++;
+    return m->next < m->count;
+}
+
+static void requeue(struct server *s, int r)
+{
+    struct rank *rk = &s->ranks[r];
+    struct model *m;
+
+    if (rk->inflight < 0)
+        return;
+    m = &s->models[rk->inflight];
+    m->state[rk->inflight_idx] = 0;
+    m->again[m->nagain++] = rk->inflight_idx;
+    m->lost++;
+    rk->lost++;
+    {
+        char text[HT_STORE_CONFIG_MAX];
+        ht_store_config_text(s->names, m->configs + rk->inflight_idx * m->nparams, m->nparams,
+                             text, sizeof text);
+        json_array_append_new(rk->lost_configs, json_string(text));
+    }
+    rk->inflight = -1;
+}
+
+static void rank_gone(struct server *s, int r, int dead, const char *why)
+{
+    struct rank *rk = &s->ranks[r];
+
+    if (!rk->alive)
+        return;
+    rk->alive = 0;
+    rk->dead = dead;
+    rk->left = !dead;
+    snprintf(rk->why, sizeof rk->why, "%.200s", why);
+    requeue(s, r);
+}
+
+static int send_to(struct server *s, int r, const void *buf, int bytes, int tag)
+{
+    if (MPI_Send(buf, bytes, MPI_BYTE, r, tag, MPI_COMM_WORLD) == MPI_SUCCESS)
+        return 0;
+    rank_gone(s, r, 1, "an MPI call to it failed");
+    return -1;
+}
+
+/* Hands rank r its next configuration, if any. */
+static int assign(struct server *s, int r)
+{
+    struct rank *rk = &s->ranks[r];
+    struct assign_msg a;
+
+    if (s->stopping)
+        return 0;
+    for (size_t mi = 0; mi < s->nmodels; mi++) {
+        struct model *m = &s->models[mi];
+        size_t idx;
+
+        if (!rank_has_model(s, r, (int)mi) || !model_pending(m, s->opts))
+            continue;
+        if (m->nagain) {
+            idx = m->again[--m->nagain];
+        } else {
+            idx = m->next++;
+            m->assigned++;
+        }
+        memset(&a, 0, sizeof a);
+        a.model = (int32_t)mi;
+        a.problem_id = m->problem_id;
+        a.device_id = m->device_id;
+        a.best_s = m->has_best ? m->best_s : 0.0;
+        memcpy(a.values, m->configs + idx * m->nparams, m->nparams * sizeof *a.values);
+        ht_store_config_text(s->names, a.values, m->nparams, a.text, sizeof a.text);
+        m->state[idx] = 1;
+        rk->inflight = (int)mi;
+        rk->inflight_idx = idx;
+        rk->wants = 0;
+        if (r == 0)
+            mailbox_give(s->mb, &a);
+        else
+            send_to(s, r, &a, sizeof a, TAG_ASSIGN);
+        return 1;
+    }
+    return 0;
+}
+
+/* Stores what rank r measured, as it arrives. */
+static void take_result(struct server *s, int r, const struct result_msg *res)
+{
+    struct rank *rk = &s->ranks[r];
+    struct model *m;
+    size_t idx;
+    int st = res->status;
+
+    if (rk->inflight < 0 || rk->inflight != res->model)
+        return; /* not what it was given: a stray message, ignored */
+    m = &s->models[rk->inflight];
+    idx = rk->inflight_idx;
+    if (res->unable) {
+        /* Its devices of this model cannot run the spec: reported, and the others go on. */
+        rk->unable[res->model] = 1;
+        snprintf(rk->why, sizeof rk->why, "cannot measure model %d: %.200s", res->model,
+                 res->ev.reason);
+        m->state[idx] = 0;
+        m->again[m->nagain++] = idx;
+        rk->inflight = -1;
+        return;
+    }
+    rk->inflight = -1;
+    if (s->rc == HT_OK) {
+        int rc = ht_store_put_eval(s->store, &res->ev, NULL, s->err);
+        if (rc != HT_OK) {
+            s->rc = rc;
+            s->stopping = 1;
+        }
+    }
+    m->state[idx] = 2;
+    m->evaluated++;
+    rk->measured++;
+    rk->busy_s += res->wall_s;
+    json_array_append_new(rk->configs, json_string(res->ev.config));
+    if (st == HT_ECUT) {
+        m->cut++;
+        rk->cut++;
+    } else if (st != HT_OK) {
+        m->failed++;
+        rk->failed++;
+    } else {
+        rk->ok++;
+    }
+    m->crashed += st == HT_ECRASH;
+    m->timed_out += st == HT_ETIMEOUT;
+    if (st == HT_OK && res->ev.verified != 0 && res->ev.seconds > 0.0 &&
+        isfinite(res->ev.seconds) && (!m->has_best || res->ev.seconds < m->best_s)) {
+        m->has_best = 1;
+        m->best_from_db = 0;
+        m->best = idx;
+        m->best_s = res->ev.seconds;
+    }
+}
+
+/* Whether rank r can still get work: a model of its own has configurations pending, or in
+ * flight elsewhere (they come back to the queue if their rank dies). */
+static int work_left_for(struct server *s, int r)
+{
+    if (s->stopping)
+        return 0;
+    for (size_t mi = 0; mi < s->nmodels; mi++) {
+        if (!rank_has_model(s, r, (int)mi))
+            continue;
+        if (model_pending(&s->models[mi], s->opts))
+            return 1;
+        for (int q = 0; q < s->size; q++)
+            if (q != r && s->ranks[q].alive && s->ranks[q].inflight == (int)mi)
+                return 1;
+    }
+    return 0;
+}
+
+static void serve(struct server *s, double silence_s)
+{
+    const struct ht_tune_opts *o = s->opts;
+    struct result_msg *res = malloc(sizeof *res);
+    double t0 = now_s();
+
+    if (!res) {
+        s->rc = ht_error_set(s->err, HT_ENOMEM, "out of memory");
+        s->stopping = 1;
+    }
+    /* Rank 0 starts at once; the others when their request arrives. */
+    s->ranks[0].wants = 1;
+    for (int r = 0; r < s->size; r++)
+        s->ranks[r].last_heard = t0;
+    for (;;) {
+        double now = now_s();
+        int active = 0, flag = 0;
+        MPI_Status st;
+
+        if (stop_raised(o) || (o->time_limit_s > 0.0 && now - t0 > o->time_limit_s))
+            s->stopping = 1;
+        if (res && mailbox_take(s->mb, res)) {
+            take_result(s, 0, res);
+            s->ranks[0].wants = 1;
+        }
+        while (res && MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) ==
+                          MPI_SUCCESS && flag) {
+            int src = st.MPI_SOURCE, bytes = 0;
+            struct rank *rk = &s->ranks[src];
+
+            MPI_Get_count(&st, MPI_BYTE, &bytes);
+            if (bytes < 0 || bytes > (int)sizeof *res ||
+                MPI_Recv(res, bytes, MPI_BYTE, src, st.MPI_TAG, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                rank_gone(s, src, 1, "an MPI call to it failed");
+                continue;
+            }
+            if (!rk->alive && !rk->finished) {
+                /* Counted as dead, yet it speaks: it is told to stop, its work was
+                 * handed to others already. */
+                rk->finished = 1;
+                MPI_Send("", 0, MPI_BYTE, src, TAG_DONE, MPI_COMM_WORLD);
+                continue;
+            }
+            if (st.MPI_TAG == TAG_RESULT && bytes == (int)sizeof *res) {
+                if (rk->alive)
+                    take_result(s, src, res);
+                rk->wants = 1;
+            } else if (st.MPI_TAG == TAG_REQ) {
+                rk->wants = rk->inflight < 0;
+            } else if (st.MPI_TAG == TAG_LEAVE) {
+                rank_gone(s, src, 0, "left (interrupted)");
+            }
+            rk->last_heard = now;
+        }
+        for (int r = 0; r < s->size; r++) {
+            struct rank *rk = &s->ranks[r];
+
+            if (!rk->alive || rk->finished)
+                continue;
+            /* A rank that stops answering (no heartbeat) is counted as dead. */
+            if (r > 0 && now - rk->last_heard > silence_s) {
+                char why[WHY_MAX];
+                snprintf(why, sizeof why, "died (silent for %.1f s)", now - rk->last_heard);
+                rank_gone(s, r, 1, why);
+                continue;
+            }
+            if (rk->wants && !assign(s, r) && !work_left_for(s, r)) {
+                rk->finished = 1;
+                if (r == 0)
+                    mailbox_quit(s->mb);
+                else
+                    send_to(s, r, "", 0, TAG_DONE);
+            }
+            active += rk->alive && !rk->finished;
+        }
+        if (!active)
+            break;
+        nap();
+    }
+    free(res);
+}
+
+/* --- the other ranks --- */
+
+static int work(struct mailbox *mb, const struct ht_tune_opts *o)
+{
+    struct result_msg *res = malloc(sizeof *res);
+    struct assign_msg a;
+    double last_beat = 0.0;
+    int busy = 0, requested = 0, rc = 0;
+
+    if (!res)
+        return HT_ENOMEM;
+    for (;;) {
+        double now = now_s();
+        int flag = 0;
+        MPI_Status st;
+
+        if (stop_raised(o)) {
+            MPI_Send("", 0, MPI_BYTE, 0, TAG_LEAVE, MPI_COMM_WORLD);
+            rc = HT_EINTR;
+            break;
+        }
+        if (busy && mailbox_take(mb, res)) {
+            /* The result is also the request for the next configuration. */
+            if (MPI_Send(res, sizeof *res, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD) !=
+                MPI_SUCCESS) {
+                rc = HT_EINVAL;
+                break;
+            }
+            busy = 0;
+            requested = 1;
+        }
+        if (!busy && !requested) {
+            if (MPI_Send("", 0, MPI_BYTE, 0, TAG_REQ, MPI_COMM_WORLD) != MPI_SUCCESS) {
+                rc = HT_EINVAL;
+                break;
+            }
+            requested = 1;
+        }
+        if (MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && flag) {
+            if (st.MPI_TAG == TAG_ASSIGN) {
+                MPI_Recv(&a, sizeof a, MPI_BYTE, 0, TAG_ASSIGN, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+                mailbox_give(mb, &a);
+                busy = 1;
+                requested = 0;
+            } else {
+                MPI_Recv(NULL, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                if (st.MPI_TAG == TAG_DONE)
+                    break;
+            }
+        }
+        if (now - last_beat >= BEAT_S) {
+            MPI_Send("", 0, MPI_BYTE, 0, TAG_BEAT, MPI_COMM_WORLD);
+            last_beat = now;
+        }
+        nap();
+    }
+    free(res);
+    return rc;
+}
+
+/* --- the report (rank 0) --- */
+
+static const char *rank_state(const struct rank *rk)
+{
+    return rk->dead ? "died" : rk->left ? "left" : "done";
+}
+
+static char *report_json(const struct server *s, const char *db, int status)
+{
+    json_t *root = json_object(), *models = json_array(), *ranks = json_array();
+    char cfg[1100];
+    char *text;
+
+    for (size_t mi = 0; mi < s->nmodels; mi++) {
+        const struct model *m = &s->models[mi];
+        json_t *on = json_array();
+        for (int r = 0; r < s->size; r++)
+            for (size_t d = 0; d < s->ranks[r].ndev; d++)
+                if (s->dev_model[s->ranks[r].first_dev + d] == (int)mi) {
+                    json_array_append_new(on, json_integer(r));
+                    break;
+                }
+        if (m->has_best)
+            ht_store_config_text(s->names, m->configs + m->best * m->nparams, m->nparams,
+                                 cfg, sizeof cfg);
+        json_array_append_new(models, json_pack(
+            "{s:i, s:s, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+            "model", (int)mi, "name", m->info.name, "vendor", m->info.vendor,
+            "driver", m->info.driver_version, "compute_units", (int)m->info.compute_units,
+            "ranks", on, "space", (json_int_t)m->count, "from_db", (json_int_t)m->from_db,
+            "evaluated", (json_int_t)m->evaluated, "cut", (json_int_t)m->cut,
+            "failed", (json_int_t)m->failed, "crashed", (json_int_t)m->crashed,
+            "timeout", (json_int_t)m->timed_out, "lost_in_flight", (json_int_t)m->lost,
+            "best", m->has_best ? json_string(cfg) : json_null(),
+            "best_s", m->has_best ? json_real(m->best_s) : json_null()));
+    }
+    for (int r = 0; r < s->size; r++) {
+        const struct rank *rk = &s->ranks[r];
+        json_array_append_new(ranks, json_pack(
+            "{s:i, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:s}",
+            "rank", r, "host", rk->host, "devices", (json_int_t)rk->ndev,
+            "state", rank_state(rk), "measured", (json_int_t)rk->measured,
+            "ok", (json_int_t)rk->ok, "cut", (json_int_t)rk->cut,
+            "failed", (json_int_t)rk->failed, "lost_in_flight", (json_int_t)rk->lost,
+            "busy_s", rk->busy_s, "configs", rk->configs, "lost", rk->lost_configs,
+            "note", rk->why));
+    }
+    json_object_set_new(root, "spec", json_string(s->spec->name));
+    json_object_set_new(root, "db", json_string(db));
+    json_object_set_new(root, "strategy", json_string("exhaustive"));
+    json_object_set_new(root, "ranks", json_integer(s->size));
+    json_object_set_new(root, "interrupted", json_boolean(status == 130));
+    json_object_set_new(root, "models", models);
+    json_object_set_new(root, "per_rank", ranks);
+    text = json_dumps(root, JSON_INDENT(2));
+    json_decref(root);
+    if (text) {
+        size_t n = strlen(text);
+        char *t = realloc(text, n + 2);
+        if (t) {
+            t[n] = '\n';
+            t[n + 1] = '\0';
+        }
+        text = t ? t : text;
+    }
+    return text;
+}
+
+/* Appends to a growing text; returns -1 when out of memory. */
+struct buf {
+    char *p;
+    size_t n, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static int put(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if (b->p && b->n + (size_t)n < b->cap) {
+            b->n += (size_t)n;
+            return 0;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + (size_t)n + 1)
+            cap *= 2;
+        char *grown = realloc(b->p, cap);
+        if (!grown)
+            return -1;
+        b->p = grown;
+        b->cap = cap;
+    }
+}
+
+static char *report_text(const struct server *s, const char *db)
+{
+    struct buf b = {NULL, 0, 0};
+    char a[64], cfg[1100];
+    int err = 0;
+
+    err |= put(&b, "spec %s (%s), strategy exhaustive, db %s\n", s->spec->name,
+               s->spec->path, db);
+    err |= put(&b, "ranks %d took part (MPI); rank 0 held the queue and the database\n",
+               s->size);
+    for (size_t mi = 0; mi < s->nmodels; mi++) {
+        const struct model *m = &s->models[mi];
+        const char *sep = "";
+        err |= put(&b, "model %zu: %s (%s, driver %s, %u compute units) on ranks ", mi,
+                   m->info.name, m->info.vendor, m->info.driver_version,
+                   m->info.compute_units);
+        for (int r = 0; r < s->size; r++)
+            for (size_t d = 0; d < s->ranks[r].ndev; d++)
+                if (s->dev_model[s->ranks[r].first_dev + d] == (int)mi) {
+                    err |= put(&b, "%s%d", sep, r);
+                    sep = ", ";
+                    break;
+                }
+        err |= put(&b, "\n  space        %zu valid configurations\n", m->count);
+        err |= put(&b, "  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the "
+                   "database; %zu lost in flight and measured again\n", m->evaluated, m->cut,
+                   m->failed, m->from_db, m->lost);
+        if (m->has_best) {
+            ht_format_seconds(m->best_s, a, sizeof a);
+            ht_format_config(s->spec, m->configs + m->best * m->nparams, cfg, sizeof cfg);
+            err |= put(&b, "  best         %s: %s%s\n", cfg, a,
+                       m->best_from_db ? " (stored)" : "");
+        } else {
+            err |= put(&b, "  best         none: no configuration ran and verified\n");
+        }
+    }
+    for (int r = 0; r < s->size; r++) {
+        const struct rank *rk = &s->ranks[r];
+        ht_format_seconds(rk->busy_s, a, sizeof a);
+        err |= put(&b, "rank %d (%s): %zu devices, measured %zu (%zu ok, %zu cut, %zu failed), "
+                   "%s measuring; %s", r, rk->host, rk->ndev, rk->measured, rk->ok, rk->cut,
+                   rk->failed, a, rank_state(rk));
+        if (rk->lost)
+            err |= put(&b, ", %zu in flight lost and put back in the queue", rk->lost);
+        err |= put(&b, "%s%s\n", rk->why[0] ? ": " : "", rk->why);
+    }
+    if (err) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+/* --- the entry point --- */
+
+/* This rank's devices: "all", or the one the selector names; *why says why none. */
+static int select_devices(const char *device, struct ht_platform **plat, size_t *first,
+                          size_t *n, char *why, size_t why_size)
+{
+    struct ht_error e;
+    size_t idx;
+    int rc;
+
+    ht_error_clear(&e);
+    *first = *n = 0;
+    rc = ht_platform_discover(plat, &e);
+    if (rc == HT_OK && (!device || !strcmp(device, "all"))) {
+        *n = (*plat)->count;
+        return 0;
+    }
+    if (rc == HT_OK)
+        rc = ht_platform_find(*plat, device, &idx, &e);
+    if (rc != HT_OK) {
+        ht_error_format(&e, why, why_size);
+        return 0;
+    }
+    *first = idx;
+    *n = 1;
+    return 0;
+}
+
+static long die_after_hook(int rank)
+{
+    const char *v = getenv("HETUNE_TEST_MPI_DIE");
+    int r;
+    long n;
+
+    if (v && sscanf(v, "%d:%ld", &r, &n) == 2 && r == rank && n > 0)
+        return n;
+    return 0;
+}
+
+int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
+                const struct ht_tune_opts *opts, int json, char **text, int *status,
+                struct ht_error *err)
+{
+    struct ht_tune_opts defaults;
+    struct ht_platform *plat = NULL;
+    struct ht_device_info *all = NULL;
+    struct ht_store *store = NULL;
+    struct model *models = NULL;
+    struct rank *ranks = NULL;
+    struct mailbox mb;
+    struct measurer ms;
+    struct server sv;
+    pthread_t thread;
+    char host[HOST_MAX] = "", why[WHY_MAX] = "";
+    char *hosts = NULL, *whys = NULL;
+    int *counts = NULL, *displs = NULL, *dev_model = NULL;
+    const char **names = NULL;
+    size_t first = 0, ndev = 0, total = 0, nmodels = 0;
+    int provided, rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0;
+
+    *text = NULL;
+    *status = 1;
+    memset(&sv, 0, sizeof sv);
+    memset(&ms, 0, sizeof ms);
+    if (!opts) {
+        ht_tune_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->strategy && strcmp(opts->strategy, "exhaustive")) {
+        *status = 2;
+        return ht_error_set(err, HT_EINVAL, "over MPI, tune distributes the exhaustive "
+                            "strategy only, not '%s'", opts->strategy);
+    }
+    if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS) {
+        *status = 2;
+        return ht_error_set(err, HT_EINVAL, "nothing to tune: the spec has %zu parameters",
+                            spec->space.nparams);
+    }
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
+    inited = 1;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        *status = 2;
+        rc = ht_error_set(err, HT_EINVAL, "over MPI, tune needs at least 2 ranks, not %d",
+                          size);
+        goto cleanup;
+    }
+    pthread_mutex_init(&mb.mu, NULL);
+    pthread_cond_init(&mb.cv, NULL);
+    mb.has_work = mb.has_result = mb.quit = 0;
+
+    /* Every rank learns every rank's devices and host (small: one device is 2 KiB). */
+    gethostname(host, sizeof host - 1);
+    select_devices(device, &plat, &first, &ndev, why, sizeof why);
+    counts = calloc((size_t)size, sizeof *counts);
+    displs = calloc((size_t)size, sizeof *displs);
+    hosts = calloc((size_t)size, HOST_MAX);
+    whys = calloc((size_t)size, WHY_MAX);
+    names = calloc(spec->space.nparams + 1, sizeof *names);
+    if (!counts || !displs || !hosts || !whys || !names) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup; /* the others then wait: out of memory at start is not survived */
+    }
+    for (size_t i = 0; i < spec->space.nparams; i++)
+        names[i] = spec->space.params[i].name;
+    {
+        int mine = (int)(ndev * sizeof(struct ht_device_info));
+        MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+        MPI_Allgather(host, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
+        MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, MPI_COMM_WORLD);
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)(total * sizeof(struct ht_device_info));
+            total += (size_t)counts[r] / sizeof(struct ht_device_info);
+        }
+        all = calloc(total ? total : 1, sizeof *all);
+        dev_model = calloc(total ? total : 1, sizeof *dev_model);
+        if (!all || !dev_model) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        MPI_Allgatherv(plat && ndev ? &plat->devices[first] : NULL, mine, MPI_BYTE, all,
+                       counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    }
+    /* Device models, the same on every rank: the first device of each kind names it. */
+    models = calloc(total ? total : 1, sizeof *models);
+    if (!models) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t d = 0; d < total; d++) {
+        size_t mi;
+        all[d].cl_platform = all[d].cl_device = NULL;
+        for (mi = 0; mi < nmodels && !same_model(&models[mi].info, &all[d]); mi++)
+            ;
+        if (mi == nmodels)
+            models[nmodels++].info = all[d];
+        dev_model[d] = (int)mi;
+    }
+
+    /* Rank 0 opens the database and lists every model's queue; the others wait to hear
+     * that it could. */
+    if (rank == 0) {
+        if (total == 0) {
+            rc = ht_error_set(err, HT_ENODEVICE, "no rank has an OpenCL device (rank 0: %s)",
+                              whys[0] ? whys : "none selected");
+        }
+        if (rc == HT_OK)
+            rc = ht_store_open(db, &store, err);
+        for (size_t mi = 0; mi < nmodels && rc == HT_OK; mi++)
+            rc = model_setup(spec, opts, store, &models[mi], err);
+        ok = rc == HT_OK;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        if (rank != 0)
+            rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
+        goto cleanup;
+    }
+
+    ms.spec = spec;
+    ms.opts = opts;
+    ms.eopts = opts->exec;
+    ms.eopts.eq3 = opts->eq3;
+    if (!ms.eopts.stop)
+        ms.eopts.stop = opts->stop;
+    ms.devs = plat && ndev ? &plat->devices[first] : NULL;
+    ms.dev_model = dev_model + displs[rank] / (int)sizeof(struct ht_device_info);
+    ms.ndev = ndev;
+    ms.sessions = calloc(ndev ? ndev : 1, sizeof *ms.sessions);
+    ms.mb = &mb;
+    ms.die_after = die_after_hook(rank);
+    if (!ms.sessions || pthread_create(&thread, NULL, measurer_main, &ms) != 0) {
+        rc = ht_error_set(err, HT_ENOMEM, "cannot start the measuring thread");
+        goto cleanup; /* this rank then falls silent, and the others go on without it */
+    }
+    started = 1;
+
+    if (rank == 0) {
+        ranks = calloc((size_t)size, sizeof *ranks);
+        if (!ranks) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        for (int r = 0; r < size; r++) {
+            struct rank *rk = &ranks[r];
+            memcpy(rk->host, hosts + (size_t)r * HOST_MAX, HOST_MAX - 1);
+            memcpy(rk->why, whys + (size_t)r * WHY_MAX, WHY_MAX - 1);
+            rk->first_dev = (size_t)displs[r] / sizeof(struct ht_device_info);
+            rk->ndev = (size_t)counts[r] / sizeof(struct ht_device_info);
+            rk->alive = 1;
+            rk->inflight = -1;
+            rk->unable = calloc(nmodels ? nmodels : 1, 1);
+            rk->configs = json_array();
+            rk->lost_configs = json_array();
+            if (!rk->unable || !rk->configs || !rk->lost_configs) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+        }
+        sv = (struct server){spec, opts, store, models, nmodels, ranks, size, dev_model,
+                             names, &mb, HT_OK, err, 0};
+        serve(&sv, HT_MPI_SILENCE_S);
+        rc = sv.rc;
+        if (rc == HT_OK) {
+            int interrupted = stop_raised(opts), missing = 0;
+            for (size_t mi = 0; mi < nmodels; mi++)
+                missing |= !models[mi].has_best;
+            *status = interrupted ? 130 : missing ? 1 : 0;
+            *text = json ? report_json(&sv, db, *status) : report_text(&sv, db);
+            if (!*text)
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
+        }
+    } else {
+        rc = work(&mb, opts);
+        *status = rc == HT_EINTR ? 130 : rc == HT_OK ? 0 : 1;
+        if (rc == HT_EINTR)
+            rc = HT_OK;
+        else if (rc != HT_OK)
+            rc = ht_error_set(err, rc, "rank %d lost rank 0", rank);
+        *text = rc == HT_OK ? calloc(1, 1) : NULL;
+    }
+
+cleanup:
+    if (started) {
+        mailbox_quit(&mb);
+        pthread_join(thread, NULL);
+        pthread_mutex_destroy(&mb.mu);
+        pthread_cond_destroy(&mb.cv);
+    }
+    for (size_t d = 0; ms.sessions && d < ndev; d++)
+        ht_session_free(ms.sessions[d]);
+    free(ms.sessions);
+    for (int r = 0; ranks && r < size; r++) {
+        free(ranks[r].unable);
+        json_decref(ranks[r].configs);
+        json_decref(ranks[r].lost_configs);
+    }
+    free(ranks);
+    for (size_t mi = 0; models && mi < nmodels; mi++) {
+        free(models[mi].configs);
+        free(models[mi].state);
+        free(models[mi].again);
+    }
+    free(models);
+    ht_store_close(store);
+    free(dev_model);
+    free(all);
+    free(names);
+    free(whys);
+    free(hosts);
+    free(displs);
+    free(counts);
+    ht_platform_free(plat);
+    if (inited)
+        MPI_Finalize();
+    if (rc != HT_OK && *status == 0)
+        *status = 1;
+    return rc;
+}
