@@ -15,6 +15,8 @@ esac
 
 pkgs="cmake make gcc pkg-config opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
 libjansson-dev libsqlite3-dev libcmocka-dev minizinc flatzinc gnuplot-nox"
+# Tuning over MPI (issue 16): mpirun and the MPI library; the build turns HETUNE_MPI on.
+pkgs="$pkgs openmpi-bin libopenmpi-dev"
 
 missing=""
 for p in $pkgs; do

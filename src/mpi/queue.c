@@ -657,6 +657,11 @@ static void serve(struct server *s, double silence_s)
             break;
         nap();
     }
+    /* A rank counted as dead may only have been slow: told to stop, it does not wait for
+     * work forever (nor rank 0 for it in MPI_Finalize). A dead one never reads it. */
+    for (int r = 1; r < s->size; r++)
+        if (!s->ranks[r].finished && !s->ranks[r].left)
+            MPI_Send("", 0, MPI_BYTE, r, TAG_DONE, MPI_COMM_WORLD);
     free(res);
 }
 

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Distributed tuning (issue 16): `mpirun -n K hetune tune` with 2 and 3 ranks on this
+# machine, each rank with its own PoCL device (POCL_DEVICES=pthread, one thread) and its own
+# PoCL cache, as on separate nodes. Every configuration is measured exactly once and rank 0's
+# database holds them all; the output says how many ranks took part and what each measured
+# (text and --json); a second run resumes from the database; a rank killed mid-run (the test
+# hook HETUNE_TEST_MPI_DIE=RANK:N, read only by the library's MPI module) loses only its
+# configuration in flight, which another rank measures; a strategy other than exhaustive is
+# refused. Skipped (77) where hetune was built without MPI or mpirun is missing.
+set -eu
+
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp mpi-tune
+
+if [ "${HETUNE_MPI:-OFF}" != ON ] && [ "${HETUNE_MPI:-OFF}" != 1 ]; then
+    echo "skipped: hetune was built without MPI" >&2
+    exit 77
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "skipped: no mpirun" >&2
+    exit 77
+fi
+run devices --json
+require_platform
+
+spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
+export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+# Each rank as on a node of its own: its own PoCL cache folder.
+cat >"$tmp/rank.sh" <<EOF
+#!/usr/bin/env bash
+export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+mkdir -p "\$POCL_CACHE_DIR"
+exec "$HETUNE" "\$@"
+EOF
+chmod +x "$tmp/rank.sh"
+mpiflags=(--oversubscribe)
+[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
+
+# Runs `mpirun -n $1 hetune tune SPEC` with the remaining arguments. $recovery, when set, is
+# --enable-recovery: Open MPI 4 then lets the others go on when a rank dies (but mpirun's
+# own exit status is 0 whatever the ranks return: rank 0's output tells).
+recovery=
+mpitune() {
+    local n=$1
+    shift
+    status=0
+    timeout 120 mpirun "${mpiflags[@]}" $recovery -n "$n" "$tmp/rank.sh" tune "$spec" -q "$@" \
+        >"$tmp/out" 2>"$tmp/err" || status=$?
+}
+
+# Checks database $1: $2 rows, each configuration once.
+check_db() {
+    python3 - "$1" "$2" <<'EOF' || fail "database $1 does not hold each configuration once"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute("SELECT config FROM evaluations").fetchall()
+n = int(sys.argv[2])
+sys.exit(0 if len(rows) == n and len(set(rows)) == n else 1)
+EOF
+}
+
+# 2 ranks, JSON: every configuration once, both ranks measured, the per-rank lists add up.
+mpitune 2 --db "$tmp/two.db" --json
+expect_status 0
+check 'd["ranks"] == 2 and len(d["per_rank"]) == 2 and len(d["models"]) == 1'
+check 'd["models"][0]["space"] == 12 and d["models"][0]["evaluated"] == 12'
+check 'd["models"][0]["ranks"] == [0, 1] and d["models"][0]["best"] is not None'
+check 'all(r["measured"] >= 1 and r["state"] == "done" for r in d["per_rank"])'
+check 'sum(r["measured"] for r in d["per_rank"]) == 12'
+check 'sorted(c for r in d["per_rank"] for c in r["configs"]) == sorted(set(c for r in d["per_rank"] for c in r["configs"]))'
+check_db "$tmp/two.db" 12
+
+# The same again, text: everything comes from the database, nothing is measured.
+mpitune 2 --db "$tmp/two.db"
+expect_status 0
+grep -q "^ranks 2 took part (MPI)" "$tmp/out" || fail "no rank count: $(cat "$tmp/out")"
+grep -q "evaluated    0 in this run (0 cut, 0 failed), 12 from the database" "$tmp/out" ||
+    fail "the second run measured again: $(cat "$tmp/out")"
+grep -q "^rank 1 (.*): 1 devices, measured 0 " "$tmp/out" || fail "no line of rank 1: $(cat "$tmp/out")"
+check_db "$tmp/two.db" 12
+
+# 3 ranks, rank 1 dies on its second configuration: that one goes back into the queue and
+# another rank measures it; nothing else is lost or measured twice.
+recovery=--enable-recovery
+HETUNE_TEST_MPI_DIE=1:2 mpitune 3 --db "$tmp/three.db" --json
+recovery=
+expect_status 0
+check 'd["ranks"] == 3 and d["models"][0]["evaluated"] == 12 and d["models"][0]["lost_in_flight"] == 1'
+check 'd["per_rank"][1]["state"] == "died" and d["per_rank"][1]["measured"] == 1 and len(d["per_rank"][1]["lost"]) == 1'
+check 'd["per_rank"][0]["state"] == "done" and d["per_rank"][2]["state"] == "done"'
+check 'any(d["per_rank"][1]["lost"][0] in d["per_rank"][r]["configs"] for r in (0, 2))'
+check 'sum(r["measured"] for r in d["per_rank"]) == 12'
+check_db "$tmp/three.db" 12
+
+# Bad input: over MPI only the exhaustive strategy is distributed; nothing is stored.
+mpitune 2 --db "$tmp/random.db" --strategy random
+expect_status 2
+expect_err "over MPI, tune distributes the exhaustive strategy only"
+[ ! -e "$tmp/random.db" ] || fail "a refused run created its database"
+echo "ok"
