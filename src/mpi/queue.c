@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <dlfcn.h>
+#endif
 
 #include "hetune/mpi.h"
 #include "hetune/report.h"
@@ -92,7 +95,7 @@ struct rank {
     char host[HOST_MAX];
     char why[WHY_MAX];           /* why it has no device, or why it stopped */
     size_t first_dev, ndev;      /* its devices in the gathered list */
-    int alive, finished, wants, left, dead;
+    int alive, finished, wants, asked, left, dead;
     unsigned char *unable;       /* per model: its session failed */
     int inflight;                /* model of the configuration in flight, -1 none */
     size_t inflight_idx;
@@ -397,6 +400,10 @@ struct server {
     int rc;                      /* the first database error */
     struct ht_error *err;
     int stopping;
+    double store_s;              /* rank 0's time storing results (the cost model's input) */
+    size_t messages;             /* messages rank 0 received */
+    double serve_s;              /* the queue's whole run */
+    int died;                    /* some rank died: nobody calls MPI_Finalize */
 };
 
 static int rank_has_model(const struct server *s, int r, int m)
@@ -456,11 +463,40 @@ static void rank_gone(struct server *s, int r, int dead, const char *why)
     requeue(s, r);
 }
 
+/* Sends without waiting on a rank that may be dead: a blocking send to a dead process
+ * returns with some transports (shared memory) and never with others (libfabric). The
+ * message is copied; a send that has not completed after HT_MPI_SILENCE_S seconds is given
+ * up (its copy is left to MPI) and returns -1. */
+static int send_bounded(int r, const void *buf, int bytes, int tag)
+{
+    void *copy = malloc(bytes > 0 ? (size_t)bytes : 1);
+    MPI_Request req;
+    double t0 = now_s();
+    int done = 0;
+
+    if (!copy)
+        return -1;
+    memcpy(copy, buf, (size_t)bytes);
+    if (MPI_Isend(copy, bytes, MPI_BYTE, r, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        free(copy);
+        return -1;
+    }
+    while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+           now_s() - t0 < HT_MPI_SILENCE_S)
+        nap();
+    if (!done) {
+        MPI_Request_free(&req);
+        return -1;
+    }
+    free(copy);
+    return 0;
+}
+
 static int send_to(struct server *s, int r, const void *buf, int bytes, int tag)
 {
-    if (MPI_Send(buf, bytes, MPI_BYTE, r, tag, MPI_COMM_WORLD) == MPI_SUCCESS)
+    if (send_bounded(r, buf, bytes, tag) == 0)
         return 0;
-    rank_gone(s, r, 1, "an MPI call to it failed");
+    rank_gone(s, r, 1, "a message to it was not taken");
     return -1;
 }
 
@@ -528,7 +564,9 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     }
     rk->inflight = -1;
     if (s->rc == HT_OK) {
+        double t0 = now_s();
         int rc = ht_store_put_eval(s->store, &res->ev, NULL, s->err);
+        s->store_s += now_s() - t0;
         if (rc != HT_OK) {
             s->rc = rc;
             s->stopping = 1;
@@ -559,41 +597,24 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     }
 }
 
-/* Whether rank r can still get work: a model of its own has configurations pending, or in
- * flight elsewhere (they come back to the queue if their rank dies). */
-static int work_left_for(struct server *s, int r)
-{
-    if (s->stopping)
-        return 0;
-    for (size_t mi = 0; mi < s->nmodels; mi++) {
-        if (!rank_has_model(s, r, (int)mi))
-            continue;
-        if (model_pending(&s->models[mi], s->opts))
-            return 1;
-        for (int q = 0; q < s->size; q++)
-            if (q != r && s->ranks[q].alive && s->ranks[q].inflight == (int)mi)
-                return 1;
-    }
-    return 0;
-}
-
 static void serve(struct server *s, double silence_s)
 {
     const struct ht_tune_opts *o = s->opts;
     struct result_msg *res = malloc(sizeof *res);
-    double t0 = now_s();
+    double t0 = now_s(), roll_call = 0.0;
+    int one = 1, busy;
 
     if (!res) {
         s->rc = ht_error_set(s->err, HT_ENOMEM, "out of memory");
         s->stopping = 1;
     }
     /* Rank 0 starts at once; the others when their request arrives. */
-    s->ranks[0].wants = 1;
+    s->ranks[0].wants = s->ranks[0].asked = 1;
     for (int r = 0; r < s->size; r++)
         s->ranks[r].last_heard = t0;
     for (;;) {
         double now = now_s();
-        int active = 0, flag = 0;
+        int flag = 0;
         MPI_Status st;
 
         if (stop_raised(o) || (o->time_limit_s > 0.0 && now - t0 > o->time_limit_s))
@@ -608,6 +629,7 @@ static void serve(struct server *s, double silence_s)
             struct rank *rk = &s->ranks[src];
 
             MPI_Get_count(&st, MPI_BYTE, &bytes);
+            s->messages++;
             if (bytes < 0 || bytes > (int)sizeof *res ||
                 MPI_Recv(res, bytes, MPI_BYTE, src, st.MPI_TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE) != MPI_SUCCESS) {
@@ -618,24 +640,44 @@ static void serve(struct server *s, double silence_s)
                 /* Counted as dead, yet it speaks: it is told to stop, its work was
                  * handed to others already. */
                 rk->finished = 1;
-                MPI_Send("", 0, MPI_BYTE, src, TAG_DONE, MPI_COMM_WORLD);
+                send_bounded(src, &one, sizeof one, TAG_DONE);
                 continue;
             }
             if (st.MPI_TAG == TAG_RESULT && bytes == (int)sizeof *res) {
                 if (rk->alive)
                     take_result(s, src, res);
-                rk->wants = 1;
+                rk->wants = rk->asked = 1;
             } else if (st.MPI_TAG == TAG_REQ) {
                 rk->wants = rk->inflight < 0;
+                rk->asked = 1;
             } else if (st.MPI_TAG == TAG_LEAVE) {
                 rank_gone(s, src, 0, "left (interrupted)");
             }
             rk->last_heard = now;
         }
+        if (roll_call > 0.0) {
+            /* The queue is done: every rank still counted alive must be heard once more
+             * (its heartbeat) or be counted dead, so that the survivors know whether to
+             * skip MPI_Finalize, which waits for dead processes (mpi.h). */
+            int waiting = 0;
+            for (int r = 1; r < s->size; r++) {
+                struct rank *rk = &s->ranks[r];
+                if (!rk->alive || rk->last_heard > roll_call)
+                    continue;
+                if (now - rk->last_heard > silence_s)
+                    rank_gone(s, r, 1, "died (silent at the end)");
+                else
+                    waiting = 1;
+            }
+            if (!waiting)
+                break;
+            nap();
+            continue;
+        }
         for (int r = 0; r < s->size; r++) {
             struct rank *rk = &s->ranks[r];
 
-            if (!rk->alive || rk->finished)
+            if (!rk->alive)
                 continue;
             /* A rank that stops answering (no heartbeat) is counted as dead. */
             if (r > 0 && now - rk->last_heard > silence_s) {
@@ -644,30 +686,33 @@ static void serve(struct server *s, double silence_s)
                 rank_gone(s, r, 1, why);
                 continue;
             }
-            if (rk->wants && !assign(s, r) && !work_left_for(s, r)) {
-                rk->finished = 1;
-                if (r == 0)
-                    mailbox_quit(s->mb);
-                else
-                    send_to(s, r, "", 0, TAG_DONE);
-            }
-            active += rk->alive && !rk->finished;
+            if (rk->wants)
+                assign(s, r);
         }
-        if (!active)
-            break;
+        /* Done when nothing is in flight and every rank has asked once: whatever is still
+         * pending has no live rank able to measure it. */
+        busy = 0;
+        for (int r = 0; r < s->size; r++)
+            busy |= s->ranks[r].alive && (s->ranks[r].inflight >= 0 || !s->ranks[r].asked);
+        if (!busy)
+            roll_call = now_s();
         nap();
     }
-    /* A rank counted as dead may only have been slow: told to stop, it does not wait for
-     * work forever (nor rank 0 for it in MPI_Finalize). A dead one never reads it. */
+    s->serve_s = now_s() - t0;
+    mailbox_quit(s->mb);
     for (int r = 1; r < s->size; r++)
-        if (!s->ranks[r].finished && !s->ranks[r].left)
-            MPI_Send("", 0, MPI_BYTE, r, TAG_DONE, MPI_COMM_WORLD);
+        s->died |= s->ranks[r].dead;
+    for (int r = 1; r < s->size; r++)
+        if (s->ranks[r].alive)
+            send_bounded(r, &s->died, sizeof s->died, TAG_DONE);
     free(res);
 }
 
 /* --- the other ranks --- */
 
-static int work(struct mailbox *mb, const struct ht_tune_opts *o)
+/* Asks rank 0 for configurations and hands them to the measuring thread until rank 0 says
+ * it is done; *died receives what it says of the others (1: one died). */
+static int work(struct mailbox *mb, const struct ht_tune_opts *o, int *died)
 {
     struct result_msg *res = malloc(sizeof *res);
     struct assign_msg a;
@@ -710,10 +755,12 @@ static int work(struct mailbox *mb, const struct ht_tune_opts *o)
                 mailbox_give(mb, &a);
                 busy = 1;
                 requested = 0;
+            } else if (st.MPI_TAG == TAG_DONE) {
+                MPI_Recv(died, sizeof *died, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+                break;
             } else {
                 MPI_Recv(NULL, 0, MPI_BYTE, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                if (st.MPI_TAG == TAG_DONE)
-                    break;
             }
         }
         if (now - last_beat >= BEAT_S) {
@@ -778,6 +825,10 @@ static char *report_json(const struct server *s, const char *db, int status)
     json_object_set_new(root, "strategy", json_string("exhaustive"));
     json_object_set_new(root, "ranks", json_integer(s->size));
     json_object_set_new(root, "interrupted", json_boolean(status == 130));
+    json_object_set_new(root, "queue", json_pack(
+        "{s:f, s:f, s:I, s:I, s:I}", "seconds", s->serve_s, "store_seconds", s->store_s,
+        "messages", (json_int_t)s->messages, "assign_bytes", (json_int_t)sizeof(struct assign_msg),
+        "result_bytes", (json_int_t)sizeof(struct result_msg)));
     json_object_set_new(root, "models", models);
     json_object_set_new(root, "per_rank", ranks);
     text = json_dumps(root, JSON_INDENT(2));
@@ -881,6 +932,31 @@ static char *report_text(const struct server *s, const char *db)
 
 /* --- the entry point --- */
 
+#ifdef __SANITIZE_ADDRESS__
+/* Open MPI unloads its plug-ins (mca_*.so) in MPI_Finalize, so LeakSanitizer's report of
+ * what they keep at exit names no module and tests/lsan.supp cannot suppress it: in a
+ * sanitized build they stay loaded. */
+static void keep_mpi_plugins(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (!path || (!strstr(path, "mca_") && !strstr(path, "openmpi") && !strstr(path, "pmix")))
+            continue;
+        path[strcspn(path, "\n")] = '\0';
+        dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    }
+    if (f)
+        fclose(f);
+}
+#else
+static void keep_mpi_plugins(void)
+{
+}
+#endif
+
 /* This rank's devices: "all", or the one the selector names; *why says why none. */
 static int select_devices(const char *device, struct ht_platform **plat, size_t *first,
                           size_t *n, char *why, size_t why_size)
@@ -937,7 +1013,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     int *counts = NULL, *displs = NULL, *dev_model = NULL;
     const char **names = NULL;
     size_t first = 0, ndev = 0, total = 0, nmodels = 0;
-    int provided, rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0;
+    int provided, rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0, died = 0;
 
     *text = NULL;
     *status = 1;
@@ -960,6 +1036,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
     inited = 1;
+    keep_mpi_plugins();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -1082,9 +1159,10 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
             }
         }
         sv = (struct server){spec, opts, store, models, nmodels, ranks, size, dev_model,
-                             names, &mb, HT_OK, err, 0};
+                             names, &mb, HT_OK, err, 0, 0.0, 0, 0.0, 0};
         serve(&sv, HT_MPI_SILENCE_S);
         rc = sv.rc;
+        died = sv.died;
         if (rc == HT_OK) {
             int interrupted = stop_raised(opts), missing = 0;
             for (size_t mi = 0; mi < nmodels; mi++)
@@ -1095,7 +1173,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
         }
     } else {
-        rc = work(&mb, opts);
+        rc = work(&mb, opts, &died);
         *status = rc == HT_EINTR ? 130 : rc == HT_OK ? 0 : 1;
         if (rc == HT_EINTR)
             rc = HT_OK;
@@ -1135,7 +1213,9 @@ cleanup:
     free(displs);
     free(counts);
     ht_platform_free(plat);
-    if (inited)
+    /* MPI_Finalize waits for every process, the dead too (Open MPI 4 hangs there): after
+     * a death, the survivors leave without it, which mpirun --enable-recovery allows. */
+    if (inited && !died)
         MPI_Finalize();
     if (rc != HT_OK && *status == 0)
         *status = 1;

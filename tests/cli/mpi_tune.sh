@@ -26,6 +26,10 @@ require_platform
 
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+# One machine: Open MPI's shared-memory path (pml ob1), not PSM or libfabric, which load
+# and unload libraries whose allocations LeakSanitizer cannot name then (under ASan), nor
+# can it with fast unwinding, which loses the frames tests/lsan.supp matches.
+export OMPI_MCA_pml=ob1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
 # Each rank as on a node of its own: its own PoCL cache folder.
 cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
