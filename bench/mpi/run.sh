@@ -25,6 +25,7 @@ fi
 mkdir -p "$work"
 rm -rf "$work"/*.db "$work"/pocl-*
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" # one machine: shared memory
 cat >"$work/rank.sh" <<EOF
 #!/usr/bin/env bash
 export POCL_CACHE_DIR="$work/pocl-\$1-\${OMPI_COMM_WORLD_RANK:-0}"
@@ -46,7 +47,7 @@ tune() {
     echo "$(( (t1 - t0) / 1000000 ))" >"$work/$1.wall"
 }
 
-echo "bench/mpi: $(nproc) cores; $(mpirun --version | head -1); hetune $("$hetune" --version)"
+echo "bench/mpi: $(nproc) cores; $(mpirun --version | head -1); $("$hetune" --version)"
 tune 1
 tune 2
 python3 - "$work" <<'EOF'

@@ -10,7 +10,7 @@ KEEP=DIR: DIR/2.json). From it: t_eval, the mean time a rank spends on one confi
 (queue.store_seconds over results); t_gap, the time a configuration costs beyond its
 measurement (queue.seconds x ranks - busy seconds, over configurations: the request and
 reply round trip, the polling naps, the last wave's idle ranks). Without RUN.json the numbers
-measured on the 2-core machine of docs/results/mpi-*.txt are used.
+measured in docs/results/mpi-bench.txt are used.
 
 The model, per node count P (one rank per node, every node one device model):
     T(1)  = N * t_eval                                  (the usual tune on one node)
@@ -28,10 +28,10 @@ import math
 import sys
 
 DEVICE_BYTES = 1696          # sizeof(struct ht_device_info), gathered once per rank
-ASSIGN_BYTES, RESULT_BYTES = 1240, 11000   # per configuration, rank 0 out / in (about)
+ASSIGN_BYTES, RESULT_BYTES = 1568, 10888   # per configuration, rank 0 out / in
 
-# Measured (docs/results/mpi-*.txt); replaced by RUN.json's when given.
-t_eval, t_store, t_gap = 0.45, 0.004, 0.01
+# Measured (docs/results/mpi-bench.txt); replaced by RUN.json's when given.
+t_eval, t_store, t_gap = 1.914, 0.00819, 0.024
 t_msg, t_lat, bw, t_init = 20e-6, 2e-6, 10e9, 0.5
 
 if len(sys.argv) > 1:

@@ -192,6 +192,7 @@ static void *measurer_main(void *arg)
             break;
         }
         a = mb->work;
+        mb->has_work = 0;
         pthread_mutex_unlock(&mb->mu);
         /* The test hook of tests/cli/mpi_tune.sh: this rank dies with a configuration in
          * flight, as a node that fails does. */
@@ -203,7 +204,6 @@ static void *measurer_main(void *arg)
             continue; /* abandoned: the stop flag is raised, the main thread leaves */
         }
         pthread_mutex_lock(&mb->mu);
-        mb->has_work = 0;
         mb->result = *r;
         mb->has_result = 1;
         pthread_mutex_unlock(&mb->mu);
@@ -694,6 +694,13 @@ static void serve(struct server *s, double silence_s)
         busy = 0;
         for (int r = 0; r < s->size; r++)
             busy |= s->ranks[r].alive && (s->ranks[r].inflight >= 0 || !s->ranks[r].asked);
+        /* Stopped by a signal here: this rank's own configuration in flight is abandoned
+         * (measure), not waited for. */
+        if (stop_raised(o) && s->ranks[0].inflight >= 0) {
+            busy = 0;
+            for (int r = 1; r < s->size; r++)
+                busy |= s->ranks[r].alive && s->ranks[r].inflight >= 0;
+        }
         if (!busy)
             roll_call = now_s();
         nap();
