@@ -56,6 +56,8 @@ enum chk_kind {
     CHK_EQ1,    /* product of local[d], d in mask, <= max_work_group_size */
     CHK_EQ2,    /* global[dim] % local[dim] == 0 */
     CHK_EQ3,    /* work-groups (product or sum) >= compute_units */
+    CHK_SUPPORT, /* the values of the levels bound so far of a rule's parameters can be
+                  * completed into values that pass it: a table lookup (struct support) */
     CHK_EXPR,   /* an application constraint evaluates to non-zero; these usually cut
                  * more than the local memory rule, so they run before it */
     CHK_LMEM    /* local_mem evaluates and is <= local_mem_size */
@@ -68,6 +70,19 @@ struct chk {
     unsigned rule;
     const struct ht_expr *e;
     size_t depth;
+    size_t tmpl; /* the template it comes from (s->tmpl, s->uses) */
+    size_t sup;  /* CHK_SUPPORT: its table in plan->sup */
+};
+
+/* A rule's support table over a prefix of its parameters, in plan order: bit k is set
+ * when the values at levels lev[0..m) whose domain indexes i_0..i_m-1 give
+ * k = sum i_j * stride[j] extend, over the remaining parameters of the rule, to values
+ * that pass it. With m all of the rule's parameters it is the rule itself, tabulated. */
+struct support {
+    size_t m;
+    size_t *lev;
+    uint64_t *stride;
+    unsigned char *bits;
 };
 
 /* A walk plan: an order of the parameters and the checks attached to each depth (depth k
@@ -83,6 +98,15 @@ struct plan {
     size_t *first;     /* checks of depth k are chks[first[k] .. first[k+1]) */
     size_t last_depth; /* no check is attached deeper than this */
     uint64_t *tail;    /* tail[k]: product of the domain sizes of levels k..n-1, saturated */
+    struct support *sup; /* the support tables the CHK_SUPPORT checks read */
+    size_t nsup;
+    /* Counting caches the count of the subtree below a node of level k (levels 0..k
+     * bound) keyed by the values of live[k][0..nlive[k]), the bound levels that a check
+     * deeper than k + 1 reads; memo[k] says whether it is worth it (some bound level is
+     * no longer read: else every key is new). */
+    size_t **live;
+    size_t *nlive;
+    unsigned char *memo;
 };
 
 struct ht_space {
@@ -118,6 +142,14 @@ struct count {
     double d; /* the same, rounded: the size shown when n saturates */
 };
 
+/* One level's cache: open addressing over keys of klen values. */
+struct memo {
+    size_t klen, cap, used;
+    int64_t *keys;
+    struct count *vals;
+    unsigned char *full; /* slot taken */
+};
+
 struct walk {
     const struct ht_space *s;
     const struct plan *p;
@@ -127,6 +159,13 @@ struct walk {
     int64_t g[3], l[3]; /* cached NDRange sizes of the current path */
     u128 *tail;         /* tail[k]: product of the domain sizes of levels k..n-1 */
     double *tail_d;     /* the same in a double */
+    /* Counting's cache of subtree counts (plan.memo), one table per level, and the
+     * totals before the subtree of each level's node being walked. */
+    struct memo *memo;
+    struct count *saved;
+    unsigned char *pending;
+    int64_t *key;
+    size_t memo_bytes;
 };
 
 /* ---------------------------------------------------------------------------------- */
@@ -272,6 +311,7 @@ static int add_tmpl(struct ht_space *s, enum chk_kind kind, unsigned dim, unsign
     c->dim = dim;
     c->mask = 0;
     c->rule = rule;
+    c->tmpl = s->ntmpl;
     c->e = nexprs > 0 && (kind == CHK_GLOBAL || kind == CHK_LOCAL || kind == CHK_LMEM ||
                           kind == CHK_EXPR)
                ? exprs[0]
@@ -387,6 +427,13 @@ static inline int check_one(struct walk *w, const struct chk *c)
         }
         return groups >= (uint64_t)s->cu;
     }
+    case CHK_SUPPORT: {
+        const struct support *sp = &w->p->sup[c->sup];
+        uint64_t k = 0;
+        for (size_t j = 0; j < sp->m; j++)
+            k += (w->idx[sp->lev[j]] - 1) * sp->stride[j];
+        return (sp->bits[k >> 3] >> (k & 7)) & 1;
+    }
     case CHK_LMEM:
         return ht_expr_eval(c->e, w->vars, &v) == 0 && v <= s->lmem;
     case CHK_EXPR:
@@ -470,6 +517,176 @@ static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, struct cou
     return stop > 0 ? stop : 0;
 }
 
+/* The cache of subtree counts takes at most this many bytes per walk; past it, counts
+ * are no longer kept (the walk stays exact, only slower): memory stays flat. */
+#define MEMO_MAX_BYTES ((size_t)64 << 20)
+
+static uint64_t memo_hash(const int64_t *key, size_t klen)
+{
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t i = 0; i < klen; i++) {
+        h ^= (uint64_t)key[i];
+        h *= UINT64_C(0xff51afd7ed558ccd);
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+/* Fills w->key with the live values of level k; returns its table. */
+static struct memo *memo_key(struct walk *w, size_t k)
+{
+    const struct plan *p = w->p;
+    for (size_t j = 0; j < p->nlive[k]; j++)
+        w->key[j] = w->vars[p->slot[p->live[k][j]]];
+    w->memo[k].klen = p->nlive[k];
+    return &w->memo[k];
+}
+
+/* The slot of key in m: where it is, or the empty slot where it would go. */
+static size_t memo_find(const struct memo *m, const int64_t *key)
+{
+    size_t mask = m->cap - 1, i = (size_t)memo_hash(key, m->klen) & mask;
+    while (m->full[i] && memcmp(m->keys + i * m->klen, key, m->klen * sizeof *key) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static int memo_get(struct walk *w, size_t k, struct count *out)
+{
+    struct memo *m = memo_key(w, k);
+    size_t i;
+    if (m->cap == 0)
+        return 0;
+    i = memo_find(m, w->key);
+    if (!m->full[i])
+        return 0;
+    *out = m->vals[i];
+    return 1;
+}
+
+/* Grows m to cap slots; returns 0, or -1 when the memory cap or malloc says no. */
+static int memo_grow(struct walk *w, struct memo *m, size_t cap)
+{
+    size_t kl = m->klen ? m->klen : 1;
+    size_t bytes = cap * (kl * sizeof *m->keys + sizeof *m->vals + 1);
+    struct memo g = {m->klen, cap, m->used, NULL, NULL, NULL};
+    size_t old = m->cap * (kl * sizeof *m->keys + sizeof *m->vals + 1);
+
+    if (w->memo_bytes - old + bytes > MEMO_MAX_BYTES)
+        return -1;
+    g.keys = malloc(cap * kl * sizeof *g.keys);
+    g.vals = malloc(cap * sizeof *g.vals);
+    g.full = calloc(cap, 1);
+    if (!g.keys || !g.vals || !g.full) {
+        free(g.keys);
+        free(g.vals);
+        free(g.full);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        size_t j;
+        if (!m->full[i])
+            continue;
+        j = memo_find(&g, m->keys + i * m->klen);
+        g.full[j] = 1;
+        memcpy(g.keys + j * m->klen, m->keys + i * m->klen, m->klen * sizeof *g.keys);
+        g.vals[j] = m->vals[i];
+    }
+    free(m->keys);
+    free(m->vals);
+    free(m->full);
+    *m = g;
+    w->memo_bytes = w->memo_bytes - old + bytes;
+    return 0;
+}
+
+static void memo_put(struct walk *w, size_t k, struct count c)
+{
+    struct memo *m = memo_key(w, k);
+    size_t i;
+    if ((m->used + 1) * 2 > m->cap && memo_grow(w, m, m->cap ? m->cap * 2 : 64) != 0)
+        return;
+    i = memo_find(m, w->key);
+    if (m->full[i])
+        return;
+    m->full[i] = 1;
+    memcpy(m->keys + i * m->klen, w->key, m->klen * sizeof *w->key);
+    m->vals[i] = c;
+    m->used++;
+}
+
+static void count_add(u128 *total, double *total_d, u128 n, double d)
+{
+    *total = *total + n < *total ? U128_MAX : *total + n;
+    *total_d += d;
+}
+
+/* Counts plan p: walk_run without a callback, and with the cache of subtree counts. A
+ * node of a level marked memo looks its live values up before walking its subtree, and
+ * keeps the subtree's count after: the subtree's checks read no other bound value, so
+ * its count depends on those values only. Parameters that no rule links (independent
+ * groups, placed one after the other by plan_build) thus cost the sum of the groups'
+ * walks, not their product. */
+static void walk_count(struct walk *w, struct count *count)
+{
+    const struct plan *p = w->p;
+    size_t n = p->n, level = 0;
+    u128 total = 0;
+    double total_d = 0;
+
+    *count = (struct count){0, 0};
+    if (!run_checks(w, 0))
+        return;
+    if (n == 0 || p->last_depth == 0) {
+        *count = (struct count){w->tail[0], w->tail_d[0]};
+        return;
+    }
+    w->idx[0] = 0;
+    for (;;) {
+        const struct dom *d = &p->dom[level];
+        uint64_t k = w->idx[level];
+        struct count c;
+        if (k >= d->size) {
+            if (level == 0)
+                break;
+            level--;
+            if (w->pending[level]) {
+                w->pending[level] = 0;
+                if (total != U128_MAX)
+                    memo_put(w, level,
+                             (struct count){total - w->saved[level].n,
+                                            total_d - w->saved[level].d});
+            }
+            continue;
+        }
+        w->idx[level] = k + 1;
+        w->vars[p->slot[level]] = dom_value(d, k);
+        if (!run_checks(w, level + 1))
+            continue;
+        if (level + 1 == n) {
+            count_add(&total, &total_d, 1, 1);
+            continue;
+        }
+        if (level + 1 >= p->last_depth) {
+            count_add(&total, &total_d, w->tail[level + 1], w->tail_d[level + 1]);
+            continue;
+        }
+        if (p->memo[level]) {
+            if (memo_get(w, level, &c)) {
+                count_add(&total, &total_d, c.n, c.d);
+                continue;
+            }
+            w->saved[level] = (struct count){total, total_d};
+            w->pending[level] = 1;
+        }
+        level++;
+        w->idx[level] = 0;
+    }
+    *count = (struct count){total, total_d};
+}
+
+static void walk_destroy(struct walk *w);
+
 static int walk_init(struct walk *w, const struct ht_space *s, const struct plan *p)
 {
     memset(w, 0, sizeof *w);
@@ -480,12 +697,13 @@ static int walk_init(struct walk *w, const struct ht_space *s, const struct plan
     w->config = malloc((s->nparams + 1) * sizeof *w->config);
     w->tail = malloc((p->n + 1) * sizeof *w->tail);
     w->tail_d = malloc((p->n + 1) * sizeof *w->tail_d);
-    if (!w->vars || !w->idx || !w->config || !w->tail || !w->tail_d) {
-        free(w->vars);
-        free(w->idx);
-        free(w->config);
-        free(w->tail);
-        free(w->tail_d);
+    w->memo = calloc(s->nparams + 1, sizeof *w->memo);
+    w->saved = calloc(s->nparams + 1, sizeof *w->saved);
+    w->pending = calloc(s->nparams + 1, 1);
+    w->key = calloc(s->nparams + 1, sizeof *w->key);
+    if (!w->vars || !w->idx || !w->config || !w->tail || !w->tail_d || !w->memo ||
+        !w->saved || !w->pending || !w->key) {
+        walk_destroy(w);
         return HT_ENOMEM;
     }
     /* plan_build's walk comes before the domains: its tails are 0 and unused. */
@@ -505,6 +723,15 @@ static int walk_init(struct walk *w, const struct ht_space *s, const struct plan
 
 static void walk_destroy(struct walk *w)
 {
+    for (size_t k = 0; w->memo && k <= w->s->nparams; k++) {
+        free(w->memo[k].keys);
+        free(w->memo[k].vals);
+        free(w->memo[k].full);
+    }
+    free(w->memo);
+    free(w->saved);
+    free(w->pending);
+    free(w->key);
     free(w->vars);
     free(w->idx);
     free(w->config);
@@ -520,7 +747,10 @@ static int run_plan(const struct ht_space *s, const struct plan *p, ht_space_vis
     int rc = walk_init(&w, s, p);
     if (rc != 0)
         return rc;
-    rc = walk_run(&w, cb, user, count);
+    if (cb)
+        rc = walk_run(&w, cb, user, count);
+    else
+        walk_count(&w, count);
     walk_destroy(&w);
     return rc;
 }
@@ -542,6 +772,17 @@ static void plan_destroy(struct plan *p)
     free(p->chks);
     free(p->first);
     free(p->tail);
+    for (size_t i = 0; p->sup && i < p->nsup; i++) {
+        free(p->sup[i].lev);
+        free(p->sup[i].stride);
+        free(p->sup[i].bits);
+    }
+    free(p->sup);
+    for (size_t k = 0; p->live && k < p->n; k++)
+        free(p->live[k]);
+    free(p->live);
+    free(p->nlive);
+    free(p->memo);
     memset(p, 0, sizeof *p);
 }
 
@@ -805,6 +1046,226 @@ cleanup:
     return rc;
 }
 
+/* Places the parameters that rules link (the connected groups of the graph whose edges
+ * are the active checks) one group after the other, each group in the order given, and
+ * the parameters no check reads last: once a group is bound nothing deeper reads it, and
+ * counting caches the count of the groups after it (walk_count). */
+static void order_groups(const struct ht_space *s, const unsigned char *active,
+                         size_t *order, size_t *tmp, size_t *group)
+{
+    size_t np = s->nparams, row = np ? np : 1, n = 0;
+
+    for (size_t i = 0; i < np; i++)
+        group[i] = i;
+    for (size_t c = 0; c < s->ntmpl; c++) {
+        const unsigned char *u = s->uses + c * row;
+        size_t first = SIZE_MAX;
+        if (!active[c])
+            continue;
+        for (size_t i = 0; i < np; i++) {
+            size_t a, b;
+            if (!u[i])
+                continue;
+            if (first == SIZE_MAX) {
+                first = i;
+                continue;
+            }
+            for (a = first; group[a] != a; a = group[a])
+                ;
+            for (b = i; group[b] != b; b = group[b])
+                ;
+            if (a != b)
+                group[a > b ? a : b] = a < b ? a : b;
+        }
+    }
+    /* group[i] becomes the root; a parameter no active check reads is its own root and
+     * stays free (group SIZE_MAX). */
+    for (size_t i = 0; i < np; i++) {
+        size_t r = i;
+        while (group[r] != r)
+            r = group[r];
+        tmp[i] = r;
+    }
+    for (size_t i = 0; i < np; i++) {
+        int read = 0;
+        for (size_t c = 0; c < s->ntmpl && !read; c++)
+            read = active[c] && s->uses[c * row + i];
+        group[i] = read ? tmp[i] : SIZE_MAX;
+    }
+    for (size_t k = 0; k < np; k++) {
+        size_t g = group[order[k]];
+        int seen = 0;
+        if (g == SIZE_MAX)
+            continue;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = group[order[j]] == g;
+        if (seen)
+            continue;
+        for (size_t j = k; j < np; j++)
+            if (group[order[j]] == g)
+                tmp[n++] = order[j];
+    }
+    for (size_t k = 0; k < np; k++)
+        if (group[order[k]] == SIZE_MAX)
+            tmp[n++] = order[k];
+    memcpy(order, tmp, np * sizeof *order);
+}
+
+/* Support tables are built for rules whose parameters' domains hold at most this many
+ * points together (each point is one evaluation, once per plan). */
+#define SUPPORT_MAX (UINT64_C(1) << 20)
+
+/* Tabulates check p->chks[ci] (an application constraint or the local memory rule over
+ * two or more parameters, levels lev[0..m) in plan order): the rule itself becomes a table
+ * lookup, and each prefix of its parameters gets a table that cuts, as soon as those are
+ * bound, the values no completion of the others can satisfy (a sum-of-products such as
+ * local memory is thus checked term by term, and exactly). Returns 0 or HT_ENOMEM. */
+static int build_support(const struct ht_space *s, struct plan *p, size_t ci,
+                         const size_t *lev, size_t m, struct walk *w)
+{
+    struct chk ch = p->chks[ci];
+    uint64_t *size = NULL, *idx = NULL, total = 1;
+    unsigned char **bits = NULL;
+    size_t first = p->nsup;
+    struct support *sup;
+    struct chk *chks;
+    int rc = HT_ENOMEM;
+
+    for (size_t j = 0; j < m; j++) {
+        uint64_t n = p->dom[lev[j]].size;
+        if (n == 0 || total > SUPPORT_MAX / n)
+            return 0;
+        total *= n;
+    }
+    sup = realloc(p->sup, (p->nsup + m) * sizeof *sup);
+    if (!sup)
+        return HT_ENOMEM;
+    p->sup = sup;
+    chks = realloc(p->chks, (p->nchks + m + s->ntmpl + 4) * sizeof *chks);
+    if (!chks)
+        return HT_ENOMEM;
+    p->chks = chks;
+    size = calloc(m, sizeof *size);
+    idx = calloc(m, sizeof *idx);
+    bits = calloc(m, sizeof *bits);
+    if (!size || !idx || !bits)
+        goto cleanup;
+    for (size_t j = 0; j < m; j++) {
+        struct support *sp = &p->sup[first + j];
+        memset(sp, 0, sizeof *sp);
+        size[j] = (j ? size[j - 1] : 1) * p->dom[lev[j]].size;
+        sp->m = j + 1;
+        sp->lev = malloc((j + 1) * sizeof *sp->lev);
+        sp->stride = malloc((j + 1) * sizeof *sp->stride);
+        sp->bits = calloc(size[j] / 8 + 1, 1);
+        bits[j] = sp->bits;
+        p->nsup++;
+        if (!sp->lev || !sp->stride || !sp->bits)
+            goto cleanup;
+        for (size_t i = 0; i <= j; i++) {
+            sp->lev[i] = lev[i];
+            sp->stride[i] = i ? size[i - 1] : 1;
+        }
+    }
+    for (size_t j = 0; j < m; j++)
+        w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], 0);
+    for (uint64_t t = 0; t < total; t++) {
+        if (check_one(w, &ch)) {
+            uint64_t k = 0;
+            for (size_t j = 0; j < m; j++) {
+                k += idx[j] * (j ? size[j - 1] : 1);
+                bits[j][k >> 3] |= (unsigned char)(1u << (k & 7));
+            }
+        }
+        for (size_t j = 0; j < m; j++) {
+            if (++idx[j] < p->dom[lev[j]].size) {
+                w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], idx[j]);
+                break;
+            }
+            idx[j] = 0;
+            w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], 0);
+        }
+    }
+    for (size_t j = 0; j < m; j++)
+        w->vars[p->slot[lev[j]]] = s->base[p->slot[lev[j]]];
+    /* The rule itself becomes its full table; a prefix whose every value has a
+     * completion cuts nothing and is left out. */
+    p->chks[ci].kind = CHK_SUPPORT;
+    p->chks[ci].sup = first + m - 1;
+    for (size_t j = 0; j + 1 < m; j++) {
+        uint64_t k = 0;
+        while (k < size[j] && (bits[j][k >> 3] >> (k & 7)) & 1)
+            k++;
+        if (k == size[j])
+            continue;
+        ch.kind = CHK_SUPPORT;
+        ch.sup = first + j;
+        ch.depth = lev[j] + 1;
+        p->chks[p->nchks++] = ch;
+    }
+    rc = 0;
+
+cleanup:
+    free(size);
+    free(idx);
+    free(bits);
+    return rc;
+}
+
+/* The levels check c of plan p reads, into lev (ascending); returns their number. */
+static size_t chk_levels(const struct ht_space *s, const struct plan *p, const struct chk *c,
+                         const size_t *pos, size_t *lev)
+{
+    size_t np = s->nparams, row = np ? np : 1, m = 0;
+    const unsigned char *u = s->uses + c->tmpl * row;
+
+    if (c->kind == CHK_SUPPORT) {
+        memcpy(lev, p->sup[c->sup].lev, p->sup[c->sup].m * sizeof *lev);
+        return p->sup[c->sup].m;
+    }
+    for (size_t k = 0; k < np; k++)
+        if (u[p->order[k]])
+            lev[m++] = k;
+    (void)pos;
+    return m;
+}
+
+/* The live levels of each level and whether counting caches there (struct plan). */
+static int plan_live(const struct ht_space *s, struct plan *p, const size_t *pos)
+{
+    size_t np = p->n, *need = NULL, *lev = NULL;
+    int rc = HT_ENOMEM;
+
+    p->live = calloc(np + 1, sizeof *p->live);
+    p->nlive = calloc(np + 1, sizeof *p->nlive);
+    p->memo = calloc(np + 1, 1);
+    need = calloc(np + 1, sizeof *need);
+    lev = malloc((np + 1) * sizeof *lev);
+    if (!p->live || !p->nlive || !p->memo || !need || !lev)
+        goto cleanup;
+    for (size_t c = 0; c < p->nchks; c++) {
+        size_t m = chk_levels(s, p, &p->chks[c], pos, lev);
+        for (size_t j = 0; j < m; j++)
+            if (p->chks[c].depth > need[lev[j]])
+                need[lev[j]] = p->chks[c].depth;
+    }
+    for (size_t k = 0; k < np; k++) {
+        p->live[k] = malloc((k + 1) * sizeof **p->live);
+        if (!p->live[k])
+            goto cleanup;
+        for (size_t j = 0; j <= k; j++)
+            if (need[j] > k + 1)
+                p->live[k][p->nlive[k]++] = j;
+        p->memo[k] = k + 1 < p->last_depth && k + 1 < np && p->nlive[k] < k + 1;
+    }
+    rc = 0;
+
+cleanup:
+    free(need);
+    free(lev);
+    return rc;
+}
+
 /* Builds the plan of the rules with rule < rule_limit.
  *
  * First each domain is filtered by the checks that read its parameter alone (Eq. 2
@@ -815,7 +1276,7 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
 {
     size_t np = s->nparams, row = np ? np : 1;
     unsigned char *placed = NULL, *active = NULL, *filtered = NULL;
-    size_t *pos = NULL, depth_local[3] = {0, 0, 0};
+    size_t *pos = NULL, *tmp = NULL, *group = NULL, *lev = NULL, depth_local[3] = {0, 0, 0};
     struct dom *byparam = NULL;
     struct walk w;
     int walk_ok = 0, rc = HT_ENOMEM;
@@ -833,7 +1294,11 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
     filtered = calloc(row, 1);
     active = calloc(s->ntmpl ? s->ntmpl : 1, 1);
     pos = malloc(row * sizeof *pos);
-    if (!p->order || !p->slot || !p->dom || !p->vals || !p->chks || !p->first || !p->tail ||
+    tmp = malloc(row * sizeof *tmp);
+    group = malloc(row * sizeof *group);
+    lev = malloc(row * sizeof *lev);
+    if (!tmp || !group || !lev ||
+        !p->order || !p->slot || !p->dom || !p->vals || !p->chks || !p->first || !p->tail ||
         !placed || !filtered || !active || !pos)
         goto cleanup;
     if (walk_init(&w, s, p) != 0)
@@ -868,6 +1333,7 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
         goto cleanup;
     if (rc > 0)
         order_greedy(s, active, byparam, placed, p->order);
+    order_groups(s, active, p->order, tmp, group);
     rc = HT_ENOMEM;
     for (size_t k = 0; k < np; k++) {
         pos[p->order[k]] = k;
@@ -919,6 +1385,14 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
                 p->chks[p->nchks++] = ch;
         }
     }
+    for (size_t c = 0, n0 = p->nchks; c < n0; c++) {
+        size_t m;
+        if (p->chks[c].kind != CHK_EXPR && p->chks[c].kind != CHK_LMEM)
+            continue;
+        m = chk_levels(s, p, &p->chks[c], pos, lev);
+        if (m >= 2 && build_support(s, p, c, lev, m, &w) != 0)
+            goto cleanup;
+    }
     qsort(p->chks, p->nchks, sizeof *p->chks, chk_cmp);
     p->last_depth = 0;
     for (size_t k = 0, c = 0; k <= np + 1; k++) {
@@ -932,6 +1406,8 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
     p->tail[np] = 1;
     for (size_t k = np; k-- > 0;)
         p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
+    if (plan_live(s, p, pos) != 0)
+        goto cleanup;
     rc = 0;
 
 cleanup:
@@ -942,6 +1418,9 @@ cleanup:
     free(filtered);
     free(active);
     free(pos);
+    free(tmp);
+    free(group);
+    free(lev);
     if (rc != 0)
         plan_destroy(p);
     return rc;
