@@ -881,6 +881,163 @@ static void test_property_cost_order(void **state)
 }
 
 /* ---------------------------------------------------------------------------------- */
+/* structured spaces: the shapes the decomposition and the support tables work on */
+
+/* A term of a rule: one of the shapes users write (divisibility, sums of products,
+ * bitwise tests) over parameters a, b, c, d; owned by the caller (free()). */
+static char *shape_rule(const char *a, const char *b, const char *c, const char *d)
+{
+    switch (rnd(9)) {
+    case 0:
+        return ht__asprintf("%s %% %s == 0", a, b);
+    case 1:
+        return ht__asprintf("(N0 / %s) %% %s == 0", a, b);
+    case 2:
+        return ht__asprintf("%s * %s + %s * %s <= %lld", a, b, c, d,
+                            (long long)rnd_range(4, 60));
+    case 3:
+        return ht__asprintf("%s * %s - %s <= %lld", a, b, c, (long long)rnd_range(0, 20));
+    case 4:
+        return ht__asprintf("(%s & %s) == 0", a, b);
+    case 5:
+        return ht__asprintf("(%s ^ %s) != %lld", a, c, (long long)rnd_range(0, 6));
+    case 6:
+        return ht__asprintf("(%s | %s) < %lld", b, d, (long long)rnd_range(2, 9));
+    case 7:
+        return ht__asprintf("(%s << 1) >= %s", a, b);
+    default:
+        return ht__asprintf("%s + %s + %s != %lld", a, b, c, (long long)rnd_range(3, 12));
+    }
+}
+
+/* 5 to 8 parameters in two or three groups that no rule links, each group tied by rules
+ * of shape_rule; sometimes a local memory sum of products, inside a group or across. */
+static void shaped_spec(struct tspec *t, char **exprs)
+{
+    static const char *const names[] = {"P0", "P1", "P2", "P3", "P4", "P5", "P6", "P7"};
+    size_t e = 0, ngroups = (size_t)rnd_range(2, 3), group[8];
+
+    memset(t, 0, sizeof *t);
+    t->nsizes = 1;
+    t->size_names[0] = "N0";
+    t->size_values[0] = rnd(2) ? 24 : 36;
+    t->nparams = (size_t)rnd_range(5, 8);
+    for (size_t i = 0; i < t->nparams; i++) {
+        struct tparam *p = &t->params[i];
+        p->name = names[i];
+        group[i] = i < ngroups ? i : rnd(ngroups);
+        switch (rnd(3)) {
+        case 0:
+            p->nvalues = (size_t)rnd_range(2, 4);
+            for (size_t k = 0; k < p->nvalues; k++)
+                p->values[k] = rnd_range(0, 9);
+            break;
+        case 1:
+            p->range = 1;
+            p->lo = "1";
+            p->hi = "N0";
+            p->pow2 = 1;
+            break;
+        default:
+            p->range = 1;
+            p->lo = exprs[e++] = ht__asprintf("%lld", (long long)rnd_range(0, 2));
+            p->hi = exprs[e++] = ht__asprintf("%lld", (long long)rnd_range(3, 5));
+        }
+    }
+    t->ncons = (size_t)rnd_range(1, 6);
+    for (size_t k = 0; k < t->ncons; k++) {
+        size_t g = rnd(ngroups), in[8], n = 0;
+        for (size_t i = 0; i < t->nparams; i++)
+            if (group[i] == g)
+                in[n++] = i;
+        t->cons[k] = exprs[e++] =
+            shape_rule(names[in[rnd(n)]], names[in[rnd(n)]], names[in[rnd(n)]],
+                       names[in[rnd(n)]]);
+    }
+    t->ndims = (unsigned)rnd_range(1, 2);
+    for (unsigned d = 0; d < t->ndims; d++) {
+        t->global[d] = rnd(2) ? "N0" : "N0 * 2";
+        t->local[d] = rnd(5) ? names[rnd(t->nparams)] : "1";
+    }
+    if (rnd(2))
+        t->local_mem = exprs[e++] =
+            ht__asprintf("(%s * %s + %s * %s) * 4", names[rnd(t->nparams)],
+                         names[rnd(t->nparams)], names[rnd(t->nparams)],
+                         names[rnd(t->nparams)]);
+}
+
+/* The count, the platform count and the visited set of structured spaces against brute
+ * force: independent groups (cached sub-counts), divisibility, sums of products in a
+ * constraint and in local_mem (support tables), bitwise tests, each order. */
+static void test_property_shapes(void **state)
+{
+    static const enum ht_eq3 modes[] = {HT_EQ3_PRODUCT, HT_EQ3_SUM, HT_EQ3_OFF};
+    double saved = ht__space_cost_order_min_points;
+    int runs = 400, nonempty = 0, cut = 0;
+    (void)state;
+
+    ht__rng_seed(&rng, 17);
+    for (int run = 0; run < runs; run++) {
+        char *exprs[24] = {NULL};
+        struct tspec t;
+        struct ht_space_def def;
+        struct ht_device_info dev;
+        enum ht_eq3 eq3 = modes[rnd(3)];
+        struct ht_space *s = NULL;
+        struct ht_space_counts c;
+        struct ht_error err;
+        struct collect col = {0, 0, 0, NULL};
+        int64_t *brute = NULL, *plat = NULL;
+        long nb, np;
+        size_t ncons;
+
+        ht__space_cost_order_min_points = run % 2 ? 0 : saved;
+        shaped_spec(&t, exprs);
+        dev = fake_device((uint64_t)rnd_range(8, 300), 64, 64, 64, (uint32_t)rnd_range(1, 4),
+                          (uint64_t)rnd_range(40, 400));
+        assert_int_equal(make_def(&t, &def), 0);
+        nb = brute_force(&def, &dev, eq3, &brute);
+        assert_true(nb >= 0);
+        ht_error_clear(&err);
+        if (ht_space_create(&def, &dev, eq3, &s, &err) != 0)
+            fail_msg("run %d: create: %s: %s", run, err.field, err.text);
+        assert_int_equal(ht_space_count(s, &c, &err), 0);
+        col.nparams = def.nparams;
+        assert_int_equal(ht_space_foreach(s, collect_config, &col), 0);
+        if ((long)c.pruned != nb || (long)col.n != nb)
+            fail_msg("run %d: native %llu (visited %zu), brute force %ld", run,
+                     (unsigned long long)c.pruned, col.n, nb);
+        cmp_n = def.nparams;
+        if (nb > 0) {
+            qsort(col.list, col.n, def.nparams * sizeof *col.list, cmp_config);
+            qsort(brute, (size_t)nb, def.nparams * sizeof *brute, cmp_config);
+            assert_memory_equal(col.list, brute, (size_t)nb * def.nparams * sizeof *brute);
+        }
+        ncons = def.nconstraints;
+        def.nconstraints = 0;
+        np = brute_force(&def, &dev, eq3, &plat);
+        def.nconstraints = ncons;
+        if ((long)c.platform != np)
+            fail_msg("run %d: platform native %llu, brute force %ld", run,
+                     (unsigned long long)c.platform, np);
+        nonempty += nb > 0;
+        cut += nb > 0 && np > nb;
+        free(col.list);
+        free(brute);
+        free(plat);
+        ht_space_free(s);
+        ht_space_def_destroy(&def);
+        for (size_t k = 0; k < 24; k++)
+            free(exprs[k]);
+    }
+    ht__space_cost_order_min_points = saved;
+    fprintf(stderr, "shapes: %d runs, %d non-empty, %d cut by constraints\n", runs, nonempty,
+            cut);
+    assert_true(nonempty > runs / 4);
+    assert_true(cut > runs / 8);
+}
+
+/* ---------------------------------------------------------------------------------- */
 /* speed: 10^8 unpruned points with about 10^6 valid ones */
 
 static void test_speed(void **state)
@@ -940,6 +1097,7 @@ int main(void)
         cmocka_unit_test(test_backends_registry),
         cmocka_unit_test(test_property_vs_brute_force),
         cmocka_unit_test(test_property_cost_order),
+        cmocka_unit_test(test_property_shapes),
         cmocka_unit_test(test_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
