@@ -14,7 +14,21 @@
  * fails to evaluate rejects the point, as it does there (tests/unit/test_space_enum.c
  * checks this against brute force).
  *
- * Counting runs two walks, the platform rules alone and every rule, on two threads.
+ * A rule over two or more parameters whose domains are small enough together (the local
+ * memory rule, a constraint) is tabulated once per plan: the rule becomes a table lookup,
+ * and each prefix of its parameters in walk order gets a table of the values that some
+ * completion can satisfy, checked as soon as that prefix is bound (a sum of products is
+ * thus cut term by term, exactly). Parameters that no rule links are walked group after
+ * group.
+ *
+ * Counting does not visit: it caches the count of a subtree keyed by what the rules below
+ * read of the values bound above (the parameters they read directly, and the partial
+ * products of Eq. 1 and Eq. 3 instead of the local and global sizes they come from), so
+ * independent groups cost the sum of their walks and conditionally independent ones
+ * (once a few parameters are bound) the walks of the distinct keys; the plans it walks
+ * are ordered to keep those keys short (order_width). The cache is capped
+ * (MEMO_MAX_BYTES a walk): memory stays flat. Counting runs two such walks, the platform
+ * rules alone and every rule, on two threads.
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -102,12 +116,21 @@ struct plan {
     size_t nsup;
     /* Counting caches the count of the subtree below a node of level k (levels 0..k
      * bound) keyed by the values of live[k][0..nlive[k]), the bound levels that a check
-     * deeper than k + 1 reads; memo[k] says whether it is worth it (some bound level is
-     * no longer read: else every key is new). */
+     * deeper than k + 1 reads directly, and by what the deeper NDRange checks read of
+     * the NDRange sizes already computed (derived[k], DER_* bits): the product of the
+     * local sizes for Eq. 1 and the work-groups for Eq. 3 of the dimensions whose sizes
+     * are all known (capped where the rule no longer changes), a lone known size raw.
+     * memo[k] says whether it is worth it (some bound level is no longer read raw: else
+     * every key is new). dg[d], dl[d]: the depth where global[d] and local[d] are
+     * computed. */
     size_t **live;
     size_t *nlive;
+    unsigned *derived;
     unsigned char *memo;
+    size_t dg[3], dl[3];
 };
+
+enum { DER_EQ1 = 1u, DER_EQ3 = 2u, DER_G0 = 4u, DER_L0 = 32u };
 
 struct ht_space {
     const struct ht_space_def *def;
@@ -126,7 +149,7 @@ struct ht_space {
     size_t ntmpl;
     unsigned char *uses; /* ntmpl rows of nparams flags */
     unsigned nrules;     /* RULE_APP0 + nconstraints */
-    struct plan platform, full;
+    struct plan platform, full, count; /* count: the full rules ordered for counting */
     double prep_seconds; /* time spent building the plans (filtering the domains) */
 };
 
@@ -536,9 +559,40 @@ static uint64_t memo_hash(const int64_t *key, size_t klen)
 static struct memo *memo_key(struct walk *w, size_t k)
 {
     const struct plan *p = w->p;
-    for (size_t j = 0; j < p->nlive[k]; j++)
+    const struct ht_space *s = w->s;
+    unsigned der = p->derived[k];
+    size_t n = p->nlive[k], done = k + 1;
+
+    for (size_t j = 0; j < n; j++)
         w->key[j] = w->vars[p->slot[p->live[k][j]]];
-    w->memo[k].klen = p->nlive[k];
+    if (der & DER_EQ1) {
+        uint64_t prod = 1;
+        for (unsigned d = 0; d < s->def->ndims; d++)
+            if (p->dl[d] <= done)
+                prod = sat_mul(prod, (uint64_t)w->l[d]);
+        w->key[n++] = (int64_t)(prod > (uint64_t)s->maxwg ? (uint64_t)s->maxwg + 1 : prod);
+    }
+    if (der & DER_EQ3) {
+        uint64_t groups = s->eq3 == HT_EQ3_SUM ? 0 : 1;
+        for (unsigned d = 0; d < s->def->ndims; d++) {
+            uint64_t g;
+            if (p->dl[d] > done || p->dg[d] > done)
+                continue;
+            g = (uint64_t)(w->g[d] / w->l[d]);
+            if (s->eq3 == HT_EQ3_SUM)
+                groups = groups + g < groups ? UINT64_MAX : groups + g;
+            else
+                groups = sat_mul(groups, g);
+        }
+        w->key[n++] = (int64_t)(groups > (uint64_t)s->cu ? (uint64_t)s->cu : groups);
+    }
+    for (unsigned d = 0; d < 3; d++) {
+        if (der & (DER_G0 << d))
+            w->key[n++] = w->g[d];
+        if (der & (DER_L0 << d))
+            w->key[n++] = w->l[d];
+    }
+    w->memo[k].klen = n;
     return &w->memo[k];
 }
 
@@ -700,7 +754,7 @@ static int walk_init(struct walk *w, const struct ht_space *s, const struct plan
     w->memo = calloc(s->nparams + 1, sizeof *w->memo);
     w->saved = calloc(s->nparams + 1, sizeof *w->saved);
     w->pending = calloc(s->nparams + 1, 1);
-    w->key = calloc(s->nparams + 1, sizeof *w->key);
+    w->key = calloc(s->nparams + 9, sizeof *w->key);
     if (!w->vars || !w->idx || !w->config || !w->tail || !w->tail_d || !w->memo ||
         !w->saved || !w->pending || !w->key) {
         walk_destroy(w);
@@ -782,6 +836,7 @@ static void plan_destroy(struct plan *p)
         free(p->live[k]);
     free(p->live);
     free(p->nlive);
+    free(p->derived);
     free(p->memo);
     memset(p, 0, sizeof *p);
 }
@@ -1111,6 +1166,65 @@ static void order_groups(const struct ht_space *s, const unsigned char *active,
     memcpy(order, tmp, np * sizeof *order);
 }
 
+/* The order for counting: next comes the parameter that leaves the fewest bound
+ * parameters still read by a rule over an unbound one (what keys the cache of subtree
+ * counts; Eq. 1 and Eq. 3 are left out, they are keyed by their partial products), then
+ * the one that completes the most rules, then the earliest in order. Parameters no rule
+ * reads go last. The result replaces order. */
+static void order_width(const struct ht_space *s, const unsigned char *active, size_t *order,
+                        size_t *tmp, unsigned char *placed)
+{
+    size_t np = s->nparams, row = np ? np : 1;
+
+    memset(placed, 0, row);
+    for (size_t k = 0; k < np; k++) {
+        size_t best = SIZE_MAX, bw = 0, bc = 0;
+        int bread = 0;
+        for (size_t r = 0; r < np; r++) {
+            size_t i = order[r], width = 0, complete = 0;
+            int read = 0;
+            if (placed[i])
+                continue;
+            placed[i] = 1;
+            for (size_t c = 0; c < s->ntmpl; c++) {
+                const unsigned char *u = s->uses + c * row;
+                int open = 0;
+                if (!active[c] || !u[i])
+                    continue;
+                read = 1;
+                for (size_t j = 0; j < np && !open; j++)
+                    open = u[j] && !placed[j];
+                complete += !open;
+            }
+            for (size_t j = 0; j < np; j++) {
+                int live = 0;
+                if (!placed[j])
+                    continue;
+                for (size_t c = 0; c < s->ntmpl && !live; c++) {
+                    const unsigned char *u = s->uses + c * row;
+                    if (!active[c] || !u[j] || s->tmpl[c].kind == CHK_EQ1 ||
+                        s->tmpl[c].kind == CHK_EQ3)
+                        continue;
+                    for (size_t q = 0; q < np && !live; q++)
+                        live = u[q] && !placed[q];
+                }
+                width += (size_t)live;
+            }
+            placed[i] = 0;
+            if (best == SIZE_MAX || (read && !bread) ||
+                (read == bread && (width < bw || (width == bw && complete > bc)))) {
+                best = i;
+                bw = width;
+                bc = complete;
+                bread = read;
+            }
+        }
+        placed[best] = 1;
+        tmp[k] = best;
+    }
+    memcpy(order, tmp, np * sizeof *order);
+}
+
 /* Support tables are built for rules whose parameters' domains hold at most this many
  * points together (each point is one evaluation, once per plan). */
 #define SUPPORT_MAX (UINT64_C(1) << 20)
@@ -1230,38 +1344,83 @@ static size_t chk_levels(const struct ht_space *s, const struct plan *p, const s
     return m;
 }
 
-/* The live levels of each level and whether counting caches there (struct plan). */
+/* The live levels and derived values of each level, and whether counting caches there
+ * (struct plan). */
 static int plan_live(const struct ht_space *s, struct plan *p, const size_t *pos)
 {
-    size_t np = p->n, *need = NULL, *lev = NULL;
+    size_t np = p->n, *lev = NULL;
+    unsigned char *raw = NULL;
     int rc = HT_ENOMEM;
 
     p->live = calloc(np + 1, sizeof *p->live);
     p->nlive = calloc(np + 1, sizeof *p->nlive);
+    p->derived = calloc(np + 1, sizeof *p->derived);
     p->memo = calloc(np + 1, 1);
-    need = calloc(np + 1, sizeof *need);
+    raw = calloc(np + 1, 1);
     lev = malloc((np + 1) * sizeof *lev);
-    if (!p->live || !p->nlive || !p->memo || !need || !lev)
+    if (!p->live || !p->nlive || !p->derived || !p->memo || !raw || !lev)
         goto cleanup;
+    for (unsigned d = 0; d < 3; d++)
+        p->dg[d] = p->dl[d] = 0;
     for (size_t c = 0; c < p->nchks; c++) {
-        size_t m = chk_levels(s, p, &p->chks[c], pos, lev);
-        for (size_t j = 0; j < m; j++)
-            if (p->chks[c].depth > need[lev[j]])
-                need[lev[j]] = p->chks[c].depth;
+        const struct chk *ch = &p->chks[c];
+        if (ch->kind == CHK_GLOBAL && ch->dim < 3)
+            p->dg[ch->dim] = ch->depth;
+        if (ch->kind == CHK_LOCAL && ch->dim < 3)
+            p->dl[ch->dim] = ch->depth;
     }
     for (size_t k = 0; k < np; k++) {
+        size_t done = k + 1;
+        unsigned der = 0;
+        memset(raw, 0, np + 1);
+        for (size_t c = 0; c < p->nchks; c++) {
+            const struct chk *ch = &p->chks[c];
+            size_t m;
+            if (ch->depth <= done)
+                continue;
+            switch (ch->kind) {
+            case CHK_EQ1:
+                for (unsigned d = 0; d < 3; d++)
+                    if ((ch->mask & (1u << d)) && p->dl[d] <= done)
+                        der |= DER_EQ1;
+                break;
+            case CHK_EQ3:
+                for (unsigned d = 0; d < s->def->ndims; d++) {
+                    if (p->dg[d] <= done && p->dl[d] <= done)
+                        der |= DER_EQ3;
+                    else if (p->dg[d] <= done)
+                        der |= DER_G0 << d;
+                    else if (p->dl[d] <= done)
+                        der |= DER_L0 << d;
+                }
+                break;
+            case CHK_EQ2:
+            case CHK_LIMIT:
+                if (ch->kind == CHK_EQ2 && p->dg[ch->dim] <= done)
+                    der |= DER_G0 << ch->dim;
+                if (p->dl[ch->dim] <= done)
+                    der |= DER_L0 << ch->dim;
+                break;
+            default:
+                m = chk_levels(s, p, ch, pos, lev);
+                for (size_t j = 0; j < m; j++)
+                    if (lev[j] <= k)
+                        raw[lev[j]] = 1;
+            }
+        }
         p->live[k] = malloc((k + 1) * sizeof **p->live);
         if (!p->live[k])
             goto cleanup;
         for (size_t j = 0; j <= k; j++)
-            if (need[j] > k + 1)
+            if (raw[j])
                 p->live[k][p->nlive[k]++] = j;
+        p->derived[k] = der;
         p->memo[k] = k + 1 < p->last_depth && k + 1 < np && p->nlive[k] < k + 1;
     }
     rc = 0;
 
 cleanup:
-    free(need);
+    free(raw);
     free(lev);
     return rc;
 }
@@ -1272,7 +1431,8 @@ cleanup:
  * against a constant global size, the work-item limit, a unary constraint): their
  * values are tried once here instead of at every node of the walk. Then the parameters
  * are ordered: by expected cost for large spaces, else greedily. */
-static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan *p)
+static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_count,
+                      struct plan *p)
 {
     size_t np = s->nparams, row = np ? np : 1;
     unsigned char *placed = NULL, *active = NULL, *filtered = NULL;
@@ -1333,7 +1493,10 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, struct plan
         goto cleanup;
     if (rc > 0)
         order_greedy(s, active, byparam, placed, p->order);
-    order_groups(s, active, p->order, tmp, group);
+    if (for_count)
+        order_width(s, active, p->order, tmp, placed);
+    else
+        order_groups(s, active, p->order, tmp, group);
     rc = HT_ENOMEM;
     for (size_t k = 0; k < np; k++) {
         pos[p->order[k]] = k;
@@ -1426,6 +1589,20 @@ cleanup:
     return rc;
 }
 
+/* A plan for counting: ordered for the cache of subtree counts (order_width) when the
+ * cache then works at some level, else as for walking (its order prunes earlier). */
+static int plan_build_count(const struct ht_space *s, unsigned rule_limit, struct plan *p)
+{
+    int rc = plan_build(s, rule_limit, 1, p);
+    if (rc != 0)
+        return rc;
+    for (size_t k = 0; k < p->n; k++)
+        if (p->memo[k])
+            return 0;
+    plan_destroy(p);
+    return plan_build(s, rule_limit, 0, p);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* public */
 
@@ -1470,9 +1647,11 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
     if (build_rules(s) != 0)
         goto fail;
     t0 = ht__now();
-    if (plan_build(s, RULE_APP0, &s->platform) != 0)
+    if (plan_build_count(s, RULE_APP0, &s->platform) != 0)
         goto fail;
-    if (plan_build(s, s->nrules, &s->full) != 0)
+    if (plan_build(s, s->nrules, 0, &s->full) != 0)
+        goto fail;
+    if (plan_build_count(s, s->nrules, &s->count) != 0)
         goto fail;
     s->prep_seconds = ht__now() - t0;
     *out = s;
@@ -1491,6 +1670,7 @@ void ht_space_free(struct ht_space *s)
         return;
     plan_destroy(&s->platform);
     plan_destroy(&s->full);
+    plan_destroy(&s->count);
     free(s->doms);
     free(s->slots);
     free(s->base);
@@ -1686,7 +1866,7 @@ static int prefix_exists(const struct ht_space *s, unsigned rule_limit, struct w
 {
     struct plan p;
     struct count n = {0, 0};
-    int rc = plan_build(s, rule_limit, &p);
+    int rc = plan_build(s, rule_limit, 0, &p);
     if (rc != 0)
         return rc;
     rc = run_plan(s, &p, keep_witness, wit, &n);
@@ -1808,7 +1988,7 @@ static int native_solve(const struct ht_space *s, struct ht_space_counts *counts
      * nothing mutable, so they run at once when a thread can be had. */
     threaded = s->platform.tail[0] >= THREAD_MIN_POINTS &&
                pthread_create(&th, NULL, platform_thread, &job) == 0;
-    rc = run_plan(s, &s->full, cb, user, &pruned);
+    rc = run_plan(s, cb ? &s->full : &s->count, cb, user, &pruned);
     if (threaded)
         pthread_join(th, NULL);
     else
