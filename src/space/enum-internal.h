@@ -25,4 +25,10 @@ void ht__space_counts_text(const struct ht_space *s, struct ht_space_counts *cou
  * on small spaces; not thread-safe to change while spaces are being created. */
 extern double ht__space_cost_order_min_points;
 
+/* Rules over parameters whose domains hold at most this many points together are
+ * tabulated (support tables, default 2^20); tests set it to 0 to exercise the partial
+ * bounds of sums of products on small spaces. Not thread-safe to change while spaces are
+ * being created. */
+extern uint64_t ht__space_support_max_points;
+
 #endif

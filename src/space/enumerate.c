@@ -18,8 +18,12 @@
  * memory rule, a constraint) is tabulated once per plan: the rule becomes a table lookup,
  * and each prefix of its parameters in walk order gets a table of the values that some
  * completion can satisfy, checked as soon as that prefix is bound (a sum of products is
- * thus cut term by term, exactly). Parameters that no rule links are walked group after
- * group.
+ * thus cut term by term, exactly). A rule too large to tabulate that reads as a bound on
+ * a sum of terms (local_mem, or 'E <= C' with C constant; struct sop) is checked term by
+ * term instead: once some terms are bound, their values plus the minima of the others
+ * over their domains past the bound cut the subtree, and their values plus the maxima
+ * within it mean every completion passes (entailed), which counting multiplies out.
+ * Parameters that no rule links are walked group after group.
  *
  * Counting does not visit: it caches the count of a subtree keyed by what the rules below
  * read of the values bound above (the parameters they read directly, and the partial
@@ -70,6 +74,7 @@ enum chk_kind {
     CHK_EQ1,    /* product of local[d], d in mask, <= max_work_group_size */
     CHK_EQ2,    /* global[dim] % local[dim] == 0 */
     CHK_EQ3,    /* work-groups (product or sum) >= compute_units */
+    CHK_SOP,    /* a partial bound on a sum of products (struct sopchk) */
     CHK_SUPPORT, /* the values of the levels bound so far of a rule's parameters can be
                   * completed into values that pass it: a table lookup (struct support) */
     CHK_EXPR,   /* an application constraint evaluates to non-zero; these usually cut
@@ -85,7 +90,30 @@ struct chk {
     const struct ht_expr *e;
     size_t depth;
     size_t tmpl; /* the template it comes from (s->tmpl, s->uses) */
-    size_t sup;  /* CHK_SUPPORT: its table in plan->sup */
+    size_t sup;  /* CHK_SUPPORT: its table in plan->sup; CHK_SOP: plan->sopc */
+};
+
+/* A rule read as a bound on a sum of products: sum of sign[i] * terms[i] <= limit (the
+ * local memory rule, or a constraint 'E <= C' / 'E < C' with C constant, E possibly a
+ * positive literal times a parenthesised sum). n is 0 when the rule is not of that form. */
+struct sop {
+    size_t n;
+    struct ht_expr **terms;
+    int *sign;
+    int64_t limit;
+    int64_t scale; /* the rule is scale * sum <= scale * limit (+ scale - 1) */
+};
+
+/* A partial bound of a sum of products at one depth: the terms bound there are
+ * evaluated; the others are bounded by their minimum (lbk) and maximum (ubk, with every
+ * evaluation successful and no partial sum near overflow) over their domains. Past the
+ * limit with the minima: cut. Within it with the maxima: every completion passes
+ * (entailed), which counting uses. */
+struct sopchk {
+    const struct sop *sop;
+    unsigned char *bound;
+    int lbk, ubk;
+    __int128 lbsum, ubsum;
 };
 
 /* A rule's support table over a prefix of its parameters, in plan order: bit k is set
@@ -114,6 +142,11 @@ struct plan {
     uint64_t *tail;    /* tail[k]: product of the domain sizes of levels k..n-1, saturated */
     struct support *sup; /* the support tables the CHK_SUPPORT checks read */
     size_t nsup;
+    struct sopchk *sopc; /* the partial bounds the CHK_SOP checks read */
+    size_t nsopc;
+    size_t *ent_tail; /* ent_tail[d]: 1 + the template of every check deeper than d when
+                         they all belong to one rule with a CHK_SOP check at depth d (an
+                         entailed bound there lets counting multiply by the tail), else 0 */
     /* Counting caches the count of the subtree below a node of level k (levels 0..k
      * bound) keyed by the values of live[k][0..nlive[k]), the bound levels that a check
      * deeper than k + 1 reads directly, and by what the deeper NDRange checks read of
@@ -149,6 +182,7 @@ struct ht_space {
     size_t ntmpl;
     unsigned char *uses; /* ntmpl rows of nparams flags */
     unsigned nrules;     /* RULE_APP0 + nconstraints */
+    struct sop *sops;    /* ntmpl entries: each rule as a sum of products, when it is one */
     struct plan platform, full, count; /* count: the full rules ordered for counting */
     double prep_seconds; /* time spent building the plans (filtering the domains) */
 };
@@ -189,6 +223,8 @@ struct walk {
     unsigned char *pending;
     int64_t *key;
     size_t memo_bytes;
+    size_t ent;     /* the depth of a CHK_SOP check that found its rule entailed, or 0 */
+    size_t ent_rule; /* that check's template */
 };
 
 /* ---------------------------------------------------------------------------------- */
@@ -404,6 +440,201 @@ static int build_rules(struct ht_space *s)
 }
 
 /* ---------------------------------------------------------------------------------- */
+/* sums of products */
+
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* The index of the ')' closing the '(' at i, or 0. */
+static size_t close_paren(const char *t, size_t i)
+{
+    int depth = 0;
+    for (size_t j = i; t[j]; j++) {
+        depth += t[j] == '(';
+        depth -= t[j] == ')';
+        if (depth == 0)
+            return j;
+    }
+    return 0;
+}
+
+static void trim(char **b, char **e)
+{
+    while (*b < *e && (**b == ' ' || **b == '\t'))
+        (*b)++;
+    while (*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+        (*e)--;
+}
+
+/* Reads t[0..len) as "K * (SUM)", "(SUM) * K" (K a positive literal) or "SUM", SUM a
+ * chain of terms joined by binary + and - outside parentheses; the terms are compiled
+ * into sp with limit / K (rounded down) as the bound. Returns 1 when it is such a sum of
+ * two or more terms, else 0 (sp untouched but for what it frees). The terms are exactly
+ * the operands of the top-level + and -: C gives them a higher precedence than anything
+ * else allowed here, and anything that would bind looser (comparisons, logic, bitwise,
+ * shifts, ?:) refuses the rule. */
+static int sop_sum(const struct ht_space *s, char *t, size_t len, int64_t limit,
+                   struct sop *sp)
+{
+    char *b = t, *e = t + len, *start;
+    long long scale = 1;
+    size_t cl;
+    int depth = 0, sign = 1;
+    char prev = 0;
+
+    trim(&b, &e);
+    if (b < e && *b == '(' && (cl = close_paren(b, 0)) != 0 && b + cl < e) {
+        char *r = b + cl + 1, *end;
+        while (r < e && *r == ' ')
+            r++;
+        if (r < e && *r == '*') {
+            scale = strtoll(r + 1, &end, 10);
+            while (end < e && *end == ' ')
+                end++;
+            if (end == e && scale > 0 && scale < (1LL << 31)) {
+                b++;
+                e = b + cl - 1;
+            } else {
+                scale = 1;
+            }
+        }
+    } else if (b < e && *b >= '0' && *b <= '9') {
+        char *end;
+        long long k = strtoll(b, &end, 10);
+        while (end < e && *end == ' ')
+            end++;
+        if (end < e && *end == '*') {
+            char *r = end + 1;
+            while (r < e && *r == ' ')
+                r++;
+            if (r < e && *r == '(' && (cl = close_paren(r, 0)) != 0 && r + cl + 1 == e &&
+                k > 0 && k < (1LL << 31)) {
+                scale = k;
+                b = r + 1;
+                e = r + cl;
+            }
+        }
+    }
+    sp->limit = limit >= 0 ? limit / scale : -((-(limit + 1)) / scale) - 1;
+    sp->scale = scale;
+    start = b;
+    for (char *c = b;; c++) {
+        int cut = c == e;
+        if (!cut && *c == '(')
+            depth++;
+        else if (!cut && *c == ')')
+            depth--;
+        else if (!cut && depth == 0 && strchr("<>=!&|^?:,~", *c))
+            return 0;
+        else if (!cut && depth == 0 && (*c == '+' || *c == '-') &&
+                 (word_char(prev) || prev == ')'))
+            cut = 2;
+        if (cut) {
+            char *tb = start, *te = c, save;
+            struct ht_expr **terms;
+            int *signs;
+            struct ht_error err;
+            trim(&tb, &te);
+            if (tb == te)
+                return 0;
+            terms = realloc(sp->terms, (sp->n + 1) * sizeof *terms);
+            if (!terms)
+                return 0;
+            sp->terms = terms;
+            signs = realloc(sp->sign, (sp->n + 1) * sizeof *signs);
+            if (!signs)
+                return 0;
+            sp->sign = signs;
+            save = *te;
+            *te = '\0';
+            ht_error_clear(&err);
+            if (ht_expr_compile(tb, &s->def->names, &sp->terms[sp->n], &err) != 0) {
+                *te = save;
+                return 0;
+            }
+            *te = save;
+            sp->sign[sp->n++] = sign;
+            if (c == e)
+                break;
+            sign = *c == '-' ? -1 : 1;
+            start = c + 1;
+            prev = 0;
+            continue;
+        }
+        if (*c != ' ' && *c != '\t')
+            prev = *c;
+    }
+    return sp->n >= 2;
+}
+
+static void sop_free(struct sop *sp)
+{
+    for (size_t i = 0; i < sp->n; i++)
+        ht_expr_free(sp->terms[i]);
+    free(sp->terms);
+    free(sp->sign);
+    memset(sp, 0, sizeof *sp);
+}
+
+/* Reads template c as a sum of products (struct sop): the local memory rule against
+ * local_mem_size, or a constraint "E <= C" or "E < C" with C reading no parameter. */
+static void sop_parse(const struct ht_space *s, size_t c, struct sop *sp)
+{
+    const struct chk *ch = &s->tmpl[c];
+    const char *src = ch->e ? ht_expr_source(ch->e) : NULL;
+    char *t;
+    size_t len, at = 0, ncmp = 0, rhs = 0;
+    int depth = 0, ok = 0;
+    int64_t limit = 0;
+
+    memset(sp, 0, sizeof *sp);
+    if (!src || (ch->kind != CHK_LMEM && ch->kind != CHK_EXPR))
+        return;
+    t = ht__strdup(src);
+    if (!t)
+        return;
+    len = strlen(t);
+    if (ch->kind == CHK_LMEM) {
+        limit = s->lmem;
+        ok = 1;
+    } else {
+        for (size_t i = 0; i < len; i++) {
+            depth += t[i] == '(';
+            depth -= t[i] == ')';
+            if (depth == 0 && t[i] == '<' && t[i + 1] != '<' && (i == 0 || t[i - 1] != '<')) {
+                at = i;
+                rhs = t[i + 1] == '=' ? i + 2 : i + 1;
+                ncmp++;
+            }
+        }
+        if (ncmp == 1) {
+            struct ht_expr *r = NULL;
+            struct ht_error err;
+            int64_t v;
+            int reads = 0;
+            ht_error_clear(&err);
+            if (ht_expr_compile(t + rhs, &s->def->names, &r, &err) == 0) {
+                for (size_t i = 0; i < s->nparams; i++)
+                    reads |= ht_expr_uses(r, s->slots[i]);
+                if (!reads && ht_expr_eval(r, s->base, &v) == 0 &&
+                    (rhs == at + 2 || v > INT64_MIN)) {
+                    limit = rhs == at + 2 ? v : v - 1;
+                    ok = 1;
+                }
+                ht_expr_free(r);
+            }
+            len = at;
+        }
+    }
+    if (!ok || !sop_sum(s, t, len, limit, sp))
+        sop_free(sp);
+    free(t);
+}
+
+/* ---------------------------------------------------------------------------------- */
 /* walks */
 
 static uint64_t sat_mul(uint64_t a, uint64_t b)
@@ -449,6 +680,25 @@ static inline int check_one(struct walk *w, const struct chk *c)
                 groups = sat_mul(groups, n);
         }
         return groups >= (uint64_t)s->cu;
+    }
+    case CHK_SOP: {
+        const struct sopchk *q = &w->p->sopc[c->sup];
+        const struct sop *sp = q->sop;
+        __int128 sum = 0;
+        for (size_t t = 0; t < sp->n; t++) {
+            if (!q->bound[t])
+                continue;
+            if (ht_expr_eval(sp->terms[t], w->vars, &v) != 0)
+                return 0;
+            sum += sp->sign[t] < 0 ? -(__int128)v : (__int128)v;
+        }
+        if (q->lbk && sum + q->lbsum > sp->limit)
+            return 0;
+        if (q->ubk && sum + q->ubsum <= sp->limit) {
+            w->ent = c->depth;
+            w->ent_rule = c->tmpl;
+        }
+        return 1;
     }
     case CHK_SUPPORT: {
         const struct support *sp = &w->p->sup[c->sup];
@@ -715,13 +965,15 @@ static void walk_count(struct walk *w, struct count *count)
         }
         w->idx[level] = k + 1;
         w->vars[p->slot[level]] = dom_value(d, k);
+        w->ent = 0;
         if (!run_checks(w, level + 1))
             continue;
         if (level + 1 == n) {
             count_add(&total, &total_d, 1, 1);
             continue;
         }
-        if (level + 1 >= p->last_depth) {
+        if (level + 1 >= p->last_depth ||
+            (w->ent == level + 1 && p->ent_tail[level + 1] == w->ent_rule + 1)) {
             count_add(&total, &total_d, w->tail[level + 1], w->tail_d[level + 1]);
             continue;
         }
@@ -832,6 +1084,10 @@ static void plan_destroy(struct plan *p)
         free(p->sup[i].bits);
     }
     free(p->sup);
+    for (size_t i = 0; p->sopc && i < p->nsopc; i++)
+        free(p->sopc[i].bound);
+    free(p->sopc);
+    free(p->ent_tail);
     for (size_t k = 0; p->live && k < p->n; k++)
         free(p->live[k]);
     free(p->live);
@@ -1226,8 +1482,10 @@ static void order_width(const struct ht_space *s, const unsigned char *active, s
 }
 
 /* Support tables are built for rules whose parameters' domains hold at most this many
- * points together (each point is one evaluation, once per plan). */
-#define SUPPORT_MAX (UINT64_C(1) << 20)
+ * points together (each point is one evaluation, once per plan); a variable so that tests
+ * can turn them off and exercise the partial bounds of sums of products instead. */
+uint64_t ht__space_support_max_points = UINT64_C(1) << 20;
+#define SUPPORT_MAX ht__space_support_max_points
 
 /* Tabulates check p->chks[ci] (an application constraint or the local memory rule over
  * two or more parameters, levels lev[0..m) in plan order): the rule itself becomes a table
@@ -1323,6 +1581,135 @@ cleanup:
     free(size);
     free(idx);
     free(bits);
+    return rc;
+}
+
+/* Terms are bounded over their parameters' domains when those hold at most this many
+ * points together. */
+#define SOP_ENUM_MAX (UINT64_C(1) << 18)
+
+/* Adds the partial bounds (CHK_SOP) of check p->chks[ci], whose rule is a sum of
+ * products: one at each depth where a term becomes bound, before the rule's own depth.
+ * Returns 0 or HT_ENOMEM. */
+static int build_sop(const struct ht_space *s, struct plan *p, size_t ci, const size_t *pos,
+                     struct walk *w)
+{
+    const struct sop *sp = &s->sops[p->chks[ci].tmpl];
+    struct chk ch = p->chks[ci];
+    size_t n = sp->n, *tdepth = NULL, *lev = NULL;
+    int *lbk = NULL, *ubk = NULL, safe = 1, rc = HT_ENOMEM;
+    __int128 *lb = NULL, *ub = NULL, mag = 0;
+    struct sopchk *q;
+    struct chk *chks;
+
+    tdepth = calloc(n, sizeof *tdepth);
+    lev = calloc(s->nparams + 1, sizeof *lev);
+    lbk = calloc(n, sizeof *lbk);
+    ubk = calloc(n, sizeof *ubk);
+    lb = calloc(n, sizeof *lb);
+    ub = calloc(n, sizeof *ub);
+    if (!tdepth || !lev || !lbk || !ubk || !lb || !ub)
+        goto cleanup;
+    for (size_t t = 0; t < n; t++) {
+        size_t m = 0;
+        uint64_t total = 1, idx[64];
+        int any = 0, fail = 0;
+        for (size_t i = 0; i < s->nparams; i++)
+            if (ht_expr_uses(sp->terms[t], s->slots[i])) {
+                lev[m++] = pos[i];
+                if (pos[i] + 1 > tdepth[t])
+                    tdepth[t] = pos[i] + 1;
+                total = p->dom[pos[i]].size && total <= SOP_ENUM_MAX / p->dom[pos[i]].size
+                            ? total * p->dom[pos[i]].size
+                            : SOP_ENUM_MAX + 1;
+            }
+        if (total > SOP_ENUM_MAX || m > 64) {
+            safe = 0;
+            continue;
+        }
+        for (size_t j = 0; j < m; j++) {
+            idx[j] = 0;
+            w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], 0);
+        }
+        for (uint64_t k = 0; k < total; k++) {
+            int64_t v;
+            if (ht_expr_eval(sp->terms[t], w->vars, &v) != 0) {
+                fail = 1;
+            } else {
+                __int128 x = sp->sign[t] < 0 ? -(__int128)v : (__int128)v;
+                if (!any || x < lb[t])
+                    lb[t] = x;
+                if (!any || x > ub[t])
+                    ub[t] = x;
+                any = 1;
+            }
+            for (size_t j = 0; j < m; j++) {
+                if (++idx[j] < p->dom[lev[j]].size) {
+                    w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], idx[j]);
+                    break;
+                }
+                idx[j] = 0;
+                w->vars[p->slot[lev[j]]] = dom_value(&p->dom[lev[j]], 0);
+            }
+        }
+        for (size_t j = 0; j < m; j++)
+            w->vars[p->slot[lev[j]]] = s->base[p->slot[lev[j]]];
+        lbk[t] = any;
+        ubk[t] = any && !fail;
+        if (ubk[t])
+            mag += (lb[t] < 0 ? -lb[t] : lb[t]) > (ub[t] < 0 ? -ub[t] : ub[t])
+                       ? (lb[t] < 0 ? -lb[t] : lb[t])
+                       : (ub[t] < 0 ? -ub[t] : ub[t]);
+        else
+            safe = 0;
+    }
+    /* Entailment claims the whole rule evaluates: no partial sum may overflow. */
+    if (safe && mag * sp->scale >= ((__int128)1 << 62))
+        safe = 0;
+    for (size_t d = 1; d < ch.depth; d++) {
+        struct sopchk c = {sp, NULL, 1, safe, 0, 0};
+        int here = 0;
+        for (size_t t = 0; t < n; t++) {
+            here |= tdepth[t] == d;
+            if (tdepth[t] > d) {
+                c.lbk &= lbk[t];
+                c.ubk &= ubk[t];
+                c.lbsum += lb[t];
+                c.ubsum += ub[t];
+            }
+        }
+        if (!here || (!c.lbk && !c.ubk))
+            continue;
+        c.bound = malloc(n);
+        if (!c.bound)
+            goto cleanup;
+        for (size_t t = 0; t < n; t++)
+            c.bound[t] = tdepth[t] <= d;
+        q = realloc(p->sopc, (p->nsopc + 1) * sizeof *q);
+        chks = realloc(p->chks, (p->nchks + 1) * sizeof *chks);
+        if (q)
+            p->sopc = q;
+        if (chks)
+            p->chks = chks;
+        if (!q || !chks) {
+            free(c.bound);
+            goto cleanup;
+        }
+        p->sopc[p->nsopc] = c;
+        ch.kind = CHK_SOP;
+        ch.depth = d;
+        ch.sup = p->nsopc++;
+        p->chks[p->nchks++] = ch;
+    }
+    rc = 0;
+
+cleanup:
+    free(tdepth);
+    free(lev);
+    free(lbk);
+    free(ubk);
+    free(lb);
+    free(ub);
     return rc;
 }
 
@@ -1555,6 +1942,9 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
         m = chk_levels(s, p, &p->chks[c], pos, lev);
         if (m >= 2 && build_support(s, p, c, lev, m, &w) != 0)
             goto cleanup;
+        if (p->chks[c].kind != CHK_SUPPORT && s->sops[p->chks[c].tmpl].n >= 2 &&
+            build_sop(s, p, c, pos, &w) != 0)
+            goto cleanup;
     }
     qsort(p->chks, p->nchks, sizeof *p->chks, chk_cmp);
     p->last_depth = 0;
@@ -1571,6 +1961,19 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
         p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
     if (plan_live(s, p, pos) != 0)
         goto cleanup;
+    p->ent_tail = calloc(np + 2, sizeof *p->ent_tail);
+    if (!p->ent_tail)
+        goto cleanup;
+    for (size_t c = 0; c < p->nchks; c++) {
+        size_t d = p->chks[c].depth, rule = p->chks[c].tmpl;
+        int sole = 1;
+        if (p->chks[c].kind != CHK_SOP)
+            continue;
+        for (size_t k = 0; k < p->nchks && sole; k++)
+            sole = p->chks[k].depth <= d || p->chks[k].tmpl == rule;
+        if (sole)
+            p->ent_tail[d] = rule + 1;
+    }
     rc = 0;
 
 cleanup:
@@ -1646,6 +2049,11 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
     rc = HT_ENOMEM;
     if (build_rules(s) != 0)
         goto fail;
+    s->sops = calloc(s->ntmpl + 1, sizeof *s->sops);
+    if (!s->sops)
+        goto fail;
+    for (size_t c = 0; c < s->ntmpl; c++)
+        sop_parse(s, c, &s->sops[c]);
     t0 = ht__now();
     if (plan_build_count(s, RULE_APP0, &s->platform) != 0)
         goto fail;
@@ -1674,6 +2082,9 @@ void ht_space_free(struct ht_space *s)
     free(s->doms);
     free(s->slots);
     free(s->base);
+    for (size_t c = 0; s->sops && c < s->ntmpl; c++)
+        sop_free(&s->sops[c]);
+    free(s->sops);
     free(s->tmpl);
     free(s->uses);
     free(s);
