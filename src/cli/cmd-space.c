@@ -35,8 +35,7 @@ static const char space_usage[] =
 
 static void print_config(FILE *f, const int64_t *v, size_t nparams, size_t k)
 {
-    for (size_t i = 0; i < nparams; i++)
-        fprintf(f, "%s%" PRId64, i ? " " : "", v[k * nparams + i]);
+    ht_space_print_config(f, v + k * nparams, nparams);
 }
 
 /* Prints up to 10 of the n configurations v only label found. */

@@ -1056,6 +1056,39 @@ static void test_property_shapes(void **state)
     assert_true(cut > runs / 8);
 }
 
+/* ht_space_print_config writes what printf's PRId64 writes: the extremes, and more
+ * values than its buffer holds at once. */
+static void test_print_config(void **state)
+{
+    int64_t v[150];
+    char *got = NULL, want[150 * 22] = "";
+    size_t size = 0, len = 0;
+    FILE *f;
+    (void)state;
+
+    v[0] = INT64_MIN;
+    v[1] = INT64_MAX;
+    v[2] = 0;
+    v[3] = -1;
+    v[4] = 10;
+    for (size_t i = 5; i < 150; i++)
+        v[i] = (int64_t)(ht__rng_next(&rng) >> (i % 64)) * (i % 3 ? 1 : -1);
+    for (size_t n = 0; n <= 150; n += 1 + n / 2) {
+        f = open_memstream(&got, &size);
+        assert_non_null(f);
+        assert_int_equal(ht_space_print_config(f, v, n), 0);
+        fclose(f);
+        len = 0;
+        want[0] = '\0';
+        for (size_t i = 0; i < n; i++)
+            len += (size_t)snprintf(want + len, sizeof want - len, "%s%lld", i ? " " : "",
+                                    (long long)v[i]);
+        assert_string_equal(got, want);
+        free(got);
+        got = NULL;
+    }
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* speed: 10^8 unpruned points with about 10^6 valid ones */
 
@@ -1117,6 +1150,7 @@ int main(void)
         cmocka_unit_test(test_property_vs_brute_force),
         cmocka_unit_test(test_property_cost_order),
         cmocka_unit_test(test_property_shapes),
+        cmocka_unit_test(test_print_config),
         cmocka_unit_test(test_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
