@@ -610,6 +610,15 @@ static void sop_parse(const struct ht_space *s, size_t c, struct sop *sp)
                 ncmp++;
             }
         }
+        /* Anything binding looser than the comparison after it ('E <= C && X', 'E <= C
+         * == X', 'E <= C ? X : Y') makes C not the bound. */
+        depth = 0;
+        for (size_t i = rhs; ncmp == 1 && i < len; i++) {
+            depth += t[i] == '(';
+            depth -= t[i] == ')';
+            if (depth == 0 && strchr("<>=!&|^?:,", t[i]))
+                ncmp = 0;
+        }
         if (ncmp == 1) {
             struct ht_expr *r = NULL;
             struct ht_error err;

@@ -887,7 +887,7 @@ static void test_property_cost_order(void **state)
  * bitwise tests) over parameters a, b, c, d; owned by the caller (free()). */
 static char *shape_rule(const char *a, const char *b, const char *c, const char *d)
 {
-    switch (rnd(14)) {
+    switch (rnd(15)) {
     case 9:
         return ht__asprintf("(%s * %s + %s - %s) * 3 <= %lld", a, b, c, d,
                             (long long)rnd_range(-6, 60));
@@ -903,6 +903,10 @@ static char *shape_rule(const char *a, const char *b, const char *c, const char 
     case 13:
         return ht__asprintf("(%s + %s) * (%s + %s) <= %lld", a, b, c, d,
                             (long long)rnd_range(0, 60));
+    case 14:
+        /* Not a bound on the sum: (a * b + c <= 9) && 1, (a + b <= 0) == (c < 2). */
+        return rnd(2) ? ht__asprintf("%s * %s + %s <= 9 && 1", a, b, c)
+                      : ht__asprintf("%s + %s <= 0 == (%s < 2)", a, b, c);
     case 0:
         return ht__asprintf("%s %% %s == 0", a, b);
     case 1:
