@@ -179,6 +179,11 @@ def main():
     ok = [r for r in results if isinstance(r.get("time"), (int, float))
           and math.isfinite(r["time"])]
     best = min(ok, key=lambda r: r["time"]) if ok else None
+    if os.environ.get("KT_TRACE"):  # where Kernel Tuner's time went, per configuration (ms)
+        for r in results:
+            print("kt-trace", {k: r.get(k) for k in names}, {k: r.get(k) for k in (
+                "compile_time", "verification_time", "benchmark_time", "framework_time",
+                "strategy_time", "time", "__error__")}, file=sys.stderr)
     print(json.dumps({"tool": "kernel_tuner", "wall_s": time.monotonic() - T0,
                       "evaluated": len(results),
                       "best_s": best["time"] / 1e3 if best else None,

@@ -2,8 +2,17 @@
 # hetune against Kernel Tuner (issue 14) on the same PoCL device, space and repeats:
 # exhaustive tunes cold (empty binary caches: hetune's, PoCL's, PyOpenCL's) and warm, and
 # budgeted searches (genetic, random, anneal against genetic_algorithm, random_sample,
-# simulated_annealing) over 3 seeds on a GEMM space of 702,784 configurations. Prints the
-# wall times, best times and hetune/Kernel Tuner ratios. Not a test: minutes on two cores.
+# simulated_annealing) over 3 seeds on a GEMM space of 702,784 configurations, each tool
+# cold (its own empty caches) then warm (the same run again on the caches it left). Prints
+# the wall times, best times and hetune/Kernel Tuner ratios, and per strategy the ratio of
+# the summed wall times. Not a test: minutes on two cores.
+#
+# Each budgeted run starts from empty caches: Kernel Tuner's strategies draw their first
+# configurations with numpy's permutation under the same seed, so random_sample's 10 are 9
+# of genetic_algorithm's first 10, and on caches shared across runs random_sample found them
+# compiled (2.9 s where a cold run takes 30 s or more; docs/results/kt-2026-11-25.txt).
+# Repeats: the spec's timing.repeats for both; Kernel Tuner also launches each
+# configuration once more to verify it, hetune once for the reference kernel.
 #   bench/kt/run.sh [BUILD_DIR]      (default build; KT_BUDGET, KT_SEEDS override)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -58,13 +67,26 @@ vecadd examples/vecadd/spec.json N=1048576
 LIST
 
 echo "budgeted searches, $budget evaluations of $("$hetune" space "$here/gemm-big.json" --json |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["devices"][0]["pruned"])') configurations (warm caches)"
-fresh_caches
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["devices"][0]["pruned"])') configurations (each tool from empty caches: cold, then the same run again: warm)"
+sum() { python3 -c "import sys; print(sum(float(x) for x in sys.argv[1:]))" "$@"; }
 for pair in genetic:genetic_algorithm random:random_sample anneal:simulated_annealing; do
+    s=${pair%%:*}
+    hc="" kc="" hw="" kw=""
     for seed in $seeds; do
+        fresh_caches
         rm -f "$tmp"/ht.db*
-        row "${pair%%:*} seed $seed" \
-            "$(ht "$here/gemm-big.json" -S "${pair%%:*}" -b "$budget" --seed "$seed")" \
-            "$(kt "$here/gemm-big.json" --strategy "${pair##*:}" --budget "$budget" --seed "$seed")"
+        h1=$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed")
+        h2=$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed" --fresh)
+        fresh_caches
+        k1=$(kt "$here/gemm-big.json" --strategy "${pair##*:}" --budget "$budget" --seed "$seed")
+        k2=$(kt "$here/gemm-big.json" --strategy "${pair##*:}" --budget "$budget" --seed "$seed")
+        row "$s seed $seed cold" "$h1" "$k1"
+        row "$s seed $seed warm" "$h2" "$k2"
+        hc="$hc ${h1%% *}" kc="$kc ${k1%% *}" hw="$hw ${h2%% *}" kw="$kw ${k2%% *}"
     done
+    python3 -c "import sys; a = [float(x) for x in sys.argv[1:]]
+print('%-28s hetune %8.2f s                    kt %8.2f s                    ratio %.2f' % (
+    '$s sum of seeds cold', a[0], a[1], a[0] / a[1]))
+print('%-28s hetune %8.2f s                    kt %8.2f s                    ratio %.2f' % (
+    '$s sum of seeds warm', a[2], a[3], a[2] / a[3]))" "$(sum $hc)" "$(sum $kc)" "$(sum $hw)" "$(sum $kw)"
 done

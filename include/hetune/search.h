@@ -87,9 +87,11 @@ enum ht_search_draw {
     /* A uniform sample of the valid configurations, without replacement: as many as the
      * budget, or HT_SEARCH_DRAW_MAX without one. */
     HT_SEARCH_DRAW_BUDGET,
-    /* A uniform sample of HT_SEARCH_SAMPLE valid configurations, or of the budget when it
-     * is larger; the strategy moves among them (and those reported before), so its
-     * neighbours are the nearest drawn ones. */
+    /* A uniform sample of HT_SEARCH_SAMPLE valid configurations: with a budget,
+     * HT_SEARCH_SAMPLE_PER_EVAL per evaluation of the budget (HT_SEARCH_SAMPLE_MIN at
+     * least, HT_SEARCH_SAMPLE at most, or the budget when it is larger); the strategy
+     * moves among them (and those reported before), so its neighbours are the nearest
+     * drawn ones. */
     HT_SEARCH_DRAW_SAMPLE
 };
 
@@ -98,6 +100,10 @@ enum ht_search_draw {
  * configurations whole and draws from a larger one. */
 #define HT_SEARCH_DRAW_MAX ((size_t)1 << 18)
 #define HT_SEARCH_SAMPLE ((size_t)1 << 16)
+/* The sample of HT_SEARCH_DRAW_SAMPLE under a budget: so many per evaluation, no fewer
+ * than HT_SEARCH_SAMPLE_MIN in all. */
+#define HT_SEARCH_SAMPLE_PER_EVAL ((size_t)64)
+#define HT_SEARCH_SAMPLE_MIN ((size_t)1 << 12)
 
 /* Options. Fill with ht_search_opts_init, then change what you need. Every knob is read at
  * ht_search_create; the structure is copied. */

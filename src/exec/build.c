@@ -413,6 +413,67 @@ static char *source_for_sizes(const struct ht_spec *spec)
     return copy;
 }
 
+/* 1 when name occurs in src[0..len) as a whole identifier outside comments. */
+static int code_uses(const char *src, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (size_t i = 0; i < len; i++) {
+        if (src[i] == '/' && i + 1 < len && src[i + 1] == '/') {
+            while (i < len && src[i] != '\n')
+                i++;
+        } else if (src[i] == '/' && i + 1 < len && src[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(src[i] == '*' && src[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (src[i] == name[0] && i + n <= len && !memcmp(src + i, name, n) &&
+                   whole_word(src, len, i, n)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+char *ht__program_options(const char *src, size_t len, const char *options)
+{
+    size_t olen = strlen(options), used = 0;
+    char *out = malloc(olen + 1);
+    const char *p = options;
+
+    if (!out)
+        return NULL;
+    /* Behind #include or ## a name can be used without being written here: keep all. */
+    if (!src || uses_identifier(src, len, "include", 1) ||
+        (memchr(src, '#', len) && strstr(src, "##"))) {
+        memcpy(out, options, olen + 1);
+        return out;
+    }
+    while (*p) {
+        /* "-D NAME=VALUE " (as ht__build_options writes it) for a NAME the code never
+         * mentions: the definition cannot change the program, so it is left out. */
+        if ((p == options || p[-1] == ' ') && !strncmp(p, "-D ", 3)) {
+            const char *name = p + 3, *eq = name, *end;
+            char id[256];
+            while (isalnum((unsigned char)*eq) || *eq == '_')
+                eq++;
+            for (end = eq; *end && *end != ' ' && *end != '"' && *end != '\''; end++)
+                ;
+            if (*eq == '=' && eq > name && (size_t)(eq - name) < sizeof id &&
+                (*end == ' ' || !*end)) {
+                memcpy(id, name, (size_t)(eq - name));
+                id[eq - name] = '\0';
+                if (!code_uses(src, len, id)) {
+                    p = *end ? end + 1 : end;
+                    continue;
+                }
+            }
+        }
+        out[used++] = *p++;
+    }
+    out[used] = '\0';
+    return out;
+}
+
 int ht_driver_caches(const struct ht_device_info *dev)
 {
     const char *env = getenv("POCL_KERNEL_CACHE");
@@ -426,7 +487,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
 {
     double t0 = ht__now();
     char key[33];
-    char *path = NULL, *prologue = NULL, *sized = NULL;
+    char *path = NULL, *prologue = NULL, *sized = NULL, *own = NULL, *memo_key = NULL;
     const char *src[2];
     size_t src_len[2];
     cl_uint nsrc = 0;
@@ -447,6 +508,26 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
     sized = source_for_sizes(s->spec);
     src[nsrc] = sized ? sized : s->spec->source;
     src_len[nsrc++] = s->spec->source_len;
+    /* Configurations that differ only in parameters the code never names build one
+     * program: once per session (s->programs), and once in a driver's or hetune's cache. */
+    if (!(options = own = ht__program_options(src[nsrc - 1], src_len[nsrc - 1], options)) ||
+        !(memo_key = ht__asprintf("%s\n%s", prologue ? prologue : "", options))) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (!s->opts.no_cache) {
+        for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
+            if (s->programs[i].key && !strcmp(s->programs[i].key, memo_key) &&
+                clRetainProgram(s->programs[i].prog) == CL_SUCCESS) {
+                *out = s->programs[i].prog;
+                *cache_hit = 1;
+                ht__log(HT_LOG_INFO, "%s: program built earlier in this session reused ('%s')",
+                        s->dev->name, options);
+                *build_s = ht__now() - t0;
+                goto cleanup;
+            }
+        }
+    }
     if (!s->opts.no_cache) {
         ht__cache_key(s, prologue, options, key);
         path = ht__asprintf("%s/%s.bin", s->cache_dir, key);
@@ -502,6 +583,16 @@ done:
     else if (!*cache_hit)
         ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (%s)", s->dev->name,
                 options ? options : "", path ? "the driver keeps its own cache" : "--no-cache");
+    if (!s->opts.no_cache && clRetainProgram(prog) == CL_SUCCESS) {
+        /* Kept for the session, the oldest one giving way. */
+        size_t i = s->next_program++ % HT__SESSION_PROGRAMS;
+        if (s->programs[i].prog)
+            clReleaseProgram(s->programs[i].prog);
+        free(s->programs[i].key);
+        s->programs[i].prog = prog;
+        s->programs[i].key = memo_key;
+        memo_key = NULL;
+    }
     *build_s = ht__now() - t0;
     *out = prog;
     prog = NULL;
@@ -511,5 +602,7 @@ cleanup:
     free(path);
     free(prologue);
     free(sized);
+    free(own);
+    free(memo_key);
     return rc;
 }

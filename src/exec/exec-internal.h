@@ -59,6 +59,9 @@ int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
 /* Frees b's owned memory; b->data becomes NULL. */
 void ht__hostbuf_free(struct ht__hostbuf *b);
 
+/* How many built programs a session keeps for configurations that build the same one. */
+#define HT__SESSION_PROGRAMS 16
+
 struct ht_session {
     const struct ht_spec *spec;        /* borrowed */
     const struct ht_device_info *dev;  /* borrowed */
@@ -84,6 +87,11 @@ struct ht_session {
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */
     struct ht__worker *worker;         /* isolated: the worker process that holds the
                                           context and data; NULL in this process */
+    struct {                           /* programs built in this session (ht__program_get): */
+        char *key;                     /* prologue, newline, options (ht__program_options) */
+        cl_program prog;               /* retained; released by ht_session_free */
+    } programs[HT__SESSION_PROGRAMS];
+    size_t next_program;               /* the next slot to fill, modulo HT__SESSION_PROGRAMS */
 };
 
 /* One active stage of a pipeline, instantiated: its kernel (arguments set) and NDRange. */
@@ -259,6 +267,13 @@ int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint6
 /* The cache key of a program: 32 lowercase hex digits (two FNV-1a hashes) over the source,
  * the prologue (ht__program_prologue; NULL or "" when none), the options, and the device
  * and driver identity. buf holds at least 33 bytes. */
+/* options (ht__build_options' text) without each "-D NAME=VALUE" whose NAME the program's
+ * source src[0..len) never names outside comments: such a definition cannot change the
+ * program, so configurations that differ only there build one. All are kept when the
+ * source has #include or ## (a name could be used without being written). Owned by the
+ * caller (free()); NULL when out of memory. */
+char *ht__program_options(const char *src, size_t len, const char *options);
+
 void ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
                    char *buf);
 

@@ -145,6 +145,11 @@ void ht_session_free(struct ht_session *s)
     hostbufs_free(s->outputs, n);
     hostbufs_free(s->refs, n);
     hostbufs_free(s->file_refs, n);
+    for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
+        if (s->programs[i].prog)
+            clReleaseProgram(s->programs[i].prog);
+        free(s->programs[i].key);
+    }
     if (s->queue)
         clReleaseCommandQueue(s->queue);
     if (s->ctx)

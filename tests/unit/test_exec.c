@@ -327,6 +327,60 @@ static void test_constraint_before_build(void **state)
     free(res);
 }
 
+static void test_program_reuse(void **state)
+{
+    /* vecadd's kernel names EPT but not WG (it only sizes the work-groups): configurations
+     * that differ in WG alone build one program, which the session keeps. */
+    struct ht_size_override ov = {"N", 65536};
+    struct ht_spec *spec;
+    struct ht_exec_opts opts = fixture_opts();
+    struct ht_session *s;
+    struct ht_eval_result *res = calloc(1, sizeof *res);
+    struct ht_error err;
+    char *dir = make_tmpdir();
+    int64_t config[2];
+    char path[4096];
+
+    (void)state;
+    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
+    spec = load(path, &ov, 1);
+    opts.cache_dir = dir;
+    s = open_session(spec, &opts);
+    config_of(spec, config, 2, "WG=16", "EPT=2");
+    assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
+    assert_int_equal(res->cache_hit, 0);
+    ht_eval_result_destroy(res);
+    /* No binary on disk to load: only the session can give the program back. */
+    rm_rf(dir);
+    config_of(spec, config, 2, "WG=32", "EPT=2");
+    assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
+    assert_int_equal(res->cache_hit, 1);
+    assert_int_equal(res->verified, 1);
+    assert_int_equal(res->local[0], 32);
+    ht_eval_result_destroy(res);
+    /* Another EPT is another program. */
+    config_of(spec, config, 2, "WG=32", "EPT=4");
+    assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
+    assert_int_equal(res->cache_hit, 0);
+    assert_int_equal(res->verified, 1);
+    ht_eval_result_destroy(res);
+    ht_session_free(s);
+    /* --no-cache builds every time. */
+    opts.no_cache = 1;
+    s = open_session(spec, &opts);
+    for (int k = 0; k < 2; k++) {
+        config_of(spec, config, 2, k ? "WG=32" : "WG=16", "EPT=2");
+        assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
+        assert_int_equal(res->cache_hit, 0);
+        ht_eval_result_destroy(res);
+    }
+    ht_session_free(s);
+    rm_rf(dir);
+    free(dir);
+    ht_spec_free(spec);
+    free(res);
+}
+
 static void test_cache(void **state)
 {
     struct ht_spec *spec = load(fixture("holes.json"), NULL, 0);
@@ -608,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_build_error),
         cmocka_unit_test(test_constraint_before_build),
         cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_program_reuse),
         cmocka_unit_test(test_poison_caught),
         cmocka_unit_test(test_readwrite_restored),
         cmocka_unit_test(test_dump),

@@ -73,11 +73,47 @@ static void test_group_builtins(void **state)
     assert_null(prologue_of("int g = get_group_id(0);", 1, 2));
 }
 
+/* ht__program_options on src: the options without definitions the code never names. */
+static void expect_options(const char *src, const char *options, const char *want)
+{
+    char *got = ht__program_options(src, strlen(src), options);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_unused_definitions(void **state)
+{
+    static const char *const opts = "-D N=1024 -D WG=64 -D EPT=2 -cl-fast-relaxed-math";
+    (void)state;
+    /* WG only sizes the NDRange: left out; N and EPT are used, as a whole word each. */
+    expect_options("__kernel void k(__global float *a) {\n"
+                   "  for (int k = 0; k < EPT; k++) a[get_global_id(0) * EPT + k] = N;\n}\n",
+                   opts, "-D N=1024 -D EPT=2 -cl-fast-relaxed-math");
+    /* Named only in comments, or inside a longer identifier: not used. */
+    expect_options("/* WG work-items, N elements */\n// EPT per work-item\n"
+                   "__kernel void k(__global float *a) { a[0] = NWG + EPTS; }\n",
+                   opts, "-cl-fast-relaxed-math");
+    /* In a directive it is used: #ifndef WG decides what the program is. */
+    expect_options("#ifndef WG\n#define WG 1\n#endif\n__kernel void k() {}\n", opts,
+                   "-D WG=64 -cl-fast-relaxed-math");
+    /* Behind #include or token pasting a name can hide: everything is kept. */
+    expect_options("#include \"tile.h\"\n__kernel void k() {}\n", opts, opts);
+    expect_options("#define CAT(a, b) a##b\n__kernel void k() { int x = CAT(W, G); }\n", opts,
+                   opts);
+    /* The trailing blank ht__build_options leaves, a quoted value and -DNAME are kept as
+     * they are; only "-D NAME=VALUE" forms are left out. */
+    expect_options("__kernel void k() {}\n", "-D A=1 -D B=2 ", "");
+    expect_options("__kernel void k() {}\n", "-D MSG=\"a b\" -DX=1 -D Y",
+                   "-D MSG=\"a b\" -DX=1 -D Y");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_global_id_only),
         cmocka_unit_test(test_group_builtins),
+        cmocka_unit_test(test_unused_definitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

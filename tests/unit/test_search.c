@@ -1200,6 +1200,52 @@ static void test_draw_resume(void **state)
     ht_space_def_destroy(&def);
 }
 
+/* The sample that genetic and anneal draw follows the budget: HT_SEARCH_SAMPLE_PER_EVAL per
+ * evaluation and HT_SEARCH_SAMPLE_MIN at least, HT_SEARCH_SAMPLE without a budget or past it,
+ * the budget beyond HT_SEARCH_SAMPLE; random draws the budget itself. */
+static void test_draw_sample_size(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"X", "Y", "Z"};
+    static const char *const lo[] = {"1", "1", "1"};
+    static const char *const hi[] = {"6", "6", "1000000000000"};
+    static const struct {
+        const char *strategy;
+        size_t budget, drawn;
+    } cases[] = {
+        {"genetic", 1, HT_SEARCH_SAMPLE_MIN},
+        {"genetic", 10, HT_SEARCH_SAMPLE_MIN},
+        {"anneal", 64, 64 * HT_SEARCH_SAMPLE_PER_EVAL},
+        {"genetic", 100, 100 * HT_SEARCH_SAMPLE_PER_EVAL},
+        {"anneal", HT_SEARCH_SAMPLE / HT_SEARCH_SAMPLE_PER_EVAL, HT_SEARCH_SAMPLE},
+        {"genetic", HT_SEARCH_SAMPLE / HT_SEARCH_SAMPLE_PER_EVAL + 1, HT_SEARCH_SAMPLE},
+        {"anneal", 0, HT_SEARCH_SAMPLE},
+        {"genetic", HT_SEARCH_SAMPLE + 5, HT_SEARCH_SAMPLE + 5},
+        {"random", 10, 10},
+    };
+    struct ht_space_def def;
+    struct ht_device_info dev = drawn_device();
+    struct ht_space *sp = NULL;
+
+    make_range_def(&def, 3, names, lo, hi, 2, tri_cons);
+    assert_int_equal(ht_space_create(&def, &dev, HT_EQ3_PRODUCT, &sp, NULL), 0);
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        struct ht_search_space space = {0, 3, NULL, NULL, sp};
+        struct ht_search_opts o;
+        struct ht_search *s = NULL;
+        size_t i;
+        ht_search_opts_init(&o);
+        o.seed = 3;
+        o.budget = cases[k].budget;
+        assert_int_equal(ht_search_create(cases[k].strategy, &space, &o, &s, NULL), 0);
+        assert_int_equal(ht_search_next(s, &i), 0);
+        assert_int_equal(s->space.count, cases[k].drawn);
+        ht_search_free(s);
+    }
+    ht_space_free(sp);
+    ht_space_def_destroy(&def);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1227,6 +1273,7 @@ int main(void)
         cmocka_unit_test(test_should_cut),
         cmocka_unit_test(test_draw_uniform),
         cmocka_unit_test(test_draw_resume),
+        cmocka_unit_test(test_draw_sample_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
