@@ -279,16 +279,49 @@ static int launch_own_ndrange(struct ht_session *s, struct ht__inst *in, cl_kern
     return HT_OK;
 }
 
+/* The program of config with the prologue for the reference kernel's own NDRange
+ * (verify.global), in *out (clReleaseProgram), or *out NULL when the source needs no
+ * prologue (the tuned program serves). */
+static int reference_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                             cl_program *out, struct ht_error *err)
+{
+    size_t g[3], l[3];
+    uint64_t g64[3];
+    char *prologue = NULL, *options, *log = NULL;
+    double build_s;
+    int hit, rc;
+
+    *out = NULL;
+    rc = ht__verify_ndrange(s->spec, s->dev, in->vars, g, l, err);
+    for (unsigned d = 0; d < 3; d++)
+        g64[d] = g[d];
+    if (rc == HT_OK && ht__program_prologue(s->spec, s->spec->verify_ndims, g64, &prologue) !=
+                           HT_OK)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (rc != HT_OK || !prologue)
+        return rc;
+    free(prologue);
+    if (!(options = ht__build_options(s->spec, config)))
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = ht__program_get(s, options, s->spec->verify_ndims, g64, out, &build_s, &hit, &log,
+                         err);
+    free(options);
+    free(log);
+    return rc;
+}
+
 /* Runs the reference kernel once on the configuration's buffers, into s->refs. Its
  * launch's extra wall time (its lazy compilation) goes to res->launch_compile_s. */
-static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
-                                    struct ht_eval_result *res, struct ht_error *err)
+static int compute_reference_kernel(struct ht_session *s, const int64_t *config,
+                                    struct ht__inst *in, struct ht_eval_result *res,
+                                    struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     cl_kernel k = NULL;
+    cl_program own = NULL, tuned = in->prog;
     double unused = 0.0, kernel_s = 0.0, read_s = 0.0;
     void **saved;
-    int rc;
+    int rc = HT_OK;
 
     s->have_refs = 0; /* these outputs belong to this configuration's options only */
     /* A buffer that works in place holds the configuration's outputs in s->outputs, where
@@ -307,12 +340,22 @@ static int compute_reference_kernel(struct ht_session *s, struct ht__inst *in,
         }
         memcpy(saved[i], s->outputs[i].data, bytes);
     }
+    /* On its own NDRange, the reference kernel must see that NDRange's group ids and
+     * sizes, not the tuned one's that the program's prologue holds (ht__program_prologue):
+     * it comes from a program whose prologue is for its own NDRange, when there is one. */
+    if (spec->verify_ndims)
+        rc = reference_program(s, config, in, &own, err);
+    if (rc == HT_OK && own)
+        in->prog = own;
     /* A pipeline's args belong to no single kernel, and verify.args gives the reference
      * kernel its own list: both bind the arguments by name. */
-    if (s->spec->npipeline || s->spec->nverify_args)
+    if (rc != HT_OK)
+        ;
+    else if (s->spec->npipeline || s->spec->nverify_args)
         rc = ht__inst_ref_kernel(s, in, &k, err);
     else
         rc = ht__inst_kernel(s, in, s->spec->reference_kernel, &k, err);
+    in->prog = tuned;
     if (rc == HT_OK && spec->verify_ndims)
         rc = launch_own_ndrange(s, in, k, &kernel_s, err);
     else if (rc == HT_OK)
@@ -331,10 +374,13 @@ cleanup:
     free(saved);
     if (k)
         clReleaseKernel(k);
+    if (own)
+        clReleaseProgram(own);
     return rc;
 }
 
-static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_result *res,
+static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                  struct ht_eval_result *res,
                   struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
@@ -346,7 +392,7 @@ static int verify(struct ht_session *s, struct ht__inst *in, struct ht_eval_resu
     if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
         rc = compute_reference_config(s, err);
     else if (spec->verify == HT_VERIFY_KERNEL)
-        rc = compute_reference_kernel(s, in, res, err);
+        rc = compute_reference_kernel(s, config, in, res, err);
     else
         rc = HT_OK;
     /* Reference files do not change: read once per session. */
@@ -534,7 +580,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     s->have_outputs = 1;
     res->gflops = rate(spec->flops, in.vars, res->kernel_s);
     res->gbps = rate(spec->bytes, in.vars, res->kernel_s);
-    rc = verify(s, &in, res, err);
+    rc = verify(s, config, &in, res, err);
 cleanup:
     ht__inst_release(&in, spec->nargs);
     res->status = rc;

@@ -40,6 +40,17 @@ expect_status 3
 check "d['verification']['mismatches'] == 256"
 check "d['verification']['first_mismatch'].startswith('out[0][1]: got nan')"
 
+# 1b. A reference kernel on its own NDRange that strides by get_global_size, in a program
+# whose tuned kernel walks by group ids (hetune compiles a group-id prologue for the tuned
+# NDRange): the reference sees its own 64 work-items. Before the fix it saw the tuned
+# kernel's global size and left 4,032 of 4,096 elements unwritten.
+for cfg in "EPT=1 WG=16" "EPT=4 WG=64" "EPT=4 WG=16"; do
+    # shellcheck disable=SC2086
+    ev "$fix/gridref.json" $cfg
+    expect_status 0
+    check "d['verification']['verified'] is True and d['verification']['mismatches'] == 0"
+done
+
 # 2. A stencil that leaves its border: only the elements the reference wrote are compared
 # (the 14 x 14 interior), against a reference configuration, a reference kernel on the
 # interior grid, and on integers (poison 0xA5 bytes). An interior element left unwritten
