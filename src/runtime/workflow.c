@@ -75,7 +75,8 @@ static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t
  * cannot (fewer than two other sizes), err untouched then. */
 static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
                    const struct ht_workflow_best_opts *opts, const struct ht_tune_opts *topts,
-                   struct ht_workflow_device *d, struct ht_error *err)
+                   struct ht_workflow_device *d, char *why, size_t whysize,
+                   struct ht_error *err)
 {
     struct ht_predict_opts po;
     struct ht_predict_result *r;
@@ -114,6 +115,8 @@ static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t p
             opts->on_note(note, opts->user);
     } else if (rc != HT_ENOTFOUND) {
         *err = e;
+    } else if (r->nsizes > 0) {
+        snprintf(why, whysize, "; no prediction: %.900s", e.text);
     }
     free(r);
     return rc;
@@ -127,6 +130,7 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     struct ht_tune_opts defaults;
     const struct ht_tune_opts *topts;
     struct ht_tune_result *tr;
+    char why[1024];
     int rc;
 
     if (!opts) {
@@ -145,16 +149,18 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     rc = read_best(spec, store, problem_id, opts->unverified, d, err);
     if (rc != HT_ENOTFOUND)
         return rc;
-    rc = opts->no_predict ? HT_ENOTFOUND : predict(spec, store, problem_id, opts, topts, d, err);
+    why[0] = '\0';
+    rc = opts->no_predict ? HT_ENOTFOUND
+                          : predict(spec, store, problem_id, opts, topts, d, why, sizeof why, err);
     if (rc != HT_ENOTFOUND)
         return rc;
     if (!opts->tune_missing)
         return ht_error_set(err, HT_ENOTFOUND,
                             "device %zu (%s) has no tuned configuration of '%s' at these sizes "
                             "in %s: run 'hetune tune %s --device %zu --db %s' with the same "
-                            "sizes first, or allow tuning",
+                            "sizes first, or allow tuning%.600s",
                             d->dev->index, d->dev->name, spec->name, ht_store_path(store),
-                            spec->path, d->dev->index, ht_store_path(store));
+                            spec->path, d->dev->index, ht_store_path(store), why);
     tr = calloc(1, sizeof *tr);
     if (!tr)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -162,11 +168,12 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
         opts->on_tune(d->dev, ht_store_path(store),
                       topts->strategy ? topts->strategy : "exhaustive", opts->user);
     if (opts->on_note) {
-        char note[1024];
+        char note[2048];
         snprintf(note, sizeof note,
-                 "no tuned configuration of device %zu (%.256s) in %.512s: tuning it first (%s)",
+                 "no tuned configuration of device %zu (%.256s) in %.512s: tuning it first "
+                 "(%.64s)%.900s",
                  d->dev->index, d->dev->name, ht_store_path(store),
-                 topts->strategy ? topts->strategy : "exhaustive");
+                 topts->strategy ? topts->strategy : "exhaustive", why);
         opts->on_note(note, opts->user);
     }
     rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
