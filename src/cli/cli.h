@@ -112,9 +112,9 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "                        crash or a hang cannot take down; in split and run, also\n"   \
       "                        the co-execution, not in a supervised child process\n")       \
     X(NO_PREDICT, "no-predict", no_argument, CLI_OPT_NO_PREDICT,                               \
-      "      --no-predict      at sizes the database holds nothing of, tune the device\n"    \
-      "                        rather than predict its best configuration from two or\n"  \
-      "                        more other sizes of the kernel stored there (predict.h)\n")  \
+      "      --no-predict      at sizes the database holds nothing of, tune each device\n"  \
+      "                        rather than predict its best configuration and time from\n" \
+      "                        two or more other sizes of the kernel stored there\n")      \
     X(NO_CACHE, "no-cache", no_argument, CLI_OPT_NO_CACHE,                                     \
       "      --no-cache        neither read nor write the kernel binary cache\n")             \
     X(CACHE_DIR, "cache-dir", required_argument, CLI_OPT_CACHE_DIR,                            \
