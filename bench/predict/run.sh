@@ -12,9 +12,10 @@
 # usage: bench/predict/run.sh HETUNE DEVICE [CASE...]
 #   HETUNE  the hetune binary (e.g. build/hetune); DEVICE  an index of `hetune devices`
 #   CASE    vecadd, conv1d, fir (default: all three)
-# The databases go to $OUT when set (the device tool), else a temporary folder.
+# The databases go to $OUT when set (the device tool; one already there is continued, not
+# measured again), else a temporary folder.
 set -eu
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0" >&2; exit 2; }
 hetune=$(realpath "$1")
 device=$2
 shift 2
@@ -36,8 +37,8 @@ results="$dir/results.txt"
 : >"$results"
 for c in $cases; do
     spec=examples/$c/spec.json
+    # A database already in $OUT is continued: what it holds is not measured again.
     db="$dir/$c.db"
-    rm -f "$db"
     for n in ${sizes[$c]}; do
         echo "\$ hetune tune $spec --device $device --size N=$n -q"
         "$hetune" tune "$spec" --device "$device" --size "N=$n" --db "$db" -q 2>/dev/null |
@@ -48,8 +49,9 @@ for c in $cases; do
         python3 - "$dir/loo.db" "N=$n" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-db.execute("DELETE FROM evaluations WHERE problem_id IN (SELECT id FROM problems WHERE sizes = ?)",
-           (sys.argv[2],))
+# The problem's sizes text holds every size ("N=65536,TAPS=64"): match N's.
+db.execute("DELETE FROM evaluations WHERE problem_id IN (SELECT id FROM problems WHERE "
+           "',' || sizes || ',' LIKE ?)", ("%," + sys.argv[2] + ",%",))
 db.commit()
 PY
         "$hetune" split "$spec" --device "$device" --size "N=$n" --db "$dir/loo.db" --json -q \
@@ -65,7 +67,8 @@ except Exception:
     sys.exit(0)
 cfg = ",".join("%s=%s" % kv for kv in d["config"].items())
 rows = db.execute("SELECT e.config, e.status, e.seconds, e.verified FROM evaluations e JOIN "
-                  "problems p ON p.id = e.problem_id WHERE p.sizes = ?", (size,)).fetchall()
+                  "problems p ON p.id = e.problem_id WHERE ',' || p.sizes || ',' LIKE ?",
+                  ("%," + size + ",%",)).fetchall()
 ok = [(s, c) for c, st, s, v in rows if st == "ok" and v == 1]
 best = min(ok)
 mine = [(s, st) for c, st, s, v in rows if c == cfg]
