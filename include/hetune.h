@@ -12,6 +12,7 @@
 #include "hetune/supervise.h"
 #include "hetune/search.h"
 #include "hetune/store.h"
+#include "hetune/predict.h"
 #include "hetune/split.h"
 #include "hetune/tune.h"
 #include "hetune/report.h"

@@ -78,6 +78,8 @@ struct ht_runtime_opts {
     unsigned measure_repeats;/* timed runs of each device alone for the decision; 0: 3 */
     enum ht_split_residue residue; /* the plan's residue rule (default Eq. 9's) */
     struct ht_exec_opts exec;/* binary cache, data path, verification while tuning, Eq. 3 */
+    int no_predict;          /* 1: at sizes the database holds nothing of, never predict
+                                from the kernel's other sizes (ht_workflow_best) */
 };
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO. */
@@ -89,6 +91,8 @@ struct ht_runtime_device {
     char config[HT_STORE_CONFIG_MAX]; /* its tuned configuration, "WG=64,EPT=2" */
     double tuned_s;          /* its tuned kernel time for the whole problem */
     int tuned_now;           /* 1: ht_runtime_open tuned it */
+    int predicted;           /* 1: config and tuned_s were predicted from other sizes of
+                                the kernel (predict.h), nothing being stored at these */
     double alone_s;          /* its wall time alone as measured by ht_runtime_open (the
                                 decision), -1 when not measured */
     int used;                /* 1: it takes part in launches */

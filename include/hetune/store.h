@@ -196,6 +196,21 @@ int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t devi
 int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                          uint64_t *count, struct ht_error *err);
 
+/* One problem as stored: a kernel at given sizes. Plain data owned by the caller. */
+struct ht_stored_problem {
+    int64_t id, kernel_id;
+    char sizes[HT_STORE_CONFIG_MAX];  /* "M=7,N=1024": NAME=VALUE sorted by name */
+    char params[HT_STORE_CONFIG_MAX]; /* "TS,WG": the parameter names in spec order */
+};
+
+/* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order
+ * they were stored (the predictions of predict.h read a kernel's other sizes this way);
+ * p is borrowed for the call. A non-zero return of cb stops the walk and is returned.
+ * HT_EDB. */
+typedef int (*ht_store_problem_cb)(const struct ht_stored_problem *p, void *user);
+int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
+                           void *user, struct ht_error *err);
+
 /* Deletes every evaluation (and its runs) of the problem on the device, for --fresh.
  * Both ids must be given (positive; HT_EINVAL otherwise): nothing wider is ever deleted.
  * Sets *deleted (when not NULL) to how many there were. */

@@ -12,6 +12,7 @@
 
 #include "hetune/error.h"
 #include "hetune/platform.h"
+#include "hetune/predict.h"
 #include "hetune/report.h"
 #include "hetune/space.h"
 #include "hetune/spec.h"
@@ -32,6 +33,9 @@ struct ht_workflow_device {
     double tuned_s;                   /* the database's best time */
     int tuned_now;                    /* 1: tuned by ht_workflow_best itself */
     struct ht_coexec_alone alone;     /* measured alone (ht_workflow_alone); 0 before */
+    int predicted;                    /* 1: config and tuned_s are ht_predict_best's from
+                                         the kernel's other sizes (nothing stored at these) */
+    size_t predicted_from;            /* ... from that many other sizes */
 };
 
 /* Called by ht_workflow_best just before it tunes a device the database has no
@@ -39,9 +43,16 @@ struct ht_workflow_device {
 typedef void (*ht_workflow_tune_fn)(const struct ht_device_info *dev, const char *db,
                                     const char *strategy, void *user);
 
-/* How ht_workflow_best finds a configuration. Zero-initialized: no tuning. */
+/* Told, in a sentence without the command's name, how ht_workflow_best finds a device's
+ * configuration the database does not hold at these sizes: predicted from other sizes, or
+ * tuned first (told before the tuning, as on_tune is); borrowed for the call. */
+typedef void (*ht_workflow_note_fn)(const char *note, void *user);
+
+/* How ht_workflow_best finds a configuration. Zero-initialized: no tuning, prediction. */
 struct ht_workflow_best_opts {
     int tune_missing;                 /* 1: tune a device with none first (topts) */
+    int no_predict;                   /* 1: never predict (below) */
+    ht_workflow_note_fn on_note;      /* told of a prediction or a tuning; NULL: nobody */
     const struct ht_tune_opts *topts; /* NULL: ht_tune_opts_init's defaults */
     int unverified;                   /* 1: unverified evaluations compete too (a spec
                                          with no reference, or verification off) */
@@ -50,7 +61,10 @@ struct ht_workflow_best_opts {
 };
 
 /* Reads the best configuration of d->dev (set by the caller) for problem_id from store
- * into d (device_id, config, config_text, tuned_s). When the database has none and
+ * into d (device_id, config, config_text, tuned_s). When the database holds no evaluation
+ * of problem_id on the device but holds the kernel at two other sizes or more, and not
+ * opts->no_predict, the configuration and its time are ht_predict_best's (eq3 of topts),
+ * d->predicted is set and opts->on_note told. Else, when the database has none and
  * opts->tune_missing, tunes the device first (ht_tune_device, storing every evaluation)
  * and sets d->tuned_now. Errors, err filled: HT_ENOTFOUND when there is still none (err
  * names the device and says what to run, or that nothing verified even after tuning);
@@ -172,6 +186,9 @@ struct ht_workflow_split_opts {
                                          cpu_units is then ignored */
     const char *dump;                 /* write the merged outputs there; NULL: no */
     ht_workflow_tune_fn on_tune;      /* told before a device is tuned; may be NULL */
+    int no_predict;                   /* 1: tune at sizes never measured rather than
+                                         predict from other sizes (ht_workflow_best) */
+    ht_workflow_note_fn on_note;      /* told of a prediction or a tuning; may be NULL */
     ht_workflow_verify_fn on_verify;  /* told of a refined round or sweep point that
                                          failed verification; may be NULL */
     ht_workflow_step_fn on_step;      /* told after each step; may be NULL */

@@ -111,6 +111,10 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
       "                        crash or a hang cannot take down; in split and run, also\n"   \
       "                        the co-execution, not in a supervised child process\n")       \
+    X(NO_PREDICT, "no-predict", no_argument, CLI_OPT_NO_PREDICT,                               \
+      "      --no-predict      at sizes the database holds nothing of, tune each device\n"  \
+      "                        rather than predict its best configuration and time from\n" \
+      "                        two or more other sizes of the kernel stored there\n")      \
     X(NO_CACHE, "no-cache", no_argument, CLI_OPT_NO_CACHE,                                     \
       "      --no-cache        neither read nor write the kernel binary cache\n")             \
     X(CACHE_DIR, "cache-dir", required_argument, CLI_OPT_CACHE_DIR,                            \
@@ -129,7 +133,7 @@ enum {
     CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
     CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS, CLI_OPT_TIMEOUT, CLI_OPT_NO_ISOLATE,
     CLI_OPT_SCHEDULER, CLI_OPT_SWEEP, CLI_OPT_RESIDUE, CLI_OPT_REFINE, CLI_OPT_REFINE_BY,
-    CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES, CLI_OPT_CPU_UNITS,
+    CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES, CLI_OPT_CPU_UNITS, CLI_OPT_NO_PREDICT,
     CLI_OPT_OWN = 0x200
 };
 #define CLI_BIT(name, l, h, v, help) CLI_BIT_##name,
@@ -144,7 +148,7 @@ enum { CLI_SHARED_OPTIONS(CLI_FLAG) };
      CLI_F_REFINE_BY | CLI_F_PLAN | CLI_F_MARGIN | CLI_F_DATA_PATH | CLI_F_PIECE_BYTES |       \
      CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
      CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE |             \
-     CLI_F_TIMEOUT | CLI_F_NO_ISOLATE | CLI_F_CPU_UNITS)
+     CLI_F_TIMEOUT | CLI_F_NO_ISOLATE | CLI_F_CPU_UNITS | CLI_F_NO_PREDICT)
 
 /* What the shared options set. */
 struct cli_common {

@@ -306,6 +306,7 @@ int cmd_run(int argc, char **argv)
     pg.tune.quiet = co.quiet;
     ro.split.on_step = on_step;
     ro.split.on_verify = cli_verify_failed; /* its user, &pg, starts with pg.verify */
+    ro.split.on_note = co.quiet ? NULL : cli_split_note;
     ro.split.user = &pg;
     /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. */
     ro.tune.stop = &stop_flag;

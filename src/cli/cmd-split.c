@@ -70,17 +70,6 @@ static const char split_usage[] =
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
-/* Says that a device is tuned first (ht_workflow_best's on_tune). */
-static void tune_notice(const struct ht_device_info *dev, const char *db, const char *strategy,
-                        void *user)
-{
-    (void)user;
-    fprintf(stderr,
-            "hetune split: no tuned configuration of device %zu (%s) in %s: tuning it first "
-            "(%s)\n",
-            dev->index, dev->name, db, strategy);
-}
-
 /* What split prints: the library's result, and what it was asked. */
 struct report {
     const struct ht_spec *spec;
@@ -331,7 +320,7 @@ int cmd_split(int argc, char **argv)
     wo.tune = &topts;
     topts.progress = cli_tune_progress;
     topts.progress_user = &bar;
-    wo.on_tune = co.quiet ? NULL : tune_notice;
+    wo.on_note = co.quiet ? NULL : cli_split_note;
     wo.on_verify = cli_verify_failed;
     wo.user = &v;
     bar.quiet = co.quiet;

@@ -154,6 +154,7 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         break;
     case CLI_OPT_TIMEOUT: status = cli_parse_seconds(cmd, "--timeout", arg, &co->exec.timeout_s); break;
     case CLI_OPT_NO_ISOLATE: co->exec.isolate = HT_ISOLATE_OFF; break;
+    case CLI_OPT_NO_PREDICT: wo->no_predict = 1; break;
     case CLI_OPT_REPEATS:
         status = cli_parse_uint(cmd, "--repeats", arg, HT_MAX_REPEATS, &u);
         if (status == 0 && u == 0)

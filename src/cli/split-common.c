@@ -64,6 +64,11 @@ void cli_verify_failed(const struct ht_error *err, void *user)
     v->failed = 1;
 }
 
+void cli_split_note(const char *note, void *user)
+{
+    fprintf(stderr, "hetune %s: %s\n", ((struct cli_verify *)user)->cmd, note);
+}
+
 int cli_split_devices(const char *cmd, char *list, const struct ht_workflow_split_opts *wo,
                       struct ht_platform **plat, const struct ht_device_info ***dl, size_t *n)
 {

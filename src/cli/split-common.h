@@ -31,4 +31,8 @@ struct cli_verify {
 };
 void cli_verify_failed(const struct ht_error *err, void *user);
 
+/* A ht_workflow_note_fn: prints "hetune <cmd>: NOTE" on stderr; user starts with a struct
+ * cli_verify (its cmd). */
+void cli_split_note(const char *note, void *user);
+
 #endif

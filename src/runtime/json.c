@@ -51,11 +51,12 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
     const struct ht_workflow_device *sd = &r->devs[i];
     const struct ht_coexec_device_result *dr =
         r->ran_alone ? (i == r->fastest ? &r->res.devices[0] : NULL) : &r->res.devices[i];
-    json_t *d = json_pack("{s:I, s:s, s:s, s:o, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:o}",
+    json_t *d = json_pack("{s:I, s:s, s:s, s:o, s:b, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:o}",
                           "index", (json_int_t)sd->dev->index, "name", sd->dev->name,
                           "platform", sd->dev->platform,
                           "config", config_json(spec, sd->config),
-                          "tuned_now", sd->tuned_now, "tuned_seconds", seconds(sd->tuned_s),
+                          "tuned_now", sd->tuned_now, "predicted", sd->predicted,
+                          "tuned_seconds", seconds(sd->tuned_s),
                           "alone", "wall_seconds", seconds(sd->alone.wall_s),
                           "kernel_seconds", seconds(sd->alone.kernel_s),
                           "write_seconds", seconds(sd->alone.write_s),
@@ -277,14 +278,14 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
         json_t *platform = count(st->counts.platform_text, &approx);
         json_t *pruned = count(st->counts.pruned_text, &approx);
         json_array_append_new(devs, json_pack(
-            "{s:I, s:s, s:I, s:{s:o, s:o, s:o, s:b}, s:{s:I, s:I, s:s, s:o}, s:o}",
+            "{s:I, s:s, s:I, s:{s:o, s:o, s:o, s:b}, s:{s:I, s:I, s:s, s:o, s:b}, s:o}",
             "index", (json_int_t)d->dev->index, "name", d->dev->name,
             "device_id", (json_int_t)d->device_id,
             "space", "unpruned", unpruned, "platform", platform, "pruned", pruned,
             "approximate", approx,
             "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
             (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
-            num(d->tuned_s),
+            num(d->tuned_s), "predicted", d->predicted,
             "alone_wall_seconds", num(r->n > 1 ? d->alone.wall_s : -1)));
     }
     for (size_t k = 0; k < nrows; k++) {

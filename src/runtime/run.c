@@ -79,6 +79,8 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
     topts.exec = opts->split.coexec.exec;
     memset(&bo, 0, sizeof bo);
     bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
+    bo.topts = &topts;
+    bo.no_predict = 1; /* after the tuning below, only the stored best is read */
     for (size_t i = 0; i < n; i++) {
         struct ht_workflow_device *d = &out->devs[i];
         struct ht_tune_result *tr = &out->steps[i].tune;
@@ -88,6 +90,24 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
             return rc;
         if (lost)
             continue;
+        if (!opts->split.no_predict) {
+            /* Sizes never measured, other sizes stored: predicted, not tuned. */
+            struct ht_workflow_best_opts po = bo;
+            po.no_predict = 0;
+            po.on_note = opts->split.on_note;
+            po.user = opts->split.user;
+            ht_error_clear(&e);
+            rc = ht_workflow_best(spec, store, out->problem_id, &po, d, &e);
+            if (rc == HT_OK && d->predicted) {
+                out->devs[kept] = *d;
+                out->steps[kept++] = out->steps[i];
+                continue;
+            }
+            if (rc != HT_OK && rc != HT_ENOTFOUND) {
+                *err = e;
+                return rc;
+            }
+        }
         rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
         if (opts->split.on_step)
             opts->split.on_step("tuned", opts->split.user);

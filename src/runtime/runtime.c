@@ -368,6 +368,7 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     topts.exec = opts->exec;
     memset(&bo, 0, sizeof bo);
     bo.tune_missing = opts->tune_missing;
+    bo.no_predict = opts->no_predict;
     bo.topts = &topts;
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
@@ -382,6 +383,7 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
         snprintf(d->config, sizeof d->config, "%s", rt->wd[i].config_text);
         d->tuned_s = rt->wd[i].tuned_s;
         d->tuned_now = rt->wd[i].tuned_now;
+        d->predicted = rt->wd[i].predicted;
         d->alone_s = -1;
     }
 

@@ -412,6 +412,8 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
     bo.topts = &topts;
     bo.unverified = spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
     bo.on_tune = opts->on_tune;
+    bo.no_predict = opts->no_predict;
+    bo.on_note = opts->on_note;
     bo.user = opts->user;
     b.spec = spec;
     b.n = n;

@@ -70,6 +70,58 @@ static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     return rc;
 }
 
+/* Predicts d from the kernel's other sizes when the database holds nothing of problem_id
+ * on it (a problem partly measured is tuned on, not predicted); HT_ENOTFOUND when it
+ * cannot (fewer than two other sizes), err untouched then. */
+static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
+                   const struct ht_workflow_best_opts *opts, const struct ht_tune_opts *topts,
+                   struct ht_workflow_device *d, char *why, size_t whysize,
+                   struct ht_error *err)
+{
+    struct ht_predict_opts po;
+    struct ht_predict_result *r;
+    struct ht_error e;
+    char note[2048], list[1024], t[32];
+    uint64_t count;
+    int rc = ht_store_count_evals(store, problem_id, d->device_id, &count, err);
+
+    if (rc != HT_OK || count > 0)
+        return rc != HT_OK ? rc : HT_ENOTFOUND;
+    r = malloc(sizeof *r);
+    if (!r)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    ht_predict_opts_init(&po);
+    po.eq3 = topts->eq3;
+    po.unverified = opts->unverified;
+    ht_error_clear(&e);
+    rc = ht_predict_best(spec, store, d->dev, &po, r, &e);
+    if (rc == HT_OK) {
+        memcpy(d->config, r->config, spec->space.nparams * sizeof *r->config);
+        snprintf(d->config_text, sizeof d->config_text, "%s", r->config_text);
+        d->tuned_s = r->predicted_s;
+        d->predicted = 1;
+        d->predicted_from = r->nsizes;
+        ht_format_seconds(r->predicted_s, t, sizeof t);
+        list[0] = '\0';
+        for (size_t k = 0; k < r->nsizes && k < HT_PREDICT_MAX_SIZES; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? "; " : "",
+                     r->sizes[k]);
+        snprintf(note, sizeof note,
+                 "device %zu (%s): nothing of '%s' at these sizes in %s: predicted %s, %s, "
+                 "from %zu other sizes (%.512s); --no-predict tunes instead",
+                 d->dev->index, d->dev->name, spec->name, ht_store_path(store), r->config_text,
+                 t, r->nsizes, list);
+        if (opts->on_note)
+            opts->on_note(note, opts->user);
+    } else if (rc != HT_ENOTFOUND) {
+        *err = e;
+    } else if (r->nsizes > 0) {
+        snprintf(why, whysize, "; no prediction: %.900s", e.text);
+    }
+    free(r);
+    return rc;
+}
+
 int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
                      const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
                      struct ht_error *err)
@@ -78,6 +130,7 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     struct ht_tune_opts defaults;
     const struct ht_tune_opts *topts;
     struct ht_tune_result *tr;
+    char why[1024];
     int rc;
 
     if (!opts) {
@@ -96,19 +149,33 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     rc = read_best(spec, store, problem_id, opts->unverified, d, err);
     if (rc != HT_ENOTFOUND)
         return rc;
+    why[0] = '\0';
+    rc = opts->no_predict ? HT_ENOTFOUND
+                          : predict(spec, store, problem_id, opts, topts, d, why, sizeof why, err);
+    if (rc != HT_ENOTFOUND)
+        return rc;
     if (!opts->tune_missing)
         return ht_error_set(err, HT_ENOTFOUND,
                             "device %zu (%s) has no tuned configuration of '%s' at these sizes "
                             "in %s: run 'hetune tune %s --device %zu --db %s' with the same "
-                            "sizes first, or allow tuning",
+                            "sizes first, or allow tuning%.600s",
                             d->dev->index, d->dev->name, spec->name, ht_store_path(store),
-                            spec->path, d->dev->index, ht_store_path(store));
+                            spec->path, d->dev->index, ht_store_path(store), why);
     tr = calloc(1, sizeof *tr);
     if (!tr)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     if (opts->on_tune)
         opts->on_tune(d->dev, ht_store_path(store),
                       topts->strategy ? topts->strategy : "exhaustive", opts->user);
+    if (opts->on_note) {
+        char note[2048];
+        snprintf(note, sizeof note,
+                 "no tuned configuration of device %zu (%.256s) in %.512s: tuning it first "
+                 "(%.64s)%.900s",
+                 d->dev->index, d->dev->name, ht_store_path(store),
+                 topts->strategy ? topts->strategy : "exhaustive", why);
+        opts->on_note(note, opts->user);
+    }
     rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
     if (rc == HT_OK) {
         d->tuned_now = 1;

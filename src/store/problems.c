@@ -1,0 +1,35 @@
+/* The problems a kernel was stored at (store.h): its sizes, for predictions at new ones. */
+#include <string.h>
+
+#include "store/store-internal.h"
+
+int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
+                           void *user, struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT id, kernel_id, sizes, params FROM problems "
+                           "WHERE ?1 = 0 OR kernel_id = ?1 ORDER BY id",
+                           &st, "cannot read problems", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, kernel_id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct ht_stored_problem p;
+        memset(&p, 0, sizeof p);
+        p.id = sqlite3_column_int64(st, 0);
+        p.kernel_id = sqlite3_column_int64(st, 1);
+        ht__store_column_text(st, 2, p.sizes, sizeof p.sizes);
+        ht__store_column_text(st, 3, p.params, sizeof p.params);
+        rc = cb(&p, user);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot read problems");
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
