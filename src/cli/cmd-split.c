@@ -339,7 +339,7 @@ int cmd_split(int argc, char **argv)
         if (status == 0)
             status = s2;
     }
-    if (ht_workflow_split_decision(&wr, line, sizeof line))
+    if (!co.quiet && ht_workflow_split_decision(&wr, line, sizeof line))
         fprintf(stderr, "hetune split: %s\n", line);
 
     rep = (struct report){spec, &wo, &wr, wr.has_plan ? &wr.plan : NULL,
