@@ -751,9 +751,12 @@ struct ht_coexec_estimate {
  * and owned outputs take for the whole problem and F those of the inputs every slice needs
  * whole, at the rates ht_coexec_set_bandwidth gave for it, else split from its transfers
  * measured alone in proportion to the bytes; overlap when it moves its slice in more than
- * one piece; and what it spent alone beyond that (launches, its host thread, an overlap
- * less perfect than the model's: wall − the model's busy time) as a further fixed cost, so
- * that each model's time for the whole problem is the wall time measured alone. out[i]
+ * one piece, the uploads and downloads then going both ways of the link at once (X is the
+ * longer direction, or half of upload + kernel + download: two queues, whichever is
+ * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
+ * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
+ * the model is above the wall, its share-proportional part scaled down to it, so that each
+ * model's time for the whole problem is the wall time measured alone. out[i]
  * receives device i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is
  * not positive and finite. */
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
