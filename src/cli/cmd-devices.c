@@ -197,7 +197,7 @@ int cmd_devices(int argc, char **argv)
     int bandwidth = 0, c, status;
 
     cli_common_init(&co, "devices", devices_usage,
-                    CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE, own);
+                    CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE | CLI_F_QUIET, own);
     co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
