@@ -53,50 +53,8 @@ check 'd["devices"][0]["evaluated"] == 6 and d["devices"][0]["from_db"] == 3'
 # worker left. The tune starts afresh with a long time limit; the signal comes once the
 # two configurations before the first hang are stored.
 for sig in INT TERM; do
-    python3 - "$HETUNE" "$spec" "$dev" "$db" "$sig" "$tmp/sig.out" <<'EOF' ||
-import os, signal, sqlite3, subprocess, sys, time
-hetune, spec, dev, db, sig, out = sys.argv[1:]
-p = subprocess.Popen([hetune, "tune", spec, "--device", dev, "--db", db, "--fresh",
-                      "--timeout", "60"], stdout=open(out, "w"), stderr=subprocess.STDOUT)
-deadline = time.time() + 60
-stored = 0
-while time.time() < deadline and stored < 2:
-    time.sleep(0.05)
-    try:
-        c = sqlite3.connect(db, timeout=30)
-        stored = c.execute("SELECT count(*) FROM evaluations").fetchone()[0]
-        c.close()
-    except sqlite3.Error:
-        pass
-if stored < 2:
-    p.kill()
-    sys.exit("the tune did not store its first two configurations in 60 s")
-time.sleep(0.5)  # the hanging configuration is in flight
-workers = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
-                                          text=True).stdout.split()]
-t0 = time.time()
-p.send_signal(signal.SIGINT if sig == "INT" else signal.SIGTERM)
-try:
-    rc = p.wait(timeout=5)
-except subprocess.TimeoutExpired:
-    p.kill()
-    sys.exit("the tune did not stop within 5 s of SIG" + sig)
-dt = time.time() - t0
-if rc != 130:
-    sys.exit(f"exit {rc} after SIG{sig}, not 130: " + open(out).read())
-if dt > 1.0:
-    sys.exit(f"the tune took {dt:.2f} s to stop after SIG{sig}")
-if not workers:
-    sys.exit("no worker process was found under the tune")
-for w in workers:
-    try:
-        os.kill(w, 0)
-        sys.exit(f"worker {w} outlived the tune")
-    except ProcessLookupError:
-        pass
-if "the same command resumes" not in open(out).read():
-    sys.exit("no word on how to resume: " + open(out).read())
-EOF
+    python3 "$(dirname "$0")/interrupt.py" "$sig" "$tmp/sig.out" "db:$db:2:0.5" -- "$HETUNE" \
+        tune "$spec" --device "$dev" --db "$db" --fresh --timeout 60 ||
         fail "SIG$sig: see above"
     [ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status IN ('ok', 'crashed')''')[0][0]")" = 2 ] ||
         fail "SIG$sig: expected the 2 configurations before the hang stored: $(sql "q('SELECT config, status FROM evaluations')")"

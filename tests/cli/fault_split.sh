@@ -95,46 +95,8 @@ run split "$spec" --device 0,1 --size FAULT=1 --db "$db" --force --plan paper --
 
 # 7. SIGINT or SIGTERM during a hanging slice: exit 130 within a second, nothing left.
 for sig in INT TERM; do
-    python3 - "$HETUNE" "$spec" "$db" "$sig" "$tmp/sig.out" <<'EOF' || fail "SIG$sig: see above"
-import os, signal, subprocess, sys, time
-hetune, spec, db, sig, out = sys.argv[1:]
-p = subprocess.Popen([hetune, "split", spec, "--device", "0,1", "--size", "FAULT=2",
-                      "--db", db, "--force", "--plan", "paper", "--timeout", "60"],
-                     stdout=open(out, "w"), stderr=subprocess.STDOUT)
-time.sleep(0.5)
-deadline = time.time() + 60
-child = None
-# The supervised child, once it has stayed in its slice for a while.
-while time.time() < deadline:
-    kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
-    if kids:
-        child = int(kids[0])
-        break
-    time.sleep(0.05)
-if child is None:
-    p.kill()
-    sys.exit("no supervised child appeared")
-time.sleep(3)
-t0 = time.time()
-p.send_signal(signal.SIGINT if sig == "INT" else signal.SIGTERM)
-try:
-    rc = p.wait(timeout=5)
-except subprocess.TimeoutExpired:
-    p.kill()
-    sys.exit(f"split did not stop within 5 s of SIG{sig}")
-dt = time.time() - t0
-if rc != 130:
-    sys.exit(f"exit {rc} after SIG{sig}, not 130: " + open(out).read())
-if dt > 1.0:
-    sys.exit(f"split took {dt:.2f} s to stop after SIG{sig}")
-time.sleep(0.1)
-try:
-    os.kill(child, 0)
-    sys.exit(f"the child {child} outlived the supervisor")
-except ProcessLookupError:
-    pass
-if "the same command resumes" not in open(out).read():
-    sys.exit("no word on how to resume: " + open(out).read())
-EOF
+    python3 "$(dirname "$0")/interrupt.py" "$sig" "$tmp/sig.out" child:3 -- "$HETUNE" split \
+        "$spec" --device 0,1 --size FAULT=2 --db "$db" --force --plan paper --timeout 60 ||
+        fail "SIG$sig: see above"
 done
 echo "ok"

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""A signal during a long hetune command: it must exit 130 within a second, leave no child
+process behind and say how to resume. Shared by the CLI tests (not a test itself).
+
+usage: interrupt.py INT|TERM OUT READY -- hetune ARGS...
+  OUT    file that gets the command's stdout and stderr
+  READY  when to send the signal: "child:S" (S seconds after a child process appears) or
+         "db:FILE:N:S" (S seconds after FILE's evaluations table holds N rows)
+Exits 0 when all holds, else with the reason."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+
+def children(pid):
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def stored(db):
+    try:
+        c = sqlite3.connect(db, timeout=30)
+        n = c.execute("SELECT count(*) FROM evaluations").fetchone()[0]
+        c.close()
+        return n
+    except sqlite3.Error:
+        return 0
+
+
+def main():
+    sig, out, ready = sys.argv[1:4]
+    cmd = sys.argv[5:] if sys.argv[4] == "--" else sys.exit("usage: see the docstring")
+    p = subprocess.Popen(cmd, stdout=open(out, "w"), stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    kind, *rest = ready.split(":")
+    if kind == "child":
+        while time.time() < deadline and not children(p.pid):
+            time.sleep(0.05)
+        what = "no child process appeared"
+        done = bool(children(p.pid))
+    else:
+        db, n = rest[0], int(rest[1])
+        time.sleep(0.05)  # the command's --fresh empties the table first
+        while time.time() < deadline and stored(db) < n:
+            time.sleep(0.05)
+        what = f"{n} rows were not stored in 60 s"
+        done = stored(db) >= n
+    if not done:
+        p.kill()
+        sys.exit(what)
+    time.sleep(float(rest[-1]))
+    kids = children(p.pid)
+    if not kids:
+        p.kill()
+        sys.exit("no child process under the command when the signal came")
+    t0 = time.time()
+    p.send_signal(signal.SIGINT if sig == "INT" else signal.SIGTERM)
+    try:
+        rc = p.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        sys.exit(f"the command did not stop within 5 s of SIG{sig}")
+    dt = time.time() - t0
+    if rc != 130:
+        sys.exit(f"exit {rc} after SIG{sig}, not 130: " + open(out).read())
+    if dt > 1.0:
+        sys.exit(f"the command took {dt:.2f} s to stop after SIG{sig}")
+    time.sleep(0.1)
+    for k in kids:
+        try:
+            os.kill(k, 0)
+            sys.exit(f"the child {k} outlived the command")
+        except ProcessLookupError:
+            pass
+    if "the same command resumes" not in open(out).read():
+        sys.exit("no word on how to resume: " + open(out).read())
+
+
+if __name__ == "__main__":
+    main()
