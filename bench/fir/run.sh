@@ -15,13 +15,8 @@ hetune=$1
 device=$2
 shift 2
 cd "$(dirname "$0")/../.."
-if [ -n "${OUT:-}" ]; then
-    dir=$OUT
-    mkdir -p "$dir"
-else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/hetune-fir.XXXXXX")
-    trap 'rm -rf "$dir"' EXIT
-fi
+. bench/common.bash
+bench_dir fir
 db="$dir/fir.db"
 rm -f "$db"
 # POCL_KERNEL_CACHE=0: PoCL compiles every configuration itself, as a user's first run does.

@@ -20,13 +20,8 @@ hetune=$(realpath "$1")
 device=$2
 shift 2
 cd "$(dirname "$0")/../.."
-if [ -n "${OUT:-}" ]; then
-    dir=$OUT
-    mkdir -p "$dir"
-else
-    dir=$(mktemp -d "${TMPDIR:-/tmp}/hetune-predict.XXXXXX")
-    trap 'rm -rf "$dir"' EXIT
-fi
+. bench/common.bash
+bench_dir predict
 cases=${*:-vecadd conv1d fir}
 declare -A sizes=(
     [vecadd]="262144 524288 1048576 2097152"
