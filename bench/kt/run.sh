@@ -12,7 +12,8 @@
 # of genetic_algorithm's first 10, and on caches shared across runs random_sample found them
 # compiled (2.9 s where a cold run takes 30 s or more; docs/results/kt-2026-11-25.txt).
 # Repeats: the spec's timing.repeats for both; Kernel Tuner also launches each
-# configuration once more to verify it, hetune once for the reference kernel.
+# configuration once more to verify it. The reference (gemm_naive) runs once per tool and
+# run: Kernel Tuner's answer, hetune's "verify": {"once": true}.
 #   bench/kt/run.sh [BUILD_DIR]      (default build; KT_BUDGET, KT_SEEDS override)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -134,6 +134,9 @@ struct ht_spec {
     unsigned verify_ndims;
     struct ht_expr *verify_global[3];
     struct ht_expr *verify_local[3];
+    /* verify.once: the reference kernel's outputs are the same for every configuration;
+     * it runs once per session (with the first configuration's program and buffers). */
+    int verify_once;
 };
 
 /* A problem size given on the command line (--size NAME=VALUE). */

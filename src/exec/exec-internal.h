@@ -80,7 +80,8 @@ struct ht_session {
     struct ht__hostbuf *inplace_out;   /* where in-place written buffers live: outputs, or
                                           refs while the reference configuration runs */
     int have_outputs;                  /* outputs hold the last eval's results */
-    int have_refs;                     /* refs hold the reference configuration's outputs */
+    int have_refs;                     /* refs hold the reference configuration's outputs
+                                          (or, with verify.once, the reference kernel's) */
     double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
     double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
     double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the

@@ -391,8 +391,10 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
         return HT_OK;
     if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
         rc = compute_reference_config(s, err);
-    else if (spec->verify == HT_VERIFY_KERNEL)
+    else if (spec->verify == HT_VERIFY_KERNEL && !(spec->verify_once && s->have_refs)) {
         rc = compute_reference_kernel(s, config, in, res, err);
+        s->have_refs = rc == HT_OK && spec->verify_once;
+    }
     else
         rc = HT_OK;
     /* Reference files do not change: read once per session. */

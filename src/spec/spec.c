@@ -44,8 +44,8 @@ static const char *const param_fields[] = {"values", "range", "step", "pow2"};
 static const char *const arg_fields[] = {"name", "type", "shape", "access",
                                          "init", "index", "value", "verify"};
 static const char *const index_fields[] = {"dim", "halo"};
-static const char *const verify_fields[] = {"reference", "kernel", "rtol",   "atol",
-                                            "args",      "global", "local", "outputs"};
+static const char *const verify_fields[] = {"reference", "kernel", "rtol",    "atol", "args",
+                                            "global",    "local",  "outputs", "once"};
 static const char *const stage_fields[] = {"kernel", "ndrange", "args", "when"};
 static const char *const timing_fields[] = {"repeats", "keep_best"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
@@ -1558,6 +1558,39 @@ static int load_outputs(struct loader *l, json_t *outputs)
     return rc;
 }
 
+/* verify.once: the reference kernel computes the same outputs for every configuration (as
+ * a tuner's answer computed once), so it runs once per session. That holds only where no
+ * buffer's shape and no scalar's value names a parameter: each is checked here. */
+static int load_verify_once(struct loader *l, json_t *once)
+{
+    struct ht_spec *spec = l->spec;
+    const struct ht_space_def *d = &spec->space;
+
+    if (!once)
+        return 0;
+    push_key(l, "once");
+    if (!json_is_boolean(once))
+        return fail(l, HT_ESPEC, "once must be true or false, not %s", json_kind(once));
+    if (json_is_true(once) && spec->verify != HT_VERIFY_KERNEL)
+        return fail_key(l, HT_ESPEC, "verify.once is only used with a reference kernel (a "
+                        "reference configuration runs once already, and files are read once)");
+    spec->verify_once = json_is_true(once);
+    for (size_t i = 0; spec->verify_once && i < spec->nargs; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        for (unsigned x = 0; x < (a->is_buffer ? a->naxes : 1); x++) {
+            const struct ht_expr *e = a->is_buffer ? a->shape[x] : a->value;
+            for (size_t p = 0; e && p < d->nparams; p++)
+                if (ht_expr_uses(e, ht_space_param_slot(d, p)))
+                    return fail(l, HT_ESPEC, "args[%zu] ('%s') has a %s that uses the parameter "
+                                "'%s': the reference's outputs may differ between "
+                                "configurations, so it cannot run once", i, a->name,
+                                a->is_buffer ? "shape" : "value", d->params[p].name);
+        }
+    }
+    pop(l);
+    return 0;
+}
+
 static int load_verify(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
@@ -1616,6 +1649,8 @@ static int load_verify(struct loader *l, json_t *root)
     if ((rc = load_verify_ndrange(l, v)) || (outputs && (rc = load_outputs(l, outputs))) ||
         (rc = nonneg_number(l, v, "rtol", &spec->rtol)) ||
         (rc = nonneg_number(l, v, "atol", &spec->atol)))
+        return rc;
+    if ((rc = load_verify_once(l, json_object_get(v, "once"))))
         return rc;
     /* Without a reference run, a compared buffer with no file would pass unverified. */
     for (size_t i = 0; i < spec->nargs && spec->verify == HT_VERIFY_FILE; i++) {

@@ -183,3 +183,38 @@ run eval "$tmp/affine.json" --device "$dev" --set BUG=0
 expect_status 2
 expect_err "verify.outputs.out"
 expect_err "cannot read reference file"
+
+# 6. "once": the naive convolution computes the same outputs for every configuration, so it
+# runs once per session: a whole tune finds the same 9 good and 9 wrong (BUG=1)
+# configurations as the reference run per configuration, and gets the reference's own
+# program once instead of 18 times (one line of -v per program built, loaded or reused).
+python3 - "$fix/conv.json" "$tmp" <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+d["kernel"]["file"] = os.path.join(os.path.dirname(sys.argv[1]), d["kernel"]["file"])
+json.dump(d, open(sys.argv[2] + "/each.json", "w"))
+d["verify"]["once"] = True
+json.dump(d, open(sys.argv[2] + "/once.json", "w"))
+d["args"][0]["shape"] = ["H", "W * EPT / EPT"]
+json.dump(d, open(sys.argv[2] + "/once_shape.json", "w"))
+d["args"][0]["shape"] = ["H", "W"]
+d["verify"] = {"reference": {"EPT": 1, "WGX": 1, "BUG": 0}, "once": True}
+json.dump(d, open(sys.argv[2] + "/once_config.json", "w"))
+PY
+for v in each once; do
+    run tune "$tmp/$v.json" --device "$dev" --eq3 off --db "$tmp/$v.db" --json -v
+    expect_status 0
+    check "(d['devices'][0]['evaluated'] == 18 and d['devices'][0]['failed'] == 9 and
+            d['devices'][0]['best']['config']['BUG'] == 0)"
+    grep -cE "reused \(|binary cache hit|: built '" "$tmp/err" >"$tmp/$v.programs" || true
+done
+[ $(($(cat "$tmp/each.programs") - $(cat "$tmp/once.programs"))) -eq 17 ] ||
+    fail "once: $(cat "$tmp/once.programs") programs against $(cat "$tmp/each.programs") without"
+# Refused when a buffer's shape names a parameter, or with a reference configuration.
+run eval "$tmp/once_shape.json" --device "$dev" --set EPT=1 --set WGX=1 --set BUG=0
+expect_status 2
+expect_err "verify.once"
+expect_err "args[0] ('out') has a shape that uses the parameter 'EPT'"
+run eval "$tmp/once_config.json" --device "$dev" --set EPT=1 --set WGX=1 --set BUG=0
+expect_status 2
+expect_err "verify.once is only used with a reference kernel"
