@@ -14,7 +14,9 @@
 # Repeats: the spec's timing.repeats for both; Kernel Tuner also launches each
 # configuration once more to verify it. The reference (gemm_naive) runs once per tool and
 # run: Kernel Tuner's answer, hetune's "verify": {"once": true}.
-#   bench/kt/run.sh [BUILD_DIR]      (default build; KT_BUDGET, KT_SEEDS override)
+#   bench/kt/run.sh [BUILD_DIR]      (default build; KT_BUDGET, KT_SEEDS override;
+#                                     KT_STRATEGIES="anneal" runs only those budgeted rows,
+#                                     without the exhaustive ones)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -56,8 +58,10 @@ fresh_caches() {
     export POCL_CACHE_DIR=$tmp/cache/pocl XDG_CACHE_HOME=$tmp/cache/xdg HETUNE_CACHE_DIR=$tmp/cache/ht
 }
 
-echo "exhaustive tunes (cold: empty caches; warm: the same caches, hetune --fresh)"
-while read -r name spec size; do
+strategies=${KT_STRATEGIES:-"genetic random anneal"}
+[ -n "${KT_STRATEGIES:-}" ] ||
+    echo "exhaustive tunes (cold: empty caches; warm: the same caches, hetune --fresh)"
+[ -n "${KT_STRATEGIES:-}" ] || while read -r name spec size; do
     fresh_caches
     rm -f "$tmp"/ht.db*
     row "$name cold" "$(ht "$root/$spec" --size "$size")" "$(kt "$root/$spec" --size "$size")"
@@ -72,6 +76,7 @@ echo "budgeted searches, $budget evaluations of $("$hetune" space "$here/gemm-bi
 sum() { python3 -c "import sys; print(sum(float(x) for x in sys.argv[1:]))" "$@"; }
 for pair in genetic:genetic_algorithm random:random_sample anneal:simulated_annealing; do
     s=${pair%%:*}
+    case " $strategies " in *" $s "*) ;; *) continue ;; esac
     hc="" kc="" hw="" kw=""
     for seed in $seeds; do
         fresh_caches
