@@ -16,7 +16,8 @@
 # run: Kernel Tuner's answer, hetune's "verify": {"once": true}.
 #   bench/kt/run.sh [BUILD_DIR]      (default build; KT_BUDGET, KT_SEEDS override;
 #                                     KT_STRATEGIES="anneal" runs only those budgeted rows,
-#                                     without the exhaustive ones)
+#                                     without the exhaustive ones; KT_ROUNDS=R runs each
+#                                     budgeted row R times, taking turns, the least kept)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -74,18 +75,28 @@ LIST
 echo "budgeted searches, $budget evaluations of $("$hetune" space "$here/gemm-big.json" --json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["devices"][0]["pruned"])') configurations (each tool from empty caches: cold, then the same run again: warm)"
 sum() { python3 -c "import sys; print(sum(float(x) for x in sys.argv[1:]))" "$@"; }
+# least "WALL BEST" "WALL BEST": the one with the lesser wall time (the first may be empty).
+least() { if [ -z "$1" ] || python3 -c "import sys; sys.exit(float(sys.argv[2].split()[0]) >= \
+    float(sys.argv[1].split()[0]))" "$1" "$2"; then echo "$2"; else echo "$1"; fi; }
+rounds=${KT_ROUNDS:-1}
 for pair in genetic:genetic_algorithm random:random_sample anneal:simulated_annealing; do
     s=${pair%%:*}
     case " $strategies " in *" $s "*) ;; *) continue ;; esac
     hc="" kc="" hw="" kw=""
     for seed in $seeds; do
-        fresh_caches
-        rm -f "$tmp"/ht.db*
-        h1=$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed")
-        h2=$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed" --fresh)
-        fresh_caches
-        k1=$(kt "$here/gemm-big.json" --strategy "${pair##*:}" --budget "$budget" --seed "$seed")
-        k2=$(kt "$here/gemm-big.json" --strategy "${pair##*:}" --budget "$budget" --seed "$seed")
+        h1="" h2="" k1="" k2=""
+        for _ in $(seq "$rounds"); do
+            fresh_caches
+            rm -f "$tmp"/ht.db*
+            h1=$(least "$h1" "$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed")")
+            h2=$(least "$h2" "$(ht "$here/gemm-big.json" -S "$s" -b "$budget" --seed "$seed" \
+                --fresh)")
+            fresh_caches
+            k1=$(least "$k1" "$(kt "$here/gemm-big.json" --strategy "${pair##*:}" \
+                --budget "$budget" --seed "$seed")")
+            k2=$(least "$k2" "$(kt "$here/gemm-big.json" --strategy "${pair##*:}" \
+                --budget "$budget" --seed "$seed")")
+        done
         row "$s seed $seed cold" "$h1" "$k1"
         row "$s seed $seed warm" "$h2" "$k2"
         hc="$hc ${h1%% *}" kc="$kc ${k1%% *}" hw="$hw ${h2%% *}" kw="$kw ${k2%% *}"
