@@ -186,6 +186,9 @@ def main():
                 "strategy_time", "time", "__error__")}, file=sys.stderr)
     print(json.dumps({"tool": "kernel_tuner", "wall_s": time.monotonic() - T0,
                       "evaluated": len(results),
+                      # its budget counts a configuration met again (a cache hit) as an
+                      # evaluation too: how many distinct ones it measured
+                      "unique": len({tuple(r.get(k) for k in names) for r in results}),
                       "best_s": best["time"] / 1e3 if best else None,
                       "best": {k: best[k] for k in names} if best else None}))
 

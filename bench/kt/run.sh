@@ -11,6 +11,9 @@
 # configurations with numpy's permutation under the same seed, so random_sample's 10 are 9
 # of genetic_algorithm's first 10, and on caches shared across runs random_sample found them
 # compiled (2.9 s where a cold run takes 30 s or more; docs/results/kt-2026-11-25.txt).
+# Kernel Tuner's budget counts a configuration met again (a cache hit) as an evaluation,
+# hetune's only configurations it measures: each row says how many distinct configurations
+# each tool measured, and the ratio per configuration measured beside the plain one.
 # Repeats: the spec's timing.repeats for both; Kernel Tuner also launches each
 # configuration once more to verify it. The reference (gemm_naive) runs once per tool and
 # run: Kernel Tuner's answer, hetune's "verify": {"once": true}.
@@ -41,17 +44,18 @@ ht() {
     "$hetune" tune "$@" -d "$dev" -q --json --db "$tmp/ht.db" >"$tmp/ht.json"
     t1=$(date +%s.%N)
     python3 -c "import json,sys; d=json.load(open('$tmp/ht.json'))['devices'][0]
-b=d['best']; print('%.3f %s' % ($t1 - $t0, b['seconds'] if b else 'nan'))"
+b=d['best']; print('%.3f %s %d' % ($t1 - $t0, b['seconds'] if b else 'nan', d['evaluated']))"
 }
 kt() { # in $tmp: Kernel Tuner leaves temp_*.c files in its working folder
     (cd "$tmp" && "$venv/bin/python" -W ignore "$here/kt_tune.py" "$@" $ktdev 2>/dev/null) |
         python3 -c "import json,sys; d=json.loads(sys.stdin.read().strip().splitlines()[-1])
-print('%.3f %s' % (d['wall_s'], d['best_s']))"
+print('%.3f %s %d' % (d['wall_s'], d['best_s'], d.get('unique', d['evaluated'])))"
 }
-row() { # NAME HT KT
+row() { # NAME HT KT, each "WALL BEST CONFIGURATIONS-MEASURED"
     python3 -c "import sys; h=sys.argv[2].split(); k=sys.argv[3].split()
-print('%-28s hetune %8.2f s best %-12.4g  kt %8.2f s best %-12.4g  ratio %.2f' % (
-    sys.argv[1], float(h[0]), float(h[1]), float(k[0]), float(k[1]), float(h[0]) / float(k[0])))" "$@"
+r = float(h[0]) / float(k[0])
+print('%-28s hetune %8.2f s best %-12.4g  kt %8.2f s best %-12.4g  ratio %.2f  measured %s/%s, per configuration %.2f' % (
+    sys.argv[1], float(h[0]), float(h[1]), float(k[0]), float(k[1]), r, h[2], k[2], r * int(k[2]) / int(h[2])))" "$@"
 }
 fresh_caches() {
     rm -rf "$tmp/cache"
@@ -82,7 +86,7 @@ rounds=${KT_ROUNDS:-1}
 for pair in genetic:genetic_algorithm random:random_sample anneal:simulated_annealing; do
     s=${pair%%:*}
     case " $strategies " in *" $s "*) ;; *) continue ;; esac
-    hc="" kc="" hw="" kw=""
+    hc="" kc="" hw="" kw="" hn="" kn="" hwn="" kwn=""
     for seed in $seeds; do
         h1="" h2="" k1="" k2=""
         for _ in $(seq "$rounds"); do
@@ -100,10 +104,13 @@ for pair in genetic:genetic_algorithm random:random_sample anneal:simulated_anne
         row "$s seed $seed cold" "$h1" "$k1"
         row "$s seed $seed warm" "$h2" "$k2"
         hc="$hc ${h1%% *}" kc="$kc ${k1%% *}" hw="$hw ${h2%% *}" kw="$kw ${k2%% *}"
+        hn="$hn ${h1##* }" kn="$kn ${k1##* }" hwn="$hwn ${h2##* }" kwn="$kwn ${k2##* }"
     done
     python3 -c "import sys; a = [float(x) for x in sys.argv[1:]]
-print('%-28s hetune %8.2f s                    kt %8.2f s                    ratio %.2f' % (
-    '$s sum of seeds cold', a[0], a[1], a[0] / a[1]))
-print('%-28s hetune %8.2f s                    kt %8.2f s                    ratio %.2f' % (
-    '$s sum of seeds warm', a[2], a[3], a[2] / a[3]))" "$(sum $hc)" "$(sum $kc)" "$(sum $hw)" "$(sum $kw)"
+for i, what in ((0, 'cold'), (2, 'warm')):
+    r = a[i] / a[i + 1]
+    print('%-28s hetune %8.2f s                    kt %8.2f s                    ratio %.2f  measured %d/%d, per configuration %.2f' % (
+        '$s sum of seeds ' + what, a[i], a[i + 1], r, a[4 + i], a[5 + i], r * a[5 + i] / a[4 + i]))" \
+        "$(sum $hc)" "$(sum $kc)" "$(sum $hw)" "$(sum $kw)" "$(sum $hn)" "$(sum $kn)" \
+        "$(sum $hwn)" "$(sum $kwn)"
 done
