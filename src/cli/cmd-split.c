@@ -314,6 +314,12 @@ int cmd_split(int argc, char **argv)
                         spec->space.ndims == 1 ? "" : "s");
         goto cleanup;
     }
+    if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */
+        wo.db = co.db;
+        rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
+        status = rc != HT_OK ? cli_fail("split", &err) : (fputs(text, stdout), status);
+        goto cleanup;
+    }
     if ((status = cli_split_devices("split", co.device, &wo, &plat, &dl, &n)) != 0)
         goto cleanup;
     wo.db = co.db;
