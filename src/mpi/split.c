@@ -717,7 +717,7 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
 {
     const struct ht_spec *spec = m->spec;
     struct figures f = {0};
-    int rc, ok, all_ok, mine = m->part[m->w.rank] >= 0;
+    int rc, ok, all_ok, mine;
 
     if (!m->nodes[0].ok)
         return ht_error_set(err, HT_ENOTFOUND, "rank 0 (%s) cannot co-execute the whole "
@@ -726,6 +726,7 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
     rc = plan_nodes(m, err);
     if (rc != HT_OK)
         return rc;
+    mine = m->part[m->w.rank] >= 0;
     /* The nodes that take part talk among themselves; the others are done. */
     MPI_Comm_split(MPI_COMM_WORLD, mine ? 0 : MPI_UNDEFINED, m->w.rank, &m->comm);
     if (!mine)
