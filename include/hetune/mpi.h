@@ -1,5 +1,5 @@
-/* hetune — tuning over MPI (issue 16): `mpirun -n K hetune tune SPEC` spreads the
- * configurations of a spec over K processes (ranks), on one machine or many.
+/* hetune — tuning and co-execution over MPI (issue 16): `mpirun -n K hetune tune SPEC`
+ * spreads the configurations of a spec over K processes (ranks), on one machine or many.
  *
  * Rank 0 holds a work queue: each rank asks for one configuration at a time, measures it on
  * its own node's devices (its own OpenCL platform, its own worker processes) and sends the
@@ -10,6 +10,9 @@
  * rank that dies (an MPI call that fails, or silence: no heartbeat for silence_s seconds)
  * loses only its configuration in flight, which goes back into the queue; the others go
  * on. docs/scale.md has the design and the cost model for many nodes.
+ *
+ * `mpirun -n K hetune split SPEC` co-executes one kernel across the K ranks (nodes), each
+ * on its own devices, on its share of Eq. 4 one level up (ht_mpi_split).
  *
  * With Open MPI 4, mpirun ends the whole job when one rank exits early unless it runs with
  * --enable-recovery; with it, the survivors finish the work.
@@ -39,9 +42,9 @@ int ht_mpi_env_size(void);
 
 /* Whether `hetune COMMAND` may run in this process: NULL when it may (not under an MPI
  * launcher with more than one process, or a command that runs over MPI in a build with
- * it: "tune" and "split"), else a static message that says why not (a build without MPI under mpirun,
- * or a command that does not run over MPI), meant for a refusal with exit status 2
- * instead of K processes racing on one database. */
+ * it: "tune" and "split"), else a static message that says why not (a build without MPI
+ * under mpirun, or a command that does not run over MPI), meant for a refusal with exit
+ * status 2 instead of K processes racing on one database. */
 const char *ht_mpi_refusal(const char *command);
 
 /* The heartbeat silence after which rank 0 counts a rank as dead (seconds). */

@@ -49,8 +49,8 @@ const char *ht_mpi_refusal(const char *command)
                "cmake -DHETUNE_MPI=ON) or run it without mpirun";
     if (command && (!strcmp(command, "tune") || !strcmp(command, "split")))
         return NULL;
-    return "only 'hetune tune' and 'hetune split' run over MPI: under mpirun, several processes of this "
-           "command would race on one database; run it without mpirun";
+    return "only 'hetune tune' and 'hetune split' run over MPI: under mpirun, several "
+           "processes of this command would race on one database; run it without mpirun";
 }
 
 #ifndef HT_HAVE_MPI

@@ -29,6 +29,7 @@ enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
 
 #define BEAT_S 0.5
 #define POLL_NS 2000000L
+#define put ht__mpi_put /* the report's text (mpi-internal.h) */
 #define HOST_MAX HT__MPI_HOST_MAX
 #define WHY_MAX HT__MPI_WHY_MAX
 
@@ -857,45 +858,45 @@ static char *report_text(const struct server *s, const char *db)
     char a[64], cfg[1100];
     int err = 0;
 
-    err |= ht__mpi_put(&b, "spec %s (%s), strategy exhaustive, db %s\n", s->spec->name,
+    err |= put(&b, "spec %s (%s), strategy exhaustive, db %s\n", s->spec->name,
                s->spec->path, db);
-    err |= ht__mpi_put(&b, "ranks %d took part (MPI); rank 0 held the queue and the database\n",
+    err |= put(&b, "ranks %d took part (MPI); rank 0 held the queue and the database\n",
                s->size);
     for (size_t mi = 0; mi < s->nmodels; mi++) {
         const struct model *m = &s->models[mi];
         const char *sep = "";
-        err |= ht__mpi_put(&b, "model %zu: %s (%s, driver %s, %u compute units) on ranks ", mi,
+        err |= put(&b, "model %zu: %s (%s, driver %s, %u compute units) on ranks ", mi,
                    m->info.name, m->info.vendor, m->info.driver_version,
                    m->info.compute_units);
         for (int r = 0; r < s->size; r++)
             for (size_t d = 0; d < s->ranks[r].ndev; d++)
                 if (s->dev_model[s->ranks[r].first_dev + d] == (int)mi) {
-                    err |= ht__mpi_put(&b, "%s%d", sep, r);
+                    err |= put(&b, "%s%d", sep, r);
                     sep = ", ";
                     break;
                 }
-        err |= ht__mpi_put(&b, "\n  space        %zu valid configurations\n", m->count);
-        err |= ht__mpi_put(&b, "  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the "
+        err |= put(&b, "\n  space        %zu valid configurations\n", m->count);
+        err |= put(&b, "  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the "
                    "database; %zu lost in flight and measured again\n", m->evaluated, m->cut,
                    m->failed, m->from_db, m->lost);
         if (m->has_best) {
             ht_format_seconds(m->best_s, a, sizeof a);
             ht_format_config(s->spec, m->configs + m->best * m->nparams, cfg, sizeof cfg);
-            err |= ht__mpi_put(&b, "  best         %s: %s%s\n", cfg, a,
+            err |= put(&b, "  best         %s: %s%s\n", cfg, a,
                        m->best_from_db ? " (stored)" : "");
         } else {
-            err |= ht__mpi_put(&b, "  best         none: no configuration ran and verified\n");
+            err |= put(&b, "  best         none: no configuration ran and verified\n");
         }
     }
     for (int r = 0; r < s->size; r++) {
         const struct rank *rk = &s->ranks[r];
         ht_format_seconds(rk->busy_s, a, sizeof a);
-        err |= ht__mpi_put(&b, "rank %d (%s): %zu devices, measured %zu (%zu ok, %zu cut, %zu failed), "
+        err |= put(&b, "rank %d (%s): %zu devices, measured %zu (%zu ok, %zu cut, %zu failed), "
                    "%s measuring; %s", r, rk->host, rk->ndev, rk->measured, rk->ok, rk->cut,
                    rk->failed, a, rank_state(rk));
         if (rk->lost)
-            err |= ht__mpi_put(&b, ", %zu in flight lost and put back in the queue", rk->lost);
-        err |= ht__mpi_put(&b, "%s%s\n", rk->why[0] ? ": " : "", rk->why);
+            err |= put(&b, ", %zu in flight lost and put back in the queue", rk->lost);
+        err |= put(&b, "%s%s\n", rk->why[0] ? ": " : "", rk->why);
     }
     if (err) {
         free(b.p);

@@ -70,6 +70,7 @@ check_split() {
     check 'abs(sum(r["share"] for r in d["per_rank"]) - 1) < 1e-6'
     check 'abs(d["bound_s"] * sum(1 / r["alone_s"] for r in d["per_rank"]) - 1) < 1e-6'
     check 'abs(d["efficiency"] - d["bound_s"] / d["wall_s"]) < 1e-6 and d["wall_s"] >= d["wall_min_s"]'
+    check 'abs(d["efficiency_min"] * d["wall_min_s"] / d["bound_min_s"] - 1) < 1e-6 and d["bound_min_s"] <= d["bound_s"]'
     python3 - "$tmp/out" <<'EOF' || fail "owned ranges do not partition the work: $(cat "$tmp/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))
