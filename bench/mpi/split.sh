@@ -14,19 +14,9 @@
 # environment: KEEP=DIR keeps the JSON and the database there.
 set -eu
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-hetune=${1:-${HETUNE:-$root/build/hetune}}
-[ -x "$hetune" ] || { echo "bench/mpi: no hetune binary at $hetune (build it first)" >&2; exit 2; }
-command -v mpirun >/dev/null || { echo "bench/mpi: no mpirun (make deps)" >&2; exit 2; }
-work=${KEEP:-}
-if [ -z "$work" ]; then
-    work=$(mktemp -d "${TMPDIR:-/tmp}/hetune-bench-mpi-split.XXXXXX")
-    trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work"
-rm -rf "$work"/*.db "$work"/pocl-*
-export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1
-export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" # one machine: shared memory
+bench=hetune-bench-mpi-split
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
 cat >"$work/rank.sh" <<EOS
 #!/usr/bin/env bash
 export POCL_CACHE_DIR="$work/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
@@ -34,8 +24,6 @@ mkdir -p "\$POCL_CACHE_DIR"
 exec "$hetune" "\$@"
 EOS
 chmod +x "$work/rank.sh"
-flags=(--oversubscribe --bind-to core --map-by core)
-[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 spec="$root/bench/mpi/split-spec.json"
 
 echo "bench/mpi/split: $(nproc) cores; $(mpirun --version | head -1); $("$hetune" --version)"

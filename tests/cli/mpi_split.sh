@@ -17,22 +17,13 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 make_tmp mpi-split
 
-if [ "${HETUNE_MPI:-OFF}" != ON ] && [ "${HETUNE_MPI:-OFF}" != 1 ]; then
-    echo "skipped: hetune was built without MPI" >&2
-    exit 77
-fi
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "skipped: no mpirun" >&2
-    exit 77
-fi
+require_mpi
 run devices --json
 require_platform
 
 vecadd="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-# One machine: Open MPI's shared-memory path (see mpi_tune.sh).
-export OMPI_MCA_pml=ob1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
 # Each rank as on a node of its own: its own PoCL cache folder. The rank named by
 # $NO_PLATFORM finds no OpenCL platform; with SLICE_FAIL=1 every rank's device fails in any
 # slice that does not start at 0 (the test hook of supervise.h).
@@ -46,8 +37,6 @@ mkdir -p "\$POCL_CACHE_DIR"
 exec "$HETUNE" "\$@"
 EOF
 chmod +x "$tmp/rank.sh"
-mpiflags=(--oversubscribe)
-[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
 
 # Runs `mpirun -n $1 hetune $2 SPEC...` with the remaining arguments.
 mpi() {
