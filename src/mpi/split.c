@@ -58,6 +58,10 @@ struct want {
 /* A node's figures of the distributed runs, per run. */
 enum { F_RUN, F_SCATTER, F_GATHER, NF };
 
+/* What run_nodes returns when a node other than rank 0 failed in its slice: the others
+ * plan again without it. */
+#define REPLAN 1
+
 /* Everything one call holds; freed in one place. */
 struct msplit {
     const struct ht_spec *spec;
@@ -460,17 +464,28 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
         t3 = MPI_Wtime();
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
         if (!all_ok) {
+            /* Every node learns who failed. Without rank 0 (its inputs, its check) there
+             * is no split; without another, the others split again. */
             whys = calloc((size_t)m->csize, WHY_MAX);
-            if (whys)
-                MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, m->comm);
-            for (int r = 0; whys && r < m->csize; r++)
-                if (whys[(size_t)r * WHY_MAX]) {
-                    rc = ht_error_set(err, HT_ELAUNCH, "rank %d failed in the split: %s",
-                                      m->cworld[r], &whys[(size_t)r * WHY_MAX]);
+            if (!whys) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                break;
+            }
+            MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, m->comm);
+            rc = REPLAN;
+            for (int r = 0; r < m->csize; r++) {
+                struct node *n = &m->nodes[m->cworld[r]];
+                if (!whys[(size_t)r * WHY_MAX])
+                    continue;
+                if (r == 0) {
+                    rc = ht_error_set(err, HT_ELAUNCH, "rank 0 failed in its slice: %s",
+                                      whys);
                     break;
                 }
-            if (rc == HT_OK)
-                rc = ht_error_set(err, HT_ELAUNCH, "a rank failed in the split");
+                n->ok = 0;
+                snprintf(n->why, sizeof n->why, "failed in its slice (the others split "
+                         "again): %.200s", &whys[(size_t)r * WHY_MAX]);
+            }
             break;
         }
         if (run < 0) {
@@ -729,14 +744,36 @@ static char *report_json(const struct msplit *m, const struct figures *f)
     return text;
 }
 
-/* The part after every node measured the whole problem: the plan, the runs, the check. */
-static int split_nodes(struct msplit *m, int json, char **text, int *status,
-                       struct ht_error *err)
+/* Forgets what one attempt of the nodes' split made (its plan, communicator, slabs). */
+static void attempt_reset(struct msplit *m)
+{
+    for (size_t i = 0; m->types && i < m->spec->nargs; i++)
+        if (m->types[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&m->types[i]);
+    free(m->types);
+    free(m->wants);
+    free(m->walls);
+    free(m->figs);
+    free(m->cworld);
+    m->types = NULL;
+    m->wants = NULL;
+    m->walls = m->figs = NULL;
+    m->cworld = NULL;
+    m->scattered = m->gathered = 0;
+    ht_split_plan_destroy(&m->plan);
+}
+
+/* One attempt of the split over the nodes left: plan, the communicator of those that take
+ * part (split from the last attempt's, or from the world), each node's slice and slabs,
+ * the runs. HT_OK (done: this rank took no part, or the runs were made), REPLAN (a node
+ * other than rank 0 failed in its slice and is marked), or an error. */
+static int attempt(struct msplit *m, struct ht_error *err)
 {
     const struct ht_spec *spec = m->spec;
-    struct figures f = {0};
+    MPI_Comm prev = m->comm;
     int rc, ok, all_ok, mine;
 
+    attempt_reset(m);
     if (!m->nodes[0].ok)
         return ht_error_set(err, HT_ENOTFOUND, "rank 0 (%s) cannot co-execute the whole "
                             "problem, and it holds the inputs and verifies the result: %s",
@@ -746,7 +783,10 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
         return rc;
     mine = m->part[m->w.rank] >= 0;
     /* The nodes that take part talk among themselves; the others are done. */
-    MPI_Comm_split(MPI_COMM_WORLD, mine ? 0 : MPI_UNDEFINED, m->w.rank, &m->comm);
+    MPI_Comm_split(prev != MPI_COMM_NULL ? prev : MPI_COMM_WORLD, mine ? 0 : MPI_UNDEFINED,
+                   m->w.rank, &m->comm);
+    if (prev != MPI_COMM_NULL)
+        MPI_Comm_free(&prev);
     if (!mine)
         return HT_OK;
     MPI_Comm_rank(m->comm, &m->crank);
@@ -793,8 +833,20 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
     if (!all_ok)
         return rc != HT_OK ? rc : ht_error_set(err, HT_EINVAL, "another node failed; see "
                                                "its message");
-    rc = run_nodes(m, err);
-    if (rc != HT_OK || m->crank != 0)
+    return run_nodes(m, err);
+}
+
+/* The part after every node measured the whole problem: the plan and the runs, again
+ * without a node that fails in its slice; then rank 0's check and report. */
+static int split_nodes(struct msplit *m, int json, char **text, int *status,
+                       struct ht_error *err)
+{
+    struct figures f = {0};
+    int rc;
+
+    while ((rc = attempt(m, err)) == REPLAN)
+        ;
+    if (rc != HT_OK || m->comm == MPI_COMM_NULL || m->crank != 0)
         return rc;
 
     /* Rank 0: the gathered outputs against one of its devices alone. */
@@ -887,17 +939,9 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
 cleanup:
     if (rc != HT_OK)
         *status = ht_exit_status(err->code ? err->code : rc);
-    for (size_t i = 0; m.types && i < spec->nargs; i++)
-        if (m.types[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&m.types[i]);
-    free(m.types);
-    free(m.wants);
-    free(m.walls);
-    free(m.figs);
-    free(m.cworld);
+    attempt_reset(&m);
     if (m.comm != MPI_COMM_NULL)
         MPI_Comm_free(&m.comm);
-    ht_split_plan_destroy(&m.plan);
     ht_coexec_result_destroy(&m.last);
     ht_coexec_result_destroy(&m.whole);
     ht_coexec_free(m.cx);
