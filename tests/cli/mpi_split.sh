@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Co-execution across nodes (issue 16, deliverable 2): `mpirun -n K hetune split` with 2 and
 # 3 ranks on this machine, each rank with its own PoCL device (POCL_DEVICES=pthread, one
-# thread) and its own PoCL cache, as on separate nodes; the configurations come from rank 0's
+# thread; once "pthread basic", two devices a node) and its own PoCL cache, as on separate
+# nodes; the configurations come from rank 0's
 # database, tuned first by `mpirun -n 2 hetune tune`. On vecadd and on conv1d (whose input
 # needs a halo of MASK - 1 elements past each slice): every result verified at rank 0 against
 # one device alone; the node shares whole work-groups that partition the work; the bytes
@@ -102,6 +103,15 @@ for k in 2 3; do
     check 'd["scattered_bytes"] == sum(4 * (r["owned"][1] - r["owned"][0] + 32) + 4 * 33 for r in d["per_rank"][1:])'
     check 'd["gathered_bytes"] == sum(4 * (r["owned"][1] - r["owned"][0]) for r in d["per_rank"][1:])'
 done
+
+# Two devices a node (PoCL's pthread and basic devices, each rank both): each node
+# co-executes its slice on both, in whole work-groups of each, and the result verifies.
+POCL_DEVICES="pthread basic" mpi 2 tune "$conv" -q --db "$tmp/db"
+expect_status 0
+POCL_DEVICES="pthread basic" mpi 2 split "$conv" --db "$tmp/db" --json
+expect_status 0
+check_split 2
+check 'all(len(r["devices"]) == 2 and all("config" in x for x in r["devices"]) for r in d["per_rank"])'
 
 # A rank with no OpenCL platform is reported and left out; the other two split and verify.
 NO_PLATFORM=2 mpi 3 split "$conv" --db "$tmp/db" --json
