@@ -30,27 +30,28 @@ import sys
 bw, lat, local_bw = 10e9, 2e-6, 4e9   # network (as simulate.py), one machine's memcpy rate
 
 # Measured (docs/results/mpi-split.txt); replaced by SPLIT.json's when given.
-t_node, wall, slowest, moved = 0.20, 0.105, 0.100, 1.26e6
+t_node, wall, slowest, moved, granule = 0.1436, 0.07218, 0.07175, 1058692, 64
 if len(sys.argv) > 1:
     d = json.load(open(sys.argv[1]))
     ranks = d["per_rank"]
     t_node = sum(r["alone_s"] for r in ranks) / len(ranks)
     wall, slowest = d["wall_s"], max(r["split_s"] for r in ranks)
     moved = d["scattered_bytes"] + d["gathered_bytes"]
+    granule = ranks[0]["granule"]
 t_fix = max(0.0, wall - slowest - moved / local_bw)
 
 N_BENCH, MASK = 262144, 625
 rate = 2 * N_BENCH * MASK / t_node   # the bench node's flops per second
 
-# (name, node time, granules, sliced input bytes, halo bytes, whole input bytes, output bytes)
+# (name, node time, granules (the bench's work-group; matmul's tiles of 16), sliced input bytes, halo bytes, whole input bytes, output bytes)
 cases = [
-    ("conv1d bench (measured)", t_node, N_BENCH // 256, 4 * (N_BENCH + MASK - 1),
+    ("conv1d bench (measured)", t_node, N_BENCH // granule, 4 * (N_BENCH + MASK - 1),
      4 * (MASK - 1), 4 * MASK, 4 * N_BENCH),
-    ("conv1d 2^16 (examples)", 2 * 65536 * MASK / rate, 65536 // 256, 4 * (65536 + MASK - 1),
+    ("conv1d 2^16 (examples)", 2 * 65536 * MASK / rate, 65536 // granule, 4 * (65536 + MASK - 1),
      4 * (MASK - 1), 4 * MASK, 4 * 65536),
     ("matmul 1024 (B whole)", 2 * 1024 ** 3 / rate, 1024 // 16, 4 * 1024 * 1024, 0,
      4 * 1024 * 1024, 4 * 1024 * 1024),
-    ("vecadd 2^22 (memory)", 12 * 2 ** 22 / 4e9, 2 ** 22 // 256, 8 * 2 ** 22, 0, 0,
+    ("vecadd 2^22 (memory)", 12 * 2 ** 22 / 4e9, 2 ** 22 // granule, 8 * 2 ** 22, 0, 0,
      4 * 2 ** 22),
 ]
 nodes = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
