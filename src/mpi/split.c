@@ -79,6 +79,8 @@ struct msplit {
     int *cworld;                 /* csize: their world ranks */
     struct want *wants;          /* csize x nargs */
     MPI_Datatype *types;         /* nargs: one index of the split axis */
+    int *cnt, *dsp, *ord;        /* csize each: a collective's counts, displacements, order */
+    uint64_t *clo, *chi;         /* csize each: the parts of a partition of the slabs */
     unsigned nruns, keep;
     double *walls;               /* rank 0: nruns distributed wall times */
     double *figs;                /* rank 0: csize x nruns x NF; else nruns x NF */
@@ -274,17 +276,26 @@ static int gather_wants(struct msplit *m, struct ht_error *err)
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
     size_t na = spec->nargs;
     struct want *mine = calloc(na ? na : 1, sizeof *mine);
-    int rc = HT_OK;
+    int rc = HT_OK, ok, all_ok;
 
     m->wants = calloc((size_t)m->csize * (na ? na : 1), sizeof *m->wants);
     m->types = calloc(na ? na : 1, sizeof *m->types);
-    if (!mine || !m->wants || !m->types) {
+    m->cnt = calloc((size_t)m->csize, sizeof *m->cnt);
+    m->dsp = calloc((size_t)m->csize, sizeof *m->dsp);
+    m->ord = calloc((size_t)m->csize, sizeof *m->ord);
+    m->clo = calloc((size_t)m->csize, sizeof *m->clo);
+    m->chi = calloc((size_t)m->csize, sizeof *m->chi);
+    ok = mine && m->wants && m->types && m->cnt && m->dsp && m->ord && m->clo && m->chi;
+    for (size_t i = 0; m->types && i < na; i++)
+        m->types[i] = MPI_DATATYPE_NULL;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm); /* all fail, or none */
+    if (!all_ok) {
         free(mine);
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
+        return ht_error_set(err, HT_ENOMEM, "out of memory (on rank %d or another)",
+                            m->w.rank);
     }
     for (size_t i = 0; i < na; i++) {
         struct ht__slab in, out;
-        m->types[i] = MPI_DATATYPE_NULL;
         if (!spec->args[i].is_buffer)
             continue;
         ht__coexec_slab(m->cx, i, 0, sl->offset, sl->offset + sl->size, &in);
@@ -321,16 +332,11 @@ static int gather_wants(struct msplit *m, struct ht_error *err)
 static void scatter_input(struct msplit *m, size_t i, void *base)
 {
     size_t na = m->spec->nargs;
-    int cs = m->csize, whole = 0, *cnt = calloc((size_t)cs, sizeof *cnt);
-    int *dsp = calloc((size_t)cs, sizeof *dsp), *ord = calloc((size_t)cs, sizeof *ord);
-    uint64_t *clo = calloc((size_t)cs, sizeof *clo), *chi = calloc((size_t)cs, sizeof *chi);
+    int cs = m->csize, whole = 0, *cnt = m->cnt, *dsp = m->dsp, *ord = m->ord;
+    uint64_t *clo = m->clo, *chi = m->chi;
     const struct want *w0 = &m->wants[i];
     int nord = 0;
 
-    if (!cnt || !dsp || !ord || !clo || !chi) {
-        whole = 1; /* out of memory: the broadcast needs nothing more */
-        goto bcast;
-    }
     /* The nodes with a slab, by where it starts. */
     for (int r = 0; r < cs; r++) {
         const struct want *wr = &m->wants[(size_t)r * na + i];
@@ -382,32 +388,20 @@ static void scatter_input(struct msplit *m, size_t i, void *base)
                          (char *)base + (size_t)dsp[m->crank] * w0->inner, cnt[m->crank],
                          m->types[i], 0, m->comm);
     }
-    goto done;
+    return;
 bcast:
     if (m->crank == 0)
         m->scattered += (uint64_t)(cs - 1) * w0->len * w0->outer * w0->inner;
     MPI_Bcast(base, (int)(w0->len * w0->outer * w0->inner), MPI_BYTE, 0, m->comm);
-done:
-    free(cnt);
-    free(dsp);
-    free(ord);
-    free(clo);
-    free(chi);
 }
 
 /* Brings each node's owned slab of written buffer i into rank 0's host array. */
 static void gather_output(struct msplit *m, size_t i, void *base)
 {
     size_t na = m->spec->nargs;
-    int cs = m->csize, *cnt = calloc((size_t)cs, sizeof *cnt);
-    int *dsp = calloc((size_t)cs, sizeof *dsp);
+    int cs = m->csize, *cnt = m->cnt, *dsp = m->dsp;
     const struct want *mine = &m->wants[(size_t)m->crank * na + i];
 
-    if (!cnt || !dsp) {
-        free(cnt);
-        free(dsp);
-        return;
-    }
     for (int r = 0; r < cs; r++) {
         const struct want *wr = &m->wants[(size_t)r * na + i];
         cnt[r] = wr->out_hi > wr->out_lo ? (int)(wr->out_hi - wr->out_lo) : 0;
@@ -420,8 +414,6 @@ static void gather_output(struct msplit *m, size_t i, void *base)
     else
         MPI_Gatherv((char *)base + mine->out_lo * mine->inner, cnt[m->crank], m->types[i], NULL,
                     NULL, NULL, m->types[i], 0, m->comm);
-    free(cnt);
-    free(dsp);
 }
 
 /* The distributed runs: per run, scatter, every node's slice, gather, timed at rank 0
@@ -755,6 +747,13 @@ static void attempt_reset(struct msplit *m)
     free(m->walls);
     free(m->figs);
     free(m->cworld);
+    free(m->cnt);
+    free(m->dsp);
+    free(m->ord);
+    free(m->clo);
+    free(m->chi);
+    m->cnt = m->dsp = m->ord = NULL;
+    m->clo = m->chi = NULL;
     m->types = NULL;
     m->wants = NULL;
     m->walls = m->figs = NULL;
