@@ -43,7 +43,8 @@ t_fix = max(0.0, wall - slowest - moved / local_bw)
 N_BENCH, MASK = 262144, 625
 rate = 2 * N_BENCH * MASK / t_node   # the bench node's flops per second
 
-# (name, node time, granules (the bench's work-group; matmul's tiles of 16), sliced input bytes, halo bytes, whole input bytes, output bytes)
+# (name, node time, granules (of the bench's work-group; matmul's: tiles of 16), sliced
+# input bytes, halo bytes, whole input bytes, output bytes)
 cases = [
     ("conv1d bench (measured)", t_node, N_BENCH // granule, 4 * (N_BENCH + MASK - 1),
      4 * (MASK - 1), 4 * MASK, 4 * N_BENCH),
