@@ -13,19 +13,10 @@
 # environment: KEEP=DIR keeps the JSON and the databases there.
 set -eu
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-hetune=${1:-${HETUNE:-$root/build/hetune}}
-[ -x "$hetune" ] || { echo "bench/mpi: no hetune binary at $hetune (build it first)" >&2; exit 2; }
-command -v mpirun >/dev/null || { echo "bench/mpi: no mpirun (make deps)" >&2; exit 2; }
-work=${KEEP:-}
-if [ -z "$work" ]; then
-    work=$(mktemp -d "${TMPDIR:-/tmp}/hetune-bench-mpi.XXXXXX")
-    trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work"
-rm -rf "$work"/*.db "$work"/pocl-*
-export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" # one machine: shared memory
+bench=hetune-bench-mpi
+# shellcheck source=common.sh
+source "$(dirname "$0")/common.sh"
+export POCL_KERNEL_CACHE=0
 cat >"$work/rank.sh" <<EOF
 #!/usr/bin/env bash
 export POCL_CACHE_DIR="$work/pocl-\$1-\${OMPI_COMM_WORLD_RANK:-0}"
@@ -34,8 +25,6 @@ shift
 exec "$hetune" "\$@"
 EOF
 chmod +x "$work/rank.sh"
-flags=(--oversubscribe --bind-to core --map-by core)
-[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 
 # Tunes with $1 ranks; the JSON goes to $work/$1.json, the wall time to $work/$1.wall.
 tune() {

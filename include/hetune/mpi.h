@@ -1,5 +1,5 @@
-/* hetune — tuning over MPI (issue 16): `mpirun -n K hetune tune SPEC` spreads the
- * configurations of a spec over K processes (ranks), on one machine or many.
+/* hetune — tuning and co-execution over MPI (issue 16): `mpirun -n K hetune tune SPEC`
+ * spreads the configurations of a spec over K processes (ranks), on one machine or many.
  *
  * Rank 0 holds a work queue: each rank asks for one configuration at a time, measures it on
  * its own node's devices (its own OpenCL platform, its own worker processes) and sends the
@@ -10,6 +10,9 @@
  * rank that dies (an MPI call that fails, or silence: no heartbeat for silence_s seconds)
  * loses only its configuration in flight, which goes back into the queue; the others go
  * on. docs/scale.md has the design and the cost model for many nodes.
+ *
+ * `mpirun -n K hetune split SPEC` co-executes one kernel across the K ranks (nodes), each
+ * on its own devices, on its share of Eq. 4 one level up (ht_mpi_split).
  *
  * With Open MPI 4, mpirun ends the whole job when one rank exits early unless it runs with
  * --enable-recovery; with it, the survivors finish the work.
@@ -22,6 +25,7 @@
 #include "hetune/error.h"
 #include "hetune/spec.h"
 #include "hetune/tune.h"
+#include "hetune/workflow.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,9 +42,9 @@ int ht_mpi_env_size(void);
 
 /* Whether `hetune COMMAND` may run in this process: NULL when it may (not under an MPI
  * launcher with more than one process, or a command that runs over MPI in a build with
- * it: "tune"), else a static message that says why not (a build without MPI under mpirun,
- * or a command that does not run over MPI), meant for a refusal with exit status 2
- * instead of K processes racing on one database. */
+ * it: "tune" and "split"), else a static message that says why not (a build without MPI
+ * under mpirun, or a command that does not run over MPI), meant for a refusal with exit
+ * status 2 instead of K processes racing on one database. */
 const char *ht_mpi_refusal(const char *command);
 
 /* The heartbeat silence after which rank 0 counts a rank as dead (seconds). */
@@ -71,6 +75,39 @@ const char *ht_mpi_refusal(const char *command);
 int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
                 const struct ht_tune_opts *opts, int json, char **text, int *status,
                 struct ht_error *err);
+
+/* Co-executes spec across the nodes of MPI_COMM_WORLD (`mpirun -n K hetune split`); every
+ * rank calls it with the same spec, options and device selector, once per process (it
+ * initializes and finalizes MPI). Each rank is a node: its devices (device as in
+ * ht_mpi_tune, applied on its own node) co-execute as ht_workflow_split's do, with the
+ * scheduler and options of opts->coexec. Rank 0 alone opens the database opts->db and
+ * reads each device's best configuration (nothing is tuned: a device without one is
+ * reported and left out, as is a node whose devices all are or that cannot co-execute).
+ * Each node first co-executes the whole problem; its wall time gives its share by Eq. 4
+ * one level up (ht_split_plan_compute on the nodes' times), its work-group being the least
+ * common multiple of its devices' work-groups along the split dimension. Then, per run
+ * (the spec's repeats, the mean of the best keep_best, one untimed run first): rank 0's
+ * inputs are scattered by slice (the slab of the axis walked by the split dimension that
+ * the node's devices read, halo included; whole where a buffer has no such axis), every
+ * node co-executes its slice, and the owned outputs are gathered at rank 0, which then
+ * verifies them against one of its devices alone (ht_coexec_verify).
+ *
+ * On rank 0, *text (owned by the caller, free()) receives the report, text or one JSON
+ * object (json 1): the ranks that took part, each node's devices, time, shares, slice and
+ * times in the runs, Eq. 4's bound from the nodes' times, the measured wall time and
+ * efficiency = bound / wall, the bytes moved and the verification; on the other ranks "".
+ * *status: 0, 3 when verification failed, else the exit status of the error.
+ *
+ * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->refine,
+ * sweep or dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
+ * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (nodes whose
+ * configurations launch different global sizes along the split dimension, or disagree on
+ * a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's
+ * database), HT_ENOMEM; the other ranks learn of rank 0's failure and return HT_EINVAL
+ * "rank 0 failed". */
+int ht_mpi_split(const struct ht_spec *spec, const char *device,
+                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,8 @@ static const char split_usage[] =
     "(the split stays stored), or when with --refine it beat every round or the best\n"
     "round gave it all the work (stored as \"alone\"). The merged output is verified\n"
     "against one run of the fastest device alone (itself verified against the spec's\n"
-    "reference), and the split is stored in the database.\n"
+    "reference), and the split is stored in the database. Under 'mpirun -n K' (a build\n"
+    "with MPI) each rank co-executes its node's Eq. 4 share instead (docs/scale.md).\n"
     "\n"
     "Printed: per device its configuration, work-group size along the split dimension,\n"
     "time alone (tuned, and measured here), optimal and adjusted factors (the paper's\n"
@@ -312,6 +313,12 @@ int cmd_split(int argc, char **argv)
         cli_usage_error("split", 2, "--dim %u: the NDRange of '%s' has %u dimension%s",
                         wo.coexec.dim, spec->name, spec->space.ndims,
                         spec->space.ndims == 1 ? "" : "s");
+        goto cleanup;
+    }
+    if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */
+        wo.db = co.db;
+        rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
+        status = rc != HT_OK ? cli_fail("split", &err) : (fputs(text, stdout), status);
         goto cleanup;
     }
     if ((status = cli_split_devices("split", co.device, &wo, &plat, &dl, &n)) != 0)

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    int isolate = 1;
+    int isolate = ht_mpi_env_size() <= 1;
 
     if (argc < 2) {
         usage(stderr);
@@ -57,9 +57,10 @@ int main(int argc, char **argv)
         printf("hetune %s\n", HETUNE_VERSION);
         return 0;
     }
-    if (ht_mpi_refusal(argv[1])) /* under mpirun: only the tune of a build with MPI runs */
+    if (ht_mpi_refusal(argv[1])) /* under mpirun: only tune and split, built with MPI */
         return fprintf(stderr, "hetune %s: %s\n", argv[1], ht_mpi_refusal(argv[1])), 2;
-    /* split and run run whole in a supervised child process (supervise.h). */
+    /* split and run run whole in a supervised child process (supervise.h); not under mpirun,
+     * where a child started again could not rejoin the job (MPI_Init once per rank). */
     for (int i = 2; i < argc && isolate; i++)
         isolate = strcmp(argv[i], "--no-isolate") != 0;
     if ((!strcmp(argv[1], "split") || !strcmp(argv[1], "run")) && isolate && !ht_supervised()) {

@@ -47,10 +47,10 @@ const char *ht_mpi_refusal(const char *command)
         return "this hetune was built without MPI, yet runs as one of several processes of "
                "mpirun: they would race on one database; build it with MPI (libopenmpi-dev, "
                "cmake -DHETUNE_MPI=ON) or run it without mpirun";
-    if (command && !strcmp(command, "tune"))
+    if (command && (!strcmp(command, "tune") || !strcmp(command, "split")))
         return NULL;
-    return "only 'hetune tune' runs over MPI: under mpirun, several processes of this "
-           "command would race on one database; run it without mpirun";
+    return "only 'hetune tune' and 'hetune split' run over MPI: under mpirun, several "
+           "processes of this command would race on one database; run it without mpirun";
 }
 
 #ifndef HT_HAVE_MPI
@@ -59,6 +59,18 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
                 struct ht_error *err)
 {
     (void)spec, (void)device, (void)db, (void)opts, (void)json;
+    if (text)
+        *text = NULL;
+    if (status)
+        *status = 2;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+int ht_mpi_split(const struct ht_spec *spec, const char *device,
+                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 struct ht_error *err)
+{
+    (void)spec, (void)device, (void)opts, (void)json;
     if (text)
         *text = NULL;
     if (status)

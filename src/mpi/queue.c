@@ -18,12 +18,10 @@
 #include <unistd.h>
 
 #include <jansson.h>
-#ifdef __SANITIZE_ADDRESS__
-#include <dlfcn.h>
-#endif
 
 #include "hetune/mpi.h"
 #include "hetune/report.h"
+#include "mpi/mpi-internal.h"
 #include "search/search-internal.h"
 #include "util/util.h"
 
@@ -31,8 +29,9 @@ enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
 
 #define BEAT_S 0.5
 #define POLL_NS 2000000L
-#define HOST_MAX 64
-#define WHY_MAX 256
+#define put ht__mpi_put /* the report's text (mpi-internal.h) */
+#define HOST_MAX HT__MPI_HOST_MAX
+#define WHY_MAX HT__MPI_WHY_MAX
 
 /* One configuration handed to a rank. */
 struct assign_msg {
@@ -853,40 +852,9 @@ static char *report_json(const struct server *s, const char *db, int status)
 }
 
 /* Appends to a growing text; returns -1 when out of memory. */
-struct buf {
-    char *p;
-    size_t n, cap;
-};
-
-__attribute__((format(printf, 2, 3))) static int put(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return -1;
-        if (b->p && b->n + (size_t)n < b->cap) {
-            b->n += (size_t)n;
-            return 0;
-        }
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + (size_t)n + 1)
-            cap *= 2;
-        char *grown = realloc(b->p, cap);
-        if (!grown)
-            return -1;
-        b->p = grown;
-        b->cap = cap;
-    }
-}
-
 static char *report_text(const struct server *s, const char *db)
 {
-    struct buf b = {NULL, 0, 0};
+    struct ht__mpi_buf b = {NULL, 0, 0};
     char a[64], cfg[1100];
     int err = 0;
 
@@ -939,57 +907,6 @@ static char *report_text(const struct server *s, const char *db)
 
 /* --- the entry point --- */
 
-#ifdef __SANITIZE_ADDRESS__
-/* Open MPI unloads its plug-ins (mca_*.so) in MPI_Finalize, so LeakSanitizer's report of
- * what they keep at exit names no module and tests/lsan.supp cannot suppress it: in a
- * sanitized build they stay loaded. */
-static void keep_mpi_plugins(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[4096];
-
-    while (f && fgets(line, sizeof line, f)) {
-        char *path = strchr(line, '/');
-        if (!path || (!strstr(path, "mca_") && !strstr(path, "openmpi") && !strstr(path, "pmix")))
-            continue;
-        path[strcspn(path, "\n")] = '\0';
-        dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
-    }
-    if (f)
-        fclose(f);
-}
-#else
-static void keep_mpi_plugins(void)
-{
-}
-#endif
-
-/* This rank's devices: "all", or the one the selector names; *why says why none. */
-static int select_devices(const char *device, struct ht_platform **plat, size_t *first,
-                          size_t *n, char *why, size_t why_size)
-{
-    struct ht_error e;
-    size_t idx;
-    int rc;
-
-    ht_error_clear(&e);
-    *first = *n = 0;
-    rc = ht_platform_discover(plat, &e);
-    if (rc == HT_OK && (!device || !strcmp(device, "all"))) {
-        *n = (*plat)->count;
-        return 0;
-    }
-    if (rc == HT_OK)
-        rc = ht_platform_find(*plat, device, &idx, &e);
-    if (rc != HT_OK) {
-        ht_error_format(&e, why, why_size);
-        return 0;
-    }
-    *first = idx;
-    *n = 1;
-    return 0;
-}
-
 static long die_after_hook(int rank)
 {
     const char *v = getenv("HETUNE_TEST_MPI_DIE");
@@ -1006,7 +923,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
                 struct ht_error *err)
 {
     struct ht_tune_opts defaults;
-    struct ht_platform *plat = NULL;
+    struct ht__mpi_world w;
     struct ht_device_info *all = NULL;
     struct ht_store *store = NULL;
     struct model *models = NULL;
@@ -1015,7 +932,6 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     struct measurer ms;
     struct server sv;
     pthread_t thread;
-    char host[HOST_MAX] = "", why[WHY_MAX] = "";
     char *hosts = NULL, *whys = NULL;
     int *counts = NULL, *displs = NULL, *dev_model = NULL;
     const char **names = NULL;
@@ -1026,6 +942,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     *status = 1;
     memset(&sv, 0, sizeof sv);
     memset(&ms, 0, sizeof ms);
+    memset(&w, 0, sizeof w);
     if (!opts) {
         ht_tune_opts_init(&defaults);
         opts = &defaults;
@@ -1043,7 +960,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
     inited = 1;
-    keep_mpi_plugins();
+    ht__mpi_keep_plugins();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -1058,36 +975,27 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     mb.has_work = mb.has_result = mb.quit = 0;
 
     /* Every rank learns every rank's devices and host (small: one device is 2 KiB). */
-    gethostname(host, sizeof host - 1);
-    select_devices(device, &plat, &first, &ndev, why, sizeof why);
-    counts = calloc((size_t)size, sizeof *counts);
-    displs = calloc((size_t)size, sizeof *displs);
-    hosts = calloc((size_t)size, HOST_MAX);
-    whys = calloc((size_t)size, WHY_MAX);
     names = calloc(spec->space.nparams + 1, sizeof *names);
-    if (!counts || !displs || !hosts || !whys || !names) {
+    if (!names) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup; /* the others then wait: out of memory at start is not survived */
     }
     for (size_t i = 0; i < spec->space.nparams; i++)
         names[i] = spec->space.params[i].name;
-    {
-        int mine = (int)(ndev * sizeof(struct ht_device_info));
-        MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
-        MPI_Allgather(host, HOST_MAX, MPI_CHAR, hosts, HOST_MAX, MPI_CHAR, MPI_COMM_WORLD);
-        MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, MPI_COMM_WORLD);
-        for (int r = 0; r < size; r++) {
-            displs[r] = (int)(total * sizeof(struct ht_device_info));
-            total += (size_t)counts[r] / sizeof(struct ht_device_info);
-        }
-        all = calloc(total ? total : 1, sizeof *all);
-        dev_model = calloc(total ? total : 1, sizeof *dev_model);
-        if (!all || !dev_model) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        MPI_Allgatherv(plat && ndev ? &plat->devices[first] : NULL, mine, MPI_BYTE, all,
-                       counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+    if ((rc = ht__mpi_world_gather(device, &w, err)) != HT_OK)
+        goto cleanup;
+    first = w.first;
+    ndev = w.ndev;
+    total = w.total;
+    all = w.all;
+    hosts = w.hosts;
+    whys = w.whys;
+    counts = w.counts;
+    displs = w.displs;
+    dev_model = calloc(total ? total : 1, sizeof *dev_model);
+    if (!dev_model) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
     }
     /* Device models, the same on every rank: the first device of each kind names it. */
     models = calloc(total ? total : 1, sizeof *models);
@@ -1097,7 +1005,6 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     }
     for (size_t d = 0; d < total; d++) {
         size_t mi;
-        all[d].cl_platform = all[d].cl_device = NULL;
         for (mi = 0; mi < nmodels && !same_model(&models[mi].info, &all[d]); mi++)
             ;
         if (mi == nmodels)
@@ -1131,7 +1038,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     ms.eopts.eq3 = opts->eq3;
     if (!ms.eopts.stop)
         ms.eopts.stop = opts->stop;
-    ms.devs = plat && ndev ? &plat->devices[first] : NULL;
+    ms.devs = w.plat && ndev ? &w.plat->devices[first] : NULL;
     ms.dev_model = dev_model + displs[rank] / (int)sizeof(struct ht_device_info);
     ms.ndev = ndev;
     ms.sessions = calloc(ndev ? ndev : 1, sizeof *ms.sessions);
@@ -1213,13 +1120,8 @@ cleanup:
     free(models);
     ht_store_close(store);
     free(dev_model);
-    free(all);
     free(names);
-    free(whys);
-    free(hosts);
-    free(displs);
-    free(counts);
-    ht_platform_free(plat);
+    ht__mpi_world_destroy(&w);
     /* MPI_Finalize waits for every process, the dead too (Open MPI 4 hangs there): after
      * a death, the survivors leave without it, which mpirun --enable-recovery allows. */
     if (inited && !died)

@@ -119,6 +119,9 @@ struct ht_coexec {
     void **bound;
     struct hostalloc *allocs;    /* ht_coexec_alloc's memory */
     size_t nallocs, cap_allocs;
+    /* A node's share of a split over MPI (ht__coexec_set_range): the scheduler hands out
+     * [0, range_n) and every chunk runs range_lo further on; range_n 0: the whole. */
+    uint64_t range_lo, range_n;
 };
 
 struct hostalloc {
@@ -550,7 +553,8 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht_split_sched_create(name, cx->global, sd, cx->n, sopts, out, err);
+    rc = ht_split_sched_create(name, cx->range_n ? cx->range_n : cx->global, sd, cx->n, sopts,
+                               out, err);
     free(sd);
     return rc;
 }
@@ -1240,6 +1244,9 @@ static void *device_thread(void *arg)
 
     while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
         double t = ht__now();
+        struct ht_split_chunk sc = c; /* the scheduler's chunk, as a report names it */
+        c.offset += cx->range_lo;
+        c.own_offset += cx->range_lo;
         if (!sent) {
             /* Whole inputs go once, and only to a device that gets work; both queues'
              * pieces need them. */
@@ -1261,7 +1268,7 @@ static void *device_thread(void *arg)
         d->chunks++;
         d->items += c.size;
         d->owned_items += c.own_size;
-        ht_split_sched_report(cx->sched, d->index, &c, ht__now() - t);
+        ht_split_sched_report(cx->sched, d->index, &sc, ht__now() - t);
     }
     if (rc == HT_OK)
         rc = read_outputs(d, &d->err);
@@ -2037,4 +2044,131 @@ int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone
     free(m);
     free(keep);
     return rc;
+}
+
+/* --- a node's share of a split over MPI (src/mpi/split.c) --- */
+
+int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
+                         struct ht_error *err)
+{
+    struct ht_split_sched *s = NULL;
+    uint64_t old_lo = cx->range_lo, old_n = cx->range_n;
+    int rc;
+
+    if (size == 0 || offset > cx->global || size > cx->global - offset)
+        return ht_error_set(err, HT_EINVAL, "range [%" PRIu64 ", %" PRIu64 ") is not inside "
+                            "the %" PRIu64 " units", offset, offset + size, cx->global);
+    cx->range_lo = offset;
+    cx->range_n = size == cx->global ? 0 : size;
+    rc = make_sched(cx, &cx->opts.sched, cx->sched_name, &s, err);
+    if (rc != HT_OK) {
+        cx->range_lo = old_lo;
+        cx->range_n = old_n;
+        return rc;
+    }
+    ht_split_sched_free(cx->sched);
+    cx->sched = s;
+    return HT_OK;
+}
+
+void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
+                         unsigned keep_best)
+{
+    cx->opts.warmup = warmup;
+    cx->opts.repeats = repeats;
+    cx->opts.keep_best = keep_best;
+}
+
+void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output)
+{
+    if (arg >= cx->spec->nargs || !cx->spec->args[arg].is_buffer)
+        return NULL;
+    return output ? cx->outputs[arg].data : cx->inputs[arg].data;
+}
+
+void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs)
+{
+    const struct ht_spec *spec = cx->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *arg = &spec->args[i];
+        unsigned char pat[8];
+        size_t es;
+
+        if (!arg->is_buffer || arg->access == HT_ACCESS_TEMP)
+            continue;
+        es = ht_type_size(arg->type);
+        ht__poison_pattern(arg->type, pat);
+        if (inputs && arg->access != HT_ACCESS_WRITE && cx->inputs[i].data)
+            for (size_t k = 0; k < cx->inputs[i].count; k++)
+                memcpy((char *)cx->inputs[i].data + k * es, pat, es);
+        if (outputs && arg->access != HT_ACCESS_READ && cx->outputs[i].data)
+            for (size_t k = 0; k < cx->outputs[i].count; k++)
+                memcpy((char *)cx->outputs[i].data + k * es, pat, es);
+    }
+}
+
+int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t ulo,
+                    uint64_t uhi, struct ht__slab *s)
+{
+    const struct ht_spec *spec = cx->spec;
+    const struct cxdev *d0 = &cx->devs[0];
+    const struct ht__hostbuf *b;
+    unsigned nsplit = 0;
+    uint64_t lo[3], hi[3];
+
+    memset(s, 0, sizeof *s);
+    if (i >= spec->nargs || !spec->args[i].is_buffer || uhi > cx->global || ulo > uhi)
+        return HT_EINVAL;
+    b = &d0->in.shape[i];
+    s->whole = 1;
+    s->bytes = b->count * ht_type_size(spec->args[i].type);
+    for (unsigned a = 0; a < b->naxes; a++)
+        if (d0->maps[i].split_axis[a]) {
+            nsplit++;
+            s->axis = a;
+        }
+    s->len = b->dims[s->axis];
+    s->outer = 1;
+    s->inner = ht_type_size(spec->args[i].type);
+    for (unsigned a = 0; a < b->naxes; a++) {
+        if (a < s->axis)
+            s->outer *= b->dims[a];
+        else if (a > s->axis)
+            s->inner *= b->dims[a];
+    }
+    s->hi = s->len;
+    if (nsplit != 1)
+        return HT_OK;
+    if (output) {
+        if (d0->maps[i].out != OUT_OWNED)
+            return HT_OK;
+        s->whole = 0;
+        s->lo = s->hi = 0;
+        if (uhi > ulo) {
+            slice_ranges(d0, i, cx->global, ulo, uhi, 1, lo, hi);
+            s->lo = lo[s->axis];
+            s->hi = hi[s->axis];
+        }
+        return HT_OK;
+    }
+    for (size_t j = 0; j < cx->n; j++)
+        if (cx->devs[j].maps[i].in != IN_SLICED)
+            return HT_OK;
+    s->whole = 0;
+    s->lo = s->hi = 0;
+    /* What any device of the node may read for a chunk inside the range: each device's
+     * work-items covering it (whole groups, moved back as a residue is), plus the halo. */
+    for (size_t j = 0; j < cx->n && uhi > ulo; j++) {
+        const struct cxdev *d = &cx->devs[j];
+        struct ht_split_chunk c = {ulo, uhi - ulo, ulo, uhi - ulo};
+        uint64_t wlo, wn;
+        chunk_items(d, &c, &wlo, &wn);
+        slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
+        if (j == 0 || lo[s->axis] < s->lo)
+            s->lo = lo[s->axis];
+        if (j == 0 || hi[s->axis] > s->hi)
+            s->hi = hi[s->axis];
+    }
+    return HT_OK;
 }

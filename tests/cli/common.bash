@@ -69,3 +69,24 @@ q = lambda s: db.execute(s).fetchall()
 print(eval(sys.argv[2]))
 EOF
 }
+
+# Skips (77) a test of hetune over MPI where hetune was built without MPI or mpirun is
+# missing; else sets mpiflags (mpirun's flags) and the environment of one machine: Open
+# MPI's shared-memory path (pml ob1), not PSM or libfabric, which load and unload libraries
+# whose allocations LeakSanitizer cannot name then (under ASan), nor can it with fast
+# unwinding, which loses the frames tests/lsan.supp matches.
+require_mpi() {
+    if [ "${HETUNE_MPI:-OFF}" != ON ] && [ "${HETUNE_MPI:-OFF}" != 1 ]; then
+        echo "skipped: hetune was built without MPI" >&2
+        exit 77
+    fi
+    if ! command -v mpirun >/dev/null 2>&1; then
+        echo "skipped: no mpirun" >&2
+        exit 77
+    fi
+    export OMPI_MCA_pml=ob1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
+    mpiflags=(--oversubscribe)
+    if [ "$(id -u)" = 0 ]; then
+        mpiflags+=(--allow-run-as-root)
+    fi
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Under mpirun, what cannot run over MPI refuses with exit 2 and a clear message instead of
 # K processes racing on one database (issue 16): a build without MPI refuses every command,
-# a build with MPI every command but tune. Where mpirun is installed it launches the
+# a build with MPI every command but tune and split. Where mpirun is installed it launches the
 # processes; elsewhere the launcher's environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE) is set
 # by hand, which is what hetune reads. A size of 1 is not refused.
 set -eu
@@ -14,8 +14,8 @@ spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 mpiflags=(--oversubscribe)
 [ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
 if [ "${HETUNE_MPI:-OFF}" = ON ] || [ "${HETUNE_MPI:-OFF}" = 1 ]; then
-    cmd=split
-    words="only 'hetune tune' runs over MPI"
+    cmd=run
+    words="only 'hetune tune' and 'hetune split' run over MPI"
 else
     cmd=tune
     words="this hetune was built without MPI"

@@ -13,23 +13,12 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 make_tmp mpi-tune
 
-if [ "${HETUNE_MPI:-OFF}" != ON ] && [ "${HETUNE_MPI:-OFF}" != 1 ]; then
-    echo "skipped: hetune was built without MPI" >&2
-    exit 77
-fi
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "skipped: no mpirun" >&2
-    exit 77
-fi
+require_mpi
 run devices --json
 require_platform
 
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-# One machine: Open MPI's shared-memory path (pml ob1), not PSM or libfabric, which load
-# and unload libraries whose allocations LeakSanitizer cannot name then (under ASan), nor
-# can it with fast unwinding, which loses the frames tests/lsan.supp matches.
-export OMPI_MCA_pml=ob1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:fast_unwind_on_malloc=0"
 # Each rank as on a node of its own: its own PoCL cache folder.
 cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
@@ -38,8 +27,6 @@ mkdir -p "\$POCL_CACHE_DIR"
 exec "$HETUNE" "\$@"
 EOF
 chmod +x "$tmp/rank.sh"
-mpiflags=(--oversubscribe)
-[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
 
 # Runs `mpirun -n $1 hetune tune SPEC` with the remaining arguments. $recovery, when set, is
 # --enable-recovery: Open MPI 4 then lets the others go on when a rank dies (but mpirun's

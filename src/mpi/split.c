@@ -1,0 +1,954 @@
+/* Co-execution across nodes over MPI (issue 16, deliverable 2; mpi.h, docs/scale.md):
+ * `mpirun -n K hetune split SPEC`. Each rank is a node: it co-executes on its own devices
+ * as `hetune split` does on one machine (src/split/coexec.c), first the whole problem (its
+ * time gives its speed), then its share. The node shares are Eq. 4 one level up: the
+ * planner (ht_split_plan_compute) on the nodes' measured times, each node's work-group
+ * being the least common multiple of its devices' work-groups along the split dimension,
+ * so that its slice is whole work-groups of every one of its devices. Rank 0 holds the
+ * database (each device's configuration), the inputs and the gathered outputs: inputs go
+ * out and outputs come back by slice only (MPI_Scatterv / MPI_Gatherv of the slab of the
+ * axis walked by the split dimension, halos included, computed by the co-execution's own
+ * slicing, ht__coexec_slab), and rank 0 verifies the result against one of its devices
+ * alone (ht_coexec_verify). A rank whose devices cannot co-execute the whole problem is
+ * reported and left out; the others share the work. */
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hetune/mpi.h"
+#include "hetune/report.h"
+#include "mpi/mpi-internal.h"
+#include "split/split-internal.h"
+
+#define WHY_MAX HT__MPI_WHY_MAX
+
+/* What rank 0's database holds of one device of some rank. */
+struct devcfg {
+    int32_t ok, pad;
+    double tuned_s;
+    int64_t config[HT_STORE_MAX_PARAMS];
+    char text[HT_STORE_CONFIG_MAX];
+    char why[WHY_MAX];
+};
+
+/* What a node tells every rank after co-executing the whole problem. */
+struct node {
+    int32_t ok, ndev;           /* ok 1: it co-executed the whole problem */
+    uint64_t units;             /* units along the split dimension (its global size) */
+    uint64_t granule;           /* lcm of its devices' work-groups along it, in units */
+    double alone_s, kernel_s;   /* its wall and kernel-only times of the whole problem */
+    double alone_min_s;         /* its fastest run of it */
+    char why[WHY_MAX];          /* why not ok */
+};
+
+/* Where one node's slice lies in one buffer (ht__slab, as every rank sees it). */
+struct want {
+    int32_t in_whole, out_whole;
+    uint64_t in_lo, in_hi, out_lo, out_hi;
+    uint64_t len, outer, inner;
+};
+
+/* A node's figures of the distributed runs, per run. */
+enum { F_RUN, F_SCATTER, F_GATHER, NF };
+
+/* What run_nodes returns when a node other than rank 0 failed in its slice: the others
+ * plan again without it. */
+#define REPLAN 1
+
+/* Everything one call holds; freed in one place. */
+struct msplit {
+    const struct ht_spec *spec;
+    const struct ht_workflow_split_opts *opts;
+    struct ht__mpi_world w;
+    struct devcfg *cfg;          /* w.total */
+    struct node *nodes;          /* w.size */
+    struct ht_coexec *cx;        /* this node's co-execution */
+    struct ht_coexec_result whole, last;
+    struct ht_split_plan plan;   /* over the nodes that took part */
+    int *part;                   /* w.size: index in the plan, -1 when left out */
+    size_t np;
+    MPI_Comm comm;               /* the nodes that take part, rank 0 first */
+    int crank, csize;
+    int *cworld;                 /* csize: their world ranks */
+    struct want *wants;          /* csize x nargs */
+    MPI_Datatype *types;         /* nargs: one index of the split axis */
+    int *cnt, *dsp, *ord;        /* csize each: a collective's counts, displacements, order */
+    uint64_t *clo, *chi;         /* csize each: the parts of a partition of the slabs */
+    unsigned nruns, keep;
+    double *walls;               /* rank 0: nruns distributed wall times */
+    double *figs;                /* rank 0: csize x nruns x NF; else nruns x NF */
+    uint64_t scattered, gathered;/* bytes per run to and from the other nodes */
+    int verified;                /* -1 not verified, 0 failed, 1 passed */
+    struct ht_error verr;
+};
+
+static const char *const dim_names[] = {"gx", "gy", "gz"};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Rank 0: each device's best configuration from the database (nothing is tuned: over MPI
+ * that is `mpirun -n K hetune tune`'s work). */
+static int find_configs(struct msplit *m, struct ht_error *err)
+{
+    const struct ht_workflow_split_opts *o = m->opts;
+    struct ht_workflow_best_opts bo;
+    struct ht_tune_opts topts;
+    struct ht_store *store = NULL;
+    int64_t problem_id;
+    int rc;
+
+    if (o->tune) {
+        topts = *o->tune;
+    } else {
+        ht_tune_opts_init(&topts);
+        topts.eq3 = o->coexec.exec.eq3;
+        topts.exec = o->coexec.exec;
+    }
+    memset(&bo, 0, sizeof bo);
+    bo.topts = &topts;
+    bo.no_predict = o->no_predict;
+    bo.unverified = m->spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
+    rc = ht_workflow_open(o->db, m->spec, &store, &problem_id, err);
+    for (size_t d = 0; rc == HT_OK && d < m->w.total; d++) {
+        struct ht_workflow_device wd;
+        struct ht_error e;
+        int brc;
+
+        memset(&wd, 0, sizeof wd);
+        wd.dev = &m->w.all[d];
+        ht_error_clear(&e);
+        brc = ht_workflow_best(m->spec, store, problem_id, &bo, &wd, &e);
+        if (brc == HT_OK) {
+            m->cfg[d].ok = 1;
+            m->cfg[d].tuned_s = wd.tuned_s;
+            memcpy(m->cfg[d].config, wd.config, sizeof wd.config);
+            snprintf(m->cfg[d].text, sizeof m->cfg[d].text, "%s", wd.config_text);
+        } else if (brc == HT_ENOTFOUND) {
+            snprintf(m->cfg[d].why, sizeof m->cfg[d].why,
+                     "no configuration in the database (run 'mpirun -n K hetune tune' on "
+                     "the same ranks first): %.160s", e.text);
+        } else {
+            rc = brc;
+            *err = e;
+        }
+    }
+    ht_store_close(store);
+    return rc;
+}
+
+/* This node co-executes the whole problem on its devices that have a configuration: its
+ * speed. Fills m->nodes[rank] (ok, or why not). */
+static void node_whole(struct msplit *m, struct node *me)
+{
+    struct ht__mpi_world *w = &m->w;
+    struct ht_coexec_device *cd = NULL;
+    struct ht_coexec_opts co = m->opts->coexec;
+    struct ht_error e;
+    size_t first, n, k = 0;
+    int rc;
+
+    memset(me, 0, sizeof *me);
+    ht_error_clear(&e);
+    first = ht__mpi_world_rank_devices(w, w->rank, &n);
+    if (n == 0) {
+        snprintf(me->why, sizeof me->why, "no device: %s",
+                 w->whys[(size_t)w->rank * WHY_MAX] ? &w->whys[(size_t)w->rank * WHY_MAX]
+                                                    : "none selected");
+        return;
+    }
+    cd = calloc(n, sizeof *cd);
+    if (!cd) {
+        snprintf(me->why, sizeof me->why, "out of memory");
+        return;
+    }
+    for (size_t j = 0; j < n; j++)
+        if (m->cfg[first + j].ok) {
+            cd[k].dev = &w->plat->devices[w->first + j];
+            cd[k].config = m->cfg[first + j].config;
+            cd[k].time_s = m->cfg[first + j].tuned_s;
+            k++;
+        }
+    if (k == 0) {
+        snprintf(me->why, sizeof me->why, "device %zu (%.40s): %.190s",
+                 w->plat->devices[w->first].index, w->plat->devices[w->first].name,
+                 m->cfg[first].why);
+        free(cd);
+        return;
+    }
+    rc = ht_coexec_create(m->spec, cd, k, &co, &m->cx, &e);
+    if (rc == HT_OK)
+        rc = ht_coexec_run(m->cx, &m->whole, &e);
+    free(cd);
+    if (rc != HT_OK) {
+        ht_error_format(&e, me->why, sizeof me->why);
+        ht_coexec_free(m->cx);
+        m->cx = NULL;
+        return;
+    }
+    me->ok = 1;
+    me->ndev = (int32_t)k;
+    me->units = m->whole.global;
+    me->alone_s = m->whole.wall_s;
+    me->alone_min_s = m->whole.wall_min_s;
+    me->kernel_s = m->whole.kernel_s;
+    me->granule = 1;
+    for (size_t j = 0; j < m->whole.ndevices; j++) {
+        uint64_t g = m->whole.devices[j].wg ? m->whole.devices[j].wg : 1;
+        me->granule = me->granule / gcd64(me->granule, g) * g;
+    }
+}
+
+/* Eq. 4 one level up: the nodes that co-executed the whole problem share it by their
+ * times, in whole granules. Every rank computes the same plan from the same numbers. */
+static int plan_nodes(struct msplit *m, struct ht_error *err)
+{
+    struct ht_split_device_in *in = calloc((size_t)m->w.size, sizeof *in);
+    const struct node *n0 = &m->nodes[0];
+    int rc;
+
+    if (!in)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    m->np = 0;
+    for (int r = 0; r < m->w.size; r++) {
+        const struct node *n = &m->nodes[r];
+        m->part[r] = -1;
+        if (!n->ok)
+            continue;
+        if (n->units != n0->units) {
+            free(in);
+            return ht_error_set(err, HT_ESPEC,
+                                "rank %d's configurations launch %" PRIu64 " units along %s, "
+                                "rank 0's %" PRIu64 ": the nodes of a split over MPI must "
+                                "agree (tune the same device models, or split along another "
+                                "dimension)",
+                                r, n->units, dim_names[m->opts->coexec.dim], n0->units);
+        }
+        in[m->np].wg = n->granule;
+        in[m->np].time_s = n->alone_s;
+        m->part[r] = (int)m->np++;
+    }
+    rc = ht_split_plan_compute(n0->units, in, m->np, &m->plan, err);
+    free(in);
+    return rc;
+}
+
+/* The MPI type of one index of buffer i's split axis: outer blocks of inner bytes, one per
+ * index of the axes before it, len * inner bytes apart; its extent one index. */
+static int make_type(const struct want *wt, MPI_Datatype *t, struct ht_error *err)
+{
+    MPI_Datatype v;
+
+    if (wt->outer > INT_MAX || wt->inner > INT_MAX || wt->len * wt->inner > INT_MAX)
+        return ht_error_set(err, HT_EINVAL, "a buffer's slab is too large for one MPI "
+                            "datatype (2^31 bytes a row)");
+    if (wt->outer == 1) {
+        /* The axis is the leading one: a slab is contiguous, and MPI copies it as is. */
+        MPI_Type_contiguous((int)wt->inner, MPI_BYTE, t);
+    } else {
+        MPI_Type_vector((int)wt->outer, (int)wt->inner, (int)(wt->len * wt->inner), MPI_BYTE,
+                        &v);
+        MPI_Type_create_resized(v, 0, (MPI_Aint)wt->inner, t);
+        MPI_Type_free(&v);
+    }
+    MPI_Type_commit(t);
+    return HT_OK;
+}
+
+/* Each node's slab of every buffer, on every rank of the nodes' communicator. */
+static int gather_wants(struct msplit *m, struct ht_error *err)
+{
+    const struct ht_spec *spec = m->spec;
+    const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+    size_t na = spec->nargs;
+    struct want *mine = calloc(na ? na : 1, sizeof *mine);
+    int rc = HT_OK, ok, all_ok;
+
+    m->wants = calloc((size_t)m->csize * (na ? na : 1), sizeof *m->wants);
+    m->types = calloc(na ? na : 1, sizeof *m->types);
+    m->cnt = calloc((size_t)m->csize, sizeof *m->cnt);
+    m->dsp = calloc((size_t)m->csize, sizeof *m->dsp);
+    m->ord = calloc((size_t)m->csize, sizeof *m->ord);
+    m->clo = calloc((size_t)m->csize, sizeof *m->clo);
+    m->chi = calloc((size_t)m->csize, sizeof *m->chi);
+    ok = mine && m->wants && m->types && m->cnt && m->dsp && m->ord && m->clo && m->chi;
+    for (size_t i = 0; m->types && i < na; i++)
+        m->types[i] = MPI_DATATYPE_NULL;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm); /* all fail, or none */
+    if (!all_ok) {
+        free(mine);
+        return ht_error_set(err, HT_ENOMEM, "out of memory (on rank %d or another)",
+                            m->w.rank);
+    }
+    for (size_t i = 0; i < na; i++) {
+        struct ht__slab in, out;
+        if (!spec->args[i].is_buffer)
+            continue;
+        ht__coexec_slab(m->cx, i, 0, sl->offset, sl->offset + sl->size, &in);
+        ht__coexec_slab(m->cx, i, 1, sl->own_offset, sl->own_offset + sl->own_size, &out);
+        mine[i] = (struct want){in.whole, out.whole, in.lo, in.hi, out.lo, out.hi,
+                                in.len, in.outer, in.inner};
+    }
+    MPI_Allgather(mine, (int)(na * sizeof *mine), MPI_BYTE, m->wants, (int)(na * sizeof *mine),
+                  MPI_BYTE, m->comm);
+    free(mine);
+    for (size_t i = 0; i < na && rc == HT_OK; i++) {
+        const struct want *w0 = &m->wants[i];
+        if (!spec->args[i].is_buffer)
+            continue;
+        for (int r = 1; r < m->csize; r++) {
+            const struct want *wr = &m->wants[(size_t)r * na + i];
+            if (wr->len != w0->len || wr->outer != w0->outer || wr->inner != w0->inner) {
+                snprintf(err->field, sizeof err->field, "args[%zu].shape", i);
+                return ht_error_set(err, HT_ESPEC, "buffer '%s' has another shape on rank %d "
+                                    "than on rank 0: the nodes' configurations must agree "
+                                    "on it", spec->args[i].name, m->cworld[r]);
+            }
+        }
+        rc = make_type(w0, &m->types[i], err);
+    }
+    return rc;
+}
+
+/* Sends each node the input slab its slice reads, from rank 0's host array: first each
+ * node's part of a partition of them (a node's slab up to where the next one's begins),
+ * then, round by round, what each still lacks of the k-th next node's part (the halo), so
+ * that no element of rank 0 is read twice in one MPI_Scatterv. A buffer some node needs
+ * whole, or slabs out of order, is broadcast whole. */
+static void scatter_input(struct msplit *m, size_t i, void *base)
+{
+    size_t na = m->spec->nargs;
+    int cs = m->csize, whole = 0, *cnt = m->cnt, *dsp = m->dsp, *ord = m->ord;
+    uint64_t *clo = m->clo, *chi = m->chi;
+    const struct want *w0 = &m->wants[i];
+    int nord = 0;
+
+    /* The nodes with a slab, by where it starts. */
+    for (int r = 0; r < cs; r++) {
+        const struct want *wr = &m->wants[(size_t)r * na + i];
+        int k;
+        whole |= wr->in_whole;
+        if (wr->in_hi <= wr->in_lo)
+            continue;
+        for (k = nord; k > 0 && m->wants[(size_t)ord[k - 1] * na + i].in_lo > wr->in_lo; k--)
+            ord[k] = ord[k - 1];
+        ord[k] = r;
+        nord++;
+    }
+    for (int k = 1; k < nord && !whole; k++)
+        whole = m->wants[(size_t)ord[k] * na + i].in_hi <
+                m->wants[(size_t)ord[k - 1] * na + i].in_hi;
+    if (whole)
+        goto bcast;
+    for (int k = 0; k < nord; k++) {
+        const struct want *wr = &m->wants[(size_t)ord[k] * na + i];
+        clo[ord[k]] = wr->in_lo;
+        chi[ord[k]] = wr->in_hi;
+        if (k + 1 < nord && m->wants[(size_t)ord[k + 1] * na + i].in_lo < chi[ord[k]])
+            chi[ord[k]] = m->wants[(size_t)ord[k + 1] * na + i].in_lo;
+    }
+    for (int round = 0; round < (nord ? nord : 1); round++) {
+        int any = 0;
+        for (int k = 0; k < nord; k++) {
+            int r = ord[k];
+            const struct want *wr = &m->wants[(size_t)r * na + i];
+            uint64_t lo = clo[r], hi = chi[r];
+            if (round > 0) {
+                /* What r lacks of the part of the node round places after it. */
+                int o = k + round < nord ? ord[k + round] : -1;
+                lo = o < 0 ? 0 : clo[o] > chi[r] ? clo[o] : chi[r];
+                hi = o < 0 ? 0 : chi[o] < wr->in_hi ? chi[o] : wr->in_hi;
+            }
+            cnt[r] = hi > lo ? (int)(hi - lo) : 0;
+            dsp[r] = hi > lo ? (int)lo : 0;
+            any |= cnt[r] > 0 && r != 0;
+            if (m->crank == 0 && r != 0)
+                m->scattered += (uint64_t)cnt[r] * w0->outer * w0->inner;
+        }
+        if (!any)
+            continue;
+        if (m->crank == 0)
+            MPI_Scatterv(base, cnt, dsp, m->types[i], MPI_IN_PLACE, 0, m->types[i], 0, m->comm);
+        else
+            MPI_Scatterv(NULL, cnt, dsp, m->types[i],
+                         (char *)base + (size_t)dsp[m->crank] * w0->inner, cnt[m->crank],
+                         m->types[i], 0, m->comm);
+    }
+    return;
+bcast:
+    if (m->crank == 0)
+        m->scattered += (uint64_t)(cs - 1) * w0->len * w0->outer * w0->inner;
+    MPI_Bcast(base, (int)(w0->len * w0->outer * w0->inner), MPI_BYTE, 0, m->comm);
+}
+
+/* Brings each node's owned slab of written buffer i into rank 0's host array. */
+static void gather_output(struct msplit *m, size_t i, void *base)
+{
+    size_t na = m->spec->nargs;
+    int cs = m->csize, *cnt = m->cnt, *dsp = m->dsp;
+    const struct want *mine = &m->wants[(size_t)m->crank * na + i];
+
+    for (int r = 0; r < cs; r++) {
+        const struct want *wr = &m->wants[(size_t)r * na + i];
+        cnt[r] = wr->out_hi > wr->out_lo ? (int)(wr->out_hi - wr->out_lo) : 0;
+        dsp[r] = (int)wr->out_lo;
+        if (m->crank == 0 && r != 0)
+            m->gathered += (uint64_t)cnt[r] * wr->outer * wr->inner;
+    }
+    if (m->crank == 0)
+        MPI_Gatherv(MPI_IN_PLACE, 0, m->types[i], base, cnt, dsp, m->types[i], 0, m->comm);
+    else
+        MPI_Gatherv((char *)base + mine->out_lo * mine->inner, cnt[m->crank], m->types[i], NULL,
+                    NULL, NULL, m->types[i], 0, m->comm);
+}
+
+/* The distributed runs: per run, scatter, every node's slice, gather, timed at rank 0
+ * from a barrier to the last slab gathered; one untimed run first. */
+static int run_nodes(struct msplit *m, struct ht_error *err)
+{
+    const struct ht_spec *spec = m->spec;
+    const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+    double *mine = calloc((size_t)m->nruns * NF, sizeof *mine);
+    char why[WHY_MAX] = "", *whys = NULL;
+    int rc = HT_OK;
+
+    if (!mine)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (int run = -1; run < (int)m->nruns && rc == HT_OK; run++) {
+        double t0, t1, t2, t3;
+        int ok = 1, all_ok;
+        struct ht_error e;
+
+        ht_error_clear(&e);
+        MPI_Barrier(m->comm);
+        t0 = MPI_Wtime();
+        for (size_t i = 0; i < spec->nargs; i++)
+            if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_WRITE)
+                scatter_input(m, i, ht__coexec_host(m->cx, i, 0));
+        t1 = MPI_Wtime();
+        if (sl->size) {
+            ht_coexec_result_destroy(&m->last);
+            if (ht_coexec_run(m->cx, &m->last, &e) != HT_OK) {
+                ok = 0;
+                ht_error_format(&e, why, sizeof why);
+            }
+        } else {
+            ht__coexec_poison_host(m->cx, 0, 1); /* no slice: nothing of its own counts */
+        }
+        t2 = MPI_Wtime();
+        for (size_t i = 0; i < spec->nargs; i++)
+            if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_READ)
+                gather_output(m, i, ht__coexec_host(m->cx, i, 1));
+        t3 = MPI_Wtime();
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
+        if (!all_ok) {
+            /* Every node learns who failed. Without rank 0 (its inputs, its check) there
+             * is no split; without another, the others split again. */
+            whys = calloc((size_t)m->csize, WHY_MAX);
+            if (!whys) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                break;
+            }
+            MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, m->comm);
+            rc = REPLAN;
+            for (int r = 0; r < m->csize; r++) {
+                struct node *n = &m->nodes[m->cworld[r]];
+                if (!whys[(size_t)r * WHY_MAX])
+                    continue;
+                if (r == 0) {
+                    rc = ht_error_set(err, HT_ELAUNCH, "rank 0 failed in its slice: %s",
+                                      whys);
+                    break;
+                }
+                n->ok = 0;
+                snprintf(n->why, sizeof n->why, "failed in its slice (the others split "
+                         "again): %.200s", &whys[(size_t)r * WHY_MAX]);
+            }
+            break;
+        }
+        if (run < 0) {
+            m->scattered = m->gathered = 0; /* the bytes of the timed runs, averaged below */
+            continue;
+        }
+        if (m->crank == 0)
+            m->walls[run] = t3 - t0;
+        mine[(size_t)run * NF + F_RUN] = t2 - t1;
+        mine[(size_t)run * NF + F_SCATTER] = t1 - t0;
+        mine[(size_t)run * NF + F_GATHER] = t3 - t2;
+    }
+    free(whys);
+    if (rc == HT_OK)
+        MPI_Gather(mine, (int)(m->nruns * NF), MPI_DOUBLE, m->figs, (int)(m->nruns * NF),
+                   MPI_DOUBLE, 0, m->comm);
+    free(mine);
+    if (m->nruns)
+        m->scattered /= m->nruns, m->gathered /= m->nruns;
+    return rc;
+}
+
+/* The runs kept (the best keep by wall time), rank 0. */
+static void kept_runs(const struct msplit *m, unsigned *idx)
+{
+    for (unsigned k = 0; k < m->nruns; k++)
+        idx[k] = k;
+    /* A selection by wall time, stable on ties. */
+    for (unsigned a = 0; a < m->nruns; a++)
+        for (unsigned b = a + 1; b < m->nruns; b++)
+            if (m->walls[idx[b]] < m->walls[idx[a]]) {
+                unsigned t = idx[a];
+                idx[a] = idx[b];
+                idx[b] = t;
+            }
+}
+
+/* Rank 0's figures: the distributed wall time, the bound, each node's means. */
+struct figures {
+    double wall_s, wall_min_s, bound_s, adjusted_s, efficiency;
+    double bound_min_s, efficiency_min; /* the same from the fastest runs alone */
+    double *node;                /* csize x NF means over the kept runs */
+};
+
+static int figures(const struct msplit *m, struct figures *f)
+{
+    unsigned *idx = calloc(m->nruns ? m->nruns : 1, sizeof *idx);
+    double inv = 0, inv_min = 0;
+
+    memset(f, 0, sizeof *f);
+    f->node = calloc((size_t)m->csize * NF, sizeof *f->node);
+    if (!idx || !f->node) {
+        free(idx);
+        return HT_ENOMEM;
+    }
+    kept_runs(m, idx);
+    f->wall_min_s = m->walls[idx[0]];
+    for (unsigned k = 0; k < m->keep; k++) {
+        f->wall_s += m->walls[idx[k]] / m->keep;
+        for (int r = 0; r < m->csize; r++)
+            for (int q = 0; q < NF; q++)
+                f->node[(size_t)r * NF + q] +=
+                    m->figs[((size_t)r * m->nruns + idx[k]) * NF + q] / m->keep;
+    }
+    free(idx);
+    /* Eq. 4's bound from the nodes' times: max_i S_i t_i = 1 / sum_j (1 / t_j). */
+    for (int r = 0; r < m->w.size; r++)
+        if (m->part[r] >= 0) {
+            inv += 1.0 / m->nodes[r].alone_s;
+            inv_min += 1.0 / m->nodes[r].alone_min_s;
+        }
+    f->bound_s = inv > 0 ? 1.0 / inv : 0;
+    f->bound_min_s = inv_min > 0 ? 1.0 / inv_min : 0;
+    f->efficiency_min = f->wall_min_s > 0 ? f->bound_min_s / f->wall_min_s : 0;
+    f->adjusted_s = m->plan.adjusted_time_s;
+    f->efficiency = f->wall_s > 0 ? f->bound_s / f->wall_s : 0;
+    return HT_OK;
+}
+
+/* The comm rank of world rank r, or -1. */
+static int crank_of(const struct msplit *m, int r)
+{
+    for (int c = 0; c < m->csize; c++)
+        if (m->cworld[c] == r)
+            return c;
+    return -1;
+}
+
+static char *report_text(const struct msplit *m, const struct figures *f)
+{
+    const struct ht__mpi_world *w = &m->w;
+    struct ht__mpi_buf b = {NULL, 0, 0};
+    char a[32], c[32], d[32], e[32];
+    int bad = 0;
+
+    bad |= ht__mpi_put(&b, "spec          %s (%s)\n", m->spec->name, m->spec->path);
+    bad |= ht__mpi_put(&b, "ranks         %zu of %d took part (MPI); split along %s "
+                       "(dimension %u), %" PRIu64 " units, each node scheduler %s\n",
+                       m->np, w->size, dim_names[m->opts->coexec.dim], m->opts->coexec.dim,
+                       m->plan.global, m->opts->coexec.scheduler ? m->opts->coexec.scheduler
+                                                                 : "static");
+    bad |= ht__mpi_put(&b, "nodes         Eq. 4 on each node's measured co-execution of the "
+                       "whole problem, slices of whole work-groups of every device of a "
+                       "node (the lcm of their work-groups)\n\n");
+    bad |= ht__mpi_put(&b, "%-4s %-16s %-7s %10s %8s %8s %20s %10s %10s %10s\n", "rank", "host",
+                       "granule", "alone", "optimal", "adjusted", "owned", "split",
+                       "scatter", "gather");
+    for (int r = 0; r < w->size; r++) {
+        const struct node *n = &m->nodes[r];
+        size_t first, nd;
+        first = ht__mpi_world_rank_devices(w, r, &nd);
+        if (m->part[r] < 0) {
+            bad |= ht__mpi_put(&b, "%-4d %-16.16s left out: %s\n", r,
+                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->why);
+        } else {
+            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
+            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
+            char own[48];
+            snprintf(own, sizeof own, "[%" PRIu64 ", %" PRIu64 ")", s->own_offset,
+                     s->own_offset + s->own_size);
+            ht_format_seconds(n->alone_s, a, sizeof a);
+            ht_format_seconds(fg[F_RUN], c, sizeof c);
+            ht_format_seconds(fg[F_SCATTER], d, sizeof d);
+            ht_format_seconds(fg[F_GATHER], e, sizeof e);
+            bad |= ht__mpi_put(&b, "%-4d %-16.16s %7" PRIu64 " %10s %8.4f %8.4f %20s %10s %10s "
+                               "%10s\n", r, &w->hosts[(size_t)r * HT__MPI_HOST_MAX],
+                               n->granule, a, s->optimal_factor, s->adjusted_factor, own, c,
+                               d, e);
+        }
+        for (size_t j = 0; j < nd; j++) {
+            const struct devcfg *dc = &m->cfg[first + j];
+            bad |= ht__mpi_put(&b, "       device %zu %s: %s\n", w->all[first + j].index,
+                               w->all[first + j].name, dc->ok ? dc->text : dc->why);
+        }
+    }
+    ht_format_seconds(f->bound_s, a, sizeof a);
+    ht_format_seconds(f->adjusted_s, c, sizeof c);
+    bad |= ht__mpi_put(&b, "\nbound         %s (Eq. 4 on the nodes' times: 1 / sum 1/t_r); %s "
+                       "with the slices as launched\n", a, c);
+    ht_format_seconds(f->wall_s, a, sizeof a);
+    ht_format_seconds(f->wall_min_s, c, sizeof c);
+    bad |= ht__mpi_put(&b, "measured      wall %s (mean of the best %u of %u runs: scatter, "
+                       "co-execution, gather; fastest %s)\n", a, m->keep, m->nruns, c);
+    ht_format_seconds(f->bound_min_s, a, sizeof a);
+    bad |= ht__mpi_put(&b, "efficiency    %.3f (the bound over the measured wall time); %.3f "
+                       "from the fastest runs (bound %s)\n", f->efficiency, f->efficiency_min,
+                       a);
+    bad |= ht__mpi_put(&b, "moved         %" PRIu64 " bytes scattered, %" PRIu64 " gathered "
+                       "per run (rank 0 and the other nodes)\n", m->scattered, m->gathered);
+    if (m->verified == 1)
+        bad |= ht__mpi_put(&b, "verification  passed against %s on rank 0 (max abs err %.3g, "
+                           "max rel err %.3g)\n", m->last.reference, m->last.max_abs_err,
+                           m->last.max_rel_err);
+    else if (m->verified == 0)
+        bad |= ht__mpi_put(&b, "verification  FAILED: %s\n", m->verr.text);
+    else
+        bad |= ht__mpi_put(&b, "verification  skipped\n");
+    if (bad) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+static char *report_json(const struct msplit *m, const struct figures *f)
+{
+    const struct ht__mpi_world *w = &m->w;
+    json_t *root = json_object(), *per = json_array();
+    char *text;
+
+    if (!root || !per) {
+        json_decref(root);
+        json_decref(per);
+        return NULL;
+    }
+    json_object_set_new(root, "spec", json_string(m->spec->name));
+    json_object_set_new(root, "ranks", json_integer(w->size));
+    json_object_set_new(root, "took_part", json_integer((json_int_t)m->np));
+    json_object_set_new(root, "dim", json_integer(m->opts->coexec.dim));
+    json_object_set_new(root, "global", json_integer((json_int_t)m->plan.global));
+    json_object_set_new(root, "scheduler", json_string(m->opts->coexec.scheduler
+                                                           ? m->opts->coexec.scheduler
+                                                           : "static"));
+    for (int r = 0; r < w->size; r++) {
+        const struct node *n = &m->nodes[r];
+        json_t *o = json_object(), *devs = json_array();
+        size_t first, nd;
+        first = ht__mpi_world_rank_devices(w, r, &nd);
+        json_object_set_new(o, "rank", json_integer(r));
+        json_object_set_new(o, "host", json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
+        json_object_set_new(o, "state", json_string(m->part[r] >= 0 ? "ok" : "left out"));
+        if (m->part[r] < 0) {
+            json_object_set_new(o, "why", json_string(n->why));
+        } else {
+            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
+            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
+            json_object_set_new(o, "granule", json_integer((json_int_t)n->granule));
+            json_object_set_new(o, "alone_s", json_real(n->alone_s));
+            json_object_set_new(o, "alone_min_s", json_real(n->alone_min_s));
+            json_object_set_new(o, "alone_kernel_s", json_real(n->kernel_s));
+            json_object_set_new(o, "optimal_factor", json_real(s->optimal_factor));
+            json_object_set_new(o, "share", json_real(s->adjusted_factor));
+            json_object_set_new(o, "slice", json_pack("[I, I]", (json_int_t)s->offset,
+                                                      (json_int_t)(s->offset + s->size)));
+            json_object_set_new(o, "owned", json_pack("[I, I]", (json_int_t)s->own_offset,
+                                                      (json_int_t)(s->own_offset + s->own_size)));
+            json_object_set_new(o, "split_s", json_real(fg[F_RUN]));
+            json_object_set_new(o, "scatter_s", json_real(fg[F_SCATTER]));
+            json_object_set_new(o, "gather_s", json_real(fg[F_GATHER]));
+        }
+        for (size_t j = 0; j < nd; j++) {
+            const struct devcfg *dc = &m->cfg[first + j];
+            json_t *d = json_object();
+            json_object_set_new(d, "index", json_integer((json_int_t)w->all[first + j].index));
+            json_object_set_new(d, "name", json_string(w->all[first + j].name));
+            json_object_set_new(d, dc->ok ? "config" : "why", json_string(dc->ok ? dc->text
+                                                                                   : dc->why));
+            json_array_append_new(devs, d);
+        }
+        json_object_set_new(o, "devices", devs);
+        json_array_append_new(per, o);
+    }
+    json_object_set_new(root, "per_rank", per);
+    json_object_set_new(root, "bound_s", json_real(f->bound_s));
+    json_object_set_new(root, "adjusted_s", json_real(f->adjusted_s));
+    json_object_set_new(root, "wall_s", json_real(f->wall_s));
+    json_object_set_new(root, "wall_min_s", json_real(f->wall_min_s));
+    json_object_set_new(root, "runs", json_integer(m->nruns));
+    json_object_set_new(root, "keep_best", json_integer(m->keep));
+    json_object_set_new(root, "efficiency", json_real(f->efficiency));
+    json_object_set_new(root, "bound_min_s", json_real(f->bound_min_s));
+    json_object_set_new(root, "efficiency_min", json_real(f->efficiency_min));
+    json_object_set_new(root, "scattered_bytes", json_integer((json_int_t)m->scattered));
+    json_object_set_new(root, "gathered_bytes", json_integer((json_int_t)m->gathered));
+    json_object_set_new(root, "verified", m->verified < 0 ? json_null()
+                                                           : json_boolean(m->verified));
+    if (m->verified >= 0)
+        json_object_set_new(root, "reference", json_string(m->last.reference));
+    if (m->verified == 0)
+        json_object_set_new(root, "mismatch", json_string(m->verr.text));
+    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+    json_decref(root);
+    if (!text)
+        return NULL;
+    {
+        size_t n = strlen(text);
+        char *t = realloc(text, n + 2);
+        if (!t) {
+            free(text);
+            return NULL;
+        }
+        t[n] = '\n';
+        t[n + 1] = '\0';
+        text = t;
+    }
+    return text;
+}
+
+/* Forgets what one attempt of the nodes' split made (its plan, communicator, slabs). */
+static void attempt_reset(struct msplit *m)
+{
+    for (size_t i = 0; m->types && i < m->spec->nargs; i++)
+        if (m->types[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&m->types[i]);
+    free(m->types);
+    free(m->wants);
+    free(m->walls);
+    free(m->figs);
+    free(m->cworld);
+    free(m->cnt);
+    free(m->dsp);
+    free(m->ord);
+    free(m->clo);
+    free(m->chi);
+    m->cnt = m->dsp = m->ord = NULL;
+    m->clo = m->chi = NULL;
+    m->types = NULL;
+    m->wants = NULL;
+    m->walls = m->figs = NULL;
+    m->cworld = NULL;
+    m->scattered = m->gathered = 0;
+    ht_split_plan_destroy(&m->plan);
+}
+
+/* One attempt of the split over the nodes left: plan, the communicator of those that take
+ * part (split from the last attempt's, or from the world), each node's slice and slabs,
+ * the runs. HT_OK (done: this rank took no part, or the runs were made), REPLAN (a node
+ * other than rank 0 failed in its slice and is marked), or an error. */
+static int attempt(struct msplit *m, struct ht_error *err)
+{
+    const struct ht_spec *spec = m->spec;
+    MPI_Comm prev = m->comm;
+    int rc, ok, all_ok, mine;
+
+    attempt_reset(m);
+    if (!m->nodes[0].ok)
+        return ht_error_set(err, HT_ENOTFOUND, "rank 0 (%s) cannot co-execute the whole "
+                            "problem, and it holds the inputs and verifies the result: %s",
+                            m->w.hosts, m->nodes[0].why);
+    rc = plan_nodes(m, err);
+    if (rc != HT_OK)
+        return rc;
+    mine = m->part[m->w.rank] >= 0;
+    /* The nodes that take part talk among themselves; the others are done. */
+    MPI_Comm_split(prev != MPI_COMM_NULL ? prev : MPI_COMM_WORLD, mine ? 0 : MPI_UNDEFINED,
+                   m->w.rank, &m->comm);
+    if (prev != MPI_COMM_NULL)
+        MPI_Comm_free(&prev);
+    if (!mine)
+        return HT_OK;
+    MPI_Comm_rank(m->comm, &m->crank);
+    MPI_Comm_size(m->comm, &m->csize);
+    m->cworld = calloc((size_t)m->csize, sizeof *m->cworld);
+    if (!m->cworld)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    MPI_Allgather(&m->w.rank, 1, MPI_INT, m->cworld, 1, MPI_INT, m->comm);
+
+    /* This node's slice; its inputs are only what rank 0 sends it. */
+    {
+        const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+        struct ht_error e;
+        char why[WHY_MAX] = "";
+        ht_error_clear(&e);
+        ok = 1;
+        if (sl->size && ht__coexec_set_range(m->cx, sl->offset, sl->size, &e) != HT_OK) {
+            ok = 0;
+            ht_error_format(&e, why, sizeof why);
+        }
+        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
+        if (!all_ok)
+            return ht_error_set(err, HT_EINVAL, "a node cannot take its slice%s%s",
+                                why[0] ? ": " : "", why);
+    }
+    m->nruns = m->opts->coexec.repeats ? m->opts->coexec.repeats : spec->repeats;
+    m->keep = m->opts->coexec.keep_best ? m->opts->coexec.keep_best : spec->keep_best;
+    if (m->nruns == 0)
+        m->nruns = 1;
+    if (m->nruns > HT_MAX_REPEATS)
+        m->nruns = HT_MAX_REPEATS;
+    if (m->keep == 0 || m->keep > m->nruns)
+        m->keep = m->nruns;
+    ht__coexec_set_runs(m->cx, 0, 1, 1);
+    if (m->crank != 0)
+        ht__coexec_poison_host(m->cx, 1, 1);
+    rc = gather_wants(m, err);
+    m->walls = calloc(m->nruns, sizeof *m->walls);
+    m->figs = calloc((size_t)m->csize * m->nruns * NF, sizeof *m->figs);
+    if (rc == HT_OK && (!m->walls || !m->figs))
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    ok = rc == HT_OK;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
+    if (!all_ok)
+        return rc != HT_OK ? rc : ht_error_set(err, HT_EINVAL, "another node failed; see "
+                                               "its message");
+    return run_nodes(m, err);
+}
+
+/* The part after every node measured the whole problem: the plan and the runs, again
+ * without a node that fails in its slice; then rank 0's check and report. */
+static int split_nodes(struct msplit *m, int json, char **text, int *status,
+                       struct ht_error *err)
+{
+    struct figures f = {0};
+    int rc;
+
+    while ((rc = attempt(m, err)) == REPLAN)
+        ;
+    if (rc != HT_OK || m->comm == MPI_COMM_NULL || m->crank != 0)
+        return rc;
+
+    /* Rank 0: the gathered outputs against one of its devices alone. */
+    ht_error_clear(&m->verr);
+    rc = ht_coexec_verify(m->cx, 0, &m->last, &m->verr);
+    m->verified = m->last.verified;
+    if (rc != HT_OK && rc != HT_EVERIFY) {
+        *err = m->verr;
+        return rc;
+    }
+    if (m->opts->dump && (rc = ht_coexec_dump(m->cx, m->opts->dump, err)) != HT_OK)
+        return rc;
+    if (figures(m, &f) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    *text = json ? report_json(m, &f) : report_text(m, &f);
+    free(f.node);
+    if (!*text)
+        return ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
+    *status = m->verified == 0 ? 3 : 0;
+    return HT_OK;
+}
+
+int ht_mpi_split(const struct ht_spec *spec, const char *device,
+                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 struct ht_error *err)
+{
+    struct msplit m;
+    struct node me;
+    int provided, inited = 0, ok = 1, rc;
+
+    *text = NULL;
+    *status = 2;
+    memset(&m, 0, sizeof m);
+    m.spec = spec;
+    m.opts = opts;
+    m.verified = -1;
+    m.comm = MPI_COMM_NULL;
+    if (opts->refine || opts->sweep > 0 || opts->dop)
+        return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
+                            "its share once per run",
+                            opts->refine ? "--refine" : opts->sweep > 0 ? "--sweep" : "--dop");
+    rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
+    if (rc != HT_OK)
+        return rc;
+    *status = 1;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
+    inited = 1;
+    ht__mpi_keep_plugins();
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = ht__mpi_world_gather(device, &m.w, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    if (m.w.size < 2) {
+        *status = 2;
+        rc = ht_error_set(err, HT_EINVAL, "over MPI, split needs at least 2 ranks, not %d",
+                          m.w.size);
+        goto cleanup;
+    }
+    m.cfg = calloc(m.w.total ? m.w.total : 1, sizeof *m.cfg);
+    m.nodes = calloc((size_t)m.w.size, sizeof *m.nodes);
+    m.part = calloc((size_t)m.w.size, sizeof *m.part);
+    if (!m.cfg || !m.nodes || !m.part) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    /* Rank 0's database gives every device its configuration. */
+    if (m.w.rank == 0)
+        ok = (rc = find_configs(&m, err)) == HT_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        if (m.w.rank != 0)
+            rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
+        goto cleanup;
+    }
+    MPI_Bcast(m.cfg, (int)(m.w.total * sizeof *m.cfg), MPI_BYTE, 0, MPI_COMM_WORLD);
+
+    /* Each node's speed: its co-execution of the whole problem. */
+    node_whole(&m, &me);
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, m.nodes, (int)sizeof me, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    rc = split_nodes(&m, json, text, status, err);
+    if (rc == HT_OK && !*text) {
+        *status = 0;
+        *text = calloc(1, 1);
+    }
+    if (rc == HT_OK && !*text)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+
+cleanup:
+    if (rc != HT_OK)
+        *status = ht_exit_status(err->code ? err->code : rc);
+    attempt_reset(&m);
+    if (m.comm != MPI_COMM_NULL)
+        MPI_Comm_free(&m.comm);
+    ht_coexec_result_destroy(&m.last);
+    ht_coexec_result_destroy(&m.whole);
+    ht_coexec_free(m.cx);
+    free(m.part);
+    free(m.nodes);
+    free(m.cfg);
+    ht__mpi_world_destroy(&m.w);
+    if (inited)
+        MPI_Finalize();
+    return rc;
+}

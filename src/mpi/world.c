@@ -1,0 +1,143 @@
+/* MPI's start shared by the commands over MPI (mpi-internal.h): every rank's host and
+ * devices gathered on every rank. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <dlfcn.h>
+#endif
+
+#include "mpi/mpi-internal.h"
+
+#ifdef __SANITIZE_ADDRESS__
+/* Open MPI unloads its plug-ins (mca_*.so) in MPI_Finalize, so LeakSanitizer's report of
+ * what they keep at exit names no module and tests/lsan.supp cannot suppress it: in a
+ * sanitized build they stay loaded. */
+void ht__mpi_keep_plugins(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[4096];
+
+    while (f && fgets(line, sizeof line, f)) {
+        char *path = strchr(line, '/');
+        if (!path || (!strstr(path, "mca_") && !strstr(path, "openmpi") && !strstr(path, "pmix")))
+            continue;
+        path[strcspn(path, "\n")] = '\0';
+        dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+    }
+    if (f)
+        fclose(f);
+}
+#else
+void ht__mpi_keep_plugins(void)
+{
+}
+#endif
+
+/* This rank's devices: "all", or the one the selector names; why says why none. */
+static void select_devices(const char *device, struct ht__mpi_world *w, char *why,
+                           size_t why_size)
+{
+    struct ht_error e;
+    size_t idx;
+    int rc;
+
+    ht_error_clear(&e);
+    w->first = w->ndev = 0;
+    rc = ht_platform_discover(&w->plat, &e);
+    if (rc == HT_OK && (!device || !strcmp(device, "all"))) {
+        w->ndev = w->plat->count;
+        return;
+    }
+    if (rc == HT_OK)
+        rc = ht_platform_find(w->plat, device, &idx, &e);
+    if (rc != HT_OK) {
+        ht_error_format(&e, why, why_size);
+        return;
+    }
+    w->first = idx;
+    w->ndev = 1;
+}
+
+int ht__mpi_world_gather(const char *device, struct ht__mpi_world *w, struct ht_error *err)
+{
+    char host[HT__MPI_HOST_MAX] = "", why[HT__MPI_WHY_MAX] = "";
+    int size, mine;
+
+    memset(w, 0, sizeof *w);
+    MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+    size = w->size;
+    gethostname(host, sizeof host - 1);
+    select_devices(device, w, why, sizeof why);
+    w->counts = calloc((size_t)size, sizeof *w->counts);
+    w->displs = calloc((size_t)size, sizeof *w->displs);
+    w->hosts = calloc((size_t)size, HT__MPI_HOST_MAX);
+    w->whys = calloc((size_t)size, HT__MPI_WHY_MAX);
+    if (!w->counts || !w->displs || !w->hosts || !w->whys)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    mine = (int)(w->ndev * sizeof(struct ht_device_info));
+    MPI_Allgather(&mine, 1, MPI_INT, w->counts, 1, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgather(host, HT__MPI_HOST_MAX, MPI_CHAR, w->hosts, HT__MPI_HOST_MAX, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    MPI_Allgather(why, HT__MPI_WHY_MAX, MPI_CHAR, w->whys, HT__MPI_WHY_MAX, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < size; r++) {
+        w->displs[r] = (int)(w->total * sizeof(struct ht_device_info));
+        w->total += (size_t)w->counts[r] / sizeof(struct ht_device_info);
+    }
+    w->all = calloc(w->total ? w->total : 1, sizeof *w->all);
+    if (!w->all)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    MPI_Allgatherv(w->plat && w->ndev ? &w->plat->devices[w->first] : NULL, mine, MPI_BYTE,
+                   w->all, w->counts, w->displs, MPI_BYTE, MPI_COMM_WORLD);
+    for (size_t d = 0; d < w->total; d++)
+        w->all[d].cl_platform = w->all[d].cl_device = NULL;
+    return HT_OK;
+}
+
+size_t ht__mpi_world_rank_devices(const struct ht__mpi_world *w, int r, size_t *n)
+{
+    *n = (size_t)w->counts[r] / sizeof(struct ht_device_info);
+    return (size_t)w->displs[r] / sizeof(struct ht_device_info);
+}
+
+void ht__mpi_world_destroy(struct ht__mpi_world *w)
+{
+    free(w->all);
+    free(w->whys);
+    free(w->hosts);
+    free(w->displs);
+    free(w->counts);
+    ht_platform_free(w->plat);
+    memset(w, 0, sizeof *w);
+}
+
+int ht__mpi_put(struct ht__mpi_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return -1;
+        if (b->p && b->n + (size_t)n < b->cap) {
+            b->n += (size_t)n;
+            return 0;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 4096;
+        while (cap < b->n + (size_t)n + 1)
+            cap *= 2;
+        char *grown = realloc(b->p, cap);
+        if (!grown)
+            return -1;
+        b->p = grown;
+        b->cap = cap;
+    }
+}
