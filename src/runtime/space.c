@@ -1,6 +1,8 @@
 /* The design space of a spec on one device as `hetune space` shows it (workflow.h): the
- * sizes from a backend, the valid configurations sorted, the two backends compared; and
- * the results database's problem and space rows. */
+ * sizes from a backend, the valid configurations streamed as the walk finds them (or
+ * collected from another backend), the two backends compared; and the results database's
+ * problem and space rows. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +91,15 @@ static int cmp_config(const void *a, const void *b)
     return 0;
 }
 
-/* Runs one backend on s; configurations are collected, sorted, when want is set. */
+/* Runs one backend on s; configurations are collected when want, sorted when sorted. */
 static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *s, int want,
-                 struct ht_space_counts *counts, struct configs *out, struct ht_error *err)
+                 int sorted, struct ht_space_counts *counts, struct configs *out,
+                 struct ht_error *err)
 {
     int rc = ops->solve(s, counts, want ? add_config : NULL, out, err);
     if (rc > 0)
         return ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
-    if (rc == 0 && want && out->nparams) {
+    if (rc == 0 && sorted && out->nparams) {
         sort_nparams = out->nparams;
         qsort(out->v, out->n, out->nparams * sizeof *out->v, cmp_config);
     }
@@ -147,10 +150,13 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
     if (!ops)
         return ht_error_set(err, HT_EINVAL, "unknown solver '%s'", solver);
     rc = ht_space_create(&spec->space, dev, eq3, &s, err);
+    /* A native listing is streamed from the space when printed; another solver's, or
+     * both compared, are collected. */
+    out->collected = (list && ops && strcmp(ops->name, "native")) || both;
     if (rc == HT_OK)
-        rc = solve(ops, s, list || both, &out->counts, &cfg, err);
+        rc = solve(ops, s, out->collected, both, &out->counts, &cfg, err);
     if (rc == HT_OK && both) {
-        rc = solve(ht_space_backend_find("minizinc"), s, 1, &mc, &mcfg, err);
+        rc = solve(ht_space_backend_find("minizinc"), s, 1, 1, &mc, &mcfg, err);
         out->mzn_seconds = mc.seconds;
         out->mzn_platform = mc.platform;
         out->mzn_nconfigs = mcfg.n;
@@ -168,7 +174,7 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
             rc = missing(&mcfg, &cfg, &out->only_minizinc, &out->nonly_minizinc, err);
     }
     free(mcfg.v);
-    ht_space_free(s);
+    out->space = s;
     return rc;
 }
 
@@ -176,8 +182,95 @@ void ht_workflow_space_destroy(struct ht_workflow_space *r)
 {
     if (!r)
         return;
+    ht_space_free(r->space);
     free(r->configs);
     free(r->only_native);
     free(r->only_minizinc);
     memset(r, 0, sizeof *r);
+}
+
+/* Writes r's configurations to f as o says: the collected ones, or the space's walk. */
+static int list_configs(FILE *f, const struct ht_workflow_space *r,
+                        const struct ht_space_list_opts *o, struct ht_error *err)
+{
+    int rc = r->collected ? ht_space_list_configs(r->space, r->configs, r->nconfigs, f, o)
+                          : ht_space_list(r->space, f, o, NULL);
+
+    if (rc == HT_EIO)
+        return ht_error_set(err, rc, "writing the configurations failed");
+    return rc ? ht_error_set(err, rc, "listing the configurations of device %zu failed",
+                             r->dev->index)
+              : 0;
+}
+
+int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
+                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
+                            int list, enum ht_space_list_format format, struct ht_error *err)
+{
+    int both = !strcmp(solver, "both"), text = format != HT_SPACE_LIST_BINARY;
+
+    if (text) {
+        fprintf(f, "spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
+                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
+        fprintf(f, "%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
+                "pruned", both ? "native s" : "seconds", both ? "  minizinc s" : "");
+    }
+    for (size_t k = 0; k < n; k++) {
+        const struct ht_space_counts *c = &r[k].counts;
+        struct ht_space_list_opts o = {format, "    ",
+                                       r[k].collected ? r[k].nconfigs : c->pruned,
+                                       r[k].dev->index};
+        int rc;
+        if (text) {
+            fprintf(f, "%-3zu %-34.34s %14s %12s %12s %11.6f", r[k].dev->index,
+                    r[k].dev->name, c->unpruned_text, c->platform_text, c->pruned_text,
+                    c->seconds);
+            if (r[k].mzn_seconds >= 0)
+                fprintf(f, " %11.6f", r[k].mzn_seconds);
+            fputc('\n', f);
+            if (c->pruned == 0 && c->empty_reason[0])
+                fprintf(f, "    empty: %s\n", c->empty_reason);
+            if (!list || c->pruned == 0)
+                continue;
+            fputs("   ", f);
+            for (size_t i = 0; i < spec->space.nparams; i++)
+                fprintf(f, " %s", spec->space.params[i].name);
+            fputc('\n', f);
+        }
+        if ((rc = list_configs(f, &r[k], &o, err)) != 0)
+            return rc;
+    }
+    return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
+}
+
+/* The lines of a JSON array of configurations. */
+struct json_lines {
+    FILE *f;
+    const char *indent;
+    size_t np;
+    uint64_t n;
+};
+
+static int json_line(const int64_t *config, void *user)
+{
+    struct json_lines *j = user;
+
+    fprintf(j->f, "%s\n%s[", j->n++ ? "," : "", j->indent);
+    for (size_t i = 0; i < j->np; i++)
+        fprintf(j->f, "%s%" PRId64, i ? ", " : "", config[i]);
+    fputc(']', j->f);
+    return ferror(j->f) ? 1 : 0;
+}
+
+int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
+                                   const char *indent)
+{
+    struct json_lines j = {f, indent, r->nparams, 0};
+    int rc = 0;
+
+    if (!r->collected)
+        rc = ht_space_foreach(r->space, json_line, &j);
+    for (size_t k = 0; r->collected && rc == 0 && k < r->nconfigs; k++)
+        rc = json_line(r->configs + k * r->nparams, &j);
+    return rc > 0 ? HT_EIO : rc;
 }
