@@ -172,6 +172,32 @@ int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
  * or HT_EIO when writing fails. */
 int ht_space_print_config(FILE *f, const int64_t *config, size_t n);
 
+/* --- ranks: drawing from a space without listing it --- */
+
+/* The valid configurations of a space numbered 0..count-1 in one fixed order (the walk of
+ * the counting plan), so that a uniform rank is a uniform configuration. Opaque; it
+ * borrows the space, and caches subtree counts as ranks are drawn (at most 64 MiB for the
+ * counts of the walk, as counting; the counts along drawn paths besides). One thread at a
+ * time; several rankers of one space may run at once. */
+struct ht_space_ranker;
+
+/* Counts s into a new ranker (*out, owned: ht_space_ranker_free). Costs a count of the
+ * space (ht_space_count's full-rules walk). Returns 0, HT_ENOMEM, or HT_EOVERFLOW when
+ * the space holds 2^64 configurations or more. */
+int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out);
+
+/* The number of valid configurations. */
+uint64_t ht_space_ranker_count(const struct ht_space_ranker *r);
+
+/* Writes the configuration of rank `rank` (below the count) to config (nparams values,
+ * parameter order): a descent that subtracts the counts of the subtrees before it, each
+ * counted once and cached. Every valid configuration has exactly one rank. Returns 0, or
+ * HT_EDOMAIN when rank is not below the count. */
+int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config);
+
+/* Frees a ranker; NULL is allowed. */
+void ht_space_ranker_free(struct ht_space_ranker *r);
+
 /* --- listing (hetune space --list) --- */
 
 /* How a listing writes each configuration: a text line, or fixed-width binary records. */

@@ -940,27 +940,38 @@ static void count_add(u128 *total, double *total_d, u128 n, double d)
  * its count depends on those values only. Parameters that no rule links (independent
  * groups, placed one after the other by plan_build) thus cost the sum of the groups'
  * walks, not their product. */
+static void walk_count_from(struct walk *w, size_t start, struct count *count);
+
 static void walk_count(struct walk *w, struct count *count)
 {
     const struct plan *p = w->p;
-    size_t n = p->n, level = 0;
-    u128 total = 0;
-    double total_d = 0;
 
     *count = (struct count){0, 0};
     if (!run_checks(w, 0))
         return;
-    if (n == 0 || p->last_depth == 0) {
+    if (p->n == 0 || p->last_depth == 0) {
         *count = (struct count){w->tail[0], w->tail_d[0]};
         return;
     }
-    w->idx[0] = 0;
+    walk_count_from(w, 0, count);
+}
+
+/* Counts the subtree below the current node of level start - 1 (levels 0..start-1 bound
+ * and their checks passed; start < p->n): walk_count's loop from level start. */
+static void walk_count_from(struct walk *w, size_t start, struct count *count)
+{
+    const struct plan *p = w->p;
+    size_t n = p->n, level = start;
+    u128 total = 0;
+    double total_d = 0;
+
+    w->idx[start] = 0;
     for (;;) {
         const struct dom *d = &p->dom[level];
         uint64_t k = w->idx[level];
         struct count c;
         if (k >= d->size) {
-            if (level == 0)
+            if (level == start)
                 break;
             level--;
             if (w->pending[level]) {
@@ -1068,6 +1079,151 @@ static int run_plan(const struct ht_space *s, const struct plan *p, ht_space_vis
         walk_count(&w, count);
     walk_destroy(&w);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* ranks: the valid configurations numbered in the count plan's walk order */
+
+struct ht_space_ranker {
+    struct walk w;
+    struct memo *prefix; /* per level whose plan.memo is off: subtree counts keyed by
+                            every bound value (the path), so that draws after the first
+                            walk no subtree twice */
+    uint64_t count;
+};
+
+/* The count of the subtree below the current node of level `level` (levels 0..level
+ * bound, their checks just passed). */
+static struct count subtree_count(struct ht_space_ranker *r, size_t level)
+{
+    struct walk *w = &r->w;
+    const struct plan *p = w->p;
+    struct memo *m = NULL;
+    struct count c;
+    size_t i = 0;
+
+    if (level + 1 == p->n)
+        return (struct count){1, 1};
+    if (level + 1 >= p->last_depth ||
+        (w->ent == level + 1 && p->ent_tail[level + 1] == w->ent_rule + 1))
+        return (struct count){w->tail[level + 1], w->tail_d[level + 1]};
+    if (p->memo[level]) {
+        if (memo_get(w, level, &c))
+            return c;
+    } else {
+        m = &r->prefix[level];
+        m->klen = level + 1;
+        for (size_t j = 0; j <= level; j++)
+            w->key[j] = w->vars[p->slot[j]];
+        if (m->cap && m->full[i = memo_find(m, w->key)])
+            return m->vals[i];
+    }
+    walk_count_from(w, level + 1, &c);
+    if (c.n == U128_MAX)
+        return c;
+    if (!m) {
+        memo_put(w, level, c);
+    } else if ((m->used + 1) * 2 <= m->cap || memo_grow(w, m, m->cap ? m->cap * 2 : 64) == 0) {
+        /* walk_count_from overwrote the key: make it again. */
+        for (size_t j = 0; j <= level; j++)
+            w->key[j] = w->vars[p->slot[j]];
+        i = memo_find(m, w->key);
+        m->full[i] = 1;
+        memcpy(m->keys + i * m->klen, w->key, m->klen * sizeof *w->key);
+        m->vals[i] = c;
+        m->used++;
+    }
+    return c;
+}
+
+int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out)
+{
+    struct ht_space_ranker *r = calloc(1, sizeof *r);
+    struct count c;
+
+    *out = NULL;
+    if (!r)
+        return HT_ENOMEM;
+    r->prefix = calloc(s->nparams + 1, sizeof *r->prefix);
+    if (!r->prefix || walk_init(&r->w, s, &s->count) != 0) {
+        free(r->prefix);
+        free(r);
+        return HT_ENOMEM;
+    }
+    walk_count(&r->w, &c);
+    if (c.n > UINT64_MAX) {
+        ht_space_ranker_free(r);
+        return HT_EOVERFLOW;
+    }
+    r->count = (uint64_t)c.n;
+    *out = r;
+    return 0;
+}
+
+uint64_t ht_space_ranker_count(const struct ht_space_ranker *r)
+{
+    return r->count;
+}
+
+int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config)
+{
+    struct walk *w = &r->w;
+    const struct plan *p = w->p;
+    const struct ht_space *s = w->s;
+    u128 left = rank;
+
+    if (rank >= r->count)
+        return HT_EDOMAIN;
+    if (!run_checks(w, 0))
+        return HT_EDOMAIN; /* not reached: the count is 0 */
+    for (size_t level = 0, free_from = p->last_depth; level < p->n; level++) {
+        const struct dom *d = &p->dom[level];
+        uint64_t k;
+        if (level >= free_from) {
+            /* No check below (or the rule left is entailed): every completion is valid,
+             * the rank's digits in the mixed radix of the domain sizes. */
+            k = (uint64_t)(left / w->tail[level + 1]);
+            left -= (u128)k * w->tail[level + 1];
+            w->vars[p->slot[level]] = dom_value(d, k);
+            continue;
+        }
+        for (k = 0; k < d->size; k++) {
+            struct count c;
+            int ent;
+            w->vars[p->slot[level]] = dom_value(d, k);
+            w->idx[level] = k + 1;
+            w->ent = 0;
+            if (!run_checks(w, level + 1))
+                continue;
+            ent = w->ent == level + 1 && p->ent_tail[level + 1] == w->ent_rule + 1;
+            c = subtree_count(r, level);
+            if (left < c.n) {
+                free_from = ent ? level + 1 : free_from;
+                break;
+            }
+            left -= c.n;
+        }
+        /* The sub-walks moved only deeper levels and the NDRange sizes computed there:
+         * this level's value and the checks up to it still hold. */
+        if (k == d->size)
+            return HT_EDOMAIN; /* not reached: the counts add up to r->count */
+    }
+    memcpy(config, current_config(w), s->nparams * sizeof *config);
+    return 0;
+}
+
+void ht_space_ranker_free(struct ht_space_ranker *r)
+{
+    if (!r)
+        return;
+    for (size_t k = 0; k <= r->w.s->nparams; k++) {
+        free(r->prefix[k].keys);
+        free(r->prefix[k].vals);
+        free(r->prefix[k].full);
+    }
+    free(r->prefix);
+    walk_destroy(&r->w);
+    free(r);
 }
 
 /* ---------------------------------------------------------------------------------- */

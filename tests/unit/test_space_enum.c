@@ -747,6 +747,31 @@ static void random_spec(struct tspec *t, char **exprs)
     }
 }
 
+/* Ranks: every rank below the count gives a valid configuration, each once (the sorted
+ * unranked list is brute's, sorted), whatever the order ranks are asked in; col->list has
+ * room for nb configurations. */
+static void check_ranks(const struct ht_space *s, long nb, const int64_t *brute,
+                        struct collect *col, int run)
+{
+    struct ht_space_ranker *rk = NULL;
+    size_t np = col->nparams;
+
+    assert_int_equal(ht_space_ranker_create(s, &rk), 0);
+    assert_int_equal(ht_space_ranker_count(rk), (uint64_t)nb);
+    for (uint64_t j = 0; j < (uint64_t)nb; j++) {
+        /* odd runs ask the ranks from the last, so that the caches fill in another order */
+        uint64_t rank = run % 2 ? (uint64_t)nb - 1 - j : j;
+        assert_int_equal(ht_space_unrank(rk, rank, col->list + j * np), 0);
+    }
+    assert_int_equal(ht_space_unrank(rk, (uint64_t)nb, col->list), HT_EDOMAIN);
+    ht_space_ranker_free(rk);
+    if (nb == 0)
+        return;
+    qsort(col->list, (size_t)nb, np * sizeof *col->list, cmp_config);
+    if (memcmp(col->list, brute, (size_t)nb * np * sizeof *brute) != 0)
+        fail_msg("run %d: the unranked configurations are not the valid ones", run);
+}
+
 /* Runs the property test on runs random specs; with cost_order, every space is ordered
  * by the cost-based search (sampled pass rates), which only large spaces use normally. */
 static void property(int runs, int cost_order)
@@ -803,6 +828,7 @@ static void property(int runs, int cost_order)
             qsort(brute, (size_t)nb, def.nparams * sizeof *brute, cmp_config);
             assert_memory_equal(col.list, brute, (size_t)nb * def.nparams * sizeof *brute);
         }
+        check_ranks(s, nb, brute, &col, run);
         /* The platform count: the same check with the constraints left out. */
         ncons = def.nconstraints;
         def.nconstraints = 0;
@@ -1035,6 +1061,7 @@ static void test_property_shapes(void **state)
             qsort(brute, (size_t)nb, def.nparams * sizeof *brute, cmp_config);
             assert_memory_equal(col.list, brute, (size_t)nb * def.nparams * sizeof *brute);
         }
+        check_ranks(s, nb, brute, &col, run);
         ncons = def.nconstraints;
         def.nconstraints = 0;
         np = brute_force(&def, &dev, eq3, &plat);
