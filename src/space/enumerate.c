@@ -184,7 +184,18 @@ struct ht_space {
     unsigned nrules;     /* RULE_APP0 + nconstraints */
     struct sop *sops;    /* ntmpl entries: each rule as a sum of products, when it is one */
     struct plan platform, full, count; /* count: the full rules ordered for counting */
+    struct filter_cache *fc; /* while ht_space_create builds the plans, else NULL */
     double prep_seconds; /* time spent building the plans (filtering the domains) */
+};
+
+/* The filtered domains of the plans built so far, by rule limit: the plans of one rule
+ * set (full, count, and count's fallback) filter each domain once between them. */
+struct filter_cache {
+    unsigned rule_limit[2];
+    size_t used;
+    signed char *state[2]; /* per parameter: 0 not yet, 1 filtered, -1 left as it is */
+    int64_t **vals[2];
+    uint64_t *n[2];
 };
 
 /* The walk's mutable state: one per walk, so a space can be walked by several threads. */
@@ -1292,8 +1303,117 @@ static size_t nuses(const struct ht_space *s, size_t c, size_t *which)
 /* Node consistency: keeps the values of parameter i's domain that pass every active check
  * reading i alone (checks reading no parameter have run on w already, filling the cache
  * of constant NDRange sizes). Sets *filtered when it did (the domain is small enough). */
-static int filter_domain(const struct ht_space *s, const unsigned char *active, size_t i,
-                         struct walk *w, struct plan *p, int *filtered)
+/* The slot of s->fc for rule_limit (taken when new), or -1 when there is none. */
+static int fc_slot(const struct ht_space *s, unsigned rule_limit)
+{
+    struct filter_cache *fc = s->fc;
+    size_t k;
+
+    if (!fc)
+        return -1;
+    for (k = 0; k < fc->used; k++)
+        if (fc->rule_limit[k] == rule_limit)
+            return (int)k;
+    if (k == 2)
+        return -1;
+    fc->rule_limit[k] = rule_limit;
+    fc->used++;
+    return (int)k;
+}
+
+/* Sets p's domain of parameter i: filtered as before (cached), or NULL when it was not. */
+static int fc_get(const struct ht_space *s, int slot, size_t i, struct plan *p, int *filtered)
+{
+    struct filter_cache *fc = s->fc;
+    int64_t *vals;
+    uint64_t n;
+
+    if (slot < 0 || fc->state[slot][i] == 0)
+        return 0;
+    *filtered = fc->state[slot][i] > 0;
+    p->dom[i] = s->doms[i];
+    if (!*filtered)
+        return 1;
+    n = fc->n[slot][i];
+    vals = malloc((n ? n : 1) * sizeof *vals);
+    if (!vals)
+        return -1;
+    memcpy(vals, fc->vals[slot][i], n * sizeof *vals);
+    p->vals[i] = vals;
+    p->dom[i].kind = DOM_VALUES;
+    p->dom[i].values = vals;
+    p->dom[i].size = n;
+    return 1;
+}
+
+static void fc_put(const struct ht_space *s, int slot, size_t i, const struct plan *p,
+                   int filtered)
+{
+    struct filter_cache *fc = s->fc;
+    uint64_t n = p->dom[i].size;
+
+    if (slot < 0)
+        return;
+    if (filtered) {
+        fc->vals[slot][i] = malloc((n ? n : 1) * sizeof **fc->vals[slot]);
+        if (!fc->vals[slot][i])
+            return; /* not cached: filtered again next time */
+        memcpy(fc->vals[slot][i], p->vals[i], n * sizeof **fc->vals[slot]);
+        fc->n[slot][i] = n;
+    }
+    fc->state[slot][i] = filtered ? 1 : -1;
+}
+
+static void fc_free(struct filter_cache *fc, size_t np)
+{
+    for (size_t k = 0; fc && k < 2; k++) {
+        for (size_t i = 0; fc->vals[k] && i < np; i++)
+            free(fc->vals[k][i]);
+        free(fc->vals[k]);
+        free(fc->n[k]);
+        free(fc->state[k]);
+    }
+    free(fc);
+}
+
+static struct filter_cache *fc_create(size_t np)
+{
+    struct filter_cache *fc = calloc(1, sizeof *fc);
+    size_t row = np ? np : 1;
+
+    for (size_t k = 0; fc && k < 2; k++) {
+        fc->vals[k] = calloc(row, sizeof *fc->vals[k]);
+        fc->n[k] = calloc(row, sizeof *fc->n[k]);
+        fc->state[k] = calloc(row, 1);
+        if (!fc->vals[k] || !fc->n[k] || !fc->state[k]) {
+            fc_free(fc, np);
+            return NULL;
+        }
+    }
+    return fc;
+}
+
+static int filter_domain_once(const struct ht_space *s, const unsigned char *active, size_t i,
+                              struct walk *w, struct plan *p, int *filtered);
+
+/* Filters parameter i's domain by the unary checks of active (rule_limit) into p, or
+ * takes what an earlier plan of the same rules filtered. */
+static int filter_domain(const struct ht_space *s, unsigned rule_limit,
+                         const unsigned char *active, size_t i, struct walk *w,
+                         struct plan *p, int *filtered)
+{
+    int slot = fc_slot(s, rule_limit), rc = fc_get(s, slot, i, p, filtered);
+
+    if (rc != 0)
+        return rc < 0 ? HT_ENOMEM : 0;
+    rc = filter_domain_once(s, active, i, w, p, filtered);
+    if (rc == 0)
+        fc_put(s, slot, i, p, *filtered);
+    return rc;
+}
+
+static int filter_domain_once(const struct ht_space *s, const unsigned char *active, size_t i,
+                              struct walk *w, struct plan *p, int *filtered)
 {
     const struct dom *d = &s->doms[i];
     size_t *list = NULL, nlist = 0;
@@ -2029,7 +2149,7 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     }
     for (size_t i = 0; i < np; i++) {
         int f;
-        if ((rc = filter_domain(s, active, i, &w, p, &f)) != 0)
+        if ((rc = filter_domain(s, rule_limit, active, i, &w, p, &f)) != 0)
             goto cleanup;
         filtered[i] = (unsigned char)f;
     }
@@ -2220,12 +2340,15 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
     for (size_t c = 0; c < s->ntmpl; c++)
         sop_parse(s, c, &s->sops[c]);
     t0 = ht__now();
+    s->fc = fc_create(s->nparams); /* NULL: each plan filters on its own */
     if (plan_build_count(s, RULE_APP0, &s->platform) != 0)
         goto fail;
     if (plan_build(s, s->nrules, 0, &s->full) != 0)
         goto fail;
     if (plan_build_count(s, s->nrules, &s->count) != 0)
         goto fail;
+    fc_free(s->fc, s->nparams);
+    s->fc = NULL;
     s->prep_seconds = ht__now() - t0;
     *out = s;
     return 0;
@@ -2241,6 +2364,7 @@ void ht_space_free(struct ht_space *s)
 {
     if (!s)
         return;
+    fc_free(s->fc, s->nparams);
     plan_destroy(&s->platform);
     plan_destroy(&s->full);
     plan_destroy(&s->count);
