@@ -429,6 +429,13 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
                             const struct ht_space_counts *counts, int64_t *device_id,
                             struct ht_error *err);
 
+/* Reads the devices of a `hetune devices --json` document at path into *out (owned:
+ * ht_platform_free), without OpenCL: their limits as written (index by position, no
+ * OpenCL handles), so that a space can be pruned for a device this machine lacks, or
+ * without the cost of loading the OpenCL drivers (hetune space --devices-from). Returns
+ * HT_EPARSE (not JSON), HT_EINVAL (no devices, or one without its limits), HT_ENOMEM. */
+int ht_workflow_devices_load(const char *path, struct ht_platform **out, struct ht_error *err);
+
 /* One device's design space. Owned arrays: ht_workflow_space_destroy. */
 struct ht_workflow_space {
     const struct ht_device_info *dev; /* borrowed */

@@ -27,6 +27,9 @@ static const char space_usage[] =
     "                        paper's MiniZinc model, solved by Gecode), or both: runs\n"
     "                        the two and fails when their sets differ\n"
     HT_SPACE_LIST_HELP
+    "      --devices-from F  the devices of F, a 'hetune devices --json' document, instead\n"
+    "                        of OpenCL's: a space for a device not here, without loading\n"
+    "                        the drivers\n"
     "      --db FILE         also record the sizes in this results database (for\n"
     "                        'hetune report'; hetune tune and hetune run record them too)\n"
     "\n"
@@ -92,14 +95,15 @@ static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_e
 
 int cmd_space(int argc, char **argv)
 {
-    enum { OPT_SOLVER = CLI_OPT_OWN, OPT_FORMAT };
+    enum { OPT_SOLVER = CLI_OPT_OWN, OPT_FORMAT, OPT_DEVICES };
     static const struct option own[] = {
         {"solver", required_argument, NULL, OPT_SOLVER}, {"list", no_argument, NULL, 'l'},
-        {"list-format", required_argument, NULL, OPT_FORMAT}, {NULL, 0, NULL, 0},
+        {"list-format", required_argument, NULL, OPT_FORMAT},
+        {"devices-from", required_argument, NULL, OPT_DEVICES}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t first = 0, last = 0, ndone = 0;
-    const char *solver = "native";
+    const char *solver = "native", *devfile = NULL;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_workflow_space *results = NULL;
@@ -117,6 +121,7 @@ int cmd_space(int argc, char **argv)
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'l': list = 1; break;
+        case OPT_DEVICES: devfile = optarg; break;
         case OPT_FORMAT:
             if (ht_space_list_format_parse(optarg, &format) != 0) {
                 status = cli_usage_error("space", 2, "--list-format takes text or binary");
@@ -141,6 +146,10 @@ int cmd_space(int argc, char **argv)
     eq3 = co.exec.eq3;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
+    if (devfile && ht_workflow_devices_load(devfile, &plat, &err) != HT_OK) {
+        status = cli_fail("space", &err);
+        goto cleanup;
+    }
     status = cli_devices_range("space", co.device ? co.device : "all", &plat, &first, &last);
     if (status != 0)
         goto cleanup;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "hetune/workflow.h"
 
 int ht_workflow_open(const char *db, const struct ht_spec *spec, struct ht_store **store,
@@ -273,4 +275,85 @@ int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
     for (size_t k = 0; r->collected && rc == 0 && k < r->nconfigs; k++)
         rc = json_line(r->configs + k * r->nparams, &j);
     return rc > 0 ? HT_EIO : rc;
+}
+
+/* A member of o as an unsigned integer (0 when absent); 1 and sets *bad when it is not
+ * a non-negative integer. */
+static uint64_t member_u64(json_t *o, const char *key, int *bad)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        *bad = 1;
+        return 1;
+    }
+    return (uint64_t)json_integer_value(v);
+}
+
+static void member_str(json_t *o, const char *key, char *buf, size_t size)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    snprintf(buf, size, "%s", s ? s : "");
+}
+
+int ht_workflow_devices_load(const char *path, struct ht_platform **out, struct ht_error *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je), *list;
+    struct ht_platform *p = NULL;
+    int bad = 0;
+
+    *out = NULL;
+    if (!root)
+        return ht_error_set(err, HT_EPARSE, "%s:%d:%d: %s", path, je.line, je.column,
+                            je.text);
+    list = json_object_get(root, "devices");
+    if (!json_is_array(list) || json_array_size(list) == 0) {
+        json_decref(root);
+        return ht_error_set(err, HT_EINVAL, "%s: no \"devices\" array (write one with "
+                            "'hetune devices --json')", path);
+    }
+    p = calloc(1, sizeof *p);
+    if (p)
+        p->devices = calloc(json_array_size(list), sizeof *p->devices);
+    if (!p || !p->devices) {
+        ht_platform_free(p);
+        json_decref(root);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        json_t *o = json_array_get(list, k), *items = json_object_get(o, "max_work_item_sizes");
+        struct ht_device_info *d = &p->devices[k];
+        d->index = k;
+        member_str(o, "platform", d->platform, sizeof d->platform);
+        member_str(o, "name", d->name, sizeof d->name);
+        member_str(o, "type", d->type, sizeof d->type);
+        member_str(o, "version", d->version, sizeof d->version);
+        member_str(o, "driver_version", d->driver_version, sizeof d->driver_version);
+        d->is_cpu = json_is_true(json_object_get(o, "is_cpu"));
+        d->is_gpu = json_is_true(json_object_get(o, "is_gpu"));
+        d->compute_units = (uint32_t)member_u64(o, "compute_units", &bad);
+        d->max_work_group_size = member_u64(o, "max_work_group_size", &bad);
+        d->max_work_item_dims = (uint32_t)member_u64(o, "max_work_item_dims", &bad);
+        d->local_mem_size = member_u64(o, "local_mem_size", &bad);
+        d->global_mem_size = member_u64(o, "global_mem_size", &bad);
+        d->max_mem_alloc_size = member_u64(o, "max_mem_alloc_size", &bad);
+        for (unsigned i = 0; i < 3; i++) {
+            json_t *v = json_array_get(items, i);
+            d->max_work_item_sizes[i] = json_is_integer(v) && json_integer_value(v) > 0
+                                            ? (uint64_t)json_integer_value(v)
+                                            : 1;
+        }
+        if (bad || !json_is_object(o) || !d->max_work_group_size || !d->compute_units) {
+            ht_platform_free(p);
+            json_decref(root);
+            return ht_error_set(err, HT_EINVAL, "%s: devices[%zu] lacks the limits 'hetune "
+                                "devices --json' writes", path, k);
+        }
+        p->count++;
+    }
+    json_decref(root);
+    *out = p;
+    return HT_OK;
 }

@@ -102,6 +102,30 @@ for word in unpruned platform pruned seconds "WG0 WG1" "    1 1"; do
     grep -q "$word" "$tmp/out" || fail "the text output lacks '$word'"
 done
 
+# --devices-from: the limits of a 'hetune devices --json' document instead of OpenCL's,
+# here those of this machine and of a GPU it lacks (counts checked from the same file).
+cp "$tmp/devices.json" "$tmp/devices-here.json"
+python3 - "$tmp/devices-here.json" "$tmp/devices.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+gpu = dict(d["devices"][0], index=1, name="what-if GPU", type="GPU", is_cpu=False, is_gpu=True,
+           compute_units=132, max_work_group_size=1024, max_work_item_sizes=[1024, 1024, 64],
+           local_mem_size=49152)
+d["devices"] = [d["devices"][0], gpu]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+for name in matmul conv1d fermi; do
+    run space "$ex/$name/spec.json" --json --devices-from "$tmp/devices.json"
+    [ "$status" -eq 0 ] || fail "space $name --devices-from exited $status: $(cat "$tmp/err")"
+    check_example "$name" product || fail "space $name --devices-from is wrong"
+done
+cp "$tmp/devices-here.json" "$tmp/devices.json"
+echo '{"devices": [{"name": "x"}]}' >"$tmp/nolimits.json"
+for f in nolimits.json missing.json; do
+    run space "$ex/matmul/spec.json" --devices-from "$tmp/$f"
+    [ "$status" -ne 0 ] && grep -q "$f" "$tmp/err" || fail "--devices-from $f: $status $(cat "$tmp/err")"
+done
+
 # --list streams in walk order: the text lines are the JSON's configurations, in the same
 # order, each once; sorted, they are the sorted set. The binary format (HT_SPACE_LIST_HELP)
 # holds the same records after its header.
