@@ -119,7 +119,9 @@ struct sopchk {
 /* A rule's support table over a prefix of its parameters, in plan order: bit k is set
  * when the values at levels lev[0..m) whose domain indexes i_0..i_m-1 give
  * k = sum i_j * stride[j] extend, over the remaining parameters of the rule, to values
- * that pass it. With m all of the rule's parameters it is the rule itself, tabulated. */
+ * that pass it. With m all of the rule's parameters it is the rule itself, tabulated.
+ * The last level has stride 1: once the others are bound, the values of the last that
+ * pass are the set bits of one run, which a walk skips to (plan.skip). */
 struct support {
     size_t m;
     size_t *lev;
@@ -142,6 +144,9 @@ struct plan {
     uint64_t *tail;    /* tail[k]: product of the domain sizes of levels k..n-1, saturated */
     struct support *sup; /* the support tables the CHK_SUPPORT checks read */
     size_t nsup;
+    size_t *skip;        /* skip[k]: 1 + a table of sup whose check is at depth k + 1 (its
+                            last level k), which walks use to step over the values of
+                            level k that fail it without running the checks; or 0 */
     struct sopchk *sopc; /* the partial bounds the CHK_SOP checks read */
     size_t nsopc;
     size_t *ent_tail; /* ent_tail[d]: 1 + the template of every check deeper than d when
@@ -746,6 +751,29 @@ static int run_checks(struct walk *w, size_t depth)
     return 1;
 }
 
+/* The first index k' >= k of level's domain (size values) whose value passes the
+ * support table plan.skip names, given the levels above; size when none does. Values
+ * skipped fail a check of depth level + 1, so skipping them changes no result. */
+static inline uint64_t skip_to(const struct walk *w, size_t level, uint64_t k, uint64_t size)
+{
+    size_t t = w->p->skip ? w->p->skip[level] : 0;
+    const struct support *sp;
+    uint64_t base = 0, b, end;
+
+    if (!t || k >= size)
+        return k;
+    sp = &w->p->sup[t - 1];
+    for (size_t j = 0; j + 1 < sp->m; j++)
+        base += (w->idx[sp->lev[j]] - 1) * sp->stride[j];
+    for (b = base + k, end = base + size; b < end; b++) {
+        while ((b & 7) == 0 && end - b >= 8 && sp->bits[b >> 3] == 0)
+            b += 8;
+        if (b >= end || (sp->bits[b >> 3] >> (b & 7)) & 1)
+            break;
+    }
+    return (b < end ? b : end) - base;
+}
+
 static const int64_t *current_config(struct walk *w)
 {
     const struct ht_space *s = w->s;
@@ -779,7 +807,7 @@ static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, struct cou
     w->idx[0] = 0;
     for (;;) {
         const struct dom *d = &p->dom[level];
-        uint64_t k = w->idx[level];
+        uint64_t k = skip_to(w, level, w->idx[level], d->size);
         if (k >= d->size) {
             if (level == 0)
                 break;
@@ -979,7 +1007,7 @@ static void walk_count_from(struct walk *w, size_t start, struct count *count)
     w->idx[start] = 0;
     for (;;) {
         const struct dom *d = &p->dom[level];
-        uint64_t k = w->idx[level];
+        uint64_t k = skip_to(w, level, w->idx[level], d->size);
         struct count c;
         if (k >= d->size) {
             if (level == start)
@@ -1198,7 +1226,8 @@ int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config)
             w->vars[p->slot[level]] = dom_value(d, k);
             continue;
         }
-        for (k = 0; k < d->size; k++) {
+        for (k = skip_to(w, level, 0, d->size); k < d->size;
+             k = skip_to(w, level, k + 1, d->size)) {
             struct count c;
             int ent;
             w->vars[p->slot[level]] = dom_value(d, k);
@@ -1260,6 +1289,7 @@ static void plan_destroy(struct plan *p)
         free(p->sup[i].bits);
     }
     free(p->sup);
+    free(p->skip);
     for (size_t i = 0; p->sopc && i < p->nsopc; i++)
         free(p->sopc[i].bound);
     free(p->sopc);
@@ -1819,9 +1849,10 @@ static int build_support(const struct ht_space *s, struct plan *p, size_t ci,
         p->nsup++;
         if (!sp->lev || !sp->stride || !sp->bits)
             goto cleanup;
-        for (size_t i = 0; i <= j; i++) {
+        /* Horner's layout: k = ((i_0 * n_1 + i_1) * n_2 + ...) + i_j. */
+        for (size_t i = j + 1; i-- > 0;) {
             sp->lev[i] = lev[i];
-            sp->stride[i] = i ? size[i - 1] : 1;
+            sp->stride[i] = i == j ? 1 : sp->stride[i + 1] * p->dom[lev[i + 1]].size;
         }
     }
     for (size_t j = 0; j < m; j++)
@@ -1830,7 +1861,7 @@ static int build_support(const struct ht_space *s, struct plan *p, size_t ci,
         if (check_one(w, &ch)) {
             uint64_t k = 0;
             for (size_t j = 0; j < m; j++) {
-                k += idx[j] * (j ? size[j - 1] : 1);
+                k = k * p->dom[lev[j]].size + idx[j];
                 bits[j][k >> 3] |= (unsigned char)(1u << (k & 7));
             }
         }
@@ -2241,6 +2272,18 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     for (size_t c = 0; c < p->nchks; c++)
         if (p->chks[c].depth > p->last_depth)
             p->last_depth = p->chks[c].depth;
+    if (p->nsup) {
+        p->skip = calloc(np + 1, sizeof *p->skip);
+        if (!p->skip)
+            goto cleanup;
+        for (size_t c = 0; c < p->nchks; c++) {
+            const struct chk *ch = &p->chks[c];
+            if (ch->kind == CHK_SUPPORT && ch->depth > 0 &&
+                p->sup[ch->sup].lev[p->sup[ch->sup].m - 1] == ch->depth - 1 &&
+                (!p->skip[ch->depth - 1] || p->sup[ch->sup].m > p->sup[p->skip[ch->depth - 1] - 1].m))
+                p->skip[ch->depth - 1] = ch->sup + 1;
+        }
+    }
     p->tail[np] = 1;
     for (size_t k = np; k-- > 0;)
         p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
