@@ -108,7 +108,7 @@ def chains(size):
 
 
 SPACES = {"gemm14": gemm14, "xgemm0": xgemm0, "chains256": lambda: chains(256)}
-for _n in (8, 16, 32, 64, 256):
+for _n in (8, 16, 32, 64, 256, 320, 512):
     SPACES[f"sgemm{_n}"] = lambda n=_n: sgemm(n)
     SPACES[f"sgemm{_n}-c"] = lambda n=_n: sgemm(n, False)
 

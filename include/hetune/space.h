@@ -172,6 +172,80 @@ int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
  * or HT_EIO when writing fails. */
 int ht_space_print_config(FILE *f, const int64_t *config, size_t n);
 
+/* --- ranks: drawing from a space without listing it --- */
+
+/* The valid configurations of a space numbered 0..count-1 in one fixed order (the walk of
+ * the counting plan), so that a uniform rank is a uniform configuration. Opaque; it
+ * borrows the space, and caches subtree counts as ranks are drawn (at most 64 MiB for the
+ * counts of the walk, as counting; the counts along drawn paths besides). One thread at a
+ * time; several rankers of one space may run at once. */
+struct ht_space_ranker;
+
+/* Counts s into a new ranker (*out, owned: ht_space_ranker_free). Costs a count of the
+ * space (ht_space_count's full-rules walk). Returns 0, HT_ENOMEM, or HT_EOVERFLOW when
+ * the space holds 2^64 configurations or more. */
+int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out);
+
+/* The number of valid configurations. */
+uint64_t ht_space_ranker_count(const struct ht_space_ranker *r);
+
+/* Writes the configuration of rank `rank` (below the count) to config (nparams values,
+ * parameter order): a descent that subtracts the counts of the subtrees before it, each
+ * counted once and cached. Every valid configuration has exactly one rank. Returns 0, or
+ * HT_EDOMAIN when rank is not below the count. */
+int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config);
+
+/* Frees a ranker; NULL is allowed. */
+void ht_space_ranker_free(struct ht_space_ranker *r);
+
+/* --- listing (hetune space --list) --- */
+
+/* How a listing writes each configuration: a text line, or fixed-width binary records. */
+enum ht_space_list_format { HT_SPACE_LIST_TEXT, HT_SPACE_LIST_BINARY };
+
+/* Parses "text" or "binary". Returns HT_EINVAL for anything else. */
+int ht_space_list_format_parse(const char *s, enum ht_space_list_format *out);
+
+/* The options of `hetune space --list` as its help shows them (docs/cli.md): the order
+ * and the two formats, the binary header byte by byte. */
+#define HT_SPACE_LIST_HELP                                                                   \
+    "  -l, --list            also print the valid configurations, a line each, in the\n"     \
+    "                        order the solver finds them: the native enumerator's walk\n"    \
+    "                        order (repeatable, each configuration once, not sorted;\n"      \
+    "                        'sort -n' sorts it), streamed as found in constant memory;\n"   \
+    "                        --solver both: sorted\n"                                         \
+    "      --list-format F   text (default) or binary: instead of the text or JSON\n"        \
+    "                        output, per device a header then the configurations as\n"       \
+    "                        records of signed little-endian integers: bytes 0-7\n"          \
+    "                        \"HTSPACE1\", 8-11 nparams (u32), 12-15 W, bytes a value\n"     \
+    "                        (u32: 1, 2, 4 or 8, the fewest that hold every value of\n"      \
+    "                        the domains), 16-23 the number of records (u64), 24-31 the\n"   \
+    "                        device index (u64), then the parameter names, each ending\n"    \
+    "                        in a NUL byte; a record is nparams values of W bytes, in\n"     \
+    "                        parameter order; implies --list\n"
+
+/* What a listing writes besides the configurations. */
+struct ht_space_list_opts {
+    enum ht_space_list_format format;
+    const char *prefix; /* text: written before each line; NULL: nothing */
+    uint64_t count;     /* binary: the number of records the header announces */
+    uint64_t device;    /* binary: the device index the header names */
+};
+
+/* Writes every valid configuration of s to f in o->format as the native enumerator finds
+ * them (ht_space_foreach's walk order): text, a line each (o->prefix, the values as
+ * ht_space_print_config writes them, a newline); binary, the header of HT_SPACE_LIST_HELP
+ * then a record each. Nothing is kept: memory does not grow with the space. *written
+ * (may be NULL) gets the number written. Returns 0, HT_EIO (writing failed), HT_ENOMEM, or
+ * HT_EINVAL when a binary listing holds another number of records than o->count. */
+int ht_space_list(const struct ht_space *s, FILE *f, const struct ht_space_list_opts *o,
+                  uint64_t *written);
+
+/* Writes the n configurations configs (n x nparams values, e.g. another backend's) of s
+ * to f as ht_space_list does. Same errors. */
+int ht_space_list_configs(const struct ht_space *s, const int64_t *configs, size_t n,
+                          FILE *f, const struct ht_space_list_opts *o);
+
 /* A backend that finds the valid configurations: one file each in src/space/. */
 struct ht_space_backend_ops {
     const char *name;

@@ -429,15 +429,26 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
                             const struct ht_space_counts *counts, int64_t *device_id,
                             struct ht_error *err);
 
+/* Reads the devices of a `hetune devices --json` document at path into *out (owned:
+ * ht_platform_free), without OpenCL: their limits as written (index by position, no
+ * OpenCL handles), so that a space can be pruned for a device this machine lacks, or
+ * without the cost of loading the OpenCL drivers (hetune space --devices-from). Returns
+ * HT_EPARSE (not JSON), HT_EINVAL (no devices, or one without its limits), HT_ENOMEM. */
+int ht_workflow_devices_load(const char *path, struct ht_platform **out, struct ht_error *err);
+
 /* One device's design space. Owned arrays: ht_workflow_space_destroy. */
 struct ht_workflow_space {
     const struct ht_device_info *dev; /* borrowed */
     struct ht_space_counts counts;    /* the solver's sizes (native's when "both") */
     double mzn_seconds;               /* "both": MiniZinc's time; -1 otherwise */
     size_t nparams;
-    int64_t *configs;                 /* nconfigs x nparams, sorted (parameter by
-                                         parameter); collected when asked or "both" */
+    struct ht_space *space;           /* the space on dev (owned), which a native listing
+                                         walks (ht_workflow_space_print) */
+    int64_t *configs;                 /* nconfigs x nparams, another solver's, collected
+                                         when listing with it (MiniZinc's order) or with
+                                         "both" (sorted, parameter by parameter) */
     size_t nconfigs;
+    int collected;                    /* configs are the listing (not out->space's walk) */
     int disagree;                     /* "both": the two solvers' sets differ */
     uint64_t mzn_platform;            /* "both": MiniZinc's platform-valid count */
     size_t mzn_nconfigs;              /* "both": MiniZinc's valid configurations */
@@ -447,8 +458,9 @@ struct ht_workflow_space {
 };
 
 /* Solves spec's space on dev with Eq. 3 rule eq3 and solver, a backend's name
- * (ht_space_backend_find) or "both" (native and minizinc compared), collecting the sorted
- * configurations when list. Fills *out (ht_workflow_space_destroy, also on error). Two
+ * (ht_space_backend_find) or "both" (native and minizinc compared), collecting the
+ * configurations of a solver other than native when list (native ones are streamed from
+ * out->space when printed). Fills *out (ht_workflow_space_destroy, also on error). Two
  * solvers that disagree are not an error: out->disagree says so. Errors, err filled (its
  * file spec's path when the error names none): HT_EINVAL (an unknown solver), those of
  * ht_space_create and the backends; HT_ENOMEM. */
@@ -458,6 +470,22 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_space_destroy(struct ht_workflow_space *r);
+
+/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 to f as
+ * `hetune space` prints them: the table of sizes (text), with each device's configurations
+ * when list (struct ht_space_list_opts: the format; prefix, count and device are set
+ * here); a binary listing writes the configurations alone (HT_SPACE_LIST_HELP). Native
+ * configurations are streamed in walk order as found: memory stays flat. Returns 0,
+ * HT_EIO or HT_ENOMEM, err filled. */
+int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
+                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
+                            int list, enum ht_space_list_format format, struct ht_error *err);
+
+/* Writes the configurations of r to f as the lines of a JSON array (each "[v0, v1]",
+ * separated by ",", each after a newline and indent), in the order of
+ * ht_workflow_space_print. Returns 0 or HT_EIO / HT_ENOMEM. */
+int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
+                                   const char *indent);
 
 /* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
  * their configurations when list) as the JSON document `hetune space --json` prints

@@ -248,7 +248,8 @@ int cli_parse_data_path(const char *cmd, const char *opt, const char *arg,
 /* Parses --residue work|time|groups into *rule. Returns 0, or 2. */
 int cli_parse_residue(const char *cmd, const char *arg, enum ht_split_residue *rule);
 
-/* Discovers the devices (*plat owned by the caller, ht_platform_free) and resolves device
+/* Discovers the devices unless *plat holds some already (*plat owned by the caller,
+ * ht_platform_free) and resolves device
  * ("all", an index or a unique part of "<platform> <name>") into [*first, *last). */
 int cli_devices_range(const char *cmd, const char *device, struct ht_platform **plat,
                       size_t *first, size_t *last);

@@ -26,53 +26,26 @@ static const char space_usage[] =
     "      --solver S        native (default: depth-first enumeration), minizinc (the\n"
     "                        paper's MiniZinc model, solved by Gecode), or both: runs\n"
     "                        the two and fails when their sets differ\n"
-    "  -l, --list            also print the valid configurations, sorted\n"
+    HT_SPACE_LIST_HELP
+    "      --devices-from F  the devices of F, a 'hetune devices --json' document, instead\n"
+    "                        of OpenCL's: a space for a device not here, without loading\n"
+    "                        the drivers\n"
     "      --db FILE         also record the sizes in this results database (for\n"
     "                        'hetune report'; hetune tune and hetune run record them too)\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
     "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
 
-static void print_config(FILE *f, const int64_t *v, size_t nparams, size_t k)
-{
-    ht_space_print_config(f, v + k * nparams, nparams);
-}
-
 /* Prints up to 10 of the n configurations v only label found. */
 static void print_missing(const int64_t *v, size_t n, size_t nparams, const char *label)
 {
     for (size_t k = 0; k < n && k < 10; k++) {
         fprintf(stderr, "  only %s: ", label);
-        print_config(stderr, v, nparams, k);
+        ht_space_print_config(stderr, v + k * nparams, nparams);
         fputc('\n', stderr);
     }
     if (n > 10)
         fprintf(stderr, "  ... and %zu more only %s\n", n - 10, label);
-}
-
-static void print_text_device(const struct ht_spec *spec, const struct ht_workflow_space *r,
-                              int list)
-{
-    const struct ht_space_counts *c = &r->counts;
-
-    printf("%-3zu %-34.34s %14s %12s %12s %11.6f", r->dev->index, r->dev->name,
-           c->unpruned_text, c->platform_text, c->pruned_text, c->seconds);
-    if (r->mzn_seconds >= 0)
-        printf(" %11.6f", r->mzn_seconds);
-    putchar('\n');
-    if (c->pruned == 0 && c->empty_reason[0])
-        printf("    empty: %s\n", c->empty_reason);
-    if (!list || c->pruned == 0)
-        return;
-    printf("    ");
-    for (size_t i = 0; i < spec->space.nparams; i++)
-        printf("%s%s", i ? " " : "", spec->space.params[i].name);
-    putchar('\n');
-    for (size_t k = 0; k < r->nconfigs; k++) {
-        printf("    ");
-        print_config(stdout, r->configs, r->nparams, k);
-        putchar('\n');
-    }
 }
 
 /* Solves one device into r. Returns 0, or an exit status after printing the problem. */
@@ -122,19 +95,21 @@ static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_e
 
 int cmd_space(int argc, char **argv)
 {
-    enum { OPT_SOLVER = CLI_OPT_OWN };
+    enum { OPT_SOLVER = CLI_OPT_OWN, OPT_FORMAT, OPT_DEVICES };
     static const struct option own[] = {
         {"solver", required_argument, NULL, OPT_SOLVER}, {"list", no_argument, NULL, 'l'},
-        {NULL, 0, NULL, 0},
+        {"list-format", required_argument, NULL, OPT_FORMAT},
+        {"devices-from", required_argument, NULL, OPT_DEVICES}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t first = 0, last = 0, ndone = 0;
-    const char *solver = "native";
+    const char *solver = "native", *devfile = NULL;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_workflow_space *results = NULL;
     struct ht_error err;
     enum ht_eq3 eq3;
+    enum ht_space_list_format format = HT_SPACE_LIST_TEXT;
     int list = 0, c, status = 2;
 
     ht_error_clear(&err);
@@ -146,6 +121,14 @@ int cmd_space(int argc, char **argv)
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'l': list = 1; break;
+        case OPT_DEVICES: devfile = optarg; break;
+        case OPT_FORMAT:
+            if (ht_space_list_format_parse(optarg, &format) != 0) {
+                status = cli_usage_error("space", 2, "--list-format takes text or binary");
+                goto cleanup;
+            }
+            list = 1;
+            break;
         case OPT_SOLVER:
             if (strcmp(optarg, "both") && !ht_space_backend_find(optarg)) {
                 status = cli_usage_error("space", 2,
@@ -163,6 +146,10 @@ int cmd_space(int argc, char **argv)
     eq3 = co.exec.eq3;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
+    if (devfile && ht_workflow_devices_load(devfile, &plat, &err) != HT_OK) {
+        status = cli_fail("space", &err);
+        goto cleanup;
+    }
     status = cli_devices_range("space", co.device ? co.device : "all", &plat, &first, &last);
     if (status != 0)
         goto cleanup;
@@ -183,19 +170,14 @@ int cmd_space(int argc, char **argv)
     if (co.db && (status = record_spaces(co.db, spec, eq3, results, ndone)) != 0)
         goto cleanup;
 
-    if (co.json) {
+    if (co.json && format == HT_SPACE_LIST_TEXT) {
         char *text = NULL;
         int rc = ht_workflow_space_json(spec, solver, eq3, results, ndone, list, &text, &err);
         status = cli_json_text("space", rc, text);
         free(text);
-    } else {
-        printf("spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
-               eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
-        printf("%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
-               "pruned", !strcmp(solver, "both") ? "native s" : "seconds",
-               !strcmp(solver, "both") ? "  minizinc s" : "");
-        for (size_t k = 0; k < ndone; k++)
-            print_text_device(spec, &results[k], list);
+    } else if (ht_workflow_space_print(stdout, spec, solver, eq3, results, ndone, list, format,
+                                       &err) != HT_OK) {
+        status = cli_fail("space", &err);
     }
 
 cleanup:

@@ -375,7 +375,7 @@ int cli_devices_range(const char *cmd, const char *device, struct ht_platform **
     int rc;
 
     ht_error_clear(&err);
-    rc = ht_platform_discover(plat, &err);
+    rc = *plat ? HT_OK : ht_platform_discover(plat, &err);
     if (rc != HT_OK)
         return cli_fail(cmd, &err);
     if (!strcmp(device, "all")) {

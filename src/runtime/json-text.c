@@ -79,13 +79,8 @@ static void space_device(FILE *f, const struct ht_spec *spec, const struct ht_wo
     fprintf(f, "]");
     if (list) {
         fprintf(f, ",\n      \"configs\": [");
-        for (size_t k = 0; k < r->nconfigs; k++) {
-            fprintf(f, "%s\n        [", k ? "," : "");
-            for (size_t i = 0; i < r->nparams; i++)
-                fprintf(f, "%s%" PRId64, i ? ", " : "", r->configs[k * r->nparams + i]);
-            fprintf(f, "]");
-        }
-        fprintf(f, "%s]", r->nconfigs ? "\n      " : "");
+        ht_workflow_space_json_configs(f, r, "        ");
+        fprintf(f, "%s]", c->pruned ? "\n      " : "");
     }
     fprintf(f, ",\n      \"empty_reason\": ");
     if (c->pruned == 0 && c->empty_reason[0])

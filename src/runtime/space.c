@@ -1,9 +1,13 @@
 /* The design space of a spec on one device as `hetune space` shows it (workflow.h): the
- * sizes from a backend, the valid configurations sorted, the two backends compared; and
- * the results database's problem and space rows. */
+ * sizes from a backend, the valid configurations streamed as the walk finds them (or
+ * collected from another backend), the two backends compared; and the results database's
+ * problem and space rows. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "hetune/workflow.h"
 
@@ -89,14 +93,15 @@ static int cmp_config(const void *a, const void *b)
     return 0;
 }
 
-/* Runs one backend on s; configurations are collected, sorted, when want is set. */
+/* Runs one backend on s; configurations are collected when want, sorted when sorted. */
 static int solve(const struct ht_space_backend_ops *ops, const struct ht_space *s, int want,
-                 struct ht_space_counts *counts, struct configs *out, struct ht_error *err)
+                 int sorted, struct ht_space_counts *counts, struct configs *out,
+                 struct ht_error *err)
 {
     int rc = ops->solve(s, counts, want ? add_config : NULL, out, err);
     if (rc > 0)
         return ht_error_set(err, HT_ENOMEM, "out of memory collecting the configurations");
-    if (rc == 0 && want && out->nparams) {
+    if (rc == 0 && sorted && out->nparams) {
         sort_nparams = out->nparams;
         qsort(out->v, out->n, out->nparams * sizeof *out->v, cmp_config);
     }
@@ -147,10 +152,13 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
     if (!ops)
         return ht_error_set(err, HT_EINVAL, "unknown solver '%s'", solver);
     rc = ht_space_create(&spec->space, dev, eq3, &s, err);
+    /* A native listing is streamed from the space when printed; another solver's, or
+     * both compared, are collected. */
+    out->collected = (list && ops && strcmp(ops->name, "native")) || both;
     if (rc == HT_OK)
-        rc = solve(ops, s, list || both, &out->counts, &cfg, err);
+        rc = solve(ops, s, out->collected, both, &out->counts, &cfg, err);
     if (rc == HT_OK && both) {
-        rc = solve(ht_space_backend_find("minizinc"), s, 1, &mc, &mcfg, err);
+        rc = solve(ht_space_backend_find("minizinc"), s, 1, 1, &mc, &mcfg, err);
         out->mzn_seconds = mc.seconds;
         out->mzn_platform = mc.platform;
         out->mzn_nconfigs = mcfg.n;
@@ -168,7 +176,7 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
             rc = missing(&mcfg, &cfg, &out->only_minizinc, &out->nonly_minizinc, err);
     }
     free(mcfg.v);
-    ht_space_free(s);
+    out->space = s;
     return rc;
 }
 
@@ -176,8 +184,176 @@ void ht_workflow_space_destroy(struct ht_workflow_space *r)
 {
     if (!r)
         return;
+    ht_space_free(r->space);
     free(r->configs);
     free(r->only_native);
     free(r->only_minizinc);
     memset(r, 0, sizeof *r);
+}
+
+/* Writes r's configurations to f as o says: the collected ones, or the space's walk. */
+static int list_configs(FILE *f, const struct ht_workflow_space *r,
+                        const struct ht_space_list_opts *o, struct ht_error *err)
+{
+    int rc = r->collected ? ht_space_list_configs(r->space, r->configs, r->nconfigs, f, o)
+                          : ht_space_list(r->space, f, o, NULL);
+
+    if (rc == HT_EIO)
+        return ht_error_set(err, rc, "writing the configurations failed");
+    return rc ? ht_error_set(err, rc, "listing the configurations of device %zu failed",
+                             r->dev->index)
+              : 0;
+}
+
+int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
+                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
+                            int list, enum ht_space_list_format format, struct ht_error *err)
+{
+    int both = !strcmp(solver, "both"), text = format != HT_SPACE_LIST_BINARY;
+
+    if (text) {
+        fprintf(f, "spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
+                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
+        fprintf(f, "%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
+                "pruned", both ? "native s" : "seconds", both ? "  minizinc s" : "");
+    }
+    for (size_t k = 0; k < n; k++) {
+        const struct ht_space_counts *c = &r[k].counts;
+        struct ht_space_list_opts o = {format, "    ",
+                                       r[k].collected ? r[k].nconfigs : c->pruned,
+                                       r[k].dev->index};
+        int rc;
+        if (text) {
+            fprintf(f, "%-3zu %-34.34s %14s %12s %12s %11.6f", r[k].dev->index,
+                    r[k].dev->name, c->unpruned_text, c->platform_text, c->pruned_text,
+                    c->seconds);
+            if (r[k].mzn_seconds >= 0)
+                fprintf(f, " %11.6f", r[k].mzn_seconds);
+            fputc('\n', f);
+            if (c->pruned == 0 && c->empty_reason[0])
+                fprintf(f, "    empty: %s\n", c->empty_reason);
+            if (!list || c->pruned == 0)
+                continue;
+            fputs("   ", f);
+            for (size_t i = 0; i < spec->space.nparams; i++)
+                fprintf(f, " %s", spec->space.params[i].name);
+            fputc('\n', f);
+        }
+        if ((rc = list_configs(f, &r[k], &o, err)) != 0)
+            return rc;
+    }
+    return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
+}
+
+/* The lines of a JSON array of configurations. */
+struct json_lines {
+    FILE *f;
+    const char *indent;
+    size_t np;
+    uint64_t n;
+};
+
+static int json_line(const int64_t *config, void *user)
+{
+    struct json_lines *j = user;
+
+    fprintf(j->f, "%s\n%s[", j->n++ ? "," : "", j->indent);
+    for (size_t i = 0; i < j->np; i++)
+        fprintf(j->f, "%s%" PRId64, i ? ", " : "", config[i]);
+    fputc(']', j->f);
+    return ferror(j->f) ? 1 : 0;
+}
+
+int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
+                                   const char *indent)
+{
+    struct json_lines j = {f, indent, r->nparams, 0};
+    int rc = 0;
+
+    if (!r->collected)
+        rc = ht_space_foreach(r->space, json_line, &j);
+    for (size_t k = 0; r->collected && rc == 0 && k < r->nconfigs; k++)
+        rc = json_line(r->configs + k * r->nparams, &j);
+    return rc > 0 ? HT_EIO : rc;
+}
+
+/* A member of o as an unsigned integer (0 when absent); 1 and sets *bad when it is not
+ * a non-negative integer. */
+static uint64_t member_u64(json_t *o, const char *key, int *bad)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        *bad = 1;
+        return 1;
+    }
+    return (uint64_t)json_integer_value(v);
+}
+
+static void member_str(json_t *o, const char *key, char *buf, size_t size)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    snprintf(buf, size, "%s", s ? s : "");
+}
+
+int ht_workflow_devices_load(const char *path, struct ht_platform **out, struct ht_error *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je), *list;
+    struct ht_platform *p = NULL;
+    int bad = 0;
+
+    *out = NULL;
+    if (!root)
+        return ht_error_set(err, HT_EPARSE, "%s:%d:%d: %s", path, je.line, je.column,
+                            je.text);
+    list = json_object_get(root, "devices");
+    if (!json_is_array(list) || json_array_size(list) == 0) {
+        json_decref(root);
+        return ht_error_set(err, HT_EINVAL, "%s: no \"devices\" array (write one with "
+                            "'hetune devices --json')", path);
+    }
+    p = calloc(1, sizeof *p);
+    if (p)
+        p->devices = calloc(json_array_size(list), sizeof *p->devices);
+    if (!p || !p->devices) {
+        ht_platform_free(p);
+        json_decref(root);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < json_array_size(list); k++) {
+        json_t *o = json_array_get(list, k), *items = json_object_get(o, "max_work_item_sizes");
+        struct ht_device_info *d = &p->devices[k];
+        d->index = k;
+        member_str(o, "platform", d->platform, sizeof d->platform);
+        member_str(o, "name", d->name, sizeof d->name);
+        member_str(o, "type", d->type, sizeof d->type);
+        member_str(o, "version", d->version, sizeof d->version);
+        member_str(o, "driver_version", d->driver_version, sizeof d->driver_version);
+        d->is_cpu = json_is_true(json_object_get(o, "is_cpu"));
+        d->is_gpu = json_is_true(json_object_get(o, "is_gpu"));
+        d->compute_units = (uint32_t)member_u64(o, "compute_units", &bad);
+        d->max_work_group_size = member_u64(o, "max_work_group_size", &bad);
+        d->max_work_item_dims = (uint32_t)member_u64(o, "max_work_item_dims", &bad);
+        d->local_mem_size = member_u64(o, "local_mem_size", &bad);
+        d->global_mem_size = member_u64(o, "global_mem_size", &bad);
+        d->max_mem_alloc_size = member_u64(o, "max_mem_alloc_size", &bad);
+        for (unsigned i = 0; i < 3; i++) {
+            json_t *v = json_array_get(items, i);
+            d->max_work_item_sizes[i] = json_is_integer(v) && json_integer_value(v) > 0
+                                            ? (uint64_t)json_integer_value(v)
+                                            : 1;
+        }
+        if (bad || !json_is_object(o) || !d->max_work_group_size || !d->compute_units) {
+            ht_platform_free(p);
+            json_decref(root);
+            return ht_error_set(err, HT_EINVAL, "%s: devices[%zu] lacks the limits 'hetune "
+                                "devices --json' writes", path, k);
+        }
+        p->count++;
+    }
+    json_decref(root);
+    *out = p;
+    return HT_OK;
 }

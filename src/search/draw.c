@@ -10,10 +10,13 @@
  * configuration is equally likely at every try, so the kept ones are a uniform sample
  * without replacement; a try costs one check, and memory holds only what is kept. When
  * the valid fraction is tiny, tries are wasted: after ht__search_reject_min tries plus
- * ht__search_reject_factor per configuration wanted, the draw starts again by reservoir
- * sampling over one walk of the space (Vitter's algorithm R: the i-th valid configuration
- * not known replaces a kept one with probability want / i), which is uniform too, holds
- * only the sample, and costs one walk (as counting the space does) whatever the fraction.
+ * ht__search_reject_factor per configuration wanted, the draw starts again by rank when
+ * the space holds more than twice the rows known and wanted: a uniform rank below the
+ * number of valid configurations is unranked (ht_space_unrank, over the counting plan's
+ * cached subtree counts), which costs a count of the space and a descent a draw, never a
+ * walk of every configuration. A smaller space is drawn by reservoir sampling over one
+ * walk of it (Vitter's algorithm R: the i-th valid configuration not known replaces a
+ * kept one with probability want / i), which is uniform too and holds only the sample.
  * Each branch gives a uniform sample on its own, so their mixture does. */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,37 @@ static int reservoir_cb(const int64_t *config, void *user)
     return 0;
 }
 
+/* Draws by rank: a uniform rank below the count of valid configurations, unranked
+ * (ht_space_unrank); one known or drawn already is drawn again. Each kept configuration
+ * is uniform over the valid ones not known and not kept. Used when the space holds more
+ * than twice the rows known and wanted, so that fewer than half the draws repeat. Returns
+ * 0 (done), 1 (the space is too small for it: walk it instead) or an HT_E... code. */
+static int draw_ranks(struct draw *d, int64_t *point)
+{
+    struct ht_search *s = d->s;
+    struct ht_space_ranker *r = NULL;
+    size_t i;
+    int rc = ht_space_ranker_create(s->space.pruned, &r);
+
+    if (rc == HT_EOVERFLOW)
+        return 1; /* 2^64 or more: not reached by the fallback of rejection sampling */
+    if (rc != 0)
+        return rc;
+    if (ht_space_ranker_count(r) / 2 <= d->base + d->want) {
+        ht_space_ranker_free(r);
+        return 1;
+    }
+    while (rc == 0 && s->space.count - d->base < d->want) {
+        if ((rc = ht_space_unrank(r, below64(&s->rng, ht_space_ranker_count(r)), point)))
+            break;
+        rc = ht__search_lookup(s, point, &i);
+        if (rc == HT_ENOTFOUND)
+            rc = ht__search_append(s, point, 1);
+    }
+    ht_space_ranker_free(r);
+    return rc;
+}
+
 static int draw_uniform(struct draw *d)
 {
     struct ht_search *s = d->s;
@@ -115,9 +149,12 @@ static int draw_uniform(struct draw *d)
         goto done;
 
     /* Too few kept: the valid fraction is tiny (or the space holds fewer than want).
-     * Start again over the walk, with the index holding the rows before only. */
+     * Start again, with the index holding the rows before only: by rank when the space
+     * is much larger than what is wanted, else over the walk. */
     s->space.count = d->base;
     if ((rc = ht__search_rehash(s)) != 0)
+        goto done;
+    if ((rc = draw_ranks(d, point)) <= 0)
         goto done;
     rc = ht_space_foreach(sp, reservoir_cb, d);
     if (rc > 0)

@@ -119,7 +119,9 @@ struct sopchk {
 /* A rule's support table over a prefix of its parameters, in plan order: bit k is set
  * when the values at levels lev[0..m) whose domain indexes i_0..i_m-1 give
  * k = sum i_j * stride[j] extend, over the remaining parameters of the rule, to values
- * that pass it. With m all of the rule's parameters it is the rule itself, tabulated. */
+ * that pass it. With m all of the rule's parameters it is the rule itself, tabulated.
+ * The last level has stride 1: once the others are bound, the values of the last that
+ * pass are the set bits of one run, which a walk skips to (plan.skip). */
 struct support {
     size_t m;
     size_t *lev;
@@ -142,6 +144,9 @@ struct plan {
     uint64_t *tail;    /* tail[k]: product of the domain sizes of levels k..n-1, saturated */
     struct support *sup; /* the support tables the CHK_SUPPORT checks read */
     size_t nsup;
+    size_t *skip;        /* skip[k]: 1 + a table of sup whose check is at depth k + 1 (its
+                            last level k), which walks use to step over the values of
+                            level k that fail it without running the checks; or 0 */
     struct sopchk *sopc; /* the partial bounds the CHK_SOP checks read */
     size_t nsopc;
     size_t *ent_tail; /* ent_tail[d]: 1 + the template of every check deeper than d when
@@ -184,7 +189,18 @@ struct ht_space {
     unsigned nrules;     /* RULE_APP0 + nconstraints */
     struct sop *sops;    /* ntmpl entries: each rule as a sum of products, when it is one */
     struct plan platform, full, count; /* count: the full rules ordered for counting */
+    struct filter_cache *fc; /* while ht_space_create builds the plans, else NULL */
     double prep_seconds; /* time spent building the plans (filtering the domains) */
+};
+
+/* The filtered domains of the plans built so far, by rule limit: the plans of one rule
+ * set (full, count, and count's fallback) filter each domain once between them. */
+struct filter_cache {
+    unsigned rule_limit[2];
+    size_t used;
+    signed char *state[2]; /* per parameter: 0 not yet, 1 filtered, -1 left as it is */
+    int64_t **vals[2];
+    uint64_t *n[2];
 };
 
 /* The walk's mutable state: one per walk, so a space can be walked by several threads. */
@@ -735,6 +751,29 @@ static int run_checks(struct walk *w, size_t depth)
     return 1;
 }
 
+/* The first index k' >= k of level's domain (size values) whose value passes the
+ * support table plan.skip names, given the levels above; size when none does. Values
+ * skipped fail a check of depth level + 1, so skipping them changes no result. */
+static inline uint64_t skip_to(const struct walk *w, size_t level, uint64_t k, uint64_t size)
+{
+    size_t t = w->p->skip ? w->p->skip[level] : 0;
+    const struct support *sp;
+    uint64_t base = 0, b, end;
+
+    if (!t || k >= size)
+        return k;
+    sp = &w->p->sup[t - 1];
+    for (size_t j = 0; j + 1 < sp->m; j++)
+        base += (w->idx[sp->lev[j]] - 1) * sp->stride[j];
+    for (b = base + k, end = base + size; b < end; b++) {
+        while ((b & 7) == 0 && end - b >= 8 && sp->bits[b >> 3] == 0)
+            b += 8;
+        if (b >= end || (sp->bits[b >> 3] >> (b & 7)) & 1)
+            break;
+    }
+    return (b < end ? b : end) - base;
+}
+
 static const int64_t *current_config(struct walk *w)
 {
     const struct ht_space *s = w->s;
@@ -768,7 +807,7 @@ static int walk_run(struct walk *w, ht_space_visit_fn cb, void *user, struct cou
     w->idx[0] = 0;
     for (;;) {
         const struct dom *d = &p->dom[level];
-        uint64_t k = w->idx[level];
+        uint64_t k = skip_to(w, level, w->idx[level], d->size);
         if (k >= d->size) {
             if (level == 0)
                 break;
@@ -940,27 +979,38 @@ static void count_add(u128 *total, double *total_d, u128 n, double d)
  * its count depends on those values only. Parameters that no rule links (independent
  * groups, placed one after the other by plan_build) thus cost the sum of the groups'
  * walks, not their product. */
+static void walk_count_from(struct walk *w, size_t start, struct count *count);
+
 static void walk_count(struct walk *w, struct count *count)
 {
     const struct plan *p = w->p;
-    size_t n = p->n, level = 0;
-    u128 total = 0;
-    double total_d = 0;
 
     *count = (struct count){0, 0};
     if (!run_checks(w, 0))
         return;
-    if (n == 0 || p->last_depth == 0) {
+    if (p->n == 0 || p->last_depth == 0) {
         *count = (struct count){w->tail[0], w->tail_d[0]};
         return;
     }
-    w->idx[0] = 0;
+    walk_count_from(w, 0, count);
+}
+
+/* Counts the subtree below the current node of level start - 1 (levels 0..start-1 bound
+ * and their checks passed; start < p->n): walk_count's loop from level start. */
+static void walk_count_from(struct walk *w, size_t start, struct count *count)
+{
+    const struct plan *p = w->p;
+    size_t n = p->n, level = start;
+    u128 total = 0;
+    double total_d = 0;
+
+    w->idx[start] = 0;
     for (;;) {
         const struct dom *d = &p->dom[level];
-        uint64_t k = w->idx[level];
+        uint64_t k = skip_to(w, level, w->idx[level], d->size);
         struct count c;
         if (k >= d->size) {
-            if (level == 0)
+            if (level == start)
                 break;
             level--;
             if (w->pending[level]) {
@@ -1071,6 +1121,152 @@ static int run_plan(const struct ht_space *s, const struct plan *p, ht_space_vis
 }
 
 /* ---------------------------------------------------------------------------------- */
+/* ranks: the valid configurations numbered in the count plan's walk order */
+
+struct ht_space_ranker {
+    struct walk w;
+    struct memo *prefix; /* per level whose plan.memo is off: subtree counts keyed by
+                            every bound value (the path), so that draws after the first
+                            walk no subtree twice */
+    uint64_t count;
+};
+
+/* The count of the subtree below the current node of level `level` (levels 0..level
+ * bound, their checks just passed). */
+static struct count subtree_count(struct ht_space_ranker *r, size_t level)
+{
+    struct walk *w = &r->w;
+    const struct plan *p = w->p;
+    struct memo *m = NULL;
+    struct count c;
+    size_t i = 0;
+
+    if (level + 1 == p->n)
+        return (struct count){1, 1};
+    if (level + 1 >= p->last_depth ||
+        (w->ent == level + 1 && p->ent_tail[level + 1] == w->ent_rule + 1))
+        return (struct count){w->tail[level + 1], w->tail_d[level + 1]};
+    if (p->memo[level]) {
+        if (memo_get(w, level, &c))
+            return c;
+    } else {
+        m = &r->prefix[level];
+        m->klen = level + 1;
+        for (size_t j = 0; j <= level; j++)
+            w->key[j] = w->vars[p->slot[j]];
+        if (m->cap && m->full[i = memo_find(m, w->key)])
+            return m->vals[i];
+    }
+    walk_count_from(w, level + 1, &c);
+    if (c.n == U128_MAX)
+        return c;
+    if (!m) {
+        memo_put(w, level, c);
+    } else if ((m->used + 1) * 2 <= m->cap || memo_grow(w, m, m->cap ? m->cap * 2 : 64) == 0) {
+        /* walk_count_from overwrote the key: make it again. */
+        for (size_t j = 0; j <= level; j++)
+            w->key[j] = w->vars[p->slot[j]];
+        i = memo_find(m, w->key);
+        m->full[i] = 1;
+        memcpy(m->keys + i * m->klen, w->key, m->klen * sizeof *w->key);
+        m->vals[i] = c;
+        m->used++;
+    }
+    return c;
+}
+
+int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out)
+{
+    struct ht_space_ranker *r = calloc(1, sizeof *r);
+    struct count c;
+
+    *out = NULL;
+    if (!r)
+        return HT_ENOMEM;
+    r->prefix = calloc(s->nparams + 1, sizeof *r->prefix);
+    if (!r->prefix || walk_init(&r->w, s, &s->count) != 0) {
+        free(r->prefix);
+        free(r);
+        return HT_ENOMEM;
+    }
+    walk_count(&r->w, &c);
+    if (c.n > UINT64_MAX) {
+        ht_space_ranker_free(r);
+        return HT_EOVERFLOW;
+    }
+    r->count = (uint64_t)c.n;
+    *out = r;
+    return 0;
+}
+
+uint64_t ht_space_ranker_count(const struct ht_space_ranker *r)
+{
+    return r->count;
+}
+
+int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config)
+{
+    struct walk *w = &r->w;
+    const struct plan *p = w->p;
+    const struct ht_space *s = w->s;
+    u128 left = rank;
+
+    if (rank >= r->count)
+        return HT_EDOMAIN;
+    if (!run_checks(w, 0))
+        return HT_EDOMAIN; /* not reached: the count is 0 */
+    for (size_t level = 0, free_from = p->last_depth; level < p->n; level++) {
+        const struct dom *d = &p->dom[level];
+        uint64_t k;
+        if (level >= free_from) {
+            /* No check below (or the rule left is entailed): every completion is valid,
+             * the rank's digits in the mixed radix of the domain sizes. */
+            k = (uint64_t)(left / w->tail[level + 1]);
+            left -= (u128)k * w->tail[level + 1];
+            w->vars[p->slot[level]] = dom_value(d, k);
+            continue;
+        }
+        for (k = skip_to(w, level, 0, d->size); k < d->size;
+             k = skip_to(w, level, k + 1, d->size)) {
+            struct count c;
+            int ent;
+            w->vars[p->slot[level]] = dom_value(d, k);
+            w->idx[level] = k + 1;
+            w->ent = 0;
+            if (!run_checks(w, level + 1))
+                continue;
+            ent = w->ent == level + 1 && p->ent_tail[level + 1] == w->ent_rule + 1;
+            c = subtree_count(r, level);
+            if (left < c.n) {
+                free_from = ent ? level + 1 : free_from;
+                break;
+            }
+            left -= c.n;
+        }
+        /* The sub-walks moved only deeper levels and the NDRange sizes computed there:
+         * this level's value and the checks up to it still hold. */
+        if (k == d->size)
+            return HT_EDOMAIN; /* not reached: the counts add up to r->count */
+    }
+    memcpy(config, current_config(w), s->nparams * sizeof *config);
+    return 0;
+}
+
+void ht_space_ranker_free(struct ht_space_ranker *r)
+{
+    if (!r)
+        return;
+    for (size_t k = 0; k <= r->w.s->nparams; k++) {
+        free(r->prefix[k].keys);
+        free(r->prefix[k].vals);
+        free(r->prefix[k].full);
+    }
+    free(r->prefix);
+    walk_destroy(&r->w);
+    free(r);
+}
+
+/* ---------------------------------------------------------------------------------- */
 /* plans */
 
 /* Domains up to this size are filtered by their unary checks when a plan is built. */
@@ -1093,6 +1289,7 @@ static void plan_destroy(struct plan *p)
         free(p->sup[i].bits);
     }
     free(p->sup);
+    free(p->skip);
     for (size_t i = 0; p->sopc && i < p->nsopc; i++)
         free(p->sopc[i].bound);
     free(p->sopc);
@@ -1136,8 +1333,117 @@ static size_t nuses(const struct ht_space *s, size_t c, size_t *which)
 /* Node consistency: keeps the values of parameter i's domain that pass every active check
  * reading i alone (checks reading no parameter have run on w already, filling the cache
  * of constant NDRange sizes). Sets *filtered when it did (the domain is small enough). */
-static int filter_domain(const struct ht_space *s, const unsigned char *active, size_t i,
-                         struct walk *w, struct plan *p, int *filtered)
+/* The slot of s->fc for rule_limit (taken when new), or -1 when there is none. */
+static int fc_slot(const struct ht_space *s, unsigned rule_limit)
+{
+    struct filter_cache *fc = s->fc;
+    size_t k;
+
+    if (!fc)
+        return -1;
+    for (k = 0; k < fc->used; k++)
+        if (fc->rule_limit[k] == rule_limit)
+            return (int)k;
+    if (k == 2)
+        return -1;
+    fc->rule_limit[k] = rule_limit;
+    fc->used++;
+    return (int)k;
+}
+
+/* Sets p's domain of parameter i: filtered as before (cached), or NULL when it was not. */
+static int fc_get(const struct ht_space *s, int slot, size_t i, struct plan *p, int *filtered)
+{
+    struct filter_cache *fc = s->fc;
+    int64_t *vals;
+    uint64_t n;
+
+    if (slot < 0 || fc->state[slot][i] == 0)
+        return 0;
+    *filtered = fc->state[slot][i] > 0;
+    p->dom[i] = s->doms[i];
+    if (!*filtered)
+        return 1;
+    n = fc->n[slot][i];
+    vals = malloc((n ? n : 1) * sizeof *vals);
+    if (!vals)
+        return -1;
+    memcpy(vals, fc->vals[slot][i], n * sizeof *vals);
+    p->vals[i] = vals;
+    p->dom[i].kind = DOM_VALUES;
+    p->dom[i].values = vals;
+    p->dom[i].size = n;
+    return 1;
+}
+
+static void fc_put(const struct ht_space *s, int slot, size_t i, const struct plan *p,
+                   int filtered)
+{
+    struct filter_cache *fc = s->fc;
+    uint64_t n = p->dom[i].size;
+
+    if (slot < 0)
+        return;
+    if (filtered) {
+        fc->vals[slot][i] = malloc((n ? n : 1) * sizeof **fc->vals[slot]);
+        if (!fc->vals[slot][i])
+            return; /* not cached: filtered again next time */
+        memcpy(fc->vals[slot][i], p->vals[i], n * sizeof **fc->vals[slot]);
+        fc->n[slot][i] = n;
+    }
+    fc->state[slot][i] = filtered ? 1 : -1;
+}
+
+static void fc_free(struct filter_cache *fc, size_t np)
+{
+    for (size_t k = 0; fc && k < 2; k++) {
+        for (size_t i = 0; fc->vals[k] && i < np; i++)
+            free(fc->vals[k][i]);
+        free(fc->vals[k]);
+        free(fc->n[k]);
+        free(fc->state[k]);
+    }
+    free(fc);
+}
+
+static struct filter_cache *fc_create(size_t np)
+{
+    struct filter_cache *fc = calloc(1, sizeof *fc);
+    size_t row = np ? np : 1;
+
+    for (size_t k = 0; fc && k < 2; k++) {
+        fc->vals[k] = calloc(row, sizeof *fc->vals[k]);
+        fc->n[k] = calloc(row, sizeof *fc->n[k]);
+        fc->state[k] = calloc(row, 1);
+        if (!fc->vals[k] || !fc->n[k] || !fc->state[k]) {
+            fc_free(fc, np);
+            return NULL;
+        }
+    }
+    return fc;
+}
+
+static int filter_domain_once(const struct ht_space *s, const unsigned char *active, size_t i,
+                              struct walk *w, struct plan *p, int *filtered);
+
+/* Filters parameter i's domain by the unary checks of active (rule_limit) into p, or
+ * takes what an earlier plan of the same rules filtered. */
+static int filter_domain(const struct ht_space *s, unsigned rule_limit,
+                         const unsigned char *active, size_t i, struct walk *w,
+                         struct plan *p, int *filtered)
+{
+    int slot = fc_slot(s, rule_limit), rc = fc_get(s, slot, i, p, filtered);
+
+    if (rc != 0)
+        return rc < 0 ? HT_ENOMEM : 0;
+    rc = filter_domain_once(s, active, i, w, p, filtered);
+    if (rc == 0)
+        fc_put(s, slot, i, p, *filtered);
+    return rc;
+}
+
+static int filter_domain_once(const struct ht_space *s, const unsigned char *active, size_t i,
+                              struct walk *w, struct plan *p, int *filtered)
 {
     const struct dom *d = &s->doms[i];
     size_t *list = NULL, nlist = 0;
@@ -1543,9 +1849,10 @@ static int build_support(const struct ht_space *s, struct plan *p, size_t ci,
         p->nsup++;
         if (!sp->lev || !sp->stride || !sp->bits)
             goto cleanup;
-        for (size_t i = 0; i <= j; i++) {
+        /* Horner's layout: k = ((i_0 * n_1 + i_1) * n_2 + ...) + i_j. */
+        for (size_t i = j + 1; i-- > 0;) {
             sp->lev[i] = lev[i];
-            sp->stride[i] = i ? size[i - 1] : 1;
+            sp->stride[i] = i == j ? 1 : sp->stride[i + 1] * p->dom[lev[i + 1]].size;
         }
     }
     for (size_t j = 0; j < m; j++)
@@ -1554,7 +1861,7 @@ static int build_support(const struct ht_space *s, struct plan *p, size_t ci,
         if (check_one(w, &ch)) {
             uint64_t k = 0;
             for (size_t j = 0; j < m; j++) {
-                k += idx[j] * (j ? size[j - 1] : 1);
+                k = k * p->dom[lev[j]].size + idx[j];
                 bits[j][k >> 3] |= (unsigned char)(1u << (k & 7));
             }
         }
@@ -1873,7 +2180,7 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     }
     for (size_t i = 0; i < np; i++) {
         int f;
-        if ((rc = filter_domain(s, active, i, &w, p, &f)) != 0)
+        if ((rc = filter_domain(s, rule_limit, active, i, &w, p, &f)) != 0)
             goto cleanup;
         filtered[i] = (unsigned char)f;
     }
@@ -1965,6 +2272,18 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     for (size_t c = 0; c < p->nchks; c++)
         if (p->chks[c].depth > p->last_depth)
             p->last_depth = p->chks[c].depth;
+    if (p->nsup) {
+        p->skip = calloc(np + 1, sizeof *p->skip);
+        if (!p->skip)
+            goto cleanup;
+        for (size_t c = 0; c < p->nchks; c++) {
+            const struct chk *ch = &p->chks[c];
+            if (ch->kind == CHK_SUPPORT && ch->depth > 0 &&
+                p->sup[ch->sup].lev[p->sup[ch->sup].m - 1] == ch->depth - 1 &&
+                (!p->skip[ch->depth - 1] || p->sup[ch->sup].m > p->sup[p->skip[ch->depth - 1] - 1].m))
+                p->skip[ch->depth - 1] = ch->sup + 1;
+        }
+    }
     p->tail[np] = 1;
     for (size_t k = np; k-- > 0;)
         p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
@@ -2064,12 +2383,15 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
     for (size_t c = 0; c < s->ntmpl; c++)
         sop_parse(s, c, &s->sops[c]);
     t0 = ht__now();
+    s->fc = fc_create(s->nparams); /* NULL: each plan filters on its own */
     if (plan_build_count(s, RULE_APP0, &s->platform) != 0)
         goto fail;
     if (plan_build(s, s->nrules, 0, &s->full) != 0)
         goto fail;
     if (plan_build_count(s, s->nrules, &s->count) != 0)
         goto fail;
+    fc_free(s->fc, s->nparams);
+    s->fc = NULL;
     s->prep_seconds = ht__now() - t0;
     *out = s;
     return 0;
@@ -2085,6 +2407,7 @@ void ht_space_free(struct ht_space *s)
 {
     if (!s)
         return;
+    fc_free(s->fc, s->nparams);
     plan_destroy(&s->platform);
     plan_destroy(&s->full);
     plan_destroy(&s->count);

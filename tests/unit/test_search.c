@@ -1016,9 +1016,12 @@ static int tri_cell(const int64_t *c)
     return (int)((c[0] - 1) * 6 + (c[1] - 1));
 }
 
-/* The first proposal of a random search with budget 1 over the drawn space is uniform over
- * the valid configurations: a chi-square test over 17 cells (16 degrees of freedom, 39.25
- * is the 0.001 quantile), fixed seeds, both by rejection and by the walk's reservoir. */
+/* The first proposal of a random search over the drawn space is uniform over the valid
+ * configurations: a chi-square test over 17 cells (16 degrees of freedom, 39.25 is the
+ * 0.001 quantile), fixed seeds, by rejection (budget 1), by rank (budget 1, rejection
+ * off: the 17 valid hold more than twice what is wanted) and by the walk's reservoir
+ * (budget 9, rejection off). The rows of X hold 6, 5, 0, 3, 2 and 1 valid values: a draw
+ * that picked X uniformly, then Y, would give X = 6 a third of the time, not 1/17. */
 static void test_draw_uniform(void **state)
 {
     (void)state;
@@ -1032,7 +1035,8 @@ static void test_draw_uniform(void **state)
     make_range_def(&def, 2, tri_names, tri_lo, tri_hi, 2, tri_cons);
     ht_error_clear(&err);
     assert_int_equal(ht_space_create(&def, &dev, HT_EQ3_PRODUCT, &sp, &err), 0);
-    for (int walk = 0; walk < 2; walk++) {
+    for (int walk = 0; walk < 3; walk++) {
+        static const char *const how[] = {"rejection", "rank", "reservoir"};
         unsigned hits[36] = {0};
         double chi2 = 0;
         ht__search_reject_min = walk ? 0 : saved_min;
@@ -1044,7 +1048,7 @@ static void test_draw_uniform(void **state)
             size_t i;
             ht_search_opts_init(&o);
             o.seed = trial;
-            o.budget = 1;
+            o.budget = walk == 2 ? 9 : 1;
             assert_int_equal(ht_search_create("random", &space, &o, &s, NULL), 0);
             assert_int_equal(ht_search_next(s, &i), 0);
             const int64_t *c = ht_search_config(s, i);
@@ -1064,7 +1068,7 @@ static void test_draw_uniform(void **state)
         }
         if (chi2 >= 39.25)
             fail_msg("%s: chi-square %.2f over 16 degrees of freedom",
-                     walk ? "reservoir" : "rejection", chi2);
+                     how[walk], chi2);
     }
     ht__search_reject_min = saved_min;
     ht__search_reject_factor = saved_factor;

@@ -747,6 +747,31 @@ static void random_spec(struct tspec *t, char **exprs)
     }
 }
 
+/* Ranks: every rank below the count gives a valid configuration, each once (the sorted
+ * unranked list is brute's, sorted), whatever the order ranks are asked in; col->list has
+ * room for nb configurations. */
+static void check_ranks(const struct ht_space *s, long nb, const int64_t *brute,
+                        struct collect *col, int run)
+{
+    struct ht_space_ranker *rk = NULL;
+    size_t np = col->nparams;
+
+    assert_int_equal(ht_space_ranker_create(s, &rk), 0);
+    assert_int_equal(ht_space_ranker_count(rk), (uint64_t)nb);
+    for (uint64_t j = 0; j < (uint64_t)nb; j++) {
+        /* odd runs ask the ranks from the last, so that the caches fill in another order */
+        uint64_t rank = run % 2 ? (uint64_t)nb - 1 - j : j;
+        assert_int_equal(ht_space_unrank(rk, rank, col->list + j * np), 0);
+    }
+    assert_int_equal(ht_space_unrank(rk, (uint64_t)nb, col->list), HT_EDOMAIN);
+    ht_space_ranker_free(rk);
+    if (nb == 0)
+        return;
+    qsort(col->list, (size_t)nb, np * sizeof *col->list, cmp_config);
+    if (memcmp(col->list, brute, (size_t)nb * np * sizeof *brute) != 0)
+        fail_msg("run %d: the unranked configurations are not the valid ones", run);
+}
+
 /* Runs the property test on runs random specs; with cost_order, every space is ordered
  * by the cost-based search (sampled pass rates), which only large spaces use normally. */
 static void property(int runs, int cost_order)
@@ -803,6 +828,7 @@ static void property(int runs, int cost_order)
             qsort(brute, (size_t)nb, def.nparams * sizeof *brute, cmp_config);
             assert_memory_equal(col.list, brute, (size_t)nb * def.nparams * sizeof *brute);
         }
+        check_ranks(s, nb, brute, &col, run);
         /* The platform count: the same check with the constraints left out. */
         ncons = def.nconstraints;
         def.nconstraints = 0;
@@ -1035,6 +1061,7 @@ static void test_property_shapes(void **state)
             qsort(brute, (size_t)nb, def.nparams * sizeof *brute, cmp_config);
             assert_memory_equal(col.list, brute, (size_t)nb * def.nparams * sizeof *brute);
         }
+        check_ranks(s, nb, brute, &col, run);
         ncons = def.nconstraints;
         def.nconstraints = 0;
         np = brute_force(&def, &dev, eq3, &plat);
@@ -1091,6 +1118,111 @@ static void test_print_config(void **state)
         free(got);
         got = NULL;
     }
+}
+
+/* ht_space_list: the text lines are ht_space_foreach's configurations in its order, as
+ * ht_space_print_config writes them after the prefix; the binary records hold the same
+ * values after the header, in the fewest bytes that hold every domain value (a value of
+ * -200 needs 2, one of 70000 needs 4); ht_space_list_configs writes given ones alike; a
+ * binary count that differs from the header's is refused. */
+struct listed {
+    int64_t v[4096];
+    size_t n;
+};
+
+static int listed_cb(const int64_t *c, void *user)
+{
+    struct listed *k = user;
+    memcpy(k->v + k->n, c, 2 * sizeof *c);
+    k->n += 2;
+    return 0;
+}
+
+static void test_list(void **state)
+{
+    static const int64_t bigs[] = {1, 3, 70000};
+    struct tspec t = {
+        .nsizes = 1, .size_names = {"G"}, .size_values = {840},
+        .nparams = 2,
+        .params = {{.name = "A", .range = 1, .lo = "1", .hi = "8"},
+                   {.name = "B", .values = {5, -200, 7, 100}, .nvalues = 4}},
+        .ndims = 1, .global = {"G"}, .local = {"A"},
+        .ncons = 1, .cons = {"A * B < 40"},
+    };
+    struct ht_device_info dev = fake_device(1024, 1024, 1024, 1024, 1, 1 << 20);
+    struct ht_space_def def;
+    struct ht_space *s = NULL;
+    struct ht_error err;
+    struct listed *k = calloc(1, sizeof *k);
+    char *got = NULL, *want = NULL;
+    size_t gsize = 0, wsize = 0;
+    uint64_t written = 0;
+    (void)state;
+
+    assert_non_null(k);
+    ht_error_clear(&err);
+    for (int big = 0; big < 2; big++) {
+        struct ht_space_list_opts o = {HT_SPACE_LIST_TEXT, "  > ", 0, 7};
+        unsigned width = big ? 4 : 2;
+        FILE *g, *w;
+        if (big) /* the second space: B's values pass 2^16 */
+            memcpy(t.params[1].values, bigs, sizeof bigs), t.params[1].nvalues = 3;
+        assert_int_equal(make_def(&t, &def), 0);
+        assert_int_equal(ht_space_create(&def, &dev, HT_EQ3_OFF, &s, &err), 0);
+        k->n = 0;
+        assert_int_equal(ht_space_foreach(s, listed_cb, k), 0);
+        assert_true(k->n >= 8);
+        g = open_memstream(&got, &gsize);
+        w = open_memstream(&want, &wsize);
+        assert_int_equal(ht_space_list(s, g, &o, &written), 0);
+        assert_int_equal(written, k->n / 2);
+        for (size_t i = 0; i < k->n; i += 2) {
+            fputs("  > ", w);
+            assert_int_equal(ht_space_print_config(w, k->v + i, 2), 0);
+            fputc('\n', w);
+        }
+        fclose(g);
+        fclose(w);
+        assert_string_equal(got, want);
+        free(got);
+        free(want);
+
+        for (int given = 0; given < 2; given++) {
+            const unsigned char *b;
+            o.format = HT_SPACE_LIST_BINARY;
+            o.count = k->n / 2;
+            g = open_memstream(&got, &gsize);
+            if (given)
+                assert_int_equal(ht_space_list_configs(s, k->v, k->n / 2, g, &o), 0);
+            else
+                assert_int_equal(ht_space_list(s, g, &o, NULL), 0);
+            fclose(g);
+            b = (const unsigned char *)got;
+            assert_int_equal(gsize, 32 + 4 + k->n * width);
+            assert_memory_equal(b, "HTSPACE1\2\0\0\0", 12);
+            assert_int_equal(b[12], width);
+            assert_int_equal(b[16], k->n / 2);
+            assert_int_equal(b[24], 7);
+            assert_memory_equal(b + 32, "A\0B\0", 4);
+            for (size_t i = 0; i < k->n; i++) {
+                uint64_t u = 0;
+                for (unsigned j = width; j-- > 0;)
+                    u = u << 8 | b[36 + i * width + j];
+                if (u >> (8 * width - 1)) /* sign-extend */
+                    u |= ~UINT64_C(0) << (8 * width);
+                assert_int_equal((int64_t)u, k->v[i]);
+            }
+            free(got);
+        }
+        o.count++;
+        g = open_memstream(&got, &gsize);
+        assert_int_equal(ht_space_list(s, g, &o, NULL), HT_EINVAL);
+        fclose(g);
+        free(got);
+        ht_space_free(s);
+        ht_space_def_destroy(&def);
+    }
+    free(k);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -1155,6 +1287,7 @@ int main(void)
         cmocka_unit_test(test_property_cost_order),
         cmocka_unit_test(test_property_shapes),
         cmocka_unit_test(test_print_config),
+        cmocka_unit_test(test_list),
         cmocka_unit_test(test_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
