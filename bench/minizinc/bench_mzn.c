@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "hetune.h"
+#include "../space/fermi.h"
 
 #ifndef HETUNE_SOURCE_DIR
 #define HETUNE_SOURCE_DIR "."
@@ -42,7 +43,7 @@ static int count_one(const int64_t *config, void *user)
 int main(int argc, char **argv)
 {
     const char *path = HETUNE_SOURCE_DIR "/bench/space/gemm.json";
-    struct ht_device_info synth;
+    struct ht_device_info synth = fermi_like();
     const struct ht_device_info *dev = &synth;
     struct ht_platform *plat = NULL;
     struct ht_spec *spec = NULL;
@@ -65,19 +66,6 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    memset(&synth, 0, sizeof synth);
-    snprintf(synth.name, sizeof synth.name, "Fermi-like GPU (synthetic)");
-    snprintf(synth.platform, sizeof synth.platform, "synthetic");
-    snprintf(synth.type, sizeof synth.type, "GPU");
-    synth.is_gpu = 1;
-    synth.compute_units = 16;
-    synth.max_work_group_size = 1024;
-    synth.max_work_item_dims = 3;
-    synth.max_work_item_sizes[0] = synth.max_work_item_sizes[1] = 1024;
-    synth.max_work_item_sizes[2] = 64;
-    synth.local_mem_size = 48 * 1024;
-    synth.global_mem_size = UINT64_C(3) << 30;
-    synth.max_mem_alloc_size = UINT64_C(768) << 20;
 
     ht_error_clear(&err);
     if (device >= 0) {

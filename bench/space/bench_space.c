@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "hetune.h"
+#include "fermi.h"
 
 #ifndef HETUNE_SOURCE_DIR
 #define HETUNE_SOURCE_DIR "."
@@ -48,26 +49,6 @@ static int visit(const int64_t *config, void *user)
     d->sum += h;
     d->xor ^= mix(h);
     return 0;
-}
-
-static struct ht_device_info fermi_like(void)
-{
-    struct ht_device_info d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "Fermi-like GPU (synthetic)");
-    snprintf(d.platform, sizeof d.platform, "synthetic");
-    snprintf(d.type, sizeof d.type, "GPU");
-    d.is_gpu = 1;
-    d.compute_units = 16;
-    d.max_work_group_size = 1024;
-    d.max_work_item_dims = 3;
-    d.max_work_item_sizes[0] = 1024;
-    d.max_work_item_sizes[1] = 1024;
-    d.max_work_item_sizes[2] = 64;
-    d.local_mem_size = 48 * 1024;
-    d.global_mem_size = UINT64_C(3) << 30;
-    d.max_mem_alloc_size = UINT64_C(768) << 20;
-    return d;
 }
 
 /* Runs one backend; returns 0 and fills counts and digest, or prints the error. */
