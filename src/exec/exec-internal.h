@@ -288,6 +288,9 @@ int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_e
  * float and double, the byte 0xA5 repeated for integers. */
 void ht__poison_pattern(enum ht_type t, void *pat);
 
+/* Fills buf, count elements of type t, with the poison pattern. */
+void ht__poison_fill(enum ht_type t, void *buf, size_t count);
+
 /* Result of comparing outputs with the reference. */
 struct ht__cmp {
     size_t compared;     /* elements looked at */

@@ -1296,18 +1296,14 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
-        unsigned char pat[8];
-        size_t es;
 
         if (!arg->is_buffer)
             continue;
-        es = ht_type_size(arg->type);
-        ht__poison_pattern(arg->type, pat);
         if (arg->access == HT_ACCESS_READWRITE && any_inplace(cx, i))
-            memcpy(cx->outputs[i].data, cx->inputs[i].data, cx->outputs[i].count * es);
+            memcpy(cx->outputs[i].data, cx->inputs[i].data,
+                   cx->outputs[i].count * ht_type_size(arg->type));
         else if (arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
-            for (size_t k = 0; k < cx->outputs[i].count; k++)
-                memcpy((char *)cx->outputs[i].data + k * es, pat, es);
+            ht__poison_fill(arg->type, cx->outputs[i].data, cx->outputs[i].count);
         for (size_t j = 0; j < cx->n; j++) {
             int rc;
             if (cx->devs[j].in.host[i])
@@ -1592,6 +1588,12 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
                             "a co-execution made for bound arrays runs with ht_coexec_launch");
     }
     return run_many(cx, res, cx->opts.warmup, repeats, keep, 1, err);
+}
+
+int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        struct ht_error *err)
+{
+    return run_many(cx, res, 0, 1, 1, 0, err);
 }
 
 /* --- the caller's arrays (the runtime) --- */
@@ -2092,19 +2094,13 @@ void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs)
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
-        unsigned char pat[8];
-        size_t es;
 
         if (!arg->is_buffer || arg->access == HT_ACCESS_TEMP)
             continue;
-        es = ht_type_size(arg->type);
-        ht__poison_pattern(arg->type, pat);
         if (inputs && arg->access != HT_ACCESS_WRITE && cx->inputs[i].data)
-            for (size_t k = 0; k < cx->inputs[i].count; k++)
-                memcpy((char *)cx->inputs[i].data + k * es, pat, es);
+            ht__poison_fill(arg->type, cx->inputs[i].data, cx->inputs[i].count);
         if (outputs && arg->access != HT_ACCESS_READ && cx->outputs[i].data)
-            for (size_t k = 0; k < cx->outputs[i].count; k++)
-                memcpy((char *)cx->outputs[i].data + k * es, pat, es);
+            ht__poison_fill(arg->type, cx->outputs[i].data, cx->outputs[i].count);
     }
 }
 

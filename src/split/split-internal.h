@@ -82,6 +82,14 @@ int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
 void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
                          unsigned keep_best);
 
+/* One timed run of cx into res, not poisoned first (ht_coexec_run poisons every buffer of
+ * every device before each run, which costs as much as a short run: 25-30 ms for 2^23
+ * floats on an H200 node). For the runs of a split over MPI, whose wall time includes
+ * the call: outputs nobody wrote are caught there by poisoning the host arrays once
+ * before the first run (ht__coexec_poison_host). */
+int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        struct ht_error *err);
+
 /* The host array of buffer argument arg: its initial data (output 0) or its merged
  * output (output 1), borrowed from cx; NULL when it has none. */
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
