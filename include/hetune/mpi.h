@@ -57,7 +57,9 @@ const char *ht_mpi_refusal(const char *command);
  * device is the selector of `hetune tune --device` (an index, a unique part of
  * "<platform> <name>", or "all"; NULL is "all"), applied by each rank to its own platform.
  * db is the results database that rank 0 opens. opts as for ht_tune_device (tune.h):
- * strategy must be "exhaustive" (HT_EINVAL otherwise); budget caps the evaluations per
+ * strategy must be "exhaustive" or "random" (a uniformly random order of the valid
+ * configurations, seeded by seed, the same on every run; HT_EINVAL otherwise: genetic and
+ * anneal choose from the last results); budget caps the evaluations per
  * device model; time_limit_s stops handing out new configurations; stop (raised on any
  * rank) makes that rank leave and rank 0 stop handing out; fresh, retry_failed,
  * cut_factor (the best time so far of the model goes with each configuration), eq3 and
@@ -68,7 +70,7 @@ const char *ht_mpi_refusal(const char *command);
  * command should end with: on rank 0 0 when each device model has a best configuration, 1
  * when one has none, 130 when stopped; on the others 0 (130 when stopped).
  *
- * Returns HT_OK, or: HT_EINVAL (a build without MPI, a strategy other than exhaustive,
+ * Returns HT_OK, or: HT_EINVAL (a build without MPI, genetic or anneal,
  * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank
  * without is reported and left out), HT_EDB (rank 0's database), HT_ENOMEM; the other
  * ranks learn of rank 0's failure and return HT_EINVAL "rank 0 failed". */

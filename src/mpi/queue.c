@@ -59,6 +59,13 @@ struct mailbox {
     struct result_msg result;
 };
 
+/* The strategies distributed: exhaustive (the walk's order) and random (a seeded uniform
+ * permutation of the valid configurations, cut by the budget: draws without repeats). */
+static const char *strategy_name(const struct ht_tune_opts *opts)
+{
+    return opts->strategy && !strcmp(opts->strategy, "random") ? "random" : "exhaustive";
+}
+
 /* What the measuring thread needs; the devices and sessions are this rank's. */
 struct measurer {
     const struct ht_spec *spec;
@@ -78,7 +85,8 @@ struct model {
     struct ht_device_info info;  /* the first device of the model (cl handles NULL) */
     int64_t device_id, problem_id;
     size_t count, nparams;
-    int64_t *configs;            /* count x nparams, as ht_space_foreach lists them */
+    int64_t *configs;            /* count x nparams, as ht_space_foreach lists them (random:
+                                    shuffled) */
     unsigned char *state;        /* 0 pending, 1 in flight, 2 done */
     size_t next;                 /* the first index not yet handed out in order */
     size_t *again, nagain;       /* lost in flight: handed out first */
@@ -88,6 +96,33 @@ struct model {
     size_t best;
     double best_s;
 };
+
+/* splitmix64: the permutation's generator (a 64-bit state, one step a draw). */
+static uint64_t mix_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Random: the listed configurations in a uniformly random order (Fisher-Yates), the same
+ * for the same seed and model. */
+static void shuffle_configs(struct model *m, uint64_t seed, size_t model_index)
+{
+    uint64_t st = seed ^ (0xD1B54A32D192ED03ull * (model_index + 1));
+    int64_t tmp[HT_STORE_MAX_PARAMS];
+    size_t np = m->nparams, row = np * sizeof *m->configs;
+
+    for (size_t i = m->count; i > 1; i--) {
+        size_t j = (size_t)(mix_next(&st) % i);
+        if (j == i - 1)
+            continue;
+        memcpy(tmp, m->configs + j * np, row);
+        memcpy(m->configs + j * np, m->configs + (i - 1) * np, row);
+        memcpy(m->configs + (i - 1) * np, tmp, row);
+    }
+}
 
 /* Rank 0's view of one rank. */
 struct rank {
@@ -165,7 +200,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         return -1;
     }
     id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
-                                 "exhaustive", m->opts->seed};
+                                 strategy_name(m->opts), m->opts->seed};
     ht__tune_fill_eval(&id, a->values, a->text, st, &res, &eerr, &r->ev);
     r->status = st;
     r->build_s = st == HT_ECONSTRAINT ? 0.0 : res.build_s;
@@ -321,7 +356,8 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
 /* Lists the model's configurations, and registers the model in the database the way
  * ht_tune_device does (ids, --fresh, the space's sizes), then marks what it holds done. */
 static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *opts,
-                       struct ht_store *store, struct model *m, struct ht_error *err)
+                       struct ht_store *store, struct model *m, size_t mi,
+                       struct ht_error *err)
 {
     struct ht_space *space = NULL;
     struct ht_space_counts counts;
@@ -344,6 +380,8 @@ static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *op
         rc = ht_error_set(err, rc > 0 ? HT_ENOMEM : rc, "cannot list the configurations");
         goto cleanup;
     }
+    if (!strcmp(strategy_name(opts), "random"))
+        shuffle_configs(m, opts->seed, mi);
     m->state = calloc(m->count ? m->count : 1, 1);
     m->again = malloc((m->count ? m->count : 1) * sizeof *m->again);
     while (size < 2 * m->count)
@@ -828,7 +866,7 @@ static char *report_json(const struct server *s, const char *db, int status)
     }
     json_object_set_new(root, "spec", json_string(s->spec->name));
     json_object_set_new(root, "db", json_string(db));
-    json_object_set_new(root, "strategy", json_string("exhaustive"));
+    json_object_set_new(root, "strategy", json_string(strategy_name(s->opts)));
     json_object_set_new(root, "ranks", json_integer(s->size));
     json_object_set_new(root, "interrupted", json_boolean(status == 130));
     json_object_set_new(root, "queue", json_pack(
@@ -858,8 +896,8 @@ static char *report_text(const struct server *s, const char *db)
     char a[64], cfg[1100];
     int err = 0;
 
-    err |= put(&b, "spec %s (%s), strategy exhaustive, db %s\n", s->spec->name,
-               s->spec->path, db);
+    err |= put(&b, "spec %s (%s), strategy %s, db %s\n", s->spec->name, s->spec->path,
+               strategy_name(s->opts), db);
     err |= put(&b, "ranks %d took part (MPI); rank 0 held the queue and the database\n",
                s->size);
     for (size_t mi = 0; mi < s->nmodels; mi++) {
@@ -947,10 +985,12 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
         ht_tune_opts_init(&defaults);
         opts = &defaults;
     }
-    if (opts->strategy && strcmp(opts->strategy, "exhaustive")) {
+    if (opts->strategy && strcmp(opts->strategy, "exhaustive") &&
+        strcmp(opts->strategy, "random")) {
         *status = 2;
-        return ht_error_set(err, HT_EINVAL, "over MPI, tune distributes the exhaustive "
-                            "strategy only, not '%s'", opts->strategy);
+        return ht_error_set(err, HT_EINVAL, "over MPI, tune distributes the exhaustive and "
+                            "random strategies, not '%s' (its next configurations depend on "
+                            "the last results)", opts->strategy);
     }
     if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS) {
         *status = 2;
@@ -1022,7 +1062,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
         if (rc == HT_OK)
             rc = ht_store_open(db, &store, err);
         for (size_t mi = 0; mi < nmodels && rc == HT_OK; mi++)
-            rc = model_setup(spec, opts, store, &models[mi], err);
+            rc = model_setup(spec, opts, store, &models[mi], mi, err);
         ok = rc == HT_OK;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -5,8 +5,8 @@
 # database holds them all; the output says how many ranks took part and what each measured
 # (text and --json); a second run resumes from the database; a rank killed mid-run (the test
 # hook HETUNE_TEST_MPI_DIE=RANK:N, read only by the library's MPI module) loses only its
-# configuration in flight, which another rank measures; a strategy other than exhaustive is
-# refused. Skipped (77) where hetune was built without MPI or mpirun is missing.
+# configuration in flight, which another rank measures; random draws a seeded order cut by
+# the budget; a strategy that needs the last results (genetic, anneal) is refused. Skipped (77) where hetune was built without MPI or mpirun is missing.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -83,9 +83,37 @@ check 'any(d["per_rank"][1]["lost"][0] in d["per_rank"][r]["configs"] for r in (
 check 'sum(r["measured"] for r in d["per_rank"]) == 12'
 check_db "$tmp/three.db" 12
 
-# Bad input: over MPI only the exhaustive strategy is distributed; nothing is stored.
-mpitune 2 --db "$tmp/random.db" --strategy random
+# Random over MPI: a seeded uniform order of the valid configurations, cut by the budget.
+# 5 distinct ones, stored as random; the same seed picks the same 5 in another database,
+# another seed others; a second run with the same seed goes on with the next 5 of its order.
+picked() { # the configurations database $1 holds, sorted, one line
+    python3 -c 'import sqlite3, sys; print(sorted(r[0] for r in sqlite3.connect(sys.argv[1]).execute("SELECT config FROM evaluations")))' "$1"
+}
+mpitune 2 --db "$tmp/r7.db" --strategy random --budget 5 --seed 7 --json
+expect_status 0
+check 'd["strategy"] == "random" and d["models"][0]["evaluated"] == 5'
+check_db "$tmp/r7.db" 5
+python3 - "$tmp/r7.db" <<'EOF' || fail "random's evaluations are not stored as random, seed 7"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute("SELECT DISTINCT strategy, seed FROM evaluations").fetchall()
+sys.exit(0 if rows == [("random", 7)] else 1)
+EOF
+mpitune 2 --db "$tmp/r7b.db" --strategy random --budget 5 --seed 7
+expect_status 0
+grep -q "strategy random" "$tmp/out" || fail "the text does not name the strategy: $(cat "$tmp/out")"
+[ "$(picked "$tmp/r7.db")" = "$(picked "$tmp/r7b.db")" ] || fail "the same seed picked other configurations"
+mpitune 2 --db "$tmp/r8.db" --strategy random --budget 5 --seed 8
+expect_status 0
+[ "$(picked "$tmp/r7.db")" != "$(picked "$tmp/r8.db")" ] || fail "seeds 7 and 8 picked the same 5"
+mpitune 2 --db "$tmp/r7.db" --strategy random --budget 5 --seed 7 --json
+expect_status 0
+check 'd["models"][0]["evaluated"] == 5 and d["models"][0]["from_db"] == 5'
+check_db "$tmp/r7.db" 10
+
+# Bad input: a strategy whose next configurations depend on the last results is refused;
+# nothing is stored.
+mpitune 2 --db "$tmp/genetic.db" --strategy genetic
 expect_status 2
-expect_err "over MPI, tune distributes the exhaustive strategy only"
-[ ! -e "$tmp/random.db" ] || fail "a refused run created its database"
+expect_err "over MPI, tune distributes the exhaustive and random strategies, not 'genetic'"
+[ ! -e "$tmp/genetic.db" ] || fail "a refused run created its database"
 echo "ok"
