@@ -1,6 +1,7 @@
 /* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
  * a build without MPI can refuse instead of K processes racing on one database. In a build
- * without MPI (HETUNE_MPI off) ht_mpi_tune is here too, and refuses. */
+ * without MPI (HETUNE_MPI off) ht_mpi_tune, ht_mpi_split and the runtime across nodes are
+ * here too, and refuse. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,5 +77,47 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     if (status)
         *status = 2;
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
+                        size_t nsizes, const struct ht_runtime_opts *opts,
+                        struct ht_mpi_runtime **out, struct ht_error *err)
+{
+    (void)spec_path, (void)sizes, (void)nsizes, (void)opts;
+    if (out)
+        *out = NULL;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+/* No runtime can be open in a build without MPI: what follows only answers NULL's. */
+void ht_mpi_runtime_close(struct ht_mpi_runtime *rt)
+{
+    (void)rt;
+}
+
+int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
+                             size_t *bytes, struct ht_error *err)
+{
+    (void)rt, (void)name, (void)bytes;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
+                        size_t bytes, struct ht_error *err)
+{
+    (void)rt, (void)name, (void)data, (void)bytes;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+int ht_mpi_runtime_launch(struct ht_mpi_runtime *rt, struct ht_error *err)
+{
+    (void)rt;
+    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+}
+
+const struct ht_mpi_runtime_info *ht_mpi_runtime_info(const struct ht_mpi_runtime *rt)
+{
+    (void)rt;
+    return NULL;
 }
 #endif

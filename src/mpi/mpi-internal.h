@@ -3,15 +3,24 @@
  *   world.c   MPI's start shared by the commands: the plug-ins kept under ASan, each rank's
  *             devices and host gathered on every rank
  *   queue.c   distributed tuning (ht_mpi_tune)
- *   split.c   co-execution across nodes (ht_mpi_split)
+ *   split.c   co-execution across nodes: the set-up (each device's configuration, each
+ *             node's whole run, the plan over the nodes, their communicator, the slabs) and
+ *             one distributed run (scatter, slices, gather), shared by ht_mpi_split and
+ *             the runtime
+ *   runtime.c the runtime across nodes (ht_mpi_runtime_*)
  */
 #ifndef HETUNE_MPI_INTERNAL_H
 #define HETUNE_MPI_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
 
 #include "hetune/error.h"
+#include "hetune/mpi.h"
 #include "hetune/platform.h"
+#include "hetune/workflow.h"
 
 #define HT__MPI_HOST_MAX 64
 #define HT__MPI_WHY_MAX 256
@@ -55,5 +64,80 @@ void ht__mpi_world_destroy(struct ht__mpi_world *w);
 
 /* The first device of rank r in w->all, and how many it has. */
 size_t ht__mpi_world_rank_devices(const struct ht__mpi_world *w, int r, size_t *n);
+
+/* Starts MPI for one call of the library unless the program already did: *owned is 1
+ * when this call initialized it (MPI_Init_thread, funneled; ht__mpi_stop then finalizes
+ * it), 0 when the program had. With errors_return, MPI_COMM_WORLD's error handler becomes
+ * MPI_ERRORS_RETURN until ht__mpi_stop, which gives back the program's (*saved). HT_EINVAL
+ * when MPI was finalized already (it cannot start again) or MPI_Init_thread fails. */
+int ht__mpi_start(int errors_return, int *owned, MPI_Errhandler *saved, struct ht_error *err);
+
+/* Ends what ht__mpi_start began: the program's error handler back (when errors_return
+ * was given), MPI_Finalize when owned and finalize (a rank that saw another die skips it:
+ * Open MPI waits there for the dead). */
+void ht__mpi_stop(int errors_return, int owned, MPI_Errhandler saved, int finalize);
+
+/* Collective over comm: every rank gives rc (and err when rc is not HT_OK) and learns
+ * whether all succeeded. Returns HT_OK when every rank's rc was; else the code of the
+ * lowest rank that failed, with err its message (prefixed "rank R: " on the other ranks,
+ * unless it already names a rank), so that no rank goes on alone and every one can say
+ * which failed. */
+int ht__mpi_agree(MPI_Comm comm, int rc, struct ht_error *err);
+
+/* --- split.c: co-execution across nodes, for ht_mpi_split and the runtime --- */
+
+/* Everything a co-execution across nodes holds (defined in split.c). */
+struct msplit;
+
+/* Collective over MPI_COMM_WORLD (MPI started): gathers every rank's devices (device as in
+ * ht_mpi_split), reads each device's best configuration from rank 0's database opts->db,
+ * co-executes the whole problem on each node (its speed), plans the nodes' shares (Eq. 4
+ * one level up), makes the communicator of the nodes that take part, sets each node's
+ * slice and computes every node's slabs; then binds each node's own host arrays (ranks
+ * other than 0) so that ht__mpi_nodes_launch runs on bound arrays, rank 0's being the
+ * caller's (ht__mpi_nodes_coexec, ht_coexec_bind). opts must outlive *out. Every rank
+ * returns the same status (ht__mpi_agree). *out owned: ht__mpi_nodes_free (also on
+ * error, when not NULL). */
+int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
+                       const struct ht_workflow_split_opts *opts, struct msplit **out,
+                       struct ht_error *err);
+
+/* Frees what m holds (its communicator too: collective over the nodes that take part).
+ * NULL is fine. */
+void ht__mpi_nodes_free(struct msplit *m);
+
+/* This rank's co-execution (its node's slice), NULL when it takes no part. */
+struct ht_coexec *ht__mpi_nodes_coexec(struct msplit *m);
+
+/* 1 when this rank takes part (has a slice in the plan). */
+int ht__mpi_nodes_part(const struct msplit *m);
+
+/* The bytes of buffer argument i (its whole array), from the slabs; 0 for a scalar. Rank
+ * 0 only (it always takes part). */
+uint64_t ht__mpi_nodes_arg_bytes(const struct msplit *m, size_t i);
+
+/* One distributed launch, collective over the nodes that take part: rank 0's bound
+ * inputs scattered by slice, every node's slice on its bound arrays (ht_coexec_launch),
+ * the owned outputs gathered into rank 0's. fig receives this node's scatter, run and
+ * gather seconds (HT__MPI_F_*), *wall (rank 0) the whole from a barrier, *scattered and
+ * *gathered (rank 0) the bytes moved to and from the other nodes. Every node that takes
+ * part returns the same: HT_OK, HT_ELAUNCH naming the first rank that failed in its
+ * slice and why, HT_ENOMEM. On rank 0, every node's fig lands in figs (csize x
+ * HT__MPI_NF, in the order of ht__mpi_nodes_describe's nodes that take part). */
+enum { HT__MPI_F_RUN, HT__MPI_F_SCATTER, HT__MPI_F_GATHER, HT__MPI_NF };
+int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wall,
+                         uint64_t *scattered, uint64_t *gathered, struct ht_error *err);
+
+/* Fills nodes (world size entries) and devs (every rank's devices, rank by rank) with what
+ * m knows of each node: host, devices and their configurations, whether it takes part and
+ * why not, its time alone, share and slice. The strings and devices are borrowed from m.
+ * *took_part, *global and *bound_s (Eq. 4 on the nodes' times) with them. */
+void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
+                            struct ht_mpi_runtime_device *devs, size_t *took_part,
+                            uint64_t *global, double *bound_s);
+
+/* The world size and the number of devices of every rank together (for describe's
+ * arrays). */
+void ht__mpi_nodes_size(const struct msplit *m, int *size, size_t *ndevices);
 
 #endif

@@ -974,7 +974,8 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     int *counts = NULL, *displs = NULL, *dev_model = NULL;
     const char **names = NULL;
     size_t first = 0, ndev = 0, total = 0, nmodels = 0;
-    int provided, rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0, died = 0;
+    int rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0, owned = 0, died = 0;
+    MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
 
     *text = NULL;
     *status = 1;
@@ -997,11 +998,11 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
         return ht_error_set(err, HT_EINVAL, "nothing to tune: the spec has %zu parameters",
                             spec->space.nparams);
     }
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
+    /* MPI started here unless the program did (mpi.h); rank deaths are survived through
+     * MPI_ERRORS_RETURN. */
+    if ((rc = ht__mpi_start(1, &owned, &saved, err)) != HT_OK)
+        return rc;
     inited = 1;
-    ht__mpi_keep_plugins();
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size < 2) {
@@ -1164,8 +1165,8 @@ cleanup:
     ht__mpi_world_destroy(&w);
     /* MPI_Finalize waits for every process, the dead too (Open MPI 4 hangs there): after
      * a death, the survivors leave without it, which mpirun --enable-recovery allows. */
-    if (inited && !died)
-        MPI_Finalize();
+    if (inited)
+        ht__mpi_stop(1, owned, saved, !died);
     if (rc != HT_OK && *status == 0)
         *status = 1;
     return rc;

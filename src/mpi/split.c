@@ -55,8 +55,9 @@ struct want {
     uint64_t len, outer, inner;
 };
 
-/* A node's figures of the distributed runs, per run. */
-enum { F_RUN, F_SCATTER, F_GATHER, NF };
+/* A node's figures of the distributed runs, per run (mpi-internal.h). */
+enum { F_RUN = HT__MPI_F_RUN, F_SCATTER = HT__MPI_F_SCATTER, F_GATHER = HT__MPI_F_GATHER,
+       NF = HT__MPI_NF };
 
 /* What run_nodes returns when a node other than rank 0 failed in its slice: the others
  * plan again without it. */
@@ -416,55 +417,87 @@ static void gather_output(struct msplit *m, size_t i, void *base)
                     NULL, NULL, m->types[i], 0, m->comm);
 }
 
-/* The distributed runs: per run, scatter, every node's slice, gather, timed at rank 0
- * from a barrier to the last slab gathered; one untimed run first. */
-static int run_nodes(struct msplit *m, struct ht_error *err)
+/* One distributed run over the nodes that take part: inputs scattered from rank 0's
+ * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
+ * rank 0 from a barrier to the last slab gathered. With launch 1 each slice runs on its
+ * co-execution's bound arrays (ht_coexec_launch: the runtime), else as one measured run
+ * (ht_coexec_run: host outputs poisoned first, ht_mpi_split's check). fig (NF) receives
+ * this node's scatter, run and gather seconds, *wall (rank 0) the whole. Returns HT_OK,
+ * REPLAN when some node failed in its slice, every node then holding *whys (owned,
+ * free(); csize x WHY_MAX, empty for the nodes that did not fail), or HT_ENOMEM. */
+static int run_once(struct msplit *m, int launch, double *fig, double *wall, char **whys,
+                    struct ht_error *err)
 {
     const struct ht_spec *spec = m->spec;
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+    char why[WHY_MAX] = "";
+    double t0, t1, t2, t3;
+    int ok = 1, all_ok;
+    struct ht_error e;
+
+    *whys = NULL;
+    ht_error_clear(&e);
+    MPI_Barrier(m->comm);
+    t0 = MPI_Wtime();
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_WRITE &&
+            spec->args[i].access != HT_ACCESS_TEMP)
+            scatter_input(m, i, ht__coexec_host(m->cx, i, 0));
+    t1 = MPI_Wtime();
+    if (sl->size) {
+        int rc;
+        ht_coexec_result_destroy(&m->last);
+        rc = launch ? ht_coexec_launch(m->cx, &m->last, &e) : ht_coexec_run(m->cx, &m->last, &e);
+        if (rc != HT_OK) {
+            ok = 0;
+            ht_error_format(&e, why, sizeof why);
+        }
+    } else if (!launch) {
+        ht__coexec_poison_host(m->cx, 0, 1); /* no slice: nothing of its own counts */
+    }
+    t2 = MPI_Wtime();
+    for (size_t i = 0; i < spec->nargs; i++)
+        if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_READ &&
+            spec->args[i].access != HT_ACCESS_TEMP)
+            gather_output(m, i, ht__coexec_host(m->cx, i, 1));
+    t3 = MPI_Wtime();
+    fig[F_RUN] = t2 - t1;
+    fig[F_SCATTER] = t1 - t0;
+    fig[F_GATHER] = t3 - t2;
+    *wall = t3 - t0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
+    if (all_ok)
+        return HT_OK;
+    /* Every node learns who failed, and why. */
+    *whys = calloc((size_t)m->csize, WHY_MAX);
+    ok = *whys != NULL;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
+    if (!all_ok) {
+        free(*whys);
+        *whys = NULL;
+        return ht_error_set(err, HT_ENOMEM, "out of memory (on rank %d or another)",
+                            m->w.rank);
+    }
+    MPI_Allgather(why, WHY_MAX, MPI_CHAR, *whys, WHY_MAX, MPI_CHAR, m->comm);
+    return REPLAN;
+}
+
+/* The distributed runs of ht_mpi_split: one untimed run, then nruns timed ones. A node
+ * that fails in its slice: without rank 0 (its inputs, its check) there is no split;
+ * without another, it is marked and the others split again (REPLAN). */
+static int run_nodes(struct msplit *m, struct ht_error *err)
+{
     double *mine = calloc((size_t)m->nruns * NF, sizeof *mine);
-    char why[WHY_MAX] = "", *whys = NULL;
+    char *whys = NULL;
     int rc = HT_OK;
 
     if (!mine)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (int run = -1; run < (int)m->nruns && rc == HT_OK; run++) {
-        double t0, t1, t2, t3;
-        int ok = 1, all_ok;
-        struct ht_error e;
+        double fig[NF], wall;
 
-        ht_error_clear(&e);
-        MPI_Barrier(m->comm);
-        t0 = MPI_Wtime();
-        for (size_t i = 0; i < spec->nargs; i++)
-            if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_WRITE)
-                scatter_input(m, i, ht__coexec_host(m->cx, i, 0));
-        t1 = MPI_Wtime();
-        if (sl->size) {
-            ht_coexec_result_destroy(&m->last);
-            if (ht_coexec_run(m->cx, &m->last, &e) != HT_OK) {
-                ok = 0;
-                ht_error_format(&e, why, sizeof why);
-            }
-        } else {
-            ht__coexec_poison_host(m->cx, 0, 1); /* no slice: nothing of its own counts */
-        }
-        t2 = MPI_Wtime();
-        for (size_t i = 0; i < spec->nargs; i++)
-            if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_READ)
-                gather_output(m, i, ht__coexec_host(m->cx, i, 1));
-        t3 = MPI_Wtime();
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
-        if (!all_ok) {
-            /* Every node learns who failed. Without rank 0 (its inputs, its check) there
-             * is no split; without another, the others split again. */
-            whys = calloc((size_t)m->csize, WHY_MAX);
-            if (!whys) {
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-                break;
-            }
-            MPI_Allgather(why, WHY_MAX, MPI_CHAR, whys, WHY_MAX, MPI_CHAR, m->comm);
-            rc = REPLAN;
+        rc = run_once(m, 0, fig, &wall, &whys, err);
+        if (rc == REPLAN) {
             for (int r = 0; r < m->csize; r++) {
                 struct node *n = &m->nodes[m->cworld[r]];
                 if (!whys[(size_t)r * WHY_MAX])
@@ -480,15 +513,15 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
             }
             break;
         }
+        if (rc != HT_OK)
+            break;
         if (run < 0) {
             m->scattered = m->gathered = 0; /* the bytes of the timed runs, averaged below */
             continue;
         }
         if (m->crank == 0)
-            m->walls[run] = t3 - t0;
-        mine[(size_t)run * NF + F_RUN] = t2 - t1;
-        mine[(size_t)run * NF + F_SCATTER] = t1 - t0;
-        mine[(size_t)run * NF + F_GATHER] = t3 - t2;
+            m->walls[run] = wall;
+        memcpy(&mine[(size_t)run * NF], fig, sizeof fig);
     }
     free(whys);
     if (rc == HT_OK)
@@ -762,13 +795,12 @@ static void attempt_reset(struct msplit *m)
     ht_split_plan_destroy(&m->plan);
 }
 
-/* One attempt of the split over the nodes left: plan, the communicator of those that take
- * part (split from the last attempt's, or from the world), each node's slice and slabs,
- * the runs. HT_OK (done: this rank took no part, or the runs were made), REPLAN (a node
- * other than rank 0 failed in its slice and is marked), or an error. */
-static int attempt(struct msplit *m, struct ht_error *err)
+/* The set-up over the nodes left: plan, the communicator of those that take part (split
+ * from the last attempt's, or from the world), each node's slice (then gather_wants, its
+ * slabs). HT_OK (this rank takes no part: m->comm is MPI_COMM_NULL; or it has its slice)
+ * or an error, the same on every node that takes part. */
+static int prepare(struct msplit *m, struct ht_error *err)
 {
-    const struct ht_spec *spec = m->spec;
     MPI_Comm prev = m->comm;
     int rc, ok, all_ok, mine;
 
@@ -811,6 +843,23 @@ static int attempt(struct msplit *m, struct ht_error *err)
             return ht_error_set(err, HT_EINVAL, "a node cannot take its slice%s%s",
                                 why[0] ? ": " : "", why);
     }
+    ht__coexec_set_runs(m->cx, 0, 1, 1);
+    if (m->crank != 0)
+        ht__coexec_poison_host(m->cx, 1, 1);
+    return HT_OK;
+}
+
+/* One attempt of ht_mpi_split over the nodes left: the set-up, then the runs. HT_OK
+ * (done: this rank took no part, or the runs were made), REPLAN (a node other than rank
+ * 0 failed in its slice and is marked), or an error. */
+static int attempt(struct msplit *m, struct ht_error *err)
+{
+    const struct ht_spec *spec = m->spec;
+    int rc = prepare(m, err), ok, all_ok;
+
+    if (rc != HT_OK || m->comm == MPI_COMM_NULL)
+        return rc;
+    rc = gather_wants(m, err);
     m->nruns = m->opts->coexec.repeats ? m->opts->coexec.repeats : spec->repeats;
     m->keep = m->opts->coexec.keep_best ? m->opts->coexec.keep_best : spec->keep_best;
     if (m->nruns == 0)
@@ -819,10 +868,6 @@ static int attempt(struct msplit *m, struct ht_error *err)
         m->nruns = HT_MAX_REPEATS;
     if (m->keep == 0 || m->keep > m->nruns)
         m->keep = m->nruns;
-    ht__coexec_set_runs(m->cx, 0, 1, 1);
-    if (m->crank != 0)
-        ht__coexec_poison_host(m->cx, 1, 1);
-    rc = gather_wants(m, err);
     m->walls = calloc(m->nruns, sizeof *m->walls);
     m->figs = calloc((size_t)m->csize * m->nruns * NF, sizeof *m->figs);
     if (rc == HT_OK && (!m->walls || !m->figs))
@@ -868,13 +913,64 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
     return HT_OK;
 }
 
+/* Every rank's devices, each device's configuration from rank 0's database, each node's
+ * whole run (its speed), gathered on every rank: the set-up before any plan. Collective
+ * over MPI_COMM_WORLD; fewer than min_ranks ranks is HT_EINVAL. */
+static int nodes_start(struct msplit *m, const char *device, int min_ranks,
+                       struct ht_error *err)
+{
+    struct node me;
+    int ok = 1, rc;
+
+    rc = ht__mpi_world_gather(device, &m->w, err);
+    if (rc != HT_OK)
+        return rc;
+    if (m->w.size < min_ranks)
+        return ht_error_set(err, HT_EINVAL, "over MPI, split needs at least %d ranks, not %d",
+                            min_ranks, m->w.size);
+    m->cfg = calloc(m->w.total ? m->w.total : 1, sizeof *m->cfg);
+    m->nodes = calloc((size_t)m->w.size, sizeof *m->nodes);
+    m->part = calloc((size_t)m->w.size, sizeof *m->part);
+    if (!m->cfg || !m->nodes || !m->part)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* Rank 0's database gives every device its configuration. */
+    if (m->w.rank == 0)
+        ok = (rc = find_configs(m, err)) == HT_OK;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok)
+        return m->w.rank != 0 ? ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message")
+                              : rc;
+    MPI_Bcast(m->cfg, (int)(m->w.total * sizeof *m->cfg), MPI_BYTE, 0, MPI_COMM_WORLD);
+
+    /* Each node's speed: its co-execution of the whole problem. */
+    node_whole(m, &me);
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, m->nodes, (int)sizeof me, MPI_BYTE,
+                  MPI_COMM_WORLD);
+    return HT_OK;
+}
+
+/* Frees what m holds, not m itself. */
+static void nodes_release(struct msplit *m)
+{
+    attempt_reset(m);
+    if (m->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&m->comm);
+    ht_coexec_result_destroy(&m->last);
+    ht_coexec_result_destroy(&m->whole);
+    ht_coexec_free(m->cx);
+    free(m->part);
+    free(m->nodes);
+    free(m->cfg);
+    ht__mpi_world_destroy(&m->w);
+}
+
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
                  const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
                  struct ht_error *err)
 {
     struct msplit m;
-    struct node me;
-    int provided, inited = 0, ok = 1, rc;
+    MPI_Errhandler saved;
+    int owned = 0, started = 0, rc;
 
     *text = NULL;
     *status = 2;
@@ -891,43 +987,13 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     if (rc != HT_OK)
         return rc;
     *status = 1;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
-    inited = 1;
-    ht__mpi_keep_plugins();
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    rc = ht__mpi_world_gather(device, &m.w, err);
+    rc = ht__mpi_start(1, &owned, &saved, err);
     if (rc != HT_OK)
-        goto cleanup;
-    if (m.w.size < 2) {
-        *status = 2;
-        rc = ht_error_set(err, HT_EINVAL, "over MPI, split needs at least 2 ranks, not %d",
-                          m.w.size);
-        goto cleanup;
-    }
-    m.cfg = calloc(m.w.total ? m.w.total : 1, sizeof *m.cfg);
-    m.nodes = calloc((size_t)m.w.size, sizeof *m.nodes);
-    m.part = calloc((size_t)m.w.size, sizeof *m.part);
-    if (!m.cfg || !m.nodes || !m.part) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    /* Rank 0's database gives every device its configuration. */
-    if (m.w.rank == 0)
-        ok = (rc = find_configs(&m, err)) == HT_OK;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok) {
-        if (m.w.rank != 0)
-            rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
-        goto cleanup;
-    }
-    MPI_Bcast(m.cfg, (int)(m.w.total * sizeof *m.cfg), MPI_BYTE, 0, MPI_COMM_WORLD);
-
-    /* Each node's speed: its co-execution of the whole problem. */
-    node_whole(&m, &me);
-    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, m.nodes, (int)sizeof me, MPI_BYTE,
-                  MPI_COMM_WORLD);
-    rc = split_nodes(&m, json, text, status, err);
+        return rc;
+    started = 1;
+    rc = nodes_start(&m, device, 2, err);
+    if (rc == HT_OK)
+        rc = split_nodes(&m, json, text, status, err);
     if (rc == HT_OK && !*text) {
         *status = 0;
         *text = calloc(1, 1);
@@ -935,20 +1001,146 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     if (rc == HT_OK && !*text)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
 
-cleanup:
     if (rc != HT_OK)
-        *status = ht_exit_status(err->code ? err->code : rc);
-    attempt_reset(&m);
-    if (m.comm != MPI_COMM_NULL)
-        MPI_Comm_free(&m.comm);
-    ht_coexec_result_destroy(&m.last);
-    ht_coexec_result_destroy(&m.whole);
-    ht_coexec_free(m.cx);
-    free(m.part);
-    free(m.nodes);
-    free(m.cfg);
-    ht__mpi_world_destroy(&m.w);
-    if (inited)
-        MPI_Finalize();
+        *status = m.w.size && m.w.size < 2 ? 2 : ht_exit_status(err->code ? err->code : rc);
+    nodes_release(&m);
+    if (started)
+        ht__mpi_stop(1, owned, saved, 1);
     return rc;
+}
+
+/* --- the runtime across nodes (runtime.c) --- */
+
+int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
+                       const struct ht_workflow_split_opts *opts, struct msplit **out,
+                       struct ht_error *err)
+{
+    struct msplit *m = calloc(1, sizeof *m);
+    int rc = HT_OK;
+
+    *out = m;
+    if (!m)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (m) {
+        m->spec = spec;
+        m->opts = opts;
+        m->verified = -1;
+        m->comm = MPI_COMM_NULL;
+        rc = nodes_start(m, device, 1, err);
+    }
+    if (rc == HT_OK)
+        rc = prepare(m, err);
+    if (rc == HT_OK && m->comm != MPI_COMM_NULL)
+        rc = gather_wants(m, err);
+    /* Launches run on bound arrays: on the nodes other than rank 0, their co-execution's
+     * own (one array a buffer, a readwrite one's input array taking its outputs too);
+     * rank 0's are the caller's. */
+    for (size_t i = 0; rc == HT_OK && m->comm != MPI_COMM_NULL && m->crank != 0 &&
+                       i < spec->nargs; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        const struct want *w0 = &m->wants[i];
+        if (!a->is_buffer || a->access == HT_ACCESS_TEMP)
+            continue;
+        rc = ht_coexec_bind(m->cx, i, ht__coexec_host(m->cx, i, a->access == HT_ACCESS_WRITE),
+                            (size_t)(w0->len * w0->outer * w0->inner), err);
+    }
+    return ht__mpi_agree(MPI_COMM_WORLD, rc, err);
+}
+
+void ht__mpi_nodes_free(struct msplit *m)
+{
+    if (!m)
+        return;
+    nodes_release(m);
+    free(m);
+}
+
+struct ht_coexec *ht__mpi_nodes_coexec(struct msplit *m)
+{
+    return m->comm != MPI_COMM_NULL ? m->cx : NULL;
+}
+
+int ht__mpi_nodes_part(const struct msplit *m)
+{
+    return m->comm != MPI_COMM_NULL;
+}
+
+uint64_t ht__mpi_nodes_arg_bytes(const struct msplit *m, size_t i)
+{
+    const struct want *w0;
+
+    if (!m->wants || i >= m->spec->nargs || !m->spec->args[i].is_buffer)
+        return 0;
+    w0 = &m->wants[i];
+    return w0->len * w0->outer * w0->inner;
+}
+
+int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wall,
+                         uint64_t *scattered, uint64_t *gathered, struct ht_error *err)
+{
+    char *whys = NULL;
+    int rc;
+
+    m->scattered = m->gathered = 0;
+    rc = run_once(m, 1, fig, wall, &whys, err);
+    if (rc == REPLAN) {
+        int r = 0;
+        while (r < m->csize && !whys[(size_t)r * WHY_MAX])
+            r++;
+        rc = ht_error_set(err, HT_ELAUNCH, "rank %d (%s) failed in its slice: %s",
+                          m->cworld[r], &m->w.hosts[(size_t)m->cworld[r] * HT__MPI_HOST_MAX],
+                          &whys[(size_t)r * WHY_MAX]);
+    }
+    free(whys);
+    if (rc != HT_OK)
+        return rc;
+    MPI_Gather(fig, NF, MPI_DOUBLE, figs, NF, MPI_DOUBLE, 0, m->comm);
+    *scattered = m->scattered;
+    *gathered = m->gathered;
+    return HT_OK;
+}
+
+void ht__mpi_nodes_size(const struct msplit *m, int *size, size_t *ndevices)
+{
+    *size = m->w.size;
+    *ndevices = m->w.total;
+}
+
+void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
+                            struct ht_mpi_runtime_device *devs, size_t *took_part,
+                            uint64_t *global, double *bound_s)
+{
+    const struct ht__mpi_world *w = &m->w;
+    double inv = 0;
+
+    for (size_t d = 0; d < w->total; d++) {
+        const struct devcfg *dc = &m->cfg[d];
+        devs[d] = (struct ht_mpi_runtime_device){&w->all[d], dc->ok, "", dc->tuned_s,
+                                                 dc->ok ? "" : dc->why};
+        if (dc->ok)
+            snprintf(devs[d].config, sizeof devs[d].config, "%s", dc->text);
+    }
+    for (int r = 0; r < w->size; r++) {
+        const struct node *n = &m->nodes[r];
+        struct ht_mpi_runtime_node *o = &nodes[r];
+        size_t first = ht__mpi_world_rank_devices(w, r, &o->ndevices);
+        o->rank = r;
+        o->host = &w->hosts[(size_t)r * HT__MPI_HOST_MAX];
+        o->devices = &devs[first];
+        o->took_part = m->part[r] >= 0;
+        o->why = o->took_part ? "" : n->why;
+        o->alone_s = n->ok ? n->alone_s : 0;
+        if (o->took_part) {
+            const struct ht_split_slice *sl = &m->plan.slices[m->part[r]];
+            o->share = sl->adjusted_factor;
+            o->offset = sl->offset;
+            o->size = sl->size;
+            o->own_offset = sl->own_offset;
+            o->own_size = sl->own_size;
+            inv += 1.0 / n->alone_s;
+        }
+    }
+    *took_part = m->np;
+    *global = m->plan.global;
+    *bound_s = inv > 0 ? 1.0 / inv : 0;
 }

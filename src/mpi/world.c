@@ -2,6 +2,7 @@
  * devices gathered on every rank. */
 #include <mpi.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +141,75 @@ int ht__mpi_put(struct ht__mpi_buf *b, const char *fmt, ...)
         b->p = grown;
         b->cap = cap;
     }
+}
+
+int ht__mpi_start(int errors_return, int *owned, MPI_Errhandler *saved, struct ht_error *err)
+{
+    int inited = 0, finalized = 0, provided;
+
+    *owned = 0;
+    *saved = MPI_ERRHANDLER_NULL;
+    MPI_Finalized(&finalized);
+    if (finalized)
+        return ht_error_set(err, HT_EINVAL, "MPI was finalized already: it cannot start again "
+                            "in this process");
+    MPI_Initialized(&inited);
+    if (!inited) {
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+            return ht_error_set(err, HT_EINVAL, "MPI_Init_thread failed");
+        *owned = 1;
+        ht__mpi_keep_plugins();
+    }
+    if (errors_return) {
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, saved);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    return HT_OK;
+}
+
+void ht__mpi_stop(int errors_return, int owned, MPI_Errhandler saved, int finalize)
+{
+    if (errors_return && saved != MPI_ERRHANDLER_NULL) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved);
+        MPI_Errhandler_free(&saved);
+    }
+    if (owned && finalize)
+        MPI_Finalize();
+}
+
+/* What one rank says in ht__mpi_agree. */
+struct said {
+    int32_t code;
+    char text[1024];             /* its error as ht_error_format writes it */
+};
+
+int ht__mpi_agree(MPI_Comm comm, int rc, struct ht_error *err)
+{
+    struct said said;
+    int rank, size, me, first;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    me = rc == HT_OK ? size : rank;
+    MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == size)
+        return HT_OK;
+    /* The lowest rank that failed tells its error to all. */
+    memset(&said, 0, sizeof said);
+    if (rank == first) {
+        said.code = rc;
+        if (err)
+            ht_error_format(err, said.text, sizeof said.text);
+        if (!said.text[0])
+            snprintf(said.text, sizeof said.text, "%s", ht_strerror(rc));
+    }
+    MPI_Bcast(&said, (int)sizeof said, MPI_BYTE, first, comm);
+    if (rank == first)
+        return rc;
+    ht_error_clear(err);
+    /* A message that names its rank already ("rank 2 (host) failed in its slice") is
+     * passed on as it is. */
+    if (!strncmp(said.text, "rank ", 5))
+        return ht_error_set(err, said.code, "%s", said.text);
+    return ht_error_set(err, said.code, "rank %d: %s", first, said.text);
 }
