@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The runtime across nodes (issue 16: the runtime API over MPI, ht_mpi_runtime_*): the MPI
+# program examples/runtime_mpi/main.c with 2 and 3 ranks on this machine, each rank with
+# its own PoCL device (POCL_DEVICES=pthread, one thread) and its own PoCL cache, as on
+# separate nodes. With --tune it first tunes rank 0's database with ht_mpi_tune in the same
+# MPI program (which initialized MPI itself: the library neither initializes nor finalizes
+# it), then opens the runtime. On vecadd and on conv1d (whose input needs a halo of MASK -
+# 1 = 32 elements past each slice): every output element of 5 launches with new inputs is
+# checked on rank 0 against the host (rank 0's outputs are poisoned before each launch, so
+# a runtime that gathers nothing fails); the bytes moved a launch are exactly the other
+# nodes' slices (halo included) and conv1d's mask whole, not the whole arrays. Errors: an
+# argument left unbound on rank 0 fails the launch on every rank, naming it, without a
+# hang; an empty database fails the open on every rank. Skipped (77) where hetune was
+# built without MPI or mpirun is missing.
+set -eu
+
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
+make_tmp mpi-runtime
+
+require_mpi
+run devices --json
+require_platform
+
+example="$(dirname "$HETUNE")/examples/runtime-mpi-example"
+[ -x "$example" ] || fail "no $example (built with HETUNE_MPI)"
+vecadd="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
+conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
+export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+export HETUNE_DB="$tmp/db"
+# Each rank as on a node of its own: its own PoCL cache folder (two processes building one
+# program in one folder pull it from under each other).
+cat >"$tmp/rank.sh" <<EOF
+#!/usr/bin/env bash
+export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+mkdir -p "\$POCL_CACHE_DIR"
+exec "$example" "\$@"
+EOF
+chmod +x "$tmp/rank.sh"
+
+# Runs the example with $1 ranks and the remaining arguments (a hang is status 124).
+mpi() {
+    local n=$1
+    shift
+    status=0
+    timeout 120 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
+        status=$?
+}
+
+# The bytes a launch moved, against what the other nodes' slices need: $1 the bytes of
+# one unit of every scattered buffer sliced along the split dimension, $2 the halo in
+# units, $3 the bytes broadcast whole to each other node, $4 the bytes of one unit of the
+# gathered output. The owned ranges must partition the units.
+check_moved() {
+    python3 - "$tmp/out" "$1" "$2" "$3" "$4" <<'EOF' || fail "bytes moved: $(cat "$tmp/out")"
+import re, sys
+text = open(sys.argv[1]).read()
+unit_in, halo, whole, unit_out = (int(x) for x in sys.argv[2:])
+units = int(re.search(r"^split +(\d+) units", text, re.M).group(1))
+own = {int(r): (int(a), int(b)) for r, a, b in
+       re.findall(r"^rank (\d+) .* owns \[(\d+), (\d+)\)", text, re.M)}
+sc, ga = (int(x) for x in re.search(r"^moved +(\d+) bytes scattered, (\d+) gathered", text,
+                                     re.M).groups())
+spans = sorted(own.values())
+assert spans[0][0] == 0 and spans[-1][1] == units, spans
+assert all(a[1] == b[0] for a, b in zip(spans, spans[1:])), spans
+others = [b - a for r, (a, b) in own.items() if r != 0 and b > a]
+want_sc = sum(unit_in * (n + halo) + whole for n in others)
+want_ga = sum(unit_out * n for n in others)
+assert sc == want_sc, (sc, want_sc)
+assert ga == want_ga, (ga, want_ga)
+assert 0 < ga < unit_out * units, ga  # a slice, not the whole output
+print(units, own, sc, ga)
+EOF
+}
+
+expect_right() {
+    local k=$1
+    expect_status 0
+    grep -q "^result      all 5 launches right" "$tmp/out" ||
+        fail "not all right: $(cat "$tmp/out") $(cat "$tmp/err")"
+    grep -q "$k ranks ($k take part)" "$tmp/out" || fail "not $k ranks: $(cat "$tmp/out")"
+    [ "$(grep -c "^rank [0-9] .* owns \[" "$tmp/out")" = "$k" ] ||
+        fail "not $k nodes with a slice: $(cat "$tmp/out")"
+}
+
+# vecadd (N = 8192 floats; b and c scattered, a gathered, 4 * 8192 / units bytes a unit
+# each), tuned by ht_mpi_tune in the same program, 2 ranks; then 3 ranks on that database.
+mpi 2 "$vecadd" --tune
+expect_right 2
+grep -q "^model 0: .* on ranks 0, 1" "$tmp/out" || fail "not tuned over MPI: $(cat "$tmp/out")"
+units=$(sed -n 's/^split *\([0-9]*\) units.*/\1/p' "$tmp/out")
+check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
+mpi 3 "$vecadd"
+expect_right 3
+if grep -q "^model 0" "$tmp/out"; then fail "tuned without --tune: $(cat "$tmp/out")"; fi
+check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
+
+# conv1d (a halo of 32 inputs past each slice, the mask of 33 floats whole), 2 and 3 ranks.
+mpi 2 "$conv" --tune
+expect_right 2
+check_moved 4 32 $((4 * 33)) 4
+mpi 3 "$conv"
+expect_right 3
+check_moved 4 32 $((4 * 33)) 4
+
+# An argument left unbound on rank 0: the launch fails on every rank, naming it, no hang.
+mpi 3 "$conv" --leave-unbound mask
+expect_status 1
+[ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: .*argument 'mask' of 'conv1d_mpi' is not bound on rank 0" "$tmp/err")" = 3 ] ||
+    fail "not every rank told of the unbound argument: $(cat "$tmp/err")"
+
+# A database without configurations: the open fails on every rank, telling to tune first.
+HETUNE_DB="$tmp/empty.db" mpi 2 "$vecadd"
+expect_status 1
+[ "$(grep -c "^runtime-mpi-example: rank [01]: cannot open the runtime: .*no configuration in the database (run 'mpirun -n K hetune tune'" "$tmp/err")" = 2 ] ||
+    fail "not every rank told of the empty database: $(cat "$tmp/err")"
+echo "ok"
