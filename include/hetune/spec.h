@@ -229,6 +229,20 @@ int ht_spec_check_stages(const struct ht_spec *spec, const struct ht_device_info
 int ht_spec_buffer_bytes(const struct ht_spec *spec, size_t i, const int64_t *vars,
                          uint64_t *bytes, uint64_t dims[3], struct ht_error *err);
 
+/* The buffer argument called name that a program binds its own array to (the runtimes'
+ * ht_runtime_bind, ht_mpi_runtime_bind): its index in spec->args into *arg. HT_EINVAL
+ * naming it when the spec has no argument of that name (err lists its buffers that can be
+ * bound), it is a scalar (its value comes from the sizes) or a temp buffer (it lives on
+ * the devices only). */
+int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
+                     struct ht_error *err);
+
+/* Checks a program's array for buffer argument arg before it is bound: data not NULL and
+ * bytes equal to need, the buffer's bytes. HT_EINVAL naming the argument (and, for a size,
+ * giving both in bytes and elements of its type) otherwise. */
+int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data,
+                        size_t bytes, size_t need, struct ht_error *err);
+
 /* Checks, before anything is built, that dev can hold every buffer whose shape does not
  * depend on a parameter (those are the same for every configuration; the others are checked
  * for each configuration as it runs): the shape evaluates with the spec's sizes and dev's

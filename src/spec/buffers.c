@@ -1,4 +1,5 @@
-/* The sizes of buffer arguments, and their check against a device's largest allocation. */
+/* The sizes of buffer arguments, their check against a device's largest allocation, and the
+ * checks of a program's array bound to one (the runtimes). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,4 +112,45 @@ int ht_spec_check_device(const struct ht_spec *spec, const struct ht_device_info
     }
     free(vars);
     return rc;
+}
+
+int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
+                     struct ht_error *err)
+{
+    char list[512] = "";
+    size_t len = 0;
+
+    for (size_t a = 0; name && a < spec->nargs; a++) {
+        if (strcmp(spec->args[a].name, name))
+            continue;
+        if (!spec->args[a].is_buffer)
+            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a scalar: its value "
+                                "comes from the spec's sizes, it cannot be bound",
+                                name, spec->name);
+        if (spec->args[a].access == HT_ACCESS_TEMP)
+            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a temp buffer: it "
+                                "lives on the devices only", name, spec->name);
+        *arg = a;
+        return HT_OK;
+    }
+    for (size_t a = 0; a < spec->nargs && len < sizeof list; a++)
+        if (spec->args[a].is_buffer && spec->args[a].access != HT_ACCESS_TEMP)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                    spec->args[a].name);
+    return ht_error_set(err, HT_EINVAL, "'%s' has no argument '%s'; its buffers are %s",
+                        spec->name, name ? name : "(null)", list);
+}
+
+int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data,
+                        size_t bytes, size_t need, struct ht_error *err)
+{
+    const struct ht_arg *a = &spec->args[arg];
+
+    if (!data)
+        return ht_error_set(err, HT_EINVAL, "argument '%s': no array given (NULL)", a->name);
+    if (bytes != need)
+        return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' needs %zu bytes (%zu %s), "
+                            "not %zu", a->name, spec->name, need,
+                            need / ht_type_size(a->type), ht_type_name(a->type), bytes);
+    return HT_OK;
 }
