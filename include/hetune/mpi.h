@@ -268,8 +268,8 @@ int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
  * each node co-executes its slice, and the owned outputs are gathered into rank 0's
  * arrays: they are there when it returns on rank 0. Errors, every rank the same: HT_EINVAL,
  * HT_ELAUNCH naming the rank (and device) that failed in its slice (rank 0's outputs are
- * then undefined), HT_ENOMEM. A node that failed makes every later launch fail the
- * same way only if it fails again: the plan is not changed. */
+ * then undefined), HT_ENOMEM. A failure does not change the plan: the next launch runs
+ * on the same nodes (ht_mpi_split, by contrast, plans again without the node). */
 int ht_mpi_runtime_launch(struct ht_mpi_runtime *rt, struct ht_error *err);
 
 /* What the runtime planned and measured (struct ht_mpi_runtime_info). Borrowed: valid until

@@ -10,7 +10,8 @@
 # a runtime that gathers nothing fails); the bytes moved a launch are exactly the other
 # nodes' slices (halo included) and conv1d's mask whole, not the whole arrays. Errors: an
 # argument left unbound on rank 0 fails the launch on every rank, naming it, without a
-# hang; an empty database fails the open on every rank. Skipped (77) where hetune was
+# hang; so does a device failing in its slice, naming its rank; an empty database fails
+# the open on every rank. Skipped (77) where hetune was
 # built without MPI or mpirun is missing.
 set -eu
 
@@ -30,10 +31,14 @@ export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
 export HETUNE_DB="$tmp/db"
 # Each rank as on a node of its own: its own PoCL cache folder (two processes building one
 # program in one folder pull it from under each other).
+# The device of each rank listed in $SLICE_FAIL fails in any slice that does not start at
+# 0 (the test hook of supervise.h).
 cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
-export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+r=\${OMPI_COMM_WORLD_RANK:-0}
+export POCL_CACHE_DIR="$tmp/pocl-\$r"
 mkdir -p "\$POCL_CACHE_DIR"
+case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
 exec "$example" "\$@"
 EOF
 chmod +x "$tmp/rank.sh"
@@ -109,6 +114,13 @@ mpi 3 "$conv" --leave-unbound mask
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: .*argument 'mask' of 'conv1d_mpi' is not bound on rank 0" "$tmp/err")" = 3 ] ||
     fail "not every rank told of the unbound argument: $(cat "$tmp/err")"
+
+# Devices that fail in their slice (every rank's, in a slice not at 0: two of the three):
+# the launch fails on every rank, naming the first rank that failed, no hang.
+SLICE_FAIL="0 1 2" mpi 3 "$conv"
+expect_status 1
+[ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: rank [0-2] (.*) failed in its slice: .*injected by HETUNE_TEST_SLICE_FAIL" "$tmp/err")" = 3 ] ||
+    fail "not every rank told of the failed slice: $(cat "$tmp/err")"
 
 # A database without configurations: the open fails on every rank, telling to tune first.
 HETUNE_DB="$tmp/empty.db" mpi 2 "$vecadd"
