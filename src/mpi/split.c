@@ -1002,7 +1002,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
 
     if (rc != HT_OK)
-        *status = m.w.size && m.w.size < 2 ? 2 : ht_exit_status(err->code ? err->code : rc);
+        *status = ht_exit_status(err->code ? err->code : rc);
     nodes_release(&m);
     if (started)
         ht__mpi_stop(1, owned, saved, 1);
