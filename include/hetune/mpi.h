@@ -135,7 +135,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
 
 /* --- The runtime across nodes ---
  *
- *     MPI_Init(&argc, &argv);
+ *     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
  *     struct ht_runtime_opts o;
  *     ht_runtime_opts_init(&o);
  *     o.db = "hetune.db";                      (tuned by mpirun -n K hetune tune, or
@@ -185,9 +185,10 @@ struct ht_mpi_runtime_node {
     double alone_s;          /* its wall time co-executing the whole problem at open */
     double share;            /* its share of the work (Eq. 4 adjusted to whole
                                 work-groups); 0 when it takes no part */
-    uint64_t offset, size;   /* its slice of the split dimension (units, work-items when
-                                the devices agree), halo work-items included */
-    uint64_t own_offset, own_size; /* the part of it whose outputs it owns */
+    uint64_t offset, size;   /* its slice of the split dimension (units: work-items when
+                                the devices agree) */
+    uint64_t own_offset, own_size; /* the part of it whose outputs it owns (the residue
+                                node's slice may overlap its neighbour's, Eq. 9) */
     double run_s, scatter_s, gather_s; /* the last launch: its slice's co-execution, its
                                 wait for the scatter, for the gather (seconds). On rank
                                 0 every node's; on another rank its own only (0 for
