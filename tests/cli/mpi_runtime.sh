@@ -11,7 +11,8 @@
 # nodes' slices (halo included) and conv1d's mask whole, not the whole arrays. Errors: an
 # argument left unbound on rank 0 fails the launch on every rank, naming it, without a
 # hang; so does a device failing in its slice, naming its rank; an empty database fails
-# the open on every rank. Skipped (77) where hetune was
+# the open on every rank. A rank without an OpenCL platform is left out and the others
+# share the work. Skipped (77) where hetune was
 # built without MPI or mpirun is missing.
 set -eu
 
@@ -32,13 +33,14 @@ export HETUNE_DB="$tmp/db"
 # Each rank as on a node of its own: its own PoCL cache folder (two processes building one
 # program in one folder pull it from under each other).
 # The device of each rank listed in $SLICE_FAIL fails in any slice that does not start at
-# 0 (the test hook of supervise.h).
+# 0 (the test hook of supervise.h); the rank named by $NO_PLATFORM finds no OpenCL platform.
 cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
 r=\${OMPI_COMM_WORLD_RANK:-0}
 export POCL_CACHE_DIR="$tmp/pocl-\$r"
 mkdir -p "\$POCL_CACHE_DIR"
 case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
+[ "\${NO_PLATFORM:-}" = "\$r" ] && export OCL_ICD_VENDORS="$tmp/none" OCL_ICD_FILENAMES=
 exec "$example" "\$@"
 EOF
 chmod +x "$tmp/rank.sh"
@@ -107,6 +109,15 @@ expect_right 2
 check_moved 4 32 $((4 * 33)) 4
 mpi 3 "$conv"
 expect_right 3
+check_moved 4 32 $((4 * 33)) 4
+
+# A rank with no OpenCL platform is left out, saying why; the other two share the work and
+# the left-out rank's launches return with theirs.
+NO_PLATFORM=2 mpi 3 "$conv"
+expect_status 0
+grep -q "^result      all 5 launches right" "$tmp/out" || fail "not all right: $(cat "$tmp/out")"
+grep -q "3 ranks (2 take part)" "$tmp/out" || fail "not 2 of 3 ranks: $(cat "$tmp/out")"
+grep -q "^rank 2 .*left out: .*no OpenCL platform" "$tmp/out" || fail "no reason: $(cat "$tmp/out")"
 check_moved 4 32 $((4 * 33)) 4
 
 # An argument left unbound on rank 0: the launch fails on every rank, naming it, no hang.
