@@ -45,12 +45,12 @@ exec "$example" "\$@"
 EOF
 chmod +x "$tmp/rank.sh"
 
-# Runs the example with $1 ranks and the remaining arguments (a hang is status 124).
+# Runs the example with $1 ranks and the remaining arguments (a hang ends in status 124).
 mpi() {
     local n=$1
     shift
     status=0
-    timeout 120 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
+    timeout 300 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
         status=$?
 }
 
