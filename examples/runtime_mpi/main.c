@@ -197,12 +197,14 @@ int main(int argc, char **argv)
         }
         printf("bound       %.3f ms (Eq. 4 on the nodes' times alone)\n", 1e3 * info->bound_s);
 
-        /* Rank 0's arrays: the only ones that launches read and write. */
-        p.x = malloc(bytes[0]);
-        p.y = malloc(bytes[1]);
-        p.out = malloc(bytes[2]);
-        if (!p.x || !p.y || !p.out) {
-            fprintf(stderr, "runtime-mpi-example: out of memory\n");
+        /* Rank 0's arrays, the only ones that launches read and write, in memory its
+         * node's data path likes (a program may bind its own). */
+        p.x = ht_mpi_runtime_alloc(rt, bytes[0], &err);
+        p.y = p.x ? ht_mpi_runtime_alloc(rt, bytes[1], &err) : NULL;
+        p.out = p.y ? ht_mpi_runtime_alloc(rt, bytes[2], &err) : NULL;
+        if (!p.out) {
+            /* Not collective: the others would wait in the launch. */
+            fail("cannot allocate the arrays", &err);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int k = 0; k < 3; k++) {
@@ -249,10 +251,8 @@ int main(int argc, char **argv)
     status = wrong != 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
-    ht_mpi_runtime_close(rt); /* collective; MPI stays: this program initialized it */
-    free(p.x);
-    free(p.y);
-    free(p.out);
+    ht_mpi_runtime_close(rt); /* collective, frees p's arrays; MPI stays: this program
+                                 initialized it */
     MPI_Finalize();
     return status;
 }

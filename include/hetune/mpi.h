@@ -252,6 +252,18 @@ void ht_mpi_runtime_close(struct ht_mpi_runtime *rt);
 int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
                              size_t *bytes, struct ht_error *err);
 
+/* Host memory for rank 0's arrays, as its node's data path likes it (ht_coexec_alloc):
+ * pinned for a device that is copied to (a GPU reads it at the bus's speed), page-aligned
+ * in any case (a CPU device uses it in place, without a copy in the driver). Not
+ * collective. Owned by rt: freed by ht_mpi_runtime_free_host or ht_mpi_runtime_close.
+ * NULL with err filled: HT_EINVAL for 0 bytes or on a rank other than 0 (its arrays are
+ * not used), HT_ECL, HT_ENOMEM. */
+void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_error *err);
+
+/* Frees memory of ht_mpi_runtime_alloc, unbinding it where it is bound. NULL and memory
+ * that rt did not give are ignored. */
+void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data);
+
 /* Binds rank 0's array data (bytes long, ht_mpi_runtime_arg_bytes) to the buffer argument
  * called name: launches scatter inputs from it and gather outputs into it. data stays the
  * caller's and must live until bound again or rt is closed. Not collective: rank 0 alone

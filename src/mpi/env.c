@@ -102,6 +102,18 @@ int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
 }
 
+void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_error *err)
+{
+    (void)rt, (void)bytes;
+    ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
+    return NULL;
+}
+
+void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data)
+{
+    (void)rt, (void)data;
+}
+
 int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
                         size_t bytes, struct ht_error *err)
 {

@@ -171,6 +171,30 @@ int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
     return rc;
 }
 
+void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_error *err)
+{
+    if (bytes == 0) {
+        ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
+        return NULL;
+    }
+    if (rt->rank != 0) {
+        ht_error_set(err, HT_EINVAL, "rank %d allocates nothing: rank 0's arrays are the only "
+                     "ones scattered and gathered", rt->rank);
+        return NULL;
+    }
+    return ht_coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
+}
+
+void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data)
+{
+    if (!rt || !data || rt->rank != 0)
+        return;
+    for (size_t a = 0; a < rt->spec->nargs; a++)
+        if (rt->bound[a] == data)
+            rt->bound[a] = NULL;
+    ht_coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
+}
+
 int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
                         size_t bytes, struct ht_error *err)
 {
