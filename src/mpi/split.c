@@ -419,15 +419,21 @@ static void gather_output(struct msplit *m, size_t i, void *base)
 
 /* One distributed run over the nodes that take part: inputs scattered from rank 0's
  * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
- * rank 0 from a barrier to the last slab gathered. With launch 1 each slice runs on its
- * co-execution's bound arrays (ht_coexec_launch: the runtime), else as one measured run
- * (ht_coexec_run: host outputs poisoned first, ht_mpi_split's check). fig (NF) receives
+ * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says: RUN_LAUNCH
+ * on its co-execution's bound arrays (ht_coexec_launch: the runtime); RUN_POISONED as one
+ * measured run with every buffer poisoned first (ht_coexec_run: ht_mpi_split's untimed
+ * first run, so that nothing unwritten passes its check); RUN_PLAIN as one measured run
+ * without it (ht__coexec_run_once: ht_mpi_split's timed runs, whose wall time would
+ * otherwise include poisoning every buffer of every device). fig (NF) receives
  * this node's scatter, run and gather seconds, *wall (rank 0) the whole. Returns HT_OK,
  * REPLAN when some node failed in its slice, every node then holding *whys (owned,
  * free(); csize x WHY_MAX, empty for the nodes that did not fail), or HT_ENOMEM. */
-static int run_once(struct msplit *m, int launch, double *fig, double *wall, char **whys,
+enum { RUN_LAUNCH, RUN_POISONED, RUN_PLAIN };
+
+static int run_once(struct msplit *m, int mode, double *fig, double *wall, char **whys,
                     struct ht_error *err)
 {
+    int launch = mode == RUN_LAUNCH;
     const struct ht_spec *spec = m->spec;
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
     char why[WHY_MAX] = "";
@@ -447,7 +453,9 @@ static int run_once(struct msplit *m, int launch, double *fig, double *wall, cha
     if (sl->size) {
         int rc;
         ht_coexec_result_destroy(&m->last);
-        rc = launch ? ht_coexec_launch(m->cx, &m->last, &e) : ht_coexec_run(m->cx, &m->last, &e);
+        rc = launch               ? ht_coexec_launch(m->cx, &m->last, &e)
+             : mode == RUN_PLAIN  ? ht__coexec_run_once(m->cx, &m->last, &e)
+                                  : ht_coexec_run(m->cx, &m->last, &e);
         if (rc != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
@@ -496,7 +504,7 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
     for (int run = -1; run < (int)m->nruns && rc == HT_OK; run++) {
         double fig[NF], wall;
 
-        rc = run_once(m, 0, fig, &wall, &whys, err);
+        rc = run_once(m, run < 0 ? RUN_POISONED : RUN_PLAIN, fig, &wall, &whys, err);
         if (rc == REPLAN) {
             for (int r = 0; r < m->csize; r++) {
                 struct node *n = &m->nodes[m->cworld[r]];
@@ -1082,7 +1090,7 @@ int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wa
     int rc;
 
     m->scattered = m->gathered = 0;
-    rc = run_once(m, 1, fig, wall, &whys, err);
+    rc = run_once(m, RUN_LAUNCH, fig, wall, &whys, err);
     if (rc == REPLAN) {
         int r = 0;
         while (r < m->csize && !whys[(size_t)r * WHY_MAX])
