@@ -25,6 +25,7 @@
 #include "hetune/mpi.h"
 #include "hetune/report.h"
 #include "mpi/mpi-internal.h"
+#include "runtime/decide-internal.h"
 #include "split/split-internal.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
@@ -36,6 +37,8 @@ struct devcfg {
     int64_t config[HT_STORE_MAX_PARAMS];
     char text[HT_STORE_CONFIG_MAX];
     char why[WHY_MAX];
+    int32_t has_bw, pad2;       /* 1: bw is its link from `hetune devices --bandwidth` */
+    struct ht_bandwidth bw;
 };
 
 /* What a node tells every rank after co-executing the whole problem. */
@@ -46,6 +49,10 @@ struct node {
     double alone_s, kernel_s;   /* its wall and kernel-only times of the whole problem */
     double alone_min_s;         /* its fastest run of it */
     char why[WHY_MAX];          /* why not ok */
+    int32_t split, pad;         /* 1: it splits over its devices (ht__decide) */
+    double predicted_split_s;   /* ht__decide's figures; -1 unknown */
+    double predicted_alone_s, measured_split_s;
+    char decision[256];         /* its decision in words (ht__decide) */
 };
 
 /* Where one node's slice lies in one buffer (ht__slab, as every rank sees it). */
@@ -139,6 +146,8 @@ static int find_configs(struct msplit *m, struct ht_error *err)
             m->cfg[d].tuned_s = wd.tuned_s;
             memcpy(m->cfg[d].config, wd.config, sizeof wd.config);
             snprintf(m->cfg[d].text, sizeof m->cfg[d].text, "%s", wd.config_text);
+            m->cfg[d].has_bw = ht__store_link(store, wd.dev, o->coexec.exec.data_path,
+                                              &m->cfg[d].bw);
         } else if (brc == HT_ENOTFOUND) {
             snprintf(m->cfg[d].why, sizeof m->cfg[d].why,
                      "no configuration in the database (run 'mpirun -n K hetune tune' on "
@@ -152,18 +161,23 @@ static int find_configs(struct msplit *m, struct ht_error *err)
     return rc;
 }
 
-/* This node co-executes the whole problem on its devices that have a configuration: its
+/* This node decides between co-executing on its devices that have a configuration and
+ * the fastest of them alone, as `hetune split` does on one machine (ht__decide: --force,
+ * --margin and --plan apply), and measures what it decided on the whole problem: its
  * speed. Fills m->nodes[rank] (ok, or why not). */
 static void node_whole(struct msplit *m, struct node *me)
 {
     struct ht__mpi_world *w = &m->w;
-    struct ht_coexec_device *cd = NULL;
-    struct ht_coexec_opts co = m->opts->coexec;
+    const struct ht_bandwidth **bw = NULL;
+    struct ht_workflow_device *wd = NULL;
+    struct ht__decide_in in;
+    struct ht__decision d;
     struct ht_error e;
     size_t first, n, k = 0;
     int rc;
 
     memset(me, 0, sizeof *me);
+    memset(&d, 0, sizeof d);
     ht_error_clear(&e);
     first = ht__mpi_world_rank_devices(w, w->rank, &n);
     if (n == 0) {
@@ -172,46 +186,62 @@ static void node_whole(struct msplit *m, struct node *me)
                                                     : "none selected");
         return;
     }
-    cd = calloc(n, sizeof *cd);
-    if (!cd) {
+    wd = calloc(n, sizeof *wd);
+    bw = calloc(n, sizeof *bw);
+    if (!wd || !bw) {
         snprintf(me->why, sizeof me->why, "out of memory");
-        return;
+        goto done;
     }
     for (size_t j = 0; j < n; j++)
         if (m->cfg[first + j].ok) {
-            cd[k].dev = &w->plat->devices[w->first + j];
-            cd[k].config = m->cfg[first + j].config;
-            cd[k].time_s = m->cfg[first + j].tuned_s;
-            k++;
+            const struct devcfg *c = &m->cfg[first + j];
+            wd[k].dev = &w->plat->devices[w->first + j];
+            memcpy(wd[k].config, c->config, sizeof wd[k].config);
+            snprintf(wd[k].config_text, sizeof wd[k].config_text, "%s", c->text);
+            wd[k].tuned_s = c->tuned_s;
+            bw[k++] = c->has_bw ? &c->bw : NULL;
         }
     if (k == 0) {
         snprintf(me->why, sizeof me->why, "device %zu (%.40s): %.190s",
                  w->plat->devices[w->first].index, w->plat->devices[w->first].name,
                  m->cfg[first].why);
-        free(cd);
-        return;
+        goto done;
     }
-    rc = ht_coexec_create(m->spec, cd, k, &co, &m->cx, &e);
-    if (rc == HT_OK)
-        rc = ht_coexec_run(m->cx, &m->whole, &e);
-    free(cd);
+    in = (struct ht__decide_in){m->spec, wd, k, bw, &m->opts->coexec, &m->opts->coexec,
+                                m->opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO, 1,
+                                m->opts->paper_plan};
+    rc = ht__decide(&in, &d, &e);
+    if (rc == HT_OK && !d.has_res)
+        d.has_res = (rc = ht_coexec_run(d.cx, &d.res, &e)) == HT_OK;
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);
-        ht_coexec_free(m->cx);
-        m->cx = NULL;
-        return;
+        goto done;
     }
+    /* What it decided, and its run of the whole problem, are the node's. */
+    m->cx = d.cx;
+    m->whole = d.res;
+    d.cx = NULL;
+    d.has_res = 0;
     me->ok = 1;
-    me->ndev = (int32_t)k;
+    me->ndev = (int32_t)d.ncx;
     me->units = m->whole.global;
     me->alone_s = m->whole.wall_s;
     me->alone_min_s = m->whole.wall_min_s;
     me->kernel_s = m->whole.kernel_s;
+    me->split = d.split;
+    me->predicted_split_s = d.predicted_split_s;
+    me->predicted_alone_s = d.predicted_alone_s;
+    me->measured_split_s = d.measured_split_s;
+    snprintf(me->decision, sizeof me->decision, "%s", d.text);
     me->granule = 1;
     for (size_t j = 0; j < m->whole.ndevices; j++) {
         uint64_t g = m->whole.devices[j].wg ? m->whole.devices[j].wg : 1;
         me->granule = me->granule / gcd64(me->granule, g) * g;
     }
+done:
+    ht__decision_destroy(&d);
+    free(wd);
+    free(bw);
 }
 
 /* Eq. 4 one level up: the nodes that co-executed the whole problem share it by their
@@ -647,6 +677,7 @@ static char *report_text(const struct msplit *m, const struct figures *f)
                                "%10s\n", r, &w->hosts[(size_t)r * HT__MPI_HOST_MAX],
                                n->granule, a, s->optimal_factor, s->adjusted_factor, own, c,
                                d, e);
+            bad |= ht__mpi_put(&b, "       decision %s\n", n->decision);
         }
         for (size_t j = 0; j < nd; j++) {
             const struct devcfg *dc = &m->cfg[first + j];
@@ -728,6 +759,14 @@ static char *report_json(const struct msplit *m, const struct figures *f)
             json_object_set_new(o, "split_s", json_real(fg[F_RUN]));
             json_object_set_new(o, "scatter_s", json_real(fg[F_SCATTER]));
             json_object_set_new(o, "gather_s", json_real(fg[F_GATHER]));
+            json_object_set_new(o, "decision", json_string(n->decision));
+            json_object_set_new(o, "node_split", json_boolean(n->split));
+            json_object_set_new(o, "predicted_split_s", n->predicted_split_s < 0
+                                    ? json_null() : json_real(n->predicted_split_s));
+            json_object_set_new(o, "predicted_alone_s", n->predicted_alone_s < 0
+                                    ? json_null() : json_real(n->predicted_alone_s));
+            json_object_set_new(o, "measured_split_s", n->measured_split_s < 0
+                                    ? json_null() : json_real(n->measured_split_s));
         }
         for (size_t j = 0; j < nd; j++) {
             const struct devcfg *dc = &m->cfg[first + j];

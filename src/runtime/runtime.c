@@ -10,6 +10,7 @@
 #include "hetune/expr.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
+#include "runtime/decide-internal.h"
 
 struct ht_runtime {
     struct ht_spec *spec;
@@ -114,31 +115,6 @@ static int arg_sizes(struct ht_runtime *rt, const struct ht_workflow_device *d,
     return HT_OK;
 }
 
-/* Makes rt->cx over the devices devs[idx[0..k)) (their configurations and tuned times). */
-static int make_cx(struct ht_runtime *rt, const size_t *idx, size_t k,
-                   const struct ht_coexec_opts *copts, struct ht_error *err)
-{
-    struct ht_coexec_device *cd = calloc(k, sizeof *cd);
-    int rc;
-
-    rt->cx_dev = calloc(k, sizeof *rt->cx_dev);
-    if (!cd || !rt->cx_dev) {
-        free(cd);
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < k; i++) {
-        const struct ht_workflow_device *d = &rt->wd[idx[i]];
-        cd[i].dev = d->dev;
-        cd[i].config = d->config;
-        cd[i].time_s = d->tuned_s;
-        rt->cx_dev[i] = idx[i];
-    }
-    rt->ncx = k;
-    rc = ht_coexec_create(rt->spec, cd, k, copts, &rt->cx, err);
-    free(cd);
-    return rc;
-}
-
 /* Fills the devices' used flags and planned shares from rt->cx. */
 static void note_plan(struct ht_runtime *rt)
 {
@@ -151,7 +127,6 @@ static void note_plan(struct ht_runtime *rt)
     }
 }
 
-/* The decision between splitting over every device and the fastest alone, and rt->cx. */
 /* Each device's best configuration (tuning it first when bo allows). A device where none
  * ran and verified even after tuning is left out and listed in rt->info.skipped, as split
  * and run do; the others move up in rt->wd. HT_ENOTFOUND when none is left. */
@@ -187,118 +162,42 @@ static int find_bests(struct ht_runtime *rt, struct ht_store *store, int64_t pro
     return rc;
 }
 
+/* The decision between splitting over every device and the fastest alone (decide.c), and
+ * rt->cx. */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                   const struct ht_coexec_opts *copts, struct ht_error *err)
 {
+    static const enum ht__decide_mode modes[] = {
+        [HT_RUNTIME_AUTO] = HT__DECIDE_AUTO,
+        [HT_RUNTIME_SPLIT] = HT__DECIDE_SPLIT,
+        [HT_RUNTIME_ALONE] = HT__DECIDE_ALONE,
+    };
     struct ht_runtime_info *info = &rt->info;
-    struct ht_coexec **alone_cx = NULL;
-    struct ht_coexec_result *alone_res = NULL;
-    struct ht_coexec_alone *alone = NULL;
-    struct ht_coexec_estimate est;
     struct ht_coexec_opts mo = *copts;
-    size_t *all = NULL, fastest = 0;
-    int rc = HT_OK;
+    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, NULL, copts, &mo, modes[opts->mode],
+                               0, 0};
+    struct ht__decision d;
+    int rc;
 
-    for (size_t i = 1; i < rt->n; i++)
-        if (rt->wd[i].tuned_s < rt->wd[fastest].tuned_s)
-            fastest = i;
-    info->fastest = fastest;
-    if (rt->n == 1 || opts->mode == HT_RUNTIME_ALONE) {
-        snprintf(info->decision, sizeof info->decision,
-                 rt->n == 1 ? "one device: nothing to split"
-                            : "alone as asked: device %zu has the shortest tuned time",
-                 rt->wd[fastest].dev->index);
-        return make_cx(rt, &fastest, 1, copts, err);
-    }
-    all = calloc(rt->n, sizeof *all);
-    if (!all)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < rt->n; i++)
-        all[i] = i;
-    if (opts->mode == HT_RUNTIME_SPLIT) {
-        snprintf(info->decision, sizeof info->decision, "split as asked, over %zu devices",
-                 rt->n);
-        rc = make_cx(rt, all, rt->n, copts, err);
-        free(all);
-        return rc;
-    }
-
-    /* Measure every device alone with the co-execution's clock, then predict. */
     mo.repeats = opts->measure_repeats ? opts->measure_repeats : 3;
     mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
-    alone_cx = calloc(rt->n, sizeof *alone_cx);
-    alone_res = calloc(rt->n, sizeof *alone_res);
-    alone = calloc(rt->n, sizeof *alone);
-    if (!alone_cx || !alone_res || !alone) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto done;
+    rc = ht__decide(&in, &d, err);
+    if (rc == HT_OK) {
+        rt->cx = d.cx;
+        rt->cx_dev = d.idx;
+        rt->ncx = d.ncx;
+        d.cx = NULL;
+        d.idx = NULL;
+        info->fastest = d.fastest;
+        info->predicted_split_s = d.predicted_split_s;
+        info->predicted_alone_s = d.predicted_alone_s;
+        info->measured_split_s = d.measured_split_s;
+        snprintf(info->decision, sizeof info->decision, "%s", d.text);
+        for (size_t i = 0; i < rt->n; i++)
+            if (rt->wd[i].alone.wall_s > 0)
+                rt->devs[i].alone_s = rt->wd[i].alone.wall_s;
     }
-    for (size_t i = 0; rc == HT_OK && i < rt->n; i++) {
-        rc = ht_workflow_alone(rt->spec, &rt->wd[i], &mo, &alone_cx[i], &alone_res[i], err);
-        if (rc == HT_OK) {
-            alone[i] = rt->wd[i].alone;
-            rt->devs[i].alone_s = alone[i].wall_s;
-        }
-    }
-    if (rc != HT_OK)
-        goto done;
-    rc = make_cx(rt, all, rt->n, copts, err);
-    if (rc != HT_OK)
-        goto done;
-    rc = ht_coexec_estimate(rt->cx, alone, &est, err);
-    if (rc != HT_OK)
-        goto done;
-    info->fastest = fastest = est.fastest;
-    info->predicted_split_s = est.split_s;
-    info->predicted_alone_s = est.alone_s;
-    if (est.worth_it) {
-        struct ht_coexec_result trial;
-        /* The split runs the plan the estimate predicted: the bus plan. It is measured
-         * once, as the devices were alone, since what they share when they run together
-         * (host memory, cores) is not in the prediction: slower than the fastest alone,
-         * that device runs alone. */
-        rc = ht_coexec_plan_bus(rt->cx, alone, err);
-        if (rc == HT_OK)
-            rc = ht_coexec_run(rt->cx, &trial, err);
-        if (rc != HT_OK)
-            goto done;
-        info->measured_split_s = trial.wall_s;
-        ht_coexec_result_destroy(&trial);
-        est.worth_it = info->measured_split_s <= est.alone_s;
-    }
-    if (est.worth_it) {
-        snprintf(info->decision, sizeof info->decision,
-                 "split over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
-                 "%.6g s",
-                 rt->n, est.split_s, info->measured_split_s, rt->wd[fastest].dev->index,
-                 est.alone_s);
-    } else if (info->measured_split_s > 0) {
-        snprintf(info->decision, sizeof info->decision,
-                 "device %zu alone: the split measured %.6g s, longer than it alone (%.6g s)",
-                 rt->wd[fastest].dev->index, info->measured_split_s, est.alone_s);
-    }
-    if (!est.worth_it) {
-        if (info->measured_split_s <= 0)
-            snprintf(info->decision, sizeof info->decision,
-                     "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
-                     "alone (%.6g s)",
-                     rt->wd[fastest].dev->index, est.split_s, est.alone_s);
-        /* Its co-execution alone is ready: keep it, free the split. */
-        ht_coexec_free(rt->cx);
-        rt->cx = alone_cx[fastest];
-        alone_cx[fastest] = NULL;
-        rt->cx_dev[0] = fastest;
-        rt->ncx = 1;
-    }
-done:
-    for (size_t i = 0; alone_cx && i < rt->n; i++)
-        ht_coexec_free(alone_cx[i]);
-    for (size_t i = 0; alone_res && i < rt->n; i++)
-        ht_coexec_result_destroy(&alone_res[i]);
-    free(alone_cx);
-    free(alone_res);
-    free(alone);
-    free(all);
+    ht__decision_destroy(&d);
     return rc;
 }
 

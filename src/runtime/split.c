@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "exec/exec-internal.h"
+#include "runtime/decide-internal.h"
 #include "split/split-internal.h"
 #include "workflow-internal.h"
 
@@ -229,10 +230,7 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
      * models then turn bytes into seconds at its rates. */
     for (size_t i = 0; i < n; i++) {
         struct ht_bandwidth bw;
-        int64_t dev_id;
-        if (ht_store_device_id(b->store, b->devs[i].dev, &dev_id, NULL) == HT_OK &&
-            ht_store_get_bandwidth(b->store, dev_id, &bw, NULL) == HT_OK &&
-            bw.path == ht_data_path_resolve(opts->coexec.exec.data_path, b->devs[i].dev))
+        if (ht__store_link(b->store, b->devs[i].dev, opts->coexec.exec.data_path, &bw))
             ht_coexec_set_bandwidth(*cxp, i, &bw, NULL);
     }
     if (n > 1 && ht_coexec_estimate(*cxp, b->alone, &out->est, NULL) == HT_OK) {

@@ -1,0 +1,72 @@
+/* The split-or-alone decision over one machine's devices (src/runtime/decide.c): what
+ * ht_runtime_open decides, and what each node of ht_mpi_split (src/mpi/split.c) decides
+ * for its own devices. Internal to the library. */
+#ifndef HETUNE_RUNTIME_DECIDE_INTERNAL_H
+#define HETUNE_RUNTIME_DECIDE_INTERNAL_H
+
+#include "hetune/store.h"
+#include "hetune/workflow.h"
+
+enum ht__decide_mode {
+    HT__DECIDE_AUTO = 0, /* split when predicted to pay and measured faster, else the
+                            fastest device alone */
+    HT__DECIDE_SPLIT,    /* split over every device whatever the prediction (--force) */
+    HT__DECIDE_ALONE     /* the fastest device by its tuned time, alone (no measurement) */
+};
+
+/* What the decision is made from. Everything is borrowed for the call. */
+struct ht__decide_in {
+    const struct ht_spec *spec;
+    struct ht_workflow_device *devs;       /* n: dev, config and tuned_s set; each one's
+                                              alone is filled when it is measured */
+    size_t n;
+    const struct ht_bandwidth *const *bw;  /* n links (ht__store_link), an entry NULL where
+                                              none is known; NULL: none at all */
+    const struct ht_coexec_opts *copts;    /* the co-execution's options (margin included) */
+    const struct ht_coexec_opts *alone_opts; /* the runs of each device alone */
+    enum ht__decide_mode mode;
+    int measure_forced;                    /* HT__DECIDE_SPLIT: still measure each device
+                                              alone, plan the bus and measure the split;
+                                              0: split by the tuned times, unmeasured */
+    int paper_plan;                        /* 1: a split runs the paper's plan (Eq. 4-9
+                                              from the tuned times), not the bus plan */
+};
+
+/* What was decided. ht__decision_destroy frees what it owns. */
+struct ht__decision {
+    struct ht_coexec *cx;       /* owned: what runs, every device or one alone */
+    size_t *idx;                /* owned: cx's device k is devs[idx[k]] */
+    size_t ncx;
+    size_t fastest;             /* the fastest device alone (measured, else by tuned time) */
+    int split;                  /* 1: cx splits over every device */
+    int has_res;                /* 1: res is a measured run of cx on the whole problem */
+    struct ht_coexec_result res;/* the split measured once, or the fastest device's run
+                                   alone, when has_res */
+    double predicted_split_s;   /* ht_coexec_estimate's wall time of the split; -1 unknown */
+    double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
+    double measured_split_s;    /* the split's measured wall time; -1 when not measured */
+    char text[256];             /* the decision in words */
+};
+
+/* Decides between splitting over in->devs and the fastest of them alone, as `hetune
+ * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
+ * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
+ * (ht_workflow_alone, in->alone_opts), ht_coexec_estimate predicts the split with the
+ * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
+ * predicted to pay (or forced) runs the bus plan (unless in->paper_plan, or the scheduler
+ * is not static) once: measured slower than the fastest device alone, and not forced, that
+ * device runs alone. *out is filled (zeroed first); on error it may hold part of it:
+ * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
+ * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
+ * HT_ENOMEM. */
+int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
+
+/* Frees what d owns; d may be zeroed or partly filled. */
+void ht__decision_destroy(struct ht__decision *d);
+
+/* The link of dev that `hetune devices --bandwidth` stored in store, into *bw: 1 when the
+ * store holds one measured on the path that asked resolves to for dev, else 0. */
+int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
+                   enum ht_data_path asked, struct ht_bandwidth *bw);
+
+#endif

@@ -1,0 +1,180 @@
+/* The split-or-alone decision over one machine's devices (decide-internal.h): the
+ * runtime's at ht_runtime_open, and each node's of a split over MPI. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/decide-internal.h"
+
+int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
+                   enum ht_data_path asked, struct ht_bandwidth *bw)
+{
+    int64_t dev_id;
+
+    return ht_store_device_id(store, dev, &dev_id, NULL) == HT_OK &&
+           ht_store_get_bandwidth(store, dev_id, bw, NULL) == HT_OK &&
+           bw->path == ht_data_path_resolve(asked, dev);
+}
+
+void ht__decision_destroy(struct ht__decision *d)
+{
+    if (!d)
+        return;
+    ht_coexec_free(d->cx);
+    free(d->idx);
+    if (d->has_res)
+        ht_coexec_result_destroy(&d->res);
+    memset(d, 0, sizeof *d);
+}
+
+/* Makes out->cx over in->devs[idx[0..k)) (their configurations, tuned times and links). */
+static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
+                   struct ht__decision *out, struct ht_error *err)
+{
+    struct ht_coexec_device *cd = calloc(k, sizeof *cd);
+    int rc;
+
+    out->idx = calloc(k, sizeof *out->idx);
+    if (!cd || !out->idx) {
+        free(cd);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++) {
+        const struct ht_workflow_device *d = &in->devs[idx[i]];
+        cd[i].dev = d->dev;
+        cd[i].config = d->config;
+        cd[i].time_s = d->tuned_s;
+        out->idx[i] = idx[i];
+    }
+    out->ncx = k;
+    rc = ht_coexec_create(in->spec, cd, k, in->copts, &out->cx, err);
+    /* The bus models then turn bytes into seconds at each device's measured rates. */
+    for (size_t i = 0; rc == HT_OK && in->bw && i < k; i++)
+        if (in->bw[idx[i]])
+            rc = ht_coexec_set_bandwidth(out->cx, i, in->bw[idx[i]], err);
+    free(cd);
+    return rc;
+}
+
+/* The words of a measured decision. */
+static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate *est,
+                struct ht__decision *out)
+{
+    size_t fi = in->devs[out->fastest].dev->index;
+
+    if (out->split)
+        snprintf(out->text, sizeof out->text,
+                 "%s over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
+                 "%.6g s", in->mode == HT__DECIDE_SPLIT ? "split as asked" : "split", in->n,
+                 est->split_s, out->measured_split_s, fi, est->alone_s);
+    else if (out->measured_split_s > 0)
+        snprintf(out->text, sizeof out->text,
+                 "device %zu alone: the split measured %.6g s, longer than it alone (%.6g s)",
+                 fi, out->measured_split_s, est->alone_s);
+    else
+        snprintf(out->text, sizeof out->text,
+                 "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
+                 "alone (%.6g s)", fi, est->split_s, est->alone_s);
+}
+
+int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)
+{
+    struct ht_coexec **alone_cx = NULL;
+    struct ht_coexec_result *alone_res = NULL;
+    struct ht_coexec_alone *alone = NULL;
+    struct ht_coexec_estimate est;
+    size_t n = in->n, *all = NULL, fastest = 0;
+    int forced = in->mode == HT__DECIDE_SPLIT, rc = HT_OK;
+
+    memset(out, 0, sizeof *out);
+    out->predicted_split_s = out->predicted_alone_s = out->measured_split_s = -1;
+    if (n == 0)
+        return ht_error_set(err, HT_EINVAL, "no device to decide over");
+    for (size_t i = 1; i < n; i++)
+        if (in->devs[i].tuned_s < in->devs[fastest].tuned_s)
+            fastest = i;
+    out->fastest = fastest;
+    if (n == 1 || in->mode == HT__DECIDE_ALONE) {
+        snprintf(out->text, sizeof out->text,
+                 n == 1 ? "one device: nothing to split"
+                        : "alone as asked: device %zu has the shortest tuned time",
+                 in->devs[fastest].dev->index);
+        return make_cx(in, &fastest, 1, out, err);
+    }
+    all = calloc(n, sizeof *all);
+    if (!all)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        all[i] = i;
+    if (forced && !in->measure_forced) {
+        snprintf(out->text, sizeof out->text, "split as asked, over %zu devices", n);
+        out->split = 1;
+        rc = make_cx(in, all, n, out, err);
+        free(all);
+        return rc;
+    }
+
+    /* Measure every device alone with the co-execution's clock, then predict. */
+    alone_cx = calloc(n, sizeof *alone_cx);
+    alone_res = calloc(n, sizeof *alone_res);
+    alone = calloc(n, sizeof *alone);
+    if (!alone_cx || !alone_res || !alone) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; rc == HT_OK && i < n; i++) {
+        rc = ht_workflow_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
+                               &alone_res[i], err);
+        if (rc == HT_OK)
+            alone[i] = in->devs[i].alone;
+    }
+    if (rc == HT_OK)
+        rc = make_cx(in, all, n, out, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_estimate(out->cx, alone, &est, err);
+    if (rc != HT_OK)
+        goto done;
+    out->fastest = fastest = est.fastest;
+    out->predicted_split_s = est.split_s;
+    out->predicted_alone_s = est.alone_s;
+    if (est.worth_it || forced) {
+        /* The split runs the plan the estimate predicted: the bus plan. It is measured
+         * once, as the devices were alone, since what they share when they run together
+         * (host memory, cores) is not in the prediction: slower than the fastest alone,
+         * that device runs alone unless forced. */
+        if (!in->paper_plan &&
+            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(out->cx))->name, "static"))
+            rc = ht_coexec_plan_bus(out->cx, alone, err);
+        if (rc == HT_OK)
+            rc = ht_coexec_run(out->cx, &out->res, err);
+        if (rc != HT_OK)
+            goto done;
+        out->has_res = 1;
+        out->measured_split_s = out->res.wall_s;
+        out->split = forced || out->measured_split_s <= est.alone_s;
+    }
+    say(in, &est, out);
+    if (!out->split) {
+        /* Its co-execution alone and its run are ready: keep them, free the split. */
+        if (out->has_res)
+            ht_coexec_result_destroy(&out->res);
+        out->res = alone_res[fastest];
+        memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
+        out->has_res = 1;
+        ht_coexec_free(out->cx);
+        out->cx = alone_cx[fastest];
+        alone_cx[fastest] = NULL;
+        out->idx[0] = fastest;
+        out->ncx = 1;
+    }
+done:
+    for (size_t i = 0; alone_cx && i < n; i++)
+        ht_coexec_free(alone_cx[i]);
+    for (size_t i = 0; alone_res && i < n; i++)
+        ht_coexec_result_destroy(&alone_res[i]);
+    free(alone_cx);
+    free(alone_res);
+    free(alone);
+    free(all);
+    return rc;
+}
