@@ -107,7 +107,9 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
  * scheduler and options of opts->coexec. Rank 0 alone opens the database opts->db and
  * reads each device's best configuration (nothing is tuned: a device without one is
  * reported and left out, as is a node whose devices all are or that cannot co-execute).
- * Each node first co-executes the whole problem; its wall time gives its share by Eq. 4
+ * Each node decides as ht_workflow_split does between splitting over its devices and the
+ * fastest of them alone (opts->force, opts->paper_plan and opts->coexec.margin apply).
+ * Each node first runs the whole problem so; its wall time gives its share by Eq. 4
  * one level up (ht_split_plan_compute on the nodes' times), its work-group being the least
  * common multiple of its devices' work-groups along the split dimension. Then, per run
  * (the spec's repeats, the mean of the best keep_best, one untimed run first): rank 0's

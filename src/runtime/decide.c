@@ -73,8 +73,9 @@ static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate 
                  fi, out->measured_split_s, est->alone_s);
     else
         snprintf(out->text, sizeof out->text,
-                 "device %zu alone: splitting is predicted to be slower (%.6g s) than it "
-                 "alone (%.6g s)", fi, est->split_s, est->alone_s);
+                 "device %zu alone: splitting is predicted at %.6g s, not %g%% faster than it "
+                 "alone (%.6g s, the margin)", fi, est->split_s, 100 * in->copts->margin,
+                 est->alone_s);
 }
 
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)

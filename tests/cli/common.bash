@@ -90,3 +90,15 @@ require_mpi() {
         mpiflags+=(--allow-run-as-root)
     fi
 }
+
+# Writes $tmp/rank.sh, which runs hetune as each rank of mpirun would on a node of its own:
+# with its own PoCL cache folder.
+mpi_rank_script() {
+    cat >"$tmp/rank.sh" <<EOF
+#!/usr/bin/env bash
+export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+mkdir -p "\$POCL_CACHE_DIR"
+exec "$HETUNE" "\$@"
+EOF
+    chmod +x "$tmp/rank.sh"
+}

@@ -19,14 +19,7 @@ require_platform
 
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-# Each rank as on a node of its own: its own PoCL cache folder.
-cat >"$tmp/rank.sh" <<EOF
-#!/usr/bin/env bash
-export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
-mkdir -p "\$POCL_CACHE_DIR"
-exec "$HETUNE" "\$@"
-EOF
-chmod +x "$tmp/rank.sh"
+mpi_rank_script
 
 # Runs `mpirun -n $1 hetune tune SPEC` with the remaining arguments. $recovery, when set, is
 # --enable-recovery: Open MPI 4 then lets the others go on when a rank dies (but mpirun's
