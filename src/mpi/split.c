@@ -650,9 +650,9 @@ static char *report_text(const struct msplit *m, const struct figures *f)
                        m->np, w->size, dim_names[m->opts->coexec.dim], m->opts->coexec.dim,
                        m->plan.global, m->opts->coexec.scheduler ? m->opts->coexec.scheduler
                                                                  : "static");
-    bad |= ht__mpi_put(&b, "nodes         Eq. 4 on each node's measured co-execution of the "
-                       "whole problem, slices of whole work-groups of every device of a "
-                       "node (the lcm of their work-groups)\n\n");
+    bad |= ht__mpi_put(&b, "nodes         Eq. 4 on each node's measured run of the whole problem "
+                       "as it decided (its devices split, or its fastest alone), slices of "
+                       "whole work-groups of every device it runs on (their lcm)\n\n");
     bad |= ht__mpi_put(&b, "%-4s %-16s %-7s %10s %8s %8s %20s %10s %10s %10s\n", "rank", "host",
                        "granule", "alone", "optimal", "adjusted", "owned", "split",
                        "scatter", "gather");
