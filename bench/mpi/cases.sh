@@ -15,13 +15,7 @@ set -eu
 bench=hetune-bench-mpi-cases
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
-cat >"$work/rank.sh" <<EOS
-#!/usr/bin/env bash
-export POCL_CACHE_DIR="$work/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
-mkdir -p "\$POCL_CACHE_DIR"
-exec "$hetune" "\$@"
-EOS
-chmod +x "$work/rank.sh"
+rank_script
 mkdir -p "$work/cases"
 
 # name, spec, split dimension, sizes: a node's whole problem takes 0.05-0.5 s on one core.

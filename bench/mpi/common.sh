@@ -20,3 +20,14 @@ flags=(--oversubscribe --bind-to core --map-by core)
 if [ "$(id -u)" = 0 ]; then
     flags+=(--allow-run-as-root)
 fi
+
+# Writes $work/rank.sh: hetune as one rank on a node of its own (its own PoCL cache folder).
+rank_script() {
+    cat >"$work/rank.sh" <<EOS
+#!/usr/bin/env bash
+export POCL_CACHE_DIR="$work/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+mkdir -p "\$POCL_CACHE_DIR"
+exec "$hetune" "\$@"
+EOS
+    chmod +x "$work/rank.sh"
+}

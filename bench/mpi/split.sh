@@ -17,13 +17,7 @@ set -eu
 bench=hetune-bench-mpi-split
 # shellcheck source=common.sh
 source "$(dirname "$0")/common.sh"
-cat >"$work/rank.sh" <<EOS
-#!/usr/bin/env bash
-export POCL_CACHE_DIR="$work/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
-mkdir -p "\$POCL_CACHE_DIR"
-exec "$hetune" "\$@"
-EOS
-chmod +x "$work/rank.sh"
+rank_script
 spec="$root/bench/mpi/split-spec.json"
 
 echo "bench/mpi/split: $(nproc) cores; $(mpirun --version | head -1); $("$hetune" --version)"

@@ -326,40 +326,11 @@ void ht_runtime_close(struct ht_runtime *rt)
     free(rt);
 }
 
-/* The argument called name, or HT_EINVAL naming it and listing the buffers. */
-static int find_arg(const struct ht_runtime *rt, const char *name, size_t *arg,
-                    struct ht_error *err)
-{
-    const struct ht_spec *spec = rt->spec;
-    char list[512] = "";
-    size_t len = 0;
-
-    for (size_t a = 0; name && a < spec->nargs; a++) {
-        if (strcmp(spec->args[a].name, name))
-            continue;
-        if (!spec->args[a].is_buffer)
-            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a scalar: its value "
-                                "comes from the spec's sizes, it cannot be bound",
-                                name, spec->name);
-        if (spec->args[a].access == HT_ACCESS_TEMP)
-            return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' is a temp buffer: it "
-                                "lives on the devices only", name, spec->name);
-        *arg = a;
-        return HT_OK;
-    }
-    for (size_t a = 0; a < spec->nargs && len < sizeof list; a++)
-        if (spec->args[a].is_buffer && spec->args[a].access != HT_ACCESS_TEMP)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
-                                    spec->args[a].name);
-    return ht_error_set(err, HT_EINVAL, "'%s' has no argument '%s'; its buffers are %s",
-                        spec->name, name ? name : "(null)", list);
-}
-
 int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *bytes,
                          struct ht_error *err)
 {
     size_t a;
-    int rc = find_arg(rt, name, &a, err);
+    int rc = ht_spec_bind_arg(rt->spec, name, &a, err);
 
     if (rc == HT_OK)
         *bytes = rt->arg_bytes[a];
@@ -389,17 +360,12 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
                     struct ht_error *err)
 {
     size_t a;
-    int rc = find_arg(rt, name, &a, err);
+    int rc = ht_spec_bind_arg(rt->spec, name, &a, err);
 
+    if (rc == HT_OK)
+        rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc != HT_OK)
         return rc;
-    if (!data)
-        return ht_error_set(err, HT_EINVAL, "argument '%s': no array given (NULL)", name);
-    if (bytes != rt->arg_bytes[a])
-        return ht_error_set(err, HT_EINVAL, "argument '%s' of '%s' needs %zu bytes (%zu %s), "
-                            "not %zu", name, rt->spec->name, rt->arg_bytes[a],
-                            rt->arg_bytes[a] / ht_type_size(rt->spec->args[a].type),
-                            ht_type_name(rt->spec->args[a].type), bytes);
     rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
     if (rc == HT_OK)
         rt->bound[a] = data;

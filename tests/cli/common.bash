@@ -91,14 +91,30 @@ require_mpi() {
     fi
 }
 
-# Writes $tmp/rank.sh, which runs hetune as each rank of mpirun would on a node of its own:
-# with its own PoCL cache folder.
+# Writes $tmp/rank.sh, which runs $1 (default hetune) as each rank of mpirun would on a node
+# of its own: with its own PoCL cache folder (two processes building one program in one
+# folder pull it from under each other). Test hooks: the rank named by $NO_PLATFORM finds no
+# OpenCL platform; the device of each rank listed in $SLICE_FAIL fails in any slice that
+# does not start at 0 (supervise.h).
 mpi_rank_script() {
     cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
-export POCL_CACHE_DIR="$tmp/pocl-\${OMPI_COMM_WORLD_RANK:-0}"
+r=\${OMPI_COMM_WORLD_RANK:-0}
+export POCL_CACHE_DIR="$tmp/pocl-\$r"
 mkdir -p "\$POCL_CACHE_DIR"
-exec "$HETUNE" "\$@"
+case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
+[ "\${NO_PLATFORM:-}" = "\$r" ] && export OCL_ICD_VENDORS="$tmp/none" OCL_ICD_FILENAMES=
+exec "${1:-$HETUNE}" "\$@"
 EOF
     chmod +x "$tmp/rank.sh"
+}
+
+# Runs $tmp/rank.sh under `mpirun -n $1` with the remaining arguments; stdout in $tmp/out,
+# stderr in $tmp/err, the exit status in $status (a hang ends in 124 after 300 s).
+mpi_run() {
+    local n=$1
+    shift
+    status=0
+    timeout 300 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
+        status=$?
 }

@@ -30,29 +30,7 @@ vecadd="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
 export HETUNE_DB="$tmp/db"
-# Each rank as on a node of its own: its own PoCL cache folder (two processes building one
-# program in one folder pull it from under each other).
-# The device of each rank listed in $SLICE_FAIL fails in any slice that does not start at
-# 0 (the test hook of supervise.h); the rank named by $NO_PLATFORM finds no OpenCL platform.
-cat >"$tmp/rank.sh" <<EOF
-#!/usr/bin/env bash
-r=\${OMPI_COMM_WORLD_RANK:-0}
-export POCL_CACHE_DIR="$tmp/pocl-\$r"
-mkdir -p "\$POCL_CACHE_DIR"
-case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
-[ "\${NO_PLATFORM:-}" = "\$r" ] && export OCL_ICD_VENDORS="$tmp/none" OCL_ICD_FILENAMES=
-exec "$example" "\$@"
-EOF
-chmod +x "$tmp/rank.sh"
-
-# Runs the example with $1 ranks and the remaining arguments (a hang ends in status 124).
-mpi() {
-    local n=$1
-    shift
-    status=0
-    timeout 300 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
-        status=$?
-}
+mpi_rank_script "$example"
 
 # The bytes a launch moved, against what the other nodes' slices need: $1 the bytes of
 # one unit of every scattered buffer sliced along the split dimension, $2 the halo in
@@ -93,27 +71,27 @@ expect_right() {
 
 # vecadd (N = 8192 floats; b and c scattered, a gathered, 4 * 8192 / units bytes a unit
 # each), tuned by ht_mpi_tune in the same program, 2 ranks; then 3 ranks on that database.
-mpi 2 "$vecadd" --tune
+mpi_run 2 "$vecadd" --tune
 expect_right 2
 grep -q "^model 0: .* on ranks 0, 1" "$tmp/out" || fail "not tuned over MPI: $(cat "$tmp/out")"
 units=$(sed -n 's/^split *\([0-9]*\) units.*/\1/p' "$tmp/out")
 check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
-mpi 3 "$vecadd"
+mpi_run 3 "$vecadd"
 expect_right 3
 if grep -q "^model 0" "$tmp/out"; then fail "tuned without --tune: $(cat "$tmp/out")"; fi
 check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
 
 # conv1d (a halo of 32 inputs past each slice, the mask of 33 floats whole), 2 and 3 ranks.
-mpi 2 "$conv" --tune
+mpi_run 2 "$conv" --tune
 expect_right 2
 check_moved 4 32 $((4 * 33)) 4
-mpi 3 "$conv"
+mpi_run 3 "$conv"
 expect_right 3
 check_moved 4 32 $((4 * 33)) 4
 
 # A rank with no OpenCL platform is left out, saying why; the other two share the work and
 # the left-out rank's launches return with theirs.
-NO_PLATFORM=2 mpi 3 "$conv"
+NO_PLATFORM=2 mpi_run 3 "$conv"
 expect_status 0
 grep -q "^result      all 5 launches right" "$tmp/out" || fail "not all right: $(cat "$tmp/out")"
 grep -q "3 ranks (2 take part)" "$tmp/out" || fail "not 2 of 3 ranks: $(cat "$tmp/out")"
@@ -121,20 +99,20 @@ grep -q "^rank 2 .*left out: .*no OpenCL platform" "$tmp/out" || fail "no reason
 check_moved 4 32 $((4 * 33)) 4
 
 # An argument left unbound on rank 0: the launch fails on every rank, naming it, no hang.
-mpi 3 "$conv" --leave-unbound mask
+mpi_run 3 "$conv" --leave-unbound mask
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: .*argument 'mask' of 'conv1d_mpi' is not bound on rank 0" "$tmp/err")" = 3 ] ||
     fail "not every rank told of the unbound argument: $(cat "$tmp/err")"
 
 # Devices that fail in their slice (every rank's, in a slice not at 0: two of the three):
 # the launch fails on every rank, naming the first rank that failed, no hang.
-SLICE_FAIL="0 1 2" mpi 3 "$conv"
+SLICE_FAIL="0 1 2" mpi_run 3 "$conv"
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: rank [0-2] (.*) failed in its slice: .*injected by HETUNE_TEST_SLICE_FAIL" "$tmp/err")" = 3 ] ||
     fail "not every rank told of the failed slice: $(cat "$tmp/err")"
 
 # A database without configurations: the open fails on every rank, telling to tune first.
-HETUNE_DB="$tmp/empty.db" mpi 2 "$vecadd"
+HETUNE_DB="$tmp/empty.db" mpi_run 2 "$vecadd"
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [01]: cannot open the runtime: .*no configuration in the database (run 'mpirun -n K hetune tune'" "$tmp/err")" = 2 ] ||
     fail "not every rank told of the empty database: $(cat "$tmp/err")"

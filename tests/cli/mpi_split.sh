@@ -25,28 +25,7 @@ require_platform
 vecadd="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-# Each rank as on a node of its own: its own PoCL cache folder. The rank named by
-# $NO_PLATFORM finds no OpenCL platform; the device of the rank named by $SLICE_FAIL fails
-# in any slice that does not start at 0 (the test hook of supervise.h).
-cat >"$tmp/rank.sh" <<EOF
-#!/usr/bin/env bash
-r=\${OMPI_COMM_WORLD_RANK:-0}
-export POCL_CACHE_DIR="$tmp/pocl-\$r"
-mkdir -p "\$POCL_CACHE_DIR"
-[ "\${NO_PLATFORM:-}" = "\$r" ] && export OCL_ICD_VENDORS="$tmp/none" OCL_ICD_FILENAMES=
-[ "\${SLICE_FAIL:-}" = "\$r" ] && export HETUNE_TEST_SLICE_FAIL=0
-exec "$HETUNE" "\$@"
-EOF
-chmod +x "$tmp/rank.sh"
-
-# Runs `mpirun -n $1 hetune $2 SPEC...` with the remaining arguments.
-mpi() {
-    local n=$1
-    shift
-    status=0
-    timeout 300 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
-        status=$?
-}
+mpi_rank_script "$HETUNE"
 
 # What every split must show: K ranks took part, verified, owned ranges that partition
 # [0, global) in whole granules, the efficiency as defined, the bytes of the other nodes.
@@ -71,21 +50,21 @@ EOF
 }
 
 # The configurations: a distributed tune of each spec into rank 0's database.
-mpi 2 tune "$vecadd" -q --db "$tmp/db"
+mpi_run 2 tune "$vecadd" -q --db "$tmp/db"
 expect_status 0
-mpi 2 tune "$conv" -q --db "$tmp/db"
+mpi_run 2 tune "$conv" -q --db "$tmp/db"
 expect_status 0
 
 # vecadd, 2 ranks: every byte that moves is the other node's slice (of N = 8192 floats, 8192 /
 # global per unit: b and c scattered, a gathered).
-mpi 2 split "$vecadd" --db "$tmp/db" --json
+mpi_run 2 split "$vecadd" --db "$tmp/db" --json
 expect_status 0
 check_split 2
 check 'd["scattered_bytes"] == 2 * 4 * (8192 // d["global"]) * (d["per_rank"][1]["owned"][1] - d["per_rank"][1]["owned"][0])'
 check 'd["gathered_bytes"] == 4 * (8192 // d["global"]) * (d["per_rank"][1]["owned"][1] - d["per_rank"][1]["owned"][0])'
 
 # vecadd, 3 ranks, text.
-mpi 3 split "$vecadd" --db "$tmp/db"
+mpi_run 3 split "$vecadd" --db "$tmp/db"
 expect_status 0
 grep -q "^ranks         3 of 3 took part (MPI)" "$tmp/out" || fail "no rank count: $(cat "$tmp/out")"
 grep -q "^efficiency    [0-9.]* (the bound over the measured wall time)" "$tmp/out" ||
@@ -97,7 +76,7 @@ grep -q "^verification  passed against one run of device 0 (.*) alone" "$tmp/out
 # conv1d (a halo of MASK - 1 = 32 inputs past each slice), 2 and 3 ranks: each other node
 # gets its owned inputs plus the halo, and the mask (33 floats) whole.
 for k in 2 3; do
-    mpi "$k" split "$conv" --db "$tmp/db" --json
+    mpi_run "$k" split "$conv" --db "$tmp/db" --json
     expect_status 0
     check_split "$k"
     check 'd["scattered_bytes"] == sum(4 * (r["owned"][1] - r["owned"][0] + 32) + 4 * 33 for r in d["per_rank"][1:])'
@@ -106,42 +85,42 @@ done
 
 # Two devices a node (PoCL's pthread and basic devices, each rank both): each node
 # co-executes its slice on both, in whole work-groups of each, and the result verifies.
-POCL_DEVICES="pthread basic" mpi 2 tune "$conv" -q --db "$tmp/db"
+POCL_DEVICES="pthread basic" mpi_run 2 tune "$conv" -q --db "$tmp/db"
 expect_status 0
-POCL_DEVICES="pthread basic" mpi 2 split "$conv" --db "$tmp/db" --json
+POCL_DEVICES="pthread basic" mpi_run 2 split "$conv" --db "$tmp/db" --json
 expect_status 0
 check_split 2
 check 'all(len(r["devices"]) == 2 and all("config" in x for x in r["devices"]) for r in d["per_rank"])'
 
 # A rank with no OpenCL platform is reported and left out; the other two split and verify.
-NO_PLATFORM=2 mpi 3 split "$conv" --db "$tmp/db" --json
+NO_PLATFORM=2 mpi_run 3 split "$conv" --db "$tmp/db" --json
 expect_status 0
 check 'd["ranks"] == 3 and d["took_part"] == 2 and d["verified"] is True'
 check 'd["per_rank"][2]["state"] == "left out" and "no OpenCL platform" in d["per_rank"][2]["why"]'
 check 'sum(r["owned"][1] - r["owned"][0] for r in d["per_rank"][:2]) == d["global"]'
 
 # Rank 0 holds the inputs and verifies: without a platform, every rank says why.
-NO_PLATFORM=0 mpi 2 split "$conv" --db "$tmp/db"
+NO_PLATFORM=0 mpi_run 2 split "$conv" --db "$tmp/db"
 expect_status 1
 grep -q "hetune split: rank 0 (.*) cannot co-execute the whole problem, .*no OpenCL platform" \
     "$tmp/err" || fail "no reason: $(cat "$tmp/err")"
 
 # A database without configurations: told to tune first.
-mpi 2 split "$conv" --db "$tmp/empty.db"
+mpi_run 2 split "$conv" --db "$tmp/empty.db"
 expect_status 1
 expect_err "no configuration in the database (run 'mpirun -n K hetune tune'"
 
 # A device that fails in its slice (not in the whole problem, which starts at 0): rank 2's
 # slice lies after the others' (nodes are laid out in rank order, the residue node last), so
 # it fails; the other two split again without it and verify.
-SLICE_FAIL=2 mpi 3 split "$conv" --db "$tmp/db" --json
+SLICE_FAIL=2 mpi_run 3 split "$conv" --db "$tmp/db" --json
 expect_status 0
 check 'd["took_part"] == 2 and d["verified"] is True and d["per_rank"][2]["state"] == "left out"'
 check '"failed in its slice" in d["per_rank"][2]["why"] and "HETUNE_TEST_SLICE_FAIL" in d["per_rank"][2]["why"]'
 check 'sum(r["owned"][1] - r["owned"][0] for r in d["per_rank"][:2]) == d["global"]'
 
 # Bad input: what does not run over MPI is refused before MPI starts.
-mpi 2 split "$vecadd" --db "$tmp/db" --refine 2
+mpi_run 2 split "$vecadd" --db "$tmp/db" --refine 2
 expect_status 2
 expect_err "over MPI, split does not take --refine"
 echo "ok"

@@ -20,7 +20,7 @@ require_platform
 
 conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
 export POCL_DEVICES="pthread basic" POCL_KERNEL_CACHE=0
-mpi_rank_script
+mpi_rank_script "$HETUNE"
 
 mpi() {
     status=0

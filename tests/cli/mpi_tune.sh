@@ -19,7 +19,7 @@ require_platform
 
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
-mpi_rank_script
+mpi_rank_script "$HETUNE"
 
 # Runs `mpirun -n $1 hetune tune SPEC` with the remaining arguments. $recovery, when set, is
 # --enable-recovery: Open MPI 4 then lets the others go on when a rank dies (but mpirun's
