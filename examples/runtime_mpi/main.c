@@ -181,7 +181,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < info->size; r++) {
             const struct ht_mpi_runtime_node *nd = &info->nodes[r];
             if (!nd->took_part) {
-                printf("rank %d      %s: left out: %s\n", r, nd->host, nd->why);
+                printf("rank %d      %s: %s: %s\n", r, nd->host,
+                       nd->alone_s > 0 ? "not used" : "left out", nd->why);
                 continue;
             }
             printf("rank %d      %s: alone %.3f ms, share %.4f, slice [%llu, %llu), owns "
@@ -195,6 +196,7 @@ int main(int argc, char **argv)
                        nd->devices[d].dev->name,
                        nd->devices[d].usable ? nd->devices[d].config : nd->devices[d].why);
         }
+        printf("nodes       %s\n", info->decision);
         printf("bound       %.3f ms (Eq. 4 on the nodes' times alone)\n", 1e3 * info->bound_s);
 
         /* Rank 0's arrays, the only ones that launches read and write, in memory its

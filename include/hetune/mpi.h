@@ -181,7 +181,8 @@ struct ht_mpi_runtime_node {
     int rank;
     const char *host;        /* borrowed */
     int took_part;           /* 1: it has a share of the launches */
-    const char *why;         /* borrowed: why it takes no part; "" when it does */
+    const char *why;         /* borrowed: why it takes no part (its failure, or the nodes'
+                                decision); "" when it does */
     size_t ndevices;
     const struct ht_mpi_runtime_device *devices; /* ndevices, borrowed */
     double alone_s;          /* its wall time co-executing the whole problem at open */
@@ -202,10 +203,16 @@ struct ht_mpi_runtime_info {
     const char *spec;        /* the spec's name */
     int rank, size;          /* this process's rank, the ranks of MPI_COMM_WORLD */
     size_t took_part;        /* the nodes that take part */
+    const char *decision;    /* the nodes' split-or-alone decision, in words (borrowed):
+                                the other nodes must make Eq. 4's time over them at least
+                                opts' margin (10%) faster than rank 0's node alone, which
+                                holds the data; else rank 0 runs alone (mode
+                                HT_RUNTIME_SPLIT: they split anyway) */
     const struct ht_mpi_runtime_node *nodes; /* size, by rank */
     unsigned dim;            /* the split dimension */
     uint64_t global;         /* its units */
-    double bound_s;          /* Eq. 4's bound from the nodes' times alone: 1 / sum 1/t */
+    double bound_s;          /* Eq. 4's bound from the times alone of every node that could
+                                take part: 1 / sum 1/t */
     uint64_t launches;       /* launches so far */
     double last_wall_s;      /* rank 0: the last launch from the barrier to the last
                                 output gathered; on the others their own scatter, run

@@ -131,10 +131,11 @@ int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wa
 /* Fills nodes (world size entries) and devs (every rank's devices, rank by rank) with what
  * m knows of each node: host, devices and their configurations, whether it takes part and
  * why not, its time alone, share and slice. The strings and devices are borrowed from m.
- * *took_part, *global and *bound_s (Eq. 4 on the nodes' times) with them. */
+ * *took_part, *global, *bound_s (Eq. 4 on the times of every node that could take part)
+ * and *decision (the nodes' split-or-alone decision in words, borrowed) with them. */
 void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
                             struct ht_mpi_runtime_device *devs, size_t *took_part,
-                            uint64_t *global, double *bound_s);
+                            uint64_t *global, double *bound_s, const char **decision);
 
 /* The world size and the number of devices of every rank together (for describe's
  * arrays). */

@@ -74,7 +74,7 @@ static int describe(struct ht_mpi_runtime *rt, struct ht_error *err)
     if (!rt->nodes || !rt->devs || !rt->figs)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht__mpi_nodes_describe(rt->m, rt->nodes, rt->devs, &rt->info.took_part, &rt->info.global,
-                           &rt->info.bound_s);
+                           &rt->info.bound_s, &rt->info.decision);
     rt->info.spec = rt->spec->name;
     rt->info.rank = rt->rank;
     rt->info.size = size;

@@ -94,6 +94,8 @@ struct msplit {
     double *figs;                /* rank 0: csize x nruns x NF; else nruns x NF */
     uint64_t scattered, gathered;/* bytes per run to and from the other nodes */
     int verified;                /* -1 not verified, 0 failed, 1 passed */
+    int nodes_split;             /* 1: the work is split over the nodes; 0: rank 0 alone */
+    char decision[320];          /* the nodes' split-or-alone decision, in words */
     struct ht_error verr;
 };
 
@@ -250,6 +252,7 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
 {
     struct ht_split_device_in *in = calloc((size_t)m->w.size, sizeof *in);
     const struct node *n0 = &m->nodes[0];
+    double margin = m->opts->coexec.margin;
     int rc;
 
     if (!in)
@@ -274,6 +277,37 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
         m->part[r] = (int)m->np++;
     }
     rc = ht_split_plan_compute(n0->units, in, m->np, &m->plan, err);
+    m->nodes_split = m->np > 1;
+    if (rc != HT_OK || m->np < 2) {
+        snprintf(m->decision, sizeof m->decision, "one node: nothing to split");
+        free(in);
+        return rc;
+    }
+    /* The split-or-alone decision one level up: rank 0 holds the data, so the other
+     * nodes must win the margin over rank 0's node alone (ht_split_decide's rule, against
+     * rank 0 rather than the fastest), as a node's devices must over its fastest alone
+     * (the nodes' times: each node's measured run of the whole problem;
+     * the slices as launched, in whole granules). */
+    if (!(margin >= 0.0 && isfinite(margin)))
+        margin = HT_SPLIT_MARGIN_DEFAULT;
+    m->nodes_split = m->opts->force || m->plan.adjusted_time_s * (1.0 + margin) <= n0->alone_s;
+    if (m->nodes_split) {
+        snprintf(m->decision, sizeof m->decision,
+                 "split over %zu nodes%s: Eq. 4 predicts %.6g s, rank 0's node alone %.6g s",
+                 m->np, m->opts->force ? " as asked" : "", m->plan.adjusted_time_s,
+                 n0->alone_s);
+        free(in);
+        return HT_OK;
+    }
+    snprintf(m->decision, sizeof m->decision,
+             "rank 0's node alone: Eq. 4 over %zu nodes predicts %.6g s, not %.0f%% faster "
+             "than rank 0's node alone (%.6g s; --force splits anyway)",
+             m->np, m->plan.adjusted_time_s, 100.0 * margin, n0->alone_s);
+    for (int r = 1; r < m->w.size; r++)
+        m->part[r] = -1;
+    m->np = 1;
+    ht_split_plan_destroy(&m->plan);
+    rc = ht_split_plan_compute(n0->units, in, 1, &m->plan, err);
     free(in);
     return rc;
 }
@@ -615,8 +649,10 @@ static int figures(const struct msplit *m, struct figures *f)
     }
     free(idx);
     /* Eq. 4's bound from the nodes' times: max_i S_i t_i = 1 / sum_j (1 / t_j). */
+    /* Over every node that could take part, whether or not the nodes' decision used it:
+     * the best split of the nodes' measured times. */
     for (int r = 0; r < m->w.size; r++)
-        if (m->part[r] >= 0) {
+        if (m->nodes[r].ok) {
             inv += 1.0 / m->nodes[r].alone_s;
             inv_min += 1.0 / m->nodes[r].alone_min_s;
         }
@@ -660,7 +696,13 @@ static char *report_text(const struct msplit *m, const struct figures *f)
         const struct node *n = &m->nodes[r];
         size_t first, nd;
         first = ht__mpi_world_rank_devices(w, r, &nd);
-        if (m->part[r] < 0) {
+        if (m->part[r] < 0 && n->ok) {
+            ht_format_seconds(n->alone_s, a, sizeof a);
+            bad |= ht__mpi_put(&b, "%-4d %-16.16s %7" PRIu64 " %10s not used: the nodes' "
+                               "decision (below)\n", r,
+                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->granule, a);
+            bad |= ht__mpi_put(&b, "       decision %s\n", n->decision);
+        } else if (m->part[r] < 0) {
             bad |= ht__mpi_put(&b, "%-4d %-16.16s left out: %s\n", r,
                                &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->why);
         } else {
@@ -685,9 +727,10 @@ static char *report_text(const struct msplit *m, const struct figures *f)
                                w->all[first + j].name, dc->ok ? dc->text : dc->why);
         }
     }
+    bad |= ht__mpi_put(&b, "\nnodes         %s\n", m->decision);
     ht_format_seconds(f->bound_s, a, sizeof a);
     ht_format_seconds(f->adjusted_s, c, sizeof c);
-    bad |= ht__mpi_put(&b, "\nbound         %s (Eq. 4 on the nodes' times: 1 / sum 1/t_r); %s "
+    bad |= ht__mpi_put(&b, "bound         %s (Eq. 4 on the nodes' times: 1 / sum 1/t_r); %s "
                        "with the slices as launched\n", a, c);
     ht_format_seconds(f->wall_s, a, sizeof a);
     ht_format_seconds(f->wall_min_s, c, sizeof c);
@@ -740,16 +783,31 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         first = ht__mpi_world_rank_devices(w, r, &nd);
         json_object_set_new(o, "rank", json_integer(r));
         json_object_set_new(o, "host", json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
-        json_object_set_new(o, "state", json_string(m->part[r] >= 0 ? "ok" : "left out"));
-        if (m->part[r] < 0) {
+        json_object_set_new(o, "state", json_string(m->part[r] >= 0 ? "ok"
+                                                    : n->ok             ? "not used"
+                                                                        : "left out"));
+        if (!n->ok) {
             json_object_set_new(o, "why", json_string(n->why));
         } else {
-            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
-            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
+            /* Every node that co-executed the whole problem: its time and decision. */
             json_object_set_new(o, "granule", json_integer((json_int_t)n->granule));
             json_object_set_new(o, "alone_s", json_real(n->alone_s));
             json_object_set_new(o, "alone_min_s", json_real(n->alone_min_s));
             json_object_set_new(o, "alone_kernel_s", json_real(n->kernel_s));
+            json_object_set_new(o, "decision", json_string(n->decision));
+            json_object_set_new(o, "node_split", json_boolean(n->split));
+            json_object_set_new(o, "predicted_split_s", n->predicted_split_s < 0
+                                    ? json_null() : json_real(n->predicted_split_s));
+            json_object_set_new(o, "predicted_alone_s", n->predicted_alone_s < 0
+                                    ? json_null() : json_real(n->predicted_alone_s));
+            json_object_set_new(o, "measured_split_s", n->measured_split_s < 0
+                                    ? json_null() : json_real(n->measured_split_s));
+        }
+        if (n->ok && m->part[r] < 0) {
+            json_object_set_new(o, "why", json_string(m->decision));
+        } else if (m->part[r] >= 0) {
+            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
+            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
             json_object_set_new(o, "optimal_factor", json_real(s->optimal_factor));
             json_object_set_new(o, "share", json_real(s->adjusted_factor));
             json_object_set_new(o, "slice", json_pack("[I, I]", (json_int_t)s->offset,
@@ -759,14 +817,6 @@ static char *report_json(const struct msplit *m, const struct figures *f)
             json_object_set_new(o, "split_s", json_real(fg[F_RUN]));
             json_object_set_new(o, "scatter_s", json_real(fg[F_SCATTER]));
             json_object_set_new(o, "gather_s", json_real(fg[F_GATHER]));
-            json_object_set_new(o, "decision", json_string(n->decision));
-            json_object_set_new(o, "node_split", json_boolean(n->split));
-            json_object_set_new(o, "predicted_split_s", n->predicted_split_s < 0
-                                    ? json_null() : json_real(n->predicted_split_s));
-            json_object_set_new(o, "predicted_alone_s", n->predicted_alone_s < 0
-                                    ? json_null() : json_real(n->predicted_alone_s));
-            json_object_set_new(o, "measured_split_s", n->measured_split_s < 0
-                                    ? json_null() : json_real(n->measured_split_s));
         }
         for (size_t j = 0; j < nd; j++) {
             const struct devcfg *dc = &m->cfg[first + j];
@@ -781,6 +831,8 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         json_array_append_new(per, o);
     }
     json_object_set_new(root, "per_rank", per);
+    json_object_set_new(root, "nodes_split", json_boolean(m->nodes_split));
+    json_object_set_new(root, "nodes_decision", json_string(m->decision));
     json_object_set_new(root, "bound_s", json_real(f->bound_s));
     json_object_set_new(root, "adjusted_s", json_real(f->adjusted_s));
     json_object_set_new(root, "wall_s", json_real(f->wall_s));
@@ -1155,7 +1207,7 @@ void ht__mpi_nodes_size(const struct msplit *m, int *size, size_t *ndevices)
 
 void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
                             struct ht_mpi_runtime_device *devs, size_t *took_part,
-                            uint64_t *global, double *bound_s)
+                            uint64_t *global, double *bound_s, const char **decision)
 {
     const struct ht__mpi_world *w = &m->w;
     double inv = 0;
@@ -1175,8 +1227,10 @@ void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *
         o->host = &w->hosts[(size_t)r * HT__MPI_HOST_MAX];
         o->devices = &devs[first];
         o->took_part = m->part[r] >= 0;
-        o->why = o->took_part ? "" : n->why;
+        o->why = o->took_part ? "" : n->ok ? m->decision : n->why;
         o->alone_s = n->ok ? n->alone_s : 0;
+        if (n->ok)
+            inv += 1.0 / n->alone_s;
         if (o->took_part) {
             const struct ht_split_slice *sl = &m->plan.slices[m->part[r]];
             o->share = sl->adjusted_factor;
@@ -1184,10 +1238,10 @@ void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *
             o->size = sl->size;
             o->own_offset = sl->own_offset;
             o->own_size = sl->own_size;
-            inv += 1.0 / n->alone_s;
         }
     }
     *took_part = m->np;
     *global = m->plan.global;
     *bound_s = inv > 0 ? 1.0 / inv : 0;
+    *decision = m->decision;
 }
