@@ -44,7 +44,7 @@ for line in "${all[@]}"; do
         tail -3 "$work/$name.err" "$work/$name.tune.txt" 2>/dev/null || true
         continue
     fi
-    python3 - "$name" "$root/$spec" "$dim" "$size" "$work/$name.split.json" \
+    python3 - "$name" "$spec" "$dim" "$size" "$work/$name.split.json" \
         "$work/cases/$name.json" <<'EOS'
 import json, sys
 name, spec, dim, size, split, out = sys.argv[1:]

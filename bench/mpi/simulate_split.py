@@ -36,6 +36,7 @@ network's rate from 2 to 1024 nodes.
 """
 import json
 import math
+import os
 import sys
 
 bw, lat, local_bw = 10e9, 2e-6, 4e9   # network (as simulate.py), one machine's memcpy rate
@@ -45,6 +46,9 @@ bw, lat, local_bw = 10e9, 2e-6, 4e9   # network (as simulate.py), one machine's 
 def spec_bytes(spec_path, sizes, config, dim):
     """(sliced input bytes, halo bytes, whole input bytes, output bytes) of a spec's buffers,
     split along dimension dim, at the sizes and the configuration's parameters."""
+    if not os.path.isabs(spec_path):  # relative to the source tree (bench/mpi/cases.sh)
+        spec_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                 spec_path)
     spec = json.load(open(spec_path))
     env = dict(spec.get("sizes", {}))
     env.update(sizes)
