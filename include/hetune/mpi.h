@@ -116,7 +116,11 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
  * inputs are scattered by slice (the slab of the axis walked by the split dimension that
  * the node's devices read, halo included; whole where a buffer has no such axis), every
  * node co-executes its slice, and the owned outputs are gathered at rank 0, which then
- * verifies them against one of its devices alone (ht_coexec_verify).
+ * verifies them against one of its devices alone (ht_coexec_verify). The nodes decide
+ * as a node's devices do: unless opts->force, the split over the nodes must be predicted
+ * (Eq. 4 on their times) faster than rank 0's node alone by opts->coexec.margin and then
+ * measure faster in the runs; otherwise rank 0's node runs alone (the others are "not
+ * used"), and the report says why.
  *
  * On rank 0, *text (owned by the caller, free()) receives the report, text or one JSON
  * object (json 1): the ranks that took part, each node's devices, time, shares, slice and

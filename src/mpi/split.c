@@ -95,6 +95,8 @@ struct msplit {
     uint64_t scattered, gathered;/* bytes per run to and from the other nodes */
     int verified;                /* -1 not verified, 0 failed, 1 passed */
     int nodes_split;             /* 1: the work is split over the nodes; 0: rank 0 alone */
+    double measured_split_s;     /* > 0: the split over the nodes measured this much, not
+                                    faster than rank 0's node alone: it runs alone */
     char decision[320];          /* the nodes' split-or-alone decision, in words */
     struct ht_error verr;
 };
@@ -290,7 +292,8 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
      * the slices as launched, in whole granules). */
     if (!(margin >= 0.0 && isfinite(margin)))
         margin = HT_SPLIT_MARGIN_DEFAULT;
-    m->nodes_split = m->opts->force || m->plan.adjusted_time_s * (1.0 + margin) <= n0->alone_s;
+    m->nodes_split = m->opts->force || (m->measured_split_s <= 0 &&
+                                        m->plan.adjusted_time_s * (1.0 + margin) <= n0->alone_s);
     if (m->nodes_split) {
         snprintf(m->decision, sizeof m->decision,
                  "split over %zu nodes%s: Eq. 4 predicts %.6g s, rank 0's node alone %.6g s",
@@ -299,10 +302,17 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
         free(in);
         return HT_OK;
     }
-    snprintf(m->decision, sizeof m->decision,
-             "rank 0's node alone: Eq. 4 over %zu nodes predicts %.6g s, not %.0f%% faster "
-             "than rank 0's node alone (%.6g s; --force splits anyway)",
-             m->np, m->plan.adjusted_time_s, 100.0 * margin, n0->alone_s);
+    if (m->measured_split_s > 0)
+        snprintf(m->decision, sizeof m->decision,
+                 "rank 0's node alone: the split over %zu nodes measured %.6g s (Eq. 4 "
+                 "predicted %.6g s), not faster than rank 0's node alone (%.6g s; --force "
+                 "splits anyway)",
+                 m->np, m->measured_split_s, m->plan.adjusted_time_s, n0->alone_s);
+    else
+        snprintf(m->decision, sizeof m->decision,
+                 "rank 0's node alone: Eq. 4 over %zu nodes predicts %.6g s, not %.0f%% "
+                 "faster than rank 0's node alone (%.6g s; --force splits anyway)",
+                 m->np, m->plan.adjusted_time_s, 100.0 * margin, n0->alone_s);
     for (int r = 1; r < m->w.size; r++)
         m->part[r] = -1;
     m->np = 1;
@@ -602,6 +612,34 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
     free(mine);
     if (m->nruns)
         m->scattered /= m->nruns, m->gathered /= m->nruns;
+    if (rc == HT_OK && m->csize > 1 && !m->opts->force) {
+        /* Measured as well as predicted, as one machine's decision: a split over the nodes
+         * no faster than rank 0's node alone (the bytes it moves are not in Eq. 4) is not
+         * kept; rank 0's node runs alone instead (the others plan again without them). */
+        double wall = 0;
+        if (m->crank == 0) {
+            double *w = malloc(m->nruns * sizeof *w);
+            for (unsigned k = 0; w && k < m->nruns; k++)
+                w[k] = m->walls[k];
+            for (unsigned a = 0; w && a < m->keep; a++)
+                for (unsigned b = a + 1; b < m->nruns; b++)
+                    if (w[b] < w[a]) {
+                        double t = w[a];
+                        w[a] = w[b];
+                        w[b] = t;
+                    }
+            for (unsigned k = 0; w && k < m->keep; k++)
+                wall += w[k] / m->keep;
+            free(w);
+            if (wall < m->nodes[0].alone_s)
+                wall = 0;
+        }
+        MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, m->comm);
+        if (wall > 0) {
+            m->measured_split_s = wall;
+            rc = REPLAN;
+        }
+    }
     return rc;
 }
 

@@ -36,11 +36,13 @@ mpi_run 2 tune "$conv" -q --db "$tmp/db"
 expect_status 0
 
 # The default decision (margin 0.1): whichever it is, it is said, with its figures. Two
-# equal nodes: Eq. 4 over them predicts half of either alone, so they split.
+# equal nodes: Eq. 4 over them predicts half of either alone, so they split unless the
+# split then measures no faster than rank 0's node alone (what moves between the nodes is
+# not in Eq. 4), which then runs alone; on this small problem it may go either way.
 mpi_run 2 split "$conv" --db "$tmp/db" --json
 expect_status 0
-check_nodes
-check 'd["nodes_split"] is True and d["nodes_decision"].startswith("split over 2 nodes: Eq. 4 predicts ")'
+check_nodes "(2 if d['nodes_split'] else 1)"
+check '(d["nodes_split"] and d["nodes_decision"].startswith("split over 2 nodes: Eq. 4 predicts ")) or (not d["nodes_split"] and "s node alone: the split over 2 nodes measured " in d["nodes_decision"])'
 check 'all(r["predicted_split_s"] > 0 and r["predicted_alone_s"] > 0 for r in d["per_rank"])'
 check 'all(r["decision"].startswith("split over 2 devices: predicted ") == r["node_split"] for r in d["per_rank"])'
 check 'all(r["node_split"] or r["decision"].startswith("device ") for r in d["per_rank"])'
