@@ -190,8 +190,8 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case CLI_OPT_MARGIN:
         v = strtod(arg, &end);
         if (end == arg || *end || !(v >= 0 && v < 100))
-            return cli_usage_error(cmd, 2, "--margin takes a number from 0 to 100, not '%s'",
-                                   arg);
+            return cli_usage_error(cmd, 2, "--margin takes a number from 0 up to (not "
+                                   "including) 100, not '%s'", arg);
         wo->coexec.margin = v;
         break;
     case CLI_OPT_CPU_UNITS:
