@@ -130,9 +130,9 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
  *
  * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->refine,
  * sweep or dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
- * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (nodes whose
- * configurations launch different global sizes along the split dimension, or disagree on
- * a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's
+ * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (the nodes'
+ * global sizes along the split dimension have a least common multiple above 2^53, or
+ * nodes disagree on a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's
  * database), HT_ENOMEM; the other ranks learn of rank 0's failure and return HT_EINVAL
  * "rank 0 failed". */
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
@@ -193,7 +193,8 @@ struct ht_mpi_runtime_node {
     double share;            /* its share of the work (Eq. 4 adjusted to whole
                                 work-groups); 0 when it takes no part */
     uint64_t offset, size;   /* its slice of the split dimension (units: work-items when
-                                the devices agree) */
+                                every node's devices agree; else the lcm of their global
+                                sizes, as info's global) */
     uint64_t own_offset, own_size; /* the part of it whose outputs it owns (the residue
                                 node's slice may overlap its neighbour's, Eq. 9) */
     double run_s, scatter_s, gather_s; /* the last launch: its slice's co-execution, its
@@ -247,8 +248,9 @@ struct ht_mpi_runtime; /* opaque */
  * the same and nothing left open: HT_EINVAL (a build without MPI, a bad option naming
  * it, MPI finalized already), the spec's errors (ht_spec_load) and refusals
  * (ht_coexec_check_spec) on any rank, HT_ENOTFOUND (rank 0 cannot co-execute: its devices
- * have no configuration, or fail), HT_ESPEC (nodes whose configurations launch different
- * global sizes along the split dimension or disagree on a buffer's shape), HT_EDB (rank
+ * have no configuration, or fail), HT_ESPEC (the nodes' global sizes along the split
+ * dimension have a least common multiple above 2^53, or nodes disagree on a buffer's
+ * shape), HT_EDB (rank
  * 0's database), HT_ENOMEM. */
 int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
                         size_t nsizes, const struct ht_runtime_opts *opts,

@@ -81,6 +81,8 @@ struct msplit {
     struct ht_coexec_result whole, last;
     struct ht_split_plan plan;   /* over the nodes that took part */
     int *part;                   /* w.size: index in the plan, -1 when left out */
+    uint64_t *scale;             /* w.size: the plan's units in one of the node's own (the
+                                    nodes' units are the lcm of theirs; 1 when they agree) */
     size_t np;
     MPI_Comm comm;               /* the nodes that take part, rank 0 first */
     int crank, csize;
@@ -255,30 +257,52 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
     struct ht_split_device_in *in = calloc((size_t)m->w.size, sizeof *in);
     const struct node *n0 = &m->nodes[0];
     double margin = m->opts->coexec.margin;
-    int rc;
+    uint64_t units = 1, common = 1;
+    int same = 1, rc;
 
     if (!in)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* The nodes' units: the lcm of each node's own (a node whose configurations launch
+     * fewer work-items along the split dimension, each covering more elements, has
+     * fewer), as a node's devices share theirs. Where they differ, every node's granule
+     * is the lcm of all of them in those units, so that each slice and offset is whole
+     * units of every node and whole work-groups of every device. */
+    for (int r = 0; r < m->w.size; r++) {
+        const struct node *n = &m->nodes[r];
+        uint64_t g;
+        if (!n->ok)
+            continue;
+        same &= n->units == n0->units;
+        g = gcd64(units, n->units);
+        if (units / g > (UINT64_C(1) << 53) / n->units) {
+            free(in);
+            return ht_error_set(err, HT_ESPEC,
+                                "the nodes' global sizes along %s (rank %d's %" PRIu64 ") "
+                                "have a least common multiple above 2^53: they cannot share "
+                                "a split", dim_names[m->opts->coexec.dim], r, n->units);
+        }
+        units = units / g * n->units;
+    }
+    for (int r = 0; r < m->w.size; r++) {
+        const struct node *n = &m->nodes[r];
+        uint64_t gr;
+        m->scale[r] = n->ok ? units / n->units : 1;
+        if (!n->ok)
+            continue;
+        gr = n->granule * m->scale[r];
+        common = common / gcd64(common, gr) * gr;
+    }
     m->np = 0;
     for (int r = 0; r < m->w.size; r++) {
         const struct node *n = &m->nodes[r];
         m->part[r] = -1;
         if (!n->ok)
             continue;
-        if (n->units != n0->units) {
-            free(in);
-            return ht_error_set(err, HT_ESPEC,
-                                "rank %d's configurations launch %" PRIu64 " units along %s, "
-                                "rank 0's %" PRIu64 ": the nodes of a split over MPI must "
-                                "agree (tune the same device models, or split along another "
-                                "dimension)",
-                                r, n->units, dim_names[m->opts->coexec.dim], n0->units);
-        }
-        in[m->np].wg = n->granule;
+        in[m->np].wg = same ? n->granule : common;
         in[m->np].time_s = n->alone_s;
         m->part[r] = (int)m->np++;
     }
-    rc = ht_split_plan_compute(n0->units, in, m->np, &m->plan, err);
+    rc = ht_split_plan_compute(units, in, m->np, &m->plan, err);
     m->nodes_split = m->np > 1;
     if (rc != HT_OK || m->np < 2) {
         snprintf(m->decision, sizeof m->decision, "one node: nothing to split");
@@ -317,7 +341,7 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
         m->part[r] = -1;
     m->np = 1;
     ht_split_plan_destroy(&m->plan);
-    rc = ht_split_plan_compute(n0->units, in, 1, &m->plan, err);
+    rc = ht_split_plan_compute(units, in, 1, &m->plan, err);
     free(in);
     return rc;
 }
@@ -349,6 +373,7 @@ static int gather_wants(struct msplit *m, struct ht_error *err)
 {
     const struct ht_spec *spec = m->spec;
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+    uint64_t k = m->scale[m->w.rank]; /* the plan's units in one of this node's */
     size_t na = spec->nargs;
     struct want *mine = calloc(na ? na : 1, sizeof *mine);
     int rc = HT_OK, ok, all_ok;
@@ -373,8 +398,9 @@ static int gather_wants(struct msplit *m, struct ht_error *err)
         struct ht__slab in, out;
         if (!spec->args[i].is_buffer)
             continue;
-        ht__coexec_slab(m->cx, i, 0, sl->offset, sl->offset + sl->size, &in);
-        ht__coexec_slab(m->cx, i, 1, sl->own_offset, sl->own_offset + sl->own_size, &out);
+        ht__coexec_slab(m->cx, i, 0, sl->offset / k, (sl->offset + sl->size) / k, &in);
+        ht__coexec_slab(m->cx, i, 1, sl->own_offset / k, (sl->own_offset + sl->own_size) / k,
+                        &out);
         mine[i] = (struct want){in.whole, out.whole, in.lo, in.hi, out.lo, out.hi,
                                 in.len, in.outer, in.inner};
     }
@@ -971,7 +997,8 @@ static int prepare(struct msplit *m, struct ht_error *err)
         char why[WHY_MAX] = "";
         ht_error_clear(&e);
         ok = 1;
-        if (sl->size && ht__coexec_set_range(m->cx, sl->offset, sl->size, &e) != HT_OK) {
+        uint64_t k = m->scale[m->w.rank];
+        if (sl->size && ht__coexec_set_range(m->cx, sl->offset / k, sl->size / k, &e) != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
         }
@@ -1068,7 +1095,8 @@ static int nodes_start(struct msplit *m, const char *device, int min_ranks,
     m->cfg = calloc(m->w.total ? m->w.total : 1, sizeof *m->cfg);
     m->nodes = calloc((size_t)m->w.size, sizeof *m->nodes);
     m->part = calloc((size_t)m->w.size, sizeof *m->part);
-    if (!m->cfg || !m->nodes || !m->part)
+    m->scale = calloc((size_t)m->w.size, sizeof *m->scale);
+    if (!m->cfg || !m->nodes || !m->part || !m->scale)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     /* Rank 0's database gives every device its configuration. */
     if (m->w.rank == 0)
@@ -1096,6 +1124,7 @@ static void nodes_release(struct msplit *m)
     ht_coexec_result_destroy(&m->whole);
     ht_coexec_free(m->cx);
     free(m->part);
+    free(m->scale);
     free(m->nodes);
     free(m->cfg);
     ht__mpi_world_destroy(&m->w);

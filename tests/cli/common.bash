@@ -95,7 +95,8 @@ require_mpi() {
 # of its own: with its own PoCL cache folder (two processes building one program in one
 # folder pull it from under each other). Test hooks: the rank named by $NO_PLATFORM finds no
 # OpenCL platform; the device of each rank listed in $SLICE_FAIL fails in any slice that
-# does not start at 0 (supervise.h).
+# does not start at 0 (supervise.h); $POCL_DEVICES_<rank>, when set, is that rank's
+# POCL_DEVICES.
 mpi_rank_script() {
     cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
@@ -103,6 +104,8 @@ r=\${OMPI_COMM_WORLD_RANK:-0}
 export POCL_CACHE_DIR="$tmp/pocl-\$r"
 mkdir -p "\$POCL_CACHE_DIR"
 case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
+v=POCL_DEVICES_\$r
+[ -n "\${!v:-}" ] && export POCL_DEVICES="\${!v}"
 [ "\${NO_PLATFORM:-}" = "\$r" ] && export OCL_ICD_VENDORS="$tmp/none" OCL_ICD_FILENAMES=
 exec "${1:-$HETUNE}" "\$@"
 EOF

@@ -104,6 +104,24 @@ expect_status 0
 check_split 2
 check 'all(len(r["devices"]) == 2 and all("config" in x for x in r["devices"]) for r in d["per_rank"])'
 
+# Nodes whose configurations launch different global sizes: EPT is tied to the device
+# (EPT == compute_units), 2 on rank 0's pthread device of 2 threads, 1 on rank 1's basic
+# device, so rank 0 launches 4096 work-items and rank 1 8192. The nodes' units are the lcm
+# (8192), each slice whole units of both (even offsets), and the result verifies (before,
+# such nodes were refused).
+ept="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/ept.json"
+export POCL_DEVICES_0=pthread POCL_DEVICES_1=basic
+POCL_MAX_PTHREAD_COUNT=2 mpi_run 2 tune "$ept" -q --db "$tmp/ept.db"
+expect_status 0
+POCL_MAX_PTHREAD_COUNT=2 mpi_run 2 split "$ept" --db "$tmp/ept.db" --json --force
+unset POCL_DEVICES_0 POCL_DEVICES_1
+expect_status 0
+check 'd["took_part"] == 2 and d["verified"] is True and d["global"] == 8192'
+check 'd["per_rank"][0]["devices"][0]["config"].endswith("EPT=2") and d["per_rank"][1]["devices"][0]["config"].endswith("EPT=1")'
+check 'all(r["owned"][0] % 2 == 0 and r["owned"][1] % 2 == 0 for r in d["per_rank"])'
+check 'sum(r["owned"][1] - r["owned"][0] for r in d["per_rank"]) == 8192'
+check 'd["scattered_bytes"] == 2 * 4 * (d["per_rank"][1]["owned"][1] - d["per_rank"][1]["owned"][0])'
+
 # A rank with no OpenCL platform is reported and left out; the other two split and verify.
 NO_PLATFORM=2 mpi_run 3 split "$conv" --db "$tmp/db" --json --force
 expect_status 0
