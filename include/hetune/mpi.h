@@ -128,8 +128,12 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
  * efficiency = bound / wall, the bytes moved and the verification; on the other ranks "".
  * *status: 0, 3 when verification failed, else the exit status of the error.
  *
- * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->refine,
- * sweep or dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
+ * opts->refine N: N rounds one level up, each node's time becoming its slice's measured
+ * time over its share before the nodes plan again (the report gives each round's wall
+ * time; the bound stays on the times first measured).
+ *
+ * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->sweep or
+ * dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
  * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (the nodes'
  * global sizes along the split dimension have a least common multiple above 2^53, or
  * nodes disagree on a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's

@@ -53,6 +53,8 @@ struct node {
     double predicted_split_s;   /* ht__decide's figures; -1 unknown */
     double predicted_alone_s, measured_split_s;
     char decision[256];         /* its decision in words (ht__decide) */
+    double first_s;             /* alone_s as first measured (the bound's); alone_s is
+                                   then refined from its slices (--refine) */
 };
 
 /* Where one node's slice lies in one buffer (ht__slab, as every rank sees it). */
@@ -99,6 +101,9 @@ struct msplit {
     int nodes_split;             /* 1: the work is split over the nodes; 0: rank 0 alone */
     double measured_split_s;     /* > 0: the split over the nodes measured this much, not
                                     faster than rank 0's node alone: it runs alone */
+    unsigned rounds;             /* --refine: the rounds made so far */
+    double round_wall[HT_MAX_REPEATS]; /* rank 0: each round's distributed wall time (the
+                                    mean of the best keep of its runs), round 0 first */
     char decision[320];          /* the nodes' split-or-alone decision, in words */
     struct ht_error verr;
 };
@@ -232,6 +237,7 @@ static void node_whole(struct msplit *m, struct node *me)
     me->ndev = (int32_t)d.ncx;
     me->units = m->whole.global;
     me->alone_s = m->whole.wall_s;
+    me->first_s = me->alone_s;
     me->alone_min_s = m->whole.wall_min_s;
     me->kernel_s = m->whole.kernel_s;
     me->split = d.split;
@@ -590,6 +596,57 @@ static int run_once(struct msplit *m, int mode, double *fig, double *wall, char 
     return REPLAN;
 }
 
+/* The mean of the best keep of n values (the runs kept). */
+static double mean_best(const double *v, unsigned n, unsigned keep)
+{
+    double sorted[HT_MAX_REPEATS], sum = 0;
+
+    for (unsigned k = 0; k < n; k++)
+        sorted[k] = v[k];
+    for (unsigned a = 0; a < keep && a < n; a++)
+        for (unsigned b = a + 1; b < n; b++)
+            if (sorted[b] < sorted[a]) {
+                double t = sorted[a];
+                sorted[a] = sorted[b];
+                sorted[b] = t;
+            }
+    for (unsigned k = 0; k < keep && k < n; k++)
+        sum += sorted[k] / keep;
+    return sum;
+}
+
+/* One round of --refine one level up (ht_coexec_refine's idea for nodes): each node's time
+ * for the whole problem becomes its slice's measured time over its share (the mean of the
+ * best runs, in the split's own conditions: what the nodes share, on a shared host, is in
+ * it), and the nodes plan again (REPLAN). Rank 0 holds every node's figures. */
+static int refine_nodes(struct msplit *m, struct ht_error *err)
+{
+    double *t = calloc((size_t)m->csize, sizeof *t);
+
+    if (!t)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (m->crank == 0) {
+        m->round_wall[m->rounds] = mean_best(m->walls, m->nruns, m->keep);
+        for (int c = 0; c < m->csize; c++) {
+            const struct ht_split_slice *sl = &m->plan.slices[m->part[m->cworld[c]]];
+            double run[HT_MAX_REPEATS];
+            for (unsigned k = 0; k < m->nruns; k++)
+                run[k] = m->figs[((size_t)c * m->nruns + k) * NF + F_RUN];
+            t[c] = sl->size ? mean_best(run, m->nruns, m->keep) * (double)m->plan.global /
+                                  (double)sl->size
+                            : 0;
+        }
+    }
+    MPI_Bcast(t, m->csize, MPI_DOUBLE, 0, m->comm);
+    MPI_Bcast(m->round_wall, (int)(m->rounds + 1), MPI_DOUBLE, 0, m->comm);
+    for (int c = 0; c < m->csize; c++)
+        if (t[c] > 0 && isfinite(t[c]))
+            m->nodes[m->cworld[c]].alone_s = t[c];
+    free(t);
+    m->rounds++;
+    return REPLAN;
+}
+
 /* The distributed runs of ht_mpi_split: one untimed run, then nruns timed ones. A node
  * that fails in its slice: without rank 0 (its inputs, its check) there is no split;
  * without another, it is marked and the others split again (REPLAN). */
@@ -666,6 +723,9 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
             rc = REPLAN;
         }
     }
+    if (rc == HT_OK && m->csize > 1 && m->rounds < m->opts->refine &&
+        m->rounds + 1 < HT_MAX_REPEATS)
+        rc = refine_nodes(m, err);
     return rc;
 }
 
@@ -717,7 +777,7 @@ static int figures(const struct msplit *m, struct figures *f)
      * the best split of the nodes' measured times. */
     for (int r = 0; r < m->w.size; r++)
         if (m->nodes[r].ok) {
-            inv += 1.0 / m->nodes[r].alone_s;
+            inv += 1.0 / m->nodes[r].first_s;
             inv_min += 1.0 / m->nodes[r].alone_min_s;
         }
     f->bound_s = inv > 0 ? 1.0 / inv : 0;
@@ -761,7 +821,7 @@ static char *report_text(const struct msplit *m, const struct figures *f)
         size_t first, nd;
         first = ht__mpi_world_rank_devices(w, r, &nd);
         if (m->part[r] < 0 && n->ok) {
-            ht_format_seconds(n->alone_s, a, sizeof a);
+            ht_format_seconds(n->first_s, a, sizeof a);
             bad |= ht__mpi_put(&b, "%-4d %-16.16s %7" PRIu64 " %10s not used: the nodes' "
                                "decision (below)\n", r,
                                &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->granule, a);
@@ -775,7 +835,7 @@ static char *report_text(const struct msplit *m, const struct figures *f)
             char own[48];
             snprintf(own, sizeof own, "[%" PRIu64 ", %" PRIu64 ")", s->own_offset,
                      s->own_offset + s->own_size);
-            ht_format_seconds(n->alone_s, a, sizeof a);
+            ht_format_seconds(n->first_s, a, sizeof a);
             ht_format_seconds(fg[F_RUN], c, sizeof c);
             ht_format_seconds(fg[F_SCATTER], d, sizeof d);
             ht_format_seconds(fg[F_GATHER], e, sizeof e);
@@ -792,6 +852,23 @@ static char *report_text(const struct msplit *m, const struct figures *f)
         }
     }
     bad |= ht__mpi_put(&b, "\nnodes         %s\n", m->decision);
+    if (m->rounds) {
+        bad |= ht__mpi_put(&b, "refined       %u round%s one level up (each node's time from "
+                           "its slice in the split; the last round's runs below): wall",
+                           m->rounds, m->rounds == 1 ? "" : "s");
+        for (unsigned k = 0; k < m->rounds; k++) {
+            ht_format_seconds(m->round_wall[k], a, sizeof a);
+            bad |= ht__mpi_put(&b, " %s,", a);
+        }
+        ht_format_seconds(f->wall_s, a, sizeof a);
+        bad |= ht__mpi_put(&b, " then %s; node times", a);
+        for (int r = 0; r < w->size; r++)
+            if (m->nodes[r].ok) {
+                ht_format_seconds(m->nodes[r].alone_s, c, sizeof c);
+                bad |= ht__mpi_put(&b, " %d: %s", r, c);
+            }
+        bad |= ht__mpi_put(&b, "\n");
+    }
     ht_format_seconds(f->bound_s, a, sizeof a);
     ht_format_seconds(f->adjusted_s, c, sizeof c);
     bad |= ht__mpi_put(&b, "bound         %s (Eq. 4 on the nodes' times: 1 / sum 1/t_r); %s "
@@ -855,7 +932,9 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         } else {
             /* Every node that co-executed the whole problem: its time and decision. */
             json_object_set_new(o, "granule", json_integer((json_int_t)n->granule));
-            json_object_set_new(o, "alone_s", json_real(n->alone_s));
+            json_object_set_new(o, "alone_s", json_real(n->first_s));
+            if (m->rounds)
+                json_object_set_new(o, "refined_s", json_real(n->alone_s));
             json_object_set_new(o, "alone_min_s", json_real(n->alone_min_s));
             json_object_set_new(o, "alone_kernel_s", json_real(n->kernel_s));
             json_object_set_new(o, "decision", json_string(n->decision));
@@ -897,6 +976,13 @@ static char *report_json(const struct msplit *m, const struct figures *f)
     json_object_set_new(root, "per_rank", per);
     json_object_set_new(root, "nodes_split", json_boolean(m->nodes_split));
     json_object_set_new(root, "nodes_decision", json_string(m->decision));
+    if (m->rounds) {
+        json_t *rw = json_array();
+        for (unsigned k = 0; k < m->rounds; k++)
+            json_array_append_new(rw, json_real(m->round_wall[k]));
+        json_object_set_new(root, "refine", json_pack("{s:I, s:o}", "rounds",
+                                                      (json_int_t)m->rounds, "walls", rw));
+    }
     json_object_set_new(root, "bound_s", json_real(f->bound_s));
     json_object_set_new(root, "adjusted_s", json_real(f->adjusted_s));
     json_object_set_new(root, "wall_s", json_real(f->wall_s));
@@ -1145,10 +1231,10 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     m.opts = opts;
     m.verified = -1;
     m.comm = MPI_COMM_NULL;
-    if (opts->refine || opts->sweep > 0 || opts->dop)
+    if (opts->sweep > 0 || opts->dop)
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",
-                            opts->refine ? "--refine" : opts->sweep > 0 ? "--sweep" : "--dop");
+                            opts->sweep > 0 ? "--sweep" : "--dop");
     rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
     if (rc != HT_OK)
         return rc;

@@ -10,7 +10,8 @@
 # every slice needs whole; the efficiency is Eq. 4's bound over the measured wall time. Bad
 # input: a rank without an OpenCL platform is reported and left out while the others split;
 # a device failing in its slice is reported too and the others split again; rank 0 without a
-# platform, a database without configurations and --refine give a clear error. Skipped (77) where hetune was built without MPI or mpirun is
+# platform, a database without configurations and --sweep give a clear error; --refine
+# measures the nodes' times again in the split and plans again. Skipped (77) where hetune was built without MPI or mpirun is
 # missing.
 set -eu
 
@@ -149,8 +150,23 @@ check 'd["took_part"] == 2 and d["verified"] is True and d["per_rank"][2]["state
 check '"failed in its slice" in d["per_rank"][2]["why"] and "HETUNE_TEST_SLICE_FAIL" in d["per_rank"][2]["why"]'
 check 'sum(r["owned"][1] - r["owned"][0] for r in d["per_rank"][:2]) == d["global"]'
 
+# --refine 2 one level up: after each round's runs every node's time becomes its slice's
+# measured time over its share, and the nodes plan again; the report gives the rounds' wall
+# times and the refined node times, the bound stays on the times first measured, and the
+# last round's result verifies.
+mpi_run 2 split "$conv" --db "$tmp/db" --json --force --refine 2
+expect_status 0
+check_split 2
+check 'd["refine"]["rounds"] == 2 and len(d["refine"]["walls"]) == 2 and all(w > 0 for w in d["refine"]["walls"])'
+check 'all(r["refined_s"] > 0 and r["refined_s"] != r["alone_s"] for r in d["per_rank"])'
+check 'abs(d["bound_s"] - 1 / sum(1 / r["alone_s"] for r in d["per_rank"])) <= 1e-9 * d["bound_s"]'
+mpi_run 2 split "$conv" --db "$tmp/db" --force --refine 1
+expect_status 0
+grep -q "^refined       1 round one level up (each node's time from its slice in the split" "$tmp/out" ||
+    fail "no refinement line: $(cat "$tmp/out")"
+
 # Bad input: what does not run over MPI is refused before MPI starts.
-mpi_run 2 split "$vecadd" --db "$tmp/db" --refine 2
+mpi_run 2 split "$vecadd" --db "$tmp/db" --sweep 0.25
 expect_status 2
-expect_err "over MPI, split does not take --refine"
+expect_err "over MPI, split does not take --sweep"
 echo "ok"
