@@ -102,6 +102,8 @@ struct msplit {
     double measured_split_s;     /* > 0: the split over the nodes measured this much, not
                                     faster than rank 0's node alone: it runs alone */
     unsigned rounds;             /* --refine: the rounds made so far */
+    double *round_times;         /* rounds x w.size: the node times each round planned with */
+    unsigned kept;               /* > 0: round kept - 1 was the shortest and ran again last */
     double round_wall[HT_MAX_REPEATS]; /* rank 0: each round's distributed wall time (the
                                     mean of the best keep of its runs), round 0 first */
     char decision[320];          /* the nodes' split-or-alone decision, in words */
@@ -639,11 +641,40 @@ static int refine_nodes(struct msplit *m, struct ht_error *err)
     }
     MPI_Bcast(t, m->csize, MPI_DOUBLE, 0, m->comm);
     MPI_Bcast(m->round_wall, (int)(m->rounds + 1), MPI_DOUBLE, 0, m->comm);
+    if (!m->round_times)
+        m->round_times = calloc((size_t)HT_MAX_REPEATS * (size_t)m->w.size,
+                                sizeof *m->round_times);
+    for (int r = 0; m->round_times && r < m->w.size; r++)
+        m->round_times[(size_t)m->rounds * (size_t)m->w.size + r] = m->nodes[r].alone_s;
     for (int c = 0; c < m->csize; c++)
         if (t[c] > 0 && isfinite(t[c]))
             m->nodes[m->cworld[c]].alone_s = t[c];
     free(t);
     m->rounds++;
+    return REPLAN;
+}
+
+/* After the last round, as one machine's refinement keeps its best round: when an earlier
+ * round's runs were shorter than the last's, its plan runs again and is the result (the
+ * rounds move shares little where runs vary more than plans differ). */
+static int keep_best_round(struct msplit *m)
+{
+    int best = -1;
+
+    if (m->crank == 0) {
+        double last = mean_best(m->walls, m->nruns, m->keep), least = last;
+        for (unsigned k = 0; k < m->rounds; k++)
+            if (m->round_wall[k] < least) {
+                least = m->round_wall[k];
+                best = (int)k;
+            }
+    }
+    MPI_Bcast(&best, 1, MPI_INT, 0, m->comm);
+    if (best < 0 || !m->round_times)
+        return HT_OK;
+    for (int r = 0; r < m->w.size; r++)
+        m->nodes[r].alone_s = m->round_times[(size_t)best * (size_t)m->w.size + r];
+    m->kept = (unsigned)best + 1;
     return REPLAN;
 }
 
@@ -726,6 +757,8 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
     if (rc == HT_OK && m->csize > 1 && m->rounds < m->opts->refine &&
         m->rounds + 1 < HT_MAX_REPEATS)
         rc = refine_nodes(m, err);
+    else if (rc == HT_OK && m->csize > 1 && m->rounds > 0 && !m->kept)
+        rc = keep_best_round(m);
     return rc;
 }
 
@@ -861,7 +894,11 @@ static char *report_text(const struct msplit *m, const struct figures *f)
             bad |= ht__mpi_put(&b, " %s,", a);
         }
         ht_format_seconds(f->wall_s, a, sizeof a);
-        bad |= ht__mpi_put(&b, " then %s; node times", a);
+        if (m->kept)
+            bad |= ht__mpi_put(&b, " then round %u's plan again (the shortest): %s; node "
+                               "times", m->kept - 1, a);
+        else
+            bad |= ht__mpi_put(&b, " then %s (the shortest); node times", a);
         for (int r = 0; r < w->size; r++)
             if (m->nodes[r].ok) {
                 ht_format_seconds(m->nodes[r].alone_s, c, sizeof c);
@@ -980,8 +1017,10 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         json_t *rw = json_array();
         for (unsigned k = 0; k < m->rounds; k++)
             json_array_append_new(rw, json_real(m->round_wall[k]));
-        json_object_set_new(root, "refine", json_pack("{s:I, s:o}", "rounds",
-                                                      (json_int_t)m->rounds, "walls", rw));
+        json_object_set_new(root, "refine", json_pack("{s:I, s:o, s:I}", "rounds",
+                                                      (json_int_t)m->rounds, "walls", rw,
+                                                      "kept", (json_int_t)(m->kept ? m->kept - 1
+                                                                                   : m->rounds)));
     }
     json_object_set_new(root, "bound_s", json_real(f->bound_s));
     json_object_set_new(root, "adjusted_s", json_real(f->adjusted_s));
@@ -1211,6 +1250,7 @@ static void nodes_release(struct msplit *m)
     ht_coexec_free(m->cx);
     free(m->part);
     free(m->scale);
+    free(m->round_times);
     free(m->nodes);
     free(m->cfg);
     ht__mpi_world_destroy(&m->w);
