@@ -3,7 +3,7 @@
  * every node co-executes its slice on its own OpenCL devices, and the outputs come back
  * into rank 0's arrays.
  *
- *   mpirun -n K runtime-mpi-example [SPEC] [N] [--tune] [--leave-unbound NAME]
+ *   mpirun -n K runtime-mpi-example [SPEC] [N] [--tune] [--split] [--leave-unbound NAME]
  *
  * SPEC is vecadd's (a = b + c, the default ../vecadd/spec.json, run from
  * examples/runtime_mpi/) or conv1d's (out[i] = sum_k in[i + k] mask[k], whose input needs a
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
     struct ht_error err;
     size_t wrong = 0, bytes[3] = {0};
     const char *names[2][3] = {{"b", "c", "a"}, {"in", "mask", "out"}};
-    int provided, do_tune = 0, npos = 0, status = 1;
+    int provided, do_tune = 0, do_split = 0, npos = 0, status = 1;
     double wall = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
@@ -126,6 +126,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tune")) {
             do_tune = 1;
+        } else if (!strcmp(argv[i], "--split")) {
+            do_split = 1;
         } else if (!strcmp(argv[i], "--leave-unbound") && i + 1 < argc) {
             unbound = argv[++i];
         } else if (argv[i][0] != '-' && npos == 0) {
@@ -137,7 +139,8 @@ int main(int argc, char **argv)
         } else {
             if (rank == 0)
                 fprintf(stderr, "runtime-mpi-example: unexpected argument '%s'; usage: "
-                        "runtime-mpi-example [SPEC] [N] [--tune] [--leave-unbound NAME]\n",
+                        "runtime-mpi-example [SPEC] [N] [--tune] [--split] "
+                        "[--leave-unbound NAME]\n",
                         argv[i]);
             MPI_Finalize();
             return 2;
@@ -159,6 +162,8 @@ int main(int argc, char **argv)
     ht_error_clear(&err);
     ht_runtime_opts_init(&opts);
     opts.db = db;
+    if (do_split) /* split over every node (and each node over its devices), as asked */
+        opts.mode = HT_RUNTIME_SPLIT;
     if (ht_mpi_runtime_open(spec, &size, size.value > 0, &opts, &rt, &err) != HT_OK) {
         status = fail("cannot open the runtime", &err);
         goto out;

@@ -71,27 +71,44 @@ expect_right() {
 
 # vecadd (N = 8192 floats; b and c scattered, a gathered, 4 * 8192 / units bytes a unit
 # each), tuned by ht_mpi_tune in the same program, 2 ranks; then 3 ranks on that database.
-mpi_run 2 "$vecadd" --tune
+# --split (mode HT_RUNTIME_SPLIT) splits over every node whatever the nodes' decision would
+# say of problems this small, so that the slices and their bytes are what is checked.
+mpi_run 2 "$vecadd" --tune --split
 expect_right 2
 grep -q "^model 0: .* on ranks 0, 1" "$tmp/out" || fail "not tuned over MPI: $(cat "$tmp/out")"
 units=$(sed -n 's/^split *\([0-9]*\) units.*/\1/p' "$tmp/out")
 check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
-mpi_run 3 "$vecadd"
+mpi_run 3 "$vecadd" --split
 expect_right 3
 if grep -q "^model 0" "$tmp/out"; then fail "tuned without --tune: $(cat "$tmp/out")"; fi
 check_moved $((2 * 4 * 8192 / units)) 0 0 $((4 * 8192 / units))
 
 # conv1d (a halo of 32 inputs past each slice, the mask of 33 floats whole), 2 and 3 ranks.
-mpi_run 2 "$conv" --tune
+mpi_run 2 "$conv" --tune --split
 expect_right 2
 check_moved 4 32 $((4 * 33)) 4
-mpi_run 3 "$conv"
+mpi_run 3 "$conv" --split
 expect_right 3
 check_moved 4 32 $((4 * 33)) 4
 
+# As decided (mode HT_RUNTIME_AUTO): the nodes split or rank 0's node runs alone, whichever
+# the prediction says of this small problem; the report says which, and every launch is
+# right either way.
+mpi_run 2 "$conv"
+expect_status 0
+grep -q "^result      all 5 launches right" "$tmp/out" || fail "not all right: $(cat "$tmp/out")"
+grep -Eq "^nodes       (split over 2 nodes: Eq. 4 predicts |rank 0's node alone: Eq. 4 over 2 nodes predicts )" "$tmp/out" ||
+    fail "no nodes' decision: $(cat "$tmp/out")"
+if grep -q "^nodes       rank 0's node alone" "$tmp/out"; then
+    grep -q "2 ranks (1 take part)" "$tmp/out" || fail "alone, yet 2 take part: $(cat "$tmp/out")"
+    grep -q "^rank 1 .*: not used: " "$tmp/out" || fail "rank 1 not 'not used': $(cat "$tmp/out")"
+else
+    grep -q "2 ranks (2 take part)" "$tmp/out" || fail "split, yet not 2: $(cat "$tmp/out")"
+fi
+
 # A rank with no OpenCL platform is left out, saying why; the other two share the work and
 # the left-out rank's launches return with theirs.
-NO_PLATFORM=2 mpi_run 3 "$conv"
+NO_PLATFORM=2 mpi_run 3 "$conv" --split
 expect_status 0
 grep -q "^result      all 5 launches right" "$tmp/out" || fail "not all right: $(cat "$tmp/out")"
 grep -q "3 ranks (2 take part)" "$tmp/out" || fail "not 2 of 3 ranks: $(cat "$tmp/out")"
@@ -99,20 +116,20 @@ grep -q "^rank 2 .*left out: .*no OpenCL platform" "$tmp/out" || fail "no reason
 check_moved 4 32 $((4 * 33)) 4
 
 # An argument left unbound on rank 0: the launch fails on every rank, naming it, no hang.
-mpi_run 3 "$conv" --leave-unbound mask
+mpi_run 3 "$conv" --split --leave-unbound mask
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: .*argument 'mask' of 'conv1d_mpi' is not bound on rank 0" "$tmp/err")" = 3 ] ||
     fail "not every rank told of the unbound argument: $(cat "$tmp/err")"
 
 # Devices that fail in their slice (every rank's, in a slice not at 0: two of the three):
 # the launch fails on every rank, naming the first rank that failed, no hang.
-SLICE_FAIL="0 1 2" mpi_run 3 "$conv"
+SLICE_FAIL="0 1 2" mpi_run 3 "$conv" --split
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [0-2]: launch failed: rank [0-2] (.*) failed in its slice: .*injected by HETUNE_TEST_SLICE_FAIL" "$tmp/err")" = 3 ] ||
     fail "not every rank told of the failed slice: $(cat "$tmp/err")"
 
 # A database without configurations: the open fails on every rank, telling to tune first.
-HETUNE_DB="$tmp/empty.db" mpi_run 2 "$vecadd"
+HETUNE_DB="$tmp/empty.db" mpi_run 2 "$vecadd" --split
 expect_status 1
 [ "$(grep -c "^runtime-mpi-example: rank [01]: cannot open the runtime: .*no configuration in the database (run 'mpirun -n K hetune tune'" "$tmp/err")" = 2 ] ||
     fail "not every rank told of the empty database: $(cat "$tmp/err")"
