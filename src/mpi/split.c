@@ -732,19 +732,7 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
          * kept; rank 0's node runs alone instead (the others plan again without them). */
         double wall = 0;
         if (m->crank == 0) {
-            double *w = malloc(m->nruns * sizeof *w);
-            for (unsigned k = 0; w && k < m->nruns; k++)
-                w[k] = m->walls[k];
-            for (unsigned a = 0; w && a < m->keep; a++)
-                for (unsigned b = a + 1; b < m->nruns; b++)
-                    if (w[b] < w[a]) {
-                        double t = w[a];
-                        w[a] = w[b];
-                        w[b] = t;
-                    }
-            for (unsigned k = 0; w && k < m->keep; k++)
-                wall += w[k] / m->keep;
-            free(w);
+            wall = mean_best(m->walls, m->nruns, m->keep);
             if (wall < m->nodes[0].alone_s)
                 wall = 0;
         }
