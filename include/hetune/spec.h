@@ -100,6 +100,15 @@ struct ht_stage {
     struct ht_expr *when;      /* the stage runs when this is non-zero; NULL: always */
 };
 
+/* The language of the spec's kernel ("kernel": {"language": ...}, default OpenCL). hetune
+ * builds and runs OpenCL kernels only; a CUDA or HIP spec (imported from a Kernel Tuner T1
+ * file) serves to replay a recorded space of that kernel (hetune tune --replay), and a
+ * session refuses it. */
+enum ht_kernel_language { HT_LANG_OPENCL, HT_LANG_CUDA, HT_LANG_HIP };
+
+/* The language's name as a spec writes it ("OpenCL", "CUDA", "HIP"). Static storage. */
+const char *ht_kernel_language_name(enum ht_kernel_language lang);
+
 struct ht_spec {
     char *path;             /* as given */
     char *dir;              /* its folder, against which kernel.file and init files resolve */
@@ -107,7 +116,9 @@ struct ht_spec {
     char *kernel_path;      /* resolved */
     char *kernel_name;
     char *kernel_options;   /* "" when not given */
-    char *source;           /* the kernel file's text, NUL-terminated */
+    enum ht_kernel_language language; /* kernel.language; HT_LANG_OPENCL by default */
+    char *source;           /* the kernel file's text, NUL-terminated ("" for a CUDA or HIP
+                               kernel whose file is missing: it is never built) */
     size_t source_len;
     struct ht_space_def space;
     size_t nargs;

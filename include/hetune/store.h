@@ -127,6 +127,13 @@ void ht_stored_eval_init(struct ht_stored_eval *ev);
  * same file at once. ":memory:" gives a private in-memory database. */
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err);
 
+/* Whether each committed evaluation is flushed to the disk before the commit returns
+ * (durable 1, the default: PRAGMA synchronous = FULL) or only at the WAL's checkpoints
+ * (0: synchronous = NORMAL; a power cut may lose the last commits, a killed process loses
+ * nothing). A replay, whose results can be replayed again, turns it off for its run: it
+ * writes hundreds of evaluations a second. Returns HT_EDB. */
+int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err);
+
 /* Closes the database; NULL is allowed. */
 void ht_store_close(struct ht_store *store);
 

@@ -95,10 +95,109 @@ struct ht_tune_opts {
                                 set to it when NULL. */
     int retry_failed;        /* 1: configurations stored as crashed or timeout are
                                 measured again (by default they count as known) */
+    struct ht_recording *replay; /* not NULL: answer every evaluation from this recording
+                                (see above; the tune binds it to the spec); dev is then
+                                the replayed device (ht_recording_device_info) and the
+                                time limit is in simulated seconds. Borrowed. */
 };
 
 /* Fills opts with the defaults above. */
 void ht_tune_opts_init(struct ht_tune_opts *opts);
+
+/* ---- Recorded spaces (replay) -------------------------------------------------------------
+ *
+ * A recording is a tuning space measured elsewhere: a T4 results file (Kernel Tuner's and
+ * the benchmark hub's results format; hetune export --format t4 writes one) or a Kernel
+ * Tuner cache file, either plain or gzip'd. A tune given one (ht_tune_opts.replay) answers
+ * every evaluation from it instead of a device, with the same search and the same store:
+ *   - a configuration's cost is its recorded statistic (T4: the "time" measurement, else
+ *     the mean of times.runtimes; cache: "time"), its runs are the recorded runs;
+ *   - a recorded failure is a failure of the same kind (T4 invalidity compile: build,
+ *     runtime: launch, correctness: verify, constraints, timeout; cache markers
+ *     CompilationFailedConfig: build, RuntimeFailedConfig: launch, InvalidConfig:
+ *     constraint);
+ *   - a configuration of the spec's space that the recording lacks is "missing": a failed
+ *     evaluation for the search, counted apart (ht_tune_result.missing), never stored;
+ *   - a simulated clock advances by each evaluation's recorded compile time, benchmark
+ *     time (T4 times.benchmark, else the sum of times.runtimes; cache benchmark_time, else
+ *     the sum of times) and framework and verification times: the time limit is in
+ *     simulated seconds and ht_tune_result.simulated_s reports the total;
+ *   - results are stored under a device of platform HT_REPLAY_PLATFORM named after the
+ *     recorded device (ht_recording_device_info), so replayed results never mix with
+ *     measured ones, and a replay stored once is not replayed again (as a tune resumes).
+ * Nothing is built and no OpenCL platform is needed. Everything is deterministic for a
+ * seed. */
+
+/* The platform name of replayed devices. */
+#define HT_REPLAY_PLATFORM "hetune replay"
+
+struct ht_recording; /* opaque */
+
+/* Loads the recording at path (T4 or Kernel Tuner cache JSON, gzip'd or not). device
+ * (NULL: the only one) picks the device of a T4 file holding several (hetune's export
+ * writes each result's "device"). *out is owned by the caller (ht_recording_free).
+ * Errors, err->file the path: HT_EIO (unreadable), HT_EPARSE (not JSON: err->line and
+ * column; damaged or truncated gzip), HT_ESPEC (not a T4 or cache file, a malformed result,
+ * a configuration twice, a correct result without a time, several devices and device
+ * NULL: err->text names the result), HT_ENOTFOUND (no result of device), HT_EINVAL (a
+ * gzip file and a hetune built without zlib), HT_ENOMEM. */
+int ht_recording_load(const char *path, const char *device, struct ht_recording **out,
+                      struct ht_error *err);
+
+/* Frees a recording; NULL is allowed. */
+void ht_recording_free(struct ht_recording *r);
+
+/* The recorded device's name (the file's "device" or "device_name", else the file's name
+ * without folder and extensions), and the format ("T4" or "KT cache"). Borrowed. */
+const char *ht_recording_device(const struct ht_recording *r);
+const char *ht_recording_format(const struct ht_recording *r);
+
+/* The path the recording was loaded from. Borrowed. */
+const char *ht_recording_path(const struct ht_recording *r);
+
+/* The number of recorded configurations. */
+size_t ht_recording_count(const struct ht_recording *r);
+
+/* The best recorded time of a correct configuration, in seconds. HT_ENOTFOUND when none. */
+int ht_recording_optimum(const struct ht_recording *r, double *seconds);
+
+/* Fills dev with the replayed device: platform HT_REPLAY_PLATFORM, the recorded name, a
+ * GPU with limits so large that the platform rules prune nothing the recording's own
+ * conditions did not; no OpenCL handles. */
+void ht_recording_device_info(const struct ht_recording *r, struct ht_device_info *dev);
+
+/* Binds the recording to spec's parameters (matched by name, in any order), and when
+ * space is not NULL checks that every recorded value is a value of its parameter in that
+ * space. A tune binds the recording it is given itself. Errors: HT_ESPEC naming the
+ * parameter or the result (a parameter on one side only, a value the spec lacks),
+ * HT_ENOMEM. */
+int ht_recording_bind(struct ht_recording *r, const struct ht_spec *spec,
+                      const struct ht_space *space, struct ht_error *err);
+
+/* What a recording holds of one configuration. Borrowed from the recording. */
+struct ht_recorded {
+    int status;              /* HT_OK, or the HT_E... of the recorded failure */
+    double seconds;          /* the recorded statistic, seconds; -1 when none */
+    double compile_s, run_s; /* recorded compile time, and benchmark plus framework time */
+    size_t nruns;
+    const double *runs;      /* the recorded runs, seconds */
+    size_t result;           /* its position in the file */
+};
+
+/* Looks up config (the spec's parameter order) in a bound recording. Returns 0,
+ * HT_ENOTFOUND when the recording lacks it, HT_EINVAL when the recording is not bound. */
+int ht_recording_lookup(const struct ht_recording *r, const int64_t *config,
+                        struct ht_recorded *out);
+
+/* Answers one evaluation of config (the spec's parameter order) from a bound recording,
+ * as ht_session_eval would measure it: fills res (the recorded runs and statistic, the
+ * compile time as build_s, verified 1 for a correct result, 0 for a wrong one) and
+ * *simulated_s (NULL allowed) with the seconds it cost where it was recorded. Returns the
+ * recorded status (HT_OK, HT_EBUILD, HT_ELAUNCH, HT_EVERIFY, HT_ECONSTRAINT, HT_ETIMEOUT,
+ * HT_ECUT, HT_ECRASH, HT_ECL, or HT_EINVAL for another failure; err says it was recorded
+ * so), HT_ENOTFOUND when the recording lacks config, HT_EINVAL when it is not bound. */
+int ht_recording_eval(const struct ht_recording *r, const int64_t *config,
+                      struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
 
 /* What one tune of one device found. Plain data owned by the caller. */
 struct ht_tune_result {
@@ -129,6 +228,11 @@ struct ht_tune_result {
                                 cache is not written (ht_driver_caches) */
     int stopped;             /* 1 when opts.stop ended the run early */
     char strategy[64];       /* the strategy used */
+    int replayed;            /* 1: answered from opts.replay, nothing measured */
+    size_t missing;          /* replay: proposals the recording lacks (in evaluated,
+                                not in failed; never stored) */
+    double simulated_s;      /* replay: the simulated clock at the end (recorded compile
+                                and benchmark times of this run's evaluations) */
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,

@@ -41,6 +41,15 @@ static const char tune_usage[] =
     "      --fresh           forget what the database holds for this kernel, problem\n"
     "                        and device, and measure everything again\n"
     "      --retry-failed    measure again the configurations stored as crashed or timeout\n"
+    "      --replay FILE     answer every evaluation from a recorded space instead of a\n"
+    "                        device: a T4 results file (hetune export --format t4) or a\n"
+    "                        Kernel Tuner cache file, gzip'd or not. Nothing is built and\n"
+    "                        no OpenCL platform is needed; a configuration the file lacks\n"
+    "                        counts as missing (failed, not stored); --time and the time\n"
+    "                        printed are simulated seconds (the recorded compile and\n"
+    "                        benchmark times). Results are stored under the recorded\n"
+    "                        device (platform 'hetune replay'), apart from measured ones\n"
+    "      --replay-device NAME  the device to replay from a T4 file holding several\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, or a device\n"
     "where no configuration ran and verified), 2 bad input (usage, spec, unknown device\n"
@@ -60,7 +69,10 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
 {
     char a[64], b[32], c[32], cfg[1100];
 
-    printf("device %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
+    if (r->replayed)
+        printf("device %s (%s, %s)\n", dev->name, dev->platform, dev->platform_version);
+    else
+        printf("device %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
     printf("  space        %zu valid configurations\n", r->space);
     snprintf(a, sizeof a, ": %zu crashed, %zu timeout", r->crashed, r->timed_out);
     printf("  evaluated    %zu in this run (%zu cut, %zu failed%s), %zu from the database%s\n",
@@ -72,6 +84,14 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
         printf("  best         %s: %s%s\n", cfg, a, r->best_from_db ? " (stored)" : "");
     } else {
         printf("  best         none: no configuration ran and verified\n");
+    }
+    if (r->replayed) {
+        ht_format_seconds(r->simulated_s, a, sizeof a);
+        ht_format_seconds(r->tuning_s, b, sizeof b);
+        printf("  replayed     %zu missing from the recording\n", r->missing);
+        printf("  time         %s simulated (recorded compile and benchmark times), %s real\n",
+               a, b);
+        return;
     }
     ht_format_seconds(r->tuning_s, a, sizeof a);
     ht_format_seconds(r->build_s, b, sizeof b);
@@ -85,11 +105,14 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
 
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_TIME = CLI_OPT_OWN, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY };
+    enum { OPT_TIME = CLI_OPT_OWN, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY, OPT_REPLAY,
+           OPT_REPLAY_DEVICE };
     static const struct option own[] = {
         {"time", required_argument, NULL, OPT_TIME}, {"seed", required_argument, NULL, OPT_SEED},
         {"cut-factor", required_argument, NULL, OPT_CUT}, {"fresh", no_argument, NULL, OPT_FRESH},
-        {"retry-failed", no_argument, NULL, OPT_RETRY}, {NULL, 0, NULL, 0},
+        {"retry-failed", no_argument, NULL, OPT_RETRY},
+        {"replay", required_argument, NULL, OPT_REPLAY},
+        {"replay-device", required_argument, NULL, OPT_REPLAY_DEVICE}, {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     size_t first = 0, last = 0, ndone = 0;
@@ -104,6 +127,9 @@ int cmd_tune(int argc, char **argv)
     struct cli_tune_bar bar = {.dev = NULL};
     struct cli_sigint sig = {.held = 0};
     struct ht_error err;
+    const char *replay_path = NULL, *replay_device = NULL;
+    struct ht_recording *rec = NULL;
+    struct ht_device_info replayed;
     int c, status = 2, rc, interrupted = 0, missing_best = 0;
 
     ht_tune_opts_init(&opts);
@@ -136,6 +162,8 @@ int cmd_tune(int argc, char **argv)
             break;
         case OPT_FRESH: opts.fresh = 1; break;
         case OPT_RETRY: opts.retry_failed = 1; break;
+        case OPT_REPLAY: replay_path = optarg; break;
+        case OPT_REPLAY_DEVICE: replay_device = optarg; break;
         default:
             if ((status = cli_common_option(&co, c, optarg, argv)) != CLI_CONTINUE)
                 goto cleanup;
@@ -156,7 +184,29 @@ int cmd_tune(int argc, char **argv)
         status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
         goto cleanup;
     }
-    if ((status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first, &last)))
+    if (replay_device && !replay_path) {
+        status = cli_usage_error("tune", 2, "--replay-device needs --replay FILE");
+        goto cleanup;
+    }
+    if (replay_path) {
+        /* A recorded space stands for the device: no platform is looked for. */
+        if (co.device) {
+            status = cli_usage_error("tune", 2, "--replay answers from the recorded device: "
+                                     "--device does not apply");
+            goto cleanup;
+        }
+        if ((rc = ht_recording_load(replay_path, replay_device, &rec, &err)) != HT_OK) {
+            status = cli_fail("tune", &err);
+            goto cleanup;
+        }
+        ht_recording_device_info(rec, &replayed);
+        opts.replay = rec;
+        if (spec->language != HT_LANG_OPENCL && !co.quiet)
+            fprintf(stderr, "hetune tune: kernel.language %s: replaying %s; the kernel is never "
+                    "built\n", ht_kernel_language_name(spec->language), replay_path);
+        last = 1;
+    } else if ((status = cli_devices_range("tune", co.device ? co.device : "all", &plat, &first,
+                                           &last)))
         goto cleanup;
     dl = calloc(last - first + 1, sizeof *dl);
     tr = calloc(last - first + 1, sizeof *tr);
@@ -174,7 +224,7 @@ int cmd_tune(int argc, char **argv)
 
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {
-        const struct ht_device_info *dev = dl[ndone] = &plat->devices[i];
+        const struct ht_device_info *dev = dl[ndone] = rec ? &replayed : &plat->devices[i];
         struct ht_tune_result *r = &tr[ndone];
 
         rc = ht_tune_device(spec, dev, store, &opts, r, &err);
@@ -221,6 +271,7 @@ cleanup:
     free(tr);
     free(dl);
     ht_platform_free(plat);
+    ht_recording_free(rec);
     ht_spec_free(spec);
     cli_common_free(&co);
     return status;

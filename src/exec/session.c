@@ -61,6 +61,11 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
     int rc = HT_OK;
 
     *out = NULL;
+    if (spec->language != HT_LANG_OPENCL)
+        return ht_error_set(err, HT_ESPEC, "kernel.language %s: hetune builds and runs OpenCL "
+                            "kernels only; replay a recorded space of this kernel with "
+                            "hetune tune --replay FILE",
+                            ht_kernel_language_name(spec->language));
     /* A buffer the device cannot allocate fails every configuration: say so before any
      * build, naming the shape and the limit, rather than as a failed clCreateBuffer. */
     rc = ht_spec_check_device(spec, dev, err);

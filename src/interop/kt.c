@@ -76,10 +76,54 @@ static const char *const device_vars[] = {
 };
 
 struct import {
-    const char **names; /* parameters, then device_vars */
+    const char **names; /* parameters, then ProblemSize_k, then device_vars */
     size_t nparams, nnames;
+    json_t *values;     /* each parameter's values, by name (borrowed from the spec) */
+    size_t nsizes;      /* ProblemSize entries, named ProblemSize_0.. in expressions */
     struct ht_error *err;
 };
+
+static const char *const problem_size_names[] = {"ProblemSize_0", "ProblemSize_1",
+                                                 "ProblemSize_2"};
+
+/* max(P) or min(P) of one tuning parameter P (Kernel Tuner evaluates it over P's values,
+ * as in an argument's Size): the value as text in buf, or 0 when w (len letters, p after
+ * them) is not such a call. *end is set past the closing parenthesis. */
+static int param_extreme(struct import *im, const char *w, size_t len, const char *p,
+                         char *buf, size_t size, const char **end)
+{
+    const char *a = p, *b;
+    json_t *vals = NULL, *v;
+    size_t i;
+    int is_max = len == 3 && !strncmp(w, "max", 3), found = 0;
+    json_int_t best = 0;
+
+    if (!(is_max || (len == 3 && !strncmp(w, "min", 3))) || !im->values)
+        return 0;
+    while (*a == ' ')
+        a++;
+    if (*a++ != '(')
+        return 0;
+    while (*a == ' ')
+        a++;
+    for (b = a; isalnum((unsigned char)*b) || *b == '_'; b++)
+        ;
+    if (b == a)
+        return 0;
+    for (i = 0; i < im->nparams; i++)
+        if (strlen(im->names[i]) == (size_t)(b - a) && !strncmp(im->names[i], a, (size_t)(b - a)))
+            vals = json_object_get(json_object_get(im->values, im->names[i]), "values");
+    while (*b == ' ')
+        b++;
+    if (!vals || *b != ')')
+        return 0;
+    json_array_foreach(vals, i, v)
+        if (!found++ || (is_max ? json_integer_value(v) > best : json_integer_value(v) < best))
+            best = json_integer_value(v);
+    snprintf(buf, size, "%lld", (long long)best);
+    *end = b + 1;
+    return 1;
+}
 
 /* Python's operators into C's: and/or, //, True/False, and not, which binds looser than a
  * comparison in Python ("not a > b" is "!(a > b)"), so its operand runs to the next and/or
@@ -123,7 +167,20 @@ static char *translate(struct import *im, const char *src, const char *path)
             while (isalnum((unsigned char)*p) || *p == '_')
                 p++;
             size_t len = (size_t)(p - w);
-            if (len == 3 && !strncmp(w, "and", 3)) rep = "&&";
+            char num[32], idx = 0;
+            const char *after = NULL;
+            if (len == 11 && !strncmp(w, "ProblemSize", 11) && p[0] == '[' &&
+                p[1] >= '0' && p[1] < '0' + (char)im->nsizes && p[2] == ']') {
+                idx = p[1];
+                p += 3;
+            } else if (param_extreme(im, w, len, p, num, sizeof num, &after)) {
+                p = after;
+                memcpy(out + n, num, strlen(num));
+                n += strlen(num);
+                continue;
+            }
+            if (idx) rep = problem_size_names[idx - '0'];
+            else if (len == 3 && !strncmp(w, "and", 3)) rep = "&&";
             else if (len == 2 && !strncmp(w, "or", 2)) rep = "||";
             else if (len == 4 && !strncmp(w, "True", 4)) rep = "1";
             else if (len == 5 && !strncmp(w, "False", 5)) rep = "0";
@@ -180,7 +237,8 @@ static int expression(struct import *im, const char *src, const char *path, char
 static int params(struct import *im, json_t *space, json_t *spec)
 {
     static const char *const known_space[] = {"TuningParameters", "Conditions", NULL};
-    static const char *const known_param[] = {"Name", "Type", "Values", NULL};
+    /* Default: the configuration Kernel Tuner starts from; a search needs none. */
+    static const char *const known_param[] = {"Name", "Type", "Values", "Default", NULL};
     static const char *const known_cond[] = {"Parameters", "Expression", NULL};
     json_t *list = json_object_get(space, "TuningParameters"), *p, *out, *cons;
     char path[256];
@@ -192,8 +250,9 @@ static int params(struct import *im, json_t *space, json_t *spec)
         return refuse(im->err, "ConfigurationSpace.TuningParameters", "expected an array");
     out = json_object();
     json_object_set_new(spec, "params", out);
-    im->names = calloc(json_array_size(list) + sizeof device_vars / sizeof *device_vars,
-                       sizeof *im->names);
+    im->names = calloc(json_array_size(list) + im->nsizes +
+                       sizeof device_vars / sizeof *device_vars, sizeof *im->names);
+    im->values = out;
     if (!im->names)
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     json_array_foreach(list, i, p) {
@@ -224,9 +283,11 @@ static int params(struct import *im, json_t *space, json_t *spec)
         json_object_set_new(out, name, json_pack("{s:o}", "values", vals));
         im->names[im->nparams++] = name;
     }
+    for (i = 0; i < im->nsizes; i++)
+        im->names[im->nparams + i] = problem_size_names[i];
     for (i = 0; i < sizeof device_vars / sizeof *device_vars; i++)
-        im->names[im->nparams + i] = device_vars[i];
-    im->nnames = im->nparams + i;
+        im->names[im->nparams + im->nsizes + i] = device_vars[i];
+    im->nnames = im->nparams + im->nsizes + i;
 
     cons = json_array();
     json_object_set_new(spec, "constraints", cons);
@@ -268,7 +329,7 @@ static int argument(struct import *im, json_t *a, size_t i, const char *t1_dir, 
 {
     static const char *const known[] = {"Name", "Type", "Size", "TypeSize", "FillType",
                                         "FillValue", "DataSource", "RandomSeed", "AccessType",
-                                        "MemoryType", NULL};
+                                        "MemoryType", "MemType", "Output", NULL};
     char path[256], field[300];
     const char *type, *mem, *fill;
     json_t *out, *v;
@@ -438,7 +499,9 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
     static const char *const known_ks[] = {"Device", "Language", "CompilerOptions", "Profiling",
                                            "KernelName", "KernelFile", "GlobalSizeType",
                                            "SharedMemory", "SimulationInput", "GlobalSize",
-                                           "LocalSize", "Arguments", "ReferenceArguments", NULL};
+                                           "LocalSize", "Arguments", "ReferenceArguments",
+                                           "BenchmarkName", "GridDivX", "GridDivY", "GridDivZ",
+                                           "ProblemSize", "Stream", NULL};
     static const char *const refused[] = {"SharedMemory", "SimulationInput",
                                           "ReferenceArguments", NULL};
     json_t *ks = json_object_get(t1, "KernelSpecification"), *v;
@@ -449,7 +512,10 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
                                                                   known_ks, im->err) != 0)
         return im->err->code;
     for (i = 0; refused[i]; i++)
-        if (json_object_get(ks, refused[i])) {
+        /* SharedMemory 0: no dynamic shared memory, nothing to express. */
+        if (json_object_get(ks, refused[i]) &&
+            !(i == 0 && json_is_integer(json_object_get(ks, refused[i])) &&
+              json_integer_value(json_object_get(ks, refused[i])) == 0)) {
             char field[128];
             snprintf(field, sizeof field, "KernelSpecification.%s", refused[i]);
             return refuse(im->err, field, "%s: has no form in a hetune spec%s", field,
@@ -460,15 +526,43 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
         !(name = get_string(ks, "KernelName", "KernelSpecification", im->err)) ||
         !(file = get_string(ks, "KernelFile", "KernelSpecification", im->err)))
         return im->err->code;
-    if (strcmp(lang, "OpenCL"))
+    int replay_only = !strcmp(lang, "CUDA") || !strcmp(lang, "HIP");
+    if (strcmp(lang, "OpenCL") && !replay_only)
         return refuse(im->err, "KernelSpecification.Language", "KernelSpecification.Language: "
-                      "'%s': hetune tunes OpenCL kernels only", lang);
+                      "'%s': hetune tunes OpenCL kernels (and replays recorded spaces of CUDA "
+                      "and HIP ones)", lang);
+    if (replay_only)
+        note(notes, "KernelSpecification.Language %s: hetune never builds this kernel; the spec "
+             "replays a recorded space of it (hetune tune SPEC --replay T4_OR_CACHE)", lang);
+    /* ProblemSize[k] in expressions: the sizes ProblemSize_0.. of the spec. GlobalSize and
+     * the GridDiv lists say the same for a CUDA grid: hetune reads GlobalSize. */
+    v = json_object_get(ks, "ProblemSize");
+    if (v) {
+        json_t *sizes = json_object(), *e;
+        if (!json_is_array(v) || json_array_size(v) > 3) {
+            json_decref(sizes);
+            return refuse(im->err, "KernelSpecification.ProblemSize", "KernelSpecification."
+                          "ProblemSize: expected a list of at most 3 integers");
+        }
+        json_array_foreach(v, i, e) {
+            if (!json_is_integer(e) || json_integer_value(e) < 1) {
+                json_decref(sizes);
+                return refuse(im->err, "KernelSpecification.ProblemSize", "KernelSpecification."
+                              "ProblemSize[%zu]: expected a positive integer", i);
+            }
+            json_object_set(sizes, problem_size_names[i], e);
+        }
+        im->nsizes = json_array_size(v);
+        json_object_set_new(spec, "sizes", sizes);
+    }
     json_object_set_new(spec, "name", json_string(name));
     json_object_set_new(spec, "description", json_sprintf("imported from Kernel Tuner T1 file "
                                                           "%s", t1_path));
     json_t *kernel = json_pack("{s:o,s:s}", "file", kernel_file(t1_dir, spec_dir, file),
                                "name", name);
     json_object_set_new(spec, "kernel", kernel);
+    if (replay_only)
+        json_object_set_new(kernel, "language", json_string(lang));
     v = json_object_get(ks, "CompilerOptions");
     if (json_array_size(v)) {
         char *opts = NULL;
@@ -504,7 +598,7 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
 int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
                     struct ht_error *err)
 {
-    struct import im = {NULL, 0, 0, err};
+    struct import im = {NULL, 0, 0, NULL, 0, err};
     json_error_t jerr;
     json_t *t1 = NULL, *spec = json_object();
     char *dir = ht__dirname(t1_path), *nt = NULL, *text = NULL;

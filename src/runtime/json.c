@@ -458,6 +458,11 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
     json_object_set_new(o, "driver_cache", json_boolean(r->driver_cache));
     json_object_set_new(o, "stopped", json_boolean(r->stopped));
+    if (r->replayed) {
+        json_object_set_new(o, "replayed", json_true());
+        json_object_set_new(o, "missing", json_integer((json_int_t)r->missing));
+        json_object_set_new(o, "simulated_seconds", json_real(r->simulated_s));
+    }
     return o;
 }
 
@@ -477,6 +482,8 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
                                                   : json_null());
     json_object_set_new(root, "cut_factor", json_real(o->cut_factor));
     json_object_set_new(root, "interrupted", json_boolean(interrupted));
+    json_object_set_new(root, "replay", o->replay ? json_string(ht_recording_path(o->replay))
+                                                  : json_null());
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, tune_device(spec, devs[i], &results[i]));
     json_object_set_new(root, "devices", arr);

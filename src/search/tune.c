@@ -58,7 +58,14 @@ struct tune {
     double best_s;
     int rc;                 /* the first error a callback met */
     struct ht_error *err;
+    double sim_s;           /* replay: the simulated clock */
 };
+
+/* The clock of a replay's time limit: the recorded costs of its evaluations so far. */
+static double simulated_now(void *user)
+{
+    return ((const struct tune *)user)->sim_s;
+}
 
 /* A result competes for best when it ran to the end and did not fail verification
  * (verified -1 is a spec without a reference, or a run with verification off). */
@@ -331,8 +338,11 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     if (rc != HT_OK)
         goto cleanup;
     rc = ht_space_count(space, &counts, err);
+    if (rc == HT_OK && opts->replay)
+        rc = ht_recording_bind(opts->replay, spec, space, err);
     if (rc != HT_OK)
         goto cleanup;
+    out->replayed = opts->replay != NULL;
     t.count = out->space = counts.pruned > SIZE_MAX ? SIZE_MAX : (size_t)counts.pruned;
     /* A small space is listed whole, and so is any space an exhaustive search walks
      * without a budget (the fastest way through every configuration). A larger one is
@@ -369,7 +379,10 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
         goto cleanup;
     /* One process measures a device at a time: the measurements of two would skew each
      * other, and the second finds the first one's results stored once it gets the lease. */
-    rc = lease_device(&t, store, dev, &leased, err);
+    /* A replay measures nothing (no lease) and writes fast: what it stores can be replayed
+     * again, so its commits need not wait for the disk. */
+    rc = opts->replay ? ht_store_set_durable(store, 0, err)
+                      : lease_device(&t, store, dev, &leased, err);
     if (rc != HT_OK || out->stopped)
         goto cleanup;
 
@@ -380,6 +393,10 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     sopts.seed = opts->seed;
     sopts.budget = opts->budget;
     sopts.time_limit_s = opts->time_limit_s;
+    if (opts->replay) { /* the time limit is in recorded seconds */
+        sopts.now = simulated_now;
+        sopts.now_user = &t;
+    }
     rc = ht_search_create(out->strategy, &sspace, &sopts, &t.search, err);
     if (rc != HT_OK)
         goto cleanup;
@@ -397,7 +414,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     if (!eopts.stop)
         eopts.stop = opts->stop;
     /* A session costs a context and the host data: only open one when there is work. */
-    if (total > 0) {
+    if (total > 0 && !opts->replay) {
         rc = ht_session_create(spec, dev, &eopts, &session, err);
         if (rc == HT_EINTR && stop_raised(opts)) {
             out->stopped = 1;
@@ -410,7 +427,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
 
     loop_t0 = ht__now();
     report_progress(&t, dev, t0, loop_t0, total, NULL, HT_OK);
-    while (session) {
+    while (session || (opts->replay && total > 0)) {
         const int64_t *config;
         char text[HT_STORE_CONFIG_MAX];
         size_t index;
@@ -440,10 +457,28 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             goto cleanup;
         }
 
-        ht_session_set_cut(session, t.has_best ? t.best_s : 0.0, opts->cut_factor);
         ht_error_clear(&eerr);
         ht_eval_result_destroy(res);
-        st = ht_session_eval(session, config, res, &eerr);
+        if (opts->replay) {
+            double cost_s = 0.0;
+            st = ht_recording_eval(opts->replay, config, res, &cost_s, &eerr);
+            t.sim_s += cost_s;
+            if (st == HT_ENOTFOUND) { /* missing: a failure for the search, never stored */
+                out->evaluated++;
+                out->missing++;
+                rc = ht_search_report(t.search, index, INFINITY);
+                if (rc != HT_OK) {
+                    rc = ht_error_set(err, rc, "the %s search refused a result",
+                                      out->strategy);
+                    goto cleanup;
+                }
+                report_progress(&t, dev, t0, loop_t0, total, config, st);
+                continue;
+            }
+        } else {
+            ht_session_set_cut(session, t.has_best ? t.best_s : 0.0, opts->cut_factor);
+            st = ht_session_eval(session, config, res, &eerr);
+        }
         if (st == HT_ENOMEM) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory evaluating a configuration");
             goto cleanup;
@@ -490,6 +525,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
 cleanup:
     if (leased)
         ht_store_release_device(store, out->device_id, NULL);
+    if (opts->replay)
+        ht_store_set_durable(store, 1, NULL);
     if (t.has_best) {
         out->has_best = 1;
         out->best_s = t.best_s;
@@ -498,7 +535,8 @@ cleanup:
                              sizeof out->best_text);
     }
     out->tuning_s = ht__now() - t0;
-    out->driver_cache = ht_driver_caches(dev);
+    out->simulated_s = t.sim_s;
+    out->driver_cache = opts->replay ? 0 : ht_driver_caches(dev);
     if (res)
         ht_eval_result_destroy(res);
     free(res);

@@ -38,7 +38,9 @@ struct loader {
 static const char *const top_fields[] = {
     "name", "description", "kernel", "sizes", "ndrange", "params", "local_mem",
     "constraints", "args", "verify", "timing", "flops", "bytes", "pipeline"};
-static const char *const kernel_fields[] = {"file", "name", "options"};
+static const char *const kernel_fields[] = {"file", "name", "options", "language"};
+/* The kernel languages a spec may name (enum ht_kernel_language); only OpenCL is built. */
+static const char *const language_names[] = {"OpenCL", "CUDA", "HIP"};
 static const char *const ndrange_fields[] = {"global", "local"};
 static const char *const param_fields[] = {"values", "range", "step", "pow2"};
 static const char *const arg_fields[] = {"name", "type", "shape", "access",
@@ -342,8 +344,9 @@ static int check_name(struct loader *l, const char *name, const char *what)
             return fail_key(l, HT_ESPEC, "%s name '%s' clashes with the size of the same name "
                             "(sizes.%s): both would reach the kernel as -D %s=VALUE", what,
                             name, name, name);
-    /* Sizes and parameters become macros of the kernel's build. */
-    if ((reserved = ht__opencl_reserved(name)))
+    /* Sizes and parameters become macros of an OpenCL kernel's build (a CUDA or HIP kernel
+     * is never built here). */
+    if (l->spec->language == HT_LANG_OPENCL && (reserved = ht__opencl_reserved(name)))
         return fail_key(l, HT_ESPEC, "%s name '%s' is %s: as -D %s=VALUE it would break the "
                         "kernel's build; rename the %s", what, name, reserved, name, what);
     return 0;
@@ -446,7 +449,7 @@ static int load_kernel(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
     struct ht_error rerr;
-    const char *file, *name, *options;
+    const char *file, *name, *options, *language = NULL;
     json_t *k;
     char why[256];
     int rc;
@@ -457,8 +460,20 @@ static int load_kernel(struct loader *l, json_t *root)
     if ((rc = want_object(l, k)) || (rc = check_fields(l, k, kernel_fields, COUNT(kernel_fields))))
         return rc;
     if ((rc = get_string(l, k, "file", 1, &file)) || (rc = get_string(l, k, "name", 1, &name)) ||
-        (rc = get_string(l, k, "options", 0, &options)))
+        (rc = get_string(l, k, "options", 0, &options)) ||
+        (rc = get_string(l, k, "language", 0, &language)))
         return rc;
+    if (language) {
+        size_t i;
+        push_key(l, "language");
+        for (i = 0; i < COUNT(language_names) && strcmp(language_names[i], language); i++)
+            ;
+        if (i == COUNT(language_names))
+            return fail(l, HT_ESPEC, "'%s' is not a kernel language hetune knows (OpenCL, or "
+                        "CUDA and HIP for replaying a recorded space)", language);
+        spec->language = (enum ht_kernel_language)i;
+        pop(l);
+    }
     push_key(l, "name");
     if (!is_identifier(name))
         return fail(l, HT_ESPEC, "'%s' is not a valid kernel name", name);
@@ -471,6 +486,15 @@ static int load_kernel(struct loader *l, json_t *root)
         return HT_ENOMEM;
     if (!(spec->kernel_path = ht__path_join(spec->dir, file)))
         return nomem(l);
+    /* A CUDA or HIP kernel is never built (its recorded space is replayed): its source,
+     * when present, only names the kernel in the results database. */
+    if (spec->language != HT_LANG_OPENCL && access(spec->kernel_path, R_OK) != 0) {
+        if (!(spec->source = dup_or_fail(l, "")))
+            return HT_ENOMEM;
+        pop(l);
+        pop(l);
+        return 0;
+    }
     if (access(spec->kernel_path, R_OK) != 0)
         return fail(l, HT_ESPEC, "cannot read kernel file '%s': %s", spec->kernel_path,
                     lower_strerror(errno, why, sizeof why));
@@ -1746,6 +1770,11 @@ static int load_all(struct loader *l, json_t *root, const struct ht_size_overrid
         (rc = load_timing(l, root)))
         return rc;
     return 0;
+}
+
+const char *ht_kernel_language_name(enum ht_kernel_language lang)
+{
+    return (size_t)lang < COUNT(language_names) ? language_names[lang] : "unknown";
 }
 
 int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,

@@ -158,6 +158,13 @@ static int set_wal(struct ht_store *store, struct ht_error *err)
     }
 }
 
+int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err)
+{
+    return ht__store_exec(store, durable ? "PRAGMA synchronous = FULL"
+                                         : "PRAGMA synchronous = NORMAL",
+                          "cannot set synchronous", err);
+}
+
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
 {
     struct ht_error local;
