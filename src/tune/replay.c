@@ -64,7 +64,7 @@ static int read_all(const char *path, char **out, size_t *len, struct ht_error *
                   : ht_error_set(err, HT_EIO, "%s: cannot open", path);
     }
     for (;;) {
-        if (cap - n < 65536 + 1) {
+        while (cap - n < 65536 + 1) {
             char *grown = realloc(buf, cap * 2);
             if (!grown) {
                 free(buf);

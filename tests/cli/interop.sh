@@ -51,7 +51,7 @@ PY
     expect_status 2
     expect_err "$2"
 }
-bad 'ks["Language"] = "CUDA"' "KernelSpecification.Language"
+bad 'ks["Language"] = "Vulkan"' "KernelSpecification.Language"
 bad 'tp[0]["Type"] = "float"' "ConfigurationSpace.TuningParameters[0].Type"
 bad 'tp[0]["Values"] = "range(1, 9)"' "ConfigurationSpace.TuningParameters[0].Values"
 bad 'ks["SharedMemory"] = 1024' "KernelSpecification.SharedMemory"
