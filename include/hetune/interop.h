@@ -7,7 +7,16 @@
  *
  * T1 fields and what they become (any other field, or a value hetune cannot express, is
  * refused with HT_ESPEC, err->field naming it):
- *   KernelSpecification.Language      "OpenCL" only
+ *   KernelSpecification.Language      "OpenCL"; "CUDA" and "HIP" give a spec of
+ *                                     kernel.language CUDA or HIP, for replaying a recorded
+ *                                     space only (hetune tune --replay; never built), with a
+ *                                     note saying so
+ *   KernelSpecification.ProblemSize   sizes ProblemSize_0.. (ProblemSize[k] in expressions)
+ *   KernelSpecification.BenchmarkName, GridDivX/Y/Z, Stream, SharedMemory 0, and a
+ *                                     parameter's Default, an argument's MemType and Output:
+ *                                     accepted and left out (GlobalSize says what GridDiv
+ *                                     does; a search needs no default)
+ *   max(P), min(P) of one parameter P  the largest or least of P's values
  *   KernelSpecification.KernelName    kernel.name and the spec's name
  *   KernelSpecification.KernelFile    kernel.file (see spec_dir below)
  *   KernelSpecification.CompilerOptions  kernel.options, joined by spaces
@@ -26,7 +35,8 @@
  *                                     become C's)
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
- * Refused: Language CUDA or Vulkan, GlobalSizeType Vulkan, SharedMemory, SimulationInput,
+ * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than
+ * 0, SimulationInput,
  * ReferenceArguments (hetune verifies against a reference configuration or kernel), a
  * parameter Type float, bool or string, Values that are not a list of integers, an argument
  * of MemoryType Local or Symbol, of Type bool, half*, a vector type or custom, FillType

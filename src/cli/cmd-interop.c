@@ -11,7 +11,9 @@
 static const char import_usage[] =
     "usage: hetune import-kt [options] T1.json\n\n"
     "Converts a Kernel Tuner T1 input file (OpenCL) into a hetune spec; a field that a spec\n"
-    "cannot express is refused, naming it. Search and Budget are left out with a note.\n\n"
+    "cannot express is refused, naming it. Search and Budget are left out with a note. A\n"
+    "CUDA or HIP T1 file gives a spec for replaying its recorded space only (hetune tune\n"
+    "--replay): the kernel is never built.\n\n"
     "options:\n"
     "  -o, --out SPEC        write the spec to SPEC (default: stdout)\n"
     "  -h, --help            show this help\n\n"
