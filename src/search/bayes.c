@@ -45,6 +45,7 @@
 #define LOCAL_STARTS 5    /* local searches of the acquisition, from the best known */
 #define LOCAL_STEPS 16    /* most moves of one local search */
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
+#define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
 
 struct node {
     int32_t feat;         /* -1 for a leaf */
@@ -76,6 +77,7 @@ struct bayes {
     size_t *starts;       /* LOCAL_STARTS */
     uint32_t *pt;         /* nparams ranks */
     double best_y;
+    size_t proposals;     /* made by the model, which alternate near and far */
 };
 
 static void bayes_destroy(struct ht_search *s)
@@ -347,6 +349,45 @@ static void local_search(struct ht_search *s, struct bayes *b, size_t index, str
     }
 }
 
+/* Offers the configurations not visited that differ from index in one parameter or, when
+ * there is none, in two. */
+static void near_best(struct ht_search *s, struct bayes *b, size_t index, struct pick *pk)
+{
+    size_t np = b->geom.nparams, j;
+
+    memcpy(b->pt, ht__geom_ranks(&b->geom, index), np * sizeof *b->pt);
+    for (int moves = 1; moves <= 2 && !pk->have; moves++) {
+        for (size_t v = 0; v < b->nvar; v++) {
+            size_t p = b->vars[v];
+            uint32_t own = b->pt[p];
+            for (uint32_t r = 0; r < b->geom.nvalues[p]; r++) {
+                if (r == own)
+                    continue;
+                b->pt[p] = r;
+                if (moves == 1) {
+                    if (ht__geom_lookup(&b->geom, b->pt, &j) == 0 && !ht__search_visited(s, j))
+                        consider(s, b, j, pk);
+                    continue;
+                }
+                for (size_t v2 = v + 1; v2 < b->nvar; v2++) {
+                    size_t p2 = b->vars[v2];
+                    uint32_t own2 = b->pt[p2];
+                    for (uint32_t r2 = 0; r2 < b->geom.nvalues[p2]; r2++) {
+                        if (r2 == own2)
+                            continue;
+                        b->pt[p2] = r2;
+                        if (ht__geom_lookup(&b->geom, b->pt, &j) == 0 &&
+                            !ht__search_visited(s, j))
+                            consider(s, b, j, pk);
+                    }
+                    b->pt[p2] = own2;
+                }
+            }
+            b->pt[p] = own;
+        }
+    }
+}
+
 /* A random configuration not visited, the farthest from the known ones among a few.
  * Returns 0 or HT_DONE. */
 static int spread(struct ht_search *s, struct bayes *b, size_t *out)
@@ -459,6 +500,15 @@ static int bayes_next(struct ht_search *s, size_t *index)
             j--;
         }
         b->starts[j] = i;
+    }
+    /* Two proposals in three search near the best; a third, or when nothing is left near
+     * it, the whole space. */
+    if (++b->proposals % GLOBAL_EVERY != 0 && nstart) {
+        near_best(s, b, b->starts[0], &pk);
+        if (pk.have) {
+            *index = pk.index;
+            return 0;
+        }
     }
     for (size_t k = 0; k < nstart; k++)
         local_search(s, b, b->starts[k], &pk);

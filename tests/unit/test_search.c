@@ -16,7 +16,7 @@
 #include "search/search-internal.h"
 #include "util/util.h"
 
-static const char *const strategies[] = {"exhaustive", "random", "genetic", "anneal"};
+static const char *const strategies[] = {"exhaustive", "random", "genetic", "anneal", "bayes"};
 #define NSTRAT (sizeof strategies / sizeof strategies[0])
 
 /* ---- synthetic spaces ---------------------------------------------------------------- */
@@ -214,6 +214,9 @@ static void test_opts_defaults(void **state)
     assert_true(o.sa_cooling == 0.9);
     assert_int_equal(o.sa_restarts, 4);
     assert_int_equal(o.sa_steps, 0);
+    assert_int_equal(o.bo_init, 0);
+    assert_int_equal(o.bo_trees, 24);
+    assert_int_equal(o.bo_candidates, 1024);
 }
 
 static void test_registry(void **state)
