@@ -130,9 +130,11 @@ struct ht_search_opts {
     double ga_mutation;       /* probability that a gene of a child is replaced by another
                                  value of its parameter (half the time any other, half the
                                  time a nearby one); default 0.1, in [0, 1] */
-    size_t ga_patience;       /* generations without improvement before it stops; default 3
-                                 (OCLoptimizer's rule), >= 1. Raise it to trade evaluations
-                                 for a better chance of the exact optimum. */
+    size_t ga_patience;       /* generations without improvement before it stops; default
+                                 10, >= 1 (OCLoptimizer's rule is 3: on the recorded
+                                 convolution spaces of issue 25 it stopped after 74 to 140
+                                 evaluations at a median 0.86-0.92 of the optimum, 10 reached
+                                 0.93-1.0 within 400, the same proposals up to its stop) */
 
     /* anneal */
     double sa_temperature;    /* initial temperature, in relative cost: a move that is 10%

@@ -25,7 +25,7 @@ void ht_search_opts_init(struct ht_search_opts *opts)
     opts->ga_elite = 2;
     opts->ga_tournament = 3;
     opts->ga_mutation = 0.1;
-    opts->ga_patience = 3;
+    opts->ga_patience = 10;
     opts->sa_temperature = 0.5;
     opts->sa_cooling = 0.9;
     opts->sa_restarts = 4;
