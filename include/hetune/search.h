@@ -44,7 +44,12 @@
  *               configurations become the nearest valid one; stops after ga_patience
  *               generations without improvement of the best cost;
  *   anneal      simulated annealing over the configurations that differ in one parameter
- *               (nearer values more likely), with restarts from random configurations.
+ *               (nearer values more likely), with restarts from random configurations;
+ *   bayes       Bayesian optimisation: a random forest over the parameters' ranks learns
+ *               the log of the cost (failures as worse than the worst) from every known
+ *               result; each proposal maximises expected improvement over a sample of the
+ *               unknown configurations and a local search from the best known ones. It
+ *               does not stop by itself: give it a budget or a time limit.
  */
 #ifndef HETUNE_SEARCH_H
 #define HETUNE_SEARCH_H
@@ -125,9 +130,11 @@ struct ht_search_opts {
     double ga_mutation;       /* probability that a gene of a child is replaced by another
                                  value of its parameter (half the time any other, half the
                                  time a nearby one); default 0.1, in [0, 1] */
-    size_t ga_patience;       /* generations without improvement before it stops; default 3
-                                 (OCLoptimizer's rule), >= 1. Raise it to trade evaluations
-                                 for a better chance of the exact optimum. */
+    size_t ga_patience;       /* generations without improvement before it stops; default
+                                 10, >= 1 (OCLoptimizer's rule is 3: on the recorded
+                                 convolution spaces of issue 25 it stopped after 74 to 140
+                                 evaluations at a median 0.86-0.92 of the optimum, 10 reached
+                                 0.93-1.0 within 400, the same proposals up to its stop) */
 
     /* anneal */
     double sa_temperature;    /* initial temperature, in relative cost: a move that is 10%
@@ -140,6 +147,16 @@ struct ht_search_opts {
                                  a row have not improved its best (see anneal.c) */
     size_t sa_restarts;       /* runs after the first, each from a random configuration not
                                  evaluated yet; default 4. The search stops after them. */
+
+    /* bayes */
+    size_t bo_init;           /* configurations of the initial design, spread over the
+                                 space, results known beforehand included; 0 = automatic
+                                 (default): one more than the parameters that vary, 4 to
+                                 20, at most a fifth of the budget (see bayes.c) */
+    size_t bo_trees;          /* trees of the random forest; default 24, 1 to 1024 */
+    size_t bo_candidates;     /* configurations not known, drawn uniformly, whose expected
+                                 improvement is computed at each proposal besides the local
+                                 search's; default 1024, >= 1. All of them when fewer. */
 };
 
 /* Fills opts with the defaults above. */

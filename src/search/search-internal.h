@@ -115,6 +115,7 @@ extern const struct ht_search_ops ht__search_exhaustive;
 extern const struct ht_search_ops ht__search_random;
 extern const struct ht_search_ops ht__search_genetic;
 extern const struct ht_search_ops ht__search_anneal;
+extern const struct ht_search_ops ht__search_bayes;
 
 /* tune.c: fills ev from one evaluation of config (text its canonical text) by the tune of
  * id's problem and device; src/mpi fills the evaluations other ranks made with it. */

@@ -14,6 +14,7 @@ const struct ht_search_ops *const ht_search_strategies[] = {
     &ht__search_random,
     &ht__search_genetic,
     &ht__search_anneal,
+    &ht__search_bayes,
     NULL,
 };
 
@@ -24,10 +25,12 @@ void ht_search_opts_init(struct ht_search_opts *opts)
     opts->ga_elite = 2;
     opts->ga_tournament = 3;
     opts->ga_mutation = 0.1;
-    opts->ga_patience = 3;
+    opts->ga_patience = 10;
     opts->sa_temperature = 0.5;
     opts->sa_cooling = 0.9;
     opts->sa_restarts = 4;
+    opts->bo_trees = 24;
+    opts->bo_candidates = 1024;
 }
 
 const struct ht_search_ops *ht_search_find(const char *name)
@@ -185,6 +188,10 @@ static int check_opts(const struct ht_search_opts *o, struct ht_error *err)
         field = "sa_temperature", why = "must be a finite number >= 0";
     else if (!(o->sa_cooling > 0 && o->sa_cooling <= 1))
         field = "sa_cooling", why = "must be in (0, 1]";
+    else if (o->bo_trees < 1 || o->bo_trees > 1024)
+        field = "bo_trees", why = "must be in [1, 1024]";
+    else if (o->bo_candidates < 1)
+        field = "bo_candidates", why = "must be at least 1";
     if (!field)
         return 0;
     if (err && !err->code)

@@ -16,7 +16,7 @@
 #include "search/search-internal.h"
 #include "util/util.h"
 
-static const char *const strategies[] = {"exhaustive", "random", "genetic", "anneal"};
+static const char *const strategies[] = {"exhaustive", "random", "genetic", "anneal", "bayes"};
 #define NSTRAT (sizeof strategies / sizeof strategies[0])
 
 /* ---- synthetic spaces ---------------------------------------------------------------- */
@@ -208,12 +208,15 @@ static void test_opts_defaults(void **state)
     assert_null(o.now);
     assert_int_equal(o.ga_population, 20);
     assert_int_equal(o.ga_elite, 2);
-    assert_int_equal(o.ga_patience, 3);
+    assert_int_equal(o.ga_patience, 10);
     assert_true(o.ga_mutation == 0.1);
     assert_true(o.sa_temperature == 0.5);
     assert_true(o.sa_cooling == 0.9);
     assert_int_equal(o.sa_restarts, 4);
     assert_int_equal(o.sa_steps, 0);
+    assert_int_equal(o.bo_init, 0);
+    assert_int_equal(o.bo_trees, 24);
+    assert_int_equal(o.bo_candidates, 1024);
 }
 
 static void test_registry(void **state)
@@ -412,7 +415,7 @@ static void test_genetic_budget_4d(void **state)
     }
 }
 
-/* With its defaults (three generations of patience, as in the paper) the genetic algorithm
+/* With its defaults (ten generations of patience, three in the paper) the genetic algorithm
  * stops on its own after a small part of the space, near the optimum if not on it. */
 static void test_genetic_defaults(void **state)
 {
