@@ -102,6 +102,11 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
     printf("  cache        %zu of %zu binaries from the binary cache%s\n", r->cache_hits,
            r->evaluated, r->driver_cache ? " (the driver keeps its own)" : "");
+    if (r->jobs) {
+        ht_format_seconds(r->prebuild_s, a, sizeof a);
+        printf("  built ahead  %zu by %u build workers (%s of builds off the measuring path)\n",
+               r->prebuilt, r->jobs, a);
+    }
 }
 
 int cmd_tune(int argc, char **argv)
@@ -136,7 +141,8 @@ int cmd_tune(int argc, char **argv)
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
     cli_common_init(&co, "tune", tune_usage,
-                    CLI_F_DEVICE | CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_DB | CLI_F_SIZE |
+                    CLI_F_DEVICE | CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_JOBS | CLI_F_DB |
+                        CLI_F_SIZE |
                         CLI_F_EQ3 | CLI_F_DATA_PATH | CLI_F_TIMEOUT | CLI_F_NO_ISOLATE |
                         CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET |
                         CLI_F_VERBOSE,
@@ -174,6 +180,7 @@ int cmd_tune(int argc, char **argv)
     opts.eq3 = co.exec.eq3;
     opts.exec = co.exec;
     opts.budget = co.budget;
+    opts.jobs = co.jobs;
     db = co.db;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;
