@@ -434,9 +434,12 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     jobs = opts->jobs;
     if (jobs == 0) {
         /* Automatic: a CPU device's cores are the device, and a build beside a
-         * measurement on them slows it (sepconv's runs took twice as long on 2 cores). */
+         * measurement on them slows it (sepconv's runs took twice as long on 2 cores); a
+         * replay builds nothing, and proposes ahead only when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = dev->is_cpu || cores < 2 ? 1 : cores > 1024 ? 1024 : (unsigned)cores;
+        jobs = dev->is_cpu || opts->replay || cores < 2 ? 1
+               : cores > 1024                          ? 1024
+                                                       : (unsigned)cores;
     }
     if (jobs > 1 && !opts->replay) {
         struct ht_exec_opts popts = opts->exec;
