@@ -14,10 +14,13 @@
 extern "C" {
 #endif
 
-/* X(name, value, description). HT_DONE is not an error: iterators return it when finished. */
+/* X(name, value, description). HT_DONE is not an error: iterators return it when finished.
+ * Nor is HT_BUSY: a search with proposals in flight returns it when it cannot propose more
+ * until one of them is reported (search.h). */
 #define HT_ERRNO_MAP(X)                                                          \
     X(OK, 0, "success")                                                          \
     X(DONE, 1, "finished")                                                       \
+    X(BUSY, 2, "waiting for a result in flight")                                 \
     X(NOMEM, -1, "out of memory")                                                \
     X(INVAL, -2, "invalid argument")                                             \
     X(IO, -3, "input/output error")                                              \
@@ -50,6 +53,7 @@ enum ht_errno {
 
 #define HT_OK HT_EOK
 #define HT_DONE HT_EDONE
+#define HT_BUSY HT_EBUSY
 
 /* The description of an error code ("division by zero"). Borrowed, static storage. */
 const char *ht_strerror(int code);

@@ -216,6 +216,65 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
                          uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
                          struct ht_error *err);
 
+/* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
+ * isolated session's is, that build configurations into the binary cache while the device
+ * measures others, so that the session's own build of each becomes a cache hit. Where the
+ * driver keeps a cache of its own (ht_driver_caches: PoCL), a build worker fills that one
+ * instead, and launches the configuration once (its reference kernel too) so that what
+ * PoCL compiles at a first launch is in it as well; the session then finds the program
+ * there (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c). On a CPU
+ * device the build workers share the cores with the measurement.
+ *
+ * A build that crashes its worker (a compiler's signal), outlasts the time limit
+ * (opts.timeout_s, else automatic as an isolated session's), fails to compile or breaks a
+ * rule is the configuration's fate: ht_prebuild_take says so (config_fault), and the caller
+ * stores it without measuring. Two configurations that build one program are not built at
+ * once (two processes building one program into one driver cache get in each other's
+ * way). Not thread-safe: one thread submits and takes. */
+struct ht_prebuild; /* opaque */
+
+/* What became of one build ahead. */
+struct ht_prebuild_done {
+    int status;              /* HT_OK, or the build's failure: HT_EBUILD, HT_ECONSTRAINT,
+                                HT_ECRASH ("crashed: SIGSEGV"), HT_ETIMEOUT, or trouble of
+                                the pool's own (a worker that cannot start, HT_EINTR) */
+    int config_fault;        /* 1 when status is the configuration's own failure (the four
+                                above, while building it): store it so, do not measure it */
+    struct ht_eval_result res; /* the build worker's result: build_s, cache_hit, ndims,
+                                global, local, build_log (owned: ht_eval_result_destroy);
+                                with PoCL's cache, that of its one launch too */
+    struct ht_error err;     /* why, when status is not HT_OK */
+};
+
+/* Starts a pool of jobs build workers (1 to 1024) for spec (loaded from a file: the
+ * workers load it again) on dev with opts (copied; its timeout_s and worker apply, its
+ * stop is not watched: ht_prebuild_free ends the builds in flight). spec and dev are
+ * borrowed and must outlive the pool. The processes start at the first submissions, in
+ * the pool's threads. *out is owned by the caller (ht_prebuild_free). HT_EINVAL (jobs out
+ * of range, a spec without a file), HT_ENOTFOUND (no worker executable: see
+ * ht_isolation), HT_ENOMEM. */
+int ht_prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                       const struct ht_exec_opts *opts, unsigned jobs,
+                       struct ht_prebuild **out, struct ht_error *err);
+
+/* Queues config (spec->space.nparams values, copied) for building under the caller's id.
+ * Builds start in the order submitted. HT_EINVAL when id is queued already, HT_ENOMEM. */
+int ht_prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config);
+
+/* Takes the outcome of the build of id into *done (its res owned by the caller), and
+ * forgets id. With wait 0, returns HT_BUSY while it is queued or building; with wait 1,
+ * waits for it. HT_ENOTFOUND when id was not submitted (or was taken). */
+int ht_prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
+                     struct ht_prebuild_done *done);
+
+/* How many submitted builds are queued, building, and finished but not taken. */
+void ht_prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
+                        size_t *finished);
+
+/* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
+ * pool; what was queued is dropped. NULL is allowed. */
+void ht_prebuild_free(struct ht_prebuild *p);
+
 /* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
  * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
 int ht_driver_caches(const struct ht_device_info *dev);

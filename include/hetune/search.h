@@ -17,9 +17,23 @@
  *     ht_search_best(s, &best, &best_cost);
  *     ht_search_free(s);
  *
- * Exactly one proposal is in flight: every index ht_search_next returns must be reported
- * before the next call. A search never proposes the same index twice, nor an index whose
- * result was reported beforehand. Report INFINITY for a configuration that failed to build,
+ * By default exactly one proposal is in flight: every index ht_search_next returns must be
+ * reported before the next call. With opts.max_in_flight K > 1, ht_search_next may be
+ * called up to K times before the reports, which may come in any order (a tuner builds the
+ * next configurations while the device measures one):
+ *
+ *     while (in flight < K && (rc = ht_search_next(s, &i)) == 0)  start building i;
+ *     (rc HT_BUSY: the strategy needs a result first; HT_DONE: nothing more to propose)
+ *     when one of them is measured:  ht_search_report(s, i, cost);  and ask again
+ *
+ * A proposal is then chosen without the results of those still in flight: exhaustive and
+ * random propose what they would have anyway; genetic proposes a whole generation ahead and
+ * waits (HT_BUSY) for all of it before breeding the next, so it proposes the same sequence
+ * as with K 1; anneal proposes several neighbours of its current configuration and learns
+ * each result as it comes, ignoring those of a run that has ended, and waits for the first
+ * result of a run. A strategy whose ops.lookahead is 0 gets one proposal in flight at a
+ * time whatever K is (the core returns HT_BUSY). A search never proposes the same index
+ * twice, nor an index in flight, nor an index whose result was reported beforehand. Report INFINITY for a configuration that failed to build,
  * to launch or to verify: such a configuration is never chosen as best. For a configuration
  * cut by early termination (ht_search_should_cut) report INFINITY or the time of its runs
  * so far; that time exceeds the cut factor times the best, so it cannot become best either,
@@ -121,6 +135,8 @@ struct ht_search_opts {
     double (*now)(void *user);/* the clock for time_limit_s, in seconds; NULL = monotonic
                                  wall-clock time (default). Tests inject a fake one. */
     void *now_user;           /* passed to now */
+    size_t max_in_flight;     /* proposals that may await their report at once; 0 or 1
+                                 (default): one, as before */
 
     /* genetic */
     size_t ga_population;     /* individuals per generation; default 20, at least 2 */
@@ -175,12 +191,17 @@ struct ht_search_ops {
     /* The next index to evaluate, never one the search knows (proposed or reported).
      * Returns 0, HT_DONE when the strategy has finished, or HT_ENOMEM. */
     int (*next)(struct ht_search *s, size_t *index);
-    /* The cost of the index the strategy proposed last. */
+    /* The cost of an index the strategy proposed (with lookahead, any of those in flight,
+     * in any order). */
     void (*report)(struct ht_search *s, size_t index, double cost);
     /* Frees the strategy's state. */
     void (*destroy)(struct ht_search *s);
     /* What it draws from a space too large to list; init runs after the draw. */
     enum ht_search_draw draw;
+    /* 1 when next may be called while proposals are in flight (it then returns HT_BUSY
+     * when it needs a result first) and report may come in any order; 0: the core keeps
+     * one proposal in flight at a time for it. */
+    int lookahead;
 };
 
 /* The strategies, ending with NULL. Static storage. */
@@ -207,13 +228,15 @@ void ht_search_free(struct ht_search *s);
 const char *ht_search_name(const struct ht_search *s);
 
 /* Puts in *index the next configuration to evaluate. Returns 0; HT_DONE when the budget is
- * spent, the time limit has passed, every configuration is known or the strategy has
- * finished (a finished strategy stays finished); HT_EINVAL when the previous proposal has
- * not been reported yet; HT_ENOMEM. */
+ * spent (the proposals in flight count against it, so that at most budget are evaluated),
+ * the time limit has passed, every configuration is known or in flight, or the strategy has
+ * finished (a finished strategy stays finished); HT_BUSY when proposals are in flight and
+ * the strategy needs one of their results before it can propose more; HT_EINVAL when
+ * opts.max_in_flight proposals (one by default) await their report; HT_ENOMEM. */
 int ht_search_next(struct ht_search *s, size_t *index);
 
 /* Records the cost of configuration index: lower is better, INFINITY (or NaN, read as
- * INFINITY) for a configuration that failed. When index is the proposal in flight, it is
+ * INFINITY) for a configuration that failed. When index is a proposal in flight, it is
  * an evaluation of this run and counts against the budget. Any other index not known yet is
  * a result obtained elsewhere (pre-seeding, typically from the results database before the
  * first ht_search_next): it becomes known, so it is never proposed, it competes for best,
@@ -247,6 +270,9 @@ size_t ht_search_evaluated(const struct ht_search *s);
 
 /* Configurations whose result is known: evaluations plus pre-seeded results. */
 size_t ht_search_known(const struct ht_search *s);
+
+/* Proposals in flight: returned by ht_search_next and not reported yet. */
+size_t ht_search_in_flight(const struct ht_search *s);
 
 /* Early termination (issue 4, item 2). The default factor. */
 #define HT_SEARCH_CUT_FACTOR 3.0

@@ -51,6 +51,8 @@ struct ht_tune_progress {
     double elapsed_s;        /* since ht_tune_device started */
     double eta_s;            /* estimated seconds left: from the mean time per evaluation
                                 so far and total, capped by the time limit; -1 unknown */
+    size_t building, built;  /* builds ahead (opts.jobs): configurations being built, and
+                                built and waiting to be measured */
 };
 
 typedef void (*ht_tune_progress_fn)(const struct ht_tune_progress *p, void *user);
@@ -95,6 +97,20 @@ struct ht_tune_opts {
                                 set to it when NULL. */
     int retry_failed;        /* 1: configurations stored as crashed or timeout are
                                 measured again (by default they count as known) */
+    unsigned jobs;           /* build workers (ht_prebuild_create, exec.h) that build the
+                                next configurations while the device measures one; 1
+                                (default): none, each is built when it is measured; 0:
+                                automatic, one per online core except on a CPU device
+                                (is_cpu), where builds would take the cores the
+                                measurement runs on, and none there nor under replay. With
+                                jobs > 1 the search has jobs + 1 proposals in flight
+                                (ht_search_opts.max_in_flight): each is chosen without the
+                                results of those still in flight (search.h says what that
+                                changes per strategy), and a time limit may end the tune
+                                with some built and never measured. A build that crashes,
+                                hangs, fails or breaks a rule is stored as such, not
+                                measured. Under replay nothing is built: jobs only sets how
+                                far ahead the search proposes. */
     struct ht_recording *replay; /* not NULL: answer every evaluation from this recording
                                 (see above; the tune binds it to the spec); dev is then
                                 the replayed device (ht_recording_device_info) and the
@@ -227,6 +243,10 @@ struct ht_tune_result {
     int driver_cache;        /* 1: the device's driver caches programs itself, and hetune's
                                 cache is not written (ht_driver_caches) */
     int stopped;             /* 1 when opts.stop ended the run early */
+    unsigned jobs;           /* build workers that built ahead (opts.jobs), 0: none */
+    size_t prebuilt;         /* this run's evaluations built ahead by them */
+    double prebuild_s;       /* their builds' wall time, summed over the workers (not in
+                                build_s, which is what the measuring path spent) */
     char strategy[64];       /* the strategy used */
     int replayed;            /* 1: answered from opts.replay, nothing measured */
     size_t missing;          /* replay: proposals the recording lacks (in evaluated,

@@ -81,6 +81,13 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
     X(BUDGET, "budget", required_argument, 'b',                                                \
       "  -b, --budget N        evaluate at most N configurations per device tuned in this\n"  \
       "                        run (stored ones do not count; default 0: no limit)\n")        \
+    X(JOBS, "jobs", required_argument, CLI_OPT_JOBS,                                           \
+      "      --jobs N          build the next N configurations in N worker processes while\n" \
+      "                        the device measures one (default: one per online core, but\n" \
+      "                        none on a CPU device, whose cores the builds would take from\n" \
+      "                        the measurement; 1: no building ahead). A search then\n"     \
+      "                        proposes without the results of those still building\n"     \
+      "                        (docs/guide.md)\n")                                           \
     X(REPEATS, "repeats", required_argument, CLI_OPT_REPEATS,                                  \
       "      --repeats N       timed runs of each co-execution (default: the spec's\n"        \
       "                        timing.repeats)\n")                                            \
@@ -134,7 +141,7 @@ enum {
     CLI_OPT_DATA_PATH, CLI_OPT_JSON, CLI_OPT_REPEATS, CLI_OPT_TIMEOUT, CLI_OPT_NO_ISOLATE,
     CLI_OPT_SCHEDULER, CLI_OPT_SWEEP, CLI_OPT_RESIDUE, CLI_OPT_REFINE, CLI_OPT_REFINE_BY,
     CLI_OPT_PLAN, CLI_OPT_MARGIN, CLI_OPT_PIECE_BYTES, CLI_OPT_CPU_UNITS, CLI_OPT_NO_PREDICT,
-    CLI_OPT_OWN = 0x200
+    CLI_OPT_JOBS, CLI_OPT_OWN = 0x200
 };
 #define CLI_BIT(name, l, h, v, help) CLI_BIT_##name,
 enum { CLI_SHARED_OPTIONS(CLI_BIT) CLI_NSHARED };
@@ -146,7 +153,7 @@ enum { CLI_SHARED_OPTIONS(CLI_FLAG) };
 #define CLI_F_COEXEC                                                                           \
     (CLI_F_DEVICE | CLI_F_SCHEDULER | CLI_F_SWEEP | CLI_F_RESIDUE | CLI_F_REFINE |             \
      CLI_F_REFINE_BY | CLI_F_PLAN | CLI_F_MARGIN | CLI_F_DATA_PATH | CLI_F_PIECE_BYTES |       \
-     CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
+     CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_JOBS | CLI_F_REPEATS | CLI_F_DB | CLI_F_SIZE | CLI_F_EQ3 |       \
      CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE |             \
      CLI_F_TIMEOUT | CLI_F_NO_ISOLATE | CLI_F_CPU_UNITS | CLI_F_NO_PREDICT)
 
@@ -161,6 +168,8 @@ struct cli_common {
     char *device;                     /* -d, --device; NULL when not given */
     const char *strategy;             /* -S, --strategy; NULL: the default */
     size_t budget;                    /* -b, --budget; 0: none */
+    unsigned jobs;                    /* --jobs; 0 when not given: automatic
+                                         (ht_tune_opts.jobs) */
     struct ht_size_override *sizes;   /* --size, in order; owned (cli_common_free) */
     size_t nsizes;
     const char *db;                   /* --db; HT_STORE_DEFAULT_PATH when not given */

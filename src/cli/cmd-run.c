@@ -269,6 +269,7 @@ int cmd_run(int argc, char **argv)
     ro.split.db = co.db;
     ro.split.coexec.exec = co.exec;
     ro.tune.budget = co.budget;
+    ro.tune.jobs = co.jobs;
     if (co.strategy)
         ro.tune.strategy = co.strategy;
 

@@ -305,6 +305,7 @@ int cmd_split(int argc, char **argv)
     topts.eq3 = co.exec.eq3;
     topts.exec = co.exec;
     topts.budget = co.budget;
+    topts.jobs = co.jobs;
     if (co.strategy)
         topts.strategy = co.strategy;
 

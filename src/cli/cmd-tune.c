@@ -24,10 +24,14 @@ static const char tune_usage[] =
     "kernel, problem sizes and device is not measured again: an interrupted or killed\n"
     "tune resumes where it stopped. Each configuration runs in a worker process: one that\n"
     "crashes or hangs is stored as crashed or timeout (not retried unless --retry-failed)\n"
-    "and the tune goes on. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
-    "far and exits with 130. Under 'mpirun -n K' (a build with MPI) the K ranks share the\n"
-    "configurations: rank 0 queues them and stores every result (docs/scale.md). With\n"
-    "--replay, a recorded space answers instead of a device (docs/guide.md).\n"
+    "and the tune goes on. While the device measures one configuration, --jobs N worker\n"
+    "processes build the next ones into the binary cache (PoCL's own cache where it keeps\n"
+    "one), so that the measured builds are cache hits; a build that crashes, hangs or\n"
+    "fails is stored as such and not measured. Ctrl-C (or SIGTERM) stops within a second,\n"
+    "prints the best so far and exits with 130. Under 'mpirun -n K' (a build with MPI)\n"
+    "the K ranks share the configurations: rank 0 queues them and stores every result\n"
+    "(docs/scale.md). With --replay, a recorded space answers instead of a device\n"
+    "(docs/guide.md).\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -102,6 +106,11 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
     printf("  cache        %zu of %zu binaries from the binary cache%s\n", r->cache_hits,
            r->evaluated, r->driver_cache ? " (the driver keeps its own)" : "");
+    if (r->jobs) {
+        ht_format_seconds(r->prebuild_s, a, sizeof a);
+        printf("  built ahead  %zu by %u build workers (%s of builds off the measuring path)\n",
+               r->prebuilt, r->jobs, a);
+    }
 }
 
 int cmd_tune(int argc, char **argv)
@@ -136,7 +145,8 @@ int cmd_tune(int argc, char **argv)
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
     cli_common_init(&co, "tune", tune_usage,
-                    CLI_F_DEVICE | CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_DB | CLI_F_SIZE |
+                    CLI_F_DEVICE | CLI_F_STRATEGY | CLI_F_BUDGET | CLI_F_JOBS | CLI_F_DB |
+                        CLI_F_SIZE |
                         CLI_F_EQ3 | CLI_F_DATA_PATH | CLI_F_TIMEOUT | CLI_F_NO_ISOLATE |
                         CLI_F_NO_CACHE | CLI_F_CACHE_DIR | CLI_F_JSON | CLI_F_QUIET |
                         CLI_F_VERBOSE,
@@ -174,6 +184,7 @@ int cmd_tune(int argc, char **argv)
     opts.eq3 = co.exec.eq3;
     opts.exec = co.exec;
     opts.budget = co.budget;
+    opts.jobs = co.jobs;
     db = co.db;
     if ((status = cli_common_spec(&co, argc, argv, &spec)) != 0)
         goto cleanup;

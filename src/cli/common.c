@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -113,6 +114,12 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case 'b':
         status = cli_parse_uint(cmd, "--budget", arg, UINT32_MAX, &u);
         co->budget = (size_t)u;
+        break;
+    case CLI_OPT_JOBS:
+        status = cli_parse_uint(cmd, "--jobs", arg, 1024, &u);
+        if (!status && u < 1)
+            status = cli_usage_error(cmd, 2, "--jobs takes 1 to 1024, not '%s'", arg);
+        co->jobs = (unsigned)u;
         break;
     case CLI_OPT_SIZE: {
         struct ht_size_override *grown;

@@ -103,6 +103,10 @@ void cli_tune_progress(const struct ht_tune_progress *p, void *user)
     if (p->cut || p->failed)
         snprintf(note + strlen(note), sizeof note - strlen(note), "%s%zu cut, %zu failed",
                  note[0] ? "; " : "", p->cut, p->failed);
+    if (p->building || p->built)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "%s%zu building, %zu built ahead", note[0] ? "; " : "", p->building,
+                 p->built);
     cli_progress_update(&b->bar, p->done, note[0] ? note : NULL);
 }
 

@@ -3,6 +3,7 @@
  * clCreateProgramWithBinary, and a file that cannot be used is compiled again and rewritten. */
 #include <ctype.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,6 +475,34 @@ char *ht__program_options(const char *src, size_t len, const char *options)
     return out;
 }
 
+int ht__in_worker;
+
+/* The test hooks of ht__in_worker (exec-internal.h): acts when options name the
+ * NAME=VALUE that HETUNE_TEST_BUILD_CRASH or HETUNE_TEST_BUILD_HANG holds. */
+static void build_fault_hook(const char *options)
+{
+    static const char *const vars[] = {"HETUNE_TEST_BUILD_CRASH", "HETUNE_TEST_BUILD_HANG"};
+    char needle[300];
+
+    if (!ht__in_worker)
+        return;
+    for (int k = 0; k < 2; k++) {
+        const char *v = getenv(vars[k]);
+        if (!v || !*v)
+            continue;
+        snprintf(needle, sizeof needle, "-D %s ", v);
+        if (!strstr(options, needle))
+            continue;
+        if (k == 0) {
+            /* As a compiler's own fault: no handler the driver installed catches it. */
+            signal(SIGSEGV, SIG_DFL);
+            raise(SIGSEGV);
+        }
+        for (;;)
+            pause();
+    }
+}
+
 int ht_driver_caches(const struct ht_device_info *dev)
 {
     const char *env = getenv("POCL_KERNEL_CACHE");
@@ -488,6 +517,8 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
     double t0 = ht__now();
     char key[33];
     char *path = NULL, *prologue = NULL, *sized = NULL, *own = NULL, *memo_key = NULL;
+    char *marker = NULL;
+    int driver_hit = 0;
     const char *src[2];
     size_t src_len[2];
     cl_uint nsrc = 0;
@@ -540,7 +571,17 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
             ht__log(HT_LOG_INFO, "%s: binary cache hit, loaded %s", s->dev->name, path);
             goto done;
         }
+        /* The driver keeps its own cache: a marker says a hetune process built this
+         * program with it before, so that the build below finds it there. */
+        if (ht_driver_caches(s->dev)) {
+            if (!(marker = ht__asprintf("%s/%s.drv", s->cache_dir, key))) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            driver_hit = access(marker, F_OK) == 0;
+        }
     }
+    build_fault_hook(options);
     prog = clCreateProgramWithSource(s->ctx, nsrc, src, src_len, &st);
     if (st != CL_SUCCESS) {
         rc = ht__cl_fail(err, HT_ECL, st, "clCreateProgramWithSource");
@@ -576,13 +617,25 @@ done:
     /* Writing the cache is part of what a cold build costs: asking PoCL for a binary
      * generates machine code for every kernel (a build of matmul took 2.5 times as long),
      * and PoCL keeps its own cache of built programs: there, hetune's is not written. */
-    if (!*cache_hit && path && !ht_driver_caches(s->dev))
+    if (driver_hit) {
+        *cache_hit = 1;
+        ht__log(HT_LOG_INFO, "%s: built '%s' from the driver's cache (%s)", s->dev->name,
+                options ? options : "", marker);
+    } else if (marker) {
+        /* Only a whole build leaves a marker: a failed one returned above. */
+        int wrote = ht__mkdir_p(s->cache_dir, NULL) == HT_OK &&
+                    ht__write_file(marker, "", 0, NULL) == HT_OK;
+        ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (the driver keeps its own "
+                "cache)%s%s", s->dev->name, options ? options : "",
+                wrote ? "; marker " : "; cannot write ", marker);
+    } else if (!*cache_hit && path) {
         ht__log(HT_LOG_INFO, "%s: built '%s', binary %s %s", s->dev->name,
                 options ? options : "", store_cached(s, prog, path) == HT_OK ? "cached in"
                 : "not cached: cannot write", path);
-    else if (!*cache_hit)
-        ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (%s)", s->dev->name,
-                options ? options : "", path ? "the driver keeps its own cache" : "--no-cache");
+    } else if (!*cache_hit) {
+        ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (--no-cache)", s->dev->name,
+                options ? options : "");
+    }
     if (!s->opts.no_cache && clRetainProgram(prog) == CL_SUCCESS) {
         /* Kept for the session, the oldest one giving way. */
         size_t i = s->next_program++ % HT__SESSION_PROGRAMS;
@@ -600,6 +653,7 @@ cleanup:
     if (prog)
         clReleaseProgram(prog);
     free(path);
+    free(marker);
     free(prologue);
     free(sized);
     free(own);

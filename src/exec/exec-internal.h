@@ -248,12 +248,34 @@ int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *ou
 /* Returns a built program for the session's source (after its prologue for the whole
  * NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
  * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
- * cache unless no_cache). *build_s is the wall time it took. On a build failure returns
+ * cache unless no_cache). Where the driver keeps a cache of its own (ht_driver_caches),
+ * hetune's cache holds a marker KEY.drv per program built instead of its binary, and a
+ * build of a program with a marker (built before by some hetune process with the same
+ * driver cache folder, a build worker of a pool say) is the driver's cache hit: *cache_hit
+ * is 1 there too. *build_s is the wall time it took. On a build failure returns
  * HT_EBUILD with *log set to the whole build log (owned by the caller, free()) and err
  * naming the device and the log's first error line. */
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
                     const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
                     char **log, struct ht_error *err);
+
+/* 1 in a worker process (hetune-worker, worker.c), where the test hooks of
+ * HETUNE_TEST_BUILD_CRASH and HETUNE_TEST_BUILD_HANG act: a compilation from source of
+ * a program whose options hold "-D NAME=VALUE " for the NAME=VALUE they name raises
+ * SIGSEGV or never ends, as a compiler that crashes or hangs would (tests/cli/
+ * tune_jobs.sh). */
+extern int ht__in_worker;
+
+/* What a build worker of a pool (prebuild.c) does for config: the checks of
+ * ht_session_eval, then the program through the binary cache (res->build_s, cache_hit,
+ * build_log, ndims, global and local filled). Where the driver caches programs itself
+ * (ht_driver_caches: PoCL), it also compiles what the driver compiles only at a first
+ * launch (PoCL's work-group functions, per local size): it evaluates config once
+ * (ht_session_eval with the worker's spec's repeats of 1, verification included, which
+ * launches the reference kernel of a program too), so that the session that measures it
+ * later finds all of it in the driver's cache. Returns what ht_session_eval would. */
+int ht__session_prebuild(struct ht_session *s, const int64_t *config,
+                         struct ht_eval_result *res, struct ht_error *err);
 
 /* The text compiled before the spec's source for a configuration whose whole NDRange is
  * global[0..ndims), so that a slice launched with a global work offset (a split) sees the

@@ -92,7 +92,7 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
         char worker[4096];
         rc = ht__worker_find(s->opts.worker, worker, sizeof worker);
         if (rc == HT_OK) {
-            rc = ht__worker_start(spec, dev, &s->opts, worker, &s->worker, err);
+            rc = ht__worker_start(spec, dev, &s->opts, worker, 0, &s->worker, err);
             if (rc != HT_OK)
                 goto fail;
             *out = s;
@@ -589,6 +589,36 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     res->gbps = rate(spec->bytes, in.vars, res->kernel_s);
     rc = verify(s, config, &in, res, err);
 cleanup:
+    ht__inst_release(&in, spec->nargs);
+    res->status = rc;
+    return rc;
+}
+
+int ht__session_prebuild(struct ht_session *s, const int64_t *config,
+                         struct ht_eval_result *res, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    struct ht__inst in;
+    int rc;
+
+    /* PoCL compiles a kernel for its local size at its first launch, and the reference
+     * kernel's too: one evaluation leaves all of it in PoCL's cache. */
+    if (ht_driver_caches(s->dev))
+        return ht_session_eval(s, config, res, err);
+    result_reset(res);
+    memset(&in, 0, sizeof in);
+    rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
+    if (rc == HT_OK)
+        rc = ht_spec_check_stages(spec, s->dev, config, err);
+    if (rc == HT_OK)
+        rc = ht__inst_setup(s, config, &in, err);
+    if (rc == HT_OK) {
+        res->ndims = in.ndims;
+        memcpy(res->global, in.global, sizeof res->global);
+        memcpy(res->local, in.local, sizeof res->local);
+        rc = ht__inst_program(s, config, &in, &res->build_s, &res->cache_hit,
+                              &res->build_log, err);
+    }
     ht__inst_release(&in, spec->nargs);
     res->status = rc;
     return rc;

@@ -5,7 +5,8 @@
  * The parent spawns the worker executable (hetune-worker, which calls ht__worker_serve)
  * with one end of a socket pair as its fd 3, and speaks a small framed protocol over it:
  * INIT once per worker (the spec's file and sizes, the device, the execution options),
- * then EVAL per configuration and DUMP on request. Every reply is awaited with a time
+ * then EVAL per configuration and DUMP on request, or BUILD per configuration for a build
+ * worker of a pool (prebuild.c). Every reply is awaited with a time
  * limit, and the stop flag is polled every 100 ms. A worker that dies is respawned at the
  * next EVAL; one that outlasts the limit is killed first. OpenCL cannot be used in a child
  * forked from a process that already initialised it (the drivers' threads are not forked),
@@ -32,7 +33,7 @@
 #include "exec/worker.h"
 #include "util/util.h"
 
-enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY };
+enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD };
 
 #define WORKER_FD 3
 #define MAX_MSG (64u << 20)
@@ -386,7 +387,7 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
 }
 
 int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *dev,
-                     const struct ht_exec_opts *opts, const char *path,
+                     const struct ht_exec_opts *opts, const char *path, int build_only,
                      struct ht__worker **out, struct ht_error *err)
 {
     const struct ht_space_def *def = &spec->space;
@@ -411,8 +412,9 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
         put_str(&w->init, def->size_names[i]);
         put_i64(&w->init, def->size_values[i]);
     }
-    put_u32(&w->init, spec->repeats);
-    put_u32(&w->init, spec->keep_best);
+    /* A build worker launches a configuration at most once (ht__session_prebuild). */
+    put_u32(&w->init, build_only ? 1 : spec->repeats);
+    put_u32(&w->init, build_only ? 1 : spec->keep_best);
     put_f64(&w->init, spec->rtol);
     put_f64(&w->init, spec->atol);
     put_i64(&w->init, (int64_t)ht__fnv1a(14695981039346656037ull, spec->source,
@@ -466,8 +468,9 @@ double ht__worker_limit(const struct ht__worker *w)
     return HT_TIMEOUT_FIRST_S;
 }
 
-int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
-                    const int64_t *config, struct ht_eval_result *res, struct ht_error *err)
+/* One EVAL or BUILD request and its reply, as ht__worker_eval says. */
+static int request(struct ht__worker *w, uint32_t kind, double cut_best, double cut_factor,
+                   const int64_t *config, struct ht_eval_result *res, struct ht_error *err)
 {
     struct wbuf req = {NULL, 0, 0, 0};
     struct rbuf r;
@@ -490,7 +493,7 @@ int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
         put_i64(&req, config[i]);
     limit = ht__worker_limit(w);
     t0 = ht__now();
-    rc = send_msg(w->fd, MSG_EVAL, &req) == 0 ? HT_OK : HT_EIO;
+    rc = send_msg(w->fd, kind, &req) == 0 ? HT_OK : HT_EIO;
     free(req.data);
     if (req.failed)
         return res->status = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -534,6 +537,23 @@ int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
         worker_reap(w, 1, NULL, 0);
     res->status = rc;
     return rc;
+}
+
+int ht__worker_ensure(struct ht__worker *w, struct ht_error *err)
+{
+    return w->pid ? HT_OK : worker_spawn(w, err);
+}
+
+int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
+                    const int64_t *config, struct ht_eval_result *res, struct ht_error *err)
+{
+    return request(w, MSG_EVAL, cut_best, cut_factor, config, res, err);
+}
+
+int ht__worker_build(struct ht__worker *w, const int64_t *config, struct ht_eval_result *res,
+                     struct ht_error *err)
+{
+    return request(w, MSG_BUILD, 0.0, 0.0, config, res, err);
 }
 
 int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err)
@@ -700,6 +720,7 @@ int ht__worker_serve(int fd)
     int started = 0;
 
     memset(&sv, 0, sizeof sv);
+    ht__in_worker = 1;
     /* The parent decides what a Ctrl-C means; a parent that dies takes the worker along. */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
@@ -724,7 +745,7 @@ int ht__worker_serve(int fd)
                 rc = ht_error_set(&err, HT_ENOMEM, "out of memory");
             if (reply(fd, rc, &err, NULL) != 0 || rc != HT_OK)
                 break;
-        } else if (type == MSG_EVAL && started) {
+        } else if ((type == MSG_EVAL || type == MSG_BUILD) && started) {
             double best = get_f64(&r), factor = get_f64(&r);
             for (size_t i = 0; i < sv.spec->space.nparams; i++)
                 config[i] = get_i64(&r);
@@ -732,6 +753,8 @@ int ht__worker_serve(int fd)
             if (r.failed) {
                 memset(res, 0, sizeof *res);
                 rc = res->status = ht_error_set(&err, HT_EIO, "malformed request");
+            } else if (type == MSG_BUILD) {
+                rc = ht__session_prebuild(sv.session, config, res, &err);
             } else {
                 ht_session_set_cut(sv.session, best, factor);
                 rc = ht_session_eval(sv.session, config, res, &err);

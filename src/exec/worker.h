@@ -13,10 +13,12 @@ struct ht__worker;
 int ht__worker_find(const char *explicit_path, char *buf, size_t size);
 
 /* Starts the worker at path for spec on dev with opts (its isolate field is ignored) and
- * waits until it has a session. HT_ECRASH or HT_ETIMEOUT when it dies or hangs while
- * starting, HT_EINTR when opts->stop is raised, or the worker's own error (HT_ECL, ...). */
+ * waits until it has a session. A build worker (build_only 1, for ht__worker_build) gets
+ * the spec with repeats and keep_best 1. HT_ECRASH or HT_ETIMEOUT when it dies or hangs
+ * while starting, HT_EINTR when opts->stop is raised, or the worker's own error (HT_ECL,
+ * ...). Each worker is driven by one thread at a time; several may be driven at once. */
 int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *dev,
-                     const struct ht_exec_opts *opts, const char *path,
+                     const struct ht_exec_opts *opts, const char *path, int build_only,
                      struct ht__worker **out, struct ht_error *err);
 
 /* Ends the worker (it exits when its socket closes) and frees w; NULL is allowed. */
@@ -28,6 +30,16 @@ void ht__worker_free(struct ht__worker *w);
  * HT_EINTR when the stop flag was raised (it is killed). */
 int ht__worker_eval(struct ht__worker *w, double cut_best, double cut_factor,
                     const int64_t *config, struct ht_eval_result *res, struct ht_error *err);
+
+/* Starts the worker again when the last one died, as the next request would: so that a
+ * failure to start is told apart from the request's own (HT_ECRASH, ...). */
+int ht__worker_ensure(struct ht__worker *w, struct ht_error *err);
+
+/* ht__session_prebuild in the worker (a build worker of ht__worker_start), respawned first
+ * when the last one died; HT_ECRASH, HT_ETIMEOUT and HT_EINTR as for ht__worker_eval, the
+ * time limit being that of the builds this worker made. */
+int ht__worker_build(struct ht__worker *w, const int64_t *config, struct ht_eval_result *res,
+                     struct ht_error *err);
 
 /* ht_session_dump in the worker. */
 int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err);

@@ -456,6 +456,9 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "build_seconds", json_real(r->build_s));
     json_object_set_new(o, "first_launch_seconds", json_real(r->launch_compile_s));
     json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
+    json_object_set_new(o, "jobs", json_integer((json_int_t)r->jobs));
+    json_object_set_new(o, "built_ahead", json_integer((json_int_t)r->prebuilt));
+    json_object_set_new(o, "built_ahead_seconds", json_real(r->prebuild_s));
     json_object_set_new(o, "driver_cache", json_boolean(r->driver_cache));
     json_object_set_new(o, "stopped", json_boolean(r->stopped));
     if (r->replayed) {

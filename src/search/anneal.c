@@ -32,7 +32,11 @@ struct anneal {
     int have_cur;
     size_t cur;
     double cur_cost, T;
-    int starting;         /* the proposal in flight starts a run */
+    int start_pending;    /* the proposal start_index, in flight, starts a run */
+    size_t start_index;
+    size_t *tag_index;    /* the proposals in flight and the run each belongs to, */
+    size_t *tag_run;      /* max_in_flight entries: a result of a run that has ended */
+    size_t ntags, tag_cap;/* teaches the current one nothing */
     size_t *cand;         /* scratch: candidate neighbours and their weights */
     double *w;
     uint32_t *pt;         /* scratch: nparams ranks */
@@ -47,6 +51,8 @@ static void anneal_destroy(struct ht_search *s)
     free(a->cand);
     free(a->w);
     free(a->pt);
+    free(a->tag_index);
+    free(a->tag_run);
     free(a);
     s->state = NULL;
 }
@@ -71,7 +77,10 @@ static int anneal_init(struct ht_search *s, struct ht_error *err)
     a->cand = malloc((moves ? moves : 1) * sizeof *a->cand);
     a->w = malloc((moves ? moves : 1) * sizeof *a->w);
     a->pt = malloc((np ? np : 1) * sizeof *a->pt);
-    if (!a->cand || !a->w || !a->pt) {
+    a->tag_cap = s->opts.max_in_flight > 1 ? s->opts.max_in_flight : 1;
+    a->tag_index = malloc(a->tag_cap * sizeof *a->tag_index);
+    a->tag_run = malloc(a->tag_cap * sizeof *a->tag_run);
+    if (!a->cand || !a->w || !a->pt || !a->tag_index || !a->tag_run) {
         anneal_destroy(s);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
@@ -135,13 +144,40 @@ static int neighbour(struct ht_search *s, struct anneal *a, size_t *out)
     return 0;
 }
 
+/* Remembers that index, proposed now, belongs to the current run. */
+static void tag(struct anneal *a, size_t index)
+{
+    /* The core never lets more than max_in_flight be in flight. */
+    if (a->ntags < a->tag_cap) {
+        a->tag_index[a->ntags] = index;
+        a->tag_run[a->ntags++] = a->run;
+    }
+}
+
+/* The run index was proposed in (and forgets it), or SIZE_MAX when it was not tagged. */
+static size_t untag(struct anneal *a, size_t index)
+{
+    for (size_t k = 0; k < a->ntags; k++)
+        if (a->tag_index[k] == index) {
+            size_t run = a->tag_run[k];
+            a->tag_index[k] = a->tag_index[--a->ntags];
+            a->tag_run[k] = a->tag_run[a->ntags];
+            return run;
+        }
+    return SIZE_MAX;
+}
+
 static int anneal_next(struct ht_search *s, size_t *index)
 {
     struct anneal *a = s->state;
+    int rc;
 
     if (a->run > s->opts.sa_restarts)
         return HT_DONE;
     if (!a->have_cur) {
+        /* A run moves from its start: it needs the start's result first. */
+        if (a->start_pending)
+            return HT_BUSY;
         if (a->run == 0 && s->has_best) {
             a->have_cur = 1;
             a->cur = s->best;
@@ -152,13 +188,21 @@ static int anneal_next(struct ht_search *s, size_t *index)
             a->run_best = a->cur;
             a->run_best_cost = a->cur_cost;
         } else {
-            int rc = ht__search_random_unvisited(s, NULL, NULL, index);
-            if (rc == 0)
-                a->starting = 1;
+            rc = ht__search_random_unvisited(s, NULL, NULL, index);
+            if (rc == 0) {
+                a->start_pending = 1;
+                a->start_index = *index;
+                tag(a, *index);
+            }
             return rc;
         }
     }
-    return neighbour(s, a, index);
+    /* With proposals in flight, the other neighbours of the same current configuration:
+     * chosen without the results still to come. */
+    rc = neighbour(s, a, index);
+    if (rc == 0)
+        tag(a, *index);
+    return rc;
 }
 
 static int accept(struct ht_search *s, struct anneal *a, double cost)
@@ -177,9 +221,10 @@ static int accept(struct ht_search *s, struct anneal *a, double cost)
 static void anneal_report(struct ht_search *s, size_t index, double cost)
 {
     struct anneal *a = s->state;
+    size_t run = untag(a, index);
 
-    if (a->starting) {
-        a->starting = 0;
+    if (a->start_pending && index == a->start_index) {
+        a->start_pending = 0;
         a->have_cur = 1;
         a->cur = index;
         a->cur_cost = cost;
@@ -188,6 +233,8 @@ static void anneal_report(struct ht_search *s, size_t index, double cost)
         a->since_best = 0;
         a->run_best = index;
         a->run_best_cost = cost;
+    } else if (run != a->run || !a->have_cur) {
+        return; /* a neighbour proposed in a run that has ended since */
     } else {
         if (accept(s, a, cost)) {
             a->cur = index;
@@ -224,4 +271,5 @@ const struct ht_search_ops ht__search_anneal = {
     .report = anneal_report,
     .destroy = anneal_destroy,
     .draw = HT_SEARCH_DRAW_SAMPLE,
+    .lookahead = 1,
 };

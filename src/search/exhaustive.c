@@ -50,4 +50,5 @@ const struct ht_search_ops ht__search_exhaustive = {
     .report = exhaustive_report,
     .destroy = exhaustive_destroy,
     .draw = HT_SEARCH_DRAW_WALK,
+    .lookahead = 1,
 };

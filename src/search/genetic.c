@@ -263,6 +263,11 @@ static int genetic_next(struct ht_search *s, size_t *index)
                 return 0;
             }
         }
+        /* Breeding reads every member's cost: with proposals in flight, wait for them,
+         * so that the generations are those of one proposal at a time. */
+        for (size_t k = 0; k < g->ngen; k++)
+            if (isnan(s->cost[g->gen[k]]))
+                return HT_BUSY;
         /* The generation is complete: every member's cost is known. */
         if (g->started) {
             int improved = s->has_best && (!g->had_best || s->best_cost < g->gen_start_best);
@@ -299,4 +304,5 @@ const struct ht_search_ops ht__search_genetic = {
     .report = genetic_report,
     .destroy = genetic_destroy,
     .draw = HT_SEARCH_DRAW_SAMPLE,
+    .lookahead = 1,
 };

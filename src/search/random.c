@@ -70,4 +70,5 @@ const struct ht_search_ops ht__search_random = {
     .report = random_report,
     .destroy = random_destroy,
     .draw = HT_SEARCH_DRAW_BUDGET,
+    .lookahead = 1,
 };

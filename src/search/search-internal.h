@@ -18,8 +18,9 @@ struct ht_search {
     struct ht__rng rng;
     double *cost;                   /* count entries; NAN while unknown */
     size_t known, evaluated;
-    int pending_set;                /* a proposal is in flight */
-    size_t pending;
+    size_t npending;                /* proposals in flight (at most opts.max_in_flight) */
+    unsigned char *inflight;        /* count entries, 1 for a proposal in flight; made at
+                                       the first ht_search_next, when the table is final */
     int has_best;
     size_t best;
     double best_cost;
@@ -39,7 +40,7 @@ struct ht_search {
 /* Whether index is proposed or known: a strategy must not propose it. */
 static inline int ht__search_visited(const struct ht_search *s, size_t index)
 {
-    return (s->pending_set && s->pending == index) || !isnan(s->cost[index]);
+    return (s->inflight && s->inflight[index]) || !isnan(s->cost[index]);
 }
 
 /* A uniform integer in [0, n), n > 0, without modulo bias. */

@@ -1,5 +1,5 @@
 /* The search core: the strategy registry, the bookkeeping every strategy shares (known
- * results, the proposal in flight, best, budget, time limit), the table and hash index of
+ * results, the proposals in flight, best, budget, time limit), the table and hash index of
  * the configurations of a space drawn from, and early termination. */
 #include <math.h>
 #include <stdio.h>
@@ -278,6 +278,7 @@ void ht_search_free(struct ht_search *s)
     free(s->cost);
     free(s->table);
     free(s->hash);
+    free(s->inflight);
     free(s);
 }
 
@@ -288,14 +289,15 @@ const char *ht_search_name(const struct ht_search *s)
 
 int ht_search_next(struct ht_search *s, size_t *index)
 {
-    size_t i;
+    size_t i, k = s->opts.max_in_flight > 1 ? s->opts.max_in_flight : 1;
     int rc;
 
-    if (s->pending_set)
+    if (s->npending >= k)
         return HT_EINVAL;
     if (s->finished)
         return HT_DONE;
-    if (s->opts.budget && s->evaluated >= s->opts.budget)
+    /* Those in flight count, so that at most budget are evaluated. */
+    if (s->opts.budget && s->evaluated + s->npending >= s->opts.budget)
         return HT_DONE;
     if (s->opts.time_limit_s > 0) {
         double t = s->opts.now ? s->opts.now(s->opts.now_user) : ht__now();
@@ -311,12 +313,22 @@ int ht_search_next(struct ht_search *s, size_t *index)
         }
         s->drawn = 1;
     }
-    if (s->known >= s->space.count)
+    if (s->known + s->npending >= s->space.count)
         return HT_DONE;
+    if (s->npending && !s->ops->lookahead)
+        return HT_BUSY;
+    /* The table is final from here on (search.h): one mark per row. */
+    if (!s->inflight && !(s->inflight = calloc(s->space.count ? s->space.count : 1, 1)))
+        return HT_ENOMEM;
     rc = s->ops->next(s, &i);
     if (rc == HT_DONE) {
         s->finished = 1;
         return HT_DONE;
+    }
+    /* Waiting with nothing in flight would wait forever: a broken strategy. */
+    if (rc == HT_BUSY && !s->npending) {
+        s->finished = 1;
+        return HT_EINVAL;
     }
     if (rc)
         return rc;
@@ -326,8 +338,8 @@ int ht_search_next(struct ht_search *s, size_t *index)
         s->finished = 1;
         return HT_EINVAL;
     }
-    s->pending_set = 1;
-    s->pending = i;
+    s->inflight[i] = 1;
+    s->npending++;
     *index = i;
     return 0;
 }
@@ -345,8 +357,9 @@ int ht_search_report(struct ht_search *s, size_t index, double cost)
         s->best = index;
         s->best_cost = cost;
     }
-    if (s->pending_set && s->pending == index) {
-        s->pending_set = 0;
+    if (s->inflight && s->inflight[index]) {
+        s->inflight[index] = 0;
+        s->npending--;
         s->evaluated++;
         s->ops->report(s, index, cost);
     }
@@ -401,6 +414,11 @@ size_t ht_search_evaluated(const struct ht_search *s)
 size_t ht_search_known(const struct ht_search *s)
 {
     return s->known;
+}
+
+size_t ht_search_in_flight(const struct ht_search *s)
+{
+    return s->npending;
 }
 
 int ht_search_should_cut(const double *runs, size_t n, double best_so_far, double factor)

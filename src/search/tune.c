@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hetune/tune.h"
 #include "search/search-internal.h"
@@ -16,6 +17,7 @@ void ht_tune_opts_init(struct ht_tune_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->strategy = "exhaustive";
+    opts->jobs = 1;
     opts->cut_factor = HT_SEARCH_CUT_FACTOR;
     opts->eq3 = HT_EQ3_PRODUCT;
     ht_exec_opts_init(&opts->exec);
@@ -180,7 +182,7 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
 
 static void report_progress(struct tune *t, const struct ht_device_info *dev, double t0,
                             double loop_t0, size_t total, const int64_t *config,
-                            int status)
+                            int status, struct ht_prebuild *pool)
 {
     const struct ht_tune_opts *o = t->opts;
     struct ht_tune_progress p;
@@ -202,6 +204,8 @@ static void report_progress(struct tune *t, const struct ht_device_info *dev, do
     p.best_s = t->has_best ? t->best_s : -1.0;
     p.elapsed_s = now - t0;
     p.eta_s = -1.0;
+    if (pool)
+        ht_prebuild_counts(pool, NULL, &p.building, &p.built);
     if (p.done > 0) {
         p.eta_s = (now - loop_t0) / (double)p.done * (double)(total > p.done ? total - p.done
                                                                                : 0);
@@ -256,6 +260,31 @@ static int record_space(struct ht_store *store, const struct ht_space *space,
     return ht_store_put_space(store, &sp, err);
 }
 
+/* Asks the search for proposals until k are in flight (fl[0..*nfl), oldest first), it
+ * needs a result first (HT_BUSY) or it is done (*done set), handing each to the build pool
+ * when there is one. */
+static int propose(struct tune *t, struct ht_prebuild *pool, size_t *fl, size_t *nfl,
+                   size_t k, int *done, struct ht_error *err)
+{
+    while (*nfl < k && !*done) {
+        size_t i;
+        int rc = ht_search_next(t->search, &i);
+        if (rc == HT_DONE) {
+            *done = 1;
+            break;
+        }
+        if (rc == HT_BUSY)
+            break;
+        if (rc != HT_OK)
+            return ht_error_set(err, rc, "the %s search failed: %s", t->out->strategy,
+                                ht_strerror(rc));
+        if (pool && (rc = ht_prebuild_submit(pool, i, ht_search_config(t->search, i))) != 0)
+            return ht_error_set(err, rc, "cannot queue a build ahead: %s", ht_strerror(rc));
+        fl[(*nfl)++] = i;
+    }
+    return HT_OK;
+}
+
 int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                    struct ht_store *store, const struct ht_tune_opts *opts,
                    struct ht_tune_result *out, struct ht_error *err)
@@ -268,6 +297,11 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     struct collect col = {NULL, 0, 0, 0};
     struct ht_space *space = NULL;
     struct ht_session *session = NULL;
+    struct ht_prebuild *pool = NULL;
+    size_t *fl = NULL, nfl = 0, k = 1;
+    int search_done = 0;
+    unsigned jobs;
+    double search_t0;
     struct ht_eval_result *res = NULL;
     struct ht_stored_eval *ev = NULL;
     const char **names = NULL;
@@ -393,6 +427,37 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     sopts.seed = opts->seed;
     sopts.budget = opts->budget;
     sopts.time_limit_s = opts->time_limit_s;
+    /* Builds ahead: jobs build workers keep up to jobs configurations building while the
+     * device measures one, so jobs + 1 proposals are in flight. A replay builds nothing,
+     * yet proposes as far ahead, as the tune it stands for would. Without a pool (no
+     * worker executable, a spec not from a file) the tune builds in its session. */
+    jobs = opts->jobs;
+    if (jobs == 0) {
+        /* Automatic: a CPU device's cores are the device, and a build beside a
+         * measurement on them slows it (sepconv's runs took twice as long on 2 cores); a
+         * replay builds nothing, and proposes ahead only when asked. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = dev->is_cpu || opts->replay || cores < 2 ? 1
+               : cores > 1024                          ? 1024
+                                                       : (unsigned)cores;
+    }
+    if (jobs > 1 && !opts->replay) {
+        struct ht_exec_opts popts = opts->exec;
+        struct ht_error perr;
+        popts.eq3 = opts->eq3;
+        ht_error_clear(&perr);
+        if (ht_prebuild_create(spec, dev, &popts, jobs, &pool, &perr) == HT_OK)
+            out->jobs = jobs;
+    }
+    if (jobs > 1 && (pool || opts->replay))
+        k = (size_t)jobs + 1;
+    sopts.max_in_flight = k;
+    fl = malloc(k * sizeof *fl);
+    if (!fl) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    search_t0 = ht__now();
     if (opts->replay) { /* the time limit is in recorded seconds */
         sopts.now = simulated_now;
         sopts.now_user = &t;
@@ -426,28 +491,31 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     }
 
     loop_t0 = ht__now();
-    report_progress(&t, dev, t0, loop_t0, total, NULL, HT_OK);
+    report_progress(&t, dev, t0, loop_t0, total, NULL, HT_OK, pool);
     while (session || (opts->replay && total > 0)) {
+        struct ht_prebuild_done built;
         const int64_t *config;
         char text[HT_STORE_CONFIG_MAX];
         size_t index;
         double cost;
-        int st, n;
+        int st, n, measured = 1;
 
         if (stop_raised(opts)) {
             out->stopped = 1;
             break;
         }
-        rc = ht_search_next(t.search, &index);
-        if (rc == HT_DONE) {
-            rc = HT_OK;
-            break;
-        }
-        if (rc != HT_OK) {
-            rc = ht_error_set(err, rc, "the %s search failed: %s", out->strategy,
-                              ht_strerror(rc));
+        rc = propose(&t, pool, fl, &nfl, k, &search_done, err);
+        if (rc != HT_OK)
             goto cleanup;
-        }
+        if (nfl == 0)
+            break;
+        index = fl[0];
+        memmove(fl, fl + 1, --nfl * sizeof *fl);
+        /* No new evaluation once the time limit has passed, not even of one proposed
+         * ahead (with one in flight, the search itself says so first). */
+        if (k > 1 && opts->time_limit_s > 0.0 &&
+            (opts->replay ? t.sim_s : ht__now() - search_t0) >= opts->time_limit_s)
+            break;
         config = ht_search_config(t.search, index);
         n = ht_store_config_text(names, config, nparams, text, sizeof text);
         if (n < 0 || (size_t)n >= sizeof text) {
@@ -472,12 +540,28 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                                       out->strategy);
                     goto cleanup;
                 }
-                report_progress(&t, dev, t0, loop_t0, total, config, st);
+                report_progress(&t, dev, t0, loop_t0, total, config, st, pool);
                 continue;
             }
         } else {
-            ht_session_set_cut(session, t.has_best ? t.best_s : 0.0, opts->cut_factor);
-            st = ht_session_eval(session, config, res, &eerr);
+            /* Built ahead: a build that crashed, hung, failed or broke a rule is the
+             * configuration's result; any other ends as a cache hit of the session's. */
+            if (pool && ht_prebuild_take(pool, index, 1, &built) == HT_OK) {
+                out->prebuilt++;
+                out->prebuild_s += built.status == HT_ECONSTRAINT ? 0.0 : built.res.build_s;
+                if (built.config_fault) {
+                    *res = built.res;
+                    eerr = built.err;
+                    st = built.status;
+                    measured = 0;
+                } else {
+                    ht_eval_result_destroy(&built.res);
+                }
+            }
+            if (measured) {
+                ht_session_set_cut(session, t.has_best ? t.best_s : 0.0, opts->cut_factor);
+                st = ht_session_eval(session, config, res, &eerr);
+            }
         }
         if (st == HT_ENOMEM) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory evaluating a configuration");
@@ -496,7 +580,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             goto cleanup;
 
         out->evaluated++;
-        out->build_s += st == HT_ECONSTRAINT ? 0.0 : res->build_s;
+        /* Only the session's builds are on the measuring path. */
+        out->build_s += st == HT_ECONSTRAINT || !measured ? 0.0 : res->build_s;
         out->launch_compile_s += res->launch_compile_s;
         out->cache_hits += res->cache_hit ? 1 : 0;
         if (st == HT_ECUT)
@@ -518,7 +603,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
         }
         if (st == HT_OK && res->verified != 0)
             consider_best(&t, index, res->kernel_s, 0);
-        report_progress(&t, dev, t0, loop_t0, total, config, st);
+        report_progress(&t, dev, t0, loop_t0, total, config, st, pool);
     }
     rc = HT_OK;
 
@@ -541,6 +626,9 @@ cleanup:
         ht_eval_result_destroy(res);
     free(res);
     free(ev);
+    /* The builds still in flight end with the pool, before the session. */
+    ht_prebuild_free(pool);
+    free(fl);
     ht_session_free(session);
     ht_search_free(t.search);
     free(col.configs);

@@ -194,6 +194,75 @@ static void run(const char *name, const struct space_buf *b, const struct ht_sea
     ht_search_free(s);
 }
 
+/* Runs s to the end with up to k proposals in flight, reporting them out of order (the
+ * one reported is picked by a generator seeded with order_seed), and checks at every step
+ * that a proposal is in range, new (neither known nor in flight), that no more than k are
+ * in flight and that HT_BUSY comes only while some are. */
+static void drive_k(struct ht_search *s, const struct space_buf *b, cost_fn f, void *user,
+                    size_t k, uint64_t order_seed, struct trace *t)
+{
+    size_t fl[64], nfl = 0;
+    struct ht__rng order;
+    int rc = 0;
+
+    assert_true(k <= 64);
+    ht__rng_seed(&order, order_seed);
+    for (;;) {
+        while (nfl < k) {
+            size_t i;
+            rc = ht_search_next(s, &i);
+            if (rc == HT_BUSY) {
+                assert_true(nfl > 0);
+                break;
+            }
+            if (rc)
+                break;
+            assert_true(i < b->sp.count);
+            assert_int_equal(t->seen[i], 0);
+            t->seen[i] = 1;
+            t->seq[t->n++] = i;
+            fl[nfl++] = i;
+            assert_int_equal(ht_search_in_flight(s), nfl);
+        }
+        if (nfl == k) {
+            size_t i;
+            assert_int_equal(ht_search_next(s, &i), HT_EINVAL);
+        }
+        if (nfl == 0) {
+            t->rc = rc;
+            return;
+        }
+        size_t pick = ht__rng_below(&order, nfl), i = fl[pick];
+        fl[pick] = fl[--nfl];
+        assert_int_equal(ht_search_report(s, i, f(b->cfg + i * b->sp.nparams,
+                                                  b->sp.nparams, user)),
+                         0);
+    }
+}
+
+/* A whole search with k in flight: its trace, and *best_cost the best found. */
+static void run_k(const char *name, const struct space_buf *b, const struct ht_search_opts *o,
+                  size_t k, uint64_t order_seed, cost_fn f, void *user, struct trace *t,
+                  double *best_cost)
+{
+    struct ht_search_opts opts;
+    struct ht_search *s;
+
+    ht_search_opts_init(&opts);
+    if (o)
+        opts = *o;
+    opts.max_in_flight = k;
+    s = create(name, b, &opts);
+    trace_init(t, b->sp.count);
+    drive_k(s, b, f, user, k, order_seed, t);
+    assert_int_equal(t->rc, HT_DONE);
+    assert_int_equal(ht_search_evaluated(s), t->n);
+    assert_int_equal(ht_search_in_flight(s), 0);
+    if (best_cost)
+        assert_int_equal(ht_search_best(s, NULL, best_cost), 0);
+    ht_search_free(s);
+}
+
 /* ---- tests --------------------------------------------------------------------------- */
 
 static void test_opts_defaults(void **state)
@@ -1253,6 +1322,167 @@ static void test_draw_sample_size(void **state)
     ht_space_def_destroy(&def);
 }
 
+
+/* Several proposals in flight (max_in_flight), reported out of order. */
+static void test_in_flight_protocol(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    make_square(&b, 2, 3, NULL);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        struct ht_search_opts o;
+        struct ht_search *s;
+        size_t i, j, x;
+        ht_search_opts_init(&o);
+        o.max_in_flight = 2;
+        s = create(strategies[k], &b, &o);
+        assert_int_equal(ht_search_next(s, &i), 0);
+        /* anneal waits for the result of its run's start; the others propose a second. */
+        int rc = ht_search_next(s, &j);
+        if (!strcmp(strategies[k], "anneal")) {
+            assert_int_equal(rc, HT_BUSY);
+            assert_int_equal(ht_search_report(s, i, 3.0), 0);
+            i = SIZE_MAX;
+            assert_int_equal(ht_search_next(s, &i), 0);
+            assert_int_equal(ht_search_next(s, &j), 0);
+        } else {
+            assert_int_equal(rc, 0);
+        }
+        assert_true(i != j);
+        assert_int_equal(ht_search_in_flight(s), 2);
+        assert_int_equal(ht_search_next(s, &x), HT_EINVAL);
+        /* The second reported first. */
+        assert_int_equal(ht_search_report(s, j, 2.0), 0);
+        assert_int_equal(ht_search_report(s, j, 2.0), HT_EINVAL);
+        assert_int_equal(ht_search_in_flight(s), 1);
+        assert_int_equal(ht_search_report(s, i, 1.0), 0);
+        assert_int_equal(ht_search_in_flight(s), 0);
+        ht_search_free(s);
+    }
+    free_space(&b);
+}
+
+static void test_in_flight_no_duplicates(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    make_square(&b, 3, 6, NULL);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        for (size_t kk = 1; kk <= 16; kk *= 2) {
+            struct ht_search_opts o;
+            struct trace t;
+            double best;
+            ht_search_opts_init(&o);
+            o.seed = 7;
+            run_k(strategies[k], &b, &o, kk, 99 + kk, bowl, NULL, &t, &best);
+            /* exhaustive and random visit everything, whatever the order of reports. */
+            if (!strcmp(strategies[k], "exhaustive") || !strcmp(strategies[k], "random"))
+                assert_int_equal(t.n, b.sp.count);
+            assert_true(best >= 1.0);
+            trace_free(&t);
+        }
+    }
+    free_space(&b);
+}
+
+static void test_in_flight_budget(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    make_square(&b, 3, 8, NULL);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        for (size_t budget = 1; budget <= 97; budget += 32) {
+            struct ht_search_opts o;
+            struct trace t;
+            ht_search_opts_init(&o);
+            o.budget = budget;
+            o.sa_steps = 1000;
+            o.ga_patience = 1000;
+            /* Never more than budget evaluated, though 8 may be asked at once. */
+            run_k(strategies[k], &b, &o, 8, 5, bowl, NULL, &t, NULL);
+            assert_int_equal(t.n, budget);
+            trace_free(&t);
+        }
+    }
+    free_space(&b);
+}
+
+/* Proposals at fake seconds 0..10 (each report takes a second); with 4 in flight, those
+ * asked before the limit passes are still reported, and none is asked after it. */
+static void test_in_flight_time_limit(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    make_square(&b, 3, 8, NULL);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        struct fake_clock clock = {1000.0};
+        struct ht_search_opts o;
+        struct trace t;
+        ht_search_opts_init(&o);
+        o.time_limit_s = 10.5;
+        o.now = fake_now;
+        o.now_user = &clock;
+        o.sa_steps = 1000;
+        o.ga_patience = 1000;
+        run_k(strategies[k], &b, &o, 4, 3, slow_bowl, &clock, &t, NULL);
+        /* Up to 4 asked at once, the clock moving only with reports: 11 reports fit in
+         * the limit, and the 3 asked with the 11th ahead of them arrive after it. */
+        assert_true(t.n >= 11 && t.n <= 14);
+        assert_true(clock.t - 1000.0 == (double)t.n);
+        trace_free(&t);
+    }
+    free_space(&b);
+}
+
+/* The same seed, space, k and order of reports give the same proposals; exhaustive and
+ * genetic (which waits for each whole generation) propose exactly what they do one at a
+ * time, whatever the order of the reports. */
+static void test_in_flight_repeatable(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    make_square(&b, 4, 5, NULL);
+    for (size_t k = 0; k < NSTRAT; k++) {
+        struct ht_search_opts o;
+        struct trace t1, t2, t0;
+        ht_search_opts_init(&o);
+        o.seed = 11;
+        run_k(strategies[k], &b, &o, 4, 1, bowl, NULL, &t1, NULL);
+        run_k(strategies[k], &b, &o, 4, 1, bowl, NULL, &t2, NULL);
+        assert_int_equal(t1.n, t2.n);
+        assert_memory_equal(t1.seq, t2.seq, t1.n * sizeof *t1.seq);
+        if (!strcmp(strategies[k], "exhaustive") || !strcmp(strategies[k], "genetic")) {
+            run_k(strategies[k], &b, &o, 1, 1, bowl, NULL, &t0, NULL);
+            trace_free(&t2);
+            run_k(strategies[k], &b, &o, 6, 12345, bowl, NULL, &t2, NULL);
+            assert_int_equal(t0.n, t1.n);
+            assert_int_equal(t0.n, t2.n);
+            assert_memory_equal(t0.seq, t1.seq, t0.n * sizeof *t0.seq);
+            assert_memory_equal(t0.seq, t2.seq, t0.n * sizeof *t0.seq);
+            trace_free(&t0);
+        }
+        trace_free(&t1);
+        trace_free(&t2);
+    }
+    free_space(&b);
+}
+
+/* anneal with lookahead still finds the bowl's minimum. */
+static void test_in_flight_anneal_quality(void **state)
+{
+    (void)state;
+    struct space_buf b;
+    double want, best;
+    struct trace t;
+    make_square(&b, 3, 12, NULL);
+    brute_best(&b, bowl, NULL, &want);
+    run_k("anneal", &b, NULL, 4, 77, bowl, NULL, &t, &best);
+    assert_true(best <= want * 1.05);
+    assert_true(t.n < b.sp.count);
+    trace_free(&t);
+    free_space(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1281,6 +1511,12 @@ int main(void)
         cmocka_unit_test(test_draw_uniform),
         cmocka_unit_test(test_draw_resume),
         cmocka_unit_test(test_draw_sample_size),
+        cmocka_unit_test(test_in_flight_protocol),
+        cmocka_unit_test(test_in_flight_no_duplicates),
+        cmocka_unit_test(test_in_flight_budget),
+        cmocka_unit_test(test_in_flight_time_limit),
+        cmocka_unit_test(test_in_flight_repeatable),
+        cmocka_unit_test(test_in_flight_anneal_quality),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

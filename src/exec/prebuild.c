@@ -1,0 +1,282 @@
+/* Builds ahead (exec.h, ht_prebuild_*): a queue of configurations and one thread per build
+ * worker. Each thread drives its own hetune-worker process (worker.c, started with
+ * build_only) through the blocking ht__worker_build, whose time limit and crash detection
+ * are those of an isolated session's evaluations; the caller's thread only queues and
+ * takes. Threads, not an event loop, so that the worker protocol stays the one isolation
+ * uses. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec-internal.h"
+#include "exec/worker.h"
+#include "util/util.h"
+
+#define MAX_JOBS 1024
+
+enum job_state { QUEUED, BUILDING, FINISHED };
+
+struct job {
+    uint64_t id;
+    int64_t *config;
+    char *program;              /* the options the program is built with: one at a time */
+    enum job_state state;
+    struct ht_prebuild_done done;
+    struct job *next;
+};
+
+struct slot {
+    struct ht_prebuild *pool;
+    pthread_t thread;
+    int started;
+};
+
+struct ht_prebuild {
+    const struct ht_spec *spec;
+    const struct ht_device_info *dev;
+    struct ht_exec_opts opts;   /* stop points at quit */
+    char worker[4096];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* a job queued, finished, or the end */
+    struct job *head, *tail;    /* in the order submitted */
+    int ending;
+    volatile sig_atomic_t quit; /* raised at the end: builds in flight are abandoned */
+    unsigned nslots;
+    struct slot *slots;
+};
+
+static int config_fault(int status)
+{
+    return status == HT_EBUILD || status == HT_ECONSTRAINT || status == HT_ECRASH ||
+           status == HT_ETIMEOUT;
+}
+
+/* The first queued job whose program no job builds now. Called locked. */
+static struct job *next_job(struct ht_prebuild *p)
+{
+    for (struct job *j = p->head; j; j = j->next) {
+        int busy = 0;
+        if (j->state != QUEUED)
+            continue;
+        for (struct job *k = p->head; k && !busy; k = k->next)
+            busy = k->state == BUILDING && !strcmp(k->program, j->program);
+        if (!busy)
+            return j;
+    }
+    return NULL;
+}
+
+static void *slot_main(void *arg)
+{
+    struct slot *sl = arg;
+    struct ht_prebuild *p = sl->pool;
+    struct ht__worker *w = NULL;
+
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        struct job *j = NULL;
+        struct ht_prebuild_done d;
+        int rc;
+
+        while (!p->ending && !(j = next_job(p)))
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->ending)
+            break;
+        j->state = BUILDING;
+        pthread_mutex_unlock(&p->mu);
+
+        memset(&d, 0, sizeof d);
+        ht_error_clear(&d.err);
+        /* A worker that cannot start says nothing about the configuration. */
+        rc = w ? ht__worker_ensure(w, &d.err)
+               : ht__worker_start(p->spec, p->dev, &p->opts, p->worker, 1, &w, &d.err);
+        if (rc == HT_OK) {
+            rc = ht__worker_build(w, j->config, &d.res, &d.err);
+            d.config_fault = config_fault(rc);
+        }
+        d.status = rc;
+
+        pthread_mutex_lock(&p->mu);
+        j->done = d;
+        j->state = FINISHED;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    ht__worker_free(w);
+    return NULL;
+}
+
+int ht_prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                       const struct ht_exec_opts *opts, unsigned jobs,
+                       struct ht_prebuild **out, struct ht_error *err)
+{
+    struct ht_prebuild *p;
+    int rc;
+
+    *out = NULL;
+    if (jobs < 1 || jobs > MAX_JOBS)
+        return ht_error_set(err, HT_EINVAL, "%u build workers: between 1 and %d", jobs,
+                            MAX_JOBS);
+    if (!spec->path)
+        return ht_error_set(err, HT_EINVAL, "building ahead needs a spec loaded from a file");
+    p = calloc(1, sizeof *p);
+    if (!p || !(p->slots = calloc(jobs, sizeof *p->slots))) {
+        free(p);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    p->spec = spec;
+    p->dev = dev;
+    if (opts)
+        p->opts = *opts;
+    else
+        ht_exec_opts_init(&p->opts);
+    p->opts.stop = &p->quit;
+    rc = ht__worker_find(p->opts.worker, p->worker, sizeof p->worker);
+    if (rc != HT_OK) {
+        free(p->slots);
+        free(p);
+        return ht_error_set(err, HT_ENOTFOUND, "no worker executable to build ahead in (set "
+                            "HETUNE_WORKER)");
+    }
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    for (unsigned i = 0; i < jobs; i++) {
+        p->slots[i].pool = p;
+        if (pthread_create(&p->slots[i].thread, NULL, slot_main, &p->slots[i]) != 0)
+            break;
+        p->slots[i].started = 1;
+        p->nslots++;
+    }
+    if (!p->nslots) {
+        ht_prebuild_free(p);
+        return ht_error_set(err, HT_ENOMEM, "cannot start a thread to build ahead");
+    }
+    *out = p;
+    return HT_OK;
+}
+
+int ht_prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config)
+{
+    size_t np = p->spec->space.nparams;
+    struct job *j;
+
+    pthread_mutex_lock(&p->mu);
+    for (j = p->head; j; j = j->next)
+        if (j->id == id) {
+            pthread_mutex_unlock(&p->mu);
+            return HT_EINVAL;
+        }
+    pthread_mutex_unlock(&p->mu);
+    j = calloc(1, sizeof *j);
+    if (!j)
+        return HT_ENOMEM;
+    j->id = id;
+    j->config = malloc((np ? np : 1) * sizeof *j->config);
+    {
+        char *options = ht__build_options(p->spec, config);
+        j->program = options ? ht__program_options(p->spec->source, p->spec->source_len,
+                                                   options)
+                             : NULL;
+        free(options);
+    }
+    if (!j->config || !j->program) {
+        free(j->config);
+        free(j->program);
+        free(j);
+        return HT_ENOMEM;
+    }
+    memcpy(j->config, config, np * sizeof *config);
+    pthread_mutex_lock(&p->mu);
+    if (p->tail)
+        p->tail->next = j;
+    else
+        p->head = j;
+    p->tail = j;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return HT_OK;
+}
+
+static void job_free(struct job *j)
+{
+    free(j->config);
+    free(j->program);
+    free(j);
+}
+
+int ht_prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
+                     struct ht_prebuild_done *done)
+{
+    struct job *j, *prev = NULL;
+
+    pthread_mutex_lock(&p->mu);
+    for (j = p->head; j && j->id != id; j = j->next)
+        prev = j;
+    if (!j) {
+        pthread_mutex_unlock(&p->mu);
+        return HT_ENOTFOUND;
+    }
+    while (j->state != FINISHED && wait)
+        pthread_cond_wait(&p->cv, &p->mu);
+    if (j->state != FINISHED) {
+        pthread_mutex_unlock(&p->mu);
+        return HT_BUSY;
+    }
+    /* The list may have changed while waiting: find j's predecessor again. */
+    prev = NULL;
+    for (struct job *k = p->head; k != j; k = k->next)
+        prev = k;
+    if (prev)
+        prev->next = j->next;
+    else
+        p->head = j->next;
+    if (p->tail == j)
+        p->tail = prev;
+    pthread_mutex_unlock(&p->mu);
+    *done = j->done;
+    job_free(j);
+    return HT_OK;
+}
+
+void ht_prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
+                        size_t *finished)
+{
+    size_t n[3] = {0, 0, 0};
+
+    pthread_mutex_lock(&p->mu);
+    for (const struct job *j = p->head; j; j = j->next)
+        n[j->state]++;
+    pthread_mutex_unlock(&p->mu);
+    if (queued)
+        *queued = n[QUEUED];
+    if (building)
+        *building = n[BUILDING];
+    if (finished)
+        *finished = n[FINISHED];
+}
+
+void ht_prebuild_free(struct ht_prebuild *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->ending = 1;
+    p->quit = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned i = 0; i < p->nslots; i++)
+        if (p->slots[i].started)
+            pthread_join(p->slots[i].thread, NULL);
+    while (p->head) {
+        struct job *j = p->head;
+        p->head = j->next;
+        if (j->state == FINISHED)
+            ht_eval_result_destroy(&j->done.res);
+        job_free(j);
+    }
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p->slots);
+    free(p);
+}
