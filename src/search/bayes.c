@@ -556,4 +556,7 @@ const struct ht_search_ops ht__search_bayes = {
     .report = bayes_report,
     .destroy = bayes_destroy,
     .draw = HT_SEARCH_DRAW_SAMPLE,
+    /* It learns from every known cost at each proposal and skips those in flight, so it
+     * may propose ahead: the proposals in flight are chosen without their results. */
+    .lookahead = 1,
 };
