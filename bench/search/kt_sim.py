@@ -49,7 +49,18 @@ Rows (--json, one JSON object a line; one row per space, tool and strategy):
    "t95_reached": k,                    runs that reached 0.95
    "evaluated": [lo, hi],               fewest and most evaluations of one run (a strategy
                                         may stop before the last budget)
-   "per_seed": [{"seed": s, "fractions": [...], "t95_s": t or null, "evaluated": n}, ...]}
+   "per_seed": [{"seed": s, "fractions": [...], "t95_s": t or null, "evaluated": n}, ...],
+   "mode": "prefix"}                    or "per-budget" (below)
+  Kernel Tuner's rows add "results_in_evaluation_order" (its results came back in the order
+  its simulation runner met the configurations, every run), "seed0_repeats" (seed 0 run
+  again gave the same evaluations) and "wall_s".
+
+Budgets: by default one run a seed with max_fevals 400, each budget the prefix of its
+evaluations ("mode": "prefix"). A strategy that plans for its budget does not run the same
+way with a smaller one: simulated_annealing scales its cooling schedule to max_fevals,
+dual_annealing passes it to scipy as maxfun, random_sample draws max_fevals samples (a
+prefix of the same permutation). --per-budget runs each budget on its own ("mode":
+"per-budget": the fraction at N from a run with max_fevals N, t95 from the run of 400).
 
 Traces (--score input, one JSON object a line; one line per run):
   {"space": "convolution_milo-A100", "tool": "hetune-0.9", "strategy": "genetic",
@@ -339,10 +350,14 @@ def run_scores(evals, optimum, budgets=BUDGETS):
 
 
 def make_row(space_name_, tool, strategy, options, optimum, runs, budgets=BUDGETS):
-    """runs: [(seed, evals)]; evals as run_scores takes them. The row of the header."""
+    """runs: [(seed, evals)] or [(seed, evals, fractions)]; evals as run_scores takes them,
+    fractions (one a budget) replacing those of evals. The row of the header."""
     per = []
-    for seed, evals in runs:
+    for run in runs:
+        seed, evals = run[0], run[1]
         fr, t95 = run_scores(evals, optimum, budgets)
+        if len(run) > 2:  # --per-budget: each budget's fraction from a run of its own
+            fr = run[2]
         per.append({"seed": seed, "fractions": [round(f, 6) for f in fr],
                     "t95_s": None if t95 is None else round(t95, 3), "evaluated": len(evals)})
     cols = list(zip(*[p["fractions"] for p in per]))
@@ -356,12 +371,12 @@ def make_row(space_name_, tool, strategy, options, optimum, runs, budgets=BUDGET
             "t95_s": None if math.isinf(t95) else round(t95, 3),
             "t95_reached": sum(1 for p in per if p["t95_s"] is not None),
             "evaluated": [min(p["evaluated"] for p in per), max(p["evaluated"] for p in per)],
-            "per_seed": per}
+            "per_seed": per, "mode": "prefix"}
 
 
 def format_header(budgets=BUDGETS):
     b = " ".join("%5d" % n for n in budgets)
-    return "%-26s %-14s median at %s | worst at %s | score | t95 (reached)  evals" % (
+    return "%-26s %-18s median at %s | worst at %s | score | t95 (reached)  evals" % (
         "strategy", "tool", b, b)
 
 
@@ -370,7 +385,7 @@ def format_row(row):
     worst = " ".join("%5.2f" % m for m in row["worst"])
     t95 = "%8.1f s" % row["t95_s"] if row["t95_s"] is not None else "       - "
     ev = row["evaluated"]
-    return "%-26s %-14s           %s |          %s | %5.3f | %s (%2d/%2d)  %s" % (
+    return "%-26s %-18s           %s |          %s | %5.3f | %s (%2d/%2d)  %s" % (
         row["strategy"] + ("" if not row["options"] else " " + ",".join(
             "%s=%s" % kv for kv in sorted(row["options"].items()))),
         row["tool"], med, worst, row["score"], t95, row["t95_reached"], row["seeds"],
@@ -463,8 +478,11 @@ def bench(args):
     tool = "kernel_tuner-" + version_of("kernel_tuner")
     strategies = args.strategies.split(",")
     out_json = open(args.json, "w") if args.json else None
-    print("%s, %d seeds (0..%d), max_fevals %d, budgets %s; restricted to the recorded "
-          "configurations" % (tool, args.seeds, args.seeds - 1, max(BUDGETS), BUDGETS))
+    print("%s, %d seeds (0..%d), %s, budgets %s; restricted to the recorded "
+          "configurations" % (tool, args.seeds, args.seeds - 1,
+                              "one run a budget, max_fevals the budget" if args.per_budget
+                              else "max_fevals %d (each budget a prefix)" % max(BUDGETS),
+                              BUDGETS))
     try:
         for arg in args.spaces:
             space = parse_space_arg(arg)
@@ -484,15 +502,27 @@ def bench(args):
                         keys, o = kt_run(space, cache, strategy, seed, max(BUDGETS))
                         in_order = in_order and o
                         first = keys if first is None else first
-                        runs.append((seed, [(space.time[x], space.cost[x]) for x in keys]))
+                        evals = [(space.time[x], space.cost[x]) for x in keys]
+                        if args.per_budget:
+                            fr = []
+                            for n in BUDGETS:
+                                kn, o = kt_run(space, cache, strategy, seed, n)
+                                in_order = in_order and o
+                                fr.append(run_scores([(space.time[x], space.cost[x])
+                                                      for x in kn], space.optimum,
+                                                     [n])[0][0])
+                            runs.append((seed, evals, fr))
+                        else:
+                            runs.append((seed, evals))
                     again, _ = kt_run(space, cache, strategy, 0, max(BUDGETS))
                     repro = again == first
                 except Exception as e:  # a strategy that does not run here is reported
                     err = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:160])
                 if err:
-                    print("  %-26s %-14s did not run: %s" % (strategy, tool, err))
+                    print("  %-26s %-18s did not run: %s" % (strategy, tool, err))
                     continue
                 row = make_row(space.name, tool, strategy, {}, space.optimum, runs)
+                row["mode"] = "per-budget" if args.per_budget else "prefix"
                 row["results_in_evaluation_order"] = in_order
                 row["seed0_repeats"] = repro
                 row["wall_s"] = round(time.monotonic() - t0, 1)
@@ -520,6 +550,9 @@ def main(argv=None):
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--strategies", default=",".join(STRATEGIES))
     ap.add_argument("--json", help="write the rows, one JSON object a line")
+    ap.add_argument("--per-budget", action="store_true",
+                    help="each budget's fraction from a run with that max_fevals (t95 from "
+                    "the run of the largest)")
     ap.add_argument("--to-cache", nargs=3, metavar=("T4", "T1", "OUT"))
     ap.add_argument("--legacy-errors", action="store_true",
                     help="with --to-cache: failures also carry \"time\": their marker")
