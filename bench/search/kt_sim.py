@@ -387,7 +387,8 @@ def format_row(row):
     ev = row["evaluated"]
     return "%-26s %-18s           %s |          %s | %5.3f | %s (%2d/%2d)  %s" % (
         row["strategy"] + ("" if not row["options"] else " " + ",".join(
-            "%s=%s" % kv for kv in sorted(row["options"].items()))),
+            "%s=%s" % kv for kv in sorted(row["options"].items())))
+        + (" per-budget" if row.get("mode") == "per-budget" else ""),
         row["tool"], med, worst, row["score"], t95, row["t95_reached"], row["seeds"],
         "%d" % ev[0] if ev[0] == ev[1] else "%d-%d" % tuple(ev))
 
