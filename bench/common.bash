@@ -11,3 +11,14 @@ bench_dir() {
         trap 'rm -rf "$dir"' EXIT
     fi
 }
+
+# bench_venv DIR IMPORT PACKAGE...: a Python virtual environment at DIR with the packages
+# (pip requirement specifiers), made once; IMPORT is a module whose import says it is whole.
+bench_venv() {
+    local venv=$1 module=$2
+    shift 2
+    if ! "$venv/bin/python" -c "import $module" 2>/dev/null; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install -q "$@"
+    fi
+}
