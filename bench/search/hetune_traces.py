@@ -25,7 +25,7 @@ import time
 
 def strategies_of(hetune):
     text = subprocess.run([hetune, "tune", "--help"], capture_output=True, text=True).stdout
-    m = re.search(r"--strategy S\s+the search strategy of tuning: (.*?)\n\s+-b,", text, re.S)
+    m = re.search(r"--strategy S\s+the search strategy of tuning: (.*?);", text, re.S)
     if not m:
         sys.exit("hetune_traces: cannot read the strategies from hetune tune --help")
     words = re.sub(r"\(default\)|,| or ", " ", " ".join(m.group(1).split())).split()

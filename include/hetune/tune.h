@@ -63,7 +63,10 @@ typedef void (*ht_tune_wait_fn)(const struct ht_device_info *dev,
                                 const struct ht_lease_info *holder, void *user);
 
 struct ht_tune_opts {
-    const char *strategy;    /* a name of ht_search_strategies[]; NULL: "exhaustive" */
+    const char *strategy;    /* a name of ht_search_strategies[]; NULL (the default):
+                                automatic, HT_TUNE_BUDGET_STRATEGY for a budgeted run (a
+                                budget below the number of valid configurations, or a time
+                                limit), else "exhaustive" */
     size_t budget;           /* most evaluations of this run; 0: no limit */
     double time_limit_s;     /* no new evaluation after this many seconds; 0: no limit */
     uint64_t seed;           /* the strategy's seed */
@@ -119,6 +122,10 @@ struct ht_tune_opts {
 
 /* Fills opts with the defaults above. */
 void ht_tune_opts_init(struct ht_tune_opts *opts);
+
+/* The strategy of a budgeted run when none is named: the best of hetune's strategies on
+ * the recorded spaces of bench/search (docs/results/search-*.txt). */
+#define HT_TUNE_BUDGET_STRATEGY "bayes"
 
 /* ---- Recorded spaces (replay) -------------------------------------------------------------
  *

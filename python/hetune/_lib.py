@@ -99,6 +99,8 @@ class TuneOpts(ctypes.Structure):
         ("wait_user", ctypes.c_void_p),
         ("stop", ctypes.c_void_p),
         ("retry_failed", ctypes.c_int),
+        ("jobs", ctypes.c_uint),
+        ("replay", ctypes.c_void_p),
     ]
 
 

@@ -228,18 +228,19 @@ class Spec:
             return out
 
     # tuning (`hetune tune`)
-    def tune(self, device=None, strategy="exhaustive", budget=0, time_limit=0.0, seed=0,
+    def tune(self, device=None, strategy=None, budget=0, time_limit=0.0, seed=0,
              db=None, fresh=False, cut_factor=None, eq3="product", verify=True, cache=True,
              isolate="auto", evaluations=False):
         """Tunes on each device (None: all) in turn, storing every evaluation in the
         database db (default ./hetune.db). Returns the dict `hetune tune --json` prints
-        (devices, each with space, evaluated, best {config, seconds}, ...); with
+        (devices, each with space, evaluated, best {config, seconds}, ...); strategy None
+        picks as hetune tune does (bayes for a budgeted run, else exhaustive); with
         evaluations, each device also gets "evaluations": every evaluation stored for it
         (self.evaluations)."""
         db = os.path.abspath(db or "hetune.db")
         opts = _lib.TuneOpts()
         lib.ht_tune_opts_init(ctypes.byref(opts))
-        opts.strategy = strategy.encode()
+        opts.strategy = strategy.encode() if strategy else None  # None: automatic
         opts.budget = int(budget)
         opts.time_limit_s = float(time_limit)
         opts.seed = int(seed)

@@ -76,8 +76,10 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "      --piece-bytes N   devices that copy move their slice in pieces of about N\n"     \
       "                        bytes on two queues (default 33554432); 0: one piece\n")       \
     X(STRATEGY, "strategy", required_argument, 'S',                                            \
-      "  -S, --strategy S      the search strategy of tuning: exhaustive (default), random,\n" \
-      "                        genetic or anneal\n")                                          \
+      "  -S, --strategy S      the search strategy of tuning: exhaustive, random, genetic,\n" \
+      "                        anneal or bayes; by default bayes for a budgeted run (a\n"     \
+      "                        --budget below the valid configurations, or a time limit),\n" \
+      "                        else exhaustive\n")                                            \
     X(BUDGET, "budget", required_argument, 'b',                                                \
       "  -b, --budget N        evaluate at most N configurations per device tuned in this\n"  \
       "                        run (stored ones do not count; default 0: no limit)\n")        \

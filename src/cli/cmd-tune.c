@@ -36,9 +36,10 @@ static const char tune_usage[] =
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
     "                        \"<platform> <name>\", or all (default: all)\n"
-    "      --time S          start no new configuration after S seconds per device\n"
-    "                        (default: no limit)\n"
-    "      --seed N          the seed of the random, genetic and anneal strategies\n"
+    "      --time-budget S   start no new configuration after S seconds per device\n"
+    "                        (simulated seconds under --replay; default: no limit);\n"
+    "                        --time S is the same\n"
+    "      --seed N          the seed of the random, genetic, anneal and bayes strategies\n"
     "                        (default 0)\n"
     "      --cut-factor F    early termination: stop repeating a configuration whose\n"
     "                        fastest run is more than F times the best so far and store\n"
@@ -119,6 +120,7 @@ int cmd_tune(int argc, char **argv)
            OPT_REPLAY_DEVICE };
     static const struct option own[] = {
         {"time", required_argument, NULL, OPT_TIME}, {"seed", required_argument, NULL, OPT_SEED},
+        {"time-budget", required_argument, NULL, OPT_TIME},
         {"cut-factor", required_argument, NULL, OPT_CUT}, {"fresh", no_argument, NULL, OPT_FRESH},
         {"retry-failed", no_argument, NULL, OPT_RETRY},
         {"replay", required_argument, NULL, OPT_REPLAY},
@@ -258,7 +260,7 @@ int cmd_tune(int argc, char **argv)
         if (!co.json) {
             if (ndone == 1)
                 printf("spec %s (%s), strategy %s, db %s\n", spec->name, spec->path,
-                       opts.strategy, db);
+                       r->strategy, db);
             print_text_device(spec, dev, r);
             fflush(stdout);
         }

@@ -434,6 +434,7 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "device", json_string(dev->name));
     json_object_set_new(o, "platform", json_string(dev->platform));
     json_object_set_new(o, "space", json_integer((json_int_t)r->space));
+    json_object_set_new(o, "strategy", json_string(r->strategy));
     json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
     json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
     json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
@@ -479,7 +480,10 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
     json_object_set_new(root, "spec", json_string(spec->name));
     json_object_set_new(root, "spec_path", json_string(spec->path));
     json_object_set_new(root, "db", json_string(db ? db : HT_STORE_DEFAULT_PATH));
-    json_object_set_new(root, "strategy", json_string(o->strategy));
+    /* The strategy each device used (an automatic choice depends on its space). */
+    json_object_set_new(root, "strategy", json_string(o->strategy ? o->strategy
+                                                      : n ? results[0].strategy
+                                                          : "automatic"));
     json_object_set_new(root, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
                                                   : json_null());

@@ -166,14 +166,14 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     if (opts->on_tune)
         opts->on_tune(d->dev, ht_store_path(store),
-                      topts->strategy ? topts->strategy : "exhaustive", opts->user);
+                      topts->strategy ? topts->strategy : "automatic", opts->user);
     if (opts->on_note) {
         char note[2048];
         snprintf(note, sizeof note,
                  "no tuned configuration of device %zu (%.256s) in %.512s: tuning it first "
                  "(%.64s)%.900s",
                  d->dev->index, d->dev->name, ht_store_path(store),
-                 topts->strategy ? topts->strategy : "exhaustive", why);
+                 topts->strategy ? topts->strategy : "automatic strategy", why);
         opts->on_note(note, opts->user);
     }
     rc = ht_tune_device(spec, d->dev, store, topts, tr, err);

@@ -16,7 +16,7 @@ _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run o
 void ht_tune_opts_init(struct ht_tune_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
-    opts->strategy = "exhaustive";
+    opts->strategy = NULL; /* automatic */
     opts->jobs = 1;
     opts->cut_factor = HT_SEARCH_CUT_FACTOR;
     opts->eq3 = HT_EQ3_PRODUCT;
@@ -378,6 +378,10 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
         goto cleanup;
     out->replayed = opts->replay != NULL;
     t.count = out->space = counts.pruned > SIZE_MAX ? SIZE_MAX : (size_t)counts.pruned;
+    /* A run that cannot see the whole space goes where the benchmark says a budget is best
+     * spent; one that can walks it in order. */
+    if (!opts->strategy && ((opts->budget && opts->budget < t.count) || opts->time_limit_s > 0))
+        snprintf(out->strategy, sizeof out->strategy, "%s", HT_TUNE_BUDGET_STRATEGY);
     /* A small space is listed whole, and so is any space an exhaustive search walks
      * without a budget (the fastest way through every configuration). A larger one is
      * drawn from (search.h, ht_search_space.pruned): the strategy takes what its budget
