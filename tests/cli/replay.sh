@@ -69,6 +69,17 @@ for strat in random genetic anneal; do
     [ "$(echo "$one" | tr -cd '(' | wc -c)" -le 20 ] || fail "$strat went past its budget"
 done
 
+# A budgeted run without --strategy uses bayes; a budget covering the space walks it.
+run tune "$tmp/stencil.json" --replay "$tmp/rec.T4.json" --db "$tmp/auto1.db" --budget 20 --json
+expect_status 0
+check 'd["devices"][0]["strategy"] == "bayes" and d["devices"][0]["evaluated"] == 20'
+run tune "$tmp/stencil.json" --replay "$tmp/rec.T4.json" --db "$tmp/auto2.db" --budget 65 --json
+expect_status 0
+check 'd["devices"][0]["strategy"] == "exhaustive" and d["strategy"] == "exhaustive"'
+run tune "$tmp/stencil.json" --replay "$tmp/rec.T4.json" --db "$tmp/auto3.db" --time-budget 5 --json
+expect_status 0
+check 'd["devices"][0]["strategy"] == "bayes" and d["devices"][0]["evaluated"] == 5'
+
 # --time is simulated: each evaluation costs exactly 1 s of recorded time.
 run tune "$tmp/stencil.json" --replay "$tmp/rec.T4.json" --db "$tmp/t.db" --strategy random \
     --time 10 --json
