@@ -2,8 +2,10 @@
  *
  * A session holds what does not change between configurations of one spec on one device:
  * the context and profiling queue, the host input data (generated once, with a fixed seed),
- * and the reference output (computed on first need, or read from the reference cache: see
- * ht_session_stats). ht_session_eval builds the kernel for one configuration (through the
+ * and the reference output (computed on first need; a reference configuration's, or a
+ * reference kernel's with verify.once, only once per problem: kept in the cache folder as
+ * ref-<key>.bin, keyed by everything the outputs depend on but the device, and read by
+ * every later session, unless opts.no_cache). ht_session_eval builds the kernel for one configuration (through the
  * on-disk binary cache), creates and fills the buffers, runs the NDRange up to
  * spec->repeats times (fewer with adaptive repeats, ht_repeats_decide) timing each run
  * with profiling events, restores readwrite buffers and poisons write buffers before every
@@ -78,7 +80,8 @@ enum ht_isolation {
 
 struct ht_exec_opts {
     enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
-    int no_cache;           /* 1: neither read nor write the binary cache. It is never
+    int no_cache;           /* 1: neither read nor write the binary cache (nor the
+                               reference outputs kept beside it). It is never
                                written for PoCL's devices unless POCL_KERNEL_CACHE=0:
                                PoCL caches built programs itself, and asking it for a
                                binary costs a second code generation */

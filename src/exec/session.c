@@ -379,6 +379,61 @@ cleanup:
     return rc;
 }
 
+/* The reference outputs of a problem whose reference does not depend on the configuration
+ * (a reference configuration, or a reference kernel with verify.once), into s->refs: from
+ * the reference cache when it holds them, else computed and written there. */
+static int reference_once(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                          struct ht_eval_result *res, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    const struct ht__inst *shapes = in;
+    struct ht__inst ref;
+    struct ht_error e;
+    char key[33], *path = NULL;
+    int rc = HT_OK;
+
+    memset(&ref, 0, sizeof ref);
+    ht_error_clear(&e);
+    if (!s->opts.no_cache) {
+        /* The reference configuration's buffers may be shaped otherwise than this one's.
+         * When they cannot even be set up, computing it reports why. */
+        if (spec->verify == HT_VERIFY_CONFIG)
+            shapes = ht__inst_setup(s, spec->reference, &ref, &e) == HT_OK ? &ref : NULL;
+        if (shapes && ht__refcache_key(s, key, &e) == HT_OK &&
+            !(path = ht__refcache_path(s, key))) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (path) {
+            rc = ht__refcache_load(s, path, shapes, err);
+            if (rc == HT_OK) {
+                s->have_refs = 1;
+                ht__log(HT_LOG_INFO, "%s: reference outputs read from %s", s->dev->name,
+                        path);
+                goto cleanup;
+            }
+            if (rc != HT_ENOTFOUND)
+                goto cleanup;
+            rc = HT_OK;
+        }
+    }
+    if (spec->verify == HT_VERIFY_CONFIG)
+        rc = compute_reference_config(s, err);
+    else
+        rc = compute_reference_kernel(s, config, in, res, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    s->have_refs = 1;
+    ht__log(HT_LOG_INFO, "%s: reference outputs computed (%s)", s->dev->name,
+            spec->verify == HT_VERIFY_CONFIG ? "reference configuration" : "reference kernel");
+    if (path)
+        ht__refcache_save(s, path);
+cleanup:
+    ht__inst_release(&ref, spec->nargs);
+    free(path);
+    return rc;
+}
+
 static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                   struct ht_eval_result *res,
                   struct ht_error *err)
@@ -389,12 +444,10 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
 
     if (spec->verify == HT_VERIFY_NONE || s->opts.no_verify)
         return HT_OK;
-    if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
-        rc = compute_reference_config(s, err);
-    else if (spec->verify == HT_VERIFY_KERNEL && !(spec->verify_once && s->have_refs)) {
+    if ((spec->verify == HT_VERIFY_CONFIG || spec->verify_once) && !s->have_refs)
+        rc = reference_once(s, config, in, res, err);
+    else if (spec->verify == HT_VERIFY_KERNEL && !spec->verify_once)
         rc = compute_reference_kernel(s, config, in, res, err);
-        s->have_refs = rc == HT_OK && spec->verify_once;
-    }
     else
         rc = HT_OK;
     /* Reference files do not change: read once per session. */
