@@ -186,7 +186,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
  * never cut after its last run, and never when best_so_far_s is not a positive finite
  * number or factor <= 0 (the default: no early termination). best_so_far_s is also the
  * b of the adaptive repeats below (a cut as clearly slower, HT_ECUT too, and a stop once
- * precise); factor <= 0 turns off both kinds of cut, not the stop once precise. */
+ * precise); factor <= 0 turns those off too. */
 #define HT_CUT_MIN_RUNS 2
 void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
 
@@ -198,11 +198,12 @@ void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double facto
  * best configuration so far (ht_session_set_cut; none when not a positive finite number,
  * as in a session no tuner drives):
  *
- *   - never before min_repeats runs (clamped to 1..repeats), never after the ceiling;
+ *   - never before min_repeats runs (clamped to 1..repeats), never after the ceiling,
+ *     never with cut_factor <= 0 (the tuner's --cut-factor 0: every configuration runs
+ *     all its repeats, as it did with early termination off);
  *   - HT_REPEATS_CUT_FACTOR: the rule of ht_session_set_cut, also with adaptive off:
  *     n >= HT_CUT_MIN_RUNS and x1 > cut_factor * b (cut_factor > 0);
- *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2), cut_factor > 0 (0 turns every cut off)
- *     and x1 > b * (1 + d), where d = max(margin, 2 * (x2 - x1) / x1): even the fastest
+ *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where d = max(margin, 2 * (x2 - x1) / x1): even the fastest
  *     run is above the best by more than the margin and by more than twice the gap
  *     between its two fastest runs (the scale by which a further run could still come in
  *     faster). ht_session_eval returns HT_ECUT, as for a cut by the factor;
@@ -238,7 +239,7 @@ struct ht_repeats_rule {
     double precision;      /* timing.precision (HT_TIMING_PRECISION) */
     double margin;         /* timing.margin (HT_TIMING_MARGIN) */
     double best_s;         /* the best so far's statistic; <= 0: none */
-    double cut_factor;     /* <= 0: no cut of either kind */
+    double cut_factor;     /* <= 0: no early stop of any kind */
 };
 
 /* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule

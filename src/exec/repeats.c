@@ -47,7 +47,8 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
     /* Today's rule (issue 4): kept as it was, adaptive or not. */
     if (cuts && has_best && n >= HT_CUT_MIN_RUNS && x1 > rule->cut_factor * b)
         return HT_REPEATS_CUT_FACTOR;
-    if (!rule->adaptive || !has_best || isnan(x1) || !(x1 > 0.0))
+    /* cut_factor 0 is the tuner's "measure everything fully" (--cut-factor 0). */
+    if (!rule->adaptive || !cuts || !has_best || isnan(x1) || !(x1 > 0.0))
         return HT_REPEATS_MORE;
     min_runs = rule->min_repeats < 1 ? 1 : rule->min_repeats;
     if (min_runs > repeats)
@@ -57,7 +58,7 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
     /* Slower: the gap between the two fastest runs says how much faster a further run
      * could still come in; twice it, and at least the margin, must separate the fastest
      * run from the best. A NaN second run gives a NaN gap, and fmax takes the margin. */
-    if (cuts && n >= 2) {
+    if (n >= 2) {
         d = fmax(rule->margin, 2.0 * (sorted[1] - x1) / x1);
         if (x1 > b * (1.0 + d))
             return HT_REPEATS_SLOWER;
