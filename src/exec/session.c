@@ -633,7 +633,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
                                   "(%g%%) and the noise of its runs",
                                   res->nruns, repeats, res->kernel_min_s,
                                   100.0 * (res->kernel_min_s / s->cut_best - 1.0),
-                                  100.0 * spec->margin, s->cut_best);
+                                  s->cut_best, 100.0 * spec->margin);
             goto cleanup;
         }
         if (verdict != HT_REPEATS_MORE)
