@@ -4,12 +4,12 @@
  * the context and profiling queue, the host input data (generated once, with a fixed seed),
  * and the reference output (computed on first need; a reference configuration's, or a
  * reference kernel's with verify.once, only once per problem: kept in the cache folder as
- * ref-<key>.bin, keyed by everything the outputs depend on but the device, and read by
- * every later session, unless opts.no_cache). ht_session_eval builds the kernel for one configuration (through the
- * on-disk binary cache), creates and fills the buffers, runs the NDRange up to
- * spec->repeats times (fewer with adaptive repeats, ht_repeats_decide) timing each run
- * with profiling events, restores readwrite buffers and poisons write buffers before every
- * repeat, reads the outputs back and verifies them.
+ * <key>.ref, keyed by everything the outputs depend on but the device, and read by every
+ * later session, unless opts.no_cache). ht_session_eval builds the kernel for one
+ * configuration (through the on-disk binary cache), creates and fills the buffers, runs
+ * the NDRange up to spec->repeats times (fewer with adaptive repeats, ht_repeats_decide)
+ * timing each run with profiling events, restores readwrite buffers and poisons write
+ * buffers before every repeat, reads the outputs back and verifies them.
  *
  * A pipeline spec (docs/spec.md, "Pipelines") is evaluated the same way with one program
  * (the same -D options) whose active stages run in order on the one in-order queue in

@@ -1,5 +1,5 @@
 /* The reference cache (issue 25, item 5): the reference outputs of a problem, computed once
- * and kept in the binary cache's folder as ref-<key>.bin, so that the next session (another
+ * and kept in the binary cache's folder as <key>.ref, so that the next session (another
  * device, another tune, a restarted worker, a split's single-device check) reads them
  * instead of running the reference again. The key covers everything the reference outputs
  * depend on, and not the device: a problem has one reference, and the tolerances that
@@ -170,7 +170,7 @@ static int is_output(const struct ht_arg *a)
 
 char *ht__refcache_path(const struct ht_session *s, const char *key)
 {
-    return ht__asprintf("%s/ref-%s.bin", s->cache_dir, key);
+    return ht__asprintf("%s/%s.ref", s->cache_dir, key);
 }
 
 int ht__refcache_load(struct ht_session *s, const char *path, const struct ht__inst *in,
