@@ -40,7 +40,7 @@ extern "C" {
     X(NOTFOUND, -17, "not found")                                                \
     X(SOLVER, -18, "external solver failed")                                     \
     X(DB, -19, "results database error")                                         \
-    X(CUT, -20, "configuration cut: far slower than the best so far")                \
+    X(CUT, -20, "configuration cut: clearly slower than the best so far")         \
     X(CRASH, -21, "configuration crashed its worker process")                     \
     X(TIMEOUT, -22, "configuration outlasted its time limit")                     \
     X(INTR, -23, "interrupted")

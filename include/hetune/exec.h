@@ -2,11 +2,14 @@
  *
  * A session holds what does not change between configurations of one spec on one device:
  * the context and profiling queue, the host input data (generated once, with a fixed seed),
- * and the reference output (computed on first need). ht_session_eval builds the kernel for
- * one configuration (through the on-disk binary cache), creates and fills the buffers, runs
- * the NDRange spec->repeats times timing each run with profiling events, restores readwrite
- * buffers and poisons write buffers before every repeat, reads the outputs back and
- * verifies them.
+ * and the reference output (computed on first need; a reference configuration's, or a
+ * reference kernel's with verify.once, only once per problem: kept in the cache folder as
+ * <key>.ref, keyed by everything the outputs depend on but the device, and read by every
+ * later session, unless opts.no_cache). ht_session_eval builds the kernel for one
+ * configuration (through the on-disk binary cache), creates and fills the buffers, runs
+ * the NDRange up to spec->repeats times (fewer with adaptive repeats, ht_repeats_decide)
+ * timing each run with profiling events, restores readwrite buffers and poisons write
+ * buffers before every repeat, reads the outputs back and verifies them.
  *
  * A pipeline spec (docs/spec.md, "Pipelines") is evaluated the same way with one program
  * (the same -D options) whose active stages run in order on the one in-order queue in
@@ -77,7 +80,8 @@ enum ht_isolation {
 
 struct ht_exec_opts {
     enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
-    int no_cache;           /* 1: neither read nor write the binary cache. It is never
+    int no_cache;           /* 1: neither read nor write the binary cache (nor the
+                               reference outputs kept beside it). It is never
                                written for PoCL's devices unless POCL_KERNEL_CACHE=0:
                                PoCL caches built programs itself, and asking it for a
                                binary costs a second code generation */
@@ -180,9 +184,71 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
  * The rule is first applied after HT_CUT_MIN_RUNS runs (the first launch of a program
  * may include the driver's last compilation step, PoCL's for one); a configuration is
  * never cut after its last run, and never when best_so_far_s is not a positive finite
- * number or factor <= 0 (the default: no early termination). */
+ * number or factor <= 0 (the default: no early termination). best_so_far_s is also the
+ * b of the adaptive repeats below (a cut as clearly slower, HT_ECUT too, and a stop once
+ * precise); factor <= 0 turns those off too. */
 #define HT_CUT_MIN_RUNS 2
 void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
+
+/* Adaptive repeats (issue 25, item 5; docs/spec.md, "Timing"). With the spec's
+ * timing.adaptive on (the default), timing.repeats is a ceiling: after each run,
+ * ht_session_eval asks ht_repeats_decide whether the configuration has been measured
+ * enough. The rule, with the n runs so far sorted, x1 <= x2 <= ... <= xn,
+ * k = max(keep_best, min_repeats, 3) (keep_best 0: repeats), and b the statistic of the
+ * best configuration so far (ht_session_set_cut; none when not a positive finite number,
+ * as in a session no tuner drives):
+ *
+ *   - never before min_repeats runs (clamped to 1..repeats), never after the ceiling,
+ *     never with cut_factor <= 0 (the tuner's --cut-factor 0: every configuration runs
+ *     all its repeats, as it did with early termination off);
+ *   - HT_REPEATS_CUT_FACTOR: the rule of ht_session_set_cut, also with adaptive off:
+ *     n >= HT_CUT_MIN_RUNS and x1 > cut_factor * b (cut_factor > 0);
+ *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where d = max(margin, 2 * (x2 - x1) / x1): even the fastest
+ *     run is above the best by more than the margin and by more than twice the gap
+ *     between its two fastest runs (the scale by which a further run could still come in
+ *     faster). ht_session_eval returns HT_ECUT, as for a cut by the factor;
+ *   - HT_REPEATS_PRECISE: n >= k, the fastest k runs lie within precision of x1
+ *     ((xk - x1) / x1 <= precision), there is a best so far, and the configuration is no
+ *     competitor: x1 * (1 - precision) > b (its statistic, at least x1, could come below
+ *     b only if a further run were faster than x1 by more than the precision). Its time
+ *     is then known to about precision and it cannot become the best; it is verified and
+ *     stored as a full result (HT_OK) with its nruns runs.
+ *
+ * Why a good configuration cannot lose: the mean of the best keep_best runs (kernel_s)
+ * can only fall as runs are added, so stopping early never makes a configuration look
+ * faster; one that beats the best so far, any close competitor and the first
+ * configuration (no b) are never stopped for precision and run all repeats (unless cut),
+ * so the best is always measured as with adaptive off; a configuration cut as slower is
+ * stored as cut and never chosen as best (the tuner's rule), and is cut only when its
+ * fastest run is clearly above b. What remains is the chance every measurement has: k
+ * runs (rather than repeats) of a faster configuration all slowed alike by more than the
+ * precision, or min_repeats runs all slowed by more than the margin. */
+enum ht_repeats_verdict {
+    HT_REPEATS_MORE = 0,   /* run again */
+    HT_REPEATS_CEILING,    /* repeats runs made: done, as always */
+    HT_REPEATS_PRECISE,    /* known closely enough, and not a competitor: done */
+    HT_REPEATS_SLOWER,     /* clearly slower than the best so far: cut */
+    HT_REPEATS_CUT_FACTOR  /* more than cut_factor times the best so far: cut */
+};
+
+struct ht_repeats_rule {
+    unsigned repeats;      /* the ceiling (timing.repeats, at least 1) */
+    unsigned keep_best;    /* the statistic's runs (timing.keep_best; 0: all) */
+    int adaptive;          /* timing.adaptive: 0 leaves only the cut factor's rule */
+    unsigned min_repeats;  /* timing.min_repeats (default HT_TIMING_MIN_REPEATS, spec.h) */
+    double precision;      /* timing.precision (HT_TIMING_PRECISION) */
+    double margin;         /* timing.margin (HT_TIMING_MARGIN) */
+    double best_s;         /* the best so far's statistic; <= 0: none */
+    double cut_factor;     /* <= 0: no early stop of any kind */
+};
+
+/* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule
+ * above. Pure: no OpenCL, no state. NaN runs are never fast enough to cut. */
+enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
+                                          const double *runs, unsigned n);
+
+/* The verdict's name: "more", "ceiling", "precise", "slower", "cut-factor". */
+const char *ht_repeats_verdict_name(enum ht_repeats_verdict v);
 
 /* Writes each written buffer (write and readwrite) of the last ht_session_eval that read
  * its outputs back (it passed, or failed only verification) as raw little-endian

@@ -128,6 +128,12 @@ struct ht_spec {
     char *reference_kernel; /* HT_VERIFY_KERNEL: the kernel's name in the same file */
     double rtol, atol;
     unsigned repeats, keep_best;
+    /* Adaptive repeats (exec.h, ht_repeats_decide): timing.adaptive (1 by default; 0 runs
+     * every configuration repeats times, as before), timing.min_repeats, timing.precision
+     * and timing.margin. A spec made by hand with calloc has adaptive 0. */
+    int adaptive;
+    unsigned min_repeats;
+    double precision, margin;
     struct ht_expr *flops;  /* floating-point operations of one run, or NULL */
     struct ht_expr *bytes;  /* bytes moved by one run, or NULL */
     /* A pipeline (the optional "pipeline" array): the launches of one run, in order; 0
@@ -149,6 +155,11 @@ struct ht_spec {
      * it runs once per session (with the first configuration's program and buffers). */
     int verify_once;
 };
+
+/* The defaults of timing.min_repeats, timing.precision and timing.margin. */
+#define HT_TIMING_MIN_REPEATS 3
+#define HT_TIMING_PRECISION 0.02
+#define HT_TIMING_MARGIN 0.2
 
 /* A problem size given on the command line (--size NAME=VALUE). */
 struct ht_size_override {

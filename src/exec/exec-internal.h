@@ -6,6 +6,8 @@
  *   build.c    program build through the on-disk binary cache
  *   data.c     host data: initial values and poison patterns
  *   verify.c   element-wise comparison of outputs with the reference
+ *   refcache.c the reference outputs of a problem, kept on disk (computed once)
+ *   repeats.c  adaptive repeats (exec.h, ht_repeats_decide)
  */
 #ifndef HETUNE_EXEC_INTERNAL_H
 #define HETUNE_EXEC_INTERNAL_H
@@ -335,6 +337,32 @@ void ht__compare(const struct ht_arg *arg, const struct ht__hostbuf *got,
  * same of exp (both nargs entries), as ht__compare. */
 void ht__compare_outputs(const struct ht_spec *spec, const struct ht__hostbuf *got,
                          const struct ht__hostbuf *exp, struct ht__cmp *c);
+
+/* (refcache.c) The reference cache: the reference outputs of a problem kept on disk in
+ * the cache folder, so that they are computed once per problem, not once per session.
+ * Used for a reference configuration and for a reference kernel with verify.once (whose
+ * outputs depend on no parameter); never with opts.no_cache. */
+
+/* The key of the session's problem, 32 lowercase hex digits into buf (33 bytes): two
+ * FNV-1a hashes over the kernel source and options, the sizes, the reference (the
+ * configuration's values, or the kernel's name and NDRange), every argument (an init
+ * file's contents included), the pipeline, and the values of the device variables that
+ * any of their expressions names. Not the device otherwise: one reference per problem.
+ * HT_EIO when an init file cannot be read. */
+int ht__refcache_key(const struct ht_session *s, char *buf, struct ht_error *err);
+
+/* The cache file of key, in the session's cache folder. Owned by the caller (free());
+ * NULL when out of memory. */
+char *ht__refcache_path(const struct ht_session *s, const char *key);
+
+/* Reads the reference outputs at path into s->refs, each written buffer checked against
+ * in->shape's element count. HT_ENOTFOUND when there is no usable file (missing,
+ * damaged, another shape: a miss), HT_ENOMEM. */
+int ht__refcache_load(struct ht_session *s, const char *path, const struct ht__inst *in,
+                      struct ht_error *err);
+
+/* Writes s->refs' written buffers to path atomically; a failure is only logged. */
+void ht__refcache_save(const struct ht_session *s, const char *path);
 
 /* (session.c) Writes every written buffer (write, readwrite; not temp) of outputs (nargs
  * entries) to dir/NAME.bin, creating dir as needed. HT_EIO (or HT_ENOMEM) on failure. */

@@ -384,6 +384,61 @@ cleanup:
     return rc;
 }
 
+/* The reference outputs of a problem whose reference does not depend on the configuration
+ * (a reference configuration, or a reference kernel with verify.once), into s->refs: from
+ * the reference cache when it holds them, else computed and written there. */
+static int reference_once(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                          struct ht_eval_result *res, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    const struct ht__inst *shapes = in;
+    struct ht__inst ref;
+    struct ht_error e;
+    char key[33], *path = NULL;
+    int rc = HT_OK;
+
+    memset(&ref, 0, sizeof ref);
+    ht_error_clear(&e);
+    if (!s->opts.no_cache) {
+        /* The reference configuration's buffers may be shaped otherwise than this one's.
+         * When they cannot even be set up, computing it reports why. */
+        if (spec->verify == HT_VERIFY_CONFIG)
+            shapes = ht__inst_setup(s, spec->reference, &ref, &e) == HT_OK ? &ref : NULL;
+        if (shapes && ht__refcache_key(s, key, &e) == HT_OK &&
+            !(path = ht__refcache_path(s, key))) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (path) {
+            rc = ht__refcache_load(s, path, shapes, err);
+            if (rc == HT_OK) {
+                s->have_refs = 1;
+                ht__log(HT_LOG_INFO, "%s: reference outputs read from %s", s->dev->name,
+                        path);
+                goto cleanup;
+            }
+            if (rc != HT_ENOTFOUND)
+                goto cleanup;
+            rc = HT_OK;
+        }
+    }
+    if (spec->verify == HT_VERIFY_CONFIG)
+        rc = compute_reference_config(s, err);
+    else
+        rc = compute_reference_kernel(s, config, in, res, err);
+    if (rc != HT_OK)
+        goto cleanup;
+    s->have_refs = 1;
+    ht__log(HT_LOG_INFO, "%s: reference outputs computed (%s)", s->dev->name,
+            spec->verify == HT_VERIFY_CONFIG ? "reference configuration" : "reference kernel");
+    if (path)
+        ht__refcache_save(s, path);
+cleanup:
+    ht__inst_release(&ref, spec->nargs);
+    free(path);
+    return rc;
+}
+
 static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                   struct ht_eval_result *res,
                   struct ht_error *err)
@@ -394,12 +449,10 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
 
     if (spec->verify == HT_VERIFY_NONE || s->opts.no_verify)
         return HT_OK;
-    if (spec->verify == HT_VERIFY_CONFIG && !s->have_refs)
-        rc = compute_reference_config(s, err);
-    else if (spec->verify == HT_VERIFY_KERNEL && !(spec->verify_once && s->have_refs)) {
+    if ((spec->verify == HT_VERIFY_CONFIG || spec->verify_once) && !s->have_refs)
+        rc = reference_once(s, config, in, res, err);
+    else if (spec->verify == HT_VERIFY_KERNEL && !spec->verify_once)
         rc = compute_reference_kernel(s, config, in, res, err);
-        s->have_refs = rc == HT_OK && spec->verify_once;
-    }
     else
         rc = HT_OK;
     /* Reference files do not change: read once per session. */
@@ -458,21 +511,21 @@ void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double facto
     s->cut_factor = factor;
 }
 
-/* Whether the first n runs already condemn the configuration: the same rule as
- * ht_search_should_cut (search.h), kept here because exec does not depend on search. The
- * fastest run is compared, so that one slow run (a cold cache, a noisy neighbour) does
- * not cut a good configuration. */
-static int should_cut(const struct ht_session *s, const double *runs, unsigned n)
+/* The rule of ht_repeats_decide for this session's spec and best so far. */
+static void repeats_rule(const struct ht_session *s, unsigned repeats,
+                         struct ht_repeats_rule *rule)
 {
-    double fastest;
+    const struct ht_spec *spec = s->spec;
 
-    if (n == 0 || !(s->cut_factor > 0.0) || !(s->cut_best > 0.0) || !isfinite(s->cut_best))
-        return 0;
-    fastest = runs[0];
-    for (unsigned i = 1; i < n; i++)
-        if (runs[i] < fastest)
-            fastest = runs[i];
-    return fastest > s->cut_factor * s->cut_best;
+    memset(rule, 0, sizeof *rule);
+    rule->repeats = repeats;
+    rule->keep_best = spec->keep_best;
+    rule->adaptive = spec->adaptive;
+    rule->min_repeats = spec->min_repeats;
+    rule->precision = spec->precision;
+    rule->margin = spec->margin;
+    rule->best_s = s->cut_best;
+    rule->cut_factor = s->cut_factor;
 }
 
 /* The stages of a pipeline run in res: which ran, and each one's mean time over the runs
@@ -514,6 +567,8 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     struct ht_error local_err;
     unsigned repeats = spec->repeats ? spec->repeats : 1;
     double restore_s = 0.0, write_s = 0.0, extra[2] = {0.0, 0.0};
+    struct ht_repeats_rule rule;
+    enum ht_repeats_verdict verdict;
     size_t local[3];
     int rc;
 
@@ -527,6 +582,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     s->have_outputs = 0;
     if (repeats > HT_MAX_REPEATS)
         repeats = HT_MAX_REPEATS;
+    repeats_rule(s, repeats, &rule);
 
     rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
     if (rc != HT_OK)
@@ -563,24 +619,35 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         res->launch_compile_s = fmax(0.0, extra[0] - extra[1]);
         /* Cutting after the last run would save nothing and lose the verification; the
          * first run alone says little, as some drivers (PoCL) finish compiling the kernel
-         * for its work-group size at its first launch. */
-        if (r + 1 >= HT_CUT_MIN_RUNS && r + 1 < repeats &&
-            should_cut(s, res->run_s, res->nruns)) {
+         * for its work-group size at its first launch (ht_repeats_decide knows both). */
+        verdict = ht_repeats_decide(&rule, res->run_s, res->nruns);
+        if (verdict == HT_REPEATS_CUT_FACTOR || verdict == HT_REPEATS_SLOWER) {
             summarise_runs(res, spec->keep_best);
             summarise_stages(s, &in, res, spec->keep_best);
             res->write_s = write_s + restore_s / res->nruns;
-            rc = ht_error_set(err, HT_ECUT,
-                              "cut after %u of %u runs: fastest run %.6g s is more than %g "
-                              "times the best so far (%.6g s)",
-                              res->nruns, repeats, res->kernel_min_s, s->cut_factor,
-                              s->cut_best);
+            if (verdict == HT_REPEATS_CUT_FACTOR)
+                rc = ht_error_set(err, HT_ECUT,
+                                  "cut after %u of %u runs: fastest run %.6g s is more than %g "
+                                  "times the best so far (%.6g s)",
+                                  res->nruns, repeats, res->kernel_min_s, s->cut_factor,
+                                  s->cut_best);
+            else
+                rc = ht_error_set(err, HT_ECUT,
+                                  "cut after %u of %u runs (adaptive): fastest run %.6g s is "
+                                  "%.1f%% above the best so far (%.6g s), beyond the margin "
+                                  "(%g%%) and the noise of its runs",
+                                  res->nruns, repeats, res->kernel_min_s,
+                                  100.0 * (res->kernel_min_s / s->cut_best - 1.0),
+                                  s->cut_best, 100.0 * spec->margin);
             goto cleanup;
         }
+        if (verdict != HT_REPEATS_MORE)
+            break;
     }
     summarise_runs(res, spec->keep_best);
     summarise_stages(s, &in, res, spec->keep_best);
     /* The transfers one run needs: read-only inputs once, readwrite ones per run. */
-    res->write_s = write_s + restore_s / repeats;
+    res->write_s = write_s + restore_s / res->nruns;
     rc = ht__inst_read(s, &in, s->outputs, &res->read_s, err);
     if (rc != HT_OK)
         goto cleanup;

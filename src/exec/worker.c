@@ -417,6 +417,10 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
     put_u32(&w->init, build_only ? 1 : spec->keep_best);
     put_f64(&w->init, spec->rtol);
     put_f64(&w->init, spec->atol);
+    put_u32(&w->init, (uint32_t)spec->adaptive);
+    put_u32(&w->init, spec->min_repeats);
+    put_f64(&w->init, spec->precision);
+    put_f64(&w->init, spec->margin);
     put_i64(&w->init, (int64_t)ht__fnv1a(14695981039346656037ull, spec->source,
                                          spec->source_len));
     put_u32(&w->init, (uint32_t)def->nparams);
@@ -605,8 +609,8 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     char **names = NULL, *path, *dev_name, *dev_platform;
     struct ht_exec_opts opts;
     const struct ht_device_info *dev = NULL;
-    uint32_t nsizes, repeats, keep_best, nparams, ordinal;
-    double rtol, atol;
+    uint32_t nsizes, repeats, keep_best, nparams, ordinal, adaptive, min_repeats;
+    double rtol, atol, precision, margin;
     int64_t hash, index;
     int rc = HT_OK;
 
@@ -625,6 +629,10 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     keep_best = get_u32(r);
     rtol = get_f64(r);
     atol = get_f64(r);
+    adaptive = get_u32(r);
+    min_repeats = get_u32(r);
+    precision = get_f64(r);
+    margin = get_f64(r);
     hash = get_i64(r);
     nparams = get_u32(r);
     index = get_i64(r);
@@ -683,6 +691,10 @@ static int serve_init(struct serve *sv, struct rbuf *r, struct ht_error *err)
     sv->spec->keep_best = keep_best;
     sv->spec->rtol = rtol;
     sv->spec->atol = atol;
+    sv->spec->adaptive = (int)adaptive;
+    sv->spec->min_repeats = min_repeats;
+    sv->spec->precision = precision;
+    sv->spec->margin = margin;
     rc = ht_session_create(sv->spec, dev, &opts, &sv->session, err);
 done:
     for (uint32_t i = 0; names && i < nsizes; i++)

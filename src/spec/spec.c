@@ -49,7 +49,8 @@ static const char *const index_fields[] = {"dim", "halo"};
 static const char *const verify_fields[] = {"reference", "kernel", "rtol",    "atol", "args",
                                             "global",    "local",  "outputs", "once"};
 static const char *const stage_fields[] = {"kernel", "ndrange", "args", "when"};
-static const char *const timing_fields[] = {"repeats", "keep_best"};
+static const char *const timing_fields[] = {"repeats", "keep_best", "adaptive", "min_repeats",
+                                            "precision", "margin"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 static const char *const access_names[] = {"read", "write", "readwrite", "temp"};
 static const char *const init_names[] = {"random", "zero", "iota"};
@@ -1690,10 +1691,27 @@ static int load_verify(struct loader *l, json_t *root)
     return 0;
 }
 
+/* timing.precision and timing.margin: a number from 0 to 1, left as it is when absent. */
+static int load_fraction(struct loader *l, json_t *t, const char *key, double *out)
+{
+    json_t *v = json_object_get(t, key);
+
+    if (!v)
+        return 0;
+    push_key(l, key);
+    if (!json_is_number(v))
+        return fail(l, HT_ESPEC, "%s must be a number, not %s", key, json_kind(v));
+    if (!(json_number_value(v) >= 0.0 && json_number_value(v) <= 1.0))
+        return fail(l, HT_ESPEC, "%s must be from 0 to 1, not %g", key, json_number_value(v));
+    *out = json_number_value(v);
+    pop(l);
+    return 0;
+}
+
 static int load_timing(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
-    json_t *t = json_object_get(root, "timing"), *r, *k;
+    json_t *t = json_object_get(root, "timing"), *r, *k, *a, *m;
     int rc;
 
     if (!t)
@@ -1728,6 +1746,26 @@ static int load_timing(struct loader *l, json_t *root)
         spec->keep_best = (unsigned)json_integer_value(k);
         pop(l);
     }
+    if ((a = json_object_get(t, "adaptive"))) {
+        push_key(l, "adaptive");
+        if (!json_is_boolean(a))
+            return fail(l, HT_ESPEC, "adaptive must be true or false, not %s", json_kind(a));
+        spec->adaptive = json_is_true(a);
+        pop(l);
+    }
+    if ((m = json_object_get(t, "min_repeats"))) {
+        push_key(l, "min_repeats");
+        if (!json_is_integer(m))
+            return fail(l, HT_ESPEC, "min_repeats must be an integer, not %s", json_kind(m));
+        if (json_integer_value(m) < 1 || json_integer_value(m) > (json_int_t)spec->repeats)
+            return fail(l, HT_ESPEC, "min_repeats must be from 1 to repeats (%u), not %"
+                        JSON_INTEGER_FORMAT, spec->repeats, json_integer_value(m));
+        spec->min_repeats = (unsigned)json_integer_value(m);
+        pop(l);
+    }
+    if ((rc = load_fraction(l, t, "precision", &spec->precision)) ||
+        (rc = load_fraction(l, t, "margin", &spec->margin)))
+        return rc;
     pop(l);
     return 0;
 }
@@ -1818,6 +1856,10 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
     spec->atol = 1e-6;
     spec->repeats = 10;
     spec->keep_best = 5;
+    spec->adaptive = 1;
+    spec->min_repeats = HT_TIMING_MIN_REPEATS;
+    spec->precision = HT_TIMING_PRECISION;
+    spec->margin = HT_TIMING_MARGIN;
     memset(&l, 0, sizeof l);
     l.path = path;
     l.text = text;

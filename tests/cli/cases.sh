@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The case studies of examples/ (sepconv with its two-kernel variants as a pipeline, its
 # single-kernel spec and its two passes, blackscholes, gesummv, atax as a two-stage pipeline
-# and its first stage, nbody, stencil9) at small sizes: every spec has a non-empty pruned
+# and its first stage, nbody, stencil9, conv2d) at small sizes: every spec has a non-empty pruned
 # space on every device, and one or two configurations per spec (local-memory choices and
 # every sepconv variant included) build, run and verify against the spec's reference with
 # `hetune eval` (exit 0 and "verification passed").
@@ -106,6 +106,15 @@ eval_ok nbody/spec.json --size N=256 --set WG=64 --set UNROLL=8
 space stencil9/spec.json --size N=64
 eval_ok stencil9/spec.json --size N=64 --set WGX=16 --set WGY=4 --set USE_LOCAL=1
 eval_ok stencil9/spec.json --size N=64 --set WGX=8 --set WGY=8 --set USE_LOCAL=0
+
+# conv2d: a small image and filter; the local-memory tile with padding and eight outputs
+# per work-item in y, and the global-memory one with both loops unrolled.
+s="--size W=64 --size H=64 --size FW=5 --size FH=3"
+space conv2d/spec.json $s
+eval_ok conv2d/spec.json $s --set BX=16 --set BY=2 --set TX=2 --set TY=8 --set USE_LOCAL=1 \
+    --set PAD=1 --set UNROLL_FX=1 --set UNROLL_FY=0
+eval_ok conv2d/spec.json $s --set BX=8 --set BY=4 --set TX=4 --set TY=1 --set USE_LOCAL=0 \
+    --set PAD=0 --set UNROLL_FX=1 --set UNROLL_FY=1
 
 echo "$total checks, $failed failed"
 [ $failed -eq 0 ]

@@ -34,13 +34,19 @@ EOF
 }
 
 # The database invariants every tune keeps: integrity, every evaluation holds exactly its
-# nruns runs, every ok evaluation ran all its repeats ($2) and verified.
+# nruns runs, every ok evaluation verified and ran all its repeats ($2), or fewer only when
+# adaptive repeats found it precise (exec.h: its fastest k = max(keep_best $3 (default 5),
+# 3) runs within 2% of each other).
 check_invariants() {
     check_db "$1" "q('PRAGMA integrity_check') == [('ok',)]"
     check_db "$1" "q('''SELECT count(*) FROM evaluations e WHERE nruns !=
                      (SELECT count(*) FROM runs r WHERE r.eval_id = e.id)''') == [(0,)]"
     check_db "$1" "q('''SELECT count(*) FROM evaluations WHERE status = 'ok' AND
-                     (nruns != $2 OR verified != 1 OR seconds IS NULL)''') == [(0,)]"
+                     (nruns > $2 OR verified != 1 OR seconds IS NULL)''') == [(0,)]"
+    check_db "$1" "all(n == $2 or (n >= k and (r[k - 1] - r[0]) / r[0] <= 0.02)
+                     for k in [max(${3:-5}, 3)]
+                     for (i, n) in q('SELECT id, nruns FROM evaluations WHERE status = \"ok\"')
+                     for r in [sorted(x for (x,) in q('SELECT seconds FROM runs WHERE eval_id = ?', i))])"
 }
 
 # The best of the last run is the fastest verified evaluation of its problem (that of the
@@ -168,7 +174,7 @@ check_db "$db" "dict(q('SELECT config, status FROM evaluations')) == {'WG=1': 'o
 check_db "$db" "'deliberately broken' in q('SELECT reason FROM evaluations WHERE config = \"WG=2\"')[0][0]"
 check_db "$db" "'2048 of 4096 elements differ' in q('SELECT reason FROM evaluations WHERE config = \"WG=8\"')[0][0]"
 check_db "$db" "q('SELECT verified, mismatches, nruns FROM evaluations WHERE config = \"WG=64\"') == [(0, 1, 4)]"
-check_invariants "$db" 4
+check_invariants "$db" 4 2
 check_best_is_fastest "$db"
 # A rerun keeps them rejected without building them again.
 run tune "$fix/wrong.json" --device "$dev" --db "$db" --json
@@ -185,7 +191,7 @@ check "d['devices'][0]['evaluated'] == 2 and d['devices'][0]['cut'] == 1"
 check "d['devices'][0]['best']['config']['SLOW'] == 0"
 check_db "$db" "q('SELECT status, nruns, verified FROM evaluations WHERE config LIKE \"SLOW=1,%\"') == [('cut', 2, -1)]"
 check_db "$db" "'cut after 2 of 10 runs' in q('SELECT reason FROM evaluations WHERE status = \"cut\"')[0][0]"
-check_invariants "$db" 10
+check_invariants "$db" 10 3
 # With early termination off the slow one runs all its repeats.
 run tune "$fix/slow.json" --device "$dev" --db "$db" --fresh --cut-factor 0 --json
 expect_status 0

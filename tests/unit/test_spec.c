@@ -225,6 +225,9 @@ static void test_full_spec(void **state)
     assert_true(spec->atol == 0.0);
     assert_int_equal(spec->repeats, 20);
     assert_int_equal(spec->keep_best, 7);
+    assert_int_equal(spec->adaptive, 0);
+    assert_int_equal(spec->min_repeats, 4);
+    assert_true(spec->precision == 0.05 && spec->margin == 0.5);
     assert_int_equal(eval(spec->flops, vars), 2 * 256 * 256 * 128);
     assert_int_equal(eval(spec->bytes, vars), 4 * (256 * 128 * 2 + 128));
     ht_spec_free(spec);
@@ -248,6 +251,9 @@ static void test_minimal_defaults(void **state)
     assert_true(spec->atol == 1e-6);
     assert_int_equal(spec->repeats, 10);
     assert_int_equal(spec->keep_best, 5);
+    assert_int_equal(spec->adaptive, 1);
+    assert_int_equal(spec->min_repeats, HT_TIMING_MIN_REPEATS);
+    assert_true(spec->precision == HT_TIMING_PRECISION && spec->margin == HT_TIMING_MARGIN);
     assert_null(spec->flops);
     assert_null(spec->bytes);
     assert_int_equal(spec->args[0].init, HT_INIT_RANDOM);

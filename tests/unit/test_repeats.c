@@ -1,0 +1,273 @@
+/* Adaptive repeats (exec.h, ht_repeats_decide): fake timing sequences fed one run at a
+ * time, the verdict after each run checked exactly (a clearly slower configuration is cut
+ * early, a close competitor is measured to the ceiling, a stable one that cannot win stops
+ * once precise, nothing stops before the minimum), and a property test over random
+ * sequences: with adaptive off the verdicts are exactly today's rule
+ * (ht_search_should_cut), and with it on a configuration is never cut nor stopped while it
+ * could still beat the best. Pure: no OpenCL. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hetune.h"
+
+/* The spec's defaults, a best so far of 1 s, and the tuner's cut factor. */
+static struct ht_repeats_rule defaults(void)
+{
+    struct ht_repeats_rule r;
+
+    memset(&r, 0, sizeof r);
+    r.repeats = 10;
+    r.keep_best = 5;
+    r.adaptive = 1;
+    r.min_repeats = HT_TIMING_MIN_REPEATS;
+    r.precision = HT_TIMING_PRECISION;
+    r.margin = HT_TIMING_MARGIN;
+    r.best_s = 1.0;
+    r.cut_factor = HT_SEARCH_CUT_FACTOR;
+    return r;
+}
+
+/* Feeds runs[0..n) one at a time and checks each verdict against want[0..n); the first
+ * verdict other than HT_REPEATS_MORE must be the last one expected. */
+static void expect(const struct ht_repeats_rule *r, const double *runs, unsigned n,
+                   const enum ht_repeats_verdict *want)
+{
+    for (unsigned i = 1; i <= n; i++) {
+        enum ht_repeats_verdict got = ht_repeats_decide(r, runs, i);
+        if (got != want[i - 1]) {
+            fprintf(stderr, "after %u runs: got %s, want %s\n", i,
+                    ht_repeats_verdict_name(got), ht_repeats_verdict_name(want[i - 1]));
+            fail();
+        }
+        if (i < n)
+            assert_int_equal(got, HT_REPEATS_MORE);
+    }
+}
+
+#define M HT_REPEATS_MORE
+
+static void test_slower_cut_after_minimum(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    /* 45% slower than the best, well below the factor 3: today it ran all ten. */
+    const double runs[] = {1.5, 1.45, 1.46};
+    const enum ht_repeats_verdict want[] = {M, M, HT_REPEATS_SLOWER};
+    (void)state;
+    expect(&r, runs, 3, want);
+    /* With adaptive off, the same runs go on to the ceiling. */
+    r.adaptive = 0;
+    for (unsigned n = 1; n <= 3; n++)
+        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+}
+
+static void test_never_before_minimum(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    const double runs[] = {2.0, 2.0, 2.0, 2.0, 2.0};
+    const enum ht_repeats_verdict want[] = {M, M, M, M, HT_REPEATS_SLOWER};
+    (void)state;
+    r.min_repeats = 5;
+    expect(&r, runs, 5, want);
+    /* A minimum above the ceiling is the ceiling. */
+    r.min_repeats = 50;
+    r.repeats = 4;
+    for (unsigned n = 1; n < 4; n++)
+        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+    assert_int_equal(ht_repeats_decide(&r, runs, 4), HT_REPEATS_CEILING);
+}
+
+static void test_cut_factor_kept(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    const double runs[] = {5.0, 4.0};
+    const enum ht_repeats_verdict want[] = {M, HT_REPEATS_CUT_FACTOR};
+    (void)state;
+    expect(&r, runs, 2, want);
+    r.adaptive = 0;
+    expect(&r, runs, 2, want);
+    /* Factor 0 (--cut-factor 0) turns every early stop off, the adaptive ones too. */
+    r.adaptive = 1;
+    r.cut_factor = 0.0;
+    {
+        const double slow[] = {5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0};
+        enum ht_repeats_verdict w[10];
+        for (unsigned i = 0; i < 9; i++)
+            w[i] = M;
+        w[9] = HT_REPEATS_CEILING;
+        expect(&r, slow, 10, w);
+    }
+}
+
+static void test_close_competitor_to_ceiling(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    /* 1% slower and very stable: it might still win with more runs. */
+    const double close[] = {1.012, 1.010, 1.011, 1.013, 1.010,
+                            1.011, 1.012, 1.010, 1.011, 1.012};
+    /* Noisy around 10% slower: neither clearly slower nor precise. */
+    const double noisy[] = {1.30, 1.05, 1.25, 1.10, 1.15, 1.28, 1.12, 1.19, 1.24, 1.07};
+    enum ht_repeats_verdict want[10];
+    (void)state;
+    for (unsigned i = 0; i < 9; i++)
+        want[i] = M;
+    want[9] = HT_REPEATS_CEILING;
+    expect(&r, close, 10, want);
+    expect(&r, noisy, 10, want);
+}
+
+static void test_precise_stops(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    /* 10% slower (inside the margin) and stable: known, and it cannot win. */
+    const double runs[] = {1.10, 1.101, 1.102, 1.10, 1.101};
+    const enum ht_repeats_verdict want[] = {M, M, M, M, HT_REPEATS_PRECISE};
+    /* The first (slow: a lazy compilation) run falls out of the kept five at the sixth. */
+    const double late[] = {1.9, 1.10, 1.101, 1.102, 1.10, 1.101};
+    const enum ht_repeats_verdict want_late[] = {M, M, M, M, M, HT_REPEATS_PRECISE};
+    (void)state;
+    expect(&r, runs, 5, want);
+    expect(&r, late, 6, want_late);
+    r.adaptive = 0;
+    for (unsigned n = 1; n <= 5; n++)
+        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+}
+
+static void test_best_and_first_run_all(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    const double faster[] = {0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9};
+    const double slow[] = {2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0};
+    enum ht_repeats_verdict want[10];
+    (void)state;
+    for (unsigned i = 0; i < 9; i++)
+        want[i] = M;
+    want[9] = HT_REPEATS_CEILING;
+    /* A new best is never stopped for precision. */
+    expect(&r, faster, 10, want);
+    /* With no best so far (the first configuration, or a session no tuner drives),
+     * nothing stops early. */
+    r.best_s = 0.0;
+    expect(&r, slow, 10, want);
+    r.best_s = NAN;
+    expect(&r, slow, 10, want);
+}
+
+static void test_noise_widens_margin(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    /* The two fastest runs 20% apart: a further run could come in faster, so 1.25 is not
+     * yet clearly above 1.2; a fourth run close to the fastest settles it. */
+    const double runs[] = {1.25, 1.5, 1.6, 1.26};
+    const enum ht_repeats_verdict want[] = {M, M, M, HT_REPEATS_SLOWER};
+    const double nan_runs[] = {NAN, NAN, NAN, NAN};
+    (void)state;
+    expect(&r, runs, 4, want);
+    for (unsigned n = 1; n <= 4; n++)
+        assert_int_equal(ht_repeats_decide(&r, nan_runs, n), M);
+    /* The caller's runs stay in run order. */
+    assert_true(runs[0] == 1.25 && runs[3] == 1.26);
+}
+
+static void test_no_stop_after_ceiling(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    const double runs[] = {2.9, 2.9, 2.9};
+    (void)state;
+    r.repeats = 3;
+    assert_int_equal(ht_repeats_decide(&r, runs, 2), M);
+    assert_int_equal(ht_repeats_decide(&r, runs, 3), HT_REPEATS_CEILING);
+    /* keep_best 0 keeps every run: precise only at the ceiling, i.e. never early. */
+    r = defaults();
+    r.keep_best = 0;
+    {
+        const double stable[] = {1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1};
+        for (unsigned n = 1; n <= 9; n++)
+            assert_int_equal(ht_repeats_decide(&r, stable, n), M);
+    }
+}
+
+/* xorshift64*: the same sequences on every machine. */
+static uint64_t next_u64(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static double uniform(uint64_t *s)
+{
+    return (double)(next_u64(s) >> 11) * 0x1.0p-53;
+}
+
+static void test_random_sequences(void **state)
+{
+    uint64_t seed = 25;
+    double runs[20];
+    (void)state;
+    for (int trial = 0; trial < 20000; trial++) {
+        struct ht_repeats_rule r = defaults();
+        double truth = 0.5 + uniform(&seed) * 2.0, x1 = INFINITY, plain = INFINITY;
+        r.repeats = 1 + (unsigned)(next_u64(&seed) % 20);
+        r.keep_best = 1 + (unsigned)(next_u64(&seed) % r.repeats);
+        r.min_repeats = 1 + (unsigned)(next_u64(&seed) % 6);
+        r.adaptive = (int)(next_u64(&seed) % 2);
+        r.cut_factor = next_u64(&seed) % 4 ? HT_SEARCH_CUT_FACTOR : 0.0;
+        r.best_s = next_u64(&seed) % 8 ? 1.0 : 0.0;
+        /* Timing noise only slows a run down, by less than the margin, and at times (an
+         * outlier) by 3x more. */
+        for (unsigned i = 0; i < r.repeats; i++)
+            runs[i] = truth * (1.0 + r.margin * uniform(&seed)) *
+                      (next_u64(&seed) % 10 ? 1.0 : 3.0);
+        for (unsigned n = 1; n <= r.repeats; n++) {
+            enum ht_repeats_verdict v = ht_repeats_decide(&r, runs, n);
+            int today = n >= HT_CUT_MIN_RUNS && n < r.repeats &&
+                        ht_search_should_cut(runs, n, r.best_s, r.cut_factor);
+            x1 = fmin(x1, runs[n - 1]);
+            if (runs[n - 1] < truth * (1.0 + r.margin))
+                plain = fmin(plain, runs[n - 1]);
+            if (n == r.repeats) {
+                assert_int_equal(v, HT_REPEATS_CEILING);
+                break;
+            }
+            /* Today's rule is kept exactly; adaptive off adds nothing to it. */
+            assert_int_equal(v == HT_REPEATS_CUT_FACTOR, today);
+            if (!r.adaptive || !(r.cut_factor > 0.0))
+                assert_true(v == M || v == HT_REPEATS_CUT_FACTOR);
+            if (v == HT_REPEATS_SLOWER)
+                assert_true(n >= r.min_repeats && x1 > r.best_s * (1.0 + r.margin));
+            if (v == HT_REPEATS_PRECISE)
+                assert_true(n >= r.min_repeats && n >= r.keep_best && n >= 3 &&
+                            x1 * (1.0 - r.precision) > r.best_s && r.best_s > 0.0);
+            /* A configuration faster than the best is never cut once one of its runs was
+             * no outlier: its fastest run is then within the margin of the best. */
+            if (truth < r.best_s && plain < INFINITY)
+                assert_true(v != HT_REPEATS_SLOWER && v != HT_REPEATS_CUT_FACTOR);
+            if (v != M)
+                break;
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slower_cut_after_minimum),
+        cmocka_unit_test(test_never_before_minimum),
+        cmocka_unit_test(test_cut_factor_kept),
+        cmocka_unit_test(test_close_competitor_to_ceiling),
+        cmocka_unit_test(test_precise_stops),
+        cmocka_unit_test(test_best_and_first_run_all),
+        cmocka_unit_test(test_noise_widens_margin),
+        cmocka_unit_test(test_no_stop_after_ceiling),
+        cmocka_unit_test(test_random_sequences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
