@@ -48,6 +48,7 @@
 
 #define FAIL_MARGIN 0.25  /* a failure is learnt as worst + this times (worst - best) */
 #define MIN_SPLIT 3       /* a node of fewer results is a leaf */
+#define MAX_FEATURE_CELLS (1u << 23) /* entries of the feature table, pairs dropped past it */
 #define LOCAL_STARTS 5    /* local searches of the acquisition, from the best known */
 #define LOCAL_STEPS 16    /* most moves of one local search */
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
@@ -60,15 +61,26 @@ struct node {
     double value;         /* a leaf's mean target */
 };
 
+struct ranked {
+    double cost;
+    size_t index;
+};
+
 struct bayes {
     struct ht__geom geom;
     size_t ntrees, ninit, ncand;
     size_t nvar;          /* parameters of more than one value */
     size_t *vars;         /* nvar: those parameters */
+    /* The features the trees split on, as ranks of their distinct values: count * nfeat. */
+    size_t nfeat, mtry;
+    uint32_t *fr;
+    size_t *fnv;          /* nfeat: distinct values of each feature */
     /* The training set, rebuilt at each proposal: known indices and their targets. */
     size_t *train, ntrain, cap;
     double *y;
     size_t *boot;         /* bootstrap sample, partitioned in place while a tree grows */
+    struct ranked *rk;    /* the finite results, best first */
+    size_t nrk;
     struct node *nodes;
     size_t nnodes, capnodes;
     size_t *roots;        /* ntrees */
@@ -93,9 +105,12 @@ static void bayes_destroy(struct ht_search *s)
         return;
     ht__geom_destroy(&b->geom);
     free(b->vars);
+    free(b->fr);
+    free(b->fnv);
     free(b->train);
     free(b->y);
     free(b->boot);
+    free(b->rk);
     free(b->nodes);
     free(b->roots);
     free(b->hsum);
@@ -107,6 +122,84 @@ static void bayes_destroy(struct ht_search *s)
     free(b->pt);
     free(b);
     s->state = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of feature f (a parameter, or the product of two) for configuration i. */
+static double feature_value(const struct ht_search *s, const size_t *fp, size_t i)
+{
+    const int64_t *c = s->space.configs + i * s->space.nparams;
+    return fp[0] == fp[1] ? (double)c[fp[0]] : (double)c[fp[0]] * (double)c[fp[1]];
+}
+
+/* Fills fr and fnv: each varying parameter, then the product of each pair of them while
+ * the table stays under MAX_FEATURE_CELLS. Returns 0 or HT_ENOMEM. */
+static int build_features(struct ht_search *s, struct bayes *b)
+{
+    size_t n = s->space.count, nv = b->nvar, npair = nv * (nv - (nv > 0)) / 2;
+    size_t want = nv + npair, *fp = NULL, cells;
+    double *val = NULL, *sorted = NULL;
+    int rc = HT_ENOMEM;
+
+    if (n && want * n > MAX_FEATURE_CELLS)
+        want = MAX_FEATURE_CELLS / n > nv ? MAX_FEATURE_CELLS / n : nv;
+    cells = want * n;
+    fp = malloc(2 * (want ? want : 1) * sizeof *fp);
+    b->fnv = malloc((want ? want : 1) * sizeof *b->fnv);
+    b->fr = malloc((cells ? cells : 1) * sizeof *b->fr);
+    b->feats = malloc((want ? want : 1) * sizeof *b->feats);
+    val = malloc((n ? n : 1) * sizeof *val);
+    sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!fp || !b->fnv || !b->fr || !b->feats || !val || !sorted)
+        goto out;
+    for (size_t v = 0; v < nv; v++)
+        fp[2 * v] = fp[2 * v + 1] = b->vars[v];
+    b->nfeat = nv;
+    for (size_t v = 0; v < nv && b->nfeat < want; v++)
+        for (size_t w = v + 1; w < nv && b->nfeat < want; w++) {
+            fp[2 * b->nfeat] = b->vars[v];
+            fp[2 * b->nfeat + 1] = b->vars[w];
+            b->nfeat++;
+        }
+    for (size_t f = 0; f < b->nfeat; f++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            sorted[i] = val[i] = feature_value(s, fp + 2 * f, i);
+        qsort(sorted, n, sizeof *sorted, cmp_double);
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || sorted[i] != sorted[m - 1])
+                sorted[m++] = sorted[i];
+        b->fnv[f] = m;
+        if (m > b->maxnv)
+            b->maxnv = m;
+        for (size_t i = 0; i < n; i++) {
+            size_t lo = 0, hi = m;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (sorted[mid] < val[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            b->fr[i * b->nfeat + f] = (uint32_t)lo;
+        }
+    }
+    b->hsum = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hsum);
+    b->hcnt = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hcnt);
+    if (!b->hsum || !b->hcnt)
+        goto out;
+    b->mtry = (b->nfeat * 5 + 5) / 6;
+    rc = 0;
+out:
+    free(fp);
+    free(val);
+    free(sorted);
+    return rc;
 }
 
 static int bayes_init(struct ht_search *s, struct ht_error *err)
@@ -127,25 +220,22 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
     b->ntrees = s->opts.bo_trees;
     b->ncand = s->opts.bo_candidates;
     b->vars = malloc((np ? np : 1) * sizeof *b->vars);
-    b->feats = malloc((np ? np : 1) * sizeof *b->feats);
     b->pt = malloc((np ? np : 1) * sizeof *b->pt);
     b->roots = malloc(b->ntrees * sizeof *b->roots);
     b->stamp = calloc(n ? n : 1, sizeof *b->stamp);
     b->acq = malloc((n ? n : 1) * sizeof *b->acq);
     b->starts = malloc(LOCAL_STARTS * sizeof *b->starts);
-    for (size_t p = 0; p < np; p++)
-        if (b->geom.nvalues[p] > b->maxnv)
-            b->maxnv = b->geom.nvalues[p];
-    b->hsum = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hsum);
-    b->hcnt = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hcnt);
-    if (!b->vars || !b->feats || !b->pt || !b->roots || !b->stamp || !b->acq ||
-        !b->starts || !b->hsum || !b->hcnt) {
+    if (!b->vars || !b->pt || !b->roots || !b->stamp || !b->acq || !b->starts) {
         bayes_destroy(s);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     for (size_t p = 0; p < np; p++)
         if (b->geom.nvalues[p] > 1)
             b->vars[b->nvar++] = p;
+    if ((rc = build_features(s, b))) {
+        bayes_destroy(s);
+        return ht_error_set(err, rc, "out of memory");
+    }
     b->ninit = s->opts.bo_init;
     if (!b->ninit) {
         b->ninit = b->nvar + 1;
@@ -174,9 +264,9 @@ static int push_node(struct bayes *b, uint32_t *out)
     return 0;
 }
 
-static uint32_t rank_of(const struct bayes *b, size_t sample, size_t p)
+static uint32_t rank_of(const struct bayes *b, size_t sample, size_t f)
 {
-    return ht__geom_ranks(&b->geom, b->train[sample])[p];
+    return b->fr[b->train[sample] * b->nfeat + f];
 }
 
 /* Grows the subtree of node over boot[lo, hi). Recursion depth is at most the number of
@@ -195,12 +285,11 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
     if (n < MIN_SPLIT)
         return 0;
 
-    /* A random subset of the varying parameters: 5/6 of them, at least one. */
-    for (size_t k = 0; k < b->nvar; k++)
-        b->feats[k] = b->vars[k];
-    size_t want = (b->nvar * 5 + 5) / 6;
-    for (size_t k = 0; k < want; k++) {
-        size_t j = k + ht__rng_below(&s->rng, b->nvar - k), t = b->feats[j];
+    /* A random subset of mtry features. */
+    for (size_t k = 0; k < b->nfeat; k++)
+        b->feats[k] = k;
+    for (size_t k = 0; k < b->mtry; k++) {
+        size_t j = k + ht__rng_below(&s->rng, b->nfeat - k), t = b->feats[j];
         b->feats[j] = b->feats[k];
         b->feats[k] = t;
         nf++;
@@ -208,7 +297,7 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
     /* Maximises the between-groups sum of squares, sumL^2/nL + sumR^2/nR - sum^2/n. */
     double base = sum * sum / (double)n;
     for (size_t f = 0; f < nf; f++) {
-        size_t p = b->feats[f], nv = b->geom.nvalues[p];
+        size_t p = b->feats[f], nv = b->fnv[p];
         memset(b->hcnt, 0, nv * sizeof *b->hcnt);
         memset(b->hsum, 0, nv * sizeof *b->hsum);
         for (size_t k = lo; k < hi; k++) {
@@ -277,7 +366,7 @@ static int fit(struct ht_search *s, struct bayes *b)
  * spread. */
 static double expected_improvement(const struct bayes *b, size_t index)
 {
-    const uint32_t *r = ht__geom_ranks(&b->geom, index);
+    const uint32_t *r = b->fr + index * b->nfeat;
     double m = 0, m2 = 0;
     for (size_t t = 0; t < b->ntrees; t++) {
         const struct node *nd = &b->nodes[b->roots[t]];
@@ -357,12 +446,13 @@ static void local_search(struct ht_search *s, struct bayes *b, size_t index, str
 
 /* Offers the configurations not visited that differ from index in one parameter or, when
  * there is none, in two. */
-static void near_best(struct ht_search *s, struct bayes *b, size_t index, struct pick *pk)
+static void near_best(struct ht_search *s, struct bayes *b, size_t index, int moves,
+                      struct pick *pk)
 {
     size_t np = b->geom.nparams, j;
 
     memcpy(b->pt, ht__geom_ranks(&b->geom, index), np * sizeof *b->pt);
-    for (int moves = 1; moves <= 2 && !pk->have; moves++) {
+    {
         for (size_t v = 0; v < b->nvar; v++) {
             size_t p = b->vars[v];
             uint32_t own = b->pt[p];
@@ -447,6 +537,10 @@ static long collect(struct ht_search *s, struct bayes *b)
             if (!bt)
                 return HT_ENOMEM;
             b->boot = bt;
+            struct ranked *rk = realloc(b->rk, cap * sizeof *rk);
+            if (!rk)
+                return HT_ENOMEM;
+            b->rk = rk;
             b->cap = cap;
         }
         b->train[b->ntrain++] = i;
@@ -471,6 +565,14 @@ static long collect(struct ht_search *s, struct bayes *b)
     return (long)finite;
 }
 
+static int cmp_ranked(const void *x, const void *y)
+{
+    const struct ranked *a = x, *c = y;
+    if (a->cost != c->cost)
+        return a->cost < c->cost ? -1 : 1;
+    return (a->index > c->index) - (a->index < c->index);
+}
+
 static int bayes_next(struct ht_search *s, size_t *index)
 {
     struct bayes *b = s->state;
@@ -489,28 +591,25 @@ static int bayes_next(struct ht_search *s, size_t *index)
         memset(b->stamp, 0, s->space.count * sizeof *b->stamp);
         b->epoch = 1;
     }
-    /* The best known configurations start local searches. */
-    size_t nstart = 0;
+    /* The finite results, best first; the best starts local searches. */
+    b->nrk = 0;
     for (size_t k = 0; k < b->ntrain; k++) {
         size_t i = b->train[k];
-        if (!isfinite(s->cost[i]))
-            continue;
-        size_t j = nstart < LOCAL_STARTS ? nstart++ : LOCAL_STARTS;
-        if (j == LOCAL_STARTS) {
-            if (!(s->cost[i] < s->cost[b->starts[LOCAL_STARTS - 1]]))
-                continue;
-            j = LOCAL_STARTS - 1;
+        if (isfinite(s->cost[i])) {
+            b->rk[b->nrk].cost = s->cost[i];
+            b->rk[b->nrk++].index = i;
         }
-        while (j > 0 && s->cost[i] < s->cost[b->starts[j - 1]]) {
-            b->starts[j] = b->starts[j - 1];
-            j--;
-        }
-        b->starts[j] = i;
     }
+    qsort(b->rk, b->nrk, sizeof *b->rk, cmp_ranked);
+    size_t nstart = b->nrk < LOCAL_STARTS ? b->nrk : LOCAL_STARTS;
+    for (size_t k = 0; k < nstart; k++)
+        b->starts[k] = b->rk[k].index;
     /* Two proposals in three search near the best; a third, or when nothing is left near
      * it, the whole space. */
     if (++b->proposals % GLOBAL_EVERY != 0 && nstart) {
-        near_best(s, b, b->starts[0], &pk);
+        near_best(s, b, b->starts[0], 1, &pk);
+        if (!pk.have)
+            near_best(s, b, b->starts[0], 2, &pk);
         if (pk.have) {
             *index = pk.index;
             return 0;
