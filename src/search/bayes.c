@@ -2,15 +2,27 @@
  * Leyton-Brown, "Sequential model-based optimization for general algorithm configuration",
  * LION 2011), suited to discrete spaces whose constraints leave holes in the grid.
  *
- * The model. Each configuration is the ranks of its values (geom.c); the target is the log
+ * The model. Each configuration is described by the ranks of its values (geom.c) and of
+ * the products of each pair of its varying parameters (the work-group size block_size_x *
+ * block_size_y, a tile's width block_size_x * tile_size_x: interactions that axis-aligned
+ * cuts on single parameters approximate poorly; pairs are dropped past MAX_FEATURE_CELLS
+ * entries of the table, computed once). The log of a value is no feature: a tree's cut is
+ * the same on any increasing function of it. Over 40 seeds (the whole forest regrown, 5/6
+ * of the features per cut) the pairs raised the median fraction of the optimum at 50
+ * evaluations of the A100 convolution space from 0.68 to 0.89 and left the A4000
+ * convolution and dedispersion spaces as they were. The target is the log
  * of its cost, so that a kernel ten times slower weighs as much as one ten times faster
  * (costs that are not all positive are taken as they are). A configuration that failed
  * (INFINITY) is learnt as worse than the worst seen by a margin (FAIL_MARGIN of the range),
  * so the trees carve out failing regions and the search avoids them. bo_trees regression
  * trees are grown on bootstrap samples of the known results (pre-seeded ones included),
- * each split the best cut "rank <= t" of one of a random subset of the parameters (5/6 of
- * them, SMAC's default), down to leaves of MIN_SPLIT results. The forest's prediction for
- * a configuration is the mean of its trees' leaves, its uncertainty their spread.
+ * each split the best cut "rank <= t" of one of a random third of the features (the usual
+ * choice for regression forests; 5/6, SMAC's, cost three times as much for no gain that
+ * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows half of
+ * the trees (REGROW_PART), in turn, on the results known then, so a tree is at most one
+ * proposal behind: this halves the cost of the fit, which dominates. The forest's
+ * prediction for a configuration is the mean of its trees' leaves, its uncertainty their
+ * spread.
  *
  * The acquisition: expected improvement over the best known cost (in log space). Two
  * proposals in three (GLOBAL_EVERY) maximise it near the best known configuration: over
@@ -23,7 +35,8 @@
  * one or two parameters away from a configuration within 10% of it, a step that the
  * forest, sure of a region it has sampled, rarely takes on expected improvement alone
  * (the median fraction of the optimum at 100 evaluations of the A4000 convolution space
- * was 0.81 with the whole space only, 0.996 so); the third proposal still leaves a basin.
+ * was 0.81 with the whole space only, 0.996 so, before the pairs); the third proposal
+ * seldom leaves a basin.
  *
  * The initial design: bo_init configurations (0: automatic, one more than the parameters
  * that vary, 4 to 20, at most a fifth of the budget), spread over the space (each the
@@ -36,10 +49,21 @@
  * from its table of costs at each proposal, never from the order of reports, and the
  * candidates leave out everything the core says is visited, pending proposals included.
  *
- * Cost: a proposal with 10^4 configurations and 300 to 400 results took 4.6 to 6.9 ms on
- * average, 8.5 to 16 ms at most, on the shared 2-core development machine (RelWithDebInfo,
- * 24 trees; test_cost in tests/unit/test_search_bayes.c prints it), against seconds for a
- * kernel build. It grows with results times trees (the fit) and with bo_candidates. */
+ * Cost: over the three recorded spaces (4361 and 11129 configurations) and 400
+ * evaluations, 20 seeds, a proposal took 2.0 to 2.1 ms on average and 5.3 to 7.7 ms at most
+ * on the shared 2-core development machine (RelWithDebInfo, 24 trees); at 10^4
+ * configurations test_cost in tests/unit/test_search_bayes.c prints it (about 2 ms, 3 to
+ * 4 ms at most) and bounds it. It grows with results times trees (the fit) and with
+ * bo_candidates.
+ *
+ * Tried without gain (issue 25, 20 to 40 seeds, budget 100): the trailing zero bits of each
+ * value as a feature (a power-of-two effect is plain in both convolution spaces); searching
+ * near the best k = 3 or 5 instead of the best alone; a second region near the best
+ * configuration differing from the best in 2 to 4 parameters, or near the best for each
+ * value of the most important parameter, given a share of the proposals; Thompson sampling
+ * (one tree's prediction) for the global proposal; larger initial designs (20, 30) and 48
+ * trees. None lifted the worst seeds, which settle in the other basin (use_shmem and
+ * read_only the other way) before the 100th evaluation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +76,7 @@
 #define LOCAL_STARTS 5    /* local searches of the acquisition, from the best known */
 #define LOCAL_STEPS 16    /* most moves of one local search */
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
+#define REGROW_PART 2     /* a proposal regrows 1/REGROW_PART of the trees */
 #define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
 
 struct node {
@@ -64,6 +89,11 @@ struct node {
 struct ranked {
     double cost;
     size_t index;
+};
+
+struct tree {
+    struct node *nodes;   /* the root first */
+    size_t n, cap;
 };
 
 struct bayes {
@@ -81,9 +111,9 @@ struct bayes {
     size_t *boot;         /* bootstrap sample, partitioned in place while a tree grows */
     struct ranked *rk;    /* the finite results, best first */
     size_t nrk;
-    struct node *nodes;
-    size_t nnodes, capnodes;
-    size_t *roots;        /* ntrees */
+    struct tree *trees;   /* ntrees */
+    size_t nfitted;       /* trees grown at least once */
+    size_t next_tree;     /* the next to regrow */
     /* Split search scratch. */
     size_t maxnv;
     double *hsum;
@@ -111,8 +141,9 @@ static void bayes_destroy(struct ht_search *s)
     free(b->y);
     free(b->boot);
     free(b->rk);
-    free(b->nodes);
-    free(b->roots);
+    for (size_t t = 0; b->trees && t < b->ntrees; t++)
+        free(b->trees[t].nodes);
+    free(b->trees);
     free(b->hsum);
     free(b->hcnt);
     free(b->feats);
@@ -193,7 +224,7 @@ static int build_features(struct ht_search *s, struct bayes *b)
     b->hcnt = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hcnt);
     if (!b->hsum || !b->hcnt)
         goto out;
-    b->mtry = (b->nfeat * 5 + 5) / 6;
+    b->mtry = (b->nfeat + 2) / 3;
     rc = 0;
 out:
     free(fp);
@@ -221,11 +252,11 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
     b->ncand = s->opts.bo_candidates;
     b->vars = malloc((np ? np : 1) * sizeof *b->vars);
     b->pt = malloc((np ? np : 1) * sizeof *b->pt);
-    b->roots = malloc(b->ntrees * sizeof *b->roots);
+    b->trees = calloc(b->ntrees, sizeof *b->trees);
     b->stamp = calloc(n ? n : 1, sizeof *b->stamp);
     b->acq = malloc((n ? n : 1) * sizeof *b->acq);
     b->starts = malloc(LOCAL_STARTS * sizeof *b->starts);
-    if (!b->vars || !b->pt || !b->roots || !b->stamp || !b->acq || !b->starts) {
+    if (!b->vars || !b->pt || !b->trees || !b->stamp || !b->acq || !b->starts) {
         bayes_destroy(s);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
@@ -248,19 +279,19 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
 
 /* ---- the forest ---------------------------------------------------------------------- */
 
-static int push_node(struct bayes *b, uint32_t *out)
+static int push_node(struct tree *tr, uint32_t *out)
 {
-    if (b->nnodes == b->capnodes) {
-        size_t cap = b->capnodes ? 2 * b->capnodes : 1024;
-        struct node *g = realloc(b->nodes, cap * sizeof *g);
+    if (tr->n == tr->cap) {
+        size_t cap = tr->cap ? 2 * tr->cap : 64;
+        struct node *g = realloc(tr->nodes, cap * sizeof *g);
         if (!g)
             return HT_ENOMEM;
-        b->nodes = g;
-        b->capnodes = cap;
+        tr->nodes = g;
+        tr->cap = cap;
     }
-    memset(&b->nodes[b->nnodes], 0, sizeof b->nodes[b->nnodes]);
-    b->nodes[b->nnodes].feat = -1;
-    *out = (uint32_t)b->nnodes++;
+    memset(&tr->nodes[tr->n], 0, sizeof tr->nodes[tr->n]);
+    tr->nodes[tr->n].feat = -1;
+    *out = (uint32_t)tr->n++;
     return 0;
 }
 
@@ -271,7 +302,8 @@ static uint32_t rank_of(const struct bayes *b, size_t sample, size_t f)
 
 /* Grows the subtree of node over boot[lo, hi). Recursion depth is at most the number of
  * training results, and in practice their logarithm. */
-static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, size_t hi)
+static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t node,
+                size_t lo, size_t hi)
 {
     size_t n = hi - lo, nf = 0, best_p = 0;
     uint32_t best_t = 0;
@@ -281,7 +313,7 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
     for (size_t k = lo; k < hi; k++)
         sum += b->y[b->boot[k]];
     mean = sum / (double)n;
-    b->nodes[node].value = mean;
+    tr->nodes[node].value = mean;
     if (n < MIN_SPLIT)
         return 0;
 
@@ -334,30 +366,39 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
             b->boot[mid++] = t;
         }
     uint32_t l, r;
-    if ((rc = push_node(b, &l)) || (rc = push_node(b, &r)))
+    if ((rc = push_node(tr, &l)) || (rc = push_node(tr, &r)))
         return rc;
-    b->nodes[node].feat = (int32_t)best_p;
-    b->nodes[node].thr = best_t;
-    b->nodes[node].left = l;
-    b->nodes[node].right = r;
-    if ((rc = grow(s, b, l, lo, mid)))
+    tr->nodes[node].feat = (int32_t)best_p;
+    tr->nodes[node].thr = best_t;
+    tr->nodes[node].left = l;
+    tr->nodes[node].right = r;
+    if ((rc = grow(s, b, tr, l, lo, mid)))
         return rc;
-    return grow(s, b, r, mid, hi);
+    return grow(s, b, tr, r, mid, hi);
 }
 
+/* Regrows the trees due: all of them the first time, then REGROW_PART of them in turn,
+ * each on a new bootstrap sample of the results known now. */
 static int fit(struct ht_search *s, struct bayes *b)
 {
+    size_t count = b->ntrees;
     int rc;
-    b->nnodes = 0;
-    for (size_t t = 0; t < b->ntrees; t++) {
+
+    if (b->nfitted == b->ntrees)
+        count = (b->ntrees + REGROW_PART - 1) / REGROW_PART;
+    for (size_t c = 0; c < count; c++) {
+        struct tree *tr = &b->trees[b->next_tree];
         uint32_t root;
+        b->next_tree = (b->next_tree + 1) % b->ntrees;
         for (size_t k = 0; k < b->ntrain; k++)
             b->boot[k] = ht__rng_below(&s->rng, b->ntrain);
-        if ((rc = push_node(b, &root)))
+        tr->n = 0;
+        if ((rc = push_node(tr, &root)))
             return rc;
-        b->roots[t] = root;
-        if ((rc = grow(s, b, root, 0, b->ntrain)))
+        if ((rc = grow(s, b, tr, root, 0, b->ntrain)))
             return rc;
+        if (b->nfitted < b->ntrees)
+            b->nfitted++;
     }
     return 0;
 }
@@ -369,9 +410,9 @@ static double expected_improvement(const struct bayes *b, size_t index)
     const uint32_t *r = b->fr + index * b->nfeat;
     double m = 0, m2 = 0;
     for (size_t t = 0; t < b->ntrees; t++) {
-        const struct node *nd = &b->nodes[b->roots[t]];
+        const struct node *base = b->trees[t].nodes, *nd = base;
         while (nd->feat >= 0)
-            nd = &b->nodes[r[nd->feat] <= nd->thr ? nd->left : nd->right];
+            nd = &base[r[nd->feat] <= nd->thr ? nd->left : nd->right];
         m += nd->value;
         m2 += nd->value * nd->value;
     }
