@@ -2,15 +2,27 @@
  * Leyton-Brown, "Sequential model-based optimization for general algorithm configuration",
  * LION 2011), suited to discrete spaces whose constraints leave holes in the grid.
  *
- * The model. Each configuration is the ranks of its values (geom.c); the target is the log
+ * The model. Each configuration is described by the ranks of its values (geom.c) and of
+ * the products of each pair of its varying parameters (the work-group size block_size_x *
+ * block_size_y, a tile's width block_size_x * tile_size_x: interactions that axis-aligned
+ * cuts on single parameters approximate poorly; pairs are dropped past MAX_FEATURE_CELLS
+ * entries of the table, computed once). The log of a value is no feature: a tree's cut is
+ * the same on any increasing function of it. Over 40 seeds (the whole forest regrown, 5/6
+ * of the features per cut) the pairs raised the median fraction of the optimum at 50
+ * evaluations of the A100 convolution space from 0.68 to 0.89 and left the A4000
+ * convolution and dedispersion spaces as they were. The target is the log
  * of its cost, so that a kernel ten times slower weighs as much as one ten times faster
  * (costs that are not all positive are taken as they are). A configuration that failed
  * (INFINITY) is learnt as worse than the worst seen by a margin (FAIL_MARGIN of the range),
  * so the trees carve out failing regions and the search avoids them. bo_trees regression
  * trees are grown on bootstrap samples of the known results (pre-seeded ones included),
- * each split the best cut "rank <= t" of one of a random subset of the parameters (5/6 of
- * them, SMAC's default), down to leaves of MIN_SPLIT results. The forest's prediction for
- * a configuration is the mean of its trees' leaves, its uncertainty their spread.
+ * each split the best cut "rank <= t" of one of a random third of the features (the usual
+ * choice for regression forests; 5/6, SMAC's, cost three times as much for no gain that
+ * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows half of
+ * the trees (REGROW_PART), in turn, on the results known then, so a tree is at most one
+ * proposal behind: this halves the cost of the fit, which dominates. The forest's
+ * prediction for a configuration is the mean of its trees' leaves, its uncertainty their
+ * spread.
  *
  * The acquisition: expected improvement over the best known cost (in log space). Two
  * proposals in three (GLOBAL_EVERY) maximise it near the best known configuration: over
@@ -23,7 +35,8 @@
  * one or two parameters away from a configuration within 10% of it, a step that the
  * forest, sure of a region it has sampled, rarely takes on expected improvement alone
  * (the median fraction of the optimum at 100 evaluations of the A4000 convolution space
- * was 0.81 with the whole space only, 0.996 so); the third proposal still leaves a basin.
+ * was 0.81 with the whole space only, 0.996 so, before the pairs); the third proposal
+ * seldom leaves a basin.
  *
  * The initial design: bo_init configurations (0: automatic, one more than the parameters
  * that vary, 4 to 20, at most a fifth of the budget), spread over the space (each the
@@ -36,10 +49,21 @@
  * from its table of costs at each proposal, never from the order of reports, and the
  * candidates leave out everything the core says is visited, pending proposals included.
  *
- * Cost: a proposal with 10^4 configurations and 300 to 400 results took 4.6 to 6.9 ms on
- * average, 8.5 to 16 ms at most, on the shared 2-core development machine (RelWithDebInfo,
- * 24 trees; test_cost in tests/unit/test_search_bayes.c prints it), against seconds for a
- * kernel build. It grows with results times trees (the fit) and with bo_candidates. */
+ * Cost: over the three recorded spaces (4361 and 11129 configurations) and 400
+ * evaluations, 20 seeds, a proposal took 2.0 to 2.1 ms on average and 5.3 to 7.7 ms at most
+ * on the shared 2-core development machine (RelWithDebInfo, 24 trees); at 10^4
+ * configurations test_cost in tests/unit/test_search_bayes.c prints it (about 2 ms, 3 to
+ * 4 ms at most) and bounds it. It grows with results times trees (the fit) and with
+ * bo_candidates.
+ *
+ * Tried without gain (issue 25, 20 to 40 seeds, budget 100): the trailing zero bits of each
+ * value as a feature (a power-of-two effect is plain in both convolution spaces); searching
+ * near the best k = 3 or 5 instead of the best alone; a second region near the best
+ * configuration differing from the best in 2 to 4 parameters, or near the best for each
+ * value of the most important parameter, given a share of the proposals; Thompson sampling
+ * (one tree's prediction) for the global proposal; larger initial designs (20, 30) and 48
+ * trees. None lifted the worst seeds, which settle in the other basin (use_shmem and
+ * read_only the other way) before the 100th evaluation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +72,11 @@
 
 #define FAIL_MARGIN 0.25  /* a failure is learnt as worst + this times (worst - best) */
 #define MIN_SPLIT 3       /* a node of fewer results is a leaf */
+#define MAX_FEATURE_CELLS (1u << 23) /* entries of the feature table, pairs dropped past it */
 #define LOCAL_STARTS 5    /* local searches of the acquisition, from the best known */
 #define LOCAL_STEPS 16    /* most moves of one local search */
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
+#define REGROW_PART 2     /* a proposal regrows 1/REGROW_PART of the trees */
 #define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
 
 struct node {
@@ -60,18 +86,34 @@ struct node {
     double value;         /* a leaf's mean target */
 };
 
+struct ranked {
+    double cost;
+    size_t index;
+};
+
+struct tree {
+    struct node *nodes;   /* the root first */
+    size_t n, cap;
+};
+
 struct bayes {
     struct ht__geom geom;
     size_t ntrees, ninit, ncand;
     size_t nvar;          /* parameters of more than one value */
     size_t *vars;         /* nvar: those parameters */
+    /* The features the trees split on, as ranks of their distinct values: count * nfeat. */
+    size_t nfeat, mtry;
+    uint32_t *fr;
+    size_t *fnv;          /* nfeat: distinct values of each feature */
     /* The training set, rebuilt at each proposal: known indices and their targets. */
     size_t *train, ntrain, cap;
     double *y;
     size_t *boot;         /* bootstrap sample, partitioned in place while a tree grows */
-    struct node *nodes;
-    size_t nnodes, capnodes;
-    size_t *roots;        /* ntrees */
+    struct ranked *rk;    /* the finite results, best first */
+    size_t nrk;
+    struct tree *trees;   /* ntrees */
+    size_t nfitted;       /* trees grown at least once */
+    size_t next_tree;     /* the next to regrow */
     /* Split search scratch. */
     size_t maxnv;
     double *hsum;
@@ -93,11 +135,15 @@ static void bayes_destroy(struct ht_search *s)
         return;
     ht__geom_destroy(&b->geom);
     free(b->vars);
+    free(b->fr);
+    free(b->fnv);
     free(b->train);
     free(b->y);
     free(b->boot);
-    free(b->nodes);
-    free(b->roots);
+    free(b->rk);
+    for (size_t t = 0; b->trees && t < b->ntrees; t++)
+        free(b->trees[t].nodes);
+    free(b->trees);
     free(b->hsum);
     free(b->hcnt);
     free(b->feats);
@@ -107,6 +153,84 @@ static void bayes_destroy(struct ht_search *s)
     free(b->pt);
     free(b);
     s->state = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The value of feature f (a parameter, or the product of two) for configuration i. */
+static double feature_value(const struct ht_search *s, const size_t *fp, size_t i)
+{
+    const int64_t *c = s->space.configs + i * s->space.nparams;
+    return fp[0] == fp[1] ? (double)c[fp[0]] : (double)c[fp[0]] * (double)c[fp[1]];
+}
+
+/* Fills fr and fnv: each varying parameter, then the product of each pair of them while
+ * the table stays under MAX_FEATURE_CELLS. Returns 0 or HT_ENOMEM. */
+static int build_features(struct ht_search *s, struct bayes *b)
+{
+    size_t n = s->space.count, nv = b->nvar, npair = nv * (nv - (nv > 0)) / 2;
+    size_t want = nv + npair, *fp = NULL, cells;
+    double *val = NULL, *sorted = NULL;
+    int rc = HT_ENOMEM;
+
+    if (n && want * n > MAX_FEATURE_CELLS)
+        want = MAX_FEATURE_CELLS / n > nv ? MAX_FEATURE_CELLS / n : nv;
+    cells = want * n;
+    fp = malloc(2 * (want ? want : 1) * sizeof *fp);
+    b->fnv = malloc((want ? want : 1) * sizeof *b->fnv);
+    b->fr = malloc((cells ? cells : 1) * sizeof *b->fr);
+    b->feats = malloc((want ? want : 1) * sizeof *b->feats);
+    val = malloc((n ? n : 1) * sizeof *val);
+    sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (!fp || !b->fnv || !b->fr || !b->feats || !val || !sorted)
+        goto out;
+    for (size_t v = 0; v < nv; v++)
+        fp[2 * v] = fp[2 * v + 1] = b->vars[v];
+    b->nfeat = nv;
+    for (size_t v = 0; v < nv && b->nfeat < want; v++)
+        for (size_t w = v + 1; w < nv && b->nfeat < want; w++) {
+            fp[2 * b->nfeat] = b->vars[v];
+            fp[2 * b->nfeat + 1] = b->vars[w];
+            b->nfeat++;
+        }
+    for (size_t f = 0; f < b->nfeat; f++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            sorted[i] = val[i] = feature_value(s, fp + 2 * f, i);
+        qsort(sorted, n, sizeof *sorted, cmp_double);
+        for (size_t i = 0; i < n; i++)
+            if (m == 0 || sorted[i] != sorted[m - 1])
+                sorted[m++] = sorted[i];
+        b->fnv[f] = m;
+        if (m > b->maxnv)
+            b->maxnv = m;
+        for (size_t i = 0; i < n; i++) {
+            size_t lo = 0, hi = m;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (sorted[mid] < val[i])
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            b->fr[i * b->nfeat + f] = (uint32_t)lo;
+        }
+    }
+    b->hsum = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hsum);
+    b->hcnt = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hcnt);
+    if (!b->hsum || !b->hcnt)
+        goto out;
+    b->mtry = (b->nfeat + 2) / 3;
+    rc = 0;
+out:
+    free(fp);
+    free(val);
+    free(sorted);
+    return rc;
 }
 
 static int bayes_init(struct ht_search *s, struct ht_error *err)
@@ -127,25 +251,22 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
     b->ntrees = s->opts.bo_trees;
     b->ncand = s->opts.bo_candidates;
     b->vars = malloc((np ? np : 1) * sizeof *b->vars);
-    b->feats = malloc((np ? np : 1) * sizeof *b->feats);
     b->pt = malloc((np ? np : 1) * sizeof *b->pt);
-    b->roots = malloc(b->ntrees * sizeof *b->roots);
+    b->trees = calloc(b->ntrees, sizeof *b->trees);
     b->stamp = calloc(n ? n : 1, sizeof *b->stamp);
     b->acq = malloc((n ? n : 1) * sizeof *b->acq);
     b->starts = malloc(LOCAL_STARTS * sizeof *b->starts);
-    for (size_t p = 0; p < np; p++)
-        if (b->geom.nvalues[p] > b->maxnv)
-            b->maxnv = b->geom.nvalues[p];
-    b->hsum = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hsum);
-    b->hcnt = malloc((b->maxnv ? b->maxnv : 1) * sizeof *b->hcnt);
-    if (!b->vars || !b->feats || !b->pt || !b->roots || !b->stamp || !b->acq ||
-        !b->starts || !b->hsum || !b->hcnt) {
+    if (!b->vars || !b->pt || !b->trees || !b->stamp || !b->acq || !b->starts) {
         bayes_destroy(s);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     for (size_t p = 0; p < np; p++)
         if (b->geom.nvalues[p] > 1)
             b->vars[b->nvar++] = p;
+    if ((rc = build_features(s, b))) {
+        bayes_destroy(s);
+        return ht_error_set(err, rc, "out of memory");
+    }
     b->ninit = s->opts.bo_init;
     if (!b->ninit) {
         b->ninit = b->nvar + 1;
@@ -158,30 +279,31 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
 
 /* ---- the forest ---------------------------------------------------------------------- */
 
-static int push_node(struct bayes *b, uint32_t *out)
+static int push_node(struct tree *tr, uint32_t *out)
 {
-    if (b->nnodes == b->capnodes) {
-        size_t cap = b->capnodes ? 2 * b->capnodes : 1024;
-        struct node *g = realloc(b->nodes, cap * sizeof *g);
+    if (tr->n == tr->cap) {
+        size_t cap = tr->cap ? 2 * tr->cap : 64;
+        struct node *g = realloc(tr->nodes, cap * sizeof *g);
         if (!g)
             return HT_ENOMEM;
-        b->nodes = g;
-        b->capnodes = cap;
+        tr->nodes = g;
+        tr->cap = cap;
     }
-    memset(&b->nodes[b->nnodes], 0, sizeof b->nodes[b->nnodes]);
-    b->nodes[b->nnodes].feat = -1;
-    *out = (uint32_t)b->nnodes++;
+    memset(&tr->nodes[tr->n], 0, sizeof tr->nodes[tr->n]);
+    tr->nodes[tr->n].feat = -1;
+    *out = (uint32_t)tr->n++;
     return 0;
 }
 
-static uint32_t rank_of(const struct bayes *b, size_t sample, size_t p)
+static uint32_t rank_of(const struct bayes *b, size_t sample, size_t f)
 {
-    return ht__geom_ranks(&b->geom, b->train[sample])[p];
+    return b->fr[b->train[sample] * b->nfeat + f];
 }
 
 /* Grows the subtree of node over boot[lo, hi). Recursion depth is at most the number of
  * training results, and in practice their logarithm. */
-static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, size_t hi)
+static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t node,
+                size_t lo, size_t hi)
 {
     size_t n = hi - lo, nf = 0, best_p = 0;
     uint32_t best_t = 0;
@@ -191,16 +313,15 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
     for (size_t k = lo; k < hi; k++)
         sum += b->y[b->boot[k]];
     mean = sum / (double)n;
-    b->nodes[node].value = mean;
+    tr->nodes[node].value = mean;
     if (n < MIN_SPLIT)
         return 0;
 
-    /* A random subset of the varying parameters: 5/6 of them, at least one. */
-    for (size_t k = 0; k < b->nvar; k++)
-        b->feats[k] = b->vars[k];
-    size_t want = (b->nvar * 5 + 5) / 6;
-    for (size_t k = 0; k < want; k++) {
-        size_t j = k + ht__rng_below(&s->rng, b->nvar - k), t = b->feats[j];
+    /* A random subset of mtry features. */
+    for (size_t k = 0; k < b->nfeat; k++)
+        b->feats[k] = k;
+    for (size_t k = 0; k < b->mtry; k++) {
+        size_t j = k + ht__rng_below(&s->rng, b->nfeat - k), t = b->feats[j];
         b->feats[j] = b->feats[k];
         b->feats[k] = t;
         nf++;
@@ -208,7 +329,7 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
     /* Maximises the between-groups sum of squares, sumL^2/nL + sumR^2/nR - sum^2/n. */
     double base = sum * sum / (double)n;
     for (size_t f = 0; f < nf; f++) {
-        size_t p = b->feats[f], nv = b->geom.nvalues[p];
+        size_t p = b->feats[f], nv = b->fnv[p];
         memset(b->hcnt, 0, nv * sizeof *b->hcnt);
         memset(b->hsum, 0, nv * sizeof *b->hsum);
         for (size_t k = lo; k < hi; k++) {
@@ -245,30 +366,39 @@ static int grow(struct ht_search *s, struct bayes *b, uint32_t node, size_t lo, 
             b->boot[mid++] = t;
         }
     uint32_t l, r;
-    if ((rc = push_node(b, &l)) || (rc = push_node(b, &r)))
+    if ((rc = push_node(tr, &l)) || (rc = push_node(tr, &r)))
         return rc;
-    b->nodes[node].feat = (int32_t)best_p;
-    b->nodes[node].thr = best_t;
-    b->nodes[node].left = l;
-    b->nodes[node].right = r;
-    if ((rc = grow(s, b, l, lo, mid)))
+    tr->nodes[node].feat = (int32_t)best_p;
+    tr->nodes[node].thr = best_t;
+    tr->nodes[node].left = l;
+    tr->nodes[node].right = r;
+    if ((rc = grow(s, b, tr, l, lo, mid)))
         return rc;
-    return grow(s, b, r, mid, hi);
+    return grow(s, b, tr, r, mid, hi);
 }
 
+/* Regrows the trees due: all of them the first time, then REGROW_PART of them in turn,
+ * each on a new bootstrap sample of the results known now. */
 static int fit(struct ht_search *s, struct bayes *b)
 {
+    size_t count = b->ntrees;
     int rc;
-    b->nnodes = 0;
-    for (size_t t = 0; t < b->ntrees; t++) {
+
+    if (b->nfitted == b->ntrees)
+        count = (b->ntrees + REGROW_PART - 1) / REGROW_PART;
+    for (size_t c = 0; c < count; c++) {
+        struct tree *tr = &b->trees[b->next_tree];
         uint32_t root;
+        b->next_tree = (b->next_tree + 1) % b->ntrees;
         for (size_t k = 0; k < b->ntrain; k++)
             b->boot[k] = ht__rng_below(&s->rng, b->ntrain);
-        if ((rc = push_node(b, &root)))
+        tr->n = 0;
+        if ((rc = push_node(tr, &root)))
             return rc;
-        b->roots[t] = root;
-        if ((rc = grow(s, b, root, 0, b->ntrain)))
+        if ((rc = grow(s, b, tr, root, 0, b->ntrain)))
             return rc;
+        if (b->nfitted < b->ntrees)
+            b->nfitted++;
     }
     return 0;
 }
@@ -277,12 +407,12 @@ static int fit(struct ht_search *s, struct bayes *b)
  * spread. */
 static double expected_improvement(const struct bayes *b, size_t index)
 {
-    const uint32_t *r = ht__geom_ranks(&b->geom, index);
+    const uint32_t *r = b->fr + index * b->nfeat;
     double m = 0, m2 = 0;
     for (size_t t = 0; t < b->ntrees; t++) {
-        const struct node *nd = &b->nodes[b->roots[t]];
+        const struct node *base = b->trees[t].nodes, *nd = base;
         while (nd->feat >= 0)
-            nd = &b->nodes[r[nd->feat] <= nd->thr ? nd->left : nd->right];
+            nd = &base[r[nd->feat] <= nd->thr ? nd->left : nd->right];
         m += nd->value;
         m2 += nd->value * nd->value;
     }
@@ -357,12 +487,13 @@ static void local_search(struct ht_search *s, struct bayes *b, size_t index, str
 
 /* Offers the configurations not visited that differ from index in one parameter or, when
  * there is none, in two. */
-static void near_best(struct ht_search *s, struct bayes *b, size_t index, struct pick *pk)
+static void near_best(struct ht_search *s, struct bayes *b, size_t index, int moves,
+                      struct pick *pk)
 {
     size_t np = b->geom.nparams, j;
 
     memcpy(b->pt, ht__geom_ranks(&b->geom, index), np * sizeof *b->pt);
-    for (int moves = 1; moves <= 2 && !pk->have; moves++) {
+    {
         for (size_t v = 0; v < b->nvar; v++) {
             size_t p = b->vars[v];
             uint32_t own = b->pt[p];
@@ -447,6 +578,10 @@ static long collect(struct ht_search *s, struct bayes *b)
             if (!bt)
                 return HT_ENOMEM;
             b->boot = bt;
+            struct ranked *rk = realloc(b->rk, cap * sizeof *rk);
+            if (!rk)
+                return HT_ENOMEM;
+            b->rk = rk;
             b->cap = cap;
         }
         b->train[b->ntrain++] = i;
@@ -471,6 +606,14 @@ static long collect(struct ht_search *s, struct bayes *b)
     return (long)finite;
 }
 
+static int cmp_ranked(const void *x, const void *y)
+{
+    const struct ranked *a = x, *c = y;
+    if (a->cost != c->cost)
+        return a->cost < c->cost ? -1 : 1;
+    return (a->index > c->index) - (a->index < c->index);
+}
+
 static int bayes_next(struct ht_search *s, size_t *index)
 {
     struct bayes *b = s->state;
@@ -489,28 +632,25 @@ static int bayes_next(struct ht_search *s, size_t *index)
         memset(b->stamp, 0, s->space.count * sizeof *b->stamp);
         b->epoch = 1;
     }
-    /* The best known configurations start local searches. */
-    size_t nstart = 0;
+    /* The finite results, best first; the best starts local searches. */
+    b->nrk = 0;
     for (size_t k = 0; k < b->ntrain; k++) {
         size_t i = b->train[k];
-        if (!isfinite(s->cost[i]))
-            continue;
-        size_t j = nstart < LOCAL_STARTS ? nstart++ : LOCAL_STARTS;
-        if (j == LOCAL_STARTS) {
-            if (!(s->cost[i] < s->cost[b->starts[LOCAL_STARTS - 1]]))
-                continue;
-            j = LOCAL_STARTS - 1;
+        if (isfinite(s->cost[i])) {
+            b->rk[b->nrk].cost = s->cost[i];
+            b->rk[b->nrk++].index = i;
         }
-        while (j > 0 && s->cost[i] < s->cost[b->starts[j - 1]]) {
-            b->starts[j] = b->starts[j - 1];
-            j--;
-        }
-        b->starts[j] = i;
     }
+    qsort(b->rk, b->nrk, sizeof *b->rk, cmp_ranked);
+    size_t nstart = b->nrk < LOCAL_STARTS ? b->nrk : LOCAL_STARTS;
+    for (size_t k = 0; k < nstart; k++)
+        b->starts[k] = b->rk[k].index;
     /* Two proposals in three search near the best; a third, or when nothing is left near
      * it, the whole space. */
     if (++b->proposals % GLOBAL_EVERY != 0 && nstart) {
-        near_best(s, b, b->starts[0], &pk);
+        near_best(s, b, b->starts[0], 1, &pk);
+        if (!pk.have)
+            near_best(s, b, b->starts[0], 2, &pk);
         if (pk.have) {
             *index = pk.index;
             return 0;

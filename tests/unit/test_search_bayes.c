@@ -376,7 +376,15 @@ static void test_bad_opts(void **state)
 }
 
 /* The cost of a proposal at 10^4 configurations and 400 evaluations, the acceptance bound
- * of issue 25 (10 ms here, RelWithDebInfo), with room for a loaded or sanitized build. */
+ * of issue 25: in an optimised build (NDEBUG) 10 ms on average and no proposal above 40 ms,
+ * room for a scheduler hiccup on a loaded machine (the recorded spaces' worst is 5 to 8 ms
+ * on the shared 2-core development machine); an unoptimised or sanitized build gets five
+ * times as much. */
+#ifdef NDEBUG
+#define COST_SLACK 1.0
+#else
+#define COST_SLACK 5.0
+#endif
 static void test_cost(void **state)
 {
     (void)state;
@@ -413,7 +421,8 @@ static void test_cost(void **state)
     (void)seq;
     print_message("bayes, 10^4 configurations, proposals 300..399: mean %.2f ms, max %.2f ms\n",
                   1e3 * total / (double)timed, 1e3 * worst);
-    assert_true(total / (double)timed < 0.1);
+    assert_true(total / (double)timed <= 0.010 * COST_SLACK);
+    assert_true(worst <= 0.040 * COST_SLACK);
     ht_search_free(s);
     free(g.cfg);
 }
