@@ -8,7 +8,8 @@
 #     base    the tarball .gpu/base.tar into build-base
 #     walk    the first $WALK configurations of examples/conv2d in exhaustive order on the
 #             GPU: base, --jobs 1, --jobs $(nproc)
-#     full    the whole space of examples/conv2d on the GPU, --jobs $(nproc)
+#     full    examples/conv2d in exhaustive order for $FULL_TIME s (default 400: the whole
+#             space does not fit a call of the GPU machine), --jobs $(nproc)
 #     budget  --budget 100 with the automatic strategy (bayes), --jobs 1 and $(nproc)
 # JSON of each run in $OUT (default bench/gpu/out), a summary line each in $OUT/jobs.txt.
 set -u
@@ -85,8 +86,9 @@ for stage in "$@"; do
         ;;
     full)
         g=$(gpu_index build-gpu/hetune)
-        say "== full: every configuration of $SPEC, device $g"
-        run "full-jobs$NJ" build-gpu/hetune --device "$g" --jobs "$NJ"
+        say "== full: $SPEC in exhaustive order for ${FULL_TIME:-400} s, device $g"
+        run "full-jobs$NJ" build-gpu/hetune --device "$g" --strategy exhaustive --jobs "$NJ" \
+            --time-budget "${FULL_TIME:-400}"
         ;;
     budget)
         g=$(gpu_index build-gpu/hetune)
