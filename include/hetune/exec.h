@@ -291,10 +291,12 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
  * there (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c). On a CPU
  * device the build workers share the cores with the measurement.
  *
- * A build that crashes its worker (a compiler's signal), outlasts the time limit
- * (opts.timeout_s, else automatic as an isolated session's), fails to compile or breaks a
- * rule is the configuration's fate: ht_prebuild_take says so (config_fault), and the caller
- * stores it without measuring. Two configurations that build one program are not built at
+ * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
+ * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
+ * ht_prebuild_take says so (config_fault), and the caller stores it without measuring. One
+ * that outlasts the automatic limit (as an isolated session's) is not: with every core
+ * compiling, a heavy build can outlast a limit drawn from light ones, so the caller builds
+ * it again where it measures. Two configurations that build one program are not built at
  * once (two processes building one program into one driver cache get in each other's
  * way). Not thread-safe: one thread submits and takes. */
 struct ht_prebuild; /* opaque */
@@ -304,8 +306,9 @@ struct ht_prebuild_done {
     int status;              /* HT_OK, or the build's failure: HT_EBUILD, HT_ECONSTRAINT,
                                 HT_ECRASH ("crashed: SIGSEGV"), HT_ETIMEOUT, or trouble of
                                 the pool's own (a worker that cannot start, HT_EINTR) */
-    int config_fault;        /* 1 when status is the configuration's own failure (the four
-                                above, while building it): store it so, do not measure it */
+    int config_fault;        /* 1 when status is the configuration's own failure (the
+                                four above, HT_ETIMEOUT only under opts.timeout_s): store
+                                it so, do not measure it */
     struct ht_eval_result res; /* the build worker's result: build_s, cache_hit, ndims,
                                 global, local, build_log (owned: ht_eval_result_destroy);
                                 with PoCL's cache, that of its one launch too */
