@@ -26,7 +26,7 @@ fi
 # shellcheck disable=SC2046,SC2086
 cc -std=c11 -Wall -Wextra -Werror $cflags -I"$HETUNE_SOURCE_DIR/include" \
     "$HETUNE_SOURCE_DIR/examples/runtime/main.c" "$lib" -lOpenCL \
-    $(pkg-config --libs jansson sqlite3) -lpthread -lm -o "$tmp/runtime-example" 2>"$tmp/err" ||
+    $(pkg-config --libs jansson sqlite3 zlib) -lpthread -lm -o "$tmp/runtime-example" 2>"$tmp/err" ||
     fail "the example does not build: $(cat "$tmp/err")"
 
 # No arguments, from its own folder.
