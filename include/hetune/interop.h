@@ -32,7 +32,8 @@
  *   ConfigurationSpace.TuningParameters  params: Type int or uint, Values a list of
  *                                     integers such as "[1, 2, 4]"
  *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, //, True, False
- *                                     become C's)
+ *                                     become C's; a chained comparison a < b <= c becomes
+ *                                     (a < b && b <= c), as Python means it)
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
  * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than

@@ -214,15 +214,150 @@ static char *translate(struct import *im, const char *src, const char *path)
     return out;
 }
 
+/* The length of the comparison operator at p (<, <=, >, >=, ==, !=), or 0. */
+static size_t comparison_at(const char *p)
+{
+    if ((p[0] == '<' || p[0] == '>' || p[0] == '=' || p[0] == '!') && p[1] == '=')
+        return 2;
+    return p[0] == '<' || p[0] == '>' ? 1 : 0;
+}
+
+/* A growing string; ok 0 once out of memory. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+    int ok;
+};
+
+static void put(struct sbuf *b, const char *p, size_t n)
+{
+    if (!b->ok)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = 2 * (b->len + n + 1) + 64;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->ok = 0;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void unchain(const char *c, size_t n, struct sbuf *out);
+
+/* Copies an operand, its parenthesised parts unchained inside. */
+static void unchain_operand(const char *c, size_t n, struct sbuf *out)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (c[i] != '(') {
+            put(out, c + i++, 1);
+            continue;
+        }
+        size_t j = i + 1;
+        for (int depth = 1; j < n && depth; j++)
+            depth += c[j] == '(' ? 1 : c[j] == ')' ? -1 : 0;
+        /* j is past the matching ')' (or at n for an unbalanced one, left to the parser). */
+        put(out, "(", 1);
+        unchain(c + i + 1, j - i - 1 - (j <= n && c[j - 1] == ')' ? 1 : 0), out);
+        if (c[j - 1] == ')')
+            put(out, ")", 1);
+        i = j;
+    }
+}
+
+/* Python's chained comparisons into C's: "a < b <= c" means "a < b and b <= c" in Python
+ * and "(a < b) <= c" in C, so an operand region (between && || ? : , at one level of
+ * parentheses) with several comparisons at its own level becomes "(a < b && b <= c)". */
+static void unchain(const char *c, size_t n, struct sbuf *out)
+{
+    size_t start = 0;
+
+    for (;;) {
+        size_t end, ops[64], opl[64], nops = 0;
+        int depth = 0;
+        for (end = start; end < n; end++) {
+            char ch = c[end];
+            if (ch == '(')
+                depth++;
+            else if (ch == ')')
+                depth--;
+            else if (depth == 0 && ((ch == '&' && c[end + 1] == '&') ||
+                                    (ch == '|' && c[end + 1] == '|') || ch == '?' ||
+                                    ch == ':' || ch == ','))
+                break;
+            else if (depth == 0 && comparison_at(c + end) && nops < 64) {
+                ops[nops] = end;
+                opl[nops++] = comparison_at(c + end);
+                end += opl[nops - 1] - 1;
+            }
+        }
+        if (nops < 2) {
+            unchain_operand(c + start, end - start, out);
+        } else {
+            /* The region's own leading and trailing blanks stay outside the parentheses. */
+            size_t lead = 0, trail = 0;
+            while (start + lead < ops[0] && c[start + lead] == ' ')
+                lead++;
+            while (end - trail > ops[nops - 1] && c[end - trail - 1] == ' ')
+                trail++;
+            put(out, c + start, lead);
+            put(out, "(", 1);
+            for (size_t m = 0; m < nops; m++) {
+                size_t a = m == 0 ? start : ops[m - 1] + opl[m - 1];
+                size_t z = m + 1 == nops ? end : ops[m + 1];
+                size_t o = ops[m] + opl[m];
+                size_t ae = ops[m], ze = z;
+                while (a < ae && c[a] == ' ')
+                    a++;
+                while (ae > a && c[ae - 1] == ' ')
+                    ae--;
+                while (o < ze && c[o] == ' ')
+                    o++;
+                while (ze > o && c[ze - 1] == ' ')
+                    ze--;
+                if (m)
+                    put(out, " && ", 4);
+                unchain_operand(c + a, ae - a, out);
+                put(out, " ", 1);
+                put(out, c + ops[m], opl[m]);
+                put(out, " ", 1);
+                unchain_operand(c + o, ze - o, out);
+            }
+            put(out, ")", 1);
+            put(out, c + end - trail, trail);
+        }
+        if (end >= n)
+            return;
+        size_t sl = c[end] == '&' || c[end] == '|' ? 2 : 1;
+        put(out, c + end, sl);
+        start = end + sl;
+    }
+}
+
 /* Translates src and checks that it compiles; sets *out (owned) to the C form. */
 static int expression(struct import *im, const char *src, const char *path, char **out)
 {
     struct ht_names names = {im->nnames, im->names};
     struct ht_expr *e = NULL;
-    char *c = translate(im, src, path);
+    char *t = translate(im, src, path), *c;
+    struct sbuf chained = {NULL, 0, 0, 1};
 
-    if (!c)
+    if (!t)
         return im->err->code;
+    unchain(t, strlen(t), &chained);
+    free(t);
+    put(&chained, "", 0);
+    if (!chained.ok) {
+        free(chained.s);
+        return ht_error_set(im->err, HT_ENOMEM, "out of memory");
+    }
+    c = chained.s;
     if (ht_expr_compile(c, &names, &e, im->err) != 0) {
         snprintf(im->err->field, sizeof im->err->field, "%.*s",
                  (int)sizeof im->err->field - 1, path);

@@ -38,6 +38,30 @@ run import-kt "$tmp/vecadd-t1.json" -o "$tmp/elsewhere/spec.json"
 expect_status 0
 grep -q "\"file\": \"$tmp/vecadd.cl\"" "$tmp/elsewhere/spec.json" || fail "kernel path not absolute"
 
+# Python's chained comparisons keep their meaning (a < b <= c is a < b and b <= c), inside
+# parentheses and beside and/or too; a single comparison stays as written.
+python3 - "$fix/vecadd-t1.json" "$tmp/chain-t1.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["ConfigurationSpace"]["Conditions"] = [
+    {"Expression": "16 <= block_size_x <= 64", "Parameters": ["block_size_x"]},
+    {"Expression": "block_size_x > 8 and (8 < block_size_x * 2 < 256 or block_size_x == 128)",
+     "Parameters": ["block_size_x"]}]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+cp "$fix/vecadd.cl" "$tmp/"
+run import-kt "$tmp/chain-t1.json" -o "$tmp/chain.json"
+expect_status 0
+python3 - "$tmp/chain.json" <<'PY' || fail "chained comparisons: $(cat "$tmp/chain.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["constraints"]
+assert c == ["(16 <= block_size_x && block_size_x <= 64)",
+             "block_size_x > 8 && ((8 < block_size_x * 2 && block_size_x * 2 < 256) || block_size_x == 128)"], c
+PY
+run space "$tmp/chain.json" --json
+expect_status 0
+check 'all(x["pruned"] == 3 for x in d["devices"])'
+
 # Fields a spec cannot express: exit 2 naming the field.
 bad() { # $1: a Python statement changing t (the T1 object); $2: the field named
     python3 - "$fix/vecadd-t1.json" "$tmp/bad.json" "$1" <<'PY'
