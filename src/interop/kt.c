@@ -259,14 +259,20 @@ static void unchain_operand(const char *c, size_t n, struct sbuf *out)
             put(out, c + i++, 1);
             continue;
         }
+        /* The matching ')', or none (an unbalanced one is left to the parser). */
         size_t j = i + 1;
-        for (int depth = 1; j < n && depth; j++)
+        int depth = 1;
+        for (; j < n; j++) {
             depth += c[j] == '(' ? 1 : c[j] == ')' ? -1 : 0;
-        /* j is past the matching ')' (or at n for an unbalanced one, left to the parser). */
+            if (depth == 0)
+                break;
+        }
         put(out, "(", 1);
-        unchain(c + i + 1, j - i - 1 - (j <= n && c[j - 1] == ')' ? 1 : 0), out);
-        if (c[j - 1] == ')')
+        unchain(c + i + 1, j - i - 1, out);
+        if (j < n) {
             put(out, ")", 1);
+            j++;
+        }
         i = j;
     }
 }

@@ -278,6 +278,35 @@ static double ms(json_t *v)
     return isfinite(x) && x >= 0.0 ? x : -1.0;
 }
 
+/* The runs of a list of times in ms (those that are times), in seconds into buf (the first
+ * HT_STORE_MAX_RUNS; *n of them); returns the sum of all, in seconds. */
+static double read_runs(json_t *list, double unit, double *buf, size_t *n)
+{
+    double sum = 0.0;
+    size_t k;
+    json_t *x;
+
+    *n = 0;
+    json_array_foreach(list, k, x) {
+        if (ms(x) < 0)
+            continue;
+        sum += ms(x) * unit;
+        if (*n < HT_STORE_MAX_RUNS)
+            buf[(*n)++] = ms(x) * unit;
+    }
+    return sum;
+}
+
+/* The sum of obj's positive times among keys (nkeys of them), in seconds. */
+static double extra_times(json_t *obj, const char *const *keys, size_t nkeys, double unit)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < nkeys; k++)
+        if (ms(json_object_get(obj, keys[k])) > 0)
+            sum += ms(json_object_get(obj, keys[k])) * unit;
+    return sum;
+}
+
 /* T4's invalidity into a status (hetune's own "status", when the file has it, is finer). */
 static int t4_status(json_t *res)
 {
@@ -350,14 +379,7 @@ static int load_t4(struct ht_recording *r, json_t *root, const char *want_device
                 !strcmp(json_string_value(json_object_get(x, "name")), "time") &&
                 ms(json_object_get(x, "value")) >= 0)
                 e.seconds = ms(json_object_get(x, "value")) * unit;
-        double sum = 0.0;
-        json_array_foreach(runs, k, x) {
-            if (ms(x) < 0)
-                continue;
-            sum += ms(x) * unit;
-            if (nruns < HT_STORE_MAX_RUNS)
-                runbuf[nruns++] = ms(x) * unit;
-        }
+        double sum = read_runs(runs, unit, runbuf, &nruns);
         if (e.seconds < 0 && nruns)
             e.seconds = sum / (double)nruns;
         if ((e.status == HT_OK || e.status == HT_ECUT) && !(e.seconds > 0))
@@ -370,9 +392,7 @@ static int load_t4(struct ht_recording *r, json_t *root, const char *want_device
         double b = ms(json_object_get(times, "benchmark"));
         e.run_s = (b >= 0 ? b * unit : sum);
         static const char *const extra[] = {"framework", "validation", "verification"};
-        for (k = 0; k < sizeof extra / sizeof *extra; k++)
-            if (ms(json_object_get(times, extra[k])) > 0)
-                e.run_s += ms(json_object_get(times, extra[k])) * unit;
+        e.run_s += extra_times(times, extra, sizeof extra / sizeof *extra, unit);
         if ((rc = add_row(r, json_object_get(res, "configuration"), where, &e, runbuf, nruns,
                           err)))
             return rc;
@@ -412,8 +432,8 @@ static int load_kt_cache(struct ht_recording *r, json_t *root, struct ht_error *
         return rc;
     json_object_foreach(cache, key, e) {
         struct entry en = {0};
-        json_t *t = json_object_get(e, "time"), *x;
-        size_t nruns = 0, k;
+        json_t *t = json_object_get(e, "time");
+        size_t nruns = 0;
 
         snprintf(where, sizeof where, "cache[\"%.200s\"]", key);
         if (!json_is_object(e))
@@ -434,21 +454,13 @@ static int load_kt_cache(struct ht_recording *r, json_t *root, struct ht_error *
             return fail_at(r, err, HT_ESPEC, "%s.time: expected a time in ms or an error "
                            "marker such as \"CompilationFailedConfig\"", where);
         }
-        double sum = 0.0;
-        json_array_foreach(json_object_get(e, "times"), k, x)
-            if (ms(x) >= 0) {
-                sum += ms(x) * 1e-3;
-                if (nruns < HT_STORE_MAX_RUNS)
-                    runbuf[nruns++] = ms(x) * 1e-3;
-            }
+        double sum = read_runs(json_object_get(e, "times"), 1e-3, runbuf, &nruns);
         en.compile_s = ms(json_object_get(e, "compile_time")) > 0
                            ? ms(json_object_get(e, "compile_time")) * 1e-3 : 0.0;
         en.run_s = ms(json_object_get(e, "benchmark_time")) >= 0
                        ? ms(json_object_get(e, "benchmark_time")) * 1e-3 : sum;
         static const char *const extra[] = {"framework_time", "verification_time"};
-        for (k = 0; k < sizeof extra / sizeof *extra; k++)
-            if (ms(json_object_get(e, extra[k])) > 0)
-                en.run_s += ms(json_object_get(e, extra[k])) * 1e-3;
+        en.run_s += extra_times(e, extra, sizeof extra / sizeof *extra, 1e-3);
         rc = add_row(r, conf, where, &en, runbuf, nruns, err);
         json_decref(conf);
         if (rc)
@@ -711,7 +723,7 @@ int ht_recording_eval(const struct ht_recording *r, const int64_t *config,
     if (simulated_s)
         *simulated_s = rec.compile_s + rec.run_s;
     if (rec.status != HT_OK)
-        ht_error_set(err, rec.status == HT_EINVAL ? HT_EINVAL : rec.status,
+        ht_error_set(err, rec.status,
                      "recorded as failed (%s, result %zu of %s)",
                      ht_store_status_name(rec.status), rec.result, r->path);
     return rec.status;
