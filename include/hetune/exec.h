@@ -63,8 +63,11 @@ enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_d
  * a configuration that crashes the driver or never ends costs only itself: ht_session_eval
  * returns HT_ECRASH ("crashed: SIGSEGV") or HT_ETIMEOUT ("timeout after 2.0 s"), and the
  * next evaluation starts a new worker. The worker is found as opts.worker names it, else
- * $HETUNE_WORKER, else beside the running program (or in its ../libexec/hetune), else where
- * hetune was installed or built. */
+ * $HETUNE_WORKER, else installed beside the library's own file (libhetune.so's
+ * ../libexec/hetune, wherever the prefix lies), else beside the running program (or in its
+ * ../libexec/hetune), else the build tree's (for the build tree's library only), else the
+ * install location compiled in. With HT_ISOLATE_AUTO and none found, the configurations
+ * run in this process and the log hook (ht_set_log) is told so. */
 enum ht_isolation {
     HT_ISOLATE_AUTO = 0, /* a worker when one is found, else in this process (default) */
     HT_ISOLATE_OFF,      /* in this process */

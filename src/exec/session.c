@@ -99,6 +99,9 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
             return HT_OK;
         }
         rc = HT_OK;
+        if (s->opts.isolate == HT_ISOLATE_AUTO)
+            ht__log(HT_LOG_INFO, "no hetune-worker found (set HETUNE_WORKER): configurations "
+                    "of %s run in this process, not isolated", spec->name);
         if (s->opts.isolate == HT_ISOLATE_ON) {
             rc = ht_error_set(err, HT_ENOTFOUND,
                               "no worker executable for isolation: %s%s", 

@@ -12,6 +12,9 @@
  * forked from a process that already initialised it (the drivers' threads are not forked),
  * hence an executable of its own rather than fork().
  */
+/* dladdr (glibc: _GNU_SOURCE): the worker is looked up beside the library's own file. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -242,10 +245,37 @@ static int executable(const char *path)
     return path[0] && access(path, X_OK) == 0;
 }
 
+/* The file the library's code was loaded from: libhetune.so, or the program it is linked
+ * into statically. Empty when the dynamic linker cannot say. */
+static void library_file(char *buf, size_t size)
+{
+    Dl_info info;
+    char real[PATH_MAX];
+
+    buf[0] = '\0';
+    if (!dladdr((void *)&ht__worker_find, &info) || !info.dli_fname || !info.dli_fname[0])
+        return;
+    if (realpath(info.dli_fname, real))
+        snprintf(buf, size, "%s", real);
+    else
+        snprintf(buf, size, "%s", info.dli_fname);
+}
+
+/* Puts "dir-of-file/rel" in buf and says whether it is an executable. */
+static int beside(const char *file, const char *rel, char *buf, size_t size)
+{
+    const char *slash = strrchr(file, '/');
+
+    if (!slash)
+        return 0;
+    snprintf(buf, size, "%.*s/%s", (int)(slash - file), file, rel);
+    return executable(buf);
+}
+
 int ht__worker_find(const char *explicit_path, char *buf, size_t size)
 {
     const char *env = getenv("HETUNE_WORKER");
-    char self[PATH_MAX];
+    char self[PATH_MAX], lib[PATH_MAX];
     ssize_t n;
 
     if (explicit_path && explicit_path[0]) {
@@ -256,29 +286,33 @@ int ht__worker_find(const char *explicit_path, char *buf, size_t size)
         snprintf(buf, size, "%s", env);
         return executable(buf) ? HT_OK : HT_ENOTFOUND;
     }
+    /* The worker installed with this library: where the library itself lies decides, not
+     * where it was built nor where it was meant to be installed (a prefix given to
+     * cmake --install, a package moved elsewhere). */
+    library_file(lib, sizeof lib);
+#ifdef HT_WORKER_FROM_LIBDIR
+    if (lib[0] && beside(lib, HT_WORKER_FROM_LIBDIR, buf, size))
+        return HT_OK;
+#endif
     /* Beside the running program (the hetune binary, a test, an installed bin/). */
     n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
-        char *slash;
         self[n] = '\0';
-        slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(buf, size, "%s/hetune-worker", self);
-            if (executable(buf))
-                return HT_OK;
-            snprintf(buf, size, "%s/../libexec/hetune/hetune-worker", self);
-            if (executable(buf))
-                return HT_OK;
-        }
+        if (beside(self, "hetune-worker", buf, size) ||
+            beside(self, "../libexec/hetune/hetune-worker", buf, size))
+            return HT_OK;
     }
+#ifdef HT_WORKER_BUILD_PATH
+    /* The build tree's worker serves only the build tree's library (its tests, its
+     * Python package): an installed library never runs a build tree's worker. */
+    if (lib[0] && strncmp(lib, HT_BUILD_DIR "/", strlen(HT_BUILD_DIR "/")) == 0) {
+        snprintf(buf, size, "%s", HT_WORKER_BUILD_PATH);
+        if (executable(buf))
+            return HT_OK;
+    }
+#endif
 #ifdef HT_WORKER_INSTALL_PATH
     snprintf(buf, size, "%s", HT_WORKER_INSTALL_PATH);
-    if (executable(buf))
-        return HT_OK;
-#endif
-#ifdef HT_WORKER_BUILD_PATH
-    snprintf(buf, size, "%s", HT_WORKER_BUILD_PATH);
     if (executable(buf))
         return HT_OK;
 #endif

@@ -89,3 +89,13 @@ env -u HETUNE_WORKER "$prefix/bin/hetune" eval "$spec" --device 0 --set WG=64 --
     --size N=4096 >"$tmp/eval.log" 2>&1 || { cat "$tmp/eval.log" >&2; fail "the installed hetune eval failed"; }
 [ -e "$tmp/worker-ran" ] || fail "the installed hetune did not run the installed worker"
 echo "install: the installed hetune eval ran in the installed worker"
+
+# A program linked to the installed libhetune.so runs its configurations in the installed
+# worker, found beside the library, although the build tree's worker is still there (issue
+# 28 item 1: it used to run the build tree's, or none once the build tree was gone).
+rm -f "$tmp/worker-ran"
+out=$(env -u HETUNE_WORKER LD_LIBRARY_PATH="$libdir" "$tmp/consumer-pc" "$spec" session) ||
+    fail "the pkg-config consumer's session failed"
+case $out in *"isolated: 1"*) ;; *) fail "the pkg-config consumer's session is not isolated: $out" ;; esac
+[ -e "$tmp/worker-ran" ] || fail "a program on the installed libhetune.so did not run the installed worker"
+echo "install: a program on the installed libhetune.so ran the installed worker"
