@@ -33,7 +33,11 @@
  *                                     integers such as "[1, 2, 4]"
  *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, //, True, False
  *                                     become C's; a chained comparison a < b <= c becomes
- *                                     (a < b && b <= c), as Python means it)
+ *                                     (a < b && b <= c), as Python means it; a quotient of
+ *                                     Python's true division compared with a value,
+ *                                     a / b > c, becomes the exact integer comparison
+ *                                     a > c * b (mirrored for a negative b, invalid for a
+ *                                     zero b); any other true division is refused)
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
  * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than

@@ -125,6 +125,11 @@ static int param_extreme(struct import *im, const char *w, size_t len, const cha
     return 1;
 }
 
+/* Python's true division ("/"; "//" is C's integer division), marked by translate with a
+ * byte that no expression holds until a comparison gives it an exact integer form
+ * (comparison below); expression refuses one left over. */
+#define TRUE_DIV '\x01'
+
 /* Python's operators into C's: and/or, //, True/False, and not, which binds looser than a
  * comparison in Python ("not a > b" is "!(a > b)"), so its operand runs to the next and/or
  * or closing parenthesis of its level. & | ^ are refused: they bind tighter than a
@@ -205,6 +210,9 @@ static char *translate(struct import *im, const char *src, const char *path)
         } else if (p[0] == '/' && p[1] == '/') {
             out[n++] = '/';
             p += 2;
+        } else if (p[0] == '/') {
+            out[n++] = TRUE_DIV;
+            p++;
         } else {
             depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
             out[n++] = *p++;
@@ -277,6 +285,120 @@ static void unchain_operand(const char *c, size_t n, struct sbuf *out)
     }
 }
 
+/* Narrows c[*a, *z) to what its blanks and its parentheses around the whole enclose. */
+static void strip(const char *c, size_t *a, size_t *z)
+{
+    for (;;) {
+        size_t i;
+        int depth = 0;
+        while (*a < *z && c[*a] == ' ')
+            (*a)++;
+        while (*z > *a && c[*z - 1] == ' ')
+            (*z)--;
+        if (*z - *a < 2 || c[*a] != '(' || c[*z - 1] != ')')
+            return;
+        for (i = *a; i < *z; i++) {
+            depth += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (i != *z - 1)
+            return;
+        (*a)++;
+        (*z)--;
+    }
+}
+
+/* Where c[a, z) is "P / Q" with Python's true division as its last operation (the last
+ * operator of the top level, which has only * / // %): the position of the '/'; else z. */
+static size_t quotient_at(const char *c, size_t a, size_t z)
+{
+    size_t last = z, div = z;
+    int depth = 0, operand = 0;
+
+    for (size_t i = a; i < z; i++) {
+        char ch = c[i];
+        depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        if (depth == 0 && strchr("*%/" "\x01", ch))
+            last = i;
+        if (depth == 0 && ch == TRUE_DIV) {
+            if (div != z)
+                return z;
+            div = i;
+        }
+        /* A binary + or -, a shift: the quotient is not the last operation. */
+        if (depth == 0 && (((ch == '+' || ch == '-') && operand) || ch == '<' || ch == '>'))
+            return z;
+        if (ch != ' ')
+            operand = isalnum((unsigned char)ch) || ch == '_' || ch == ')';
+    }
+    return div != z && last == div ? div : z;
+}
+
+/* The comparison that holds when both sides are swapped, or multiplied by a negative. */
+static const char *mirrored(const char *op, size_t len)
+{
+    if (op[0] == '<')
+        return len == 2 ? ">=" : ">";
+    if (op[0] == '>')
+        return len == 2 ? "<=" : "<";
+    return op[0] == '=' ? "==" : "!=";
+}
+
+/* Copies the comparison "c[a, ae) op c[o, ze)". Where one side is a quotient of Python's
+ * true division, P / Q, it becomes the exact integer comparison of P with the other side
+ * times Q, the operator mirrored when Q is negative: "P / Q > X" is
+ * "(0 / (Q) == 0 && ((Q) > 0 ? (P) > (X) * (Q) : (P) < (X) * (Q)))", where 0 / (Q) makes a
+ * zero Q invalid, as a division by zero is in hetune (Python raises). Anything else is
+ * copied as it is (a true division left in it is refused by expression). */
+static void comparison(const char *c, size_t a, size_t ae, const char *op, size_t opl,
+                       size_t o, size_t ze, struct sbuf *out)
+{
+    size_t la = a, lz = ae, ra = o, rz = ze, pa, pz, qa, qz, xa, xz;
+    size_t ld, rd;
+    char pos[3], neg[3];
+
+    strip(c, &la, &lz);
+    strip(c, &ra, &rz);
+    ld = quotient_at(c, la, lz);
+    rd = quotient_at(c, ra, rz);
+    if ((ld == lz) == (rd == rz)) {
+        unchain_operand(c + a, ae - a, out);
+        put(out, " ", 1);
+        put(out, op, opl);
+        put(out, " ", 1);
+        unchain_operand(c + o, ze - o, out);
+        return;
+    }
+    snprintf(pos, sizeof pos, "%.*s", (int)opl, op);
+    if (ld != lz) {
+        pa = la, pz = ld, qa = ld + 1, qz = lz, xa = ra, xz = rz;
+    } else {
+        pa = ra, pz = rd, qa = rd + 1, qz = rz, xa = la, xz = lz;
+        snprintf(pos, sizeof pos, "%s", mirrored(op, opl));
+    }
+    snprintf(neg, sizeof neg, "%s", mirrored(pos, strlen(pos)));
+    strip(c, &pa, &pz);
+    strip(c, &qa, &qz);
+    for (int k = 0; k < 2; k++) {
+        put(out, k ? " : (" : "(0 / (", k ? 4 : 6);
+        if (!k) {
+            unchain_operand(c + qa, qz - qa, out);
+            put(out, ") == 0 && ((", 12);
+            unchain_operand(c + qa, qz - qa, out);
+            put(out, ") > 0 ? (", 9);
+        }
+        unchain_operand(c + pa, pz - pa, out);
+        put(out, ") ", 2);
+        put(out, k ? neg : pos, strlen(k ? neg : pos));
+        put(out, " (", 2);
+        unchain_operand(c + xa, xz - xa, out);
+        put(out, ") * (", 5);
+        unchain_operand(c + qa, qz - qa, out);
+        put(out, k ? ")))" : ")", k ? 3 : 1);
+    }
+}
+
 /* Python's chained comparisons into C's: "a < b <= c" means "a < b and b <= c" in Python
  * and "(a < b) <= c" in C, so an operand region (between && || ? : , at one level of
  * parentheses) with several comparisons at its own level becomes "(a < b && b <= c)". */
@@ -303,7 +425,10 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
                 end += opl[nops - 1] - 1;
             }
         }
-        if (nops < 2) {
+        if (nops == 1 && memchr(c + start, TRUE_DIV, end - start)) {
+            size_t a = start, ae = ops[0], o = ops[0] + opl[0], ze = end;
+            comparison(c, a, ae, c + ops[0], opl[0], o, ze, out);
+        } else if (nops < 2) {
             unchain_operand(c + start, end - start, out);
         } else {
             /* The region's own leading and trailing blanks stay outside the parentheses. */
@@ -329,11 +454,7 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
                     ze--;
                 if (m)
                     put(out, " && ", 4);
-                unchain_operand(c + a, ae - a, out);
-                put(out, " ", 1);
-                put(out, c + ops[m], opl[m]);
-                put(out, " ", 1);
-                unchain_operand(c + o, ze - o, out);
+                comparison(c, a, ae, c + ops[m], opl[m], o, ze, out);
             }
             put(out, ")", 1);
             put(out, c + end - trail, trail);
@@ -364,6 +485,13 @@ static int expression(struct import *im, const char *src, const char *path, char
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     }
     c = chained.s;
+    if (strchr(c, TRUE_DIV)) {
+        free(c);
+        return refuse(im->err, path, "%s: '/' in '%s' is Python's true division, which has no "
+                      "exact form in hetune's integer expressions there: only a quotient "
+                      "compared with a value is translated (a / b > 1); write '//' for "
+                      "integer division", path, src);
+    }
     if (ht_expr_compile(c, &names, &e, im->err) != 0) {
         snprintf(im->err->field, sizeof im->err->field, "%.*s",
                  (int)sizeof im->err->field - 1, path);
@@ -736,6 +864,25 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
     return 0;
 }
 
+/* 1 when text starts, past blank and comment lines, the way a Python script does. */
+static int looks_like_python(const char *text)
+{
+    static const char *const starts[] = {"import ", "from ", "def ", "#!", "\"\"\"", NULL};
+    const char *p = text;
+
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' ||
+           (*p == '#' && p[1] != '!')) {
+        if (*p == '#')
+            p += strcspn(p, "\n");
+        else
+            p++;
+    }
+    for (size_t i = 0; starts[i]; i++)
+        if (!strncmp(p, starts[i], strlen(starts[i])))
+            return 1;
+    return 0;
+}
+
 int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
                     struct ht_error *err)
 {
@@ -760,7 +907,14 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
         snprintf(err->file, sizeof err->file, "%s", t1_path);
         err->line = jerr.line;
         err->column = jerr.column;
-        rc = ht_error_set(err, HT_EPARSE, "%s", jerr.text);
+        if (looks_like_python(src))
+            rc = ht_error_set(err, HT_EPARSE, "a Python script, not a T1 file: import-kt reads "
+                              "the JSON of the tuning standard (T1); for a Kernel Tuner script, "
+                              "call hetune.tune from Python (python/hetune) or write its "
+                              "tune_params and restrictions into a spec (docs/spec.md) (JSON: "
+                              "%s)", jerr.text);
+        else
+            rc = ht_error_set(err, HT_EPARSE, "%s", jerr.text);
         goto cleanup;
     }
     if ((rc = convert(&im, t1, t1_path, dir, spec_dir, spec, &nt)) != 0) {

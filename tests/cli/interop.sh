@@ -62,6 +62,70 @@ run space "$tmp/chain.json" --json
 expect_status 0
 check 'all(x["pruned"] == 3 for x in d["devices"])'
 
+# Python's true division keeps its meaning (issue 28 item 3): 96 / 64 > 1 holds, where C's
+# 96 / 64 is 1. A quotient compared with a value becomes an exact integer comparison; the
+# configurations hetune lists are those of the same space without the condition that
+# Python's own evaluation of it keeps; a quotient inside other arithmetic is refused.
+divspace() { # $1: the condition, $2: the T1 file to write
+    python3 - "$fix/vecadd-t1.json" "$2" "$1" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["ConfigurationSpace"]["TuningParameters"] = [
+    {"Name": "block_size_x", "Type": "int", "Values": "[32, 64, 96, 128, 160, 192, 224, 256]"},
+    {"Name": "t", "Type": "int", "Values": "[-2, -1, 0, 1, 2, 3, 4]"}]
+t["KernelSpecification"]["GlobalSize"] = {"X": "26880"}  # a multiple of every block size
+t["ConfigurationSpace"]["Conditions"] = [
+    {"Expression": sys.argv[3], "Parameters": ["block_size_x", "t"]}] if sys.argv[3] else []
+json.dump(t, open(sys.argv[2], "w"))
+PY
+}
+divspace "" "$tmp/div0-t1.json"
+run import-kt "$tmp/div0-t1.json" -o "$tmp/div0.json"
+expect_status 0
+run space "$tmp/div0.json" --device 0 --list
+expect_status 0
+cp "$tmp/out" "$tmp/div0.list"
+for cond in "block_size_x / 64 > 1" "1 < block_size_x / 64" "block_size_x * t / 64 >= 3"             "32 <= block_size_x / t <= 100" "block_size_x / -t < -50"             "block_size_x / (t - 1) != 64 and (block_size_x / 32) == 3"; do
+    divspace "$cond" "$tmp/div-t1.json"
+    run import-kt "$tmp/div-t1.json" -o "$tmp/div.json"
+    expect_status 0
+    run space "$tmp/div.json" --device 0 --list
+    expect_status 0
+    python3 - "$tmp/div0.list" "$tmp/out" "$cond" <<'PY' || fail "true division: $cond: $(grep -o '"constraints".*' "$tmp/div.json")"
+import re, sys
+def configs(path):
+    out, names = set(), None
+    for line in open(path):
+        f = line.split()
+        if f == ["block_size_x", "t"]:
+            names = f
+        elif names and len(f) == 2 and all(re.fullmatch(r"-?\d+", x) for x in f):
+            out.add((int(f[0]), int(f[1])))
+    return out
+every, got = configs(sys.argv[1]), configs(sys.argv[2])
+assert len({b for b, _ in every}) == 8, sorted(every)
+def keeps(b, t):
+    try:
+        return bool(eval(sys.argv[3], {"block_size_x": b, "t": t}))
+    except ZeroDivisionError:
+        return False
+want = {c for c in every if keeps(*c)}
+assert got == want, (sorted(got ^ want), len(got), len(want))
+PY
+done
+for cond in "block_size_x / 64 * t > 1" "block_size_x / 64 + 1 > 2" "block_size_x / 64"; do
+    divspace "$cond" "$tmp/div-t1.json"
+    run import-kt "$tmp/div-t1.json"
+    expect_status 2
+    expect_err "Python's true division"
+done
+
+# A Kernel Tuner script is not a T1 file: said so, exit 2.
+printf 'import numpy\nfrom kernel_tuner import tune_kernel\n' >"$tmp/script.py"
+run import-kt "$tmp/script.py"
+expect_status 2
+expect_err "a Python script, not a T1 file"
+
 # Fields a spec cannot express: exit 2 naming the field.
 bad() { # $1: a Python statement changing t (the T1 object); $2: the field named
     python3 - "$fix/vecadd-t1.json" "$tmp/bad.json" "$1" <<'PY'
