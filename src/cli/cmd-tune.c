@@ -92,6 +92,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
     } else {
         printf("  best         none: no configuration ran and verified\n");
     }
+    if (spec->verify == HT_VERIFY_NONE && !r->replayed && r->evaluated)
+        printf("  verified     no: the spec has no \"verify\", so no result was checked\n");
     if (r->replayed) {
         ht_format_seconds(r->simulated_s, a, sizeof a);
         ht_format_seconds(r->tuning_s, b, sizeof b);

@@ -747,6 +747,8 @@ static json_t *kernel_file(const char *t1_dir, const char *spec_dir, const char 
     return out;
 }
 
+static void verify_note(json_t *list, char **notes);
+
 static void note(char **notes, const char *fmt, const char *value)
 {
     char *line = ht__asprintf(fmt, value), *joined;
@@ -861,7 +863,39 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
     json_array_foreach(json_object_get(t1, "Budget"), i, a)
         note(notes, "Budget %s: not part of a spec; pass --budget to hetune tune",
              json_string_value(json_object_get(a, "Type")));
+    if (!replay_only)
+        verify_note(json_object_get(json_object_get(t1, "ConfigurationSpace"),
+                                    "TuningParameters"), notes);
     return 0;
+}
+
+/* A T1 file names no reference output: says that tune's results will not be checked, and
+ * how to check them against Kernel Tuner's Default configuration when the file gives one. */
+static void verify_note(json_t *list, char **notes)
+{
+    json_t *p, *ref = json_object();
+    size_t i;
+    int all = json_array_size(list) > 0;
+    char *text;
+
+    json_array_foreach(list, i, p) {
+        json_t *d = json_object_get(p, "Default");
+        const char *name = json_string_value(json_object_get(p, "Name"));
+        if (json_is_integer(d) && name)
+            json_object_set(ref, name, d);
+        else
+            all = 0;
+    }
+    text = all ? json_dumps(ref, JSON_COMPACT) : NULL;
+    if (text)
+        note(notes, "no verification: a T1 file names no reference output, so tune will not "
+             "check results; to check every configuration against Kernel Tuner's Default, add "
+             "\"verify\": {\"reference\": %s} to the spec (docs/spec.md)", text);
+    else
+        note(notes, "no verification: a T1 file names no reference output, so tune will not "
+             "check results; add \"verify\" to the spec (docs/spec.md)%s", "");
+    free(text);
+    json_decref(ref);
 }
 
 /* 1 when text starts, past blank and comment lines, the way a Python script does. */

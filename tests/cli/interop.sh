@@ -22,6 +22,7 @@ cp "$fix/vecadd-t1.json" "$fix/vecadd.cl" "$tmp/"
 run import-kt "$tmp/vecadd-t1.json" -o "$tmp/spec.json"
 expect_status 0
 expect_err "Search.Name 'Random'"
+expect_err "no verification: a T1 file names no reference output"
 python3 - "$tmp/spec.json" <<'PY' || fail "imported spec: $(cat "$tmp/spec.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -172,8 +173,10 @@ expect_status 0
 run export --format t4 --db "$tmp/r.db"
 expect_status 1
 expect_err "holds no evaluation"
-run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db" -q
+run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db"
 expect_status 0
+grep -q 'verified     no: the spec has no "verify"' "$tmp/out" ||
+    fail "tune of an imported spec does not say its results are unchecked: $(cat "$tmp/out")"
 
 # T4: what the published results schema (T4 1.0.0) requires, checked by hand.
 run export --format t4 --db "$tmp/r.db" -o "$tmp/t4.json"
