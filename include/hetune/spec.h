@@ -186,6 +186,11 @@ void ht_spec_free(struct ht_spec *spec);
 int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int64_t *value,
                         struct ht_error *err);
 
+/* The word of words[0..n) nearest to s by edit distance, when it is close enough to be
+ * what was meant (at most two edits, and fewer than a third of the longer word), else
+ * NULL: the rule of every "did you mean" of the spec loader and the CLI. */
+const char *ht_closest_word(const char *s, const char *const *words, size_t n);
+
 /* The index of the parameter called name, or -1. */
 long ht_spec_param_index(const struct ht_spec *spec, const char *name);
 

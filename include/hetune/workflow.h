@@ -312,7 +312,10 @@ struct ht_workflow_run_opts {
                                          ht_workflow_split; coexec's dim and scheduler are
                                          replaced by each of dims and schedulers, every
                                          split is forced, refine and sweep apply to the
-                                         static scheduler only, tune and dump are unused */
+                                         static scheduler only (a sweep needs two
+                                         devices; with one there is no split and the
+                                         sweep is left out with a note), tune and dump
+                                         are unused */
     struct ht_tune_opts tune;         /* the tuning step (strategy, budget, stop,
                                          progress); its eq3 and exec are split.coexec.exec */
     unsigned dims;                    /* bit d: split along dimension d; 0: every

@@ -16,6 +16,7 @@ static const char import_usage[] =
     "--replay): the kernel is never built.\n\n"
     "options:\n"
     "  -o, --out SPEC        write the spec to SPEC (default: stdout)\n"
+    "  -q, --quiet           leave out the notes on stderr (what was left out and why)\n"
     "  -h, --help            show this help\n\n"
     "exit status: 0 success, 1 runtime failure, 2 bad input (a field hetune cannot express)\n";
 
@@ -31,6 +32,8 @@ static const char export_usage[] =
     "      --db FILE         the results database (default ./hetune.db); it must exist\n"
     "      --spec NAME       only the spec named NAME (its \"name\"; may be repeated)\n"
     "  -o, --out FILE        write the T4 JSON to FILE (default: stdout)\n"
+    "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
+    "                        progress and no notes (errors still go to stderr)\n"
     "  -h, --help            show this help\n\n"
     "exit status: 0 success, 1 runtime failure (nothing to export), 2 bad input\n";
 
@@ -46,16 +49,21 @@ static int put(const char *cmd, const char *path, const char *text)
 int cmd_import_kt(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0}};
+        {"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'}, {0}};
     const char *out = NULL;
     char *spec = NULL, *notes = NULL, *dir = NULL;
     struct ht_error err;
-    int c, status;
+    int c, status, quiet = 0;
 
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) == 'o')
-        out = optarg;
+    while ((c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) == 'o' || c == 'q') {
+        if (c == 'o')
+            out = optarg;
+        else
+            quiet = 1;
+    }
     if (c == 'h')
         return fputs(import_usage, stdout) < 0;
     if (c != -1)
@@ -69,7 +77,7 @@ int cmd_import_kt(int argc, char **argv)
     if (ht_kt_import_t1(argv[optind], dir && strchr(out, '/') ? dir : NULL, &spec, &notes,
                         &err) != 0)
         status = cli_fail("import-kt", &err);
-    else if ((status = put("import-kt", out, spec)) == 0 && notes)
+    else if ((status = put("import-kt", out, spec)) == 0 && notes && !quiet)
         fprintf(stderr, "%s", notes);
     free(spec);
     free(notes);
@@ -84,7 +92,8 @@ int cmd_export(int argc, char **argv)
         {"format", required_argument, NULL, OPT_FORMAT},
         {"header", required_argument, NULL, OPT_HEADER},
         {"db", required_argument, NULL, OPT_DB}, {"spec", required_argument, NULL, OPT_SPEC},
-        {"out", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'}, {0}};
+        {"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'}, {0}};
     const char *db = HT_STORE_DEFAULT_PATH, *format = NULL, *header = NULL, *out = NULL;
     const char **names = calloc((size_t)argc, sizeof *names);
     struct ht_export_filter filter = {names, 0};
@@ -96,8 +105,9 @@ int cmd_export(int argc, char **argv)
 
     opterr = 0;
     optind = 1;
-    while (names && (c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while (names && (c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) != -1) {
         switch (c) {
+        case 'q': break; /* export prints nothing but errors on stderr */
         case OPT_FORMAT: format = optarg; break;
         case OPT_HEADER: header = optarg; break;
         case OPT_DB: db = optarg; break;

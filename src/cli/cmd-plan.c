@@ -59,6 +59,8 @@ static const char plan_usage[] =
     "      --margin M        split only when predicted at least M faster than the\n"
     "                        fastest device alone (default 0.1: 10%)\n"
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
+    "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
+    "                        progress and no notes (errors still go to stderr)\n"
     "\n"
     "The lists must have one entry per device, in the same order. Output: per device\n"
     "its work-group size, time, optimal factor (Eq. 4), adjusted factor (owned\n"
@@ -325,7 +327,8 @@ int cmd_plan(int argc, char **argv)
     struct cli_common co;
 
     ht_error_clear(&err);
-    cli_common_init(&co, cmd, plan_usage, CLI_F_JSON, own);
+    cli_common_init(&co, cmd, plan_usage, CLI_F_JSON | CLI_F_QUIET, own);
+    co.own_help = CLI_F_QUIET;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'g': garg = optarg; break;

@@ -33,6 +33,8 @@ static const char report_usage[] =
     "      --spec NAME       only the case studies of the spec named NAME (its \"name\")\n"
     "      --gnuplot PROG    the gnuplot program (default: gnuplot, searched on PATH)\n"
     "      --no-pictures     write the scripts but do not run gnuplot\n"
+    "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
+    "                        progress and no notes (errors still go to stderr)\n"
     "\n"
     "exit status: 0 success (with or without pictures), 1 runtime failure (not a hetune\n"
     "database, nothing to report in it, a file that cannot be written), 2 bad input\n"
@@ -57,8 +59,8 @@ int cmd_report(int argc, char **argv)
 
     ht_report_opts_init(&opts);
     ht_error_clear(&err);
-    cli_common_init(&co, "report", report_usage, CLI_F_DB | CLI_F_JSON, own);
-    co.own_help = CLI_F_DB;
+    cli_common_init(&co, "report", report_usage, CLI_F_DB | CLI_F_JSON | CLI_F_QUIET, own);
+    co.own_help = CLI_F_DB | CLI_F_QUIET;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;

@@ -32,6 +32,8 @@ static const char space_usage[] =
     "                        the drivers\n"
     "      --db FILE         also record the sizes in this results database (for\n"
     "                        'hetune report'; hetune tune and hetune run record them too)\n"
+    "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
+    "                        progress and no notes (errors still go to stderr)\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
     "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
@@ -114,9 +116,10 @@ int cmd_space(int argc, char **argv)
 
     ht_error_clear(&err);
     cli_common_init(&co, "space", space_usage,
-                    CLI_F_DEVICE | CLI_F_EQ3 | CLI_F_SIZE | CLI_F_DB | CLI_F_JSON | CLI_F_VERBOSE,
+                    CLI_F_DEVICE | CLI_F_EQ3 | CLI_F_SIZE | CLI_F_DB | CLI_F_JSON | CLI_F_VERBOSE |
+                        CLI_F_QUIET,
                     own);
-    co.own_help = CLI_F_DB;
+    co.own_help = CLI_F_DB | CLI_F_QUIET;
     co.db = NULL; /* the sizes are recorded only when --db is given */
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {

@@ -31,7 +31,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: hetune <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'hetune <command> --help' or 'hetune help <command>' describes a command.\n"
+    fprintf(f, "\n'hetune <command> --help' or 'hetune help <command>' describes a command;\n"
+               "'hetune --version' prints the version.\n"
                "exit status: 0 success, 1 runtime failure, 2 bad input, 3 verification failed\n");
 }
 
@@ -72,6 +73,18 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
+    {
+        const char *names[sizeof commands / sizeof commands[0]];
+        const char *guess;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            names[i] = commands[i].name;
+        guess = ht_closest_word(argv[1], names, sizeof names / sizeof names[0]);
+        if (guess) {
+            fprintf(stderr, "hetune: '%s' is not a command (did you mean '%s'?)\n", argv[1],
+                    guess);
+            return 2;
+        }
+    }
     fprintf(stderr, "hetune: '%s' is not a command\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -84,11 +84,11 @@ void cli_progress_end(struct cli_progress *p)
 void cli_tune_progress(const struct ht_tune_progress *p, void *user)
 {
     struct cli_tune_bar *b = user;
-    char note[512] = "", t[32], cfg[400] = "", label[64];
+    char note[512] = "", t[32], cfg[400] = "", label[128];
 
     if (b->dev != p->dev) {
         cli_tune_bar_end(b);
-        snprintf(label, sizeof label, "%s%zu %.20s", b->prefix ? b->prefix : "",
+        snprintf(label, sizeof label, "%s%zu %.60s", b->prefix ? b->prefix : "",
                  p->dev->index, p->dev->name);
         cli_progress_start(&b->bar, label, p->total, b->quiet);
         b->dev = p->dev;

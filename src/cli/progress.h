@@ -17,7 +17,7 @@ struct cli_progress {
     int mode;            /* CLI_PROGRESS_OFF (every call does nothing), _BAR or _LINES */
     size_t total;
     double start, last_draw;
-    char label[64];
+    char label[128];
 };
 enum { CLI_PROGRESS_OFF, CLI_PROGRESS_BAR, CLI_PROGRESS_LINES };
 

@@ -75,7 +75,8 @@ int cli_split_devices(const char *cmd, char *list, const struct ht_workflow_spli
     size_t *idx = NULL;
     int status = cli_devices_list(cmd, list, plat, &idx, n);
 
-    if (status == 0 && wo->sweep > 0 && *n != 2)
+    /* run on one device has nothing to split or sweep (ht_workflow_run says so). */
+    if (status == 0 && wo->sweep > 0 && *n != 2 && !(*n == 1 && !strcmp(cmd, "run")))
         status = cli_usage_error(cmd, 2, "--sweep needs exactly two devices, not %zu (see "
                                          "--device)", *n);
     if (status == 0 && !(*dl = calloc(*n, sizeof **dl)))

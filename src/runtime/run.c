@@ -214,9 +214,13 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS)
         return ht_error_set(err, HT_EINVAL, "the spec has %zu parameters: the pipeline needs "
                             "1 to %d", spec->space.nparams, HT_STORE_MAX_PARAMS);
-    if (opts->split.sweep > 0 && n != 2)
+    /* One device: the pipeline has nothing to split, hence nothing to sweep (the README's
+     * tour runs on any machine). */
+    if (opts->split.sweep > 0 && n > 2)
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu",
                             n);
+    if (opts->split.sweep > 0 && n == 1 && opts->split.on_note)
+        opts->split.on_note("one device: nothing to split, so no sweep", opts->split.user);
     if (opts->split.dop)
         return ht_error_set(err, HT_EINVAL, "choosing the CPU compute units with the split "
                             "(auto) is hetune split's; the pipeline takes a count");

@@ -6,6 +6,7 @@
  * walker can be small and trusting; it still never reads past len. */
 #include <string.h>
 
+#include "hetune/spec.h"
 #include "spec/spec-internal.h"
 #include "util/util.h"
 
@@ -202,7 +203,7 @@ int ht__edit_distance(const char *a, const char *b)
     return d[la][lb] < 100 ? d[la][lb] : 100;
 }
 
-const char *ht__closest_word(const char *s, const char *const *words, size_t n)
+const char *ht_closest_word(const char *s, const char *const *words, size_t n)
 {
     const char *best = NULL;
     int best_d = 100;

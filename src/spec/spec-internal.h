@@ -34,10 +34,6 @@ void ht__line_col(const char *text, size_t len, size_t off, int *line, int *colu
  * and b, capped at 100. */
 int ht__edit_distance(const char *a, const char *b);
 
-/* The word of words[0..n) closest to s when it is close enough to be a likely misspelling,
- * else NULL. Borrowed from words. */
-const char *ht__closest_word(const char *s, const char *const *words, size_t n);
-
 /* 1 with *v set when parameter i of d can take one value only, whatever the device: a
  * list of one value, or a range over sizes (and literals) that holds one value (lo == hi,
  * a step past hi, one power of two). 0 otherwise, or when out of memory. */

@@ -211,7 +211,7 @@ static void join_words(const char *const *w, size_t n, const char *last_sep, cha
 static void hint(const char *s, const char *const *words, size_t n, const char *extra,
                  char *buf, size_t size)
 {
-    const char *guess = ht__closest_word(s, words, n);
+    const char *guess = ht_closest_word(s, words, n);
     char list[256];
 
     if (extra) {
@@ -239,7 +239,7 @@ static int check_fields(struct loader *l, json_t *obj, const char *const *known,
             i++;
         if (i < n)
             continue;
-        const char *guess = ht__closest_word(key, known, n);
+        const char *guess = ht_closest_word(key, known, n);
         char list[600];
         push_key(l, key);
         if (guess)
@@ -1111,7 +1111,7 @@ static int load_arg(struct loader *l, size_t i, json_t *obj)
         const char *guess;
         for (int t = 0; t < HT_NTYPES; t++)
             tn[t] = ht_type_name((enum ht_type)t);
-        guess = ht__closest_word(type, tn, HT_NTYPES);
+        guess = ht_closest_word(type, tn, HT_NTYPES);
         join_words(tn, HT_NTYPES, ", ", types, sizeof types);
         if (guess)
             snprintf(h, sizeof h, " (did you mean '%s'? expected one of %s)", guess, types);
@@ -1213,7 +1213,7 @@ static int arg_list(struct loader *l, json_t *names, size_t **out, size_t *n)
         while (k < spec->nargs && strcmp(spec->args[k].name, name) != 0)
             k++;
         if (k == spec->nargs) {
-            guess = ht__closest_word(name, an, spec->nargs);
+            guess = ht_closest_word(name, an, spec->nargs);
             if (guess)
                 rc = fail(l, HT_ESPEC, "unknown argument '%s' (did you mean '%s'?)", name,
                           guess);
@@ -1383,7 +1383,7 @@ static int load_reference(struct loader *l, json_t *ref)
 
         push_key(l, key);
         if (k < 0) {
-            const char *guess = ht__closest_word(key, pn, d->nparams);
+            const char *guess = ht_closest_word(key, pn, d->nparams);
             if (guess)
                 rc = fail_key(l, HT_ESPEC, "unknown parameter '%s' (did you mean '%s'?)", key,
                               guess);

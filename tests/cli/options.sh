@@ -19,6 +19,15 @@ done
 run help nosuch
 expect_status 2
 expect_err "'nosuch' is not a command"
+# A mistyped command gets a guess (issue 28 item 6); --version is in --help.
+run tnue
+expect_status 2
+expect_err "'tnue' is not a command (did you mean 'tune'?)"
+"$HETUNE" --help | grep -q -- "--version" || fail "hetune --help does not name --version"
+# Every command takes -q (scripts pass it everywhere).
+for c in $commands; do
+    "$HETUNE" "$c" --help | grep -q -- "-q, --quiet" || fail "hetune $c --help has no -q"
+done
 
 # The table: no letter twice.
 python3 - "$HETUNE_SOURCE_DIR/src/cli/cli.h" >"$tmp/table" <<'PY' || fail "CLI_SHORT_OPTIONS: $(cat "$tmp/table")"

@@ -33,13 +33,25 @@ pc=$(find "$prefix" -name hetune.pc -path '*/pkgconfig/*' | head -1)
 [ -n "$pc" ] || fail "no hetune.pc installed"
 libdir=$(dirname "$(dirname "$pc")")
 for f in include/hetune.h include/hetune/spec.h include/hetune/platform.h bin/hetune \
-         libexec/hetune/hetune-worker; do
+         libexec/hetune/hetune-worker share/man/man1/hetune.1 \
+         share/bash-completion/completions/hetune; do
     [ -e "$prefix/$f" ] || fail "$f was not installed"
 done
 for f in libhetune.so libhetune.a cmake/hetune/hetuneConfig.cmake \
          cmake/hetune/hetuneConfigVersion.cmake cmake/hetune/hetuneTargets.cmake; do
     [ -e "$libdir/$f" ] || fail "${libdir#"$prefix"/}/$f was not installed"
 done
+
+# The manual page names every command; the completion offers them.
+for c in $("$prefix/bin/hetune" --help | awk '/^commands:/ {on = 1; next} on && NF == 0 {exit} on {print $1}'); do
+    grep -q "^\.SS hetune $c\$" "$prefix/share/man/man1/hetune.1" || fail "hetune.1 lacks hetune $c"
+done
+words=$(bash -c 'source "$1/share/bash-completion/completions/hetune"; COMP_WORDS=("$1/bin/hetune" tu)
+    COMP_CWORD=1; _hetune; echo "${COMPREPLY[*]}"; COMP_WORDS=("$1/bin/hetune" tune --repl)
+    COMP_CWORD=2; _hetune; echo "${COMPREPLY[*]}"' _ "$prefix")
+[ "$words" = "tune
+--replay --replay-device" ] || fail "the bash completion offers: $words"
+echo "install: the manual page and the bash completion"
 
 # Only the public names are exported: ht_ then a letter, never ht__, nothing else.
 nm -D --defined-only "$libdir/libhetune.so" | awk '{print $NF}' >"$tmp/syms"

@@ -677,12 +677,12 @@ static void test_suggestions(void **state)
     assert_int_equal(ht__edit_distance("constriants", "constraints"), 1);
     assert_int_equal(ht__edit_distance("", "abc"), 3);
     assert_int_equal(ht__edit_distance("kitten", "sitting"), 3);
-    assert_string_equal(ht__closest_word("constriants", words, 5), "constraints");
-    assert_string_equal(ht__closest_word("rnage", words, 5), "range");
-    assert_string_equal(ht__closest_word("repeat", words, 5), "repeats");
-    assert_null(ht__closest_word("lo2", words, 3));
-    assert_null(ht__closest_word("hx", words, 5));
-    assert_null(ht__closest_word("completely", words, 5));
+    assert_string_equal(ht_closest_word("constriants", words, 5), "constraints");
+    assert_string_equal(ht_closest_word("rnage", words, 5), "range");
+    assert_string_equal(ht_closest_word("repeat", words, 5), "repeats");
+    assert_null(ht_closest_word("lo2", words, 3));
+    assert_null(ht_closest_word("hx", words, 5));
+    assert_null(ht_closest_word("completely", words, 5));
 }
 
 /* A folder given as the spec is refused as such (fopen succeeds on a folder, and its
