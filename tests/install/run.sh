@@ -70,9 +70,12 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046,SC2086
 cc $cflags -o "$tmp/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs hetune) ||
     fail "the consumer does not build with pkg-config"
-LD_LIBRARY_PATH="$libdir" ldd "$tmp/consumer-pc" | grep -q "$libdir/libhetune.so" ||
-    fail "the pkg-config consumer is not linked to the installed libhetune.so"
-out=$(LD_LIBRARY_PATH="$libdir" "$tmp/consumer-pc" "$spec") || fail "the pkg-config consumer failed"
+# pkg-config's Libs carry the rpath: the program runs without LD_LIBRARY_PATH.
+found=$(env -u LD_LIBRARY_PATH ldd "$tmp/consumer-pc" | awk '/libhetune\.so/ {print $3}')
+[ -n "$found" ] && [ -e "$found" ] &&
+    [ "$(realpath "$found")" = "$(realpath "$libdir/libhetune.so")" ] ||
+    fail "the pkg-config consumer does not find the installed libhetune.so by itself: $found"
+out=$(env -u LD_LIBRARY_PATH "$tmp/consumer-pc" "$spec") || fail "the pkg-config consumer failed"
 echo "install: pkg-config: $out"
 
 # find_package(hetune): hetune::hetune (shared) and hetune::hetune_static.
@@ -86,6 +89,16 @@ for exe in consumer consumer-static; do
 done
 ldd "$tmp/consumer/consumer" | grep -q "$libdir/libhetune.so" ||
     fail "the find_package consumer is not linked to the installed libhetune.so"
+
+# The shared library alone needs none of hetune's dependencies from the consumer's CMake
+# (issue 28 item 7): MPI, OpenCL and pkg-config hidden, it still configures and builds.
+"$cmake" -S "$here" -B "$tmp/consumer-shared" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_ONLY=ON \
+    -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
+    -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_C_FLAGS="$cflags" \
+    >"$tmp/consumer-shared.log" 2>&1 &&
+    "$cmake" --build "$tmp/consumer-shared" >>"$tmp/consumer-shared.log" 2>&1 ||
+    { cat "$tmp/consumer-shared.log" >&2; fail "find_package(hetune) for the shared library needs hetune's dependencies"; }
+echo "install: find_package(hetune) for the shared library alone needs no MPI, OpenCL or pkg-config"
 
 case $out in
 *"devices: 0") echo "install: no OpenCL platform: the installed hetune eval is not run"; exit 77 ;;
