@@ -57,12 +57,16 @@
  * hetune's own "device", "kernel" and "problem" (its sizes), which the schema allows.
  *
  * Header export: for each kernel name (of the newest problem stored with it, when there are
- * several) and each device with a tuned best (verified first, else unverified), one
+ * several: the others are named in a "left out" comment; the filter's sizes pick one) and
+ * each device with a tuned best (verified first, else unverified), one
  * "#define HETUNE_<KERNEL>_<DEVICE>_<PARAM> value", names upper-cased with every other
  * character than A-Z and 0-9 made '_' (a device name shared by two devices gets its row id
- * appended); then the newest split of that problem: HETUNE_<KERNEL>_SPLIT_SCHEDULER (a
+ * appended); then the newest split of that problem with fixed slices (a dynamic or guided
+ * one has none and is passed over, a comment says so): HETUNE_<KERNEL>_SPLIT_SCHEDULER (a
  * string), _SPLIT_DIM, _SPLIT_GLOBAL and per device _SPLIT_<DEVICE>_FACTOR (the adjusted
- * factor), _OFFSET and _SIZE (the static slice).
+ * factor), _OFFSET and _SIZE (the static slice). Text from the database (names, sizes,
+ * paths) is made safe inside the header's comments and strings: no stored value can end a
+ * comment and put lines of its own into a build.
  *
  * This module uses no OpenCL and never writes to the database.
  */
@@ -91,10 +95,13 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
                     struct ht_error *err);
 
 /* Which results an export takes: the problems of the specs named names[0..nnames) (their
- * "name", as stored), or every problem when nnames is 0. Borrowed for the call. */
+ * "name", as stored), or every problem when nnames is 0; of those, only the problems whose
+ * sizes hold every sizes[0..nsizes) (NAME=VALUE). Borrowed for the call. */
 struct ht_export_filter {
     const char *const *names;
     size_t nnames;
+    const struct ht_size_override *sizes;
+    size_t nsizes;
 };
 
 /* Writes the evaluations of the database as Kernel Tuner T4 JSON (described above) into

@@ -25,12 +25,15 @@ static const char export_usage[] =
     "Writes the results database as Kernel Tuner's T4 results JSON (every evaluation:\n"
     "configuration, times in ms, invalidity, correctness), or as a C header of each\n"
     "device's tuned parameter values (#define HETUNE_<KERNEL>_<DEVICE>_<PARAM>) and the\n"
-    "split factors of the newest split, for programs that build the kernel themselves.\n\n"
+    "slices of the newest split with fixed slices, for programs that build the kernel\n"
+    "themselves.\n\n"
     "options:\n"
     "      --format t4       T4 JSON, to stdout or --out\n"
     "      --header FILE     write the C header to FILE\n"
     "      --db FILE         the results database (default ./hetune.db); it must exist\n"
     "      --spec NAME       only the spec named NAME (its \"name\"; may be repeated)\n"
+    "      --size NAME=VALUE only the problems at this size (may be repeated); the header\n"
+    "                        has one problem per kernel, the newest, and names the others\n"
     "  -o, --out FILE        write the T4 JSON to FILE (default: stdout)\n"
     "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
     "                        progress and no notes (errors still go to stderr)\n"
@@ -87,27 +90,43 @@ int cmd_import_kt(int argc, char **argv)
 
 int cmd_export(int argc, char **argv)
 {
-    enum { OPT_FORMAT = CLI_OPT_OWN, OPT_HEADER, OPT_DB, OPT_SPEC };
+    enum { OPT_FORMAT = CLI_OPT_OWN, OPT_HEADER, OPT_DB, OPT_SPEC, OPT_SIZE };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"header", required_argument, NULL, OPT_HEADER},
         {"db", required_argument, NULL, OPT_DB}, {"spec", required_argument, NULL, OPT_SPEC},
+        {"size", required_argument, NULL, OPT_SIZE},
         {"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'}, {0}};
     const char *db = HT_STORE_DEFAULT_PATH, *format = NULL, *header = NULL, *out = NULL;
     const char **names = calloc((size_t)argc, sizeof *names);
-    struct ht_export_filter filter = {names, 0};
+    struct ht_size_override *sizes = calloc((size_t)argc, sizeof *sizes);
+    struct ht_export_filter filter = {names, 0, sizes, 0};
     struct ht_store *store = NULL;
     struct ht_error err;
     struct stat st = {.st_size = 1};
     char *text = NULL;
-    int c, status = 2, rc;
+    int c, status = 2, rc, quiet = 0;
 
     opterr = 0;
     optind = 1;
-    while (names && (c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) != -1) {
+    while (names && sizes && (c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) != -1) {
         switch (c) {
-        case 'q': break; /* export prints nothing but errors on stderr */
+        case 'q': quiet = 1; break;
+        case OPT_SIZE: {
+            const char *name;
+            size_t len;
+            int64_t v;
+            ht_error_clear(&err);
+            if (ht_parse_assignment(optarg, &name, &len, &v, &err) != 0) {
+                status = cli_usage_error("export", 2, "--size %s: %s", optarg, err.text);
+                goto cleanup;
+            }
+            optarg[len] = '\0'; /* name points into optarg, at its start */
+            sizes[filter.nsizes].name = name;
+            sizes[filter.nsizes++].value = v;
+            break;
+        }
         case OPT_FORMAT: format = optarg; break;
         case OPT_HEADER: header = optarg; break;
         case OPT_DB: db = optarg; break;
@@ -117,9 +136,9 @@ int cmd_export(int argc, char **argv)
         default: status = cli_getopt_error("export", c, argv); goto cleanup;
         }
     }
-    if (!names)
+    if (!names || !sizes)
         status = cli_usage_error("export", 1, "out of memory");
-    if (!names || cli_no_args("export", argc, argv) != 0)
+    if (!names || !sizes || cli_no_args("export", argc, argv) != 0)
         goto cleanup;
     if (!format == !header || (format && strcmp(format, "t4"))) {
         status = cli_usage_error("export", 2, "give --format t4 or --header FILE (see --help)");
@@ -141,9 +160,15 @@ int cmd_export(int argc, char **argv)
         status = cli_usage_error("export", 1, "%s: nothing to export: %s", db, err.text);
     else
         status = rc ? cli_fail("export", &err) : put("export", format ? out : header, text);
+    /* What the header leaves out is said on stderr too. */
+    for (const char *p = text; status == 0 && header && !quiet && p && *p;
+         p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, "/* left out: ", 13) || !strncmp(p, "/* no split with fixed", 22))
+            fprintf(stderr, "hetune export: %.*s\n", (int)strcspn(p, "\n") - 6, p + 3);
 cleanup:
     ht_store_close(store);
     free(text);
     free(names);
+    free(sizes);
     return status;
 }

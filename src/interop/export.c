@@ -36,14 +36,53 @@ static void catalog_free(struct catalog *c)
     free(c->devices);
 }
 
-static int wanted(const struct ht_export_filter *f, const char *spec)
+/* 1 when the stored sizes ("N=4096,M=512") hold NAME=VALUE. */
+static int has_size(const char *sizes, const struct ht_size_override *o)
 {
-    if (!f || f->nnames == 0)
-        return 1;
-    for (size_t i = 0; i < f->nnames; i++)
-        if (!strcmp(f->names[i], spec))
+    size_t n = strlen(o->name);
+
+    for (const char *p = sizes; *p;) {
+        char *end;
+        if (!strncmp(p, o->name, n) && p[n] == '=' &&
+            strtoll(p + n + 1, &end, 10) == o->value && (*end == ',' || *end == ' ' || !*end))
             return 1;
+        p += strcspn(p, ", ");
+        p += strspn(p, ", ");
+    }
     return 0;
+}
+
+static int wanted(const struct ht_export_filter *f, const char *spec, const char *sizes)
+{
+    int named = !f || f->nnames == 0;
+
+    for (size_t i = 0; f && i < f->nnames; i++)
+        named |= !strcmp(f->names[i], spec);
+    for (size_t i = 0; named && f && i < f->nsizes; i++)
+        named = has_size(sizes, &f->sizes[i]);
+    return named;
+}
+
+/* Text from the database made safe inside a C comment or a string literal of a generated
+ * header: a value holding a newline and "*\/" must not end the comment and put lines of its
+ * own into the user's build. Control characters become spaces; for a comment "*\/" becomes
+ * "* /"; for a string, '"' and '\\' are escaped. Cut to fit out. */
+static const char *c_safe(const char *in, int string, char *out, size_t size)
+{
+    size_t n = 0;
+
+    for (; *in && n + 3 < size; in++) {
+        unsigned char c = (unsigned char)*in;
+        if (c < 0x20 || c == 0x7f)
+            c = ' ';
+        if (!string && c == '/' && n > 0 && out[n - 1] == '*')
+            out[n++] = ' ';
+        if (string && (c == '"' || c == '\\'))
+            out[n++] = '\\';
+        out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    return out;
 }
 
 /* NAME upper-cased, every character but A-Z and 0-9 made '_', runs of them one '_'. */
@@ -81,7 +120,7 @@ static int catalog_load(struct ht_store *store, const struct ht_export_filter *f
         ht__store_column_text(st, 3, p.sizes, sizeof p.sizes);
         ht__store_column_text(st, 4, p.params, sizeof p.params);
         rc = 0;
-        if (!wanted(f, p.spec))
+        if (!wanted(f, p.spec, p.sizes))
             continue;
         if (!(grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown))) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -250,29 +289,42 @@ cleanup:
     return rc;
 }
 
-/* The newest split of the problem: 0 and *found 1 with *sp filled (devices owned). */
+/* The newest split of the problem whose slices are fixed (a static plan: some device owns a
+ * slice), a dynamic or guided split handing out chunks at run time having none to write:
+ * 0 and *found 1 with *sp filled (devices owned); *newer_dynamic says how many newer splits
+ * were passed over. */
 static int latest_split(struct ht_store *store, int64_t problem_id, struct ht_stored_split *sp,
-                        int *found, struct ht_error *err)
+                        int *found, size_t *newer_dynamic, struct ht_error *err)
 {
     sqlite3_stmt *st = NULL;
-    int64_t id = 0;
-    int rc;
+    int rc, step;
 
     *found = 0;
-    if ((rc = ht__store_prepare(store, "SELECT max(id) FROM splits WHERE problem_id = ?", &st,
-                                "cannot find the latest split", err)) != 0)
+    *newer_dynamic = 0;
+    if ((rc = ht__store_prepare(store, "SELECT id FROM splits WHERE problem_id = ? "
+                                "ORDER BY id DESC", &st, "cannot list the splits", err)) != 0)
         return rc;
     sqlite3_bind_int64(st, 1, problem_id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        id = sqlite3_column_int64(st, 0);
+    while (!*found && (step = sqlite3_step(st)) == SQLITE_ROW) {
+        int fixed = 0;
+        ht_stored_split_init(sp);
+        rc = ht_store_get_split(store, sqlite3_column_int64(st, 0), sp, err);
+        if (rc == HT_ENOTFOUND) {
+            rc = 0;
+            continue;
+        }
+        if (rc != 0)
+            break;
+        for (size_t i = 0; i < sp->ndevices; i++)
+            fixed |= sp->devices[i].size > 0;
+        if (fixed) {
+            *found = 1;
+        } else {
+            free(sp->devices);
+            ++*newer_dynamic;
+        }
+    }
     sqlite3_finalize(st);
-    if (id <= 0)
-        return 0;
-    ht_stored_split_init(sp);
-    rc = ht_store_get_split(store, id, sp, err);
-    if (rc == HT_ENOTFOUND)
-        return 0;
-    *found = rc == 0;
     return rc;
 }
 
@@ -281,8 +333,9 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
 {
     struct ht_stored_eval *ev = malloc(sizeof *ev);
     struct ht_stored_split sp;
-    char k[300], name[256], pn[300];
+    char k[300], name[256], pn[300], s1[300], s2[300], s3[1100];
     int rc = 0, found, any = 0;
+    size_t passed;
 
     if (!ev)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -299,10 +352,12 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
         if (rc != 0)
             goto cleanup;
         if (!any)
-            fprintf(f, "\n/* kernel %s of spec %s at %s */\n", p->kernel, p->spec,
-                    p->sizes[0] ? p->sizes : "no sizes");
+            fprintf(f, "\n/* kernel %s of spec %s at %s */\n", c_safe(p->kernel, 0, s1, sizeof s1),
+                    c_safe(p->spec, 0, s2, sizeof s2),
+                    p->sizes[0] ? c_safe(p->sizes, 0, s3, sizeof s3) : "no sizes");
         any = 1;
-        fprintf(f, "/* %s: %s, %.6g s%s */\n", cat->devices[d].name, ev->config, ev->seconds,
+        fprintf(f, "/* %s: %s, %.6g s%s */\n", c_safe(cat->devices[d].name, 0, s1, sizeof s1),
+                c_safe(ev->config, 0, s3, sizeof s3), ev->seconds,
                 ev->verified == 1 ? ", verified" : ", not verified");
         for (size_t i = 0; i < ev->nvalues; i++) {
             nth_name(p->params, i, name, sizeof name);
@@ -314,10 +369,19 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
     if (!any)
         goto cleanup;
     *wrote = 1;
-    if ((rc = latest_split(store, p->id, &sp, &found, err)) != 0 || !found)
+    if ((rc = latest_split(store, p->id, &sp, &found, &passed, err)) != 0)
         goto cleanup;
-    fprintf(f, "/* the newest split (%s), stored %s */\n", sp.scheduler, sp.created_at);
-    fprintf(f, "#define HETUNE_%s_SPLIT_SCHEDULER \"%s\"\n", k, sp.scheduler);
+    if (!found) {
+        if (passed)
+            fprintf(f, "/* no split with fixed slices: the %zu stored hand out chunks at run "
+                    "time (dynamic, guided) */\n", passed);
+        goto cleanup;
+    }
+    fprintf(f, "/* the newest split with fixed slices (%s), stored %s%s */\n",
+            c_safe(sp.scheduler, 0, s1, sizeof s1), c_safe(sp.created_at, 0, s2, sizeof s2),
+            passed ? "; newer ones hand out chunks at run time" : "");
+    fprintf(f, "#define HETUNE_%s_SPLIT_SCHEDULER \"%s\"\n", k,
+            c_safe(sp.scheduler, 1, s1, sizeof s1));
     fprintf(f, "#define HETUNE_%s_SPLIT_DIM %u\n", k, sp.dim);
     fprintf(f, "#define HETUNE_%s_SPLIT_GLOBAL %llu\n", k, (unsigned long long)sp.global);
     for (size_t i = 0; i < sp.ndevices; i++) {
@@ -352,9 +416,12 @@ int ht_export_header(struct ht_store *store, const struct ht_export_filter *filt
         catalog_free(&cat);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    fprintf(f, "/* Tuned by hetune from %s. Generated: do not edit. */\n"
-               "#ifndef HETUNE_TUNED_VALUES_H\n#define HETUNE_TUNED_VALUES_H\n",
-            ht_store_path(store));
+    {
+        char path[1100];
+        fprintf(f, "/* Tuned by hetune from %s. Generated: do not edit. */\n"
+                   "#ifndef HETUNE_TUNED_VALUES_H\n#define HETUNE_TUNED_VALUES_H\n",
+                c_safe(ht_store_path(store), 0, path, sizeof path));
+    }
     /* Newest problem first; one problem per kernel name, so that no macro is defined twice. */
     for (size_t i = cat.nproblems; rc == 0 && i-- > 0;) {
         int w = 0;
@@ -363,8 +430,17 @@ int ht_export_header(struct ht_store *store, const struct ht_export_filter *filt
         rc = header_problem(store, &cat, &cat.problems[i], f, &w, err);
         wrote |= w;
         for (size_t j = 0; w && j < i; j++)
-            if (!strcmp(cat.problems[j].kernel, cat.problems[i].kernel))
+            if (!strcmp(cat.problems[j].kernel, cat.problems[i].kernel) &&
+                cat.problems[j].id >= 0) {
+                char s1[300], s2[1100];
+                /* Never silently: the macros have no size in their names, so one problem
+                 * per kernel; the others are named, with how to pick them. */
+                fprintf(f, "/* left out: kernel %s at %s (older); pick it with hetune export "
+                        "--header FILE --size NAME=VALUE */\n",
+                        c_safe(cat.problems[j].kernel, 0, s1, sizeof s1),
+                        c_safe(cat.problems[j].sizes, 0, s2, sizeof s2));
                 cat.problems[j].id = -1;
+            }
     }
     fprintf(f, "\n#endif\n");
     fclose(f);

@@ -229,4 +229,47 @@ assert re.search(r"#define HETUNE_ADDVEC_\w+_WG \d+", h)
 f = [float(x) for x in re.findall(r"#define HETUNE_ADDVEC_SPLIT_\w+_FACTOR ([0-9.]+)", h)]
 assert len(f) == 2 and abs(sum(f) - 1) < 1e-3, f
 PY
+
+# A newer dynamic split has no fixed slices: the header keeps the static one's and says so;
+# a newer problem of the same kernel is the header's, and the older one is named (stderr
+# too) and picked by --size (issue 28 item 4).
+POCL_DEVICES="pthread basic" "$HETUNE" split "$HETUNE_SOURCE_DIR/examples/vecadd/spec.json" \
+    --size N=65536 --device all --force --scheduler dynamic --db "$tmp/r.db" >"$tmp/split.out" 2>&1 ||
+    fail "dynamic split: $(cat "$tmp/split.out")"
+run export --header "$tmp/tuned.h" --db "$tmp/r.db"
+expect_status 0
+grep -q "the newest split with fixed slices (static).*newer ones hand out chunks" "$tmp/tuned.h" ||
+    fail "header after a dynamic split: $(cat "$tmp/tuned.h")"
+sizes=$(grep -oE "#define HETUNE_ADDVEC_SPLIT_\w+_SIZE [0-9]+" "$tmp/tuned.h" | awk '{s += $3} END {print s}')
+global=$(awk '/#define HETUNE_ADDVEC_SPLIT_GLOBAL/ {print $3}' "$tmp/tuned.h")
+[ -n "$global" ] && [ "$sizes" = "$global" ] ||
+    fail "the header's slices add up to $sizes, not the split's $global: $(cat "$tmp/tuned.h")"
+"$HETUNE" tune "$HETUNE_SOURCE_DIR/examples/vecadd/spec.json" --size N=8192 --device "$dev" \
+    --budget 2 --db "$tmp/r.db" -q >/dev/null 2>&1 || fail "tune at N=8192"
+run export --header "$tmp/tuned.h" --db "$tmp/r.db"
+expect_status 0
+expect_err "left out: kernel addvec at N=65536"
+grep -q "kernel addvec of spec vecadd at N=8192" "$tmp/tuned.h" || fail "newest problem: $(cat "$tmp/tuned.h")"
+run export --header "$tmp/tuned.h" --db "$tmp/r.db" --size N=65536
+expect_status 0
+grep -q "kernel addvec of spec vecadd at N=65536" "$tmp/tuned.h" &&
+    grep -q "HETUNE_ADDVEC_SPLIT_SCHEDULER" "$tmp/tuned.h" || fail "--size N=65536: $(cat "$tmp/tuned.h")"
+run export --header "$tmp/tuned.h" --db "$tmp/r.db" --size N=3
+expect_status 1
+
+# Nothing stored can put lines of its own into the header (issue 29 item 4): a spec name
+# that closes the comment and includes a file stays inside the comment.
+python3 - "$HETUNE_SOURCE_DIR/examples/vecadd/spec.json" "$tmp/evil.json" <<'PY'
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = 'x */\n#include "/etc/passwd"\n/* "\\'
+s["kernel"]["file"] = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), s["kernel"]["file"])
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$HETUNE" tune "$tmp/evil.json" --size N=4096 --device "$dev" --budget 1 --db "$tmp/evil.db" -q \
+    >/dev/null 2>&1 || fail "tune of the spec with a hostile name"
+run export --header "$tmp/evil.h" --db "$tmp/evil.db"
+expect_status 0
+! grep -q '^#include' "$tmp/evil.h" || fail "the spec's name put an #include into the header: $(cat "$tmp/evil.h")"
+cc -fsyntax-only -x c "$tmp/evil.h" || fail "header of the hostile name does not compile: $(cat "$tmp/evil.h")"
 echo "interop: ok"
