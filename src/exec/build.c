@@ -12,46 +12,33 @@
 #include "exec/exec-internal.h"
 #include "util/util.h"
 
-/* A cache file: magic, payload size, FNV-1a of the payload, payload (the device binary). */
-static const char cache_magic[8] = {'H', 'T', 'B', 'I', 'N', '\0', '\0', '\1'};
+/* A cache file: magic, payload size, XXH3-64 of the payload, payload (the device binary). */
+static const char cache_magic[8] = {'H', 'T', 'B', 'I', 'N', '\0', '\0', '\2'};
 #define CACHE_HEADER 24
 
-/* A second, independent seed, so that the two hashes make a 128-bit key. */
-#define FNV_SEED2 UINT64_C(0x84222325cbf29ce4)
-
-static uint64_t hash_field(uint64_t h, const void *data, size_t size)
-{
-    uint64_t n = size;
-    /* The length first, so that field boundaries cannot shift between keys. */
-    h = ht__fnv1a(h, &n, sizeof n);
-    return ht__fnv1a(h, data, size);
-}
-
-static uint64_t hash_all(const struct ht_session *s, const char *prologue, const char *options,
-                         uint64_t h)
+/* The key covers what the binary depends on: the source, the prologue, the options, and
+ * the device and driver (a driver update must not load an old binary). */
+int ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
+                  char *buf)
 {
     const struct ht_device_info *d = s->dev;
-    static const char format[] = "hetune-binary-1";
+    static const char format[] = "hetune-binary-2";
+    struct ht__key k;
 
-    h = hash_field(h, format, sizeof format - 1);
-    h = hash_field(h, s->spec->source, s->spec->source_len);
+    if (ht__key_init(&k) != HT_OK)
+        return HT_ENOMEM;
+    ht__key_field(&k, format, sizeof format - 1);
+    ht__key_field(&k, s->spec->source, s->spec->source_len);
     /* Only when there is one: a program without a prologue keeps the key it always had. */
     if (prologue && *prologue)
-        h = hash_field(h, prologue, strlen(prologue));
-    h = hash_field(h, options, strlen(options));
-    h = hash_field(h, d->name, strlen(d->name));
-    h = hash_field(h, d->version, strlen(d->version));
-    h = hash_field(h, d->driver_version, strlen(d->driver_version));
-    h = hash_field(h, d->platform_version, strlen(d->platform_version));
-    return h;
-}
-
-void ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
-                   char *buf)
-{
-    snprintf(buf, 33, "%016llx%016llx",
-             (unsigned long long)hash_all(s, prologue, options, HT__FNV_INIT),
-             (unsigned long long)hash_all(s, prologue, options, FNV_SEED2));
+        ht__key_field(&k, prologue, strlen(prologue));
+    ht__key_field(&k, options, strlen(options));
+    ht__key_field(&k, d->name, strlen(d->name));
+    ht__key_field(&k, d->version, strlen(d->version));
+    ht__key_field(&k, d->driver_version, strlen(d->driver_version));
+    ht__key_field(&k, d->platform_version, strlen(d->platform_version));
+    ht__key_hex(&k, buf);
+    return HT_OK;
 }
 
 /* Whether src[i] starts an identifier n characters long (nothing of one on either side). */
@@ -154,7 +141,7 @@ static int load_cached(struct ht_session *s, const char *path, const char *optio
     size = (size_t)get_u64(p + 8);
     payload = p + CACHE_HEADER;
     if (size == 0 || size != len - CACHE_HEADER ||
-        ht__fnv1a(HT__FNV_INIT, payload, size) != get_u64(p + 16))
+        ht__checksum(payload, size) != get_u64(p + 16))
         goto cleanup;
     prog = clCreateProgramWithBinary(s->ctx, 1, &s->device, &size, &payload, &bin_status, &st);
     if (st != CL_SUCCESS || bin_status != CL_SUCCESS)
@@ -195,7 +182,7 @@ static int store_cached(struct ht_session *s, cl_program prog, const char *path)
         goto cleanup;
     memcpy(buf, cache_magic, sizeof cache_magic);
     put_u64(buf + 8, size);
-    put_u64(buf + 16, ht__fnv1a(HT__FNV_INIT, bin, size));
+    put_u64(buf + 16, ht__checksum(bin, size));
     rc = ht__write_file(path, buf, CACHE_HEADER + size, NULL);
 cleanup:
     free(buf);
@@ -560,8 +547,9 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
     }
     if (!s->opts.no_cache) {
-        ht__cache_key(s, prologue, options, key);
-        path = ht__asprintf("%s/%s.bin", s->cache_dir, key);
+        path = ht__cache_key(s, prologue, options, key) == HT_OK
+                   ? ht__asprintf("%s/%s.bin", s->cache_dir, key)
+                   : NULL;
         if (!path) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
             goto cleanup;

@@ -299,8 +299,10 @@ int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint6
  * caller (free()); NULL when out of memory. */
 char *ht__program_options(const char *src, size_t len, const char *options);
 
-void ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
-                   char *buf);
+/* The binary cache's key of a program (32 hex digits and a NUL into buf): XXH3-128 of the
+ * source, prologue, options, device and driver. HT_ENOMEM. */
+int ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
+                  char *buf);
 
 /* Fills count elements at buf with arg's initial data: random (fixed seed from the
  * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw

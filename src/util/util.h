@@ -56,7 +56,23 @@ double ht__now(void);
 void ht__env_snapshot(void);
 char **ht__env_for_child(void);
 
-/* 64-bit FNV-1a of data, continuing from h (start with HT__FNV_INIT). */
+/* A 128-bit content key (XXH3-128, src/util/hash.c) of fields given in order, each with
+ * its length, so that field boundaries cannot shift between keys: ht__key_init (HT_ENOMEM),
+ * ht__key_field per field, then ht__key_hex writes 32 hex digits and frees the state (or
+ * ht__key_free without a key). */
+struct ht__key {
+    void *state;
+};
+int ht__key_init(struct ht__key *k);
+void ht__key_field(struct ht__key *k, const void *data, size_t size);
+void ht__key_hex(struct ht__key *k, char buf[33]);
+void ht__key_free(struct ht__key *k);
+
+/* A 64-bit checksum of a cache file's payload (XXH3-64). */
+uint64_t ht__checksum(const void *data, size_t size);
+
+/* 64-bit FNV-1a of data, continuing from h (start with HT__FNV_INIT): hash tables and
+ * seeds, never a key whose collision would cost a wrong answer. */
 #define HT__FNV_INIT UINT64_C(0xcbf29ce484222325)
 uint64_t ht__fnv1a(uint64_t h, const void *data, size_t size);
 
