@@ -260,13 +260,24 @@ struct ht_tune_result {
                                 not in failed; never stored) */
     double simulated_s;      /* replay: the simulated clock at the end (recorded compile
                                 and benchmark times of this run's evaluations) */
+    /* The first failure this run met or found stored, so that a run where nothing verified
+     * can say why: failure "WG=64,EPT=2: <reason>" ("" when none), failure_status its
+     * status ("build", "verify", ...), failure_like how many failures (of this run and
+     * stored) had that status. */
+    char failure[HT_STORE_CONFIG_MAX + 1024 + 8];
+    char failure_status[16];
+    size_t failure_like;
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,
  * and the space's sizes on the device (unpruned, platform, pruned; ht_store_put_space) for
  * the report's Tables 1 and 2. Fills *out. Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
  * was raised (out->stopped), whether or not a configuration verified (out->has_best says);
- * a configuration's failure is never an error of the call. Stored results compete for
+ * a configuration's failure is never an error of the call, but an error of the spec met
+ * while evaluating one is (a scalar value that does not fit its type, a division by zero
+ * in a value, an argument count or kernel name the kernel does not have: HT_ESPEC or
+ * HT_EEXPR, err naming the field), and it is not stored: after the fix, nothing stale
+ * remains (rows of status "error" stored by earlier versions are measured again). Stored results compete for
  * best when their status is "ok" and they did not fail verification (verified 1, or -1
  * from a spec without a reference). Errors: HT_EINVAL for a bad option (an unknown
  * strategy: err lists the strategies; a cut factor in (0, 1)) or a spec with no parameters

@@ -89,6 +89,14 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
         ht_format_seconds(r->best_s, a, sizeof a);
         ht_format_config(spec, r->best, cfg, sizeof cfg);
         printf("  best         %s: %s%s\n", cfg, a, r->best_from_db ? " (stored)" : "");
+    } else if (r->failure[0]) {
+        size_t failed = r->failed + r->from_db;
+        printf("  best         none: no configuration ran and verified\n");
+        printf("  failures     %zu of %zu %s (%s), the first: %s\n", r->failure_like, failed,
+               r->failure_like == failed ? "alike" : "of one kind", r->failure_status,
+               r->failure);
+        if (r->from_db && !r->evaluated)
+            printf("               all from the database: --fresh measures them again\n");
     } else {
         printf("  best         none: no configuration ran and verified\n");
     }

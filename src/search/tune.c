@@ -95,6 +95,25 @@ static double stored_cost(const struct ht_stored_eval *ev)
     return INFINITY;
 }
 
+/* 1 for an evaluation's status that is an error of the spec, not of the configuration:
+ * bad input (exit status 2) that the database would store as "error". */
+static int spec_error(int st)
+{
+    return ht_exit_status(st) == 2 && !strcmp(ht_store_status_name(st), HT_STORE_ERROR);
+}
+
+/* Keeps the first failure's reason, and counts the failures of its kind, for a run where
+ * nothing verified to say why (out->failure). */
+static void note_failure(struct ht_tune_result *out, const struct ht_stored_eval *ev)
+{
+    if (!out->failure[0]) {
+        snprintf(out->failure_status, sizeof out->failure_status, "%s", ev->status);
+        snprintf(out->failure, sizeof out->failure, "%s: %s", ev->config, ev->reason);
+    }
+    if (!strcmp(out->failure_status, ev->status))
+        out->failure_like++;
+}
+
 static int preseed_cb(const struct ht_stored_eval *ev, void *user)
 {
     struct tune *t = user;
@@ -107,6 +126,10 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     if (t->opts->retry_failed && (!strcmp(ev->status, HT_STORE_CRASHED) ||
                                   !strcmp(ev->status, HT_STORE_TIMEOUT)))
         return 0; /* measured again, and replaced */
+    /* "error" is what no configuration causes: a spec's error stored before spec errors
+     * stopped the run, or a transient one (memory, a file). Measured again, and replaced. */
+    if (!strcmp(ev->status, HT_STORE_ERROR))
+        return 0;
     cost = stored_cost(ev);
     /* Matched by value (the search's hash index), so a space drawn from rather than
      * listed recognises them too. Evaluations of configurations outside today's space
@@ -123,6 +146,8 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     t->out->from_db++;
     if (!strcmp(ev->status, HT_STORE_OK) && ev->verified != 0)
         consider_best(t, index, ev->seconds, 1);
+    else if (strcmp(ev->status, HT_STORE_OK) && strcmp(ev->status, HT_STORE_CUT))
+        note_failure(t->out, ev);
     return 0;
 }
 
@@ -578,10 +603,21 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             break;
         }
 
+        /* An error of the spec (a scalar value that does not fit its type, a division by
+         * zero in a value, an argument count or a kernel name the kernel does not have) is
+         * no fact about the configuration: stored, it would outlive the user's fix as a
+         * failure of every configuration. The run stops with it (exit status 2). */
+        if (spec_error(st)) {
+            rc = st;
+            *err = eerr;
+            goto cleanup;
+        }
         fill_eval(&t, config, text, st, res, &eerr, ev);
         rc = ht_store_put_eval(store, ev, NULL, err);
         if (rc != HT_OK)
             goto cleanup;
+        if (st != HT_OK && st != HT_ECUT)
+            note_failure(out, ev);
 
         out->evaluated++;
         /* Only the session's builds are on the measuring path. */
