@@ -193,3 +193,13 @@ def test_bind_refusals(hetune, files):
     assert np.all(y == rt.bound()["x"] * 2.5 + z)
     rt.close()
     rt.close()
+
+
+def test_spec_from_strings_elsewhere(hetune):
+    # A spec from memory has no path: the documents say null, evaluation runs in this
+    # process (no file for the worker to load).
+    s = hetune.loads(json.dumps(SPEC), KERNEL)
+    assert s.path is None and s.count(0) >= 1
+    assert s.space(0)["spec_path"] is None
+    ev = s.eval({"WG": 16}, device=0)
+    assert ev["status"] == "ok" and ev["verification"]["verified"], ev
