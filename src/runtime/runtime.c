@@ -679,6 +679,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     t0 = now_s();
     rc = ht_coexec_launch(rt->cx, &rt->last, err);
     if (rc != HT_OK) {
+        /* The co-execution fills part of the result before it fails. */
+        ht_coexec_result_destroy(&rt->last);
         /* A device lost or failing: recorded, and the runtime stays closable. */
         rt->info.failed_launches++;
         rt->info.last_status = rc;
