@@ -37,6 +37,23 @@
  * bound as an array, an array of the wrong size, an argument left unbound: the call fails
  * naming the argument, and nothing is written into the caller's arrays. A device named in
  * opts.devices that is not there (gone, or never was) fails ht_runtime_open naming it.
+ *
+ * Misuse is an error, never a crash (issue 26 item 6). Every function refuses, with
+ * HT_EINVAL (or NULL), a runtime pointer that is not open: NULL, one closed already, one
+ * never returned by ht_runtime_open. The library keeps the list of open runtimes, so
+ * closing twice is harmless (the second close does nothing). A closed pointer is only
+ * recognised until the address is reused by a later ht_runtime_open, as any allocator may:
+ * drop it when you close. A NULL out-parameter is HT_EINVAL. A bind that fails leaves its
+ * argument unbound, so a launch after it fails naming the argument instead of reading the
+ * array bound before. A launch that fails once running (a device lost, an OpenCL error) is
+ * recorded in info (failed_launches, last_status, last_error), returns its error, and
+ * leaves the runtime open: launch again, or close it.
+ *
+ * The caller's contract, as in every C API: an array bound with ht_runtime_bind stays
+ * allocated and at least as large until it is bound again, unbound by a bind that fails,
+ * or the runtime is closed; the library cannot see that an allocator took it back, and a
+ * launch on freed memory is undefined behaviour. A runtime is used by one thread at a
+ * time; different runtimes may be used from different threads.
  */
 #ifndef HETUNE_RUNTIME_H
 #define HETUNE_RUNTIME_H
@@ -82,8 +99,28 @@ struct ht_runtime_opts {
                                 from the kernel's other sizes (ht_workflow_best) */
 };
 
-/* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO. */
+/* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.
+ * NULL is ignored. */
 void ht_runtime_opts_init(struct ht_runtime_opts *opts);
+
+/* The options by name, for callers that cannot mirror struct ht_runtime_opts field by field
+ * (the Python package over ctypes, other languages' bindings): allocate
+ * ht_runtime_opts_size() bytes (suitably aligned, as malloc gives), ht_runtime_opts_init
+ * them, set options by name, pass them to ht_runtime_open. The struct may gain fields in
+ * later versions; a binding that goes through these three functions keeps working, where
+ * one that mirrors the layout would silently pass garbage. */
+size_t ht_runtime_opts_size(void);
+
+/* Sets the option key of opts from its text value: "db" (a path), "devices" ("all" or
+ * "D,D,..."), "strategy" (a strategy's name), "tune_missing", "no_predict", "no_verify",
+ * "no_cache" ("0" or "1"), "budget", "measure_repeats" (decimal counts), "dim" ("0" to "2"),
+ * "mode" ("auto", "split" or "alone"), "isolate" ("auto", "off" or "on"; tuning only).
+ * String values are borrowed, like the struct's own strings: value must live until
+ * ht_runtime_open returns (NULL: the default). Returns HT_EINVAL, err naming the option,
+ * for an unknown key (err lists the keys), a value that is not of its kind, or opts or key
+ * NULL; opts is then unchanged. */
+int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const char *value,
+                        struct ht_error *err);
 
 /* One device the runtime knows. */
 struct ht_runtime_device {
@@ -125,8 +162,12 @@ struct ht_runtime_info {
                                 was predicted to pay); -1 when not measured. Slower than
                                 the fastest device alone, that device runs alone. */
     char decision[256];      /* why it splits or not, in words */
-    uint64_t launches;       /* launches so far */
+    uint64_t launches;       /* launches so far (that succeeded) */
     double last_wall_s;      /* the last launch's wall time (transfers included); -1 */
+    uint64_t failed_launches;/* launches that failed once running (a device lost or
+                                failing); a refusal before anything runs is not counted */
+    int last_status;         /* the last launch that ran: 0, or its HT_E... code */
+    char last_error[512];    /* its error's text when it failed, else "" */
 };
 
 struct ht_runtime; /* opaque */
@@ -140,53 +181,80 @@ struct ht_runtime; /* opaque */
  * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
  * when no device has one that verified even after tuning (a device without one, when
  * others have, is skipped: info.skipped); HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
- * that fails while measured); HT_ENOMEM. */
+ * that fails while measured); HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
+ * sizes is NULL with nsizes not 0. */
 int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
                     size_t nsizes, const struct ht_runtime_opts *opts,
                     struct ht_runtime **out, struct ht_error *err);
 
+/* Opens a runtime for a spec already loaded (ht_spec_load, or ht_spec_load_buffer so that
+ * the program ships no files), at the sizes it was loaded with; otherwise as
+ * ht_runtime_open. spec is borrowed, not copied: it must stay alive and unchanged until
+ * the runtime is closed, and is freed by the caller (ht_spec_free) after ht_runtime_close,
+ * whether this succeeded or not. One spec may serve several runtimes. A spec from memory
+ * has no file for the isolated worker to load again: when tuning is allowed it is tuned in
+ * this process (opts.exec.isolate HT_ISOLATE_AUTO), and HT_ISOLATE_ON fails. Errors as
+ * ht_runtime_open's after loading; HT_EINVAL when spec or out is NULL. */
+int ht_runtime_open_spec(const struct ht_spec *spec, const struct ht_runtime_opts *opts,
+                         struct ht_runtime **out, struct ht_error *err);
+
 /* Closes a runtime: frees its contexts, programs, buffers and every array of
- * ht_runtime_alloc. NULL is fine. The caller's own arrays stay the caller's. */
+ * ht_runtime_alloc. The caller's own arrays stay the caller's, and so does a spec given to
+ * ht_runtime_open_spec. NULL, and a runtime closed already, are ignored (see "Misuse"). */
 void ht_runtime_close(struct ht_runtime *rt);
 
 /* The bytes buffer argument name must be bound with (its shape times its type's size).
- * HT_EINVAL naming it when the spec has no such argument or it is a scalar. */
+ * HT_EINVAL naming it when the spec has no such argument or it is a scalar; HT_EINVAL when
+ * rt is not open or bytes is NULL. */
 int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *bytes,
                          struct ht_error *err);
 
 /* Host memory the data path likes (ht_coexec_alloc): pinned for a device that is copied
  * to (a GPU reads it at the bus's speed), page-aligned in any case (a CPU device uses it
  * in place). Owned by rt: freed by ht_runtime_free_host or ht_runtime_close. NULL with
- * err filled (HT_ECL, HT_ENOMEM, HT_EINVAL for 0 bytes). */
+ * err filled (HT_ECL, HT_ENOMEM, HT_EINVAL for 0 bytes or rt not open). */
 void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err);
 
-/* Frees memory of ht_runtime_alloc (unbinding it where it is bound). NULL and memory that
- * rt did not give are ignored. */
+/* Frees memory of ht_runtime_alloc (unbinding it where it is bound). NULL, memory that rt
+ * did not give and rt not open are ignored. */
 void ht_runtime_free_host(struct ht_runtime *rt, void *data);
 
 /* Binds the caller's array data (bytes long, which must be ht_runtime_arg_bytes) to the
  * buffer argument called name: launches read inputs from it and write outputs into it.
- * data stays the caller's and must live until it is bound again or rt is closed. Errors,
- * nothing changed: HT_EINVAL naming the argument when the spec has none of that name
- * (err lists its buffers), it is a scalar or a temp buffer, bytes is not its size (err
- * gives both) or data is NULL; the co-execution's errors (ht_coexec_bind). */
+ * data stays the caller's and must live until it is bound again or rt is closed (see "The
+ * caller's contract" above). Errors: HT_EINVAL when rt is not open; HT_EINVAL naming the
+ * argument when the spec has none of that name (err lists its buffers), it is a scalar or
+ * a temp buffer, bytes is not its size (err gives both) or data is NULL; the
+ * co-execution's errors (ht_coexec_bind). An argument whose bind failed is left unbound
+ * (a launch then refuses to run without it); nothing else changes. */
 int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
                     struct ht_error *err);
 
 /* Runs the kernel once over the whole problem on the bound arrays, with the plan made at
  * open: the outputs are in the bound arrays when it returns. Every buffer argument must
  * be bound (HT_EINVAL naming the first that is not, before anything runs). Errors:
- * HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
+ * HT_EINVAL (also when rt is not open), HT_ELAUNCH (err names the device), HT_ECL,
+ * HT_ENOMEM. A failure once running is recorded in info (failed_launches, last_status,
+ * last_error), also when err is NULL; the runtime stays open and may be launched again. */
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err);
 
 /* What the runtime decided and measured (see struct ht_runtime_info). Borrowed: valid
- * until the next launch or close. */
+ * until the next launch or close. NULL when rt is not open. */
 const struct ht_runtime_info *ht_runtime_info(const struct ht_runtime *rt);
 
 /* The last launch's full result (each device's chunks, kernel and transfer times; see
- * ht_coexec_result), NULL before the first launch. Borrowed: valid until the next launch
- * or close. */
+ * ht_coexec_result), NULL before the first launch, after a launch that failed, or when rt
+ * is not open. Borrowed: valid until the next launch or close. */
 const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
+
+/* ht_runtime_info as a JSON document, for bindings that cannot mirror the struct: {"spec",
+ * "split", "fastest", "decision", "predicted_split_s", "predicted_alone_s",
+ * "measured_split_s", "launches", "failed_launches", "last_status" (the HT_E... name or
+ * null), "last_error", "last_wall_s" (null for -1), "devices": [{"index", "name",
+ * "platform", "config", "tuned_s", "tuned_now", "predicted", "alone_s", "used", "share",
+ * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}. *json is owned by
+ * the caller (free()). HT_EINVAL when rt is not open or json is NULL, HT_ENOMEM. */
+int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_error *err);
 
 #ifdef __cplusplus
 }

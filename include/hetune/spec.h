@@ -110,10 +110,14 @@ enum ht_kernel_language { HT_LANG_OPENCL, HT_LANG_CUDA, HT_LANG_HIP };
 const char *ht_kernel_language_name(enum ht_kernel_language lang);
 
 struct ht_spec {
-    char *path;             /* as given */
-    char *dir;              /* its folder, against which kernel.file and init files resolve */
+    char *path;             /* as given; NULL for a spec loaded from memory
+                               (ht_spec_load_buffer), which has no file to load again */
+    char *dir;              /* its folder, against which kernel.file and init files resolve
+                               (from memory: the base_dir given, or NULL, the current one) */
     char *name;
-    char *kernel_path;      /* resolved */
+    char *kernel_path;      /* resolved; when the source is not read from kernel.file
+                               (kernel.source, or given to ht_spec_load_buffer): a label
+                               for messages, "spec.json:kernel.source" or "<string>:kernel" */
     char *kernel_name;
     char *kernel_options;   /* "" when not given */
     enum ht_kernel_language language; /* kernel.language; HT_LANG_OPENCL by default */
@@ -177,6 +181,23 @@ struct ht_size_override {
  * err->file is always the spec's path. */
 int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
                  struct ht_spec **out, struct ht_error *err);
+
+/* Loads and validates a spec from memory, so that a program ships no files: json (json_len
+ * bytes, or NUL-terminated when json_len is 0) is the spec's text, and the kernel's source
+ * is source (source_len bytes, or NUL-terminated when 0) when source is not NULL, else the
+ * spec's own "kernel": {"source": "..."}, else kernel.file read against base_dir (NULL: the
+ * current directory), which also resolves `file:` inits and reference files. With source
+ * given, kernel.file may be left out (when present it only names the source in messages)
+ * and kernel.source must be. Errors are those of ht_spec_load, with err->file the name given
+ * ("<string>" when name is NULL) and err->line/column into json; HT_EINVAL when json or out
+ * is NULL. json and source are copied: the caller may free them once this returns. *out is
+ * owned by the caller (ht_spec_free); its path is NULL (there is no file to load again, so
+ * the tuner's isolated worker and its builds ahead, which reload the spec from its file,
+ * cannot run it: tune it in this process, ht_exec_opts.isolate HT_ISOLATE_OFF). */
+int ht_spec_load_buffer(const char *json, size_t json_len, const char *source,
+                        size_t source_len, const char *name, const char *base_dir,
+                        const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
+                        struct ht_error *err);
 
 /* Frees a spec; NULL is allowed. */
 void ht_spec_free(struct ht_spec *spec);

@@ -9,15 +9,21 @@
     spec.split(db="hetune.db")
     hetune.tune(kernel_source, kernel_name, problem_size, args, tune_params,
                 restrictions=[...])           # Kernel Tuner's way: the spec is written for you
+    spec = hetune.loads(spec_json, kernel_source)   # from memory: no file
+    with hetune.Runtime("spec.json", db="hetune.db", tune=True) as rt:   # or Runtime(spec)
+        rt.bind("a", a); rt.bind("b", b)      # numpy arrays, not copied
+        for _ in range(100): rt.launch()
+        rt.info()["decision"]
 
 The library is found through $HETUNE_LIB, else beside $HETUNE (the hetune binary), else in
 the source tree's build/ (when run from a checkout), else by ctypes.util.find_library.
 """
 
 from ._lib import path as library_path
-from .core import HetuneError, Spec, devices, load
+from .core import HetuneError, Spec, devices, load, loads
 from .kt import TuneResult, tune, write_spec
+from .runtime import Runtime
 
-__all__ = ["HetuneError", "Spec", "TuneResult", "devices", "library_path", "load", "tune",
-           "write_spec"]
+__all__ = ["HetuneError", "Runtime", "Spec", "TuneResult", "devices", "library_path", "load",
+           "loads", "tune", "write_spec"]
 __version__ = "0.1.0"

@@ -222,6 +222,7 @@ _proto("ht_platform_free", None, ctypes.POINTER(Platform))
 _proto("ht_platform_find", _I, ctypes.POINTER(Platform), S, ctypes.POINTER(_Z), E)
 _proto("ht_workflow_devices_json", _I, ctypes.POINTER(DeviceInfo), _Z, P, PP, E)
 _proto("ht_spec_load", _I, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
+_proto("ht_spec_load_buffer", _I, S, _Z, S, _Z, S, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
 _proto("ht_spec_free", None, P)
 _proto("ht_spec_config_from_assignments", _I, P, ctypes.POINTER(S), _Z,
        ctypes.POINTER(ctypes.c_int64), E)
@@ -249,6 +250,17 @@ _proto("ht_workflow_split_opts_init", None, P)
 _proto("ht_workflow_split", _I, P, ctypes.POINTER(ctypes.POINTER(DeviceInfo)), _Z, P, P, E)
 _proto("ht_workflow_split_json", _I, P, P, P, PP, E)
 _proto("ht_workflow_split_result_destroy", None, P)
+# The runtime (runtime.h). Its options are set by name into a buffer of
+# ht_runtime_opts_size() bytes, so that struct ht_runtime_opts is not mirrored here.
+_proto("ht_runtime_opts_size", _Z)
+_proto("ht_runtime_opts_init", None, P)
+_proto("ht_runtime_opts_set", _I, P, S, S, E)
+_proto("ht_runtime_open_spec", _I, P, P, PP, E)
+_proto("ht_runtime_close", None, P)
+_proto("ht_runtime_arg_bytes", _I, P, S, ctypes.POINTER(_Z), E)
+_proto("ht_runtime_bind", _I, P, S, P, _Z, E)
+_proto("ht_runtime_launch", _I, P, E)
+_proto("ht_runtime_info_json", _I, P, PP, E)
 
 
 def take_text(ptr):

@@ -101,19 +101,47 @@ def _one_device(device):
 
 # --- specs ---
 
+def _overrides(sizes):
+    """The ctypes array of sizes (a dict) and the names kept alive with it."""
+    names = [k.encode() for k in sizes]
+    ov = (_lib.SizeOverride * max(1, len(names)))()
+    for k, (name, value) in enumerate(zip(names, sizes.values())):
+        ov[k].name, ov[k].value = name, int(value)
+    return ov, names
+
+
 class Spec:
-    """A loaded spec (docs/spec.md): load(path, sizes={"N": 4096})."""
+    """A loaded spec (docs/spec.md): load(path, sizes={"N": 4096}), or loads(text, source)
+    from memory (no file: path is None)."""
+
+    @classmethod
+    def from_text(cls, text, source=None, sizes=None, name=None, base_dir=None):
+        """The spec whose JSON is text (str or bytes) and whose kernel source is source
+        (str or bytes; None: the spec's kernel.source, else kernel.file read against
+        base_dir). Errors name `name` ("<string>" by default) with line and column."""
+        self = cls.__new__(cls)
+        self.path = None
+        self.sizes = dict(sizes or {})
+        raw = text.encode() if isinstance(text, str) else bytes(text)
+        src = source.encode() if isinstance(source, str) else source
+        ov, names = _overrides(self.sizes)
+        err = _lib.Error()
+        handle = ctypes.c_void_p()
+        _check(lib.ht_spec_load_buffer(
+            raw, len(raw), src, len(src) if src is not None else 0,
+            name.encode() if name else None,
+            os.fspath(base_dir).encode() if base_dir is not None else None,
+            ov, len(names), ctypes.byref(handle), ctypes.byref(err)), err)
+        self._h = handle
+        self.doc = json.loads(raw)
+        return self
 
     def __init__(self, path, sizes=None):
         self.path = os.path.abspath(str(path))
         self.sizes = dict(sizes or {})
         with open(self.path) as f:
             self.doc = json.load(f)
-        names = [k.encode() for k in self.sizes]
-        ov = (_lib.SizeOverride * max(1, len(names)))()
-        for k, (name, value) in enumerate(zip(names, self.sizes.values())):
-            ov[k].name, ov[k].value = name, int(value)
-        self._names = names  # kept alive for the call
+        ov, names = _overrides(self.sizes)
         err = _lib.Error()
         handle = ctypes.c_void_p()
         _check(lib.ht_spec_load(self.path.encode(), ov, len(names), ctypes.byref(handle),
@@ -134,6 +162,12 @@ class Spec:
 
     def __exit__(self, *exc):
         self.close()
+
+    def _isolate(self, isolate):
+        # A spec from memory has no file for the isolated worker to load again.
+        if self.path is None and isolate == "auto":
+            isolate = "off"
+        return _lib.ISOLATE[isolate]
 
     @property
     def name(self):
@@ -197,7 +231,7 @@ class Spec:
         lib.ht_exec_opts_init(ctypes.byref(opts))
         opts.no_verify = int(not verify)
         opts.no_cache = int(not cache)
-        opts.isolate = _lib.ISOLATE[isolate]
+        opts.isolate = self._isolate(isolate)
         err = _lib.Error()
         sess = ctypes.c_void_p()
         _check(lib.ht_session_create(self._h, _dev(i), ctypes.byref(opts), ctypes.byref(sess),
@@ -250,7 +284,7 @@ class Spec:
         opts.eq3 = _lib.EQ3[eq3]
         opts.exec.no_verify = int(not verify)
         opts.exec.no_cache = int(not cache)
-        opts.exec.isolate = _lib.ISOLATE[isolate]
+        opts.exec.isolate = self._isolate(isolate)
         err = _lib.Error()
         store = ctypes.c_void_p()
         _check(lib.ht_store_open(db.encode(), ctypes.byref(store), ctypes.byref(err)), err)
@@ -343,3 +377,10 @@ class Spec:
 def load(path, sizes=None):
     """Loads the spec at path (docs/spec.md), sizes overriding its problem sizes."""
     return Spec(path, sizes)
+
+
+def loads(text, source=None, sizes=None, name=None, base_dir=None):
+    """Loads a spec from memory: text is its JSON, source its kernel's OpenCL C (None: the
+    spec's "kernel": {"source": ...}, else kernel.file against base_dir). See
+    Spec.from_text."""
+    return Spec.from_text(text, source, sizes, name, base_dir)

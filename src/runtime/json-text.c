@@ -12,6 +12,10 @@
 /* Writes s as a JSON string literal (with quotes) to f. */
 static void str(FILE *f, const char *s)
 {
+    if (!s) { /* a spec from memory has no path */
+        fputs("null", f);
+        return;
+    }
     fputc('"', f);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;

@@ -151,7 +151,8 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         json_array_append_new(devs, split_device(spec, r, i));
     for (unsigned k = 0; k < res->nruns; k++)
         json_array_append_new(runs, json_real(res->run_s[k]));
-    root = json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:b, s:s, s:o, s:s, s:o}",
+    /* spec_path: null for a spec from memory. */
+    root = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:s, s:b, s:s, s:o, s:s, s:o}",
                      "spec", spec->name, "spec_path", spec->path,
                      "db", opts->db ? opts->db : HT_STORE_DEFAULT_PATH,
                      "dim", (json_int_t)res->dim, "global", (json_int_t)res->global,
@@ -304,7 +305,7 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
     }
     free(rows);
     return dump(json_pack(
-        "{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
+        "{s:s, s:s?, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
         "spec", spec->name, "spec_path", spec->path, "db", db ? db : HT_STORE_DEFAULT_PATH,
         "problem_id", (json_int_t)r->problem_id, "devices", devs,
         "skipped", skipped_json(r->skipped, r->nskipped),
@@ -358,7 +359,7 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
     if (!root)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", json_string(spec->path));
+    json_object_set_new(root, "spec_path", spec->path ? json_string(spec->path) : json_null());
     /* "kernel" holds the timings below, so the kernel's name goes under "kernel_name". */
     json_object_set_new(root, "kernel_name", json_string(spec->kernel_name));
     o = json_object();
@@ -478,7 +479,7 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
     json_t *root = json_object(), *arr = json_array();
 
     json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", json_string(spec->path));
+    json_object_set_new(root, "spec_path", spec->path ? json_string(spec->path) : json_null());
     json_object_set_new(root, "db", json_string(db ? db : HT_STORE_DEFAULT_PATH));
     /* The strategy each device used (an automatic choice depends on its space). */
     json_object_set_new(root, "strategy", json_string(o->strategy ? o->strategy

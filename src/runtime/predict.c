@@ -241,7 +241,8 @@ static char *params_text(const struct ht_space_def *def)
 /* "hetune tune SPEC --size A=.. --size B=..": the sizes of the spec with their names. */
 static void tune_hint(const struct ht_spec *spec, char *buf, size_t size)
 {
-    int n = snprintf(buf, size, "hetune tune %s", spec->path);
+    /* A spec from memory (ht_spec_load_buffer) has no path to name. */
+    int n = snprintf(buf, size, "hetune tune %s", spec->path ? spec->path : "SPEC");
 
     for (size_t i = 0; i < spec->space.nsizes && n >= 0 && (size_t)n < size; i++)
         n += snprintf(buf + n, size - (size_t)n, " --size %s=...", spec->space.size_names[i]);

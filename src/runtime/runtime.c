@@ -1,5 +1,8 @@
 /* The runtime for applications (runtime.h): open once, bind the caller's arrays, launch
  * many times on the co-execution of split.h. */
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +16,8 @@
 #include "runtime/decide-internal.h"
 
 struct ht_runtime {
-    struct ht_spec *spec;
+    const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
+    struct ht_spec *own_spec;         /* loaded by ht_runtime_open, freed at close */
     struct ht_platform *plat;
     size_t n;
     struct ht_workflow_device *wd;    /* n */
@@ -29,12 +33,224 @@ struct ht_runtime {
     struct ht_runtime_info info;
 };
 
+static void destroy(struct ht_runtime *rt);
+
 void ht_runtime_opts_init(struct ht_runtime_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->db = NULL;
     opts->mode = HT_RUNTIME_AUTO;
     ht_exec_opts_init(&opts->exec);
+}
+
+/* ---- the handles that are open ------------------------------------------------------
+ *
+ * Every runtime ht_runtime_open returned and ht_runtime_close has not closed, so that a
+ * pointer that is not one (NULL, closed already, never opened) is refused with HT_EINVAL
+ * instead of being used: close(struct *) cannot clear the caller's copy of the pointer.
+ * A few runtimes are open at a time, so a list is searched; the mutex makes open and close
+ * from several threads safe (one runtime is still used by one thread at a time). */
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static const struct ht_runtime **live;
+static size_t nlive, live_cap;
+
+static int live_add(const struct ht_runtime *rt)
+{
+    int rc = HT_OK;
+
+    pthread_mutex_lock(&live_lock);
+    if (nlive == live_cap) {
+        size_t cap = live_cap ? 2 * live_cap : 8;
+        const struct ht_runtime **grown = realloc(live, cap * sizeof *live);
+        if (grown) {
+            live = grown;
+            live_cap = cap;
+        } else {
+            rc = HT_ENOMEM;
+        }
+    }
+    if (rc == HT_OK)
+        live[nlive++] = rt;
+    pthread_mutex_unlock(&live_lock);
+    return rc;
+}
+
+/* Removes rt from the open handles: 1 when it was there, 0 otherwise. */
+static int live_remove(const struct ht_runtime *rt)
+{
+    int found = 0;
+
+    pthread_mutex_lock(&live_lock);
+    for (size_t i = 0; i < nlive && !found; i++) {
+        if (live[i] != rt)
+            continue;
+        live[i] = live[--nlive];
+        found = 1;
+    }
+    if (nlive == 0) { /* nothing held at exit when every runtime was closed */
+        free(live);
+        live = NULL;
+        live_cap = 0;
+    }
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+static int is_live(const struct ht_runtime *rt)
+{
+    int found = 0;
+
+    if (!rt)
+        return 0;
+    pthread_mutex_lock(&live_lock);
+    for (size_t i = 0; i < nlive && !found; i++)
+        found = live[i] == rt;
+    pthread_mutex_unlock(&live_lock);
+    return found;
+}
+
+/* HT_EINVAL, err filled, for a pointer that is not an open runtime. */
+static int not_open(const struct ht_runtime *rt, const char *fn, struct ht_error *err)
+{
+    if (!rt)
+        return ht_error_set(err, HT_EINVAL, "%s: the runtime is NULL", fn);
+    return ht_error_set(err, HT_EINVAL, "%s: %p is not an open runtime (closed already, or "
+                        "never returned by ht_runtime_open)", fn, (const void *)rt);
+}
+
+/* ---- options by name ------------------------------------------------------------------ */
+
+size_t ht_runtime_opts_size(void)
+{
+    return sizeof(struct ht_runtime_opts);
+}
+
+static int parse_uint(const char *v, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    unsigned long long x;
+
+    if (!v || !*v || *v == '-' || *v == '+')
+        return HT_EINVAL;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        return HT_EINVAL;
+    *out = x;
+    return HT_OK;
+}
+
+/* One option of struct ht_runtime_opts: its name, what its value is, and where it goes. */
+struct opt_key {
+    const char *name, *what;
+    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD } kind;
+    size_t offset;
+    const char *const *words; /* K_WORD: the values, in their enum's order */
+    size_t nwords;
+};
+
+/* K_WORD stores an int: the enums it sets must be int-sized. */
+_Static_assert(sizeof(enum ht_runtime_mode) == sizeof(int), "enum ht_runtime_mode is an int");
+_Static_assert(sizeof(enum ht_isolation) == sizeof(int), "enum ht_isolation is an int");
+static const char *const mode_words[] = {"auto", "split", "alone"}; /* enum ht_runtime_mode */
+static const char *const isolate_words[] = {"auto", "off", "on"}; /* enum ht_isolation */
+
+#define OPT(name, what, kind, field) {name, what, kind, offsetof(struct ht_runtime_opts, field), NULL, 0}
+#define OPT_WORD(name, field, words) \
+    {name, NULL, K_WORD, offsetof(struct ht_runtime_opts, field), words, \
+     sizeof(words) / sizeof(words[0])}
+static const struct opt_key opt_keys[] = {
+    OPT("db", "a path", K_STR, db),
+    OPT("devices", "\"all\" or a list \"D,D,...\"", K_STR, devices),
+    OPT("tune_missing", "0 or 1", K_BOOL, tune_missing),
+    OPT("strategy", "a strategy's name", K_STR, strategy),
+    OPT("budget", "a count", K_SIZE, budget),
+    OPT("dim", "0, 1 or 2", K_UINT, dim),
+    OPT_WORD("mode", mode, mode_words),
+    OPT("measure_repeats", "a count", K_UINT, measure_repeats),
+    OPT("no_predict", "0 or 1", K_BOOL, no_predict),
+    OPT("no_verify", "0 or 1", K_BOOL, exec.no_verify),
+    OPT("no_cache", "0 or 1", K_BOOL, exec.no_cache),
+    OPT_WORD("isolate", exec.isolate, isolate_words),
+};
+#undef OPT
+#undef OPT_WORD
+
+int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const char *value,
+                        struct ht_error *err)
+{
+    const struct opt_key *k = NULL;
+    unsigned long long x = 0;
+    char *at;
+    char names[512] = "";
+    size_t n = 0;
+
+    if (!opts || !key)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_opts_set: %s is NULL",
+                            opts ? "the key" : "the options");
+    for (size_t i = 0; i < sizeof opt_keys / sizeof opt_keys[0]; i++) {
+        if (!strcmp(opt_keys[i].name, key))
+            k = &opt_keys[i];
+        n += (size_t)snprintf(names + n, n < sizeof names ? sizeof names - n : 0, "%s%s",
+                              i ? ", " : "", opt_keys[i].name);
+    }
+    if (!k)
+        return ht_error_set(err, HT_EINVAL, "no runtime option '%s'; the options are %s", key,
+                            names);
+    at = (char *)opts + k->offset;
+    switch (k->kind) {
+    case K_STR: /* borrowed, as the struct's strings are */
+        memcpy(at, &value, sizeof value);
+        return HT_OK;
+    case K_WORD:
+        for (size_t w = 0; value && w < k->nwords; w++) {
+            if (strcmp(k->words[w], value))
+                continue;
+            int v = (int)w;
+            memcpy(at, &v, sizeof v); /* both enums are int-sized */
+            return HT_OK;
+        }
+        {
+            char list[128] = "";
+            size_t m = 0;
+            for (size_t w = 0; w < k->nwords && m < sizeof list; w++)
+                m += (size_t)snprintf(list + m, sizeof list - m, "%s%s",
+                                      w == 0 ? "" : w + 1 < k->nwords ? ", " : " or ",
+                                      k->words[w]);
+            return ht_error_set(err, HT_EINVAL, "runtime option %s: '%s' is not %s", key,
+                                value ? value : "(null)", list);
+        }
+    case K_BOOL:
+        if (parse_uint(value, 1, &x) != HT_OK)
+            break;
+        {
+            int v = (int)x;
+            memcpy(at, &v, sizeof v);
+        }
+        return HT_OK;
+    case K_UINT:
+        if (parse_uint(value, k->offset == offsetof(struct ht_runtime_opts, dim) ? 2 : UINT32_MAX,
+                       &x) != HT_OK)
+            break;
+        {
+            unsigned v = (unsigned)x;
+            memcpy(at, &v, sizeof v);
+        }
+        return HT_OK;
+    case K_SIZE:
+        if (parse_uint(value, SIZE_MAX, &x) != HT_OK)
+            break;
+        {
+            size_t v = (size_t)x;
+            memcpy(at, &v, sizeof v);
+        }
+        return HT_OK;
+    }
+    return ht_error_set(err, HT_EINVAL, "runtime option %s: '%s' is not %s", key,
+                        value ? value : "(null)", k->what);
 }
 
 static double now_s(void)
@@ -201,9 +417,12 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     return rc;
 }
 
-int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
-                    size_t nsizes, const struct ht_runtime_opts *opts,
-                    struct ht_runtime **out, struct ht_error *err)
+/* ht_runtime_open (spec NULL: loaded from spec_path with sizes) and ht_runtime_open_spec
+ * (spec borrowed). */
+static int open_runtime(const char *spec_path, const struct ht_spec *spec,
+                        const struct ht_size_override *sizes, size_t nsizes,
+                        const struct ht_runtime_opts *opts, struct ht_runtime **out,
+                        struct ht_error *err)
 {
     struct ht_runtime_opts defaults;
     struct ht_runtime *rt;
@@ -214,13 +433,17 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     int64_t problem_id = 0;
     int rc;
 
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_open: out is NULL");
     *out = NULL;
     if (!opts) {
         ht_runtime_opts_init(&defaults);
         opts = &defaults;
     }
-    if (!spec_path)
+    if (!spec_path && !spec)
         return ht_error_set(err, HT_EINVAL, "no spec given");
+    if (nsizes && !sizes)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_open: %zu sizes given as NULL", nsizes);
     if (opts->mode > HT_RUNTIME_ALONE)
         return ht_error_set(err, HT_EINVAL, "unknown runtime mode %d", (int)opts->mode);
     rt = calloc(1, sizeof *rt);
@@ -229,9 +452,14 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
     rt->info.measured_split_s = -1;
 
-    rc = ht_spec_load(spec_path, sizes, nsizes, &rt->spec, err);
-    if (rc != HT_OK)
-        goto fail;
+    if (spec) {
+        rt->spec = spec;
+    } else {
+        rc = ht_spec_load(spec_path, sizes, nsizes, &rt->own_spec, err);
+        if (rc != HT_OK)
+            goto fail;
+        rt->spec = rt->own_spec;
+    }
     if (ht_spec_is_pipeline(rt->spec)) {
         rc = ht_error_set(err, HT_ESPEC, "'%s' is a pipeline of %zu kernels: the runtime "
                           "supports one kernel only", rt->spec->name, rt->spec->npipeline);
@@ -265,6 +493,10 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     topts.budget = opts->budget;
     topts.eq3 = opts->exec.eq3;
     topts.exec = opts->exec;
+    /* A spec from memory has no file for the isolated worker to load again: it is tuned in
+     * this process unless isolation was demanded (the session then says why it fails). */
+    if (!rt->spec->path && topts.exec.isolate == HT_ISOLATE_AUTO)
+        topts.exec.isolate = HT_ISOLATE_OFF;
     memset(&bo, 0, sizeof bo);
     bo.tune_missing = opts->tune_missing;
     bo.no_predict = opts->no_predict;
@@ -301,14 +533,50 @@ int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
     rt->info.ndevices = rt->n;
     rt->info.devices = rt->devs;
     rt->info.split = rt->ncx > 1;
+    rc = live_add(rt);
+    if (rc != HT_OK) {
+        ht_error_set(err, rc, "out of memory");
+        goto fail;
+    }
     *out = rt;
     return HT_OK;
 fail:
-    ht_runtime_close(rt);
+    destroy(rt);
     return rc;
 }
 
+int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
+                    size_t nsizes, const struct ht_runtime_opts *opts,
+                    struct ht_runtime **out, struct ht_error *err)
+{
+    if (!spec_path) {
+        if (out)
+            *out = NULL;
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_open: no spec given (spec_path is "
+                            "NULL)");
+    }
+    return open_runtime(spec_path, NULL, sizes, nsizes, opts, out, err);
+}
+
+int ht_runtime_open_spec(const struct ht_spec *spec, const struct ht_runtime_opts *opts,
+                         struct ht_runtime **out, struct ht_error *err)
+{
+    if (!spec) {
+        if (out)
+            *out = NULL;
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_open_spec: the spec is NULL");
+    }
+    return open_runtime(NULL, spec, NULL, 0, opts, out, err);
+}
+
 void ht_runtime_close(struct ht_runtime *rt)
+{
+    /* Anything but an open runtime (NULL, closed already) is left alone. */
+    if (live_remove(rt))
+        destroy(rt);
+}
+
+static void destroy(struct ht_runtime *rt)
 {
     if (!rt)
         return;
@@ -322,7 +590,7 @@ void ht_runtime_close(struct ht_runtime *rt)
     free(rt->wd);
     free(rt->skipped);
     ht_platform_free(rt->plat);
-    ht_spec_free(rt->spec);
+    ht_spec_free(rt->own_spec);
     free(rt);
 }
 
@@ -330,8 +598,13 @@ int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *
                          struct ht_error *err)
 {
     size_t a;
-    int rc = ht_spec_bind_arg(rt->spec, name, &a, err);
+    int rc;
 
+    if (!is_live(rt))
+        return not_open(rt, "ht_runtime_arg_bytes", err);
+    if (!bytes)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_arg_bytes: bytes is NULL");
+    rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc == HT_OK)
         *bytes = rt->arg_bytes[a];
     return rc;
@@ -339,6 +612,10 @@ int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *
 
 void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err)
 {
+    if (!is_live(rt)) {
+        not_open(rt, "ht_runtime_alloc", err);
+        return NULL;
+    }
     if (bytes == 0) {
         ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
         return NULL;
@@ -348,7 +625,7 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
 
 void ht_runtime_free_host(struct ht_runtime *rt, void *data)
 {
-    if (!rt || !data)
+    if (!is_live(rt) || !data)
         return;
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
@@ -360,23 +637,30 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
                     struct ht_error *err)
 {
     size_t a;
-    int rc = ht_spec_bind_arg(rt->spec, name, &a, err);
+    int rc;
 
-    if (rc == HT_OK)
-        rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
+    if (!is_live(rt))
+        return not_open(rt, "ht_runtime_bind", err);
+    rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc != HT_OK)
         return rc;
-    rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
+    rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
-        rt->bound[a] = data;
+        rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
+    /* A failed bind leaves the argument unbound: the next launch fails naming it rather
+     * than running on the array the program meant to replace. */
+    rt->bound[a] = rc == HT_OK ? data : NULL;
     return rc;
 }
 
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
+    struct ht_error mine;
     double t0;
     int rc;
 
+    if (!is_live(rt))
+        return not_open(rt, "ht_runtime_launch", err);
     for (size_t a = 0; a < rt->spec->nargs; a++) {
         const struct ht_arg *arg = &rt->spec->args[a];
         if (arg->is_buffer && arg->access != HT_ACCESS_TEMP && !rt->bound[a])
@@ -388,10 +672,24 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
         ht_coexec_result_destroy(&rt->last);
         rt->have_last = 0;
     }
+    if (!err) { /* the failure is recorded in info even when the caller takes no error */
+        ht_error_clear(&mine);
+        err = &mine;
+    }
     t0 = now_s();
     rc = ht_coexec_launch(rt->cx, &rt->last, err);
-    if (rc != HT_OK)
+    if (rc != HT_OK) {
+        /* The co-execution fills part of the result before it fails. */
+        ht_coexec_result_destroy(&rt->last);
+        /* A device lost or failing: recorded, and the runtime stays closable. */
+        rt->info.failed_launches++;
+        rt->info.last_status = rc;
+        snprintf(rt->info.last_error, sizeof rt->info.last_error, "%.511s",
+                 err->code ? err->text : ht_strerror(rc));
         return rc;
+    }
+    rt->info.last_status = HT_OK;
+    rt->info.last_error[0] = '\0';
     rt->have_last = 1;
     rt->info.launches++;
     rt->info.last_wall_s = rt->last.wall_s > 0 ? rt->last.wall_s : now_s() - t0;
@@ -405,10 +703,10 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 
 const struct ht_runtime_info *ht_runtime_info(const struct ht_runtime *rt)
 {
-    return &rt->info;
+    return is_live(rt) ? &rt->info : NULL;
 }
 
 const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt)
 {
-    return rt->have_last ? &rt->last : NULL;
+    return is_live(rt) && rt->have_last ? &rt->last : NULL;
 }

@@ -166,7 +166,7 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
     out->configs = cfg.v;
     out->nconfigs = cfg.n;
     if (rc != HT_OK && !err->file[0])
-        snprintf(err->file, sizeof err->file, "%s", spec->path);
+        snprintf(err->file, sizeof err->file, "%s", spec->path ? spec->path : "");
     if (rc == HT_OK && both &&
         (mcfg.n != cfg.n || mc.platform != out->counts.platform ||
          (mcfg.n && memcmp(mcfg.v, cfg.v, mcfg.n * mcfg.nparams * sizeof *mcfg.v) != 0))) {
@@ -212,7 +212,8 @@ int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *sol
     int both = !strcmp(solver, "both"), text = format != HT_SPACE_LIST_BINARY;
 
     if (text) {
-        fprintf(f, "spec %s (%s), eq3 %s, solver %s\n", spec->name, spec->path,
+        fprintf(f, "spec %s (%s), eq3 %s, solver %s\n", spec->name,
+                spec->path ? spec->path : "from memory",
                 eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
         fprintf(f, "%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
                 "pruned", both ? "native s" : "seconds", both ? "  minizinc s" : "");

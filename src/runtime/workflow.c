@@ -160,7 +160,8 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                             "in %s: run 'hetune tune %s --device %zu --db %s' with the same "
                             "sizes first, or allow tuning%.600s",
                             d->dev->index, d->dev->name, spec->name, ht_store_path(store),
-                            spec->path, d->dev->index, ht_store_path(store), why);
+                            spec->path ? spec->path : "SPEC", d->dev->index,
+                            ht_store_path(store), why);
     tr = calloc(1, sizeof *tr);
     if (!tr)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

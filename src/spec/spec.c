@@ -25,8 +25,10 @@
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 struct loader {
-    const char *path;
+    const char *path;    /* what errors name: the file, or ht_spec_load_buffer's name */
     const char *text;    /* the raw file, for positions */
+    const char *source;  /* ht_spec_load_buffer's kernel source, or NULL */
+    size_t source_len;
     size_t len;
     struct ht_error *err;
     struct ht__json_seg segs[MAX_DEPTH]; /* the JSON path being validated */
@@ -38,7 +40,7 @@ struct loader {
 static const char *const top_fields[] = {
     "name", "description", "kernel", "sizes", "ndrange", "params", "local_mem",
     "constraints", "args", "verify", "timing", "flops", "bytes", "pipeline"};
-static const char *const kernel_fields[] = {"file", "name", "options", "language"};
+static const char *const kernel_fields[] = {"file", "source", "name", "options", "language"};
 /* The kernel languages a spec may name (enum ht_kernel_language); only OpenCL is built. */
 static const char *const language_names[] = {"OpenCL", "CUDA", "HIP"};
 static const char *const ndrange_fields[] = {"global", "local"};
@@ -446,11 +448,32 @@ static int optional_expr(struct loader *l, json_t *root, const char *key, struct
 
 /* ---- sections ----------------------------------------------------------------------------- */
 
+/* The kernel's text when it does not come from kernel.file: ht_spec_load_buffer's source,
+ * or kernel.source written in the spec. kernel_path then names it for messages (a build
+ * log's positions, "no kernel named ..."): kernel.file when given, else a label. */
+static int kernel_text(struct loader *l, const char *file, const char *inline_src)
+{
+    struct ht_spec *spec = l->spec;
+    const char *text = l->source ? l->source : inline_src;
+    size_t len = l->source ? l->source_len : strlen(inline_src);
+
+    if (file && file[0])
+        spec->kernel_path = ht__path_join(spec->dir, file);
+    else
+        spec->kernel_path = ht__asprintf("%s:kernel%s", l->path, l->source ? "" : ".source");
+    if (!spec->kernel_path || !(spec->source = malloc(len + 1)))
+        return nomem(l);
+    memcpy(spec->source, text, len);
+    spec->source[len] = '\0';
+    spec->source_len = len;
+    return 0;
+}
+
 static int load_kernel(struct loader *l, json_t *root)
 {
     struct ht_spec *spec = l->spec;
     struct ht_error rerr;
-    const char *file, *name, *options, *language = NULL;
+    const char *file = NULL, *source = NULL, *name, *options, *language = NULL;
     json_t *k;
     char why[256];
     int rc;
@@ -460,10 +483,19 @@ static int load_kernel(struct loader *l, json_t *root)
     push_key(l, "kernel");
     if ((rc = want_object(l, k)) || (rc = check_fields(l, k, kernel_fields, COUNT(kernel_fields))))
         return rc;
-    if ((rc = get_string(l, k, "file", 1, &file)) || (rc = get_string(l, k, "name", 1, &name)) ||
+    /* kernel.file is required unless the source is in the spec (kernel.source) or given
+     * beside it (ht_spec_load_buffer), where a file, when named, is only a label. */
+    if ((rc = get_string(l, k, "source", 0, &source)) ||
+        (rc = get_string(l, k, "file", 0, &file)) ||
+        (rc = get_string(l, k, "name", 1, &name)) ||
         (rc = get_string(l, k, "options", 0, &options)) ||
         (rc = get_string(l, k, "language", 0, &language)))
         return rc;
+    if (!file && !source && !l->source) {
+        push_key(l, "file");
+        return fail(l, HT_ESPEC, "missing required field 'file' (or 'source', the kernel's "
+                    "text in the spec)");
+    }
     if (language) {
         size_t i;
         push_key(l, "language");
@@ -479,12 +511,31 @@ static int load_kernel(struct loader *l, json_t *root)
     if (!is_identifier(name))
         return fail(l, HT_ESPEC, "'%s' is not a valid kernel name", name);
     pop(l);
-    push_key(l, "file");
-    if (!file[0])
-        return fail(l, HT_ESPEC, "must name the kernel's source file");
     if (!(spec->kernel_name = dup_or_fail(l, name)) ||
         !(spec->kernel_options = dup_or_fail(l, options ? options : "")))
         return HT_ENOMEM;
+    if (source) {
+        push_key(l, "source");
+        if (l->source)
+            return fail_key(l, HT_ESPEC, "the kernel's source is given twice: here and to "
+                            "ht_spec_load_buffer; give one");
+        if (file)
+            return fail_key(l, HT_ESPEC, "give kernel.file or kernel.source, not both");
+        if (!source[0])
+            return fail(l, HT_ESPEC, "must hold the kernel's source");
+        pop(l);
+    }
+    if (l->source && !l->source_len)
+        return fail(l, HT_ESPEC, "the kernel source given beside the spec is empty");
+    if (source || l->source) {
+        if ((rc = kernel_text(l, file, source)) != 0)
+            return rc;
+        pop(l);
+        return 0;
+    }
+    push_key(l, "file");
+    if (!file[0])
+        return fail(l, HT_ESPEC, "must name the kernel's source file");
     if (!(spec->kernel_path = ht__path_join(spec->dir, file)))
         return nomem(l);
     /* A CUDA or HIP kernel is never built (its recorded space is replayed): its source,
@@ -1815,40 +1866,34 @@ const char *ht_kernel_language_name(enum ht_kernel_language lang)
     return (size_t)lang < COUNT(language_names) ? language_names[lang] : "unknown";
 }
 
-int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
-                 struct ht_spec **out, struct ht_error *err)
+/* Parses and validates text (len bytes) as a spec. label is what errors name (err->file);
+ * path and dir are the spec's own (NULL for one from memory); source, when not NULL, is
+ * the kernel's text given beside it. */
+static int load_text(const char *label, const char *path, const char *dir, const char *text,
+                     size_t len, const char *source, size_t source_len,
+                     const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
+                     struct ht_error *err)
 {
     struct loader l;
     struct ht_spec *spec = NULL;
-    char *text = NULL;
-    size_t len = 0;
     json_t *root = NULL;
     json_error_t jerr;
     int rc;
 
-    if (out)
-        *out = NULL;
-    if (!path || !out || (nov && !ov))
-        return ht_error_set(err, HT_EINVAL, "ht_spec_load: missing argument");
-    rc = ht__read_file(path, &text, &len, err);
-    if (rc != HT_OK) {
-        if (err && err->code == rc && !err->file[0])
-            snprintf(err->file, sizeof err->file, "%s", path);
-        return rc;
-    }
     root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         if (err && !err->code) {
-            snprintf(err->file, sizeof err->file, "%s", path);
+            snprintf(err->file, sizeof err->file, "%s", label);
             err->field[0] = '\0';
             err->line = jerr.line > 0 ? jerr.line : 0;
             err->column = jerr.column > 0 ? jerr.column : 0;
         }
-        rc = ht_error_set(err, HT_EPARSE, "invalid json: %s", jerr.text);
-        goto cleanup;
+        return ht_error_set(err, HT_EPARSE, "invalid json: %s", jerr.text);
     }
     spec = calloc(1, sizeof *spec);
-    if (!spec || !(spec->path = ht__strdup(path)) || !(spec->dir = ht__dirname(path))) {
+    if (!spec || (path && !(spec->path = ht__strdup(path))) ||
+        (path && !(spec->dir = ht__dirname(path))) ||
+        (!path && dir && !(spec->dir = ht__strdup(dir)))) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -1861,9 +1906,11 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
     spec->precision = HT_TIMING_PRECISION;
     spec->margin = HT_TIMING_MARGIN;
     memset(&l, 0, sizeof l);
-    l.path = path;
+    l.path = label;
     l.text = text;
     l.len = len;
+    l.source = source;
+    l.source_len = source_len;
     l.err = err;
     l.spec = spec;
     rc = load_all(&l, root, ov, nov);
@@ -1875,8 +1922,53 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
 cleanup:
     ht_spec_free(spec);
     json_decref(root);
+    return rc;
+}
+
+int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
+                 struct ht_spec **out, struct ht_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (out)
+        *out = NULL;
+    if (!path || !out || (nov && !ov))
+        return ht_error_set(err, HT_EINVAL, "ht_spec_load: missing argument");
+    rc = ht__read_file(path, &text, &len, err);
+    if (rc != HT_OK) {
+        if (err && err->code == rc && !err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", path);
+        return rc;
+    }
+    rc = load_text(path, path, NULL, text, len, NULL, 0, ov, nov, out, err);
     free(text);
     return rc;
+}
+
+int ht_spec_load_buffer(const char *json, size_t json_len, const char *source,
+                        size_t source_len, const char *name, const char *base_dir,
+                        const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
+                        struct ht_error *err)
+{
+    const char *label = name && name[0] ? name : "<string>";
+
+    if (out)
+        *out = NULL;
+    if (!json || !out || (nov && !ov) || (!source && source_len)) {
+        int rc = ht_error_set(err, HT_EINVAL, "ht_spec_load_buffer: missing argument");
+        if (err && err->code == rc && !err->file[0])
+            snprintf(err->file, sizeof err->file, "%s", label);
+        return rc;
+    }
+    /* A length of 0 stands for a NUL-terminated text: neither may be empty. */
+    if (!json_len)
+        json_len = strlen(json);
+    if (source && !source_len)
+        source_len = strlen(source);
+    return load_text(label, NULL, base_dir, json, json_len, source, source_len, ov, nov, out,
+                     err);
 }
 
 void ht_spec_free(struct ht_spec *spec)

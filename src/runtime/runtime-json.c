@@ -1,0 +1,132 @@
+/* The runtime's info as a JSON document (runtime.h, ht_runtime_info_json), for bindings
+ * that cannot mirror struct ht_runtime_info: the Python package's Runtime.info(). Built on
+ * the public ht_runtime_info only. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hetune/runtime.h"
+
+/* A JSON string of s; text that is not UTF-8 (a driver's device name may not be) has its
+ * bytes past ASCII replaced by '?', since jansson refuses it. NULL when out of memory. */
+static json_t *str(const char *s)
+{
+    json_t *v = json_string(s ? s : "");
+    char *copy;
+
+    if (v || !s)
+        return v;
+    copy = strdup(s);
+    if (!copy)
+        return NULL;
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    v = json_string(copy);
+    free(copy);
+    return v;
+}
+
+/* Seconds as a number, or null for "not measured" (< 0) and for what JSON cannot hold. */
+static json_t *seconds(double v)
+{
+    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Sets key of o to v, which it takes; 0, or -1 when v is NULL (out of memory) or jansson
+ * cannot. */
+static int put(json_t *o, const char *key, json_t *v)
+{
+    return v ? json_object_set_new(o, key, v) : -1;
+}
+
+static json_t *device_json(const struct ht_runtime_device *d)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return NULL;
+    if (put(o, "index", json_integer((json_int_t)d->dev->index)) ||
+        put(o, "name", str(d->dev->name)) || put(o, "platform", str(d->dev->platform)) ||
+        put(o, "config", str(d->config)) || put(o, "tuned_s", seconds(d->tuned_s)) ||
+        put(o, "tuned_now", json_boolean(d->tuned_now)) ||
+        put(o, "predicted", json_boolean(d->predicted)) ||
+        put(o, "alone_s", seconds(d->alone_s)) || put(o, "used", json_boolean(d->used)) ||
+        put(o, "share", json_real(d->share)) || put(o, "kernel_s", seconds(d->kernel_s)) ||
+        put(o, "transfer_s", seconds(d->transfer_s))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *skipped_json(const struct ht_runtime_skipped *s)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return NULL;
+    if (put(o, "index", json_integer((json_int_t)s->dev->index)) ||
+        put(o, "name", str(s->dev->name)) || put(o, "reason", str(s->reason))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_error *err)
+{
+    const struct ht_runtime_info *info = ht_runtime_info(rt);
+    json_t *root = NULL, *devs = NULL, *skipped = NULL;
+    int rc = HT_OK;
+
+    if (json)
+        *json = NULL;
+    if (!info)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_info_json: %s",
+                            rt ? "not an open runtime" : "the runtime is NULL");
+    if (!json)
+        return ht_error_set(err, HT_EINVAL, "ht_runtime_info_json: json is NULL");
+    root = json_object();
+    devs = json_array();
+    skipped = json_array();
+    if (!root || !devs || !skipped)
+        goto nomem;
+    for (size_t i = 0; i < info->ndevices; i++)
+        if (json_array_append_new(devs, device_json(&info->devices[i])))
+            goto nomem;
+    for (size_t i = 0; i < info->nskipped; i++)
+        if (json_array_append_new(skipped, skipped_json(&info->skipped[i])))
+            goto nomem;
+    if (put(root, "spec", str(info->spec)) || put(root, "split", json_boolean(info->split)) ||
+        put(root, "fastest", json_integer((json_int_t)info->fastest)) ||
+        put(root, "decision", str(info->decision)) ||
+        put(root, "predicted_split_s", seconds(info->predicted_split_s)) ||
+        put(root, "predicted_alone_s", seconds(info->predicted_alone_s)) ||
+        put(root, "measured_split_s", seconds(info->measured_split_s)) ||
+        put(root, "launches", json_integer((json_int_t)info->launches)) ||
+        put(root, "failed_launches", json_integer((json_int_t)info->failed_launches)) ||
+        put(root, "last_status",
+            info->last_status ? str(ht_err_name(info->last_status)) : json_null()) ||
+        put(root, "last_error", str(info->last_error)) ||
+        put(root, "last_wall_s", seconds(info->last_wall_s)))
+        goto nomem;
+    if (put(root, "devices", devs) || put(root, "skipped", skipped)) {
+        devs = skipped = NULL; /* put took them */
+        goto nomem;
+    }
+    devs = skipped = NULL;
+    *json = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    if (!*json)
+        goto nomem;
+    goto cleanup;
+nomem:
+    rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the runtime's info as JSON");
+cleanup:
+    json_decref(devs);
+    json_decref(skipped);
+    json_decref(root);
+    return rc;
+}
