@@ -124,7 +124,14 @@ struct ht_runtime_info {
     double measured_split_s; /* AUTO: the split's wall time measured once at open (when it
                                 was predicted to pay); -1 when not measured. Slower than
                                 the fastest device alone, that device runs alone. */
-    char decision[256];      /* why it splits or not, in words */
+    char decision[256];      /* why it splits or not, in words, ending "; for the
+                                runtime's own memory" (or "the program's aligned", "the
+                                program's unaligned": memory below) */
+    enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
+                                runtime's own at open; at a launch that finds another kind
+                                bound (ht_coexec_memory_bound), it is decided again for that
+                                kind (more than one device and a mode other than ALONE) */
+    unsigned decisions;      /* decisions made: 1 at open, one more per new decision */
     uint64_t launches;       /* launches so far */
     double last_wall_s;      /* the last launch's wall time (transfers included); -1 */
 };
