@@ -67,7 +67,7 @@ void ht__hostbuf_free(struct ht__hostbuf *b);
 struct ht__stage;
 
 /* Makes a stage in ctx (pinned memory mapped on q): rings of ring_bytes / chunk_bytes
- * slots (at least 2) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy threads (0: 4
+ * slots (at least 2, at most 64) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy threads (0: 4
  * threads; at most the cores online). *out is freed with ht__stage_free. HT_ECL,
  * HT_ENOMEM. */
 int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, size_t ring_bytes,

@@ -16,6 +16,8 @@
 #define STAGE_CHUNK_DEFAULT (4u << 20)
 #define STAGE_THREADS_DEFAULT 4u
 #define STAGE_THREADS_MAX 64u
+/* Slots per ring at most: each is a pinned buffer of its own. */
+#define STAGE_SLOTS_MAX 64u
 
 struct slot {
     struct ht__hostmem mem; /* pinned, chunk bytes */
@@ -174,6 +176,8 @@ int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, siz
     n = ring_bytes / chunk_bytes;
     if (n < 2)
         n = 2;
+    if (n > STAGE_SLOTS_MAX)
+        n = STAGE_SLOTS_MAX;
     s = calloc(1, sizeof *s);
     if (!s)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

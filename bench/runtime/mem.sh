@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# bench/runtime/mem.sh: the runtime on a program's own malloc arrays against the arrays of
+# ht_runtime_alloc, for vecadd 2^26 and gesummv 8192, modes AUTO, SPLIT and ALONE, and each
+# foreign path (stage, register, direct) per direction on malloc memory (issue 26). Every
+# element of every launch is checked. See the header of bench/runtime/mem.c.
+#
+# usage: bench/runtime/mem.sh [BUILD_DIR] [PROBLEM] [N | NV,NG] [LAUNCHES] [WARMUP] [DEVICES]
+#   BUILD_DIR  a CMake build folder of hetune (default build/); bench_mem is built there when
+#              missing (configured Release first when the folder has no CMakeCache.txt)
+#   the rest   passed to bench_mem (defaults: all, 67108864,8192, 20, 3, every device)
+# environment: POCL_DEVICES as usual; HETUNE_DB the results database (default
+# ./bench-mem.db, tuned where a device has nothing: BENCH_MEM_BUDGET evaluations at most);
+# BENCH_MEM_PATHS="up/down,..." the foreign paths to compare.
+# On PoCL here, a small run: bench/runtime/mem.sh build all 262144,256 5 1
+set -eu
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+[ $# -gt 0 ] && shift
+bin="$build/bench/bench_mem"
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    echo "bench/runtime/mem.sh: configuring $build" >&2
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+if [ ! -x "$bin" ] || [ "$root/bench/runtime/mem.c" -nt "$bin" ]; then
+    echo "bench/runtime/mem.sh: building bench_mem in $build" >&2
+    cmake --build "$build" --target bench_mem -j "$(nproc)" >/dev/null
+fi
+echo "bench/runtime/mem.sh: $(nproc) cores, POCL_DEVICES=\"${POCL_DEVICES:-}\", $bin $*" >&2
+exec "$bin" "$@"
