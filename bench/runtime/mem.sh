@@ -10,7 +10,8 @@
 #   the rest   passed to bench_mem (defaults: all, 67108864,8192, 20, 3, every device)
 # environment: POCL_DEVICES as usual; HETUNE_DB the results database (default
 # ./bench-mem.db, tuned where a device has nothing: BENCH_MEM_BUDGET evaluations at most);
-# BENCH_MEM_PATHS="up/down,..." the foreign paths to compare.
+# BENCH_MEM_PATHS="up/down,..." the foreign paths to compare; BENCH_MEM_LINKS=0 skips
+# `hetune devices --bandwidth` into the database first (the links mode SPLIT plans with).
 # On PoCL here, a small run: bench/runtime/mem.sh build all 262144,256 5 1
 set -eu
 
@@ -26,6 +27,12 @@ fi
 if [ ! -x "$bin" ] || [ "$root/bench/runtime/mem.c" -nt "$bin" ]; then
     echo "bench/runtime/mem.sh: building bench_mem in $build" >&2
     cmake --build "$build" --target bench_mem -j "$(nproc)" >/dev/null
+fi
+# Mode SPLIT plans with the stored links: measure them first (BENCH_MEM_LINKS=0 skips it).
+export HETUNE_DB="${HETUNE_DB:-bench-mem.db}"
+if [ "${BENCH_MEM_LINKS:-1}" = 1 ]; then
+    [ -x "$build/hetune" ] || cmake --build "$build" --target hetune -j "$(nproc)" >/dev/null
+    "$build/hetune" devices --bandwidth --db "$HETUNE_DB" >&2
 fi
 echo "bench/runtime/mem.sh: $(nproc) cores, POCL_DEVICES=\"${POCL_DEVICES:-}\", $bin $*" >&2
 exec "$bin" "$@"
