@@ -23,8 +23,8 @@
  *   WARMUP    untimed launches first (default 3)
  *   DEVICES   "0,1,...": the devices (default every device)
  * The results database is $HETUNE_DB, else bench-mem.db in the current folder; a device
- * with no tuned configuration there is tuned first (exhaustive, or $BENCH_MEM_BUDGET
- * evaluations). */
+ * with no tuned configuration there is tuned first ($BENCH_MEM_STRATEGY, default
+ * exhaustive; at most $BENCH_MEM_BUDGET evaluations when set). */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
@@ -214,6 +214,7 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
     o.devices = devices;
     o.tune_missing = 1;
     o.budget = budget ? (size_t)strtoull(budget, NULL, 10) : 0;
+    o.strategy = getenv("BENCH_MEM_STRATEGY"); /* NULL: exhaustive */
     o.mode = mode;
     o.exec.foreign_up = fp->up;
     o.exec.foreign_down = fp->down;

@@ -9,7 +9,8 @@
 #              missing (configured Release first when the folder has no CMakeCache.txt)
 #   the rest   passed to bench_mem (defaults: all, 67108864,8192, 20, 3, every device)
 # environment: POCL_DEVICES as usual; HETUNE_DB the results database (default
-# ./bench-mem.db, tuned where a device has nothing: BENCH_MEM_BUDGET evaluations at most);
+# ./bench-mem.db, tuned where a device has nothing: BENCH_MEM_STRATEGY, at most
+# BENCH_MEM_BUDGET evaluations);
 # BENCH_MEM_PATHS="up/down,..." the foreign paths to compare; BENCH_MEM_LINKS=0 skips
 # `hetune devices --bandwidth` into the database first (the links mode SPLIT plans with).
 # On PoCL here, a small run: bench/runtime/mem.sh build all 262144,256 5 1
