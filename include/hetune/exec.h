@@ -110,7 +110,7 @@ struct ht_exec_opts {
     enum ht_foreign_path foreign_up, foreign_down; /* copied devices, arrays hetune did not
                                allocate, host to device and back (see above); AUTO: stage */
     size_t stage_bytes;     /* HT_FOREIGN_STAGE: bytes per pinned chunk; 0: 4 MiB */
-    unsigned stage_threads; /* HT_FOREIGN_STAGE: threads that copy a chunk; 0: 4, at most
+    unsigned stage_threads; /* HT_FOREIGN_STAGE: threads that copy a chunk; 0: 8, at most
                                the cores online */
     int no_cache;           /* 1: neither read nor write the binary cache (nor the
                                reference outputs kept beside it). It is never

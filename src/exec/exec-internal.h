@@ -67,9 +67,10 @@ void ht__hostbuf_free(struct ht__hostbuf *b);
 struct ht__stage;
 
 /* Makes a stage in ctx (pinned memory mapped on q): rings of ring_bytes / chunk_bytes
- * slots (at least 2, at most 64) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy threads (0: 4
- * threads; at most the cores online). *out is freed with ht__stage_free. HT_ECL,
- * HT_ENOMEM. */
+ * slots (at least 2, at most 64) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy
+ * threads (0: 8 threads; at most the cores online). ctx NULL makes the copy threads alone
+ * (ht__stage_copy; ht__stage_write and _read are HT_EINVAL). *out is freed with
+ * ht__stage_free. HT_ECL, HT_ENOMEM. */
 int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, size_t ring_bytes,
                      unsigned threads, struct ht__stage **out, struct ht_error *err);
 

@@ -14,7 +14,7 @@
 /* Below this many bytes a copy is not worth waking threads for. */
 #define COPY_SPLIT_MIN (256u << 10)
 #define STAGE_CHUNK_DEFAULT (4u << 20)
-#define STAGE_THREADS_DEFAULT 4u
+#define STAGE_THREADS_DEFAULT 8u
 #define STAGE_THREADS_MAX 64u
 /* Slots per ring at most: each is a pinned buffer of its own. */
 #define STAGE_SLOTS_MAX 64u
@@ -185,8 +185,10 @@ int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, siz
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->go, NULL);
     pthread_cond_init(&s->done, NULL);
-    rc = ring_init(&s->w, n, chunk_bytes, ctx, q, &s->write_s, err);
-    if (rc == HT_OK)
+    /* Without a context: the copy threads alone (a CPU device's slices of an array it
+     * cannot work on in place). */
+    rc = ctx ? ring_init(&s->w, n, chunk_bytes, ctx, q, &s->write_s, err) : HT_OK;
+    if (rc == HT_OK && ctx)
         rc = ring_init(&s->r, n, chunk_bytes, ctx, q, &s->read_s, err);
     if (rc == HT_OK && threads > 1) {
         s->threads = calloc(threads - 1, sizeof *s->threads);
@@ -252,6 +254,8 @@ static int take(struct ht__stage *s, struct ring *g, struct slot **out, struct h
 int ht__stage_write(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off,
                     const void *src, size_t bytes, struct ht_error *err)
 {
+    if (s->w.n == 0)
+        return ht_error_set(err, HT_EINVAL, "a stage without a context has no rings");
     for (size_t pos = 0; pos < bytes; pos += s->chunk) {
         size_t n = bytes - pos < s->chunk ? bytes - pos : s->chunk;
         struct slot *t;
@@ -278,6 +282,8 @@ int ht__stage_write(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t 
 int ht__stage_read(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off, void *dst,
                    size_t bytes, struct ht_error *err)
 {
+    if (s->w.n == 0)
+        return ht_error_set(err, HT_EINVAL, "a stage without a context has no rings");
     for (size_t pos = 0; pos < bytes; pos += s->chunk) {
         size_t n = bytes - pos < s->chunk ? bytes - pos : s->chunk;
         struct slot *t;

@@ -89,6 +89,11 @@ struct cxdev {
                                    and output arrays (one buffer, retained twice, when they
                                    are the same array), or NULL */
     struct ht__stage *stage;    /* XF_STAGE's rings, made at the first array that needs them */
+    struct ht__hostmem *shadow; /* per argument: a device in place whose host array is below
+                                   its base alignment works in place on this page-aligned
+                                   copy instead, its slices copied in and its owned elements
+                                   out by the copy threads below; else empty */
+    struct ht__stage *copier;   /* the shadows' copy threads (a stage without rings) */
     /* one run */
     struct owned *owned;
     size_t nowned, cap_owned;
@@ -404,7 +409,8 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
         d->down = calloc(na, 1);
         d->reg_in = calloc(na, sizeof *d->reg_in);
         d->reg_out = calloc(na, sizeof *d->reg_out);
-        if (!d->maps || !d->up || !d->down || !d->reg_in || !d->reg_out)
+        d->shadow = calloc(na, sizeof *d->shadow);
+        if (!d->maps || !d->up || !d->down || !d->reg_in || !d->reg_out || !d->shadow)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
         /* In bits. A device that does not say is given a page: arrays of ht_coexec_alloc
          * still qualify, a program's malloc memory is copied. */
@@ -468,12 +474,79 @@ static void *inplace_host(const struct ht_coexec *cx, const struct cxdev *d, siz
     if (arg->access == HT_ACCESS_READWRITE && (cx->n > 1 || strcmp(cx->sched_name, "static")))
         return NULL;
     p = arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
-    /* Below the device's base alignment a driver may wrap a copy of its own around the
-     * array (PoCL does) and write all of it back at a map: elements another device owns
-     * included. Such an array is copied, slice by slice, instead. */
-    if (p && (uintptr_t)p % d->align)
-        return NULL;
     return p;
+}
+
+/* Whether device d works on buffer i in place on its shadow (see struct cxdev). */
+static int shadowed(const struct cxdev *d, size_t i)
+{
+    return d->shadow && d->shadow[i].data && d->in.host[i] == d->shadow[i].data;
+}
+
+/* What device d's buffer i wraps in place (NULL: none, a device buffer): the host array
+ * of inplace_host, or, when that array is below d's base alignment, d's shadow of it
+ * (made here). Below its alignment a driver wraps a copy of its own around the array
+ * (PoCL does) and copies all of it at every launch and map, elements another device owns
+ * included; the shadow moves only the slices, on several threads. */
+static int inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i, void **out,
+                          struct ht_error *err)
+{
+    void *p = inplace_host(cx, d, i);
+    size_t bytes = d->in.shape[i].count * ht_type_size(cx->spec->args[i].type);
+    int rc;
+
+    *out = p;
+    if (!p || (uintptr_t)p % d->align == 0)
+        return HT_OK;
+    if (!d->shadow[i].data) {
+        rc = ht__hostmem_alloc(NULL, NULL, HT_PATH_INPLACE, bytes, &d->shadow[i], err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    if (!d->copier) {
+        rc = ht__stage_create(NULL, NULL, 0, 0, cx->opts.exec.stage_threads, &d->copier, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    *out = d->shadow[i].data;
+    return HT_OK;
+}
+
+/* Copies the elements [lo[a], hi[a]) of every axis a of buffer i between two host arrays
+ * of its layout (d's copy threads for one contiguous range, row by row otherwise), adding
+ * the time to *seconds. */
+static void copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
+                      const uint64_t *lo, const uint64_t *hi, double *seconds)
+{
+    const struct ht__hostbuf *b = &d->in.shape[i];
+    size_t es = ht_type_size(d->cx->spec->args[i].type);
+    uint64_t dims[3] = {1, 1, 1}, l[3] = {0, 0, 0}, h[3] = {1, 1, 1};
+    unsigned na = b->naxes, sh = 3 - na;
+    double t0 = ht__now();
+
+    for (unsigned a = 0; a < na; a++) {
+        if (hi[a] <= lo[a])
+            return;
+        /* Right-aligned into three axes: the last is the contiguous one. */
+        dims[sh + a] = b->dims[a];
+        l[sh + a] = lo[a];
+        h[sh + a] = hi[a];
+    }
+    /* One contiguous range when every axis inside a partial one is whole, or the partial
+     * one is the only one longer than an element. */
+    if (((l[2] == 0 && h[2] == dims[2]) || (h[1] - l[1] == 1 && h[0] - l[0] == 1)) &&
+        ((l[1] == 0 && h[1] == dims[1]) || h[0] - l[0] == 1)) {
+        size_t off = (size_t)((l[0] * dims[1] + l[1]) * dims[2] + l[2]) * es;
+        size_t len = (size_t)(((h[0] - 1) * dims[1] + h[1] - 1) * dims[2] + h[2]) * es - off;
+        ht__stage_copy(d->copier, (char *)dst + off, (const char *)src + off, len);
+    } else {
+        for (uint64_t x = l[0]; x < h[0]; x++)
+            for (uint64_t y = l[1]; y < h[1]; y++) {
+                size_t off = (size_t)((x * dims[1] + y) * dims[2] + l[2]) * es;
+                memcpy((char *)dst + off, (const char *)src + off, (size_t)(h[2] - l[2]) * es);
+            }
+    }
+    *seconds += ht__now() - t0;
 }
 
 /* Whether p, the host array of buffer i, is memory hetune did not allocate: a bound array
@@ -591,7 +664,10 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     for (size_t i = 0; i < spec->nargs; i++) {
         if (!spec->args[i].is_buffer)
             continue;
-        rc = ht__inst_buffer(d->session, &d->in, i, inplace_host(cx, d, i), err);
+        void *host = NULL;
+        rc = inplace_target(cx, d, i, &host, err);
+        if (rc == HT_OK)
+            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
         if (rc == HT_OK)
             rc = set_xfer(cx, d, i, err);
         if (rc != HT_OK)
@@ -722,7 +798,7 @@ static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
         double b;
-        if (!spec->args[i].is_buffer || d->in.host[i])
+        if (!spec->args[i].is_buffer || (d->in.host[i] && !shadowed(d, i)))
             continue;
         b = range_bytes(d, i, zero, d->in.shape[i].dims);
         if (m->in == IN_SLICED)
@@ -776,6 +852,10 @@ void ht_coexec_free(struct ht_coexec *cx)
         for (size_t a = 0; d->reg_in && d->reg_out && a < cx->spec->nargs; a++)
             release_reg(d, a);
         ht__inst_release(&d->in, cx->spec->nargs);
+        for (size_t a = 0; d->shadow && a < cx->spec->nargs; a++)
+            ht__hostmem_free(&d->shadow[a]);
+        free(d->shadow);
+        ht__stage_free(d->copier);
     }
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         if (cx->inputs)
@@ -1299,7 +1379,8 @@ static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, u
     for (size_t i = 0; i < spec->nargs; i++) {
         uint64_t lo[3], hi[3];
         int rc;
-        if (d->maps[i].in != mode || !spec->args[i].is_buffer || d->in.host[i])
+        if (d->maps[i].in != mode || !spec->args[i].is_buffer ||
+            (d->in.host[i] && !shadowed(d, i)))
             continue;
         if (mode == IN_SLICED)
             slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
@@ -1308,6 +1389,11 @@ static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, u
                 lo[a] = 0;
                 hi[a] = d->in.shape[i].dims[a];
             }
+        if (shadowed(d, i)) {
+            /* Before the kernel is enqueued: it reads the shadow in place. */
+            copy_rect(d, i, d->shadow[i].data, d->cx->inputs[i].data, lo, hi, &d->write_s);
+            continue;
+        }
         rc = transfer_rect(d, q, i, d->cx->inputs[i].data, lo, hi, 1, err);
         if (rc != HT_OK)
             return rc;
@@ -1435,6 +1521,23 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
             double t = 0.0;
             rc = ht__inst_sync(q, d->in.mem[i], 0, bytes, 1, NULL, &t, err);
             d->read_s += t;
+            /* On a shadow, the kernels are done: the elements it owns go to the host array,
+             * and nothing else. */
+            for (size_t k = 0; rc == HT_OK && shadowed(d, i) && k < d->nowned; k++) {
+                uint64_t slo[3], shi[3];
+                if (m->out == OUT_WHOLE) {
+                    for (unsigned a = 0; a < 3; a++) {
+                        slo[a] = 0;
+                        shi[a] = d->in.shape[i].dims[a];
+                    }
+                    k = d->nowned;
+                } else {
+                    slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1, slo,
+                                 shi);
+                }
+                copy_rect(d, i, d->cx->outputs[i].data, d->shadow[i].data, slo, shi,
+                          &d->read_s);
+            }
         } else if (m->out == OUT_WHOLE) {
             for (unsigned a = 0; a < 3; a++)
                 hi[a] = d->in.shape[i].dims[a];
@@ -1524,8 +1627,12 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
         else if (arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
             ht__poison_fill(arg->type, cx->outputs[i].data, cx->outputs[i].count);
         for (size_t j = 0; j < cx->n; j++) {
+            struct cxdev *d = &cx->devs[j];
             int rc;
-            if (cx->devs[j].in.host[i])
+            /* A shadow holds only what was copied in, as a copied device's buffer. */
+            if (shadowed(d, i))
+                ht__poison_fill(arg->type, d->shadow[i].data, d->in.shape[i].count);
+            if (d->in.host[i])
                 continue;
             rc = ht__inst_poison(cx->devs[j].session, &cx->devs[j].in, i, err);
             if (rc != HT_OK)
@@ -1836,11 +1943,12 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
     cx->bound[i] = data;
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
-        void *host = inplace_host(cx, d, i);
+        void *host = NULL;
         struct ht_error e;
-        int rc = HT_OK;
+        int rc;
         ht_error_clear(&e);
-        if (d->in.host[i] || host) {
+        rc = inplace_target(cx, d, i, &host, &e);
+        if (rc == HT_OK && (d->in.host[i] || host)) {
             /* Unbound with no memory of its own (host NULL): a device buffer until bound
              * again. */
             rc = ht__inst_buffer(d->session, &d->in, i, host, &e);
@@ -1852,6 +1960,9 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
             rc = set_xfer(cx, d, i, &e);
         if (rc != HT_OK)
             return device_fail(err, d, &e);
+        /* A shadow no buffer wraps any more (its buffer was made again above). */
+        if (d->shadow[i].data && !shadowed(d, i))
+            ht__hostmem_free(&d->shadow[i]);
     }
     return HT_OK;
 }

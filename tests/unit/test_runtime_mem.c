@@ -7,7 +7,9 @@
  * every array must be untouched. The decision follows the memory: binding malloc arrays
  * after the runtime's own ones makes the next launch decide again, for that memory
  * (info.memory, info.decisions, the words of info.decision), and binding the runtime's
- * own arrays again decides once more. Mode SPLIT plans with the bus plan when the
+ * own arrays again decides once more. A 2-D problem split along its inner axis (each
+ * device's slices rectangles) and its outer one, on both devices, in place on shadows and
+ * copied. Mode SPLIT plans with the bus plan when the
  * database holds the devices' links. POCL_DEVICES="pthread basic" (unless set) gives two
  * devices. Exits 77 (skipped) when no OpenCL platform is found. */
 #include <stdarg.h>
@@ -67,6 +69,36 @@ static const char kernel_text[] =
     "    }\n"
     "}\n";
 
+/* A 2-D problem, split along the inner axis (gx: rectangles) or the outer one (gy: rows). */
+static char spec2_path[512], kernel2_path[512];
+#define W2 96
+#define H2 80
+
+static const char spec2_text[] =
+    "{\n"
+    "  \"name\": \"rtmem2d\",\n"
+    "  \"kernel\": { \"file\": \"kernel2.cl\", \"name\": \"scale2\" },\n"
+    "  \"sizes\": { \"W\": 96, \"H\": 80 },\n"
+    "  \"ndrange\": { \"global\": [\"W\", \"H\"], \"local\": [\"BX\", \"BY\"] },\n"
+    "  \"params\": { \"BX\": { \"values\": [8, 16] }, \"BY\": { \"values\": [1, 4] } },\n"
+    "  \"args\": [\n"
+    "    { \"name\": \"out\", \"type\": \"float\", \"shape\": [\"H\", \"W\"], "
+    "\"access\": \"write\", \"index\": [\"gy\", \"gx\"] },\n"
+    "    { \"name\": \"in\", \"type\": \"float\", \"shape\": [\"H\", \"W\"], "
+    "\"access\": \"read\", \"index\": [\"gy\", \"gx\"] },\n"
+    "    { \"name\": \"w\", \"type\": \"int\", \"value\": \"W\" }\n"
+    "  ],\n"
+    "  \"verify\": { \"reference\": { \"BX\": 8, \"BY\": 1 }, \"rtol\": 0, \"atol\": 0 },\n"
+    "  \"timing\": { \"repeats\": 2, \"keep_best\": 1 }\n"
+    "}\n";
+
+static const char kernel2_text[] =
+    "__kernel void scale2(__global float *out, __global const float *in, const int w)\n"
+    "{\n"
+    "    const size_t x = get_global_id(0), y = get_global_id(1);\n"
+    "    out[y * w + x] = 2.0f * in[y * w + x] + (float)y;\n"
+    "}\n";
+
 /* An array of the program's own: malloc'ed, `skew` bytes past malloc's alignment, with
  * GUARD bytes of GUARD_BYTE on each side. */
 struct arr {
@@ -74,24 +106,36 @@ struct arr {
     float *p;
 };
 
+static void arr_make_n(struct arr *a, size_t n, size_t skew);
+
 static void arr_make(struct arr *a, size_t skew)
 {
-    size_t bytes = N * sizeof(float);
+    arr_make_n(a, N, skew);
+}
+
+static void arr_make_n(struct arr *a, size_t n, size_t skew)
+{
+    size_t bytes = n * sizeof(float);
     a->base = malloc(bytes + 2 * GUARD + skew);
     assert_non_null(a->base);
     memset(a->base, GUARD_BYTE, bytes + 2 * GUARD + skew);
     a->p = (float *)(void *)(a->base + GUARD + skew);
 }
 
-static void arr_check_guards(const struct arr *a, const char *name)
+static void arr_check_guards_n(const struct arr *a, size_t n, const char *name)
 {
     const unsigned char *p = (const unsigned char *)a->p;
     for (size_t k = 1; k <= GUARD; k++)
         if (p[-(ptrdiff_t)k] != GUARD_BYTE)
             fail_msg("%s: the byte %zu before the array was written", name, k);
     for (size_t k = 0; k < GUARD; k++)
-        if (p[N * sizeof(float) + k] != GUARD_BYTE)
+        if (p[n * sizeof(float) + k] != GUARD_BYTE)
             fail_msg("%s: the byte %zu after the array was written", name, k);
+}
+
+static void arr_check_guards(const struct arr *a, const char *name)
+{
+    arr_check_guards_n(a, N, name);
 }
 
 static void write_file(const char *path, const char *text)
@@ -254,6 +298,58 @@ static void test_aligned_inplace(void **state)
     free(y0);
 }
 
+/* The 2-D problem split along dim on both devices, on arrays skewed by a float: in place
+ * on shadows (auto) and copied to (pinned: whole rows staged, rectangles direct). */
+static void test_2d(void **state)
+{
+    static const enum ht_data_path paths[] = {HT_PATH_AUTO, HT_PATH_PINNED};
+    size_t n = (size_t)W2 * H2, bytes = n * sizeof(float);
+    (void)state;
+
+    if (ndevices < 2) {
+        skip();
+        return;
+    }
+    for (unsigned dim = 0; dim < 2; dim++)
+        for (size_t p = 0; p < 2; p++) {
+            struct ht_runtime_opts o;
+            struct ht_runtime *rt = NULL;
+            struct ht_error err;
+            struct arr out, in;
+
+            ht_error_clear(&err);
+            opts_for(&o, HT_RUNTIME_SPLIT);
+            o.dim = dim;
+            o.exec.data_path = paths[p];
+            if (ht_runtime_open(spec2_path, NULL, 0, &o, &rt, &err) != HT_OK)
+                fail_msg("dim %u: open: %s", dim, err.text);
+            assert_int_equal(ht_runtime_info(rt)->split, 1);
+            arr_make_n(&out, n, sizeof(float));
+            arr_make_n(&in, n, sizeof(float));
+            assert_int_equal(ht_runtime_bind(rt, "out", out.p, bytes, &err), HT_OK);
+            assert_int_equal(ht_runtime_bind(rt, "in", in.p, bytes, &err), HT_OK);
+            for (int r = 0; r < 2; r++) {
+                for (size_t i = 0; i < n; i++) {
+                    in.p[i] = (float)(i % 1009) * 0.5f + (float)r;
+                    out.p[i] = -99.0f;
+                }
+                if (ht_runtime_launch(rt, &err) != HT_OK)
+                    fail_msg("dim %u, %s: launch: %s", dim, ht_data_path_name(paths[p]),
+                             err.text);
+                for (size_t i = 0; i < n; i++)
+                    if (out.p[i] != 2.0f * in.p[i] + (float)(i / W2))
+                        fail_msg("dim %u, %s, round %d: out[%zu][%zu] = %g, expected %g", dim,
+                                 ht_data_path_name(paths[p]), r, i / W2, i % W2,
+                                 (double)out.p[i], (double)(2.0f * in.p[i] + (float)(i / W2)));
+                arr_check_guards_n(&out, n, "out");
+                arr_check_guards_n(&in, n, "in");
+            }
+            ht_runtime_close(rt);
+            free(out.base);
+            free(in.base);
+        }
+}
+
 /* The decision follows the memory bound. */
 static void test_redecide(void **state)
 {
@@ -377,6 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_aligned_inplace),
+        cmocka_unit_test(test_2d),
         cmocka_unit_test(test_redecide),
         cmocka_unit_test(test_split_bus_plan),
     };
@@ -402,7 +499,13 @@ int main(void)
     write_file(spec_path, spec_text);
     snprintf(path, sizeof path, "%s/kernel.cl", dir);
     write_file(path, kernel_text);
+    snprintf(spec2_path, sizeof spec2_path, "%s/spec2.json", dir);
+    snprintf(kernel2_path, sizeof kernel2_path, "%s/kernel2.cl", dir);
+    write_file(spec2_path, spec2_text);
+    write_file(kernel2_path, kernel2_text);
     rc = cmocka_run_group_tests_name("runtime_mem", tests, NULL, NULL);
+    unlink(spec2_path);
+    unlink(kernel2_path);
     unlink(spec_path);
     unlink(path);
     unlink(db_path);
