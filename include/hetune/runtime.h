@@ -42,7 +42,8 @@
  *
  * Any memory can be bound: a program's malloc arrays move without a byte written outside
  * them or outside a device's slice, a CPU device working on them in place where they are
- * at its base alignment, a device copied to staging them through pinned chunks (or as
+ * at its base alignment (else on a shadow of them, its slices copied in and out on several
+ * threads), a device copied to staging them through pinned chunks (or as
  * opts.exec.foreign_up and foreign_down say; exec.h, enum ht_foreign_path).
  *
  * Errors are checked before anything runs: an argument the spec does not have, a scalar

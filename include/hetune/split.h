@@ -508,8 +508,8 @@ enum ht_coexec_memory {
                                 alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN): devices that copy
                                 move it as foreign memory, CPU devices work on it in place */
     HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below some device's base alignment:
-                                devices that copy move it as foreign memory, CPU devices copy
-                                their slices in and out */
+                                devices that copy move it as foreign memory, CPU devices work
+                                on a shadow, their slices copied in and out */
 };
 
 /* "own", "aligned" or "unaligned" (NULL for another value). */
@@ -679,8 +679,9 @@ const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *cou
  * caller's; it must live until it is unbound (bound again, or the co-execution freed).
  * Devices that work in place (HT_PATH_INPLACE) wrap data itself when it sits at their
  * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht_coexec_alloc's memory is page-aligned),
- * else copy their slices of it in and out, only the directions the argument's access
- * needs. The others copy from and to it: directly at the pinned rate when data comes from
+ * else work in place on a page-aligned shadow of it, their slices copied in and the
+ * elements they own copied out by exec.stage_threads threads, only the directions the
+ * argument's access needs. The others copy from and to it: directly at the pinned rate when data comes from
  * ht_coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
  * through pinned chunks by default). Nothing outside data, and nothing outside the
  * elements a device owns, is written. Binding the pointer already bound does nothing.
