@@ -507,7 +507,8 @@ enum ht_coexec_memory {
     HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) at every device's base
                                 alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN): devices that copy
                                 move it as foreign memory, CPU devices work on it in place */
-    HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below some device's base alignment:
+    HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below the base alignment of some
+                                device that works in place:
                                 devices that copy move it as foreign memory, CPU devices work
                                 on a shadow, their slices copied in and out */
 };
@@ -709,8 +710,8 @@ int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht
 
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht_coexec_alloc's
- * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below some
- * device's base alignment, else HT_COEXEC_MEM_ALIGNED. */
+ * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
+ * base alignment of some device that works in place, else HT_COEXEC_MEM_ALIGNED. */
 enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx);
 
 /* Frees memory of ht_coexec_alloc (unbinding it first where it is bound); NULL and memory

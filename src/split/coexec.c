@@ -2042,8 +2042,10 @@ enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx)
             continue;
         if (kind == HT_COEXEC_MEM_OWN)
             kind = HT_COEXEC_MEM_ALIGNED;
+        /* Alignment matters where a device would work in place; a device copied to
+         * stages any alignment alike. */
         for (size_t j = 0; j < cx->n; j++)
-            if ((uintptr_t)p % cx->devs[j].align)
+            if (cx->devs[j].path == HT_PATH_INPLACE && (uintptr_t)p % cx->devs[j].align)
                 kind = HT_COEXEC_MEM_UNALIGNED;
     }
     return kind;
