@@ -14,6 +14,7 @@
 # BENCH_MEM_PATHS="up/down,..." the foreign paths to compare; BENCH_MEM_LINKS=0 skips
 # `hetune devices --bandwidth` into the database first (the links mode SPLIT plans with).
 # On PoCL here, a small run: bench/runtime/mem.sh build all 262144,256 5 1
+# (BENCH_MEM_PROBE_LOG2=18 for a probe of the same size)
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,6 +35,16 @@ export HETUNE_DB="${HETUNE_DB:-bench-mem.db}"
 if [ "${BENCH_MEM_LINKS:-1}" = 1 ]; then
     [ -x "$build/hetune" ] || cmake --build "$build" --target hetune -j "$(nproc)" >/dev/null
     "$build/hetune" devices --bandwidth --db "$HETUNE_DB" >&2
+fi
+# The hand probe of vecadd (../shared/probes/coexec-limit.c, brought in .gpu/probes as for
+# bench/gpu/run.sh's bus stage), in the same call: the figure the goals compare with.
+# BENCH_MEM_PROBE=0 skips it; BENCH_MEM_PROBE_LOG2 its size (default 26).
+probe=${PROBE_SRC:-$root/.gpu/probes/coexec-limit.c}
+if [ "${BENCH_MEM_PROBE:-1}" = 1 ] && [ -f "$probe" ]; then
+    if gcc -O2 -std=gnu11 -o "$build/coexec-limit" "$probe" -lOpenCL -lpthread >&2; then
+        echo "bench/runtime/mem.sh: \$ coexec-limit ${BENCH_MEM_PROBE_LOG2:-26}"
+        "$build/coexec-limit" "${BENCH_MEM_PROBE_LOG2:-26}" || echo "(the probe failed: $?)"
+    fi
 fi
 echo "bench/runtime/mem.sh: $(nproc) cores, POCL_DEVICES=\"${POCL_DEVICES:-}\", $bin $*" >&2
 exec "$bin" "$@"
