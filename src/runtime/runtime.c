@@ -439,9 +439,13 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct 
             rc = ht_coexec_bind(rt->cx, a, rt->bound[a], rt->arg_bytes[a], err);
     if (rc != HT_OK) {
         if (rt->cx) {
+            /* Back to the old one, bound as before (adopting unbound the arrays there). */
             struct ht_error e;
             ht_error_clear(&e);
             ht_coexec_adopt_host(old, rt->cx, &e);
+            for (size_t a = 0; a < rt->spec->nargs; a++)
+                if (rt->bound[a])
+                    ht_coexec_bind(old, a, rt->bound[a], rt->arg_bytes[a], &e);
         }
         ht_coexec_free(rt->cx);
         free(rt->cx_dev);
