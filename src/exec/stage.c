@@ -57,6 +57,7 @@ static void part(size_t bytes, unsigned k, unsigned n, size_t *off, size_t *len)
     *len = k + 1 == n ? bytes - *off : each;
 }
 
+/* A copy thread: waits for a copy (a new gen), copies its part, counts itself done. */
 static void *copy_thread(void *arg)
 {
     struct ht__stage *s = arg;
@@ -107,6 +108,7 @@ void ht__stage_copy(struct ht__stage *s, void *dst, const void *src, size_t byte
     pthread_mutex_unlock(&s->mu);
 }
 
+/* Makes ring g of n pinned slots of chunk bytes each; its times go to *seconds. */
 static int ring_init(struct ring *g, size_t n, size_t chunk, cl_context ctx, cl_command_queue q,
                      double *seconds, struct ht_error *err)
 {
@@ -208,6 +210,7 @@ int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, siz
     return HT_OK;
 }
 
+/* Waits for g's transfers in flight (nothing is delivered any more) and frees it. */
 static void ring_free(struct ring *g)
 {
     for (size_t k = 0; g->slots && k < g->n; k++) {

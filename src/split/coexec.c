@@ -564,11 +564,13 @@ static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
     return 1;
 }
 
+/* The way of moving a foreign array that the option p names (AUTO: staging). */
 static enum xfer xfer_of(enum ht_foreign_path p)
 {
     return p == HT_FOREIGN_REGISTER ? XF_REGISTER : p == HT_FOREIGN_DIRECT ? XF_DIRECT : XF_STAGE;
 }
 
+/* Releases device d's XF_REGISTER buffers of argument i, if any. */
 static void release_reg(struct cxdev *d, size_t i)
 {
     if (d->reg_in[i])
