@@ -58,6 +58,33 @@ int ht_data_path_parse(const char *name, enum ht_data_path *path);
  * taken as they are. */
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
 
+/* How a device that is copied to (HT_PATH_PINNED) moves a host array hetune did not
+ * allocate: a program's own memory bound with ht_coexec_bind or ht_runtime_bind (malloc,
+ * pageable, at any alignment), or the decision's data when it measures for such memory.
+ * Chosen per direction (ht_exec_opts.foreign_up, foreign_down); arrays of
+ * ht_coexec_alloc / ht_runtime_alloc are pinned already and always go directly. Only
+ * whole contiguous ranges (a slice of whole rows) take staging or registering; a
+ * rectangle of a split along an inner axis goes directly. */
+enum ht_foreign_path {
+    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_STAGE both ways (the default here; to be confirmed
+                             against registering on the GPU machine, bench/runtime/mem.sh) */
+    HT_FOREIGN_STAGE,     /* through a ring of pinned chunks (stage_bytes each): the copy of
+                             chunk k+1 into pinned memory, spread over stage_threads threads,
+                             overlaps the DMA of chunk k; both ways */
+    HT_FOREIGN_REGISTER,  /* a CL_MEM_USE_HOST_PTR buffer over the array in the device's
+                             context, synchronised by map and unmap of the slice and copied to
+                             or from the device's buffer on the device (the driver may or may
+                             not pin the array) */
+    HT_FOREIGN_DIRECT     /* the array handed to clEnqueueWrite/ReadBuffer as it is: the
+                             driver's pageable copies (hetune up to 0.2) */
+};
+
+/* The foreign path's name: "auto", "stage", "register" or "direct" (NULL for none). */
+const char *ht_foreign_path_name(enum ht_foreign_path path);
+
+/* Sets *path from its name. HT_EINVAL for any other string. */
+int ht_foreign_path_parse(const char *name, enum ht_foreign_path *path);
+
 /* Isolation (docs/guide.md, "When a configuration crashes or hangs"): where a session
  * builds and runs its configurations. In a worker process (the executable hetune-worker),
  * a configuration that crashes the driver or never ends costs only itself: ht_session_eval
@@ -83,6 +110,11 @@ enum ht_isolation {
 
 struct ht_exec_opts {
     enum ht_data_path data_path; /* HT_PATH_AUTO unless a comparison asks for another */
+    enum ht_foreign_path foreign_up, foreign_down; /* copied devices, arrays hetune did not
+                               allocate, host to device and back (see above); AUTO: stage */
+    size_t stage_bytes;     /* HT_FOREIGN_STAGE: bytes per pinned chunk; 0: 4 MiB */
+    unsigned stage_threads; /* HT_FOREIGN_STAGE: threads that copy a chunk; 0: 8, at most
+                               the cores online */
     int no_cache;           /* 1: neither read nor write the binary cache (nor the
                                reference outputs kept beside it). It is never
                                written for PoCL's devices unless POCL_KERNEL_CACHE=0:

@@ -31,7 +31,20 @@
  * margin (ht_split_decide), that device runs alone. Otherwise the split is measured once
  * (the spec's timing, on data of its own): what the devices share when they run together
  * is not in the prediction, and a split measured slower than the fastest device alone is
- * not kept either. info->decision says which, in words.
+ * not kept either. info->decision says which, in words, and for which memory: the
+ * decision made at open is for the runtime's own (ht_runtime_alloc's) memory; the first
+ * launch after binds that change the kind of memory bound (ht_coexec_memory_bound: the
+ * program's own, aligned or not) decides again for that kind, measured the same way on
+ * data of that kind (that launch takes as long as the decision; info->decisions counts
+ * them). Mode SPLIT is not measured: it runs the bus plan from the tuned times and the
+ * links stored in the database (`hetune devices --bandwidth`) where some device has one,
+ * else the paper's plan from the tuned times.
+ *
+ * Any memory can be bound: a program's malloc arrays move without a byte written outside
+ * them or outside a device's slice, a CPU device working on them in place where they are
+ * at its base alignment (else on a shadow of them, its slices copied in and out on several
+ * threads), a device copied to staging them through pinned chunks (or as
+ * opts.exec.foreign_up and foreign_down say; exec.h, enum ht_foreign_path).
  *
  * Errors are checked before anything runs: an argument the spec does not have, a scalar
  * bound as an array, an array of the wrong size, an argument left unbound: the call fails
@@ -161,7 +174,14 @@ struct ht_runtime_info {
     double measured_split_s; /* AUTO: the split's wall time measured once at open (when it
                                 was predicted to pay); -1 when not measured. Slower than
                                 the fastest device alone, that device runs alone. */
-    char decision[256];      /* why it splits or not, in words */
+    char decision[256];      /* why it splits or not, in words, ending "; for the
+                                runtime's own memory" (or "the program's aligned", "the
+                                program's unaligned": memory below) */
+    enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
+                                runtime's own at open; at a launch that finds another kind
+                                bound (ht_coexec_memory_bound), it is decided again for that
+                                kind (more than one device and a mode other than ALONE) */
+    unsigned decisions;      /* decisions made: 1 at open, one more per new decision */
     uint64_t launches;       /* launches so far (that succeeded) */
     double last_wall_s;      /* the last launch's wall time (transfers included); -1 */
     uint64_t failed_launches;/* launches that failed once running (a device lost or
@@ -221,17 +241,19 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data);
 
 /* Binds the caller's array data (bytes long, which must be ht_runtime_arg_bytes) to the
  * buffer argument called name: launches read inputs from it and write outputs into it.
- * data stays the caller's and must live until it is bound again or rt is closed (see "The
- * caller's contract" above). Errors: HT_EINVAL when rt is not open; HT_EINVAL naming the
- * argument when the spec has none of that name (err lists its buffers), it is a scalar or
- * a temp buffer, bytes is not its size (err gives both) or data is NULL; the
- * co-execution's errors (ht_coexec_bind). An argument whose bind failed is left unbound
- * (a launch then refuses to run without it); nothing else changes. */
+ * data stays the caller's and must live until it is bound again or rt is closed (the
+ * devices may hold it registered or wrapped in place until then; see "The caller's
+ * contract" above). Errors: HT_EINVAL when rt is not open; HT_EINVAL naming the argument
+ * when the spec has none of that name (err lists its buffers), it is a scalar or a temp
+ * buffer, bytes is not its size (err gives both) or data is NULL; the co-execution's
+ * errors (ht_coexec_bind). An argument whose bind failed is left unbound (a launch then
+ * refuses to run without it); nothing else changes. */
 int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
                     struct ht_error *err);
 
 /* Runs the kernel once over the whole problem on the bound arrays, with the plan made at
- * open: the outputs are in the bound arrays when it returns. Every buffer argument must
+ * open (or decided again for the kind of memory now bound: see above): the outputs are in
+ * the bound arrays when it returns. Every buffer argument must
  * be bound (HT_EINVAL naming the first that is not, before anything runs). Errors:
  * HT_EINVAL (also when rt is not open), HT_ELAUNCH (err names the device), HT_ECL,
  * HT_ENOMEM. A failure once running is recorded in info (failed_launches, last_status,

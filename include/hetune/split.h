@@ -498,6 +498,24 @@ struct ht_coexec_device {
     double overhead_s;       /* the affine model's overhead (ht_split_plan_make); 0 */
 };
 
+/* The kind of host memory a co-execution's arrays are: what the data path costs depends on
+ * it (exec.h, enum ht_foreign_path), so decisions are made for the kind bound. */
+enum ht_coexec_memory {
+    HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht_coexec_alloc's, the
+                                co-execution's own data): pinned where a device is copied
+                                to, page-aligned where one works in place */
+    HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) at every device's base
+                                alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN): devices that copy
+                                move it as foreign memory, CPU devices work on it in place */
+    HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below the base alignment of some
+                                device that works in place:
+                                devices that copy move it as foreign memory, CPU devices work
+                                on a shadow, their slices copied in and out */
+};
+
+/* "own", "aligned" or "unaligned" (NULL for another value). */
+const char *ht_coexec_memory_name(enum ht_coexec_memory m);
+
 struct ht_coexec_opts {
     unsigned dim;            /* the split dimension, below the spec's ndims; default 0 */
     const char *scheduler;   /* a name of ht_split_schedulers[]; NULL: "static" */
@@ -521,6 +539,10 @@ struct ht_coexec_opts {
     int bind_only;           /* 1: no host data of its own; the caller binds every buffer
                                 (ht_coexec_bind) and runs with ht_coexec_launch
                                 (ht_coexec_run refuses) */
+    enum ht_coexec_memory memory; /* the kind of memory the co-execution's own host data is
+                                made of (ht_coexec_run, ht_workflow_alone): the runtime's
+                                decision measures on memory of the kind the program bound;
+                                default HT_COEXEC_MEM_OWN */
     unsigned cpu_units;      /* CPU devices co-execute on this many of their compute units,
                                 a sub-device (clCreateSubDevices; Dopia's degree of
                                 parallelism); 0: all. A device that cannot be partitioned
@@ -656,9 +678,15 @@ const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *cou
  * and readwrite buffers are written into it (each element by its owner only). data must
  * hold exactly the buffer's bytes (its shape times its type's size) and stays the
  * caller's; it must live until it is unbound (bound again, or the co-execution freed).
- * Devices that work in place (HT_PATH_INPLACE) wrap data itself (page-aligned memory, as
- * ht_coexec_alloc gives, avoids a copy inside the driver); the others copy from and to it
- * (at the pinned rate when data comes from ht_coexec_alloc, else at the pageable rate). Binding the pointer already bound does nothing. Errors, with nothing
+ * Devices that work in place (HT_PATH_INPLACE) wrap data itself when it sits at their
+ * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht_coexec_alloc's memory is page-aligned),
+ * else work in place on a page-aligned shadow of it, their slices copied in and the
+ * elements they own copied out by exec.stage_threads threads, only the directions the
+ * argument's access needs. The others copy from and to it: directly at the pinned rate when data comes from
+ * ht_coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
+ * through pinned chunks by default). Nothing outside data, and nothing outside the
+ * elements a device owns, is written. Binding the pointer already bound does nothing.
+ * Errors, with nothing
  * changed: HT_EINVAL when arg is not a buffer argument (err->field "args[arg]"), when
  * bytes differ from the buffer's (the message gives both), or when data is NULL; a
  * readwrite buffer with a halo along the split dimension (its slices would read what
@@ -671,6 +699,20 @@ int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
  * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
  * freed by ht_coexec_free_host or ht_coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
 void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
+
+/* Moves every array of ht_coexec_alloc from `from` to `to`: they stay where they are,
+ * valid, and are freed with `to` (ht_coexec_free_host(to, ...) or ht_coexec_free(to)), so
+ * that `from` can be freed while the caller keeps using them (the runtime replacing its
+ * co-execution after a new decision). They keep the kind they were made as (pinned in a
+ * device context of `from`: another context may move them at the pageable rate). Arrays
+ * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
+int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
+
+/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
+ * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht_coexec_alloc's
+ * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
+ * base alignment of some device that works in place, else HT_COEXEC_MEM_ALIGNED. */
+enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx);
 
 /* Frees memory of ht_coexec_alloc (unbinding it first where it is bound); NULL and memory
  * cx did not give are ignored. */
@@ -756,9 +798,11 @@ struct ht_coexec_estimate {
  * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
  * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
  * the model is above the wall, its share-proportional part scaled down to it, so that each
- * model's time for the whole problem is the wall time measured alone. out[i]
- * receives device i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is
- * not positive and finite. */
+ * model's time for the whole problem is the wall time measured alone. A device not
+ * measured (wall_s exactly 0, kernel_s its tuned kernel time) keeps the model as it is:
+ * its kernel time plus its transfers at its stored link's rates. out[i] receives device
+ * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
+ * and finite nor such an unmeasured one. */
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                          struct ht_split_device_in *out, struct ht_error *err);
 

@@ -10,6 +10,25 @@
  * (PoCL wants 128 bytes), so that CL_MEM_USE_HOST_PTR never makes the driver copy. */
 #define HOSTMEM_ALIGN 4096
 
+static const char *const foreign_names[] = {"auto", "stage", "register", "direct"};
+
+const char *ht_foreign_path_name(enum ht_foreign_path path)
+{
+    if ((unsigned)path >= sizeof foreign_names / sizeof foreign_names[0])
+        return NULL;
+    return foreign_names[path];
+}
+
+int ht_foreign_path_parse(const char *name, enum ht_foreign_path *path)
+{
+    for (unsigned i = 0; name && i < sizeof foreign_names / sizeof foreign_names[0]; i++)
+        if (strcmp(name, foreign_names[i]) == 0) {
+            *path = (enum ht_foreign_path)i;
+            return HT_OK;
+        }
+    return HT_EINVAL;
+}
+
 static const char *const path_names[] = {"auto", "pageable", "pinned", "inplace"};
 
 const char *ht_data_path_name(enum ht_data_path path)

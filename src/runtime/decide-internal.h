@@ -27,7 +27,10 @@ struct ht__decide_in {
     enum ht__decide_mode mode;
     int measure_forced;                    /* HT__DECIDE_SPLIT: still measure each device
                                               alone, plan the bus and measure the split;
-                                              0: split by the tuned times, unmeasured */
+                                              0: split unmeasured, by the bus plan from the
+                                              tuned times and the links in bw where some
+                                              are known (not with paper_plan), else by the
+                                              tuned times */
     int paper_plan;                        /* 1: a split runs the paper's plan (Eq. 4-9
                                               from the tuned times), not the bus plan */
 };

@@ -31,6 +31,13 @@ struct ht_runtime {
     int have_last;
     struct ht_runtime_skipped *skipped; /* devices left out: nothing usable */
     struct ht_runtime_info info;
+    /* What a new decision needs (ht_runtime_launch after a bind that changes the kind of
+     * memory): the options of open, and each device's stored link. */
+    struct ht_runtime_opts opts;      /* as given; its strings are not kept */
+    struct ht_coexec_opts copts;
+    char cache_dir[4096];             /* opts.exec.cache_dir's copy */
+    struct ht_bandwidth *links;       /* n */
+    const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -378,10 +385,19 @@ static int find_bests(struct ht_runtime *rt, struct ht_store *store, int64_t pro
     return rc;
 }
 
+/* The kind of memory in the words of info->decision. */
+static const char *memory_words(enum ht_coexec_memory m)
+{
+    return m == HT_COEXEC_MEM_OWN       ? "the runtime's own"
+           : m == HT_COEXEC_MEM_ALIGNED ? "the program's aligned"
+                                        : "the program's unaligned";
+}
+
 /* The decision between splitting over every device and the fastest alone (decide.c), and
  * rt->cx. */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
-                  const struct ht_coexec_opts *copts, struct ht_error *err)
+                  const struct ht_coexec_opts *copts, enum ht_coexec_memory memory,
+                  struct ht_error *err)
 {
     static const enum ht__decide_mode modes[] = {
         [HT_RUNTIME_AUTO] = HT__DECIDE_AUTO,
@@ -389,12 +405,18 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         [HT_RUNTIME_ALONE] = HT__DECIDE_ALONE,
     };
     struct ht_runtime_info *info = &rt->info;
-    struct ht_coexec_opts mo = *copts;
-    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, NULL, copts, &mo, modes[opts->mode],
+    struct ht_coexec_opts so = *copts, mo = *copts;
+    /* The links were measured on the data path's own memory: they model it, and an
+     * unmeasured split (mode SPLIT) on any memory. Measured on a program's memory, what
+     * its transfers took alone is the better model. */
+    const struct ht_bandwidth *const *bw =
+        memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
+    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo, modes[opts->mode],
                                0, 0};
     struct ht__decision d;
     int rc;
 
+    so.memory = mo.memory = memory;
     mo.repeats = opts->measure_repeats ? opts->measure_repeats : 3;
     mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
     rc = ht__decide(&in, &d, err);
@@ -408,7 +430,10 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         info->predicted_split_s = d.predicted_split_s;
         info->predicted_alone_s = d.predicted_alone_s;
         info->measured_split_s = d.measured_split_s;
-        snprintf(info->decision, sizeof info->decision, "%s", d.text);
+        info->memory = memory;
+        info->decisions++;
+        snprintf(info->decision, sizeof info->decision, "%.200s; for %s memory", d.text,
+                 memory_words(memory));
         for (size_t i = 0; i < rt->n; i++)
             if (rt->wd[i].alone.wall_s > 0)
                 rt->devs[i].alone_s = rt->wd[i].alone.wall_s;
@@ -505,6 +530,16 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
+    if (rc == HT_OK) {
+        /* The links `hetune devices --bandwidth` stored: the bus plan's rates. */
+        rt->links = calloc(rt->n ? rt->n : 1, sizeof *rt->links);
+        rt->link = calloc(rt->n ? rt->n : 1, sizeof *rt->link);
+        if (!rt->links || !rt->link)
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
+            if (ht__store_link(store, rt->wd[i].dev, opts->exec.data_path, &rt->links[i]))
+                rt->link[i] = &rt->links[i];
+    }
     ht_store_close(store);
     if (rc != HT_OK)
         goto fail;
@@ -522,7 +557,17 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     copts.dim = opts->dim;
     copts.exec = opts->exec;
     copts.sched.residue = opts->residue;
-    rc = decide(rt, opts, &copts, err);
+    rt->opts = *opts;
+    rt->opts.db = rt->opts.devices = rt->opts.strategy = NULL;
+    rt->opts.exec.worker = NULL; /* a co-execution runs in this process */
+    rt->opts.exec.stop = NULL;
+    if (opts->exec.cache_dir) {
+        snprintf(rt->cache_dir, sizeof rt->cache_dir, "%s", opts->exec.cache_dir);
+        rt->opts.exec.cache_dir = rt->cache_dir;
+    }
+    rt->copts = copts;
+    rt->copts.exec = rt->opts.exec;
+    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, err);
     if (rc != HT_OK)
         goto fail;
     note_plan(rt);
@@ -589,6 +634,8 @@ static void destroy(struct ht_runtime *rt)
     free(rt->devs);
     free(rt->wd);
     free(rt->skipped);
+    free(rt->links);
+    free(rt->link);
     ht_platform_free(rt->plat);
     ht_spec_free(rt->own_spec);
     free(rt);
@@ -653,14 +700,66 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
     return rc;
 }
 
+/* Decides again for the kind of memory bound now (ht_runtime_launch): a new co-execution
+ * (measured as at open, on data of that kind), the arrays of ht_runtime_alloc moved to it
+ * and every bound array bound to it. On failure the old one stays as it was. */
+static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct ht_error *err)
+{
+    struct ht_coexec *old = rt->cx;
+    size_t *old_idx = rt->cx_dev, old_n = rt->ncx;
+    struct ht_runtime_info keep = rt->info;
+    int rc;
+
+    rt->cx = NULL;
+    rt->cx_dev = NULL;
+    rc = decide(rt, &rt->opts, &rt->copts, memory, err);
+    if (rc == HT_OK)
+        rc = ht_coexec_adopt_host(rt->cx, old, err);
+    for (size_t a = 0; rc == HT_OK && a < rt->spec->nargs; a++)
+        if (rt->bound[a])
+            rc = ht_coexec_bind(rt->cx, a, rt->bound[a], rt->arg_bytes[a], err);
+    if (rc != HT_OK) {
+        if (rt->cx) {
+            /* Back to the old one, bound as before (adopting unbound the arrays there). */
+            struct ht_error e;
+            ht_error_clear(&e);
+            ht_coexec_adopt_host(old, rt->cx, &e);
+            for (size_t a = 0; a < rt->spec->nargs; a++)
+                if (rt->bound[a])
+                    ht_coexec_bind(old, a, rt->bound[a], rt->arg_bytes[a], &e);
+        }
+        ht_coexec_free(rt->cx);
+        free(rt->cx_dev);
+        rt->cx = old;
+        rt->cx_dev = old_idx;
+        rt->ncx = old_n;
+        rt->info = keep;
+        return rc;
+    }
+    ht_coexec_free(old);
+    free(old_idx);
+    for (size_t i = 0; i < rt->n; i++) {
+        rt->devs[i].used = 0;
+        rt->devs[i].share = 0;
+    }
+    note_plan(rt);
+    rt->info.split = rt->ncx > 1;
+    return HT_OK;
+}
+
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
+    enum ht_coexec_memory memory;
     double t0;
     int rc;
 
     if (!is_live(rt))
         return not_open(rt, "ht_runtime_launch", err);
+    if (!err) { /* the failure is recorded in info even when the caller takes no error */
+        ht_error_clear(&mine);
+        err = &mine;
+    }
     for (size_t a = 0; a < rt->spec->nargs; a++) {
         const struct ht_arg *arg = &rt->spec->args[a];
         if (arg->is_buffer && arg->access != HT_ACCESS_TEMP && !rt->bound[a])
@@ -668,13 +767,26 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
                                 "(ht_runtime_bind): nothing was launched", arg->name,
                                 rt->spec->name);
     }
+    /* The decision was made for one kind of memory; bound to another, the data path costs
+     * another time (a GPU's share of a program's malloc arrays moved at the pageable rate
+     * took 39 ms where pinned took 6): decide again, once per change. With one device, or
+     * alone as asked, nothing depends on it. */
+    memory = ht_coexec_memory_bound(rt->cx);
+    if (memory != rt->info.memory) {
+        if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
+            rc = redecide(rt, memory, err);
+            if (rc != HT_OK)
+                return rc;
+        } else {
+            size_t cut = strcspn(rt->info.decision, ";");
+            rt->info.memory = memory;
+            snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut, "; for %s memory",
+                     memory_words(memory));
+        }
+    }
     if (rt->have_last) {
         ht_coexec_result_destroy(&rt->last);
         rt->have_last = 0;
-    }
-    if (!err) { /* the failure is recorded in info even when the caller takes no error */
-        ht_error_clear(&mine);
-        err = &mine;
     }
     t0 = now_s();
     rc = ht_coexec_launch(rt->cx, &rt->last, err);

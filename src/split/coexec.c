@@ -32,6 +32,14 @@ struct bufmap {
     uint64_t halo[3];    /* evaluated halo of each axis (0 when none) */
 };
 
+/* How a device moves a host array that hetune did not allocate (exec.h, enum
+ * ht_foreign_path), one direction. */
+enum xfer {
+    XF_DIRECT = 0, /* clEnqueueWrite/ReadBuffer on the array itself */
+    XF_STAGE,      /* through the device's staging rings (exec-internal.h, ht__stage) */
+    XF_REGISTER    /* through reg_in/reg_out, buffers over the array (CL_MEM_USE_HOST_PTR) */
+};
+
 /* An owned range of one chunk, kept until the read-back. */
 struct owned {
     uint64_t lo, hi;
@@ -74,6 +82,18 @@ struct cxdev {
     int cache_hit;
     unsigned long seen_gen;     /* the last run its worker thread took part in */
     struct bufmap *maps;        /* per argument */
+    size_t align;               /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: a host array at
+                                   another alignment is copied, not used in place */
+    unsigned char *up, *down;   /* per argument: enum xfer of its inputs and outputs */
+    cl_mem *reg_in, *reg_out;   /* per argument: XF_REGISTER's buffers over the host input
+                                   and output arrays (one buffer, retained twice, when they
+                                   are the same array), or NULL */
+    struct ht__stage *stage;    /* XF_STAGE's rings, made at the first array that needs them */
+    struct ht__hostmem *shadow; /* per argument: a device in place whose host array is below
+                                   its base alignment works in place on this page-aligned
+                                   copy instead, its slices copied in and its owned elements
+                                   out by the copy threads below; else empty */
+    struct ht__stage *copier;   /* the shadows' copy threads (a stage without rings) */
     /* one run */
     struct owned *owned;
     size_t nowned, cap_owned;
@@ -118,6 +138,9 @@ struct ht_coexec {
      * opts.bind_only the co-execution holds no host data of its own. */
     void **bound;
     struct hostalloc *allocs;    /* ht_coexec_alloc's memory */
+    size_t *own_off;             /* per arg: where its own host arrays start past their
+                                    allocation (opts.memory HT_COEXEC_MEM_UNALIGNED: one
+                                    element, to sit below every device's base alignment) */
     size_t nallocs, cap_allocs;
     /* A node's share of a split over MPI (ht__coexec_set_range): the scheduler hands out
      * [0, range_n) and every chunk runs range_lo further on; range_n 0: the whole. */
@@ -378,9 +401,24 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     rc = ht_session_create(spec, d->dev, &cx->opts.exec, &d->session, err);
     if (rc != HT_OK)
         return rc;
-    d->maps = calloc(spec->nargs ? spec->nargs : 1, sizeof *d->maps);
-    if (!d->maps)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    {
+        size_t na = spec->nargs ? spec->nargs : 1;
+        cl_uint bits = 0;
+        d->maps = calloc(na, sizeof *d->maps);
+        d->up = calloc(na, 1);
+        d->down = calloc(na, 1);
+        d->reg_in = calloc(na, sizeof *d->reg_in);
+        d->reg_out = calloc(na, sizeof *d->reg_out);
+        d->shadow = calloc(na, sizeof *d->shadow);
+        if (!d->maps || !d->up || !d->down || !d->reg_in || !d->reg_out || !d->shadow)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        /* In bits. A device that does not say is given a page: arrays of ht_coexec_alloc
+         * still qualify, a program's malloc memory is copied. */
+        if (clGetDeviceInfo(d->session->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
+                            &bits, NULL) != CL_SUCCESS || bits < 8)
+            bits = 4096 * 8;
+        d->align = bits / 8;
+    }
     /* The same instantiation as exec's (ht__inst_prepare), so that both share the binary
      * cache and the shapes; buffers are left unwritten, as each run sends its own parts. */
     rc = ht__inst_setup(d->session, d->config, &d->in, err);
@@ -429,12 +467,183 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
 static void *inplace_host(const struct ht_coexec *cx, const struct cxdev *d, size_t i)
 {
     const struct ht_arg *arg = &cx->spec->args[i];
+    void *p;
 
     if (d->path != HT_PATH_INPLACE || !arg->is_buffer || arg->access == HT_ACCESS_TEMP)
         return NULL;
     if (arg->access == HT_ACCESS_READWRITE && (cx->n > 1 || strcmp(cx->sched_name, "static")))
         return NULL;
-    return arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
+    p = arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
+    return p;
+}
+
+/* Whether device d works on buffer i in place on its shadow (see struct cxdev). */
+static int shadowed(const struct cxdev *d, size_t i)
+{
+    return d->shadow && d->shadow[i].data && d->in.host[i] == d->shadow[i].data;
+}
+
+/* What device d's buffer i wraps in place (NULL: none, a device buffer): the host array
+ * of inplace_host, or, when that array is below d's base alignment, d's shadow of it
+ * (made here). Below its alignment a driver wraps a copy of its own around the array
+ * (PoCL does) and copies all of it at every launch and map, elements another device owns
+ * included; the shadow moves only the slices, on several threads. */
+static int inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i, void **out,
+                          struct ht_error *err)
+{
+    void *p = inplace_host(cx, d, i);
+    size_t bytes = d->in.shape[i].count * ht_type_size(cx->spec->args[i].type);
+    int rc;
+
+    *out = p;
+    if (!p || (uintptr_t)p % d->align == 0)
+        return HT_OK;
+    if (!d->shadow[i].data) {
+        rc = ht__hostmem_alloc(NULL, NULL, HT_PATH_INPLACE, bytes, &d->shadow[i], err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    if (!d->copier) {
+        rc = ht__stage_create(NULL, NULL, 0, 0, cx->opts.exec.stage_threads, &d->copier, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    *out = d->shadow[i].data;
+    return HT_OK;
+}
+
+/* Copies the elements [lo[a], hi[a]) of every axis a of buffer i between two host arrays
+ * of its layout (d's copy threads for one contiguous range, row by row otherwise), adding
+ * the time to *seconds. */
+static void copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
+                      const uint64_t *lo, const uint64_t *hi, double *seconds)
+{
+    const struct ht__hostbuf *b = &d->in.shape[i];
+    size_t es = ht_type_size(d->cx->spec->args[i].type);
+    uint64_t dims[3] = {1, 1, 1}, l[3] = {0, 0, 0}, h[3] = {1, 1, 1};
+    unsigned na = b->naxes, sh = 3 - na;
+    double t0 = ht__now();
+
+    for (unsigned a = 0; a < na; a++) {
+        if (hi[a] <= lo[a])
+            return;
+        /* Right-aligned into three axes: the last is the contiguous one. */
+        dims[sh + a] = b->dims[a];
+        l[sh + a] = lo[a];
+        h[sh + a] = hi[a];
+    }
+    /* One contiguous range when every axis inside a partial one is whole, or the partial
+     * one is the only one longer than an element. */
+    if (((l[2] == 0 && h[2] == dims[2]) || (h[1] - l[1] == 1 && h[0] - l[0] == 1)) &&
+        ((l[1] == 0 && h[1] == dims[1]) || h[0] - l[0] == 1)) {
+        size_t off = (size_t)((l[0] * dims[1] + l[1]) * dims[2] + l[2]) * es;
+        size_t len = (size_t)(((h[0] - 1) * dims[1] + h[1] - 1) * dims[2] + h[2]) * es - off;
+        ht__stage_copy(d->copier, (char *)dst + off, (const char *)src + off, len);
+    } else {
+        for (uint64_t x = l[0]; x < h[0]; x++)
+            for (uint64_t y = l[1]; y < h[1]; y++) {
+                size_t off = (size_t)((x * dims[1] + y) * dims[2] + l[2]) * es;
+                memcpy((char *)dst + off, (const char *)src + off, (size_t)(h[2] - l[2]) * es);
+            }
+    }
+    *seconds += ht__now() - t0;
+}
+
+/* Whether p, the host array of buffer i, is memory hetune did not allocate: a bound array
+ * that is not ht_coexec_alloc's, or the co-execution's own data made as a program's memory
+ * (opts.memory). */
+static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
+{
+    if (!p)
+        return 0;
+    if (!cx->bound[i])
+        return cx->opts.memory != HT_COEXEC_MEM_OWN;
+    for (size_t k = 0; k < cx->nallocs; k++)
+        if (cx->allocs[k].mem.data == p)
+            return 0;
+    return 1;
+}
+
+/* The way of moving a foreign array that the option p names (AUTO: staging). */
+static enum xfer xfer_of(enum ht_foreign_path p)
+{
+    return p == HT_FOREIGN_REGISTER ? XF_REGISTER : p == HT_FOREIGN_DIRECT ? XF_DIRECT : XF_STAGE;
+}
+
+/* Releases device d's XF_REGISTER buffers of argument i, if any. */
+static void release_reg(struct cxdev *d, size_t i)
+{
+    if (d->reg_in[i])
+        clReleaseMemObject(d->reg_in[i]);
+    if (d->reg_out[i])
+        clReleaseMemObject(d->reg_out[i]);
+    d->reg_in[i] = d->reg_out[i] = NULL;
+}
+
+/* A CL_MEM_USE_HOST_PTR buffer of d's context over host, bytes long. */
+static int make_reg(struct cxdev *d, size_t i, void *host, size_t bytes, cl_mem *out,
+                    struct ht_error *err)
+{
+    cl_int st;
+
+    *out = clCreateBuffer(d->session->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host,
+                          &st);
+    if (st != CL_SUCCESS) {
+        char what[300];
+        *out = NULL;
+        snprintf(what, sizeof what, "clCreateBuffer over the host array of '%s' (register)",
+                 d->cx->spec->args[i].name);
+        return ht__cl_fail(err, HT_ECL, st, what);
+    }
+    return HT_OK;
+}
+
+/* Decides how device d moves buffer i's host arrays (d->up, d->down; exec.h, enum
+ * ht_foreign_path) and makes what that needs: a copied device (HT_PATH_PINNED) moves
+ * memory hetune did not allocate as opts.exec.foreign_up and foreign_down say; everything
+ * else goes directly. Call it whenever the arrays or d's buffer change. */
+static int set_xfer(struct ht_coexec *cx, struct cxdev *d, size_t i, struct ht_error *err)
+{
+    const struct ht_arg *arg = &cx->spec->args[i];
+    void *hin = arg->access != HT_ACCESS_WRITE ? cx->inputs[i].data : NULL;
+    void *hout = arg->access != HT_ACCESS_READ ? cx->outputs[i].data : NULL;
+    size_t bytes = d->in.shape[i].count * ht_type_size(arg->type);
+    int rc = HT_OK;
+
+    release_reg(d, i);
+    d->up[i] = d->down[i] = XF_DIRECT;
+    if (d->path != HT_PATH_PINNED || !arg->is_buffer || arg->access == HT_ACCESS_TEMP ||
+        d->in.host[i])
+        return HT_OK;
+    if (is_foreign(cx, i, hin))
+        d->up[i] = (unsigned char)xfer_of(cx->opts.exec.foreign_up);
+    if (is_foreign(cx, i, hout))
+        d->down[i] = (unsigned char)xfer_of(cx->opts.exec.foreign_down);
+    if (d->up[i] == XF_REGISTER)
+        rc = make_reg(d, i, hin, bytes, &d->reg_in[i], err);
+    if (rc == HT_OK && d->down[i] == XF_REGISTER) {
+        if (hout == hin && d->reg_in[i]) {
+            /* One buffer per host array: two over the same memory are undefined. */
+            clRetainMemObject(d->reg_in[i]);
+            d->reg_out[i] = d->reg_in[i];
+        } else {
+            rc = make_reg(d, i, hout, bytes, &d->reg_out[i], err);
+        }
+    }
+    if (rc == HT_OK && (d->up[i] == XF_STAGE || d->down[i] == XF_STAGE) && !d->stage) {
+        /* Rings as long as two pieces (one per queue), so that a piece's uploads rarely wait
+         * for the other queue's. */
+        uint64_t piece = cx->opts.piece_bytes && cx->opts.piece_bytes != UINT64_MAX
+                             ? cx->opts.piece_bytes
+                             : UINT64_C(32) << 20;
+        rc = ht__stage_create(d->session->ctx, d->session->queue, cx->opts.exec.stage_bytes,
+                              (size_t)(2 * piece), cx->opts.exec.stage_threads, &d->stage, err);
+    }
+    if (rc != HT_OK) {
+        release_reg(d, i);
+        d->up[i] = d->down[i] = XF_DIRECT;
+    }
+    return rc;
 }
 
 /* Whether some device works on buffer i in place. */
@@ -457,7 +666,12 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     for (size_t i = 0; i < spec->nargs; i++) {
         if (!spec->args[i].is_buffer)
             continue;
-        rc = ht__inst_buffer(d->session, &d->in, i, inplace_host(cx, d, i), err);
+        void *host = NULL;
+        rc = inplace_target(cx, d, i, &host, err);
+        if (rc == HT_OK)
+            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
+        if (rc == HT_OK)
+            rc = set_xfer(cx, d, i, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -491,6 +705,12 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             path = HT_PATH_INPLACE;
         }
     }
+    /* Made as a program makes its arrays (the decision for the memory bound): plain
+     * memory at a page, or one element past malloc's alignment. */
+    if (cx->opts.memory == HT_COEXEC_MEM_ALIGNED)
+        path = HT_PATH_INPLACE;
+    else if (cx->opts.memory == HT_COEXEC_MEM_UNALIGNED)
+        path = HT_PATH_PAGEABLE;
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
@@ -510,6 +730,8 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             }
         if (arg->access == HT_ACCESS_TEMP)
             continue;
+        if (cx->opts.memory == HT_COEXEC_MEM_UNALIGNED)
+            cx->own_off[i] = ht_type_size(arg->type);
         if (arg->access != HT_ACCESS_WRITE) {
             struct ht__hostbuf *b = &cx->inputs[i];
             int rc;
@@ -517,9 +739,11 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue; /* the caller's arrays come with ht_coexec_bind */
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes, err);
-            if (rc == HT_OK)
+            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
+            if (rc == HT_OK) {
+                b->data = (char *)b->mem.data + cx->own_off[i];
                 rc = ht__data_init(arg, b->data, b->count, err);
+            }
             if (rc != HT_OK)
                 return rc;
         }
@@ -530,9 +754,10 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue;
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes, err);
+            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
             if (rc != HT_OK)
                 return rc;
+            b->data = (char *)b->mem.data + cx->own_off[i];
         }
     }
     return HT_OK;
@@ -575,7 +800,7 @@ static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
         double b;
-        if (!spec->args[i].is_buffer || d->in.host[i])
+        if (!spec->args[i].is_buffer || (d->in.host[i] && !shadowed(d, i)))
             continue;
         b = range_bytes(d, i, zero, d->in.shape[i].dims);
         if (m->in == IN_SLICED)
@@ -623,8 +848,17 @@ void ht_coexec_free(struct ht_coexec *cx)
     stop_workers(cx);
     /* In-place buffers work on the host arrays, and pinned host memory is unmapped on its
      * device's queue: the buffers go first, then the host memory, then the sessions. */
-    for (size_t i = 0; cx->devs && i < cx->n; i++)
-        ht__inst_release(&cx->devs[i].in, cx->spec->nargs);
+    for (size_t i = 0; cx->devs && i < cx->n; i++) {
+        struct cxdev *d = &cx->devs[i];
+        ht__stage_free(d->stage);
+        for (size_t a = 0; d->reg_in && d->reg_out && a < cx->spec->nargs; a++)
+            release_reg(d, a);
+        ht__inst_release(&d->in, cx->spec->nargs);
+        for (size_t a = 0; d->shadow && a < cx->spec->nargs; a++)
+            ht__hostmem_free(&d->shadow[a]);
+        free(d->shadow);
+        ht__stage_free(d->copier);
+    }
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         if (cx->inputs)
             ht__hostbuf_free(&cx->inputs[i]);
@@ -637,6 +871,7 @@ void ht_coexec_free(struct ht_coexec *cx)
         ht__hostmem_free(&cx->allocs[k].mem);
     free(cx->allocs);
     free(cx->bound);
+    free(cx->own_off);
     for (size_t i = 0; cx->devs && i < cx->n; i++) {
         struct cxdev *d = &cx->devs[i];
         if (d->q2)
@@ -646,6 +881,10 @@ void ht_coexec_free(struct ht_coexec *cx)
             clReleaseDevice(d->sub);
         free(d->config);
         free(d->maps);
+        free(d->up);
+        free(d->down);
+        free(d->reg_in);
+        free(d->reg_out);
         free(d->owned);
         free(d->events);
     }
@@ -692,7 +931,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     cx->outputs = calloc(na, sizeof *cx->outputs);
     cx->refs = calloc(na, sizeof *cx->refs);
     cx->bound = calloc(na, sizeof *cx->bound);
-    if (!cx->devs || !cx->inputs || !cx->outputs || !cx->refs || !cx->bound) {
+    cx->own_off = calloc(na, sizeof *cx->own_off);
+    if (!cx->devs || !cx->inputs || !cx->outputs || !cx->refs || !cx->bound || !cx->own_off) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
@@ -954,17 +1194,66 @@ static int drain_events(struct cxdev *d, struct ht_error *err)
     return rc;
 }
 
-/* Waits for both of the device's queues, then drains its events. */
+/* Waits for both of the device's queues, then drains its events and delivers what its
+ * staging rings read. */
 static int finish_device(struct cxdev *d, struct ht_error *err)
 {
     cl_int st = clFinish(d->session->queue);
-    int rc;
+    int rc, src;
 
     if (st == CL_SUCCESS && d->q2)
         st = clFinish(d->q2);
     rc = drain_events(d, err);
+    src = ht__stage_finish(d->stage, &d->write_s, &d->read_s, err);
+    if (rc == HT_OK)
+        rc = src;
     if (st != CL_SUCCESS && rc == HT_OK)
         rc = ht__cl_fail(err, HT_ECL, st, "clFinish");
+    return rc;
+}
+
+/* XF_REGISTER: bytes at off of buffer i between the device buffer and the buffer over the
+ * host array, on queue q (non-blocking; the events are kept in d->events). Up, a map for
+ * writing that invalidates the region and its unmap make the driver take the host's bytes
+ * (and nothing else: a plain map for writing would first bring the buffer's old contents
+ * over the caller's new ones), then a copy on the device; down, a copy on the device, then
+ * a map for reading of the region alone, which brings the bytes to the host array, and its
+ * unmap. */
+static int transfer_reg(struct cxdev *d, cl_command_queue q, size_t i, size_t off, size_t size,
+                        int to_device, struct ht_error *err)
+{
+    cl_mem reg = to_device ? d->reg_in[i] : d->reg_out[i], mem = d->in.mem[i];
+    cl_event ev[3] = {NULL, NULL, NULL};
+    enum ev_kind kind = to_device ? EV_WRITE : EV_READ;
+    const char *what = "clEnqueueMapBuffer (register)";
+    cl_int st = CL_SUCCESS;
+    void *p = NULL;
+    int rc = HT_OK;
+
+    if (!to_device) {
+        st = clEnqueueCopyBuffer(q, mem, reg, off, off, size, 0, NULL, &ev[0]);
+        what = "clEnqueueCopyBuffer (register)";
+    }
+    if (st == CL_SUCCESS) {
+        p = clEnqueueMapBuffer(q, reg, CL_FALSE,
+                               to_device ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ, off,
+                               size, 0, NULL, &ev[1], &st);
+        what = "clEnqueueMapBuffer (register)";
+    }
+    if (st == CL_SUCCESS) {
+        st = clEnqueueUnmapMemObject(q, reg, p, 0, NULL, &ev[2]);
+        what = "clEnqueueUnmapMemObject (register)";
+    }
+    if (st == CL_SUCCESS && to_device) {
+        st = clEnqueueCopyBuffer(q, reg, mem, off, off, size, 0, NULL, &ev[0]);
+        what = "clEnqueueCopyBuffer (register)";
+    }
+    if (st != CL_SUCCESS)
+        rc = ht__cl_fail(err, HT_ECL, st, what);
+    for (unsigned k = 0; k < 3; k++)
+        if (ev[k] && push_event(d, ev[k], kind) != HT_OK && rc == HT_OK)
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    clFlush(q);
     return rc;
 }
 
@@ -992,10 +1281,18 @@ static int transfer_rect(struct cxdev *d, cl_command_queue q, size_t i, void *ho
     if (whole_inner) {
         /* Rows of the leading axis: one contiguous range. */
         size_t inner = 1, off, size;
+        enum xfer how = (enum xfer)(to_device ? d->up[i] : d->down[i]);
         for (unsigned a = 1; a < na; a++)
             inner *= (size_t)b->dims[a];
         off = (size_t)lo[0] * inner * es;
         size = (size_t)(hi[0] - lo[0]) * inner * es;
+        if (how == XF_STAGE && d->stage)
+            return to_device ? ht__stage_write(d->stage, q, d->in.mem[i], off,
+                                               (const char *)host + off, size, err)
+                             : ht__stage_read(d->stage, q, d->in.mem[i], off,
+                                              (char *)host + off, size, err);
+        if (how == XF_REGISTER && (to_device ? d->reg_in[i] : d->reg_out[i]))
+            return transfer_reg(d, q, i, off, size, to_device, err);
         st = to_device ? clEnqueueWriteBuffer(q, d->in.mem[i], CL_FALSE, off, size,
                                               (char *)host + off, 0, NULL, &ev)
                        : clEnqueueReadBuffer(q, d->in.mem[i], CL_FALSE, off, size,
@@ -1084,7 +1381,8 @@ static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, u
     for (size_t i = 0; i < spec->nargs; i++) {
         uint64_t lo[3], hi[3];
         int rc;
-        if (d->maps[i].in != mode || !spec->args[i].is_buffer || d->in.host[i])
+        if (d->maps[i].in != mode || !spec->args[i].is_buffer ||
+            (d->in.host[i] && !shadowed(d, i)))
             continue;
         if (mode == IN_SLICED)
             slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
@@ -1093,6 +1391,11 @@ static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, u
                 lo[a] = 0;
                 hi[a] = d->in.shape[i].dims[a];
             }
+        if (shadowed(d, i)) {
+            /* Before the kernel is enqueued: it reads the shadow in place. */
+            copy_rect(d, i, d->shadow[i].data, d->cx->inputs[i].data, lo, hi, &d->write_s);
+            continue;
+        }
         rc = transfer_rect(d, q, i, d->cx->inputs[i].data, lo, hi, 1, err);
         if (rc != HT_OK)
             return rc;
@@ -1220,6 +1523,23 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
             double t = 0.0;
             rc = ht__inst_sync(q, d->in.mem[i], 0, bytes, 1, NULL, &t, err);
             d->read_s += t;
+            /* On a shadow, the kernels are done: the elements it owns go to the host array,
+             * and nothing else. */
+            for (size_t k = 0; rc == HT_OK && shadowed(d, i) && k < d->nowned; k++) {
+                uint64_t slo[3], shi[3];
+                if (m->out == OUT_WHOLE) {
+                    for (unsigned a = 0; a < 3; a++) {
+                        slo[a] = 0;
+                        shi[a] = d->in.shape[i].dims[a];
+                    }
+                    k = d->nowned;
+                } else {
+                    slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1, slo,
+                                 shi);
+                }
+                copy_rect(d, i, d->cx->outputs[i].data, d->shadow[i].data, slo, shi,
+                          &d->read_s);
+            }
         } else if (m->out == OUT_WHOLE) {
             for (unsigned a = 0; a < 3; a++)
                 hi[a] = d->in.shape[i].dims[a];
@@ -1251,7 +1571,7 @@ static void *device_thread(void *arg)
             /* Whole inputs go once, and only to a device that gets work; both queues'
              * pieces need them. */
             rc = send_inputs(d, d->session->queue, IN_WHOLE, 0, 0, &d->err);
-            if (rc == HT_OK && d->nevents)
+            if (rc == HT_OK && (d->nevents || d->stage))
                 rc = finish_device(d, &d->err);
             if (rc != HT_OK)
                 break;
@@ -1273,10 +1593,14 @@ static void *device_thread(void *arg)
     if (rc == HT_OK)
         rc = read_outputs(d, &d->err);
     if (rc != HT_OK) {
+        struct ht_error e;
         clFinish(d->session->queue);
         if (d->q2)
             clFinish(d->q2);
         drain_events(d, &d->err);
+        /* Nothing may land in the caller's arrays after the launch returned. */
+        ht_error_clear(&e);
+        ht__stage_finish(d->stage, NULL, NULL, &e);
     }
     d->busy_s = ht__now() - cx->t0;
     d->rc = rc;
@@ -1305,8 +1629,12 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
         else if (arg->access != HT_ACCESS_READ && arg->access != HT_ACCESS_TEMP)
             ht__poison_fill(arg->type, cx->outputs[i].data, cx->outputs[i].count);
         for (size_t j = 0; j < cx->n; j++) {
+            struct cxdev *d = &cx->devs[j];
             int rc;
-            if (cx->devs[j].in.host[i])
+            /* A shadow holds only what was copied in, as a copied device's buffer. */
+            if (shadowed(d, i))
+                ht__poison_fill(arg->type, d->shadow[i].data, d->in.shape[i].count);
+            if (d->in.host[i])
                 continue;
             rc = ht__inst_poison(cx->devs[j].session, &cx->devs[j].in, i, err);
             if (rc != HT_OK)
@@ -1605,26 +1933,38 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
     const struct ht_arg *arg = &cx->spec->args[i];
 
     if (arg->access != HT_ACCESS_WRITE)
-        cx->inputs[i].data = data ? data : cx->inputs[i].mem.data;
+        cx->inputs[i].data = data                    ? data
+                             : cx->inputs[i].mem.data ? (char *)cx->inputs[i].mem.data +
+                                                           cx->own_off[i]
+                                                     : NULL;
     if (arg->access != HT_ACCESS_READ)
-        cx->outputs[i].data = data ? data : cx->outputs[i].mem.data;
+        cx->outputs[i].data = data                     ? data
+                              : cx->outputs[i].mem.data ? (char *)cx->outputs[i].mem.data +
+                                                             cx->own_off[i]
+                                                       : NULL;
     cx->bound[i] = data;
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
-        void *host = inplace_host(cx, d, i);
+        void *host = NULL;
         struct ht_error e;
         int rc;
-        if (!d->in.host[i] && !host)
-            continue;
-        /* Unbound with no memory of its own (host NULL): a device buffer until bound
-         * again. */
         ht_error_clear(&e);
-        rc = ht__inst_buffer(d->session, &d->in, i, host, &e);
+        rc = inplace_target(cx, d, i, &host, &e);
+        if (rc == HT_OK && (d->in.host[i] || host)) {
+            /* Unbound with no memory of its own (host NULL): a device buffer until bound
+             * again. */
+            rc = ht__inst_buffer(d->session, &d->in, i, host, &e);
+            if (rc == HT_OK)
+                rc = ht__inst_set_args(d->session, &d->in, d->in.kernel, NULL,
+                                       cx->spec->nargs, &e);
+        }
         if (rc == HT_OK)
-            rc = ht__inst_set_args(d->session, &d->in, d->in.kernel, NULL, cx->spec->nargs,
-                                   &e);
+            rc = set_xfer(cx, d, i, &e);
         if (rc != HT_OK)
             return device_fail(err, d, &e);
+        /* A shadow no buffer wraps any more (its buffer was made again above). */
+        if (d->shadow[i].data && !shadowed(d, i))
+            ht__hostmem_free(&d->shadow[i]);
     }
     return HT_OK;
 }
@@ -1687,6 +2027,32 @@ int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct 
     return rc;
 }
 
+const char *ht_coexec_memory_name(enum ht_coexec_memory m)
+{
+    static const char *const names[] = {"own", "aligned", "unaligned"};
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : NULL;
+}
+
+enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx)
+{
+    enum ht_coexec_memory kind = HT_COEXEC_MEM_OWN;
+
+    for (size_t i = 0; i < cx->spec->nargs; i++) {
+        const struct ht_arg *arg = &cx->spec->args[i];
+        const void *p = arg->access != HT_ACCESS_WRITE ? cx->inputs[i].data : cx->outputs[i].data;
+        if (!arg->is_buffer || arg->access == HT_ACCESS_TEMP || !is_foreign(cx, i, p))
+            continue;
+        if (kind == HT_COEXEC_MEM_OWN)
+            kind = HT_COEXEC_MEM_ALIGNED;
+        /* Alignment matters where a device would work in place; a device copied to
+         * stages any alignment alike. */
+        for (size_t j = 0; j < cx->n; j++)
+            if (cx->devs[j].path == HT_PATH_INPLACE && (uintptr_t)p % cx->devs[j].align)
+                kind = HT_COEXEC_MEM_UNALIGNED;
+    }
+    return kind;
+}
+
 void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
 {
     cl_context ctx = NULL;
@@ -1714,6 +2080,29 @@ void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
         return NULL;
     cx->allocs[cx->nallocs++].mem = m;
     return m.data;
+}
+
+int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err)
+{
+    if (!from || from == to || from->nallocs == 0)
+        return HT_OK;
+    if (to->nallocs + from->nallocs > to->cap_allocs) {
+        size_t cap = to->nallocs + from->nallocs;
+        struct hostalloc *grown = realloc(to->allocs, cap * sizeof *grown);
+        if (!grown)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        to->allocs = grown;
+        to->cap_allocs = cap;
+    }
+    memcpy(to->allocs + to->nallocs, from->allocs, from->nallocs * sizeof *from->allocs);
+    to->nallocs += from->nallocs;
+    /* from's buffers may still wrap them in place: unbind there, without freeing. */
+    for (size_t k = 0; k < from->nallocs; k++)
+        for (size_t i = 0; i < from->spec->nargs; i++)
+            if (from->bound[i] == from->allocs[k].mem.data)
+                rebind(from, i, NULL, NULL);
+    from->nallocs = 0;
+    return HT_OK;
 }
 
 void ht_coexec_free_host(struct ht_coexec *cx, void *data)
@@ -1879,7 +2268,9 @@ int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alon
         double sin, win, oout, wout, bout, up, down, busy;
         int rc;
 
-        if (!(a->wall_s > 0 && isfinite(a->wall_s))) {
+        /* Unmeasured (wall 0): the kernel time alone, with the model's transfers. */
+        if (!(a->wall_s > 0 && isfinite(a->wall_s)) &&
+            !(a->wall_s == 0.0 && a->kernel_s > 0 && isfinite(a->kernel_s))) {
             if (err && !err->code)
                 snprintf(err->field, sizeof err->field, "alone[%zu].wall", j);
             return ht_error_set(err, HT_EINVAL, "device %zu has no time alone", j);
@@ -1920,7 +2311,9 @@ int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alon
          * and launches is not predicted at 0.2 ms); a model above the wall (transfers
          * that overlapped better than modelled, a link faster than the one stored) has
          * its share-proportional part scaled down to the wall. */
-        if (busy < a->wall_s) {
+        if (a->wall_s == 0.0) {
+            /* Nothing measured to scale the model to. */
+        } else if (busy < a->wall_s) {
             b.fixed_s += a->wall_s - busy;
         } else if (busy > a->wall_s) {
             double f = b.fixed_s < a->wall_s ? (a->wall_s - b.fixed_s) / (busy - b.fixed_s)
