@@ -134,6 +134,12 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
                      "'%s' (a whole run writes %" PRIu64 " element%s)",
                      runs[0].wlo, runs[0].whi, dim_name(dim), name, total,
                      total == 1 ? "" : "s");
+        else if (wrote == 1)
+            snprintf(why, why_size,
+                     "the probe's slice [%" PRIu64 ", %" PRIu64 ") along %s wrote 1 element "
+                     "of '%s' (a whole run writes %" PRIu64 "): no slab of one axis per "
+                     "work-item explains it",
+                     runs[0].wlo, runs[0].whi, dim_name(dim), name, total);
         else
             snprintf(why, why_size,
                      "the probe's slice [%" PRIu64 ", %" PRIu64 ") along %s wrote %" PRIu64
