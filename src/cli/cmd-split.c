@@ -64,7 +64,7 @@ static const char split_usage[] =
     "      --dump DIR        write every merged written buffer as raw DIR/<name>.bin\n"
     "\n"
     "Written buffers without an \"index\" (specs written for other tuners) are probed:\n"
-    "the first CPU device's configuration runs, its written buffers poisoned, over two\n"
+    "the fastest CPU device's configuration runs, its written buffers poisoned, over two\n"
     "slices of the split dimension and whole; the slab of rows or columns each slice\n"
     "writes becomes the buffer's split axis, stored in the database for next time. A\n"
     "buffer whose writes no slab explains (scattered writes, a reduction) is refused,\n"

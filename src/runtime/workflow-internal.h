@@ -25,8 +25,8 @@ struct ht__split_base {
 
 /* Fills b->written (b's spec, store, problem_id, n and devs with their configurations
  * set) for the written buffers without "index", when b has two devices or more: from the
- * results database, else by a probe (ht_split_probe) on the first device of b that works
- * in place, stored for next time. opts->on_note (may be NULL) is told what was found.
+ * results database, else by a probe (ht_split_probe) on the device of b that works in
+ * place with the shortest tuned time, stored for next time. opts->on_note (may be NULL) is told what was found.
  * Errors: ht_split_probe's (HT_ESPEC saying what the probe saw), HT_ESPEC when no device
  * of b works in place, HT_EDB, HT_ENOMEM; b->written is unchanged on error. */
 int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
