@@ -638,7 +638,8 @@ void ht_coexec_free(struct ht_coexec *cx);
  *     the halos (elements a slice also writes beyond its own, the same values as their
  *     owner's, as a stencil writing its neighbours' borders) no wider than the slice;
  *   - writes every element of its own rows [a·k, b·k) that the whole run writes;
- * the first slice gives the axis and the halos, the second must agree. Each slice then
+ * the halos are the larger of the two slices' (a slice at an end of the axis has its
+ * halo clipped), and both slices must fit: the second checks the first. Each slice then
  * owns its rows and the split merges them as it merges an "index" on that axis. Writes
  * that depend on the input data (a branch on the values) may differ at other sizes or
  * data: the split's verification is the final word. */

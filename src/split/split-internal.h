@@ -108,9 +108,10 @@ struct ht__probe_run {
     const uint8_t *written;
 };
 
-/* Infers the slab that explains the writes of runs[0] and checks it against runs[1] (see
- * split.h, "inferring what a kernel writes"), whole being the mask of a run over all the
- * global work-items. naxes (1..3) and dims give the buffer's shape. Pure. Returns HT_OK
+/* Infers the slab that explains the writes of runs[0] and runs[1], both of which it must
+ * fit (see split.h, "inferring what a kernel writes"), whole being the mask of a run over
+ * all the global work-items; among several axes that fit, the one with the least halo
+ * (the first among equals). naxes (1..3) and dims give the buffer's shape. Pure. Returns HT_OK
  * and fills *out (inferred = 1), or HT_ENOTFOUND with why (NUL-terminated, at most
  * why_size bytes) saying what runs[0] wrote, in the words of the refusal: "the probe's
  * slice [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c' ...", name
