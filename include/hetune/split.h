@@ -516,6 +516,8 @@ enum ht_coexec_memory {
 /* "own", "aligned" or "unaligned" (NULL for another value). */
 const char *ht_coexec_memory_name(enum ht_coexec_memory m);
 
+struct ht_split_written; /* below, "inferring what a kernel writes" */
+
 struct ht_coexec_opts {
     unsigned dim;            /* the split dimension, below the spec's ndims; default 0 */
     const char *scheduler;   /* a name of ht_split_schedulers[]; NULL: "static" */
@@ -548,6 +550,10 @@ struct ht_coexec_opts {
                                 parallelism); 0: all. A device that cannot be partitioned
                                 keeps all its units; ht_coexec_create fails with HT_EINVAL
                                 naming the limit when one that can has fewer */
+    const struct ht_split_written *written; /* spec->nargs entries or NULL, borrowed for
+                                ht_coexec_create: what a probe (ht_split_probe) inferred for
+                                the written buffers without "index"; an entry with inferred
+                                set is split as if its axis were walked by dim */
 };
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
@@ -632,8 +638,53 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
 int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
                          size_t n, struct ht_error *err);
 
+/* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
+ * infer which elements each slice writes. The other refusals are ht_coexec_check_spec's. */
+int ht_coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
+                                 const char *scheduler, size_t n, struct ht_error *err);
+
 /* Frees a co-execution; NULL is allowed. */
 void ht_coexec_free(struct ht_coexec *cx);
+
+/* --- inferring what a kernel writes (src/split/probe.c) ---
+ *
+ * A written buffer without "index" (specs written for other tuners never have one) is
+ * split by what a probe sees. The kernel runs, with one device's configuration, over two
+ * different slices of whole work-groups along the split dimension and once whole, each
+ * time with the buffer poisoned by two different byte patterns (0x5A.. and 0xA5..): an
+ * element that differs from its poison in either run was written (an element the kernel
+ * writes with one poison's value still differs from the other). The writes are explained
+ * by a slab when, for one axis of k = its length / G elements per work-item (G the
+ * work-items along the split dimension), the slice of work-items [a, b):
+ *   - writes only elements whose index along the axis lies in [a·k − halo_lo, b·k + halo_hi),
+ *     the halos (elements a slice also writes beyond its own, the same values as their
+ *     owner's, as a stencil writing its neighbours' borders) no wider than the slice;
+ *   - writes every element of its own rows [a·k, b·k) that the whole run writes;
+ * the halos are the larger of the two slices' (a slice at an end of the axis has its
+ * halo clipped), and both slices must fit: the second checks the first. Each slice then
+ * owns its rows and the split merges them as it merges an "index" on that axis. Writes
+ * that depend on the input data (a branch on the values) may differ at other sizes or
+ * data: the split's verification is the final word. */
+struct ht_split_written {
+    int inferred;       /* 1: a probe found the slab below */
+    unsigned axis;      /* the buffer axis walked by the split dimension */
+    uint64_t per_item;  /* k: elements of the axis per work-item of the probed
+                           configuration */
+    uint64_t halo_lo, halo_hi; /* elements a slice wrote before and past its own rows */
+};
+
+/* Probes spec's written buffers without "index" on device dev with configuration config,
+ * splitting along dim: fills written[i] (spec->nargs entries, zeroed first) for each such
+ * buffer i. The device works on host memory in place (a CPU or host-unified device;
+ * HT_EINVAL otherwise, naming it). exec gives the binary cache and the Eq. 3 rule (NULL:
+ * defaults). Errors: HT_ESPEC, err->field "args[i].index", err->file the spec, when no
+ * slab explains a buffer's writes, err->text saying what the probe saw ("the probe's slice
+ * [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c'"), or when the
+ * configuration has fewer than two work-groups along dim; ht_coexec_create's errors;
+ * HT_ENOMEM. written is left zeroed on error. */
+int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
+                   const int64_t *config, unsigned dim, const struct ht_exec_opts *exec,
+                   struct ht_split_written *written, struct ht_error *err);
 
 /* The scheduler and, when known, the paper's plan of the co-execution. Borrowed, valid
  * until the next ht_coexec_set_factors or ht_coexec_free. */

@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 6
+#define HT_STORE_SCHEMA_VERSION 7
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -414,6 +414,39 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
  * untouched) when there is none, HT_EDB. */
 int ht_store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
                        struct ht_error *err);
+
+/* --- written buffers inferred by a probe (src/store/written.c) ---
+ *
+ *   written_maps   what a probe (split.h, ht_split_probe) inferred for a written buffer
+ *                  without "index" of a problem, split along one dimension: the buffer axis
+ *                  walked by the slices, its elements per work-item and the halos. One row
+ *                  per (problem, buffer, dimension); a newer probe replaces it. A split
+ *                  finds it there and probes no more. */
+
+/* One inference. Plain data owned by the caller. */
+struct ht_stored_written {
+    int64_t problem_id;
+    char arg[64];              /* the buffer's name */
+    unsigned dim;              /* the split dimension, 0..2 */
+    char layout[17];           /* the hash of the spec's parts the inference rests on, as the
+                                  caller computes it; a row whose layout differs is stale */
+    unsigned axis;             /* 0..2 */
+    uint64_t per_item;         /* > 0 */
+    uint64_t halo_lo, halo_hi;
+    int64_t device_id;         /* the device probed; 0: unknown (stored as NULL) */
+    char config[HT_STORE_CONFIG_MAX]; /* its configuration, canonical text */
+    char created_at[32];       /* UTC; put fills it */
+};
+
+/* Stores (or replaces) w. The problem (and the device, when not 0) must exist. HT_EINVAL
+ * (an empty arg, dim or axis above 2, per_item 0, a halo or per_item above 2^63), HT_EDB. */
+int ht_store_put_written(struct ht_store *store, const struct ht_stored_written *w,
+                         struct ht_error *err);
+
+/* Fills *out with the inference stored for buffer arg of the problem along dim.
+ * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+int ht_store_get_written(struct ht_store *store, int64_t problem_id, const char *arg,
+                         unsigned dim, struct ht_stored_written *out, struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -175,6 +175,12 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
     for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
         if (!(dims & (1u << d)))
             continue;
+        {
+            /* The written buffers without index along d: stored, or probed. */
+            struct ht_workflow_split_opts so = opts->split;
+            so.coexec.dim = d;
+            rc = ht__split_written(&b, &so, err);
+        }
         for (size_t s = 0; rc == HT_OK && s < nsched; s++) {
             struct ht_workflow_split_opts so = opts->split;
             int is_static = !strcmp(scheds[s], "static");
@@ -231,8 +237,8 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     for (unsigned d = 0; n > 1 && d < spec->space.ndims; d++)
         for (size_t s = 0; (dims & (1u << d)) && s < (opts->schedulers ? opts->nschedulers : 1);
              s++) {
-            rc = ht_coexec_check_spec(spec, d, opts->schedulers ? opts->schedulers[s] : NULL, n,
-                                      err);
+            rc = ht_coexec_check_spec_probing(spec, d, opts->schedulers ? opts->schedulers[s]
+                                                                : NULL, n, err);
             if (rc != HT_OK)
                 return rc;
         }

@@ -107,6 +107,8 @@ void ht__split_base_destroy(struct ht__split_base *b)
     free(b->alone_res);
     free(b->alone_cx);
     free(b->alone);
+    free(b->written);
+    b->written = NULL;
     b->alone_res = NULL;
     b->alone_cx = NULL;
     b->alone = NULL;
@@ -223,7 +225,11 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
         cd[i].config = b->devs[i].config;
         cd[i].time_s = b->devs[i].tuned_s;
     }
-    rc = ht_coexec_create(b->spec, cd, n, &opts->coexec, cxp, err);
+    {
+        struct ht_coexec_opts o = opts->coexec;
+        o.written = b->written;
+        rc = ht_coexec_create(b->spec, cd, n, &o, cxp, err);
+    }
     if (rc != HT_OK)
         return rc;
     /* Each device's link as `hetune devices --bandwidth` measured it, when it did: the bus
@@ -385,8 +391,9 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
         return ht_error_set(err, HT_EINVAL, "no device to split over");
     if (opts->sweep > 0 && n != 2)
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
-    /* What the spec alone says against the split, before any device is tuned. */
-    rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
+    /* What the spec alone says against the split, before any device is tuned; written
+     * buffers without index wait for the probe. */
+    rc = ht_coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
     if (rc == HT_OK)
         rc = ht__check_units(devs, n, opts->coexec.cpu_units, err);
     if (rc != HT_OK)
@@ -439,6 +446,8 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
                                    "device %zu (%s): %s", devs[0]->index, devs[0]->name,
                                    out->skipped[0].reason);
     out->n = b.n = kept;
+    if (rc == HT_OK)
+        rc = ht__split_written(&b, opts, err);
     if (rc == HT_OK)
         rc = ht__split_base_alone(&b, &opts->coexec, opts->on_step, opts->user, err);
     if (rc == HT_OK)

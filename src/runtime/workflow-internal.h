@@ -18,7 +18,19 @@ struct ht__split_base {
     struct ht_coexec **alone_cx;         /* n, owned: each device's run alone */
     struct ht_coexec_result *alone_res;  /* n, owned */
     size_t fastest;                      /* the fastest alone by wall time */
+    struct ht_split_written *written;    /* spec->nargs, owned, or NULL: what
+                                            ht__split_written found for the written
+                                            buffers without "index" */
 };
+
+/* Fills b->written (b's spec, store, problem_id, n and devs with their configurations
+ * set) for the written buffers without "index", when b has two devices or more: from the
+ * results database, else by a probe (ht_split_probe) on the device of b that works in
+ * place with the shortest tuned time, stored for next time. opts->on_note (may be NULL) is told what was found.
+ * Errors: ht_split_probe's (HT_ESPEC saying what the probe saw), HT_ESPEC when no device
+ * of b works in place, HT_EDB, HT_ENOMEM; b->written is unchanged on error. */
+int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                      struct ht_error *err);
 
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)

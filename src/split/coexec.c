@@ -190,9 +190,11 @@ static const char *dim_name(unsigned d)
 }
 
 /* Decides how buffer i travels for device d (splitting along dim into `units`, nd devices
- * in all). Inputs map onto the device's own work-items, outputs onto the units. */
+ * in all). Inputs map onto the device's own work-items, outputs onto the units. w: what a
+ * probe inferred for it when it has no index, or NULL. */
 static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, unsigned dim,
-                      uint64_t units, size_t nd, struct ht_error *err)
+                      uint64_t units, size_t nd, const struct ht_split_written *w,
+                      struct ht_error *err)
 {
     const struct ht_arg *arg = &spec->args[i];
     const struct ht__hostbuf *b = &d->in.shape[i];
@@ -200,6 +202,27 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
     int nsplit = 0, sliceable = 1, ownable = 1;
 
     memset(m, 0, sizeof *m);
+    if (!arg->has_index && w && w->inferred && w->axis < arg->naxes &&
+        arg->access != HT_ACCESS_READ) {
+        uint64_t lo, hi;
+        /* The probe saw what the kernel writes, not what it reads: a readwrite buffer is
+         * sent whole, and only its owned rows come back. */
+        if (arg->access == HT_ACCESS_READWRITE)
+            m->in = IN_WHOLE;
+        m->split_axis[w->axis] = 1;
+        if (ht__split_axis_range(b->dims[w->axis], units, 0, 0, units, 1, &lo, &hi)) {
+            m->out = OUT_OWNED;
+            return HT_OK;
+        }
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "args[%zu].index", i);
+        return ht_error_set(err, HT_ESPEC,
+                            "written buffer '%s' (no index; the probe found its axis %u "
+                            "written by slabs along %s): the axis has %" PRIu64 " elements, "
+                            "not a multiple of the %" PRIu64 " units along %s",
+                            arg->name, w->axis, dim_name(dim), b->dims[w->axis], units,
+                            dim_name(dim));
+    }
     for (unsigned a = 0; arg->has_index && a < arg->naxes; a++) {
         uint64_t lo, hi;
         if (arg->index[a].dim != (int)dim)
@@ -262,8 +285,11 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
                         arg->name, dim_name(dim));
 }
 
-int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                         size_t n, struct ht_error *err)
+/* ht_coexec_check_spec; a written buffer without index passes when probing is set, or
+ * when written (NULL: none) holds an inference for it. */
+static int check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                      size_t n, int probing, const struct ht_split_written *written,
+                      struct ht_error *err)
 {
     int rc = HT_OK;
 
@@ -295,6 +321,8 @@ int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *s
             continue;
         for (unsigned a = 0; arg->has_index && a < arg->naxes; a++)
             walked |= arg->index[a].dim == (int)dim;
+        if (!arg->has_index && (probing || (written && written[i].inferred)))
+            continue;
         if (!arg->has_index)
             rc = ht_error_set(err, HT_ESPEC,
                               "written buffer '%s' has no index: splitting cannot tell which "
@@ -312,6 +340,18 @@ located:
     if (rc != HT_OK && err && rc == err->code && !err->file[0] && spec->path)
         snprintf(err->file, sizeof err->file, "%s", spec->path);
     return rc;
+}
+
+int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                         size_t n, struct ht_error *err)
+{
+    return check_spec(spec, dim, scheduler, n, 0, NULL, err);
+}
+
+int ht_coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
+                                 const char *scheduler, size_t n, struct ht_error *err)
+{
+    return check_spec(spec, dim, scheduler, n, 1, NULL, err);
 }
 
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
@@ -907,8 +947,8 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     *out = NULL;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no devices to co-execute on");
-    rc = ht_coexec_check_spec(spec, opts ? opts->dim : 0, opts ? opts->scheduler : NULL, n,
-                              err);
+    rc = check_spec(spec, opts ? opts->dim : 0, opts ? opts->scheduler : NULL, n, 0,
+                    opts ? opts->written : NULL, err);
     if (rc != HT_OK)
         return rc;
     cx = calloc(1, sizeof *cx);
@@ -990,10 +1030,12 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     for (size_t i = 0; i < n; i++)
         for (size_t a = 0; a < spec->nargs; a++)
             if (spec->args[a].is_buffer) {
-                rc = map_buffer(spec, &cx->devs[i], a, cx->opts.dim, cx->global, n, err);
+                rc = map_buffer(spec, &cx->devs[i], a, cx->opts.dim, cx->global, n,
+                                opts && opts->written ? &opts->written[a] : NULL, err);
                 if (rc != HT_OK)
                     goto fail;
             }
+    cx->opts.written = NULL; /* borrowed for this call only */
     rc = host_buffers(cx, err);
     if (rc != HT_OK)
         goto fail;
@@ -2479,6 +2521,19 @@ void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output)
     if (arg >= cx->spec->nargs || !cx->spec->args[arg].is_buffer)
         return NULL;
     return output ? cx->outputs[arg].data : cx->inputs[arg].data;
+}
+
+int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
+                     uint64_t dims[3])
+{
+    const struct ht__hostbuf *b;
+
+    if (arg >= cx->spec->nargs || !cx->spec->args[arg].is_buffer || !cx->n)
+        return HT_EINVAL;
+    b = &cx->devs[0].in.shape[arg];
+    *naxes = b->naxes;
+    memcpy(dims, b->dims, 3 * sizeof *dims);
+    return HT_OK;
 }
 
 void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs)

@@ -94,6 +94,33 @@ int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
  * output (output 1), borrowed from cx; NULL when it has none. */
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
 
+/* The shape of buffer argument arg as made for device 0 (every device agrees): its axes
+ * and their lengths (1 past naxes). HT_EINVAL when arg is not a buffer. */
+int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
+                     uint64_t dims[3]);
+
+/* --- (probe.c) inferring what a kernel writes, see split.h --- */
+
+/* One probed run: the work-items [wlo, whi) along the split dimension, and one byte per
+ * element of the buffer (row-major), non-zero where the run wrote it. */
+struct ht__probe_run {
+    uint64_t wlo, whi;
+    const uint8_t *written;
+};
+
+/* Infers the slab that explains the writes of runs[0] and runs[1], both of which it must
+ * fit (see split.h, "inferring what a kernel writes"), whole being the mask of a run over
+ * all the global work-items; among several axes that fit, the one with the least halo
+ * (the first among equals). naxes (1..3) and dims give the buffer's shape. Pure. Returns HT_OK
+ * and fills *out (inferred = 1), or HT_ENOTFOUND with why (NUL-terminated, at most
+ * why_size bytes) saying what runs[0] wrote, in the words of the refusal: "the probe's
+ * slice [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c' ...", name
+ * being the buffer's name and dim the split dimension. */
+int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
+                         const struct ht__probe_run runs[2], const uint8_t *whole,
+                         const char *name, unsigned dim, struct ht_split_written *out,
+                         char *why, size_t why_size);
+
 /* Fills the host inputs and/or outputs with the poison pattern of their type, so that an
  * element that nothing sent or wrote later cannot pass verification. */
 void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs);

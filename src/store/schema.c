@@ -204,6 +204,26 @@ static const struct migration migrations[] = {
      "  acquired_at TEXT NOT NULL,\n"
      "  heartbeat REAL NOT NULL\n"
      ");\n", 0},
+    /* What a probe inferred for a written buffer without "index" (src/store/written.c):
+     * one row per (problem, buffer, split dimension), replaced by a newer probe. layout is
+     * the hash of what else the inference depends on in the spec (the buffer's type,
+     * access and shape, the NDRange), so an edited spec is probed again. */
+    {"written buffers inferred by a probe",
+     "CREATE TABLE written_maps (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,\n"
+     "  arg TEXT NOT NULL,\n"
+     "  dim INTEGER NOT NULL CHECK (dim BETWEEN 0 AND 2),\n"
+     "  layout TEXT NOT NULL,\n"
+     "  axis INTEGER NOT NULL CHECK (axis BETWEEN 0 AND 2),\n"
+     "  per_item INTEGER NOT NULL CHECK (per_item > 0),\n"
+     "  halo_lo INTEGER NOT NULL CHECK (halo_lo >= 0),\n"
+     "  halo_hi INTEGER NOT NULL CHECK (halo_hi >= 0),\n"
+     "  device_id INTEGER REFERENCES devices(id) ON DELETE SET NULL,\n"
+     "  config TEXT NOT NULL,\n"
+     "  created_at TEXT NOT NULL,\n"
+     "  UNIQUE (problem_id, arg, dim)\n"
+     ");\n", 0},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,

@@ -177,7 +177,7 @@ static void test_migrates_from_v3(void **state)
     s = open_ok(file);
     d = device_id(s, "gpu");
     assert_int_equal(sqlite3_exec(ht__store_db(s),
-                                  "DROP TABLE bandwidth; DROP TABLE device_leases; "
+                                  "DROP TABLE bandwidth; DROP TABLE device_leases; DROP TABLE written_maps; "
                                   "DELETE FROM schema_version WHERE version >= 4; "
                                   "PRAGMA user_version = 3",
                                   NULL, NULL, NULL),
