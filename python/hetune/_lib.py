@@ -71,6 +71,10 @@ class Platform(ctypes.Structure):
 class ExecOpts(ctypes.Structure):
     _fields_ = [
         ("data_path", ctypes.c_int),
+        ("foreign_up", ctypes.c_int),
+        ("foreign_down", ctypes.c_int),
+        ("stage_bytes", ctypes.c_size_t),
+        ("stage_threads", ctypes.c_uint),
         ("no_cache", ctypes.c_int),
         ("cache_dir", ctypes.c_char_p),
         ("no_verify", ctypes.c_int),
