@@ -106,15 +106,16 @@ void cli_tune_progress(const struct ht_tune_progress *p, void *user)
     if (p->reference == 1) {
         if (p->reference_s > 0.0)
             ht_format_seconds(p->reference_s, t, sizeof t);
-        snprintf(note, sizeof note, "reference outputs: from the cache, or computed once "
-                 "before the first configuration%s%s%s", p->reference_s > 0.0 ? " (limit " : "",
+        snprintf(note, sizeof note, "reference step: the reference outputs from the cache, "
+                 "or computed before the first configuration%s%s%s",
+                 p->reference_s > 0.0 ? " (limit " : "",
                  p->reference_s > 0.0 ? t : "", p->reference_s > 0.0 ? ")" : "");
         cli_progress_say(&b->bar, note);
         return;
     }
     if (p->reference == 2) {
         ht_format_seconds(p->reference_s, t, sizeof t);
-        snprintf(note, sizeof note, "reference outputs %s in %s",
+        snprintf(note, sizeof note, "reference step: %s in %s",
                  p->reference_computed ? "computed" : "read from the cache", t);
         cli_progress_say(&b->bar, note);
         return;

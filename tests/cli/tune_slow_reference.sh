@@ -38,8 +38,8 @@ db="$tmp/a.db"
 # or this test would not tell the old behaviour apart.
 [ "$(grep -c "reference outputs computed (reference kernel)" "$tmp/err")" = 1 ] ||
     fail "reference not computed once: $(cat "$tmp/err")"
-expect_err "reference outputs: from the cache, or computed once before the first configuration"
-secs=$(sed -n 's/.*: reference outputs computed in \([0-9.]*\) s$/\1/p' "$tmp/err")
+expect_err "reference step: the reference outputs from the cache, or computed before the first configuration (limit"
+secs=$(sed -n 's/.*: reference step: computed in \([0-9.]*\) s$/\1/p' "$tmp/err")
 [ -n "$secs" ] || fail "no progress line for the reference: $(cat "$tmp/err")"
 python3 -c "import sys; sys.exit(0 if float('$secs') > $limit else 1)" ||
     fail "the reference took $secs s, not more than the limit of $limit s: raise ITERS"
@@ -49,6 +49,6 @@ run tune "$fix/slow_reference.json" --device "$dev" --size "ITERS=$iters" --time
     --db "$tmp/b.db" --json -v
 expect_status 0
 check "d['devices'][0]['timed_out'] == 0 and d['devices'][0]['failed'] == 0"
-expect_err "reference outputs read from the cache in"
+expect_err "reference step: read from the cache in"
 ! grep -q "reference outputs computed" "$tmp/err" || fail "computed again: $(cat "$tmp/err")"
 echo "ok"
