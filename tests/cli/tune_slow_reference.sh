@@ -5,6 +5,8 @@
 # configuration and outside its time limit, with a progress line of their own; no
 # configuration is stored as timeout (before, each one was: the reference ran inside its
 # limit, and the killed worker lost it for the next). A second tune reads them from the cache.
+# A reference that crashes (CRASH=1) ends the tune once with that reason (exit 1), in the
+# worker, with no configuration stored.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -51,4 +53,13 @@ expect_status 0
 check "d['devices'][0]['timed_out'] == 0 and d['devices'][0]['failed'] == 0"
 expect_err "reference step: read from the cache in"
 ! grep -q "reference outputs computed" "$tmp/err" || fail "computed again: $(cat "$tmp/err")"
+# A reference that crashes the driver: said once, charged to no configuration.
+run tune "$fix/slow_reference.json" --device "$dev" --size CRASH=1 --size ITERS=1 \
+    --timeout "$limit" --db "$tmp/c.db" --json
+expect_status 1
+expect_err "the reference outputs, before any configuration: reference: crashed: SIGSEGV"
+[ "$(grep -c "crashed" "$tmp/err")" = 1 ] || fail "said more than once: $(cat "$tmp/err")"
+db="$tmp/c.db"
+[ "$(sql "q('SELECT count(*) FROM evaluations')")" = "[(0,)]" ] ||
+    fail "a configuration was charged: $(sql "q('SELECT config, status, reason FROM evaluations')")"
 echo "ok"
