@@ -210,6 +210,46 @@ double ht_session_time_limit(const struct ht_session *s);
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
 
+/* The reference step (issue 25, the slow case). A spec whose reference outputs are the
+ * same for every configuration (a reference configuration, or a reference kernel with
+ * verify.once) needs them once per problem; computed inside a first evaluation, they
+ * would count against its time limit, and a naive reference of a large problem can take
+ * longer than that limit by itself (the configuration stored as timeout, the reference
+ * lost with the killed worker and computed again by the next). ht_session_reference
+ * makes them a step of their own, before the first evaluation: read from the reference
+ * cache, or computed (and kept there, and in the session) under a limit of their own,
+ * HT_TIMEOUT_REFERENCE_S (or opts.timeout_s where that is longer), in the worker of an
+ * isolated session, so that a reference that crashes costs only the worker. Every later
+ * evaluation finds them held; a worker started again after a configuration crashed or
+ * timed out runs the step again (a read of the cache, or without the cache the
+ * computation again) before that configuration's limit starts.
+ *
+ * config is a configuration to build the reference kernel's program with (verify.once:
+ * the reference kernel lives in the tuned program); a reference configuration ignores it.
+ * Returns HT_OK with info->needed 0 when the spec has no such reference (none, a
+ * reference kernel run per configuration, files only, or opts.no_verify). On failure the
+ * error is the reference's ("reference configuration: ...", "reference kernel: ...";
+ * HT_ECRASH, HT_ETIMEOUT isolated, HT_EINTR), except when config itself could not be
+ * set up or built (a kernel reference only): then info->config_fault is 1 and the error
+ * is the configuration's, which its own evaluation will meet again; call again with
+ * another configuration. */
+#define HT_TIMEOUT_REFERENCE_S 1800.0
+
+struct ht_reference_info {
+    int needed;       /* 1: the spec's reference is computed once per problem */
+    int computed;     /* 1: computed in this call; 0: read from the cache, or held */
+    int config_fault; /* on failure: config's own setup or build failed, not the reference */
+    double seconds;   /* wall time of the call */
+    double limit_s;   /* isolated: the step's time limit; 0 in this process */
+};
+
+int ht_session_reference(struct ht_session *s, const int64_t *config,
+                         struct ht_reference_info *info, struct ht_error *err);
+
+/* 1 when ht_session_reference has anything to do for this session's spec and options: a
+ * reference configuration or a verify.once reference kernel, with verification on. */
+int ht_session_reference_needed(const struct ht_session *s);
+
 /* Early termination (issue 4, item 2). From the next ht_session_eval on, a configuration
  * stops being repeated once the fastest of its runs so far is more than factor times
  * best_so_far_s (the statistic of the best configuration so far; the rule of
@@ -238,10 +278,13 @@ void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double facto
  *     all its repeats, as it did with early termination off);
  *   - HT_REPEATS_CUT_FACTOR: the rule of ht_session_set_cut, also with adaptive off:
  *     n >= HT_CUT_MIN_RUNS and x1 > cut_factor * b (cut_factor > 0);
- *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where d = max(margin, 2 * (x2 - x1) / x1): even the fastest
- *     run is above the best by more than the margin and by more than twice the gap
- *     between its two fastest runs (the scale by which a further run could still come in
- *     faster). ht_session_eval returns HT_ECUT, as for a cut by the factor;
+ *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where
+ *     d = max(m, 2 * (x2 - x1) / x1) and m the margin for runs as long as b's
+ *     (ht_repeats_margin: the margin, shrinking for long runs as sqrt(margin_time_s / b)
+ *     down to margin_floor): even the fastest run is above the best by more than that
+ *     margin and by more than twice the gap between its two fastest runs (the scale by
+ *     which a further run could still come in faster). ht_session_eval returns HT_ECUT,
+ *     as for a cut by the factor;
  *   - HT_REPEATS_PRECISE: n >= k, the fastest k runs lie within precision of x1
  *     ((xk - x1) / x1 <= precision), there is a best so far, and the configuration is no
  *     competitor: x1 * (1 - precision) > b (its statistic, at least x1, could come below
@@ -273,9 +316,27 @@ struct ht_repeats_rule {
     unsigned min_repeats;  /* timing.min_repeats (default HT_TIMING_MIN_REPEATS, spec.h) */
     double precision;      /* timing.precision (HT_TIMING_PRECISION) */
     double margin;         /* timing.margin (HT_TIMING_MARGIN) */
+    double margin_time_s;  /* runs longer than this get a smaller margin (ht_repeats_margin;
+                              the tuner's HT_REPEATS_MARGIN_TIME_S); <= 0: the margin is
+                              the same for every run length */
+    double margin_floor;   /* the smallest margin a long run gets
+                              (HT_REPEATS_MARGIN_FLOOR) */
     double best_s;         /* the best so far's statistic; <= 0: none */
     double cut_factor;     /* <= 0: no early stop of any kind */
 };
+
+/* The cost-aware margin (issue 25, the slow case: a configuration 18% slower than the
+ * best, at 8 s a run, ran all 10 repeats under a margin of 20%). Runs up to
+ * HT_REPEATS_MARGIN_TIME_S long keep timing.margin; longer ones (the best's runs, b)
+ * get margin * sqrt(HT_REPEATS_MARGIN_TIME_S / b), but never less than
+ * HT_REPEATS_MARGIN_FLOOR: 10% at 0.4 s, 5% from 1.6 s on. */
+#define HT_REPEATS_MARGIN_TIME_S 0.1
+#define HT_REPEATS_MARGIN_FLOOR 0.05
+
+/* The margin m of HT_REPEATS_SLOWER for rule: rule->margin when rule->margin_time_s <= 0
+ * or the best's figure b is no longer than it (or none), else
+ * max(min(margin_floor, margin), margin * sqrt(margin_time_s / b)). */
+double ht_repeats_margin(const struct ht_repeats_rule *rule);
 
 /* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule
  * above. Pure: no OpenCL, no state. NaN runs are never fast enough to cut. */

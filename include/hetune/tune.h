@@ -53,6 +53,14 @@ struct ht_tune_progress {
                                 so far and total, capped by the time limit; -1 unknown */
     size_t building, built;  /* builds ahead (opts.jobs): configurations being built, and
                                 built and waiting to be measured */
+    int reference;           /* the reference step (exec.h, ht_session_reference), before
+                                the first evaluation: 1 in a call made as it starts
+                                (reference_s is its time limit, 0: none), 2 in one made once
+                                the reference outputs are there (reference_s is how long
+                                it took, reference_computed 1 when computed rather than read
+                                from the cache); 0 in every other call */
+    double reference_s;
+    int reference_computed;
 };
 
 typedef void (*ht_tune_progress_fn)(const struct ht_tune_progress *p, void *user);
@@ -235,6 +243,9 @@ struct ht_tune_result {
     size_t crashed, timed_out; /* of failed: those that crashed their worker or outlasted
                                 the time limit (exec.isolate) */
     int isolated;            /* 1 when the configurations ran in a worker process */
+    int reference;           /* the reference step (exec.h): 0 none (not needed, or no
+                                configuration measured), 1 read from the cache, 2 computed */
+    double reference_s;      /* its wall time: not in any configuration's time limit */
     uint64_t forgotten;      /* evaluations deleted first because of opts.fresh */
     int has_best;            /* 1 when some configuration ran and verified */
     size_t nparams;

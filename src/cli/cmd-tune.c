@@ -116,6 +116,11 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
     printf("  time         %s tuning, of which %s building and %s in first launches"
            " (%.0f%%)\n", a, b, c,
            r->tuning_s > 0 ? 100.0 * (r->build_s + r->launch_compile_s) / r->tuning_s : 0.0);
+    if (r->reference) {
+        ht_format_seconds(r->reference_s, b, sizeof b);
+        printf("  reference    %s in %s, before the first configuration and outside its "
+               "time limit\n", r->reference == 2 ? "computed once" : "read from the cache", b);
+    }
     printf("  cache        %zu of %zu binaries from the binary cache%s\n", r->cache_hits,
            r->evaluated, r->driver_cache ? " (the driver keeps its own)" : "");
     if (r->jobs) {

@@ -73,6 +73,16 @@ void cli_progress_update(struct cli_progress *p, size_t done, const char *note)
     fflush(stderr);
 }
 
+void cli_progress_say(struct cli_progress *p, const char *text)
+{
+    if (p->mode == CLI_PROGRESS_OFF)
+        return;
+    /* A line of its own in both modes; on a terminal the next update redraws the bar. */
+    fprintf(stderr, "%s%s: %s\n", p->mode == CLI_PROGRESS_BAR ? "\r\033[K" : "", p->label,
+            text);
+    fflush(stderr);
+}
+
 void cli_progress_end(struct cli_progress *p)
 {
     if (p->mode == CLI_PROGRESS_BAR)
@@ -92,6 +102,23 @@ void cli_tune_progress(const struct ht_tune_progress *p, void *user)
                  p->dev->index, p->dev->name);
         cli_progress_start(&b->bar, label, p->total, b->quiet);
         b->dev = p->dev;
+    }
+    if (p->reference == 1) {
+        if (p->reference_s > 0.0)
+            ht_format_seconds(p->reference_s, t, sizeof t);
+        snprintf(note, sizeof note, "reference step: the reference outputs from the cache, "
+                 "or computed before the first configuration%s%s%s",
+                 p->reference_s > 0.0 ? " (limit " : "",
+                 p->reference_s > 0.0 ? t : "", p->reference_s > 0.0 ? ")" : "");
+        cli_progress_say(&b->bar, note);
+        return;
+    }
+    if (p->reference == 2) {
+        ht_format_seconds(p->reference_s, t, sizeof t);
+        snprintf(note, sizeof note, "reference step: %s in %s",
+                 p->reference_computed ? "computed" : "read from the cache", t);
+        cli_progress_say(&b->bar, note);
+        return;
     }
     if (p->best) {
         ht_format_seconds(p->best_s, t, sizeof t);

@@ -29,6 +29,10 @@ void cli_progress_start(struct cli_progress *p, const char *label, size_t total,
  * an optional note (e.g. "best 1.23 ms"; NULL for none). */
 void cli_progress_update(struct cli_progress *p, size_t done, const char *note);
 
+/* Says text on a line of its own, after the label (a step such as the reference outputs);
+ * nothing when quiet. */
+void cli_progress_say(struct cli_progress *p, const char *text);
+
 /* Erases the bar so that the next output starts on a clean line (a line needs nothing). */
 void cli_progress_end(struct cli_progress *p);
 

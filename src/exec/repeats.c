@@ -29,6 +29,22 @@ static void order_runs(const double *runs, unsigned n, double *sorted)
     }
 }
 
+double ht_repeats_margin(const struct ht_repeats_rule *rule)
+{
+    double b = rule->best_s, m = rule->margin;
+
+    /* The margin guards against a few runs all slowed alike (a first launch's extra
+     * work, a clock that has not ramped up, another process on the device). A run of
+     * seconds averages over many such disturbances, so what is left of them falls as the
+     * square root of its length, as the error of a mean does; the observed gap between
+     * the fastest runs still widens the margin where the runs disagree. It is scaled by
+     * b, not x1: the best's runs are the shorter ones, and the smaller margin needs both
+     * measurements long. */
+    if (rule->margin_time_s > 0.0 && b > rule->margin_time_s && isfinite(b))
+        m = fmax(fmin(rule->margin_floor, m), m * sqrt(rule->margin_time_s / b));
+    return m;
+}
+
 enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
                                           const double *runs, unsigned n)
 {
@@ -59,7 +75,7 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
      * could still come in; twice it, and at least the margin, must separate the fastest
      * run from the best. A NaN second run gives a NaN gap, and fmax takes the margin. */
     if (n >= 2) {
-        d = fmax(rule->margin, 2.0 * (sorted[1] - x1) / x1);
+        d = fmax(ht_repeats_margin(rule), 2.0 * (sorted[1] - x1) / x1);
         if (x1 > b * (1.0 + d))
             return HT_REPEATS_SLOWER;
     }

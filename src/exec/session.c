@@ -390,8 +390,11 @@ cleanup:
 /* The reference outputs of a problem whose reference does not depend on the configuration
  * (a reference configuration, or a reference kernel with verify.once), into s->refs: from
  * the reference cache when it holds them, else computed and written there. */
+/* With load_only, a cache miss is HT_ENOTFOUND rather than a computation; *computed (when
+ * not NULL) is 1 when the outputs were computed. */
 static int reference_once(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                          struct ht_eval_result *res, struct ht_error *err)
+                          struct ht_eval_result *res, int load_only, int *computed,
+                          struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     const struct ht__inst *shapes = in;
@@ -425,6 +428,10 @@ static int reference_once(struct ht_session *s, const int64_t *config, struct ht
             rc = HT_OK;
         }
     }
+    if (load_only) {
+        rc = HT_ENOTFOUND;
+        goto cleanup;
+    }
     if (spec->verify == HT_VERIFY_CONFIG)
         rc = compute_reference_config(s, err);
     else
@@ -432,6 +439,8 @@ static int reference_once(struct ht_session *s, const int64_t *config, struct ht
     if (rc != HT_OK)
         goto cleanup;
     s->have_refs = 1;
+    if (computed)
+        *computed = 1;
     ht__log(HT_LOG_INFO, "%s: reference outputs computed (%s)", s->dev->name,
             spec->verify == HT_VERIFY_CONFIG ? "reference configuration" : "reference kernel");
     if (path)
@@ -452,9 +461,14 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
 
     if (spec->verify == HT_VERIFY_NONE || s->opts.no_verify)
         return HT_OK;
-    if ((spec->verify == HT_VERIFY_CONFIG || spec->verify_once) && !s->have_refs)
-        rc = reference_once(s, config, in, res, err);
-    else if (spec->verify == HT_VERIFY_KERNEL && !spec->verify_once)
+    if ((spec->verify == HT_VERIFY_CONFIG || spec->verify_once) && !s->have_refs) {
+        rc = reference_once(s, config, in, res, s->ref_load_only, NULL, err);
+        /* A build worker with no reference in the cache yet: verifying is the measuring
+         * session's business, and computing it here would count against the build's
+         * limit (ht__session_prebuild). */
+        if (rc == HT_ENOTFOUND && s->ref_load_only)
+            return HT_OK;
+    } else if (spec->verify == HT_VERIFY_KERNEL && !spec->verify_once)
         rc = compute_reference_kernel(s, config, in, res, err);
     else
         rc = HT_OK;
@@ -498,6 +512,77 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
     return HT_OK;
 }
 
+int ht_session_reference_needed(const struct ht_session *s)
+{
+    const struct ht_spec *spec = s->spec;
+
+    return spec->verify != HT_VERIFY_NONE && !s->opts.no_verify &&
+           (spec->verify == HT_VERIFY_CONFIG ||
+            (spec->verify == HT_VERIFY_KERNEL && spec->verify_once));
+}
+
+int ht_session_reference(struct ht_session *s, const int64_t *config,
+                         struct ht_reference_info *info, struct ht_error *err)
+{
+    const struct ht_spec *spec = s->spec;
+    struct ht_eval_result *tmp = NULL;
+    struct ht_error local_err;
+    struct ht__inst in;
+    double t0 = ht__now(), write_s = 0.0;
+    int rc = HT_OK;
+
+    if (!err)
+        err = &local_err;
+    ht_error_clear(err);
+    memset(info, 0, sizeof *info);
+    memset(&in, 0, sizeof in);
+    info->needed = ht_session_reference_needed(s);
+    if (!info->needed)
+        return HT_OK;
+    if (s->worker) {
+        rc = ht__worker_reference(s->worker, config, info, err);
+        info->needed = 1;
+        info->seconds = ht__now() - t0;
+        return rc;
+    }
+    if (s->have_refs)
+        goto cleanup;
+    if (spec->verify == HT_VERIFY_KERNEL) {
+        /* The reference kernel is built in config's program and runs on its buffers. */
+        tmp = malloc(sizeof *tmp);
+        if (!tmp) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        result_reset(tmp);
+        rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
+        if (rc == HT_OK)
+            rc = ht_spec_check_stages(spec, s->dev, config, err);
+        if (rc == HT_OK)
+            rc = ht__inst_prepare(s, config, &in, tmp, &write_s, err);
+        if (rc != HT_OK) {
+            info->config_fault = 1;
+            goto cleanup;
+        }
+    }
+    rc = reference_once(s, config, &in, tmp, 0, &info->computed, err);
+    if (rc != HT_OK && spec->verify == HT_VERIFY_KERNEL) {
+        char msg[2400];
+        struct ht_error e = *err;
+        ht_error_format(&e, msg, sizeof msg);
+        ht_error_clear(err);
+        err->cl_status = e.cl_status;
+        ht_error_set(err, rc, "reference kernel: %s", msg);
+    }
+cleanup:
+    ht__inst_release(&in, spec->nargs);
+    if (tmp)
+        ht_eval_result_destroy(tmp);
+    free(tmp);
+    info->seconds = ht__now() - t0;
+    return rc;
+}
+
 int ht_session_isolated(const struct ht_session *s)
 {
     return s->worker != NULL;
@@ -527,6 +612,8 @@ static void repeats_rule(const struct ht_session *s, unsigned repeats,
     rule->min_repeats = spec->min_repeats;
     rule->precision = spec->precision;
     rule->margin = spec->margin;
+    rule->margin_time_s = HT_REPEATS_MARGIN_TIME_S;
+    rule->margin_floor = HT_REPEATS_MARGIN_FLOOR;
     rule->best_s = s->cut_best;
     rule->cut_factor = s->cut_factor;
 }
@@ -641,7 +728,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
                                   "(%g%%) and the noise of its runs",
                                   res->nruns, repeats, res->kernel_min_s,
                                   100.0 * (res->kernel_min_s / s->cut_best - 1.0),
-                                  s->cut_best, 100.0 * spec->margin);
+                                  s->cut_best, 100.0 * ht_repeats_margin(&rule));
             goto cleanup;
         }
         if (verdict != HT_REPEATS_MORE)
@@ -672,9 +759,15 @@ int ht__session_prebuild(struct ht_session *s, const int64_t *config,
     int rc;
 
     /* PoCL compiles a kernel for its local size at its first launch, and the reference
-     * kernel's too: one evaluation leaves all of it in PoCL's cache. */
-    if (ht_driver_caches(s->dev))
-        return ht_session_eval(s, config, res, err);
+     * kernel's too: one evaluation leaves all of it in PoCL's cache. A reference computed
+     * once per problem is the measuring session's step (ht_session_reference), with its
+     * own limit: here it is only read from the cache, when it is there. */
+    if (ht_driver_caches(s->dev)) {
+        s->ref_load_only = 1;
+        rc = ht_session_eval(s, config, res, err);
+        s->ref_load_only = 0;
+        return rc;
+    }
     result_reset(res);
     memset(&in, 0, sizeof in);
     rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);

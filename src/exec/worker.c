@@ -5,8 +5,8 @@
  * The parent spawns the worker executable (hetune-worker, which calls ht__worker_serve)
  * with one end of a socket pair as its fd 3, and speaks a small framed protocol over it:
  * INIT once per worker (the spec's file and sizes, the device, the execution options),
- * then EVAL per configuration and DUMP on request, or BUILD per configuration for a build
- * worker of a pool (prebuild.c). Every reply is awaited with a time
+ * then REFERENCE once (the reference step, exec.h), EVAL per configuration and DUMP on
+ * request, or BUILD per configuration for a build worker of a pool (prebuild.c). Every reply is awaited with a time
  * limit, and the stop flag is polled every 100 ms. A worker that dies is respawned at the
  * next EVAL; one that outlasts the limit is killed first. OpenCL cannot be used in a child
  * forked from a process that already initialised it (the drivers' threads are not forked),
@@ -36,7 +36,7 @@
 #include "exec/worker.h"
 #include "util/util.h"
 
-enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD };
+enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD, MSG_REFERENCE };
 
 #define WORKER_FD 3
 #define MAX_MSG (64u << 20)
@@ -238,6 +238,8 @@ struct ht__worker {
     double slowest_s;        /* the longest evaluation that ran, for the automatic limit */
     volatile sig_atomic_t *stop;
     size_t nparams;
+    int64_t *ref_config;     /* the reference step's configuration once it succeeded, to run
+                                it again in a worker started again; NULL before */
 };
 
 static int executable(const char *path)
@@ -494,6 +496,7 @@ void ht__worker_free(struct ht__worker *w)
     }
     free(w->init.data);
     free(w->io.data);
+    free(w->ref_config);
     free(w);
 }
 
@@ -504,6 +507,79 @@ double ht__worker_limit(const struct ht__worker *w)
     if (w->slowest_s > 0.0)
         return fmax(HT_TIMEOUT_FLOOR_S, HT_TIMEOUT_FACTOR * w->slowest_s);
     return HT_TIMEOUT_FIRST_S;
+}
+
+/* The REFERENCE request (ht__worker_reference) in a worker that runs, under its own
+ * limit. */
+static int reference_request(struct ht__worker *w, const int64_t *config,
+                             struct ht_reference_info *info, struct ht_error *err)
+{
+    struct wbuf req = {NULL, 0, 0, 0};
+    struct rbuf r;
+    double limit = fmax(HT_TIMEOUT_REFERENCE_S, w->timeout_s);
+    uint32_t type;
+    char what[64];
+    int rc;
+
+    for (size_t i = 0; i < w->nparams; i++)
+        put_i64(&req, config[i]);
+    rc = send_msg(w->fd, MSG_REFERENCE, &req) == 0 ? HT_OK : HT_EIO;
+    free(req.data);
+    if (req.failed)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (rc == HT_OK)
+        rc = recv_msg(w->fd, &type, &w->io, ht__now() + limit, w->stop);
+    if (rc == HT_OK && type != MSG_REPLY)
+        rc = HT_EIO;
+    switch (rc) {
+    case HT_OK:
+        break;
+    case HT_ETIMEOUT:
+        worker_reap(w, 1, NULL, 0);
+        return ht_error_set(err, HT_ETIMEOUT, "reference: timeout after %.1f s (the reference "
+                            "step's own limit)", limit);
+    case HT_EINTR:
+        worker_reap(w, 1, NULL, 0);
+        return ht_error_set(err, HT_EINTR, "interrupted while computing the reference");
+    case HT_ENOMEM:
+        worker_reap(w, 1, NULL, 0);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    default:
+        worker_reap(w, 0, what, sizeof what);
+        return ht_error_set(err, HT_ECRASH, "reference: crashed: %s", what);
+    }
+    r = (struct rbuf){w->io.data, w->io.len, 0, 0};
+    rc = (int)get_i64(&r);
+    get_error(&r, err ? err : &(struct ht_error){0});
+    get(&r, info, sizeof *info);
+    if (r.failed) {
+        worker_reap(w, 1, NULL, 0);
+        return ht_error_set(err, HT_EIO, "the worker sent a malformed reply");
+    }
+    info->limit_s = limit;
+    if (rc == HT_ELAUNCH || rc == HT_ECL)
+        worker_reap(w, 1, NULL, 0);
+    return rc;
+}
+
+int ht__worker_reference(struct ht__worker *w, const int64_t *config,
+                         struct ht_reference_info *info, struct ht_error *err)
+{
+    int rc;
+
+    memset(info, 0, sizeof *info);
+    if (!w->pid && (rc = worker_spawn(w, err)) != HT_OK)
+        return rc;
+    rc = reference_request(w, config, info, err);
+    if (rc != HT_OK)
+        return rc;
+    if (!w->ref_config) {
+        w->ref_config = calloc(w->nparams ? w->nparams : 1, sizeof *w->ref_config);
+        if (!w->ref_config)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    memcpy(w->ref_config, config, w->nparams * sizeof *config);
+    return HT_OK;
 }
 
 /* One EVAL or BUILD request and its reply, as ht__worker_eval says. */
@@ -522,6 +598,12 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
     res->gflops = res->gbps = -1.0;
     if (!w->pid) {
         rc = worker_spawn(w, err);
+        /* A worker started again holds no reference: its step first, under its own limit
+         * rather than this configuration's. */
+        if (rc == HT_OK && w->ref_config) {
+            struct ht_reference_info info;
+            rc = reference_request(w, w->ref_config, &info, err);
+        }
         if (rc != HT_OK)
             return res->status = rc;
     }
@@ -757,6 +839,20 @@ static int reply(int fd, int rc, const struct ht_error *err, const struct ht_eva
     return out;
 }
 
+static int reference_reply(int fd, int rc, const struct ht_error *err,
+                           const struct ht_reference_info *info)
+{
+    struct wbuf b = {NULL, 0, 0, 0};
+    int out;
+
+    put_i64(&b, rc);
+    put_error(&b, err);
+    put(&b, info, sizeof *info);
+    out = send_msg(fd, MSG_REPLY, &b);
+    free(b.data);
+    return out;
+}
+
 int ht__worker_serve(int fd)
 {
     struct serve sv;
@@ -806,6 +902,15 @@ int ht__worker_serve(int fd)
                 rc = ht_session_eval(sv.session, config, res, &err);
             }
             if (reply(fd, rc, &err, res) != 0)
+                break;
+        } else if (type == MSG_REFERENCE && started) {
+            struct ht_reference_info info;
+            memset(&info, 0, sizeof info);
+            for (size_t i = 0; i < sv.spec->space.nparams; i++)
+                config[i] = get_i64(&r);
+            rc = r.failed ? ht_error_set(&err, HT_EIO, "malformed request")
+                          : ht_session_reference(sv.session, config, &info, &err);
+            if (reference_reply(fd, rc, &err, &info) != 0)
                 break;
         } else if (type == MSG_DUMP && started) {
             char *dir = get_str(&r);

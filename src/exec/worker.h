@@ -41,6 +41,13 @@ int ht__worker_ensure(struct ht__worker *w, struct ht_error *err);
 int ht__worker_build(struct ht__worker *w, const int64_t *config, struct ht_eval_result *res,
                      struct ht_error *err);
 
+/* ht_session_reference in the worker, respawned first when the last one died, under the
+ * step's own limit (exec.h): HT_ECRASH, HT_ETIMEOUT and HT_EINTR as for ht__worker_eval,
+ * prefixed "reference: ". On success the worker remembers config, and a worker started
+ * again later runs the step again before its next evaluation. */
+int ht__worker_reference(struct ht__worker *w, const int64_t *config,
+                         struct ht_reference_info *info, struct ht_error *err);
+
 /* ht_session_dump in the worker. */
 int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err);
 

@@ -205,9 +205,10 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
     ht__tune_fill_eval(&id, config, text, status, res, eerr, ev);
 }
 
-static void report_progress(struct tune *t, const struct ht_device_info *dev, double t0,
-                            double loop_t0, size_t total, const int64_t *config,
-                            int status, struct ht_prebuild *pool)
+static void report_progress_ref(struct tune *t, const struct ht_device_info *dev, double t0,
+                                double loop_t0, size_t total, const int64_t *config,
+                                int status, struct ht_prebuild *pool, int reference,
+                                double reference_s, int computed)
 {
     const struct ht_tune_opts *o = t->opts;
     struct ht_tune_progress p;
@@ -229,6 +230,9 @@ static void report_progress(struct tune *t, const struct ht_device_info *dev, do
     p.best_s = t->has_best ? t->best_s : -1.0;
     p.elapsed_s = now - t0;
     p.eta_s = -1.0;
+    p.reference = reference;
+    p.reference_s = reference_s;
+    p.reference_computed = computed;
     if (pool)
         ht_prebuild_counts(pool, NULL, &p.building, &p.built);
     if (p.done > 0) {
@@ -238,6 +242,13 @@ static void report_progress(struct tune *t, const struct ht_device_info *dev, do
             p.eta_s = fmax(0.0, o->time_limit_s - (now - loop_t0));
     }
     o->progress(&p, o->progress_user);
+}
+
+static void report_progress(struct tune *t, const struct ht_device_info *dev, double t0,
+                            double loop_t0, size_t total, const int64_t *config,
+                            int status, struct ht_prebuild *pool)
+{
+    report_progress_ref(t, dev, t0, loop_t0, total, config, status, pool, 0, 0.0, 0);
 }
 
 static int stop_raised(const struct ht_tune_opts *o)
@@ -335,7 +346,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     int64_t kernel_id;
     double t0 = ht__now(), loop_t0;
     size_t nparams = spec->space.nparams, total;
-    int rc, leased = 0;
+    int rc, leased = 0, ref_done = 0;
 
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
@@ -586,6 +597,41 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                 } else {
                     ht_eval_result_destroy(&built.res);
                 }
+            }
+            /* The reference outputs before the first measurement, under their own limit
+             * (exec.h, the reference step): not part of any configuration's. A
+             * configuration that cannot give the reference kernel its program meets the
+             * same failure in its own evaluation, and the next one tries again. */
+            if (measured && !ref_done && ht_session_reference_needed(session)) {
+                struct ht_reference_info ri;
+                struct ht_error rerr;
+                ht_error_clear(&rerr);
+                report_progress_ref(&t, dev, t0, loop_t0, total, NULL, HT_OK, pool, 1,
+                                    ht_session_isolated(session)
+                                        ? fmax(HT_TIMEOUT_REFERENCE_S, eopts.timeout_s)
+                                        : 0.0,
+                                    0);
+                st = ht_session_reference(session, config, &ri, &rerr);
+                out->reference_s += ri.seconds;
+                if (st == HT_OK) {
+                    ref_done = 1;
+                    out->reference = ri.computed ? 2 : 1;
+                    report_progress_ref(&t, dev, t0, loop_t0, total, NULL, HT_OK, pool, 2,
+                                        ri.seconds, ri.computed);
+                } else if (stop_raised(opts)) {
+                    out->stopped = 1;
+                    break;
+                } else if (st == HT_ENOMEM || !ri.config_fault) {
+                    char msg[2400];
+                    ht_error_format(&rerr, msg, sizeof msg);
+                    if (err && !err->code)
+                        err->cl_status = rerr.cl_status;
+                    rc = ht_error_set(err, st, "the reference outputs, before any "
+                                      "configuration: %s", msg);
+                    goto cleanup;
+                }
+            } else if (measured) {
+                ref_done = 1;
             }
             if (measured) {
                 ht_session_set_cut(session, t.has_best ? t.best_s : 0.0, opts->cut_factor);

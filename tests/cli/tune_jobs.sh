@@ -60,7 +60,12 @@ db="$tmp/j2.db"
     fail "the measured builds were not cache hits: $(sql "q('SELECT config, status, cache_hit FROM evaluations')")"
 cp "$tmp/j1.json" "$tmp/out"
 check 'd["devices"][0]["jobs"] == 0 and d["devices"][0]["built_ahead"] == 0'
-check 'd["devices"][0]["cache_hits"] == 0'
+# One hit: the reference configuration, whose program the reference step built before any
+# configuration was measured (docs/spec.md, "The reference step").
+check 'd["devices"][0]["cache_hits"] == 1'
+db="$tmp/j1.db"
+[ "$(sql "q('SELECT config FROM evaluations WHERE cache_hit = 1')")" = "[('WG=64,WORK=1,BAD=0',)]" ] ||
+    fail "--jobs 1: cache hits: $(sql "q('SELECT config, status, cache_hit FROM evaluations')")"
 
 # 2. PoCL's own cache on: no binary of hetune's, and the measured builds still hit.
 if grep -q "Portable Computing Language" "$tmp/devices.json"; then
