@@ -290,17 +290,25 @@ void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double facto
  *     competitor: x1 * (1 - precision) > b (its statistic, at least x1, could come below
  *     b only if a further run were faster than x1 by more than the precision). Its time
  *     is then known to about precision and it cannot become the best; it is verified and
- *     stored as a full result (HT_OK) with its nruns runs.
+ *     stored as a full result (HT_OK) with its nruns runs. Runs of HT_REPEATS_LONG_S or
+ *     longer stop so too without the last two conditions (no best needed, a competitor
+ *     or the first configuration included): k runs of seconds each that agree within the
+ *     precision say the time as well as more would, which would cost seconds each.
  *
  * Why a good configuration cannot lose: the mean of the best keep_best runs (kernel_s)
  * can only fall as runs are added, so stopping early never makes a configuration look
  * faster; one that beats the best so far, any close competitor and the first
- * configuration (no b) are never stopped for precision and run all repeats (unless cut),
+ * configuration (no b) are never stopped for precision with runs shorter than
+ * HT_REPEATS_LONG_S and then run all repeats (unless cut),
  * so the best is always measured as with adaptive off; a configuration cut as slower is
  * stored as cut and never chosen as best (the tuner's rule), and is cut only when its
  * fastest run is clearly above b. What remains is the chance every measurement has: k
  * runs (rather than repeats) of a faster configuration all slowed alike by more than the
  * precision, or min_repeats runs all slowed by more than the margin. */
+/* Runs at least this long (seconds) are known by k of them agreeing within the precision:
+ * HT_REPEATS_PRECISE needs no best so far then. */
+#define HT_REPEATS_LONG_S 2.0
+
 enum ht_repeats_verdict {
     HT_REPEATS_MORE = 0,   /* run again */
     HT_REPEATS_CEILING,    /* repeats runs made: done, as always */

@@ -64,7 +64,10 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
     if (cuts && has_best && n >= HT_CUT_MIN_RUNS && x1 > rule->cut_factor * b)
         return HT_REPEATS_CUT_FACTOR;
     /* cut_factor 0 is the tuner's "measure everything fully" (--cut-factor 0). */
-    if (!rule->adaptive || !cuts || !has_best || isnan(x1) || !(x1 > 0.0))
+    if (!rule->adaptive || !cuts || isnan(x1) || !(x1 > 0.0))
+        return HT_REPEATS_MORE;
+    /* No best yet: only runs long enough to be known by a few of them stop early. */
+    if (!has_best && x1 < HT_REPEATS_LONG_S)
         return HT_REPEATS_MORE;
     min_runs = rule->min_repeats < 1 ? 1 : rule->min_repeats;
     if (min_runs > repeats)
@@ -74,7 +77,7 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
     /* Slower: the gap between the two fastest runs says how much faster a further run
      * could still come in; twice it, and at least the margin, must separate the fastest
      * run from the best. A NaN second run gives a NaN gap, and fmax takes the margin. */
-    if (n >= 2) {
+    if (has_best && n >= 2) {
         d = fmax(ht_repeats_margin(rule), 2.0 * (sorted[1] - x1) / x1);
         if (x1 > b * (1.0 + d))
             return HT_REPEATS_SLOWER;
@@ -90,7 +93,12 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
         k = 3;
     if (n < k)
         return HT_REPEATS_MORE;
-    if ((sorted[k - 1] - x1) / x1 <= rule->precision && x1 * (1.0 - rule->precision) > b)
+    /* Long runs (seconds each) agreeing within the precision are known: a further run
+     * could move the statistic by less than the precision and costs seconds, so even the
+     * first configuration and a competitor stop there (the issue's slow matmul on a CPU:
+     * 10 runs of 8 s each where 3 said it all). */
+    if ((sorted[k - 1] - x1) / x1 <= rule->precision &&
+        (x1 >= HT_REPEATS_LONG_S || (has_best && x1 * (1.0 - rule->precision) > b)))
         return HT_REPEATS_PRECISE;
     return HT_REPEATS_MORE;
 }

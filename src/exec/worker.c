@@ -557,6 +557,11 @@ static int reference_request(struct ht__worker *w, const int64_t *config,
         return ht_error_set(err, HT_EIO, "the worker sent a malformed reply");
     }
     info->limit_s = limit;
+    /* A computed reference did the problem's work once: the first configuration's
+     * automatic limit counts it as the longest evaluation so far (a naive reference of
+     * seconds on a slow device says that 120 s may not hold a configuration's runs). */
+    if (rc == HT_OK && info->computed)
+        w->slowest_s = fmax(w->slowest_s, info->seconds);
     if (rc == HT_ELAUNCH || rc == HT_ECL)
         worker_reap(w, 1, NULL, 0);
     return rc;

@@ -143,7 +143,8 @@ static void test_best_and_first_run_all(void **state)
 {
     struct ht_repeats_rule r = defaults();
     const double faster[] = {0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9};
-    const double slow[] = {2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0};
+    /* Under HT_REPEATS_LONG_S a run: longer ones are test_long_runs_known_alone's. */
+    const double slow[] = {0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95};
     enum ht_repeats_verdict want[10];
     (void)state;
     for (unsigned i = 0; i < 9; i++)
@@ -157,6 +158,35 @@ static void test_best_and_first_run_all(void **state)
     expect(&r, slow, 10, want);
     r.best_s = NAN;
     expect(&r, slow, 10, want);
+}
+
+/* Runs of seconds that agree are known by k of them, with no best so far (the first
+ * configuration: the issue's matmul on a CPU, 8 s a run) or as a competitor; runs that
+ * disagree go on, and so do runs just under HT_REPEATS_LONG_S. */
+static void test_long_runs_known_alone(void **state)
+{
+    struct ht_repeats_rule r = defaults();
+    const double agree[] = {8.2, 8.25, 8.22, 8.3, 8.3, 8.3, 8.3, 8.3, 8.3, 8.3};
+    const double spread[] = {8.2, 9.0, 8.9, 8.21, 8.23, 8.22, 8.24, 8.3, 8.3, 8.3};
+    const double short_runs[] = {1.99, 1.99, 1.99, 1.99, 1.99, 1.99, 1.99, 1.99, 1.99, 1.99};
+    enum ht_repeats_verdict want[10];
+    (void)state;
+    r.best_s = 0.0;
+    for (unsigned i = 0; i < 10; i++)
+        want[i] = M;
+    want[4] = HT_REPEATS_PRECISE; /* k = keep_best 5 */
+    expect(&r, agree, 5, want);
+    want[4] = M;
+    want[6] = HT_REPEATS_PRECISE; /* the fastest five within 2% only after the seventh */
+    expect(&r, spread, 7, want);
+    want[6] = M;
+    want[9] = HT_REPEATS_CEILING;
+    expect(&r, short_runs, 10, want);
+    /* A competitor of a best at 8.21 s stops too, as precise (not cut: it may win). */
+    r.best_s = 8.21;
+    want[9] = M;
+    want[4] = HT_REPEATS_PRECISE;
+    expect(&r, agree, 5, want);
 }
 
 static void test_noise_widens_margin(void **state)
@@ -243,9 +273,11 @@ static void test_random_sequences(void **state)
                 assert_true(v == M || v == HT_REPEATS_CUT_FACTOR);
             if (v == HT_REPEATS_SLOWER)
                 assert_true(n >= r.min_repeats && x1 > r.best_s * (1.0 + r.margin));
+            /* Precise: no competitor of a best, or runs long enough to be known alone. */
             if (v == HT_REPEATS_PRECISE)
                 assert_true(n >= r.min_repeats && n >= r.keep_best && n >= 3 &&
-                            x1 * (1.0 - r.precision) > r.best_s && r.best_s > 0.0);
+                            ((x1 * (1.0 - r.precision) > r.best_s && r.best_s > 0.0) ||
+                             x1 >= HT_REPEATS_LONG_S));
             /* A configuration faster than the best is never cut once one of its runs was
              * no outlier: its fastest run is then within the margin of the best. */
             if (truth < r.best_s && plain < INFINITY)
@@ -326,19 +358,20 @@ static void test_long_runs_noise_still_counts(void **state)
     struct ht_repeats_rule r = cost_aware(7.0);
     const double noisy[] = {8.2, 9.9, 10.0, 8.3};
     const enum ht_repeats_verdict want[] = {M, M, M, HT_REPEATS_SLOWER};
-    /* Within the precision (2%) of the best: a close competitor, measured to the ceiling. */
+    /* Within the precision (2%) of the best: a close competitor, never cut; its runs of
+     * seconds known once keep_best (5) of them agree, it stops as precise (a result). */
     const double close[] = {7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1, 7.1};
     enum ht_repeats_verdict all[10];
     (void)state;
     expect(&r, noisy, 4, want);
-    for (unsigned i = 0; i < 9; i++)
+    for (unsigned i = 0; i < 10; i++)
         all[i] = M;
-    all[9] = HT_REPEATS_CEILING;
-    expect(&r, close, 10, all);
-    /* A faster configuration of long runs is never cut. */
+    all[4] = HT_REPEATS_PRECISE;
+    expect(&r, close, 5, all);
+    /* A faster configuration of long runs is never cut: it too stops as precise. */
     {
         const double faster[] = {6.5, 6.6, 6.55, 6.5, 6.6, 6.5, 6.6, 6.55, 6.5, 6.6};
-        expect(&r, faster, 10, all);
+        expect(&r, faster, 5, all);
     }
 }
 
@@ -386,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_close_competitor_to_ceiling),
         cmocka_unit_test(test_precise_stops),
         cmocka_unit_test(test_best_and_first_run_all),
+        cmocka_unit_test(test_long_runs_known_alone),
         cmocka_unit_test(test_noise_widens_margin),
         cmocka_unit_test(test_no_stop_after_ceiling),
         cmocka_unit_test(test_random_sequences),
