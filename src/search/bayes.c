@@ -20,13 +20,14 @@
  * choice for regression forests; 5/6, SMAC's, cost three times as much for no gain that
  * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows an eighth
  * of the trees (REGROW_PART; 3 of 24), in turn, on the results known then, so a tree is
- * at most seven proposals behind: the fit dominated the cost of a proposal, and over 40
- * seeds regrowing an eighth lost nothing against regrowing half (count of seeds at 0.95 of
- * the optimum at 100 evaluations 13 and 19 of 40 on the A100 and A4000 convolution spaces,
- * against 6 and 11 of 20; 0.998 on dedispersion either way). A tree is grown on the
+ * at most seven proposals behind: the fit dominated the cost of a proposal, and regrowing
+ * an eighth changed nothing that 20 to 40 seeds could tell against regrowing half (seeds
+ * at 0.95 of the optimum at 100 evaluations: 13 and 19 of 40 on the A100 and A4000
+ * convolution spaces, against 6 and 11 of 20; dedispersion's score 0.998 either way; see
+ * docs/results/search-2026-11-26-b.txt for the replayed benchmark). A tree is grown on the
  * bootstrap sample as multiplicities over the distinct results, and a split's scan reads
- * the training set's ranks by feature (one column): the same trees, at less than half the
- * cost. The forest's prediction for a configuration is the mean of its trees' leaves, its
+ * the training set's ranks by feature (one column): trees drawn the same way, grown in
+ * about half the time (gprof over the same runs). The forest's prediction for a configuration is the mean of its trees' leaves, its
  * uncertainty their spread.
  *
  * The acquisition: expected improvement over the best known cost (in log space). Two
@@ -42,19 +43,7 @@
  * (the median fraction of the optimum at 100 evaluations of the A4000 convolution space
  * was 0.81 with the whole space only, 0.996 so, before the pairs); the third proposal
  * seldom leaves a basin.
- *
- * Restarts. When the best known cost has not improved for STALL_AFTER proposals, the
- * proposals near the best move their centre, STALL_AFTER proposals each, to the best,
- * second and third best known configurations that differ from the best in two parameters
- * or more, and back to the best as soon as it improves (the restart of a trust region,
- * after TuRBO: Eriksson et al., "Scalable global optimization via local Bayesian
- * optimization", NeurIPS 2019, here without a shrinking radius). The best's neighbourhood
- * has been mined by then, and the optimum of a recorded space is often one move from
- * another good configuration rather than from the best (the A100 convolution's optimum is
- * two moves from the runner-up). Over 40 seeds, seeds at 0.95 of the optimum at 100
- * evaluations went from 13 to 20 (A100) and 19 to 22 (A4000); with STALL_AFTER 5 and 20
- * 15 and 17, 21 and 23: not a constant fitted to a space. Dedispersion: 0.996 to 0.998
- * (score) either way.
+
  *
  * The initial design: bo_init configurations (0: automatic, one more than the parameters
  * that vary, 4 to 20, at most a fifth of the budget), spread over the space (each the
@@ -81,9 +70,17 @@
  * value of the most important parameter, given a share of the proposals; Thompson sampling
  * (one tree's prediction) for the global proposal; larger initial designs (20, 30) and 48
  * trees. None lifted the worst seeds, which settle in the other basin (use_shmem and
- * read_only the other way) before the 100th evaluation. Nor, in a second round (40 seeds,
- * with the restarts or before them): SMAC's uncertainty (the leaves' own variance added to
- * the spread of the trees), no change; updating the trees not regrown with each new result
+ * read_only the other way) before the 100th evaluation. Nor, in a second round (40 seeds
+ * on the recorded spaces, and as a check against fitting them, on two variants of each
+ * convolution space: every time multiplied by exp(N(0, 0.15)), and the best five dropped).
+ * Restarts of the near search in the style of trust regions (after TuRBO: when the best
+ * had not improved for 10 proposals, the near proposals moved their centre, 10 proposals
+ * each, to the best three configurations two moves or more from the best): seeds at 0.95
+ * at 100 evaluations went from 13 to 20 of 40 (A100) and 19 to 22 (A4000), 5 or 20
+ * proposals gave about as much, but on the four variants it lost every time (13 to 6, 18
+ * to 12, 25 to 22, 17 to 8), and the replayed benchmark's A4000 median at 100 fell to 0.83:
+ * left out. Also without gain: SMAC's uncertainty (the leaves' own variance added to the
+ * spread of the trees), no change; updating the trees not regrown with each new result
  * (online bagging, Poisson(1) weights), worse on both convolution spaces; the configurations
  * two moves from the centre always among the near ones, or while stalled, better on the
  * A100 and worse on the A4000; a share of the near proposals, or the restarts' centres,
@@ -104,8 +101,6 @@
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
 #define REGROW_PART 8     /* a proposal regrows 1/REGROW_PART of the trees */
 #define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
-#define STALL_AFTER 10    /* proposals without a better best before the centre moves */
-#define STALL_CENTRES 3   /* other centres tried in turn */
 
 struct node {
     int32_t feat;         /* -1 for a leaf */
@@ -157,8 +152,6 @@ struct bayes {
     uint32_t *pt;         /* nparams ranks */
     double best_y;
     size_t proposals;     /* made by the model, which alternate near and far */
-    size_t stall;         /* proposals since the best known cost last improved */
-    double last_best;     /* the best known cost at the last proposal */
 };
 
 static void bayes_destroy(struct ht_search *s)
@@ -302,7 +295,6 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
         bayes_destroy(s);
         return ht_error_set(err, rc, "out of memory");
     }
-    b->last_best = INFINITY;
     b->ninit = s->opts.bo_init;
     if (!b->ninit) {
         b->ninit = b->nvar + 1;
@@ -706,37 +698,12 @@ static int bayes_next(struct ht_search *s, size_t *index)
     size_t nstart = b->nrk < LOCAL_STARTS ? b->nrk : LOCAL_STARTS;
     for (size_t k = 0; k < nstart; k++)
         b->starts[k] = b->rk[k].index;
-    if (b->nrk && b->rk[0].cost < b->last_best) {
-        b->last_best = b->rk[0].cost;
-        b->stall = 0;
-    } else
-        b->stall++;
-    /* Two proposals in three search near a centre, the best known configuration; a third,
-     * or when nothing is left near the centre, the whole space. When the best has not
-     * improved for STALL_AFTER proposals, the centre moves, for STALL_AFTER proposals
-     * each, to the best, second and third best known configurations that differ from the
-     * best in two parameters or more (a restart of the local search in the style of trust
-     * regions: the best's neighbourhood has been mined, and a configuration one move away
-     * from another good one is often better still). */
-    size_t centre = nstart ? b->starts[0] : 0;
-    if (nstart && b->stall >= STALL_AFTER) {
-        const uint32_t *r0 = ht__geom_ranks(&b->geom, b->starts[0]);
-        size_t which = (b->stall / STALL_AFTER - 1) % STALL_CENTRES, seen = 0;
-        for (size_t k = 1; k < b->nrk; k++) {
-            const uint32_t *rr = ht__geom_ranks(&b->geom, b->rk[k].index);
-            size_t h = 0;
-            for (size_t p = 0; p < b->geom.nparams; p++)
-                h += rr[p] != r0[p];
-            if (h >= 2 && seen++ == which) {
-                centre = b->rk[k].index;
-                break;
-            }
-        }
-    }
+    /* Two proposals in three search near the best; a third, or when nothing is left near
+     * it, the whole space. */
     if (++b->proposals % GLOBAL_EVERY != 0 && nstart) {
-        near_best(s, b, centre, 1, &pk);
+        near_best(s, b, b->starts[0], 1, &pk);
         if (!pk.have)
-            near_best(s, b, centre, 2, &pk);
+            near_best(s, b, b->starts[0], 2, &pk);
         if (pk.have) {
             *index = pk.index;
             return 0;
