@@ -21,10 +21,11 @@
  * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows an eighth
  * of the trees (REGROW_PART; 3 of 24), in turn, on the results known then, so a tree is
  * at most seven proposals behind: the fit dominated the cost of a proposal, and regrowing
- * an eighth changed nothing that 20 to 40 seeds could tell against regrowing half (seeds
- * at 0.95 of the optimum at 100 evaluations: 13 and 19 of 40 on the A100 and A4000
- * convolution spaces, against 6 and 11 of 20; dedispersion's score 0.998 either way; see
- * docs/results/search-2026-11-26-b.txt for the replayed benchmark). A tree is grown on the
+ * an eighth changed nothing that 40 seeds could tell against regrowing half. Replayed
+ * (docs/results/search-2026-11-26-b.txt), the scores on the A100 and A4000 convolution
+ * and the dedispersion spaces were 0.861, 0.904 and 0.997 against 0.885, 0.916 and 0.998
+ * before, while regrowing half with this file's grow (the same algorithm as before drawing
+ * other random numbers) gave 0.855, 0.915 and 0.997. A tree is grown on the
  * bootstrap sample as multiplicities over the distinct results, and a split's scan reads
  * the training set's ranks by feature (one column): trees drawn the same way, grown in
  * about half the time (gprof over the same runs). The forest's prediction for a configuration is the mean of its trees' leaves, its
@@ -343,7 +344,7 @@ static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t 
     }
     mean = sum / (double)n;
     tr->nodes[node].value = mean;
-    if (n < MIN_SPLIT || hi - lo < 2)
+    if (n < MIN_SPLIT || hi - lo < 2) /* one distinct result cannot be split */
         return 0;
 
     /* A random subset of mtry features. */
@@ -429,8 +430,8 @@ static int fit(struct ht_search *s, struct bayes *b)
         uint32_t root;
         size_t m = 0;
         b->next_tree = (b->next_tree + 1) % b->ntrees;
-        /* A bootstrap sample as multiplicities: the same trees as a list of draws, each
-         * distinct result scanned once. */
+        /* A bootstrap sample as multiplicities: trees of the same law as from the list of
+         * draws, each distinct result scanned once per node. */
         memset(b->wt, 0, nt * sizeof *b->wt);
         for (size_t k = 0; k < nt; k++)
             b->wt[ht__rng_below(&s->rng, nt)]++;
