@@ -169,8 +169,8 @@ struct ht_search_opts {
                                  space, results known beforehand included; 0 = automatic
                                  (default): one more than the parameters that vary, 4 to
                                  20, at most a fifth of the budget (see bayes.c) */
-    size_t bo_trees;          /* trees of the random forest, half of them regrown at each
-                                 proposal; default 24, 1 to 1024. The trees split on the
+    size_t bo_trees;          /* trees of the random forest, an eighth of them regrown at
+                                 each proposal; default 24, 1 to 1024. The trees split on the
                                  parameters and the products of pairs of them (see
                                  bayes.c) */
     size_t bo_candidates;     /* configurations not known, drawn uniformly, whose expected

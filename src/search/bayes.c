@@ -18,11 +18,18 @@
  * trees are grown on bootstrap samples of the known results (pre-seeded ones included),
  * each split the best cut "rank <= t" of one of a random third of the features (the usual
  * choice for regression forests; 5/6, SMAC's, cost three times as much for no gain that
- * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows half of
- * the trees (REGROW_PART), in turn, on the results known then, so a tree is at most one
- * proposal behind: this halves the cost of the fit, which dominates. The forest's
- * prediction for a configuration is the mean of its trees' leaves, its uncertainty their
- * spread.
+ * 40 seeds could tell), down to leaves of MIN_SPLIT results. A proposal regrows an eighth
+ * of the trees (REGROW_PART; 3 of 24), in turn, on the results known then, so a tree is
+ * at most seven proposals behind: the fit dominated the cost of a proposal, and regrowing
+ * an eighth changed nothing that 40 seeds could tell against regrowing half. Replayed
+ * (docs/results/search-2026-11-26-b.txt), the scores on the A100 and A4000 convolution
+ * and the dedispersion spaces were 0.861, 0.904 and 0.997 against 0.885, 0.916 and 0.998
+ * before, while regrowing half with this file's grow (the same algorithm as before drawing
+ * other random numbers) gave 0.855, 0.915 and 0.997. A tree is grown on the
+ * bootstrap sample as multiplicities over the distinct results, and a split's scan reads
+ * the training set's ranks by feature (one column): trees drawn the same way, grown in
+ * about half the time (gprof over the same runs). The forest's prediction for a configuration is the mean of its trees' leaves, its
+ * uncertainty their spread.
  *
  * The acquisition: expected improvement over the best known cost (in log space). Two
  * proposals in three (GLOBAL_EVERY) maximise it near the best known configuration: over
@@ -37,6 +44,7 @@
  * (the median fraction of the optimum at 100 evaluations of the A4000 convolution space
  * was 0.81 with the whole space only, 0.996 so, before the pairs); the third proposal
  * seldom leaves a basin.
+
  *
  * The initial design: bo_init configurations (0: automatic, one more than the parameters
  * that vary, 4 to 20, at most a fifth of the budget), spread over the space (each the
@@ -49,12 +57,12 @@
  * from its table of costs at each proposal, never from the order of reports, and the
  * candidates leave out everything the core says is visited, pending proposals included.
  *
- * Cost: over the three recorded spaces (4361 and 11129 configurations) and 400
- * evaluations, 20 seeds, a proposal took 2.0 to 2.1 ms on average and 5.3 to 7.7 ms at most
- * on the shared 2-core development machine (RelWithDebInfo, 24 trees); at 10^4
- * configurations test_cost in tests/unit/test_search_bayes.c prints it (about 2 ms, 3 to
- * 4 ms at most) and bounds it. It grows with results times trees (the fit) and with
- * bo_candidates.
+ * Cost: at 10^4 configurations test_cost in tests/unit/test_search_bayes.c prints it and
+ * bounds it. It grows with results times the trees regrown (the fit) and with
+ * bo_candidates times trees (the acquisition: a third of the proposals score the uniform
+ * sample). Before this file's fit was made cheaper it was 2.0 to 2.1 ms on average over the
+ * recorded spaces (RelWithDebInfo, 24 trees, 400 evaluations), the fit about four fifths
+ * of it; docs/results/search-2026-11-26-b.txt gives the replay's whole time now.
  *
  * Tried without gain (issue 25, 20 to 40 seeds, budget 100): the trailing zero bits of each
  * value as a feature (a power-of-two effect is plain in both convolution spaces); searching
@@ -63,7 +71,23 @@
  * value of the most important parameter, given a share of the proposals; Thompson sampling
  * (one tree's prediction) for the global proposal; larger initial designs (20, 30) and 48
  * trees. None lifted the worst seeds, which settle in the other basin (use_shmem and
- * read_only the other way) before the 100th evaluation. */
+ * read_only the other way) before the 100th evaluation. Nor, in a second round (40 seeds
+ * on the recorded spaces, and as a check against fitting them, on two variants of each
+ * convolution space: every time multiplied by exp(N(0, 0.15)), and the best five dropped).
+ * Restarts of the near search in the style of trust regions (after TuRBO: when the best
+ * had not improved for 10 proposals, the near proposals moved their centre, 10 proposals
+ * each, to the best three configurations two moves or more from the best): seeds at 0.95
+ * at 100 evaluations went from 13 to 20 of 40 (A100) and 19 to 22 (A4000), 5 or 20
+ * proposals gave about as much, but on the four variants it lost every time (13 to 6, 18
+ * to 12, 25 to 22, 17 to 8), and the replayed benchmark's A4000 median at 100 fell to 0.83:
+ * left out. Also without gain: SMAC's uncertainty (the leaves' own variance added to the
+ * spread of the trees), no change; updating the trees not regrown with each new result
+ * (online bagging, Poisson(1) weights), worse on both convolution spaces; the configurations
+ * two moves from the centre always among the near ones, or while stalled, better on the
+ * A100 and worse on the A4000; a share of the near proposals, or the restarts' centres,
+ * among the known local optima two moves or more from the best, worse; one proposal in
+ * two over the whole space, worse; 16 trees, or 256 candidates instead of 1024 (cheaper),
+ * worse on both. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +100,7 @@
 #define LOCAL_STARTS 5    /* local searches of the acquisition, from the best known */
 #define LOCAL_STEPS 16    /* most moves of one local search */
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
-#define REGROW_PART 2     /* a proposal regrows 1/REGROW_PART of the trees */
+#define REGROW_PART 8     /* a proposal regrows 1/REGROW_PART of the trees */
 #define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
 
 struct node {
@@ -108,7 +132,10 @@ struct bayes {
     /* The training set, rebuilt at each proposal: known indices and their targets. */
     size_t *train, ntrain, cap;
     double *y;
-    size_t *boot;         /* bootstrap sample, partitioned in place while a tree grows */
+    size_t *boot;         /* bootstrap sample's distinct results, partitioned in place
+                             while a tree grows */
+    uint32_t *wt;         /* ntrain: each result's multiplicity in the bootstrap sample */
+    uint32_t *xc;         /* nfeat * ntrain: the training set's ranks, by feature */
     struct ranked *rk;    /* the finite results, best first */
     size_t nrk;
     struct tree *trees;   /* ntrees */
@@ -140,6 +167,8 @@ static void bayes_destroy(struct ht_search *s)
     free(b->train);
     free(b->y);
     free(b->boot);
+    free(b->wt);
+    free(b->xc);
     free(b->rk);
     for (size_t t = 0; b->trees && t < b->ntrees; t++)
         free(b->trees[t].nodes);
@@ -295,26 +324,27 @@ static int push_node(struct tree *tr, uint32_t *out)
     return 0;
 }
 
-static uint32_t rank_of(const struct bayes *b, size_t sample, size_t f)
-{
-    return b->fr[b->train[sample] * b->nfeat + f];
-}
-
-/* Grows the subtree of node over boot[lo, hi). Recursion depth is at most the number of
- * training results, and in practice their logarithm. */
+/* Grows the subtree of node over the distinct samples boot[lo, hi), sample k weighing
+ * wt[k] (its multiplicity in the bootstrap sample). Recursion depth is at most the number
+ * of training results, and in practice their logarithm. */
 static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t node,
                 size_t lo, size_t hi)
 {
-    size_t n = hi - lo, nf = 0, best_p = 0;
+    size_t n = 0, nf = 0, best_p = 0, nt = b->ntrain;
+    const size_t *boot = b->boot;
+    const double *y = b->y;
+    const uint32_t *wt = b->wt;
     uint32_t best_t = 0;
     double sum = 0, best_gain = 1e-12, mean;
     int rc;
 
-    for (size_t k = lo; k < hi; k++)
-        sum += b->y[b->boot[k]];
+    for (size_t k = lo; k < hi; k++) {
+        n += wt[boot[k]];
+        sum += wt[boot[k]] * y[boot[k]];
+    }
     mean = sum / (double)n;
     tr->nodes[node].value = mean;
-    if (n < MIN_SPLIT)
+    if (n < MIN_SPLIT || hi - lo < 2) /* one distinct result cannot be split */
         return 0;
 
     /* A random subset of mtry features. */
@@ -330,12 +360,14 @@ static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t 
     double base = sum * sum / (double)n;
     for (size_t f = 0; f < nf; f++) {
         size_t p = b->feats[f], nv = b->fnv[p];
+        const uint32_t *col = b->xc + p * nt;
         memset(b->hcnt, 0, nv * sizeof *b->hcnt);
         memset(b->hsum, 0, nv * sizeof *b->hsum);
         for (size_t k = lo; k < hi; k++) {
-            uint32_t r = rank_of(b, b->boot[k], p);
-            b->hcnt[r]++;
-            b->hsum[r] += b->y[b->boot[k]];
+            size_t i = boot[k];
+            uint32_t r = col[i];
+            b->hcnt[r] += wt[i];
+            b->hsum[r] += wt[i] * y[i];
         }
         size_t nl = 0;
         double sl = 0;
@@ -359,8 +391,9 @@ static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t 
         return 0;
 
     size_t mid = lo;
+    const uint32_t *col = b->xc + best_p * nt;
     for (size_t k = lo; k < hi; k++)
-        if (rank_of(b, b->boot[k], best_p) <= best_t) {
+        if (col[b->boot[k]] <= best_t) {
             size_t t = b->boot[k];
             b->boot[k] = b->boot[mid];
             b->boot[mid++] = t;
@@ -381,21 +414,34 @@ static int grow(struct ht_search *s, struct bayes *b, struct tree *tr, uint32_t 
  * each on a new bootstrap sample of the results known now. */
 static int fit(struct ht_search *s, struct bayes *b)
 {
-    size_t count = b->ntrees;
+    size_t count = b->ntrees, nt = b->ntrain;
     int rc;
 
+    /* The training set's ranks by feature, so that a split's scan reads one column. */
+    for (size_t k = 0; k < nt; k++) {
+        const uint32_t *row = b->fr + b->train[k] * b->nfeat;
+        for (size_t f = 0; f < b->nfeat; f++)
+            b->xc[f * nt + k] = row[f];
+    }
     if (b->nfitted == b->ntrees)
         count = (b->ntrees + REGROW_PART - 1) / REGROW_PART;
     for (size_t c = 0; c < count; c++) {
         struct tree *tr = &b->trees[b->next_tree];
         uint32_t root;
+        size_t m = 0;
         b->next_tree = (b->next_tree + 1) % b->ntrees;
-        for (size_t k = 0; k < b->ntrain; k++)
-            b->boot[k] = ht__rng_below(&s->rng, b->ntrain);
+        /* A bootstrap sample as multiplicities: trees of the same law as from the list of
+         * draws, each distinct result scanned once per node. */
+        memset(b->wt, 0, nt * sizeof *b->wt);
+        for (size_t k = 0; k < nt; k++)
+            b->wt[ht__rng_below(&s->rng, nt)]++;
+        for (size_t k = 0; k < nt; k++)
+            if (b->wt[k])
+                b->boot[m++] = k;
         tr->n = 0;
         if ((rc = push_node(tr, &root)))
             return rc;
-        if ((rc = grow(s, b, tr, root, 0, b->ntrain)))
+        if ((rc = grow(s, b, tr, root, 0, m)))
             return rc;
         if (b->nfitted < b->ntrees)
             b->nfitted++;
@@ -578,6 +624,14 @@ static long collect(struct ht_search *s, struct bayes *b)
             if (!bt)
                 return HT_ENOMEM;
             b->boot = bt;
+            uint32_t *wt = realloc(b->wt, cap * sizeof *wt);
+            if (!wt)
+                return HT_ENOMEM;
+            b->wt = wt;
+            uint32_t *xc = realloc(b->xc, cap * (b->nfeat ? b->nfeat : 1) * sizeof *xc);
+            if (!xc)
+                return HT_ENOMEM;
+            b->xc = xc;
             struct ranked *rk = realloc(b->rk, cap * sizeof *rk);
             if (!rk)
                 return HT_ENOMEM;
