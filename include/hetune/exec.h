@@ -66,8 +66,9 @@ enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_d
  * whole contiguous ranges (a slice of whole rows) take staging or registering; a
  * rectangle of a split along an inner axis goes directly. */
 enum ht_foreign_path {
-    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_STAGE both ways (the default here; to be confirmed
-                             against registering on the GPU machine, bench/runtime/mem.sh) */
+    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_REGISTER for a device alone, HT_FOREIGN_STAGE in a
+                             split of several: the faster of each on the H100 machine
+                             (bench/runtime/mem.sh; docs/results-gpu.md) */
     HT_FOREIGN_STAGE,     /* through a ring of pinned chunks (stage_bytes each): the copy of
                              chunk k+1 into pinned memory, spread over stage_threads threads,
                              overlaps the DMA of chunk k; both ways */

@@ -605,8 +605,14 @@ static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
 }
 
 /* The way of moving a foreign array that the option p names (AUTO: staging). */
-static enum xfer xfer_of(enum ht_foreign_path p)
+/* AUTO, measured on the H100 machine (bench/runtime/mem.sh, docs/results-gpu.md): a GPU
+ * alone moves a program's array fastest registered (vecadd 2^26: 12.3 ms, against 10.8 ms
+ * on pinned memory, 31.9 staged, 75.6 direct); in a split, where the CPU works beside it
+ * and the slices move in pieces, staging wins (23.9 ms, registered 41.1). */
+static enum xfer xfer_of(const struct ht_coexec *cx, enum ht_foreign_path p)
 {
+    if (p == HT_FOREIGN_AUTO)
+        return cx->n == 1 ? XF_REGISTER : XF_STAGE;
     return p == HT_FOREIGN_REGISTER ? XF_REGISTER : p == HT_FOREIGN_DIRECT ? XF_DIRECT : XF_STAGE;
 }
 
@@ -656,9 +662,9 @@ static int set_xfer(struct ht_coexec *cx, struct cxdev *d, size_t i, struct ht_e
         d->in.host[i])
         return HT_OK;
     if (is_foreign(cx, i, hin))
-        d->up[i] = (unsigned char)xfer_of(cx->opts.exec.foreign_up);
+        d->up[i] = (unsigned char)xfer_of(cx, cx->opts.exec.foreign_up);
     if (is_foreign(cx, i, hout))
-        d->down[i] = (unsigned char)xfer_of(cx->opts.exec.foreign_down);
+        d->down[i] = (unsigned char)xfer_of(cx, cx->opts.exec.foreign_down);
     if (d->up[i] == XF_REGISTER)
         rc = make_reg(d, i, hin, bytes, &d->reg_in[i], err);
     if (rc == HT_OK && d->down[i] == XF_REGISTER) {
