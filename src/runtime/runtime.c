@@ -23,6 +23,12 @@ struct ht_runtime {
     struct ht_workflow_device *wd;    /* n */
     struct ht_runtime_device *devs;   /* n */
     struct ht_coexec *cx;             /* what launches: all used devices, or one alone */
+    /* The kind of memory bound as cx sees it when it was decided (ht_coexec_memory_bound):
+     * a launch decides again when cx sees another. Not info.memory, the kind the decision
+     * was made for over every device: cx may hold fewer (a GPU alone sees a program's
+     * array as aligned, having no device that works in place), and comparing with that
+     * decided again at every launch (seconds each, measured on the H100 machine). */
+    enum ht_coexec_memory cx_memory;
     size_t *cx_dev;                   /* cx's device k is devs[cx_dev[k]] */
     size_t ncx;
     size_t *arg_bytes;                /* per spec argument: its bytes (0 for scalars) */
@@ -570,6 +576,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, err);
     if (rc != HT_OK)
         goto fail;
+    rt->cx_memory = HT_COEXEC_MEM_OWN;
     note_plan(rt);
     rc = arg_sizes(rt, &rt->wd[rt->cx_dev[0]], err);
     if (rc != HT_OK)
@@ -744,6 +751,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct 
     }
     note_plan(rt);
     rt->info.split = rt->ncx > 1;
+    rt->cx_memory = ht_coexec_memory_bound(rt->cx);
     return HT_OK;
 }
 
@@ -772,14 +780,14 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
      * took 39 ms where pinned took 6): decide again, once per change. With one device, or
      * alone as asked, nothing depends on it. */
     memory = ht_coexec_memory_bound(rt->cx);
-    if (memory != rt->info.memory) {
+    if (memory != rt->cx_memory) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
             rc = redecide(rt, memory, err);
             if (rc != HT_OK)
                 return rc;
         } else {
             size_t cut = strcspn(rt->info.decision, ";");
-            rt->info.memory = memory;
+            rt->info.memory = rt->cx_memory = memory;
             snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut, "; for %s memory",
                      memory_words(memory));
         }
