@@ -94,6 +94,17 @@ extern "C" {
 int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
                     struct ht_error *err);
 
+/* One Python expression of Kernel Tuner's restrictions as a hetune constraint, translated
+ * as ConfigurationSpace.Conditions are above (and/or/not, //, True/False, chained
+ * comparisons, a quotient of true division compared with a value; refused: & | ^ **,
+ * any other true division) and checked to compile over names[0..nnames) (the parameters
+ * and sizes it may use). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
+ * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
+ * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel
+ * goes through it, so both read a restriction alike. */
+int ht_kt_expression(const char *python, const char *const *names, size_t nnames,
+                     char **c_expr, struct ht_error *err);
+
 /* Which results an export takes: the problems of the specs named names[0..nnames) (their
  * "name", as stored), or every problem when nnames is 0; of those, only the problems whose
  * sizes hold every sizes[0..nsizes) (NAME=VALUE). Borrowed for the call. */

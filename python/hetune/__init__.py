@@ -9,6 +9,8 @@
     spec.split(db="hetune.db")
     hetune.tune(kernel_source, kernel_name, problem_size, args, tune_params,
                 restrictions=[...])           # Kernel Tuner's way: the spec is written for you
+    results, env = hetune.tune_kernel(kernel_name, kernel_source, problem_size, args,
+                                      tune_params, ...)  # kernel_tuner.tune_kernel's signature
     spec = hetune.loads(spec_json, kernel_source)   # from memory: no file
     with hetune.Runtime("spec.json", db="hetune.db", tune=True) as rt:   # or Runtime(spec)
         rt.bind("a", a); rt.bind("b", b)      # numpy arrays, not copied
@@ -21,9 +23,9 @@ the source tree's build/ (when run from a checkout), else by ctypes.util.find_li
 
 from ._lib import path as library_path
 from .core import HetuneError, Spec, devices, load, loads
-from .kt import TuneResult, tune, write_spec
+from .kt import TuneResult, tune, tune_kernel, write_spec
 from .runtime import Runtime
 
 __all__ = ["HetuneError", "Runtime", "Spec", "TuneResult", "devices", "library_path", "load",
-           "loads", "tune", "write_spec"]
+           "loads", "tune", "tune_kernel", "write_spec"]
 __version__ = "0.1.0"

@@ -250,6 +250,7 @@ _proto("ht_workflow_open", _I, S, P, PP, ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_tune_device", _I, P, ctypes.POINTER(DeviceInfo), P, ctypes.POINTER(TuneOpts), P, E)
 _proto("ht_workflow_tune_json", _I, P, S, ctypes.POINTER(TuneOpts),
        ctypes.POINTER(ctypes.POINTER(DeviceInfo)), P, _Z, _I, PP, E)
+_proto("ht_kt_expression", _I, S, ctypes.POINTER(S), _Z, PP, E)
 _proto("ht_workflow_split_opts_init", None, P)
 _proto("ht_workflow_split", _I, P, ctypes.POINTER(ctypes.POINTER(DeviceInfo)), _Z, P, P, E)
 _proto("ht_workflow_split_json", _I, P, P, P, PP, E)

@@ -1,12 +1,13 @@
 """tune(kernel_source, kernel_name, problem_size, args, tune_params, ...) in Kernel Tuner's
 manner: the spec (docs/spec.md) and the kernel file are written for you into a folder."""
 
+import ctypes
 import json
 import os
-import re
 import tempfile
 
-from .core import Spec
+from . import _lib
+from .core import Spec, _check
 
 _TYPES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort",
           "int32": "int", "uint32": "uint", "int64": "long", "uint64": "ulong",
@@ -14,14 +15,20 @@ _TYPES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort"
 _AXES = "xyz"
 
 
-def _restriction(r):
+def _restriction(r, names):
+    """One Kernel Tuner restriction as a hetune constraint, translated by the library
+    (ht_kt_expression) as import-kt translates a T1 file's: and/or/not, //, chained
+    comparisons, Python's true division in a quotient compared with a value."""
     if callable(r):
         raise TypeError("restrictions must be strings (expressions over the tune_params and "
-                        "problem_size_x/y/z), not functions: hetune prunes the space with them")
-    r = re.sub(r"\band\b", "&&", r)
-    r = re.sub(r"\bor\b", "||", r)
-    r = re.sub(r"\bnot\b", "!", r)
-    return r.replace("//", "/")
+                        "problem_size_x/y/z), not functions: hetune prunes the space with "
+                        "them before anything runs")
+    err = _lib.Error()
+    out = ctypes.c_void_p()
+    arr = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
+    _check(_lib.lib.ht_kt_expression(str(r).encode(), arr, len(names), ctypes.byref(out),
+                                     ctypes.byref(err)), err)
+    return _lib.take_text(out)
 
 
 def _div(names):
@@ -105,7 +112,10 @@ def write_spec(folder, kernel_source, kernel_name, problem_size, arguments, tune
         spec["kernel"]["options"] = " ".join(compiler_options) \
             if isinstance(compiler_options, (list, tuple)) else str(compiler_options)
     if restrictions:
-        spec["constraints"] = [_restriction(r) for r in restrictions]
+        known = list(tune_params) + list(sizes)
+        spec["constraints"] = [_restriction(r, known)
+                               for r in ([restrictions] if isinstance(restrictions, str) or
+                                         callable(restrictions) else restrictions)]
     verify = {}
     if reference is not None:
         verify["reference"] = {k: int(v) for k, v in reference.items()}
@@ -187,3 +197,80 @@ def tune(kernel_source, kernel_name, problem_size, arguments, tune_params, restr
                         time_limit=time_limit, seed=seed, db=db)
         evals = spec.evaluations(doc["devices"][0]["index"], db)
     return TuneResult(doc, evals, path, folder, db)
+
+
+# Kernel Tuner's strategy names that hetune has under another name, or not at all.
+_STRATEGIES = {None: None, "brute_force": "exhaustive", "random_sample": "random",
+               "genetic_algorithm": "genetic", "simulated_annealing": "anneal",
+               "bayes_opt": "bayes"}
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
+                grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
+                answer=None, atol=1e-6, verify=None, verbose=False, lang=None, device=0,
+                platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
+                compiler_options=None, defines=None, log=None, iterations=7,
+                block_size_names=None, quiet=False, strategy=None, strategy_options=None,
+                cache=None, metrics=None, simulation_mode=False, observers=None,
+                objective=None, objective_higher_is_better=None, **hetune_options):
+    """Kernel Tuner's tune_kernel, argument for argument (kernel_name first), on hetune:
+    `results, env = hetune.tune_kernel(...)` as with `kernel_tuner.tune_kernel`.
+
+    Taken as Kernel Tuner takes them: problem_size, arguments, tune_params, grid_div_*,
+    restrictions (strings or a list of them; hetune prunes with them, so a Python function
+    is refused), answer, atol, lang ("OpenCL" or None), device (an index of `hetune devices`
+    or a unique part of a device's name), compiler_options, iterations, block_size_names,
+    strategy (brute_force, random_sample, genetic_algorithm, simulated_annealing, bayes_opt,
+    or a hetune strategy's name), strategy_options (max_fevals, time_limit, seed),
+    verbose/quiet (hetune prints nothing from Python either way; the CLI's progress is
+    `hetune tune`'s), cache (a file: hetune's results database is kept at CACHE.hetune.db,
+    and a second call with the same cache measures only what is missing). platform is
+    ignored (hetune finds every platform's devices). Refused, with the reason:
+    lang other than OpenCL, verify (a function), smem/cmem/texmem_args, defines, metrics,
+    observers, objective, simulation_mode. Any other keyword is passed to hetune.tune
+    (folder, db, reference, rtol...)."""
+    if lang is not None and str(lang).lower() != "opencl":
+        raise ValueError("lang=%r: hetune tunes OpenCL kernels (a CUDA or HIP space can be "
+                         "replayed from a recording: hetune tune --replay)" % (lang,))
+    refused = {"verify": verify, "smem_args": smem_args, "cmem_args": cmem_args,
+               "texmem_args": texmem_args, "defines": defines, "metrics": metrics,
+               "observers": observers, "objective": objective}
+    for k, v in refused.items():
+        if v is not None:
+            raise TypeError("%s=: not supported by hetune's tune_kernel (hetune verifies "
+                            "with answer= or a reference configuration, and times kernels "
+                            "only)" % k)
+    if simulation_mode:
+        raise TypeError("simulation_mode: use `hetune tune SPEC --replay FILE` (a T4 or "
+                        "Kernel Tuner cache file) instead")
+    if compiler is not None and compiler != "":
+        raise TypeError("compiler=: OpenCL kernels are built by the OpenCL driver")
+    opts = dict(strategy_options or {})
+    budget = int(opts.pop("max_fevals", 0) or 0)
+    time_limit = float(opts.pop("time_limit", 0.0) or 0.0)
+    seed = int(opts.pop("seed", 0) or 0)
+    if strategy in _STRATEGIES:
+        name = _STRATEGIES[strategy]
+    elif isinstance(strategy, str):
+        name = strategy
+    else:
+        raise TypeError("strategy=%r: a strategy's name" % (strategy,))
+    if name is None:
+        name = "bayes" if budget or time_limit else "exhaustive"
+    if cache and "db" not in hetune_options:
+        hetune_options["db"] = os.path.abspath(str(cache) + ".hetune.db")
+    if grid_div_x is not None:
+        hetune_options["grid_div_x"] = grid_div_x
+    if grid_div_y is not None:
+        hetune_options["grid_div_y"] = grid_div_y
+    if grid_div_z is not None:
+        hetune_options["grid_div_z"] = grid_div_z
+    if block_size_names is not None:
+        hetune_options["block_size_names"] = block_size_names
+    if compiler_options is not None:
+        hetune_options["compiler_options"] = compiler_options
+    result = tune(kernel_source, kernel_name, problem_size, arguments, tune_params,
+                  restrictions=restrictions, answer=answer, atol=atol, device=device,
+                  strategy=name, budget=budget, time_limit=time_limit, seed=seed,
+                  iterations=iterations, **hetune_options)
+    return result.evaluations, result.env

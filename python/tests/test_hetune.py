@@ -106,6 +106,35 @@ def test_kernel_tuner_style(hetune, tmp_path):
     assert res.evaluations[0]["verified"] == 0
 
 
+def test_tune_kernel_as_kernel_tuner(hetune, tmp_path):
+    """Kernel Tuner's tune_kernel, argument for argument: kernel_name first, lang=,
+    verbose=, quiet=, cache=, strategy_options=; Python's true division and chained
+    comparisons in restrictions mean what they mean in Python (96 / 64 > 1)."""
+    n = 9600
+    a = np.random.randn(n).astype(np.float32)
+    b = np.random.randn(n).astype(np.float32)
+    c = np.zeros_like(a)
+    tune_params = {"block_size_x": [32, 64, 96, 128, 192]}
+    cache = str(tmp_path / "vadd_cache.json")
+    results, env = hetune.tune_kernel(
+        "vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
+        restrictions=["block_size_x / 64 > 1", "32 <= block_size_x <= 128"],
+        answer=[a + b, None, None, None], lang="OpenCL", verbose=True, quiet=True,
+        cache=cache, strategy="brute_force", strategy_options={"max_fevals": 10})
+    assert {r["block_size_x"] for r in results} == {96, 128}, results
+    assert env["best_config"]["block_size_x"] in (96, 128)
+    assert os.path.exists(cache + ".hetune.db")
+    with pytest.raises(ValueError):
+        hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
+                           lang="CUDA")
+    with pytest.raises(TypeError, match="not functions"):
+        hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
+                           restrictions=lambda p: p["block_size_x"] > 32)
+    with pytest.raises(hetune.HetuneError, match="true division"):
+        hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
+                           restrictions=["block_size_x / 64 + 1 > 2"])
+
+
 def test_split(hetune, tmp_path):
     if len(hetune.devices()) < 2:
         pytest.skip("one device (POCL_DEVICES='pthread basic' gives two)")

@@ -898,6 +898,19 @@ static void verify_note(json_t *list, char **notes)
     json_decref(ref);
 }
 
+int ht_kt_expression(const char *python, const char *const *names, size_t nnames,
+                     char **c_expr, struct ht_error *err)
+{
+    struct import im = {NULL, 0, 0, NULL, 0, err};
+
+    *c_expr = NULL;
+    if (!python)
+        return ht_error_set(err, HT_EINVAL, "no expression");
+    im.names = (const char **)names;
+    im.nparams = im.nnames = nnames;
+    return expression(&im, python, "restriction", c_expr);
+}
+
 /* 1 when text starts, past blank and comment lines, the way a Python script does. */
 static int looks_like_python(const char *text)
 {
