@@ -124,7 +124,8 @@ void ht_stored_eval_init(struct ht_stored_eval *ev);
  * written by a newer hetune (schema version above HT_STORE_SCHEMA_VERSION), or is damaged
  * (PRAGMA quick_check finds a fault: "the results database is damaged (quick_check: ...)");
  * the file is left untouched in those cases. Several processes may open (and create) the
- * same file at once. ":memory:" gives a private in-memory database. */
+ * same file at once. ":memory:" gives a private in-memory database; an empty path is
+ * HT_EINVAL (SQLite would give a temporary one, deleted at close, and nothing kept). */
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err);
 
 /* Whether each committed evaluation is flushed to the disk before the commit returns

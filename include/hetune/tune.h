@@ -36,7 +36,10 @@ extern "C" {
 /* What the progress callback sees. Everything is borrowed for the duration of the call. */
 struct ht_tune_progress {
     const struct ht_device_info *dev;
-    size_t space;            /* valid configurations on the device */
+    size_t space;            /* valid configurations on the device; SIZE_MAX: that many
+                                or more (space_text says how many) */
+    char space_text[HT_SPACE_COUNT_TEXT]; /* the same in decimal, exact below 2^128
+                                (ht_space_counts's pruned_text) */
     size_t from_db;          /* known from the database, not measured again */
     size_t done;             /* evaluations of this run so far (cut and failed included) */
     size_t total;            /* evaluations this run will make at most: the configurations
@@ -233,7 +236,10 @@ int ht_recording_eval(const struct ht_recording *r, const int64_t *config,
 /* What one tune of one device found. Plain data owned by the caller. */
 struct ht_tune_result {
     int64_t device_id, problem_id; /* rows of the results database */
-    size_t space;            /* valid configurations on the device */
+    size_t space;            /* valid configurations on the device; SIZE_MAX: that many
+                                or more (space_text says how many) */
+    char space_text[HT_SPACE_COUNT_TEXT]; /* the same in decimal, exact below 2^128
+                                (ht_space_counts's pruned_text) */
     size_t evaluated;        /* measured by this run: ok, cut and failed */
     size_t from_db;          /* configurations of the space found stored (not measured) */
     size_t cut;              /* this run's configurations cut by early termination */

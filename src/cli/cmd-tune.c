@@ -80,7 +80,10 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
         printf("device %s (%s, %s)\n", dev->name, dev->platform, dev->platform_version);
     else
         printf("device %zu: %s (%s)\n", dev->index, dev->name, dev->platform);
-    printf("  space        %zu valid configurations\n", r->space);
+    if (r->space_text[0])
+        printf("  space        %s valid configurations\n", r->space_text);
+    else
+        printf("  space        %zu valid configurations\n", r->space);
     snprintf(a, sizeof a, ": %zu crashed, %zu timeout", r->crashed, r->timed_out);
     printf("  evaluated    %zu in this run (%zu cut, %zu failed%s), %zu from the database%s\n",
            r->evaluated, r->cut, r->failed, r->crashed + r->timed_out ? a : "", r->from_db,

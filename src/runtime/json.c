@@ -434,7 +434,11 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
     json_object_set_new(o, "device", json_string(dev->name));
     json_object_set_new(o, "platform", json_string(dev->platform));
-    json_object_set_new(o, "space", json_integer((json_int_t)r->space));
+    /* A count past 2^63 is no JSON integer here: null, and the exact text beside it. */
+    json_object_set_new(o, "space", r->space < (size_t)INT64_MAX
+                                        ? json_integer((json_int_t)r->space) : json_null());
+    if (r->space_text[0])
+        json_object_set_new(o, "space_text", json_string(r->space_text));
     json_object_set_new(o, "strategy", json_string(r->strategy));
     json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
     json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));

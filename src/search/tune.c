@@ -219,6 +219,7 @@ static void report_progress_ref(struct tune *t, const struct ht_device_info *dev
     memset(&p, 0, sizeof p);
     p.dev = dev;
     p.space = t->count;
+    snprintf(p.space_text, sizeof p.space_text, "%s", t->out->space_text);
     p.from_db = t->out->from_db;
     p.done = t->out->evaluated;
     p.total = total;
@@ -414,6 +415,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
         goto cleanup;
     out->replayed = opts->replay != NULL;
     t.count = out->space = counts.pruned > SIZE_MAX ? SIZE_MAX : (size_t)counts.pruned;
+    snprintf(out->space_text, sizeof out->space_text, "%s", counts.pruned_text);
     /* A run that cannot see the whole space goes where the benchmark says a budget is best
      * spent; one that can walks it in order. */
     if (!opts->strategy && ((opts->budget && opts->budget < t.count) || opts->time_limit_s > 0))

@@ -178,6 +178,13 @@ int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
     if (!path || !out)
         return ht_error_set(err, HT_EINVAL, "ht_store_open: path and out are required");
     *out = NULL;
+    /* SQLite takes "" for a private temporary database, deleted at close: every result
+     * would be lost, and a script with an unset $DB would measure forever. (":memory:" is
+     * asked for by name, and documented.) */
+    if (!path[0])
+        return ht_error_set(err, HT_EINVAL, "an empty database path: SQLite would keep the "
+                            "results in a temporary database and delete them at exit (give "
+                            "a file)");
     rc = check_magic(path, err);
     if (rc != HT_OK)
         return rc;

@@ -67,4 +67,9 @@ run tune "$tmp/broken.json" --device "$dev" --db "$tmp/b.db"
 expect_status 1
 grep -q "all from the database: --fresh measures them again" "$tmp/out" ||
     fail "all failed, stored: $(cat "$tmp/out")"
+# An empty --db (an unset $DB in a script) is refused: SQLite would keep the results in a
+# temporary database deleted at exit (issue 29 item 3).
+run tune "$tmp/spec.json" --device "$dev" --db ""
+expect_status 2
+expect_err "an empty database path"
 echo "stale: ok"

@@ -83,4 +83,22 @@ rows = [r[0] for r in db.execute("SELECT config FROM evaluations ORDER BY id")]
 xs = sorted(int(c.split("X=")[1].split(",")[0]) for c in rows)
 sys.exit(0 if xs == [1, 1, 2, 2] or xs == [1, 2, 3, 4] else 1)
 EOF
+# Past 2^64 (issue 29 item 8): 4 x 10^30 configurations are said as such, in text and in
+# JSON ("space": null beside the exact "space_text"), never as 2^64 - 1 or -1.
+python3 - "$spec" "$tmp/huger.json" <<'EOF'
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+s["kernel"]["file"] = os.path.join(os.path.dirname(sys.argv[1]), s["kernel"]["file"])
+s["params"]["Y"] = {"range": [1, 1000000000]}
+s["params"]["Z"] = {"range": [1, 1000000000]}
+s["verify"]["reference"].update({"Y": 1, "Z": 1})
+json.dump(s, open(sys.argv[2], "w"))
+EOF
+run tune "$tmp/huger.json" --device "$dev" --db "$tmp/huger.db" --strategy random --budget 1 --seed 3
+expect_status 0
+grep -q "space        4000000000000000000000000000000 valid configurations" "$tmp/out" ||
+    fail "a space past 2^64: $(cat "$tmp/out")"
+run tune "$tmp/huger.json" --device "$dev" --db "$tmp/huger.db" --strategy random --budget 1 --seed 4 --json
+expect_status 0
+check "d['devices'][0]['space'] is None and d['devices'][0]['space_text'] == str(4 * 10**30)"
 echo "ok"
