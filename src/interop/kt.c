@@ -632,8 +632,12 @@ static int argument(struct import *im, json_t *a, size_t i, const char *t1_dir, 
     fill = json_string_value(json_object_get(a, "FillType"));
     v = json_object_get(a, "FillValue");
     if (!strcmp(mem, "Scalar")) {
-        if (!json_is_integer(v) && !(json_is_real(v) && json_real_value(v) ==
-                                     (double)(long long)json_real_value(v))) {
+        /* A real is integral only inside long long's range: casting 1e308 would be
+         * undefined (and a NaN never is integral). */
+        double r = json_is_real(v) ? json_real_value(v) : 0.0;
+        if (!json_is_integer(v) &&
+            !(json_is_real(v) && r >= -9.2233720368547e18 && r <= 9.2233720368547e18 &&
+              r == (double)(long long)r)) {
             snprintf(field, sizeof field, "%s.FillValue", path);
             return refuse(im->err, field, "%s: a scalar's value must be an integer", field);
         }

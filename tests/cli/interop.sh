@@ -149,6 +149,9 @@ bad 'ks["Arguments"][1]["FillType"] = "Generator"' "KernelSpecification.Argument
 bad 'ks["Arguments"][0]["MemoryType"] = "Local"' "KernelSpecification.Arguments[0].MemoryType"
 bad 'ks["Arguments"][2]["Type"] = "half"' "KernelSpecification.Arguments[2].Type"
 bad 'ks["Arguments"][2]["RandomSeed"] = 7' "KernelSpecification.Arguments[2].RandomSeed"
+# A scalar's FillValue past long long's range is no integer (issue 29 item 10: casting it was
+# undefined behaviour, seen by -fsanitize=float-cast-overflow in the sanitized build).
+bad 'ks["Arguments"][3]["FillValue"] = 1e308' "KernelSpecification.Arguments[3].FillValue"
 bad 't["ConfigurationSpace"]["Conditions"][0]["Expression"] = "block_size_x ** 2 < 9"' \
     "ConfigurationSpace.Conditions[0].Expression"
 bad 't["ConfigurationSpace"]["Conditions"][0]["Expression"] = "nosuch > 1"' "unknown name 'nosuch'"
