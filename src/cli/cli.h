@@ -135,7 +135,8 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "      --json            print one JSON object instead of text\n")                      \
     X(QUIET, "quiet", no_argument, 'q',                                                        \
       "  -q, --quiet           show no progress and no notes on stderr (default: progress\n"  \
-      "                        on stderr, a bar on a terminal, else a line every 5 s)\n")     \
+      "                        on stderr, a bar on a terminal, else a line every 5 s or\n"  \
+      "                        $HETUNE_PROGRESS_EVERY seconds)\n")                          \
     X(VERBOSE, "verbose", no_argument, 'v',                                                    \
       "  -v, --verbose         say on stderr what was built and where (the binary cache\n"    \
       "                        path), each cache hit, and each OpenCL call that failed\n")

@@ -36,6 +36,16 @@ void cli_progress_start(struct cli_progress *p, const char *label, size_t total,
                   ? CLI_PROGRESS_BAR
                   : CLI_PROGRESS_LINES;
     p->total = total;
+    /* $HETUNE_PROGRESS_EVERY (seconds) overrides the time between plain lines: a test can
+     * see lines without a tune that lasts the default's 5 s, a log can have fewer. */
+    p->every = CLI_PROGRESS_EVERY;
+    {
+        const char *e = getenv("HETUNE_PROGRESS_EVERY");
+        char *end;
+        double v = e ? strtod(e, &end) : 0.0;
+        if (e && end != e && !*end && v >= 0.0 && v < 1e6)
+            p->every = v;
+    }
     p->start = p->last_draw = cli_now();
     if (p->mode == CLI_PROGRESS_BAR)
         p->last_draw = 0; /* the bar shows at once, the first line after a while */
@@ -50,7 +60,7 @@ void cli_progress_update(struct cli_progress *p, size_t done, const char *note)
 
     if (p->mode == CLI_PROGRESS_OFF ||
         (done < p->total &&
-         t - p->last_draw < (p->mode == CLI_PROGRESS_BAR ? 0.1 : CLI_PROGRESS_EVERY)) ||
+         t - p->last_draw < (p->mode == CLI_PROGRESS_BAR ? 0.1 : p->every)) ||
         (p->mode == CLI_PROGRESS_LINES && done >= p->total))
         return; /* a line for the end would only repeat the result that follows */
     p->last_draw = t;

@@ -17,6 +17,8 @@ struct cli_progress {
     int mode;            /* CLI_PROGRESS_OFF (every call does nothing), _BAR or _LINES */
     size_t total;
     double start, last_draw;
+    double every;            /* seconds between plain lines (CLI_PROGRESS_EVERY, or
+                                $HETUNE_PROGRESS_EVERY) */
     char label[128];
 };
 enum { CLI_PROGRESS_OFF, CLI_PROGRESS_BAR, CLI_PROGRESS_LINES };
