@@ -2,7 +2,7 @@
 # Adaptive repeats and the reference once per problem (issue 25, item 5), on PoCL: a tune of
 # tests/fixtures/tune/repeats.json (WORK=4 best, 7 and 8 1.75 and 2 times slower, below the
 # cut factor 3) stores the best with all 10 runs and the slower ones cut after fewer, with
-# the reason; with timing.adaptive false every configuration runs exactly 10. The
+# the reason; with timing.adaptive false the adaptive rule cuts none (each runs 10). The
 # reference configuration runs once per problem: a second tune (another database) and
 # another device read it from the cache folder; --no-cache computes it again.
 set -eu
@@ -60,9 +60,12 @@ PY
 grep -qE "reference outputs saved to $HETUNE_CACHE_DIR/[0-9a-f]{32}\.ref$" "$tmp/err" ||
     fail "no reference file saved: $(cat "$tmp/err")"
 
-# timing.adaptive false: exactly today's behaviour, every configuration all 10 runs (none
-# is 3 times slower than the best, so the cut factor stops none). The problem is the
-# same (timing is not part of it): its reference is read, not computed.
+# timing.adaptive false: the adaptive rule stops nothing, so every configuration runs all 10
+# unless the cut factor stops it. The factor is raised to 6 here (WORK=7 and 8 are 1.75 and
+# 2 times the best): under ASan on two loaded cores a burst can make both runs of a
+# configuration 3 times slower (seen in CI), and a factor cut, said as such, is not what
+# this checks. An adaptive cut here fails the test. The problem is the same (timing is not
+# part of it): its reference is read, not computed.
 python3 - "$fix/repeats.json" "$tmp/off.json" "$fix" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -70,13 +73,19 @@ s["timing"]["adaptive"] = False
 s["kernel"]["file"] = sys.argv[3] + "/" + s["kernel"]["file"]
 json.dump(s, open(sys.argv[2], "w"))
 PY
-run tune "$tmp/off.json" --device "$dev" --db "$tmp/off.db" --json -v
+run tune "$tmp/off.json" --device "$dev" --db "$tmp/off.db" --cut-factor 6 --json -v
 expect_status 0
-check "d['devices'][0]['cut'] == 0 and d['devices'][0]['evaluated'] == 3"
-evals "$tmp/off.db" >"$tmp/off.txt"
-[ "$(cat "$tmp/off.txt")" = "WORK=4,WG=64 ok 10
-WORK=7,WG=64 ok 10
-WORK=8,WG=64 ok 10" ] || fail "adaptive off: $(cat "$tmp/off.txt")"
+check "d['devices'][0]['evaluated'] == 3 and d['devices'][0]['best']['config']['WORK'] == 4"
+python3 - "$tmp/off.db" <<'PY' || fail "adaptive off: $(evals "$tmp/off.db")"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT config, status, nruns, reason FROM evaluations ORDER BY config").fetchall()
+assert [r[0] for r in rows] == ["WORK=4,WG=64", "WORK=7,WG=64", "WORK=8,WG=64"], rows
+assert rows[0][1:3] == ("ok", 10), rows
+for c, st, n, why in rows[1:]:
+    assert (st, n) == ("ok", 10) or (st == "cut" and "times the best so far" in why
+                                     and "(adaptive)" not in why), rows
+PY
 ! grep -q "reference outputs computed" "$tmp/err" || fail "reference computed again: $(cat "$tmp/err")"
 expect_err "reference outputs read from $HETUNE_CACHE_DIR/"
 
