@@ -387,6 +387,25 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
                          uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
                          struct ht_error *err);
 
+/* The host memory's own rate, which a CPU device working in place and the DMA engines of
+ * every GPU share when a split moves data (`hetune devices --bandwidth` measures it once per
+ * machine beside the links; the bus model of a split bounds its time by the bytes that pass
+ * through host memory over this rate). */
+struct ht_host_memory {
+    double Bps;        /* bytes read and written per second: c = a + b over three arrays,
+                          the best pass */
+    uint64_t bytes;    /* bytes of each array */
+    unsigned threads;  /* threads that ran each pass together */
+    unsigned repeats;  /* passes timed, after one untimed */
+};
+
+/* Measures the host memory's rate with threads threads (0: one per online core) over three
+ * arrays of bytes each (0: 64 MiB), the best of repeats passes (0: 5; at most 1000). Fills
+ * *out. HT_EINVAL (too many threads or repeats, arrays smaller than 64 floats a thread or
+ * above 2^40 bytes), HT_ENOMEM (memory, threads). */
+int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
+                           struct ht_host_memory *out, struct ht_error *err);
+
 /* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
  * isolated session's is, that build configurations into the binary cache while the device
  * measures others, so that the session's own build of each becomes a cache hit. Where the

@@ -825,7 +825,8 @@ void ht_coexec_reset_models(struct ht_coexec *cx);
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
     double split_s;          /* the predicted wall time of the co-execution: the bus plan's
-                                time with its slices as launched (model_time_s) */
+                                time with its slices as launched (model_time_s), or host_s
+                                when that is longer */
     double alone_s;          /* the fastest device's measured wall time alone */
     size_t fastest;          /* that device's index */
     int worth_it;            /* ht_split_decide with opts.margin: split_s·(1 + margin) <=
@@ -836,6 +837,13 @@ struct ht_coexec_estimate {
     double kernel_bound_s;   /* Algorithm 1 on the kernel-only times measured alone */
     double paper_s;          /* the paper's plan (ht_coexec_plan) under the same models:
                                 what splitting by Eq. 4 alone would take; -1 without it */
+    double host_bytes;       /* bytes the bus plan's split moves through host memory: what
+                                copying devices transfer and what devices in place read and
+                                write there */
+    double host_Bps;         /* the host memory's rate (ht_coexec_set_host_memory); 0: not
+                                known */
+    double host_s;           /* host_bytes / host_Bps: a floor under split_s, which is at
+                                least this (and so is paper_s); 0 when the rate is not known */
 };
 
 /* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
@@ -856,6 +864,12 @@ struct ht_coexec_estimate {
  * and finite nor such an unmeasured one. */
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                          struct ht_split_device_in *out, struct ht_error *err);
+
+/* Tells the co-execution the host memory's rate (ht_host_memory_measure, the results
+ * database's ht_store_get_host_memory), bytes per second; 0 forgets it. ht_coexec_estimate
+ * then predicts no split faster than the bytes it moves through host memory allow.
+ * HT_EINVAL when Bps is negative or not finite. */
+int ht_coexec_set_host_memory(struct ht_coexec *cx, double Bps, struct ht_error *err);
 
 /* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
  * results database): the bus models convert bytes to seconds at its path's rates

@@ -57,7 +57,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 7
+#define HT_STORE_SCHEMA_VERSION 8
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -350,6 +350,7 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
  *                  second, and when. The planner uses the latest row of a device. */
 
 struct ht_bandwidth; /* exec.h */
+struct ht_host_memory; /* exec.h */
 
 /* Stores bw, measured on device device_id (which must exist), as a new row. HT_EINVAL when
  * bw->path is not pageable, pinned or inplace, bw->bytes is 0 or above 2^63, or a rate is
@@ -361,6 +362,18 @@ int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
  * read as 0). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
 int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_bandwidth *out,
                            struct ht_error *err);
+
+/* --- the host memory's rate (src/store/hostmem.c) --- */
+
+/* Stores hm (ht_host_memory_measure, exec.h) as this machine's (its hostname) latest.
+ * HT_EINVAL when hm is NULL or its rate, bytes or threads are not positive; HT_EDB. */
+int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory *hm,
+                             struct ht_error *err);
+
+/* Fills *out with the latest rate stored for this machine (its hostname; another machine's
+ * is never taken). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
+                             struct ht_error *err);
 
 /* --- device leases (src/store/lease.c) ---
  *

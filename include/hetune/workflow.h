@@ -538,10 +538,17 @@ int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct 
 
 /* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
  * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
- * each device gets its "bandwidth" object, rates in GB/s. HT_ENOMEM when it cannot (also
- * for a driver's string that is not UTF-8). */
+ * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
+ * document its "host_memory" object. HT_ENOMEM when it cannot (also for a driver's string
+ * that is not UTF-8). */
 int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
-                             const struct ht_bandwidth *bw, char **text, struct ht_error *err);
+                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
+                             char **text, struct ht_error *err);
+
+/* Measures the host memory's rate (ht_host_memory_measure with its defaults) and stores it
+ * in store as this machine's (ht_store_put_host_memory). Errors of both. */
+int ht_workflow_host_memory(struct ht_store *store, struct ht_host_memory *hm,
+                            struct ht_error *err);
 
 /* --- tuning (`hetune tune`) --- */
 

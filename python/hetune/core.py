@@ -66,7 +66,7 @@ def devices():
     max_work_item_dims, max_work_item_sizes, local_mem_size, global_mem_size,
     max_mem_alloc_size, is_cpu and is_gpu."""
     p = _plat().contents
-    return _json_call(lib.ht_workflow_devices_json, p.devices, p.count, None)["devices"]
+    return _json_call(lib.ht_workflow_devices_json, p.devices, p.count, None, None)["devices"]
 
 
 def _device_indices(device):

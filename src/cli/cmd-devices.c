@@ -19,11 +19,16 @@ static const char devices_usage[] =
     "second, the best of 5 transfers each way after one untimed), with the ratio of\n"
     "hetune's path to the ceiling; and stores the measurement in the results database\n"
     "for the planner. A device working in place (inplace) copies nothing: its rates are\n"
-    "those of mapping and unmapping the memory it works on.\n"
+    "those of mapping and unmapping the memory it works on. Then it measures the host\n"
+    "memory's own rate (c = a + b over three 64 MiB arrays, one thread per core, best of\n"
+    "5), which a CPU device working in place and every GPU's transfers share, and stores\n"
+    "it for this machine (its hostname): a split's predicted time is then at least the\n"
+    "bytes it moves through host memory over that rate.\n"
     "\n"
     "options:\n"
     "      --json            print the devices as JSON, sizes in bytes (with --bandwidth,\n"
-    "                        each device gets a \"bandwidth\" object)\n"
+    "                        each device gets a \"bandwidth\" object and the document a\n"
+    "                        \"host_memory\" one)\n"
     "      --dzn DIR         write DIR/<index>_<name>.dzn (MiniZinc data: max_wg_size_0..2,\n"
     "                        max_total_wg_size, num_compute_units, local_mem_size, ...)\n"
     "                        for each device, creating DIR when missing, and print each path\n"
@@ -103,7 +108,7 @@ static void print_bandwidth_text(const struct ht_bandwidth *bw, const char *db)
 /* The devices [first, last) of p as JSON; with bw (last - first entries, may be NULL) each
  * device gets its "bandwidth" object. */
 static int print_json(const struct ht_platform *p, size_t first, size_t last,
-                      const struct ht_bandwidth *bw)
+                      const struct ht_bandwidth *bw, const struct ht_host_memory *host)
 {
     struct ht_error err;
     char *text = NULL;
@@ -111,7 +116,7 @@ static int print_json(const struct ht_platform *p, size_t first, size_t last,
 
     ht_error_clear(&err);
     /* Strings from drivers are not always UTF-8; jansson then refuses them and this fails. */
-    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, &text, &err);
+    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, host, &text, &err);
     rc = cli_json_text("devices", rc, text);
     free(text);
     return rc;
@@ -138,6 +143,8 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     struct ht_platform *p = NULL;
     struct ht_store *store = NULL;
     struct ht_bandwidth *bw = NULL;
+    struct ht_host_memory hm;
+    char size[32];
     struct ht_exec_opts eo;
     struct ht_error err;
     size_t first = 0, last = 0;
@@ -171,8 +178,22 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
             fflush(stdout);
         }
     }
-    if (o->json)
-        status = print_json(p, first, last, bw);
+    /* The host memory, once per machine: what the CPU's part in place and every GPU's
+     * transfers share when a split moves data. */
+    ht_error_clear(&err);
+    if (ht_workflow_host_memory(store, &hm, &err) != HT_OK) {
+        status = cli_fail("devices", &err);
+        goto cleanup;
+    }
+    if (o->json) {
+        status = print_json(p, first, last, bw, &hm);
+    } else {
+        ht_format_bytes(hm.bytes, size, sizeof size);
+        printf("\nhost memory     %.2f GB/s   c = a + b over 3 x %s, %u threads, best of %u; "
+               "stored in %s\n", hm.Bps / 1e9, size, hm.threads, hm.repeats, o->db);
+        printf("                shared by the CPU's part in place and every GPU's transfers "
+               "when a split moves data\n");
+    }
 
 cleanup:
     free(bw);
@@ -242,7 +263,7 @@ int cmd_devices(int argc, char **argv)
     if (dzn)
         status = write_dzn(p, dzn);
     else if (co.json)
-        status = print_json(p, 0, p->count, NULL);
+        status = print_json(p, 0, p->count, NULL, NULL);
     else {
         print_text(p);
         status = 0;

@@ -175,6 +175,12 @@ static void print_text(const struct report *r)
         printf("bounds        transfer-aware %s (the best any split of these devices can "
                "reach), kernel-only %s; the paper's plan %s\n",
                a, b, r->est->paper_s >= 0 ? c : "unknown");
+        if (r->est->host_Bps > 0) {
+            ht_format_seconds(r->est->host_s, a, sizeof a);
+            printf("host memory   %.0f MB through it at %.1f GB/s: at least %s (the CPU's part "
+                   "in place and every transfer share it)\n",
+                   r->est->host_bytes / 1e6, r->est->host_Bps / 1e9, a);
+        }
     }
     if (r->w->ran_alone) {
         ht_format_seconds(res->wall_s, a, sizeof a);

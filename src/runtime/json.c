@@ -11,6 +11,8 @@
 
 #include "hetune/workflow.h"
 
+#define GBPS(bps) ((bps) / 1e9)
+
 /* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
 static json_t *seconds(double v)
 {
@@ -186,11 +188,13 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         "kernel_seconds", seconds(fast->alone.kernel_s),
         "speedup", res->wall_s > 0 ? json_real(fast->alone.wall_s / res->wall_s) : json_null()));
     json_object_set_new(root, "estimate", !r->has_est ? json_null() : json_pack(
-        "{s:o, s:o, s:b, s:o, s:o, s:o}", "split_seconds", seconds(est->split_s),
-        "alone_seconds", seconds(est->alone_s), "worth_it", est->worth_it,
-        "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
+        "{s:o, s:o, s:b, s:o, s:o, s:o, s:f, s:o, s:o}", "split_seconds",
+        seconds(est->split_s), "alone_seconds", seconds(est->alone_s), "worth_it",
+        est->worth_it, "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
         seconds(est->kernel_bound_s), "paper_seconds",
-        est->paper_s >= 0 ? seconds(est->paper_s) : json_null()));
+        est->paper_s >= 0 ? seconds(est->paper_s) : json_null(), "host_bytes", est->host_bytes,
+        "host_GBps", est->host_Bps > 0 ? json_real(GBPS(est->host_Bps)) : json_null(),
+        "host_seconds", est->host_Bps > 0 ? seconds(est->host_s) : json_null()));
     json_object_set_new(root, "measured_split_seconds",
                         r->measured_split_s > 0 ? seconds(r->measured_split_s) : json_null());
     /* The CPU compute units (0: all) and, with --cpu-units auto, each count tried. */
@@ -504,7 +508,6 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
 
 /* --- hetune devices --- */
 
-#define GBPS(bps) ((bps) / 1e9)
 
 static json_t *device_json(const struct ht_device_info *d)
 {
@@ -559,7 +562,8 @@ static json_t *bandwidth_json(const struct ht_bandwidth *bw)
 }
 
 int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
-                             const struct ht_bandwidth *bw, char **text, struct ht_error *err)
+                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
+                             char **text, struct ht_error *err)
 {
     json_t *root = json_object(), *list = json_array();
 
@@ -569,6 +573,13 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     json_object_set_new(root, "devices", list);
+    if (host && json_object_set_new(root, "host_memory", json_pack(
+                    "{s:f, s:I, s:i, s:i}", "GBps", GBPS(host->Bps), "bytes",
+                    (json_int_t)host->bytes, "threads", (int)host->threads, "repeats",
+                    (int)host->repeats)) != 0) {
+        json_decref(root);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         json_t *o = device_json(&devs[i]);
         if (o && bw && json_object_set_new(o, "bandwidth", bandwidth_json(&bw[i])) != 0) {

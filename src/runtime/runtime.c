@@ -43,6 +43,7 @@ struct ht_runtime {
     struct ht_coexec_opts copts;
     char cache_dir[4096];             /* opts.exec.cache_dir's copy */
     struct ht_bandwidth *links;       /* n */
+    double host_Bps;                  /* the host memory's stored rate; 0: none */
     const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
 };
 
@@ -418,7 +419,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     const struct ht_bandwidth *const *bw =
         memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
     struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo, modes[opts->mode],
-                               0, 0};
+                               0, 0, rt->host_Bps};
     struct ht__decision d;
     int rc;
 
@@ -545,6 +546,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
             if (ht__store_link(store, rt->wd[i].dev, opts->exec.data_path, &rt->links[i]))
                 rt->link[i] = &rt->links[i];
+        rt->host_Bps = ht__store_host_rate(store);
     }
     ht_store_close(store);
     if (rc != HT_OK)

@@ -124,6 +124,8 @@ struct ht_coexec {
     unsigned long gen;
     size_t ndone;
     int quit;
+    double host_Bps;             /* the host memory's rate (ht_coexec_set_host_memory); 0:
+                                    not known, no floor from it */
     uint64_t global;             /* units along the split dimension: the least common
                                     multiple of the devices' global sizes along it (their
                                     common global size when they agree) */
@@ -833,10 +835,10 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
 static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
                           const uint64_t *hi);
 
-/* Bytes device d moves for the whole problem: inputs sliced along d, inputs sent whole,
- * outputs read back by owner, outputs read back whole (one device). A device that works
- * on a buffer in place moves none of it. */
-static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
+/* Bytes of device d's buffers for the whole problem: inputs sliced along d, inputs sent
+ * whole, outputs read back by owner, outputs read back whole (one device). With all, also the buffers d works on in place: the
+ * bytes its kernel reads and writes in host memory rather than copies. */
+static void buffer_bytes(const struct cxdev *d, int all, double *sliced_in, double *whole_in,
                          double *owned_out, double *whole_out)
 {
     const struct ht_spec *spec = d->cx->spec;
@@ -846,7 +848,7 @@ static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
         double b;
-        if (!spec->args[i].is_buffer || (d->in.host[i] && !shadowed(d, i)))
+        if (!spec->args[i].is_buffer || (!all && d->in.host[i] && !shadowed(d, i)))
             continue;
         b = range_bytes(d, i, zero, d->in.shape[i].dims);
         if (m->in == IN_SLICED)
@@ -858,6 +860,14 @@ static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole
         else if (m->out == OUT_WHOLE)
             *whole_out += b;
     }
+}
+
+/* The bytes device d copies between host and device memory (none for what it works on in
+ * place). */
+static void device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
+                         double *owned_out, double *whole_out)
+{
+    buffer_bytes(d, 0, sliced_in, whole_in, owned_out, whole_out);
 }
 
 /* The pieces of a copying device (DESIGN.md, "Moving data"): whole work-groups carrying
@@ -2306,6 +2316,27 @@ int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_band
     return HT_OK;
 }
 
+int ht_coexec_set_host_memory(struct ht_coexec *cx, double Bps, struct ht_error *err)
+{
+    if (!(Bps >= 0 && isfinite(Bps)))
+        return ht_error_set(err, HT_EINVAL, "host memory rate %g: not a rate", Bps);
+    cx->host_Bps = Bps;
+    return HT_OK;
+}
+
+/* The bytes that pass through host memory when device j takes share f of the work: what a
+ * copying device moves over its link and what a device in place reads and writes there
+ * alike, the whole buffers once, the sliced and owned ones by the share. */
+static double host_bytes(const struct cxdev *d, double f)
+{
+    double sin, win, oout, wout;
+
+    if (f <= 0.0)
+        return 0.0;
+    buffer_bytes(d, 1, &sin, &win, &oout, &wout);
+    return win + wout + f * (sin + oout);
+}
+
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                          struct ht_split_device_in *out, struct ht_error *err)
 {
@@ -2425,14 +2456,30 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
     if (rc != HT_OK)
         goto cleanup;
     out->split_s = plan.model_time_s;
+    /* Host memory serves the CPU's part in place and every GPU's transfers at once: the
+     * split takes at least the bytes through it over its rate (vecadd 2^26 on CPU+H100:
+     * 805 MB at 121 GB/s, 6.7 ms, where the busy times alone said 5.3 and it took 6.9). */
+    for (size_t j = 0; j < cx->n; j++)
+        if (plan.slices[j].size)
+            out->host_bytes += host_bytes(&cx->devs[j], plan.slices[j].slice_factor);
+    if (cx->host_Bps > 0) {
+        out->host_Bps = cx->host_Bps;
+        out->host_s = out->host_bytes / cx->host_Bps;
+        out->split_s = fmax(out->split_s, out->host_s);
+    }
     if (paper) {
+        double bytes = 0.0;
         /* The paper's slices under the bus models: the slowest device's busy time. */
         out->paper_s = 0.0;
         for (size_t j = 0; j < cx->n; j++)
-            if (paper->slices[j].size)
+            if (paper->slices[j].size) {
                 out->paper_s = fmax(out->paper_s,
                                     m[j].overhead_s + (m[j].time_s - m[j].overhead_s) *
                                                           paper->slices[j].slice_factor);
+                bytes += host_bytes(&cx->devs[j], paper->slices[j].slice_factor);
+            }
+        if (cx->host_Bps > 0)
+            out->paper_s = fmax(out->paper_s, bytes / cx->host_Bps);
     }
     rc = ht_split_decide(out->split_s, alone_s, cx->n, cx->opts.margin, &dec, err);
     if (rc != HT_OK)

@@ -21,12 +21,7 @@
 
 static const char *own_host(struct ht_store *store)
 {
-    if (!store->host[0]) {
-        if (gethostname(store->host, sizeof store->host - 1) != 0 || !store->host[0])
-            snprintf(store->host, sizeof store->host, "localhost");
-        store->host[sizeof store->host - 1] = '\0';
-    }
-    return store->host;
+    return ht__store_host(store);
 }
 
 static double monotonic_s(void)

@@ -224,6 +224,20 @@ static const struct migration migrations[] = {
      "  created_at TEXT NOT NULL,\n"
      "  UNIQUE (problem_id, arg, dim)\n"
      ");\n", 0},
+    /* The host memory's rate (src/store/hostmem.c, hetune devices --bandwidth), per machine
+     * (hostname): the bytes a split moves through host memory, the CPU's in place and every
+     * GPU's transfers, share it. Every measurement is a row; the latest is the one used. */
+    {"host memory rate",
+     "CREATE TABLE host_memory (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  hostname TEXT NOT NULL,\n"
+     "  bytes INTEGER NOT NULL CHECK (bytes > 0),\n"
+     "  threads INTEGER NOT NULL CHECK (threads > 0),\n"
+     "  repeats INTEGER NOT NULL,\n"
+     "  bps REAL NOT NULL CHECK (bps > 0),\n"
+     "  created_at TEXT NOT NULL\n"
+     ");\n"
+     "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,

@@ -67,6 +67,10 @@ int ht__store_check(struct ht_store *store, int *version, struct ht_error *err);
  * the connection holds none. Called inside the transaction that stores an evaluation. */
 int ht__store_lease_renew(struct ht_store *store, int64_t device_id, struct ht_error *err);
 
+/* This machine's name (gethostname; "localhost" when it has none), kept in store->host: the
+ * key of leases and of the host memory's rate. */
+const char *ht__store_host(struct ht_store *store);
+
 /* Brings the schema of a database that is known to be empty or hetune's up to
  * HT_STORE_SCHEMA_VERSION in one BEGIN IMMEDIATE transaction, checking the owner again
  * inside it (another process may have created the schema meanwhile). */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hetune devices --bandwidth: the text and the JSON on real PoCL devices, every path, the
 # measurement stored in the database (a second run adds a row: checked through the
-# database's file when sqlite3 is installed), one device named, and bad usage.
+# database's file when sqlite3 is installed), the host memory's rate beside them, one device
+# named, and bad usage.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -36,6 +37,9 @@ for d in devs:
               "pageable_h2d_GBps", "pageable_d2h_GBps"]:
         v = bw[k]
         assert isinstance(v, float) and v > 0 and math.isfinite(v), (d["index"], k, v)
+hm = doc["host_memory"]
+assert hm["GBps"] > 0 and math.isfinite(hm["GBps"]) and hm["threads"] >= 1, hm
+assert hm["bytes"] == 64 << 20 and hm["repeats"] == 5, hm
 print(len(devs))
 EOF
 }
@@ -54,6 +58,9 @@ if command -v sqlite3 >/dev/null 2>&1; then
     [ "$rows" -eq $((4 * ndev)) ] || fail "$rows bandwidth rows, expected $((4 * ndev))"
     paths=$(sqlite3 "$db" "SELECT DISTINCT path FROM bandwidth ORDER BY path" | tr '\n' ' ')
     case "$paths" in *inplace*pageable*pinned*) ;; *) fail "stored paths: $paths" ;; esac
+    # The host memory's rate: one row a run, this machine's.
+    sqlite3 "$db" "SELECT count(*) FROM host_memory WHERE bps > 0 AND hostname = '$(python3 -c 'import socket; print(socket.gethostname())')'" |
+        grep -qx 4 || fail "host memory rows: $(sqlite3 "$db" "SELECT * FROM host_memory")"
     sqlite3 "$db" "SELECT count(*) FROM bandwidth WHERE h2d_bps > 0 AND d2h_bps > 0 AND
         pinned_h2d_bps > 0 AND pinned_d2h_bps > 0 AND pageable_h2d_bps > 0 AND
         pageable_d2h_bps > 0" | grep -qx "$((4 * ndev))" || fail "a stored rate is not positive"
@@ -65,7 +72,7 @@ fi
 run devices --bandwidth --db "$db" --bytes "$bytes"
 [ "$status" -eq 0 ] || fail "--bandwidth exited $status: $(cat "$tmp/err")"
 for word in "bandwidth   path" "host->device" "device->host" "pinned" "ratio" "pageable" \
-    "GB/s" "stored in $db" "platform" "memory"; do
+    "GB/s" "stored in $db" "platform" "memory" "host memory" "c = a + b over 3 x 64 MiB"; do
     grep -qF -- "$word" "$tmp/out" || fail "--bandwidth text lacks '$word': $(cat "$tmp/out")"
 done
 [ "$(grep -c 'host->device' "$tmp/out")" -eq "$ndev" ] || fail "not one line per device"

@@ -147,6 +147,30 @@ static void test_path_names(void **state)
     assert_null(ht_data_path_name((enum ht_data_path)9));
 }
 
+/* The host memory's rate: measured with a few threads over small arrays, and bad
+ * arguments refused. */
+static void test_host_memory(void **state)
+{
+    struct ht_host_memory hm;
+    struct ht_error err;
+    (void)state;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_host_memory_measure(2, UINT64_C(1) << 20, 2, &hm, &err), HT_OK);
+    assert_true(hm.Bps > 1e6 && isfinite(hm.Bps));
+    assert_int_equal(hm.threads, 2);
+    assert_int_equal(hm.repeats, 2);
+    assert_true(hm.bytes == UINT64_C(1) << 20);
+    assert_int_equal(ht_host_memory_measure(0, UINT64_C(1) << 20, 1, &hm, &err), HT_OK);
+    assert_true(hm.threads >= 1 && hm.Bps > 0);
+    assert_int_equal(ht_host_memory_measure(2, UINT64_C(1) << 20, 1001, &hm, &err), HT_EINVAL);
+    assert_int_equal(ht_host_memory_measure(5000, UINT64_C(1) << 30, 1, &hm, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    assert_int_equal(ht_host_memory_measure(4, 64, 1, &hm, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "bytes per array"));
+    assert_int_equal(ht_host_memory_measure(1, 4096, 1, NULL, &err), HT_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_path_names),
+        cmocka_unit_test(test_host_memory),
     };
     struct ht_error err;
     int failed;

@@ -892,6 +892,25 @@ static void test_factors_and_estimate(void **state)
         assert_int_equal(e3.fastest, 0);
         assert_true(e3.bound_s <= 4.3e-4 + 1e-12 && e3.bound_s > 4.2e-4);
     }
+    /* The host memory's rate puts a floor under the split: both PoCL devices work in place,
+     * so the bytes through host memory are the problem's own, in (962 floats) and out
+     * (960), whatever the shares. At 7,688 bytes in 5 s the split is predicted at 5 s and
+     * does not pay; forgotten, the bus plan's time is back. */
+    {
+        struct ht_coexec_estimate e4;
+        assert_int_equal(ht_coexec_set_host_memory(cx, 7688.0 / 5.0, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_true(fabs(e4.host_bytes - 7688.0) < 7688.0 * 0.01);
+        assert_true(fabs(e4.host_s - e4.host_bytes / (7688.0 / 5.0)) < 1e-9);
+        assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
+        assert_true(e4.paper_s >= e4.host_s * 0.99);
+        assert_int_equal(e4.worth_it, 0);
+        assert_int_equal(ht_coexec_set_host_memory(cx, -1.0, &err), HT_EINVAL);
+        assert_int_equal(ht_coexec_set_host_memory(cx, 0.0, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_true(fabs(e4.split_s - (0.3 + 2.0 / 3)) < 1e-9);
+        assert_true(e4.host_s == 0.0 && e4.host_Bps == 0.0 && e4.host_bytes > 0);
+    }
     /* The bus plan replaces the scheduler: device 0 gets its 640 work-items. */
     assert_int_equal(ht_coexec_plan_bus(cx, alone, &err), HT_OK);
     {

@@ -1,7 +1,8 @@
 /* Unit tests of the bandwidth table of the results database (src/store/bandwidth.c),
  * without OpenCL: a round trip of every field, the latest row wins, each device keeps its
  * own, HT_ENOTFOUND when none, malformed measurements refused, and a database of the
- * previous schema version migrated forward with its rows kept. */
+ * previous schema version migrated forward with its rows kept; the host memory's rate per
+ * machine. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -178,6 +179,7 @@ static void test_migrates_from_v3(void **state)
     d = device_id(s, "gpu");
     assert_int_equal(sqlite3_exec(ht__store_db(s),
                                   "DROP TABLE bandwidth; DROP TABLE device_leases; DROP TABLE written_maps; "
+                                  "DROP TABLE host_memory; "
                                   "DELETE FROM schema_version WHERE version >= 4; "
                                   "PRAGMA user_version = 3",
                                   NULL, NULL, NULL),
@@ -214,12 +216,51 @@ static void test_migrates_from_v3(void **state)
     }
 }
 
+/* The host memory's rate: none at first, the latest of this machine's wins, another
+ * machine's (hostname) is never taken, a rate not measured is refused. */
+static void test_host_memory(void **state)
+{
+    struct ht_store *s = open_ok(":memory:");
+    struct ht_host_memory hm, got;
+    struct ht_error err;
+    sqlite3 *db;
+    (void)state;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_get_host_memory(s, &got, &err), HT_ENOTFOUND);
+    memset(&hm, 0, sizeof hm);
+    hm.Bps = 120.9e9;
+    hm.bytes = UINT64_C(64) << 20;
+    hm.threads = 16;
+    hm.repeats = 5;
+    check_rc(ht_store_put_host_memory(s, &hm, &err), &err, "put");
+    hm.Bps = 131.5e9;
+    check_rc(ht_store_put_host_memory(s, &hm, &err), &err, "put again");
+    db = ht__store_db(s);
+    assert_int_equal(sqlite3_exec(db, "INSERT INTO host_memory (hostname, bytes, threads, "
+                                      "repeats, bps, created_at) VALUES ('another.machine', "
+                                      "1024, 1, 1, 1.0, 'now')", NULL, NULL, NULL),
+                     SQLITE_OK);
+    check_rc(ht_store_get_host_memory(s, &got, &err), &err, "get");
+    assert_true(got.Bps == 131.5e9);
+    assert_true(got.bytes == UINT64_C(64) << 20);
+    assert_int_equal(got.threads, 16);
+    assert_int_equal(got.repeats, 5);
+    hm.Bps = 0.0;
+    assert_int_equal(ht_store_put_host_memory(s, &hm, &err), HT_EINVAL);
+    hm.Bps = NAN;
+    assert_int_equal(ht_store_put_host_memory(s, &hm, &err), HT_EINVAL);
+    assert_int_equal(ht_store_put_host_memory(s, NULL, &err), HT_EINVAL);
+    ht_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refuses_malformed),
         cmocka_unit_test(test_migrates_from_v3),
+        cmocka_unit_test(test_host_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

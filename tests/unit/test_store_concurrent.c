@@ -450,7 +450,7 @@ static void test_migrates_from_v5(void **state)
     s = open_ok(path);
     d = device_id(s, "gpu");
     assert_int_equal(sqlite3_exec(ht__store_db(s),
-                                  "DROP TABLE device_leases; DROP TABLE written_maps; "
+                                  "DROP TABLE device_leases; DROP TABLE written_maps; DROP TABLE host_memory; "
                                   "DELETE FROM schema_version WHERE version >= 6; "
                                   "PRAGMA user_version = 5",
                                   NULL, NULL, NULL),
