@@ -394,13 +394,14 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
 struct ht_host_memory {
     double Bps;        /* bytes read and written per second: c = a + b over three arrays,
                           the best pass */
+    double read_Bps;   /* bytes read per second: a pass that only reads a and b */
     uint64_t bytes;    /* bytes of each array */
     unsigned threads;  /* threads that ran each pass together */
     unsigned repeats;  /* passes timed, after one untimed */
 };
 
 /* Measures the host memory's rate with threads threads (0: one per online core) over three
- * arrays of bytes each (0: 64 MiB), the best of repeats passes (0: 5; at most 1000). Fills
+ * arrays of bytes each (0: 256 MiB, beyond the last-level caches of today's servers), the best of repeats passes (0: 5; at most 1000). Fills
  * *out. HT_EINVAL (too many threads or repeats, arrays smaller than 64 floats a thread or
  * above 2^40 bytes), HT_ENOMEM (memory, threads). */
 int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,

@@ -840,10 +840,11 @@ struct ht_coexec_estimate {
     double host_bytes;       /* bytes the bus plan's split moves through host memory: what
                                 copying devices transfer and what devices in place read and
                                 write there */
-    double host_Bps;         /* the host memory's rate (ht_coexec_set_host_memory); 0: not
-                                known */
-    double host_s;           /* host_bytes / host_Bps: a floor under split_s, which is at
-                                least this (and so is paper_s); 0 when the rate is not known */
+    double host_s;           /* the time host memory needs for them at its rates
+                                (ht_coexec_set_host_memory; reads and writes each at its
+                                cost): a floor under split_s and paper_s; 0 when the rates
+                                are not known */
+    double host_Bps;         /* host_bytes / host_s: the rate they get; 0 when not known */
 };
 
 /* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
@@ -865,11 +866,13 @@ struct ht_coexec_estimate {
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                          struct ht_split_device_in *out, struct ht_error *err);
 
-/* Tells the co-execution the host memory's rate (ht_host_memory_measure, the results
- * database's ht_store_get_host_memory), bytes per second; 0 forgets it. ht_coexec_estimate
- * then predicts no split faster than the bytes it moves through host memory allow.
- * HT_EINVAL when Bps is negative or not finite. */
-int ht_coexec_set_host_memory(struct ht_coexec *cx, double Bps, struct ht_error *err);
+/* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
+ * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
+ * ht_coexec_estimate then predicts no split faster than the bytes it reads and writes
+ * through host memory allow at those rates. HT_EINVAL when a rate is negative or not
+ * finite. */
+int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                              struct ht_error *err);
 
 /* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
  * results database): the bus models convert bytes to seconds at its path's rates

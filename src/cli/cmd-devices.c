@@ -20,7 +20,7 @@ static const char devices_usage[] =
     "hetune's path to the ceiling; and stores the measurement in the results database\n"
     "for the planner. A device working in place (inplace) copies nothing: its rates are\n"
     "those of mapping and unmapping the memory it works on. Then it measures the host\n"
-    "memory's own rate (c = a + b over three 64 MiB arrays, one thread per core, best of\n"
+    "memory's own rate (c = a + b over three 256 MiB arrays, one thread per core, best of\n"
     "5), which a CPU device working in place and every GPU's transfers share, and stores\n"
     "it for this machine (its hostname): a split's predicted time is then at least the\n"
     "bytes it moves through host memory over that rate.\n"
@@ -35,7 +35,8 @@ static const char devices_usage[] =
     "      --bandwidth       measure each device's host<->device bandwidth and store it\n"
     "      --db FILE         with --bandwidth: the results database (default ./hetune.db)\n"
     "      --bytes N         with --bandwidth: bytes per transfer (default 64 MiB, at most\n"
-    "                        a quarter of the device's largest allocation)\n"
+    "                        a quarter of the device's largest allocation), and per array\n"
+    "                        of the host memory's measurement (default 256 MiB)\n"
     "      --path P          with --bandwidth: the data path, auto (default: inplace on CPUs\n"
     "                        and host-unified devices, pinned on the others), pinned,\n"
     "                        pageable or inplace\n"
@@ -181,7 +182,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     /* The host memory, once per machine: what the CPU's part in place and every GPU's
      * transfers share when a split moves data. */
     ht_error_clear(&err);
-    if (ht_workflow_host_memory(store, &hm, &err) != HT_OK) {
+    if (ht_workflow_host_memory(store, bytes, &hm, &err) != HT_OK) {
         status = cli_fail("devices", &err);
         goto cleanup;
     }
@@ -191,6 +192,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         ht_format_bytes(hm.bytes, size, sizeof size);
         printf("\nhost memory     %.2f GB/s   c = a + b over 3 x %s, %u threads, best of %u; "
                "stored in %s\n", hm.Bps / 1e9, size, hm.threads, hm.repeats, o->db);
+        printf("                %.2f GB/s   reading a and b alone\n", hm.read_Bps / 1e9);
         printf("                shared by the CPU's part in place and every GPU's transfers "
                "when a split moves data\n");
     }

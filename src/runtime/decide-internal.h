@@ -33,8 +33,8 @@ struct ht__decide_in {
                                               tuned times */
     int paper_plan;                        /* 1: a split runs the paper's plan (Eq. 4-9
                                               from the tuned times), not the bus plan */
-    double host_Bps;                       /* the host memory's rate (ht__store_host_rate):
-                                              a floor under the predicted split; 0: none */
+    const struct ht_host_memory *host;     /* the host memory's rates (ht__stored_host_memory):
+                                              a floor under the predicted split; NULL: none */
 };
 
 /* What was decided. ht__decision_destroy frees what it owns. */
@@ -64,9 +64,9 @@ struct ht__decision {
  * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
  * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
  * HT_ENOMEM. */
-/* This machine's host memory rate stored in store (ht_store_get_host_memory), bytes per
- * second; 0 when none is. */
-double ht__store_host_rate(struct ht_store *store);
+/* This machine's host memory rates stored in store (ht_store_get_host_memory) into *hm;
+ * 1 when some are, else 0 (*hm zeroed). */
+int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm);
 
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 

@@ -16,11 +16,12 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
            bw->path == ht_data_path_resolve(asked, dev);
 }
 
-double ht__store_host_rate(struct ht_store *store)
+int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
 {
-    struct ht_host_memory hm;
-
-    return ht_store_get_host_memory(store, &hm, NULL) == HT_OK ? hm.Bps : 0.0;
+    if (ht_store_get_host_memory(store, hm, NULL) == HT_OK)
+        return 1;
+    memset(hm, 0, sizeof *hm);
+    return 0;
 }
 
 void ht__decision_destroy(struct ht__decision *d)
@@ -59,8 +60,8 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
     for (size_t i = 0; rc == HT_OK && in->bw && i < k; i++)
         if (in->bw[idx[i]])
             rc = ht_coexec_set_bandwidth(out->cx, i, in->bw[idx[i]], err);
-    if (rc == HT_OK && in->host_Bps > 0)
-        rc = ht_coexec_set_host_memory(out->cx, in->host_Bps, err);
+    if (rc == HT_OK && in->host)
+        rc = ht_coexec_set_host_memory(out->cx, in->host, err);
     free(cd);
     return rc;
 }

@@ -574,7 +574,8 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
     }
     json_object_set_new(root, "devices", list);
     if (host && json_object_set_new(root, "host_memory", json_pack(
-                    "{s:f, s:I, s:i, s:i}", "GBps", GBPS(host->Bps), "bytes",
+                    "{s:f, s:f, s:I, s:i, s:i}", "GBps", GBPS(host->Bps), "read_GBps",
+                    GBPS(host->read_Bps), "bytes",
                     (json_int_t)host->bytes, "threads", (int)host->threads, "repeats",
                     (int)host->repeats)) != 0) {
         json_decref(root);

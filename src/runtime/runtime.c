@@ -43,7 +43,8 @@ struct ht_runtime {
     struct ht_coexec_opts copts;
     char cache_dir[4096];             /* opts.exec.cache_dir's copy */
     struct ht_bandwidth *links;       /* n */
-    double host_Bps;                  /* the host memory's stored rate; 0: none */
+    struct ht_host_memory host;       /* the host memory's stored rates */
+    int has_host;
     const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
 };
 
@@ -419,7 +420,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     const struct ht_bandwidth *const *bw =
         memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
     struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo, modes[opts->mode],
-                               0, 0, rt->host_Bps};
+                               0, 0, rt->has_host ? &rt->host : NULL};
     struct ht__decision d;
     int rc;
 
@@ -546,7 +547,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
             if (ht__store_link(store, rt->wd[i].dev, opts->exec.data_path, &rt->links[i]))
                 rt->link[i] = &rt->links[i];
-        rt->host_Bps = ht__store_host_rate(store);
+        rt->has_host = ht__stored_host_memory(store, &rt->host);
     }
     ht_store_close(store);
     if (rc != HT_OK)

@@ -58,10 +58,10 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
     return rc == HT_OK ? ht_store_put_bandwidth(store, id, bw, err) : rc;
 }
 
-int ht_workflow_host_memory(struct ht_store *store, struct ht_host_memory *hm,
+int ht_workflow_host_memory(struct ht_store *store, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err)
 {
-    int rc = ht_host_memory_measure(0, 0, 0, hm, err);
+    int rc = ht_host_memory_measure(0, bytes, 0, hm, err);
 
     return rc == HT_OK ? ht_store_put_host_memory(store, hm, err) : rc;
 }

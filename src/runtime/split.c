@@ -239,7 +239,11 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
         if (ht__store_link(b->store, b->devs[i].dev, opts->coexec.exec.data_path, &bw))
             ht_coexec_set_bandwidth(*cxp, i, &bw, NULL);
     }
-    ht_coexec_set_host_memory(*cxp, ht__store_host_rate(b->store), NULL);
+    {
+        struct ht_host_memory hm;
+        if (ht__stored_host_memory(b->store, &hm))
+            ht_coexec_set_host_memory(*cxp, &hm, NULL);
+    }
     if (n > 1 && ht_coexec_estimate(*cxp, b->alone, &out->est, NULL) == HT_OK) {
         out->has_est = 1;
         out->fastest = out->est.fastest;

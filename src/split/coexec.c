@@ -124,8 +124,8 @@ struct ht_coexec {
     unsigned long gen;
     size_t ndone;
     int quit;
-    double host_Bps;             /* the host memory's rate (ht_coexec_set_host_memory); 0:
-                                    not known, no floor from it */
+    struct ht_host_memory host;  /* the host memory's rates (ht_coexec_set_host_memory);
+                                    Bps 0: not known, no floor from them */
     uint64_t global;             /* units along the split dimension: the least common
                                     multiple of the devices' global sizes along it (their
                                     common global size when they agree) */
@@ -2316,25 +2316,51 @@ int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_band
     return HT_OK;
 }
 
-int ht_coexec_set_host_memory(struct ht_coexec *cx, double Bps, struct ht_error *err)
+int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                              struct ht_error *err)
 {
-    if (!(Bps >= 0 && isfinite(Bps)))
-        return ht_error_set(err, HT_EINVAL, "host memory rate %g: not a rate", Bps);
-    cx->host_Bps = Bps;
+    if (hm && !(hm->Bps >= 0 && isfinite(hm->Bps) && hm->read_Bps >= 0 &&
+                isfinite(hm->read_Bps)))
+        return ht_error_set(err, HT_EINVAL, "host memory rates %g and %g: not rates", hm->Bps,
+                            hm->read_Bps);
+    memset(&cx->host, 0, sizeof cx->host);
+    if (hm)
+        cx->host = *hm;
     return HT_OK;
 }
 
 /* The bytes that pass through host memory when device j takes share f of the work: what a
  * copying device moves over its link and what a device in place reads and writes there
- * alike, the whole buffers once, the sliced and owned ones by the share. */
-static double host_bytes(const struct cxdev *d, double f)
+ * alike, the whole buffers once, the sliced and owned ones by the share; read (inputs,
+ * uploads) into *read, written (outputs, downloads) into *written. */
+static void host_bytes(const struct cxdev *d, double f, double *read, double *written)
 {
     double sin, win, oout, wout;
 
     if (f <= 0.0)
-        return 0.0;
+        return;
     buffer_bytes(d, 1, &sin, &win, &oout, &wout);
-    return win + wout + f * (sin + oout);
+    *read += win + f * sin;
+    *written += wout + f * oout;
+}
+
+/* Seconds host memory needs for read and written bytes: c = a + b's time for three arrays
+ * is two arrays read plus one written, so a written byte costs 3/Bps - 2/read_Bps (more
+ * than a read one: the CPU reads a line before it writes it). Without a read rate, or where
+ * that comes out below a read byte's cost, every byte costs 1/Bps. */
+static double host_seconds(const struct ht_host_memory *h, double read, double written)
+{
+    double r, w;
+
+    if (!(h->Bps > 0))
+        return 0.0;
+    if (!(h->read_Bps > 0))
+        return (read + written) / h->Bps;
+    r = 1.0 / h->read_Bps;
+    w = 3.0 / h->Bps - 2.0 * r;
+    if (w < r)
+        return (read + written) / h->Bps;
+    return read * r + written * w;
 }
 
 int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
@@ -2459,16 +2485,20 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
     /* Host memory serves the CPU's part in place and every GPU's transfers at once: the
      * split takes at least the bytes through it over its rate (vecadd 2^26 on CPU+H100:
      * 805 MB at 121 GB/s, 6.7 ms, where the busy times alone said 5.3 and it took 6.9). */
-    for (size_t j = 0; j < cx->n; j++)
-        if (plan.slices[j].size)
-            out->host_bytes += host_bytes(&cx->devs[j], plan.slices[j].slice_factor);
-    if (cx->host_Bps > 0) {
-        out->host_Bps = cx->host_Bps;
-        out->host_s = out->host_bytes / cx->host_Bps;
-        out->split_s = fmax(out->split_s, out->host_s);
+    {
+        double rd = 0.0, wr = 0.0;
+        for (size_t j = 0; j < cx->n; j++)
+            if (plan.slices[j].size)
+                host_bytes(&cx->devs[j], plan.slices[j].slice_factor, &rd, &wr);
+        out->host_bytes = rd + wr;
+        out->host_s = host_seconds(&cx->host, rd, wr);
+        if (out->host_s > 0) {
+            out->host_Bps = out->host_bytes / out->host_s;
+            out->split_s = fmax(out->split_s, out->host_s);
+        }
     }
     if (paper) {
-        double bytes = 0.0;
+        double rd = 0.0, wr = 0.0;
         /* The paper's slices under the bus models: the slowest device's busy time. */
         out->paper_s = 0.0;
         for (size_t j = 0; j < cx->n; j++)
@@ -2476,10 +2506,9 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
                 out->paper_s = fmax(out->paper_s,
                                     m[j].overhead_s + (m[j].time_s - m[j].overhead_s) *
                                                           paper->slices[j].slice_factor);
-                bytes += host_bytes(&cx->devs[j], paper->slices[j].slice_factor);
+                host_bytes(&cx->devs[j], paper->slices[j].slice_factor, &rd, &wr);
             }
-        if (cx->host_Bps > 0)
-            out->paper_s = fmax(out->paper_s, bytes / cx->host_Bps);
+        out->paper_s = fmax(out->paper_s, host_seconds(&cx->host, rd, wr));
     }
     rc = ht_split_decide(out->split_s, alone_s, cx->n, cx->opts.margin, &dec, err);
     if (rc != HT_OK)

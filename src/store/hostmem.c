@@ -25,12 +25,12 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     sqlite3_stmt *st = NULL;
     int rc;
 
-    if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || hm->bytes == 0 ||
-        hm->bytes > INT64_MAX || hm->threads == 0)
+    if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
+        isfinite(hm->read_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
         return ht_error_set(err, HT_EINVAL, "malformed host memory rate: nothing measured");
     rc = ht__store_prepare(store,
                            "INSERT INTO host_memory (hostname, bytes, threads, repeats, bps, "
-                           "created_at) VALUES (?, ?, ?, ?, ?, "
+                           "read_bps, created_at) VALUES (?, ?, ?, ?, ?, ?, "
                            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                            &st, "cannot store the host memory's rate", err);
     if (rc != HT_OK)
@@ -40,6 +40,10 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     sqlite3_bind_int64(st, 3, (int64_t)hm->threads);
     sqlite3_bind_int64(st, 4, (int64_t)hm->repeats);
     sqlite3_bind_double(st, 5, hm->Bps);
+    if (hm->read_Bps > 0)
+        sqlite3_bind_double(st, 6, hm->read_Bps);
+    else
+        sqlite3_bind_null(st, 6);
     return ht__store_step_done(store, st, "cannot store the host memory's rate", err);
 }
 
@@ -50,7 +54,7 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
     int rc, r;
 
     rc = ht__store_prepare(store,
-                           "SELECT bytes, threads, repeats, bps FROM host_memory "
+                           "SELECT bytes, threads, repeats, bps, read_bps FROM host_memory "
                            "WHERE hostname = ? ORDER BY id DESC LIMIT 1",
                            &st, "cannot read the host memory's rate", err);
     if (rc != HT_OK)
@@ -63,6 +67,8 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
         out->threads = (unsigned)sqlite3_column_int64(st, 1);
         out->repeats = (unsigned)sqlite3_column_int64(st, 2);
         out->Bps = sqlite3_column_double(st, 3);
+        out->read_Bps = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0.0
+                                                                  : sqlite3_column_double(st, 4);
     } else if (r == SQLITE_DONE) {
         rc = HT_ENOTFOUND;
     } else {

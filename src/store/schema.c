@@ -235,6 +235,7 @@ static const struct migration migrations[] = {
      "  threads INTEGER NOT NULL CHECK (threads > 0),\n"
      "  repeats INTEGER NOT NULL,\n"
      "  bps REAL NOT NULL CHECK (bps > 0),\n"
+     "  read_bps REAL,\n"
      "  created_at TEXT NOT NULL\n"
      ");\n"
      "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0},

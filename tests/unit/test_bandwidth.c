@@ -158,6 +158,7 @@ static void test_host_memory(void **state)
     ht_error_clear(&err);
     assert_int_equal(ht_host_memory_measure(2, UINT64_C(1) << 20, 2, &hm, &err), HT_OK);
     assert_true(hm.Bps > 1e6 && isfinite(hm.Bps));
+    assert_true(hm.read_Bps > 1e6 && isfinite(hm.read_Bps));
     assert_int_equal(hm.threads, 2);
     assert_int_equal(hm.repeats, 2);
     assert_true(hm.bytes == UINT64_C(1) << 20);

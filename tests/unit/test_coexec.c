@@ -898,15 +898,32 @@ static void test_factors_and_estimate(void **state)
      * does not pay; forgotten, the bus plan's time is back. */
     {
         struct ht_coexec_estimate e4;
-        assert_int_equal(ht_coexec_set_host_memory(cx, 7688.0 / 5.0, &err), HT_OK);
+        struct ht_host_memory hm = {7688.0 / 5.0, 0.0, 1024, 1, 1};
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
         assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_bytes - 7688.0) < 7688.0 * 0.01);
         assert_true(fabs(e4.host_s - e4.host_bytes / (7688.0 / 5.0)) < 1e-9);
         assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
         assert_true(e4.paper_s >= e4.host_s * 0.99);
         assert_int_equal(e4.worth_it, 0);
-        assert_int_equal(ht_coexec_set_host_memory(cx, -1.0, &err), HT_EINVAL);
-        assert_int_equal(ht_coexec_set_host_memory(cx, 0.0, &err), HT_OK);
+        /* With a read rate, reads (3848 bytes of in) and writes (3840 of out) each cost
+         * their own: reads at 3848 bytes a second, c = a + b's 3 bytes in 2 s, so a written
+         * byte costs 3/1.5 - 2/3848 s. */
+        hm.Bps = 1.5;
+        hm.read_Bps = 3848.0;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_true(fabs(e4.host_s - (1.0 + 3840.0 * (2.0 - 2.0 / 3848.0))) < 0.05 * e4.host_s);
+        assert_true(e4.host_s > 7000.0);
+        /* A read rate that would make writes cheaper than reads is not believed. */
+        hm.Bps = 7688.0 / 5.0;
+        hm.read_Bps = 1.0;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_true(fabs(e4.host_s - e4.host_bytes / hm.Bps) < 1e-9);
+        hm.Bps = -1.0;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
+        assert_int_equal(ht_coexec_set_host_memory(cx, NULL, &err), HT_OK);
         assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.split_s - (0.3 + 2.0 / 3)) < 1e-9);
         assert_true(e4.host_s == 0.0 && e4.host_Bps == 0.0 && e4.host_bytes > 0);
