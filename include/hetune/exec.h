@@ -401,7 +401,7 @@ struct ht_host_memory {
 };
 
 /* Measures the host memory's rate with threads threads (0: one per online core) over three
- * arrays of bytes each (0: 256 MiB, beyond the last-level caches of today's servers), the best of repeats passes (0: 5; at most 1000). Fills
+ * arrays of bytes each (0: 256 MiB, beyond the last-level caches of today's servers), the best of repeats passes (0: 10; at most 1000). Fills
  * *out. HT_EINVAL (too many threads or repeats, arrays smaller than 64 floats a thread or
  * above 2^40 bytes), HT_ENOMEM (memory, threads). */
 int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,

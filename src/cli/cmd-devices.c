@@ -21,7 +21,7 @@ static const char devices_usage[] =
     "for the planner. A device working in place (inplace) copies nothing: its rates are\n"
     "those of mapping and unmapping the memory it works on. Then it measures the host\n"
     "memory's own rate (c = a + b over three 256 MiB arrays, one thread per core, best of\n"
-    "5), which a CPU device working in place and every GPU's transfers share, and stores\n"
+    "10), which a CPU device working in place and every GPU's transfers share, and stores\n"
     "it for this machine (its hostname): a split's predicted time is then at least the\n"
     "bytes it moves through host memory over that rate.\n"
     "\n"

@@ -40,7 +40,7 @@ for d in devs:
 hm = doc["host_memory"]
 assert hm["GBps"] > 0 and math.isfinite(hm["GBps"]) and hm["threads"] >= 1, hm
 assert hm["read_GBps"] > 0 and math.isfinite(hm["read_GBps"]), hm
-assert hm["bytes"] == nbytes and hm["repeats"] == 5, hm
+assert hm["bytes"] == nbytes and hm["repeats"] == 10, hm
 print(len(devs))
 EOF
 }
