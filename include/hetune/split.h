@@ -825,8 +825,7 @@ void ht_coexec_reset_models(struct ht_coexec *cx);
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
     double split_s;          /* the predicted wall time of the co-execution: the bus plan's
-                                time with its slices as launched (model_time_s), or host_s
-                                when that is longer */
+                                time with its slices as launched (model_time_s) */
     double alone_s;          /* the fastest device's measured wall time alone */
     size_t fastest;          /* that device's index */
     int worth_it;            /* ht_split_decide with opts.margin: split_s·(1 + margin) <=
@@ -840,10 +839,12 @@ struct ht_coexec_estimate {
     double host_bytes;       /* bytes the bus plan's split moves through host memory: what
                                 copying devices transfer and what devices in place read and
                                 write there */
-    double host_s;           /* the time host memory needs for them at its rates
-                                (ht_coexec_set_host_memory; reads and writes each at its
-                                cost): a floor under split_s and paper_s; 0 when the rates
-                                are not known */
+    double host_s;           /* the time host memory needs for them at the rates the CPU's
+                                threads reach there alone (ht_coexec_set_host_memory; reads
+                                and writes each at its cost); 0 when the rates are not
+                                known. Shown, not a floor under split_s: a CPU beside a
+                                GPU's DMA got more from host memory than its threads alone
+                                (115-119 GB/s against 88-101 on the H100 machine) */
     double host_Bps;         /* host_bytes / host_s: the rate they get; 0 when not known */
 };
 
@@ -868,9 +869,8 @@ int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alon
 
 /* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
  * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
- * ht_coexec_estimate then predicts no split faster than the bytes it reads and writes
- * through host memory allow at those rates. HT_EINVAL when a rate is negative or not
- * finite. */
+ * ht_coexec_estimate then says how long the bytes the split reads and writes through host
+ * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
 int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
                               struct ht_error *err);
 
