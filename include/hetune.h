@@ -4,6 +4,7 @@
 #define HETUNE_H
 
 #include "hetune/error.h"
+#include "hetune/util.h"
 #include "hetune/expr.h"
 #include "hetune/platform.h"
 #include "hetune/space.h"

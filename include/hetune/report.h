@@ -40,6 +40,7 @@
 
 #include "hetune/error.h"
 #include "hetune/store.h"
+#include "hetune/util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,14 +78,8 @@ struct ht_report_result {
 int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
                     struct ht_report_result *out, struct ht_error *err);
 
-/* Writes seconds s into buf (size bytes, always terminated) with a unit that keeps three or
- * four significant digits: "12.34 us", "1.234 ms", "2.500 s"; "-" when s is negative or not
- * finite (unknown). The form of every time in the report's text and hetune's output. */
-void ht_format_seconds(double s, char *buf, size_t size);
-
-/* Writes bytes in binary units into buf (size bytes, cut to fit), one decimal when it is
- * not a whole number: "512 B", "256 KiB", "15.5 GiB". */
-void ht_format_bytes(uint64_t bytes, char *buf, size_t size);
+/* ht_format_seconds and ht_format_bytes, declared here before, are util's: hetune/util.h,
+ * included above so that programs written against this header still build. */
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,12 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
                       const struct ht_coexec_opts *base, struct ht_coexec **cx,
                       struct ht_coexec_result *res, struct ht_error *err);
 
+/* 1 when a co-execution's scheduler name (ht_coexec_result's scheduler) ran the planner's
+ * fixed slices: "static", or "refined" (a refinement's round of a static plan); 0 for any
+ * other name (dynamic and guided hand out chunks at run time) and for NULL. The one place
+ * that tells the two kinds apart by name. */
+int ht_workflow_scheduler_planned(const char *scheduler);
+
 /* Stores the co-execution res of devs[0..n) (all borrowed) as a split of problem_id and
  * sets *id. plan is the co-execution's plan, NULL when it has none: then each device's
  * optimal factor is stored as no_plan_factor. When ran_alone, res is devs[fastest] alone,

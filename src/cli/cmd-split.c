@@ -99,8 +99,7 @@ static double share(const struct report *r, size_t i)
 /* The result ran a plan of the planner: the static scheduler's, or a refined one. */
 static int is_planned(const struct report *r)
 {
-    return r->plan && !r->w->ran_alone &&
-           (!strcmp(r->w->res.scheduler, "static") || !strcmp(r->w->res.scheduler, "refined"));
+    return r->plan && !r->w->ran_alone && ht_workflow_scheduler_planned(r->w->res.scheduler);
 }
 
 static void print_text(const struct report *r)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "exec/exec-internal.h"
-#include "hetune/report.h"
+#include "hetune/util.h"
 #include "util/util.h"
 
 int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)

@@ -1,7 +1,7 @@
 /* The results database as Kernel Tuner T4 JSON or as a C header of tuned values
  * (include/hetune/interop.h). The evaluations and splits come through the store's public
- * API; the names of devices and problems, which it has no listing of, are read directly as
- * src/report does (store-internal.h). */
+ * API; the listings of problems, devices and splits through its friend door for readers,
+ * src/store/query.h, as src/report's. No SQL here. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <jansson.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hetune/interop.h"
-#include "store/store-internal.h"
+#include "store/query.h"
 #include "util/util.h"
 
 struct problem {
@@ -104,65 +104,50 @@ static void slug(const char *name, char *out, size_t size)
 static int catalog_load(struct ht_store *store, const struct ht_export_filter *f,
                         struct catalog *c, struct ht_error *err)
 {
-    sqlite3_stmt *st = NULL;
+    struct ht__store_problem_row *prows = NULL;
+    struct ht__store_device_row *drows = NULL;
+    size_t np = 0, nd = 0;
     int rc;
 
     memset(c, 0, sizeof *c);
-    rc = ht__store_prepare(store,
-                           "SELECT p.id, k.kernel_name, k.spec_name, p.sizes, p.params "
-                           "FROM problems p JOIN kernels k ON k.id = p.kernel_id ORDER BY p.id",
-                           &st, "cannot list problems", err);
-    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct problem p, *grown;
-        p.id = sqlite3_column_int64(st, 0);
-        ht__store_column_text(st, 1, p.kernel, sizeof p.kernel);
-        ht__store_column_text(st, 2, p.spec, sizeof p.spec);
-        ht__store_column_text(st, 3, p.sizes, sizeof p.sizes);
-        ht__store_column_text(st, 4, p.params, sizeof p.params);
-        rc = 0;
-        if (!wanted(f, p.spec, p.sizes))
-            continue;
-        if (!(grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown))) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            break;
-        }
-        c->problems = grown;
-        c->problems[c->nproblems++] = p;
+    if ((rc = ht__store_query_problems(store, NULL, &prows, &np, err)) != 0)
+        goto cleanup;
+    if ((rc = ht__store_query_devices(store, &drows, &nd, err)) != 0)
+        goto cleanup;
+    c->problems = calloc(np ? np : 1, sizeof *c->problems);
+    c->devices = calloc(nd ? nd : 1, sizeof *c->devices);
+    if (!c->problems || !c->devices) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
     }
-    if (rc == SQLITE_DONE)
-        rc = 0;
-    else if (rc > 0)
-        rc = ht__store_fail(store, err, "cannot list problems");
-    sqlite3_finalize(st);
-    st = NULL;
-    if (rc == 0)
-        rc = ht__store_prepare(store, "SELECT id, name FROM devices ORDER BY id", &st,
-                               "cannot list devices", err);
-    while (rc == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-        struct device d, *grown;
-        d.id = sqlite3_column_int64(st, 0);
-        ht__store_column_text(st, 1, d.name, sizeof d.name);
-        slug(d.name, d.slug, sizeof d.slug);
+    for (size_t i = 0; i < np; i++) {
+        struct problem *p = &c->problems[c->nproblems];
+        if (!wanted(f, prows[i].spec, prows[i].sizes))
+            continue;
+        p->id = prows[i].id;
+        snprintf(p->kernel, sizeof p->kernel, "%s", prows[i].kernel);
+        snprintf(p->spec, sizeof p->spec, "%s", prows[i].spec);
+        snprintf(p->sizes, sizeof p->sizes, "%s", prows[i].sizes);
+        snprintf(p->params, sizeof p->params, "%s", prows[i].params);
+        c->nproblems++;
+    }
+    for (size_t i = 0; i < nd; i++) {
+        struct device *d = &c->devices[c->ndevices];
+        d->id = drows[i].id;
+        snprintf(d->name, sizeof d->name, "%s", drows[i].name);
+        slug(d->name, d->slug, sizeof d->slug);
         /* Two devices of one name (two identical GPUs, a new driver) need distinct macros. */
-        for (size_t i = 0; i < c->ndevices; i++)
-            if (!strcmp(c->devices[i].name, d.name)) {
-                size_t n = strlen(d.slug);
-                snprintf(d.slug + n, sizeof d.slug - n, "_%lld", (long long)d.id);
+        for (size_t k = 0; k < c->ndevices; k++)
+            if (!strcmp(c->devices[k].name, d->name)) {
+                size_t n = strlen(d->slug);
+                snprintf(d->slug + n, sizeof d->slug - n, "_%lld", (long long)d->id);
                 break;
             }
-        rc = 0;
-        if (!(grown = realloc(c->devices, (c->ndevices + 1) * sizeof *grown))) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            break;
-        }
-        c->devices = grown;
-        c->devices[c->ndevices++] = d;
+        c->ndevices++;
     }
-    if (rc == SQLITE_DONE)
-        rc = 0;
-    else if (rc > 0)
-        rc = ht__store_fail(store, err, "cannot list devices");
-    sqlite3_finalize(st);
+cleanup:
+    free(prows);
+    free(drows);
     if (rc != 0)
         catalog_free(c);
     return rc;
@@ -296,19 +281,19 @@ cleanup:
 static int latest_split(struct ht_store *store, int64_t problem_id, struct ht_stored_split *sp,
                         int *found, size_t *newer_dynamic, struct ht_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc, step;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    int rc;
 
     *found = 0;
     *newer_dynamic = 0;
-    if ((rc = ht__store_prepare(store, "SELECT id FROM splits WHERE problem_id = ? "
-                                "ORDER BY id DESC", &st, "cannot list the splits", err)) != 0)
+    if ((rc = ht__store_query_split_ids(store, problem_id, HT__STORE_SPLITS_NEWEST_FIRST, &ids,
+                                        &n, err)) != 0)
         return rc;
-    sqlite3_bind_int64(st, 1, problem_id);
-    while (!*found && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    for (size_t k = 0; !*found && k < n; k++) {
         int fixed = 0;
         ht_stored_split_init(sp);
-        rc = ht_store_get_split(store, sqlite3_column_int64(st, 0), sp, err);
+        rc = ht_store_get_split(store, ids[k], sp, err);
         if (rc == HT_ENOTFOUND) {
             rc = 0;
             continue;
@@ -324,7 +309,7 @@ static int latest_split(struct ht_store *store, int64_t problem_id, struct ht_st
             ++*newer_dynamic;
         }
     }
-    sqlite3_finalize(st);
+    free(ids);
     return rc;
 }
 

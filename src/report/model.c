@@ -1,14 +1,14 @@
 /* The report's model: the case studies, their space sizes, tuning, splits and sweeps, and
  * the devices they use, read from the results database. Space sizes, splits and sweeps come
- * through the store's API; the listings the API lacks (which problems, which splits are the
- * newest) are read directly with the store's connection. */
+ * through the store's API, the listings (which problems, which splits are the newest, the
+ * devices) through its friend door for readers, src/store/query.h; no SQL here. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/report-internal.h"
-#include "store/store-internal.h"
+#include "store/query.h"
 
 const char *ht__report_dim_name(unsigned dim)
 {
@@ -39,10 +39,16 @@ const char *ht__report_device_label(const struct rp_model *m, int64_t id, char *
     return buf;
 }
 
-static void column_text(sqlite3_stmt *st, int i, char *buf, size_t size)
+/* Copies src into dst (size bytes), cut to fit, always terminated: the model keeps shorter
+ * fields than the store's rows, as it always did. */
+static void copy_text(char *dst, size_t size, const char *src)
 {
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, size, "%s", t ? (const char *)t : "");
+    size_t n = strlen(src);
+
+    if (n >= size)
+        n = size - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
 }
 
 /* Appends one element of size bytes to a growing array; NULL when out of memory. */
@@ -54,35 +60,6 @@ static void *push(void *arr, size_t *n, size_t size)
     memset(p + *n * size, 0, size);
     (*n)++;
     return p;
-}
-
-/* Runs sql with problem_id bound to ?1 and collects the first column of every row. */
-static int list_ids(struct ht_store *store, const char *sql, int64_t problem_id, int64_t **ids,
-                    size_t *n, struct ht_error *err)
-{
-    sqlite3_stmt *st = NULL;
-    int rc, r;
-
-    *ids = NULL;
-    *n = 0;
-    rc = ht__store_prepare(store, sql, &st, "cannot read the database for the report", err);
-    if (rc != HT_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, problem_id);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t *grown = push(*ids, n, sizeof **ids);
-        if (!grown) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        *ids = grown;
-        (*ids)[*n - 1] = sqlite3_column_int64(st, 0);
-    }
-    if (r != SQLITE_DONE)
-        rc = ht__store_fail(store, err, "cannot read the database for the report");
-cleanup:
-    sqlite3_finalize(st);
-    return rc;
 }
 
 static int add_space(const struct ht_stored_space *sp, void *user)
@@ -98,36 +75,27 @@ static int add_space(const struct ht_stored_space *sp, void *user)
 
 static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_error *err)
 {
-    sqlite3_stmt *st = NULL;
+    struct ht__store_eval_tally *tally = NULL;
     struct ht_stored_eval *ev = malloc(sizeof *ev);
-    int rc, r;
+    size_t n = 0;
+    int rc;
 
     if (!ev)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__store_prepare(store,
-                           "SELECT device_id, count(*), sum(status = 'ok') FROM evaluations "
-                           "WHERE problem_id = ? GROUP BY device_id ORDER BY device_id",
-                           &st, "cannot read the evaluations", err);
+    rc = ht__store_query_eval_tally(store, c->problem_id, &tally, &n, err);
     if (rc != HT_OK)
         goto cleanup;
-    sqlite3_bind_int64(st, 1, c->problem_id);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rp_tuning *grown = push(c->tuning, &c->ntuning, sizeof *c->tuning);
-        struct rp_tuning *t;
-        if (!grown) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        c->tuning = grown;
-        t = &c->tuning[c->ntuning - 1];
-        t->device_id = sqlite3_column_int64(st, 0);
-        t->evaluations = (uint64_t)sqlite3_column_int64(st, 1);
-        t->ok = (uint64_t)sqlite3_column_int64(st, 2);
-        t->seconds = -1;
-    }
-    if (r != SQLITE_DONE) {
-        rc = ht__store_fail(store, err, "cannot read the evaluations");
+    c->tuning = calloc(n ? n : 1, sizeof *c->tuning);
+    if (!c->tuning) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct rp_tuning *t = &c->tuning[c->ntuning++];
+        t->device_id = tally[i].device_id;
+        t->evaluations = tally[i].evaluations;
+        t->ok = tally[i].ok;
+        t->seconds = -1;
     }
     /* The best as hetune split chooses it: ok, and not failed verification. */
     for (size_t i = 0; i < c->ntuning; i++) {
@@ -144,7 +112,7 @@ static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_erro
         t->seconds = ev->seconds;
     }
 cleanup:
-    sqlite3_finalize(st);
+    free(tally);
     free(ev);
     return rc;
 }
@@ -155,11 +123,8 @@ static int load_splits(struct ht_store *store, struct rp_case *c, struct ht_erro
     size_t n = 0;
     int rc;
 
-    rc = list_ids(store,
-                  "SELECT max(id) FROM splits WHERE problem_id = ?1 GROUP BY dim, scheduler "
-                  "ORDER BY dim, CASE scheduler WHEN 'static' THEN 0 WHEN 'dynamic' THEN 1 "
-                  "WHEN 'guided' THEN 2 ELSE 3 END, scheduler",
-                  c->problem_id, &ids, &n, err);
+    rc = ht__store_query_split_ids(store, c->problem_id, HT__STORE_SPLITS_NEWEST_PER_SCHEDULER,
+                                   &ids, &n, err);
     if (rc != HT_OK)
         goto cleanup;
     c->splits = calloc(n ? n : 1, sizeof *c->splits);
@@ -195,11 +160,8 @@ static int load_sweeps(struct ht_store *store, struct rp_case *c, struct ht_erro
     size_t n = 0;
     int rc;
 
-    rc = list_ids(store,
-                  "SELECT max(s.id) FROM splits s WHERE s.problem_id = ?1 AND EXISTS "
-                  "(SELECT 1 FROM sweep_points p WHERE p.split_id = s.id) GROUP BY s.dim "
-                  "ORDER BY s.dim",
-                  c->problem_id, &ids, &n, err);
+    rc = ht__store_query_split_ids(store, c->problem_id, HT__STORE_SPLITS_NEWEST_SWEEP, &ids,
+                                   &n, err);
     if (rc != HT_OK)
         goto cleanup;
     c->sweeps = calloc(n ? n : 1, sizeof *c->sweeps);
@@ -244,47 +206,49 @@ static void make_slug(const char *spec, const char *sizes, char *buf, size_t siz
         snprintf(buf, size, "case");
 }
 
+/* Case studies in the order of the report: by spec name, then problem id (the order the
+ * SQL of earlier versions gave: BINARY collation is strcmp's). */
+static int case_order(const void *a, const void *b)
+{
+    const struct rp_case *x = a, *y = b;
+    int c = strcmp(x->spec, y->spec);
+
+    if (c)
+        return c;
+    return (x->problem_id > y->problem_id) - (x->problem_id < y->problem_id);
+}
+
 static int load_cases(struct ht_store *store, const char *spec, struct rp_model *m,
                       struct ht_error *err)
 {
-    sqlite3_stmt *st = NULL;
-    int rc, r;
+    struct ht__store_problem_row *rows = NULL;
+    size_t n = 0;
+    int rc;
 
-    rc = ht__store_prepare(
-        store,
-        "SELECT p.id, k.spec_name, p.sizes FROM problems p JOIN kernels k ON k.id = "
-        "p.kernel_id WHERE (?1 IS NULL OR k.spec_name = ?1) AND (EXISTS (SELECT 1 FROM spaces "
-        "s WHERE s.problem_id = p.id) OR EXISTS (SELECT 1 FROM evaluations e WHERE "
-        "e.problem_id = p.id) OR EXISTS (SELECT 1 FROM splits x WHERE x.problem_id = p.id)) "
-        "ORDER BY k.spec_name, p.id",
-        &st, "cannot read the problems", err);
+    rc = ht__store_query_problems(store, spec, &rows, &n, err);
     if (rc != HT_OK)
         return rc;
-    if (spec)
-        sqlite3_bind_text(st, 1, spec, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, 1);
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        struct rp_case *grown = push(m->cases, &m->ncases, sizeof *m->cases), *c;
-        if (!grown) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        m->cases = grown;
-        c = &m->cases[m->ncases - 1];
-        c->problem_id = sqlite3_column_int64(st, 0);
-        column_text(st, 1, c->spec, sizeof c->spec);
-        column_text(st, 2, c->sizes, sizeof c->sizes);
+    m->cases = calloc(n ? n : 1, sizeof *m->cases);
+    if (!m->cases) {
+        free(rows);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct rp_case *c;
+        /* A problem with nothing stored (its spec was only loaded) is no case study. */
+        if (!rows[i].has_results)
+            continue;
+        c = &m->cases[m->ncases++];
+        c->problem_id = rows[i].id;
+        copy_text(c->spec, sizeof c->spec, rows[i].spec);
+        copy_text(c->sizes, sizeof c->sizes, rows[i].sizes);
         snprintf(c->label, sizeof c->label, "%s%s%s", c->spec, c->sizes[0] ? " " : "",
                  c->sizes);
         make_slug(c->spec, c->sizes, c->slug, sizeof c->slug);
     }
-    if (r != SQLITE_DONE)
-        rc = ht__store_fail(store, err, "cannot read the problems");
-cleanup:
-    sqlite3_finalize(st);
-    if (rc != HT_OK)
-        return rc;
+    free(rows);
+    if (m->ncases > 1)
+        qsort(m->cases, m->ncases, sizeof *m->cases, case_order);
     /* Two problems can share a name and sizes (an edited kernel): their files must not. */
     for (size_t i = 0; i < m->ncases; i++)
         for (size_t j = 0; j < i; j++)
@@ -353,8 +317,8 @@ static void make_labels(struct rp_model *m)
 static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_error *err)
 {
     int64_t *ids = NULL;
-    size_t n = 0;
-    sqlite3_stmt *st = NULL;
+    size_t n = 0, nrows = 0;
+    struct ht__store_device_row *rows = NULL;
     int rc = HT_OK;
 
     for (size_t i = 0; i < m->ncases; i++) {
@@ -380,35 +344,28 @@ static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_er
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    rc = ht__store_prepare(store,
-                           "SELECT name, platform, type, driver_version, compute_units FROM "
-                           "devices WHERE id = ?",
-                           &st, "cannot read the devices", err);
+    rc = ht__store_query_devices(store, &rows, &nrows, err);
     if (rc != HT_OK)
         goto cleanup;
-    for (size_t i = 0; i < n; i++) {
+    /* Both lists are in id order. A device missing is impossible with foreign keys; the
+     * report would name it "device <id>". */
+    for (size_t i = 0, k = 0; i < n; i++) {
         struct rp_device *d = &m->devices[m->ndevices];
-        int r;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, ids[i]);
-        r = sqlite3_step(st);
-        if (r == SQLITE_DONE)
-            continue; /* foreign keys make this impossible; report it as "device <id>" */
-        if (r != SQLITE_ROW) {
-            rc = ht__store_fail(store, err, "cannot read the devices");
-            goto cleanup;
-        }
+        while (k < nrows && rows[k].id < ids[i])
+            k++;
+        if (k == nrows || rows[k].id != ids[i])
+            continue;
         d->id = ids[i];
-        column_text(st, 0, d->name, sizeof d->name);
-        column_text(st, 1, d->platform, sizeof d->platform);
-        column_text(st, 2, d->type, sizeof d->type);
-        column_text(st, 3, d->driver, sizeof d->driver);
-        d->compute_units = sqlite3_column_int64(st, 4);
+        copy_text(d->name, sizeof d->name, rows[k].name);
+        copy_text(d->platform, sizeof d->platform, rows[k].platform);
+        copy_text(d->type, sizeof d->type, rows[k].type);
+        copy_text(d->driver, sizeof d->driver, rows[k].driver);
+        d->compute_units = rows[k].compute_units;
         m->ndevices++;
     }
     make_labels(m);
 cleanup:
-    sqlite3_finalize(st);
+    free(rows);
     free(ids);
     return rc;
 }
@@ -420,8 +377,7 @@ int ht__report_load(struct ht_store *store, const char *spec, struct rp_model *m
 
     memset(m, 0, sizeof *m);
     snprintf(m->db, sizeof m->db, "%s", ht_store_path(store));
-    rc = ht__store_query_int(store, "PRAGMA user_version", &m->schema_version,
-                             "cannot read the schema version", err);
+    rc = ht__store_schema_version(store, &m->schema_version, err);
     if (rc == HT_OK)
         rc = load_cases(store, spec, m, err);
     for (size_t i = 0; rc == HT_OK && i < m->ncases; i++) {

@@ -218,6 +218,16 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
     return HT_OK;
 }
 
+int ht_workflow_scheduler_planned(const char *scheduler)
+{
+    static const char *const planned[] = {"static", "refined"};
+
+    for (size_t i = 0; scheduler && i < sizeof planned / sizeof *planned; i++)
+        if (!strcmp(scheduler, planned[i]))
+            return 1;
+    return 0;
+}
+
 int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
                     const struct ht_workflow_device *devs, size_t n, size_t fastest,
                     const struct ht_coexec_result *res, const struct ht_split_plan *plan,
@@ -225,7 +235,7 @@ int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
 {
     struct ht_stored_split sp;
     struct ht_stored_split_device *sd;
-    int is_static = !strcmp(res->scheduler, "static") || !strcmp(res->scheduler, "refined");
+    int is_static = ht_workflow_scheduler_planned(res->scheduler);
     int rc;
 
     if (ran_alone)

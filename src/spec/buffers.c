@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hetune/report.h"
+#include "hetune/util.h"
 #include "hetune/spec.h"
 
 /* Fills err's location (when it holds no error yet) with the spec and a field. */

@@ -1,5 +1,6 @@
-/* Unit tests of the report (src/report/) and of the space sizes of the store
- * (src/store/spaces.c), without OpenCL: a database is filled by hand through the store's
+/* Unit tests of the report (src/report/), of the space sizes of the store
+ * (src/store/spaces.c) and of the listings it reads through (src/store/query.h), without
+ * OpenCL: a database is filled by hand through the store's
  * API (space sizes, evaluations, splits, sweeps), the report is written into a temporary
  * folder and its CSV files are compared exactly, its Markdown tables line by line. The
  * pictures are checked when gnuplot is on PATH (skipped otherwise); with PATH set to an
@@ -21,6 +22,7 @@
 
 #include "hetune/report.h"
 #include "hetune/store.h"
+#include "store/query.h"
 #include "util/util.h"
 
 static char tmpdir[256];
@@ -649,6 +651,125 @@ static void test_report_selection(void **state)
     ht_store_close(s);
 }
 
+static void check_ids(const int64_t *have, size_t n, const int64_t *want, size_t nwant)
+{
+    assert_int_equal(n, nwant);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(have[i], want[i]);
+}
+
+/* The store's listings for readers (src/store/query.h): problems with their kernel's names,
+ * a problem with nothing stored marked so, the spec filter; devices; tallies; the three
+ * choices of splits. Then the report orders its case studies by spec name, not by id. */
+static void test_store_query(void **state)
+{
+    struct ht_store *s = make_db("query.db");
+    struct ht__store_problem_row *pr = NULL;
+    struct ht__store_device_row *dr = NULL;
+    struct ht__store_eval_tally *tr = NULL;
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct mini_spec spec;
+    struct ht_error err;
+    int64_t *ids = NULL, version = -1, kernel, bare, alpha;
+    size_t n = 99;
+    (void)state;
+
+    ht_error_clear(&err);
+    check_rc(ht__store_schema_version(s, &version, &err), &err, "schema version");
+    assert_int_equal(version, HT_STORE_SCHEMA_VERSION);
+
+    /* A problem of another kernel with nothing stored, then one of spec "alpha" with an
+     * evaluation: ids 2 and 3, "alpha" sorting before "conv1d". */
+    fill_spec(&spec, "__kernel void conv1d_local() { /* bare */ }");
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &bare, &err), &err, "problem");
+    fill_spec(&spec, "__kernel void conv1d_local() { /* alpha */ }");
+    snprintf(spec.name, sizeof spec.name, "alpha");
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &alpha, &err), &err, "problem");
+    assert_int_equal(bare, 2);
+    assert_int_equal(alpha, 3);
+    put_eval(s, alpha, 2, 8, "ok", 0.004);
+
+    check_rc(ht__store_query_problems(s, NULL, &pr, &n, &err), &err, "problems");
+    assert_int_equal(n, 3);
+    assert_int_equal(pr[0].id, 1);
+    assert_string_equal(pr[0].kernel, "conv1d_local");
+    assert_string_equal(pr[0].spec, "conv1d");
+    assert_string_equal(pr[0].sizes, "N=64");
+    assert_string_equal(pr[0].params, "WG,MASK");
+    assert_int_equal(pr[0].has_results, 1);
+    assert_int_equal(pr[1].id, 2);
+    assert_int_equal(pr[1].has_results, 0);
+    assert_int_equal(pr[2].id, 3);
+    assert_string_equal(pr[2].spec, "alpha");
+    assert_int_equal(pr[2].has_results, 1);
+    free(pr);
+    check_rc(ht__store_query_problems(s, "alpha", &pr, &n, &err), &err, "problems of alpha");
+    assert_int_equal(n, 1);
+    assert_int_equal(pr[0].id, 3);
+    free(pr);
+    check_rc(ht__store_query_problems(s, "nothing", &pr, &n, &err), &err, "no problems");
+    assert_int_equal(n, 0);
+    assert_null(pr);
+
+    check_rc(ht__store_query_devices(s, &dr, &n, &err), &err, "devices");
+    assert_int_equal(n, 2);
+    assert_int_equal(dr[0].id, 1);
+    assert_string_equal(dr[0].name, "pthread-skylake");
+    assert_string_equal(dr[0].platform, "Portable Computing Language");
+    assert_string_equal(dr[0].type, "CPU");
+    assert_string_equal(dr[0].driver, "5.0");
+    assert_int_equal(dr[0].compute_units, 2);
+    assert_int_equal(dr[1].id, 2);
+    assert_int_equal(dr[1].compute_units, 1);
+    free(dr);
+
+    check_rc(ht__store_query_eval_tally(s, 1, &tr, &n, &err), &err, "tally");
+    assert_int_equal(n, 2);
+    assert_int_equal(tr[0].device_id, 1);
+    assert_int_equal(tr[0].evaluations, 3);
+    assert_int_equal(tr[0].ok, 2);
+    assert_int_equal(tr[1].device_id, 2);
+    assert_int_equal(tr[1].evaluations, 1);
+    assert_int_equal(tr[1].ok, 1);
+    free(tr);
+    check_rc(ht__store_query_eval_tally(s, bare, &tr, &n, &err), &err, "no tally");
+    assert_int_equal(n, 0);
+
+    /* Splits 1 and 2 static (2 newer, both with sweeps), 3 dynamic. */
+    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_FIRST, &ids, &n, &err),
+             &err, "splits");
+    check_ids(ids, n, (int64_t[]){3, 2, 1}, 3);
+    free(ids);
+    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_PER_SCHEDULER, &ids, &n,
+                                       &err), &err, "splits per scheduler");
+    check_ids(ids, n, (int64_t[]){2, 3}, 2);
+    free(ids);
+    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_SWEEP, &ids, &n, &err),
+             &err, "sweeps");
+    check_ids(ids, n, (int64_t[]){2}, 1);
+    free(ids);
+    assert_int_equal(ht__store_query_split_ids(s, 1, (enum ht__store_split_pick)7, &ids, &n,
+                                               &err), HT_EINVAL);
+    assert_null(ids);
+    assert_int_equal(n, 0);
+
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "";
+    ht_error_clear(&err);
+    check_rc(ht_report_write(s, path_in("query", NULL), &opts, &res, &err), &err, "report");
+    assert_int_equal(res.cases, 2);
+    check_file(path_in("query", "tuning.csv"),
+               "case,spec,sizes,problem_id,device_id,device,evaluations,ok,best_config,"
+               "best_seconds\n"
+               "alpha N=64,alpha,N=64,3,2,basic,1,1,\"WG=8,MASK=5\",0.004\n"
+               "conv1d N=64,conv1d,N=64,1,1,pthread,3,2,\"WG=8,MASK=5\",0.001\n"
+               "conv1d N=64,conv1d,N=64,1,2,basic,1,1,\"WG=16,MASK=5\",0.002\n");
+    ht_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_report_pictures),
         cmocka_unit_test(test_report_no_gnuplot),
         cmocka_unit_test(test_report_selection),
+        cmocka_unit_test(test_store_query),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -87,12 +87,27 @@ static void test_report_json(void **state)
     free(text);
 }
 
+/* The one test of a scheduler's name for fixed slices (cmd-split and the stored split). */
+static void test_scheduler_planned(void **state)
+{
+    (void)state;
+    assert_int_equal(ht_workflow_scheduler_planned("static"), 1);
+    assert_int_equal(ht_workflow_scheduler_planned("refined"), 1);
+    assert_int_equal(ht_workflow_scheduler_planned("dynamic"), 0);
+    assert_int_equal(ht_workflow_scheduler_planned("guided"), 0);
+    assert_int_equal(ht_workflow_scheduler_planned("alone"), 0);
+    assert_int_equal(ht_workflow_scheduler_planned("statics"), 0);
+    assert_int_equal(ht_workflow_scheduler_planned(""), 0);
+    assert_int_equal(ht_workflow_scheduler_planned(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bytes),
         cmocka_unit_test(test_plan_json),
         cmocka_unit_test(test_report_json),
+        cmocka_unit_test(test_scheduler_planned),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,187 @@
+/* The listings the report and the exports read (src/store/query.h): problems with their
+ * kernel's names, devices, tallies of evaluations, and which splits to show. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/query.h"
+#include "store/store-internal.h"
+
+/* Fills one row of the caller's type from the statement's current row. */
+typedef void (*fill_fn)(sqlite3_stmt *st, void *row);
+
+/* Runs sql, with spec bound to :spec (NULL binds NULL) and id to :id where the statement
+ * names them, and collects one row of size bytes per result row, filled by fill, into *rows
+ * (owned by the caller). On failure *rows is NULL and *n 0. */
+static int collect(struct ht_store *store, const char *sql, const char *spec, int64_t id,
+                   size_t size, fill_fn fill, void **rows, size_t *n, const char *op,
+                   struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    char *arr = NULL;
+    size_t count = 0, cap = 0;
+    int rc, r, i;
+
+    *rows = NULL;
+    *n = 0;
+    rc = ht__store_prepare(store, sql, &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if ((i = sqlite3_bind_parameter_index(st, ":spec")) > 0) {
+        if (spec)
+            sqlite3_bind_text(st, i, spec, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, i);
+    }
+    if ((i = sqlite3_bind_parameter_index(st, ":id")) > 0)
+        sqlite3_bind_int64(st, i, id);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (count == cap) {
+            size_t grown_cap = cap ? 2 * cap : 8;
+            char *grown = realloc(arr, grown_cap * size);
+            if (!grown) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            arr = grown;
+            cap = grown_cap;
+        }
+        memset(arr + count * size, 0, size);
+        fill(st, arr + count * size);
+        count++;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, op);
+cleanup:
+    sqlite3_finalize(st);
+    if (rc != HT_OK) {
+        free(arr);
+        return rc;
+    }
+    *rows = arr;
+    *n = count;
+    return HT_OK;
+}
+
+int ht__store_schema_version(struct ht_store *store, int64_t *version, struct ht_error *err)
+{
+    return ht__store_query_int(store, "PRAGMA user_version", version,
+                               "cannot read the schema version", err);
+}
+
+static void fill_problem(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_problem_row *p = row;
+
+    p->id = sqlite3_column_int64(st, 0);
+    ht__store_column_text(st, 1, p->kernel, sizeof p->kernel);
+    ht__store_column_text(st, 2, p->spec, sizeof p->spec);
+    ht__store_column_text(st, 3, p->sizes, sizeof p->sizes);
+    ht__store_column_text(st, 4, p->params, sizeof p->params);
+    p->has_results = sqlite3_column_int(st, 5) != 0;
+}
+
+int ht__store_query_problems(struct ht_store *store, const char *spec,
+                             struct ht__store_problem_row **rows, size_t *n,
+                             struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(
+        store,
+        "SELECT p.id, k.kernel_name, k.spec_name, p.sizes, p.params, "
+        "EXISTS (SELECT 1 FROM spaces s WHERE s.problem_id = p.id) OR "
+        "EXISTS (SELECT 1 FROM evaluations e WHERE e.problem_id = p.id) OR "
+        "EXISTS (SELECT 1 FROM splits x WHERE x.problem_id = p.id) "
+        "FROM problems p JOIN kernels k ON k.id = p.kernel_id "
+        "WHERE :spec IS NULL OR k.spec_name = :spec ORDER BY p.id",
+        spec, 0, sizeof **rows, fill_problem, &arr, n, "cannot read the problems", err);
+
+    *rows = arr;
+    return rc;
+}
+
+static void fill_device(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_device_row *d = row;
+
+    d->id = sqlite3_column_int64(st, 0);
+    ht__store_column_text(st, 1, d->name, sizeof d->name);
+    ht__store_column_text(st, 2, d->platform, sizeof d->platform);
+    ht__store_column_text(st, 3, d->type, sizeof d->type);
+    ht__store_column_text(st, 4, d->driver, sizeof d->driver);
+    d->compute_units = sqlite3_column_int64(st, 5);
+}
+
+int ht__store_query_devices(struct ht_store *store, struct ht__store_device_row **rows,
+                            size_t *n, struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(store,
+                     "SELECT id, name, platform, type, driver_version, compute_units "
+                     "FROM devices ORDER BY id",
+                     NULL, 0, sizeof **rows, fill_device, &arr, n, "cannot read the devices",
+                     err);
+
+    *rows = arr;
+    return rc;
+}
+
+static void fill_tally(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_eval_tally *t = row;
+
+    t->device_id = sqlite3_column_int64(st, 0);
+    t->evaluations = (uint64_t)sqlite3_column_int64(st, 1);
+    t->ok = (uint64_t)sqlite3_column_int64(st, 2);
+}
+
+int ht__store_query_eval_tally(struct ht_store *store, int64_t problem_id,
+                               struct ht__store_eval_tally **rows, size_t *n,
+                               struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(store,
+                     "SELECT device_id, count(*), sum(status = 'ok') FROM evaluations "
+                     "WHERE problem_id = :id GROUP BY device_id "
+                     "ORDER BY device_id",
+                     NULL, problem_id, sizeof **rows, fill_tally, &arr, n,
+                     "cannot read the evaluations", err);
+
+    *rows = arr;
+    return rc;
+}
+
+static void fill_id(sqlite3_stmt *st, void *row)
+{
+    *(int64_t *)row = sqlite3_column_int64(st, 0);
+}
+
+int ht__store_query_split_ids(struct ht_store *store, int64_t problem_id,
+                              enum ht__store_split_pick pick, int64_t **ids, size_t *n,
+                              struct ht_error *err)
+{
+    static const char *const sql[] = {
+        [HT__STORE_SPLITS_NEWEST_FIRST] =
+            "SELECT id FROM splits WHERE problem_id = :id ORDER BY id DESC",
+        /* The schedulers in the order hetune split --help lists them (split.h's registry:
+         * static, dynamic, guided), any other after them by name. */
+        [HT__STORE_SPLITS_NEWEST_PER_SCHEDULER] =
+            "SELECT max(id) FROM splits WHERE problem_id = :id "
+            "GROUP BY dim, scheduler ORDER BY dim, CASE scheduler WHEN 'static' THEN 0 "
+            "WHEN 'dynamic' THEN 1 WHEN 'guided' THEN 2 ELSE 3 END, scheduler",
+        [HT__STORE_SPLITS_NEWEST_SWEEP] =
+            "SELECT max(s.id) FROM splits s WHERE s.problem_id = :id AND "
+            "EXISTS (SELECT 1 FROM sweep_points p WHERE p.split_id = s.id) GROUP BY s.dim "
+            "ORDER BY s.dim",
+    };
+    void *arr;
+    int rc;
+
+    *ids = NULL;
+    *n = 0;
+    if ((unsigned)pick >= sizeof sql / sizeof *sql)
+        return ht_error_set(err, HT_EINVAL, "unknown listing of splits %d", (int)pick);
+    rc = collect(store, sql[pick], NULL, problem_id, sizeof **ids, fill_id, &arr, n,
+                 "cannot read the splits", err);
+    *ids = arr;
+    return rc;
+}
