@@ -267,6 +267,8 @@ static char *extreme(struct import *im, const char *w, const char *arg, size_t l
     /* min(a, b, c) -> min(a, min(b, c)) */
     for (i = 0; i <= ncommas; i++) {
         size_t from = i ? commas[i - 1] + 1 : 0, to = i < ncommas ? commas[i] : len;
+        while (from < to && arg[from] == ' ')
+            from++;
         if (i < ncommas) {
             put(&nested, w, 3);
             put(&nested, "(", 1);
@@ -290,13 +292,15 @@ static char *extreme(struct import *im, const char *w, const char *arg, size_t l
         put(&b, "(", 1);
         for (i = 0; i < 2; i++) {
             size_t from = i ? commas[0] + 1 : 0, to = i ? len : commas[0];
+            while (from < to && arg[from] == ' ')
+                from++;
             char *piece = strndup(arg + from, to - from);
             inner = piece ? translate(im, piece, path) : NULL;
             free(piece);
             if (!inner)
                 break;
             put(&b, inner, strlen(inner));
-            put(&b, i ? ")" : ",", 1);
+            put(&b, i ? ")" : ", ", i ? 1 : 2);
             free(inner);
         }
         free(nested.s);
