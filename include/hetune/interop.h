@@ -39,11 +39,13 @@
  *                                     Python), comparisons, and/or/not, x if c else y,
  *                                     ceil floor int min max. A value Python gives as a
  *                                     float or bool, or twice, is refused
- *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, //, True, False
- *                                     become C's, // truncating as C's does: exact where
- *                                     its operands have one sign; a chained comparison
- *                                     a < b <= c becomes (a < b && b <= c), as Python
- *                                     means it; a quotient of Python's true division
+ *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, True, False
+ *                                     become C's; // and % floor as Python's do: C's / and
+ *                                     % where no operand can be negative (no '-', only
+ *                                     parameters of values >= 0, sizes, device variables),
+ *                                     else -ceil_div(-a, b) and ((a % b) + b) % b; a
+ *                                     chained comparison a < b <= c becomes
+ *                                     (a < b && b <= c), as Python means it; a quotient of Python's true division
  *                                     compared with a value, a / b > c, becomes the exact
  *                                     integer comparison a > c * b (mirrored for a
  *                                     negative b, invalid for a zero b); ceil(a / b) becomes
@@ -110,10 +112,11 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
                     struct ht_error *err);
 
 /* One Python expression of Kernel Tuner's restrictions as a hetune constraint, translated
- * as ConfigurationSpace.Conditions are above (and/or/not, //, True/False, chained
- * comparisons, a quotient of true division compared with a value, ceil/floor/int of a
- * quotient, min/max of several values; refused: & | ^ **, any other true division) and checked to compile over names[0..nnames) (the parameters
- * and sizes it may use). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
+ * as ConfigurationSpace.Conditions are above (and/or/not, // and % as Python's,
+ * True/False, chained comparisons, a quotient of true division compared with a value,
+ * ceil/floor/int of a quotient, min/max of several values; refused: & | ^ **, any other
+ * true division) and checked to compile over names[0..nnames) (the parameters and sizes it
+ * may use; a parameter's sign is unknown here, so // and % take their exact form). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
  * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
  * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel
  * goes through it, so both read a restriction alike. */

@@ -130,6 +130,10 @@ static int param_extreme(struct import *im, const char *w, size_t len, const cha
  * byte that no expression holds until a comparison gives it an exact integer form
  * (comparison below); expression refuses one left over. */
 #define TRUE_DIV '\x01'
+/* Python's // and %, which floor where C's truncate: marked by translate, written out by
+ * floor_ops once the operands are known. */
+#define FLOOR_DIV '\x02'
+#define PY_MOD '\x03'
 
 /* A growing string; ok 0 once out of memory. */
 struct sbuf {
@@ -423,8 +427,11 @@ static char *translate(struct import *im, const char *src, const char *path)
                    path, *p == '*' ? 2 : 1, p, src);
             return NULL;
         } else if (p[0] == '/' && p[1] == '/') {
-            out[n++] = '/';
+            out[n++] = FLOOR_DIV;
             p += 2;
+        } else if (p[0] == '%') {
+            out[n++] = PY_MOD;
+            p++;
         } else if (p[0] == '/') {
             out[n++] = TRUE_DIV;
             p++;
@@ -508,7 +515,7 @@ static size_t quotient_at(const char *c, size_t a, size_t z)
     for (size_t i = a; i < z; i++) {
         char ch = c[i];
         depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
-        if (depth == 0 && strchr("*%/" "\x01", ch))
+        if (depth == 0 && strchr("*%/" "\x01\x02\x03", ch))
             last = i;
         if (depth == 0 && ch == TRUE_DIV) {
             if (div != z)
@@ -656,6 +663,223 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
     }
 }
 
+/* 1 when c[a, z) cannot be negative: no '-' in it, and every name a tuning parameter whose
+ * values are all >= 0, a problem size, a device variable, or a function of hetune that
+ * gives no negative value from such arguments. */
+static int nonnegative(const struct import *im, const char *c, size_t a, size_t z)
+{
+    static const char *const fns[] = {"min", "max", "ceil_div", "is_pow2", "log2", NULL};
+    size_t i = a;
+
+    while (i < z) {
+        if (c[i] == '-' || c[i] == '~')
+            return 0;
+        if (!(isalpha((unsigned char)c[i]) || c[i] == '_') ||
+            (i > a && (isalnum((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
+            i++;
+            continue;
+        }
+        size_t b = i, k;
+        while (i < z && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+            i++;
+        size_t len = i - b, j = i;
+        int ok = 0;
+        while (j < z && c[j] == ' ')
+            j++;
+        if (j < z && c[j] == '(') {
+            for (k = 0; fns[k] && !ok; k++)
+                ok = strlen(fns[k]) == len && !strncmp(c + b, fns[k], len);
+        } else {
+            for (k = im->nparams; k < im->nnames && !ok; k++)
+                ok = strlen(im->names[k]) == len && !strncmp(c + b, im->names[k], len);
+            for (k = 0; k < im->nparams && !ok && im->values; k++)
+                if (strlen(im->names[k]) == len && !strncmp(c + b, im->names[k], len)) {
+                    json_t *v, *vals = json_object_get(json_object_get(im->values,
+                                                                       im->names[k]), "values");
+                    size_t m;
+                    ok = json_array_size(vals) > 0;
+                    json_array_foreach(vals, m, v)
+                        ok = ok && json_integer_value(v) >= 0;
+                }
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
+                      struct sbuf *out);
+
+/* Copies c[a, z), its parenthesised parts through floor_ops. */
+static void floor_copy(const struct import *im, const char *c, size_t a, size_t z,
+                       struct sbuf *out)
+{
+    while (a < z) {
+        if (c[a] != '(') {
+            put(out, c + a++, 1);
+            continue;
+        }
+        size_t j = a + 1;
+        int depth = 1;
+        for (; j < z; j++) {
+            depth += c[j] == '(' ? 1 : c[j] == ')' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        put(out, "(", 1);
+        floor_ops(im, c, a + 1, j, out);
+        if (j < z) {
+            put(out, ")", 1);
+            j++;
+        }
+        a = j;
+    }
+}
+
+/* Writes c[a, z) with Python's // and % (FLOOR_DIV, PY_MOD) as exact C: where both operands
+ * cannot be negative, C's / and % (the same there); else floor(x / y) as
+ * -ceil_div(-(x), y) and x mod y as ((x) % (y) + (y)) % (y), which has y's sign as
+ * Python's has. A run of * / % // between operators that bind looser is a left-to-right
+ * chain of factors (a unary sign, a name, a number, a call or a parenthesis each). */
+static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
+                      struct sbuf *out)
+{
+    size_t seg = a;
+
+    while (seg < z) {
+        size_t end = seg, ops = 0;
+        int depth = 0, operand = 0;
+        for (; end < z; end++) {
+            char ch = c[end];
+            if (ch == '(')
+                depth++;
+            else if (ch == ')')
+                depth--;
+            else if (depth == 0 && (ch == FLOOR_DIV || ch == PY_MOD))
+                ops++;
+            else if (depth == 0 && (strchr("<>=?:,&|^", ch) || (ch == '!' && c[end + 1] == '=') ||
+                                    ((ch == '+' || ch == '-') && operand)))
+                break;
+            if (ch != ' ')
+                operand = isalnum((unsigned char)ch) || ch == '_' || ch == ')';
+        }
+        if (!ops) {
+            floor_copy(im, c, seg, end, out);
+        } else {
+            struct sbuf acc = {NULL, 0, 0, 1};
+            size_t i = seg, fa = 0, fz = 0, acc_a = 0;
+            char op = 0;
+            int acc_raw = 1; /* acc is still c[acc_a, fz): its sign can be judged */
+            put(out, "", 0);
+            while (i < end) {
+                /* The next factor: blanks, unary signs, then a primary. */
+                while (i < end && c[i] == ' ')
+                    i++;
+                fa = i;
+                while (i < end && strchr("-+!~ ", c[i]))
+                    i++;
+                if (i < end && c[i] == '(') {
+                    int d = 0;
+                    for (; i < end; i++) {
+                        d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+                        if (d == 0) {
+                            i++;
+                            break;
+                        }
+                    }
+                } else {
+                    while (i < end && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+                        i++;
+                    size_t j = i;
+                    while (j < end && c[j] == ' ')
+                        j++;
+                    if (j < end && c[j] == '(') { /* a call */
+                        int d = 0;
+                        for (i = j; i < end; i++) {
+                            d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+                            if (d == 0) {
+                                i++;
+                                break;
+                            }
+                        }
+                    }
+                }
+                fz = i;
+                while (fz > fa && c[fz - 1] == ' ')
+                    fz--;
+                struct sbuf f = {NULL, 0, 0, 1};
+                floor_copy(im, c, fa, fz, &f);
+                put(&f, "", 0);
+                if (!op) {
+                    put(&acc, f.s ? f.s : "", f.len);
+                    acc_a = fa;
+                } else {
+                    struct sbuf next = {NULL, 0, 0, 1};
+                    int plain = op != FLOOR_DIV && op != PY_MOD;
+                    if (!plain && acc_raw && nonnegative(im, c, acc_a, fz))
+                        plain = 1;
+                    if (plain) {
+                        char o = op == FLOOR_DIV ? '/' : op == PY_MOD ? '%' : op;
+                        put(&next, acc.s, acc.len);
+                        put(&next, " ", 1);
+                        put(&next, &o, 1);
+                        put(&next, " ", 1);
+                        put(&next, f.s, f.len);
+                    } else if (op == FLOOR_DIV) {
+                        put(&next, "(-ceil_div(-(", 13);
+                        put(&next, acc.s, acc.len);
+                        put(&next, "), ", 3);
+                        put(&next, f.s, f.len);
+                        put(&next, "))", 2);
+                        acc_raw = 0;
+                    } else {
+                        put(&next, "(((", 3);
+                        put(&next, acc.s, acc.len);
+                        put(&next, ") % (", 5);
+                        put(&next, f.s, f.len);
+                        put(&next, ") + (", 5);
+                        put(&next, f.s, f.len);
+                        put(&next, ")) % (", 6);
+                        put(&next, f.s, f.len);
+                        put(&next, "))", 2);
+                        acc_raw = 0;
+                    }
+                    put(&next, "", 0);
+                    free(acc.s);
+                    acc = next;
+                }
+                free(f.s);
+                while (i < end && c[i] == ' ')
+                    i++;
+                if (i >= end)
+                    break;
+                op = c[i++]; /* * / % // or a true division left for expression to refuse */
+            }
+            if (!acc.ok)
+                out->ok = 0;
+            /* The segment's own leading and trailing blanks stay as they were. */
+            size_t lead = seg;
+            while (lead < end && c[lead] == ' ')
+                lead++;
+            put(out, c + seg, lead - seg);
+            put(out, acc.s ? acc.s : "", acc.len);
+            size_t trail = end;
+            while (trail > lead && c[trail - 1] == ' ')
+                trail--;
+            put(out, c + trail, end - trail);
+            free(acc.s);
+        }
+        if (end >= z)
+            return;
+        /* The operator that ended the segment: two characters for && || <= >= == !=. */
+        size_t ol = ((c[end] == '&' || c[end] == '|') && c[end + 1] == c[end]) ||
+                    (strchr("<>=!", c[end]) && c[end + 1] == '=') ? 2 : 1;
+        put(out, c + end, ol);
+        seg = end + ol;
+    }
+}
+
 /* Translates src and checks that it compiles; sets *out (owned) to the C form. */
 static int expression(struct import *im, const char *src, const char *path, char **out)
 {
@@ -674,6 +898,17 @@ static int expression(struct import *im, const char *src, const char *path, char
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     }
     c = chained.s;
+    if (!strchr(c, TRUE_DIV)) {
+        struct sbuf floored = {NULL, 0, 0, 1};
+        floor_ops(im, c, 0, strlen(c), &floored);
+        put(&floored, "", 0);
+        free(c);
+        if (!floored.ok) {
+            free(floored.s);
+            return ht_error_set(im->err, HT_ENOMEM, "out of memory");
+        }
+        c = floored.s;
+    }
     if (strchr(c, TRUE_DIV)) {
         free(c);
         return refuse(im->err, path, "%s: '/' in '%s' is Python's true division, which has no "

@@ -64,7 +64,7 @@ expect_status 0
 check 'all(x["pruned"] == 3 for x in d["devices"])'
 
 # Python's true division keeps its meaning (issue 28 item 3): 96 / 64 > 1 holds, where C's
-# 96 / 64 is 1. A quotient compared with a value becomes an exact integer comparison; the
+# 96 / 64 is 1; so do its // and %, which floor where C's truncate (-7 // 2 is -4). A quotient compared with a value becomes an exact integer comparison; the
 # configurations hetune lists are those of the same space without the condition that
 # Python's own evaluation of it keeps; a quotient inside other arithmetic is refused.
 divspace() { # $1: the condition, $2: the T1 file to write
@@ -90,7 +90,10 @@ for cond in "block_size_x / 64 > 1" "1 < block_size_x / 64" "block_size_x * t / 
              "ceil(block_size_x / 64) == 2" "floor(block_size_x / t) >= 40" \
              "ceil(block_size_x / -t) < -40 or floor(t / 3) == 0" "int(block_size_x / t) < 50" \
              "min(block_size_x, t * 50, 150) >= 100" "max(block_size_x // 32, t, 2) == 4" \
-             "floor(block_size_x * t / 64) > 2 and ceil(t) != 3"; do
+             "floor(block_size_x * t / 64) > 2 and ceil(t) != 3" \
+             "block_size_x // t > 40" "t % 3 == 1" "block_size_x % 64 == 0" \
+             "(block_size_x // 32) % t == 0 or t // -2 == 1" "block_size_x * t // 64 % 3 == 2" \
+             "-t // 2 < 0 and block_size_x % (t + 3) != 1"; do
     divspace "$cond" "$tmp/div-t1.json"
     run import-kt "$tmp/div-t1.json" -o "$tmp/div.json"
     expect_status 0
