@@ -10,6 +10,7 @@ the mirrors against the C compiler when there is one.
 
 import ctypes
 import ctypes.util
+import glob
 import os
 
 HT_STORE_MAX_PARAMS = 64
@@ -186,8 +187,12 @@ def _candidates():
     binary = os.environ.get("HETUNE")
     if binary:
         yield os.path.join(os.path.dirname(os.path.abspath(binary)), "libhetune.so")
-    # The source tree's build folder, when this package runs from python/ in a checkout.
     here = os.path.dirname(os.path.abspath(__file__))
+    # The library pip built and bundled into the package (python/CMakeLists.txt).
+    for pattern in ("lib*/libhetune.so", "lib/*/libhetune.so"):
+        for found in sorted(glob.glob(os.path.join(here, "_bundle", pattern))):
+            yield found
+    # The source tree's build folder, when this package runs from python/ in a checkout.
     yield os.path.join(here, "..", "..", "build", "libhetune.so")
     found = ctypes.util.find_library("hetune")
     if found:
