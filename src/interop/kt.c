@@ -1172,10 +1172,15 @@ static int py_atom(struct py *p, struct q *out)
         return rc;
     }
     if (isalpha((unsigned char)s[p->i]) || s[p->i] == '_') {
+        static const char *const keywords[] = {"not", "and", "or", "if", "else", "for", "in",
+                                               "lambda", "is", NULL};
         const char *w = s + p->i;
         size_t len = 0;
         while (isalnum((unsigned char)w[len]) || w[len] == '_')
             len++;
+        for (int k = 0; keywords[k]; k++)
+            if (strlen(keywords[k]) == len && !strncmp(w, keywords[k], len))
+                return py_fail(p, "unexpected '%s' at column %zu", keywords[k], p->i + 1);
         p->i += len;
         if (py_op(p, "("))
             return py_call(p, w, len, out);
