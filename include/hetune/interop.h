@@ -29,21 +29,38 @@
  *                                     double; AccessType ReadOnly/WriteOnly/ReadWrite
  *   KernelSpecification.Device, Profiling, General.*  accepted and left out: they choose a
  *                                     device or shape a tuner's output, not the problem
- *   ConfigurationSpace.TuningParameters  params: Type int or uint, Values a list of
- *                                     integers such as "[1, 2, 4]"
- *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, //, True, False
- *                                     become C's; a chained comparison a < b <= c becomes
- *                                     (a < b && b <= c), as Python means it; a quotient of
- *                                     Python's true division compared with a value,
- *                                     a / b > c, becomes the exact integer comparison
- *                                     a > c * b (mirrored for a negative b, invalid for a
- *                                     zero b); any other true division is refused)
+ *   ConfigurationSpace.TuningParameters  params: Type int or uint; Values evaluated as
+ *                                     Python evaluates them, on exact rationals: a list
+ *                                     "[1, 2, 4]", a comprehension over range with if
+ *                                     clauses "[2**i for i in range(1, 6)]",
+ *                                     "[i for i in range(32, 1025, 32) if i % 64 == 0]"
+ *                                     (several for clauses nest), or "list(range(1, 9))";
+ *                                     integers, + - * / // % ** (// and % floor as in
+ *                                     Python), comparisons, and/or/not, x if c else y,
+ *                                     ceil floor int min max. A value Python gives as a
+ *                                     float or bool, or twice, is refused
+ *   ConfigurationSpace.Conditions     constraints (Python's and/or/not, True, False
+ *                                     become C's; // and % floor as Python's do: C's / and
+ *                                     % where no operand can be negative (no '-', only
+ *                                     parameters of values >= 0, sizes, device variables),
+ *                                     else -ceil_div(-a, b) and ((a % b) + b) % b; a
+ *                                     chained comparison a < b <= c becomes
+ *                                     (a < b && b <= c), as Python means it; a quotient of Python's true division
+ *                                     compared with a value, a / b > c, becomes the exact
+ *                                     integer comparison a > c * b (mirrored for a
+ *                                     negative b, invalid for a zero b); ceil(a / b) becomes
+ *                                     ceil_div(a, b), floor(a / b) -ceil_div(-a, b),
+ *                                     int(a / b) C's a / b, and ceil, floor or int of an
+ *                                     integer expression that expression; min and max of
+ *                                     several values nest hetune's min(a, b); any other
+ *                                     true division is refused, naming it)
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
  * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than
  * 0, SimulationInput,
  * ReferenceArguments (hetune verifies against a reference configuration or kernel), a
- * parameter Type float, bool or string, Values that are not a list of integers, an argument
+ * parameter Type float, bool or string, Values that are not a list of integers (a
+ * comprehension over anything but range, a float literal, another function), an argument
  * of MemoryType Local or Symbol, of Type bool, half*, a vector type or custom, FillType
  * Generator, Script or BinaryHDF, a Constant FillValue other than 0, RandomSeed, and a
  * TypeSize other than the type's size.
@@ -95,10 +112,11 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
                     struct ht_error *err);
 
 /* One Python expression of Kernel Tuner's restrictions as a hetune constraint, translated
- * as ConfigurationSpace.Conditions are above (and/or/not, //, True/False, chained
- * comparisons, a quotient of true division compared with a value; refused: & | ^ **,
- * any other true division) and checked to compile over names[0..nnames) (the parameters
- * and sizes it may use). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
+ * as ConfigurationSpace.Conditions are above (and/or/not, // and % as Python's,
+ * True/False, chained comparisons, a quotient of true division compared with a value,
+ * ceil/floor/int of a quotient, min/max of several values; refused: & | ^ **, any other
+ * true division) and checked to compile over names[0..nnames) (the parameters and sizes it
+ * may use; a parameter's sign is unknown here, so // and % take their exact form). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
  * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
  * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel
  * goes through it, so both read a restriction alike. */

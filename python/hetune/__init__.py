@@ -17,8 +17,9 @@
         for _ in range(100): rt.launch()
         rt.info()["decision"]
 
-The library is found through $HETUNE_LIB, else beside $HETUNE (the hetune binary), else in
-the source tree's build/ (when run from a checkout), else by ctypes.util.find_library.
+The library is found through $HETUNE_LIB, else beside $HETUNE (the hetune binary), else the
+one pip built and bundled (hetune/_bundle/lib), else in the source tree's build/ (when run
+from a checkout), else by ctypes.util.find_library.
 """
 
 from ._lib import path as library_path

@@ -10,6 +10,7 @@ the mirrors against the C compiler when there is one.
 
 import ctypes
 import ctypes.util
+import glob
 import os
 
 HT_STORE_MAX_PARAMS = 64
@@ -143,6 +144,33 @@ class SizeOverride(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
+class TuneProgress(ctypes.Structure):
+    """struct ht_tune_progress (include/hetune/tune.h), read in the progress callback."""
+    _fields_ = [
+        ("dev", ctypes.POINTER(DeviceInfo)),
+        ("space", ctypes.c_size_t),
+        ("space_text", ctypes.c_char * 48),  # HT_SPACE_COUNT_TEXT
+        ("from_db", ctypes.c_size_t),
+        ("done", ctypes.c_size_t),
+        ("total", ctypes.c_size_t),
+        ("cut", ctypes.c_size_t),
+        ("failed", ctypes.c_size_t),
+        ("config", ctypes.POINTER(ctypes.c_int64)),
+        ("status", ctypes.c_int),
+        ("best", ctypes.POINTER(ctypes.c_int64)),
+        ("best_s", ctypes.c_double),
+        ("elapsed_s", ctypes.c_double),
+        ("eta_s", ctypes.c_double),
+        ("building", ctypes.c_size_t),
+        ("built", ctypes.c_size_t),
+        ("reference", ctypes.c_int),
+        ("reference_s", ctypes.c_double),
+        ("reference_computed", ctypes.c_int),
+    ]
+
+
+PROGRESS_CB = ctypes.CFUNCTYPE(None, ctypes.POINTER(TuneProgress), ctypes.c_void_p)
+
 EVAL_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(StoredEval), ctypes.c_void_p)
 
 
@@ -159,8 +187,12 @@ def _candidates():
     binary = os.environ.get("HETUNE")
     if binary:
         yield os.path.join(os.path.dirname(os.path.abspath(binary)), "libhetune.so")
-    # The source tree's build folder, when this package runs from python/ in a checkout.
     here = os.path.dirname(os.path.abspath(__file__))
+    # The library pip built and bundled into the package (python/CMakeLists.txt).
+    for pattern in ("lib*/libhetune.so", "lib/*/libhetune.so"):
+        for found in sorted(glob.glob(os.path.join(here, "_bundle", pattern))):
+            yield found
+    # The source tree's build folder, when this package runs from python/ in a checkout.
     yield os.path.join(here, "..", "..", "build", "libhetune.so")
     found = ctypes.util.find_library("hetune")
     if found:

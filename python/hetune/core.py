@@ -1,12 +1,19 @@
 """devices, specs, spaces, evaluations, tuning and splitting over libhetune."""
 
+from __future__ import annotations
+
 import ctypes
 import json
 import os
 import tempfile
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from . import _lib
 from ._lib import lib
+
+# A device: its index in devices(), a unique part of "<platform> <name>", "all" or None
+# (every one where several may be meant), or a list of those.
+DeviceRef = Union[None, int, str, Sequence[Union[int, str]]]
 
 _DTYPES = {"char": "<i1", "uchar": "<u1", "short": "<i2", "ushort": "<u2", "int": "<i4",
            "uint": "<u4", "long": "<i8", "ulong": "<u8", "float": "<f4", "double": "<f8"}
@@ -60,7 +67,7 @@ def _plat():
     return _platform
 
 
-def devices():
+def devices() -> List[Dict[str, Any]]:
     """Every OpenCL device as `hetune devices --json` lists it: a list of dicts with index,
     name, platform, type, version, driver_version, compute_units, max_work_group_size,
     max_work_item_dims, max_work_item_sizes, local_mem_size, global_mem_size,
@@ -115,7 +122,9 @@ class Spec:
     from memory (no file: path is None)."""
 
     @classmethod
-    def from_text(cls, text, source=None, sizes=None, name=None, base_dir=None):
+    def from_text(cls, text: Union[str, bytes], source: Union[str, bytes, None] = None,
+                  sizes: Optional[Dict[str, int]] = None, name: Optional[str] = None,
+                  base_dir: Optional[str] = None) -> "Spec":
         """The spec whose JSON is text (str or bytes) and whose kernel source is source
         (str or bytes; None: the spec's kernel.source, else kernel.file read against
         base_dir). Errors name `name` ("<string>" by default) with line and column."""
@@ -136,7 +145,7 @@ class Spec:
         self.doc = json.loads(raw)
         return self
 
-    def __init__(self, path, sizes=None):
+    def __init__(self, path: str, sizes: Optional[Dict[str, int]] = None) -> None:
         self.path = os.path.abspath(str(path))
         self.sizes = dict(sizes or {})
         with open(self.path) as f:
@@ -154,10 +163,15 @@ class Spec:
             lib.ht_spec_free(h)
             self._h = None
 
-    def close(self):
+    def close(self) -> None:
         self.__del__()
 
-    def __enter__(self):
+    def __repr__(self) -> str:
+        where = "path=%r" % self.path if self.path else "from memory"
+        return "Spec(%r, %s, params=%r, sizes=%r)" % (self.name, where, self.params,
+                                                       self.sizes)
+
+    def __enter__(self) -> "Spec":
         return self
 
     def __exit__(self, *exc):
@@ -170,11 +184,11 @@ class Spec:
         return _lib.ISOLATE[isolate]
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         return self.doc.get("name")
 
     @property
-    def params(self):
+    def params(self) -> List[str]:
         return list(self.doc.get("params", {}))
 
     def _config(self, config):
@@ -187,7 +201,8 @@ class Spec:
         return vals
 
     # the design space (`hetune space`)
-    def space(self, device=None, eq3="product", solver="native", configs=False):
+    def space(self, device: DeviceRef = None, eq3: str = "product", solver: str = "native",
+              configs: bool = False) -> Dict[str, Any]:
         """The space on each device (None: all) as `hetune space --json [--list]` writes
         it: a dict with spec, solver, eq3 and devices, each with unpruned, platform and
         pruned counts (and params and configs when configs)."""
@@ -209,17 +224,18 @@ class Spec:
                 doc["devices"].extend(one["devices"])
         return doc
 
-    def count(self, device=0, eq3="product"):
+    def count(self, device: DeviceRef = 0, eq3: str = "product") -> int:
         """The pruned space's size on one device (unpruned and platform in space())."""
         return self.space(_one_device(device), eq3)["devices"][0]["pruned"]
 
-    def configs(self, device=0, eq3="product"):
+    def configs(self, device: DeviceRef = 0, eq3: str = "product") -> List[Dict[str, int]]:
         """The pruned space's configurations on one device, as dicts, sorted."""
         d = self.space(_one_device(device), eq3, configs=True)["devices"][0]
         return [dict(zip(d["params"], c)) for c in d["configs"]]
 
     # one evaluation (`hetune eval`)
-    def eval(self, config, device=0, verify=True, cache=True, isolate="auto", outputs=False):
+    def eval(self, config: Dict[str, int], device: DeviceRef = 0, verify: bool = True,
+             cache: bool = True, isolate: str = "auto", outputs: bool = False) -> Dict[str, Any]:
         """Builds, runs, times and verifies config (a dict; parameters with one value may be
         left out) on one device. Returns the dict `hetune eval --json` prints (status,
         seconds, verified, ...); with outputs, its "outputs" maps each write and readwrite
@@ -262,15 +278,23 @@ class Spec:
             return out
 
     # tuning (`hetune tune`)
-    def tune(self, device=None, strategy=None, budget=0, time_limit=0.0, seed=0,
-             db=None, fresh=False, cut_factor=None, eq3="product", verify=True, cache=True,
-             isolate="auto", evaluations=False):
+    def tune(self, device: DeviceRef = None, strategy: Optional[str] = None,
+             budget: int = 0, time_limit: float = 0.0, seed: int = 0,
+             db: Optional[str] = None, fresh: bool = False,
+             cut_factor: Optional[float] = None, eq3: str = "product", verify: bool = True,
+             cache: bool = True, isolate: str = "auto", evaluations: bool = False,
+             progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Dict[str, Any]:
         """Tunes on each device (None: all) in turn, storing every evaluation in the
         database db (default ./hetune.db). Returns the dict `hetune tune --json` prints
         (devices, each with space, evaluated, best {config, seconds}, ...); strategy None
         picks as hetune tune does (bayes for a budgeted run, else exhaustive); with
         evaluations, each device also gets "evaluations": every evaluation stored for it
-        (self.evaluations)."""
+        (self.evaluations). progress, when given, is called before the first evaluation
+        and after each with a dict: device, space, done, total, from_db, cut, failed,
+        status (the HT_E... name of the evaluation just made, None in the first call),
+        best_s (None while none), elapsed_s, eta_s (None when unknown) and reference (1 as
+        the reference step starts, 2 when it is done, else 0). An exception it raises
+        stops nothing: it is raised again once the tune returns."""
         db = os.path.abspath(db or "hetune.db")
         opts = _lib.TuneOpts()
         lib.ht_tune_opts_init(ctypes.byref(opts))
@@ -285,6 +309,27 @@ class Spec:
         opts.exec.no_verify = int(not verify)
         opts.exec.no_cache = int(not cache)
         opts.exec.isolate = self._isolate(isolate)
+        raised: List[BaseException] = []
+
+        def report(pp, _user):
+            if raised:
+                return
+            p = pp.contents
+            try:
+                progress({
+                    "device": p.dev.contents.name.decode("utf-8", "replace") if p.dev else None,
+                    "space": p.space, "done": p.done, "total": p.total,
+                    "from_db": p.from_db, "cut": p.cut, "failed": p.failed,
+                    "status": lib.ht_err_name(p.status).decode() if p.config else None,
+                    "best_s": p.best_s if p.best_s >= 0 else None,
+                    "elapsed_s": p.elapsed_s, "eta_s": p.eta_s if p.eta_s >= 0 else None,
+                    "reference": p.reference})
+            except BaseException as e:  # noqa: B036 (raised again after the tune)
+                raised.append(e)
+
+        cb = _lib.PROGRESS_CB(report) if progress else None
+        if cb is not None:
+            opts.progress = ctypes.cast(cb, ctypes.c_void_p).value
         err = _lib.Error()
         store = ctypes.c_void_p()
         _check(lib.ht_store_open(db.encode(), ctypes.byref(store), ctypes.byref(err)), err)
@@ -304,12 +349,15 @@ class Spec:
                     doc["devices"].extend(one["devices"])
         finally:
             lib.ht_store_close(store)
+            cb = None  # kept alive until the library is done with it
+        if raised:
+            raise raised[0]
         if evaluations:
             for d in doc["devices"]:
                 d["evaluations"] = self.evaluations(d["index"], db)
         return doc
 
-    def evaluations(self, device=0, db=None):
+    def evaluations(self, device: DeviceRef = 0, db: Optional[str] = None) -> List[Dict[str, Any]]:
         """Every evaluation the database db holds of this spec's problem (kernel and sizes)
         on one device, in the order stored: dicts with config (a dict), status, reason,
         seconds, min_seconds, build_seconds, verified and runs."""
@@ -349,7 +397,7 @@ class Spec:
         return rows
 
     # co-execution (`hetune split`)
-    def split(self, device=None, db=None):
+    def split(self, device: DeviceRef = None, db: Optional[str] = None) -> Dict[str, Any]:
         """Co-executes on the devices (None: all) at their tuned configurations (tuning
         those the database has none of), as `hetune split` does with its defaults (the
         static scheduler on dimension 0, split or the fastest alone, verified and stored).
@@ -374,12 +422,14 @@ class Spec:
             dbb = None  # kept alive until here: opts points into it
 
 
-def load(path, sizes=None):
+def load(path: str, sizes: Optional[Dict[str, int]] = None) -> Spec:
     """Loads the spec at path (docs/spec.md), sizes overriding its problem sizes."""
     return Spec(path, sizes)
 
 
-def loads(text, source=None, sizes=None, name=None, base_dir=None):
+def loads(text: Union[str, bytes], source: Union[str, bytes, None] = None,
+          sizes: Optional[Dict[str, int]] = None, name: Optional[str] = None,
+          base_dir: Optional[str] = None) -> Spec:
     """Loads a spec from memory: text is its JSON, source its kernel's OpenCL C (None: the
     spec's "kernel": {"source": ...}, else kernel.file against base_dir). See
     Spec.from_text."""

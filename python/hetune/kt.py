@@ -1,10 +1,16 @@
 """tune(kernel_source, kernel_name, problem_size, args, tune_params, ...) in Kernel Tuner's
 manner: the spec (docs/spec.md) and the kernel file are written for you into a folder."""
 
+from __future__ import annotations
+
 import ctypes
+import itertools
 import json
 import os
+import sys
 import tempfile
+import time
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _lib
 from .core import Spec, _check
@@ -15,14 +21,11 @@ _TYPES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort"
 _AXES = "xyz"
 
 
-def _restriction(r, names):
-    """One Kernel Tuner restriction as a hetune constraint, translated by the library
-    (ht_kt_expression) as import-kt translates a T1 file's: and/or/not, //, chained
-    comparisons, Python's true division in a quotient compared with a value."""
-    if callable(r):
-        raise TypeError("restrictions must be strings (expressions over the tune_params and "
-                        "problem_size_x/y/z), not functions: hetune prunes the space with "
-                        "them before anything runs")
+def _restriction(r: str, names: List[str]) -> str:
+    """One Kernel Tuner restriction string as a hetune constraint, translated by the
+    library (ht_kt_expression) as import-kt translates a T1 file's: and/or/not, //, chained
+    comparisons, Python's true division in a quotient compared with a value, ceil, floor
+    and int of a quotient, min and max."""
     err = _lib.Error()
     out = ctypes.c_void_p()
     arr = (ctypes.c_char_p * max(1, len(names)))(*[n.encode() for n in names])
@@ -31,16 +34,89 @@ def _restriction(r, names):
     return _lib.take_text(out)
 
 
+def _balanced(terms: List[str], op: str) -> str:
+    """terms joined by op as a balanced tree: hetune's expressions bound the height of
+    their syntax tree, and a chain a || b || c ... is as high as it is long."""
+    if len(terms) == 1:
+        return terms[0]
+    half = len(terms) // 2
+    return "(%s) %s (%s)" % (_balanced(terms[:half], op), op, _balanced(terms[half:], op))
+
+
+def _member(name: str, chosen: List[int], every: List[int]) -> str:
+    """name is one of chosen (of every value it has): the shorter of the test or its
+    complement."""
+    if len(chosen) == len(every):
+        return "1"
+    if 2 * len(chosen) > len(every):
+        rest = [v for v in every if v not in set(chosen)]
+        return _balanced(["%s != %d" % (name, v) for v in rest], "&&")
+    return _balanced(["%s == %d" % (name, v) for v in chosen], "||")
+
+
+def _set_expr(configs: List[Tuple[int, ...]], names: List[str], values: List[List[int]],
+              level: int = 0) -> str:
+    """A hetune expression that holds exactly for the configurations (tuples of the values
+    of names[level:]) of configs: a trie, one level per parameter, values that lead to the
+    same rest tested together, a level that keeps every combination left out."""
+    whole = 1
+    for vs in values[level:]:
+        whole *= len(vs)
+    if not configs:
+        return "0"
+    if len(set(configs)) == whole:
+        return "1"
+    rest: Dict[int, List[Tuple[int, ...]]] = {}
+    for c in configs:
+        rest.setdefault(c[0], []).append(c[1:])
+    by_sub: Dict[str, List[int]] = {}
+    for v in values[level]:
+        if v in rest:
+            by_sub.setdefault(_set_expr(rest[v], names, values, level + 1), []).append(v)
+    terms = []
+    for sub, vs in by_sub.items():
+        member = _member(names[level], vs, values[level])
+        terms.append(sub if member == "1" else member if sub == "1" else
+                     "(%s) && (%s)" % (member, sub))
+    return _balanced(terms, "||")
+
+
+def _callable_constraint(fns: List[Callable[[Dict[str, int]], Any]],
+                         tune_params: Dict[str, List[int]]) -> str:
+    """Kernel Tuner's restriction functions (each given a dict of parameter values, true to
+    keep the configuration) as one hetune constraint. hetune prunes in C, so the functions
+    are called here, over every combination of tune_params as Kernel Tuner calls them, and
+    the configurations they keep (or those they drop, when fewer) become an expression
+    that holds exactly for them (_set_expr)."""
+    names = list(tune_params)
+    values = [list(dict.fromkeys(int(v) for v in tune_params[n])) for n in names]
+    keep, drop = [], []
+    for combo in itertools.product(*values):
+        config = dict(zip(names, combo))
+        (keep if all(f(dict(config)) for f in fns) else drop).append(combo)
+    kept = _set_expr(keep, names, values)
+    if len(drop) < len(keep):
+        dropped = _set_expr(drop, names, values)
+        if len(dropped) + 3 < len(kept):
+            return "!(%s)" % dropped
+    return kept
+
+
 def _div(names):
     if isinstance(names, str):
         names = [names]
     return " * ".join("(%s)" % n for n in names) if names else "1"
 
 
-def write_spec(folder, kernel_source, kernel_name, problem_size, arguments, tune_params,
-               restrictions=None, answer=None, atol=1e-6, rtol=1e-5, grid_div_x=None,
-               grid_div_y=None, grid_div_z=None, block_size_names=None, compiler_options=None,
-               iterations=7, reference=None):
+def write_spec(folder: str, kernel_source: str, kernel_name: str,
+               problem_size: Union[int, Sequence[int]], arguments: Sequence[Any],
+               tune_params: Dict[str, List[int]], restrictions: Any = None,
+               answer: Optional[Sequence[Any]] = None, atol: float = 1e-6, rtol: float = 1e-5,
+               grid_div_x: Optional[List[str]] = None, grid_div_y: Optional[List[str]] = None,
+               grid_div_z: Optional[List[str]] = None,
+               block_size_names: Optional[List[str]] = None,
+               compiler_options: Optional[List[str]] = None, iterations: int = 7,
+               reference: Optional[Dict[str, int]] = None) -> str:
     """Writes folder/kernel.cl, folder/spec.json and the arguments' files; returns the
     spec's path. See tune for the arguments."""
     import numpy as np
@@ -113,9 +189,12 @@ def write_spec(folder, kernel_source, kernel_name, problem_size, arguments, tune
             if isinstance(compiler_options, (list, tuple)) else str(compiler_options)
     if restrictions:
         known = list(tune_params) + list(sizes)
-        spec["constraints"] = [_restriction(r, known)
-                               for r in ([restrictions] if isinstance(restrictions, str) or
-                                         callable(restrictions) else restrictions)]
+        listed = [restrictions] if isinstance(restrictions, str) or callable(restrictions) \
+            else list(restrictions)
+        fns = [r for r in listed if callable(r)]
+        spec["constraints"] = [_restriction(r, known) for r in listed if not callable(r)]
+        if fns:
+            spec["constraints"].append(_callable_constraint(fns, tune_params))
     verify = {}
     if reference is not None:
         verify["reference"] = {k: int(v) for k, v in reference.items()}
@@ -137,7 +216,8 @@ class TuneResult:
     tune --json` prints; spec_path, folder, db. `results, env = hetune.tune(...)` unpacks
     as Kernel Tuner's tune_kernel does."""
 
-    def __init__(self, doc, evaluations, spec_path, folder, db):
+    def __init__(self, doc: Dict[str, Any], evaluations: List[Dict[str, Any]], spec_path: str,
+                 folder: str, db: str) -> None:
         self.doc = doc
         dev = doc["devices"][0]
         best = dev.get("best")
@@ -161,14 +241,49 @@ class TuneResult:
     def __iter__(self):
         return iter((self.evaluations, self.env))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "TuneResult(best=%r, best_time=%r, %d evaluations)" % (
             self.best, self.best_time, len(self.evaluations))
 
 
-def tune(kernel_source, kernel_name, problem_size, arguments, tune_params, restrictions=None,
-         answer=None, atol=1e-6, device=0, strategy="exhaustive", budget=0, time_limit=0.0,
-         seed=0, folder=None, db=None, reference=None, **spec_options):
+class _Progress:
+    """Progress lines on stderr, from Spec.tune's progress dicts: one a second at most (every
+    evaluation with verbose), and the last."""
+
+    def __init__(self, kernel_name: str, verbose: bool) -> None:
+        self.kernel_name, self.verbose, self.last = kernel_name, verbose, 0.0
+
+    def __call__(self, p: Dict[str, Any]) -> None:
+        now = time.monotonic()
+        if p["reference"] == 1:
+            line = "computing the reference outputs"
+        elif p["status"] is None and p["reference"] == 0:
+            line = "%d valid configurations, %d to evaluate%s" % (
+                p["space"], p["total"],
+                ", %d known from the database" % p["from_db"] if p["from_db"] else "")
+        elif p["status"] is not None:
+            if not (self.verbose or p["done"] == p["total"] or now - self.last >= 1.0):
+                return
+            line = "%d/%d evaluated%s%s, best %s, %.1f s" % (
+                p["done"], p["total"], ", %d failed" % p["failed"] if p["failed"] else "",
+                ", %d cut" % p["cut"] if p["cut"] else "",
+                "%.4g ms" % (p["best_s"] * 1e3) if p["best_s"] is not None else "none yet",
+                p["elapsed_s"])
+        else:
+            return
+        self.last = now
+        print("hetune: %s on %s: %s" % (self.kernel_name, p["device"], line), file=sys.stderr,
+              flush=True)
+
+
+def tune(kernel_source: str, kernel_name: str, problem_size: Union[int, Sequence[int]],
+         arguments: Sequence[Any], tune_params: Dict[str, List[int]],
+         restrictions: Any = None, answer: Optional[Sequence[Any]] = None,
+         atol: float = 1e-6, device: Union[int, str] = 0, strategy: str = "exhaustive",
+         budget: int = 0, time_limit: float = 0.0, seed: int = 0,
+         folder: Optional[str] = None, db: Optional[str] = None,
+         reference: Optional[Dict[str, int]] = None, quiet: bool = False,
+         verbose: bool = False, **spec_options: Any) -> "TuneResult":
     """Tunes an OpenCL kernel as Kernel Tuner's tune_kernel would, on one device (index or a
     unique part of "<platform> <name>").
 
@@ -179,14 +294,19 @@ def tune(kernel_source, kernel_name, problem_size, arguments, tune_params, restr
     Kernel Tuner's: local (block_size_x, block_size_y, block_size_z) when tuned, else 256,
     1, 1; global ceil(problem_size / grid_div) * local, grid_div_x defaulting to
     block_size_x (grid_div_x=[...] as there). restrictions: expressions such as
-    "block_size_x * tile >= 32" ("and", "or", "not" are turned into &&, ||, !).
+    "block_size_x * tile >= 32", read as Python reads them (see tune_kernel), or functions
+    given a dict of parameter values, true to keep a configuration (called here over every
+    combination of tune_params; the configurations they keep become a constraint), or a
+    list mixing both.
     answer: a list like arguments, None or the expected contents of each output (checked
     with atol and rtol); reference: or a configuration whose outputs the others must match.
     Other keywords: grid_div_y, grid_div_z, block_size_names, compiler_options, iterations
     (runs per configuration, default 7), rtol.
 
     The spec, kernel and data go into folder (default: a new temporary folder, kept), the
-    evaluations into the database db (default: folder/hetune.db). Returns a TuneResult."""
+    evaluations into the database db (default: folder/hetune.db). Unless quiet, progress
+    lines go to stderr (one a second; every evaluation with verbose). Returns a
+    TuneResult."""
     folder = folder or tempfile.mkdtemp(prefix="hetune-%s-" % kernel_name)
     path = write_spec(folder, kernel_source, kernel_name, problem_size, arguments, tune_params,
                       restrictions=restrictions, answer=answer, atol=atol, reference=reference,
@@ -194,7 +314,8 @@ def tune(kernel_source, kernel_name, problem_size, arguments, tune_params, restr
     db = os.path.abspath(db or os.path.join(folder, "hetune.db"))
     with Spec(path) as spec:
         doc = spec.tune(device=device, strategy=strategy, budget=budget,
-                        time_limit=time_limit, seed=seed, db=db)
+                        time_limit=time_limit, seed=seed, db=db,
+                        progress=None if quiet else _Progress(kernel_name, verbose))
         evals = spec.evaluations(doc["devices"][0]["index"], db)
     return TuneResult(doc, evals, path, folder, db)
 
@@ -205,25 +326,35 @@ _STRATEGIES = {None: None, "brute_force": "exhaustive", "random_sample": "random
                "bayes_opt": "bayes"}
 
 
-def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
-                grid_div_x=None, grid_div_y=None, grid_div_z=None, restrictions=None,
-                answer=None, atol=1e-6, verify=None, verbose=False, lang=None, device=0,
-                platform=0, smem_args=None, cmem_args=None, texmem_args=None, compiler=None,
-                compiler_options=None, defines=None, log=None, iterations=7,
-                block_size_names=None, quiet=False, strategy=None, strategy_options=None,
-                cache=None, metrics=None, simulation_mode=False, observers=None,
-                objective=None, objective_higher_is_better=None, **hetune_options):
+def tune_kernel(kernel_name: str, kernel_source: str,
+                problem_size: Union[int, Sequence[int]], arguments: Sequence[Any],
+                tune_params: Dict[str, List[int]], grid_div_x: Optional[List[str]] = None,
+                grid_div_y: Optional[List[str]] = None,
+                grid_div_z: Optional[List[str]] = None, restrictions: Any = None,
+                answer: Optional[Sequence[Any]] = None, atol: float = 1e-6,
+                verify: Any = None, verbose: bool = False, lang: Optional[str] = None,
+                device: Union[int, str] = 0, platform: int = 0, smem_args: Any = None,
+                cmem_args: Any = None, texmem_args: Any = None, compiler: Any = None,
+                compiler_options: Optional[List[str]] = None, defines: Any = None,
+                log: Any = None, iterations: int = 7,
+                block_size_names: Optional[List[str]] = None, quiet: bool = False,
+                strategy: Optional[str] = None,
+                strategy_options: Optional[Dict[str, Any]] = None, cache: Optional[str] = None,
+                metrics: Any = None, simulation_mode: bool = False, observers: Any = None,
+                objective: Any = None, objective_higher_is_better: Any = None,
+                **hetune_options: Any) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]:
     """Kernel Tuner's tune_kernel, argument for argument (kernel_name first), on hetune:
     `results, env = hetune.tune_kernel(...)` as with `kernel_tuner.tune_kernel`.
 
     Taken as Kernel Tuner takes them: problem_size, arguments, tune_params, grid_div_*,
-    restrictions (strings or a list of them; hetune prunes with them, so a Python function
-    is refused), answer, atol, lang ("OpenCL" or None), device (an index of `hetune devices`
+    restrictions (strings, functions given a dict of parameter values, or a list mixing
+    them: strings are translated into hetune's constraints, functions are called over every
+    combination of tune_params and what they keep becomes one), answer, atol, lang ("OpenCL" or None), device (an index of `hetune devices`
     or a unique part of a device's name), compiler_options, iterations, block_size_names,
     strategy (brute_force, random_sample, genetic_algorithm, simulated_annealing, bayes_opt,
     or a hetune strategy's name), strategy_options (max_fevals, time_limit, seed),
-    verbose/quiet (hetune prints nothing from Python either way; the CLI's progress is
-    `hetune tune`'s), cache (a file: hetune's results database is kept at CACHE.hetune.db,
+    quiet (no progress lines on stderr; without it, one a second) and verbose (a line
+    after every evaluation), cache (a file: hetune's results database is kept at CACHE.hetune.db,
     and a second call with the same cache measures only what is missing). platform is
     ignored (hetune finds every platform's devices). Refused, with the reason:
     lang other than OpenCL, verify (a function), smem/cmem/texmem_args, defines, metrics,
@@ -272,5 +403,6 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     result = tune(kernel_source, kernel_name, problem_size, arguments, tune_params,
                   restrictions=restrictions, answer=answer, atol=atol, device=device,
                   strategy=name, budget=budget, time_limit=time_limit, seed=seed,
-                  iterations=iterations, **hetune_options)
+                  iterations=iterations, quiet=bool(quiet), verbose=bool(verbose),
+                  **hetune_options)
     return result.evaluations, result.env

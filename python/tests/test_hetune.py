@@ -127,9 +127,17 @@ def test_tune_kernel_as_kernel_tuner(hetune, tmp_path):
     with pytest.raises(ValueError):
         hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
                            lang="CUDA")
-    with pytest.raises(TypeError, match="not functions"):
-        hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
-                           restrictions=lambda p: p["block_size_x"] > 32)
+    # A function restriction is called over every combination (as Kernel Tuner calls it);
+    # what it keeps becomes a constraint, beside the strings of the same list.
+    seen = []
+    spec = hetune.write_spec(str(tmp_path / "fn"), KERNEL, "vector_add", n,
+                             [c, a, b, np.int32(n)], tune_params,
+                             restrictions=[lambda p: seen.append(dict(p)) or
+                                           p["block_size_x"] != 128, "block_size_x > 32"])
+    assert sorted(d["block_size_x"] for d in seen) == tune_params["block_size_x"]
+    with hetune.load(spec) as s:
+        assert repr(s).startswith("Spec('vector_add', path=")
+        assert {cf["block_size_x"] for cf in s.configs(0, eq3="off")} == {64, 96, 192}
     with pytest.raises(hetune.HetuneError, match="true division"):
         hetune.tune_kernel("vector_add", KERNEL, n, [c, a, b, np.int32(n)], tune_params,
                            restrictions=["block_size_x / 64 + 1 > 2"])
@@ -156,7 +164,8 @@ def test_layout(hetune, tmp_path):
     from hetune import _lib
     structs = {"ht_error": _lib.Error, "ht_device_info": _lib.DeviceInfo,
                "ht_platform": _lib.Platform, "ht_exec_opts": _lib.ExecOpts,
-               "ht_tune_opts": _lib.TuneOpts, "ht_stored_eval": _lib.StoredEval}
+               "ht_tune_opts": _lib.TuneOpts, "ht_stored_eval": _lib.StoredEval,
+               "ht_tune_progress": _lib.TuneProgress}
     big = ["ht_tune_result", "ht_eval_result", "ht_workflow_space",
            "ht_workflow_split_opts", "ht_workflow_split_result"]
     lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "hetune.h"',

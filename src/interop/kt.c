@@ -1,6 +1,7 @@
 /* Kernel Tuner's T1 input format into a hetune spec (include/hetune/interop.h). */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -129,6 +130,196 @@ static int param_extreme(struct import *im, const char *w, size_t len, const cha
  * byte that no expression holds until a comparison gives it an exact integer form
  * (comparison below); expression refuses one left over. */
 #define TRUE_DIV '\x01'
+/* Python's // and %, which floor where C's truncate: marked by translate, written out by
+ * floor_ops once the operands are known. */
+#define FLOOR_DIV '\x02'
+#define PY_MOD '\x03'
+
+/* A growing string; ok 0 once out of memory. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+    int ok;
+};
+
+static void put(struct sbuf *b, const char *p, size_t n)
+{
+    if (!b->ok)
+        return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = 2 * (b->len + n + 1) + 64;
+        char *g = realloc(b->s, cap);
+        if (!g) {
+            b->ok = 0;
+            return;
+        }
+        b->s = g;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, p, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static char *translate(struct import *im, const char *src, const char *path);
+static void unchain(const char *c, size_t n, struct sbuf *out);
+static void strip(const char *c, size_t *a, size_t *z);
+static size_t quotient_at(const char *c, size_t a, size_t z);
+
+/* The argument list of a call whose '(' is at p (past blanks): *a and *z bound the text
+ * inside the parentheses; returns the position past the matching ')', or NULL. */
+static const char *call_span(const char *p, const char **a, const char **z)
+{
+    int depth = 0;
+
+    while (*p == ' ')
+        p++;
+    if (*p != '(')
+        return NULL;
+    *a = p + 1;
+    for (; *p; p++) {
+        depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+        if (depth == 0) {
+            *z = p;
+            return p + 1;
+        }
+    }
+    return NULL;
+}
+
+/* ceil(X), floor(X) or int(X) (kind 'c', 'f', 'i') as an exact integer expression, where X
+ * is an integer expression or a quotient P / Q of Python's true division: ceil_div(P, Q),
+ * its mirror -ceil_div(-P, Q), or C's truncating P / Q. Owned by the caller; NULL after
+ * refusing (a true division elsewhere in X) or when out of memory. */
+static char *rounding(struct import *im, char kind, const char *arg, size_t len,
+                      const char *src, const char *path)
+{
+    static const char *const names[] = {"ceil", "floor", "int"};
+    const char *fn = names[kind == 'c' ? 0 : kind == 'f' ? 1 : 2];
+    char *a = strndup(arg, len), *t = NULL, *res = NULL;
+    struct sbuf c = {NULL, 0, 0, 1};
+    size_t s0 = 0, z, d, pa, pz, qa, qz;
+
+    if (!a)
+        goto nomem;
+    if (!(t = translate(im, a, path)))
+        goto cleanup;
+    unchain(t, strlen(t), &c);
+    put(&c, "", 0);
+    if (!c.ok)
+        goto nomem;
+    z = c.len;
+    strip(c.s, &s0, &z);
+    d = quotient_at(c.s, s0, z);
+    pa = s0, pz = d, qa = d + 1, qz = z;
+    if (d != z) {
+        strip(c.s, &pa, &pz);
+        strip(c.s, &qa, &qz);
+    }
+    if (d == z ? memchr(c.s + s0, TRUE_DIV, z - s0) != NULL
+               : memchr(c.s + pa, TRUE_DIV, pz - pa) || memchr(c.s + qa, TRUE_DIV, qz - qa)) {
+        refuse(im->err, path, "%s: '%s(%s)' in '%s' has no exact form in hetune's integer "
+               "expressions: %s of an integer expression or of one quotient P / Q is "
+               "translated", path, fn, a, src, fn);
+        goto cleanup;
+    }
+    if (d == z)
+        res = ht__asprintf("(%.*s)", (int)(z - s0), c.s + s0);
+    else if (kind == 'c')
+        res = ht__asprintf("ceil_div((%.*s), (%.*s))", (int)(pz - pa), c.s + pa,
+                           (int)(qz - qa), c.s + qa);
+    else if (kind == 'f')
+        res = ht__asprintf("(-ceil_div(-(%.*s), (%.*s)))", (int)(pz - pa), c.s + pa,
+                           (int)(qz - qa), c.s + qa);
+    else /* int() truncates toward zero, as C's division does */
+        res = ht__asprintf("((%.*s) / (%.*s))", (int)(pz - pa), c.s + pa, (int)(qz - qa),
+                           c.s + qa);
+    if (!res)
+        goto nomem;
+    goto cleanup;
+nomem:
+    ht_error_set(im->err, HT_ENOMEM, "out of memory");
+cleanup:
+    free(a);
+    free(t);
+    free(c.s);
+    return res;
+}
+
+/* min(a, b, c, ...) of three or more values as hetune's two-argument min and max nest:
+ * min(a, min(b, c)), translated; min or max of one value that is not a tuning parameter is
+ * refused (Python iterates it). Owned by the caller; NULL after refusing. */
+static char *extreme(struct import *im, const char *w, const char *arg, size_t len,
+                     const char *src, const char *path)
+{
+    size_t commas[64], ncommas = 0, i;
+    int depth = 0;
+    struct sbuf nested = {NULL, 0, 0, 1};
+    char *res = NULL;
+
+    for (i = 0; i < len && ncommas < 64; i++) {
+        depth += arg[i] == '(' ? 1 : arg[i] == ')' ? -1 : 0;
+        if (depth == 0 && arg[i] == ',')
+            commas[ncommas++] = i;
+    }
+    if (ncommas == 0) {
+        refuse(im->err, path, "%s: '%.3s(%.*s)' in '%s': min and max of one value are "
+               "translated for a tuning parameter only (its least or greatest value)", path,
+               w, (int)len, arg, src);
+        return NULL;
+    }
+    /* min(a, b, c) -> min(a, min(b, c)) */
+    for (i = 0; i <= ncommas; i++) {
+        size_t from = i ? commas[i - 1] + 1 : 0, to = i < ncommas ? commas[i] : len;
+        while (from < to && arg[from] == ' ')
+            from++;
+        if (i < ncommas) {
+            put(&nested, w, 3);
+            put(&nested, "(", 1);
+        }
+        put(&nested, arg + from, to - from);
+        if (i < ncommas)
+            put(&nested, ", ", 2);
+    }
+    for (i = 0; i < ncommas; i++)
+        put(&nested, ")", 1);
+    put(&nested, "", 0);
+    if (!nested.ok) {
+        ht_error_set(im->err, HT_ENOMEM, "out of memory");
+        free(nested.s);
+        return NULL;
+    }
+    if (ncommas == 1) { /* hetune's own min(a, b): its arguments translated */
+        char *inner = NULL;
+        struct sbuf b = {NULL, 0, 0, 1};
+        put(&b, w, 3);
+        put(&b, "(", 1);
+        for (i = 0; i < 2; i++) {
+            size_t from = i ? commas[0] + 1 : 0, to = i ? len : commas[0];
+            while (from < to && arg[from] == ' ')
+                from++;
+            char *piece = strndup(arg + from, to - from);
+            inner = piece ? translate(im, piece, path) : NULL;
+            free(piece);
+            if (!inner)
+                break;
+            put(&b, inner, strlen(inner));
+            put(&b, i ? ")" : ", ", i ? 1 : 2);
+            free(inner);
+        }
+        free(nested.s);
+        if (i < 2 || !b.ok) {
+            if (b.ok && !im->err->code)
+                ht_error_set(im->err, HT_ENOMEM, "out of memory");
+            free(b.s);
+            return NULL;
+        }
+        return b.s;
+    }
+    res = translate(im, nested.s, path);
+    free(nested.s);
+    return res;
+}
 
 /* Python's operators into C's: and/or, //, True/False, and not, which binds looser than a
  * comparison in Python ("not a > b" is "!(a > b)"), so its operand runs to the next and/or
@@ -173,7 +364,7 @@ static char *translate(struct import *im, const char *src, const char *path)
                 p++;
             size_t len = (size_t)(p - w);
             char num[32], idx = 0;
-            const char *after = NULL;
+            const char *after = NULL, *aa = NULL, *az = NULL;
             if (len == 11 && !strncmp(w, "ProblemSize", 11) && p[0] == '[' &&
                 p[1] >= '0' && p[1] < '0' + (char)im->nsizes && p[2] == ']') {
                 idx = p[1];
@@ -182,6 +373,34 @@ static char *translate(struct import *im, const char *src, const char *path)
                 p = after;
                 memcpy(out + n, num, strlen(num));
                 n += strlen(num);
+                continue;
+            } else if (((len == 4 && !strncmp(w, "ceil", 4)) ||
+                        (len == 5 && !strncmp(w, "floor", 5)) ||
+                        (len == 3 && (!strncmp(w, "int", 3) || !strncmp(w, "min", 3) ||
+                                      !strncmp(w, "max", 3)))) &&
+                       (after = call_span(p, &aa, &az)) != NULL) {
+                char *call = w[0] == 'm' ? extreme(im, w, aa, (size_t)(az - aa), src, path)
+                                         : rounding(im, w[0], aa, (size_t)(az - aa), src, path);
+                if (!call) {
+                    free(out);
+                    return NULL;
+                }
+                size_t need = n + strlen(call) + 4 * strlen(after) + 16;
+                if (need > cap) {
+                    char *g = realloc(out, need);
+                    if (!g) {
+                        free(call);
+                        free(out);
+                        ht_error_set(im->err, HT_ENOMEM, "out of memory");
+                        return NULL;
+                    }
+                    out = g;
+                    cap = need;
+                }
+                memcpy(out + n, call, strlen(call));
+                n += strlen(call);
+                free(call);
+                p = after;
                 continue;
             }
             if (idx) rep = problem_size_names[idx - '0'];
@@ -208,8 +427,11 @@ static char *translate(struct import *im, const char *src, const char *path)
                    path, *p == '*' ? 2 : 1, p, src);
             return NULL;
         } else if (p[0] == '/' && p[1] == '/') {
-            out[n++] = '/';
+            out[n++] = FLOOR_DIV;
             p += 2;
+        } else if (p[0] == '%') {
+            out[n++] = PY_MOD;
+            p++;
         } else if (p[0] == '/') {
             out[n++] = TRUE_DIV;
             p++;
@@ -228,32 +450,6 @@ static size_t comparison_at(const char *p)
     if ((p[0] == '<' || p[0] == '>' || p[0] == '=' || p[0] == '!') && p[1] == '=')
         return 2;
     return p[0] == '<' || p[0] == '>' ? 1 : 0;
-}
-
-/* A growing string; ok 0 once out of memory. */
-struct sbuf {
-    char *s;
-    size_t len, cap;
-    int ok;
-};
-
-static void put(struct sbuf *b, const char *p, size_t n)
-{
-    if (!b->ok)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = 2 * (b->len + n + 1) + 64;
-        char *g = realloc(b->s, cap);
-        if (!g) {
-            b->ok = 0;
-            return;
-        }
-        b->s = g;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, p, n);
-    b->len += n;
-    b->s[b->len] = '\0';
 }
 
 static void unchain(const char *c, size_t n, struct sbuf *out);
@@ -319,7 +515,7 @@ static size_t quotient_at(const char *c, size_t a, size_t z)
     for (size_t i = a; i < z; i++) {
         char ch = c[i];
         depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
-        if (depth == 0 && strchr("*%/" "\x01", ch))
+        if (depth == 0 && strchr("*%/" "\x01\x02\x03", ch))
             last = i;
         if (depth == 0 && ch == TRUE_DIV) {
             if (div != z)
@@ -467,6 +663,223 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
     }
 }
 
+/* 1 when c[a, z) cannot be negative: no '-' in it, and every name a tuning parameter whose
+ * values are all >= 0, a problem size, a device variable, or a function of hetune that
+ * gives no negative value from such arguments. */
+static int nonnegative(const struct import *im, const char *c, size_t a, size_t z)
+{
+    static const char *const fns[] = {"min", "max", "ceil_div", "is_pow2", "log2", NULL};
+    size_t i = a;
+
+    while (i < z) {
+        if (c[i] == '-' || c[i] == '~')
+            return 0;
+        if (!(isalpha((unsigned char)c[i]) || c[i] == '_') ||
+            (i > a && (isalnum((unsigned char)c[i - 1]) || c[i - 1] == '_'))) {
+            i++;
+            continue;
+        }
+        size_t b = i, k;
+        while (i < z && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+            i++;
+        size_t len = i - b, j = i;
+        int ok = 0;
+        while (j < z && c[j] == ' ')
+            j++;
+        if (j < z && c[j] == '(') {
+            for (k = 0; fns[k] && !ok; k++)
+                ok = strlen(fns[k]) == len && !strncmp(c + b, fns[k], len);
+        } else {
+            for (k = im->nparams; k < im->nnames && !ok; k++)
+                ok = strlen(im->names[k]) == len && !strncmp(c + b, im->names[k], len);
+            for (k = 0; k < im->nparams && !ok && im->values; k++)
+                if (strlen(im->names[k]) == len && !strncmp(c + b, im->names[k], len)) {
+                    json_t *v, *vals = json_object_get(json_object_get(im->values,
+                                                                       im->names[k]), "values");
+                    size_t m;
+                    ok = json_array_size(vals) > 0;
+                    json_array_foreach(vals, m, v)
+                        ok = ok && json_integer_value(v) >= 0;
+                }
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
+                      struct sbuf *out);
+
+/* Copies c[a, z), its parenthesised parts through floor_ops. */
+static void floor_copy(const struct import *im, const char *c, size_t a, size_t z,
+                       struct sbuf *out)
+{
+    while (a < z) {
+        if (c[a] != '(') {
+            put(out, c + a++, 1);
+            continue;
+        }
+        size_t j = a + 1;
+        int depth = 1;
+        for (; j < z; j++) {
+            depth += c[j] == '(' ? 1 : c[j] == ')' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        put(out, "(", 1);
+        floor_ops(im, c, a + 1, j, out);
+        if (j < z) {
+            put(out, ")", 1);
+            j++;
+        }
+        a = j;
+    }
+}
+
+/* Writes c[a, z) with Python's // and % (FLOOR_DIV, PY_MOD) as exact C: where both operands
+ * cannot be negative, C's / and % (the same there); else floor(x / y) as
+ * -ceil_div(-(x), y) and x mod y as ((x) % (y) + (y)) % (y), which has y's sign as
+ * Python's has. A run of * / % // between operators that bind looser is a left-to-right
+ * chain of factors (a unary sign, a name, a number, a call or a parenthesis each). */
+static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
+                      struct sbuf *out)
+{
+    size_t seg = a;
+
+    while (seg < z) {
+        size_t end = seg, ops = 0;
+        int depth = 0, operand = 0;
+        for (; end < z; end++) {
+            char ch = c[end];
+            if (ch == '(')
+                depth++;
+            else if (ch == ')')
+                depth--;
+            else if (depth == 0 && (ch == FLOOR_DIV || ch == PY_MOD))
+                ops++;
+            else if (depth == 0 && (strchr("<>=?:,&|^", ch) || (ch == '!' && c[end + 1] == '=') ||
+                                    ((ch == '+' || ch == '-') && operand)))
+                break;
+            if (ch != ' ')
+                operand = isalnum((unsigned char)ch) || ch == '_' || ch == ')';
+        }
+        if (!ops) {
+            floor_copy(im, c, seg, end, out);
+        } else {
+            struct sbuf acc = {NULL, 0, 0, 1};
+            size_t i = seg, fa = 0, fz = 0, acc_a = 0;
+            char op = 0;
+            int acc_raw = 1; /* acc is still c[acc_a, fz): its sign can be judged */
+            put(out, "", 0);
+            while (i < end) {
+                /* The next factor: blanks, unary signs, then a primary. */
+                while (i < end && c[i] == ' ')
+                    i++;
+                fa = i;
+                while (i < end && strchr("-+!~ ", c[i]))
+                    i++;
+                if (i < end && c[i] == '(') {
+                    int d = 0;
+                    for (; i < end; i++) {
+                        d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+                        if (d == 0) {
+                            i++;
+                            break;
+                        }
+                    }
+                } else {
+                    while (i < end && (isalnum((unsigned char)c[i]) || c[i] == '_'))
+                        i++;
+                    size_t j = i;
+                    while (j < end && c[j] == ' ')
+                        j++;
+                    if (j < end && c[j] == '(') { /* a call */
+                        int d = 0;
+                        for (i = j; i < end; i++) {
+                            d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
+                            if (d == 0) {
+                                i++;
+                                break;
+                            }
+                        }
+                    }
+                }
+                fz = i;
+                while (fz > fa && c[fz - 1] == ' ')
+                    fz--;
+                struct sbuf f = {NULL, 0, 0, 1};
+                floor_copy(im, c, fa, fz, &f);
+                put(&f, "", 0);
+                if (!op) {
+                    put(&acc, f.s ? f.s : "", f.len);
+                    acc_a = fa;
+                } else {
+                    struct sbuf next = {NULL, 0, 0, 1};
+                    int plain = op != FLOOR_DIV && op != PY_MOD;
+                    if (!plain && acc_raw && nonnegative(im, c, acc_a, fz))
+                        plain = 1;
+                    if (plain) {
+                        char o = op == FLOOR_DIV ? '/' : op == PY_MOD ? '%' : op;
+                        put(&next, acc.s, acc.len);
+                        put(&next, " ", 1);
+                        put(&next, &o, 1);
+                        put(&next, " ", 1);
+                        put(&next, f.s, f.len);
+                    } else if (op == FLOOR_DIV) {
+                        put(&next, "(-ceil_div(-(", 13);
+                        put(&next, acc.s, acc.len);
+                        put(&next, "), ", 3);
+                        put(&next, f.s, f.len);
+                        put(&next, "))", 2);
+                        acc_raw = 0;
+                    } else {
+                        put(&next, "(((", 3);
+                        put(&next, acc.s, acc.len);
+                        put(&next, ") % (", 5);
+                        put(&next, f.s, f.len);
+                        put(&next, ") + (", 5);
+                        put(&next, f.s, f.len);
+                        put(&next, ")) % (", 6);
+                        put(&next, f.s, f.len);
+                        put(&next, "))", 2);
+                        acc_raw = 0;
+                    }
+                    put(&next, "", 0);
+                    free(acc.s);
+                    acc = next;
+                }
+                free(f.s);
+                while (i < end && c[i] == ' ')
+                    i++;
+                if (i >= end)
+                    break;
+                op = c[i++]; /* * / % // or a true division left for expression to refuse */
+            }
+            if (!acc.ok)
+                out->ok = 0;
+            /* The segment's own leading and trailing blanks stay as they were. */
+            size_t lead = seg;
+            while (lead < end && c[lead] == ' ')
+                lead++;
+            put(out, c + seg, lead - seg);
+            put(out, acc.s ? acc.s : "", acc.len);
+            size_t trail = end;
+            while (trail > lead && c[trail - 1] == ' ')
+                trail--;
+            put(out, c + trail, end - trail);
+            free(acc.s);
+        }
+        if (end >= z)
+            return;
+        /* The operator that ended the segment: two characters for && || <= >= == !=. */
+        size_t ol = ((c[end] == '&' || c[end] == '|') && c[end + 1] == c[end]) ||
+                    (strchr("<>=!", c[end]) && c[end + 1] == '=') ? 2 : 1;
+        put(out, c + end, ol);
+        seg = end + ol;
+    }
+}
+
 /* Translates src and checks that it compiles; sets *out (owned) to the C form. */
 static int expression(struct import *im, const char *src, const char *path, char **out)
 {
@@ -485,6 +898,17 @@ static int expression(struct import *im, const char *src, const char *path, char
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     }
     c = chained.s;
+    if (!strchr(c, TRUE_DIV)) {
+        struct sbuf floored = {NULL, 0, 0, 1};
+        floor_ops(im, c, 0, strlen(c), &floored);
+        put(&floored, "", 0);
+        free(c);
+        if (!floored.ok) {
+            free(floored.s);
+            return ht_error_set(im->err, HT_ENOMEM, "out of memory");
+        }
+        c = floored.s;
+    }
     if (strchr(c, TRUE_DIV)) {
         free(c);
         return refuse(im->err, path, "%s: '/' in '%s' is Python's true division, which has no "
@@ -501,6 +925,785 @@ static int expression(struct import *im, const char *src, const char *path, char
     ht_expr_free(e);
     *out = c;
     return 0;
+}
+
+/* A T1 Values string is a Python expression that Kernel Tuner evaluates to a list: a list
+ * of integer expressions, a list comprehension over range() with if clauses, or
+ * list(range(...)). It is evaluated here as Python would, on exact rationals (so a true
+ * division is exact, and a value that Python would give as a float is refused, not cut):
+ * int, + - * / // % ** (floor division and remainder as Python's), comparisons (chained),
+ * and or not, x if c else y, ceil floor min max int. Anything else is refused naming the
+ * expression. */
+struct q {
+    long long n, d; /* n / d, d > 0, in lowest terms */
+    int kind;       /* Python's type: 0 int, 1 float, 2 bool */
+};
+
+#define PY_MAX_VARS 8
+#define PY_MAX_VALUES 100000
+
+struct py {
+    const char *s, *path;
+    size_t i;
+    int skip; /* parse only: no arithmetic and no name lookups */
+    const char *var[PY_MAX_VARS];
+    size_t varlen[PY_MAX_VARS];
+    long long val[PY_MAX_VARS];
+    int nvars, depth;
+    struct ht_error *err;
+};
+
+static int py_fail(struct py *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int py_fail(struct py *p, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    refuse(p->err, p->path, "%s: '%s': %s", p->path, p->s, text);
+    return -1;
+}
+
+static long long gcd_ll(long long a, long long b)
+{
+    if (a < 0)
+        a = -a;
+    while (b) {
+        long long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* n / d in lowest terms with d > 0; -1 on overflow (n or d LLONG_MIN). */
+static int q_make(struct py *p, long long n, long long d, int kind, struct q *out)
+{
+    if (d == 0)
+        return py_fail(p, "division by zero");
+    if (n == LLONG_MIN || d == LLONG_MIN)
+        return py_fail(p, "a value out of 64-bit range");
+    if (d < 0) {
+        n = -n;
+        d = -d;
+    }
+    long long g = gcd_ll(n, d);
+    out->n = g ? n / g : n;
+    out->d = g ? d / g : d;
+    out->kind = kind;
+    return 0;
+}
+
+static int q_over(struct py *p)
+{
+    return py_fail(p, "a value out of 64-bit range");
+}
+
+/* a op b for op in + - * /: exact. */
+static int q_arith(struct py *p, struct q a, char op, struct q b, struct q *out)
+{
+    long long x, y, n, d;
+    int kind = (a.kind == 1 || b.kind == 1 || op == '/') ? 1 : 0;
+
+    if (op == '*') {
+        if (__builtin_mul_overflow(a.n, b.n, &n) || __builtin_mul_overflow(a.d, b.d, &d))
+            return q_over(p);
+    } else if (op == '/') {
+        if (b.n == 0)
+            return py_fail(p, "division by zero");
+        if (__builtin_mul_overflow(a.n, b.d, &n) || __builtin_mul_overflow(a.d, b.n, &d))
+            return q_over(p);
+    } else {
+        if (__builtin_mul_overflow(a.n, b.d, &x) || __builtin_mul_overflow(b.n, a.d, &y) ||
+            __builtin_mul_overflow(a.d, b.d, &d) ||
+            (op == '+' ? __builtin_add_overflow(x, y, &n) : __builtin_sub_overflow(x, y, &n)))
+            return q_over(p);
+    }
+    return q_make(p, n, d, kind, out);
+}
+
+static long long q_floor(struct q a)
+{
+    return a.n / a.d - (a.n % a.d != 0 && a.n < 0);
+}
+
+/* -1, 0 or 1 as a is below, equal to or above b; sets *ok 0 on overflow. */
+static int q_cmp(struct q a, struct q b, int *ok)
+{
+    long long x, y;
+    if (__builtin_mul_overflow(a.n, b.d, &x) || __builtin_mul_overflow(b.n, a.d, &y)) {
+        *ok = 0;
+        return 0;
+    }
+    return (x > y) - (x < y);
+}
+
+static void py_blank(struct py *p)
+{
+    while (p->s[p->i] == ' ' || p->s[p->i] == '\t' || p->s[p->i] == '\n' || p->s[p->i] == '\r')
+        p->i++;
+}
+
+/* 1 and past it when the next token is the keyword or name w. */
+static int py_word(struct py *p, const char *w)
+{
+    size_t n = strlen(w);
+    py_blank(p);
+    if (strncmp(p->s + p->i, w, n) || isalnum((unsigned char)p->s[p->i + n]) ||
+        p->s[p->i + n] == '_')
+        return 0;
+    p->i += n;
+    return 1;
+}
+
+/* 1 and past it when the next token is the operator o (not the start of a longer one). */
+static int py_op(struct py *p, const char *o)
+{
+    size_t n = strlen(o);
+    py_blank(p);
+    if (strncmp(p->s + p->i, o, n))
+        return 0;
+    char next = p->s[p->i + n];
+    if ((o[0] == '*' || o[0] == '/') && n == 1 && next == o[0])
+        return 0; /* '*' of '**', '/' of '//' */
+    if ((o[0] == '<' || o[0] == '>' || o[0] == '=') && n == 1 && next == '=')
+        return 0;
+    p->i += n;
+    return 1;
+}
+
+static int py_expect(struct py *p, const char *o)
+{
+    if (py_op(p, o))
+        return 0;
+    return py_fail(p, "expected '%s' at column %zu", o, p->i + 1);
+}
+
+static int py_test(struct py *p, struct q *out);
+static int py_or(struct py *p, struct q *out);
+
+static int py_truth(struct q a)
+{
+    return a.n != 0;
+}
+
+/* The arguments of a call, at p after its '(': at most max, at least one. */
+static int py_args(struct py *p, struct q *a, int max, int *n)
+{
+    *n = 0;
+    do {
+        if (*n == max)
+            return py_fail(p, "too many arguments at column %zu", p->i + 1);
+        if (py_test(p, &a[(*n)++]) != 0)
+            return -1;
+    } while (py_op(p, ","));
+    return py_expect(p, ")");
+}
+
+static int py_call(struct py *p, const char *w, size_t len, struct q *out)
+{
+    struct q a[16];
+    int n, i;
+
+    if (py_args(p, a, 16, &n) != 0)
+        return -1;
+    if (p->skip)
+        return 0;
+    if ((len == 4 && !strncmp(w, "ceil", 4)) || (len == 5 && !strncmp(w, "floor", 5)) ||
+        (len == 3 && !strncmp(w, "int", 3))) {
+        if (n != 1)
+            return py_fail(p, "%.*s takes one argument", (int)len, w);
+        long long f = q_floor(a[0]);
+        if (w[0] == 'c' && a[0].n % a[0].d != 0)
+            f++;
+        else if (w[0] == 'i' && a[0].n < 0 && a[0].n % a[0].d != 0)
+            f++; /* int() truncates toward zero */
+        out->n = f;
+        out->d = 1;
+        out->kind = 0;
+        return 0;
+    }
+    if (len == 3 && (!strncmp(w, "min", 3) || !strncmp(w, "max", 3))) {
+        int ok = 1;
+        if (n < 2)
+            return py_fail(p, "%.*s of one argument: only min and max of several values are "
+                           "translated", (int)len, w);
+        *out = a[0];
+        for (i = 1; i < n; i++) {
+            int c = q_cmp(a[i], *out, &ok);
+            if (w[1] == 'a' ? c > 0 : c < 0)
+                *out = a[i]; /* the first of equal ones stays, as in Python */
+        }
+        return ok ? 0 : q_over(p);
+    }
+    return py_fail(p, "'%.*s(...)' has no translation (ceil, floor, min, max and int do)",
+                   (int)len, w);
+}
+
+static int py_atom(struct py *p, struct q *out)
+{
+    const char *s = p->s;
+
+    py_blank(p);
+    if (isdigit((unsigned char)s[p->i])) {
+        char *end;
+        errno = 0;
+        long long v = strtoll(s + p->i, &end, 10);
+        if (errno == ERANGE)
+            return q_over(p);
+        if (*end == '.' || *end == 'e' || *end == 'E' || *end == 'x' || *end == '_' ||
+            isalpha((unsigned char)*end))
+            return py_fail(p, "only decimal integer literals are translated (column %zu)",
+                           p->i + 1);
+        p->i = (size_t)(end - s);
+        out->n = v;
+        out->d = 1;
+        out->kind = 0;
+        return 0;
+    }
+    if (py_op(p, "(")) {
+        int rc;
+        if (++p->depth > 64)
+            return py_fail(p, "nested too deeply (column %zu)", p->i);
+        rc = py_test(p, out) != 0 ? -1 : py_expect(p, ")");
+        p->depth--;
+        return rc;
+    }
+    if (isalpha((unsigned char)s[p->i]) || s[p->i] == '_') {
+        static const char *const keywords[] = {"not", "and", "or", "if", "else", "for", "in",
+                                               "lambda", "is", NULL};
+        const char *w = s + p->i;
+        size_t len = 0;
+        while (isalnum((unsigned char)w[len]) || w[len] == '_')
+            len++;
+        for (int k = 0; keywords[k]; k++)
+            if (strlen(keywords[k]) == len && !strncmp(w, keywords[k], len))
+                return py_fail(p, "unexpected '%s' at column %zu", keywords[k], p->i + 1);
+        p->i += len;
+        if (py_op(p, "("))
+            return py_call(p, w, len, out);
+        if (len == 4 && !strncmp(w, "True", 4)) {
+            *out = (struct q){1, 1, 2};
+            return 0;
+        }
+        if (len == 5 && !strncmp(w, "False", 5)) {
+            *out = (struct q){0, 1, 2};
+            return 0;
+        }
+        if (p->skip)
+            return 0;
+        for (int k = p->nvars - 1; k >= 0; k--)
+            if (p->varlen[k] == len && !strncmp(p->var[k], w, len)) {
+                *out = (struct q){p->val[k], 1, 0};
+                return 0;
+            }
+        return py_fail(p, "unknown name '%.*s'", (int)len, w);
+    }
+    if (!s[p->i])
+        return py_fail(p, "unexpected end");
+    return py_fail(p, "unexpected '%c' at column %zu", s[p->i], p->i + 1);
+}
+
+static int py_factor(struct py *p, struct q *out);
+
+/* atom ['**' factor]: ** binds tighter than a unary minus on its left, looser on its right. */
+static int py_power(struct py *p, struct q *out)
+{
+    struct q e;
+
+    if (py_atom(p, out) != 0)
+        return -1;
+    if (!py_op(p, "**"))
+        return 0;
+    if (py_factor(p, &e) != 0)
+        return -1;
+    if (p->skip)
+        return 0;
+    if (e.d != 1 || e.kind == 1)
+        return py_fail(p, "'**' with a fractional exponent has no exact value");
+    struct q r = {1, 1, out->kind == 1};
+    long long k = e.n < 0 ? -e.n : e.n;
+    for (long long j = 0; j < k; j++) {
+        if (r.n == 0 || (out->n == 1 && out->d == 1))
+            break; /* 0 and 1 stay; the loop need not run to a huge k */
+        if (r.n == 1 && r.d == 1 && out->n == -1 && out->d == 1) {
+            r.n = k % 2 ? -1 : 1;
+            break;
+        }
+        if (q_arith(p, r, '*', *out, &r) != 0)
+            return -1;
+        r.kind = out->kind == 1;
+    }
+    if (out->n == 0 && k == 0)
+        r = (struct q){1, 1, out->kind == 1};
+    if (e.n < 0) {
+        if (q_arith(p, (struct q){1, 1, 0}, '/', r, &r) != 0)
+            return -1; /* an int to a negative power is a float in Python */
+    }
+    *out = r;
+    return 0;
+}
+
+static int py_factor(struct py *p, struct q *out)
+{
+    if (py_op(p, "-") || py_op(p, "+")) {
+        int neg = p->s[p->i - 1] == '-';
+        if (py_factor(p, out) != 0)
+            return -1;
+        if (!p->skip && neg) {
+            if (out->n == LLONG_MIN)
+                return q_over(p);
+            out->n = -out->n;
+        }
+        if (!p->skip && out->kind == 2)
+            out->kind = 0;
+        return 0;
+    }
+    return py_power(p, out);
+}
+
+static int py_term(struct py *p, struct q *out)
+{
+    if (py_factor(p, out) != 0)
+        return -1;
+    for (;;) {
+        const char *op = py_op(p, "*") ? "*" : py_op(p, "//") ? "//" : py_op(p, "/") ? "/"
+                       : py_op(p, "%") ? "%" : NULL;
+        struct q b, f;
+        if (!op)
+            return 0;
+        if (py_factor(p, &b) != 0)
+            return -1;
+        if (p->skip)
+            continue;
+        if (op[0] == '*' || (op[0] == '/' && !op[1])) {
+            if (q_arith(p, *out, op[0], b, out) != 0)
+                return -1;
+            continue;
+        }
+        /* Python's floor division and remainder: a // b = floor(a / b), a % b has b's sign. */
+        int kind = out->kind == 1 || b.kind == 1;
+        if (q_arith(p, *out, '/', b, &f) != 0)
+            return -1;
+        f = (struct q){q_floor(f), 1, kind};
+        if (op[0] == '%') {
+            struct q m;
+            if (q_arith(p, b, '*', f, &m) != 0 || q_arith(p, *out, '-', m, out) != 0)
+                return -1;
+            out->kind = kind;
+        } else
+            *out = f;
+    }
+}
+
+static int py_arith(struct py *p, struct q *out)
+{
+    if (py_term(p, out) != 0)
+        return -1;
+    for (;;) {
+        char op = py_op(p, "+") ? '+' : py_op(p, "-") ? '-' : 0;
+        struct q b;
+        if (!op)
+            return 0;
+        if (py_term(p, &b) != 0)
+            return -1;
+        if (!p->skip && q_arith(p, *out, op, b, out) != 0)
+            return -1;
+    }
+}
+
+/* Chained comparisons: a < b < c is a < b and b < c, b evaluated once, c only when a < b. */
+static int py_comparison(struct py *p, struct q *out)
+{
+    static const char *const ops[] = {"<=", ">=", "==", "!=", "<", ">", NULL};
+    struct q left;
+    int result = 1, any = 0, skip = p->skip;
+
+    if (py_arith(p, &left) != 0)
+        return -1;
+    for (;;) {
+        int k, ok = 1;
+        struct q right;
+        for (k = 0; ops[k] && !py_op(p, ops[k]); k++)
+            ;
+        if (!ops[k])
+            break;
+        any = 1;
+        if (py_arith(p, &right) != 0) {
+            p->skip = skip;
+            return -1;
+        }
+        if (!p->skip) {
+            int c = q_cmp(left, right, &ok);
+            if (!ok) {
+                p->skip = skip;
+                return q_over(p);
+            }
+            int holds = k == 0 ? c <= 0 : k == 1 ? c >= 0 : k == 2 ? c == 0 : k == 3 ? c != 0
+                      : k == 4 ? c < 0 : c > 0;
+            result = result && holds;
+            if (!result)
+                p->skip = 1;
+        }
+        left = right;
+    }
+    p->skip = skip;
+    if (any && !skip)
+        *out = (struct q){result, 1, 2};
+    else if (!any)
+        *out = left;
+    return 0;
+}
+
+static int py_not(struct py *p, struct q *out)
+{
+    if (!py_word(p, "not"))
+        return py_comparison(p, out);
+    if (py_not(p, out) != 0)
+        return -1;
+    if (!p->skip)
+        *out = (struct q){!py_truth(*out), 1, 2};
+    return 0;
+}
+
+/* and / or give one of their operands, as in Python; the right one only when needed. */
+static int py_andor(struct py *p, struct q *out, int is_or)
+{
+    int skip = p->skip;
+
+    if ((is_or ? py_andor(p, out, 0) : py_not(p, out)) != 0)
+        return -1;
+    while (py_word(p, is_or ? "or" : "and")) {
+        struct q b;
+        if (!p->skip && py_truth(*out) == is_or)
+            p->skip = 1;
+        int rc = is_or ? py_andor(p, &b, 0) : py_not(p, &b);
+        if (rc == 0 && !p->skip)
+            *out = b;
+        p->skip = skip;
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int py_or(struct py *p, struct q *out)
+{
+    return py_andor(p, out, 1);
+}
+
+/* 1 when an 'if' of a conditional expression follows at p's level: before a ',', 'for',
+ * 'else' or a closing bracket of that level. */
+static int py_has_if(const struct py *p)
+{
+    int depth = 0;
+
+    for (size_t i = p->i; p->s[i]; i++) {
+        char c = p->s[i];
+        int word = (isalpha((unsigned char)c) || c == '_') &&
+                   (i == 0 || !(isalnum((unsigned char)p->s[i - 1]) || p->s[i - 1] == '_'));
+        if (c == '(' || c == '[')
+            depth++;
+        else if (c == ')' || c == ']') {
+            if (--depth < 0)
+                return 0;
+        } else if (depth == 0 && c == ',')
+            return 0;
+        else if (depth == 0 && word) {
+            size_t n = 0;
+            while (isalnum((unsigned char)p->s[i + n]) || p->s[i + n] == '_')
+                n++;
+            if ((n == 3 && !strncmp(p->s + i, "for", 3)) ||
+                (n == 4 && !strncmp(p->s + i, "else", 4)))
+                return 0;
+            if (n == 2 && !strncmp(p->s + i, "if", 2))
+                return 1;
+            i += n - 1;
+        }
+    }
+    return 0;
+}
+
+/* or_test ['if' or_test 'else' test]: the condition first, then the branch it picks, as
+ * Python does (the other branch may divide by zero). */
+static int py_test(struct py *p, struct q *out)
+{
+    size_t start = p->i, after_cond;
+    struct q c, unused;
+    int rc;
+
+    if (p->skip || !py_has_if(p)) {
+        if (py_or(p, out) != 0)
+            return -1;
+        if (!p->skip)
+            return 0;
+        if (!py_word(p, "if"))
+            return 0;
+        if (py_or(p, &c) != 0)
+            return -1;
+        if (!py_word(p, "else"))
+            return py_fail(p, "expected 'else' at column %zu", p->i + 1);
+        return py_test(p, out);
+    }
+    p->skip = 1;
+    rc = py_or(p, &unused);
+    p->skip = 0;
+    if (rc != 0)
+        return -1;
+    if (!py_word(p, "if"))
+        return py_fail(p, "expected 'if' at column %zu", p->i + 1);
+    if (py_or(p, &c) != 0)
+        return -1;
+    if (!py_word(p, "else"))
+        return py_fail(p, "expected 'else' at column %zu", p->i + 1);
+    if (!py_truth(c))
+        return py_test(p, out);
+    after_cond = p->i;
+    p->i = start;
+    if (py_or(p, out) != 0)
+        return -1;
+    p->i = after_cond;
+    p->skip = 1;
+    rc = py_test(p, &unused);
+    p->skip = 0;
+    return rc;
+}
+
+/* range(...)'s start, stop and step, at p past "range". */
+static int py_range(struct py *p, long long r[3])
+{
+    struct q a[3];
+    int n;
+
+    if (py_expect(p, "(") != 0 || py_args(p, a, 3, &n) != 0)
+        return -1;
+    if (p->skip)
+        return 0;
+    for (int k = 0; k < n; k++)
+        if (a[k].d != 1 || a[k].kind == 1)
+            return py_fail(p, "range() takes integers");
+    r[0] = n == 1 ? 0 : a[0].n;
+    r[1] = n == 1 ? a[0].n : a[1].n;
+    r[2] = n == 3 ? a[2].n : 1;
+    if (r[2] == 0)
+        return py_fail(p, "range() step must not be zero");
+    return 0;
+}
+
+/* The number of values of range r, or -1 past PY_MAX_VALUES. Unsigned arithmetic: the
+ * distance between two long longs always fits. */
+static long long range_len(const long long r[3])
+{
+    unsigned long long dist, step, n;
+
+    if (r[2] > 0 ? r[1] <= r[0] : r[1] >= r[0])
+        return 0;
+    dist = r[2] > 0 ? (unsigned long long)r[1] - (unsigned long long)r[0]
+                    : (unsigned long long)r[0] - (unsigned long long)r[1];
+    step = r[2] > 0 ? (unsigned long long)r[2] : 0ULL - (unsigned long long)r[2];
+    n = dist / step + (dist % step != 0);
+    return n > PY_MAX_VALUES ? -1 : (long long)n;
+}
+
+/* The k-th value of range r (k below its length). */
+static long long range_at(const long long r[3], long long k)
+{
+    return (long long)((unsigned long long)r[0] +
+                       (unsigned long long)k * (unsigned long long)r[2]);
+}
+
+static int py_append(struct py *p, struct q v, json_t *list)
+{
+    if (v.kind == 1)
+        return v.d == 1 ? py_fail(p, "gives %lld.0, a float in Python: hetune's parameters "
+                                  "are integers", v.n)
+                        : py_fail(p, "gives %lld/%lld, a float in Python: hetune's parameters "
+                                  "are integers", v.n, v.d);
+    if (v.kind == 2)
+        return py_fail(p, "gives %s, a bool: hetune's parameters are integers",
+                       v.n ? "True" : "False");
+    if (json_array_size(list) >= PY_MAX_VALUES)
+        return py_fail(p, "more than %d values", PY_MAX_VALUES);
+    json_array_append_new(list, json_integer(v.n));
+    return 0;
+}
+
+/* The comprehension's clauses from position at on (element at elem) into list: each for
+ * binds its name over a range, each if keeps what its condition holds for. */
+static int py_clauses(struct py *p, size_t at, size_t elem, json_t *list)
+{
+    struct q v;
+
+    p->i = at;
+    if (py_word(p, "for")) {
+        long long r[3] = {0, 0, 1};
+        size_t nlen = 0;
+        py_blank(p);
+        const char *name = p->s + p->i;
+        while (isalnum((unsigned char)name[nlen]) || name[nlen] == '_')
+            nlen++;
+        if (!nlen || isdigit((unsigned char)name[0]))
+            return py_fail(p, "expected a name after 'for' at column %zu", p->i + 1);
+        p->i += nlen;
+        if (!py_word(p, "in"))
+            return py_fail(p, "expected 'in' at column %zu", p->i + 1);
+        if (!py_word(p, "range"))
+            return py_fail(p, "only a comprehension over range(...) is translated (column "
+                           "%zu)", p->i + 1);
+        if (py_range(p, r) != 0)
+            return -1;
+        size_t next = p->i;
+        if (p->nvars == PY_MAX_VARS)
+            return py_fail(p, "too many nested for clauses");
+        p->var[p->nvars] = name;
+        p->varlen[p->nvars] = nlen;
+        p->nvars++;
+        int rc = 0;
+        if (p->skip)
+            rc = py_clauses(p, next, elem, list);
+        else {
+            long long count = range_len(r);
+            if (count < 0)
+                rc = py_fail(p, "a range of more than %d values", PY_MAX_VALUES);
+            for (long long k = 0; rc == 0 && k < count; k++) {
+                p->val[p->nvars - 1] = range_at(r, k);
+                rc = py_clauses(p, next, elem, list);
+            }
+        }
+        p->nvars--;
+        return rc;
+    }
+    if (py_word(p, "if")) {
+        if (py_or(p, &v) != 0)
+            return -1;
+        if (p->skip || py_truth(v))
+            return py_clauses(p, p->i, elem, list);
+        return 0;
+    }
+    if (!py_op(p, "]"))
+        return py_fail(p, "expected 'for', 'if' or ']' at column %zu", p->i + 1);
+    if (p->skip)
+        return 0;
+    size_t end = p->i;
+    p->i = elem;
+    if (py_test(p, &v) != 0 || py_append(p, v, list) != 0)
+        return -1;
+    p->i = end;
+    return 0;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1 with *v a value list holds twice, 0 when none does, -1 out of memory. */
+static int duplicate(json_t *list, long long *v)
+{
+    size_t n = json_array_size(list), k;
+    long long *a = malloc((n ? n : 1) * sizeof *a);
+    int found = 0;
+
+    if (!a)
+        return -1;
+    for (k = 0; k < n; k++)
+        a[k] = json_integer_value(json_array_get(list, k));
+    qsort(a, n, sizeof *a, cmp_ll);
+    for (k = 1; k < n && !found; k++)
+        if (a[k] == a[k - 1]) {
+            *v = a[k];
+            found = 1;
+        }
+    free(a);
+    return found;
+}
+
+/* Values (at path) as Kernel Tuner's Python reads them: *out (owned) a list of integers. */
+static int py_values(const char *src, const char *path, struct ht_error *err, json_t **out)
+{
+    struct py p = {.s = src, .path = path, .err = err};
+    json_t *list = json_array();
+    struct q v;
+    int rc = -1, dup;
+    long long dupv;
+
+    *out = NULL;
+    if (!list)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (py_word(&p, "list")) {
+        long long r[3];
+        if (py_expect(&p, "(") != 0 || !(py_word(&p, "range") ||
+                                         py_fail(&p, "only list(range(...)) is translated")) ||
+            py_range(&p, r) != 0 || py_expect(&p, ")") != 0)
+            goto cleanup;
+        long long count = range_len(r);
+        if (count < 0) {
+            py_fail(&p, "a range of more than %d values", PY_MAX_VALUES);
+            goto cleanup;
+        }
+        for (long long k = 0; k < count; k++)
+            json_array_append_new(list, json_integer(range_at(r, k)));
+    } else if (!py_op(&p, "[")) {
+        py_fail(&p, "not a list such as \"[1, 2, 4]\", \"[2**i for i in range(1, 6)]\" or "
+                "\"list(range(1, 9))\"");
+        goto cleanup;
+    } else {
+        size_t elem = p.i;
+        p.skip = 1;
+        if (py_test(&p, &v) != 0)
+            goto cleanup;
+        if (py_word(&p, "for")) {
+            size_t at = p.i - 3;
+            /* Once without values, so that a syntax error in clauses an empty range never
+             * reaches is still found; then for real. */
+            if (py_clauses(&p, at, elem, list) != 0)
+                goto cleanup;
+            size_t end = p.i;
+            p.skip = 0;
+            if (py_clauses(&p, at, elem, list) != 0)
+                goto cleanup;
+            p.i = end;
+        } else {
+            p.skip = 0;
+            p.i = elem;
+            do {
+                py_blank(&p);
+                if (p.s[p.i] == ']')
+                    break; /* a trailing comma */
+                if (py_test(&p, &v) != 0 || py_append(&p, v, list) != 0)
+                    goto cleanup;
+            } while (py_op(&p, ","));
+            if (py_expect(&p, "]") != 0)
+                goto cleanup;
+        }
+    }
+    py_blank(&p);
+    if (p.s[p.i]) {
+        py_fail(&p, "unexpected '%s' at column %zu", p.s + p.i, p.i + 1);
+        goto cleanup;
+    }
+    if (json_array_size(list) == 0) {
+        py_fail(&p, "gives no value");
+        goto cleanup;
+    }
+    if ((dup = duplicate(list, &dupv)) < 0) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    if (dup) {
+        /* Kernel Tuner would tune the value twice; a spec's values are a set. */
+        py_fail(&p, "gives %lld twice", dupv);
+        goto cleanup;
+    }
+    *out = list;
+    list = NULL;
+    rc = 0;
+cleanup:
+    json_decref(list);
+    return rc < 0 && err->code ? err->code : rc;
 }
 
 static int params(struct import *im, json_t *space, json_t *spec)
@@ -538,17 +1741,10 @@ static int params(struct import *im, json_t *space, json_t *spec)
             return refuse(im->err, path, "%s: parameters of type '%s' have no form in hetune "
                           "(integers only)", path, type);
         }
-        json_t *vals = json_loads(values, JSON_DECODE_ANY, NULL), *v;
-        size_t j;
-        int ok = json_is_array(vals) && json_array_size(vals) > 0;
-        json_array_foreach(vals, j, v)
-            ok = ok && json_is_integer(v);
-        if (!ok) {
-            json_decref(vals);
-            strcat(path, ".Values");
-            return refuse(im->err, path, "%s: '%s' is not a list of integers such as "
-                          "\"[1, 2, 4]\"", path, values);
-        }
+        json_t *vals = NULL;
+        strcat(path, ".Values");
+        if (py_values(values, path, im->err, &vals) != 0)
+            return im->err->code;
         json_object_set_new(out, name, json_pack("{s:o}", "values", vals));
         im->names[im->nparams++] = name;
     }

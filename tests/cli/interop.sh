@@ -64,7 +64,7 @@ expect_status 0
 check 'all(x["pruned"] == 3 for x in d["devices"])'
 
 # Python's true division keeps its meaning (issue 28 item 3): 96 / 64 > 1 holds, where C's
-# 96 / 64 is 1. A quotient compared with a value becomes an exact integer comparison; the
+# 96 / 64 is 1; so do its // and %, which floor where C's truncate (-7 // 2 is -4). A quotient compared with a value becomes an exact integer comparison; the
 # configurations hetune lists are those of the same space without the condition that
 # Python's own evaluation of it keeps; a quotient inside other arithmetic is refused.
 divspace() { # $1: the condition, $2: the T1 file to write
@@ -86,7 +86,14 @@ expect_status 0
 run space "$tmp/div0.json" --device 0 --list
 expect_status 0
 cp "$tmp/out" "$tmp/div0.list"
-for cond in "block_size_x / 64 > 1" "1 < block_size_x / 64" "block_size_x * t / 64 >= 3"             "32 <= block_size_x / t <= 100" "block_size_x / -t < -50"             "block_size_x / (t - 1) != 64 and (block_size_x / 32) == 3"; do
+for cond in "block_size_x / 64 > 1" "1 < block_size_x / 64" "block_size_x * t / 64 >= 3"             "32 <= block_size_x / t <= 100" "block_size_x / -t < -50"             "block_size_x / (t - 1) != 64 and (block_size_x / 32) == 3" \
+             "ceil(block_size_x / 64) == 2" "floor(block_size_x / t) >= 40" \
+             "ceil(block_size_x / -t) < -40 or floor(t / 3) == 0" "int(block_size_x / t) < 50" \
+             "min(block_size_x, t * 50, 150) >= 100" "max(block_size_x // 32, t, 2) == 4" \
+             "floor(block_size_x * t / 64) > 2 and ceil(t) != 3" \
+             "block_size_x // t > 40" "t % 3 == 1" "block_size_x % 64 == 0" \
+             "(block_size_x // 32) % t == 0 or t // -2 == 1" "block_size_x * t // 64 % 3 == 2" \
+             "-t // 2 < 0 and block_size_x % (t + 3) != 1"; do
     divspace "$cond" "$tmp/div-t1.json"
     run import-kt "$tmp/div-t1.json" -o "$tmp/div.json"
     expect_status 0
@@ -105,20 +112,84 @@ def configs(path):
     return out
 every, got = configs(sys.argv[1]), configs(sys.argv[2])
 assert len({b for b, _ in every}) == 8, sorted(every)
+from math import ceil, floor
 def keeps(b, t):
     try:
-        return bool(eval(sys.argv[3], {"block_size_x": b, "t": t}))
+        return bool(eval(sys.argv[3], {"block_size_x": b, "t": t, "ceil": ceil, "floor": floor}))
     except ZeroDivisionError:
         return False
 want = {c for c in every if keeps(*c)}
 assert got == want, (sorted(got ^ want), len(got), len(want))
 PY
 done
-for cond in "block_size_x / 64 * t > 1" "block_size_x / 64 + 1 > 2" "block_size_x / 64"; do
+for cond in "block_size_x / 64 * t > 1" "block_size_x / 64 + 1 > 2" "block_size_x / 64" \
+            "ceil(block_size_x / t / 2) > 3" "floor(block_size_x / t + 1) > 3"; do
     divspace "$cond" "$tmp/div-t1.json"
     run import-kt "$tmp/div-t1.json"
     expect_status 2
-    expect_err "Python's true division"
+    case $cond in
+    ceil* | floor*) expect_err "in '$cond' has no exact form" ;;
+    *) expect_err "Python's true division" ;;
+    esac
+done
+
+# Values are Python lists as Kernel Tuner evaluates them (issue 28 item 3): comprehensions
+# over range with if clauses, ** // % and true division, ceil floor min max, conditional
+# expressions. Each imports as the list Python gives, and the space counts what
+# itertools.product of Python's lists keeps under Python's own condition (the platform
+# rules prune nothing here: 26880 is a multiple of every block size, eq3 is off).
+valspace() { # $1 block_size_x's Values, $2 t's Values, $3 the condition, $4 the T1 file
+    python3 - "$fix/vecadd-t1.json" "$4" "$1" "$2" "$3" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["ConfigurationSpace"]["TuningParameters"] = [
+    {"Name": "block_size_x", "Type": "int", "Values": sys.argv[3]},
+    {"Name": "t", "Type": "int", "Values": sys.argv[4]}]
+t["KernelSpecification"]["GlobalSize"] = {"X": "26880"}
+t["ConfigurationSpace"]["Conditions"] = [
+    {"Expression": sys.argv[5], "Parameters": ["block_size_x", "t"]}] if sys.argv[5] else []
+json.dump(t, open(sys.argv[2], "w"))
+PY
+}
+while IFS='|' read -r bx tv cond; do
+    valspace "$bx" "$tv" "$cond" "$tmp/val-t1.json"
+    run import-kt "$tmp/val-t1.json" -o "$tmp/val.json"
+    expect_status 0
+    run space "$tmp/val.json" --device 0 --eq3 off --json
+    expect_status 0
+    python3 - "$tmp/val.json" "$tmp/out" "$bx" "$tv" "$cond" <<'PY' || fail "Values: $bx | $tv | $cond: $(grep -o '"params".*' "$tmp/val.json")"
+import itertools, json, sys
+from math import ceil, floor
+g = {"ceil": ceil, "floor": floor}
+spec, space = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bx, tv = eval(sys.argv[3], g), eval(sys.argv[4], g)
+assert spec["params"]["block_size_x"]["values"] == bx, (spec["params"], bx)
+assert spec["params"]["t"]["values"] == tv, (spec["params"], tv)
+def keeps(b, t):
+    try:
+        return not sys.argv[5] or bool(eval(sys.argv[5], dict(g, block_size_x=b, t=t)))
+    except ZeroDivisionError:
+        return False
+want = sum(keeps(b, t) for b, t in itertools.product(bx, tv))
+d = space["devices"][0]
+assert d["unpruned"] == len(bx) * len(tv), (d, len(bx), len(tv))
+assert d["pruned"] == want, (d["pruned"], want)
+PY
+done <<'CASES'
+[2**i for i in range(1, 9)]|[i for i in range(0, 10) if i % 3 != 1]|block_size_x / t >= 8
+[i for i in range(32, 1025, 32) if i % 64 == 0 and 26880 % i == 0]|list(range(-3, 4))|ceil(block_size_x / 64) > t
+[16 * ceil(i / 3) for i in range(3, 24, 3)]|[x if x % 2 else -x for x in range(6)]|min(block_size_x, 64, t * 32) == 64
+[max(8, 2 ** i) for i in range(3, 9)]|[7 // -2, -7 % 3, 2 ** 3, int(-7 / 2) * 2, floor(9 / 2)]|floor(block_size_x / t) % 2 == 0
+[i * j for i in range(1, 5) for j in range(i, 5) if i != j]|[1, 2,]|
+CASES
+
+# What Python computes but hetune cannot hold: refused naming the expression.
+for v in "[i / 2 for i in range(4)]" "[1, 2, 1]" "[i for i in [1, 2]]" "[True, 2]" \
+         "[f(1)]" "[1.5]"; do
+    valspace "$v" "[1]" "" "$tmp/val-t1.json"
+    run import-kt "$tmp/val-t1.json"
+    expect_status 2
+    expect_err "ConfigurationSpace.TuningParameters[0].Values: '$v'"
 done
 
 # A Kernel Tuner script is not a T1 file: said so, exit 2.

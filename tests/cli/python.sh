@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The Python package (python/): pip-installed into a venv in the build folder
-# ($BUILD/pyvenv, made once, the package reinstalled every run), then its pytest tests
-# against the build's libhetune.so. Skipped (77) when no venv, numpy or pytest can be had.
+# The Python package (python/): a wheel built with pip wheel ./python (scikit-build-core
+# over the project's CMake, bundling libhetune and hetune-worker; its CMake build kept in
+# $BUILD/pywheel so that a second run rebuilds only what changed), installed into a venv in
+# the build folder ($BUILD/pyvenv, made once); `import hetune` there with no variable set
+# must load the bundled library and isolate a configuration in the bundled worker; then the
+# pytest tests, against the build's libhetune.so. Skipped (77) when no venv, numpy, pytest
+# or scikit-build-core can be had.
 set -eu
 
 : "${HETUNE:?HETUNE must name the hetune binary}"
@@ -18,27 +22,51 @@ if grep -q "__asan_init" "$HETUNE_LIB" 2>/dev/null; then
     exit 77
 fi
 
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import numpy, pytest' 2>/dev/null; then
-    python3 -m venv "$venv" || { echo "skipped: python3 -m venv failed" >&2; exit 77; }
-    "$venv/bin/pip" install -q numpy pytest ||
-        { echo "skipped: numpy and pytest cannot be installed" >&2; exit 77; }
+if [ ! -x "$venv/bin/python" ] ||
+   ! "$venv/bin/python" -c 'import numpy, pytest, scikit_build_core' 2>/dev/null; then
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" ||
+        { echo "skipped: python3 -m venv failed" >&2; exit 77; }
+    "$venv/bin/pip" install -q numpy pytest scikit-build-core ||
+        { echo "skipped: numpy, pytest and scikit-build-core cannot be installed" >&2; exit 77; }
 fi
 log=$(mktemp "${TMPDIR:-/tmp}/hetune-python.XXXXXX")
-trap 'rm -f "$log"' EXIT
-# A copy: pip builds in place and must not leave build/ or *.egg-info in the source tree.
-work=$(mktemp -d "${TMPDIR:-/tmp}/hetune-pysrc.XXXXXX")
-trap 'rm -f "$log"; rm -rf "$work"' EXIT
-cp -r "$src/python/." "$work/"
-rm -rf "$work/build" "$work"/*.egg-info
-if ! "$venv/bin/pip" install -q --force-reinstall --no-deps "$work" >"$log" 2>&1 &&
-   ! "$venv/bin/pip" install -q --force-reinstall --no-deps --no-build-isolation "$work" >"$log" 2>&1; then
+wheels=$(mktemp -d "${TMPDIR:-/tmp}/hetune-wheel.XXXXXX")
+trap 'rm -f "$log"; rm -rf "$wheels"' EXIT
+# Built from python/ itself (scikit-build-core writes nothing there: its build is
+# $build/pywheel), without build isolation: the venv has scikit-build-core already.
+if ! CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" "$venv/bin/pip" wheel -q \
+        --no-deps --no-build-isolation --config-settings=build-dir="$build/pywheel" \
+        -w "$wheels" "$src/python" >"$log" 2>&1 ||
+   ! "$venv/bin/pip" install -q --force-reinstall --no-deps "$wheels"/hetune-*.whl >>"$log" 2>&1; then
     cat "$log" >&2
-    echo "FAIL: pip install ./python" >&2
+    echo "FAIL: pip wheel ./python, then pip install of the wheel" >&2
     exit 1
 fi
+# A fresh process with nothing set, outside the source tree: the bundled library, and the
+# bundled worker beside it (the library looks there first: src/exec/worker.c).
+(cd "$wheels" && env -u HETUNE_LIB -u HETUNE -u HETUNE_WORKER HETUNE_SOURCE_DIR= \
+    "$venv/bin/python" - "$src/examples/vecadd/spec.json" <<'PY') || { echo "FAIL: the installed wheel" >&2; exit 1; }
+import os, sys
+import hetune
+lib = hetune.library_path
+bundle = os.path.join(os.path.dirname(hetune.__file__), "_bundle")
+assert lib.startswith(bundle), "hetune loaded %s, not the bundled library" % lib
+worker = os.path.join(bundle, "libexec", "hetune", "hetune-worker")
+assert os.access(worker, os.X_OK), worker
+try:
+    devs = hetune.devices()
+except hetune.HetuneError as e:
+    if e.name != "HT_ENOPLATFORM":
+        raise
+    devs = []
+if devs:
+    with hetune.load(sys.argv[1]) as s:
+        r = s.eval({"WG": 32, "EPT": 1}, device=0, isolate="on")
+        assert r["status"] == "ok", r
+PY
 # Two devices for the split test, as tests/cli/split.sh has.
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 cd "$build"  # not python/: the installed package is tested, not the folder
 export HETUNE_SOURCE_DIR="$src"
 "$venv/bin/python" -c 'import hetune, sys; sys.exit(0 if hetune.__file__.startswith(sys.prefix) else "hetune not imported from the venv: " + hetune.__file__)'
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests"
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$src/python/tests"
