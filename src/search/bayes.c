@@ -56,8 +56,8 @@
  * them, the other parameters kept: a move across basins at a point that is good in one of
  * them, which one- and two-parameter moves rarely reach when two flags must change at once
  * or a flag alone is poor. When every such configuration is known the near search takes
- * the turn. Judged by a scratch harness that drives ht_search_* over the recorded spaces as
- * tables (not committed), 80 seeds, the seeds at 0.95 of the optimum at 100 evaluations,
+ * the turn. Judged by bench/search/table_replay (the recorded spaces as tables, through
+ * ht_search_*), 80 seeds, the seeds at 0.95 of the optimum at 100 evaluations,
  * before -> after: A4000 convolution 31 -> 59; its variants (each time times exp(N(0, s))
  * for s = 0.1, 0.15, 0.2; the best 5 or 10 configurations dropped) 40 -> 62, 33 -> 42,
  * 42 -> 41, 35 -> 48, 7 -> 12; A100 convolution 21 -> 20 and its variants 45 -> 48,
