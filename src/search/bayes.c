@@ -44,7 +44,29 @@
  * (the median fraction of the optimum at 100 evaluations of the A4000 convolution space
  * was 0.81 with the whole space only, 0.996 so, before the pairs); the third proposal
  * seldom leaves a basin.
-
+ *
+ * Flags. A parameter of at most FLAG_VALUES values (use_shmem, read_only) often splits a
+ * GPU space into basins whose best points share the other parameters' values: the A4000
+ * convolution's optimum has use_shmem 0 and block, tile sizes that are poor with
+ * use_shmem 1, while with use_shmem 1 nearly everything is fair, a plateau the model
+ * settles on after a few poor draws of the other basin (half of the seeds did, at 0.81 of
+ * the optimum). So in every FLIP_CYCLES-th cycle of GLOBAL_EVERY proposals, the near
+ * proposals instead take the highest expected improvement among the configurations that
+ * differ from one of the best FLIP_TOP known configurations in flags only, any number of
+ * them, the other parameters kept: a move across basins at a point that is good in one of
+ * them, which one- and two-parameter moves rarely reach when two flags must change at once
+ * or a flag alone is poor. When every such configuration is known the near search takes
+ * the turn. Judged by bench/search/table_replay (the recorded spaces as tables, through
+ * ht_search_*), 80 seeds, the seeds at 0.95 of the optimum at 100 evaluations,
+ * before -> after: A4000 convolution 31 -> 59; its variants (each time times exp(N(0, s))
+ * for s = 0.1, 0.15, 0.2; the best 5 or 10 configurations dropped) 40 -> 62, 33 -> 42,
+ * 42 -> 41, 35 -> 48, 7 -> 12; A100 convolution 21 -> 20 and its variants 45 -> 48,
+ * 24 -> 21, 33 -> 30, 42 -> 37, 32 -> 39 (no change that 80 seeds can tell: the A100's
+ * stuck seeds sit where a flip changes nothing, with use_padding 1, or need the tile sizes
+ * changed too); dedispersion 40 of 40 both (40 seeds). Flips of the best five instead of
+ * two, one cycle in three, flips only after 5 proposals without a better best, and
+ * parameters of up to four values as flags (the A100: 12 -> 20 of 40; the A4000's family
+ * lost as much) did no better.
  *
  * The initial design: bo_init configurations (0: automatic, one more than the parameters
  * that vary, 4 to 20, at most a fifth of the budget), spread over the space (each the
@@ -87,7 +109,13 @@
  * A100 and worse on the A4000; a share of the near proposals, or the restarts' centres,
  * among the known local optima two moves or more from the best, worse; one proposal in
  * two over the whole space, worse; 16 trees, or 256 candidates instead of 1024 (cheaper),
- * worse on both. */
+ * worse on both. In a third round (40 seeds, the spaces and variants above): when the
+ * best's neighbourhood is exhausted, those of the next best three instead of the two-move
+ * one (a little better alone, 258 seeds at 0.95 at 100 against 247 over the 14 spaces, and
+ * nothing on top of the flips, 282 against 278); global candidates at least three moves
+ * from the best (234); and on the two convolution spaces alone, a share of the near
+ * proposals around the best of each other value of a flag, that value kept, and Breiman's
+ * subset splits (a parameter's values ordered by their mean target, then cut): no better. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +130,10 @@
 #define SPREAD_TRIES 16   /* random configurations compared for a spread-out one */
 #define REGROW_PART 8     /* a proposal regrows 1/REGROW_PART of the trees */
 #define GLOBAL_EVERY 3    /* one proposal in so many searches the whole space */
+#define FLAG_VALUES 2     /* a parameter of at most so many values is a flag */
+#define FLIP_TOP 2        /* flag changes are tried on the best so many configurations */
+#define FLIP_CYCLES 2     /* one cycle of GLOBAL_EVERY proposals in so many flips flags */
+#define MAX_FLAG_COMBOS 4096 /* more combinations of flags than this: no flips */
 
 struct node {
     int32_t feat;         /* -1 for a leaf */
@@ -125,6 +157,9 @@ struct bayes {
     size_t ntrees, ninit, ncand;
     size_t nvar;          /* parameters of more than one value */
     size_t *vars;         /* nvar: those parameters */
+    size_t nflag;         /* flags among them (FLAG_VALUES values or fewer) */
+    size_t *flags;        /* nflag: those parameters */
+    size_t combos;        /* combinations of the flags' values; 0: no flips */
     /* The features the trees split on, as ranks of their distinct values: count * nfeat. */
     size_t nfeat, mtry;
     uint32_t *fr;
@@ -162,6 +197,7 @@ static void bayes_destroy(struct ht_search *s)
         return;
     ht__geom_destroy(&b->geom);
     free(b->vars);
+    free(b->flags);
     free(b->fr);
     free(b->fnv);
     free(b->train);
@@ -280,18 +316,29 @@ static int bayes_init(struct ht_search *s, struct ht_error *err)
     b->ntrees = s->opts.bo_trees;
     b->ncand = s->opts.bo_candidates;
     b->vars = malloc((np ? np : 1) * sizeof *b->vars);
+    b->flags = malloc((np ? np : 1) * sizeof *b->flags);
     b->pt = malloc((np ? np : 1) * sizeof *b->pt);
     b->trees = calloc(b->ntrees, sizeof *b->trees);
     b->stamp = calloc(n ? n : 1, sizeof *b->stamp);
     b->acq = malloc((n ? n : 1) * sizeof *b->acq);
     b->starts = malloc(LOCAL_STARTS * sizeof *b->starts);
-    if (!b->vars || !b->pt || !b->trees || !b->stamp || !b->acq || !b->starts) {
+    if (!b->vars || !b->flags || !b->pt || !b->trees || !b->stamp || !b->acq || !b->starts) {
         bayes_destroy(s);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     for (size_t p = 0; p < np; p++)
         if (b->geom.nvalues[p] > 1)
             b->vars[b->nvar++] = p;
+    b->combos = 1;
+    for (size_t v = 0; v < b->nvar; v++) {
+        size_t p = b->vars[v];
+        if (b->geom.nvalues[p] > FLAG_VALUES)
+            continue;
+        b->flags[b->nflag++] = p;
+        b->combos = b->combos > MAX_FLAG_COMBOS ? b->combos : b->combos * b->geom.nvalues[p];
+    }
+    if (!b->nflag || b->combos > MAX_FLAG_COMBOS)
+        b->combos = 0;
     if ((rc = build_features(s, b))) {
         bayes_destroy(s);
         return ht_error_set(err, rc, "out of memory");
@@ -571,6 +618,29 @@ static void near_best(struct ht_search *s, struct bayes *b, size_t index, int mo
     }
 }
 
+/* Offers the configurations not visited that differ from one of the best FLIP_TOP known
+ * ones in flags only: every other combination of the flags' values, the other parameters
+ * kept. Returns whether one was offered. */
+static int flip_flags(struct ht_search *s, struct bayes *b, struct pick *pk)
+{
+    size_t np = b->geom.nparams, j;
+
+    for (size_t k = 0; k < b->nrk && k < FLIP_TOP; k++) {
+        memcpy(b->pt, ht__geom_ranks(&b->geom, b->rk[k].index), np * sizeof *b->pt);
+        for (size_t c = 0; c < b->combos; c++) {
+            size_t x = c;
+            for (size_t f = 0; f < b->nflag; f++) {
+                size_t nv = b->geom.nvalues[b->flags[f]];
+                b->pt[b->flags[f]] = (uint32_t)(x % nv);
+                x /= nv;
+            }
+            if (ht__geom_lookup(&b->geom, b->pt, &j) == 0 && !ht__search_visited(s, j))
+                consider(s, b, j, pk);
+        }
+    }
+    return pk->have;
+}
+
 /* A random configuration not visited, the farthest from the known ones among a few.
  * Returns 0 or HT_DONE. */
 static int spread(struct ht_search *s, struct bayes *b, size_t *out)
@@ -699,9 +769,16 @@ static int bayes_next(struct ht_search *s, size_t *index)
     size_t nstart = b->nrk < LOCAL_STARTS ? b->nrk : LOCAL_STARTS;
     for (size_t k = 0; k < nstart; k++)
         b->starts[k] = b->rk[k].index;
-    /* Two proposals in three search near the best; a third, or when nothing is left near
-     * it, the whole space. */
-    if (++b->proposals % GLOBAL_EVERY != 0 && nstart) {
+    /* Two proposals in three search near the best, or in every FLIP_CYCLES-th cycle of
+     * three, flip the flags of the best; a third, or when nothing is left near it, the
+     * whole space. */
+    size_t nth = ++b->proposals;
+    if (nth % GLOBAL_EVERY != 0 && b->combos && (nth / GLOBAL_EVERY) % FLIP_CYCLES == 1 &&
+        flip_flags(s, b, &pk)) {
+        *index = pk.index;
+        return 0;
+    }
+    if (nth % GLOBAL_EVERY != 0 && nstart) {
         near_best(s, b, b->starts[0], 1, &pk);
         if (!pk.have)
             near_best(s, b, b->starts[0], 2, &pk);
