@@ -395,6 +395,11 @@ struct ht_host_memory {
     double Bps;        /* bytes read and written per second: c = a + b over three arrays,
                           the best pass */
     double read_Bps;   /* bytes read per second: a pass that only reads a and b */
+    double shared_Bps; /* bytes per second host memory served the CPU's threads (both
+                          passes) and every copying device's DMA at once
+                          (ht_host_memory_measure_shared); 0: not measured */
+    unsigned shared_threads;  /* the CPU's threads then */
+    unsigned shared_devices;  /* the devices copying then */
     uint64_t bytes;    /* bytes of each array */
     unsigned threads;  /* threads that ran each pass together */
     unsigned repeats;  /* passes timed, after one untimed */
@@ -406,6 +411,18 @@ struct ht_host_memory {
  * above 2^40 bytes), HT_ENOMEM (memory, threads). */
 int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
                            struct ht_host_memory *out, struct ht_error *err);
+
+/* Measures what host memory serves a CPU's threads and the DMA engines of devs[0..n) at
+ * once: each device moves a pinned 16 MiB buffer to itself and back in a loop, in a context
+ * and thread of its own, while one thread per core less n run ht_host_memory_measure's
+ * passes over arrays of bytes (0: 256 MiB), repeats times (0: 10); the rate is every byte
+ * the CPU's passes and the copies moved between the CPU's first and last timed pass, over
+ * that time. Sets out's shared_Bps, shared_threads and shared_devices, nothing else; n 0:
+ * nothing. HT_EINVAL (a device without OpenCL handles), HT_ECL (a copy failed: its error),
+ * HT_ENOMEM, and ht_host_memory_measure's. */
+int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size_t n,
+                                  uint64_t bytes, unsigned repeats, struct ht_host_memory *out,
+                                  struct ht_error *err);
 
 /* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
  * isolated session's is, that build configurations into the binary cache while the device

@@ -825,7 +825,8 @@ void ht_coexec_reset_models(struct ht_coexec *cx);
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
     double split_s;          /* the predicted wall time of the co-execution: the bus plan's
-                                time with its slices as launched (model_time_s) */
+                                time with its slices as launched (model_time_s), or host_s
+                                when host_floor and that is longer */
     double alone_s;          /* the fastest device's measured wall time alone */
     size_t fastest;          /* that device's index */
     int worth_it;            /* ht_split_decide with opts.margin: split_s·(1 + margin) <=
@@ -839,13 +840,17 @@ struct ht_coexec_estimate {
     double host_bytes;       /* bytes the bus plan's split moves through host memory: what
                                 copying devices transfer and what devices in place read and
                                 write there */
-    double host_s;           /* the time host memory needs for them at the rates the CPU's
-                                threads reach there alone (ht_coexec_set_host_memory; reads
-                                and writes each at its cost); 0 when the rates are not
-                                known. Shown, not a floor under split_s: a CPU beside a
-                                GPU's DMA got more from host memory than its threads alone
-                                (115-119 GB/s against 88-101 on the H100 machine) */
+    double host_s;           /* the time host memory needs for them: at the shared rate
+                                (ht_host_memory_measure_shared) when known, a floor under
+                                split_s (host_floor); else at the rates the CPU's threads
+                                reach alone (reads and writes each at its cost), only shown:
+                                a CPU beside a GPU's DMA got more from host memory than its
+                                threads alone (115-119 GB/s against 88-101 on the H100
+                                machine); 0 when no rate is known */
     double host_Bps;         /* host_bytes / host_s: the rate they get; 0 when not known */
+    int host_floor;          /* 1: host_s is at the rate measured with the devices' copies
+                                and the CPU's threads together (shared_Bps), and split_s is
+                                at least host_s */
 };
 
 /* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device

@@ -551,10 +551,12 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
                              const struct ht_bandwidth *bw, const struct ht_host_memory *host,
                              char **text, struct ht_error *err);
 
-/* Measures the host memory's rate (ht_host_memory_measure over arrays of bytes each, 0:
- * its default) and stores it in store as this machine's (ht_store_put_host_memory). Errors
- * of both. */
-int ht_workflow_host_memory(struct ht_store *store, uint64_t bytes, struct ht_host_memory *hm,
+/* Measures the host memory's rates (ht_host_memory_measure over arrays of bytes each, 0:
+ * its default; then, with copying[0..n) the devices that copy rather than work in place,
+ * ht_host_memory_measure_shared with them) and stores them in store as this machine's
+ * (ht_store_put_host_memory). Errors of each. */
+int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info *const *copying,
+                            size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err);
 
 /* --- tuning (`hetune tune`) --- */

@@ -145,6 +145,8 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     struct ht_store *store = NULL;
     struct ht_bandwidth *bw = NULL;
     struct ht_host_memory hm;
+    const struct ht_device_info **copying = NULL;
+    size_t ncopying = 0;
     char size[32];
     struct ht_exec_opts eo;
     struct ht_error err;
@@ -159,16 +161,9 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         status = cli_fail("devices", &err);
         goto cleanup;
     }
-    /* The host memory, once per machine: what the CPU's part in place and every GPU's
-     * transfers share when a split moves data. Measured before any device works: after
-     * PoCL ran, its idle threads took cores from the measurement (96 GB/s on the H100
-     * machine where the same pass alone gives 114-121). */
-    if (ht_workflow_host_memory(store, bytes, &hm, &err) != HT_OK) {
-        status = cli_fail("devices", &err);
-        goto cleanup;
-    }
     bw = calloc(last - first + 1, sizeof *bw);
-    if (!bw) {
+    copying = calloc(last - first + 1, sizeof *copying);
+    if (!bw || !copying) {
         status = cli_usage_error("devices", 1, "out of memory");
         goto cleanup;
     }
@@ -187,6 +182,16 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
             fflush(stdout);
         }
     }
+    /* The host memory, once per machine: what the CPU's part in place and every GPU's
+     * transfers share when a split moves data, alone and with every device that copies
+     * copying at once. */
+    for (size_t i = first; i < last; i++)
+        if (bw[i - first].path != HT_PATH_INPLACE)
+            copying[ncopying++] = &p->devices[i];
+    if (ht_workflow_host_memory(store, copying, ncopying, bytes, &hm, &err) != HT_OK) {
+        status = cli_fail("devices", &err);
+        goto cleanup;
+    }
     if (o->json) {
         status = print_json(p, first, last, bw, &hm);
     } else {
@@ -194,11 +199,17 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         printf("\nhost memory     %.2f GB/s   c = a + b over 3 x %s, %u threads, best of %u; "
                "stored in %s\n", hm.Bps / 1e9, size, hm.threads, hm.repeats, o->db);
         printf("                %.2f GB/s   reading a and b alone\n", hm.read_Bps / 1e9);
+        if (hm.shared_Bps > 0)
+            printf("                %.2f GB/s   shared: %u threads' passes beside %u device%s "
+                   "copying\n",
+                   hm.shared_Bps / 1e9, hm.shared_threads, hm.shared_devices,
+                   hm.shared_devices == 1 ? "" : "s");
         printf("                shared by the CPU's part in place and every GPU's transfers "
                "when a split moves data\n");
     }
 
 cleanup:
+    free(copying);
     free(bw);
     ht_store_close(store);
     ht_platform_free(p);

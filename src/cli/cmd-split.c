@@ -176,9 +176,14 @@ static void print_text(const struct report *r)
                a, b, r->est->paper_s >= 0 ? c : "unknown");
         if (r->est->host_Bps > 0) {
             ht_format_seconds(r->est->host_s, a, sizeof a);
-            printf("host memory   %.0f MB through it (the CPU's part in place and every "
-                   "transfer): %s at the %.1f GB/s its threads reach alone\n",
-                   r->est->host_bytes / 1e6, a, r->est->host_Bps / 1e9);
+            if (r->est->host_floor)
+                printf("host memory   %.0f MB through it (the CPU's part in place and every "
+                       "transfer): at least %s at the %.1f GB/s they share\n",
+                       r->est->host_bytes / 1e6, a, r->est->host_Bps / 1e9);
+            else
+                printf("host memory   %.0f MB through it (the CPU's part in place and every "
+                       "transfer): %s at the %.1f GB/s its threads reach alone\n",
+                       r->est->host_bytes / 1e6, a, r->est->host_Bps / 1e9);
         }
     }
     if (r->w->ran_alone) {

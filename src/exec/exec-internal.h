@@ -43,6 +43,13 @@ int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path
 /* Frees host memory of ht__hostmem_alloc and zeroes *m; an empty one is fine. */
 void ht__hostmem_free(struct ht__hostmem *m);
 
+/* ht_host_memory_measure, calling mark(user, 0) just before the first timed pass and
+ * mark(user, 1) just after the last (hostmem-rate.c): the window in which the threads stream
+ * 5 x bytes a repeat (a read pass over two arrays, c = a + b over three). */
+int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
+                        void (*mark)(void *user, int end), void *user,
+                        struct ht_host_memory *out, struct ht_error *err);
+
 /* Host copy of one buffer argument. */
 struct ht__hostbuf {
     void *data;        /* count * type size bytes, NULL when not held: mem.data when the

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/exec-internal.h"
 #include "hetune/exec.h"
 #include "util/util.h"
 
@@ -116,8 +117,9 @@ static void *hm_run(void *arg)
     return NULL;
 }
 
-int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
-                           struct ht_host_memory *out, struct ht_error *err)
+int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
+                        void (*mark)(void *user, int end), void *user,
+                        struct ht_host_memory *out, struct ht_error *err)
 {
     struct hm_shared sh;
     struct hm_thread *th = NULL;
@@ -204,6 +206,8 @@ int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
     for (unsigned r = 0; r <= repeats; r++) {
         for (int pass = 0; pass < 2; pass++) {
             double *b = pass ? &best : &best_read, t0, t1;
+            if (mark && r == 1 && pass == 0)
+                mark(user, 0);
             pthread_barrier_wait(&sh.start);
             pthread_barrier_wait(&sh.done);
             t0 = th[0].t0[pass];
@@ -216,6 +220,8 @@ int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
                 *b = t1 - t0;
         }
     }
+    if (mark)
+        mark(user, 1);
 join:
     for (unsigned t = 0; t < started; t++)
         pthread_join(th[t].id, NULL);
@@ -240,4 +246,10 @@ cleanup:
     free(sh.b);
     free(sh.c);
     return rc;
+}
+
+int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
+                           struct ht_host_memory *out, struct ht_error *err)
+{
+    return ht__host_memory_run(threads, bytes, repeats, NULL, NULL, out, err);
 }

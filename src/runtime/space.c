@@ -58,11 +58,14 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
     return rc == HT_OK ? ht_store_put_bandwidth(store, id, bw, err) : rc;
 }
 
-int ht_workflow_host_memory(struct ht_store *store, uint64_t bytes, struct ht_host_memory *hm,
+int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info *const *copying,
+                            size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err)
 {
     int rc = ht_host_memory_measure(0, bytes, 0, hm, err);
 
+    if (rc == HT_OK && n)
+        rc = ht_host_memory_measure_shared(copying, n, bytes, 0, hm, err);
     return rc == HT_OK ? ht_store_put_host_memory(store, hm, err) : rc;
 }
 

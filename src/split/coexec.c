@@ -2320,7 +2320,7 @@ int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory 
                               struct ht_error *err)
 {
     if (hm && !(hm->Bps >= 0 && isfinite(hm->Bps) && hm->read_Bps >= 0 &&
-                isfinite(hm->read_Bps)))
+                isfinite(hm->read_Bps) && hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)))
         return ht_error_set(err, HT_EINVAL, "host memory rates %g and %g: not rates", hm->Bps,
                             hm->read_Bps);
     memset(&cx->host, 0, sizeof cx->host);
@@ -2483,17 +2483,25 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
         goto cleanup;
     out->split_s = plan.model_time_s;
     /* Host memory serves the CPU's part in place and every GPU's transfers at once: what
-     * the split moves through it, and the time that takes at the rates the CPU's threads
-     * reach alone. Not a floor under split_s: on the H100 machine a CPU and a GPU's DMA
-     * together got 115-119 GB/s (vecadd 2^26, gesummv 8192) where the CPU's threads alone
-     * got 88-101, and as a floor it made the decision run the CPU alone, 34% slower. */
+     * the split moves through it, and the time that takes. With the rate measured with
+     * the CPU's threads and the devices' copies together (shared_Bps) that time is a floor
+     * under split_s (vecadd 2^26 on CPU+H100: 805 MB at 115 GB/s, where the busy times
+     * alone said 5.3 ms and it took 7.0). The rates the CPU's threads reach alone are below
+     * it (88-101 GB/s there): as a floor they ran vecadd's CPU alone, 34% slower than the
+     * split, so without shared_Bps the time is only shown. */
     {
         double rd = 0.0, wr = 0.0;
         for (size_t j = 0; j < cx->n; j++)
             if (plan.slices[j].size)
                 host_bytes(&cx->devs[j], plan.slices[j].slice_factor, &rd, &wr);
         out->host_bytes = rd + wr;
-        out->host_s = host_seconds(&cx->host, rd, wr);
+        if (cx->host.shared_Bps > 0) {
+            out->host_s = out->host_bytes / cx->host.shared_Bps;
+            out->host_floor = 1;
+            out->split_s = fmax(out->split_s, out->host_s);
+        } else {
+            out->host_s = host_seconds(&cx->host, rd, wr);
+        }
         if (out->host_s > 0)
             out->host_Bps = out->host_bytes / out->host_s;
     }

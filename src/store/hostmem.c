@@ -26,11 +26,12 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     int rc;
 
     if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
-        isfinite(hm->read_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
+        isfinite(hm->read_Bps)) || !(hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
         return ht_error_set(err, HT_EINVAL, "malformed host memory rate: nothing measured");
     rc = ht__store_prepare(store,
                            "INSERT INTO host_memory (hostname, bytes, threads, repeats, bps, "
-                           "read_bps, created_at) VALUES (?, ?, ?, ?, ?, ?, "
+                           "read_bps, shared_bps, shared_threads, shared_devices, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                            &st, "cannot store the host memory's rate", err);
     if (rc != HT_OK)
@@ -44,6 +45,15 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
         sqlite3_bind_double(st, 6, hm->read_Bps);
     else
         sqlite3_bind_null(st, 6);
+    if (hm->shared_Bps > 0) {
+        sqlite3_bind_double(st, 7, hm->shared_Bps);
+        sqlite3_bind_int64(st, 8, (int64_t)hm->shared_threads);
+        sqlite3_bind_int64(st, 9, (int64_t)hm->shared_devices);
+    } else {
+        sqlite3_bind_null(st, 7);
+        sqlite3_bind_null(st, 8);
+        sqlite3_bind_null(st, 9);
+    }
     return ht__store_step_done(store, st, "cannot store the host memory's rate", err);
 }
 
@@ -54,7 +64,8 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
     int rc, r;
 
     rc = ht__store_prepare(store,
-                           "SELECT bytes, threads, repeats, bps, read_bps FROM host_memory "
+                           "SELECT bytes, threads, repeats, bps, read_bps, shared_bps, shared_threads, "
+                           "shared_devices FROM host_memory "
                            "WHERE hostname = ? ORDER BY id DESC LIMIT 1",
                            &st, "cannot read the host memory's rate", err);
     if (rc != HT_OK)
@@ -69,6 +80,11 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
         out->Bps = sqlite3_column_double(st, 3);
         out->read_Bps = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0.0
                                                                   : sqlite3_column_double(st, 4);
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+            out->shared_Bps = sqlite3_column_double(st, 5);
+            out->shared_threads = (unsigned)sqlite3_column_int64(st, 6);
+            out->shared_devices = (unsigned)sqlite3_column_int64(st, 7);
+        }
     } else if (r == SQLITE_DONE) {
         rc = HT_ENOTFOUND;
     } else {

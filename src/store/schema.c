@@ -236,6 +236,9 @@ static const struct migration migrations[] = {
      "  repeats INTEGER NOT NULL,\n"
      "  bps REAL NOT NULL CHECK (bps > 0),\n"
      "  read_bps REAL,\n"
+     "  shared_bps REAL,\n"
+     "  shared_threads INTEGER,\n"
+     "  shared_devices INTEGER,\n"
      "  created_at TEXT NOT NULL\n"
      ");\n"
      "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0},

@@ -40,6 +40,12 @@ for d in devs:
 hm = doc["host_memory"]
 assert hm["GBps"] > 0 and math.isfinite(hm["GBps"]) and hm["threads"] >= 1, hm
 assert hm["read_GBps"] > 0 and math.isfinite(hm["read_GBps"]), hm
+# Shared with the copies of every device that copies: none when all work in place.
+copying = sum(1 for d in devs if d["bandwidth"]["path"] != "inplace")
+if copying:
+    assert hm["shared_GBps"] > 0 and hm["shared_devices"] == copying, (hm, copying)
+else:
+    assert hm["shared_GBps"] is None and hm["shared_devices"] == 0, hm
 assert hm["bytes"] == nbytes and hm["repeats"] == 10, hm
 print(len(devs))
 EOF

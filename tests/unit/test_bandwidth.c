@@ -166,6 +166,26 @@ static void test_host_memory(void **state)
     assert_true(hm.threads >= 1 && hm.Bps > 0);
     assert_int_equal(ht_host_memory_measure(2, UINT64_C(1) << 20, 1001, &hm, &err), HT_EINVAL);
     assert_int_equal(ht_host_memory_measure(5000, UINT64_C(1) << 30, 1, &hm, &err), HT_EINVAL);
+    /* Shared with a device copying (PoCL's, through pinned copies): the rate of both, the
+     * rest of hm untouched; no device: nothing; a device without OpenCL handles: refused. */
+    {
+        const struct ht_device_info *one[1] = {dev};
+        struct ht_device_info none;
+        const struct ht_device_info *bad[1] = {&none};
+        double bps = hm.Bps;
+        ht_error_clear(&err);
+        assert_int_equal(ht_host_memory_measure_shared(one, 1, UINT64_C(1) << 20, 2, &hm, &err),
+                         HT_OK);
+        assert_true(hm.shared_Bps > 1e6 && isfinite(hm.shared_Bps));
+        assert_int_equal(hm.shared_devices, 1);
+        assert_true(hm.shared_threads >= 1);
+        assert_true(hm.Bps == bps);
+        hm.shared_Bps = 0;
+        assert_int_equal(ht_host_memory_measure_shared(one, 0, 0, 0, &hm, &err), HT_OK);
+        assert_true(hm.shared_Bps == 0);
+        memset(&none, 0, sizeof none);
+        assert_int_equal(ht_host_memory_measure_shared(bad, 1, 0, 0, &hm, &err), HT_EINVAL);
+    }
     ht_error_clear(&err);
     assert_int_equal(ht_host_memory_measure(4, 64, 1, &hm, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "bytes per array"));

@@ -898,7 +898,9 @@ static void test_factors_and_estimate(void **state)
      * the bus plan's; forgotten, it is 0. */
     {
         struct ht_coexec_estimate e4;
-        struct ht_host_memory hm = {7688.0 / 5.0, 0.0, 1024, 1, 1};
+        struct ht_host_memory hm;
+        memset(&hm, 0, sizeof hm);
+        hm.Bps = 7688.0 / 5.0;
         assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
         assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_bytes - 7688.0) < 7688.0 * 0.01);
@@ -921,6 +923,16 @@ static void test_factors_and_estimate(void **state)
         assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
         assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.Bps) < 1e-9);
+        /* Measured with the copies (shared_Bps), it is a floor: at 7,688 bytes in 5 s the
+         * split is predicted at 5 s and does not pay. */
+        hm.shared_Bps = 7688.0 / 5.0;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(e4.host_floor, 1);
+        assert_true(fabs(e4.host_s - e4.host_bytes / hm.shared_Bps) < 1e-9);
+        assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
+        assert_int_equal(e4.worth_it, 0);
+        hm.shared_Bps = 0.0;
         hm.Bps = -1.0;
         assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
         assert_int_equal(ht_coexec_set_host_memory(cx, NULL, &err), HT_OK);

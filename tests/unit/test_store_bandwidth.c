@@ -236,6 +236,9 @@ static void test_host_memory(void **state)
     check_rc(ht_store_put_host_memory(s, &hm, &err), &err, "put");
     hm.Bps = 131.5e9;
     hm.read_Bps = 134.75e9;
+    hm.shared_Bps = 115.5e9;
+    hm.shared_threads = 15;
+    hm.shared_devices = 1;
     check_rc(ht_store_put_host_memory(s, &hm, &err), &err, "put again");
     db = ht__store_db(s);
     assert_int_equal(sqlite3_exec(db, "INSERT INTO host_memory (hostname, bytes, threads, "
@@ -245,6 +248,9 @@ static void test_host_memory(void **state)
     check_rc(ht_store_get_host_memory(s, &got, &err), &err, "get");
     assert_true(got.Bps == 131.5e9);
     assert_true(got.read_Bps == 134.75e9);
+    assert_true(got.shared_Bps == 115.5e9);
+    assert_int_equal(got.shared_threads, 15);
+    assert_int_equal(got.shared_devices, 1);
     assert_true(got.bytes == UINT64_C(64) << 20);
     assert_int_equal(got.threads, 16);
     assert_int_equal(got.repeats, 5);
