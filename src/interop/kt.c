@@ -146,6 +146,12 @@ static void put(struct sbuf *b, const char *p, size_t n)
 {
     if (!b->ok)
         return;
+    /* A length past half the address space is a caller's underflow: refused, which also
+     * tells gcc's -O3 flow analysis (stringop-overflow) that n is bounded. */
+    if (n > SIZE_MAX / 4 || b->len > SIZE_MAX / 4) {
+        b->ok = 0;
+        return;
+    }
     if (b->len + n + 1 > b->cap) {
         size_t cap = 2 * (b->len + n + 1) + 64;
         char *g = realloc(b->s, cap);
