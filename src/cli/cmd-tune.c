@@ -30,9 +30,12 @@ static const char tune_usage[] =
     "ones into the binary cache (PoCL's own cache where it keeps one), so that the\n"
     "measured builds are cache hits; a build that crashes, hangs or fails is stored as\n"
     "such and not measured. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
-    "far and exits with 130. Under 'mpirun -n K' (a build with MPI) the K ranks share the\n"
-    "configurations: rank 0 queues them and stores every result (docs/scale.md). With\n"
-    "--replay, a recorded space answers instead of a device (docs/guide.md).\n"
+    "far and exits with 130. A wait for another process's lock on the database is said\n"
+    "on stderr after a second, stops at Ctrl-C (130) and gives up after 30 s (or\n"
+    "$HETUNE_DB_TIMEOUT seconds) with an error naming the database. Under 'mpirun -n K'\n"
+    "(a build with MPI) the K ranks share the configurations: rank 0 queues them and\n"
+    "stores every result (docs/scale.md). With --replay, a recorded space answers\n"
+    "instead of a device (docs/guide.md).\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -245,7 +248,8 @@ int cmd_tune(int argc, char **argv)
     tr = calloc(last - first + 1, sizeof *tr);
     if ((!dl || !tr) && (status = cli_usage_error("tune", 1, "out of memory")))
         goto cleanup;
-    if ((rc = ht_store_open(db, &store, &err)) != HT_OK && (status = cli_fail("tune", &err)))
+    if ((rc = cli_store_open("tune", db, 0, &stop_flag, co.quiet, &store, &err)) != HT_OK &&
+        (status = cli_fail("tune", &err)))
         goto cleanup;
 
     opts.progress = cli_tune_progress;
