@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 7
+#define HT_STORE_SCHEMA_VERSION 8
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -112,6 +112,8 @@ struct ht_stored_eval {
     char strategy[64];          /* the search strategy that chose it, e.g. "exhaustive" */
     uint64_t seed;              /* that strategy's seed (0 when it has none) */
     char created_at[32];        /* UTC, "2024-05-01T12:00:00.000Z"; put fills it when "" */
+    char spec_hash[17];         /* the hash of the spec it was measured with (ht_spec.hash);
+                                   "" unknown (stored NULL: before schema 8) */
     unsigned nruns;             /* every timed run, in the order they ran */
     double runs[HT_STORE_MAX_RUNS];
 };

@@ -50,7 +50,12 @@ static const char tune_usage[] =
     "                        it as cut; 0 turns it off, else F >= 1 (default 3)\n"
     "      --fresh           forget what the database holds for this kernel, problem\n"
     "                        and device, and measure everything again\n"
-    "      --retry-failed    measure again the configurations stored as crashed or timeout\n"
+    "      --retry-failed    measure again every configuration stored as failed (build,\n"
+    "                        launch, verify, constraint, cl, crashed, timeout). Without\n"
+    "                        it a stored failure counts as known: a kernel's own (build,\n"
+    "                        crashed, timeout) while the kernel is the same, one that may\n"
+    "                        come from the spec (launch, verify, constraint, cl) only\n"
+    "                        while the spec file is the same too\n"
     "      --replay FILE     answer every evaluation from a recorded space instead of a\n"
     "                        device: a T4 results file (hetune export --format t4) or a\n"
     "                        Kernel Tuner cache file, gzip'd or not. Nothing is built and\n"
@@ -91,6 +96,13 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
     printf("  evaluated    %zu in this run (%zu cut, %zu failed%s), %zu from the database%s\n",
            r->evaluated, r->cut, r->failed, r->crashed + r->timed_out ? a : "", r->from_db,
            r->stopped ? "; interrupted" : "");
+    if (r->failed_reused)
+        printf("  stored       %zu failure%s taken from the database as known: --retry-failed "
+               "measures them again\n", r->failed_reused, r->failed_reused == 1 ? "" : "s");
+    if (r->failed_stale)
+        printf("  spec changed %zu stored failure%s of the spec's making (launch, verify, "
+               "constraint, cl) not taken as known\n", r->failed_stale,
+               r->failed_stale == 1 ? "" : "s");
     if (r->has_best) {
         ht_format_seconds(r->best_s, a, sizeof a);
         ht_format_config(spec, r->best, cfg, sizeof cfg);
@@ -102,7 +114,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
                r->failure_like == failed ? "alike" : "of one kind", r->failure_status,
                r->failure);
         if (r->from_db && !r->evaluated)
-            printf("               all from the database: --fresh measures them again\n");
+            printf("               all from the database: --retry-failed measures them "
+                   "again\n");
     } else {
         printf("  best         none: no configuration ran and verified\n");
     }

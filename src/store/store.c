@@ -243,6 +243,13 @@ static int writable_beside(const char *path, const char *suffix)
     return access(p, W_OK) == 0;
 }
 
+/* 1 for an errno of access() that means "not allowed" (any other, a missing folder say,
+ * is left for SQLite to say). */
+static int denied(int e)
+{
+    return e == EACCES || e == EROFS || e == EPERM;
+}
+
 /* Refuses, before SQLite changes anything, to open for writing a file or a folder this
  * process may not write: SQLite would open the file read-only without a word and fail
  * later with "attempt to write a readonly database", or fail to create the WAL beside it
@@ -256,7 +263,7 @@ static int check_writable(const char *path, struct ht_error *err)
         return HT_OK;
     dir_of(path, dir, sizeof dir);
     if (access(path, F_OK) == 0) {
-        if (access(path, W_OK) != 0) {
+        if (access(path, W_OK) != 0 && denied(errno)) {
             e = errno;
             snprintf(err->file, sizeof err->file, "%s", path);
             return ht_error_set(err, HT_EDB, "cannot write the results database: %s ("
@@ -264,16 +271,15 @@ static int check_writable(const char *path, struct ht_error *err)
         }
         /* WAL keeps two files beside the database, created by the first process that
          * opens it: the folder must take them, unless they are there and writable. */
-        if (access(dir, W_OK) != 0 &&
-            !(writable_beside(path, "-wal") && writable_beside(path, "-shm"))) {
-            e = errno;
+        e = access(dir, W_OK) != 0 ? errno : 0;
+        if (denied(e) && !(writable_beside(path, "-wal") && writable_beside(path, "-shm"))) {
             snprintf(err->file, sizeof err->file, "%s", path);
             return ht_error_set(err, HT_EDB, "cannot write the results database: its folder "
                                 "%s may not be written (%s), and SQLite keeps its journal "
                                 "(%s-wal, -shm) there (report and export can still read "
                                 "it)", dir, strerror(e), path);
         }
-    } else if (errno == ENOENT && access(dir, W_OK) != 0) {
+    } else if (errno == ENOENT && access(dir, W_OK) != 0 && denied(errno)) {
         e = errno;
         snprintf(err->file, sizeof err->file, "%s", path);
         return ht_error_set(err, HT_EDB, "cannot create the results database: its folder %s "
