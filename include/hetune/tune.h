@@ -100,7 +100,13 @@ struct ht_tune_opts {
                                 calls this once, then waits until the lease is given back
                                 or goes stale, or until *stop is raised (result.stopped 1).
                                 NULL: it waits silently. */
-    void *wait_user;
+    void *wait_user;         /* passed to on_wait and on_device_wait */
+    ht_device_lock_wait_fn on_device_wait; /* one measurement per device machine-wide,
+                                whatever the database (ht_device_lock, exec.h): the tune
+                                holds the device's lock while it measures; when another
+                                process holds it, the tune calls this once and waits,
+                                until *stop is raised (result.stopped 1). NULL: it waits
+                                silently. Not for a replay, which measures nothing. */
     volatile sig_atomic_t *stop; /* when not NULL and non-zero (set by a signal handler,
                                 typically for SIGINT), no new configuration is started and
                                 ht_tune_device returns with result.stopped 1. The one in

@@ -32,7 +32,10 @@ static const char tune_usage[] =
     "such and not measured. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
     "far and exits with 130. A wait for another process's lock on the database is said\n"
     "on stderr after a second, stops at Ctrl-C (130) and gives up after 30 s (or\n"
-    "$HETUNE_DB_TIMEOUT seconds) with an error naming the database. Under 'mpirun -n K'\n"
+    "$HETUNE_DB_TIMEOUT seconds) with an error naming the database. One device is\n"
+    "measured by one process at a time, machine-wide, whatever the database: a lock per\n"
+    "device in $HETUNE_LOCK_DIR (default /tmp/hetune-locks; all CPU devices share one);\n"
+    "a tune that finds it held says so and waits (Ctrl-C stops). Under 'mpirun -n K'\n"
     "(a build with MPI) the K ranks share the configurations: rank 0 queues them and\n"
     "stores every result (docs/scale.md). With --replay, a recorded space answers\n"
     "instead of a device (docs/guide.md).\n"
@@ -77,6 +80,18 @@ static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *
     if (!*(int *)u)
         fprintf(stderr, "hetune tune: device %zu is being tuned by process %lld on host %s; "
                 "waiting\n", d->index, (long long)h->pid, h->hostname);
+}
+
+static void on_device_wait(const struct ht_device_info *d, const char *path, long holder,
+                           void *u)
+{
+    char who[64] = "another process";
+
+    if (holder > 0)
+        snprintf(who, sizeof who, "process %ld", holder);
+    if (!*(int *)u)
+        fprintf(stderr, "hetune tune: device %zu is being measured by %s (lock %s); waiting, "
+                "so that neither skews the other's times\n", d->index, who, path);
 }
 
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
@@ -270,6 +285,7 @@ int cmd_tune(int argc, char **argv)
     bar.spec = spec;
     bar.quiet = co.quiet;
     opts.on_wait = on_wait;
+    opts.on_device_wait = on_device_wait;
     opts.wait_user = &co.quiet;
 
     status = 0;

@@ -366,7 +366,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     int64_t kernel_id;
     double t0 = ht__now(), loop_t0;
     size_t nparams = spec->space.nparams, total;
-    int rc, leased = 0, ref_done = 0;
+    int rc, leased = 0, ref_done = 0, lock_fd = -1;
 
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
@@ -480,6 +480,21 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                       : lease_device(&t, store, dev, &leased, err);
     if (rc != HT_OK || out->stopped)
         goto cleanup;
+    /* The lease keeps the tunes of one database apart; the device lock, outside any
+     * database, keeps apart those of different ones (and other users'). Taken after the
+     * lease, so that a tune waiting for a lease holds no device lock meanwhile. */
+    if (!opts->replay) {
+        rc = ht_device_lock(dev, opts->stop, opts->on_device_wait, opts->wait_user, &lock_fd,
+                            err);
+        if (rc == HT_EINTR && stop_raised(opts)) {
+            ht_error_clear(err);
+            out->stopped = 1;
+            rc = HT_OK;
+            goto cleanup;
+        }
+        if (rc != HT_OK)
+            goto cleanup;
+    }
 
     if (opts->search)
         sopts = *opts->search;
@@ -715,6 +730,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     rc = HT_OK;
 
 cleanup:
+    ht_device_unlock(lock_fd);
     if (leased)
         ht_store_release_device(store, out->device_id, NULL);
     if (opts->replay)
