@@ -39,6 +39,20 @@ void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t siz
     snprintf(buf, size, "%s/device-%016" PRIx64 "-%zu.lock", lock_dir(), h, dev->index);
 }
 
+/* mkdir -p of dir's parents (0777 less the umask, as mkdir(1) makes them). Errors are left
+ * for the mkdir of dir itself to say. */
+static void make_parents(const char *dir)
+{
+    char p[4096];
+
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        mkdir(p, 0777);
+        *s = '/';
+    }
+}
+
 /* Reads the pid the holder wrote into the lock file (0 when there is none). */
 static long holder_pid(int fd)
 {
@@ -62,6 +76,7 @@ int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop
     *fd_out = -1;
     /* Sticky and open to all, as /tmp is: users share the devices, so they share the
      * locks, and none can remove another's file. An existing folder is taken as it is. */
+    make_parents(dir);
     if (mkdir(dir, 01777) == 0)
         chmod(dir, 01777); /* the umask took some bits away */
     else if (errno != EEXIST) {
