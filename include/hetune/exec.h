@@ -493,6 +493,38 @@ int ht_driver_caches(const struct ht_device_info *dev);
 /* The binary cache folder that opts selects, written into buf. */
 void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
 
+/* --- one measurement at a time per device, machine-wide (src/exec/devlock.c) ---
+ *
+ * Two processes measuring one device at once skew each other's times (x1.6-2 on a CPU,
+ * x11 for a sub-microsecond kernel), whatever database each writes. A device lock is an
+ * flock(2) on a file named after the device in the lock folder: $HETUNE_LOCK_DIR, else
+ * /tmp/hetune-locks (created sticky and writable by all, as /tmp is, so that every
+ * user's hetune meets the same locks). Every CPU device of the machine has one lock,
+ * "cpu": they share the host's cores. Any other device is named by platform, name and
+ * index. The kernel lets the lock go when its holder exits, however it ends, so a killed
+ * process never leaves a device locked. The holder's pid is written into the file for
+ * the waiting notice. */
+
+/* The lock file of dev, written into buf (size bytes). */
+void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
+
+/* Called once when the device is locked by another process: path is the lock file,
+ * holder its holder's pid (0 when unknown). */
+typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const char *path,
+                                       long holder, void *user);
+
+/* Takes dev's lock, waiting while another process holds it (on_wait, when not NULL, is
+ * told once), looking again every 50 ms, until *stop (when stop is not NULL) is raised.
+ * Sets *fd to the lock's descriptor (give it back with ht_device_unlock). Returns HT_OK,
+ * HT_EINTR when *stop ended the wait (*fd -1), HT_EIO when the lock folder or file cannot
+ * be made or locked (err names it and why; *fd -1). */
+int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
+                   ht_device_lock_wait_fn on_wait, void *user, int *fd,
+                   struct ht_error *err);
+
+/* Gives back a lock ht_device_lock took; fd -1 is allowed (nothing to do). */
+void ht_device_unlock(int fd);
+
 #ifdef __cplusplus
 }
 #endif

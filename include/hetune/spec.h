@@ -158,6 +158,11 @@ struct ht_spec {
     /* verify.once: the reference kernel's outputs are the same for every configuration;
      * it runs once per session (with the first configuration's program and buffers). */
     int verify_once;
+    /* FNV-1a 64 of the spec's JSON text as loaded, 16 lowercase hex digits: the results
+     * database keys the failures that come from the spec (a launch, a verification, a
+     * broken constraint, an OpenCL call of the host side) to it, so that an edited spec
+     * measures them again (tune.h). "" for a spec made by hand. */
+    char hash[17];
 };
 
 /* The defaults of timing.min_repeats, timing.precision and timing.margin. */

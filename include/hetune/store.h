@@ -21,8 +21,9 @@
  * BEGIN IMMEDIATE ... COMMIT transaction: killing the process at any moment loses at most
  * the evaluation in flight, never leaves half of one. Several processes may share a file,
  * and may create it at the same moment; a writer waits up to 30 s for another's
- * transaction (busy_timeout). One process measures a device at a time: see the device
- * leases below.
+ * transaction (a busy handler of this module's: ht_store_open_opts sets the limit, a
+ * flag that stops the wait, and a notice once it lasts a second). One process measures
+ * a device at a time: see the device leases below.
  *
  * The schema is versioned: PRAGMA application_id marks a hetune database, PRAGMA
  * user_version holds the schema version and table schema_version records each migration
@@ -57,7 +58,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 8
+#define HT_STORE_SCHEMA_VERSION 9
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -111,6 +112,8 @@ struct ht_stored_eval {
     char strategy[64];          /* the search strategy that chose it, e.g. "exhaustive" */
     uint64_t seed;              /* that strategy's seed (0 when it has none) */
     char created_at[32];        /* UTC, "2024-05-01T12:00:00.000Z"; put fills it when "" */
+    char spec_hash[17];         /* the hash of the spec it was measured with (ht_spec.hash);
+                                   "" unknown (stored NULL: before schema 8) */
     unsigned nruns;             /* every timed run, in the order they ran */
     double runs[HT_STORE_MAX_RUNS];
 };
@@ -127,6 +130,49 @@ void ht_stored_eval_init(struct ht_stored_eval *ev);
  * same file at once. ":memory:" gives a private in-memory database; an empty path is
  * HT_EINVAL (SQLite would give a temporary one, deleted at close, and nothing kept). */
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err);
+
+/* How ht_store_open_opts opens a database. Fill with ht_store_opts_init. */
+struct ht_store_opts {
+    /* 1: the caller only reads. A missing file is HT_EDB (never created). Where this
+     * process may write the file and its folder, it is opened as for writing (an older
+     * schema is migrated); where it may not (another user's file, a read-only mount), it
+     * is opened read-only (SQLITE_OPEN_READONLY), and where SQLite cannot create the WAL's
+     * -shm beside it either (a folder that may not be written) immutable (nothing locked,
+     * no WAL read), which on_note says. Read-only, a database of an older schema is
+     * refused (HT_EDB: a command that writes migrates it). */
+    int readonly;
+    /* When not NULL, a wait for another process's lock on the database stops within
+     * 0.05 s of *stop becoming non-zero (set by a signal handler): the operation that
+     * waited fails with HT_EINTR ("interrupted while waiting for the database lock"). */
+    volatile sig_atomic_t *stop;
+    /* The longest wait for another process's lock, in seconds; <= 0 is the default,
+     * HT_STORE_BUSY_TIMEOUT_S. A lock held longer fails the operation with HT_EDB naming
+     * the file and the wait. */
+    double busy_timeout_s;
+    /* When not NULL, called once per wait that has lasted HT_STORE_WAIT_NOTICE_S: path
+     * is the database's, waited_s the seconds so far (a notice for the user; must not use
+     * the store). */
+    void (*on_wait)(const char *path, double waited_s, void *user);
+    /* When not NULL, called with a sentence about how the file was opened when it differs
+     * from what was asked (the immutable fallback of readonly). */
+    void (*on_note)(const char *path, const char *note, void *user);
+    void *user;             /* passed to on_wait and on_note */
+};
+
+/* The default longest wait for another process's lock: 30 s. */
+#define HT_STORE_BUSY_TIMEOUT_S 30.0
+/* A wait for the lock longer than this is said (ht_store_opts.on_wait). */
+#define HT_STORE_WAIT_NOTICE_S 1.0
+
+/* Fills o with the defaults: read and write, no stop flag, the default wait, no notices. */
+void ht_store_opts_init(struct ht_store_opts *o);
+
+/* ht_store_open with options (o NULL: the defaults). A readonly open of a missing file is
+ * HT_EDB ("no such file"); an open for writing of a file or folder this process may not
+ * write is HT_EDB naming the file and why, before anything is changed. HT_EINTR when
+ * o->stop ended a wait for the lock. */
+int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct ht_store **out,
+                       struct ht_error *err);
 
 /* Whether each committed evaluation is flushed to the disk before the commit returns
  * (durable 1, the default: PRAGMA synchronous = FULL) or only at the WAL's checkpoints

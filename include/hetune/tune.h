@@ -100,7 +100,13 @@ struct ht_tune_opts {
                                 calls this once, then waits until the lease is given back
                                 or goes stale, or until *stop is raised (result.stopped 1).
                                 NULL: it waits silently. */
-    void *wait_user;
+    void *wait_user;         /* passed to on_wait and on_device_wait */
+    ht_device_lock_wait_fn on_device_wait; /* one measurement per device machine-wide,
+                                whatever the database (ht_device_lock, exec.h): the tune
+                                holds the device's lock while it measures; when another
+                                process holds it, the tune calls this once and waits,
+                                until *stop is raised (result.stopped 1). NULL: it waits
+                                silently. Not for a replay, which measures nothing. */
     volatile sig_atomic_t *stop; /* when not NULL and non-zero (set by a signal handler,
                                 typically for SIGINT), no new configuration is started and
                                 ht_tune_device returns with result.stopped 1. The one in
@@ -109,8 +115,13 @@ struct ht_tune_opts {
                                 finished and stored (unless it failed after the flag was
                                 raised, as a signal can make a call fail). exec.stop is
                                 set to it when NULL. */
-    int retry_failed;        /* 1: configurations stored as crashed or timeout are
-                                measured again (by default they count as known) */
+    int retry_failed;        /* 1: every configuration stored as failed (build, launch,
+                                verify, constraint, cl, crashed, timeout) is measured
+                                again. By default a failure counts as known: a kernel's
+                                own (build, crashed, timeout) as long as the kernel is the
+                                same (it is part of the problem), one of the spec's making
+                                (launch, verify, constraint, cl) only when stored with the
+                                same spec (ht_spec.hash); "error" is always measured again */
     unsigned jobs;           /* build workers (ht_prebuild_create, exec.h) that build the
                                 next configurations while the device measures one; 1
                                 (default): none, each is built when it is measured; 0:
@@ -284,6 +295,11 @@ struct ht_tune_result {
     char failure[HT_STORE_CONFIG_MAX + 1024 + 8];
     char failure_status[16];
     size_t failure_like;
+    size_t failed_reused;    /* of from_db: stored failures taken as known (not measured;
+                                opts.retry_failed measures them again) */
+    size_t failed_stale;     /* stored failures of the spec's making not taken as known
+                                because the spec changed since (their spec hash differs):
+                                measured again when proposed */
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,

@@ -135,6 +135,7 @@ class StoredEval(ctypes.Structure):
         ("strategy", ctypes.c_char * 64),
         ("seed", ctypes.c_uint64),
         ("created_at", ctypes.c_char * 32),
+        ("spec_hash", ctypes.c_char * 17),
         ("nruns", ctypes.c_uint),
         ("runs", ctypes.c_double * HT_STORE_MAX_RUNS),
     ]

@@ -223,6 +223,13 @@ struct cli_sigint {
 void cli_sigint_catch(struct cli_sigint *s, volatile sig_atomic_t *flag);
 void cli_sigint_release(struct cli_sigint *s);
 
+/* Opens the results database db for command cmd (ht_store_open_opts): readonly for a
+ * command that only reads it; a wait for another process's lock stops when *stop is raised
+ * (stop may be NULL) and, unless quiet, is said on stderr once it lasts a second, as is
+ * the read-only fallback. Returns ht_store_open_opts's code, err filled. */
+int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_atomic_t *stop,
+                   int quiet, struct ht_store **out, struct ht_error *err);
+
 /* Prints "hetune <cmd>: <formatted error>" to stderr and returns ht_exit_status(err->code). */
 int cli_fail(const char *cmd, const struct ht_error *err);
 

@@ -30,7 +30,8 @@ static const char export_usage[] =
     "options:\n"
     "      --format t4       T4 JSON, to stdout or --out\n"
     "      --header FILE     write the C header to FILE\n"
-    "      --db FILE         the results database (default ./hetune.db); it must exist\n"
+    "      --db FILE         the results database (default ./hetune.db); it must exist,\n"
+    "                        and is read even where it may not be written (as report)\n"
     "      --spec NAME       only the spec named NAME (its \"name\"; may be repeated)\n"
     "      --size NAME=VALUE only the problems at this size (may be repeated); the header\n"
     "                        has one problem per kernel, the newest, and names the others\n"
@@ -152,7 +153,7 @@ int cmd_export(int argc, char **argv)
         goto cleanup;
     }
     ht_error_clear(&err);
-    rc = ht_store_open(db, &store, &err);
+    rc = cli_store_open("export", db, 1, NULL, quiet, &store, &err);
     if (rc == 0)
         rc = format ? ht_export_t4(store, &filter, &text, &err)
                     : ht_export_header(store, &filter, &text, &err);

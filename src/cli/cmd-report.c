@@ -28,7 +28,10 @@ static const char report_usage[] =
     "sizes. Files already in the folder are overwritten, never deleted.\n"
     "\n"
     "options:\n"
-    "      --db FILE         the results database (default ./hetune.db); it must exist\n"
+    "      --db FILE         the results database (default ./hetune.db); it must exist,\n"
+    "                        and is read even where it may not be written (another\n"
+    "                        user's file, a read-only folder: read as unchanging, said\n"
+    "                        in a note)\n"
     "  -o, --out DIR         the folder to write (default report), created when missing\n"
     "      --spec NAME       only the case studies of the spec named NAME (its \"name\")\n"
     "      --gnuplot PROG    the gnuplot program (default: gnuplot, searched on PATH)\n"
@@ -87,7 +90,9 @@ int cmd_report(int argc, char **argv)
         return cli_usage_error("report", 1, "%s: empty file, not a hetune results database",
                                db);
 
-    rc = ht_store_open(db, &store, &err);
+    /* Read-only: a database this user may not write (another user's, a read-only
+     * mount) is read all the same. */
+    rc = cli_store_open("report", db, 1, NULL, co.quiet, &store, &err);
     if (rc == HT_OK)
         rc = ht_report_write(store, out, &opts, &res, &err);
     if (rc != HT_OK) {

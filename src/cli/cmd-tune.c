@@ -30,9 +30,15 @@ static const char tune_usage[] =
     "ones into the binary cache (PoCL's own cache where it keeps one), so that the\n"
     "measured builds are cache hits; a build that crashes, hangs or fails is stored as\n"
     "such and not measured. Ctrl-C (or SIGTERM) stops within a second, prints the best so\n"
-    "far and exits with 130. Under 'mpirun -n K' (a build with MPI) the K ranks share the\n"
-    "configurations: rank 0 queues them and stores every result (docs/scale.md). With\n"
-    "--replay, a recorded space answers instead of a device (docs/guide.md).\n"
+    "far and exits with 130. A wait for another process's lock on the database is said\n"
+    "on stderr after a second, stops at Ctrl-C (130) and gives up after 30 s (or\n"
+    "$HETUNE_DB_TIMEOUT seconds) with an error naming the database. One device is\n"
+    "measured by one process at a time, machine-wide, whatever the database: a lock per\n"
+    "device in $HETUNE_LOCK_DIR (default /tmp/hetune-locks; all CPU devices share one);\n"
+    "a tune that finds it held says so and waits (Ctrl-C stops). Under 'mpirun -n K'\n"
+    "(a build with MPI) the K ranks share the configurations: rank 0 queues them and\n"
+    "stores every result (docs/scale.md). With --replay, a recorded space answers\n"
+    "instead of a device (docs/guide.md).\n"
     "\n"
     "options:\n"
     "  -d, --device D        a device: an index from 'hetune devices', a unique part of\n"
@@ -47,7 +53,12 @@ static const char tune_usage[] =
     "                        it as cut; 0 turns it off, else F >= 1 (default 3)\n"
     "      --fresh           forget what the database holds for this kernel, problem\n"
     "                        and device, and measure everything again\n"
-    "      --retry-failed    measure again the configurations stored as crashed or timeout\n"
+    "      --retry-failed    measure again every configuration stored as failed (build,\n"
+    "                        launch, verify, constraint, cl, crashed, timeout). Without\n"
+    "                        it a stored failure counts as known: a kernel's own (build,\n"
+    "                        crashed, timeout) while the kernel is the same, one that may\n"
+    "                        come from the spec (launch, verify, constraint, cl) only\n"
+    "                        while the spec file is the same too\n"
     "      --replay FILE     answer every evaluation from a recorded space instead of a\n"
     "                        device: a T4 results file (hetune export --format t4) or a\n"
     "                        Kernel Tuner cache file, gzip'd or not. Nothing is built and\n"
@@ -71,6 +82,18 @@ static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *
                 "waiting\n", d->index, (long long)h->pid, h->hostname);
 }
 
+static void on_device_wait(const struct ht_device_info *d, const char *path, long holder,
+                           void *u)
+{
+    char who[64] = "another process";
+
+    if (holder > 0)
+        snprintf(who, sizeof who, "process %ld", holder);
+    if (!*(int *)u)
+        fprintf(stderr, "hetune tune: device %zu is being measured by %s (lock %s); waiting, "
+                "so that neither skews the other's times\n", d->index, who, path);
+}
+
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                               const struct ht_tune_result *r)
 {
@@ -88,6 +111,13 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
     printf("  evaluated    %zu in this run (%zu cut, %zu failed%s), %zu from the database%s\n",
            r->evaluated, r->cut, r->failed, r->crashed + r->timed_out ? a : "", r->from_db,
            r->stopped ? "; interrupted" : "");
+    if (r->failed_reused)
+        printf("  stored       %zu failure%s taken from the database as known: --retry-failed "
+               "measures them again\n", r->failed_reused, r->failed_reused == 1 ? "" : "s");
+    if (r->failed_stale)
+        printf("  spec changed %zu stored failure%s of the spec's making (launch, verify, "
+               "constraint, cl) not taken as known\n", r->failed_stale,
+               r->failed_stale == 1 ? "" : "s");
     if (r->has_best) {
         ht_format_seconds(r->best_s, a, sizeof a);
         ht_format_config(spec, r->best, cfg, sizeof cfg);
@@ -99,7 +129,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
                r->failure_like == failed ? "alike" : "of one kind", r->failure_status,
                r->failure);
         if (r->from_db && !r->evaluated)
-            printf("               all from the database: --fresh measures them again\n");
+            printf("               all from the database: --retry-failed measures them "
+                   "again\n");
     } else {
         printf("  best         none: no configuration ran and verified\n");
     }
@@ -245,7 +276,8 @@ int cmd_tune(int argc, char **argv)
     tr = calloc(last - first + 1, sizeof *tr);
     if ((!dl || !tr) && (status = cli_usage_error("tune", 1, "out of memory")))
         goto cleanup;
-    if ((rc = ht_store_open(db, &store, &err)) != HT_OK && (status = cli_fail("tune", &err)))
+    if ((rc = cli_store_open("tune", db, 0, &stop_flag, co.quiet, &store, &err)) != HT_OK &&
+        (status = cli_fail("tune", &err)))
         goto cleanup;
 
     opts.progress = cli_tune_progress;
@@ -253,6 +285,7 @@ int cmd_tune(int argc, char **argv)
     bar.spec = spec;
     bar.quiet = co.quiet;
     opts.on_wait = on_wait;
+    opts.on_device_wait = on_device_wait;
     opts.wait_user = &co.quiet;
 
     status = 0;

@@ -200,7 +200,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         return -1;
     }
     id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
-                                 strategy_name(m->opts), m->opts->seed};
+                                 strategy_name(m->opts), m->opts->seed, m->spec->hash};
     ht__tune_fill_eval(&id, a->values, a->text, st, &res, &eerr, &r->ev);
     r->status = st;
     r->build_s = st == HT_ECONSTRAINT ? 0.0 : res.build_s;

@@ -447,6 +447,8 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "strategy", json_string(r->strategy));
     json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
     json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
+    json_object_set_new(o, "failed_reused", json_integer((json_int_t)r->failed_reused));
+    json_object_set_new(o, "failed_stale", json_integer((json_int_t)r->failed_stale));
     json_object_set_new(o, "cut", json_integer((json_int_t)r->cut));
     json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
     json_object_set_new(o, "crashed", json_integer((json_int_t)r->crashed));

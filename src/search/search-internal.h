@@ -125,6 +125,7 @@ struct ht__tune_ident {
     size_t nparams;
     const char *strategy;
     uint64_t seed;
+    const char *spec_hash;  /* ht_spec.hash of the spec measured */
 };
 struct ht_eval_result;
 struct ht_stored_eval;

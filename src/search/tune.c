@@ -114,22 +114,39 @@ static void note_failure(struct ht_tune_result *out, const struct ht_stored_eval
         out->failure_like++;
 }
 
+/* 1 for a failure status whose cause may lie in the spec or the host side rather than in
+ * the kernel: a launch (the NDRange, the arguments), a verification (the reference, the
+ * tolerances), a broken constraint, another OpenCL call (buffers). */
+static int spec_made(const char *status)
+{
+    return !strcmp(status, HT_STORE_LAUNCH) || !strcmp(status, HT_STORE_VERIFY) ||
+           !strcmp(status, HT_STORE_CONSTRAINT) || !strcmp(status, HT_STORE_CL);
+}
+
 static int preseed_cb(const struct ht_stored_eval *ev, void *user)
 {
     struct tune *t = user;
     size_t index;
     double cost;
-    int rc;
+    int rc, failure;
 
     if (ev->nvalues != t->nparams)
         return 0;
-    if (t->opts->retry_failed && (!strcmp(ev->status, HT_STORE_CRASHED) ||
-                                  !strcmp(ev->status, HT_STORE_TIMEOUT)))
-        return 0; /* measured again, and replaced */
     /* "error" is what no configuration causes: a spec's error stored before spec errors
      * stopped the run, or a transient one (memory, a file). Measured again, and replaced. */
     if (!strcmp(ev->status, HT_STORE_ERROR))
         return 0;
+    failure = strcmp(ev->status, HT_STORE_OK) && strcmp(ev->status, HT_STORE_CUT);
+    if (failure && t->opts->retry_failed)
+        return 0; /* measured again, and replaced */
+    /* A failure of the spec's making is known only for the spec it was stored with: a
+     * fixed spec (its hash changed) measures it again. A kernel's own failure (build,
+     * crashed, timeout) belongs to the kernel, which is part of the problem's identity,
+     * so an edited kernel never sees it. */
+    if (failure && spec_made(ev->status) && strcmp(ev->spec_hash, t->spec->hash) != 0) {
+        t->out->failed_stale++;
+        return 0;
+    }
     cost = stored_cost(ev);
     /* Matched by value (the search's hash index), so a space drawn from rather than
      * listed recognises them too. Evaluations of configurations outside today's space
@@ -144,6 +161,7 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
         return 1;
     }
     t->out->from_db++;
+    t->out->failed_reused += failure;
     if (!strcmp(ev->status, HT_STORE_OK) && ev->verified != 0)
         consider_best(t, index, ev->seconds, 1);
     else if (strcmp(ev->status, HT_STORE_OK) && strcmp(ev->status, HT_STORE_CUT))
@@ -191,6 +209,7 @@ void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
     memcpy(ev->local, res->local, sizeof ev->local);
     snprintf(ev->strategy, sizeof ev->strategy, "%s", id->strategy);
     ev->seed = id->seed;
+    snprintf(ev->spec_hash, sizeof ev->spec_hash, "%s", id->spec_hash ? id->spec_hash : "");
     ev->nruns = res->nruns;
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
 }
@@ -200,7 +219,7 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
                       struct ht_stored_eval *ev)
 {
     struct ht__tune_ident id = {t->out->problem_id, t->out->device_id, t->nparams,
-                                ht_search_name(t->search), t->opts->seed};
+                                ht_search_name(t->search), t->opts->seed, t->spec->hash};
 
     ht__tune_fill_eval(&id, config, text, status, res, eerr, ev);
 }
@@ -347,7 +366,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     int64_t kernel_id;
     double t0 = ht__now(), loop_t0;
     size_t nparams = spec->space.nparams, total;
-    int rc, leased = 0, ref_done = 0;
+    int rc, leased = 0, ref_done = 0, lock_fd = -1;
 
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
@@ -461,6 +480,21 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                       : lease_device(&t, store, dev, &leased, err);
     if (rc != HT_OK || out->stopped)
         goto cleanup;
+    /* The lease keeps the tunes of one database apart; the device lock, outside any
+     * database, keeps apart those of different ones (and other users'). Taken after the
+     * lease, so that a tune waiting for a lease holds no device lock meanwhile. */
+    if (!opts->replay) {
+        rc = ht_device_lock(dev, opts->stop, opts->on_device_wait, opts->wait_user, &lock_fd,
+                            err);
+        if (rc == HT_EINTR && stop_raised(opts)) {
+            ht_error_clear(err);
+            out->stopped = 1;
+            rc = HT_OK;
+            goto cleanup;
+        }
+        if (rc != HT_OK)
+            goto cleanup;
+    }
 
     if (opts->search)
         sopts = *opts->search;
@@ -696,6 +730,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     rc = HT_OK;
 
 cleanup:
+    ht_device_unlock(lock_fd);
     if (leased)
         ht_store_release_device(store, out->device_id, NULL);
     if (opts->replay)

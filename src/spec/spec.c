@@ -1917,6 +1917,7 @@ static int load_text(const char *label, const char *path, const char *dir, const
     free(l.vars);
     if (rc != HT_OK)
         goto cleanup;
+    snprintf(spec->hash, sizeof spec->hash, "%016" PRIx64, ht__fnv1a(HT__FNV_INIT, text, len));
     *out = spec;
     spec = NULL;
 cleanup:

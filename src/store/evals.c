@@ -53,7 +53,7 @@ void ht_stored_eval_init(struct ht_stored_eval *ev)
     "id, problem_id, device_id, config, config_values, status, reason, seconds, "          \
     "min_seconds, write_seconds, read_seconds, build_seconds, cache_hit, verified, "       \
     "max_abs_err, max_rel_err, mismatches, global_size, local_size, nruns, strategy, seed, " \
-    "created_at"
+    "created_at, spec_hash"
 
 /* A time or error: negative (not measured) is NULL; NaN, which SQLite would turn into NULL,
  * is kept as the text 'NaN' (REAL affinity leaves text that is no number alone). */
@@ -199,6 +199,7 @@ static int read_row(struct ht_store *store, sqlite3_stmt *st, struct ht_stored_e
     ht__store_column_text(st, 20, ev->strategy, sizeof ev->strategy);
     ev->seed = (uint64_t)sqlite3_column_int64(st, 21);
     ht__store_column_text(st, 22, ev->created_at, sizeof ev->created_at);
+    ht__store_column_text(st, 23, ev->spec_hash, sizeof ev->spec_hash);
     if (nruns < 0 || nruns > HT_STORE_MAX_RUNS)
         return damaged(store, err, ev->id, "its run count is out of range");
     return load_runs(store, ev, nruns, err);
@@ -280,6 +281,8 @@ static int bind_eval(sqlite3_stmt *st, const struct ht_stored_eval *ev)
     BIND(sqlite3_bind_int64(st, 21, (int64_t)ev->seed));
     BIND(ev->created_at[0] ? sqlite3_bind_text(st, 22, ev->created_at, -1, SQLITE_STATIC)
                            : sqlite3_bind_null(st, 22));
+    BIND(ev->spec_hash[0] ? sqlite3_bind_text(st, 23, ev->spec_hash, -1, SQLITE_STATIC)
+                          : sqlite3_bind_null(st, 23));
 #undef BIND
     return r;
 }
@@ -310,9 +313,9 @@ int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, i
              "INSERT INTO evaluations (problem_id, device_id, config, config_values, status, "
              "reason, seconds, min_seconds, write_seconds, read_seconds, build_seconds, "
              "cache_hit, verified, max_abs_err, max_rel_err, mismatches, global_size, "
-             "local_size, nruns, strategy, seed, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-             "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-             "COALESCE(?22, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+             "local_size, nruns, strategy, seed, created_at, spec_hash) VALUES (?1, ?2, ?3, "
+             "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
+             "?21, COALESCE(?22, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?23)",
              &ins, op, err)) != HT_OK ||
         (rc = ht__store_prepare(store, "INSERT INTO runs (eval_id, i, seconds) VALUES (?, ?, ?)",
                                 &run, op, err)) != HT_OK)

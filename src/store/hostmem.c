@@ -1,4 +1,4 @@
-/* The host memory's rate: the table of migration 8 (schema.c), written by
+/* The host memory's rate: the table of migration 9 (schema.c), written by
  * `hetune devices --bandwidth` and read by the split's bus model. Keyed by the machine's
  * hostname, since one database may travel between machines. */
 #include <math.h>

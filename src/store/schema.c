@@ -17,6 +17,10 @@ struct migration {
                          procedure for loosening a CHECK, which changes no stored row); the
                          schema cookie is raised after it, so every connection reads the
                          new definition */
+    /* For a migration that adds a column (ALTER TABLE ... ADD COLUMN, which knows no IF NOT
+     * EXISTS): the table and the column. A database that has it already (one whose version
+     * was lowered by hand, as the tests of older migrations do) skips the SQL. */
+    const char *table, *column;
 };
 
 static const struct migration migrations[] = {
@@ -99,7 +103,7 @@ static const struct migration migrations[] = {
      "  i INTEGER NOT NULL,\n"
      "  seconds REAL NOT NULL,\n"
      "  PRIMARY KEY (eval_id, i)\n"
-     ") WITHOUT ROWID;\n", 0},
+     ") WITHOUT ROWID;\n", 0, NULL, NULL},
     /* hetune split (src/store/split.c): one row per co-execution, its devices' part, and
      * the split-point sweeps of the paper's Figures 6 and 7. */
     {"split results and split-point sweeps",
@@ -148,7 +152,7 @@ static const struct migration migrations[] = {
      "  kernel_seconds REAL,\n"
      "  verified INTEGER NOT NULL CHECK (verified IN (-1, 0, 1)),\n"
      "  PRIMARY KEY (split_id, i)\n"
-     ") WITHOUT ROWID;\n", 0},
+     ") WITHOUT ROWID;\n", 0, NULL, NULL},
     /* Space sizes (src/store/spaces.c): the paper's Tables 1 and 2 per problem, device and
      * Eq. 3 variant, recorded by hetune space --db, hetune tune and hetune run. */
     {"design space sizes",
@@ -163,7 +167,7 @@ static const struct migration migrations[] = {
      "  last_constraint TEXT NOT NULL DEFAULT '',\n"
      "  created_at TEXT NOT NULL,\n"
      "  PRIMARY KEY (problem_id, device_id, eq3)\n"
-     ") WITHOUT ROWID;\n", 0},
+     ") WITHOUT ROWID;\n", 0, NULL, NULL},
     /* Each device's link (src/store/bandwidth.c, hetune devices --bandwidth): what hetune's
      * data path achieves and the pinned and pageable references, bytes per second, for the
      * planner. Every measurement is a row; the latest is the one used. */
@@ -182,7 +186,7 @@ static const struct migration migrations[] = {
      "  pageable_d2h_bps REAL,\n"
      "  created_at TEXT NOT NULL\n"
      ");\n"
-     "CREATE INDEX bandwidth_device ON bandwidth (device_id, id);\n", 0},
+     "CREATE INDEX bandwidth_device ON bandwidth (device_id, id);\n", 0, NULL, NULL},
     /* Isolation (src/exec/worker.c): a configuration that crashed its worker process or
      * outlasted its time limit is stored as such. Only the CHECK of evaluations.status
      * changes: no row is rewritten and the runs' foreign keys stay as they are. */
@@ -192,7 +196,7 @@ static const struct migration migrations[] = {
      "                                       '''cl'', ''error'', ''crashed'', ''timeout'')')\n"
      "  WHERE type = 'table' AND name = 'evaluations';\n"
      "PRAGMA writable_schema = OFF;\n",
-     1},
+     1, NULL, NULL},
     /* Device leases (src/store/lease.c): the process measuring a device now, so that two
      * tunes never measure one device under each other's load. A row lives while its
      * holder measures; heartbeat is Unix seconds of its last sign of life. */
@@ -203,7 +207,7 @@ static const struct migration migrations[] = {
      "  hostname TEXT NOT NULL,\n"
      "  acquired_at TEXT NOT NULL,\n"
      "  heartbeat REAL NOT NULL\n"
-     ");\n", 0},
+     ");\n", 0, NULL, NULL},
     /* What a probe inferred for a written buffer without "index" (src/store/written.c):
      * one row per (problem, buffer, split dimension), replaced by a newer probe. layout is
      * the hash of what else the inference depends on in the spec (the buffer's type,
@@ -223,7 +227,12 @@ static const struct migration migrations[] = {
      "  config TEXT NOT NULL,\n"
      "  created_at TEXT NOT NULL,\n"
      "  UNIQUE (problem_id, arg, dim)\n"
-     ");\n", 0},
+     ");\n", 0, NULL, NULL},
+    /* The spec an evaluation was measured with (ht_spec.hash): a failure of the spec's
+     * making (launch, verify, constraint, cl) is measured again once the spec changes;
+     * NULL for what was stored before, which counts as another spec. */
+    {"the spec's hash of each evaluation",
+     "ALTER TABLE evaluations ADD COLUMN spec_hash TEXT;\n", 0, "evaluations", "spec_hash"},
     /* The host memory's rate (src/store/hostmem.c, hetune devices --bandwidth), per machine
      * (hostname): the bytes a split moves through host memory, the CPU's in place and every
      * GPU's transfers, share it. Every measurement is a row; the latest is the one used. */
@@ -241,7 +250,7 @@ static const struct migration migrations[] = {
      "  shared_devices INTEGER,\n"
      "  created_at TEXT NOT NULL\n"
      ");\n"
-     "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0},
+     "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0, NULL, NULL},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,
@@ -388,7 +397,17 @@ int ht__store_migrate(struct ht_store *store, struct ht_error *err)
         const struct migration *m = &migrations[version];
         sqlite3_stmt *st = NULL;
 
-        rc = ht__store_exec(store, m->sql, "cannot create the schema", err);
+        int64_t has = 0;
+
+        if (m->column) {
+            char q[256];
+            snprintf(q, sizeof q, "SELECT count(*) FROM pragma_table_info('%s') WHERE name = "
+                     "'%s'", m->table, m->column);
+            rc = ht__store_query_int(store, q, &has, "cannot read the schema", err);
+            if (rc != HT_OK)
+                goto cleanup;
+        }
+        rc = has ? HT_OK : ht__store_exec(store, m->sql, "cannot create the schema", err);
         if (rc == HT_OK && m->edits_schema)
             rc = bump_schema_cookie(store, err);
         if (rc != HT_OK)

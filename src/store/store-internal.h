@@ -15,6 +15,12 @@ struct ht_store {
     char *path;
     int nleases;            /* device leases this connection holds (lease.c) */
     char host[256];         /* this host's name, filled by the first lease */
+    struct ht_store_opts opts; /* as opened (stop, the wait and its notice) */
+    int readonly;           /* opened SQLITE_OPEN_READONLY */
+    double wait_t0;         /* when the current wait for the lock began (ht__now) */
+    int wait_told;          /* the current wait was said (opts.on_wait) */
+    int wait_end;           /* why the last wait ended unsuccessfully: 0 none, 1 stop,
+                               2 the busy timeout */
 };
 
 /* The connection, borrowed for as long as the store is open. Other modules may read with

@@ -5,13 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store/store-internal.h"
 #include "util/util.h"
 
-/* How long a writer waits for another process's transaction before giving up: generous,
- * since a process that waits a little is better than one that fails (issue 13). */
-#define BUSY_TIMEOUT_MS 30000
+/* The sleep between two looks at another process's lock: short, so that a Ctrl-C during
+ * the wait is answered at once (SQLite's own handler sleeps up to 100 ms and knows no
+ * stop flag). */
+#define BUSY_STEP_MS 20
 
 sqlite3 *ht__store_db(struct ht_store *store)
 {
@@ -23,11 +25,60 @@ const char *ht_store_path(const struct ht_store *store)
     return store->path;
 }
 
+static double busy_limit_s(const struct ht_store *store)
+{
+    return store->opts.busy_timeout_s > 0.0 ? store->opts.busy_timeout_s
+                                            : HT_STORE_BUSY_TIMEOUT_S;
+}
+
 int ht__store_fail(struct ht_store *store, struct ht_error *err, const char *op)
 {
+    int end = store->wait_end, code = sqlite3_extended_errcode(store->db) & 0xff;
+
+    store->wait_end = 0;
     if (err && !err->code)
         snprintf(err->file, sizeof err->file, "%s", store->path);
+    /* A wait our busy handler ended: say why in the user's words, not SQLite's. */
+    if (end == 1 && (code == SQLITE_BUSY || code == SQLITE_LOCKED))
+        return ht_error_set(err, HT_EINTR, "%s: interrupted while waiting for the database "
+                            "lock", op);
+    if (end == 2 && (code == SQLITE_BUSY || code == SQLITE_LOCKED))
+        return ht_error_set(err, HT_EDB, "%s: the database is locked: another process held "
+                            "its lock for more than %.0f s (another hetune, or a program with "
+                            "a write transaction open); try again once it is done", op,
+                            busy_limit_s(store));
     return ht_error_set(err, HT_EDB, "%s: %s", op, sqlite3_errmsg(store->db));
+}
+
+/* SQLite's busy handler: called while another connection holds the lock we need (count is
+ * 0 on the first call of a wait). Sleeps BUSY_STEP_MS and asks for another try (1), or
+ * ends the wait (0: the operation fails with SQLITE_BUSY) when the stop flag was raised or
+ * the wait reached its limit, recording which in wait_end for ht__store_fail. A wait past
+ * HT_STORE_WAIT_NOTICE_S is said once, so that a process that seems stuck says why. */
+static int on_busy(void *user, int count)
+{
+    struct ht_store *s = user;
+    double now = ht__now();
+
+    if (count == 0) {
+        s->wait_t0 = now;
+        s->wait_told = 0;
+        s->wait_end = 0;
+    }
+    if (s->opts.stop && *s->opts.stop) {
+        s->wait_end = 1;
+        return 0;
+    }
+    if (now - s->wait_t0 >= busy_limit_s(s)) {
+        s->wait_end = 2;
+        return 0;
+    }
+    if (!s->wait_told && now - s->wait_t0 >= HT_STORE_WAIT_NOTICE_S && s->opts.on_wait) {
+        s->wait_told = 1;
+        s->opts.on_wait(s->path, now - s->wait_t0, s->opts.user);
+    }
+    sqlite3_sleep(BUSY_STEP_MS);
+    return 1;
 }
 
 int ht__store_exec(struct ht_store *store, const char *sql, const char *op,
@@ -134,7 +185,7 @@ static int check_magic(const char *path, struct ht_error *err)
 static int set_wal(struct ht_store *store, struct ht_error *err)
 {
     const char *op = "cannot set the WAL journal";
-    int waited_ms = 0;
+    int tries = 0;
 
     for (;;) {
         sqlite3_stmt *st = NULL;
@@ -148,13 +199,13 @@ static int set_wal(struct ht_store *store, struct ht_error *err)
             return HT_OK;
         }
         step &= 0xff;
-        if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || waited_ms >= BUSY_TIMEOUT_MS) {
+        /* The same wait as any other for the lock: a stop flag, a limit, a notice. */
+        if ((step != SQLITE_BUSY && step != SQLITE_LOCKED) || !on_busy(store, tries++)) {
             rc = ht__store_fail(store, err, op);
             sqlite3_finalize(st);
             return rc;
         }
         sqlite3_finalize(st);
-        waited_ms += sqlite3_sleep(5);
     }
 }
 
@@ -165,12 +216,188 @@ int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *e
                           "cannot set synchronous", err);
 }
 
+void ht_store_opts_init(struct ht_store_opts *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+/* The folder of path into dir (size bytes): "." for a bare name. */
+static void dir_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+/* 1 when name+suffix exists and this process may write it. */
+static int writable_beside(const char *path, const char *suffix)
+{
+    char p[4096];
+
+    snprintf(p, sizeof p, "%s%s", path, suffix);
+    return access(p, W_OK) == 0;
+}
+
+/* 1 for an errno of access() that means "not allowed" (any other, a missing folder say,
+ * is left for SQLite to say). */
+static int denied(int e)
+{
+    return e == EACCES || e == EROFS || e == EPERM;
+}
+
+/* Refuses, before SQLite changes anything, to open for writing a file or a folder this
+ * process may not write: SQLite would open the file read-only without a word and fail
+ * later with "attempt to write a readonly database", or fail to create the WAL beside it
+ * with "unable to open database file". */
+static int check_writable(const char *path, struct ht_error *err)
+{
+    char dir[4096];
+    int e;
+
+    if (strcmp(path, ":memory:") == 0 || strncmp(path, "file:", 5) == 0)
+        return HT_OK;
+    dir_of(path, dir, sizeof dir);
+    if (access(path, F_OK) == 0) {
+        if (access(path, W_OK) != 0 && denied(errno)) {
+            e = errno;
+            snprintf(err->file, sizeof err->file, "%s", path);
+            return ht_error_set(err, HT_EDB, "cannot write the results database: %s ("
+                                "report and export can still read it)", strerror(e));
+        }
+        /* WAL keeps two files beside the database, created by the first process that
+         * opens it: the folder must take them, unless they are there and writable. */
+        e = access(dir, W_OK) != 0 ? errno : 0;
+        if (denied(e) && !(writable_beside(path, "-wal") && writable_beside(path, "-shm"))) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            return ht_error_set(err, HT_EDB, "cannot write the results database: its folder "
+                                "%s may not be written (%s), and SQLite keeps its journal "
+                                "(%s-wal, -shm) there (report and export can still read "
+                                "it)", dir, strerror(e), path);
+        }
+    } else if (errno == ENOENT && access(dir, W_OK) != 0 && denied(errno)) {
+        e = errno;
+        snprintf(err->file, sizeof err->file, "%s", path);
+        return ht_error_set(err, HT_EDB, "cannot create the results database: its folder %s "
+                            "may not be written (%s)", dir, strerror(e));
+    }
+    return HT_OK;
+}
+
+/* Writes "file:<path>?immutable=1" into uri (size bytes), path percent-encoded where a URI
+ * would read it otherwise. HT_EINVAL when it does not fit. */
+static int immutable_uri(const char *path, char *uri, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = 0;
+
+    n += (size_t)snprintf(uri, size, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 < size; p++) {
+        if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p >= 0x7f) {
+            uri[n++] = '%';
+            uri[n++] = hex[*p >> 4];
+            uri[n++] = hex[*p & 15];
+        } else {
+            uri[n++] = (char)*p;
+        }
+    }
+    uri[n] = '\0';
+    if (n + sizeof "?immutable=1" > size)
+        return HT_EINVAL;
+    memcpy(uri + n, "?immutable=1", sizeof "?immutable=1");
+    return HT_OK;
+}
+
+/* Opens s->db on path (or the URI) with flags, with our busy handler. */
+static int open_db(struct ht_store *s, const char *name, int flags, struct ht_error *err)
+{
+    sqlite3_close(s->db);
+    s->db = NULL;
+    if (sqlite3_open_v2(name, &s->db, flags, NULL) != SQLITE_OK) {
+        if (!s->db)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        return ht__store_fail(s, err, "cannot open the results database");
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_handler(s->db, on_busy, s);
+    return ht__store_exec(s, "PRAGMA foreign_keys = ON", "cannot enable foreign keys", err);
+}
+
+/* Opens path read-only and reads its owner and schema version. Where the folder may not
+ * be written and SQLite cannot create the -shm a WAL reader needs, opens it immutable
+ * instead and says so. */
+static int open_readonly(struct ht_store *s, const char *path, int *version,
+                         struct ht_error *err)
+{
+    char dir[4096], uri[4200];
+    struct ht_error first;
+    int rc;
+
+    if (access(path, R_OK) != 0) {
+        int e = errno;
+        snprintf(err->file, sizeof err->file, "%s", path);
+        return ht_error_set(err, HT_EDB, "cannot read the results database: %s",
+                            strerror(e));
+    }
+    ht_error_clear(&first);
+    rc = open_db(s, path, SQLITE_OPEN_READONLY, &first);
+    if (rc == HT_OK)
+        rc = ht__store_check(s, version, &first);
+    if (rc == HT_OK)
+        return HT_OK;
+    dir_of(path, dir, sizeof dir);
+    /* SQLite's code is gone by now (the check rolled back), and it says the same thing in
+     * several ways (CANTOPEN; READONLY_CANTINIT, _CANTLOCK, _DIRECTORY: "attempt to write
+     * a readonly database"): what matters is whether the folder could take the -shm. */
+    if (access(dir, W_OK) == 0) {
+        *err = first;
+        return rc;
+    }
+    /* No other process can be writing it in WAL mode: a writer would need this folder
+     * for its -wal. (A WAL left by a writer that was killed is not read: its last
+     * commits are missing from what this reads; the note says so.) */
+    if (immutable_uri(path, uri, sizeof uri) != HT_OK) {
+        *err = first;
+        return rc;
+    }
+    rc = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, err);
+    if (rc == HT_OK)
+        rc = ht__store_check(s, version, err);
+    if (rc != HT_OK) { /* not the -shm, then: the first error says what it is */
+        *err = first;
+        return rc;
+    }
+    if (s->opts.on_note) {
+        char note[1024], wal[4096];
+        struct stat st;
+        snprintf(wal, sizeof wal, "%s-wal", path);
+        snprintf(note, sizeof note, "its folder %.600s may not be written, so SQLite cannot "
+                 "keep the shared-memory file (-shm) a reader needs there: read as an "
+                 "unchanging file (immutable)%s", dir,
+                 stat(wal, &st) == 0 && st.st_size > 0
+                     ? "; the commits still in its -wal file are not read" : "");
+        s->opts.on_note(path, note, s->opts.user);
+    }
+    return rc;
+}
+
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
 {
-    struct ht_error local;
+    return ht_store_open_opts(path, NULL, out, err);
+}
+
+int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct ht_store **out,
+                       struct ht_error *err)
+{
+    struct ht_error local, probe;
     struct ht_store *s = NULL;
     int version = 0, rc;
 
+    ht_error_clear(&probe);
     if (!err) {
         ht_error_clear(&local);
         err = &local;
@@ -186,6 +413,13 @@ int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
                             "results in a temporary database and delete them at exit (give "
                             "a file)");
     rc = check_magic(path, err);
+    if (rc == HT_OK && o && o->readonly && access(path, F_OK) != 0) {
+        snprintf(err->file, sizeof err->file, "%s", path);
+        rc = ht_error_set(err, HT_EDB, "cannot read the results database: %s",
+                          strerror(errno));
+    }
+    if (rc == HT_OK && !(o && o->readonly))
+        rc = check_writable(path, err);
     if (rc != HT_OK)
         return rc;
     s = calloc(1, sizeof *s);
@@ -193,17 +427,28 @@ int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        if (!s->db)
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        else
-            rc = ht__store_fail(s, err, "cannot open the results database");
+    if (o)
+        s->opts = *o;
+    /* A command that only reads opens read-write where it may (as before: an older schema
+     * is migrated, and the last connection to close tidies the -wal and -shm away, which
+     * a read-only one never does), and read-only only where it must. */
+    s->readonly = s->opts.readonly && check_writable(path, &probe) != HT_OK;
+    if (s->readonly) {
+        rc = open_readonly(s, path, &version, err);
+        if (rc == HT_OK && version != HT_STORE_SCHEMA_VERSION) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            rc = ht_error_set(err, HT_EDB, "%s (schema %d, this hetune's is %d): a command "
+                              "that writes it (tune) brings it up to date first",
+                              version ? "written by an older hetune" : "holds no results",
+                              version, HT_STORE_SCHEMA_VERSION);
+        }
+        if (rc != HT_OK)
+            goto cleanup;
+        *out = s;
+        s = NULL;
         goto cleanup;
     }
-    sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
-    rc = ht__store_exec(s, "PRAGMA foreign_keys = ON", "cannot enable foreign keys", err);
+    rc = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
     if (rc != HT_OK)
         goto cleanup;
     /* Find the owner before changing anything: another program's database keeps its

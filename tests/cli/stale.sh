@@ -55,7 +55,7 @@ run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db"
 expect_status 0
 grep -q "evaluated    4 in this run" "$tmp/out" || fail "stored errors: $(cat "$tmp/out")"
 
-# Every configuration fails to build: tune says why, and that --fresh measures again.
+# Every configuration fails to build: tune says why, and that --retry-failed measures again.
 printf '__kernel void addvec(const unsigned int n, __global float *a) { syntax error }\n' \
     >"$tmp/broken.cl"
 spec "$tmp/broken.json" 's["kernel"]["file"] = "broken.cl"; s["args"] = s["args"][:2]; s.pop("verify")'
@@ -65,7 +65,7 @@ grep -q "failures     4 of 4 alike (build), the first: WG=32,EPT=1: " "$tmp/out"
     fail "all failed: $(cat "$tmp/out")"
 run tune "$tmp/broken.json" --device "$dev" --db "$tmp/b.db"
 expect_status 1
-grep -q "all from the database: --fresh measures them again" "$tmp/out" ||
+grep -q "all from the database: --retry-failed measures them again" "$tmp/out" ||
     fail "all failed, stored: $(cat "$tmp/out")"
 # An empty --db (an unset $DB in a script) is refused: SQLite would keep the results in a
 # temporary database deleted at exit (issue 29 item 3).
