@@ -56,7 +56,8 @@ fuzz:
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/findings/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 		$(FUZZ_BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
-			-print_final_stats=1 -timeout=25 -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ $(FUZZ_FLAGS) \
+			-print_final_stats=1 -timeout=25 -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ \
+			$$(test -f fuzz/$$t.dict && echo -dict=fuzz/$$t.dict) $(FUZZ_FLAGS) \
 			$(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t 2>$(FUZZ_BUILD)/findings/$$t/log \
 			|| { tail -40 $(FUZZ_BUILD)/findings/$$t/log; exit 1; }; \
 		grep -E "stat::number_of_executed_units|stat::new_units_added" \
