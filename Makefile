@@ -8,6 +8,9 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= spec expr kt replay npy store
 FUZZ_FLAGS   ?=
+# Where the targets write their input files (kt, replay, npy, store): memory when there is
+# some, which doubled the store target's executions per second.
+FUZZ_TMPDIR  ?= $(if $(wildcard /dev/shm),/dev/shm,/tmp)
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps build build-asan demo test test-fast test-asan fuzz clean
@@ -55,7 +58,7 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/findings/$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		$(FUZZ_BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+		TMPDIR=$(FUZZ_TMPDIR) $(FUZZ_BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
 			-print_final_stats=1 -timeout=25 -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ \
 			$$(test -f fuzz/$$t.dict && echo -dict=fuzz/$$t.dict) $(FUZZ_FLAGS) \
 			$(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t 2>$(FUZZ_BUILD)/findings/$$t/log \
