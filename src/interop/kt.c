@@ -230,17 +230,29 @@ static size_t comparison_at(const char *p)
     return p[0] == '<' || p[0] == '>' ? 1 : 0;
 }
 
-/* A growing string; ok 0 once out of memory. */
+/* The most bytes a restriction may grow to once translated. A true division compared with
+ * a value copies its divisor four times (comparison below), and a divisor holding another
+ * such comparison in parentheses is copied with it: the text grows fourfold per level, so
+ * that 193 bytes of nested quotients became 480 MB in 195 s (found by fuzz/fuzz_expr.c).
+ * A real restriction translates to a few hundred bytes. */
+#define MAX_TRANSLATED 65536
+
+/* A growing string; ok 0 once out of memory or past MAX_TRANSLATED (too_long 1). */
 struct sbuf {
     char *s;
     size_t len, cap;
-    int ok;
+    int ok, too_long;
 };
 
 static void put(struct sbuf *b, const char *p, size_t n)
 {
     if (!b->ok)
         return;
+    if (b->len + n + 1 > MAX_TRANSLATED) {
+        b->ok = 0;
+        b->too_long = 1;
+        return;
+    }
     if (b->len + n + 1 > b->cap) {
         size_t cap = 2 * (b->len + n + 1) + 64;
         char *g = realloc(b->s, cap);
@@ -262,7 +274,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out);
 static void unchain_operand(const char *c, size_t n, struct sbuf *out)
 {
     size_t i = 0;
-    while (i < n) {
+    /* Stops once out is full: the walk itself would otherwise grow as the text does. */
+    while (i < n && out->ok) {
         if (c[i] != '(') {
             put(out, c + i++, 1);
             continue;
@@ -408,6 +421,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
 
     for (;;) {
         size_t end, ops[64], opl[64], nops = 0;
+        if (!out->ok)
+            return;
         int depth = 0;
         for (end = start; end < n; end++) {
             char ch = c[end];
@@ -473,7 +488,7 @@ static int expression(struct import *im, const char *src, const char *path, char
     struct ht_names names = {im->nnames, im->names};
     struct ht_expr *e = NULL;
     char *t = translate(im, src, path), *c;
-    struct sbuf chained = {NULL, 0, 0, 1};
+    struct sbuf chained = {NULL, 0, 0, 1, 0};
 
     if (!t)
         return im->err->code;
@@ -482,6 +497,11 @@ static int expression(struct import *im, const char *src, const char *path, char
     put(&chained, "", 0);
     if (!chained.ok) {
         free(chained.s);
+        if (chained.too_long)
+            return refuse(im->err, path, "%s: '%.200s' grows past %d bytes once translated "
+                          "(each true division compared with a value repeats its divisor, "
+                          "and the quotients nested in it repeat theirs): simplify it",
+                          path, src, MAX_TRANSLATED);
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     }
     c = chained.s;
