@@ -37,7 +37,10 @@
  *                                     Python's true division compared with a value,
  *                                     a / b > c, becomes the exact integer comparison
  *                                     a > c * b (mirrored for a negative b, invalid for a
- *                                     zero b); any other true division is refused)
+ *                                     zero b); any other true division is refused,
+ *                                     and so is a condition that grows past 64 KiB
+ *                                     once translated (nested quotients repeat their
+ *                                     divisors: fourfold per level)
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
  * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than
@@ -97,8 +100,8 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
 /* One Python expression of Kernel Tuner's restrictions as a hetune constraint, translated
  * as ConfigurationSpace.Conditions are above (and/or/not, //, True/False, chained
  * comparisons, a quotient of true division compared with a value; refused: & | ^ **,
- * any other true division) and checked to compile over names[0..nnames) (the parameters
- * and sizes it may use). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
+ * any other true division, and what grows past 64 KiB once translated) and checked to
+ * compile over names[0..nnames) (the parameters and sizes it may use). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
  * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
  * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel
  * goes through it, so both read a restriction alike. */
