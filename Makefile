@@ -3,9 +3,17 @@
 # and `make test` run it before building, for the whole set-up on a fresh Debian machine.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# make fuzz: seconds per target, the targets (fuzz/CMakeLists.txt), and more libFuzzer flags.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= spec expr kt replay npy store
+FUZZ_FLAGS   ?=
+# Where the targets write their input files (kt, replay, npy, store): memory when there is
+# some, which doubled the store target's executions per second.
+FUZZ_TMPDIR  ?= $(if $(wildcard /dev/shm),/dev/shm,/tmp)
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build build-asan demo test test-fast test-asan clean
+.PHONY: all deps build build-asan demo test test-fast test-asan fuzz clean
 
 all: build
 
@@ -37,5 +45,27 @@ test-fast: build
 test-asan: build-asan
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer (clang), one target after another for FUZZ_SECONDS each, in one process (one
+# core; -jobs would fork workers and send their output to fuzz-N.log files): what it
+# finds is left as $(FUZZ_BUILD)/findings/<target>/crash-* and stops the run (exit 1). Each
+# target's corpus grows in $(FUZZ_BUILD)/corpus/<target>, seeded from fuzz/corpus/<target>
+# (which stays as it is: a crasher goes there by hand, with its fix). docs/development.md.
+fuzz:
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETUNE_FUZZ=ON \
+		-DHETUNE_TESTS=OFF -DHETUNE_BENCH=OFF -DHETUNE_EXAMPLES=OFF -DHETUNE_INSTALL=OFF \
+		>/dev/null || { echo "make: cmake failed: HETUNE_FUZZ needs clang" >&2; exit 1; }
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz-,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/findings/$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		TMPDIR=$(FUZZ_TMPDIR) $(FUZZ_BUILD)/fuzz/fuzz-$$t -max_total_time=$(FUZZ_SECONDS) \
+			-print_final_stats=1 -timeout=25 -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ \
+			$$(test -f fuzz/$$t.dict && echo -dict=fuzz/$$t.dict) $(FUZZ_FLAGS) \
+			$(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t 2>$(FUZZ_BUILD)/findings/$$t/log \
+			|| { tail -40 $(FUZZ_BUILD)/findings/$$t/log; exit 1; }; \
+		grep -E "stat::number_of_executed_units|stat::new_units_added" \
+			$(FUZZ_BUILD)/findings/$$t/log; \
+	done
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

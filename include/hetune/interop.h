@@ -53,7 +53,10 @@
  *                                     int(a / b) C's a / b, and ceil, floor or int of an
  *                                     integer expression that expression; min and max of
  *                                     several values nest hetune's min(a, b); any other
- *                                     true division is refused, naming it)
+ *                                     true division is refused, naming it, and so is a
+ *                                     condition that grows past 64 KiB once translated
+ *                                     (nested quotients repeat their divisors: fourfold
+ *                                     per level))
  *   Search.Name, Budget               not part of a spec: left out with a note saying which
  *                                     hetune tune option does the same
  * Refused: Language Vulkan (or any other), GlobalSizeType Vulkan, a SharedMemory other than
@@ -115,7 +118,7 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
  * as ConfigurationSpace.Conditions are above (and/or/not, // and % as Python's,
  * True/False, chained comparisons, a quotient of true division compared with a value,
  * ceil/floor/int of a quotient, min/max of several values; refused: & | ^ **, any other
- * true division) and checked to compile over names[0..nnames) (the parameters and sizes it
+ * true division, and what grows past 64 KiB once translated) and checked to compile over names[0..nnames) (the parameters and sizes it
  * may use; a parameter's sign is unknown here, so // and % take their exact form). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
  * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
  * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel

@@ -136,20 +136,28 @@ static int param_extreme(struct import *im, const char *w, size_t len, const cha
 #define PY_MOD '\x03'
 
 /* A growing string; ok 0 once out of memory. */
+/* The most bytes a restriction may grow to once translated. A true division compared with
+ * a value copies its divisor four times (comparison below), and a divisor holding another
+ * such comparison in parentheses is copied with it: the text grows fourfold per level, so
+ * that 193 bytes of nested quotients became 480 MB in 195 s (found by fuzz/fuzz_expr.c).
+ * A real restriction translates to a few hundred bytes. */
+#define MAX_TRANSLATED 65536
+
+/* A growing string; ok 0 once out of memory or past MAX_TRANSLATED (too_long 1). */
 struct sbuf {
     char *s;
     size_t len, cap;
-    int ok;
+    int ok, too_long;
 };
 
 static void put(struct sbuf *b, const char *p, size_t n)
 {
     if (!b->ok)
         return;
-    /* A length past half the address space is a caller's underflow: refused, which also
-     * tells gcc's -O3 flow analysis (stringop-overflow) that n is bounded. */
-    if (n > SIZE_MAX / 4 || b->len > SIZE_MAX / 4) {
+    /* Also bounds n for gcc's -O3 flow analysis (stringop-overflow). */
+    if (n > MAX_TRANSLATED || b->len + n + 1 > MAX_TRANSLATED) {
         b->ok = 0;
+        b->too_long = 1;
         return;
     }
     if (b->len + n + 1 > b->cap) {
@@ -464,7 +472,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out);
 static void unchain_operand(const char *c, size_t n, struct sbuf *out)
 {
     size_t i = 0;
-    while (i < n) {
+    /* Stops once out is full: the walk itself would otherwise grow as the text does. */
+    while (i < n && out->ok) {
         if (c[i] != '(') {
             put(out, c + i++, 1);
             continue;
@@ -610,6 +619,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
 
     for (;;) {
         size_t end, ops[64], opl[64], nops = 0;
+        if (!out->ok)
+            return;
         int depth = 0;
         for (end = start; end < n; end++) {
             char ch = c[end];
@@ -892,7 +903,7 @@ static int expression(struct import *im, const char *src, const char *path, char
     struct ht_names names = {im->nnames, im->names};
     struct ht_expr *e = NULL;
     char *t = translate(im, src, path), *c;
-    struct sbuf chained = {NULL, 0, 0, 1};
+    struct sbuf chained = {NULL, 0, 0, 1, 0};
 
     if (!t)
         return im->err->code;
@@ -901,6 +912,11 @@ static int expression(struct import *im, const char *src, const char *path, char
     put(&chained, "", 0);
     if (!chained.ok) {
         free(chained.s);
+        if (chained.too_long)
+            return refuse(im->err, path, "%s: '%.200s' grows past %d bytes once translated "
+                          "(each true division compared with a value repeats its divisor, "
+                          "and the quotients nested in it repeat theirs): simplify it",
+                          path, src, MAX_TRANSLATED);
         return ht_error_set(im->err, HT_ENOMEM, "out of memory");
     }
     c = chained.s;

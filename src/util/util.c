@@ -94,7 +94,10 @@ int ht__write_file(const char *path, const void *data, size_t size, struct ht_er
         ht_error_set(err, HT_EIO, "cannot create '%s': %s", tmp, strerror(errno));
         goto cleanup;
     }
-    if ((size && fwrite(data, 1, size, f) != size) | (fclose(f) != 0)) {
+    /* fclose runs whether or not the write failed: the file is closed on every path. */
+    int wrote = !size || fwrite(data, 1, size, f) == size;
+    int closed = fclose(f) == 0;
+    if (!wrote || !closed) {
         ht_error_set(err, HT_EIO, "cannot write '%s': %s", tmp, strerror(errno));
         unlink(tmp);
         goto cleanup;

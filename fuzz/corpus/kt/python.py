@@ -1,0 +1,2 @@
+import kernel_tuner
+from x import y
