@@ -211,7 +211,7 @@ static char *rounding(struct import *im, char kind, const char *arg, size_t len,
     static const char *const names[] = {"ceil", "floor", "int"};
     const char *fn = names[kind == 'c' ? 0 : kind == 'f' ? 1 : 2];
     char *a = strndup(arg, len), *t = NULL, *res = NULL;
-    struct sbuf c = {NULL, 0, 0, 1};
+    struct sbuf c = {NULL, 0, 0, 1, 0};
     size_t s0 = 0, z, d, pa, pz, qa, qz;
 
     if (!a)
@@ -268,7 +268,7 @@ static char *extreme(struct import *im, const char *w, const char *arg, size_t l
 {
     size_t commas[64], ncommas = 0, i;
     int depth = 0;
-    struct sbuf nested = {NULL, 0, 0, 1};
+    struct sbuf nested = {NULL, 0, 0, 1, 0};
     char *res = NULL;
 
     for (i = 0; i < len && ncommas < 64; i++) {
@@ -305,7 +305,7 @@ static char *extreme(struct import *im, const char *w, const char *arg, size_t l
     }
     if (ncommas == 1) { /* hetune's own min(a, b): its arguments translated */
         char *inner = NULL;
-        struct sbuf b = {NULL, 0, 0, 1};
+        struct sbuf b = {NULL, 0, 0, 1, 0};
         put(&b, w, 3);
         put(&b, "(", 1);
         for (i = 0; i < 2; i++) {
@@ -784,7 +784,7 @@ static void floor_ops(const struct import *im, const char *c, size_t a, size_t z
         if (!ops) {
             floor_copy(im, c, seg, end, out);
         } else {
-            struct sbuf acc = {NULL, 0, 0, 1};
+            struct sbuf acc = {NULL, 0, 0, 1, 0};
             size_t i = seg, fa = 0, fz = 0, acc_a = 0;
             char op = 0;
             int acc_raw = 1; /* acc is still c[acc_a, fz): its sign can be judged */
@@ -825,14 +825,14 @@ static void floor_ops(const struct import *im, const char *c, size_t a, size_t z
                 fz = i;
                 while (fz > fa && c[fz - 1] == ' ')
                     fz--;
-                struct sbuf f = {NULL, 0, 0, 1};
+                struct sbuf f = {NULL, 0, 0, 1, 0};
                 floor_copy(im, c, fa, fz, &f);
                 put(&f, "", 0);
                 if (!op) {
                     put(&acc, f.s ? f.s : "", f.len);
                     acc_a = fa;
                 } else {
-                    struct sbuf next = {NULL, 0, 0, 1};
+                    struct sbuf next = {NULL, 0, 0, 1, 0};
                     int plain = op != FLOOR_DIV && op != PY_MOD;
                     if (!plain && acc_raw && nonnegative(im, c, acc_a, fz))
                         plain = 1;
@@ -921,7 +921,7 @@ static int expression(struct import *im, const char *src, const char *path, char
     }
     c = chained.s;
     if (!strchr(c, TRUE_DIV)) {
-        struct sbuf floored = {NULL, 0, 0, 1};
+        struct sbuf floored = {NULL, 0, 0, 1, 0};
         floor_ops(im, c, 0, strlen(c), &floored);
         put(&floored, "", 0);
         free(c);
