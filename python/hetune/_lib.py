@@ -102,6 +102,7 @@ class TuneOpts(ctypes.Structure):
         ("progress_user", ctypes.c_void_p),
         ("on_wait", ctypes.c_void_p),
         ("wait_user", ctypes.c_void_p),
+        ("on_device_wait", ctypes.c_void_p),
         ("stop", ctypes.c_void_p),
         ("retry_failed", ctypes.c_int),
         ("jobs", ctypes.c_uint),
