@@ -1,4 +1,5 @@
-# The two README commands: `make demo` and `make test`. Everything else is CMake.
+# The README commands: `make demo`, `make test` and `make check` (the quick loop). Everything
+# else is CMake.
 # `make build` never installs packages; `make deps` does (it lists them first), and `make demo`
 # and `make test` run it before building, for the whole set-up on a fresh Debian machine.
 BUILD      ?= build
