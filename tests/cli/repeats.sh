@@ -34,26 +34,40 @@ PY
 # Adaptive (the default): WORK=4 (measured first, the best) runs all its repeats; the
 # slower two are cut (HT_ECUT) after fewer than 10 runs, said so: by the adaptive rule after
 # 3 or more, or (only when a burst of load slowed all their runs by half) by the factor
-# after 2.
-run tune "$fix/repeats.json" --device "$dev" --db "$tmp/on.db" --json -v
-expect_status 0
-check "d['devices'][0]['best']['config']['WORK'] == 4 and d['devices'][0]['cut'] == 2"
-evals "$tmp/on.db" >"$tmp/on.txt"
-grep -q "^WORK=4,WG=64 ok 10$" "$tmp/on.txt" || fail "the best lacks runs: $(cat "$tmp/on.txt")"
-for w in 7 8; do
-    n=$(awk -v c="WORK=$w,WG=64" '$1 == c && $2 == "cut" { print $3 }' "$tmp/on.txt")
-    [ -n "$n" ] && [ "$n" -ge 2 ] && [ "$n" -lt 10 ] ||
-        fail "WORK=$w not cut after 2 to 9 runs: $(cat "$tmp/on.txt")"
-done
-python3 - "$tmp/on.db" <<'PY' || fail "cut reasons"
-import sqlite3, sys
+# after 2. The rule keeps measuring a configuration whose runs are too noisy to tell it
+# from the best, as they are on two cores loaded several times over (seen: one of the two
+# ran all 10): up to three tunes, each into a new database, and one must show both cut. A
+# rule that never cuts fails all three.
+adaptive_ok() { # $1: the database; the tune's JSON in $tmp/out
+    python3 - "$1" "$tmp/out" <<'PY'
+import json, sqlite3, sys
+d = json.load(open(sys.argv[2]))["devices"][0]
 db = sqlite3.connect(sys.argv[1])
-r = db.execute("SELECT nruns, reason FROM evaluations WHERE status = 'cut'").fetchall()
-assert len(r) == 2, r
-for n, x in r:
-    assert ("(adaptive)" in x and "above the best so far" in x) if n >= 3 else \
-        "times the best so far" in x, r
+rows = {c: (s, n, why or "") for c, s, n, why in
+        db.execute("SELECT config, status, nruns, reason FROM evaluations")}
+for c, s, n, k in db.execute("SELECT config, status, nruns, (SELECT count(*) FROM runs r "
+                             "WHERE r.eval_id = e.id) FROM evaluations e"):
+    assert n == k, (c, n, k)
+assert d["best"]["config"]["WORK"] == 4 and d["cut"] == 2, d
+assert rows["WORK=4,WG=64"][:2] == ("ok", 10), rows
+for w in (7, 8):
+    s, n, why = rows["WORK=%d,WG=64" % w]
+    assert s == "cut" and 2 <= n < 10, rows
+    assert ("(adaptive)" in why and "above the best so far" in why) if n >= 3 else \
+        "times the best so far" in why, rows
 PY
+}
+attempt=1
+while :; do
+    run tune "$fix/repeats.json" --device "$dev" --db "$tmp/on$attempt.db" --json -v
+    expect_status 0
+    [ "$attempt" -gt 1 ] || cp "$tmp/err" "$tmp/err1"
+    adaptive_ok "$tmp/on$attempt.db" 2>"$tmp/why" && break
+    [ "$attempt" -lt 3 ] || fail "adaptive cuts, three tunes: $(cat "$tmp/why")"
+    echo "tune $attempt: not both slower configurations cut (load?): $(tail -1 "$tmp/why")" >&2
+    attempt=$((attempt + 1))
+done
+cp "$tmp/err1" "$tmp/err"
 # The reference configuration ran once, and went to the cache folder.
 [ "$(grep -c "reference outputs computed (reference configuration)" "$tmp/err")" = 1 ] ||
     fail "reference not computed once: $(cat "$tmp/err")"
