@@ -97,21 +97,78 @@ static int device_buffer(cl_context ctx, cl_mem_flags flags, size_t bytes, void 
     return HT_OK;
 }
 
+int ht__pinned_link_open(const struct ht_device_info *dev, size_t bytes,
+                         struct ht__pinned_link *l, struct ht_error *err)
+{
+    cl_device_id device = (cl_device_id)dev->cl_device;
+    cl_context_properties props[3] = {CL_CONTEXT_PLATFORM,
+                                      (cl_context_properties)dev->cl_platform, 0};
+    cl_int st;
+    int rc;
+
+    memset(l, 0, sizeof *l);
+    l->ctx = clCreateContext(props, 1, &device, NULL, NULL, &st);
+    if (st != CL_SUCCESS) {
+        l->ctx = NULL;
+        return ht__cl_fail(err, HT_ECL, st, "clCreateContext");
+    }
+    l->q = clCreateCommandQueue(l->ctx, device, 0, &st);
+    if (st != CL_SUCCESS) {
+        l->q = NULL;
+        rc = ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue");
+        goto fail;
+    }
+    rc = device_buffer(l->ctx, 0, bytes, NULL, &l->mem, err);
+    if (rc != HT_OK)
+        goto fail;
+    /* The ceiling: a CL_MEM_ALLOC_HOST_PTR buffer, mapped, as the host side of the copy. */
+    rc = device_buffer(l->ctx, CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &l->pin, err);
+    if (rc != HT_OK)
+        goto fail;
+    l->host = clEnqueueMapBuffer(l->q, l->pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                 NULL, NULL, &st);
+    if (st != CL_SUCCESS) {
+        l->host = NULL;
+        rc = ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer of pinned host memory");
+        goto fail;
+    }
+    memset(l->host, 0x5a, bytes);
+    return HT_OK;
+fail:
+    ht__pinned_link_close(l);
+    return rc;
+}
+
+void ht__pinned_link_close(struct ht__pinned_link *l)
+{
+    if (l->host) {
+        clEnqueueUnmapMemObject(l->q, l->pin, l->host, 0, NULL, NULL);
+        clFinish(l->q);
+    }
+    if (l->pin)
+        clReleaseMemObject(l->pin);
+    if (l->mem)
+        clReleaseMemObject(l->mem);
+    if (l->q)
+        clReleaseCommandQueue(l->q);
+    if (l->ctx)
+        clReleaseContext(l->ctx);
+    memset(l, 0, sizeof *l);
+}
+
 int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_opts *opts,
                          uint64_t bytes, unsigned repeats, struct ht_bandwidth *out,
                          struct ht_error *err)
 {
     enum ht_data_path path;
-    cl_device_id device;
-    cl_context_properties props[3];
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
-    cl_mem mem = NULL, pin = NULL, path_mem = NULL;
+    struct ht__pinned_link pl = {0};
+    cl_context ctx;
+    cl_command_queue q;
+    cl_mem mem, path_mem = NULL;
     struct ht__hostmem path_host = {0};
-    void *pinned = NULL, *pageable = NULL;
+    void *pinned, *pageable = NULL;
     struct link links[NLINKS];
     double rate[NLINKS][2];
-    cl_int st;
     int rc;
 
     if (!dev || !out || !dev->cl_device || !dev->cl_platform)
@@ -134,38 +191,13 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
     out->bytes = bytes;
     out->repeats = repeats ? repeats : BW_DEFAULT_REPEATS;
 
-    device = (cl_device_id)dev->cl_device;
-    props[0] = CL_CONTEXT_PLATFORM;
-    props[1] = (cl_context_properties)dev->cl_platform;
-    props[2] = 0;
-    ctx = clCreateContext(props, 1, &device, NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        ctx = NULL;
-        rc = ht__cl_fail(err, HT_ECL, st, "clCreateContext");
-        goto cleanup;
-    }
-    q = clCreateCommandQueue(ctx, device, 0, &st);
-    if (st != CL_SUCCESS) {
-        q = NULL;
-        rc = ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue");
-        goto cleanup;
-    }
-    rc = device_buffer(ctx, 0, (size_t)bytes, NULL, &mem, err);
+    rc = ht__pinned_link_open(dev, (size_t)bytes, &pl, err);
     if (rc != HT_OK)
         goto cleanup;
-
-    /* The ceiling: a CL_MEM_ALLOC_HOST_PTR buffer, mapped, as the host side of the copy. */
-    rc = device_buffer(ctx, CL_MEM_ALLOC_HOST_PTR, (size_t)bytes, NULL, &pin, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    pinned = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, (size_t)bytes,
-                                0, NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        pinned = NULL;
-        rc = ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer of pinned host memory");
-        goto cleanup;
-    }
-    memset(pinned, 0x5a, (size_t)bytes);
+    ctx = pl.ctx;
+    q = pl.q;
+    mem = pl.mem;
+    pinned = pl.host;
 
     /* Pageable: plain malloc memory, touched first so that no page fault is timed. */
     pageable = malloc((size_t)bytes);
@@ -206,17 +238,6 @@ cleanup:
     if (path_mem)
         clReleaseMemObject(path_mem);
     ht__hostmem_free(&path_host);
-    if (pinned) {
-        clEnqueueUnmapMemObject(q, pin, pinned, 0, NULL, NULL);
-        clFinish(q);
-    }
-    if (pin)
-        clReleaseMemObject(pin);
-    if (mem)
-        clReleaseMemObject(mem);
-    if (q)
-        clReleaseCommandQueue(q);
-    if (ctx)
-        clReleaseContext(ctx);
+    ht__pinned_link_close(&pl);
     return rc;
 }

@@ -43,6 +43,20 @@ int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path
 /* Frees host memory of ht__hostmem_alloc and zeroes *m; an empty one is fine. */
 void ht__hostmem_free(struct ht__hostmem *m);
 
+/* A device buffer and a pinned host buffer (CL_MEM_ALLOC_HOST_PTR, mapped, filled) of
+ * bytes each, in a context and queue of their own for dev: the two ends of the pinned
+ * ceiling's copies (bandwidth.c). ht__pinned_link_close releases what open made; on
+ * failure open has released it. HT_ECL (the call's name in err). */
+struct ht__pinned_link {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_mem mem, pin;
+    void *host; /* pin, mapped */
+};
+int ht__pinned_link_open(const struct ht_device_info *dev, size_t bytes,
+                         struct ht__pinned_link *l, struct ht_error *err);
+void ht__pinned_link_close(struct ht__pinned_link *l);
+
 /* ht_host_memory_measure, calling mark(user, 0) just before the first timed pass and
  * mark(user, 1) just after the last (hostmem-rate.c): the window in which the threads stream
  * 5 x bytes a repeat (a read pass over two arrays, c = a + b over three). */

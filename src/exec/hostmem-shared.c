@@ -49,68 +49,29 @@ struct window {
 static void *dma_run(void *arg)
 {
     struct dma *j = arg;
-    cl_device_id device = (cl_device_id)j->dev->cl_device;
-    cl_context_properties props[3] = {CL_CONTEXT_PLATFORM,
-                                      (cl_context_properties)j->dev->cl_platform, 0};
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
-    cl_mem mem = NULL, pin = NULL;
-    void *host = NULL;
+    struct ht__pinned_link l;
     cl_int st;
 
-    ctx = clCreateContext(props, 1, &device, NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        ctx = NULL;
-        j->rc = ht__cl_fail(&j->err, HT_ECL, st, "clCreateContext");
-        goto done;
+    j->rc = ht__pinned_link_open(j->dev, j->bytes, &l, &j->err);
+    if (j->rc != HT_OK) {
+        atomic_store(&j->ready, -1);
+        return NULL;
     }
-    q = clCreateCommandQueue(ctx, device, 0, &st);
-    if (st != CL_SUCCESS) {
-        q = NULL;
-        j->rc = ht__cl_fail(&j->err, HT_ECL, st, "clCreateCommandQueue");
-        goto done;
-    }
-    mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE, j->bytes, NULL, &st);
-    if (st == CL_SUCCESS)
-        pin = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, j->bytes, NULL,
-                             &st);
-    if (st == CL_SUCCESS)
-        host = clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, j->bytes, 0,
-                                  NULL, NULL, &st);
-    if (st != CL_SUCCESS) {
-        host = NULL;
-        j->rc = ht__cl_fail(&j->err, HT_ECL, st, "pinned buffers for the shared host memory");
-        goto done;
-    }
-    memset(host, 0x5a, j->bytes);
     atomic_store(&j->ready, 1);
     while (!atomic_load(j->stop)) {
-        st = clEnqueueWriteBuffer(q, mem, CL_TRUE, 0, j->bytes, host, 0, NULL, NULL);
+        st = clEnqueueWriteBuffer(l.q, l.mem, CL_TRUE, 0, j->bytes, l.host, 0, NULL, NULL);
         if (st == CL_SUCCESS) {
             atomic_fetch_add(&j->moved, j->bytes);
-            st = clEnqueueReadBuffer(q, mem, CL_TRUE, 0, j->bytes, host, 0, NULL, NULL);
+            st = clEnqueueReadBuffer(l.q, l.mem, CL_TRUE, 0, j->bytes, l.host, 0, NULL, NULL);
         }
         if (st != CL_SUCCESS) {
             j->rc = ht__cl_fail(&j->err, HT_ECL, st, "a copy for the shared host memory");
-            goto done;
+            atomic_store(&j->ready, -1);
+            break;
         }
         atomic_fetch_add(&j->moved, j->bytes);
     }
-done:
-    if (j->rc != HT_OK)
-        atomic_store(&j->ready, -1);
-    if (host) {
-        clEnqueueUnmapMemObject(q, pin, host, 0, NULL, NULL);
-        clFinish(q);
-    }
-    if (pin)
-        clReleaseMemObject(pin);
-    if (mem)
-        clReleaseMemObject(mem);
-    if (q)
-        clReleaseCommandQueue(q);
-    if (ctx)
-        clReleaseContext(ctx);
+    ht__pinned_link_close(&l);
     return NULL;
 }
 
