@@ -42,8 +42,9 @@
  *
  * Any memory can be bound: a program's malloc arrays move without a byte written outside
  * them or outside a device's slice, a CPU device working on them in place where they are
- * at its base alignment (else on a shadow of them, its slices copied in and out on several
- * threads), a device copied to staging them through pinned chunks (or as
+ * at its base alignment, or at malloc's 16 bytes where its driver wraps such an array as it
+ * is (PoCL does), else on a shadow of them, its slices copied in and out on several
+ * threads, a device copied to staging them through pinned chunks (or as
  * opts.exec.foreign_up and foreign_down say; exec.h, enum ht_foreign_path).
  *
  * Errors are checked before anything runs: an argument the spec does not have, a scalar

@@ -504,11 +504,13 @@ enum ht_coexec_memory {
     HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht_coexec_alloc's, the
                                 co-execution's own data): pinned where a device is copied
                                 to, page-aligned where one works in place */
-    HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) at every device's base
-                                alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN): devices that copy
-                                move it as foreign memory, CPU devices work on it in place */
-    HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below the base alignment of some
-                                device that works in place:
+    HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) that every device working
+                                in place wraps as it is: at its base alignment
+                                (CL_DEVICE_MEM_BASE_ADDR_ALIGN), or at malloc's 16 bytes
+                                where its driver wraps such an array in place (PoCL does);
+                                devices that copy move it as foreign memory */
+    HT_COEXEC_MEM_UNALIGNED  /* a program's own memory below that for some device that
+                                works in place:
                                 devices that copy move it as foreign memory, CPU devices work
                                 on a shadow, their slices copied in and out */
 };
@@ -731,7 +733,8 @@ const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *cou
  * caller's; it must live until it is unbound (bound again, or the co-execution freed).
  * Devices that work in place (HT_PATH_INPLACE) wrap data itself when it sits at their
  * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht_coexec_alloc's memory is page-aligned),
- * else work in place on a page-aligned shadow of it, their slices copied in and the
+ * or at malloc's 16 bytes where their driver wraps such an array as it is (a fill through
+ * a buffer over one, seen in the array without a map, tells at setup), else work in place on a page-aligned shadow of it, their slices copied in and the
  * elements they own copied out by exec.stage_threads threads, only the directions the
  * argument's access needs. The others copy from and to it: directly at the pinned rate when data comes from
  * ht_coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
@@ -762,7 +765,8 @@ int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht_coexec_alloc's
  * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
- * base alignment of some device that works in place, else HT_COEXEC_MEM_ALIGNED. */
+ * alignment at which some device that works in place wraps it as it is (its base
+ * alignment, or malloc's 16 bytes: ht_coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
 enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx);
 
 /* Frees memory of ht_coexec_alloc (unbinding it first where it is bound); NULL and memory

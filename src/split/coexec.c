@@ -82,8 +82,11 @@ struct cxdev {
     int cache_hit;
     unsigned long seen_gen;     /* the last run its worker thread took part in */
     struct bufmap *maps;        /* per argument */
-    size_t align;               /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: a host array at
-                                   another alignment is copied, not used in place */
+    size_t align;               /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+    size_t inplace_align;       /* the alignment at which the device works in place on a host
+                                   array (wraps_in_place): align, or malloc's 16 bytes where
+                                   the driver wraps such an array as it is; an array below
+                                   it is worked on through a shadow */
     unsigned char *up, *down;   /* per argument: enum xfer of its inputs and outputs */
     cl_mem *reg_in, *reg_out;   /* per argument: XF_REGISTER's buffers over the host input
                                    and output arrays (one buffer, retained twice, when they
@@ -422,6 +425,44 @@ static int make_subdevice(struct cxdev *d, unsigned units, struct ht_error *err)
     return HT_OK;
 }
 
+/* What malloc gives a large array: 16 bytes past a page (glibc's mmap chunks). */
+#define MALLOC_ALIGN 16
+
+/* Whether the driver of an in-place device wraps a host array MALLOC_ALIGN bytes past its
+ * base alignment as it is (CL_MEM_USE_HOST_PTR): a fill through the buffer then shows in
+ * the array without a map. A driver that wraps a copy of its own around such an array
+ * copies it at every launch and map instead (the shadows avoid that). PoCL 5 on the
+ * 2 x H200 machine and PoCL 3 here wrap it as it is: vecadd's CPU part on malloc memory
+ * ran as fast as on page-aligned memory there. Any failure answers no. */
+static int wraps_in_place(cl_context ctx, cl_command_queue q, size_t align)
+{
+    const size_t n = 64;
+    const cl_uint pattern = 0x5a5a5a5au;
+    unsigned char *raw = NULL, *p;
+    cl_mem m = NULL;
+    cl_int st;
+    int yes = 0;
+
+    if (posix_memalign((void **)&raw, align, align + n) != 0)
+        return 0;
+    p = raw + MALLOC_ALIGN;
+    memset(p, 0, n);
+    m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n, p, &st);
+    if (st != CL_SUCCESS)
+        goto done;
+    if (clEnqueueFillBuffer(q, m, &pattern, sizeof pattern, 0, n, 0, NULL, NULL) != CL_SUCCESS ||
+        clFinish(q) != CL_SUCCESS)
+        goto done;
+    yes = 1;
+    for (size_t k = 0; k < n; k++)
+        yes = yes && p[k] == 0x5a;
+done:
+    if (m)
+        clReleaseMemObject(m);
+    free(raw);
+    return yes;
+}
+
 /* Opens device d's session, checks and builds its configuration, makes its buffers and
  * kernel. */
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
@@ -489,6 +530,10 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             return rc;
     }
     d->path = d->session->path;
+    d->inplace_align = d->align;
+    if (d->path == HT_PATH_INPLACE && d->align > MALLOC_ALIGN &&
+        wraps_in_place(d->session->ctx, d->session->queue, d->align))
+        d->inplace_align = MALLOC_ALIGN;
     if (d->path != HT_PATH_INPLACE) {
         cl_int st;
         d->q2 = clCreateCommandQueue(d->session->ctx, d->session->device,
@@ -538,7 +583,7 @@ static int inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i,
     int rc;
 
     *out = p;
-    if (!p || (uintptr_t)p % d->align == 0)
+    if (!p || (uintptr_t)p % d->inplace_align == 0)
         return HT_OK;
     if (!d->shadow[i].data) {
         rc = ht__hostmem_alloc(NULL, NULL, HT_PATH_INPLACE, bytes, &d->shadow[i], err);
@@ -2105,7 +2150,7 @@ enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx)
         /* Alignment matters where a device would work in place; a device copied to
          * stages any alignment alike. */
         for (size_t j = 0; j < cx->n; j++)
-            if (cx->devs[j].path == HT_PATH_INPLACE && (uintptr_t)p % cx->devs[j].align)
+            if (cx->devs[j].path == HT_PATH_INPLACE && (uintptr_t)p % cx->devs[j].inplace_align)
                 kind = HT_COEXEC_MEM_UNALIGNED;
     }
     return kind;
