@@ -391,6 +391,9 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
  * every GPU share when a split moves data (`hetune devices --bandwidth` measures it once per
  * machine beside the links; the bus model of a split bounds its time by the bytes that pass
  * through host memory over this rate). */
+/* The most copying devices whose shared rate is measured one count at a time. */
+#define HT_HOST_SHARED_MAX 8
+
 struct ht_host_memory {
     double Bps;        /* bytes read and written per second: c = a + b over three arrays,
                           the best pass */
@@ -403,6 +406,10 @@ struct ht_host_memory {
     uint64_t bytes;    /* bytes of each array */
     unsigned threads;  /* threads that ran each pass together */
     unsigned repeats;  /* passes timed, after one untimed */
+    double shared_by_Bps[HT_HOST_SHARED_MAX]; /* [k - 1]: the shared rate with the first k
+                          copying devices only (shared_Bps is that of all of them); 0: not
+                          measured. A split whose parts use k of them is held to it: with
+                          one of two H200s copying, host memory served less than with both */
 };
 
 /* Measures the host memory's rate with threads threads (0: one per online core) over three
@@ -413,12 +420,14 @@ int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
                            struct ht_host_memory *out, struct ht_error *err);
 
 /* Measures what host memory serves a CPU's threads and the DMA engines of devs[0..n) at
- * once: each device moves a pinned 16 MiB buffer to itself and back in a loop, in a context
- * and thread of its own, while one thread per core less n run ht_host_memory_measure's
- * passes over arrays of bytes (0: 256 MiB), repeats times (0: 10); the rate is every byte
- * the CPU's passes and the copies moved between the CPU's first and last timed pass, over
- * that time. Sets out's shared_Bps, shared_threads and shared_devices, nothing else; n 0:
- * nothing. HT_EINVAL (a device without OpenCL handles), HT_ECL (a copy failed: its error),
+ * once: each device moves 16 MiB pieces of a pinned region of 256 MiB to itself and back in
+ * a loop (a region beyond the last-level cache, as a split's arrays are), in a context and
+ * thread of its own, while one thread per core less the devices copying run
+ * ht_host_memory_measure's passes over arrays of bytes (0: 256 MiB), repeats times (0: 10);
+ * the rate is every byte the CPU's passes and the copies moved between the CPU's first and
+ * last timed pass, over that time. Measured with devs[0..k) for every k from 1 to n (at
+ * most HT_HOST_SHARED_MAX) into shared_by_Bps[k - 1]; shared_Bps, shared_threads and
+ * shared_devices are those of the last. Sets nothing else; n 0: nothing. HT_EINVAL (a device without OpenCL handles), HT_ECL (a copy failed: its error),
  * HT_ENOMEM, and ht_host_memory_measure's. */
 int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size_t n,
                                   uint64_t bytes, unsigned repeats, struct ht_host_memory *out,

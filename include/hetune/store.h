@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 9
+#define HT_STORE_SCHEMA_VERSION 10
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"

@@ -22,10 +22,12 @@ static const char devices_usage[] =
     "those of mapping and unmapping the memory it works on. Then it measures the host\n"
     "memory, which a CPU device working in place and every GPU's transfers share: its\n"
     "rates for the CPU's threads alone (reading two 256 MiB arrays, and c = a + b over\n"
-    "three, one thread per core, best of 10), and the rate it serves them and every device\n"
-    "that copies at once (each moving a pinned buffer to itself and back meanwhile); and\n"
-    "stores them for this machine (its hostname). A split predicts no time below the\n"
-    "bytes it moves through host memory at the shared rate.\n"
+    "three, one thread per core, best of 10), and the rate it serves them and the devices\n"
+    "that copy at once (each moving 16 MiB pieces of a pinned 256 MiB region to itself and\n"
+    "back meanwhile), with the first one copying, the first two, and so on up to all of\n"
+    "them; and stores them for this machine (its hostname). A split predicts no time\n"
+    "below the bytes it moves through host memory at the shared rate of as many devices\n"
+    "copying as its parts use.\n"
     "\n"
     "options:\n"
     "      --json            print the devices as JSON, sizes in bytes (with --bandwidth,\n"
@@ -206,6 +208,10 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
                    "copying\n",
                    hm.shared_Bps / 1e9, hm.shared_threads, hm.shared_devices,
                    hm.shared_devices == 1 ? "" : "s");
+        for (unsigned k = 1; k < hm.shared_devices && k <= HT_HOST_SHARED_MAX; k++)
+            if (hm.shared_by_Bps[k - 1] > 0)
+                printf("                %.2f GB/s   shared beside the first %u copying\n",
+                       hm.shared_by_Bps[k - 1] / 1e9, k);
         printf("                shared by the CPU's part in place and every GPU's transfers "
                "when a split moves data\n");
     }

@@ -102,9 +102,10 @@ static void mark(void *user, int end)
         w->t1 = ht__now();
 }
 
-int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size_t n,
-                                  uint64_t bytes, unsigned repeats, struct ht_host_memory *out,
-                                  struct ht_error *err)
+/* The shared rate with devs[0..n) copying into *Bps, the CPU's threads into *threads_out. */
+static int measure_with(const struct ht_device_info *const *devs, size_t n, uint64_t bytes,
+                        unsigned repeats, double *Bps, unsigned *threads_out,
+                        struct ht_error *err)
 {
     struct ht_host_memory cpu;
     struct window w;
@@ -114,13 +115,7 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
     unsigned threads;
     int rc = HT_OK;
 
-    if (!out || (n && !devs))
-        return ht_error_set(err, HT_EINVAL, "shared host memory: nothing to measure into");
-    if (n == 0)
-        return HT_OK;
-    for (size_t k = 0; k < n; k++)
-        if (!devs[k] || !devs[k]->cl_device || !devs[k]->cl_platform)
-            return ht_error_set(err, HT_EINVAL, "shared host memory: device %zu missing", k);
+    *Bps = 0.0;
     threads = online > (long)n ? (unsigned)(online - (long)n) : 1u;
     jobs = calloc(n, sizeof *jobs);
     if (!jobs)
@@ -176,10 +171,43 @@ stop:
         double moved = 5.0 * (double)cpu.bytes * (double)cpu.repeats;
         for (size_t k = 0; k < n; k++)
             moved += (double)jobs[k].in_window;
-        out->shared_Bps = moved / (w.t1 - w.t0);
-        out->shared_threads = threads;
-        out->shared_devices = (unsigned)n;
+        *Bps = moved / (w.t1 - w.t0);
+        *threads_out = threads;
     }
     free(jobs);
     return rc;
+}
+
+int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size_t n,
+                                  uint64_t bytes, unsigned repeats, struct ht_host_memory *out,
+                                  struct ht_error *err)
+{
+    size_t most = n < HT_HOST_SHARED_MAX ? n : HT_HOST_SHARED_MAX;
+
+    if (!out || (n && !devs))
+        return ht_error_set(err, HT_EINVAL, "shared host memory: nothing to measure into");
+    if (n == 0)
+        return HT_OK;
+    for (size_t k = 0; k < n; k++)
+        if (!devs[k] || !devs[k]->cl_device || !devs[k]->cl_platform)
+            return ht_error_set(err, HT_EINVAL, "shared host memory: device %zu missing", k);
+    memset(out->shared_by_Bps, 0, sizeof out->shared_by_Bps);
+    for (size_t k = 1; k <= n; k++) {
+        /* Every count up to the most kept, then all of them (past the most: only all). */
+        if (k > most && k < n)
+            continue;
+        double Bps = 0.0;
+        unsigned threads = 0;
+        int rc = measure_with(devs, k, bytes, repeats, &Bps, &threads, err);
+        if (rc != HT_OK)
+            return rc;
+        if (k <= most)
+            out->shared_by_Bps[k - 1] = Bps;
+        if (k == n) {
+            out->shared_Bps = Bps;
+            out->shared_threads = threads;
+            out->shared_devices = (unsigned)n;
+        }
+    }
+    return HT_OK;
 }

@@ -587,6 +587,19 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
         json_decref(root);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
+    if (host) {
+        /* [k - 1]: the shared rate with the first k copying devices (null: not measured). */
+        json_t *by = json_array();
+        for (size_t k = 0; by && k < HT_HOST_SHARED_MAX && k < host->shared_devices; k++)
+            json_array_append_new(by, host->shared_by_Bps[k] > 0
+                                          ? json_real(GBPS(host->shared_by_Bps[k]))
+                                          : json_null());
+        if (!by || json_object_set_new(json_object_get(root, "host_memory"),
+                                       "shared_GBps_by_devices", by) != 0) {
+            json_decref(root);
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        }
+    }
     for (size_t i = 0; i < n; i++) {
         json_t *o = device_json(&devs[i]);
         if (o && bw && json_object_set_new(o, "bandwidth", bandwidth_json(&bw[i])) != 0) {

@@ -1,8 +1,9 @@
-/* The host memory's rate: the table of migration 9 (schema.c), written by
+/* The host memory's rate: the table of migrations 9 and 10 (schema.c), written by
  * `hetune devices --bandwidth` and read by the split's bus model. Keyed by the machine's
  * hostname, since one database may travel between machines. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,10 +29,14 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
         isfinite(hm->read_Bps)) || !(hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
         return ht_error_set(err, HT_EINVAL, "malformed host memory rate: nothing measured");
+    for (size_t k = 0; k < HT_HOST_SHARED_MAX; k++)
+        if (!(hm->shared_by_Bps[k] >= 0 && isfinite(hm->shared_by_Bps[k])))
+            return ht_error_set(err, HT_EINVAL, "malformed shared host memory rate of %zu "
+                                "devices: nothing measured", k + 1);
     rc = ht__store_prepare(store,
                            "INSERT INTO host_memory (hostname, bytes, threads, repeats, bps, "
-                           "read_bps, shared_bps, shared_threads, shared_devices, created_at) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "read_bps, shared_bps, shared_threads, shared_devices, shared_by, "
+                           "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
                            "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                            &st, "cannot store the host memory's rate", err);
     if (rc != HT_OK)
@@ -54,7 +59,41 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
         sqlite3_bind_null(st, 8);
         sqlite3_bind_null(st, 9);
     }
+    {
+        char by[HT_HOST_SHARED_MAX * 32] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < HT_HOST_SHARED_MAX; k++)
+            if (hm->shared_by_Bps[k] > 0)
+                len += (size_t)snprintf(by + len, sizeof by - len, "%s%zu:%.17g",
+                                        len ? " " : "", k + 1, hm->shared_by_Bps[k]);
+        if (len)
+            sqlite3_bind_text(st, 10, by, -1, SQLITE_TRANSIENT);
+        else
+            sqlite3_bind_null(st, 10);
+    }
     return ht__store_step_done(store, st, "cannot store the host memory's rate", err);
+}
+
+/* "k:rate ..." of the shared_by column into out->shared_by_Bps; what does not parse as a
+ * count in range and a positive rate is left out (0: not measured). */
+static void parse_shared_by(const char *text, struct ht_host_memory *out)
+{
+    const char *p = text;
+
+    while (p && *p) {
+        char *end;
+        unsigned long k = strtoul(p, &end, 10);
+        double v;
+
+        if (end == p || *end != ':')
+            break;
+        v = strtod(end + 1, &end);
+        if (k >= 1 && k <= HT_HOST_SHARED_MAX && v > 0 && isfinite(v))
+            out->shared_by_Bps[k - 1] = v;
+        p = end;
+        while (*p == ' ')
+            p++;
+    }
 }
 
 int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
@@ -65,7 +104,7 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
 
     rc = ht__store_prepare(store,
                            "SELECT bytes, threads, repeats, bps, read_bps, shared_bps, shared_threads, "
-                           "shared_devices FROM host_memory "
+                           "shared_devices, shared_by FROM host_memory "
                            "WHERE hostname = ? ORDER BY id DESC LIMIT 1",
                            &st, "cannot read the host memory's rate", err);
     if (rc != HT_OK)
@@ -85,6 +124,8 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
             out->shared_threads = (unsigned)sqlite3_column_int64(st, 6);
             out->shared_devices = (unsigned)sqlite3_column_int64(st, 7);
         }
+        if (sqlite3_column_type(st, 8) == SQLITE_TEXT)
+            parse_shared_by((const char *)sqlite3_column_text(st, 8), out);
     } else if (r == SQLITE_DONE) {
         rc = HT_ENOTFOUND;
     } else {

@@ -251,6 +251,11 @@ static const struct migration migrations[] = {
      "  created_at TEXT NOT NULL\n"
      ");\n"
      "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0, NULL, NULL},
+    /* The shared rate with the first k copying devices, for every k (struct
+     * ht_host_memory's shared_by_Bps): "k:bytes per second" pairs, space-separated; NULL
+     * when not measured. */
+    {"host memory shared by device count",
+     "ALTER TABLE host_memory ADD COLUMN shared_by TEXT;\n", 0, "host_memory", "shared_by"},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,

@@ -44,8 +44,13 @@ assert hm["read_GBps"] > 0 and math.isfinite(hm["read_GBps"]), hm
 copying = sum(1 for d in devs if d["bandwidth"]["path"] != "inplace")
 if copying:
     assert hm["shared_GBps"] > 0 and hm["shared_devices"] == copying, (hm, copying)
+    # One rate per count of copying devices, the last that of all of them.
+    by = hm["shared_GBps_by_devices"]
+    assert len(by) == copying and all(v > 0 for v in by), by
+    assert by[-1] == hm["shared_GBps"], (by, hm["shared_GBps"])
 else:
     assert hm["shared_GBps"] is None and hm["shared_devices"] == 0, hm
+    assert hm["shared_GBps_by_devices"] == [], hm
 assert hm["bytes"] == nbytes and hm["repeats"] == 10, hm
 print(len(devs))
 EOF

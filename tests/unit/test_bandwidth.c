@@ -180,6 +180,18 @@ static void test_host_memory(void **state)
         assert_int_equal(hm.shared_devices, 1);
         assert_true(hm.shared_threads >= 1);
         assert_true(hm.Bps == bps);
+        assert_true(hm.shared_by_Bps[0] == hm.shared_Bps);
+        assert_true(hm.shared_by_Bps[1] == 0.0);
+        /* Two copying (the same device twice): each count measured, the last as shared. */
+        {
+            const struct ht_device_info *two[2] = {dev, dev};
+            assert_int_equal(ht_host_memory_measure_shared(two, 2, UINT64_C(1) << 20, 2, &hm,
+                                                           &err), HT_OK);
+            assert_true(hm.shared_by_Bps[0] > 1e6 && hm.shared_by_Bps[1] > 1e6);
+            assert_true(hm.shared_by_Bps[1] == hm.shared_Bps);
+            assert_int_equal(hm.shared_devices, 2);
+            assert_true(hm.shared_by_Bps[2] == 0.0);
+        }
         hm.shared_Bps = 0;
         assert_int_equal(ht_host_memory_measure_shared(one, 0, 0, 0, &hm, &err), HT_OK);
         assert_true(hm.shared_Bps == 0);

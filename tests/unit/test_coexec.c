@@ -932,6 +932,18 @@ static void test_factors_and_estimate(void **state)
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.shared_Bps) < 1e-9);
         assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
         assert_int_equal(e4.worth_it, 0);
+        /* The rate measured with as many devices copying as the split uses is the one: in
+         * place (auto) neither copies and the rate of all stays; copied to (pinned), the
+         * devices that got a part copy, one or both. */
+        hm.shared_by_Bps[0] = hm.shared_by_Bps[1] = 7688.0 / 10.0;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_true(fabs(e4.host_s - e4.host_bytes / (test_path == HT_PATH_PINNED
+                                                           ? hm.shared_by_Bps[1]
+                                                           : hm.shared_Bps)) < 1e-9);
+        hm.shared_by_Bps[1] = NAN;
+        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
+        hm.shared_by_Bps[0] = hm.shared_by_Bps[1] = 0.0;
         hm.shared_Bps = 0.0;
         hm.Bps = -1.0;
         assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);

@@ -238,7 +238,9 @@ static void test_host_memory(void **state)
     hm.read_Bps = 134.75e9;
     hm.shared_Bps = 115.5e9;
     hm.shared_threads = 15;
-    hm.shared_devices = 1;
+    hm.shared_devices = 3;
+    hm.shared_by_Bps[0] = 101.25e9;
+    hm.shared_by_Bps[2] = 115.5e9;
     check_rc(ht_store_put_host_memory(s, &hm, &err), &err, "put again");
     db = ht__store_db(s);
     assert_int_equal(sqlite3_exec(db, "INSERT INTO host_memory (hostname, bytes, threads, "
@@ -250,10 +252,18 @@ static void test_host_memory(void **state)
     assert_true(got.read_Bps == 134.75e9);
     assert_true(got.shared_Bps == 115.5e9);
     assert_int_equal(got.shared_threads, 15);
-    assert_int_equal(got.shared_devices, 1);
+    assert_int_equal(got.shared_devices, 3);
+    assert_true(got.shared_by_Bps[0] == 101.25e9); /* %.17g: the same double back */
+    assert_true(got.shared_by_Bps[1] == 0.0);
+    assert_true(got.shared_by_Bps[2] == 115.5e9);
+    for (size_t k = 3; k < HT_HOST_SHARED_MAX; k++)
+        assert_true(got.shared_by_Bps[k] == 0.0);
     assert_true(got.bytes == UINT64_C(64) << 20);
     assert_int_equal(got.threads, 16);
     assert_int_equal(got.repeats, 5);
+    hm.shared_by_Bps[1] = -1.0;
+    assert_int_equal(ht_store_put_host_memory(s, &hm, &err), HT_EINVAL);
+    hm.shared_by_Bps[1] = 0.0;
     hm.Bps = 0.0;
     assert_int_equal(ht_store_put_host_memory(s, &hm, &err), HT_EINVAL);
     hm.Bps = NAN;
