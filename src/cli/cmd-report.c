@@ -112,13 +112,21 @@ int cmd_report(int argc, char **argv)
                res.cases, res.cases == 1 ? "y" : "ies", res.devices,
                res.devices == 1 ? "" : "s", res.spaces, res.spaces == 1 ? "" : "s",
                res.splits, res.splits == 1 ? "" : "s", res.sweeps, res.sweeps == 1 ? "" : "s");
+        printf("tuning        %zu device%s' configuration times, %zu tuning run%s\n",
+               res.tunings, res.tunings == 1 ? "" : "s", res.runs, res.runs == 1 ? "" : "s");
         if (res.figures == 0)
-            printf("figures       none (no split in the database)\n");
+            printf("figures       none (no split, sweep or evaluation in the database)\n");
         else if (res.pictures)
             printf("figures       %zu, drawn as PNG and SVG\n", res.figures);
         else
-            printf("figures       %zu gnuplot scripts, no pictures: %s\n", res.figures,
-                   res.no_pictures);
+            printf("figures       %zu gnuplot scripts and data, no pictures: %s\n",
+                   res.figures, res.no_pictures);
+        /* One name a line: NAME.dat and NAME.gp, and NAME.png and NAME.svg when drawn. */
+        for (const char *p = res.figure_list; *p;) {
+            size_t len = strcspn(p, "\n");
+            printf("  %.*s\n", (int)len, p);
+            p += len + (p[len] == '\n');
+        }
     }
 cleanup:
     ht_store_close(store);
