@@ -536,14 +536,15 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
         double best = r->run.best_before_s;
         if (k > first)
             ht__rp_puts(&dat, "\n\n");
+        char before[48] = "none";
+        if (r->run.best_before_s > 0)
+            snprintf(before, sizeof before, "%.9g s", r->run.best_before_s);
         ht__rp_printf(&dat, "# run %lld: %s, seed %llu, budget %llu, %zu evaluations, %llu "
-                            "known from the database before it (best %.9g s; NaN none), "
-                            "started %s\n",
+                            "known from the database before it (their best: %s), started "
+                            "%s\n",
                       (long long)r->run.id, r->run.strategy, (unsigned long long)r->run.seed,
                       (unsigned long long)r->run.budget, r->nsteps,
-                      (unsigned long long)r->run.from_db,
-                      r->run.best_before_s > 0 ? r->run.best_before_s : NAN,
-                      r->run.created_at);
+                      (unsigned long long)r->run.from_db, before, r->run.created_at);
         for (size_t j = 0; j < r->nsteps; j++) {
             const struct ht__store_tune_step_row *st = &r->steps[j];
             if (st->seconds > 0 && (best < 0 || st->seconds < best))

@@ -98,7 +98,7 @@ fi
 # and lists every figure.
 run report --db "$db" --out "$tmp/nognu" --gnuplot "$tmp/no-such-gnuplot"
 expect_status 0
-grep -q "^tuning        1 device' configuration times, 2 tuning runs" "$tmp/out" || fail "no tuning line: $(cat "$tmp/out")"
+grep -q "^tuning        1 device's configuration times, 2 tuning runs" "$tmp/out" || fail "no tuning line: $(cat "$tmp/out")"
 grep -q "^figures       2 gnuplot scripts and data, no pictures: .*no-such-gnuplot was not found" "$tmp/out" ||
     fail "no word of the skipped pictures: $(cat "$tmp/out")"
 grep -qx "  $(basename "$best")" "$tmp/out" || fail "the text output does not list $(basename "$best")"
