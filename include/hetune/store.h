@@ -314,6 +314,13 @@ struct ht_stored_tune_step {
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *st, struct ht_error *err);
 
+/* ht_store_put_eval and ht_store_put_tune_step in one transaction: the evaluation and the
+ * step of run run_id that made it are both stored or neither, for the price of one commit
+ * (a durable commit costs a few milliseconds). Errors as theirs. */
+int ht_store_put_eval_step(struct ht_store *store, const struct ht_stored_eval *ev,
+                           int64_t run_id, const struct ht_stored_tune_step *st, int64_t *id,
+                           struct ht_error *err);
+
 /* --- split results and sweeps (hetune split; src/store/split.c) ---
  *
  *   splits         one co-execution of a problem: scheduler, split dimension, global size,

@@ -217,11 +217,12 @@ void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
 }
 
 /* Stores the next step of this run (store.h, tuning runs): the order and clock of its
- * evaluations, which their own rows do not keep. The run's row is made with its first
- * step, so a tune that finds everything stored leaves none. */
-static int record_step(struct tune *t, struct ht_store *store, const char *text,
-                       const char *status, double seconds, double elapsed_s,
-                       struct ht_error *err)
+ * evaluations, which their own rows do not keep; with ev (when not NULL), the evaluation
+ * itself in the same transaction. The run's row is made with its first step, so a tune
+ * that finds everything stored leaves none. */
+static int record_step(struct tune *t, struct ht_store *store, const struct ht_stored_eval *ev,
+                       const char *text, const char *status, double seconds,
+                       double elapsed_s, struct ht_error *err)
 {
     struct ht_stored_tune_step *step;
     int rc = HT_OK;
@@ -252,7 +253,8 @@ static int record_step(struct tune *t, struct ht_store *store, const char *text,
     snprintf(step->status, sizeof step->status, "%s", status);
     step->seconds = seconds;
     step->elapsed_s = elapsed_s > 0.0 ? elapsed_s : 0.0;
-    rc = ht_store_put_tune_step(store, t->run_id, step, err);
+    rc = ev ? ht_store_put_eval_step(store, ev, t->run_id, step, NULL, err)
+            : ht_store_put_tune_step(store, t->run_id, step, err);
     if (rc == HT_OK)
         t->steps++;
     free(step);
@@ -655,7 +657,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             if (st == HT_ENOTFOUND) { /* missing: a failure for the search, never stored */
                 out->evaluated++;
                 out->missing++;
-                rc = record_step(&t, store, text, "missing", -1.0, t.sim_s, err);
+                rc = record_step(&t, store, NULL, text, "missing", -1.0, t.sim_s, err);
                 if (rc != HT_OK)
                     goto cleanup;
                 rc = ht_search_report(t.search, index, INFINITY);
@@ -743,11 +745,9 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             goto cleanup;
         }
         fill_eval(&t, config, text, st, res, &eerr, ev);
-        rc = ht_store_put_eval(store, ev, NULL, err);
-        if (rc == HT_OK)
-            rc = record_step(&t, store, text, ev->status,
-                             st == HT_OK && res->verified != 0 ? res->kernel_s : -1.0,
-                             opts->replay ? t.sim_s : ht__now() - search_t0, err);
+        rc = record_step(&t, store, ev, text, ev->status,
+                         st == HT_OK && res->verified != 0 ? res->kernel_s : -1.0,
+                         opts->replay ? t.sim_s : ht__now() - search_t0, err);
         if (rc != HT_OK)
             goto cleanup;
         if (st != HT_OK && st != HT_ECUT)

@@ -43,6 +43,12 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *s, struct ht_error *err)
 {
+    return ht__store_insert_tune_step(store, run_id, s, err);
+}
+
+int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
+                               const struct ht_stored_tune_step *s, struct ht_error *err)
+{
     static const char *const op = "cannot store the tuning step";
     sqlite3_stmt *st = NULL;
     int rc;

@@ -1,7 +1,8 @@
 /* Unit tests of the tuning runs (src/store/runs.c, migration 10) and the report's queries of
  * them and of every evaluation's time (src/store/query.c), without OpenCL: a round trip of
  * every field, the orders promised, runs without steps left out, malformed runs and steps
- * refused, and the rows going with their problem. */
+ * refused, an evaluation stored with its step or not at all, and the rows going with their
+ * problem. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -227,6 +228,64 @@ static void test_refuses_malformed(void **state)
     unlink(file);
 }
 
+/* The evaluation and its step are stored together or not at all. */
+static void test_eval_with_step(void **state)
+{
+    char file[512];
+    struct ht_store *s = open_with_problems(file, sizeof file);
+    struct ht_stored_tune_run r;
+    struct ht_stored_tune_step st;
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    struct ht_error err;
+    int64_t run = 0, id = 0;
+    (void)state;
+
+    assert_non_null(ev);
+    ht_error_clear(&err);
+    make_run(&r, 1, 1, "random");
+    check_rc(ht_store_put_tune_run(s, &r, &run, &err), &err, "put run");
+    ht_stored_eval_init(ev);
+    ev->problem_id = 1;
+    ev->device_id = 1;
+    snprintf(ev->config, sizeof ev->config, "TS=4");
+    ev->nvalues = 1;
+    ev->values[0] = 4;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = 2e-3;
+    ev->verified = 1;
+    memset(&st, 0, sizeof st);
+    snprintf(st.config, sizeof st.config, "TS=4");
+    snprintf(st.status, sizeof st.status, "ok");
+    st.seconds = 2e-3;
+    st.elapsed_s = 0.5;
+    check_rc(ht_store_put_eval_step(s, ev, run, &st, &id, &err), &err, "put eval and step");
+    assert_true(id > 0);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 1);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 1);
+
+    /* A step that cannot be stored (its place taken) takes the evaluation with it, and a
+     * malformed one too. */
+    snprintf(ev->config, sizeof ev->config, "TS=8");
+    ev->values[0] = 8;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, &st, &id, &err), HT_EDB);
+    st.i = 1;
+    st.elapsed_s = -1;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, &st, &id, &err), HT_EINVAL);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, NULL, &id, &err), HT_EINVAL);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 1);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 1);
+    st.elapsed_s = 1;
+    ht_error_clear(&err);
+    check_rc(ht_store_put_eval_step(s, ev, run, &st, &id, &err), &err, "put the second");
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 2);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 2);
+    free(ev);
+    ht_store_close(s);
+    unlink(file);
+}
+
 static void test_eval_times(void **state)
 {
     char file[512];
@@ -280,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refuses_malformed),
+        cmocka_unit_test(test_eval_with_step),
         cmocka_unit_test(test_eval_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
