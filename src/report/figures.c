@@ -445,8 +445,8 @@ static int write_tune_times(const struct rp_model *m, const struct rp_case *c,
         if (d->ncut_times && d->cut_times[0] < lo)
             lo = d->cut_times[0];
         time_axis(&gp, lo, max);
-        ht__rp_printf(&gp, "set xrange [0.5:%zu.5]\nplot '%s.dat' using 1:(strcol(3) eq 'ok' ? $2 * "
-                           "%g : NaN) with points pt 7 ps 0.8 lc rgb '#4477aa' title ",
+        ht__rp_printf(&gp, "set xrange [0.5:%zu.5]\nplot '%s.dat' using 1:(strcol(3) eq "
+                           "'ok' ? $2 * %g : NaN) with points pt 7 ps 0.8 lc rgb '#4477aa' title ",
                       n, f->base, scale);
         if (d->ntimes)
             snprintf(key, sizeof key, "%zu timed in full (fastest %.3g %s)", d->ntimes,
@@ -519,7 +519,8 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
     }
     pick_unit(smax, &sunit, &sscale);
     pick_unit(tmax, &tunit, &tscale);
-    snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-best", c->slug, dev ? dev->slug : "device");
+    snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-best", c->slug,
+             dev ? dev->slug : "device");
     snprintf(lname, sizeof lname, "%s", ht__report_device_label(m, device_id, tmp, sizeof tmp));
     snprintf(f->title, sizeof f->title, "Search convergence: %s on %s%s, %zu run%s", c->label,
              lname, replayed ? ", replayed (simulated clock)" : "", last - first,

@@ -210,8 +210,8 @@ int ht__store_query_tune_runs(struct ht_store *store, int64_t problem_id,
     void *arr;
     int rc = collect(store,
                      "SELECT r.id, r.device_id, r.strategy, r.seed, r.budget, r.time_limit, "
-                     "r.replayed, r.from_db, count(s.i), r.created_at, r.best_before FROM tune_runs r "
-                     "JOIN tune_steps s ON s.run_id = r.id WHERE r.problem_id = :id "
+                     "r.replayed, r.from_db, count(s.i), r.created_at, r.best_before "
+                     "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id WHERE r.problem_id = :id "
                      "GROUP BY r.id ORDER BY r.device_id, r.id",
                      NULL, problem_id, sizeof **rows, fill_tune_run, &arr, n,
                      "cannot read the tuning runs", err);

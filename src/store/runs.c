@@ -18,9 +18,10 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
         return ht_error_set(err, HT_EINVAL, "malformed tuning run: a problem, a device and a "
                                             "strategy are required");
     rc = ht__store_prepare(store,
-                           "INSERT INTO tune_runs (problem_id, device_id, strategy, seed, budget, "
-                           "time_limit, replayed, from_db, best_before, created_at) VALUES (?, ?, ?, "
-                           "?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                           "INSERT INTO tune_runs (problem_id, device_id, strategy, seed, "
+                           "budget, time_limit, replayed, from_db, best_before, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
                            &st, op, err);
     if (rc != HT_OK)
         return rc;
