@@ -20,6 +20,19 @@
  *   sweep-<case>-dim<d>.*  the same for one sweep (Figures 6 and 7): the measured curve, the
  *                          theoretical curve max(f*t0, (1-f)*t1) and the computed factor
  *                          marked with a circle
+ *   tune-<case>-<device>-times.*
+ *                          one device's configuration times: every timed configuration by
+ *                          rank, fastest first, on a log axis; the data (.dat) has one row
+ *                          per timed configuration (rank, seconds, fraction); the cut and
+ *                          failed ones are counted in its title and header
+ *   tune-<case>-<device>-best.*
+ *                          the search's best-so-far on one device against the evaluation
+ *                          number and against the run's clock (wall seconds since the
+ *                          search began, or simulated seconds for a replay), one line per
+ *                          tuning run (hetune tune records each, schema version 10); the
+ *                          data has one row per evaluation of a run (run, strategy,
+ *                          evaluation, clock, its time, best so far, status), one block per
+ *                          run. Replayed devices are marked in both titles.
  *   gnuplot.log            what gnuplot said, when it ran
  *
  * A case study is one problem of the database (a kernel at given sizes), named
@@ -63,10 +76,16 @@ struct ht_report_result {
     size_t spaces;           /* space sizes (rows of Tables 1 and 2) */
     size_t splits;           /* splits reported (Table 3 and Figure 5) */
     size_t sweeps;           /* sweeps reported (Figures 6 and 7) */
-    size_t figures;          /* figures whose gnuplot script was written */
+    size_t tunings;          /* devices' configuration times drawn (one figure each) */
+    size_t runs;             /* tuning runs drawn in the convergence figures */
+    size_t figures;          /* figures whose gnuplot script was written (Figures 5-7 and
+                                the tuning figures) */
     int pictures;            /* 1 when gnuplot drew every figure (or there was none) */
     char no_pictures[512];   /* why there are no pictures, "" when drawn */
     char path[4096];         /* the report.md written */
+    char figure_list[16384]; /* every figure's file name without its extension (.dat, .gp,
+                                and .png, .svg when drawn), one per line, in the order of
+                                report.md; a last line "..." when they did not all fit */
 };
 
 /* Writes the report of the database into folder dir (created with its parents when

@@ -58,7 +58,7 @@ extern "C" {
 #endif
 
 /* The schema version this build writes (PRAGMA user_version). */
-#define HT_STORE_SCHEMA_VERSION 10
+#define HT_STORE_SCHEMA_VERSION 11
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -270,6 +270,56 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
  * Sets *deleted (when not NULL) to how many there were. */
 int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_id,
                     uint64_t *deleted, struct ht_error *err);
+
+/* --- tuning runs (hetune tune; src/store/runs.c) ---
+ * What an evaluation's own row cannot keep: which run made it, in which order, and when
+ * on the run's clock. A configuration measured again replaces its evaluation, while every
+ * run keeps its steps, so a run's convergence (its best-so-far against evaluations and
+ * time) can be drawn after later runs. */
+
+/* One tuning run as stored. Plain data owned by the caller. */
+struct ht_stored_tune_run {
+    int64_t id;                 /* set by the store; ignored by ht_store_put_tune_run */
+    int64_t problem_id, device_id;
+    char strategy[64];          /* the strategy that ran, e.g. "random" */
+    uint64_t seed;
+    uint64_t budget;            /* most evaluations asked for; 0 no limit */
+    double time_limit_s;        /* seconds asked for; 0 no limit */
+    int replayed;               /* 1 when answered from a recording on a simulated clock */
+    uint64_t from_db;           /* evaluations the run found stored and did not make */
+    double best_before_s;       /* the best time among those, the run's best before its
+                                   first evaluation; -1 none */
+    char created_at[32];        /* UTC; set by the store */
+};
+
+/* Stores a tuning run that is starting; sets *id (when not NULL) to its id, the run_id of
+ * its steps. HT_EINVAL for a run without problem, device or strategy; HT_EDB. */
+int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_run *run,
+                          int64_t *id, struct ht_error *err);
+
+/* One step of a run: its i-th evaluation (from 0, in the order the run made them). */
+struct ht_stored_tune_step {
+    uint64_t i;
+    char config[HT_STORE_CONFIG_MAX]; /* canonical text */
+    char status[16];            /* an HT_STORE_... text, or "missing" for a configuration a
+                                   replayed recording does not hold (never an evaluation) */
+    double seconds;             /* the time that competes for best (status ok, verification
+                                   not failed); -1 otherwise */
+    double elapsed_s;           /* the run's clock at the step's end: wall seconds since the
+                                   search began, or simulated seconds for a replay */
+};
+
+/* Stores step st of run run_id. HT_EINVAL for a malformed step (no status, no
+ * configuration, a negative or non-finite clock); HT_EDB (a repeated i, an unknown run). */
+int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
+                           const struct ht_stored_tune_step *st, struct ht_error *err);
+
+/* ht_store_put_eval and ht_store_put_tune_step in one transaction: the evaluation and the
+ * step of run run_id that made it are both stored or neither, for the price of one commit
+ * (a durable commit costs a few milliseconds). Errors as theirs. */
+int ht_store_put_eval_step(struct ht_store *store, const struct ht_stored_eval *ev,
+                           int64_t run_id, const struct ht_stored_tune_step *st, int64_t *id,
+                           struct ht_error *err);
 
 /* --- split results and sweeps (hetune split; src/store/split.c) ---
  *

@@ -20,12 +20,21 @@ static const char report_usage[] =
     "time of Algorithm 1, the measured wall and kernel-only times of each scheduler)\n"
     "from the newest split of each case study, dimension and scheduler; Figures 6 and 7\n"
     "(time against split factor: measured, theoretical max(f*t0, (1-f)*t1), the computed\n"
-    "factor circled) from the newest sweep of each case study and dimension. Every table\n"
-    "is also a CSV file (devices, spaces, tuning, factors, times, sweep .csv); every\n"
-    "figure is a gnuplot script (.gp) and its data (.dat), drawn as PNG and SVG when\n"
-    "gnuplot is on PATH. Without gnuplot the tables and CSV files still come out and\n"
-    "report.md says why there are no pictures. A case study is a kernel at given problem\n"
-    "sizes. Files already in the folder are overwritten, never deleted.\n"
+    "factor circled) from the newest sweep of each case study and dimension; and the\n"
+    "tuning itself, per case study and device: the distribution of its configuration\n"
+    "times (tune-CASE-DEVICE-times: every configuration with a time by rank, fastest\n"
+    "first, on a log axis where they span a decade; those cut early at their partial\n"
+    "time; the failed ones counted in the title) and the search's best-so-far against\n"
+    "the evaluation number and against the run's clock, one line per tuning run and\n"
+    "strategy (tune-CASE-DEVICE-best: wall time since the search began, or simulated\n"
+    "time for a replay, whose results have a device of their own and are marked).\n"
+    "Every table is also a CSV file (devices, spaces, tuning, factors, times, sweep\n"
+    ".csv); every figure is a gnuplot script (.gp) and its data (.dat; the tuning\n"
+    "ones in seconds), drawn as PNG and SVG when gnuplot is on PATH, and listed by\n"
+    "name in the output. Without gnuplot the tables, CSV and data files still come out\n"
+    "and the output and report.md say why there are no pictures. A case study is a\n"
+    "kernel at given problem sizes. Files already in the folder are overwritten, never\n"
+    "deleted.\n"
     "\n"
     "options:\n"
     "      --db FILE         the results database (default ./hetune.db); it must exist,\n"
@@ -112,13 +121,21 @@ int cmd_report(int argc, char **argv)
                res.cases, res.cases == 1 ? "y" : "ies", res.devices,
                res.devices == 1 ? "" : "s", res.spaces, res.spaces == 1 ? "" : "s",
                res.splits, res.splits == 1 ? "" : "s", res.sweeps, res.sweeps == 1 ? "" : "s");
+        printf("tuning        %zu %s configuration times, %zu tuning run%s\n", res.tunings,
+               res.tunings == 1 ? "device's" : "devices'", res.runs, res.runs == 1 ? "" : "s");
         if (res.figures == 0)
-            printf("figures       none (no split in the database)\n");
+            printf("figures       none (no split, sweep or evaluation in the database)\n");
         else if (res.pictures)
             printf("figures       %zu, drawn as PNG and SVG\n", res.figures);
         else
-            printf("figures       %zu gnuplot scripts, no pictures: %s\n", res.figures,
-                   res.no_pictures);
+            printf("figures       %zu gnuplot scripts and data, no pictures: %s\n",
+                   res.figures, res.no_pictures);
+        /* One name a line: NAME.dat and NAME.gp, and NAME.png and NAME.svg when drawn. */
+        for (const char *p = res.figure_list; *p;) {
+            size_t len = strcspn(p, "\n");
+            printf("  %.*s\n", (int)len, p);
+            p += len + (p[len] == '\n');
+        }
     }
 cleanup:
     ht_store_close(store);

@@ -352,6 +352,272 @@ static int write_sweep(const struct rp_model *m, const struct rp_case *c,
     return rc;
 }
 
+/* --- tuning: each device's configuration times and each run's best-so-far --- */
+
+/* The head of a figure drawn twice (PNG, then SVG) because it is a multiplot, which
+ * gnuplot's replot cannot redraw: the body is written after each terminal. */
+static void script_twice(struct rp_buf *gp, const struct rp_figure *f, const char *body)
+{
+    ht__rp_printf(gp, "# %s\n# Written by hetune report; run 'gnuplot %s.gp' in this folder.\n",
+                  f->title, f->base);
+    ht__rp_puts(gp, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+                    "    set terminal pngcairo size 1200,520 noenhanced font ',10'\n"
+                    "} else {\n"
+                    "    set terminal png size 1200,520 noenhanced\n"
+                    "}\n");
+    ht__rp_printf(gp, "set output '%s.png'\n%s", f->base, body);
+    ht__rp_printf(gp, "set terminal svg size 1200,520 noenhanced font 'sans,10' background "
+                      "'#ffffff'\nset output '%s.svg'\n%sset output\n",
+                  f->base, body);
+}
+
+/* The time axis of a tuning figure whose times lie in [lo, hi]: logarithmic where they
+ * span a decade or more (gnuplot then labels the decades), else linear, since a log axis
+ * narrower than a decade gets one label or none. yfix: the data's own range, not whole
+ * decades or round numbers around it. */
+static void time_axis(struct rp_buf *b, double lo, double hi)
+{
+    ht__rp_printf(b, "%sset autoscale yfix\nset offsets 0, 0, graph 0.08, graph 0.08\n",
+                  lo > 0 && hi >= 10 * lo ? "set logscale y\n" : "");
+}
+
+static const char *const run_colours[] = {"#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                          "#66ccee", "#aa3377", "#bbbbbb", "#000000"};
+
+/* The distribution of one device's configuration times: every configuration with a time
+ * by rank, fastest first, on a log time axis: those timed in full, and those cut early at
+ * their partial time (a lower bound); the failed ones counted in the title. */
+static int write_tune_times(const struct rp_model *m, const struct rp_case *c,
+                            const struct rp_dist *d, const char *dir, struct rp_figure *f,
+                            struct ht_error *err)
+{
+    struct rp_buf dat = {NULL, 0, 0, 0}, gp = {NULL, 0, 0, 0};
+    const struct rp_device *dev = ht__report_device(m, d->device_id);
+    size_t n = d->ntimes + d->ncut_times;
+    double max = 0, scale;
+    const char *unit;
+    char name[512], tmp[64], lname[64];
+    int rc;
+
+    snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-times", c->slug,
+             dev ? dev->slug : "device");
+    snprintf(lname, sizeof lname, "%s", ht__report_device_label(m, d->device_id, tmp, sizeof tmp));
+    snprintf(f->title, sizeof f->title,
+             "Configuration times: %s on %s%s (%llu evaluations: %zu timed, %llu cut, "
+             "%llu failed)",
+             c->label, lname, d->replayed ? ", replayed" : "",
+             (unsigned long long)d->evaluations, d->ntimes, (unsigned long long)d->cut,
+             (unsigned long long)d->failed);
+    if (d->ntimes)
+        max = d->times[d->ntimes - 1];
+    if (d->ncut_times && d->cut_times[d->ncut_times - 1] > max)
+        max = d->cut_times[d->ncut_times - 1];
+    pick_unit(max, &unit, &scale);
+
+    ht__rp_printf(&dat, "# %s\n# evaluations %llu, timed %zu, cut %llu, failed %llu%s\n"
+                        "# rank (fastest first), time (s), status (ok: timed in full; cut: "
+                        "stopped early, its time a lower bound)\n",
+                  f->title, (unsigned long long)d->evaluations, d->ntimes,
+                  (unsigned long long)d->cut, (unsigned long long)d->failed,
+                  d->replayed ? "; replayed: recorded times, not measured here" : "");
+    /* The two sorted lists merged: the rank is among every configuration with a time. */
+    for (size_t i = 0, a = 0, b = 0; i < n; i++) {
+        int cut = a == d->ntimes || (b < d->ncut_times && d->cut_times[b] < d->times[a]);
+        ht__rp_printf(&dat, "%zu %.9g %s\n", i + 1, cut ? d->cut_times[b++] : d->times[a++],
+                      cut ? HT_STORE_CUT : HT_STORE_OK);
+    }
+
+    script_head(&gp, f);
+    ht__rp_printf(&gp,
+                  "set xlabel 'configurations, fastest first (rank)'\n"
+                  "set ylabel 'kernel time (%s)'\n"
+                  "set grid\n"
+                  "set key top left\n",
+                  unit);
+    if (n == 0) {
+        /* gnuplot refuses a plot with no point: say so on an empty frame instead. */
+        ht__rp_puts(&gp, "set xrange [0:1]\nset yrange [0:1]\n"
+                         "set label 1 'no configuration ran to a time' at graph 0.5, 0.5 "
+                         "center\nplot NaN notitle\n");
+    } else {
+        char key[256];
+        double lo = d->ntimes ? d->times[0] : d->cut_times[0];
+        if (d->ncut_times && d->cut_times[0] < lo)
+            lo = d->cut_times[0];
+        time_axis(&gp, lo, max);
+        ht__rp_printf(&gp, "set xrange [0.5:%zu.5]\nplot '%s.dat' using 1:(strcol(3) eq "
+                           "'ok' ? $2 * %g : NaN) with points pt 7 ps 0.8 lc rgb '#4477aa' title ",
+                      n, f->base, scale);
+        if (d->ntimes)
+            snprintf(key, sizeof key, "%zu timed in full (fastest %.3g %s)", d->ntimes,
+                     d->times[0] * scale, unit);
+        else
+            snprintf(key, sizeof key, "none timed in full");
+        gp_string(&gp, key);
+        ht__rp_printf(&gp, ", \\\n     '' using 1:(strcol(3) eq 'cut' ? $2 * %g : NaN) with "
+                           "points pt 6 ps 0.8 lc rgb '#ee7733' title ",
+                      scale);
+        snprintf(key, sizeof key, "%llu cut early (at least this long)%s",
+                 (unsigned long long)d->cut, d->failed ? "" : "; none failed");
+        gp_string(&gp, key);
+        if (d->failed) {
+            snprintf(key, sizeof key, "%llu failed (no time, not drawn)",
+                     (unsigned long long)d->failed);
+            ht__rp_puts(&gp, ", \\\n     NaN with points pt 2 lc rgb '#cc3311' title ");
+            gp_string(&gp, key);
+        }
+        ht__rp_puts(&gp, "\n");
+    }
+    script_tail(&gp, f);
+
+    snprintf(name, sizeof name, "%s.dat", f->base);
+    rc = ht__rp_write(dir, name, &dat, err);
+    snprintf(name, sizeof name, "%s.gp", f->base);
+    if (rc == HT_OK)
+        rc = ht__rp_write(dir, name, &gp, err);
+    ht__rp_free(&dat);
+    ht__rp_free(&gp);
+    return rc;
+}
+
+/* The best-so-far of every run of case c on one device (runs[first, last)): against the
+ * evaluation number and against the run's clock, one line per run. */
+static int write_tune_best(const struct rp_model *m, const struct rp_case *c, size_t first,
+                           size_t last, const char *dir, struct rp_figure *f,
+                           struct ht_error *err)
+{
+    struct rp_buf dat = {NULL, 0, 0, 0}, gp = {NULL, 0, 0, 0}, body = {NULL, 0, 0, 0};
+    int64_t device_id = c->runs[first].run.device_id;
+    const struct rp_device *dev = ht__report_device(m, device_id);
+    int replayed = 0, any_best = 0;
+    double tmax = 0, smax = 0, smin = 0, tscale, sscale;
+    const char *tunit, *sunit;
+    char name[512], tmp[64], lname[64];
+    int rc;
+
+    for (size_t k = first; k < last; k++) {
+        replayed |= c->runs[k].run.replayed;
+        for (size_t j = 0; j < c->runs[k].nsteps; j++) {
+            const struct ht__store_tune_step_row *st = &c->runs[k].steps[j];
+            if (st->elapsed_s > tmax)
+                tmax = st->elapsed_s;
+            if (st->seconds > 0) {
+                any_best = 1;
+                if (st->seconds > smax)
+                    smax = st->seconds;
+                if (smin <= 0 || st->seconds < smin)
+                    smin = st->seconds;
+            }
+        }
+        if (c->runs[k].run.best_before_s > 0) {
+            any_best = 1;
+            if (c->runs[k].run.best_before_s > smax)
+                smax = c->runs[k].run.best_before_s;
+            if (smin <= 0 || c->runs[k].run.best_before_s < smin)
+                smin = c->runs[k].run.best_before_s;
+        }
+    }
+    pick_unit(smax, &sunit, &sscale);
+    pick_unit(tmax, &tunit, &tscale);
+    snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-best", c->slug,
+             dev ? dev->slug : "device");
+    snprintf(lname, sizeof lname, "%s", ht__report_device_label(m, device_id, tmp, sizeof tmp));
+    snprintf(f->title, sizeof f->title, "Search convergence: %s on %s%s, %zu run%s", c->label,
+             lname, replayed ? ", replayed (simulated clock)" : "", last - first,
+             last - first == 1 ? "" : "s");
+
+    /* One block per run, two blank lines apart (gnuplot's index). */
+    ht__rp_printf(&dat, "# %s\n# run, strategy, evaluation, clock (s: %s), its time (s), "
+                        "best so far (s), status; NaN: none\n",
+                  f->title, replayed ? "simulated, the recording's costs" :
+                  "wall, since the search began");
+    for (size_t k = first; k < last; k++) {
+        const struct rp_run *r = &c->runs[k];
+        /* A run that found results stored starts from their best. */
+        double best = r->run.best_before_s;
+        if (k > first)
+            ht__rp_puts(&dat, "\n\n");
+        char before[48] = "none";
+        if (r->run.best_before_s > 0)
+            snprintf(before, sizeof before, "%.9g s", r->run.best_before_s);
+        ht__rp_printf(&dat, "# run %lld: %s, seed %llu, budget %llu, %zu evaluations, %llu "
+                            "known from the database before it (their best: %s), started "
+                            "%s\n",
+                      (long long)r->run.id, r->run.strategy, (unsigned long long)r->run.seed,
+                      (unsigned long long)r->run.budget, r->nsteps,
+                      (unsigned long long)r->run.from_db, before, r->run.created_at);
+        for (size_t j = 0; j < r->nsteps; j++) {
+            const struct ht__store_tune_step_row *st = &r->steps[j];
+            if (st->seconds > 0 && (best < 0 || st->seconds < best))
+                best = st->seconds;
+            ht__rp_printf(&dat, "%lld %s %zu %.9g ", (long long)r->run.id, r->run.strategy,
+                          j + 1, st->elapsed_s);
+            if (st->seconds > 0)
+                ht__rp_printf(&dat, "%.9g", st->seconds);
+            else
+                ht__rp_puts(&dat, "NaN");
+            if (best > 0)
+                ht__rp_printf(&dat, " %.9g %s\n", best, st->status);
+            else
+                ht__rp_printf(&dat, " NaN %s\n", st->status);
+        }
+    }
+
+    ht__rp_puts(&body, "set multiplot layout 1, 2 title ");
+    gp_string(&body, f->title);
+    ht__rp_printf(&body, "\nset grid\nset key top right\nset ylabel 'best kernel time so far "
+                         "(%s)'\n%s",
+                  sunit, any_best ? "" : "set yrange [0:1]\n");
+    if (any_best)
+        time_axis(&body, smin, smax);
+    for (int panel = 0; panel < 2; panel++) {
+        if (panel == 0)
+            ht__rp_puts(&body, "set xlabel 'evaluation'\n");
+        else
+            ht__rp_printf(&body, "set xlabel '%s (%s)'\n",
+                          replayed ? "simulated time" : "wall time since the search began",
+                          tunit);
+        ht__rp_puts(&body, "plot ");
+        for (size_t k = first; k < last; k++) {
+            const struct rp_run *r = &c->runs[k];
+            char key[256];
+            int n = snprintf(key, sizeof key, "%s (run %lld", r->run.strategy,
+                             (long long)r->run.id);
+            if (n > 0 && (size_t)n < sizeof key && r->run.from_db)
+                n += snprintf(key + n, sizeof key - (size_t)n, ", after %llu stored",
+                              (unsigned long long)r->run.from_db);
+            if (n > 0 && (size_t)n < sizeof key)
+                snprintf(key + n, sizeof key - (size_t)n, ")");
+            if (k > first)
+                ht__rp_puts(&body, ", \\\n     ");
+            if (panel == 0)
+                ht__rp_printf(&body, "'%s.dat' index %zu using 3:($6 * %g)", f->base,
+                              k - first, sscale);
+            else
+                ht__rp_printf(&body, "'%s.dat' index %zu using ($4 * %g):($6 * %g)", f->base,
+                              k - first, tscale, sscale);
+            ht__rp_printf(&body, " with steps lw 2 lc rgb '%s' title ",
+                          run_colours[(k - first) % (sizeof run_colours / sizeof *run_colours)]);
+            gp_string(&body, any_best ? key : "no configuration ran to a time");
+        }
+        ht__rp_puts(&body, "\n");
+    }
+    ht__rp_puts(&body, "unset multiplot\n");
+    script_twice(&gp, f, body.p ? body.p : "");
+    if (body.oom)
+        gp.oom = 1;
+
+    snprintf(name, sizeof name, "%s.dat", f->base);
+    rc = ht__rp_write(dir, name, &dat, err);
+    snprintf(name, sizeof name, "%s.gp", f->base);
+    if (rc == HT_OK)
+        rc = ht__rp_write(dir, name, &gp, err);
+    ht__rp_free(&dat);
+    ht__rp_free(&gp);
+    ht__rp_free(&body);
+    return rc;
+}
+
 /* --- running gnuplot --- */
 
 /* Finds prog (a path, or a name searched on PATH) as an executable file; the path goes to
@@ -424,7 +690,7 @@ static void draw(const char *prog, const char *dir, struct rp_figures *f)
 {
     char *found = NULL, *logpath = NULL;
     int log = -1;
-    size_t total = f->n5 + f->nsweep, drawn = 0;
+    size_t total = f->n5 + f->nsweep + f->ntune, drawn = 0;
 
     f->pictures = 0;
     if (prog && !prog[0]) {
@@ -449,7 +715,9 @@ static void draw(const char *prog, const char *dir, struct rp_figures *f)
         goto cleanup;
     }
     for (size_t i = 0; i < total; i++) {
-        struct rp_figure *fig = i < f->n5 ? &f->fig5[i] : &f->sweep[i - f->n5];
+        struct rp_figure *fig = i < f->n5                ? &f->fig5[i]
+                                : i < f->n5 + f->nsweep ? &f->sweep[i - f->n5]
+                                                        : &f->tune[i - f->n5 - f->nsweep];
         char script[512];
         int st;
         snprintf(script, sizeof script, "%s.gp", fig->base);
@@ -479,28 +747,51 @@ cleanup:
 int ht__report_figures(const struct rp_model *m, const char *dir, const char *gnuplot,
                        struct rp_figures *f, struct ht_error *err)
 {
-    size_t n5 = 0, nsweep = 0;
+    size_t n5 = 0, nsweep = 0, ntune = 0;
     int rc = HT_OK;
 
     memset(f, 0, sizeof *f);
     for (size_t i = 0; i < m->ncases; i++) {
         n5 += m->cases[i].nsplits > 0;
         nsweep += m->cases[i].nsweeps;
+        ntune += m->cases[i].ndists + m->cases[i].nruns; /* at most */
     }
     f->fig5 = calloc(n5 + 1, sizeof *f->fig5);
     f->sweep = calloc(nsweep + 1, sizeof *f->sweep);
-    if (!f->fig5 || !f->sweep)
+    f->tune = calloc(ntune + 1, sizeof *f->tune);
+    if (!f->fig5 || !f->sweep || !f->tune)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; rc == HT_OK && i < m->ncases; i++) {
         const struct rp_case *c = &m->cases[i];
+        size_t r = 0;
         if (c->nsplits > 0)
             rc = write_fig5(m, c, dir, &f->fig5[f->n5++], err);
         for (size_t k = 0; rc == HT_OK && k < c->nsweeps; k++)
             rc = write_sweep(m, c, &c->sweeps[k], dir, &f->sweep[f->nsweep++], err);
+        /* Per device: its times, then its runs (both lists are in device order). A
+         * device with runs has evaluations, unless they were forgotten since. */
+        for (size_t k = 0; rc == HT_OK && k < c->ndists; k++) {
+            rc = write_tune_times(m, c, &c->dists[k], dir, &f->tune[f->ntune++], err);
+            while (rc == HT_OK && r < c->nruns &&
+                   c->runs[r].run.device_id <= c->dists[k].device_id) {
+                size_t end = r;
+                while (end < c->nruns && c->runs[end].run.device_id == c->runs[r].run.device_id)
+                    end++;
+                rc = write_tune_best(m, c, r, end, dir, &f->tune[f->ntune++], err);
+                r = end;
+            }
+        }
+        while (rc == HT_OK && r < c->nruns) {
+            size_t end = r;
+            while (end < c->nruns && c->runs[end].run.device_id == c->runs[r].run.device_id)
+                end++;
+            rc = write_tune_best(m, c, r, end, dir, &f->tune[f->ntune++], err);
+            r = end;
+        }
     }
     if (rc != HT_OK)
         return rc;
-    if (n5 + nsweep == 0) {
+    if (f->n5 + f->nsweep + f->ntune == 0) {
         f->pictures = 1; /* nothing to draw */
         return HT_OK;
     }
@@ -512,5 +803,6 @@ void ht__report_figures_free(struct rp_figures *f)
 {
     free(f->fig5);
     free(f->sweep);
+    free(f->tune);
     memset(f, 0, sizeof *f);
 }

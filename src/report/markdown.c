@@ -366,6 +366,93 @@ static void sweeps_md(const struct rp_model *m, const struct rp_figures *f, stru
     }
 }
 
+/* The tuning figures: per case and device, its configuration times and its runs'
+ * best-so-far, each with a table of its numbers (tuning figures follow the order of
+ * ht__report_figures: per case, per device, times then runs). */
+static void tuning_figures_md(const struct rp_model *m, const struct rp_figures *f,
+                              struct rp_buf *b)
+{
+    size_t k = 0;
+
+    ht__rp_puts(b, "## Tuning: configuration times and search convergence\n\n");
+    if (f->ntune == 0) {
+        ht__rp_puts(b, "No evaluation in the database: `hetune tune` or `hetune run` makes "
+                       "them.\n\n");
+        return;
+    }
+    ht__rp_puts(b, "For each device, the time of every configuration that ran to a time, "
+                   "fastest first on a log axis (those cut early at their partial time, a lower "
+                   "bound; the failed ones counted), "
+                   "and for each tuning run the best time found so far against the number of "
+                   "evaluations and against the run's clock: wall time since its search "
+                   "began, or simulated time for a replayed recording (its results are never "
+                   "mixed with measured ones: a replay has a device of its own). A run that "
+                   "found results stored before it knew them without evaluating them.\n\n");
+    no_pictures(b, f);
+    for (size_t i = 0; i < m->ncases; i++) {
+        const struct rp_case *c = &m->cases[i];
+        size_t r = 0;
+        for (size_t d = 0; d <= c->ndists; d++) {
+            int64_t dev = d < c->ndists ? c->dists[d].device_id : INT64_MAX;
+            if (d < c->ndists) {
+                const struct rp_dist *ds = &c->dists[d];
+                char tt[3][32];
+                ht__rp_puts(b, "### ");
+                ht__rp_md_text(b, f->tune[k].title);
+                ht__rp_puts(b, "\n\n");
+                image(b, &f->tune[k++]);
+                ht_format_seconds(ds->ntimes ? ds->times[0] : -1, tt[0], sizeof tt[0]);
+                ht_format_seconds(ds->ntimes ? ds->times[ds->ntimes / 2] : -1, tt[1],
+                                  sizeof tt[1]);
+                ht_format_seconds(ds->ntimes ? ds->times[ds->ntimes - 1] : -1, tt[2],
+                                  sizeof tt[2]);
+                ht__rp_printf(b, "| evaluations | timed | cut | failed | fastest | median | "
+                                 "slowest |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                                 "| %llu | %zu | %llu | %llu | %s | %s | %s |\n\n",
+                              (unsigned long long)ds->evaluations, ds->ntimes,
+                              (unsigned long long)ds->cut, (unsigned long long)ds->failed,
+                              tt[0], tt[1], tt[2]);
+            }
+            if (r < c->nruns && c->runs[r].run.device_id <= dev) {
+                ht__rp_puts(b, "### ");
+                ht__rp_md_text(b, f->tune[k].title);
+                ht__rp_puts(b, "\n\n");
+                image(b, &f->tune[k++]);
+                ht__rp_puts(b, "| run | strategy | seed | budget | evaluations | stored before "
+                               "| best | at evaluation | at clock |\n"
+                               "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+                for (int64_t id = c->runs[r].run.device_id;
+                     r < c->nruns && c->runs[r].run.device_id == id; r++) {
+                    const struct rp_run *run = &c->runs[r];
+                    double best = run->run.best_before_s, at = -1;
+                    size_t at_i = 0;
+                    char tb[32], tc[32], tbud[32], tat[32];
+                    for (size_t j = 0; j < run->nsteps; j++)
+                        if (run->steps[j].seconds > 0 &&
+                            (best < 0 || run->steps[j].seconds < best)) {
+                            best = run->steps[j].seconds;
+                            at = run->steps[j].elapsed_s;
+                            at_i = j + 1;
+                        }
+                    ht_format_seconds(best, tb, sizeof tb);
+                    ht_format_seconds(at, tc, sizeof tc);
+                    snprintf(tbud, sizeof tbud, "%llu", (unsigned long long)run->run.budget);
+                    snprintf(tat, sizeof tat, "%zu", at_i);
+                    ht__rp_printf(b, "| %lld | ", (long long)run->run.id);
+                    ht__rp_md_text(b, run->run.strategy);
+                    ht__rp_printf(b, " | %llu | %s | %zu | %llu | %s | %s | %s%s |\n",
+                                  (unsigned long long)run->run.seed,
+                                  run->run.budget ? tbud : "-", run->nsteps,
+                                  (unsigned long long)run->run.from_db, tb,
+                                  at_i ? tat : "-", tc,
+                                  run->run.replayed && at >= 0 ? " simulated" : "");
+                }
+                ht__rp_puts(b, "\n");
+            }
+        }
+    }
+}
+
 int ht__report_markdown(const struct rp_model *m, const struct rp_figures *f, const char *dir,
                         struct ht_error *err)
 {
@@ -396,13 +483,18 @@ int ht__report_markdown(const struct rp_model *m, const struct rp_figures *f, co
     }
     if (rc == HT_OK) {
         sweeps_md(m, f, &b);
+        tuning_figures_md(m, f, &b);
         ht__rp_puts(&b, "## Files\n\n"
                         "- `devices.csv`: the devices\n"
                         "- `spaces.csv`: Tables 1 and 2\n"
                         "- `tuning.csv`: the best configuration per device\n"
                         "- `factors.csv`: Table 3, every scheduler, one line per device\n"
                         "- `times.csv`: Figure 5's numbers\n"
-                        "- `sweep.csv`: Figures 6 and 7's numbers\n");
+                        "- `sweep.csv`: Figures 6 and 7's numbers\n"
+                        "- `tune-<case>-<device>-times.dat`: one device's configuration "
+                        "times, one row per configuration with a time (ok or cut)\n"
+                        "- `tune-<case>-<device>-best.dat`: the best-so-far of each tuning "
+                        "run, one row per evaluation, one block per run\n");
         rc = ht__rp_write(dir, "report.md", &b, err);
     }
     ht__rp_free(&b);

@@ -186,6 +186,95 @@ cleanup:
     return rc;
 }
 
+static int time_order(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The distribution of each device's configuration times (store order: by device). */
+static int load_dists(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+{
+    struct ht__store_eval_time_row *rows = NULL;
+    size_t n = 0;
+    int rc;
+
+    rc = ht__store_query_eval_times(store, c->problem_id, &rows, &n, err);
+    if (rc != HT_OK)
+        return rc;
+    c->dists = calloc(n ? n : 1, sizeof *c->dists);
+    if (!c->dists) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct rp_dist *d;
+        if (i == 0 || rows[i].device_id != rows[i - 1].device_id) {
+            size_t k = i;
+            d = &c->dists[c->ndists++];
+            d->device_id = rows[i].device_id;
+            while (k < n && rows[k].device_id == d->device_id)
+                k++;
+            d->times = malloc((k - i) * sizeof *d->times);
+            d->cut_times = malloc((k - i) * sizeof *d->cut_times);
+            if (!d->times || !d->cut_times) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+        }
+        d = &c->dists[c->ndists - 1];
+        d->evaluations++;
+        /* As the tuner counts them: ok and not failed verification competes; cut is a
+         * lower bound only; everything else failed. */
+        if (!strcmp(rows[i].status, HT_STORE_OK) && rows[i].verified != 0 &&
+            rows[i].seconds > 0)
+            d->times[d->ntimes++] = rows[i].seconds;
+        else if (!strcmp(rows[i].status, HT_STORE_CUT)) {
+            d->cut++;
+            if (rows[i].seconds > 0)
+                d->cut_times[d->ncut_times++] = rows[i].seconds;
+        }
+        else
+            d->failed++;
+    }
+    /* The store sorts numbers; sorting again costs nothing and keeps the promise. */
+    for (size_t i = 0; i < c->ndists; i++) {
+        qsort(c->dists[i].times, c->dists[i].ntimes, sizeof *c->dists[i].times, time_order);
+        qsort(c->dists[i].cut_times, c->dists[i].ncut_times, sizeof *c->dists[i].cut_times,
+              time_order);
+    }
+cleanup:
+    free(rows);
+    return rc;
+}
+
+static int load_runs(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+{
+    struct ht__store_tune_run_row *rows = NULL;
+    size_t n = 0;
+    int rc;
+
+    rc = ht__store_query_tune_runs(store, c->problem_id, &rows, &n, err);
+    if (rc != HT_OK)
+        return rc;
+    c->runs = calloc(n ? n : 1, sizeof *c->runs);
+    if (!c->runs) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct rp_run *r = &c->runs[c->nruns++];
+        r->run = rows[i];
+        rc = ht__store_query_tune_steps(store, rows[i].id, &r->steps, &r->nsteps, err);
+        if (rc != HT_OK)
+            goto cleanup;
+    }
+cleanup:
+    free(rows);
+    return rc;
+}
+
 /* A file-name-safe form of the spec name and sizes: "matmul" and "M=7,N=1024" give
  * "matmul_M7_N1024". */
 static void make_slug(const char *spec, const char *sizes, char *buf, size_t size)
@@ -312,6 +401,27 @@ static void make_labels(struct rp_model *m)
                      (long long)m->devices[i].id);
         }
     }
+    /* File names: the label's letters and digits, the rest as '_'; "-d<id>" where two
+     * labels read the same so. */
+    for (size_t i = 0; i < m->ndevices; i++) {
+        struct rp_device *d = &m->devices[i];
+        size_t k = 0;
+        for (const char *p = d->label; *p && k + 1 < sizeof d->slug; p++)
+            d->slug[k++] = isalnum((unsigned char)*p) ? *p : '_';
+        d->slug[k] = '\0';
+    }
+    for (size_t i = 0; i < m->ndevices; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < m->ndevices; j++)
+            dup |= j != i && !strcmp(m->devices[i].slug, m->devices[j].slug);
+        if (dup) {
+            size_t len = strlen(m->devices[i].slug);
+            if (len > sizeof m->devices[i].slug - 24)
+                len = sizeof m->devices[i].slug - 24;
+            snprintf(m->devices[i].slug + len, sizeof m->devices[i].slug - len, "-d%lld",
+                     (long long)m->devices[i].id);
+        }
+    }
 }
 
 static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_error *err)
@@ -328,6 +438,10 @@ static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_er
             bad |= want_device(&ids, &n, c->spaces[k].device_id);
         for (size_t k = 0; k < c->ntuning; k++)
             bad |= want_device(&ids, &n, c->tuning[k].device_id);
+        for (size_t k = 0; k < c->ndists; k++)
+            bad |= want_device(&ids, &n, c->dists[k].device_id);
+        for (size_t k = 0; k < c->nruns; k++)
+            bad |= want_device(&ids, &n, c->runs[k].run.device_id);
         for (size_t k = 0; k < c->nsplits; k++)
             for (size_t j = 0; j < c->splits[k].ndevices; j++)
                 bad |= want_device(&ids, &n, c->splits[k].devices[j].device_id);
@@ -361,6 +475,9 @@ static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_er
         copy_text(d->type, sizeof d->type, rows[k].type);
         copy_text(d->driver, sizeof d->driver, rows[k].driver);
         d->compute_units = rows[k].compute_units;
+        /* The platform a replay's device gets (HT_REPLAY_PLATFORM of hetune/tune.h, a
+         * module the report does not see): its results were never measured here. */
+        d->replayed = !strcmp(d->platform, "hetune replay");
         m->ndevices++;
     }
     make_labels(m);
@@ -391,9 +508,18 @@ int ht__report_load(struct ht_store *store, const char *spec, struct rp_model *m
             rc = load_splits(store, c, err);
         if (rc == HT_OK)
             rc = load_sweeps(store, c, err);
+        if (rc == HT_OK)
+            rc = load_dists(store, c, err);
+        if (rc == HT_OK)
+            rc = load_runs(store, c, err);
     }
     if (rc == HT_OK)
         rc = load_devices(store, m, err);
+    for (size_t i = 0; rc == HT_OK && i < m->ncases; i++)
+        for (size_t k = 0; k < m->cases[i].ndists; k++) {
+            const struct rp_device *d = ht__report_device(m, m->cases[i].dists[k].device_id);
+            m->cases[i].dists[k].replayed = d && d->replayed;
+        }
     if (rc != HT_OK)
         ht__report_model_free(m);
     return rc;
@@ -413,6 +539,14 @@ void ht__report_model_free(struct rp_model *m)
             free(c->sweeps[k].points);
         }
         free(c->sweeps);
+        for (size_t k = 0; k < c->ndists; k++) {
+            free(c->dists[k].times);
+            free(c->dists[k].cut_times);
+        }
+        free(c->dists);
+        for (size_t k = 0; k < c->nruns; k++)
+            free(c->runs[k].steps);
+        free(c->runs);
     }
     free(m->cases);
     free(m->devices);

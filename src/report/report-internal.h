@@ -8,6 +8,7 @@
 
 #include "hetune/report.h"
 #include "hetune/store.h"
+#include "store/query.h"
 
 /* --- the model: what the report shows, read once from the database (model.c) --- */
 
@@ -16,6 +17,8 @@ struct rp_device {
     char name[256], platform[256], type[64], driver[128];
     int64_t compute_units;
     char label[80];            /* short and unique: "pthread", "NVIDIA H100 80GB HBM3" */
+    char slug[100];            /* the label for file names, unique too: "pthread" */
+    int replayed;              /* a replayed recording's device, not a measured one */
 };
 
 /* One device's tuning of a case study. */
@@ -32,6 +35,27 @@ struct rp_sweep {
     struct ht_stored_split split; /* devices owned (free()) */
     size_t npoints;
     struct ht_stored_sweep_point *points; /* owned */
+};
+
+/* One tuning run of a case study and its steps in order (the convergence figures). */
+struct rp_run {
+    struct ht__store_tune_run_row run;
+    size_t nsteps;
+    struct ht__store_tune_step_row *steps; /* owned */
+};
+
+/* One device's configuration times of a case study (the distribution figures). */
+struct rp_dist {
+    int64_t device_id;
+    uint64_t evaluations;      /* stored evaluations */
+    uint64_t cut;              /* stopped early: their time is only a lower bound */
+    uint64_t failed;           /* neither ok nor cut, or ok but failed verification */
+    size_t ntimes;
+    double *times;             /* owned: the ok ones not failing verification, fastest
+                                  first */
+    size_t ncut_times;
+    double *cut_times;         /* owned: the cut ones' partial times, fastest first */
+    int replayed;              /* the device is a replayed recording's */
 };
 
 /* A case study: one problem of the database. */
@@ -51,6 +75,10 @@ struct rp_case {
                                          owned (free()) */
     size_t nsweeps;
     struct rp_sweep *sweeps;          /* newest per dim, by dim */
+    size_t ndists;
+    struct rp_dist *dists;            /* per device with evaluations, by device id */
+    size_t nruns;
+    struct rp_run *runs;              /* every run with steps, by device id, then start */
 };
 
 struct rp_model {
@@ -126,6 +154,9 @@ struct rp_figures {
     size_t n5;
     struct rp_figure *sweep;   /* one per sweep of every case, in case order */
     size_t nsweep;
+    struct rp_figure *tune;    /* per case and device with evaluations: its times, then its
+                                  runs' best-so-far when it has runs; in case order */
+    size_t ntune;
     int pictures;              /* 1 when every figure was drawn */
     char no_pictures[512];
 };

@@ -12,6 +12,27 @@ void ht_report_opts_init(struct ht_report_opts *opts)
     memset(opts, 0, sizeof *opts);
 }
 
+/* Writes the figures' names into list (size bytes), one per line, ending with "...\n"
+ * where they do not all fit. */
+static void list_figures(const struct rp_figures *f, char *list, size_t size)
+{
+    size_t total = f->n5 + f->nsweep + f->ntune, len = 0;
+
+    list[0] = '\0';
+    for (size_t i = 0; i < total; i++) {
+        const struct rp_figure *fig = i < f->n5                ? &f->fig5[i]
+                                      : i < f->n5 + f->nsweep ? &f->sweep[i - f->n5]
+                                                              : &f->tune[i - f->n5 - f->nsweep];
+        size_t need = strlen(fig->base) + 1;
+        /* Room for this line and, should another not fit, the "...\n" after it. */
+        if (len + need + (i + 1 == total ? 1 : 5) > size) {
+            snprintf(list + len, size - len, "...\n");
+            return;
+        }
+        len += (size_t)snprintf(list + len, size - len, "%s\n", fig->base);
+    }
+}
+
 int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
                     struct ht_report_result *out, struct ht_error *err)
 {
@@ -66,7 +87,12 @@ int ht_report_write(struct ht_store *store, const char *dir, const struct ht_rep
         out->splits += m.cases[i].nsplits;
         out->sweeps += m.cases[i].nsweeps;
     }
-    out->figures = f.n5 + f.nsweep;
+    for (size_t i = 0; i < m.ncases; i++) {
+        out->tunings += m.cases[i].ndists;
+        out->runs += m.cases[i].nruns;
+    }
+    out->figures = f.n5 + f.nsweep + f.ntune;
+    list_figures(&f, out->figure_list, sizeof out->figure_list);
     out->pictures = f.pictures;
     snprintf(out->no_pictures, sizeof out->no_pictures, "%s", f.pictures ? "" : f.no_pictures);
     path = ht__path_join(dir, "report.md");

@@ -208,6 +208,17 @@ int ht_workflow_report_json(const char *db, const char *out, const struct ht_rep
         fprintf(f, "null");
     else
         str(f, res->no_pictures);
-    fprintf(f, "\n}");
+    fprintf(f, ",\n  \"tunings\": %zu,\n  \"runs\": %zu,\n  \"figure_names\": [",
+            res->tunings, res->runs);
+    /* The names without extension, as ht_report_result lists them ("..." where cut). */
+    for (const char *p = res->figure_list; *p;) {
+        size_t len = strcspn(p, "\n");
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        fprintf(f, "%s", p == res->figure_list ? "" : ", ");
+        str(f, name);
+        p += len + (p[len] == '\n');
+    }
+    fprintf(f, "]\n}");
     return finish(f, text, err);
 }

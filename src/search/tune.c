@@ -61,6 +61,8 @@ struct tune {
     int rc;                 /* the first error a callback met */
     struct ht_error *err;
     double sim_s;           /* replay: the simulated clock */
+    int64_t run_id;         /* the run in the database, made with its first step; 0 none */
+    uint64_t steps;         /* steps stored */
 };
 
 /* The clock of a replay's time limit: the recorded costs of its evaluations so far. */
@@ -212,6 +214,51 @@ void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
     snprintf(ev->spec_hash, sizeof ev->spec_hash, "%s", id->spec_hash ? id->spec_hash : "");
     ev->nruns = res->nruns;
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
+}
+
+/* Stores the next step of this run (store.h, tuning runs): the order and clock of its
+ * evaluations, which their own rows do not keep; with ev (when not NULL), the evaluation
+ * itself in the same transaction. The run's row is made with its first step, so a tune
+ * that finds everything stored leaves none. */
+static int record_step(struct tune *t, struct ht_store *store, const struct ht_stored_eval *ev,
+                       const char *text, const char *status, double seconds,
+                       double elapsed_s, struct ht_error *err)
+{
+    struct ht_stored_tune_step *step;
+    int rc = HT_OK;
+
+    if (!t->run_id) {
+        struct ht_stored_tune_run run;
+        memset(&run, 0, sizeof run);
+        run.problem_id = t->out->problem_id;
+        run.device_id = t->out->device_id;
+        snprintf(run.strategy, sizeof run.strategy, "%s", ht_search_name(t->search));
+        run.seed = t->opts->seed;
+        run.budget = t->opts->budget;
+        run.time_limit_s = t->opts->time_limit_s;
+        run.replayed = t->opts->replay != NULL;
+        run.from_db = t->out->from_db;
+        /* Called before the step's own result is considered: the stored ones' best. */
+        run.best_before_s = t->has_best ? t->best_s : -1.0;
+        rc = ht_store_put_tune_run(store, &run, &t->run_id, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    step = malloc(sizeof *step);
+    if (!step)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    memset(step, 0, sizeof *step);
+    step->i = t->steps;
+    snprintf(step->config, sizeof step->config, "%s", text);
+    snprintf(step->status, sizeof step->status, "%s", status);
+    step->seconds = seconds;
+    step->elapsed_s = elapsed_s > 0.0 ? elapsed_s : 0.0;
+    rc = ev ? ht_store_put_eval_step(store, ev, t->run_id, step, NULL, err)
+            : ht_store_put_tune_step(store, t->run_id, step, err);
+    if (rc == HT_OK)
+        t->steps++;
+    free(step);
+    return rc;
 }
 
 static void fill_eval(struct tune *t, const int64_t *config, const char *text, int status,
@@ -610,6 +657,9 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             if (st == HT_ENOTFOUND) { /* missing: a failure for the search, never stored */
                 out->evaluated++;
                 out->missing++;
+                rc = record_step(&t, store, NULL, text, "missing", -1.0, t.sim_s, err);
+                if (rc != HT_OK)
+                    goto cleanup;
                 rc = ht_search_report(t.search, index, INFINITY);
                 if (rc != HT_OK) {
                     rc = ht_error_set(err, rc, "the %s search refused a result",
@@ -695,7 +745,9 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
             goto cleanup;
         }
         fill_eval(&t, config, text, st, res, &eerr, ev);
-        rc = ht_store_put_eval(store, ev, NULL, err);
+        rc = record_step(&t, store, ev, text, ev->status,
+                         st == HT_OK && res->verified != 0 ? res->kernel_s : -1.0,
+                         opts->replay ? t.sim_s : ht__now() - search_t0, err);
         if (rc != HT_OK)
             goto cleanup;
         if (st != HT_OK && st != HT_ECUT)

@@ -287,8 +287,10 @@ static int bind_eval(sqlite3_stmt *st, const struct ht_stored_eval *ev)
     return r;
 }
 
-int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
-                      struct ht_error *err)
+/* ht_store_put_eval, and with step (when not NULL) ht_store_put_tune_step of run run_id in
+ * the same transaction. */
+static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t run_id,
+                    const struct ht_stored_tune_step *step, int64_t *id, struct ht_error *err)
 {
     static const char *const op = "cannot store the evaluation";
     sqlite3_stmt *del = NULL, *ins = NULL, *run = NULL;
@@ -340,6 +342,11 @@ int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, i
         }
         sqlite3_reset(run);
     }
+    if (step) {
+        rc = ht__store_insert_tune_step(store, run_id, step, err);
+        if (rc != HT_OK)
+            goto cleanup;
+    }
     /* A stored evaluation is the holder's sign of life (device leases, lease.c). */
     rc = ht__store_lease_renew(store, ev->device_id, err);
     if (rc == HT_OK)
@@ -353,6 +360,21 @@ cleanup:
     if (rc != HT_OK && !sqlite3_get_autocommit(store->db))
         sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
+}
+
+int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
+                      struct ht_error *err)
+{
+    return put_eval(store, ev, 0, NULL, id, err);
+}
+
+int ht_store_put_eval_step(struct ht_store *store, const struct ht_stored_eval *ev,
+                           int64_t run_id, const struct ht_stored_tune_step *st, int64_t *id,
+                           struct ht_error *err)
+{
+    if (!st)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_eval_step: no step");
+    return put_eval(store, ev, run_id, st, id, err);
 }
 
 /* Runs a query of EVAL_COLUMNS bound to (problem, device[, text]) and reads its first row. */

@@ -1,4 +1,4 @@
-/* The host memory's rate: the table of migrations 9 and 10 (schema.c), written by
+/* The host memory's rate: the table of migrations 9 and 11 (schema.c), written by
  * `hetune devices --bandwidth` and read by the split's bus model. Keyed by the machine's
  * hostname, since one database may travel between machines. */
 #include <math.h>

@@ -185,3 +185,90 @@ int ht__store_query_split_ids(struct ht_store *store, int64_t problem_id,
     *ids = arr;
     return rc;
 }
+
+static void fill_tune_run(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_tune_run_row *r = row;
+
+    r->id = sqlite3_column_int64(st, 0);
+    r->device_id = sqlite3_column_int64(st, 1);
+    ht__store_column_text(st, 2, r->strategy, sizeof r->strategy);
+    r->seed = (uint64_t)sqlite3_column_int64(st, 3);
+    r->budget = (uint64_t)sqlite3_column_int64(st, 4);
+    r->time_limit_s = ht__store_column_time(st, 5);
+    r->replayed = sqlite3_column_int(st, 6) != 0;
+    r->from_db = (uint64_t)sqlite3_column_int64(st, 7);
+    r->steps = (uint64_t)sqlite3_column_int64(st, 8);
+    ht__store_column_text(st, 9, r->created_at, sizeof r->created_at);
+    r->best_before_s = ht__store_column_time(st, 10);
+}
+
+int ht__store_query_tune_runs(struct ht_store *store, int64_t problem_id,
+                              struct ht__store_tune_run_row **rows, size_t *n,
+                              struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(store,
+                     "SELECT r.id, r.device_id, r.strategy, r.seed, r.budget, r.time_limit, "
+                     "r.replayed, r.from_db, count(s.i), r.created_at, r.best_before "
+                     "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id WHERE r.problem_id = :id "
+                     "GROUP BY r.id ORDER BY r.device_id, r.id",
+                     NULL, problem_id, sizeof **rows, fill_tune_run, &arr, n,
+                     "cannot read the tuning runs", err);
+
+    *rows = arr;
+    return rc;
+}
+
+static void fill_tune_step(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_tune_step_row *s = row;
+
+    s->i = (uint64_t)sqlite3_column_int64(st, 0);
+    ht__store_column_text(st, 1, s->status, sizeof s->status);
+    s->seconds = ht__store_column_time(st, 2);
+    s->elapsed_s = sqlite3_column_double(st, 3);
+}
+
+int ht__store_query_tune_steps(struct ht_store *store, int64_t run_id,
+                               struct ht__store_tune_step_row **rows, size_t *n,
+                               struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(store,
+                     "SELECT i, status, seconds, elapsed FROM tune_steps WHERE run_id = :id "
+                     "ORDER BY i",
+                     NULL, run_id, sizeof **rows, fill_tune_step, &arr, n,
+                     "cannot read the tuning steps", err);
+
+    *rows = arr;
+    return rc;
+}
+
+static void fill_eval_time(sqlite3_stmt *st, void *row)
+{
+    struct ht__store_eval_time_row *e = row;
+
+    e->device_id = sqlite3_column_int64(st, 0);
+    ht__store_column_text(st, 1, e->status, sizeof e->status);
+    /* A NaN statistic is stored as text (evals.c): no time. */
+    e->seconds = sqlite3_column_type(st, 2) == SQLITE_FLOAT ? sqlite3_column_double(st, 2)
+                                                             : -1.0;
+    e->verified = sqlite3_column_int(st, 3);
+}
+
+int ht__store_query_eval_times(struct ht_store *store, int64_t problem_id,
+                               struct ht__store_eval_time_row **rows, size_t *n,
+                               struct ht_error *err)
+{
+    void *arr;
+    int rc = collect(store,
+                     "SELECT device_id, status, seconds, verified FROM evaluations "
+                     "WHERE problem_id = :id ORDER BY device_id, "
+                     "typeof(seconds) <> 'real', seconds, id",
+                     NULL, problem_id, sizeof **rows, fill_eval_time, &arr, n,
+                     "cannot read the evaluations", err);
+
+    *rows = arr;
+    return rc;
+}

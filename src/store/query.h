@@ -77,4 +77,50 @@ int ht__store_query_split_ids(struct ht_store *store, int64_t problem_id,
                               enum ht__store_split_pick pick, int64_t **ids, size_t *n,
                               struct ht_error *err);
 
+/* One tuning run of a problem (ht_store_put_tune_run), with its number of steps. */
+struct ht__store_tune_run_row {
+    int64_t id, device_id;
+    char strategy[64];
+    uint64_t seed, budget;       /* budget 0: none */
+    double time_limit_s;         /* -1: none */
+    int replayed;                /* 1: a replay, its clock simulated */
+    uint64_t from_db;            /* evaluations it found stored */
+    double best_before_s;        /* the best of those; -1 none */
+    uint64_t steps;              /* steps stored */
+    char created_at[32];
+};
+
+/* Fills *rows (owned by the caller: free()) with every tuning run of problem problem_id
+ * that has at least one step, by device id, then in the order they started. */
+int ht__store_query_tune_runs(struct ht_store *store, int64_t problem_id,
+                              struct ht__store_tune_run_row **rows, size_t *n,
+                              struct ht_error *err);
+
+/* One step of a run (ht_store_put_tune_step), without its configuration. */
+struct ht__store_tune_step_row {
+    uint64_t i;
+    char status[16];
+    double seconds;              /* -1: none competes for best */
+    double elapsed_s;
+};
+
+/* Fills *rows (owned by the caller: free()) with the steps of run run_id in order. */
+int ht__store_query_tune_steps(struct ht_store *store, int64_t run_id,
+                               struct ht__store_tune_step_row **rows, size_t *n,
+                               struct ht_error *err);
+
+/* One evaluation's outcome, for the distribution of a device's configuration times. */
+struct ht__store_eval_time_row {
+    int64_t device_id;
+    char status[16];
+    double seconds;              /* the statistic; -1 when none was measured */
+    int verified;                /* 1, 0 (failed verification), -1 */
+};
+
+/* Fills *rows (owned by the caller: free()) with every evaluation of problem problem_id:
+ * by device id, then by time (the fastest first, those without a time last), then id. */
+int ht__store_query_eval_times(struct ht_store *store, int64_t problem_id,
+                               struct ht__store_eval_time_row **rows, size_t *n,
+                               struct ht_error *err);
+
 #endif

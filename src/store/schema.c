@@ -251,6 +251,35 @@ static const struct migration migrations[] = {
      "  created_at TEXT NOT NULL\n"
      ");\n"
      "CREATE INDEX host_memory_host ON host_memory (hostname, id);\n", 0, NULL, NULL},
+    /* Tuning runs (src/store/runs.c): one row per hetune tune of a problem on a device,
+     * with its strategy, and one step per evaluation in the order the run made them, with
+     * the run's clock (wall, or simulated for a replay) at its end. An evaluation's own row
+     * is replaced when it is measured again, so the steps keep what the run saw: the
+     * report draws each run's best-so-far from them. */
+    {"tuning runs and their evaluation order",
+     "CREATE TABLE tune_runs (\n"
+     "  id INTEGER PRIMARY KEY,\n"
+     "  problem_id INTEGER NOT NULL REFERENCES problems(id) ON DELETE CASCADE,\n"
+     "  device_id INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,\n"
+     "  strategy TEXT NOT NULL,\n"
+     "  seed INTEGER NOT NULL,\n"
+     "  budget INTEGER NOT NULL,\n"
+     "  time_limit REAL,\n"
+     "  replayed INTEGER NOT NULL CHECK (replayed IN (0, 1)),\n"
+     "  from_db INTEGER NOT NULL,\n"
+     "  best_before REAL,\n"
+     "  created_at TEXT NOT NULL\n"
+     ");\n"
+     "CREATE INDEX tune_runs_problem ON tune_runs (problem_id, device_id, id);\n"
+     "CREATE TABLE tune_steps (\n"
+     "  run_id INTEGER NOT NULL REFERENCES tune_runs(id) ON DELETE CASCADE,\n"
+     "  i INTEGER NOT NULL,\n"
+     "  config TEXT NOT NULL,\n"
+     "  status TEXT NOT NULL,\n"
+     "  seconds REAL,\n"
+     "  elapsed REAL NOT NULL,\n"
+     "  PRIMARY KEY (run_id, i)\n"
+     ") WITHOUT ROWID;\n", 0, NULL, NULL},
     /* The shared rate with the first k copying devices, for every k (struct
      * ht_host_memory's shared_by_Bps): "k:bytes per second" pairs, space-separated; NULL
      * when not measured. */

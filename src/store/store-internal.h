@@ -77,6 +77,11 @@ int ht__store_lease_renew(struct ht_store *store, int64_t device_id, struct ht_e
  * key of leases and of the host memory's rate. */
 const char *ht__store_host(struct ht_store *store);
 
+/* Checks step st of run run_id and inserts it, inside the caller's transaction or none
+ * (runs.c). Errors as ht_store_put_tune_step's. */
+int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
+                               const struct ht_stored_tune_step *st, struct ht_error *err);
+
 /* Brings the schema of a database that is known to be empty or hetune's up to
  * HT_STORE_SCHEMA_VERSION in one BEGIN IMMEDIATE transaction, checking the owner again
  * inside it (another process may have created the schema meanwhile). */

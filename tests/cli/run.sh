@@ -79,7 +79,10 @@ check 'len(d["splits"]) == 1 and d["splits"][0]["scheduler"] == "static"'
 check 'd["splits"][0]["verified"] is True and d["splits"][0]["sweep_points"] == 5'
 check 'abs(sum(d["splits"][0]["adjusted"]) - 1) < 1e-9 and abs(sum(d["splits"][0]["optimal"]) - 1) < 1e-9'
 check "d['report']['path'] == '$tmp/rep/report.md' and d['report']['cases'] == 1"
-check "d['report']['figures'] == 2 and d['report']['pictures'] == bool($have_gnuplot)"
+# Figures 5 and 6, and per device the tuning's: its times, and its runs' best-so-far.
+tuning_figs=$(sql "$db" "SELECT (SELECT count(DISTINCT device_id) FROM evaluations) + (SELECT count(DISTINCT device_id) FROM tune_runs r WHERE EXISTS (SELECT 1 FROM tune_steps s WHERE s.run_id = r.id))")
+[ "$tuning_figs" -ge 2 ] || fail "the tune recorded no run: $tuning_figs tuning figures"
+check "d['report']['figures'] == 2 + $tuning_figs and d['report']['pictures'] == bool($have_gnuplot)"
 evals=$(sql "$db" "SELECT count(*) FROM evaluations")
 [ "$evals" -gt 0 ] || fail "no evaluation stored"
 [ "$(sql "$db" "SELECT count(*) FROM sweep_points")" -eq 5 ] || fail "sweep points not stored"
@@ -126,7 +129,7 @@ expect_in "$tmp/rep/report.md" "| conv1d N=4096 | gx (dim 0) | guided | ("
 # hetune report from the database alone, with and without gnuplot on PATH.
 run report --db "$db" --out "$tmp/rep2" --json
 expect_status 0
-check 'd["cases"] == 1 and d["splits"] == 3 and d["sweeps"] == 1 and d["figures"] == 2'
+check "d['cases'] == 1 and d['splits'] == 3 and d['sweeps'] == 1 and d['figures'] == 2 + $tuning_figs"
 cmp -s "$tmp/rep/factors.csv" "$tmp/rep2/factors.csv" || fail "report and run disagree on factors.csv"
 mkdir "$tmp/emptybin"
 status=0

@@ -261,6 +261,41 @@ static void put_point(struct ht_store *s, int64_t split, unsigned i, double f, d
     check_rc(ht_store_put_sweep_point(s, split, &pt, &err), &err, "put_sweep_point");
 }
 
+/* A tuning run of device on problem that made the evaluations above: WG=16, then the
+ * build failure, then WG=8 (store.h, tuning runs). */
+static void put_run(struct ht_store *s, int64_t problem, int64_t device)
+{
+    static const struct {
+        const char *config, *status;
+        double seconds, elapsed;
+    } steps[] = {{"WG=16,MASK=5", "ok", 0.0015, 0.5},
+                 {"WG=32,MASK=5", "build", -1, 1.25},
+                 {"WG=8,MASK=5", "ok", 0.001, 2.0}};
+    struct ht_stored_tune_run run;
+    struct ht_stored_tune_step step;
+    struct ht_error err;
+    int64_t id = 0;
+
+    ht_error_clear(&err);
+    memset(&run, 0, sizeof run);
+    run.problem_id = problem;
+    run.device_id = device;
+    snprintf(run.strategy, sizeof run.strategy, "random");
+    run.seed = 3;
+    run.budget = 3;
+    run.best_before_s = -1;
+    check_rc(ht_store_put_tune_run(s, &run, &id, &err), &err, "put_tune_run");
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        memset(&step, 0, sizeof step);
+        step.i = i;
+        snprintf(step.config, sizeof step.config, "%s", steps[i].config);
+        snprintf(step.status, sizeof step.status, "%s", steps[i].status);
+        step.seconds = steps[i].seconds;
+        step.elapsed_s = steps[i].elapsed;
+        check_rc(ht_store_put_tune_step(s, id, &step, &err), &err, "put_tune_step");
+    }
+}
+
 /* Creates the database `name` in tmpdir with two devices, space sizes, evaluations, an old
  * and a new static split (the new one with a sweep), and a dynamic split. */
 static struct ht_store *make_db(const char *name)
@@ -292,6 +327,7 @@ static struct ht_store *make_db(const char *name)
     put_eval(s, problem, dev1, 8, "ok", 0.001);
     put_eval(s, problem, dev1, 32, "build", -1);
     put_eval(s, problem, dev2, 16, "ok", 0.002);
+    put_run(s, problem, dev1);
 
     old = put_split(s, problem, "static", 0.005, 0.004, 0.5);
     put_point(s, old, 0, 0.0, 0.002, 0.009, 0.008, 1);
@@ -401,9 +437,33 @@ static void test_report_tables(void **state)
     assert_int_equal(res.spaces, 3);
     assert_int_equal(res.splits, 2); /* the newest static and the dynamic */
     assert_int_equal(res.sweeps, 1);
-    assert_int_equal(res.figures, 2);
+    assert_int_equal(res.tunings, 2);
+    assert_int_equal(res.runs, 1);
+    assert_int_equal(res.figures, 5); /* Figure 5, a sweep, two devices' times, one's runs */
+    assert_string_equal(res.figure_list,
+                        "fig5-conv1d_N64\nsweep-conv1d_N64-dim0\n"
+                        "tune-conv1d_N64-pthread-times\ntune-conv1d_N64-pthread-best\n"
+                        "tune-conv1d_N64-basic-times\n");
     assert_int_equal(res.pictures, 0);
     assert_string_equal(res.no_pictures, "drawing was turned off");
+    /* The tuning figures' data: times by rank (the failure counted), each run's steps
+     * with the best so far. */
+    check_file(path_in("tables", "tune-conv1d_N64-pthread-times.dat"),
+               "# Configuration times: conv1d N=64 on pthread (3 evaluations: 2 timed, 0 cut, "
+               "1 failed)\n"
+               "# evaluations 3, timed 2, cut 0, failed 1\n"
+               "# rank (fastest first), time (s), status (ok: timed in full; cut: stopped "
+               "early, its time a lower bound)\n"
+               "1 0.001 ok\n"
+               "2 0.0015 ok\n");
+    check_contains(path_in("tables", "tune-conv1d_N64-pthread-best.dat"),
+                   "1 random 1 0.5 0.0015 0.0015 ok");
+    check_contains(path_in("tables", "tune-conv1d_N64-pthread-best.dat"),
+                   "1 random 2 1.25 NaN 0.0015 build");
+    check_contains(path_in("tables", "tune-conv1d_N64-pthread-best.dat"),
+                   "1 random 3 2 0.001 0.001 ok");
+    assert_true(file_size(path_in("tables", "tune-conv1d_N64-basic-times.gp")) > 0);
+    assert_int_equal(access(path_in("tables", "tune-conv1d_N64-basic-best.dat"), F_OK), -1);
     assert_string_equal(res.path, path_in("tables", "report.md"));
 
     check_file(path_in("tables", "devices.csv"),
@@ -549,6 +609,10 @@ static void test_report_pictures(void **state)
     fclose(f);
     assert_memory_equal(head, "\x89PNG", 4);
     check_contains(path_in("pictures", "sweep-conv1d_N64-dim0.svg"), "<svg");
+    assert_true(file_size(path_in("pictures", "tune-conv1d_N64-pthread-times.png")) > 0);
+    assert_true(file_size(path_in("pictures", "tune-conv1d_N64-basic-times.svg")) > 0);
+    assert_true(file_size(path_in("pictures", "tune-conv1d_N64-pthread-best.png")) > 0);
+    check_contains(path_in("pictures", "tune-conv1d_N64-pthread-best.svg"), "<svg");
     check_contains(path_in("pictures", "report.md"),
                    "![Figure 5: execution times, conv1d N=64](fig5-conv1d_N64.png)");
     check_contains(path_in("pictures", "report.md"),
@@ -580,8 +644,11 @@ static void test_report_no_gnuplot(void **state)
         unsetenv("PATH");
     free(old_path);
     assert_int_equal(res.pictures, 0);
-    assert_int_equal(res.figures, 2);
+    assert_int_equal(res.figures, 5);
     assert_non_null(strstr(res.no_pictures, "gnuplot was not found on PATH"));
+    assert_true(file_size(path_in("nognuplot", "tune-conv1d_N64-pthread-best.dat")) > 0);
+    assert_true(file_size(path_in("nognuplot", "tune-conv1d_N64-pthread-best.gp")) > 0);
+    assert_int_equal(access(path_in("nognuplot", "tune-conv1d_N64-pthread-best.png"), F_OK), -1);
     check_contains(path_in("nognuplot", "report.md"),
                    "> **No pictures**: gnuplot was not found on PATH (install gnuplot");
     check_lacks(path_in("nognuplot", "report.md"), "![");

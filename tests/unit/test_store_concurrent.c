@@ -451,6 +451,7 @@ static void test_migrates_from_v5(void **state)
     d = device_id(s, "gpu");
     assert_int_equal(sqlite3_exec(ht__store_db(s),
                                   "DROP TABLE device_leases; DROP TABLE written_maps; DROP TABLE host_memory; "
+                                  "DROP TABLE tune_steps; DROP TABLE tune_runs; "
                                   "DELETE FROM schema_version WHERE version >= 6; "
                                   "PRAGMA user_version = 5",
                                   NULL, NULL, NULL),

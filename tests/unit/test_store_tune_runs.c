@@ -1,0 +1,346 @@
+/* Unit tests of the tuning runs (src/store/runs.c, migration 10) and the report's queries of
+ * them and of every evaluation's time (src/store/query.c), without OpenCL: a round trip of
+ * every field, the orders promised, runs without steps left out, malformed runs and steps
+ * refused, an evaluation stored with its step or not at all, and the rows going with their
+ * problem. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hetune/store.h"
+#include "store/query.h"
+#include "store/store-internal.h"
+#include "store-test.h"
+
+/* A new database in a temporary file with two devices (ids 1 and 2), one kernel and two
+ * problems (ids 1 and 2). */
+static struct ht_store *open_with_problems(char *file, size_t size)
+{
+    const char *base = getenv("TMPDIR");
+    struct ht_store *s;
+    int fd;
+
+    snprintf(file, size, "%s/test_store_tune_runs.XXXXXX", base && base[0] ? base : "/tmp");
+    fd = mkstemp(file);
+    assert_true(fd >= 0);
+    close(fd);
+    s = open_ok(file);
+    assert_int_equal(sqlite3_exec(ht__store_db(s),
+                                  "INSERT INTO devices (id, platform, platform_version, name, "
+                                  "vendor, type, version, driver_version, compute_units, "
+                                  "max_work_group_size, max_work_item_sizes, local_mem_size, "
+                                  "global_mem_size, max_mem_alloc_size) VALUES "
+                                  "(1, 'p', 'v', 'gpu', 'x', 'GPU', 'v', 'd', 8, 256, '[256]', "
+                                  "1024, 4096, 1024), "
+                                  "(2, 'p', 'v', 'cpu', 'x', 'CPU', 'v', 'd', 2, 256, '[256]', "
+                                  "1024, 4096, 1024);"
+                                  "INSERT INTO kernels (id, hash, kernel_name, options, "
+                                  "spec_name, spec_path, kernel_path) VALUES (1, "
+                                  "'0123456789abcdef', 'conv', '', 'conv', 's.json', 'k.cl');"
+                                  "INSERT INTO problems (id, kernel_id, sizes, params) VALUES "
+                                  "(1, 1, 'N=256', 'TS'), (2, 1, 'N=512', 'TS');",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    return s;
+}
+
+static void make_run(struct ht_stored_tune_run *r, int64_t problem, int64_t device,
+                     const char *strategy)
+{
+    memset(r, 0, sizeof *r);
+    r->problem_id = problem;
+    r->device_id = device;
+    snprintf(r->strategy, sizeof r->strategy, "%s", strategy);
+    r->best_before_s = -1;
+}
+
+static void put_step(struct ht_store *s, int64_t run, uint64_t i, const char *status,
+                     double seconds, double elapsed)
+{
+    struct ht_stored_tune_step st;
+    struct ht_error err;
+
+    memset(&st, 0, sizeof st);
+    st.i = i;
+    snprintf(st.config, sizeof st.config, "TS=%llu", (unsigned long long)i + 1);
+    snprintf(st.status, sizeof st.status, "%s", status);
+    st.seconds = seconds;
+    st.elapsed_s = elapsed;
+    ht_error_clear(&err);
+    check_rc(ht_store_put_tune_step(s, run, &st, &err), &err, "put step");
+}
+
+static void test_round_trip(void **state)
+{
+    char file[512];
+    struct ht_store *s = open_with_problems(file, sizeof file);
+    struct ht_stored_tune_run r;
+    struct ht__store_tune_run_row *rows = NULL;
+    struct ht__store_tune_step_row *steps = NULL;
+    struct ht_error err;
+    int64_t a = 0, b = 0, c = 0, empty = 0;
+    size_t n = 7;
+    (void)state;
+
+    ht_error_clear(&err);
+    /* Nothing yet: an empty listing, not an error. */
+    check_rc(ht__store_query_tune_runs(s, 1, &rows, &n, &err), &err, "runs of none");
+    assert_int_equal(n, 0);
+    free(rows);
+
+    /* Device 2's run first, then two on device 1, and one that never made a step. */
+    make_run(&r, 1, 2, "random");
+    r.seed = 7;
+    r.budget = 3;
+    check_rc(ht_store_put_tune_run(s, &r, &c, &err), &err, "put run c");
+    make_run(&r, 1, 1, "genetic");
+    r.seed = UINT64_MAX; /* kept bit for bit */
+    r.time_limit_s = 2.5;
+    check_rc(ht_store_put_tune_run(s, &r, &a, &err), &err, "put run a");
+    make_run(&r, 1, 1, "replay-anneal");
+    r.replayed = 1;
+    r.from_db = 4;
+    r.best_before_s = 1.5e-3;
+    check_rc(ht_store_put_tune_run(s, &r, &b, &err), &err, "put run b");
+    make_run(&r, 1, 1, "exhaustive");
+    check_rc(ht_store_put_tune_run(s, &r, &empty, &err), &err, "put empty run");
+    assert_true(c > 0 && a > c && b > a && empty > b);
+
+    put_step(s, a, 0, HT_STORE_OK, 2e-3, 0.25);
+    put_step(s, a, 1, HT_STORE_BUILD, -1, 0.5);
+    put_step(s, a, 2, HT_STORE_OK, 1e-3, 0.75);
+    put_step(s, b, 0, "missing", -1, 0.0);
+    put_step(s, b, 1, HT_STORE_CUT, -1, 3.0);
+    put_step(s, c, 0, HT_STORE_OK, 4e-3, 1.0);
+
+    check_rc(ht__store_query_tune_runs(s, 1, &rows, &n, &err), &err, "runs");
+    assert_int_equal(n, 3); /* the run without a step is left out */
+    /* By device, then in the order they started. */
+    assert_int_equal(rows[0].id, a);
+    assert_int_equal(rows[1].id, b);
+    assert_int_equal(rows[2].id, c);
+    assert_int_equal(rows[0].device_id, 1);
+    assert_int_equal(rows[2].device_id, 2);
+    assert_string_equal(rows[0].strategy, "genetic");
+    assert_true(rows[0].seed == UINT64_MAX);
+    assert_int_equal(rows[0].budget, 0);
+    assert_true(rows[0].time_limit_s == 2.5);
+    assert_int_equal(rows[0].replayed, 0);
+    assert_int_equal(rows[0].steps, 3);
+    assert_true(rows[0].best_before_s == -1);
+    assert_non_null(strstr(rows[0].created_at, "Z"));
+    assert_string_equal(rows[1].strategy, "replay-anneal");
+    assert_int_equal(rows[1].replayed, 1);
+    assert_int_equal(rows[1].from_db, 4);
+    assert_true(rows[1].best_before_s == 1.5e-3);
+    assert_int_equal(rows[1].steps, 2);
+    assert_int_equal(rows[2].seed, 7);
+    assert_int_equal(rows[2].budget, 3);
+    assert_true(rows[2].time_limit_s == -1); /* 0 asked: none */
+    free(rows);
+
+    check_rc(ht__store_query_tune_steps(s, a, &steps, &n, &err), &err, "steps");
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(steps[i].i, i);
+    assert_string_equal(steps[0].status, "ok");
+    assert_true(steps[0].seconds == 2e-3 && steps[0].elapsed_s == 0.25);
+    assert_string_equal(steps[1].status, "build");
+    assert_true(steps[1].seconds == -1 && steps[1].elapsed_s == 0.5);
+    assert_true(steps[2].seconds == 1e-3 && steps[2].elapsed_s == 0.75);
+    free(steps);
+    check_rc(ht__store_query_tune_steps(s, b, &steps, &n, &err), &err, "steps b");
+    assert_int_equal(n, 2);
+    assert_string_equal(steps[0].status, "missing");
+    free(steps);
+
+    /* Another problem has none; the runs go with their problem, the steps with them. */
+    check_rc(ht__store_query_tune_runs(s, 2, &rows, &n, &err), &err, "runs of 2");
+    assert_int_equal(n, 0);
+    free(rows);
+    assert_int_equal(sqlite3_exec(ht__store_db(s), "DELETE FROM problems WHERE id = 1", NULL,
+                                  NULL, NULL),
+                     SQLITE_OK);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_runs"), 0);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 0);
+    ht_store_close(s);
+    unlink(file);
+}
+
+static void test_refuses_malformed(void **state)
+{
+    char file[512];
+    struct ht_store *s = open_with_problems(file, sizeof file);
+    struct ht_stored_tune_run r;
+    struct ht_stored_tune_step st;
+    struct ht_error err;
+    int64_t id = 0;
+    (void)state;
+
+    ht_error_clear(&err);
+    make_run(&r, 1, 1, "");
+    assert_int_equal(ht_store_put_tune_run(s, &r, &id, &err), HT_EINVAL);
+    make_run(&r, 0, 1, "random");
+    assert_int_equal(ht_store_put_tune_run(s, &r, &id, &err), HT_EINVAL);
+    make_run(&r, 1, 0, "random");
+    assert_int_equal(ht_store_put_tune_run(s, &r, &id, &err), HT_EINVAL);
+    assert_int_equal(ht_store_put_tune_run(s, NULL, &id, &err), HT_EINVAL);
+    make_run(&r, 1, 9, "random"); /* no such device: the foreign key */
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_tune_run(s, &r, &id, &err), HT_EDB);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_runs"), 0);
+
+    make_run(&r, 1, 1, "random");
+    ht_error_clear(&err);
+    check_rc(ht_store_put_tune_run(s, &r, &id, &err), &err, "put run");
+    memset(&st, 0, sizeof st);
+    snprintf(st.config, sizeof st.config, "TS=1");
+    snprintf(st.status, sizeof st.status, "ok");
+    st.elapsed_s = -1;
+    assert_int_equal(ht_store_put_tune_step(s, id, &st, &err), HT_EINVAL);
+    st.elapsed_s = NAN;
+    assert_int_equal(ht_store_put_tune_step(s, id, &st, &err), HT_EINVAL);
+    st.elapsed_s = 1;
+    st.status[0] = '\0';
+    assert_int_equal(ht_store_put_tune_step(s, id, &st, &err), HT_EINVAL);
+    snprintf(st.status, sizeof st.status, "ok");
+    st.config[0] = '\0';
+    assert_int_equal(ht_store_put_tune_step(s, id, &st, &err), HT_EINVAL);
+    snprintf(st.config, sizeof st.config, "TS=1");
+    assert_int_equal(ht_store_put_tune_step(s, 0, &st, &err), HT_EINVAL);
+    ht_error_clear(&err);
+    check_rc(ht_store_put_tune_step(s, id, &st, &err), &err, "put step");
+    /* One step per place in the order; and no step of a run that is not stored. */
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_tune_step(s, id, &st, &err), HT_EDB);
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_tune_step(s, id + 100, &st, &err), HT_EDB);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 1);
+    ht_store_close(s);
+    unlink(file);
+}
+
+/* The evaluation and its step are stored together or not at all. */
+static void test_eval_with_step(void **state)
+{
+    char file[512];
+    struct ht_store *s = open_with_problems(file, sizeof file);
+    struct ht_stored_tune_run r;
+    struct ht_stored_tune_step st;
+    struct ht_stored_eval *ev = malloc(sizeof *ev);
+    struct ht_error err;
+    int64_t run = 0, id = 0;
+    (void)state;
+
+    assert_non_null(ev);
+    ht_error_clear(&err);
+    make_run(&r, 1, 1, "random");
+    check_rc(ht_store_put_tune_run(s, &r, &run, &err), &err, "put run");
+    ht_stored_eval_init(ev);
+    ev->problem_id = 1;
+    ev->device_id = 1;
+    snprintf(ev->config, sizeof ev->config, "TS=4");
+    ev->nvalues = 1;
+    ev->values[0] = 4;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = 2e-3;
+    ev->verified = 1;
+    memset(&st, 0, sizeof st);
+    snprintf(st.config, sizeof st.config, "TS=4");
+    snprintf(st.status, sizeof st.status, "ok");
+    st.seconds = 2e-3;
+    st.elapsed_s = 0.5;
+    check_rc(ht_store_put_eval_step(s, ev, run, &st, &id, &err), &err, "put eval and step");
+    assert_true(id > 0);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 1);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 1);
+
+    /* A step that cannot be stored (its place taken) takes the evaluation with it, and a
+     * malformed one too. */
+    snprintf(ev->config, sizeof ev->config, "TS=8");
+    ev->values[0] = 8;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, &st, &id, &err), HT_EDB);
+    st.i = 1;
+    st.elapsed_s = -1;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, &st, &id, &err), HT_EINVAL);
+    assert_int_equal(ht_store_put_eval_step(s, ev, run, NULL, &id, &err), HT_EINVAL);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 1);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 1);
+    st.elapsed_s = 1;
+    ht_error_clear(&err);
+    check_rc(ht_store_put_eval_step(s, ev, run, &st, &id, &err), &err, "put the second");
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM evaluations"), 2);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 2);
+    free(ev);
+    ht_store_close(s);
+    unlink(file);
+}
+
+static void test_eval_times(void **state)
+{
+    char file[512];
+    struct ht_store *s = open_with_problems(file, sizeof file);
+    struct ht__store_eval_time_row *rows = NULL;
+    struct ht_error err;
+    size_t n = 0;
+    (void)state;
+
+    /* A NaN statistic is stored as text; a failure has none. */
+    assert_int_equal(
+        sqlite3_exec(ht__store_db(s),
+                     "INSERT INTO evaluations (problem_id, device_id, config, config_values, "
+                     "status, seconds, verified, nruns, created_at) VALUES "
+                     "(1, 2, 'TS=1', '[1]', 'ok', 3e-3, 1, 1, 'now'), "
+                     "(1, 1, 'TS=1', '[1]', 'build', NULL, -1, 0, 'now'), "
+                     "(1, 1, 'TS=2', '[2]', 'ok', 2e-3, 0, 1, 'now'), "
+                     "(1, 1, 'TS=3', '[3]', 'cut', 9e-3, -1, 1, 'now'), "
+                     "(1, 1, 'TS=4', '[4]', 'ok', 'NaN', 1, 1, 'now'), "
+                     "(1, 1, 'TS=5', '[5]', 'ok', 1e-3, 1, 1, 'now'), "
+                     "(2, 1, 'TS=1', '[1]', 'ok', 5e-3, 1, 1, 'now');",
+                     NULL, NULL, NULL),
+        SQLITE_OK);
+    ht_error_clear(&err);
+    check_rc(ht__store_query_eval_times(s, 1, &rows, &n, &err), &err, "times");
+    assert_int_equal(n, 6);
+    /* Device 1: by time, then those without one (by id); then device 2. */
+    assert_int_equal(rows[0].device_id, 1);
+    assert_true(rows[0].seconds == 1e-3);
+    assert_int_equal(rows[0].verified, 1);
+    assert_true(rows[1].seconds == 2e-3);
+    assert_int_equal(rows[1].verified, 0);
+    assert_string_equal(rows[2].status, "cut");
+    assert_true(rows[2].seconds == 9e-3);
+    assert_string_equal(rows[3].status, "build");
+    assert_true(rows[3].seconds == -1);
+    assert_string_equal(rows[4].status, "ok");
+    assert_true(rows[4].seconds == -1); /* NaN: no time */
+    assert_int_equal(rows[5].device_id, 2);
+    assert_true(rows[5].seconds == 3e-3);
+    free(rows);
+    check_rc(ht__store_query_eval_times(s, 3, &rows, &n, &err), &err, "times of none");
+    assert_int_equal(n, 0);
+    free(rows);
+    ht_store_close(s);
+    unlink(file);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_refuses_malformed),
+        cmocka_unit_test(test_eval_with_step),
+        cmocka_unit_test(test_eval_times),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
