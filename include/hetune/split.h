@@ -855,6 +855,13 @@ struct ht_coexec_estimate {
     int host_floor;          /* 1: host_s is at the rate measured with the devices' copies
                                 and the CPU's threads together (shared_Bps), and split_s is
                                 at least host_s */
+    int check;               /* 1: not worth_it, but predicted faster than alone_s: close
+                                enough to measure (the prediction's error is of the margin's
+                                size: on the 2 x H200 machine CPU+H200 vecadd 2^26 was
+                                predicted at 6.72 ms against 7.39 alone, 1.0995x, and split
+                                in 6.19) */
+    double keep_s;           /* a split measured at or under this keeps the split: alone_s
+                                when worth_it, alone_s / (1 + margin) when only check */
 };
 
 /* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device

@@ -172,11 +172,12 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     out->fastest = fastest = est.fastest;
     out->predicted_split_s = est.split_s;
     out->predicted_alone_s = est.alone_s;
-    if (est.worth_it || forced) {
+    if (est.worth_it || est.check || forced) {
         /* The split runs the plan the estimate predicted: the bus plan. It is measured
          * once, as the devices were alone, since what they share when they run together
          * (host memory, cores) is not in the prediction: slower than the fastest alone,
-         * that device runs alone unless forced. */
+         * that device runs alone unless forced. A split predicted faster than alone but
+         * within the margin is measured too, and kept only when it beats the margin. */
         if (!in->paper_plan &&
             !strcmp(ht_split_sched_get_ops(ht_coexec_sched(out->cx))->name, "static"))
             rc = ht_coexec_plan_bus(out->cx, alone, err);
@@ -186,7 +187,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
             goto done;
         out->has_res = 1;
         out->measured_split_s = out->res.wall_s;
-        out->split = forced || out->measured_split_s <= est.alone_s;
+        out->split = forced || out->measured_split_s <= est.keep_s;
     }
     say(in, &est, out);
     if (!out->split) {

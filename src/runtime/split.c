@@ -247,7 +247,9 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
     if (n > 1 && ht_coexec_estimate(*cxp, b->alone, &out->est, NULL) == HT_OK) {
         out->has_est = 1;
         out->fastest = out->est.fastest;
-        out->ran_alone = !out->est.worth_it && !opts->force;
+        /* Predicted faster but within the margin (check): measured, and kept only when
+         * it beats the margin (keep_s, below). */
+        out->ran_alone = !out->est.worth_it && !out->est.check && !opts->force;
         /* The plan that knows the bus: the one the estimate predicted. */
         if (!out->ran_alone && !opts->paper_plan &&
             !strcmp(ht_split_sched_get_ops(ht_coexec_sched(*cxp))->name, "static")) {
@@ -336,7 +338,9 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         if (rc != HT_OK)
             goto cleanup;
     } else if (!keep_first && !opts->force && !out->ran_alone && n > 1 &&
-               out->res.wall_s > b->alone[out->fastest].wall_s) {
+               out->res.wall_s > (out->has_est && out->est.check
+                                      ? out->est.keep_s
+                                      : b->alone[out->fastest].wall_s)) {
         /* Measured: the split (stored above) ran slower than the fastest device alone,
          * both with the same clock: the prediction missed what the devices share when
          * they run together (host memory, cores). That device alone is the result. */
@@ -553,6 +557,12 @@ int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *b
         snprintf(buf, size, "no round beat device %zu (%s) alone, or the best gave it all "
                  "the work: running on it alone (--force keeps the split)", f->dev->index,
                  f->dev->name);
+    } else if (r->measured_alone && r->has_est && r->est.check) {
+        ht_format_seconds(r->measured_split_s, a, sizeof a);
+        ht_format_seconds(r->res.wall_s, b, sizeof b);
+        snprintf(buf, size, "the split, predicted within the margin of device %zu (%s) "
+                 "alone, took %s: not enough faster than it alone (%s): running on it alone "
+                 "(--force keeps the split)", f->dev->index, f->dev->name, a, b);
     } else if (r->measured_alone) {
         ht_format_seconds(r->measured_split_s, a, sizeof a);
         ht_format_seconds(r->res.wall_s, b, sizeof b);

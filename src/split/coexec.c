@@ -2578,6 +2578,8 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
     out->alone_s = dec.alone_s;
     out->fastest = dec.fastest;
     out->worth_it = dec.split;
+    out->check = !dec.split && cx->n > 1 && out->split_s < dec.alone_s;
+    out->keep_s = dec.split ? dec.alone_s : dec.alone_s / (1 + cx->opts.margin);
 cleanup:
     ht_split_plan_destroy(&plan);
     free(m);

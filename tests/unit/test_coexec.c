@@ -838,6 +838,25 @@ static void test_factors_and_estimate(void **state)
     assert_int_equal(ht_coexec_estimate(cx, alone, &est, &err), HT_OK);
     assert_int_equal(est.fastest, 0);
     assert_true(fabs(est.alone_s - 1.3) < 1e-12);
+    /* Measured when worth it (kept at or under alone), or when predicted faster but within
+     * the margin (kept at or under alone less the margin); not when predicted slower. */
+    assert_int_equal(est.worth_it, 1);
+    assert_int_equal(est.check, 0);
+    assert_true(fabs(est.keep_s - 1.3) < 1e-12);
+    {
+        /* The same split (0.967 s against 1.3 alone) under a margin of 50%: predicted
+         * faster, not by the margin: measured, kept at or under 1.3 / 1.5. */
+        struct ht_coexec_opts wide = opts;
+        struct ht_coexec *cx2 = NULL;
+        struct ht_coexec_estimate e;
+        wide.margin = 0.5;
+        assert_int_equal(ht_coexec_create(spec, devs, 2, &wide, &cx2, &err), HT_OK);
+        assert_int_equal(ht_coexec_estimate(cx2, alone, &e, &err), HT_OK);
+        assert_int_equal(e.worth_it, 0);
+        assert_int_equal(e.check, 1);
+        assert_true(fabs(e.keep_s - 1.3 / 1.5) < 1e-12);
+        ht_coexec_free(cx2);
+    }
     /* Each device's bus model has the same fixed cost, 0.3 s: in place, its wall alone
      * beyond its kernel; copied in pieces, its host overhead beyond max(kernel, transfers)
      * plus one piece of transfers (the fill). Its slope is its kernel time (transfers of
