@@ -471,6 +471,11 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
 int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
                              struct ht_error *err);
 
+/* As ht_store_get_host_memory, for the machine named hostname (NULL: this one): what rank 0
+ * of an MPI run reads for every node's host. HT_EINVAL for an empty name. */
+int ht_store_get_host_memory_of(struct ht_store *store, const char *hostname,
+                                struct ht_host_memory *out, struct ht_error *err);
+
 /* --- device leases (src/store/lease.c) ---
  *
  *   device_leases  at most one row per device: the process measuring it now (pid,

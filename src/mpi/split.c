@@ -41,6 +41,13 @@ struct devcfg {
     struct ht_bandwidth bw;
 };
 
+/* A rank's host memory rates as rank 0's database holds them for its host
+ * (`hetune devices --bandwidth` run there): the floor under its own split's prediction. */
+struct hostrate {
+    int32_t has, pad;
+    struct ht_host_memory hm;
+};
+
 /* What a node tells every rank after co-executing the whole problem. */
 struct node {
     int32_t ok, ndev;           /* ok 1: it co-executed the whole problem */
@@ -78,6 +85,8 @@ struct msplit {
     const struct ht_workflow_split_opts *opts;
     struct ht__mpi_world w;
     struct devcfg *cfg;          /* w.total */
+    struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
+                                    database by the rank's hostname */
     struct node *nodes;          /* w.size */
     struct ht_coexec *cx;        /* this node's co-execution */
     struct ht_coexec_result whole, last;
@@ -170,6 +179,9 @@ static int find_configs(struct msplit *m, struct ht_error *err)
             *err = e;
         }
     }
+    for (int r = 0; rc == HT_OK && r < m->w.size; r++)
+        m->hostmem[r].has = ht__stored_host_memory_of(
+            store, &m->w.hosts[(size_t)r * HT__MPI_HOST_MAX], &m->hostmem[r].hm);
     ht_store_close(store);
     return rc;
 }
@@ -222,7 +234,8 @@ static void node_whole(struct msplit *m, struct node *me)
     }
     in = (struct ht__decide_in){m->spec, wd, k, bw, &m->opts->coexec, &m->opts->coexec,
                                 m->opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO, 1,
-                                m->opts->paper_plan, NULL};
+                                m->opts->paper_plan,
+                                m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL};
     rc = ht__decide(&in, &d, &e);
     if (rc == HT_OK && !d.has_res)
         d.has_res = (rc = ht_coexec_run(d.cx, &d.res, &e)) == HT_OK;
@@ -1206,12 +1219,14 @@ static int nodes_start(struct msplit *m, const char *device, int min_ranks,
         return ht_error_set(err, HT_EINVAL, "over MPI, split needs at least %d ranks, not %d",
                             min_ranks, m->w.size);
     m->cfg = calloc(m->w.total ? m->w.total : 1, sizeof *m->cfg);
+    m->hostmem = calloc((size_t)m->w.size, sizeof *m->hostmem);
     m->nodes = calloc((size_t)m->w.size, sizeof *m->nodes);
     m->part = calloc((size_t)m->w.size, sizeof *m->part);
     m->scale = calloc((size_t)m->w.size, sizeof *m->scale);
-    if (!m->cfg || !m->nodes || !m->part || !m->scale)
+    if (!m->cfg || !m->hostmem || !m->nodes || !m->part || !m->scale)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    /* Rank 0's database gives every device its configuration. */
+    /* Rank 0's database gives every device its configuration, every node its host
+     * memory's rates. */
     if (m->w.rank == 0)
         ok = (rc = find_configs(m, err)) == HT_OK;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -1219,6 +1234,8 @@ static int nodes_start(struct msplit *m, const char *device, int min_ranks,
         return m->w.rank != 0 ? ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message")
                               : rc;
     MPI_Bcast(m->cfg, (int)(m->w.total * sizeof *m->cfg), MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(m->hostmem, (int)((size_t)m->w.size * sizeof *m->hostmem), MPI_BYTE, 0,
+              MPI_COMM_WORLD);
 
     /* Each node's speed: its co-execution of the whole problem. */
     node_whole(m, &me);
@@ -1241,6 +1258,7 @@ static void nodes_release(struct msplit *m)
     free(m->round_times);
     free(m->nodes);
     free(m->cfg);
+    free(m->hostmem);
     ht__mpi_world_destroy(&m->w);
 }
 

@@ -58,15 +58,18 @@ struct ht__decision {
  * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
  * (ht_workflow_alone, in->alone_opts), ht_coexec_estimate predicts the split with the
  * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
- * predicted to pay (or forced) runs the bus plan (unless in->paper_plan, or the scheduler
- * is not static) once: measured slower than the fastest device alone, and not forced, that
- * device runs alone. *out is filled (zeroed first); on error it may hold part of it:
+ * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
+ * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
+ * above estimate.keep_s, and not forced, the fastest device runs alone. *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
  * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
  * HT_ENOMEM. */
 /* This machine's host memory rates stored in store (ht_store_get_host_memory) into *hm;
  * 1 when some are, else 0 (*hm zeroed). */
 int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm);
+/* The same for the machine named hostname (NULL: this one): MPI's rank 0 for each node. */
+int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
+                              struct ht_host_memory *hm);
 
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 

@@ -18,7 +18,13 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
 
 int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
 {
-    if (ht_store_get_host_memory(store, hm, NULL) == HT_OK)
+    return ht__stored_host_memory_of(store, NULL, hm);
+}
+
+int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
+                              struct ht_host_memory *hm)
+{
+    if (ht_store_get_host_memory_of(store, hostname, hm, NULL) == HT_OK)
         return 1;
     memset(hm, 0, sizeof *hm);
     return 0;
@@ -77,6 +83,11 @@ static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate 
                  "%s over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
                  "%.6g s", in->mode == HT__DECIDE_SPLIT ? "split as asked" : "split", in->n,
                  est->split_s, out->measured_split_s, fi, est->alone_s);
+    else if (out->measured_split_s > 0 && est->check)
+        snprintf(out->text, sizeof out->text,
+                 "device %zu alone: splitting is predicted at %.6g s, not %g%% faster than it "
+                 "alone (%.6g s, the margin); measured at %.6g s, not so either", fi,
+                 est->split_s, 100 * in->copts->margin, est->alone_s, out->measured_split_s);
     else if (out->measured_split_s > 0)
         snprintf(out->text, sizeof out->text,
                  "device %zu alone: the split measured %.6g s, longer than it alone (%.6g s)",

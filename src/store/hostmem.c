@@ -99,8 +99,17 @@ static void parse_shared_by(const char *text, struct ht_host_memory *out)
 int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
                              struct ht_error *err)
 {
+    return ht_store_get_host_memory_of(store, NULL, out, err);
+}
+
+int ht_store_get_host_memory_of(struct ht_store *store, const char *hostname,
+                                struct ht_host_memory *out, struct ht_error *err)
+{
     sqlite3_stmt *st = NULL;
     int rc, r;
+
+    if (hostname && !hostname[0])
+        return ht_error_set(err, HT_EINVAL, "host memory rate: an empty host name");
 
     rc = ht__store_prepare(store,
                            "SELECT bytes, threads, repeats, bps, read_bps, shared_bps, shared_threads, "
@@ -109,7 +118,7 @@ int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
                            &st, "cannot read the host memory's rate", err);
     if (rc != HT_OK)
         return rc;
-    sqlite3_bind_text(st, 1, ht__store_host(store), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 1, hostname ? hostname : ht__store_host(store), -1, SQLITE_TRANSIENT);
     r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
         memset(out, 0, sizeof *out);

@@ -47,8 +47,9 @@ check 'all(r["predicted_split_s"] > 0 and r["predicted_alone_s"] > 0 for r in d[
 check 'all(r["decision"].startswith("split over 2 devices: predicted ") == r["node_split"] for r in d["per_rank"])'
 check 'all(r["node_split"] or r["decision"].startswith("device ") for r in d["per_rank"])'
 
-# --margin 99: never predicted to pay, so each node runs its faster device alone, unmeasured
-# as a split; its granule is that device's work-group alone.
+# --margin 99: never predicted to pay, so each node runs its faster device alone; a split
+# predicted faster at all is measured once, and never 100 times faster; its granule is that
+# device's work-group alone.
 mpi_run 2 split "$conv" --db "$tmp/db" --margin 99 --json
 expect_status 0
 check_nodes 1
@@ -57,7 +58,9 @@ check_nodes 1
 check 'd["nodes_split"] is False and d["per_rank"][1]["state"] == "not used"'
 check 'd["nodes_decision"].startswith("rank 0") and "s node alone: Eq. 4 over 2 nodes predicts " in d["nodes_decision"]'
 check 'd["scattered_bytes"] == 0 and d["gathered_bytes"] == 0 and d["efficiency"] > 0'
-check 'all(not r["node_split"] and r["measured_split_s"] is None for r in d["per_rank"])'
+check 'all(not r["node_split"] for r in d["per_rank"])'
+check 'all((r["measured_split_s"] is None) == (r["predicted_split_s"] >= r["predicted_alone_s"]) for r in d["per_rank"])'
+check 'all((r["measured_split_s"] is None) != ("; measured at " in r["decision"]) for r in d["per_rank"])'
 check 'all(r["decision"].startswith("device ") and " alone: splitting is predicted at " in r["decision"] and "s, not 9900% faster than it alone (" in r["decision"] for r in d["per_rank"])'
 check 'all(r["alone_s"] == r["predicted_alone_s"] for r in d["per_rank"])'
 

@@ -261,6 +261,14 @@ static void test_host_memory(void **state)
     assert_true(got.bytes == UINT64_C(64) << 20);
     assert_int_equal(got.threads, 16);
     assert_int_equal(got.repeats, 5);
+    /* Another machine's, by its name (MPI's rank 0 reads every node's), and no other. */
+    check_rc(ht_store_get_host_memory_of(s, "another.machine", &got, &err), &err, "get of");
+    assert_true(got.Bps == 1.0 && got.bytes == 1024 && got.shared_Bps == 0.0);
+    assert_int_equal(ht_store_get_host_memory_of(s, "no.such.machine", &got, &err),
+                     HT_ENOTFOUND);
+    assert_int_equal(ht_store_get_host_memory_of(s, "", &got, &err), HT_EINVAL);
+    check_rc(ht_store_get_host_memory_of(s, NULL, &got, &err), &err, "get of this machine");
+    assert_true(got.Bps == 131.5e9);
     hm.shared_by_Bps[1] = -1.0;
     assert_int_equal(ht_store_put_host_memory(s, &hm, &err), HT_EINVAL);
     hm.shared_by_Bps[1] = 0.0;
