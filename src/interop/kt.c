@@ -725,27 +725,45 @@ static int nonnegative(const struct import *im, const char *c, size_t a, size_t 
     return 1;
 }
 
-static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
-                      struct sbuf *out);
+static void floor_ops(const struct import *im, const char *c, const size_t *match, size_t a,
+                      size_t z, struct sbuf *out);
+
+/* For every '(' of c, the index of its ')' (SIZE_MAX where it has none), so that the
+ * passes below skip a parenthesis in one step: scanning for it at every level of nesting
+ * took seconds on a translated text of 64 KiB (found by fuzzing). NULL: out of memory. */
+static size_t *paren_matches(const char *c, size_t n)
+{
+    size_t *match = malloc((n ? n : 1) * sizeof *match), *open, depth = 0;
+
+    open = malloc((n ? n : 1) * sizeof *open);
+    if (!match || !open) {
+        free(match);
+        free(open);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        match[i] = SIZE_MAX;
+        if (c[i] == '(')
+            open[depth++] = i;
+        else if (c[i] == ')' && depth > 0)
+            match[open[--depth]] = i;
+    }
+    free(open);
+    return match;
+}
 
 /* Copies c[a, z), its parenthesised parts through floor_ops. */
-static void floor_copy(const struct import *im, const char *c, size_t a, size_t z,
-                       struct sbuf *out)
+static void floor_copy(const struct import *im, const char *c, const size_t *match, size_t a,
+                       size_t z, struct sbuf *out)
 {
-    while (a < z) {
+    while (a < z && out->ok) {
         if (c[a] != '(') {
             put(out, c + a++, 1);
             continue;
         }
-        size_t j = a + 1;
-        int depth = 1;
-        for (; j < z; j++) {
-            depth += c[j] == '(' ? 1 : c[j] == ')' ? -1 : 0;
-            if (depth == 0)
-                break;
-        }
+        size_t j = match[a] < z ? match[a] : z;
         put(out, "(", 1);
-        floor_ops(im, c, a + 1, j, out);
+        floor_ops(im, c, match, a + 1, j, out);
         if (j < z) {
             put(out, ")", 1);
             j++;
@@ -759,16 +777,26 @@ static void floor_copy(const struct import *im, const char *c, size_t a, size_t 
  * -ceil_div(-(x), y) and x mod y as ((x) % (y) + (y)) % (y), which has y's sign as
  * Python's has. A run of * / % // between operators that bind looser is a left-to-right
  * chain of factors (a unary sign, a name, a number, a call or a parenthesis each). */
-static void floor_ops(const struct import *im, const char *c, size_t a, size_t z,
-                      struct sbuf *out)
+static void floor_ops(const struct import *im, const char *c, const size_t *match, size_t a,
+                      size_t z, struct sbuf *out)
 {
     size_t seg = a;
 
-    while (seg < z) {
+    while (seg < z && out->ok) {
         size_t end = seg, ops = 0;
         int depth = 0, operand = 0;
         for (; end < z; end++) {
             char ch = c[end];
+            if (ch == '(' && depth == 0) {
+                /* The whole parenthesis at once; one without its ')' runs to the end. */
+                if (match[end] >= z) {
+                    end = z;
+                    break;
+                }
+                end = match[end];
+                operand = 1;
+                continue;
+            }
             if (ch == '(')
                 depth++;
             else if (ch == ')')
@@ -782,7 +810,7 @@ static void floor_ops(const struct import *im, const char *c, size_t a, size_t z
                 operand = isalnum((unsigned char)ch) || ch == '_' || ch == ')';
         }
         if (!ops) {
-            floor_copy(im, c, seg, end, out);
+            floor_copy(im, c, match, seg, end, out);
         } else {
             struct sbuf acc = {NULL, 0, 0, 1, 0};
             size_t i = seg, fa = 0, fz = 0, acc_a = 0;
@@ -797,37 +825,26 @@ static void floor_ops(const struct import *im, const char *c, size_t a, size_t z
                 while (i < end && strchr("-+!~ ", c[i]))
                     i++;
                 if (i < end && c[i] == '(') {
-                    int d = 0;
-                    for (; i < end; i++) {
-                        d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
-                        if (d == 0) {
-                            i++;
-                            break;
-                        }
-                    }
+                    i = match[i] < end ? match[i] + 1 : end;
                 } else {
                     while (i < end && (isalnum((unsigned char)c[i]) || c[i] == '_'))
                         i++;
                     size_t j = i;
                     while (j < end && c[j] == ' ')
                         j++;
-                    if (j < end && c[j] == '(') { /* a call */
-                        int d = 0;
-                        for (i = j; i < end; i++) {
-                            d += c[i] == '(' ? 1 : c[i] == ')' ? -1 : 0;
-                            if (d == 0) {
-                                i++;
-                                break;
-                            }
-                        }
-                    }
+                    if (j < end && c[j] == '(') /* a call */
+                        i = match[j] < end ? match[j] + 1 : end;
                 }
                 fz = i;
                 while (fz > fa && c[fz - 1] == ' ')
                     fz--;
                 struct sbuf f = {NULL, 0, 0, 1, 0};
-                floor_copy(im, c, fa, fz, &f);
+                floor_copy(im, c, match, fa, fz, &f);
                 put(&f, "", 0);
+                if (!f.ok) { /* a factor cut short must not pass as translated */
+                    acc.ok = 0;
+                    acc.too_long |= f.too_long;
+                }
                 if (!op) {
                     put(&acc, f.s ? f.s : "", f.len);
                     acc_a = fa;
@@ -873,8 +890,10 @@ static void floor_ops(const struct import *im, const char *c, size_t a, size_t z
                     break;
                 op = c[i++]; /* * / % // or a true division left for expression to refuse */
             }
-            if (!acc.ok)
+            if (!acc.ok) {
                 out->ok = 0;
+                out->too_long |= acc.too_long;
+            }
             /* The segment's own leading and trailing blanks stay as they were. */
             size_t lead = seg;
             while (lead < end && c[lead] == ' ')
@@ -922,11 +941,20 @@ static int expression(struct import *im, const char *src, const char *path, char
     c = chained.s;
     if (!strchr(c, TRUE_DIV)) {
         struct sbuf floored = {NULL, 0, 0, 1, 0};
-        floor_ops(im, c, 0, strlen(c), &floored);
+        size_t *match = paren_matches(c, strlen(c));
+        if (match)
+            floor_ops(im, c, match, 0, strlen(c), &floored);
+        else
+            floored.ok = 0;
+        free(match);
         put(&floored, "", 0);
         free(c);
         if (!floored.ok) {
             free(floored.s);
+            if (floored.too_long)
+                return refuse(im->err, path, "%s: '%.200s' grows past %d bytes once "
+                              "translated (Python's // and %% become exact C that repeats "
+                              "their operands): simplify it", path, src, MAX_TRANSLATED);
             return ht_error_set(im->err, HT_ENOMEM, "out of memory");
         }
         c = floored.s;
