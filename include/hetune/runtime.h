@@ -188,6 +188,11 @@ struct ht_runtime_info {
                                 failing); a refusal before anything runs is not counted */
     int last_status;         /* the last launch that ran: 0, or its HT_E... code */
     char last_error[512];    /* its error's text when it failed, else "" */
+    struct ht_load load;     /* what other processes did while the decisions measured
+                                (exec.h): the measurements hold each device's lock
+                                (ht_device_locks_take; a wait for another process's is
+                                silent), and ht_load_under says whether they were made
+                                under load, so that the decision may be wrong */
 };
 
 struct ht_runtime; /* opaque */

@@ -300,6 +300,9 @@ struct ht_tune_result {
     size_t failed_stale;     /* stored failures of the spec's making not taken as known
                                 because the spec changed since (their spec hash differs):
                                 measured again when proposed */
+    struct ht_load load;     /* what other processes did while this run measured
+                                (exec.h): ht_load_under says whether its times may be
+                                slow, ht_load_sentence says it; zero under replay */
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,

@@ -58,6 +58,8 @@ struct ht_workflow_best_opts {
                                          with no reference, or verification off) */
     ht_workflow_tune_fn on_tune;      /* NULL: nobody is told */
     void *user;
+    struct ht_load *load;             /* a tuning's load (ht_tune_result.load) is added
+                                         here; NULL: not kept */
 };
 
 /* Reads the best configuration of d->dev (set by the caller) for problem_id from store
@@ -199,6 +201,14 @@ struct ht_workflow_split_opts {
                                          failed verification; may be NULL */
     ht_workflow_step_fn on_step;      /* told after each step; may be NULL */
     void *user;
+    ht_device_lock_wait_fn on_device_wait; /* the measurements (each device alone, the
+                                         split, refinement, sweep) hold every device's
+                                         lock (ht_device_locks_take, exec.h), taken after
+                                         any tuning; told once per lock another process
+                                         holds, with wait_user. NULL: it waits silently */
+    void *wait_user;
+    volatile sig_atomic_t *stop;      /* when not NULL and raised (a signal handler), a
+                                         wait for a device lock ends: HT_EINTR */
 };
 
 /* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
@@ -263,6 +273,8 @@ struct ht_workflow_split_result {
     size_t ndop;                      /* opts.dop: the counts tried, in order (0: none, no
                                          device could be partitioned) */
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
+    struct ht_load load;              /* what other processes did while it tuned and
+                                         measured (exec.h: ht_load_under, ht_load_sentence) */
 };
 
 /* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
@@ -363,6 +375,8 @@ struct ht_workflow_run_result {
                                          after it ran */
     int verify_failed;                /* a co-execution, round or point failed it */
     struct ht_report_result report;   /* the report written */
+    struct ht_load load;              /* what other processes did while it tuned and
+                                         measured (exec.h: ht_load_under, ht_load_sentence) */
 };
 
 /* The whole pipeline of `hetune run` on spec and devs[0..n) (borrowed; they must outlive

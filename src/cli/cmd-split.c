@@ -82,6 +82,8 @@ static const char split_usage[] =
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
 /* What split prints: the library's result, and what it was asked. */
+static volatile sig_atomic_t stop_flag;
+
 struct report {
     const struct ht_spec *spec;
     const struct ht_workflow_split_opts *opts;
@@ -288,6 +290,8 @@ int cmd_split(int argc, char **argv)
     struct cli_tune_bar bar = {.spec = NULL};
     struct ht_error err;
     char *text = NULL, line[512];
+    struct cli_sigint sig = {.held = 0};
+    struct cli_waiter waiter = {"split", 0};
 
     memset(&wr, 0, sizeof wr);
     ht_workflow_split_opts_init(&wo);
@@ -336,6 +340,12 @@ int cmd_split(int argc, char **argv)
                         spec->space.ndims == 1 ? "" : "s");
         goto cleanup;
     }
+    /* Ctrl-C stops a wait for a device lock (130); a tuning stops as tune's does. */
+    cli_sigint_catch(&sig, &stop_flag);
+    waiter.quiet = co.quiet;
+    wo.stop = topts.stop = &stop_flag;
+    wo.on_device_wait = topts.on_device_wait = cli_device_wait;
+    wo.wait_user = topts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */
         wo.db = co.db;
         rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
@@ -354,8 +364,15 @@ int cmd_split(int argc, char **argv)
     bar.quiet = co.quiet;
     rc = ht_workflow_split(spec, dl, n, &wo, &wr, &err);
     cli_tune_bar_end(&bar);
+    /* Stopped (a tuning cut short, a wait for a device lock): 130, whatever came of it. */
+    if (stop_flag && rc != HT_EINTR) {
+        ht_error_clear(&err);
+        rc = ht_error_set(&err, HT_EINTR, "interrupted; what was measured is stored in %s",
+                          co.db ? co.db : HT_STORE_DEFAULT_PATH);
+    }
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
+        cli_load_notice("split", &wr.load, co.quiet);
         goto cleanup;
     }
     status = wr.verify_failed || v.failed ? 3 : 0;
@@ -379,6 +396,7 @@ int cmd_split(int argc, char **argv)
     } else {
         print_text(&rep);
     }
+    cli_load_notice("split", &wr.load, co.quiet);
     if (wr.res.verified == 0) {
         ht_error_clear(&err);
         ht_error_set(&err, HT_EVERIFY, "merged output differs from the single-device run: %zu "
@@ -388,6 +406,7 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
+    cli_sigint_release(&sig);
     free(text);
     ht_workflow_split_result_destroy(&wr);
     free(dl);
