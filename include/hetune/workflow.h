@@ -431,8 +431,10 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
- * 0: the default) into *bw and stores it in store for the planner. Errors as
- * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth. */
+ * 0: the default) into *bw and stores it in store for the planner. It holds dev's lock
+ * while it measures (ht_device_locks_take, exec.h), waiting silently for another process
+ * that holds it until eo->stop is raised (HT_EINTR). Errors as ht_bandwidth_measure,
+ * ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
                           const struct ht_exec_opts *eo, uint64_t bytes,
                           struct ht_bandwidth *bw, struct ht_error *err);

@@ -7,7 +7,7 @@
 #    that never moves, so that nobody else seems to use a core, whatever the shared machine
 #    does): no notice, under_load false. This is the check that the notice is not always
 #    printed; a quiet machine cannot be had here.
-# 3. A lock folder that cannot be made: tune and split still measure, exit 0, and say that
+# 3. A lock folder that cannot be made: tune, split and run still measure, exit 0, and say that
 #    they measured without the device lock (load.locked false in their JSON).
 set -eu
 
@@ -87,4 +87,10 @@ if grep -q "measured under load" "$tmp/err"; then
     fail "split with the lock and nobody else said it measured under load: $(cat "$tmp/err")"
 fi
 check 'not d["load"]["under_load"] and d["load"]["locked"] and d["load"]["window_seconds"] > 0'
+# run: its tuning (from the database here) and its co-executions, with no lock folder.
+HETUNE_LOAD_STAT="$tmp/stat" HETUNE_LOCK_DIR="$tmp/file/locks" \
+    run run "$tmp/spec.json" --device "$dev,$dev" --db "$tmp/c.db" --out "$tmp/rep" --json
+expect_status 0
+expect_err "hetune run: measured under load: without a device lock"
+check 'd["load"]["under_load"] and not d["load"]["locked"]'
 echo "ok: measured under load said (burners, no lock), and not said with nobody else"
