@@ -509,7 +509,8 @@ void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
 void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
 
 /* Called once when the device is locked by another process: path is the lock file,
- * holder its holder's pid (0 when unknown). */
+ * holder its holder's pid (0 when unknown); and once more when that wait ends (the lock
+ * taken, or the wait stopped), with path NULL and holder 0. */
 typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const char *path,
                                        long holder, void *user);
 

@@ -234,10 +234,12 @@ int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_a
 struct cli_waiter {
     const char *cmd;
     int quiet;
+    volatile sig_atomic_t waiting; /* 1 while it waits for a device lock */
 };
 
 /* An ht_device_lock_wait_fn: unless the cli_waiter user is quiet, says on stderr that
- * device d is being measured by another process and that this one waits (Ctrl-C stops). */
+ * device d is being measured by another process and that this one waits (Ctrl-C stops);
+ * keeps the waiter's waiting flag. */
 void cli_device_wait(const struct ht_device_info *d, const char *path, long holder,
                      void *user);
 

@@ -103,7 +103,7 @@ int cmd_eval(int argc, char **argv)
     struct ht_eval_result *res = NULL;
     const struct ht_device_info *dev;
     struct ht_device_locks locks;
-    struct cli_waiter waiter = {"eval", 0};
+    struct cli_waiter waiter = {"eval", 0, 0};
     int64_t *config = NULL;
     struct ht_error err, jerr;
     char *text = NULL;

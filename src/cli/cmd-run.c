@@ -222,7 +222,7 @@ int cmd_run(int argc, char **argv)
     struct ht_workflow_run_opts ro;
     struct ht_workflow_run_result rr;
     struct cli_sigint sig = {.held = 0};
-    struct cli_waiter waiter = {"run", 0};
+    struct cli_waiter waiter = {"run", 0, 0};
     struct progress pg;
     struct ht_workflow_coexec *rows = NULL;
     char *text = NULL;

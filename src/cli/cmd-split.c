@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +88,22 @@ static const char split_usage[] =
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
-/* What split prints: the library's result, and what it was asked. */
 static volatile sig_atomic_t stop_flag;
+static struct cli_waiter waiter = {"split", 0, 0};
 
+/* Ctrl-C (or SIGTERM) while split waits for a device lock stops the wait (130, said);
+ * at any other moment it ends split at once, as it always did (the co-execution has no
+ * stop flag; its supervisor says so and exits 130). */
+static void on_stop(int sig)
+{
+    stop_flag = 1;
+    if (!waiter.waiting) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
+
+/* What split prints: the library's result, and what it was asked. */
 struct report {
     const struct ht_spec *spec;
     const struct ht_workflow_split_opts *opts;
@@ -296,8 +310,8 @@ int cmd_split(int argc, char **argv)
     struct cli_tune_bar bar = {.spec = NULL};
     struct ht_error err;
     char *text = NULL, line[512];
-    struct cli_sigint sig = {.held = 0};
-    struct cli_waiter waiter = {"split", 0};
+    struct sigaction sa, old_int, old_term;
+    int caught = 0;
 
     memset(&wr, 0, sizeof wr);
     ht_workflow_split_opts_init(&wo);
@@ -346,8 +360,13 @@ int cmd_split(int argc, char **argv)
                         spec->space.ndims == 1 ? "" : "s");
         goto cleanup;
     }
-    /* Ctrl-C stops a wait for a device lock (130); a tuning stops as tune's does. */
-    cli_sigint_catch(&sig, &stop_flag);
+    /* A signal ignored (a background job, nohup) stays ignored. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, NULL, &old_int) == 0 && old_int.sa_handler != SIG_IGN &&
+        sigaction(SIGTERM, NULL, &old_term) == 0 && old_term.sa_handler != SIG_IGN)
+        caught = sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0;
     waiter.quiet = co.quiet;
     wo.stop = topts.stop = &stop_flag;
     wo.on_device_wait = topts.on_device_wait = cli_device_wait;
@@ -412,7 +431,10 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
-    cli_sigint_release(&sig);
+    if (caught) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
     free(text);
     ht_workflow_split_result_destroy(&wr);
     free(dl);

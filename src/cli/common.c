@@ -279,9 +279,12 @@ void cli_sigint_release(struct cli_sigint *s)
 void cli_device_wait(const struct ht_device_info *d, const char *path, long holder,
                      void *user)
 {
-    const struct cli_waiter *w = user;
+    struct cli_waiter *w = user;
     char who[64] = "another process";
 
+    w->waiting = path != NULL;
+    if (!path)
+        return; /* the wait ended */
     if (holder > 0)
         snprintf(who, sizeof who, "process %ld", holder);
     if (!w->quiet)

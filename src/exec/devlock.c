@@ -141,6 +141,8 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
         }
         if (stop && *stop) {
             close(fd);
+            if (told && on_wait)
+                on_wait(dev, NULL, 0, user);
             return ht_error_set(err, HT_EINTR, "interrupted while waiting for the device "
                                 "lock %s", path);
         }
@@ -149,6 +151,8 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
         told = 1;
         nanosleep(&(struct timespec){0, LOCK_POLL_NS}, NULL);
     }
+    if (told && on_wait)
+        on_wait(dev, NULL, 0, user);
     /* Who holds it, for the notice of the next process that waits. */
     n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     /* A failure here costs only the pid in the notice: the lock holds all the same. */

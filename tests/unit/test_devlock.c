@@ -107,15 +107,18 @@ static void cpu_devices_share_one_lock_and_nest(void **state)
     ht_device_locks_release(&l, &load); /* twice: nothing */
 }
 
-static int told;
+static int told, ended;
 static long told_holder;
 static volatile sig_atomic_t stop_now;
 
 static void on_wait(const struct ht_device_info *d, const char *path, long holder, void *user)
 {
     (void)d;
-    (void)path;
     (void)user;
+    if (!path) { /* the wait ended */
+        ended++;
+        return;
+    }
     told++;
     told_holder = holder;
     stop_now = 1; /* as a Ctrl-C during the wait */
@@ -129,6 +132,7 @@ static void a_wait_is_told_and_stopped(void **state)
     struct ht_error err;
     int to_child[2], to_parent[2];
     char c = 0;
+    int rc, st = 0;
     pid_t p;
 
     (void)state;
@@ -139,37 +143,40 @@ static void a_wait_is_told_and_stopped(void **state)
         struct ht_device_locks cl;
         struct ht_error e;
         int ok = ht_device_locks_take(set, 1, NULL, NULL, NULL, &cl, NULL, &e) == HT_OK;
-        if (write(to_parent[1], "x", 1) != 1 || read(to_child[0], &c, 1) != 1)
+        close(to_child[1]);
+        close(to_parent[0]);
+        /* Held until the parent closes its end (or dies): read returns 0 then. */
+        if (write(to_parent[1], "x", 1) != 1 || read(to_child[0], &c, 1) != 0)
             ok = 0;
         ht_device_locks_release(&cl, NULL);
         _exit(ok ? 0 : 1);
     }
+    close(to_child[0]);
+    close(to_parent[1]);
     assert_int_equal(read(to_parent[0], &c, 1), 1);
-    told = 0;
+    told = ended = 0;
     stop_now = 0;
     ht_error_clear(&err);
-    assert_int_equal(ht_device_locks_take(set, 1, &stop_now, on_wait, NULL, &l, NULL, &err),
-                     HT_EINTR);
+    rc = ht_device_locks_take(set, 1, &stop_now, on_wait, NULL, &l, NULL, &err);
+    /* The child goes before any check can fail: it must not hold the lock for the tests
+     * after this one. */
+    close(to_child[1]);
+    waitpid(p, &st, 0);
+    assert_int_equal(rc, HT_EINTR);
     assert_int_equal(told, 1);
+    assert_int_equal(ended, 1);
     assert_int_equal(told_holder, (long)p);
     assert_int_equal(l.n, 0);
-    assert_int_equal(write(to_child[1], "x", 1), 1);
-    {
-        int st;
-        waitpid(p, &st, 0);
-        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     /* Given back by the other: taken without a wait. */
-    told = 0;
+    told = ended = 0;
     stop_now = 0;
     assert_int_equal(ht_device_locks_take(set, 1, &stop_now, on_wait, NULL, &l, NULL, &err),
                      HT_OK);
     assert_int_equal(told, 0);
+    assert_int_equal(ended, 0);
     ht_device_locks_release(&l, NULL);
-    close(to_child[0]);
-    close(to_child[1]);
     close(to_parent[0]);
-    close(to_parent[1]);
 }
 
 static void an_unusable_folder_measures_unlocked(void **state)
