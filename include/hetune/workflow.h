@@ -301,6 +301,9 @@ int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf,
  * also on error). A failed verification is not an error: out->verify_failed says so.
  * With opts->dop, all of that at each count of CPU compute units (the result kept is the
  * fastest measured; out->dop lists them all; a failed verification of any counts).
+ * Every measurement after the tuning holds all the devices' locks (opts->on_device_wait;
+ * HT_EINTR when opts->stop ends a wait); out->load says what other processes did
+ * meanwhile.
  * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), HT_EINVAL
  * (before tuning) when opts->coexec.cpu_units exceeds a partitionable CPU device's compute
  * units or no device can be partitioned, those of ht_workflow_best, ht_coexec_create,
@@ -389,7 +392,10 @@ struct ht_workflow_run_result {
  * verification is not an error (out->verify_failed), nor a stopped tuning (out->stopped:
  * the function returns at once). A device with no configuration that ran and verified
  * after its tuning is left out of the steps after it (out->skipped); with one device left
- * nothing is split. Errors, err filled: HT_EINVAL (no device, a dimension the spec lacks,
+ * nothing is split. The tuning holds each device's lock in turn, the co-executions all
+ * of them (opts->split.on_device_wait, opts->split.stop); out->load says what other
+ * processes did meanwhile. Errors, err filled: HT_EINTR (opts->split.stop ended a wait
+ * for a device lock), HT_EINVAL (no device, a dimension the spec lacks,
  * a sweep without two devices, no parameter or too many), HT_ENOTFOUND (no device with a
  * configuration that ran and verified, or nothing to report), those of the space, the
  * tuner, ht_workflow_split and ht_report_write; HT_ENOMEM. */
