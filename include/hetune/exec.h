@@ -518,7 +518,8 @@ void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
 void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
 
 /* Called once when the device is locked by another process: path is the lock file,
- * holder its holder's pid (0 when unknown). */
+ * holder its holder's pid (0 when unknown); and once more when that wait ends (the lock
+ * taken, or the wait stopped), with path NULL and holder 0. */
 typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const char *path,
                                        long holder, void *user);
 
@@ -533,6 +534,84 @@ int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop
 
 /* Gives back a lock ht_device_lock took; fd -1 is allowed (nothing to do). */
 void ht_device_unlock(int fd);
+
+/* --- several devices at once, and the load seen while they measured ---
+ *
+ * A co-execution measures all its devices together, so it holds all their locks. No
+ * deadlock between processes: every set is taken in one fixed global order, that of the
+ * lock files' paths (strcmp), each file once (all CPU devices share "cpu.lock"), and a
+ * process waits for a lock only while it holds none that sorts after it. Within one
+ * process a lock already held (by another set, or ht_device_lock) is taken again at once
+ * and counted, so that a measurement nested in another never waits for itself.
+ *
+ * While a set is held the machine's load is watched: the CPU time every process used
+ * (/proc/stat, or the file $HETUNE_LOAD_STAT names, same format, for tests) less the CPU
+ * time of this process and its children (getrusage and /proc/PID/stat of each live
+ * child, the isolated workers among them). Only windows with a CPU device are watched: a
+ * CPU device's kernels share the cores with everything else; a GPU's barely notice. */
+
+#define HT_DEVICE_LOCKS_MAX 16
+
+/* Other processes using this many cores on average while a CPU device measured make a
+ * measurement "under load". An idle machine's daemons use a few hundredths of a core; a
+ * second tune or a build uses one or more. */
+#define HT_LOAD_CORES 0.25
+/* Windows shorter than this in all are not judged: /proc/stat counts in ticks (10 ms), so
+ * a short window's figure is mostly rounding. */
+#define HT_LOAD_MIN_WINDOW_S 0.5
+
+/* What a run saw of other processes while it measured: summed over every window it held
+ * device locks in (ht_device_locks_release adds one). Zero-initialize. */
+struct ht_load {
+    double window_s;        /* wall time watched (CPU devices' windows only) */
+    double other_cpu_s;     /* CPU seconds others used in those windows */
+    unsigned cores;         /* online cores */
+    int unlocked;           /* 1: some measurement ran without its device lock */
+    char unlocked_why[512]; /* why, the first time ("cannot make the device lock folder
+                               ...: Permission denied ..."); "" when locked */
+};
+
+/* The cores other processes used on average while l was watched (0 when nothing was). */
+double ht_load_other_cores(const struct ht_load *l);
+
+/* 1 when the measurements of l were made under load: others used at least HT_LOAD_CORES
+ * on average over windows of HT_LOAD_MIN_WINDOW_S or more in all, or some measurement ran
+ * without its device lock. */
+int ht_load_under(const struct ht_load *l);
+
+/* Adds what src saw to *dst (windows, CPU time, the first reason for no lock). */
+void ht_load_add(struct ht_load *dst, const struct ht_load *src);
+
+/* One sentence (no newline, no command name) saying that l was under load and what to
+ * do, into buf; returns 1, or 0 (buf empty) when ht_load_under(l) is 0. E.g. "measured
+ * under load: other processes used 1.6 of 2 cores while it measured; times may be slow:
+ * rerun with --fresh when the machine is quiet". */
+int ht_load_sentence(const struct ht_load *l, char *buf, size_t size);
+
+/* A set of device locks held (ht_device_locks_take); opaque but for the caller's stack. */
+struct ht_device_locks {
+    size_t n;                                 /* distinct lock files held */
+    int slot[HT_DEVICE_LOCKS_MAX];            /* their entries in the process's table */
+    int cpu;                                  /* 1: a CPU device is among them */
+    int watching;                             /* the load watch below is running */
+    double t0, busy0, own0;                   /* the load watch's start */
+};
+
+/* Takes the locks of devs[0..n) in the global order above (on_wait told once per lock
+ * found held, with that device; stop and polling as ht_device_lock), then starts the load
+ * watch. A lock that cannot be made (the folder or file not writable) is not an error:
+ * the measurement goes on without it and load->unlocked (with why) says so; load may be
+ * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when
+ * *stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
+ * distinct locks. */
+int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
+                         volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait,
+                         void *user, struct ht_device_locks *l, struct ht_load *load,
+                         struct ht_error *err);
+
+/* Ends l's load watch, adding its window to *load (may be NULL), and gives its locks
+ * back. A zeroed l, or one released already, is fine. */
+void ht_device_locks_release(struct ht_device_locks *l, struct ht_load *load);
 
 #ifdef __cplusplus
 }

@@ -189,6 +189,11 @@ struct ht_runtime_info {
                                 failing); a refusal before anything runs is not counted */
     int last_status;         /* the last launch that ran: 0, or its HT_E... code */
     char last_error[512];    /* its error's text when it failed, else "" */
+    struct ht_load load;     /* what other processes did while the decisions measured
+                                (exec.h): the measurements hold each device's lock
+                                (ht_device_locks_take; a wait for another process's is
+                                silent), and ht_load_under says whether they were made
+                                under load, so that the decision may be wrong */
 };
 
 struct ht_runtime; /* opaque */
@@ -273,7 +278,9 @@ const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
 /* ht_runtime_info as a JSON document, for bindings that cannot mirror the struct: {"spec",
  * "split", "fastest", "decision", "predicted_split_s", "predicted_alone_s",
  * "measured_split_s", "launches", "failed_launches", "last_status" (the HT_E... name or
- * null), "last_error", "last_wall_s" (null for -1), "devices": [{"index", "name",
+ * null), "last_error", "last_wall_s" (null for -1), "under_load" (ht_load_under of
+ * load), "load_other_cores", "locked" (no decision measured without its device locks),
+ * "devices": [{"index", "name",
  * "platform", "config", "tuned_s", "tuned_now", "predicted", "alone_s", "used", "share",
  * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}. *json is owned by
  * the caller (free()). HT_EINVAL when rt is not open or json is NULL, HT_ENOMEM. */

@@ -103,7 +103,9 @@ struct ht_tune_opts {
     void *wait_user;         /* passed to on_wait and on_device_wait */
     ht_device_lock_wait_fn on_device_wait; /* one measurement per device machine-wide,
                                 whatever the database (ht_device_lock, exec.h): the tune
-                                holds the device's lock while it measures; when another
+                                holds the device's lock while it measures (a lock that
+                                cannot be made is no error: result.load says the tune
+                                measured without it); when another
                                 process holds it, the tune calls this once and waits,
                                 until *stop is raised (result.stopped 1). NULL: it waits
                                 silently. Not for a replay, which measures nothing. */
@@ -300,6 +302,9 @@ struct ht_tune_result {
     size_t failed_stale;     /* stored failures of the spec's making not taken as known
                                 because the spec changed since (their spec hash differs):
                                 measured again when proposed */
+    struct ht_load load;     /* what other processes did while this run measured
+                                (exec.h): ht_load_under says whether its times may be
+                                slow, ht_load_sentence says it; zero under replay */
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,

@@ -58,6 +58,8 @@ struct ht_workflow_best_opts {
                                          with no reference, or verification off) */
     ht_workflow_tune_fn on_tune;      /* NULL: nobody is told */
     void *user;
+    struct ht_load *load;             /* a tuning's load (ht_tune_result.load) is added
+                                         here; NULL: not kept */
 };
 
 /* Reads the best configuration of d->dev (set by the caller) for problem_id from store
@@ -199,6 +201,14 @@ struct ht_workflow_split_opts {
                                          failed verification; may be NULL */
     ht_workflow_step_fn on_step;      /* told after each step; may be NULL */
     void *user;
+    ht_device_lock_wait_fn on_device_wait; /* the measurements (each device alone, the
+                                         split, refinement, sweep) hold every device's
+                                         lock (ht_device_locks_take, exec.h), taken after
+                                         any tuning; told once per lock another process
+                                         holds, with wait_user. NULL: it waits silently */
+    void *wait_user;
+    volatile sig_atomic_t *stop;      /* when not NULL and raised (a signal handler), a
+                                         wait for a device lock ends: HT_EINTR */
 };
 
 /* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
@@ -263,6 +273,8 @@ struct ht_workflow_split_result {
     size_t ndop;                      /* opts.dop: the counts tried, in order (0: none, no
                                          device could be partitioned) */
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
+    struct ht_load load;              /* what other processes did while it tuned and
+                                         measured (exec.h: ht_load_under, ht_load_sentence) */
 };
 
 /* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
@@ -289,6 +301,9 @@ int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf,
  * also on error). A failed verification is not an error: out->verify_failed says so.
  * With opts->dop, all of that at each count of CPU compute units (the result kept is the
  * fastest measured; out->dop lists them all; a failed verification of any counts).
+ * Every measurement after the tuning holds all the devices' locks (opts->on_device_wait;
+ * HT_EINTR when opts->stop ends a wait); out->load says what other processes did
+ * meanwhile.
  * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), HT_EINVAL
  * (before tuning) when opts->coexec.cpu_units exceeds a partitionable CPU device's compute
  * units or no device can be partitioned, those of ht_workflow_best, ht_coexec_create,
@@ -363,6 +378,8 @@ struct ht_workflow_run_result {
                                          after it ran */
     int verify_failed;                /* a co-execution, round or point failed it */
     struct ht_report_result report;   /* the report written */
+    struct ht_load load;              /* what other processes did while it tuned and
+                                         measured (exec.h: ht_load_under, ht_load_sentence) */
 };
 
 /* The whole pipeline of `hetune run` on spec and devs[0..n) (borrowed; they must outlive
@@ -375,7 +392,10 @@ struct ht_workflow_run_result {
  * verification is not an error (out->verify_failed), nor a stopped tuning (out->stopped:
  * the function returns at once). A device with no configuration that ran and verified
  * after its tuning is left out of the steps after it (out->skipped); with one device left
- * nothing is split. Errors, err filled: HT_EINVAL (no device, a dimension the spec lacks,
+ * nothing is split. The tuning holds each device's lock in turn, the co-executions all
+ * of them (opts->split.on_device_wait, opts->split.stop); out->load says what other
+ * processes did meanwhile. Errors, err filled: HT_EINTR (opts->split.stop ended a wait
+ * for a device lock), HT_EINVAL (no device, a dimension the spec lacks,
  * a sweep without two devices, no parameter or too many), HT_ENOTFOUND (no device with a
  * configuration that ran and verified, or nothing to report), those of the space, the
  * tuner, ht_workflow_split and ht_report_write; HT_ENOMEM. */
@@ -417,8 +437,10 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
- * 0: the default) into *bw and stores it in store for the planner. Errors as
- * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth. */
+ * 0: the default) into *bw and stores it in store for the planner. It holds dev's lock
+ * while it measures (ht_device_locks_take, exec.h), waiting silently for another process
+ * that holds it until eo->stop is raised (HT_EINTR). Errors as ht_bandwidth_measure,
+ * ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
                           const struct ht_exec_opts *eo, uint64_t bytes,
                           struct ht_bandwidth *bw, struct ht_error *err);

@@ -219,7 +219,9 @@ class Runtime:
     def info(self) -> Dict[str, Any]:
         """What the runtime decided and measured, a dict: spec, split, fastest, decision (in
         words), predicted_split_s, predicted_alone_s, measured_split_s, launches,
-        failed_launches, last_status, last_error, last_wall_s and devices (each with
+        failed_launches, last_status, last_error, last_wall_s, under_load,
+        load_other_cores and locked (what other processes did while the decision
+        measured: docs/reliability.md) and devices (each with
         index, name, platform, config, tuned_s, alone_s, used, share, kernel_s and
         transfer_s of the last launch) and skipped (devices with nothing usable)."""
         err = _lib.Error()

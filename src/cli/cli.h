@@ -230,6 +230,23 @@ void cli_sigint_release(struct cli_sigint *s);
 int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_atomic_t *stop,
                    int quiet, struct ht_store **out, struct ht_error *err);
 
+/* Who is told of a wait for a device lock, and how (cli_device_wait's user). */
+struct cli_waiter {
+    const char *cmd;
+    int quiet;
+    volatile sig_atomic_t waiting; /* 1 while it waits for a device lock */
+};
+
+/* An ht_device_lock_wait_fn: unless the cli_waiter user is quiet, says on stderr that
+ * device d is being measured by another process and that this one waits (Ctrl-C stops);
+ * keeps the waiter's waiting flag. */
+void cli_device_wait(const struct ht_device_info *d, const char *path, long holder,
+                     void *user);
+
+/* Unless quiet, says on stderr "hetune <cmd>: measured under load: ..." when load says
+ * the measurements were made under load (ht_load_sentence). */
+void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet);
+
 /* Prints "hetune <cmd>: <formatted error>" to stderr and returns ht_exit_status(err->code). */
 int cli_fail(const char *cmd, const struct ht_error *err);
 

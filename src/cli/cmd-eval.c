@@ -102,6 +102,8 @@ int cmd_eval(int argc, char **argv)
     struct ht_session *session = NULL;
     struct ht_eval_result *res = NULL;
     const struct ht_device_info *dev;
+    struct ht_device_locks locks;
+    struct cli_waiter waiter = {"eval", 0, 0};
     int64_t *config = NULL;
     struct ht_error err, jerr;
     char *text = NULL;
@@ -158,7 +160,15 @@ int cmd_eval(int argc, char **argv)
         goto cleanup;
     }
 
+    /* Timed like a tune's evaluation: with the device's lock, the wait said. */
+    waiter.quiet = co.quiet;
+    rc = ht_device_locks_take(&dev, 1, NULL, cli_device_wait, &waiter, &locks, NULL, &err);
+    if (rc != HT_OK) {
+        status = cli_fail("eval", &err);
+        goto cleanup;
+    }
     rc = ht_session_eval(session, config, res, &err);
+    ht_device_locks_release(&locks, NULL);
     if (rc == HT_EBUILD && res->build_log && res->build_log[0]) {
         size_t n = strlen(res->build_log);
         fprintf(stderr, "%s%s", res->build_log, res->build_log[n - 1] == '\n' ? "" : "\n");

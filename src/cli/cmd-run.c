@@ -34,6 +34,9 @@ static const char run_usage[] =
     "  4. report   the report of this spec's case studies in the database (as hetune report\n"
     "              --spec NAME), with figures when gnuplot is on PATH.\n"
     "Co-executions are measured again at every run; the report shows the newest.\n"
+    "Tuning holds each device's lock as tune does, the co-executions every device's (as\n"
+    "split): a wait for another process is said and Ctrl-C stops it (130); the run ends\n"
+    "saying 'measured under load' as tune does (--json: \"load\").\n"
     "\n"
     "options:\n"
     "  -d, --device D,D,...  the devices, each an index from 'hetune devices' or a unique\n"
@@ -219,6 +222,7 @@ int cmd_run(int argc, char **argv)
     struct ht_workflow_run_opts ro;
     struct ht_workflow_run_result rr;
     struct cli_sigint sig = {.held = 0};
+    struct cli_waiter waiter = {"run", 0, 0};
     struct progress pg;
     struct ht_workflow_coexec *rows = NULL;
     char *text = NULL;
@@ -310,13 +314,17 @@ int cmd_run(int argc, char **argv)
     ro.split.on_note = co.quiet ? NULL : cli_split_note;
     ro.split.user = &pg;
     /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. */
-    ro.tune.stop = &stop_flag;
+    ro.tune.stop = ro.split.stop = &stop_flag;
+    ro.tune.on_device_wait = ro.split.on_device_wait = cli_device_wait;
+    waiter.quiet = co.quiet;
+    ro.tune.wait_user = ro.split.wait_user = &waiter;
     cli_sigint_catch(&sig, &stop_flag);
     rc = ht_workflow_run(spec, dl, n, &ro, &rr, &err);
     cli_sigint_release(&sig);
     cli_tune_bar_end(&pg.tune);
     if (pg.splitting)
         cli_progress_end(&pg.split);
+    cli_load_notice("run", &rr.load, co.quiet);
     if (rc != HT_OK) {
         status = cli_fail("run", &err);
         /* A device with no configuration that ran and verified is a runtime failure. */

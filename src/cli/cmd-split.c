@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,12 @@ static const char split_usage[] =
     "and --force apply there) and runs its Eq. 4 share of the nodes, or rank 0's node\n"
     "runs alone where that does not pay; --refine N then refines the nodes' shares\n"
     "from their slices' times (docs/scale.md).\n"
+    "\n"
+    "Its measurements (each device alone, the split, refinement and sweep) hold the\n"
+    "lock of every device in $HETUNE_LOCK_DIR (as tune's; taken after any tuning, in\n"
+    "the order of the lock files' names): another process measuring one of them makes\n"
+    "it say so and wait, Ctrl-C stops (130). It ends saying 'measured under load' as\n"
+    "tune does (--json: \"load\").\n"
     "\n"
     "Printed: per device its configuration, work-group size along the split dimension,\n"
     "time alone (tuned, and measured here), optimal and adjusted factors (the paper's\n"
@@ -82,6 +89,21 @@ static const char split_usage[] =
     "device, a spec that cannot be split), 3 verification failed, 130 interrupted\n";
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
+
+static volatile sig_atomic_t stop_flag;
+static struct cli_waiter waiter = {"split", 0, 0};
+
+/* Ctrl-C (or SIGTERM) while split waits for a device lock stops the wait (130, said);
+ * at any other moment it ends split at once, as it always did (the co-execution has no
+ * stop flag; its supervisor says so and exits 130). */
+static void on_stop(int sig)
+{
+    stop_flag = 1;
+    if (!waiter.waiting) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+}
 
 /* What split prints: the library's result, and what it was asked. */
 struct report {
@@ -290,6 +312,8 @@ int cmd_split(int argc, char **argv)
     struct cli_tune_bar bar = {.spec = NULL};
     struct ht_error err;
     char *text = NULL, line[512];
+    struct sigaction sa, old_int, old_term;
+    int caught = 0;
 
     memset(&wr, 0, sizeof wr);
     ht_workflow_split_opts_init(&wo);
@@ -338,6 +362,17 @@ int cmd_split(int argc, char **argv)
                         spec->space.ndims == 1 ? "" : "s");
         goto cleanup;
     }
+    /* A signal ignored (a background job, nohup) stays ignored. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGINT, NULL, &old_int) == 0 && old_int.sa_handler != SIG_IGN &&
+        sigaction(SIGTERM, NULL, &old_term) == 0 && old_term.sa_handler != SIG_IGN)
+        caught = sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0;
+    waiter.quiet = co.quiet;
+    wo.stop = topts.stop = &stop_flag;
+    wo.on_device_wait = topts.on_device_wait = cli_device_wait;
+    wo.wait_user = topts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */
         wo.db = co.db;
         rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
@@ -356,8 +391,15 @@ int cmd_split(int argc, char **argv)
     bar.quiet = co.quiet;
     rc = ht_workflow_split(spec, dl, n, &wo, &wr, &err);
     cli_tune_bar_end(&bar);
+    /* Stopped (a tuning cut short, a wait for a device lock): 130, whatever came of it. */
+    if (stop_flag && rc != HT_EINTR) {
+        ht_error_clear(&err);
+        rc = ht_error_set(&err, HT_EINTR, "interrupted; what was measured is stored in %s",
+                          co.db ? co.db : HT_STORE_DEFAULT_PATH);
+    }
     if (rc != HT_OK) {
         status = cli_fail("split", &err);
+        cli_load_notice("split", &wr.load, co.quiet);
         goto cleanup;
     }
     status = wr.verify_failed || v.failed ? 3 : 0;
@@ -381,6 +423,7 @@ int cmd_split(int argc, char **argv)
     } else {
         print_text(&rep);
     }
+    cli_load_notice("split", &wr.load, co.quiet);
     if (wr.res.verified == 0) {
         ht_error_clear(&err);
         ht_error_set(&err, HT_EVERIFY, "merged output differs from the single-device run: %zu "
@@ -390,6 +433,10 @@ int cmd_split(int argc, char **argv)
     }
 
 cleanup:
+    if (caught) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
     free(text);
     ht_workflow_split_result_destroy(&wr);
     free(dl);

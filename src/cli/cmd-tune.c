@@ -35,7 +35,13 @@ static const char tune_usage[] =
     "$HETUNE_DB_TIMEOUT seconds) with an error naming the database. One device is\n"
     "measured by one process at a time, machine-wide, whatever the database: a lock per\n"
     "device in $HETUNE_LOCK_DIR (default /tmp/hetune-locks; all CPU devices share one);\n"
-    "a tune that finds it held says so and waits (Ctrl-C stops). Under 'mpirun -n K'\n"
+    "a tune that finds it held says so and waits (Ctrl-C stops); a lock folder that\n"
+    "cannot be made is no error: the tune measures without it and says so at the end.\n"
+    "It ends saying 'measured under load' when other processes used 0.25 of a core or\n"
+    "more on average while it measured on a CPU device (/proc/stat less its own and its\n"
+    "workers' CPU time; docs/reliability.md), since its times may then be slow: rerun\n"
+    "with --fresh when the machine is quiet (--json: each device's \"load\"; not under\n"
+    "-q). Under 'mpirun -n K'\n"
     "(a build with MPI) the K ranks share the configurations: rank 0 queues them and\n"
     "stores every result (docs/scale.md). With --replay, a recorded space answers\n"
     "instead of a device (docs/guide.md).\n"
@@ -77,21 +83,9 @@ static volatile sig_atomic_t stop_flag;
 
 static void on_wait(const struct ht_device_info *d, const struct ht_lease_info *h, void *u)
 {
-    if (!*(int *)u)
+    if (!((struct cli_waiter *)u)->quiet)
         fprintf(stderr, "hetune tune: device %zu is being tuned by process %lld on host %s; "
                 "waiting\n", d->index, (long long)h->pid, h->hostname);
-}
-
-static void on_device_wait(const struct ht_device_info *d, const char *path, long holder,
-                           void *u)
-{
-    char who[64] = "another process";
-
-    if (holder > 0)
-        snprintf(who, sizeof who, "process %ld", holder);
-    if (!*(int *)u)
-        fprintf(stderr, "hetune tune: device %zu is being measured by %s (lock %s); waiting, "
-                "so that neither skews the other's times\n", d->index, who, path);
 }
 
 static void print_text_device(const struct ht_spec *spec, const struct ht_device_info *dev,
@@ -193,6 +187,8 @@ int cmd_tune(int argc, char **argv)
     struct ht_recording *rec = NULL;
     struct ht_device_info replayed;
     int c, status = 2, rc, interrupted = 0, missing_best = 0;
+    struct cli_waiter waiter = {"tune", 0, 0};
+    struct ht_load load = {0};
 
     ht_tune_opts_init(&opts);
     ht_error_clear(&err);
@@ -243,6 +239,9 @@ int cmd_tune(int argc, char **argv)
     /* The first Ctrl-C asks for a clean stop, prints the best so far and exits with 130. */
     cli_sigint_catch(&sig, &stop_flag);
     opts.stop = &stop_flag;
+    opts.on_device_wait = cli_device_wait;
+    waiter.quiet = co.quiet;
+    opts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: rank 0 queues, every rank measures (mpi.h) */
         rc = ht_mpi_tune(spec, co.device, db, &opts, co.json, &text, &status, &err);
         status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
@@ -285,8 +284,6 @@ int cmd_tune(int argc, char **argv)
     bar.spec = spec;
     bar.quiet = co.quiet;
     opts.on_wait = on_wait;
-    opts.on_device_wait = on_device_wait;
-    opts.wait_user = &co.quiet;
 
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {
@@ -322,6 +319,9 @@ int cmd_tune(int argc, char **argv)
         if (cli_json_text("tune", rc, text) != 0)
             status = 1;
     }
+    for (size_t i = 0; i < ndone; i++)
+        ht_load_add(&load, &tr[i].load);
+    cli_load_notice("tune", &load, co.quiet);
     if (interrupted) {
         fprintf(stderr, "hetune tune: interrupted; what was measured is stored in %s: the same "
                 "command resumes\n", db);

@@ -276,6 +276,31 @@ void cli_sigint_release(struct cli_sigint *s)
     s->held = s->held_term = 0;
 }
 
+void cli_device_wait(const struct ht_device_info *d, const char *path, long holder,
+                     void *user)
+{
+    struct cli_waiter *w = user;
+    char who[64] = "another process";
+
+    w->waiting = path != NULL;
+    if (!path)
+        return; /* the wait ended */
+    if (holder > 0)
+        snprintf(who, sizeof who, "process %ld", holder);
+    if (!w->quiet)
+        fprintf(stderr, "hetune %s: device %zu is being measured by %s (lock %s); waiting, "
+                "so that neither skews the other's times (Ctrl-C stops)\n", w->cmd,
+                d->index, who, path);
+}
+
+void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet)
+{
+    char line[1024];
+
+    if (!quiet && ht_load_sentence(load, line, sizeof line))
+        fprintf(stderr, "hetune %s: %s\n", cmd, line);
+}
+
 struct store_notice {
     const char *cmd;
     int quiet;

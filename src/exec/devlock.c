@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exec-internal.h"
 #include "hetune/exec.h"
 #include "util/util.h"
 
@@ -65,15 +67,51 @@ static long holder_pid(int fd)
     return strtol(b, NULL, 10);
 }
 
-int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
-                   ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
-                   struct ht_error *err)
-{
-    char path[4096], pid[32];
-    const char *dir = lock_dir();
-    int fd = -1, told = 0, e, n;
+/* The locks this process holds: a lock file is flocked once per process (a second open
+ * and flock of it would wait for the first one forever), and taken again by counting. */
+#define HELD_MAX 64
+static struct held {
+    char path[4096];
+    int fd;
+    unsigned refs;
+} held[HELD_MAX];
+static pthread_mutex_t held_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-    *fd_out = -1;
+/* The slot holding path, or -1. With held_mutex held. */
+static int held_find(const char *path)
+{
+    for (int i = 0; i < HELD_MAX; i++)
+        if (held[i].refs && !strcmp(held[i].path, path))
+            return i;
+    return -1;
+}
+
+/* Counts one more use of path when this process holds it: returns its slot, else -1. */
+static int held_again(const char *path)
+{
+    int i;
+
+    pthread_mutex_lock(&held_mutex);
+    i = held_find(path);
+    if (i >= 0)
+        held[i].refs++;
+    pthread_mutex_unlock(&held_mutex);
+    return i;
+}
+
+/* Takes the lock file path for this process (dev for the notice): counted when held
+ * already, else flocked, waiting as ht_device_lock says. Sets *slot. */
+static int lock_path(const char *path, const struct ht_device_info *dev,
+                     volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait, void *user,
+                     int *slot, struct ht_error *err)
+{
+    char pid[32];
+    const char *dir = lock_dir();
+    int fd = -1, told = 0, e, n, i;
+
+    *slot = held_again(path);
+    if (*slot >= 0)
+        return HT_OK;
     /* Sticky and open to all, as /tmp is: users share the devices, so they share the
      * locks, and none can remove another's file. An existing folder is taken as it is. */
     make_parents(dir);
@@ -84,7 +122,6 @@ int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop
         return ht_error_set(err, HT_EIO, "cannot make the device lock folder %s: %s "
                             "($HETUNE_LOCK_DIR chooses another)", dir, strerror(e));
     }
-    ht_device_lock_path(dev, path, sizeof path);
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) {
         e = errno;
@@ -104,6 +141,8 @@ int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop
         }
         if (stop && *stop) {
             close(fd);
+            if (told && on_wait)
+                on_wait(dev, NULL, 0, user);
             return ht_error_set(err, HT_EINTR, "interrupted while waiting for the device "
                                 "lock %s", path);
         }
@@ -112,17 +151,45 @@ int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop
         told = 1;
         nanosleep(&(struct timespec){0, LOCK_POLL_NS}, NULL);
     }
+    if (told && on_wait)
+        on_wait(dev, NULL, 0, user);
     /* Who holds it, for the notice of the next process that waits. */
     n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     /* A failure here costs only the pid in the notice: the lock holds all the same. */
     if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) != n)
         pid[0] = '\0';
-    *fd_out = fd;
+    pthread_mutex_lock(&held_mutex);
+    for (i = 0; i < HELD_MAX && held[i].refs; i++)
+        ;
+    if (i < HELD_MAX) {
+        snprintf(held[i].path, sizeof held[i].path, "%s", path);
+        held[i].fd = fd;
+        held[i].refs = 1;
+    }
+    pthread_mutex_unlock(&held_mutex);
+    if (i == HELD_MAX) {
+        flock(fd, LOCK_UN);
+        close(fd);
+        return ht_error_set(err, HT_EINVAL, "more than %d device locks held at once",
+                            HELD_MAX);
+    }
+    *slot = i;
     return HT_OK;
 }
 
-void ht_device_unlock(int fd)
+/* Gives back one use of slot; the last one empties the file and unlocks it. */
+static void unlock_slot(int slot)
 {
+    int fd = -1;
+
+    if (slot < 0 || slot >= HELD_MAX)
+        return;
+    pthread_mutex_lock(&held_mutex);
+    if (held[slot].refs && --held[slot].refs == 0) {
+        fd = held[slot].fd;
+        held[slot].path[0] = '\0';
+    }
+    pthread_mutex_unlock(&held_mutex);
     if (fd < 0)
         return;
     /* Emptied first: a waiter reading it after this learns no stale pid. */
@@ -133,4 +200,124 @@ void ht_device_unlock(int fd)
     }
     flock(fd, LOCK_UN);
     close(fd);
+}
+
+int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
+                   ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
+                   struct ht_error *err)
+{
+    char path[4096];
+    int slot, rc;
+
+    *fd_out = -1;
+    ht_device_lock_path(dev, path, sizeof path);
+    rc = lock_path(path, dev, stop, on_wait, user, &slot, err);
+    if (rc == HT_OK)
+        *fd_out = held[slot].fd; /* the slot's fd stays until its last use is given back */
+    return rc;
+}
+
+void ht_device_unlock(int fd)
+{
+    int slot = -1;
+
+    if (fd < 0)
+        return;
+    pthread_mutex_lock(&held_mutex);
+    for (int i = 0; i < HELD_MAX && slot < 0; i++)
+        if (held[i].refs && held[i].fd == fd)
+            slot = i;
+    pthread_mutex_unlock(&held_mutex);
+    unlock_slot(slot);
+}
+
+/* --- sets of locks, and the load watch --- */
+
+struct named {
+    char path[4096];
+    const struct ht_device_info *dev;
+};
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const struct named *)a)->path, ((const struct named *)b)->path);
+}
+
+int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
+                         volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait,
+                         void *user, struct ht_device_locks *l, struct ht_load *load,
+                         struct ht_error *err)
+{
+    struct named *names = NULL;
+    struct ht_error why;
+    size_t k = 0;
+    int rc = HT_OK;
+
+    memset(l, 0, sizeof *l);
+    names = calloc(n ? n : 1, sizeof *names);
+    if (!names)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        char path[4096];
+        ht_device_lock_path(devs[i], path, sizeof path);
+        l->cpu |= devs[i]->is_cpu;
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = !strcmp(names[j].path, path);
+        if (seen)
+            continue;
+        snprintf(names[k].path, sizeof names[k].path, "%s", path);
+        names[k++].dev = devs[i];
+    }
+    if (k > HT_DEVICE_LOCKS_MAX) {
+        rc = ht_error_set(err, HT_EINVAL, "%zu device locks in one set: at most %d", k,
+                          HT_DEVICE_LOCKS_MAX);
+        goto cleanup;
+    }
+    /* The global order: whoever holds a lock waits only for those after it, so no two
+     * processes ever wait for each other. */
+    qsort(names, k, sizeof *names, by_path);
+    for (size_t j = 0; j < k; j++) {
+        int slot;
+        ht_error_clear(&why);
+        rc = lock_path(names[j].path, names[j].dev, stop, on_wait, user, &slot, &why);
+        if (rc == HT_EIO) {
+            /* Measuring unlocked beats not measuring: the run says so at its end. */
+            if (load && !load->unlocked) {
+                load->unlocked = 1;
+                ht_error_format(&why, load->unlocked_why, sizeof load->unlocked_why);
+            }
+            rc = HT_OK;
+            continue;
+        }
+        if (rc != HT_OK) {
+            *err = why;
+            ht_device_locks_release(l, NULL);
+            goto cleanup;
+        }
+        l->slot[l->n++] = slot;
+    }
+    if (l->cpu)
+        l->watching = ht__load_sample(&l->t0, &l->busy0, &l->own0) == 0;
+
+cleanup:
+    free(names);
+    return rc;
+}
+
+void ht_device_locks_release(struct ht_device_locks *l, struct ht_load *load)
+{
+    double t1, busy1, own1;
+
+    if (l->watching && ht__load_sample(&t1, &busy1, &own1) == 0 && load) {
+        double other = (busy1 - l->busy0) - (own1 - l->own0);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        load->cores = cores > 0 ? (unsigned)cores : 1;
+        load->window_s += t1 - l->t0;
+        load->other_cpu_s += other > 0 ? other : 0;
+    }
+    l->watching = 0;
+    /* In the opposite order: any order is safe to give back, this one is the tidy one. */
+    while (l->n > 0)
+        unlock_slot(l->slot[--l->n]);
 }

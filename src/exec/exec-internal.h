@@ -8,6 +8,8 @@
  *   verify.c   element-wise comparison of outputs with the reference
  *   refcache.c the reference outputs of a problem, kept on disk (computed once)
  *   repeats.c  adaptive repeats (exec.h, ht_repeats_decide)
+ *   devlock.c  device locks, one at a time and in sets (exec.h)
+ *   load.c     the load other processes put on the machine while one measures
  */
 #ifndef HETUNE_EXEC_INTERNAL_H
 #define HETUNE_EXEC_INTERNAL_H
@@ -20,6 +22,12 @@
 #include "hetune/exec.h"
 
 struct ht__worker;
+
+/* One sample of the load watch (load.c): *t the monotonic time, *busy the CPU seconds
+ * all processes have used since boot ($HETUNE_LOAD_STAT, else /proc/stat), *own those of
+ * this process and its children (waited for, and live ones). Returns 0, or -1 when the
+ * figures cannot be read (no /proc): then nothing is watched. */
+int ht__load_sample(double *t, double *busy, double *own);
 
 /* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
  * message "<what> failed: CL_...", and returns code. */

@@ -166,6 +166,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     struct ht_eval_result res;
     struct ht_error eerr;
     struct ht__tune_ident id;
+    struct ht_device_locks locks;
     double t0 = now_s();
     int st;
 
@@ -193,7 +194,15 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     }
     memset(&res, 0, sizeof res);
     ht_session_set_cut(*session, a->best_s, m->opts->cut_factor);
+    /* Ranks of one host that share a device measure on it one at a time, as processes
+     * do (exec.h): one lock, held for one configuration, in this thread alone, so that
+     * the rank's main thread goes on answering the others meanwhile. */
+    st = ht_device_locks_take(&dev, 1, m->opts->stop, m->opts->on_device_wait,
+                              m->opts->wait_user, &locks, NULL, &eerr);
+    if (st == HT_EINTR)
+        return -1;
     st = ht_session_eval(*session, a->values, &res, &eerr);
+    ht_device_locks_release(&locks, NULL);
     /* A signal can make an OpenCL call fail: such a failure is abandoned, not sent. */
     if (m->opts->stop && *m->opts->stop && st != HT_OK && st != HT_ECUT) {
         ht_eval_result_destroy(&res);

@@ -235,7 +235,9 @@ static void node_whole(struct msplit *m, struct node *me)
     in = (struct ht__decide_in){m->spec, wd, k, bw, &m->opts->coexec, &m->opts->coexec,
                                 m->opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO, 1,
                                 m->opts->paper_plan,
-                                m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL};
+                                m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
+                                m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
+                                NULL};
     rc = ht__decide(&in, &d, &e);
     if (rc == HT_OK && !d.has_res)
         d.has_res = (rc = ht_coexec_run(d.cx, &d.res, &e)) == HT_OK;

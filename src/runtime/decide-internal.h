@@ -35,6 +35,14 @@ struct ht__decide_in {
                                               from the tuned times), not the bus plan */
     const struct ht_host_memory *host;     /* the host memory's rates (ht__stored_host_memory):
                                               a floor under the predicted split; NULL: none */
+    /* The measurements (each device alone, the split) hold every device's lock
+     * (ht_device_locks_take); a wait stops when *stop is raised (HT_EINTR), on_wait is
+     * told (with wait_user) once per lock found held. All may be NULL. */
+    volatile sig_atomic_t *stop;
+    ht_device_lock_wait_fn on_wait;
+    void *wait_user;
+    struct ht_load *load;                  /* what others did meanwhile is added here;
+                                              NULL: not kept */
 };
 
 /* What was decided. ht__decision_destroy frees what it owns. */

@@ -107,6 +107,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     struct ht_coexec_estimate est;
     size_t n = in->n, *all = NULL, fastest = 0;
     int forced = in->mode == HT__DECIDE_SPLIT, rc = HT_OK;
+    struct ht_device_locks locks = {0};
 
     memset(out, 0, sizeof *out);
     out->predicted_split_s = out->predicted_alone_s = out->measured_split_s = -1;
@@ -160,7 +161,22 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         return rc;
     }
 
-    /* Measure every device alone with the co-execution's clock, then predict. */
+    /* Measure every device alone with the co-execution's clock, then predict; no other
+     * process measures these devices meanwhile. */
+    {
+        const struct ht_device_info **devs = calloc(n, sizeof *devs);
+        if (!devs) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < n; i++)
+            devs[i] = in->devs[i].dev;
+        rc = ht_device_locks_take(devs, n, in->stop, in->on_wait, in->wait_user, &locks,
+                                  in->load, err);
+        free(devs);
+        if (rc != HT_OK)
+            goto done;
+    }
     alone_cx = calloc(n, sizeof *alone_cx);
     alone_res = calloc(n, sizeof *alone_res);
     alone = calloc(n, sizeof *alone);
@@ -215,6 +231,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         out->ncx = 1;
     }
 done:
+    ht_device_locks_release(&locks, in->load);
     for (size_t i = 0; alone_cx && i < n; i++)
         ht_coexec_free(alone_cx[i]);
     for (size_t i = 0; alone_res && i < n; i++)

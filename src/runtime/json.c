@@ -37,6 +37,21 @@ static int dump(json_t *root, int digits, char **text, struct ht_error *err)
     return *text ? HT_OK : ht_error_set(err, HT_ENOMEM, "cannot write the result as JSON");
 }
 
+/* What other processes did while a run measured (exec.h, struct ht_load). */
+static json_t *load_json(const struct ht_load *l)
+{
+    char line[1024];
+
+    ht_load_sentence(l, line, sizeof line);
+    return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
+                     "other_cores", round(ht_load_other_cores(l) * 100) / 100,
+                     "cores", (json_int_t)l->cores,
+                     "window_seconds", round(l->window_s * 1000) / 1000,
+                     "locked", !l->unlocked,
+                     "unlocked_why", l->unlocked ? json_string(l->unlocked_why) : json_null(),
+                     "notice", line[0] ? json_string(line) : json_null());
+}
+
 static json_t *config_json(const struct ht_spec *spec, const int64_t *config)
 {
     json_t *o = json_object();
@@ -221,6 +236,7 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         "sweep", r->nsweep ? sweep_json(r) : json_null()));
     if (r->nsweep)
         json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
+    json_object_set_new(root, "load", load_json(&r->load));
     return dump(root, 0, text, err);
 }
 
@@ -310,7 +326,7 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
     }
     free(rows);
     return dump(json_pack(
-        "{s:s, s:s?, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f}",
+        "{s:s, s:s?, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f, s:o}",
         "spec", spec->name, "spec_path", spec->path, "db", db ? db : HT_STORE_DEFAULT_PATH,
         "problem_id", (json_int_t)r->problem_id, "devices", devs,
         "skipped", skipped_json(r->skipped, r->nskipped),
@@ -319,7 +335,7 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
         "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",
         (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
         rep->pictures ? json_null() : json_string(rep->no_pictures),
-        "seconds", round(elapsed * 1000) / 1000), 9, text, err);
+        "seconds", round(elapsed * 1000) / 1000, "load", load_json(&r->load)), 9, text, err);
 }
 
 /* --- hetune eval --- */
@@ -474,6 +490,7 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "built_ahead_seconds", json_real(r->prebuild_s));
     json_object_set_new(o, "driver_cache", json_boolean(r->driver_cache));
     json_object_set_new(o, "stopped", json_boolean(r->stopped));
+    json_object_set_new(o, "load", load_json(&r->load));
     if (r->replayed) {
         json_object_set_new(o, "replayed", json_true());
         json_object_set_new(o, "missing", json_integer((json_int_t)r->missing));

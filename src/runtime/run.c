@@ -109,6 +109,7 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
             }
         }
         rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
+        ht_load_add(&out->load, &tr->load);
         if (opts->split.on_step)
             opts->split.on_step("tuned", opts->split.user);
         if (rc != HT_OK)
@@ -158,6 +159,7 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
     const char *const *scheds = opts->schedulers ? opts->schedulers : just_static;
     size_t nsched = opts->schedulers ? opts->nschedulers : 1;
     struct ht__split_base b;
+    struct ht_device_locks locks = {0};
     int rc;
 
     memset(&b, 0, sizeof b);
@@ -169,8 +171,12 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
     out->splits = calloc(3 * nsched, sizeof *out->splits);
     if (!out->splits)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__split_base_alone(&b, &opts->split.coexec, opts->split.on_step, opts->split.user,
-                              err);
+    /* Every measurement of this step holds every device's lock (tuning, before, took
+     * each device's alone). */
+    rc = ht__split_lock(&b, &opts->split, &locks, &out->load, err);
+    if (rc == HT_OK)
+        rc = ht__split_base_alone(&b, &opts->split.coexec, opts->split.on_step,
+                                  opts->split.user, err);
     out->fastest = b.fastest;
     for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
         if (!(dims & (1u << d)))
@@ -196,6 +202,7 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
             out->verify_failed |= out->splits[out->nsplits - 1].verify_failed;
         }
     }
+    ht_device_locks_release(&locks, &out->load);
     ht__split_base_destroy(&b);
     return rc;
 }

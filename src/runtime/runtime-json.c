@@ -111,7 +111,10 @@ int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_err
         put(root, "last_status",
             info->last_status ? str(ht_err_name(info->last_status)) : json_null()) ||
         put(root, "last_error", str(info->last_error)) ||
-        put(root, "last_wall_s", seconds(info->last_wall_s)))
+        put(root, "last_wall_s", seconds(info->last_wall_s)) ||
+        put(root, "under_load", json_boolean(ht_load_under(&info->load))) ||
+        put(root, "load_other_cores", json_real(ht_load_other_cores(&info->load))) ||
+        put(root, "locked", json_boolean(!info->load.unlocked)))
         goto nomem;
     if (put(root, "devices", devs) || put(root, "skipped", skipped)) {
         devs = skipped = NULL; /* put took them */

@@ -420,7 +420,8 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     const struct ht_bandwidth *const *bw =
         memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
     struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo, modes[opts->mode],
-                               0, 0, rt->has_host ? &rt->host : NULL};
+                               0, 0, rt->has_host ? &rt->host : NULL,
+                               NULL, NULL, NULL, &info->load};
     struct ht__decision d;
     int rc;
 

@@ -50,8 +50,15 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
                           const struct ht_exec_opts *eo, uint64_t bytes,
                           struct ht_bandwidth *bw, struct ht_error *err)
 {
+    struct ht_device_locks locks;
     int64_t id;
-    int rc = ht_bandwidth_measure(dev, eo, bytes, 0, bw, err);
+    /* Measured as a tune measures: no other process on the device meanwhile. */
+    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, NULL, err);
+
+    if (rc != HT_OK)
+        return rc;
+    rc = ht_bandwidth_measure(dev, eo, bytes, 0, bw, err);
+    ht_device_locks_release(&locks, NULL);
 
     if (rc == HT_OK)
         rc = ht_store_device_id(store, dev, &id, err);

@@ -381,6 +381,23 @@ int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned
     return HT_OK;
 }
 
+int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                   struct ht_device_locks *locks, struct ht_load *load, struct ht_error *err)
+{
+    const struct ht_device_info **devs = calloc(b->n ? b->n : 1, sizeof *devs);
+    int rc;
+
+    memset(locks, 0, sizeof *locks);
+    if (!devs)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < b->n; i++)
+        devs[i] = b->devs[i].dev;
+    rc = ht_device_locks_take(devs, b->n, opts->stop, opts->on_device_wait,
+                              opts->wait_user, locks, load, err);
+    free(devs);
+    return rc;
+}
+
 /* The whole split at opts->coexec.cpu_units. */
 static int split_at(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                     size_t n, const struct ht_workflow_split_opts *opts,
@@ -389,6 +406,7 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
     struct ht__split_base b;
+    struct ht_device_locks locks = {0};
     struct ht_error why;
     size_t kept = 0;
     int rc;
@@ -429,6 +447,7 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
     bo.no_predict = opts->no_predict;
     bo.on_note = opts->on_note;
     bo.user = opts->user;
+    bo.load = &out->load;
     b.spec = spec;
     b.n = n;
     b.devs = out->devs;
@@ -455,12 +474,17 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
                                    "device %zu (%s): %s", devs[0]->index, devs[0]->name,
                                    out->skipped[0].reason);
     out->n = b.n = kept;
+    /* The measurements from here on hold every device's lock; tuning (above) took each
+     * device's alone, so that no lock is held while a tune waits for another. */
+    if (rc == HT_OK)
+        rc = ht__split_lock(&b, opts, &locks, &out->load, err);
     if (rc == HT_OK)
         rc = ht__split_written(&b, opts, err);
     if (rc == HT_OK)
         rc = ht__split_base_alone(&b, &opts->coexec, opts->on_step, opts->user, err);
     if (rc == HT_OK)
         rc = ht__split_once(&b, opts, 0, 1.0, out, err);
+    ht_device_locks_release(&locks, &out->load);
     ht__split_base_destroy(&b);
     ht_store_close(b.store);
     return rc;
@@ -503,6 +527,7 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     struct ht_workflow_split_opts o = *opts;
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
     unsigned units[HT_WORKFLOW_DOP_MAX];
+    struct ht_load all = {0};
     size_t nc, best = 0;
     int rc, failed = 0;
 
@@ -525,6 +550,10 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
             r = *out;
         dop[k] = (struct ht_workflow_dop){units[k], r.res.wall_s, r.ran_alone, r.split_id};
         failed |= r.verify_failed;
+        if (k)
+            ht_load_add(&all, &r.load);
+        else
+            all = r.load;
         if (k && r.res.wall_s < out->res.wall_s) {
             ht_workflow_split_result_destroy(out);
             *out = r;
@@ -534,6 +563,7 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
         }
     }
     out->verify_failed |= failed;
+    out->load = all;
     out->cpu_units = best ? units[best] : 0;
     out->ndop = nc;
     memcpy(out->dop, dop, nc * sizeof dop[0]);

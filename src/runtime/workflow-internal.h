@@ -39,6 +39,13 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 
+/* Takes the device locks of b's devices (b->n, their dev set) for its measurements, as
+ * opts says (on_device_wait, wait_user, stop): ht_device_locks_take, load
+ * (may be NULL) told of a lock that cannot be made. Give back with
+ * ht_device_locks_release. Errors: HT_EINTR (stopped while waiting), HT_ENOMEM. */
+int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                   struct ht_device_locks *locks, struct ht_load *load, struct ht_error *err);
+
 /* Frees what b owns (not its devs). */
 void ht__split_base_destroy(struct ht__split_base *b);
 

@@ -178,6 +178,8 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
         opts->on_note(note, opts->user);
     }
     rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
+    if (opts->load)
+        ht_load_add(opts->load, &tr->load);
     if (rc == HT_OK) {
         d->tuned_now = 1;
         rc = read_best(spec, store, problem_id, opts->unverified, d, err);

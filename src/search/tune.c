@@ -413,7 +413,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     int64_t kernel_id;
     double t0 = ht__now(), loop_t0;
     size_t nparams = spec->space.nparams, total;
-    int rc, leased = 0, ref_done = 0, lock_fd = -1;
+    int rc, leased = 0, ref_done = 0;
+    struct ht_device_locks locks = {0};
 
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
@@ -531,8 +532,9 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
      * database, keeps apart those of different ones (and other users'). Taken after the
      * lease, so that a tune waiting for a lease holds no device lock meanwhile. */
     if (!opts->replay) {
-        rc = ht_device_lock(dev, opts->stop, opts->on_device_wait, opts->wait_user, &lock_fd,
-                            err);
+        /* A lock that cannot be made is no reason not to tune: out->load says so. */
+        rc = ht_device_locks_take(&dev, 1, opts->stop, opts->on_device_wait, opts->wait_user,
+                                  &locks, &out->load, err);
         if (rc == HT_EINTR && stop_raised(opts)) {
             ht_error_clear(err);
             out->stopped = 1;
@@ -782,7 +784,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     rc = HT_OK;
 
 cleanup:
-    ht_device_unlock(lock_fd);
+    ht_device_locks_release(&locks, &out->load);
     if (leased)
         ht_store_release_device(store, out->device_id, NULL);
     if (opts->replay)
