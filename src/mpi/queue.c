@@ -21,8 +21,8 @@
 
 #include "hetune/mpi.h"
 #include "hetune/report.h"
-#include "mpi/mpi-internal.h"
-#include "search/search-internal.h"
+#include "mpi-internal.h"
+#include "search/tuner.h"
 #include "util/util.h"
 
 enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };

@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "hetune/space.h"
-#include "space/enum-internal.h"
+#include "enum-internal.h"
 #include "util/util.h"
 
 enum dom_kind { DOM_VALUES, DOM_RANGE, DOM_POW2 };

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "store/query.h"
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 /* Fills one row of the caller's type from the statement's current row. */
 typedef void (*fill_fn)(sqlite3_stmt *st, void *row);
