@@ -1,4 +1,4 @@
-/* The split-or-alone decision over one machine's devices (decide-internal.h): the
+/* The split-or-alone decision over one machine's devices (runtime/decide.h): the
  * runtime's at ht_runtime_open, and each node's of a split over MPI. */
 #include <stdio.h>
 #include <stdlib.h>

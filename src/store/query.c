@@ -1,4 +1,4 @@
-/* The listings the report and the exports read (src/store/query.h): problems with their
+/* The listings the report and the exports read (store/query.h): problems with their
  * kernel's names, devices, tallies of evaluations, and which splits to show. */
 #include <stdlib.h>
 #include <string.h>
