@@ -22,7 +22,7 @@
 #include "hetune/mpi.h"
 #include "hetune/report.h"
 #include "mpi-internal.h"
-#include "search/tuner.h"
+#include "tune/tuner.h"
 #include "util/util.h"
 
 enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };

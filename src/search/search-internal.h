@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 #include "hetune/search.h"
-#include "search/tuner.h" /* search's door: the tuner's evaluations, shared with src/mpi */
 #include "util/util.h"
 
 struct ht_search {

@@ -1,10 +1,10 @@
-/* search's door for the MPI tuning queue (src/mpi/queue.c): the evaluations other ranks
- * made are filled as the tuner (src/search/tune.c) fills its own.
+/* tune's door for the MPI tuning queue (src/mpi/queue.c): the evaluations other ranks
+ * made are filled as the tuner (src/tune/tune.c) fills its own.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
-#ifndef HETUNE_SEARCH_TUNER_H
-#define HETUNE_SEARCH_TUNER_H
+#ifndef HETUNE_TUNE_TUNER_H
+#define HETUNE_TUNE_TUNER_H
 
 #include <stddef.h>
 #include <stdint.h>

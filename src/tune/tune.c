@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hetune/tune.h"
-#include "search-internal.h"
+#include "tune/tuner.h"
 #include "util/util.h"
 
 _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run of an eval");
