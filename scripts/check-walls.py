@@ -15,10 +15,16 @@ Each crossing found must be listed in the allow-list (scripts/walls-allowed.txt)
 line of the allow-list must still be found, so the list is always today's crossings and a
 crossing fixed leaves it. Lines of the allow-list, '#' starting a comment:
 
-  friend HEADER MODULE...   # why     HEADER (as src/HEADER) is a friend header for these
+  friend HEADER MODULE...   # why     HEADER (as src/HEADER, in its module's door folder
+                                      src/<module>/door/) is a friend header for these
                                       modules ('*': every module)
   include FILE HEADER       # why     FILE (under src/) includes HEADER (under src/)
   sqlite3 FILE              # why     FILE (under src/) uses SQLite's API
+
+The compiler enforces the walls between modules too (one object library per module, each
+seeing only the door folders it is allowed: CMakeLists.txt, tests/walls/); this script names
+the crossing, and catches what the include path cannot: a "../other/x.h" relative include,
+and which friend header of a door folder a module uses.
 
 Every entry needs its reason after '#'. Exit status: 0 when everything found is listed and
 everything listed is found, 1 otherwise (each problem on stderr), 2 on bad usage or a
@@ -59,11 +65,24 @@ def module_of(rel):
     return parts[0] if len(parts) > 1 else ""
 
 
-def resolve(src, file_rel, name):
+def door_dirs(src):
+    """The door folders src/<module>/door/, which the build puts on the include path of the
+    modules allowed in (CMakeLists.txt, hetune_module): a friend header is written
+    "exec/engine.h" and lives in src/exec/door/exec/engine.h."""
+    found = []
+    for name in sorted(os.listdir(src)):
+        d = os.path.join(src, name, "door")
+        if os.path.isdir(d):
+            found.append(d)
+    return found
+
+
+def resolve(src, file_rel, name, doors=()):
     """The path, relative to src/, that #include "name" in src/file_rel reaches, or None
-    when it reaches nothing under src/ (a public header, a system or external one)."""
+    when it reaches nothing under src/ (a public header, a system or external one). Looks
+    beside the file, then in src/ (the white-box tests' view) and the door folders."""
     here = os.path.dirname(os.path.join(src, file_rel))
-    for base in (here, src):
+    for base in (here, src) + tuple(doors):
         path = os.path.normpath(os.path.join(base, name))
         if os.path.isfile(path):
             rel = os.path.relpath(path, src)
@@ -76,6 +95,7 @@ def resolve(src, file_rel, name):
 def scan(src):
     """Every crossing under src/: (key, where) pairs, key an allow-list entry's words."""
     found = []
+    doors = door_dirs(src)
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames.sort()
         for fn in sorted(filenames):
@@ -92,7 +112,7 @@ def scan(src):
                     if m.group(2).strip() == "sqlite3.h" and mod != "store":
                         found.append((("sqlite3", rel), where))
                     continue
-                target = resolve(src, rel, m.group(2).strip())
+                target = resolve(src, rel, m.group(2).strip(), doors)
                 if target is None or module_of(target) in ("", mod):
                     continue
                 found.append((("include", rel, target), where))
@@ -159,7 +179,7 @@ def check(root, allow_path, out=sys.stderr):
                   file=out)
         else:
             print("%s: SQLite outside src/store: ask the store for a query "
-                  "(include/hetune/store.h, src/store/query.h)" % where, file=out)
+                  "(include/hetune/store.h, src/store/door/store/query.h)" % where, file=out)
     for key, k in sorted(entries.items(), key=lambda e: e[1]):
         if key not in used:
             bad += 1

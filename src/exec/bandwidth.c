@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "util/util.h"
 
 #define BW_DEFAULT_BYTES (UINT64_C(64) << 20)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "util/util.h"
 
 /* A cache file: magic, payload size, XXH3-64 of the payload, payload (the device binary). */

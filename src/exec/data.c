@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "util/util.h"
 
 /* Stores v, converted to type t, as element i of buf. */

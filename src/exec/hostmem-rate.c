@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "hetune/exec.h"
 #include "util/util.h"
 

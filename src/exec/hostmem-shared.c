@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "hetune/exec.h"
 #include "util/util.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/npy.h"
+#include "npy.h"
 
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 
 /* Kernel name from prog with its argument count. A missing kernel is HT_ESPEC at field. */
 static int named_kernel(struct ht_session *s, cl_program prog, const char *name,

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
-#include "exec/worker.h"
+#include "exec-internal.h"
+#include "worker.h"
 #include "util/util.h"
 
 #define MAX_JOBS 1024

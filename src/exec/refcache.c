@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "util/util.h"
 
 static const char ref_magic[8] = {'H', 'T', 'R', 'E', 'F', '\0', '\0', '\1'};

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
-#include "exec/npy.h"
+#include "exec-internal.h"
+#include "npy.h"
 #include "util/util.h"
 
 /* A .npy header is a few hundred bytes; this much is read to check it before the build. */

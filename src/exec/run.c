@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "hetune/util.h"
 #include "util/util.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
-#include "exec/npy.h"
-#include "exec/worker.h"
+#include "exec-internal.h"
+#include "npy.h"
+#include "worker.h"
 #include "util/util.h"
 
 void ht_exec_opts_init(struct ht_exec_opts *opts)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "util/util.h"
 
 /* Below this many bytes a copy is not worth waking threads for. */

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 #include "hetune/supervise.h"
 #include "util/util.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "exec-internal.h"
 
 void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,
                       size_t size)

@@ -32,8 +32,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/exec-internal.h"
-#include "exec/worker.h"
+#include "exec-internal.h"
+#include "worker.h"
 #include "util/util.h"
 
 enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD, MSG_REFERENCE };

@@ -3,6 +3,7 @@
 #define HETUNE_EXEC_WORKER_H
 
 #include "hetune/exec.h"
+#include "exec/worker-main.h" /* exec's door for hetune-worker's main */
 
 struct ht__worker;
 
@@ -53,9 +54,5 @@ int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err)
 
 /* The time limit of the next evaluation, in seconds. */
 double ht__worker_limit(const struct ht__worker *w);
-
-/* The worker's loop (hetune-worker): serves the requests on fd until it closes. Returns
- * the process's exit status. */
-int ht__worker_serve(int fd);
 
 #endif

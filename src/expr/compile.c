@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/expr-internal.h"
+#include "expr-internal.h"
 #include "util/util.h"
 
 struct gen {

@@ -1,5 +1,5 @@
 /* The bytecode interpreter behind ht_expr_eval and the constant folder. */
-#include "expr/expr-internal.h"
+#include "expr-internal.h"
 
 /* floor(log2(x)) for x > 0. */
 static int64_t floor_log2(int64_t x)

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/expr-internal.h"
+#include "expr-internal.h"
 
 struct mz {
     const struct ht_expr *e;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expr/expr-internal.h"
+#include "expr-internal.h"
 #include "util/util.h"
 
 enum tok {

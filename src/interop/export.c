@@ -1,7 +1,7 @@
 /* The results database as Kernel Tuner T4 JSON or as a C header of tuned values
  * (include/hetune/interop.h). The evaluations and splits come through the store's public
  * API; the listings of problems, devices and splits through its friend door for readers,
- * src/store/query.h, as src/report's. No SQL here. */
+ * "store/query.h" (src/store/door/store/), as src/report's. No SQL here. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <jansson.h>

@@ -21,8 +21,8 @@
 
 #include "hetune/mpi.h"
 #include "hetune/report.h"
-#include "mpi/mpi-internal.h"
-#include "search/search-internal.h"
+#include "mpi-internal.h"
+#include "tune/tuner.h"
 #include "util/util.h"
 
 enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
@@ -965,36 +965,31 @@ static long die_after_hook(int rank)
     return 0;
 }
 
-int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
-                const struct ht_tune_opts *opts, int json, char **text, int *status,
-                struct ht_error *err)
-{
-    struct ht_tune_opts defaults;
-    struct ht__mpi_world w;
-    struct ht_device_info *all = NULL;
-    struct ht_store *store = NULL;
-    struct model *models = NULL;
-    struct rank *ranks = NULL;
+/* The state of one ht_mpi_tune on this rank. */
+struct mpi_tune {
+    const struct ht_spec *spec;
+    const struct ht_tune_opts *opts;
+    struct ht__mpi_world w;      /* every rank's host and devices */
+    int rank, size;
+    const char **names;          /* the parameters' names, NULL-terminated */
+    int *dev_model;              /* w.total: each device's model */
+    struct model *models;
+    size_t nmodels;
+    struct ht_store *store;      /* rank 0's */
+    struct rank *ranks;          /* rank 0: size */
     struct mailbox mb;
     struct measurer ms;
-    struct server sv;
     pthread_t thread;
-    char *hosts = NULL, *whys = NULL;
-    int *counts = NULL, *displs = NULL, *dev_model = NULL;
-    const char **names = NULL;
-    size_t first = 0, ndev = 0, total = 0, nmodels = 0;
-    int rank = 0, size = 1, rc = HT_OK, ok = 1, started = 0, inited = 0, owned = 0, died = 0;
-    MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+    int started;                 /* the measuring thread runs */
+    int died;                    /* a rank died (no MPI_Finalize then) */
+};
 
-    *text = NULL;
-    *status = 1;
-    memset(&sv, 0, sizeof sv);
-    memset(&ms, 0, sizeof ms);
-    memset(&w, 0, sizeof w);
-    if (!opts) {
-        ht_tune_opts_init(&defaults);
-        opts = &defaults;
-    }
+/* Refuses, before MPI starts, what ht_mpi_tune cannot distribute: a strategy whose next
+ * configurations depend on the last results, a spec with no parameters or more than the
+ * database keeps. HT_EINVAL with *status 2. */
+static int mpi_tune_refuse(const struct ht_spec *spec, const struct ht_tune_opts *opts,
+                           int *status, struct ht_error *err)
+{
     if (opts->strategy && strcmp(opts->strategy, "exhaustive") &&
         strcmp(opts->strategy, "random")) {
         *status = 2;
@@ -1007,175 +1002,239 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
         return ht_error_set(err, HT_EINVAL, "nothing to tune: the spec has %zu parameters",
                             spec->space.nparams);
     }
+    return HT_OK;
+}
+
+/* Every rank learns every rank's devices and host (small: one device is 2 KiB), and sorts
+ * them into models, the same on every rank: the first device of each kind names it. */
+static int mpi_tune_devices(struct mpi_tune *mt, const char *device, struct ht_error *err)
+{
+    const struct ht_spec *spec = mt->spec;
+    size_t total;
+    int rc;
+
+    mt->names = calloc(spec->space.nparams + 1, sizeof *mt->names);
+    if (!mt->names) /* the others then wait: out of memory at start is not survived */
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < spec->space.nparams; i++)
+        mt->names[i] = spec->space.params[i].name;
+    if ((rc = ht__mpi_world_gather(device, &mt->w, err)) != HT_OK)
+        return rc;
+    total = mt->w.total;
+    mt->dev_model = calloc(total ? total : 1, sizeof *mt->dev_model);
+    mt->models = calloc(total ? total : 1, sizeof *mt->models);
+    if (!mt->dev_model || !mt->models)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t d = 0; d < total; d++) {
+        size_t mi;
+        for (mi = 0; mi < mt->nmodels && !same_model(&mt->models[mi].info, &mt->w.all[d]);
+             mi++)
+            ;
+        if (mi == mt->nmodels)
+            mt->models[mt->nmodels++].info = mt->w.all[d];
+        mt->dev_model[d] = (int)mi;
+    }
+    return HT_OK;
+}
+
+/* Rank 0 opens the database and lists every model's queue; the others wait to hear that
+ * it could (collective). */
+static int mpi_tune_open_queue(struct mpi_tune *mt, const char *db, struct ht_error *err)
+{
+    int rc = HT_OK, ok = 1;
+
+    if (mt->rank == 0) {
+        if (mt->w.total == 0) {
+            rc = ht_error_set(err, HT_ENODEVICE, "no rank has an OpenCL device (rank 0: %s)",
+                              mt->w.whys[0] ? mt->w.whys : "none selected");
+        }
+        if (rc == HT_OK)
+            rc = ht_store_open(db, &mt->store, err);
+        for (size_t mi = 0; mi < mt->nmodels && rc == HT_OK; mi++)
+            rc = model_setup(mt->spec, mt->opts, mt->store, &mt->models[mi], mi, err);
+        ok = rc == HT_OK;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok && mt->rank != 0)
+        rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
+    return rc;
+}
+
+/* Starts this rank's measuring thread over its own devices (every rank measures, rank 0
+ * too). On failure this rank falls silent, and the others go on without it. */
+static int mpi_tune_start_measurer(struct mpi_tune *mt, struct ht_error *err)
+{
+    const struct ht_tune_opts *opts = mt->opts;
+    struct measurer *ms = &mt->ms;
+    size_t ndev = mt->w.ndev;
+
+    ms->spec = mt->spec;
+    ms->opts = opts;
+    ms->eopts = opts->exec;
+    ms->eopts.eq3 = opts->eq3;
+    if (!ms->eopts.stop)
+        ms->eopts.stop = opts->stop;
+    ms->devs = mt->w.plat && ndev ? &mt->w.plat->devices[mt->w.first] : NULL;
+    ms->dev_model = mt->dev_model + mt->w.displs[mt->rank] / (int)sizeof(struct ht_device_info);
+    ms->ndev = ndev;
+    ms->sessions = calloc(ndev ? ndev : 1, sizeof *ms->sessions);
+    ms->mb = &mt->mb;
+    ms->die_after = die_after_hook(mt->rank);
+    if (!ms->sessions || pthread_create(&mt->thread, NULL, measurer_main, ms) != 0)
+        return ht_error_set(err, HT_ENOMEM, "cannot start the measuring thread");
+    mt->started = 1;
+    return HT_OK;
+}
+
+/* Rank 0: what it knows of each rank (host, devices, in flight, configurations). */
+static int mpi_tune_ranks(struct mpi_tune *mt, struct ht_error *err)
+{
+    mt->ranks = calloc((size_t)mt->size, sizeof *mt->ranks);
+    if (!mt->ranks)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (int r = 0; r < mt->size; r++) {
+        struct rank *rk = &mt->ranks[r];
+        memcpy(rk->host, mt->w.hosts + (size_t)r * HOST_MAX, HOST_MAX - 1);
+        memcpy(rk->why, mt->w.whys + (size_t)r * WHY_MAX, WHY_MAX - 1);
+        rk->first_dev = (size_t)mt->w.displs[r] / sizeof(struct ht_device_info);
+        rk->ndev = (size_t)mt->w.counts[r] / sizeof(struct ht_device_info);
+        rk->alive = 1;
+        rk->inflight = -1;
+        rk->unable = calloc(mt->nmodels ? mt->nmodels : 1, 1);
+        rk->configs = json_array();
+        rk->lost_configs = json_array();
+        if (!rk->unable || !rk->configs || !rk->lost_configs)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    return HT_OK;
+}
+
+/* Rank 0: serves the queue until every configuration is measured or no rank is left, and
+ * writes the report (*text, JSON or text) with the run's exit status (*status). */
+static int mpi_tune_serve(struct mpi_tune *mt, const char *db, int json, char **text,
+                          int *status, struct ht_error *err)
+{
+    struct server sv;
+    int rc;
+
+    if ((rc = mpi_tune_ranks(mt, err)) != HT_OK)
+        return rc;
+    sv = (struct server){mt->spec, mt->opts, mt->store, mt->models, mt->nmodels, mt->ranks,
+                         mt->size, mt->dev_model, mt->names, &mt->mb, HT_OK, err, 0, 0.0, 0,
+                         0.0, 0};
+    serve(&sv, HT_MPI_SILENCE_S);
+    rc = sv.rc;
+    mt->died = sv.died;
+    if (rc == HT_OK) {
+        int interrupted = stop_raised(mt->opts), missing = 0;
+        for (size_t mi = 0; mi < mt->nmodels; mi++)
+            missing |= !mt->models[mi].has_best;
+        *status = interrupted ? 130 : missing ? 1 : 0;
+        *text = json ? report_json(&sv, db, *status) : report_text(&sv, db);
+        if (!*text)
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
+    }
+    return rc;
+}
+
+/* The other ranks: measure what rank 0 sends until it says the work is done; *text is
+ * empty (rank 0 reports). */
+static int mpi_tune_work(struct mpi_tune *mt, char **text, int *status, struct ht_error *err)
+{
+    int rc = work(&mt->mb, mt->opts, &mt->died);
+
+    *status = rc == HT_EINTR ? 130 : rc == HT_OK ? 0 : 1;
+    if (rc == HT_EINTR)
+        rc = HT_OK;
+    else if (rc != HT_OK)
+        rc = ht_error_set(err, rc, "rank %d lost rank 0", mt->rank);
+    *text = rc == HT_OK ? calloc(1, 1) : NULL;
+    return rc;
+}
+
+/* Stops the measuring thread and frees what mt holds (MPI stays up). */
+static void mpi_tune_free(struct mpi_tune *mt)
+{
+    if (mt->started) {
+        mailbox_quit(&mt->mb);
+        pthread_join(mt->thread, NULL);
+        pthread_mutex_destroy(&mt->mb.mu);
+        pthread_cond_destroy(&mt->mb.cv);
+    }
+    for (size_t d = 0; mt->ms.sessions && d < mt->w.ndev; d++)
+        ht_session_free(mt->ms.sessions[d]);
+    free(mt->ms.sessions);
+    for (int r = 0; mt->ranks && r < mt->size; r++) {
+        free(mt->ranks[r].unable);
+        json_decref(mt->ranks[r].configs);
+        json_decref(mt->ranks[r].lost_configs);
+    }
+    free(mt->ranks);
+    for (size_t mi = 0; mt->models && mi < mt->nmodels; mi++) {
+        free(mt->models[mi].configs);
+        free(mt->models[mi].state);
+        free(mt->models[mi].again);
+    }
+    free(mt->models);
+    ht_store_close(mt->store);
+    free(mt->dev_model);
+    free(mt->names);
+    ht__mpi_world_destroy(&mt->w);
+}
+
+int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
+                const struct ht_tune_opts *opts, int json, char **text, int *status,
+                struct ht_error *err)
+{
+    struct ht_tune_opts defaults;
+    struct mpi_tune mt;
+    int rc, inited = 0, owned = 0;
+    MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
+
+    *text = NULL;
+    *status = 1;
+    memset(&mt, 0, sizeof mt);
+    if (!opts) {
+        ht_tune_opts_init(&defaults);
+        opts = &defaults;
+    }
+    mt.spec = spec;
+    mt.opts = opts;
+    mt.size = 1;
+    if ((rc = mpi_tune_refuse(spec, opts, status, err)) != HT_OK)
+        return rc;
     /* MPI started here unless the program did (mpi.h); rank deaths are survived through
      * MPI_ERRORS_RETURN. */
     if ((rc = ht__mpi_start(1, &owned, &saved, err)) != HT_OK)
         return rc;
     inited = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mt.size);
+    if (mt.size < 2) {
         *status = 2;
         rc = ht_error_set(err, HT_EINVAL, "over MPI, tune needs at least 2 ranks, not %d",
-                          size);
+                          mt.size);
         goto cleanup;
     }
-    pthread_mutex_init(&mb.mu, NULL);
-    pthread_cond_init(&mb.cv, NULL);
-    mb.has_work = mb.has_result = mb.quit = 0;
+    pthread_mutex_init(&mt.mb.mu, NULL);
+    pthread_cond_init(&mt.mb.cv, NULL);
+    mt.mb.has_work = mt.mb.has_result = mt.mb.quit = 0;
 
-    /* Every rank learns every rank's devices and host (small: one device is 2 KiB). */
-    names = calloc(spec->space.nparams + 1, sizeof *names);
-    if (!names) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup; /* the others then wait: out of memory at start is not survived */
-    }
-    for (size_t i = 0; i < spec->space.nparams; i++)
-        names[i] = spec->space.params[i].name;
-    if ((rc = ht__mpi_world_gather(device, &w, err)) != HT_OK)
+    if ((rc = mpi_tune_devices(&mt, device, err)) != HT_OK ||
+        (rc = mpi_tune_open_queue(&mt, db, err)) != HT_OK ||
+        (rc = mpi_tune_start_measurer(&mt, err)) != HT_OK)
         goto cleanup;
-    first = w.first;
-    ndev = w.ndev;
-    total = w.total;
-    all = w.all;
-    hosts = w.hosts;
-    whys = w.whys;
-    counts = w.counts;
-    displs = w.displs;
-    dev_model = calloc(total ? total : 1, sizeof *dev_model);
-    if (!dev_model) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    /* Device models, the same on every rank: the first device of each kind names it. */
-    models = calloc(total ? total : 1, sizeof *models);
-    if (!models) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t d = 0; d < total; d++) {
-        size_t mi;
-        for (mi = 0; mi < nmodels && !same_model(&models[mi].info, &all[d]); mi++)
-            ;
-        if (mi == nmodels)
-            models[nmodels++].info = all[d];
-        dev_model[d] = (int)mi;
-    }
-
-    /* Rank 0 opens the database and lists every model's queue; the others wait to hear
-     * that it could. */
-    if (rank == 0) {
-        if (total == 0) {
-            rc = ht_error_set(err, HT_ENODEVICE, "no rank has an OpenCL device (rank 0: %s)",
-                              whys[0] ? whys : "none selected");
-        }
-        if (rc == HT_OK)
-            rc = ht_store_open(db, &store, err);
-        for (size_t mi = 0; mi < nmodels && rc == HT_OK; mi++)
-            rc = model_setup(spec, opts, store, &models[mi], mi, err);
-        ok = rc == HT_OK;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok) {
-        if (rank != 0)
-            rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
-        goto cleanup;
-    }
-
-    ms.spec = spec;
-    ms.opts = opts;
-    ms.eopts = opts->exec;
-    ms.eopts.eq3 = opts->eq3;
-    if (!ms.eopts.stop)
-        ms.eopts.stop = opts->stop;
-    ms.devs = w.plat && ndev ? &w.plat->devices[first] : NULL;
-    ms.dev_model = dev_model + displs[rank] / (int)sizeof(struct ht_device_info);
-    ms.ndev = ndev;
-    ms.sessions = calloc(ndev ? ndev : 1, sizeof *ms.sessions);
-    ms.mb = &mb;
-    ms.die_after = die_after_hook(rank);
-    if (!ms.sessions || pthread_create(&thread, NULL, measurer_main, &ms) != 0) {
-        rc = ht_error_set(err, HT_ENOMEM, "cannot start the measuring thread");
-        goto cleanup; /* this rank then falls silent, and the others go on without it */
-    }
-    started = 1;
-
-    if (rank == 0) {
-        ranks = calloc((size_t)size, sizeof *ranks);
-        if (!ranks) {
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            goto cleanup;
-        }
-        for (int r = 0; r < size; r++) {
-            struct rank *rk = &ranks[r];
-            memcpy(rk->host, hosts + (size_t)r * HOST_MAX, HOST_MAX - 1);
-            memcpy(rk->why, whys + (size_t)r * WHY_MAX, WHY_MAX - 1);
-            rk->first_dev = (size_t)displs[r] / sizeof(struct ht_device_info);
-            rk->ndev = (size_t)counts[r] / sizeof(struct ht_device_info);
-            rk->alive = 1;
-            rk->inflight = -1;
-            rk->unable = calloc(nmodels ? nmodels : 1, 1);
-            rk->configs = json_array();
-            rk->lost_configs = json_array();
-            if (!rk->unable || !rk->configs || !rk->lost_configs) {
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-                goto cleanup;
-            }
-        }
-        sv = (struct server){spec, opts, store, models, nmodels, ranks, size, dev_model,
-                             names, &mb, HT_OK, err, 0, 0.0, 0, 0.0, 0};
-        serve(&sv, HT_MPI_SILENCE_S);
-        rc = sv.rc;
-        died = sv.died;
-        if (rc == HT_OK) {
-            int interrupted = stop_raised(opts), missing = 0;
-            for (size_t mi = 0; mi < nmodels; mi++)
-                missing |= !models[mi].has_best;
-            *status = interrupted ? 130 : missing ? 1 : 0;
-            *text = json ? report_json(&sv, db, *status) : report_text(&sv, db);
-            if (!*text)
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
-        }
-    } else {
-        rc = work(&mb, opts, &died);
-        *status = rc == HT_EINTR ? 130 : rc == HT_OK ? 0 : 1;
-        if (rc == HT_EINTR)
-            rc = HT_OK;
-        else if (rc != HT_OK)
-            rc = ht_error_set(err, rc, "rank %d lost rank 0", rank);
-        *text = rc == HT_OK ? calloc(1, 1) : NULL;
-    }
+    if (mt.rank == 0)
+        rc = mpi_tune_serve(&mt, db, json, text, status, err);
+    else
+        rc = mpi_tune_work(&mt, text, status, err);
 
 cleanup:
-    if (started) {
-        mailbox_quit(&mb);
-        pthread_join(thread, NULL);
-        pthread_mutex_destroy(&mb.mu);
-        pthread_cond_destroy(&mb.cv);
-    }
-    for (size_t d = 0; ms.sessions && d < ndev; d++)
-        ht_session_free(ms.sessions[d]);
-    free(ms.sessions);
-    for (int r = 0; ranks && r < size; r++) {
-        free(ranks[r].unable);
-        json_decref(ranks[r].configs);
-        json_decref(ranks[r].lost_configs);
-    }
-    free(ranks);
-    for (size_t mi = 0; models && mi < nmodels; mi++) {
-        free(models[mi].configs);
-        free(models[mi].state);
-        free(models[mi].again);
-    }
-    free(models);
-    ht_store_close(store);
-    free(dev_model);
-    free(names);
-    ht__mpi_world_destroy(&w);
+    mpi_tune_free(&mt);
     /* MPI_Finalize waits for every process, the dead too (Open MPI 4 hangs there): after
      * a death, the survivors leave without it, which mpirun --enable-recovery allows. */
     if (inited)
-        ht__mpi_stop(1, owned, saved, !died);
+        ht__mpi_stop(1, owned, saved, !mt.died);
     if (rc != HT_OK && *status == 0)
         *status = 1;
     return rc;

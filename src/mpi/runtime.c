@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hetune/mpi.h"
-#include "mpi/mpi-internal.h"
+#include "mpi-internal.h"
 
 struct ht_mpi_runtime {
     struct ht_spec *spec;

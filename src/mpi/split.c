@@ -24,9 +24,9 @@
 
 #include "hetune/mpi.h"
 #include "hetune/report.h"
-#include "mpi/mpi-internal.h"
-#include "runtime/decide-internal.h"
-#include "split/split-internal.h"
+#include "mpi-internal.h"
+#include "runtime/decide.h"
+#include "split/coexec.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 

@@ -11,7 +11,7 @@
 #include <dlfcn.h>
 #endif
 
-#include "mpi/mpi-internal.h"
+#include "mpi-internal.h"
 
 #ifdef __SANITIZE_ADDRESS__
 /* Open MPI unloads its plug-ins (mca_*.so) in MPI_Finalize, so LeakSanitizer's report of

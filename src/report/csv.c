@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 
 /* The columns every per-case file begins with: case,spec,sizes,problem_id. */
 static void case_fields(struct rp_buf *b, const struct rp_case *c)

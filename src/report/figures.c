@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 #include "util/util.h"
 
 /* The kinds of bars of Figure 5 and their colours (Paul Tol's bright scheme). */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 
 /* The devices that have a space size in some case, in the model's order. */
 static size_t space_devices(const struct rp_model *m, const struct rp_device **out)

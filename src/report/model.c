@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 #include "store/query.h"
 
 const char *ht__report_dim_name(unsigned dim)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 #include "util/util.h"
 
 void ht_report_opts_init(struct ht_report_opts *opts)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-internal.h"
+#include "report-internal.h"
 #include "util/util.h"
 
 static int grow(struct rp_buf *b, size_t more)

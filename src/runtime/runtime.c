@@ -13,7 +13,7 @@
 #include "hetune/expr.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
-#include "runtime/decide-internal.h"
+#include "runtime/decide.h"
 
 struct ht_runtime {
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */

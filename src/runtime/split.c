@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
-#include "runtime/decide-internal.h"
-#include "split/split-internal.h"
+#include "exec/engine.h"
+#include "runtime/decide.h"
+#include "split/coexec.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)

@@ -8,7 +8,7 @@
 #include "hetune/expr.h"
 #include "hetune/split.h"
 #include "hetune/store.h"
-#include "runtime/workflow-internal.h"
+#include "workflow-internal.h"
 #include "util/util.h"
 
 static const char *dim_name(unsigned d)

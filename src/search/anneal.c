@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 struct anneal {
     struct ht__geom geom;

@@ -120,7 +120,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 #define FAIL_MARGIN 0.25  /* a failure is learnt as worst + this times (worst - best) */
 #define MIN_SPLIT 3       /* a node of fewer results is a leaf */

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "hetune/space.h"
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 size_t ht__search_reject_min = 65536;
 size_t ht__search_reject_factor = 64;

@@ -4,7 +4,7 @@
  * (HT_SEARCH_DRAW_WALK): the walk is streamed and stopped, never listed. */
 #include <stdlib.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 struct exhaustive {
     size_t cursor;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 #define RETRIES 4
 

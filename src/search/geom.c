@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -4,7 +4,7 @@
  * (HT_SEARCH_DRAW_BUDGET, draw.c), so the proposals are still a uniform sample. */
 #include <stdlib.h>
 
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 struct random_state {
     size_t *perm; /* perm[0..pos) drawn, perm[pos..count) still in the urn */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hetune/space.h"
-#include "search/search-internal.h"
+#include "search-internal.h"
 
 const struct ht_search_ops *const ht_search_strategies[] = {
     &ht__search_exhaustive,

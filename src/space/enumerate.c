@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "hetune/space.h"
-#include "space/enum-internal.h"
+#include "enum-internal.h"
 #include "util/util.h"
 
 enum dom_kind { DOM_VALUES, DOM_RANGE, DOM_POW2 };
@@ -2128,23 +2128,37 @@ cleanup:
     return rc;
 }
 
-/* Builds the plan of the rules with rule < rule_limit.
- *
- * First each domain is filtered by the checks that read its parameter alone (Eq. 2
- * against a constant global size, the work-item limit, a unary constraint): their
- * values are tried once here instead of at every node of the walk. Then the parameters
- * are ordered: by expected cost for large spaces, else greedily. */
-static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_count,
-                      struct plan *p)
+/* plan_build's scratch: per parameter (row entries) unless said otherwise. */
+struct plan_scratch {
+    unsigned char *active;   /* per rule template: 1 when its rule is in the plan */
+    unsigned char *filtered; /* the parameter's domain was filtered by its unary checks */
+    unsigned char *placed;
+    size_t *pos;             /* the parameter's level in p->order */
+    size_t *tmp, *group, *lev;
+    size_t depth_local[3];   /* the depth at which each dimension's local size is bound */
+};
+
+static void plan_scratch_free(struct plan_scratch *x)
+{
+    free(x->active);
+    free(x->filtered);
+    free(x->placed);
+    free(x->pos);
+    free(x->tmp);
+    free(x->group);
+    free(x->lev);
+    memset(x, 0, sizeof *x);
+}
+
+/* Zeroes p and allocates its per-level arrays, and x's arrays; the rules with rule <
+ * rule_limit are x's active ones. HT_ENOMEM, p and x then to be freed by the caller. */
+static int plan_alloc(const struct ht_space *s, unsigned rule_limit, struct plan *p,
+                      struct plan_scratch *x)
 {
     size_t np = s->nparams, row = np ? np : 1;
-    unsigned char *placed = NULL, *active = NULL, *filtered = NULL;
-    size_t *pos = NULL, *tmp = NULL, *group = NULL, *lev = NULL, depth_local[3] = {0, 0, 0};
-    struct dom *byparam = NULL;
-    struct walk w;
-    int walk_ok = 0, rc = HT_ENOMEM;
 
     memset(p, 0, sizeof *p);
+    memset(x, 0, sizeof *x);
     p->n = np;
     p->order = malloc(row * sizeof *p->order);
     p->slot = malloc(row * sizeof *p->slot);
@@ -2153,96 +2167,127 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     p->chks = malloc((s->ntmpl + 4) * sizeof *p->chks);
     p->first = malloc((np + 2) * sizeof *p->first);
     p->tail = malloc((np + 1) * sizeof *p->tail);
-    placed = calloc(row, 1);
-    filtered = calloc(row, 1);
-    active = calloc(s->ntmpl ? s->ntmpl : 1, 1);
-    pos = malloc(row * sizeof *pos);
-    tmp = malloc(row * sizeof *tmp);
-    group = malloc(row * sizeof *group);
-    lev = malloc(row * sizeof *lev);
-    if (!tmp || !group || !lev ||
+    x->placed = calloc(row, 1);
+    x->filtered = calloc(row, 1);
+    x->active = calloc(s->ntmpl ? s->ntmpl : 1, 1);
+    x->pos = malloc(row * sizeof *x->pos);
+    x->tmp = malloc(row * sizeof *x->tmp);
+    x->group = malloc(row * sizeof *x->group);
+    x->lev = malloc(row * sizeof *x->lev);
+    if (!x->tmp || !x->group || !x->lev ||
         !p->order || !p->slot || !p->dom || !p->vals || !p->chks || !p->first || !p->tail ||
-        !placed || !filtered || !active || !pos)
-        goto cleanup;
-    if (walk_init(&w, s, p) != 0)
-        goto cleanup;
-    walk_ok = 1;
-
+        !x->placed || !x->filtered || !x->active || !x->pos)
+        return HT_ENOMEM;
     for (size_t c = 0; c < s->ntmpl; c++)
-        active[c] = s->tmpl[c].rule < rule_limit;
+        x->active[c] = s->tmpl[c].rule < rule_limit;
+    return 0;
+}
+
+/* Filters each domain by the checks that read its parameter alone (filter_domain): their
+ * values are tried once here instead of at every node of the walk. p->dom is indexed by
+ * parameter. */
+static int plan_filter(const struct ht_space *s, unsigned rule_limit, struct plan_scratch *x,
+                       struct walk *w, struct plan *p)
+{
     /* The checks that read no parameter fill the cache the unary checks read. When one
      * fails the space is empty and the walk stops at depth 0 whatever the domains. */
     for (size_t c = 0; c < s->ntmpl; c++) {
         size_t which;
-        if (active[c] && nuses(s, c, &which) == 0 &&
+        if (x->active[c] && nuses(s, c, &which) == 0 &&
             (s->tmpl[c].kind == CHK_GLOBAL || s->tmpl[c].kind == CHK_LOCAL))
-            check_one(&w, &s->tmpl[c]);
+            check_one(w, &s->tmpl[c]);
     }
-    for (size_t i = 0; i < np; i++) {
-        int f;
-        if ((rc = filter_domain(s, rule_limit, active, i, &w, p, &f)) != 0)
-            goto cleanup;
-        filtered[i] = (unsigned char)f;
+    for (size_t i = 0; i < s->nparams; i++) {
+        int f, rc = filter_domain(s, rule_limit, x->active, i, w, p, &f);
+        if (rc != 0)
+            return rc;
+        x->filtered[i] = (unsigned char)f;
     }
-    rc = HT_ENOMEM;
-    /* p->dom is indexed by parameter so far; it becomes indexed by level below. */
-    byparam = p->dom;
+    return 0;
+}
+
+/* Orders the parameters (by expected cost for large spaces, else greedily; then for the
+ * cache of subtree counts when for_count, else in groups) into p->order and x->pos, and
+ * makes p's domains and slots indexed by level instead of by parameter. */
+static int plan_order(const struct ht_space *s, int for_count, struct plan_scratch *x,
+                      struct walk *w, struct plan *p)
+{
+    size_t np = s->nparams, row = np ? np : 1;
+    struct dom *byparam = p->dom;
+    int rc = HT_ENOMEM;
+
     p->dom = calloc(row, sizeof *p->dom);
     if (!p->dom)
         goto cleanup;
-
-    rc = order_by_cost(s, active, filtered, byparam, &w, p->order);
+    rc = order_by_cost(s, x->active, x->filtered, byparam, w, p->order);
     if (rc < 0)
         goto cleanup;
     if (rc > 0)
-        order_greedy(s, active, byparam, placed, p->order);
+        order_greedy(s, x->active, byparam, x->placed, p->order);
     if (for_count)
-        order_width(s, active, p->order, tmp, placed);
+        order_width(s, x->active, p->order, x->tmp, x->placed);
     else
-        order_groups(s, active, p->order, tmp, group);
-    rc = HT_ENOMEM;
+        order_groups(s, x->active, p->order, x->tmp, x->group);
     for (size_t k = 0; k < np; k++) {
-        pos[p->order[k]] = k;
+        x->pos[p->order[k]] = k;
         p->slot[k] = s->slots[p->order[k]];
         p->dom[k] = byparam[p->order[k]];
     }
+    rc = 0;
+
+cleanup:
+    free(byparam);
+    return rc;
+}
+
+/* Puts each active check but Eq. 1 at the depth of the deepest parameter it reads, and
+ * notes in x->depth_local where each local size is bound. */
+static void plan_place_checks(const struct ht_space *s, struct plan_scratch *x,
+                              struct plan *p)
+{
+    size_t np = s->nparams, row = np ? np : 1;
 
     for (size_t c = 0; c < s->ntmpl; c++) {
         const unsigned char *u = s->uses + c * row;
         size_t which = 0, nu;
         struct chk ch;
-        if (!active[c])
+        if (!x->active[c])
             continue;
         ch = s->tmpl[c];
         ch.depth = 0;
         for (size_t i = 0; i < np; i++)
-            if (u[i] && pos[i] + 1 > ch.depth)
-                ch.depth = pos[i] + 1;
+            if (u[i] && x->pos[i] + 1 > ch.depth)
+                ch.depth = x->pos[i] + 1;
         if (ch.kind == CHK_LOCAL && ch.dim < 3)
-            depth_local[ch.dim] = ch.depth;
+            x->depth_local[ch.dim] = ch.depth;
         if (ch.kind == CHK_EQ1)
-            continue; /* split below */
+            continue; /* plan_split_eq1 */
         /* A unary check the filter applied always passes now; the producers still run,
          * to fill the cache. */
         nu = nuses(s, c, &which);
-        if (nu == 1 && filtered[which] && ch.kind != CHK_GLOBAL && ch.kind != CHK_LOCAL)
+        if (nu == 1 && x->filtered[which] && ch.kind != CHK_GLOBAL && ch.kind != CHK_LOCAL)
             continue;
         p->chks[p->nchks++] = ch;
     }
-    /* Eq. 1 as partial products: every local size must be at least 1, so once the
-     * product of the local sizes bound so far passes max_work_group_size no completion
-     * can satisfy Eq. 1, and the subtree is cut early. */
+}
+
+/* Eq. 1 as partial products: every local size must be at least 1, so once the product of
+ * the local sizes bound so far passes max_work_group_size no completion can satisfy Eq. 1,
+ * and the subtree is cut early. One check at each depth where a local size is bound. */
+static void plan_split_eq1(const struct ht_space *s, const struct plan_scratch *x,
+                           struct plan *p)
+{
     for (size_t c = 0; c < s->ntmpl; c++) {
         unsigned nd = s->def->ndims;
-        if (!active[c] || s->tmpl[c].kind != CHK_EQ1)
+        if (!x->active[c] || s->tmpl[c].kind != CHK_EQ1)
             continue;
         for (unsigned d = 0; d < nd; d++) {
             struct chk ch = s->tmpl[c];
             int dup = 0;
-            ch.depth = depth_local[d];
+            ch.depth = x->depth_local[d];
             ch.mask = 0;
             for (unsigned e = 0; e < nd; e++)
-                if (depth_local[e] <= ch.depth)
+                if (x->depth_local[e] <= ch.depth)
                     ch.mask |= 1u << e;
             for (size_t k = 0; k < p->nchks; k++)
                 if (p->chks[k].kind == CHK_EQ1 && p->chks[k].depth == ch.depth)
@@ -2251,17 +2296,33 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
                 p->chks[p->nchks++] = ch;
         }
     }
+}
+
+/* The supports (build_support) and sums of products (build_sop) of the expression and
+ * local memory checks that read two levels or more. HT_ENOMEM. */
+static int plan_supports(const struct ht_space *s, struct plan_scratch *x, struct walk *w,
+                         struct plan *p)
+{
     for (size_t c = 0, n0 = p->nchks; c < n0; c++) {
         size_t m;
         if (p->chks[c].kind != CHK_EXPR && p->chks[c].kind != CHK_LMEM)
             continue;
-        m = chk_levels(s, p, &p->chks[c], pos, lev);
-        if (m >= 2 && build_support(s, p, c, lev, m, &w) != 0)
-            goto cleanup;
+        m = chk_levels(s, p, &p->chks[c], x->pos, x->lev);
+        if (m >= 2 && build_support(s, p, c, x->lev, m, w) != 0)
+            return HT_ENOMEM;
         if (p->chks[c].kind != CHK_SUPPORT && s->sops[p->chks[c].tmpl].n >= 2 &&
-            build_sop(s, p, c, pos, &w) != 0)
-            goto cleanup;
+            build_sop(s, p, c, x->pos, w) != 0)
+            return HT_ENOMEM;
     }
+    return 0;
+}
+
+/* Sorts the checks by depth and indexes them: p->first, last_depth, the support that lets
+ * each level skip (p->skip), and the tails of the domain sizes. HT_ENOMEM. */
+static int plan_index(struct plan *p)
+{
+    size_t np = p->n;
+
     qsort(p->chks, p->nchks, sizeof *p->chks, chk_cmp);
     p->last_depth = 0;
     for (size_t k = 0, c = 0; k <= np + 1; k++) {
@@ -2275,7 +2336,7 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     if (p->nsup) {
         p->skip = calloc(np + 1, sizeof *p->skip);
         if (!p->skip)
-            goto cleanup;
+            return HT_ENOMEM;
         for (size_t c = 0; c < p->nchks; c++) {
             const struct chk *ch = &p->chks[c];
             if (ch->kind == CHK_SUPPORT && ch->depth > 0 &&
@@ -2287,11 +2348,16 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
     p->tail[np] = 1;
     for (size_t k = np; k-- > 0;)
         p->tail[k] = sat_mul(p->tail[k + 1], p->dom[k].size);
-    if (plan_live(s, p, pos) != 0)
-        goto cleanup;
-    p->ent_tail = calloc(np + 2, sizeof *p->ent_tail);
+    return 0;
+}
+
+/* p->ent_tail (struct plan): the depths below which one sum-of-products rule is the only
+ * check left. HT_ENOMEM. */
+static int plan_entail(struct plan *p)
+{
+    p->ent_tail = calloc(p->n + 2, sizeof *p->ent_tail);
     if (!p->ent_tail)
-        goto cleanup;
+        return HT_ENOMEM;
     for (size_t c = 0; c < p->nchks; c++) {
         size_t d = p->chks[c].depth, rule = p->chks[c].tmpl;
         int sole = 1;
@@ -2302,19 +2368,41 @@ static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_cou
         if (sole)
             p->ent_tail[d] = rule + 1;
     }
-    rc = 0;
+    return 0;
+}
+
+/* Builds the plan of the rules with rule < rule_limit.
+ *
+ * First each domain is filtered by the checks that read its parameter alone (Eq. 2
+ * against a constant global size, the work-item limit, a unary constraint): their
+ * values are tried once here instead of at every node of the walk. Then the parameters
+ * are ordered: by expected cost for large spaces, else greedily. */
+static int plan_build(const struct ht_space *s, unsigned rule_limit, int for_count,
+                      struct plan *p)
+{
+    struct plan_scratch x;
+    struct walk w;
+    int walk_ok = 0, rc;
+
+    if ((rc = plan_alloc(s, rule_limit, p, &x)) != 0)
+        goto cleanup;
+    rc = HT_ENOMEM;
+    if (walk_init(&w, s, p) != 0)
+        goto cleanup;
+    walk_ok = 1;
+    if ((rc = plan_filter(s, rule_limit, &x, &w, p)) != 0 ||
+        (rc = plan_order(s, for_count, &x, &w, p)) != 0)
+        goto cleanup;
+    plan_place_checks(s, &x, p);
+    plan_split_eq1(s, &x, p);
+    if ((rc = plan_supports(s, &x, &w, p)) != 0 || (rc = plan_index(p)) != 0 ||
+        (rc = plan_live(s, p, x.pos)) != 0 || (rc = plan_entail(p)) != 0)
+        goto cleanup;
 
 cleanup:
     if (walk_ok)
         walk_destroy(&w);
-    free(byparam);
-    free(placed);
-    free(filtered);
-    free(active);
-    free(pos);
-    free(tmp);
-    free(group);
-    free(lev);
+    plan_scratch_free(&x);
     if (rc != 0)
         plan_destroy(p);
     return rc;

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "hetune/space.h"
-#include "space/enum-internal.h"
+#include "enum-internal.h"
 #include "util/util.h"
 
 extern char **environ;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hetune/spec.h"
-#include "spec/spec-internal.h"
+#include "spec-internal.h"
 #include "util/util.h"
 
 static size_t skip_ws(const char *t, size_t len, size_t i)

@@ -4,7 +4,7 @@
  * read_only once gave 191 errors inside opencl-c.h and none naming the parameter). */
 #include <string.h>
 
-#include "spec/spec-internal.h"
+#include "spec-internal.h"
 
 struct reserved {
     const char *const *words;

@@ -18,7 +18,7 @@
 
 #include "hetune/exec.h"
 #include "hetune/spec.h"
-#include "spec/spec-internal.h"
+#include "spec-internal.h"
 #include "util/util.h"
 
 #define MAX_DEPTH 8

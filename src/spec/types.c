@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hetune/spec.h"
-#include "spec/spec-internal.h"
+#include "spec-internal.h"
 
 struct type_info {
     const char *name;

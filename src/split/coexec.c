@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
-#include "split/split-internal.h"
+#include "exec/engine.h"
+#include "split-internal.h"
 #include "util/util.h"
 
 /* How one buffer travels for one device. */

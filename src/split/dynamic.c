@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "split/split-internal.h"
+#include "split-internal.h"
 
 /* priv: the chunk of each device, in work-items. */
 

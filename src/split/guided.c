@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "split/split-internal.h"
+#include "split-internal.h"
 
 struct guided {
     double *prior;     /* speed from time alone, work-items per second (or 1) */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split/split-internal.h"
+#include "split-internal.h"
 
 const struct ht_split_sched_ops *const ht_split_schedulers[] = {
     &ht__sched_static,

@@ -2,7 +2,7 @@
  * owned range and all. A device with no slice gets no work. */
 #include <stdlib.h>
 
-#include "split/split-internal.h"
+#include "split-internal.h"
 
 /* priv: one flag per device, set once it has taken its slice in this run. */
 

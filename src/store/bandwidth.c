@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "hetune/exec.h"
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 /* The texts the bandwidth.path column holds, indexed by enum ht_data_path; auto is never
  * stored (a measurement is of a resolved path). Kept here rather than asked of exec, so

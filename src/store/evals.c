@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 static const char *const status_names[] = {
     HT_STORE_OK,     HT_STORE_CUT,        HT_STORE_BUILD, HT_STORE_LAUNCH,

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hetune/exec.h"
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 const char *ht__store_host(struct ht_store *store)
 {

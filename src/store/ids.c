@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 #include "util/util.h"
 
 /* One bound value of a get-or-create: text, or an integer when text is NULL. */

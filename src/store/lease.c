@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 /* Unix seconds as SQLite computes them, so that every process of a database reads one
  * clock for heartbeats and their age. */

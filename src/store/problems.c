@@ -1,7 +1,7 @@
 /* The problems a kernel was stored at (store.h): its sizes, for predictions at new ones. */
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
                            void *user, struct ht_error *err)

@@ -1,10 +1,10 @@
-/* The listings the report and the exports read (src/store/query.h): problems with their
+/* The listings the report and the exports read (store/query.h): problems with their
  * kernel's names, devices, tallies of evaluations, and which splits to show. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/query.h"
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 /* Fills one row of the caller's type from the statement's current row. */
 typedef void (*fill_fn)(sqlite3_stmt *st, void *row);

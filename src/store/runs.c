@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_run *run,
                           int64_t *id, struct ht_error *err)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 struct migration {
     const char *description;

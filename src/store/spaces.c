@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 /* The texts the spaces.eq3 column holds, indexed by enum ht_eq3. */
 static const char *const eq3_texts[] = {"product", "sum", "off"};

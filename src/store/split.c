@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 void ht_stored_split_init(struct ht_stored_split *sp)
 {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 #include "util/util.h"
 
 /* The sleep between two looks at another process's lock: short, so that a Ctrl-C during

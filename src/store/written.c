@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "store/store-internal.h"
+#include "store-internal.h"
 
 int ht_store_put_written(struct ht_store *store, const struct ht_stored_written *w,
                          struct ht_error *err)

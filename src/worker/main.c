@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/worker.h"
+#include "hetune/error.h"
+#include "exec/worker-main.h"
 
 /* Under AddressSanitizer (the sanitized test build): a configuration's signal ends the
  * worker as it would without it, so that the parent can name the signal ("crashed:

@@ -1,8 +1,9 @@
 /* The split-or-alone decision over one machine's devices (src/runtime/decide.c): what
  * ht_runtime_open decides, and what each node of ht_mpi_split (src/mpi/split.c) decides
- * for its own devices. Internal to the library. */
-#ifndef HETUNE_RUNTIME_DECIDE_INTERNAL_H
-#define HETUNE_RUNTIME_DECIDE_INTERNAL_H
+ * for its own devices. Internal to the library: runtime's door for src/mpi, a friend header
+ * (docs/architecture.md, scripts/walls-allowed.txt). */
+#ifndef HETUNE_RUNTIME_DECIDE_H
+#define HETUNE_RUNTIME_DECIDE_H
 
 #include "hetune/store.h"
 #include "hetune/workflow.h"

@@ -1,0 +1,294 @@
+/* exec's door for the co-execution engine (src/split/coexec.c) and the runtime's split
+ * (src/runtime/split.c): a session's insides, one configuration instantiated on a device
+ * (buffers, program, kernel, arguments), the data path's host memory and staging, the
+ * reference comparison, and the supervisor's watch. Co-execution runs the configurations
+ * tuning measured through these same functions, so a tuned time is a time the runtime sees.
+ *
+ * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
+ * named there include it, and the names stay inside the shared library (ht__,
+ * src/hetune.map). The rest of exec's internals are in src/exec/exec-internal.h. */
+#ifndef HETUNE_EXEC_ENGINE_H
+#define HETUNE_EXEC_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <CL/cl.h>
+
+#include "hetune/exec.h"
+
+struct ht__worker;
+
+/* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
+ * message "<what> failed: CL_...", and returns code. */
+int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
+
+/* Host memory as a data path wants it (hostmem.c). */
+struct ht__hostmem {
+    void *data;              /* NULL when none */
+    size_t bytes;
+    cl_mem pin;              /* HT_PATH_PINNED: the mapped CL_MEM_ALLOC_HOST_PTR buffer */
+    cl_command_queue queue;  /* retained with pin, to unmap it */
+};
+
+/* Allocates bytes of host memory for path: HT_PATH_PINNED (with a context and queue) a
+ * mapped CL_MEM_ALLOC_HOST_PTR buffer of ctx; HT_PATH_PAGEABLE plain malloc memory; any
+ * other path (in place, or pinned without a context) page-aligned memory. *out is freed
+ * with ht__hostmem_free. HT_ECL, HT_ENOMEM. */
+int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path, size_t bytes,
+                      struct ht__hostmem *out, struct ht_error *err);
+
+/* Frees host memory of ht__hostmem_alloc and zeroes *m; an empty one is fine. */
+void ht__hostmem_free(struct ht__hostmem *m);
+
+/* Host copy of one buffer argument. */
+struct ht__hostbuf {
+    void *data;        /* count * type size bytes, NULL when not held: mem.data when the
+                          buffer owns its memory, else borrowed (a caller's bound array) */
+    struct ht__hostmem mem; /* owned memory (ht__hostbuf_alloc), or empty */
+    size_t count;      /* elements */
+    unsigned naxes;    /* the shape it was made for, to print multi-dimensional indices */
+    uint64_t dims[3];
+};
+
+/* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
+ * when that is already the right size and kind. The contents are undefined. */
+int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
+                      enum ht_data_path path, size_t bytes, struct ht_error *err);
+
+/* Frees b's owned memory; b->data becomes NULL. */
+void ht__hostbuf_free(struct ht__hostbuf *b);
+
+/* (stage.c) Staging of host memory that hetune did not allocate (HT_FOREIGN_STAGE): two
+ * rings of pinned chunks (one for each direction) in one device's context, and threads that
+ * copy a chunk together. One thread at a time uses a stage. */
+struct ht__stage;
+
+/* Makes a stage in ctx (pinned memory mapped on q): rings of ring_bytes / chunk_bytes
+ * slots (at least 2, at most 64) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy
+ * threads (0: 8 threads; at most the cores online). ctx NULL makes the copy threads alone
+ * (ht__stage_copy; ht__stage_write and _read are HT_EINVAL). *out is freed with
+ * ht__stage_free. HT_ECL, HT_ENOMEM. */
+int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, size_t ring_bytes,
+                     unsigned threads, struct ht__stage **out, struct ht_error *err);
+
+/* Waits for what s has in flight and frees it; NULL is fine. */
+void ht__stage_free(struct ht__stage *s);
+
+/* Copies bytes from src to dst with s's threads (one memcpy when s is NULL or the copy is
+ * small). */
+void ht__stage_copy(struct ht__stage *s, void *dst, const void *src, size_t bytes);
+
+/* Enqueues on q the write of src[0..bytes) into mem at off through the write ring: chunk by
+ * chunk, each copied into a free slot (waiting for that slot's earlier DMA) and enqueued
+ * without blocking. src may be reused when ht__stage_finish returns. HT_ECL. */
+int ht__stage_write(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off,
+                    const void *src, size_t bytes, struct ht_error *err);
+
+/* Enqueues on q the read of mem's bytes at off into dst through the read ring; each chunk
+ * lands in dst once its DMA is done, at the latest in ht__stage_finish. Nothing outside
+ * dst[0..bytes) is written. HT_ECL. */
+int ht__stage_read(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off, void *dst,
+                   size_t bytes, struct ht_error *err);
+
+/* Waits for every staged transfer, delivers what was read, and adds the time spent since
+ * the last finish (the DMA's profiling times and the copies' wall times) to *write_s and
+ * *read_s (either may be NULL). s NULL does nothing. HT_ECL for a transfer that failed. */
+int ht__stage_finish(struct ht__stage *s, double *write_s, double *read_s, struct ht_error *err);
+
+/* How many built programs a session keeps for configurations that build the same one. */
+#define HT__SESSION_PROGRAMS 16
+
+struct ht_session {
+    const struct ht_spec *spec;        /* borrowed */
+    const struct ht_device_info *dev;  /* borrowed */
+    struct ht_exec_opts opts;          /* opts.cache_dir points at cache_dir below */
+    char cache_dir[4096];
+    cl_context ctx;
+    cl_device_id device;
+    cl_command_queue queue;            /* in order, profiling enabled */
+    enum ht_data_path path;            /* opts.data_path resolved for the device */
+    struct ht__hostbuf *inputs;        /* per arg: initial data of read and readwrite buffers */
+    struct ht__hostbuf *outputs;       /* per arg: written buffers of the last eval */
+    struct ht__hostbuf *refs;          /* per arg: the reference outputs */
+    struct ht__hostbuf *file_refs;     /* per arg: reference outputs read from files
+                                          (verify.outputs; npy.h), read once */
+    int have_file_refs;
+    struct ht__hostbuf *inplace_out;   /* where in-place written buffers live: outputs, or
+                                          refs while the reference configuration runs */
+    int have_outputs;                  /* outputs hold the last eval's results */
+    int have_refs;                     /* refs hold the reference configuration's outputs
+                                          (or, with verify.once, the reference kernel's) */
+    double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
+    int ref_load_only;                 /* a build's evaluation (ht__session_prebuild): a
+                                          reference computed once per problem is read
+                                          from the cache or left out, never computed */
+    double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
+    double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the
+                                          current eval (run r at r * HT_MAX_STAGES), or NULL */
+    struct ht__worker *worker;         /* isolated: the worker process that holds the
+                                          context and data; NULL in this process */
+    struct {                           /* programs built in this session (ht__program_get): */
+        char *key;                     /* prologue, newline, options (ht__program_options) */
+        cl_program prog;               /* retained; released by ht_session_free */
+    } programs[HT__SESSION_PROGRAMS];
+    size_t next_program;               /* the next slot to fill, modulo HT__SESSION_PROGRAMS */
+};
+
+/* One active stage of a pipeline, instantiated: its kernel (arguments set) and NDRange. */
+struct ht__stage_inst {
+    size_t index;                /* into spec->pipeline */
+    unsigned ndims;
+    uint64_t global[3], local[3];  /* local all 0: left to the runtime */
+    cl_kernel kernel;
+};
+
+/* One configuration instantiated on the device. Zero it before ht__inst_prepare; release
+ * it with ht__inst_release whatever happened. */
+struct ht__inst {
+    int64_t *vars;               /* owned; def->names.count values */
+    unsigned ndims;
+    uint64_t global[3], local[3];  /* local all 0: left to the runtime */
+    cl_program prog;
+    cl_kernel kernel;
+    cl_mem *mem;                 /* per arg; NULL for scalars */
+    void **host;                 /* per arg: the host memory mem[i] works on in place
+                                    (CL_MEM_USE_HOST_PTR; borrowed), or NULL */
+    struct ht__hostbuf *shape;   /* per arg: count and dims (data unused) */
+    /* Pipelines: kernel stays NULL and the configuration's active stages, in launch order,
+     * are here; nstages is 0 for a single kernel. */
+    size_t nstages;
+    struct ht__stage_inst stages[HT_MAX_STAGES];
+};
+
+/* Seconds between a finished command's START and END, or fallback when the runtime does
+ * not give them. */
+double ht__event_seconds(cl_event ev, double fallback);
+
+/* First step of ht__inst_prepare: allocates in's vars, mem and shape (nargs entries), sets
+ * the vars from config and the device, and in->ndims, global and local. */
+int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   struct ht_error *err);
+
+/* Gets in->prog for config through ht__program_get (build options of ht__build_options,
+ * the prologue for in's NDRange: call it after ht__inst_setup); *build_s, *cache_hit and
+ * *log as there. Tuning and co-execution both build through it: one program, one binary
+ * cache key per configuration. */
+int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     double *build_s, int *cache_hit, char **log, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
+ * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
+ * HT_ECONSTRAINT with err->field "args[i].shape" when its bytes overflow or pass the
+ * device's max_mem_alloc_size). ht__inst_setup has done it for every buffer already. */
+int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the
+ * session's context with the access of the argument: on the device (host NULL; nothing is
+ * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
+ * must hold the buffer's bytes and outlive in->mem[i]. */
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                    struct ht_error *err);
+
+/* Makes the device's view of in->mem[i]'s elements [off, off + bytes) and the host's agree
+ * when the buffer works in place: a blocking map (for reading when to_host, else for
+ * writing) and unmap, plus, when copy is not NULL, a copy through the mapping (to copy
+ * from the device, or from copy to the device). The map's and unmap's times (their
+ * profiling events; the map's wall time where the queue has no profiling) and the copy's
+ * are added to *seconds: not the wait for what the queue held before. HT_ECL. */
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
+                  void *copy, double *seconds, struct ht_error *err);
+
+/* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
+ * (ht__poison_pattern) on the session's queue; does not wait. */
+int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
+ * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
+ * transfer time, from profiling events, is added to *write_s) and sets the arguments.
+ * res->ndims, global and local are filled as soon as they are known. For a pipeline spec
+ * the kernels are those of ht__inst_stages instead (in->kernel stays NULL), and temp
+ * buffers are created but neither initialised nor written. */
+int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     struct ht_eval_result *res, double *write_s, struct ht_error *err);
+
+/* Creates kernel `name` from in's program, checks its argument count against the spec and
+ * sets its arguments to in's buffers and scalars. *out is released by the caller. */
+int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
+                    cl_kernel *out, struct ht_error *err);
+
+/* Releases every OpenCL object and allocation of in (the stages' kernels included) and
+ * zeroes it. */
+void ht__inst_release(struct ht__inst *in, size_t nargs);
+
+/* Sets kernel k's arguments: argument j is spec->args[idx[j]] (idx NULL: argument j is
+ * spec->args[j]), j < n. */
+int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                      const size_t *idx, size_t n, struct ht_error *err);
+
+/* The text compiled before the spec's source for a configuration whose whole NDRange is
+ * global[0..ndims), so that a slice launched with a global work offset (a split) sees the
+ * group ids, numbers of groups and global sizes of the whole launch: get_group_id(d)
+ * becomes get_group_id(d) + get_global_offset(d) / get_local_size(d), get_num_groups(d)
+ * and get_global_size(d) the whole launch's, and "#line 1" ends it. *out is NULL (no
+ * prologue) when the source names none of those builtins and has no #include, and for a
+ * pipeline; else owned by the caller (free()). HT_ENOMEM. */
+int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint64_t *global,
+                         char **out);
+
+/* Fills count elements at buf with arg's initial data: random (fixed seed from the
+ * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw
+ * little-endian file whose size must be count elements (HT_ESPEC when it is not, HT_EIO
+ * when it cannot be read). */
+int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_error *err);
+
+/* Fills buf, count elements of type t, with the poison pattern. */
+void ht__poison_fill(enum ht_type t, void *buf, size_t count);
+
+/* Result of comparing outputs with the reference. */
+struct ht__cmp {
+    size_t compared;     /* elements looked at */
+    size_t mismatches;   /* elements outside the tolerance */
+    double max_abs, max_rel;
+    char first[256];     /* the first mismatch, "" when none */
+};
+
+/* Zeroes c and compares every written buffer (write, readwrite; not temp) of got with the
+ * same of exp (both nargs entries), as ht__compare. */
+void ht__compare_outputs(const struct ht_spec *spec, const struct ht__hostbuf *got,
+                         const struct ht__hostbuf *exp, struct ht__cmp *c);
+
+/* (session.c) Writes every written buffer (write, readwrite; not temp) of outputs (nargs
+ * entries) to dir/NAME.bin, creating dir as needed. HT_EIO (or HT_ENOMEM) on failure. */
+int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outputs,
+                     const char *dir, struct ht_error *err);
+
+/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start. */
+struct ht__watch {
+    int slot;
+    double t0;
+};
+
+/* Marks that this thread starts working on dev, for at most limit_s seconds (0: the
+ * automatic limit of exec.h, over the parts watched so far); nothing outside a supervised
+ * child. End it with ht__watch_end. */
+struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
+void ht__watch_end(const struct ht__watch *w);
+
+/* Records, for the supervisor, that dev's part of the co-execution failed in the driver
+ * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
+ * without dev. Nothing outside a supervised child. */
+void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
+
+/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index: the fault tests
+ * make that device's parts past offset 0 fail as a GPU's illegal address would. */
+int ht__watch_inject(const struct ht_device_info *dev);
+
+/* 1 when the supervisor asked for each device's part alone before each co-execution. */
+int ht__watch_probe(void);
+
+/* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
+ * child and it is to be left out; else 0. */
+int ht__supervise_lost(size_t device, char *reason, size_t size);
+
+#endif
