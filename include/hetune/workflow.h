@@ -490,15 +490,10 @@ int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *sol
                             enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
                             int list, enum ht_space_list_format format, struct ht_error *err);
 
-/* Writes the configurations of r to f as the lines of a JSON array (each "[v0, v1]",
- * separated by ",", each after a newline and indent), in the order of
- * ht_workflow_space_print. Returns 0 or HT_EIO / HT_ENOMEM. */
-int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
-                                   const char *indent);
-
 /* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
  * their configurations when list) as the JSON document `hetune space --json` prints
- * (docs/cli.md; a configuration a line) into *text, owned by the caller (free).
+ * (docs/cli.md) into *text, owned by the caller (free). Names, paths and reasons that are
+ * not UTF-8 have their stray bytes as U+FFFD; a size past 2^63 is an exact JSON integer.
  * HT_ENOMEM when it cannot. */
 int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
                            const struct ht_workflow_space *r, size_t n, int list, char **text,
