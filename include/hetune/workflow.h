@@ -304,8 +304,9 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
  * `hetune split --json` prints (docs/cli.md) into *text, owned by the caller (free): the
  * decision, each device's configuration, times alone, slice and times, the plan's residue,
  * the times against Algorithm 1's, the refinement's rounds, the estimate, the
- * verification, the stored split and the sweep. HT_ENOMEM when it cannot (also for a
- * device name that is not UTF-8). */
+ * verification, the stored split and the sweep; a device name or path that is not UTF-8
+ * has its stray bytes as U+FFFD, a time that is not finite is null. HT_ENOMEM when it
+ * cannot. */
 int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
                            const struct ht_workflow_split_result *r, char **text,
                            struct ht_error *err);
@@ -540,8 +541,8 @@ int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct 
 /* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
  * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
  * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
- * document its "host_memory" object. HT_ENOMEM when it cannot (also for a driver's string
- * that is not UTF-8). */
+ * document its "host_memory" object; a driver's string that is not UTF-8 has its stray
+ * bytes as U+FFFD. HT_ENOMEM when it cannot. */
 int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
                              const struct ht_bandwidth *bw, const struct ht_host_memory *host,
                              char **text, struct ht_error *err);

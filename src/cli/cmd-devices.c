@@ -44,6 +44,9 @@ static const char devices_usage[] =
     "                        pageable or inplace\n"
     "  -d, --device D        with --bandwidth: only device D (an index or a unique part of\n"
     "                        \"<platform> <name>\")\n"
+    "  -v, --verbose         say on stderr each device found: its platform and that\n"
+    "                        platform's version, type, OpenCL version and driver; with\n"
+    "                        --bandwidth also each OpenCL call that failed\n"
     "\n"
     "exit status: 0 success, 1 no OpenCL platform or an OpenCL failure, 2 bad usage\n";
 
@@ -235,7 +238,7 @@ int cmd_devices(int argc, char **argv)
 
     cli_common_init(&co, "devices", devices_usage,
                     CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE | CLI_F_QUIET, own);
-    co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE;
+    co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case OPT_DZN: dzn = optarg; break;
@@ -276,6 +279,14 @@ int cmd_devices(int argc, char **argv)
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
         return cli_fail("devices", &err);
+    cli_verbose("devices", co.verbose, "found %zu OpenCL device%s", p->count,
+                p->count == 1 ? "" : "s");
+    for (size_t i = 0; i < p->count; i++) {
+        const struct ht_device_info *d = &p->devices[i];
+        cli_verbose("devices", co.verbose, "device %zu: %s of %s (%s), %s, %s, driver %s", i,
+                    d->name, d->platform, d->platform_version, d->type, d->version,
+                    d->driver_version);
+    }
     if (dzn)
         status = write_dzn(p, dzn);
     else if (co.json)
