@@ -311,8 +311,12 @@ static void print_steps(const struct ht_workflow_plan_result *r, char **names, i
                         int verbose)
 {
     const struct ht_split_plan *p = &r->plan;
-    const char *what = r->bus ? "busy times" : "times";
     char label[64];
+    int affine = r->bus != 0;
+
+    /* With overheads or a bus the shares balance an affine model: Eq. 4 only without. */
+    for (size_t i = 0; i < p->ndevices; i++)
+        affine |= p->slices[i].overhead_s > 0;
 
     for (size_t i = 0; verbose && i < p->ndevices; i++) {
         const struct ht_split_slice *s = &p->slices[i];
@@ -323,9 +327,14 @@ static void print_steps(const struct ht_workflow_plan_result *r, char **names, i
         if (given)
             cli_verbose("plan", 1, "device %s: factor S = %.6g (given)", label,
                         s->optimal_factor);
+        else if (affine)
+            cli_verbose("plan", 1, "device %s: S = %.6g, the share with which every device's "
+                        "%s (%.6g s alone, %.6g s of it overhead) ends together", label,
+                        s->optimal_factor, r->bus ? "busy time" : "time", s->time_s,
+                        s->overhead_s);
         else
-            cli_verbose("plan", 1, "device %s: Eq. 4: S = (1/%.6g s) / sum(1/t) = %.6g "
-                        "(t: the %s)", label, s->time_s, s->optimal_factor, what);
+            cli_verbose("plan", 1, "device %s: Eq. 4: S = (1/%.6g s) / sum(1/t) = %.6g",
+                        label, s->time_s, s->optimal_factor);
         cli_verbose("plan", 1, "device %s: Eq. 6-7: gamma = G*S/wg = %" PRIu64 "*%.6g/%"
                     PRIu64 " = %.6g, floor %" PRIu64 " groups", label, p->global,
                     s->optimal_factor, s->wg, s->gamma, s->base_groups);
