@@ -186,13 +186,15 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         "fastest_alone", "device", (json_int_t)fast->dev->index,
         "wall_seconds", seconds(fast->alone.wall_s),
         "kernel_seconds", seconds(fast->alone.kernel_s),
-        "speedup", res->wall_s > 0 ? ht__json_real(fast->alone.wall_s / res->wall_s) : json_null()));
+        "speedup", res->wall_s > 0 ? ht__json_real(fast->alone.wall_s / res->wall_s)
+                                   : json_null()));
     json_object_set_new(root, "estimate", !r->has_est ? json_null() : json_pack(
         "{s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "split_seconds",
         seconds(est->split_s), "alone_seconds", seconds(est->alone_s), "worth_it",
         est->worth_it, "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
         seconds(est->kernel_bound_s), "paper_seconds",
-        est->paper_s >= 0 ? seconds(est->paper_s) : json_null(), "host_bytes", ht__json_real(est->host_bytes),
+        est->paper_s >= 0 ? seconds(est->paper_s) : json_null(),
+        "host_bytes", ht__json_real(est->host_bytes),
         "host_GBps", est->host_Bps > 0 ? ht__json_real(GBPS(est->host_Bps)) : json_null(),
         "host_seconds", est->host_Bps > 0 ? seconds(est->host_s) : json_null(), "host_floor",
         est->host_floor));
@@ -578,7 +580,8 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
     }
     json_object_set_new(root, "devices", list);
     if (host && json_object_set_new(root, "host_memory", json_pack(
-                    "{s:o, s:o, s:o, s:i, s:i, s:I, s:i, s:i}", "GBps", ht__json_real(GBPS(host->Bps)),
+                    "{s:o, s:o, s:o, s:i, s:i, s:I, s:i, s:i}",
+                    "GBps", ht__json_real(GBPS(host->Bps)),
                     "read_GBps", ht__json_real(GBPS(host->read_Bps)), "shared_GBps",
                     host->shared_Bps > 0 ? ht__json_real(GBPS(host->shared_Bps)) : json_null(),
                     "shared_threads", (int)host->shared_threads, "shared_devices",

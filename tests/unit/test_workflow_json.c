@@ -129,7 +129,8 @@ static void test_json_string(void **state)
 
     (void)state;
     string_becomes("pthread-haswell-AMD EPYC", "pthread-haswell-AMD EPYC");
-    string_becomes("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+    string_becomes("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                   "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     /* Control characters and quotes are escaped, DEL kept: all come back as they were. */
     string_becomes("a\"b\\c\nd\te\x01" "f\x1f\x7f/", "a\"b\\c\nd\te\x01" "f\x1f\x7f/");
     text = dump_one(ht__json_string("\x01\n"));
