@@ -142,6 +142,19 @@ static int write_dzn(const struct ht_platform *p, const char *dir)
     return 0;
 }
 
+/* -v: each device found, with what identifies its driver. */
+static void say_devices(const struct cli_common *co, const struct ht_platform *p)
+{
+    cli_verbose("devices", co->verbose, "found %zu OpenCL device%s", p->count,
+                p->count == 1 ? "" : "s");
+    for (size_t i = 0; i < p->count; i++) {
+        const struct ht_device_info *d = &p->devices[i];
+        cli_verbose("devices", co->verbose, "device %zu: %s of %s (%s), %s, %s, driver %s", i,
+                    d->name, d->platform, d->platform_version, d->type, d->version,
+                    d->driver_version);
+    }
+}
+
 /* --bandwidth: measures the devices o->device names (all by default) through the data path
  * o->exec.data_path, bytes a transfer, stores each measurement, and prints them. */
 static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
@@ -161,6 +174,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     status = cli_devices_range("devices", o->device ? o->device : "all", &p, &first, &last);
     if (status != 0)
         goto cleanup;
+    say_devices(o, p);
     ht_error_clear(&err);
     if (ht_store_open(o->db, &store, &err) != HT_OK) {
         status = cli_fail("devices", &err);
@@ -279,14 +293,7 @@ int cmd_devices(int argc, char **argv)
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
         return cli_fail("devices", &err);
-    cli_verbose("devices", co.verbose, "found %zu OpenCL device%s", p->count,
-                p->count == 1 ? "" : "s");
-    for (size_t i = 0; i < p->count; i++) {
-        const struct ht_device_info *d = &p->devices[i];
-        cli_verbose("devices", co.verbose, "device %zu: %s of %s (%s), %s, %s, driver %s", i,
-                    d->name, d->platform, d->platform_version, d->type, d->version,
-                    d->driver_version);
-    }
+    say_devices(&co, p);
     if (dzn)
         status = write_dzn(p, dzn);
     else if (co.json)
