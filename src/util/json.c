@@ -2,7 +2,6 @@
  * not UTF-8, numbers that are not finite, integers past 2^63) made into values it takes,
  * and the one way the library dumps a document. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,56 +107,80 @@ json_t *ht__json_uint_text(const char *digits)
     return json_stringn(buf, len + 1);
 }
 
-/* Writes the numbers ht__json_uint_text marked in text (NUL-terminated) back in place. */
+/* Writes the numbers ht__json_uint_text marked in text (NUL-terminated) back in place; the
+ * text between marks moves in one piece. */
 static void unmark(char *text)
 {
-    char *w = text;
-    const char *r = text;
     const size_t mark = sizeof BIG_MARK - 1;
+    char *r = strstr(text, BIG_MARK), *w = r;
 
-    while (*r) {
-        if (strncmp(r, BIG_MARK, mark) == 0) {
-            size_t n = strspn(r + mark, "0123456789");
-            /* Only a marked number is followed by its closing quote. */
-            if (n && r[mark + n] == '"') {
-                memmove(w, r + mark, n);
-                w += n;
-                r += mark + n + 1;
-                continue;
-            }
+    while (r) {
+        size_t n = strspn(r + mark, "0123456789"), len;
+        char *next;
+
+        /* Only a marked number is followed by its closing quote. */
+        if (n && r[mark + n] == '"') {
+            memmove(w, r + mark, n);
+            w += n;
+            r += mark + n + 1;
+        } else {
+            *w++ = *r++;
         }
-        *w++ = *r++;
+        next = strstr(r, BIG_MARK);
+        len = next ? (size_t)(next - r) : strlen(r);
+        memmove(w, r, len);
+        w += len;
+        r = next;
     }
-    *w = '\0';
+    if (w)
+        *w = '\0';
 }
 
-/* json_dump_callback's writer into a memory stream: json_dumps would copy the whole text
- * once more at its end, which a listing of millions of configurations feels. */
+/* The text being dumped: json_dumps would copy the whole of it once more at its end, and
+ * a listing of millions of configurations is written token by token. */
+struct out {
+    char *s;
+    size_t len, cap;
+};
+
 static int put(const char *buffer, size_t size, void *data)
 {
-    return fwrite(buffer, 1, size, data) == size ? 0 : -1;
+    struct out *o = data;
+
+    if (size >= o->cap - o->len) {
+        size_t cap = o->cap ? o->cap : 4096;
+        char *grown;
+        while (size >= cap - o->len) {
+            if (cap > SIZE_MAX / 2)
+                return -1;
+            cap *= 2;
+        }
+        if (!(grown = realloc(o->s, cap)))
+            return -1;
+        o->s = grown;
+        o->cap = cap;
+    }
+    memcpy(o->s + o->len, buffer, size);
+    o->len += size;
+    o->s[o->len] = '\0';
+    return 0;
 }
 
 int ht__json_dump(json_t *root, int digits, char **text, struct ht_error *err)
 {
     size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER |
                    JSON_REAL_PRECISION(digits > 0 ? digits : 17);
-    size_t size = 0;
-    FILE *f = NULL;
+    struct out o = {NULL, 0, 0};
     int rc = HT_OK;
 
     *text = NULL;
-    if (!root || !(f = open_memstream(text, &size)) || json_dump_callback(root, put, f, flags) ||
-        ferror(f))
+    if (!root || json_dump_callback(root, put, &o, flags) != 0 || !o.s) {
+        free(o.s);
         rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the JSON document");
-    if (f && fclose(f) && rc == HT_OK)
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the JSON document");
-    json_decref(root);
-    if (rc != HT_OK) {
-        free(*text);
-        *text = NULL;
-        return rc;
+    } else {
+        unmark(o.s);
+        *text = o.s;
     }
-    unmark(*text);
-    return HT_OK;
+    json_decref(root);
+    return rc;
 }
