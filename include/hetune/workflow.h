@@ -319,8 +319,9 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
  * `hetune split --json` prints (docs/cli.md) into *text, owned by the caller (free): the
  * decision, each device's configuration, times alone, slice and times, the plan's residue,
  * the times against Algorithm 1's, the refinement's rounds, the estimate, the
- * verification, the stored split and the sweep. HT_ENOMEM when it cannot (also for a
- * device name that is not UTF-8). */
+ * verification, the stored split and the sweep; a device name or path that is not UTF-8
+ * has its stray bytes as U+FFFD, a time that is not finite is null. HT_ENOMEM when it
+ * cannot. */
 int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
                            const struct ht_workflow_split_result *r, char **text,
                            struct ht_error *err);
@@ -512,15 +513,10 @@ int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *sol
                             enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
                             int list, enum ht_space_list_format format, struct ht_error *err);
 
-/* Writes the configurations of r to f as the lines of a JSON array (each "[v0, v1]",
- * separated by ",", each after a newline and indent), in the order of
- * ht_workflow_space_print. Returns 0 or HT_EIO / HT_ENOMEM. */
-int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
-                                   const char *indent);
-
 /* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
  * their configurations when list) as the JSON document `hetune space --json` prints
- * (docs/cli.md; a configuration a line) into *text, owned by the caller (free).
+ * (docs/cli.md) into *text, owned by the caller (free). Names, paths and reasons that are
+ * not UTF-8 have their stray bytes as U+FFFD; a size past 2^63 is an exact JSON integer.
  * HT_ENOMEM when it cannot. */
 int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
                            const struct ht_workflow_space *r, size_t n, int list, char **text,
@@ -567,8 +563,8 @@ int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct 
 /* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
  * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
  * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
- * document its "host_memory" object. HT_ENOMEM when it cannot (also for a driver's string
- * that is not UTF-8). */
+ * document its "host_memory" object; a driver's string that is not UTF-8 has its stray
+ * bytes as U+FFFD. HT_ENOMEM when it cannot. */
 int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
                              const struct ht_bandwidth *bw, const struct ht_host_memory *host,
                              char **text, struct ht_error *err);

@@ -139,7 +139,9 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "                        $HETUNE_PROGRESS_EVERY seconds)\n")                          \
     X(VERBOSE, "verbose", no_argument, 'v',                                                    \
       "  -v, --verbose         say on stderr what was built and where (the binary cache\n"    \
-      "                        path), each cache hit, and each OpenCL call that failed\n")
+      "                        path), each cache hit, each OpenCL call that failed and,\n"   \
+      "                        when tuning, each configuration evaluated and how it\n"      \
+      "                        ended; not with -q (exit status 2)\n")
 
 enum {
     CLI_OPT_SIZE = 0x100, CLI_OPT_DB, CLI_OPT_EQ3, CLI_OPT_NO_CACHE, CLI_OPT_CACHE_DIR,
@@ -296,6 +298,11 @@ int cli_devices_range(const char *cmd, const char *device, struct ht_platform **
  * (NULL is all; cut by strtok_r), into *n device indices (*idx owned by the caller, free). */
 int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, size_t **idx,
                      size_t *n);
+
+/* With verbose (-v), prints "hetune <cmd>: <message>" and a newline on stderr: a step of
+ * what the command does; nothing otherwise. */
+void cli_verbose(const char *cmd, int verbose, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Prints text, a JSON document the library wrote (rc its status), on stdout. Returns 0,
  * or 1 after saying that it cannot (rc not HT_OK). */

@@ -102,13 +102,13 @@ int cmd_demo(int argc, char **argv)
     snprintf(out_matmul, sizeof out_matmul, "%s/matmul", out);
     snprintf(out_conv1d, sizeof out_conv1d, "%s/conv1d", out);
     {
-        /* -v's log hook is this process's already; -q goes to each run. */
-        char *q = co.quiet ? "-q" : NULL;
+        /* -q or -v goes to each step (-v's log hook is this process's already). */
+        char *q = co.quiet ? "-q" : co.verbose ? "-v" : NULL;
         char *run_matmul[] = {"run", matmul, "--size", size, "--db", (char *)db,
                               "--out", out_matmul, q, NULL};
         char *run_conv1d[] = {"run", conv1d, "--scheduler", "all", "--db", (char *)db,
                               "--out", out_conv1d, "--sweep", "0.1", NULL, NULL};
-        char *report[] = {"report", "--db", (char *)db, "--out", (char *)out, NULL};
+        char *report[] = {"report", "--db", (char *)db, "--out", (char *)out, q, NULL};
 
         /* The sweep of Figures 6 and 7 compares exactly two devices. */
         run_conv1d[ndevices == 2 ? 10 : 8] = q;

@@ -46,6 +46,9 @@ static const char devices_usage[] =
     "                        pageable or inplace\n"
     "  -d, --device D        with --bandwidth: only device D (an index or a unique part of\n"
     "                        \"<platform> <name>\")\n"
+    "  -v, --verbose         say on stderr each device found: its platform and that\n"
+    "                        platform's version, type, OpenCL version and driver; with\n"
+    "                        --bandwidth also each OpenCL call that failed\n"
     "\n"
     "exit status: 0 success, 1 no OpenCL platform or an OpenCL failure, 2 bad usage\n";
 
@@ -141,6 +144,19 @@ static int write_dzn(const struct ht_platform *p, const char *dir)
     return 0;
 }
 
+/* -v: each device found, with what identifies its driver. */
+static void say_devices(const struct cli_common *co, const struct ht_platform *p)
+{
+    cli_verbose("devices", co->verbose, "found %zu OpenCL device%s", p->count,
+                p->count == 1 ? "" : "s");
+    for (size_t i = 0; i < p->count; i++) {
+        const struct ht_device_info *d = &p->devices[i];
+        cli_verbose("devices", co->verbose, "device %zu: %s of %s (%s), %s, %s, driver %s", i,
+                    d->name, d->platform, d->platform_version, d->type, d->version,
+                    d->driver_version);
+    }
+}
+
 /* --bandwidth: measures the devices o->device names (all by default) through the data path
  * o->exec.data_path, bytes a transfer, stores each measurement, and prints them. */
 static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
@@ -160,6 +176,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     status = cli_devices_range("devices", o->device ? o->device : "all", &p, &first, &last);
     if (status != 0)
         goto cleanup;
+    say_devices(o, p);
     ht_error_clear(&err);
     if (ht_store_open(o->db, &store, &err) != HT_OK) {
         status = cli_fail("devices", &err);
@@ -241,7 +258,7 @@ int cmd_devices(int argc, char **argv)
 
     cli_common_init(&co, "devices", devices_usage,
                     CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE | CLI_F_QUIET, own);
-    co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE;
+    co.own_help = CLI_F_JSON | CLI_F_DB | CLI_F_DEVICE | CLI_F_VERBOSE;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case OPT_DZN: dzn = optarg; break;
@@ -282,6 +299,7 @@ int cmd_devices(int argc, char **argv)
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
         return cli_fail("devices", &err);
+    say_devices(&co, p);
     if (dzn)
         status = write_dzn(p, dzn);
     else if (co.json)

@@ -17,6 +17,8 @@ static const char import_usage[] =
     "options:\n"
     "  -o, --out SPEC        write the spec to SPEC (default: stdout)\n"
     "  -q, --quiet           leave out the notes on stderr (what was left out and why)\n"
+    "  -v, --verbose         also say on stderr each expression translated from Python\n"
+    "                        (restrictions, sizes) and what it became\n"
     "  -h, --help            show this help\n\n"
     "exit status: 0 success, 1 runtime failure, 2 bad input (a field hetune cannot express)\n";
 
@@ -36,8 +38,10 @@ static const char export_usage[] =
     "      --size NAME=VALUE only the problems at this size (may be repeated); the header\n"
     "                        has one problem per kernel, the newest, and names the others\n"
     "  -o, --out FILE        write the T4 JSON to FILE (default: stdout)\n"
-    "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
-    "                        progress and no notes (errors still go to stderr)\n"
+    "  -q, --quiet           show no notes on stderr (the read-only fallback; what the\n"
+    "                        header leaves out)\n"
+    "  -v, --verbose         say on stderr what is read (the database, read-only; the\n"
+    "                        specs and sizes asked for) and what was written where\n"
     "  -h, --help            show this help\n\n"
     "exit status: 0 success, 1 runtime failure (nothing to export), 2 bad input\n";
 
@@ -54,20 +58,27 @@ int cmd_import_kt(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'}, {0}};
+        {"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *out = NULL;
     char *spec = NULL, *notes = NULL, *dir = NULL;
     struct ht_error err;
-    int c, status, quiet = 0;
+    int c, status, quiet = 0, verbose = 0;
 
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) == 'o' || c == 'q') {
+    while ((c = getopt_long(argc, argv, ":hqvo:", longopts, NULL)) == 'o' || c == 'q' ||
+           c == 'v') {
         if (c == 'o')
             out = optarg;
-        else
+        else if (c == 'q')
             quiet = 1;
+        else
+            verbose = 1;
     }
+    if (quiet && verbose)
+        return cli_usage_error("import-kt", 2, "-q and -v do not go together");
+    if (verbose) /* the library logs each translation (HT_LOG_DEBUG) */
+        ht_set_log(cli_log_stderr, (void *)"import-kt");
     if (c == 'h')
         return fputs(import_usage, stdout) < 0;
     if (c != -1)
@@ -98,7 +109,7 @@ int cmd_export(int argc, char **argv)
         {"db", required_argument, NULL, OPT_DB}, {"spec", required_argument, NULL, OPT_SPEC},
         {"size", required_argument, NULL, OPT_SIZE},
         {"out", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'}, {0}};
+        {"verbose", no_argument, NULL, 'v'}, {"help", no_argument, NULL, 'h'}, {0}};
     const char *db = HT_STORE_DEFAULT_PATH, *format = NULL, *header = NULL, *out = NULL;
     const char **names = calloc((size_t)argc, sizeof *names);
     struct ht_size_override *sizes = calloc((size_t)argc, sizeof *sizes);
@@ -107,13 +118,14 @@ int cmd_export(int argc, char **argv)
     struct ht_error err;
     struct stat st = {.st_size = 1};
     char *text = NULL;
-    int c, status = 2, rc, quiet = 0;
+    int c, status = 2, rc, quiet = 0, verbose = 0;
 
     opterr = 0;
     optind = 1;
-    while (names && sizes && (c = getopt_long(argc, argv, ":hqo:", longopts, NULL)) != -1) {
+    while (names && sizes && (c = getopt_long(argc, argv, ":hqvo:", longopts, NULL)) != -1) {
         switch (c) {
         case 'q': quiet = 1; break;
+        case 'v': verbose = 1; break;
         case OPT_SIZE: {
             const char *name;
             size_t len;
@@ -141,6 +153,10 @@ int cmd_export(int argc, char **argv)
         status = cli_usage_error("export", 1, "out of memory");
     if (!names || !sizes || cli_no_args("export", argc, argv) != 0)
         goto cleanup;
+    if (quiet && verbose) {
+        status = cli_usage_error("export", 2, "-q and -v do not go together");
+        goto cleanup;
+    }
     if (!format == !header || (format && strcmp(format, "t4"))) {
         status = cli_usage_error("export", 2, "give --format t4 or --header FILE (see --help)");
         goto cleanup;
@@ -153,6 +169,12 @@ int cmd_export(int argc, char **argv)
         goto cleanup;
     }
     ht_error_clear(&err);
+    cli_verbose("export", verbose, "reading %s read-only (an export never writes it)", db);
+    for (size_t i = 0; i < filter.nnames; i++)
+        cli_verbose("export", verbose, "only spec %s", names[i]);
+    for (size_t i = 0; i < filter.nsizes; i++)
+        cli_verbose("export", verbose, "only problems at %s=%lld", sizes[i].name,
+                    (long long)sizes[i].value);
     rc = cli_store_open("export", db, 1, NULL, quiet, &store, &err);
     if (rc == 0)
         rc = format ? ht_export_t4(store, &filter, &text, &err)
@@ -161,6 +183,10 @@ int cmd_export(int argc, char **argv)
         status = cli_usage_error("export", 1, "%s: nothing to export: %s", db, err.text);
     else
         status = rc ? cli_fail("export", &err) : put("export", format ? out : header, text);
+    if (status == 0)
+        cli_verbose("export", verbose, "wrote %s (%zu bytes) to %s", format ? "the T4 JSON"
+                    : "the C header", strlen(text), (format ? out : header) ? (format ? out
+                    : header) : "stdout");
     /* What the header leaves out is said on stderr too. */
     for (const char *p = text; status == 0 && header && !quiet && p && *p;
          p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)

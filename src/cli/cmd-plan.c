@@ -61,6 +61,9 @@ static const char plan_usage[] =
     "  -n, --names A,B,...   names for the devices in the output (default: indices)\n"
     "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
     "                        progress and no notes (errors still go to stderr)\n"
+    "  -v, --verbose         say each step of the plan on stderr: Eq. 4's factors,\n"
+    "                        Eq. 6-7's groups, the residue (Eq. 8-9), the slices,\n"
+    "                        Algorithm 1's time and, with the bus, the decision\n"
     "\n"
     "The lists must have one entry per device, in the same order. Output: per device\n"
     "its work-group size, time, optimal factor (Eq. 4), adjusted factor (owned\n"
@@ -302,6 +305,63 @@ static void print_text(const struct ht_split_plan *p, char **names, const struct
     print_bus_text(p, names, bv, bus, w);
 }
 
+/* -v: the steps of the plan (paper §2.2) on stderr, each from the numbers the planner
+ * left in r, names labelling the devices (NULL: their indices). */
+static void print_steps(const struct ht_workflow_plan_result *r, char **names, int given,
+                        int verbose)
+{
+    const struct ht_split_plan *p = &r->plan;
+    char label[64];
+    int affine = r->bus != 0;
+
+    /* With overheads or a bus the shares balance an affine model: Eq. 4 only without. */
+    for (size_t i = 0; i < p->ndevices; i++)
+        affine |= p->slices[i].overhead_s > 0;
+
+    for (size_t i = 0; verbose && i < p->ndevices; i++) {
+        const struct ht_split_slice *s = &p->slices[i];
+        if (names)
+            snprintf(label, sizeof label, "%.60s", names[i]);
+        else
+            snprintf(label, sizeof label, "%zu", i);
+        if (given)
+            cli_verbose("plan", 1, "device %s: factor S = %.6g (given)", label,
+                        s->optimal_factor);
+        else if (affine)
+            cli_verbose("plan", 1, "device %s: S = %.6g, the share with which every device's "
+                        "%s (%.6g s alone, %.6g s of it overhead) ends together", label,
+                        s->optimal_factor, r->bus ? "busy time" : "time", s->time_s,
+                        s->overhead_s);
+        else
+            cli_verbose("plan", 1, "device %s: Eq. 4: S = (1/%.6g s) / sum(1/t) = %.6g",
+                        label, s->time_s, s->optimal_factor);
+        cli_verbose("plan", 1, "device %s: Eq. 6-7: gamma = G*S/wg = %" PRIu64 "*%.6g/%"
+                    PRIu64 " = %.6g, floor %" PRIu64 " groups", label, p->global,
+                    s->optimal_factor, s->wg, s->gamma, s->base_groups);
+    }
+    if (!verbose)
+        return;
+    cli_verbose("plan", 1, "Eq. 8: residue R = G - sum(wg*floor) = %" PRIu64 " work-items",
+                p->residue);
+    if (p->residue_device != SIZE_MAX)
+        cli_verbose("plan", 1, "Eq. 9: device %zu takes %" PRIu64 " more group%s",
+                    p->residue_device, p->slices[p->residue_device].extra_groups,
+                    p->slices[p->residue_device].extra_groups == 1 ? "" : "s");
+    for (size_t i = 0; i < p->ndevices; i++) {
+        const struct ht_split_slice *s = &p->slices[i];
+        cli_verbose("plan", 1, "device %zu: slice [%" PRIu64 ", %" PRIu64 "), %" PRIu64
+                    " groups, reads back [%" PRIu64 ", %" PRIu64 ")", i, s->offset,
+                    s->offset + s->size, s->groups, s->own_offset,
+                    s->own_offset + s->own_size);
+    }
+    cli_verbose("plan", 1, "Algorithm 1: max_i(S_i*t_i) = %.6g s",
+                r->bus ? r->kernel_theoretical_s : p->theoretical_time_s);
+    if (r->bus)
+        cli_verbose("plan", 1, "the bus: split %.6g s against %.6g s alone on device %zu, "
+                    "margin %.6g: %s", r->dec.split_s, r->dec.alone_s, r->dec.fastest,
+                    r->margin, r->dec.split ? "split" : "alone");
+}
+
 int cmd_plan(int argc, char **argv)
 {
     enum { L_WG, L_TIMES, L_FACTORS, L_OVERHEADS, L_XFER, L_FIXED, L_OVERLAP, L_PIECES,
@@ -327,8 +387,8 @@ int cmd_plan(int argc, char **argv)
     struct cli_common co;
 
     ht_error_clear(&err);
-    cli_common_init(&co, cmd, plan_usage, CLI_F_JSON | CLI_F_QUIET, own);
-    co.own_help = CLI_F_QUIET;
+    cli_common_init(&co, cmd, plan_usage, CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE, own);
+    co.own_help = CLI_F_QUIET | CLI_F_VERBOSE;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'g': garg = optarg; break;
@@ -427,6 +487,7 @@ int cmd_plan(int argc, char **argv)
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
+    print_steps(&res, lists[L_NAMES].items, lists[L_FACTORS].arg != NULL, co.verbose);
     if (json) {
         char *text = NULL;
         int rc = ht_workflow_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);

@@ -47,6 +47,9 @@ static const char report_usage[] =
     "      --no-pictures     write the scripts but do not run gnuplot\n"
     "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
     "                        progress and no notes (errors still go to stderr)\n"
+    "  -v, --verbose         say on stderr what is read (the database, read-only; the\n"
+    "                        case studies asked for), what draws the figures, and what\n"
+    "                        was found and written\n"
     "\n"
     "exit status: 0 success (with or without pictures), 1 runtime failure (not a hetune\n"
     "database, nothing to report in it, a file that cannot be written), 2 bad input\n"
@@ -71,8 +74,9 @@ int cmd_report(int argc, char **argv)
 
     ht_report_opts_init(&opts);
     ht_error_clear(&err);
-    cli_common_init(&co, "report", report_usage, CLI_F_DB | CLI_F_JSON | CLI_F_QUIET, own);
-    co.own_help = CLI_F_DB | CLI_F_QUIET;
+    cli_common_init(&co, "report", report_usage,
+                    CLI_F_DB | CLI_F_JSON | CLI_F_QUIET | CLI_F_VERBOSE, own);
+    co.own_help = CLI_F_DB | CLI_F_QUIET | CLI_F_VERBOSE;
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -101,9 +105,24 @@ int cmd_report(int argc, char **argv)
 
     /* Read-only: a database this user may not write (another user's, a read-only
      * mount) is read all the same. */
+    cli_verbose("report", co.verbose, "reading %s read-only (a report never writes it)", db);
+    cli_verbose("report", co.verbose, "case studies: %s%s", opts.spec ? "those of spec " : "all",
+                opts.spec ? opts.spec : "");
+    cli_verbose("report", co.verbose, "figures: %s%s", !opts.gnuplot ? "drawn by gnuplot on PATH"
+                : !opts.gnuplot[0] ? "scripts only (--no-pictures)" : "drawn by ",
+                opts.gnuplot && opts.gnuplot[0] ? opts.gnuplot : "");
     rc = cli_store_open("report", db, 1, NULL, co.quiet, &store, &err);
     if (rc == HT_OK)
         rc = ht_report_write(store, out, &opts, &res, &err);
+    if (rc == HT_OK) {
+        cli_verbose("report", co.verbose, "found %zu case studies, %zu devices, %zu space "
+                    "sizes, %zu splits, %zu sweeps", res.cases, res.devices, res.spaces,
+                    res.splits, res.sweeps);
+        cli_verbose("report", co.verbose, "wrote %s, the tables as CSV and %zu figure "
+                    "script%s into %s%s%s", res.path, res.figures, res.figures == 1 ? "" : "s",
+                    out, res.pictures ? "" : "; no pictures: ",
+                    res.pictures ? "" : res.no_pictures);
+    }
     if (rc != HT_OK) {
         status = cli_fail("report", &err);
         goto cleanup;

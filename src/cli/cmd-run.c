@@ -309,6 +309,9 @@ int cmd_run(int argc, char **argv)
     ro.tune.progress_user = &pg.tune;
     pg.tune.prefix = "tune ";
     pg.tune.quiet = co.quiet;
+    pg.tune.verbose = co.verbose;
+    if (co.verbose) /* the per-configuration lines name the values */
+        pg.tune.spec = spec;
     ro.split.on_step = on_step;
     ro.split.on_verify = cli_verify_failed; /* its user, &pg, starts with pg.verify */
     ro.split.on_note = co.quiet ? NULL : cli_split_note;

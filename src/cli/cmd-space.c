@@ -34,6 +34,8 @@ static const char space_usage[] =
     "                        'hetune report'; hetune tune and hetune run record them too)\n"
     "  -q, --quiet           accepted as every command accepts it: this one shows no\n"
     "                        progress and no notes (errors still go to stderr)\n"
+    "  -v, --verbose         say on stderr the rules the space is pruned by and, per\n"
+    "                        device, its sizes and the time the solver took\n"
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, solver failure or the\n"
     "solvers disagree, database error), 2 bad input (usage, spec, a parameter range empty on a device)\n";
@@ -119,7 +121,7 @@ int cmd_space(int argc, char **argv)
                     CLI_F_DEVICE | CLI_F_EQ3 | CLI_F_SIZE | CLI_F_DB | CLI_F_JSON | CLI_F_VERBOSE |
                         CLI_F_QUIET,
                     own);
-    co.own_help = CLI_F_DB | CLI_F_QUIET;
+    co.own_help = CLI_F_DB | CLI_F_QUIET | CLI_F_VERBOSE;
     co.db = NULL; /* the sizes are recorded only when --db is given */
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
@@ -162,14 +164,27 @@ int cmd_space(int argc, char **argv)
         goto cleanup;
     }
     status = 0;
+    cli_verbose("space", co.verbose, "%s: %zu parameter%s, %zu constraint%s and the platform "
+                "rules (Eq. 1-3 with Eq. 3 as the %s, local memory), solver %s", spec->name,
+                spec->space.nparams, spec->space.nparams == 1 ? "" : "s",
+                spec->space.nconstraints, spec->space.nconstraints == 1 ? "" : "s",
+                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off (dropped)" : "product",
+                solver);
     for (size_t i = first; i < last; i++) {
+        const struct ht_space_counts *sc = &results[ndone].counts;
         int st = solve_device(spec, &plat->devices[i], eq3, solver, list, &results[ndone]);
         ndone++;
         if (st != 0) {
             status = st;
             goto cleanup;
         }
+        cli_verbose("space", co.verbose, "device %zu (%s): %s unpruned, %s after the platform "
+                    "rules, %s after the constraints, counted in %.3f s", plat->devices[i].index,
+                    plat->devices[i].name, sc->unpruned_text, sc->platform_text,
+                    sc->pruned_text, sc->seconds);
     }
+    if (co.db)
+        cli_verbose("space", co.verbose, "recording the sizes into %s", co.db);
     if (co.db && (status = record_spaces(co.db, spec, eq3, results, ndone)) != 0)
         goto cleanup;
 

@@ -389,6 +389,9 @@ int cmd_split(int argc, char **argv)
     wo.on_verify = cli_verify_failed;
     wo.user = &v;
     bar.quiet = co.quiet;
+    bar.verbose = co.verbose;
+    if (co.verbose) /* the per-configuration lines name the values */
+        bar.spec = spec;
     rc = ht_workflow_split(spec, dl, n, &wo, &wr, &err);
     cli_tune_bar_end(&bar);
     /* Stopped (a tuning cut short, a wait for a device lock): 130, whatever came of it. */

@@ -283,6 +283,7 @@ int cmd_tune(int argc, char **argv)
     opts.progress_user = &bar;
     bar.spec = spec;
     bar.quiet = co.quiet;
+    bar.verbose = co.verbose;
     opts.on_wait = on_wait;
 
     status = 0;

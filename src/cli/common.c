@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,8 +153,14 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         status = cli_parse_data_path(cmd, "--data-path", arg, &co->exec.data_path);
         break;
     case CLI_OPT_JSON: co->json = 1; break;
-    case 'q': co->quiet = 1; break;
+    case 'q':
+        if (co->verbose)
+            return cli_usage_error(cmd, 2, "-q and -v do not go together");
+        co->quiet = 1;
+        break;
     case 'v':
+        if (co->quiet)
+            return cli_usage_error(cmd, 2, "-q and -v do not go together");
         /* The worker processes of isolated sessions log on their own stderr (ht_set_log). */
         co->verbose = 1;
         ht_set_log(cli_log_stderr, (void *)co->cmd);
@@ -520,6 +527,19 @@ int cli_devices_list(const char *cmd, char *list, struct ht_platform **plat, siz
     if (rc == HT_OK)
         rc = parse_devices(*plat, list ? list : "all", idx, n, &err);
     return rc == HT_OK ? 0 : cli_fail(cmd, &err);
+}
+
+void cli_verbose(const char *cmd, int verbose, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!verbose)
+        return;
+    fprintf(stderr, "hetune %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 int cli_json_text(const char *cmd, int rc, const char *text)

@@ -130,6 +130,13 @@ void cli_tune_progress(const struct ht_tune_progress *p, void *user)
         cli_progress_say(&b->bar, note);
         return;
     }
+    if (b->verbose && p->config && b->spec) {
+        ht_format_config(b->spec, p->config, cfg, sizeof cfg);
+        snprintf(note, sizeof note, "evaluated %s: %s", cfg,
+                 p->status == HT_OK ? "ok" : ht_err_name(p->status));
+        cli_progress_say(&b->bar, note);
+        note[0] = cfg[0] = '\0';
+    }
     if (p->best) {
         ht_format_seconds(p->best_s, t, sizeof t);
         if (b->spec)

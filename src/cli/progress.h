@@ -45,6 +45,7 @@ struct cli_tune_bar {
     const struct ht_spec *spec;       /* names the best configuration; NULL: its time only */
     const char *prefix;               /* before the device's index in the label; NULL: none */
     int quiet;
+    int verbose;                      /* -v: a line for each configuration evaluated */
     const struct ht_device_info *dev; /* the device of the bar shown; NULL: none */
     struct cli_progress bar;
 };

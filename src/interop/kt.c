@@ -973,6 +973,8 @@ static int expression(struct import *im, const char *src, const char *path, char
         return im->err->code;
     }
     ht_expr_free(e);
+    /* import-kt -v shows each translation: the step most worth checking by eye. */
+    ht__log(HT_LOG_DEBUG, "%s: '%s' translated to '%s'", path, src, c);
     *out = c;
     return 0;
 }

@@ -10,13 +10,14 @@
 #include <jansson.h>
 
 #include "hetune/workflow.h"
+#include "util/util.h"
 
 #define GBPS(bps) ((bps) / 1e9)
 
 /* A JSON number, or null for what JSON cannot hold (nan, inf) and for "unknown" (< 0). */
 static json_t *seconds(double v)
 {
-    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+    return v >= 0 && isfinite(v) ? ht__json_real(v) : json_null();
 }
 
 /* A verification flag: null when not verified (< 0). */
@@ -26,15 +27,10 @@ static json_t *verified(int v)
 }
 
 /* Dumps root (its reference taken) into *text (owned, free) with reals of digits
- * significant digits (0: 17). HT_ENOMEM when jansson cannot (also for a string from a
- * driver that is not UTF-8). */
+ * significant digits (0: 17). HT_ENOMEM when jansson cannot. */
 static int dump(json_t *root, int digits, char **text, struct ht_error *err)
 {
-    *text = root ? json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                        JSON_REAL_PRECISION(digits))
-                 : NULL;
-    json_decref(root);
-    return *text ? HT_OK : ht_error_set(err, HT_ENOMEM, "cannot write the result as JSON");
+    return ht__json_dump(root, digits, text, err);
 }
 
 /* What other processes did while a run measured (exec.h, struct ht_load). */
@@ -68,9 +64,10 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
     const struct ht_workflow_device *sd = &r->devs[i];
     const struct ht_coexec_device_result *dr =
         r->ran_alone ? (i == r->fastest ? &r->res.devices[0] : NULL) : &r->res.devices[i];
-    json_t *d = json_pack("{s:I, s:s, s:s, s:o, s:b, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:o}",
-                          "index", (json_int_t)sd->dev->index, "name", sd->dev->name,
-                          "platform", sd->dev->platform,
+    json_t *d = json_pack("{s:I, s:o, s:o, s:o, s:b, s:b, s:o, s:{s:o, s:o, s:o, s:o}, s:o}",
+                          "index", (json_int_t)sd->dev->index,
+                          "name", ht__json_string(sd->dev->name),
+                          "platform", ht__json_string(sd->dev->platform),
                           "config", config_json(spec, sd->config),
                           "tuned_now", sd->tuned_now, "predicted", sd->predicted,
                           "tuned_seconds", seconds(sd->tuned_s),
@@ -82,9 +79,10 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
 
     if (r->has_plan) {
         const struct ht_split_slice *s = &r->plan.slices[i];
-        json_object_update_new(d, json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
-                                        "optimal_factor", s->optimal_factor,
-                                        "plan_adjusted_factor", s->adjusted_factor,
+        json_object_update_new(d, json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I}",
+                                        "optimal_factor", ht__json_real(s->optimal_factor),
+                                        "plan_adjusted_factor",
+                                        ht__json_real(s->adjusted_factor),
                                         "offset", (json_int_t)s->offset,
                                         "size", (json_int_t)s->size,
                                         "groups", (json_int_t)s->groups,
@@ -92,7 +90,7 @@ static json_t *split_device(const struct ht_spec *spec, const struct ht_workflow
                                         "own_size", (json_int_t)s->own_size));
     }
     json_object_set_new(d, "adjusted_factor",
-                        json_real(!dr ? 0 : r->ran_alone ? 1.0 : r->res.devices[i].share));
+                        ht__json_real(!dr ? 0 : r->ran_alone ? 1.0 : r->res.devices[i].share));
     json_object_set_new(d, "chunks", json_integer(dr ? dr->chunks : 0));
     json_object_set_new(d, "items", json_integer(dr ? (json_int_t)dr->items : 0));
     json_object_set_new(d, "owned", json_integer(dr ? (json_int_t)dr->owned : 0));
@@ -110,9 +108,10 @@ static json_t *skipped_json(const struct ht_workflow_skipped *s, size_t n)
     json_t *a = json_array();
 
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, json_pack("{s:I, s:s, s:s}", "index",
-                                           (json_int_t)s[i].dev->index, "name", s[i].dev->name,
-                                           "reason", s[i].reason));
+        json_array_append_new(a, json_pack("{s:I, s:o, s:o}", "index",
+                                           (json_int_t)s[i].dev->index,
+                                           "name", ht__json_string(s[i].dev->name),
+                                           "reason", ht__json_string(s[i].reason)));
     return a;
 }
 
@@ -124,7 +123,7 @@ static json_t *refine_json(const struct ht_workflow_refine *f)
     for (size_t k = 0; k < f->nrounds; k++) {
         json_t *sh = json_array(), *tm = json_array(), *oh = json_array();
         for (size_t i = 0; i < f->n; i++) {
-            json_array_append_new(sh, json_real(f->factors[k * f->n + i]));
+            json_array_append_new(sh, ht__json_real(f->factors[k * f->n + i]));
             json_array_append_new(tm, seconds(f->times[k * f->n + i]));
             json_array_append_new(oh, seconds(f->overheads[k * f->n + i]));
         }
@@ -146,7 +145,7 @@ static json_t *sweep_json(const struct ht_workflow_split_result *r)
     for (size_t k = 0; k < r->nsweep; k++) {
         const struct ht_stored_sweep_point *p = &r->sweep[k];
         json_array_append_new(sw, json_pack(
-            "{s:f, s:o, s:o, s:o, s:o}", "factor", p->factor,
+            "{s:o, s:o, s:o, s:o, s:o}", "factor", ht__json_real(p->factor),
             "theoretical_seconds", seconds(p->theoretical_seconds),
             "wall_seconds", seconds(p->seconds), "kernel_seconds", seconds(p->kernel_seconds),
             "verified", verified(p->verified)));
@@ -167,11 +166,12 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
     for (size_t i = 0; i < r->n; i++)
         json_array_append_new(devs, split_device(spec, r, i));
     for (unsigned k = 0; k < res->nruns; k++)
-        json_array_append_new(runs, json_real(res->run_s[k]));
+        json_array_append_new(runs, ht__json_real(res->run_s[k]));
     /* spec_path: null for a spec from memory. */
-    root = json_pack("{s:s, s:s?, s:s, s:I, s:I, s:s, s:b, s:s, s:o, s:s, s:o}",
-                     "spec", spec->name, "spec_path", spec->path,
-                     "db", opts->db ? opts->db : HT_STORE_DEFAULT_PATH,
+    root = json_pack("{s:o, s:o, s:o, s:I, s:I, s:s, s:b, s:s, s:o, s:s, s:o}",
+                     "spec", ht__json_string(spec->name),
+                     "spec_path", ht__json_string(spec->path),
+                     "db", ht__json_string(opts->db ? opts->db : HT_STORE_DEFAULT_PATH),
                      "dim", (json_int_t)res->dim, "global", (json_int_t)res->global,
                      "scheduler", res->scheduler, "ran_alone", alone,
                      "plan", alone ? "alone" : r->bus_plan ? "bus" : "paper",
@@ -197,18 +197,20 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
         "measured", "wall_seconds", seconds(res->wall_s), "min_seconds",
         seconds(res->wall_min_s), "kernel_seconds", seconds(res->kernel_s), "runs", runs,
         "overhead", !alone && res->theoretical_s > 0
-                        ? json_real(res->wall_s / res->theoretical_s - 1.0) : json_null(),
+                        ? ht__json_real(res->wall_s / res->theoretical_s - 1.0) : json_null(),
         "fastest_alone", "device", (json_int_t)fast->dev->index,
         "wall_seconds", seconds(fast->alone.wall_s),
         "kernel_seconds", seconds(fast->alone.kernel_s),
-        "speedup", res->wall_s > 0 ? json_real(fast->alone.wall_s / res->wall_s) : json_null()));
+        "speedup", res->wall_s > 0 ? ht__json_real(fast->alone.wall_s / res->wall_s)
+                                   : json_null()));
     json_object_set_new(root, "estimate", !r->has_est ? json_null() : json_pack(
-        "{s:o, s:o, s:b, s:o, s:o, s:o, s:f, s:o, s:o, s:b, s:b, s:o}", "split_seconds",
+        "{s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "split_seconds",
         seconds(est->split_s), "alone_seconds", seconds(est->alone_s), "worth_it",
         est->worth_it, "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
         seconds(est->kernel_bound_s), "paper_seconds",
-        est->paper_s >= 0 ? seconds(est->paper_s) : json_null(), "host_bytes", est->host_bytes,
-        "host_GBps", est->host_Bps > 0 ? json_real(GBPS(est->host_Bps)) : json_null(),
+        est->paper_s >= 0 ? seconds(est->paper_s) : json_null(),
+        "host_bytes", ht__json_real(est->host_bytes),
+        "host_GBps", est->host_Bps > 0 ? ht__json_real(GBPS(est->host_Bps)) : json_null(),
         "host_seconds", est->host_Bps > 0 ? seconds(est->host_s) : json_null(), "host_floor",
         est->host_floor, "check", est->check, "keep_seconds", seconds(est->keep_s)));
     json_object_set_new(root, "measured_split_seconds",
@@ -227,15 +229,15 @@ int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_
     json_object_update_new(root, json_pack(
         "{s:{s:o, s:o, s:o, s:o, s:I, s:o}, s:o, s:o}",
         "verification", "verified", verified(res->verified),
-        "reference", res->reference[0] ? json_string(res->reference) : json_null(),
+        "reference", res->reference[0] ? ht__json_string(res->reference) : json_null(),
         "max_abs_err", res->verified < 0 ? json_null() : seconds(res->max_abs_err),
         "max_rel_err", res->verified < 0 ? json_null() : seconds(res->max_rel_err),
         "mismatches", (json_int_t)res->mismatches,
-        "first_mismatch", res->mismatch[0] ? json_string(res->mismatch) : json_null(),
+        "first_mismatch", res->mismatch[0] ? ht__json_string(res->mismatch) : json_null(),
         "split_id", r->split_id > 0 ? json_integer(r->split_id) : json_null(),
         "sweep", r->nsweep ? sweep_json(r) : json_null()));
     if (r->nsweep)
-        json_object_set_new(root, "eq4_factor", json_real(r->eq4_factor));
+        json_object_set_new(root, "eq4_factor", ht__json_real(r->eq4_factor));
     json_object_set_new(root, "load", load_json(&r->load));
     return dump(root, 0, text, err);
 }
@@ -254,7 +256,7 @@ static json_t *count(const char *text, int *approx)
         return json_integer((json_int_t)v);
     *approx = 1;
     d = strtod(text + (text[0] == '~'), NULL);
-    return isfinite(d) ? json_real(d) : json_null();
+    return isfinite(d) ? ht__json_real(d) : json_null();
 }
 
 /* A time or factor as the text output had it (%.9g): null when unknown (< 0), an integer
@@ -300,13 +302,13 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
         json_t *platform = count(st->counts.platform_text, &approx);
         json_t *pruned = count(st->counts.pruned_text, &approx);
         json_array_append_new(devs, json_pack(
-            "{s:I, s:s, s:I, s:{s:o, s:o, s:o, s:b}, s:{s:I, s:I, s:s, s:o, s:b}, s:o}",
-            "index", (json_int_t)d->dev->index, "name", d->dev->name,
+            "{s:I, s:o, s:I, s:{s:o, s:o, s:o, s:b}, s:{s:I, s:I, s:o, s:o, s:b}, s:o}",
+            "index", (json_int_t)d->dev->index, "name", ht__json_string(d->dev->name),
             "device_id", (json_int_t)d->device_id,
             "space", "unpruned", unpruned, "platform", platform, "pruned", pruned,
             "approximate", approx,
             "tune", "evaluated", (json_int_t)st->tune.evaluated, "from_db",
-            (json_int_t)st->tune.from_db, "best", d->config_text, "best_seconds",
+            (json_int_t)st->tune.from_db, "best", ht__json_string(d->config_text), "best_seconds",
             num(d->tuned_s), "predicted", d->predicted,
             "alone_wall_seconds", num(r->n > 1 ? d->alone.wall_s : -1)));
     }
@@ -326,16 +328,18 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
     }
     free(rows);
     return dump(json_pack(
-        "{s:s, s:s?, s:s, s:I, s:o, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:b, s:o}, s:f, s:o}",
-        "spec", spec->name, "spec_path", spec->path, "db", db ? db : HT_STORE_DEFAULT_PATH,
+        "{s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:o, s:{s:o, s:I, s:I, s:b, s:o}, s:o, s:o}",
+        "spec", ht__json_string(spec->name), "spec_path", ht__json_string(spec->path),
+        "db", ht__json_string(db ? db : HT_STORE_DEFAULT_PATH),
         "problem_id", (json_int_t)r->problem_id, "devices", devs,
         "skipped", skipped_json(r->skipped, r->nskipped),
         "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
         "splits", splits,
-        "report", "path", rep->path, "cases", (json_int_t)rep->cases, "figures",
+        "report", "path", ht__json_string(rep->path), "cases", (json_int_t)rep->cases, "figures",
         (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
-        rep->pictures ? json_null() : json_string(rep->no_pictures),
-        "seconds", round(elapsed * 1000) / 1000, "load", load_json(&r->load)), 9, text, err);
+        rep->pictures ? json_null() : ht__json_string(rep->no_pictures),
+        "seconds", ht__json_real(round(elapsed * 1000) / 1000), "load", load_json(&r->load)),
+        9, text, err);
 }
 
 /* --- hetune eval --- */
@@ -356,7 +360,7 @@ static json_t *number_or_null(double v, int negative_is_absent)
 {
     if (!isfinite(v) || (negative_is_absent && v < 0))
         return json_null();
-    return json_real(v);
+    return ht__json_real(v);
 }
 
 static json_t *sizes_json(unsigned ndims, const uint64_t *v)
@@ -379,14 +383,14 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
 
     if (!root)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", spec->path ? json_string(spec->path) : json_null());
+    json_object_set_new(root, "spec", ht__json_string(spec->name));
+    json_object_set_new(root, "spec_path", spec->path ? ht__json_string(spec->path) : json_null());
     /* "kernel" holds the timings below, so the kernel's name goes under "kernel_name". */
-    json_object_set_new(root, "kernel_name", json_string(spec->kernel_name));
+    json_object_set_new(root, "kernel_name", ht__json_string(spec->kernel_name));
     o = json_object();
     json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
-    json_object_set_new(o, "name", json_string(dev->name));
-    json_object_set_new(o, "platform", json_string(dev->platform));
+    json_object_set_new(o, "name", ht__json_string(dev->name));
+    json_object_set_new(o, "platform", ht__json_string(dev->platform));
     json_object_set_new(root, "device", o);
     json_object_set_new(root, "config", config_json(spec, config));
     json_object_set_new(root, "global", res->ndims ? sizes_json(res->ndims, res->global)
@@ -395,7 +399,7 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
                                            ? sizes_json(res->ndims, res->local)
                                            : json_null());
     status_name(res->status, status, sizeof status);
-    json_object_set_new(root, "status", json_string(status));
+    json_object_set_new(root, "status", ht__json_string(status));
 
     o = json_object();
     json_object_set_new(o, "seconds", number_or_null(res->build_s, 0));
@@ -405,7 +409,7 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
     o = json_object();
     runs = json_array();
     for (unsigned r = 0; r < res->nruns; r++)
-        json_array_append_new(runs, json_real(res->run_s[r]));
+        json_array_append_new(runs, ht__json_real(res->run_s[r]));
     json_object_set_new(o, "mean_best_seconds",
                         res->nruns ? number_or_null(res->kernel_s, 0) : json_null());
     json_object_set_new(o, "min_seconds",
@@ -432,12 +436,12 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
     json_object_set_new(o, "mismatches",
                         verified < 0 ? json_null() : json_integer((json_int_t)res->mismatches));
     json_object_set_new(o, "first_mismatch",
-                        res->mismatch[0] ? json_string(res->mismatch) : json_null());
+                        res->mismatch[0] ? ht__json_string(res->mismatch) : json_null());
     json_object_set_new(root, "verification", o);
 
     if (res->status != HT_OK) {
         ht_error_format(eval_err, msg, sizeof msg);
-        json_object_set_new(root, "error", json_string(msg));
+        json_object_set_new(root, "error", ht__json_string(msg));
     } else {
         json_object_set_new(root, "error", json_null());
     }
@@ -453,14 +457,14 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_t *o = json_object(), *best, *cfg;
 
     json_object_set_new(o, "index", json_integer((json_int_t)dev->index));
-    json_object_set_new(o, "device", json_string(dev->name));
-    json_object_set_new(o, "platform", json_string(dev->platform));
+    json_object_set_new(o, "device", ht__json_string(dev->name));
+    json_object_set_new(o, "platform", ht__json_string(dev->platform));
     /* A count past 2^63 is no JSON integer here: null, and the exact text beside it. */
     json_object_set_new(o, "space", r->space < (size_t)INT64_MAX
                                         ? json_integer((json_int_t)r->space) : json_null());
     if (r->space_text[0])
-        json_object_set_new(o, "space_text", json_string(r->space_text));
-    json_object_set_new(o, "strategy", json_string(r->strategy));
+        json_object_set_new(o, "space_text", ht__json_string(r->space_text));
+    json_object_set_new(o, "strategy", ht__json_string(r->strategy));
     json_object_set_new(o, "evaluated", json_integer((json_int_t)r->evaluated));
     json_object_set_new(o, "from_db", json_integer((json_int_t)r->from_db));
     json_object_set_new(o, "failed_reused", json_integer((json_int_t)r->failed_reused));
@@ -475,26 +479,26 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
         best = json_object();
         cfg = config_json(spec, r->best);
         json_object_set_new(best, "config", cfg);
-        json_object_set_new(best, "seconds", json_real(r->best_s));
+        json_object_set_new(best, "seconds", ht__json_real(r->best_s));
         json_object_set_new(best, "from_db", json_boolean(r->best_from_db));
         json_object_set_new(o, "best", best);
     } else {
         json_object_set_new(o, "best", json_null());
     }
-    json_object_set_new(o, "tuning_seconds", json_real(r->tuning_s));
-    json_object_set_new(o, "build_seconds", json_real(r->build_s));
-    json_object_set_new(o, "first_launch_seconds", json_real(r->launch_compile_s));
+    json_object_set_new(o, "tuning_seconds", ht__json_real(r->tuning_s));
+    json_object_set_new(o, "build_seconds", ht__json_real(r->build_s));
+    json_object_set_new(o, "first_launch_seconds", ht__json_real(r->launch_compile_s));
     json_object_set_new(o, "cache_hits", json_integer((json_int_t)r->cache_hits));
     json_object_set_new(o, "jobs", json_integer((json_int_t)r->jobs));
     json_object_set_new(o, "built_ahead", json_integer((json_int_t)r->prebuilt));
-    json_object_set_new(o, "built_ahead_seconds", json_real(r->prebuild_s));
+    json_object_set_new(o, "built_ahead_seconds", ht__json_real(r->prebuild_s));
     json_object_set_new(o, "driver_cache", json_boolean(r->driver_cache));
     json_object_set_new(o, "stopped", json_boolean(r->stopped));
     json_object_set_new(o, "load", load_json(&r->load));
     if (r->replayed) {
         json_object_set_new(o, "replayed", json_true());
         json_object_set_new(o, "missing", json_integer((json_int_t)r->missing));
-        json_object_set_new(o, "simulated_seconds", json_real(r->simulated_s));
+        json_object_set_new(o, "simulated_seconds", ht__json_real(r->simulated_s));
     }
     return o;
 }
@@ -506,19 +510,19 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
 {
     json_t *root = json_object(), *arr = json_array();
 
-    json_object_set_new(root, "spec", json_string(spec->name));
-    json_object_set_new(root, "spec_path", spec->path ? json_string(spec->path) : json_null());
-    json_object_set_new(root, "db", json_string(db ? db : HT_STORE_DEFAULT_PATH));
+    json_object_set_new(root, "spec", ht__json_string(spec->name));
+    json_object_set_new(root, "spec_path", spec->path ? ht__json_string(spec->path) : json_null());
+    json_object_set_new(root, "db", ht__json_string(db ? db : HT_STORE_DEFAULT_PATH));
     /* The strategy each device used (an automatic choice depends on its space). */
-    json_object_set_new(root, "strategy", json_string(o->strategy ? o->strategy
+    json_object_set_new(root, "strategy", ht__json_string(o->strategy ? o->strategy
                                                       : n ? results[0].strategy
                                                           : "automatic"));
     json_object_set_new(root, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
                                                   : json_null());
-    json_object_set_new(root, "cut_factor", json_real(o->cut_factor));
+    json_object_set_new(root, "cut_factor", ht__json_real(o->cut_factor));
     json_object_set_new(root, "interrupted", json_boolean(interrupted));
-    json_object_set_new(root, "replay", o->replay ? json_string(ht_recording_path(o->replay))
+    json_object_set_new(root, "replay", o->replay ? ht__json_string(ht_recording_path(o->replay))
                                                   : json_null());
     for (size_t i = 0; i < n; i++)
         json_array_append_new(arr, tune_device(spec, devs[i], &results[i]));
@@ -544,11 +548,11 @@ static json_t *device_json(const struct ht_device_info *d)
     for (uint32_t i = 0; i < d->max_work_item_dims; i++)
         json_array_append_new(sizes, json_integer(vals[HT_DEVVAR_MAX_WORK_ITEM_SIZE_0 + i]));
     json_object_set_new(o, "index", json_integer((json_int_t)d->index));
-    json_object_set_new(o, "platform", json_string(d->platform));
-    json_object_set_new(o, "name", json_string(d->name));
-    json_object_set_new(o, "type", json_string(d->type));
-    json_object_set_new(o, "version", json_string(d->version));
-    json_object_set_new(o, "driver_version", json_string(d->driver_version));
+    json_object_set_new(o, "platform", ht__json_string(d->platform));
+    json_object_set_new(o, "name", ht__json_string(d->name));
+    json_object_set_new(o, "type", ht__json_string(d->type));
+    json_object_set_new(o, "version", ht__json_string(d->version));
+    json_object_set_new(o, "driver_version", ht__json_string(d->driver_version));
     json_object_set_new(o, "compute_units", json_integer(vals[HT_DEVVAR_COMPUTE_UNITS]));
     json_object_set_new(o, "max_work_group_size",
                         json_integer(vals[HT_DEVVAR_MAX_WORK_GROUP_SIZE]));
@@ -569,15 +573,15 @@ static json_t *bandwidth_json(const struct ht_bandwidth *bw)
 
     if (!o)
         return NULL;
-    json_object_set_new(o, "path", json_string(ht_data_path_name(bw->path)));
+    json_object_set_new(o, "path", ht__json_string(ht_data_path_name(bw->path)));
     json_object_set_new(o, "bytes", json_integer((json_int_t)bw->bytes));
     json_object_set_new(o, "repeats", json_integer((json_int_t)bw->repeats));
-    json_object_set_new(o, "h2d_GBps", json_real(GBPS(bw->h2d_Bps)));
-    json_object_set_new(o, "d2h_GBps", json_real(GBPS(bw->d2h_Bps)));
-    json_object_set_new(o, "pinned_h2d_GBps", json_real(GBPS(bw->pinned_h2d_Bps)));
-    json_object_set_new(o, "pinned_d2h_GBps", json_real(GBPS(bw->pinned_d2h_Bps)));
-    json_object_set_new(o, "pageable_h2d_GBps", json_real(GBPS(bw->pageable_h2d_Bps)));
-    json_object_set_new(o, "pageable_d2h_GBps", json_real(GBPS(bw->pageable_d2h_Bps)));
+    json_object_set_new(o, "h2d_GBps", ht__json_real(GBPS(bw->h2d_Bps)));
+    json_object_set_new(o, "d2h_GBps", ht__json_real(GBPS(bw->d2h_Bps)));
+    json_object_set_new(o, "pinned_h2d_GBps", ht__json_real(GBPS(bw->pinned_h2d_Bps)));
+    json_object_set_new(o, "pinned_d2h_GBps", ht__json_real(GBPS(bw->pinned_d2h_Bps)));
+    json_object_set_new(o, "pageable_h2d_GBps", ht__json_real(GBPS(bw->pageable_h2d_Bps)));
+    json_object_set_new(o, "pageable_d2h_GBps", ht__json_real(GBPS(bw->pageable_d2h_Bps)));
     return o;
 }
 
@@ -594,9 +598,10 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
     }
     json_object_set_new(root, "devices", list);
     if (host && json_object_set_new(root, "host_memory", json_pack(
-                    "{s:f, s:f, s:o, s:i, s:i, s:I, s:i, s:i}", "GBps", GBPS(host->Bps),
-                    "read_GBps", GBPS(host->read_Bps), "shared_GBps",
-                    host->shared_Bps > 0 ? json_real(GBPS(host->shared_Bps)) : json_null(),
+                    "{s:o, s:o, s:o, s:i, s:i, s:I, s:i, s:i}",
+                    "GBps", ht__json_real(GBPS(host->Bps)),
+                    "read_GBps", ht__json_real(GBPS(host->read_Bps)), "shared_GBps",
+                    host->shared_Bps > 0 ? ht__json_real(GBPS(host->shared_Bps)) : json_null(),
                     "shared_threads", (int)host->shared_threads, "shared_devices",
                     (int)host->shared_devices, "bytes",
                     (json_int_t)host->bytes, "threads", (int)host->threads, "repeats",
@@ -629,4 +634,251 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
         }
     }
     return dump(root, 0, text, err);
+}
+
+/* --- hetune space --- */
+
+/* A size's text (struct ht_space_counts) as a JSON number: exact below 2^128, else the
+ * rounded value without its "~", null past a double's range ("~inf"). */
+static json_t *space_count(const char *text)
+{
+    json_t *v = ht__json_uint_text(text);
+
+    return v ? v : ht__json_real(strtod(text + (text[0] == '~'), NULL));
+}
+
+/* The configurations of one device's listing, appended to a JSON array. A listing can
+ * hold millions, so the small values, most of a space's, are one shared JSON integer each
+ * rather than one per use: 1,000,000 configurations of 5 values took 535 MB each its own. */
+#define SHARED_INTS 4096
+struct configs {
+    json_t *list;
+    size_t np;
+    json_t *ints[SHARED_INTS];
+};
+
+/* v as a JSON integer: a new reference. */
+static json_t *config_value(struct configs *c, int64_t v)
+{
+    if (v < 0 || v >= SHARED_INTS)
+        return json_integer(v);
+    if (!c->ints[v] && !(c->ints[v] = json_integer(v)))
+        return NULL;
+    return json_incref(c->ints[v]);
+}
+
+static int config_array(const int64_t *config, void *user)
+{
+    struct configs *c = user;
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < c->np; i++)
+        if (json_array_append_new(a, config_value(c, config[i])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    /* A positive return stops the walk; the caller then says out of memory. */
+    return a && json_array_append_new(c->list, a) == 0 ? 0 : 1;
+}
+
+/* The configurations of r in ht_workflow_space_print's order, or NULL (out of memory). */
+static json_t *space_configs(const struct ht_workflow_space *r)
+{
+    struct configs *c = calloc(1, sizeof *c);
+    json_t *list = NULL;
+    int rc = 0;
+
+    if (!c || !(c->list = json_array()))
+        goto cleanup;
+    c->np = r->nparams;
+    if (!r->collected)
+        rc = ht_space_foreach(r->space, config_array, c);
+    for (size_t k = 0; r->collected && rc == 0 && k < r->nconfigs; k++)
+        rc = config_array(r->configs + k * r->nparams, c);
+    if (rc == 0) {
+        list = c->list;
+        c->list = NULL;
+    }
+cleanup:
+    if (c) {
+        json_decref(c->list);
+        for (size_t v = 0; v < SHARED_INTS; v++)
+            json_decref(c->ints[v]);
+    }
+    free(c);
+    return list;
+}
+
+static json_t *space_device(const struct ht_spec *spec, const struct ht_workflow_space *r,
+                            const char *solver, int list)
+{
+    const struct ht_space_counts *c = &r->counts;
+    json_t *params = json_array();
+    int empty = c->pruned == 0;
+    json_t *d = json_pack("{s:o, s:I, s:o, s:o, s:o, s:o, s:b, s:o, s:o}",
+                          "device", ht__json_string(r->dev->name),
+                          "index", (json_int_t)r->dev->index,
+                          "platform_name", ht__json_string(r->dev->platform),
+                          "unpruned", space_count(c->unpruned_text),
+                          "platform", space_count(c->platform_text),
+                          "pruned", space_count(c->pruned_text),
+                          "approximate", c->approximate,
+                          "seconds", ht__json_real(c->seconds),
+                          "solver", ht__json_string(solver));
+
+    for (size_t i = 0; params && i < spec->space.nparams; i++)
+        json_array_append_new(params, ht__json_string(spec->space.params[i].name));
+    if (!d || !params) {
+        json_decref(d);
+        json_decref(params);
+        return NULL;
+    }
+    if (r->mzn_seconds >= 0) {
+        json_object_set_new(d, "native_seconds", ht__json_real(c->seconds));
+        json_object_set_new(d, "minizinc_seconds", ht__json_real(r->mzn_seconds));
+    }
+    json_object_set_new(d, "params", params);
+    if (list && json_object_set_new(d, "configs", space_configs(r)) != 0) {
+        json_decref(d);
+        return NULL;
+    }
+    json_object_set_new(d, "empty_reason", empty && c->empty_reason[0]
+                                               ? ht__json_string(c->empty_reason)
+                                               : json_null());
+    json_object_set_new(d, "last_constraint", empty && c->last_constraint[0]
+                                                  ? ht__json_string(c->last_constraint)
+                                                  : json_null());
+    return d;
+}
+
+int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
+                           const struct ht_workflow_space *r, size_t n, int list, char **text,
+                           struct ht_error *err)
+{
+    json_t *devs = json_array(), *root;
+
+    for (size_t k = 0; devs && k < n; k++)
+        if (json_array_append_new(devs, space_device(spec, &r[k], solver, list)) != 0) {
+            json_decref(devs);
+            devs = NULL;
+        }
+    /* spec_path: null for a spec from memory. */
+    root = devs ? json_pack("{s:o, s:o, s:o, s:s, s:o}", "spec", ht__json_string(spec->name),
+                            "spec_path", ht__json_string(spec->path),
+                            "solver", ht__json_string(solver),
+                            "eq3", eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off"
+                                                                                 : "product",
+                            "devices", devs)
+                : NULL;
+    /* The seconds as the text output had them (%.9f), and a rounded size past 2^128 to
+     * more digits than its text holds. */
+    return ht__json_dump(root, 9, text, err);
+}
+
+/* --- hetune plan --- */
+
+static json_t *plan_device(const struct ht_workflow_plan_result *r,
+                           const struct ht_split_bus *bus, char *const *names, size_t i)
+{
+    const struct ht_split_slice *s = &r->plan.slices[i];
+    json_t *d = json_pack("{s:I}", "index", (json_int_t)i);
+
+    if (d && names)
+        json_object_set_new(d, "name", ht__json_string(names[i]));
+    if (d && json_object_update_new(d, json_pack(
+            "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}",
+            "wg", (json_int_t)s->wg, "time", ht__json_real(s->time_s),
+            "overhead", ht__json_real(s->overhead_s),
+            "optimal_factor", ht__json_real(s->optimal_factor),
+            "adjusted_factor", ht__json_real(s->adjusted_factor),
+            "slice_factor", ht__json_real(s->slice_factor), "gamma", ht__json_real(s->gamma),
+            "offset", (json_int_t)s->offset, "size", (json_int_t)s->size,
+            "groups", (json_int_t)s->groups, "extra_groups", (json_int_t)s->extra_groups,
+            "own_offset", (json_int_t)s->own_offset,
+            "own_size", (json_int_t)s->own_size)) != 0) {
+        json_decref(d);
+        return NULL;
+    }
+    if (d && r->bus) {
+        const struct ht_split_bus *b = &bus[i];
+        if (json_object_update_new(d, json_pack(
+                "{s:o, s:o, s:o, s:o, s:b, s:I, s:o, s:o, s:o}",
+                "kernel_time", ht__json_real(b->kernel_s),
+                "kernel_overhead", ht__json_real(b->overhead_s),
+                "xfer", ht__json_real(b->xfer_s), "fixed", ht__json_real(b->fixed_s),
+                "overlap", b->overlap, "pieces", (json_int_t)b->pieces,
+                "busy_alone_s", ht__json_real(s->time_s), "busy_s", ht__json_real(s->model_s),
+                "bound_share", ht__json_real(r->shares[i]))) != 0) {
+            json_decref(d);
+            return NULL;
+        }
+    }
+    return d;
+}
+
+int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
+                          char *const *names, char **text, struct ht_error *err)
+{
+    const struct ht_split_plan *p = &r->plan;
+    json_t *devs = json_array(), *root = NULL;
+
+    for (size_t i = 0; devs && i < p->ndevices; i++)
+        if (json_array_append_new(devs, plan_device(r, bus, names, i)) != 0) {
+            json_decref(devs);
+            devs = NULL;
+        }
+    if (devs)
+        root = json_pack("{s:I, s:o, s:o, s:I, s:I, s:I, s:o, s:o, s:o}",
+                         "global", (json_int_t)p->global, "devices", devs,
+                         "residue_device", p->residue_device == SIZE_MAX
+                                               ? json_null()
+                                               : json_integer((json_int_t)p->residue_device),
+                         "residue", (json_int_t)p->residue, "overlap", (json_int_t)p->overlap,
+                         "overhang", (json_int_t)p->overhang,
+                         "theoretical_time", ht__json_real(r->bus ? r->kernel_theoretical_s
+                                                                  : p->theoretical_time_s),
+                         "adjusted_time", ht__json_real(p->adjusted_time_s),
+                         "model_time", ht__json_real(p->model_time_s));
+    if (root && r->bus &&
+        json_object_update_new(root, json_pack(
+            "{s:o, s:o, s:{s:s, s:I, s:o, s:o, s:o, s:o}}",
+            "kernel_theoretical_time", ht__json_real(r->kernel_theoretical_s),
+            "bus_bound_s", ht__json_real(r->bound_s),
+            "decision", "choice", r->dec.split ? "split" : "alone",
+            "device", (json_int_t)r->dec.fastest, "alone_s", ht__json_real(r->dec.alone_s),
+            "split_s", ht__json_real(r->dec.split_s), "speedup", ht__json_real(r->dec.speedup),
+            "margin", ht__json_real(r->margin))) != 0) {
+        json_decref(root);
+        root = NULL;
+    }
+    /* Every number to 17 digits: the plan parses back to the same doubles. */
+    return ht__json_dump(root, 17, text, err);
+}
+
+/* --- hetune report --- */
+
+int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
+                            char **text, struct ht_error *err)
+{
+    json_t *names = json_array();
+
+    /* The names without extension, as ht_report_result lists them ("..." where cut). */
+    for (const char *p = res->figure_list; names && *p;) {
+        size_t len = strcspn(p, "\n");
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        json_array_append_new(names, ht__json_string(name));
+        p += len + (p[len] == '\n');
+    }
+    return ht__json_dump(json_pack(
+        "{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:I, s:I, s:o}",
+        "db", ht__json_string(db), "out", ht__json_string(out),
+        "report", ht__json_string(res->path), "cases", (json_int_t)res->cases,
+        "devices", (json_int_t)res->devices, "spaces", (json_int_t)res->spaces,
+        "splits", (json_int_t)res->splits, "sweeps", (json_int_t)res->sweeps,
+        "figures", (json_int_t)res->figures, "pictures", res->pictures,
+        "no_pictures", res->pictures ? json_null() : ht__json_string(res->no_pictures),
+        "tunings", (json_int_t)res->tunings, "runs", (json_int_t)res->runs,
+        "figure_names", names ? names : json_null()),
+        0, text, err);
 }

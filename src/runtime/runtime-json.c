@@ -8,31 +8,19 @@
 #include <jansson.h>
 
 #include "hetune/runtime.h"
+#include "util/util.h"
 
-/* A JSON string of s; text that is not UTF-8 (a driver's device name may not be) has its
- * bytes past ASCII replaced by '?', since jansson refuses it. NULL when out of memory. */
+/* A JSON string of s ("" for NULL); text that is not UTF-8 (a driver's device name may
+ * not be) has its stray bytes as U+FFFD (ht__json_string). NULL when out of memory. */
 static json_t *str(const char *s)
 {
-    json_t *v = json_string(s ? s : "");
-    char *copy;
-
-    if (v || !s)
-        return v;
-    copy = strdup(s);
-    if (!copy)
-        return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    v = json_string(copy);
-    free(copy);
-    return v;
+    return ht__json_string(s ? s : "");
 }
 
 /* Seconds as a number, or null for "not measured" (< 0) and for what JSON cannot hold. */
 static json_t *seconds(double v)
 {
-    return v >= 0 && isfinite(v) ? json_real(v) : json_null();
+    return v >= 0 && isfinite(v) ? ht__json_real(v) : json_null();
 }
 
 /* Sets key of o to v, which it takes; 0, or -1 when v is NULL (out of memory) or jansson
@@ -54,7 +42,7 @@ static json_t *device_json(const struct ht_runtime_device *d)
         put(o, "tuned_now", json_boolean(d->tuned_now)) ||
         put(o, "predicted", json_boolean(d->predicted)) ||
         put(o, "alone_s", seconds(d->alone_s)) || put(o, "used", json_boolean(d->used)) ||
-        put(o, "share", json_real(d->share)) || put(o, "kernel_s", seconds(d->kernel_s)) ||
+        put(o, "share", ht__json_real(d->share)) || put(o, "kernel_s", seconds(d->kernel_s)) ||
         put(o, "transfer_s", seconds(d->transfer_s))) {
         json_decref(o);
         return NULL;
@@ -121,9 +109,9 @@ int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_err
         goto nomem;
     }
     devs = skipped = NULL;
-    *json = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-    if (!*json)
-        goto nomem;
+    /* ht__json_dump takes root. */
+    rc = ht__json_dump(root, 17, json, err);
+    root = NULL;
     goto cleanup;
 nomem:
     rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the runtime's info as JSON");

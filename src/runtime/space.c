@@ -264,38 +264,6 @@ int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *sol
     return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
 }
 
-/* The lines of a JSON array of configurations. */
-struct json_lines {
-    FILE *f;
-    const char *indent;
-    size_t np;
-    uint64_t n;
-};
-
-static int json_line(const int64_t *config, void *user)
-{
-    struct json_lines *j = user;
-
-    fprintf(j->f, "%s\n%s[", j->n++ ? "," : "", j->indent);
-    for (size_t i = 0; i < j->np; i++)
-        fprintf(j->f, "%s%" PRId64, i ? ", " : "", config[i]);
-    fputc(']', j->f);
-    return ferror(j->f) ? 1 : 0;
-}
-
-int ht_workflow_space_json_configs(FILE *f, const struct ht_workflow_space *r,
-                                   const char *indent)
-{
-    struct json_lines j = {f, indent, r->nparams, 0};
-    int rc = 0;
-
-    if (!r->collected)
-        rc = ht_space_foreach(r->space, json_line, &j);
-    for (size_t k = 0; r->collected && rc == 0 && k < r->nconfigs; k++)
-        rc = json_line(r->configs + k * r->nparams, &j);
-    return rc > 0 ? HT_EIO : rc;
-}
-
 /* A member of o as an unsigned integer (0 when absent); 1 and sets *bad when it is not
  * a non-negative integer. */
 static uint64_t member_u64(json_t *o, const char *key, int *bad)

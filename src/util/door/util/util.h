@@ -85,4 +85,30 @@ uint64_t ht__rng_next(struct ht__rng *r);
 /* Uniform double in [0, 1). */
 double ht__rng_double(struct ht__rng *r);
 
+/* --- JSON documents through jansson (json.c) ---
+ * jansson refuses text that is not UTF-8, reals that are not finite and integers past
+ * 2^63; these make such values into ones it takes, and ht__json_dump is how the library
+ * writes a document. Each returns a new reference (NULL only when out of memory, or as
+ * said), for json_object_set_new, json_array_append_new or json_pack's "o". */
+struct json_t;
+
+/* s as a JSON string, null for NULL. Control characters are escaped when dumped; each
+ * byte of s that starts no valid UTF-8 sequence becomes U+FFFD, so that a driver's name
+ * or a path in another encoding still gives valid JSON (the rest of it kept). */
+struct json_t *ht__json_string(const char *s);
+
+/* v as a JSON real, or null when it is not finite (NaN, inf). */
+struct json_t *ht__json_real(double v);
+
+/* The whole number whose decimal text is digits (no sign, no leading zeros, at most 63
+ * digits) as a JSON integer, exact even past 2^63 (written by ht__json_dump only; a tree
+ * holding one must be dumped there). NULL when digits is no such text. */
+struct json_t *ht__json_uint_text(const char *digits);
+
+/* Dumps root, taking its reference (NULL: out of memory already), into *text (owned by the
+ * caller, free): keys in their order, two spaces of indent, reals to digits significant
+ * digits (0: 17, which round-trips a double), no newline at the end. Returns HT_OK, or
+ * HT_ENOMEM with *text NULL. */
+int ht__json_dump(struct json_t *root, int digits, char **text, struct ht_error *err);
+
 #endif
