@@ -142,6 +142,9 @@ static int param_extreme(struct import *im, const char *w, size_t len, const cha
  * that 193 bytes of nested quotients became 480 MB in 195 s (found by fuzz/fuzz_expr.c).
  * A real restriction translates to a few hundred bytes. */
 #define MAX_TRANSLATED 65536
+/* The deepest nesting of parentheses a translated restriction may have (floor_ops recurses
+ * once per level). */
+#define MAX_NESTING 256
 
 /* A growing string; ok 0 once out of memory or past MAX_TRANSLATED (too_long 1). */
 struct sbuf {
@@ -731,10 +734,11 @@ static void floor_ops(const struct import *im, const char *c, const size_t *matc
 /* For every '(' of c, the index of its ')' (SIZE_MAX where it has none), so that the
  * passes below skip a parenthesis in one step: scanning for it at every level of nesting
  * took seconds on a translated text of 64 KiB (found by fuzzing). NULL: out of memory. */
-static size_t *paren_matches(const char *c, size_t n)
+static size_t *paren_matches(const char *c, size_t n, size_t *deepest)
 {
     size_t *match = malloc((n ? n : 1) * sizeof *match), *open, depth = 0;
 
+    *deepest = 0;
     open = malloc((n ? n : 1) * sizeof *open);
     if (!match || !open) {
         free(match);
@@ -743,9 +747,10 @@ static size_t *paren_matches(const char *c, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         match[i] = SIZE_MAX;
-        if (c[i] == '(')
+        if (c[i] == '(') {
             open[depth++] = i;
-        else if (c[i] == ')' && depth > 0)
+            *deepest = depth > *deepest ? depth : *deepest;
+        } else if (c[i] == ')' && depth > 0)
             match[open[--depth]] = i;
     }
     free(open);
@@ -941,7 +946,16 @@ static int expression(struct import *im, const char *src, const char *path, char
     c = chained.s;
     if (!strchr(c, TRUE_DIV)) {
         struct sbuf floored = {NULL, 0, 0, 1, 0};
-        size_t *match = paren_matches(c, strlen(c));
+        size_t deepest = 0, *match = paren_matches(c, strlen(c), &deepest);
+        /* floor_ops recurses once per level: a bound, where the stack is sure to hold
+         * (a translated text of 64 KiB nested thousands deep overflowed it, fuzzing). */
+        if (match && deepest > MAX_NESTING) {
+            free(match);
+            free(c);
+            return refuse(im->err, path, "%s: '%.200s' nests parentheses %zu deep once "
+                          "translated (at most %d): simplify it", path, src, deepest,
+                          MAX_NESTING);
+        }
         if (match)
             floor_ops(im, c, match, 0, strlen(c), &floored);
         else
