@@ -277,8 +277,9 @@ static void test_opts_defaults(void **state)
     assert_null(o.now);
     assert_int_equal(o.ga_population, 20);
     assert_int_equal(o.ga_elite, 2);
-    assert_int_equal(o.ga_patience, 10);
-    assert_true(o.ga_mutation == 0.1);
+    assert_int_equal(o.ga_tournament, 5);
+    assert_int_equal(o.ga_patience, 20);
+    assert_true(o.ga_mutation == 0.05);
     assert_true(o.sa_temperature == 0.5);
     assert_true(o.sa_cooling == 0.9);
     assert_int_equal(o.sa_restarts, 4);
@@ -484,8 +485,9 @@ static void test_genetic_budget_4d(void **state)
     }
 }
 
-/* With its defaults (ten generations of patience, three in the paper) the genetic algorithm
- * stops on its own after a small part of the space, near the optimum if not on it. */
+/* With its defaults (twenty generations of patience, three in the paper) the genetic
+ * algorithm stops on its own after a small part of the space (380 to 524 evaluations of
+ * 4096 here, each seed on the optimum), near the optimum if not on it. */
 static void test_genetic_defaults(void **state)
 {
     (void)state;
@@ -501,7 +503,7 @@ static void test_genetic_defaults(void **state)
         ht_search_opts_init(&o);
         o.seed = seed;
         run("genetic", &b, &o, bowl, NULL, &t, &best, &bc);
-        assert_true(t.n < b.sp.count / 10);
+        assert_true(t.n < b.sp.count / 6);
         if (bc > 1.35 * want)
             fail_msg("seed %u: best %g, optimum %g", (unsigned)seed, bc, want);
         trace_free(&t);
