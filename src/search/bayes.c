@@ -132,7 +132,7 @@
  * None moves the A100 family: its optimum is an isolated point (its 27 configurations one
  * move away reach 0.13 to 0.83 of it; the next best, 0.93, is two moves away through two
  * configurations at 0.71 and 0.83), found by the seeds whose near search happens to pass
- * next to it; a quarter of the seeds settle by evaluation 26 to 81 on 16x4 blocks with
+ * next to it; a quarter of the seeds settle by evaluation 15 to 94 on 16x4 blocks with
  * use_padding 1 (0.64), whose flag flips are all worse. */
 #include <math.h>
 #include <stdlib.h>
