@@ -16,14 +16,14 @@
 #       dedispersion) the seeds that reached 0.95 of the optimum at each budget, summed over
 #       the family's tables, and the mean over its tables of the median at each budget.
 #
-# With 80 seeds the count of one table moves by about +-5 between runs that differ only in
-# their random numbers (docs/results/search-2026-11-26-d.txt), a family's sum of six by about
-# +-12.
+# With 80 seeds the count of one table moves by 5 to 10 between runs that differ only in
+# their random numbers, a family's sum of six by up to 30 or so (bayes's A4000 family at 100
+# evaluations: 264 and 297 for the same code, docs/results/search-2026-11-26-d.txt).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-    sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '6,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
