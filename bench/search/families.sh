@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-    sed -n '6,17p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '7,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
