@@ -128,7 +128,10 @@
  * combination chosen by UCB over combinations (the incumbent's closeness to the best,
  * exp(-dlog / 0.1), plus 0.3 sqrt(ln N / n)) 197 / 294 / 80; Thompson sampling (one random
  * tree's prediction) for the near proposals 188 / 314 / 80, with the noisiest A100 copies
- * losing (30 -> 19, 22 -> 15 of 80); leaves of 2 results instead of 3, 190 / 287 / 80.
+ * losing (30 -> 19, 22 -> 15 of 80); leaves of 2 results instead of 3, 190 / 287 / 80;
+ * pattern moves (two of the best known one-move changes of the best, from its three best
+ * parameters, combined), when its one-move neighbourhood is exhausted or always among the
+ * near ones: the A100 space alone, 14 and 16 seeds of 80 against 19, no further look.
  * None moves the A100 family: its optimum is an isolated point (its 27 configurations one
  * move away reach 0.13 to 0.83 of it; the next best, 0.93, is two moves away through two
  * configurations at 0.71 and 0.83), found by the seeds whose near search happens to pass
