@@ -28,7 +28,7 @@ void ht_search_opts_init(struct ht_search_opts *opts)
     opts->ga_patience = 20;
     opts->sa_temperature = 0.5;
     opts->sa_cooling = 0.9;
-    opts->sa_restarts = 4;
+    opts->sa_restarts = 8;
     opts->bo_trees = 24;
     opts->bo_candidates = 1024;
 }

@@ -282,7 +282,7 @@ static void test_opts_defaults(void **state)
     assert_true(o.ga_mutation == 0.05);
     assert_true(o.sa_temperature == 0.5);
     assert_true(o.sa_cooling == 0.9);
-    assert_int_equal(o.sa_restarts, 4);
+    assert_int_equal(o.sa_restarts, 8);
     assert_int_equal(o.sa_steps, 0);
     assert_int_equal(o.bo_init, 0);
     assert_int_equal(o.bo_trees, 24);
@@ -542,7 +542,9 @@ static void test_genetic_patience(void **state)
 }
 
 /* Simulated annealing with its defaults finds the optimum of a 4-D bowl, full and pruned,
- * in a fraction of the space. */
+ * in a fraction of the space: with no budget its 8 restarts take 526 to 724 evaluations of
+ * the full grid's 4096 and 504 to 657 of the pruned one's 1748 (before the
+ * default went from 4 restarts to 8, the bound was a third of the space). */
 static void test_anneal_4d(void **state)
 {
     (void)state;
@@ -562,7 +564,7 @@ static void test_anneal_4d(void **state)
             if (best != opt)
                 fail_msg("pruned %d seed %u: best %g, optimum %g after %zu of %zu", pruned,
                          (unsigned)seed, bc, want, t.n, b.sp.count);
-            assert_true(t.n < b.sp.count / 3);
+            assert_true(t.n < b.sp.count / 2);
             trace_free(&t);
         }
         free_space(&b);
