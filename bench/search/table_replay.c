@@ -9,13 +9,17 @@
  * random numbers are not those of `hetune tune --replay` (the table's order is the file's,
  * not the pruned space's), so its numbers match the benchmark's in law, not seed by seed.
  *
- *   build/bench/table_replay TABLE STRATEGY [--seeds R] [--first S] [--budget B] [-v]
+ *   build/bench/table_replay TABLE STRATEGY [--seeds R] [--first S] [--budget B]
+ *                            [--set NAME=VALUE]... [-v]
  *
  * Prints, per budget N of 25, 50, 100, 200, 400 (those within B), the median and the worst
  * fraction over the seeds and how many seeds reached 0.95 of the optimum, and the mean and
  * largest cost of a proposal; -v prints each seed's fractions and its best configuration at
- * 100 evaluations. */
+ * 100 evaluations. --set gives a strategy's option of struct ht_search_opts another value
+ * (ga_population=30, sa_cooling=0.95): retuning genetic and anneal on every family at once
+ * (bench/search/families.sh) without rebuilding. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,49 @@ struct table {
     int64_t *configs;
     double *cost;
 };
+
+/* The options --set may change: the strategies' own, by their field names. */
+static const struct {
+    const char *name;
+    size_t offset;
+    int is_double;
+} settable[] = {
+#define SIZE_OPT(f) {#f, offsetof(struct ht_search_opts, f), 0}
+#define DOUBLE_OPT(f) {#f, offsetof(struct ht_search_opts, f), 1}
+    SIZE_OPT(ga_population), SIZE_OPT(ga_elite),      SIZE_OPT(ga_tournament),
+    DOUBLE_OPT(ga_mutation), SIZE_OPT(ga_patience),   DOUBLE_OPT(sa_temperature),
+    DOUBLE_OPT(sa_cooling),  SIZE_OPT(sa_steps),      SIZE_OPT(sa_restarts),
+    SIZE_OPT(bo_init),       SIZE_OPT(bo_trees),      SIZE_OPT(bo_candidates),
+#undef SIZE_OPT
+#undef DOUBLE_OPT
+};
+
+/* Applies "NAME=VALUE" to o. Returns 0, or -1 with a message printed. */
+static int set_opt(struct ht_search_opts *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char *end;
+    for (size_t k = 0; eq && k < sizeof settable / sizeof settable[0]; k++) {
+        if (strlen(settable[k].name) != (size_t)(eq - arg) ||
+            strncmp(settable[k].name, arg, (size_t)(eq - arg)))
+            continue;
+        double v = strtod(eq + 1, &end);
+        if (end == eq + 1 || *end || v < 0) {
+            fprintf(stderr, "table_replay: --set %s: not a number >= 0\n", arg);
+            return -1;
+        }
+        if (settable[k].is_double)
+            *(double *)((char *)o + settable[k].offset) = v;
+        else
+            *(size_t *)((char *)o + settable[k].offset) = (size_t)v;
+        return 0;
+    }
+    fprintf(stderr, "table_replay: --set %s: expected NAME=VALUE, NAME one of", arg);
+    for (size_t k = 0; k < sizeof settable / sizeof settable[0]; k++)
+        fprintf(stderr, " %s", settable[k].name);
+    fprintf(stderr, "\n");
+    return -1;
+}
 
 static double now(void)
 {
@@ -100,7 +147,8 @@ out:
 
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *strategy = NULL;
+    const char *path = NULL, *strategy = NULL, *sets[32];
+    size_t nsets = 0;
     size_t seeds = 20, first = 0, budget = 400, proposals = 0;
     int verbose = 0, rc = 1;
     struct table t;
@@ -113,6 +161,13 @@ int main(int argc, char **argv)
             first = strtoul(argv[++a], NULL, 10);
         else if (!strcmp(argv[a], "--budget") && a + 1 < argc)
             budget = strtoul(argv[++a], NULL, 10);
+        else if (!strcmp(argv[a], "--set") && a + 1 < argc && nsets < 32) {
+            struct ht_search_opts check;
+            ht_search_opts_init(&check);
+            if (set_opt(&check, argv[++a]))
+                return 2;
+            sets[nsets++] = argv[a];
+        }
         else if (!strcmp(argv[a], "-v"))
             verbose = 1;
         else if (!path)
@@ -124,7 +179,7 @@ int main(int argc, char **argv)
     }
     if (!path || !strategy || !seeds || seeds > MAX_SEEDS || !budget) {
         fprintf(stderr, "usage: table_replay TABLE STRATEGY [--seeds R] [--first S] "
-                        "[--budget B] [-v]\n");
+                        "[--budget B] [--set NAME=VALUE]... [-v]\n");
         return 2;
     }
     if (read_table(path, &t))
@@ -149,6 +204,9 @@ int main(int argc, char **argv)
         ht_search_opts_init(&o);
         o.seed = first + r;
         o.budget = budget;
+        for (size_t k = 0; k < nsets; k++)
+            if (set_opt(&o, sets[k]))
+                goto out;
         ht_error_clear(&err);
         if (ht_search_create(strategy, &space, &o, &s, &err)) {
             fprintf(stderr, "table_replay: %s\n", err.text);

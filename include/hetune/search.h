@@ -142,15 +142,19 @@ struct ht_search_opts {
     size_t ga_population;     /* individuals per generation; default 20, at least 2 */
     size_t ga_elite;          /* best individuals carried unchanged into the next
                                  generation; default 2, less than ga_population */
-    size_t ga_tournament;     /* tournament size of parent selection; default 3, >= 1 */
+    size_t ga_tournament;     /* tournament size of parent selection; default 5, >= 1 */
     double ga_mutation;       /* probability that a gene of a child is replaced by another
                                  value of its parameter (half the time any other, half the
-                                 time a nearby one); default 0.1, in [0, 1] */
+                                 time a nearby one); default 0.05, in [0, 1] */
     size_t ga_patience;       /* generations without improvement before it stops; default
-                                 10, >= 1 (OCLoptimizer's rule is 3: on the recorded
+                                 20, >= 1 (OCLoptimizer's rule is 3: on the recorded
                                  convolution spaces of issue 25 it stopped after 74 to 140
                                  evaluations at a median 0.86-0.92 of the optimum, 10 reached
-                                 0.93-1.0 within 400, the same proposals up to its stop) */
+                                 0.93-1.0 within 400, the same proposals up to its stop).
+                                 The defaults of tournament, mutation and patience (3, 0.1
+                                 and 10 before) were chosen on bench/search/families.sh's
+                                 recorded and perturbed spaces (docs/results/
+                                 search-2026-11-26-d.txt) */
 
     /* anneal */
     double sa_temperature;    /* initial temperature, in relative cost: a move that is 10%
@@ -162,7 +166,9 @@ struct ht_search_opts {
                                  (default): a run ends once 2 * nparams + 8 evaluations in
                                  a row have not improved its best (see anneal.c) */
     size_t sa_restarts;       /* runs after the first, each from a random configuration not
-                                 evaluated yet; default 4. The search stops after them. */
+                                 evaluated yet; default 8 (4 before: on the recorded convolution
+                                 spaces of issue 25 it stopped before 400 evaluations, the
+                                 same proposals up to its stop). The search stops after them. */
 
     /* bayes */
     size_t bo_init;           /* configurations of the initial design, spread over the

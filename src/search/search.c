@@ -23,12 +23,12 @@ void ht_search_opts_init(struct ht_search_opts *opts)
     memset(opts, 0, sizeof *opts);
     opts->ga_population = 20;
     opts->ga_elite = 2;
-    opts->ga_tournament = 3;
-    opts->ga_mutation = 0.1;
-    opts->ga_patience = 10;
+    opts->ga_tournament = 5;
+    opts->ga_mutation = 0.05;
+    opts->ga_patience = 20;
     opts->sa_temperature = 0.5;
     opts->sa_cooling = 0.9;
-    opts->sa_restarts = 4;
+    opts->sa_restarts = 8;
     opts->bo_trees = 24;
     opts->bo_candidates = 1024;
 }

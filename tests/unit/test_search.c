@@ -277,11 +277,12 @@ static void test_opts_defaults(void **state)
     assert_null(o.now);
     assert_int_equal(o.ga_population, 20);
     assert_int_equal(o.ga_elite, 2);
-    assert_int_equal(o.ga_patience, 10);
-    assert_true(o.ga_mutation == 0.1);
+    assert_int_equal(o.ga_tournament, 5);
+    assert_int_equal(o.ga_patience, 20);
+    assert_true(o.ga_mutation == 0.05);
     assert_true(o.sa_temperature == 0.5);
     assert_true(o.sa_cooling == 0.9);
-    assert_int_equal(o.sa_restarts, 4);
+    assert_int_equal(o.sa_restarts, 8);
     assert_int_equal(o.sa_steps, 0);
     assert_int_equal(o.bo_init, 0);
     assert_int_equal(o.bo_trees, 24);
@@ -484,8 +485,9 @@ static void test_genetic_budget_4d(void **state)
     }
 }
 
-/* With its defaults (ten generations of patience, three in the paper) the genetic algorithm
- * stops on its own after a small part of the space, near the optimum if not on it. */
+/* With its defaults (twenty generations of patience, three in the paper) the genetic
+ * algorithm stops on its own after a small part of the space (380 to 524 evaluations of
+ * 4096 here, each seed on the optimum), near the optimum if not on it. */
 static void test_genetic_defaults(void **state)
 {
     (void)state;
@@ -501,7 +503,7 @@ static void test_genetic_defaults(void **state)
         ht_search_opts_init(&o);
         o.seed = seed;
         run("genetic", &b, &o, bowl, NULL, &t, &best, &bc);
-        assert_true(t.n < b.sp.count / 10);
+        assert_true(t.n < b.sp.count / 6);
         if (bc > 1.35 * want)
             fail_msg("seed %u: best %g, optimum %g", (unsigned)seed, bc, want);
         trace_free(&t);
@@ -540,7 +542,9 @@ static void test_genetic_patience(void **state)
 }
 
 /* Simulated annealing with its defaults finds the optimum of a 4-D bowl, full and pruned,
- * in a fraction of the space. */
+ * in a fraction of the space: with no budget its 8 restarts take 526 to 724 evaluations of
+ * the full grid's 4096 and 504 to 657 of the pruned one's 1748 (before the
+ * default went from 4 restarts to 8, the bound was a third of the space). */
 static void test_anneal_4d(void **state)
 {
     (void)state;
@@ -560,7 +564,7 @@ static void test_anneal_4d(void **state)
             if (best != opt)
                 fail_msg("pruned %d seed %u: best %g, optimum %g after %zu of %zu", pruned,
                          (unsigned)seed, bc, want, t.n, b.sp.count);
-            assert_true(t.n < b.sp.count / 3);
+            assert_true(t.n < b.sp.count / 2);
             trace_free(&t);
         }
         free_space(&b);
