@@ -115,9 +115,11 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
     X(TIMEOUT, "timeout", required_argument, CLI_OPT_TIMEOUT,                                  \
       "      --timeout S       stop a configuration after S seconds and store it as timeout;\n" \
       "                        in split and run, also a device's part of a co-execution\n"  \
-      "                        (default: 10 times the longest so far, at least 10 s, 120 s\n" \
-      "                        for the first); the reference outputs, computed once before\n" \
-      "                        the first, have their own limit (1800 s, or S if longer)\n")  \
+      "                        (0, the default: automatic, 10 times the longest so far, at\n" \
+      "                        least 10 s, and 120 s for the first, so a first configuration\n" \
+      "                        that hangs costs 120 s); the reference outputs, computed once\n" \
+      "                        before the first, have their own limit (1800 s, or S if\n"    \
+      "                        longer)\n")                                                    \
     X(NO_ISOLATE, "no-isolate", no_argument, CLI_OPT_NO_ISOLATE,                               \
       "      --no-isolate      run configurations in this process, not in a worker that a\n"  \
       "                        crash or a hang cannot take down; in split and run, also\n"   \

@@ -173,7 +173,8 @@ static void put(struct sbuf *b, const char *p, size_t n)
         b->s = g;
         b->cap = cap;
     }
-    memcpy(b->s + b->len, p, n);
+    if (n) /* p may be the NULL of an empty buffer (memcpy's arguments are never NULL) */
+        memcpy(b->s + b->len, p, n);
     b->len += n;
     b->s[b->len] = '\0';
 }

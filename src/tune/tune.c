@@ -154,6 +154,12 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
      * stopped the run, or a transient one (memory, a file). Measured again, and replaced. */
     if (!strcmp(ev->status, HT_STORE_ERROR))
         return 0;
+    /* A worker killed by SIGKILL died from outside: hetune kills one only on a timeout,
+     * stored as such; a kernel's own crash is a SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT.
+     * The OOM killer, a kill -9 or a cgroup's limit said nothing of the kernel: measured
+     * again (once per run, as "error"). */
+    if (!strcmp(ev->status, HT_STORE_CRASHED) && !strcmp(ev->reason, "crashed: SIGKILL"))
+        return 0;
     failure = strcmp(ev->status, HT_STORE_OK) && strcmp(ev->status, HT_STORE_CUT);
     if (failure && t->opts->retry_failed)
         return 0; /* measured again, and replaced */

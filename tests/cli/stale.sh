@@ -55,6 +55,22 @@ run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db"
 expect_status 0
 grep -q "evaluated    4 in this run" "$tmp/out" || fail "stored errors: $(cat "$tmp/out")"
 
+# A worker killed from outside (the OOM killer, kill -9: stored as "crashed: SIGKILL") said
+# nothing of the kernel: measured again; a kernel's own crash (SIGSEGV) is not.
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = [r[0] for r in c.execute("SELECT id FROM evaluations ORDER BY id")]
+c.execute("UPDATE evaluations SET status = '"'"'crashed'"'"', reason = '"'"'crashed: SIGKILL'"'"', seconds = NULL, verified = -1 WHERE id = ?", (rows[0],))
+c.execute("UPDATE evaluations SET status = '"'"'crashed'"'"', reason = '"'"'crashed: SIGSEGV'"'"', seconds = NULL, verified = -1 WHERE id = ?", (rows[1],))
+c.commit()' "$tmp/r.db"
+run tune "$tmp/spec.json" --device "$dev" --db "$tmp/r.db"
+expect_status 0
+grep -q "evaluated    1 in this run" "$tmp/out" || fail "killed from outside: $(cat "$tmp/out")"
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+st = sorted(r[0] for r in c.execute("SELECT reason FROM evaluations WHERE status = '"'"'crashed'"'"'"))
+assert st == ["crashed: SIGSEGV"], st' "$tmp/r.db" || fail "killed from outside: the rows"
+
 # Every configuration fails to build: tune says why, and that --retry-failed measures again.
 printf '__kernel void addvec(const unsigned int n, __global float *a) { syntax error }\n' \
     >"$tmp/broken.cl"
