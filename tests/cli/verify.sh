@@ -15,6 +15,9 @@ make_tmp verify
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/verify"
 
+# Verification, not the binary cache, is tested here: PoCL caches (common.bash).
+pocl_cache_on
+
 run devices --json
 require_platform
 dev=$(pthread_device "$tmp/out")
