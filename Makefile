@@ -30,8 +30,11 @@ build: $(SETUP)
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || $(NODEPS)
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The sanitized tests share the plain build's binary cache (tests/CMakeLists.txt,
+# HETUNE_TEST_CACHE_DIR): after `make test-fast` they load the kernels it built.
 build-asan: $(SETUP)
-	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETUNE_SANITIZE=ON >/dev/null || $(NODEPS)
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETUNE_SANITIZE=ON \
+		-DHETUNE_TEST_CACHE_DIR=$(abspath $(BUILD))/test-cache >/dev/null || $(NODEPS)
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 
 demo: deps build
@@ -48,7 +51,8 @@ test-fast: build
 check: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
 
-test-asan: build-asan
+# Within `make test` (make -j too), after the plain pass, whose kernels it then loads.
+test-asan: build-asan $(if $(filter test,$(MAKECMDGOALS)),test-fast)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # libFuzzer (clang), one target after another for FUZZ_SECONDS each, in one process (one

@@ -8,6 +8,8 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="pthread basic"
 make_tmp borrowed
+# The kernel, not the binary cache, is tested here: PoCL caches (common.bash).
+pocl_cache_on
 spec="$HETUNE_SOURCE_DIR/examples/borrowed/spec.json"
 sizes=(--size WIDTH=256 --size HEIGHT=128)
 

@@ -12,6 +12,10 @@ src=${HETUNE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 ex=$src/examples
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-cases.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# The examples, not the binary cache, are tested here: PoCL's kernel cache on, as
+# pocl_cache_on in common.bash does.
+export POCL_KERNEL_CACHE=1 POCL_CACHE_DIR="${HETUNE_CACHE_DIR:-$tmp}/pocl"
+mkdir -p "$POCL_CACHE_DIR"
 
 "$HETUNE" devices >/dev/null 2>"$tmp/err"
 case $? in

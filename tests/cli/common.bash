@@ -14,6 +14,19 @@ fail() {
     exit 1
 }
 
+# Turns PoCL's kernel cache on for the rest of a test that checks what is built and run, not
+# how hetune caches it (options.sh, eval.sh, sizes.sh, tune_jobs.sh and unit/test_exec do,
+# with PoCL's cache off, as every other test runs). PoCL's cache then lies beside hetune's
+# markers of what it built with it, in the tests' binary cache folder, which `make test`
+# shares between the plain and the sanitized pass; no test with PoCL's cache off uses that
+# folder (PoCL removes a program's folder when its cache is off). A cold build then skips
+# generating machine code for a binary file (2 to 3 times as long), and a warm one skips
+# the work-group functions. PoCL keys its cache by source, options and device, as hetune's.
+pocl_cache_on() {
+    export POCL_KERNEL_CACHE=1 POCL_CACHE_DIR="${HETUNE_CACHE_DIR:-$tmp}/pocl"
+    mkdir -p "$POCL_CACHE_DIR"
+}
+
 # Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
 run() {
     status=0

@@ -9,6 +9,8 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 make_tmp split
+# Co-execution, not the binary cache, is tested here: PoCL caches (common.bash).
+pocl_cache_on
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/split"
 db="$tmp/split.db"

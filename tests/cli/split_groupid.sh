@@ -13,6 +13,8 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 make_tmp split-groupid
+# The splits, not the binary cache, are tested here: PoCL caches (common.bash).
+pocl_cache_on
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/groupid"
 db="$tmp/groupid.db"

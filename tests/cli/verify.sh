@@ -15,6 +15,12 @@ make_tmp verify
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/verify"
 
+# Verification, not the binary cache, is tested here: PoCL caches (common.bash), but in
+# section 6, which counts the programs a tune gets as it did before (one cold ASan run
+# counted one fewer with PoCL's cache on, not understood yet).
+own_pocl_dir=${POCL_CACHE_DIR:-}
+pocl_cache_on
+
 run devices --json
 require_platform
 dev=$(pthread_device "$tmp/out")
@@ -206,7 +212,8 @@ PY
 # A cache folder of their own: the reference outputs are computed (not read), so that the
 # step's program is counted.
 for v in each once; do
-    run tune "$tmp/$v.json" --device "$dev" --eq3 off --db "$tmp/$v.db" --json -v \
+    POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="${own_pocl_dir:-$tmp/pocl-$v}" \
+        run tune "$tmp/$v.json" --device "$dev" --eq3 off --db "$tmp/$v.db" --json -v \
         --cache-dir "$tmp/cache-$v"
     expect_status 0
     check "(d['devices'][0]['evaluated'] == 18 and d['devices'][0]['failed'] == 9 and
