@@ -108,7 +108,9 @@ typedef void (*ht_log_fn)(int level, const char *msg, void *user);
  * call that failed with its status. The library never prints; without a hook (the
  * default, or fn NULL) the messages are dropped. Set it before other threads use the
  * library. An isolated session's worker process logs to its stderr when the environment
- * variable HETUNE_VERBOSE is set to a value other than 0. */
+ * variable HETUNE_VERBOSE is set to a value other than 0; with HETUNE_QUIET set so
+ * instead (what the CLI's -q sets), its stdout and stderr go to /dev/null: a kernel's
+ * printf, the driver's and the C library's messages. */
 void ht_set_log(ht_log_fn fn, void *user);
 
 #ifdef __cplusplus

@@ -157,6 +157,8 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         if (co->verbose)
             return cli_usage_error(cmd, 2, "-q and -v do not go together");
         co->quiet = 1;
+        /* The worker processes print nothing either (a kernel's printf, the driver). */
+        setenv("HETUNE_QUIET", "1", 1);
         break;
     case 'v':
         if (co->quiet)

@@ -352,6 +352,13 @@ static void worker_reap(struct ht__worker *w, int kill_it, char *what, size_t si
 }
 
 /* Spawns the worker and sends it INIT; waits for its reply. */
+/* Whether HETUNE_QUIET asks for workers that print nothing (error.h). */
+static int quiet_children(void)
+{
+    const char *q = getenv("HETUNE_QUIET");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
 static int worker_spawn(struct ht__worker *w, struct ht_error *err)
 {
     posix_spawn_file_actions_t fa;
@@ -381,6 +388,13 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
     /* The worker's stdout is the parent's stderr: a driver's chatter must not mix with
      * what the parent prints (JSON, say). */
     posix_spawn_file_actions_adddup2(&fa, 2, 1);
+    /* Quiet (`-q`: HETUNE_QUIET): nothing of the worker's reaches the terminal, a kernel's
+     * printf, a compiler's or the C library's messages; what matters is in the results
+     * (a build log, "crashed: SIGABRT"). */
+    if (quiet_children()) {
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    }
     rc = posix_spawn(&w->pid, w->path, &fa, NULL, argv, ht__env_for_child());
     posix_spawn_file_actions_destroy(&fa);
     close(child);
