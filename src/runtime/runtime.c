@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "hetune/runtime.h"
@@ -453,11 +454,24 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
 
 /* ht_runtime_open (spec NULL: loaded from spec_path with sizes) and ht_runtime_open_spec
  * (spec borrowed). */
+/* Removes the database file at path and SQLite's files beside it. */
+static void remove_db(const char *path)
+{
+    static const char *const ext[] = {"", "-wal", "-shm", "-journal"};
+    char name[4096];
+
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++)
+        if ((size_t)snprintf(name, sizeof name, "%s%s", path, ext[k]) < sizeof name)
+            unlink(name);
+}
+
 static int open_runtime(const char *spec_path, const struct ht_spec *spec,
                         const struct ht_size_override *sizes, size_t nsizes,
                         const struct ht_runtime_opts *opts, struct ht_runtime **out,
                         struct ht_error *err)
 {
+    const char *dbpath;
+    int made_db;
     struct ht_runtime_opts defaults;
     struct ht_runtime *rt;
     struct ht_store *store = NULL;
@@ -536,6 +550,8 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     bo.no_predict = opts->no_predict;
     bo.topts = &topts;
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
+    dbpath = opts->db ? opts->db : HT_STORE_DEFAULT_PATH;
+    made_db = dbpath[0] && strcmp(dbpath, ":memory:") && access(dbpath, F_OK) != 0;
     rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
@@ -551,6 +567,10 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         rt->has_host = ht__stored_host_memory(store, &rt->host);
     }
     ht_store_close(store);
+    /* A database this call made for nothing goes with it (a failing open left an empty
+     * file behind); where it may have tuned (tune_missing), what it measured stays. */
+    if (rc != HT_OK && made_db && !opts->tune_missing)
+        remove_db(dbpath);
     if (rc != HT_OK)
         goto fail;
     for (size_t i = 0; i < rt->n; i++) {

@@ -103,6 +103,18 @@ static void test_no_tuning_refused(void **state)
     assert_non_null(strstr(err.text, "no tuned configuration"));
     assert_non_null(strstr(err.text, "hetune tune"));
     assert_non_null(strstr(err.text, "device 0"));
+    /* The database it would have made is not left behind (issue 29 item 12) ... */
+    assert_int_equal(access(db_path, F_OK), -1);
+    /* ... but one that was there stays. */
+    {
+        struct ht_store *st = NULL;
+        assert_int_equal(ht_store_open(db_path, &st, &err), HT_OK);
+        ht_store_close(st);
+        rt = (void *)1;
+        assert_int_equal(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), HT_ENOTFOUND);
+        assert_int_equal(access(db_path, F_OK), 0);
+        unlink(db_path);
+    }
 }
 
 /* Opens with mode, launches 3 times with new inputs, checks every output. */
