@@ -47,6 +47,12 @@ int ht__store_fail(struct ht_store *store, struct ht_error *err, const char *op)
                             "its lock for more than %.0f s (another hetune, or a program with "
                             "a write transaction open); try again once it is done", op,
                             busy_limit_s(store));
+    /* A damaged file says so in the words of the integrity check, whichever page the damage
+     * hit (the schema's pages too, not only an evaluation's). */
+    if (code == SQLITE_CORRUPT)
+        return ht_error_set(err, HT_EDB, "%s: the results database is damaged (%s); move it "
+                            "aside and start a new one, or restore a copy", op,
+                            sqlite3_errmsg(store->db));
     return ht_error_set(err, HT_EDB, "%s: %s", op, sqlite3_errmsg(store->db));
 }
 
