@@ -78,6 +78,8 @@ struct measurer {
     struct mailbox *mb;
     long die_after;              /* test hook: exit on receiving this many (0: never) */
     long received;
+    double delay_s;              /* test hook: the other ranks wait this long before each
+                                    measurement, so that the dying one gets its Nth */
 };
 
 /* A device model: identical devices of any rank, tuned together. Rank 0's queue. */
@@ -241,6 +243,11 @@ static void *measurer_main(void *arg)
          * flight, as a node that fails does. */
         if (m->die_after > 0 && ++m->received >= m->die_after)
             _exit(3);
+        if (m->delay_s > 0.0) {
+            struct timespec ts = {(time_t)m->delay_s,
+                                  (long)((m->delay_s - (double)(time_t)m->delay_s) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
         if (!r || measure(m, &a, r) != 0) {
             if (!r)
                 break;
@@ -954,15 +961,26 @@ static char *report_text(const struct server *s, const char *db)
 
 /* --- the entry point --- */
 
-static long die_after_hook(int rank)
+/* HETUNE_TEST_MPI_DIE=RANK:N[:DELAY] (tests/cli/mpi_tune.sh): rank RANK exits on receiving
+ * its Nth configuration; with DELAY, every other rank waits DELAY seconds before each of its
+ * measurements, so that the queue still has work when RANK asks for its Nth (without it, a
+ * rank whose first evaluation was slow could find the queue drained by the others and
+ * never die). Returns N for RANK (0 for the others), *delay_s DELAY for the others. */
+static long die_after_hook(int rank, double *delay_s)
 {
     const char *v = getenv("HETUNE_TEST_MPI_DIE");
     int r;
     long n;
+    double d = 0.0;
 
-    if (v && sscanf(v, "%d:%ld", &r, &n) == 2 && r == rank && n > 0)
-        return n;
-    return 0;
+    *delay_s = 0.0;
+    if (!v || sscanf(v, "%d:%ld:%lf", &r, &n, &d) < 2 || n <= 0)
+        return 0;
+    if (r != rank) {
+        *delay_s = d > 0.0 && d < 60.0 ? d : 0.0;
+        return 0;
+    }
+    return n;
 }
 
 /* The state of one ht_mpi_tune on this rank. */
@@ -1079,7 +1097,7 @@ static int mpi_tune_start_measurer(struct mpi_tune *mt, struct ht_error *err)
     ms->ndev = ndev;
     ms->sessions = calloc(ndev ? ndev : 1, sizeof *ms->sessions);
     ms->mb = &mt->mb;
-    ms->die_after = die_after_hook(mt->rank);
+    ms->die_after = die_after_hook(mt->rank, &ms->delay_s);
     if (!ms->sessions || pthread_create(&mt->thread, NULL, measurer_main, ms) != 0)
         return ht_error_set(err, HT_ENOMEM, "cannot start the measuring thread");
     mt->started = 1;

@@ -4,7 +4,7 @@
 # PoCL cache, as on separate nodes. Every configuration is measured exactly once and rank 0's
 # database holds them all; the output says how many ranks took part and what each measured
 # (text and --json); a second run resumes from the database; a rank killed mid-run (the test
-# hook HETUNE_TEST_MPI_DIE=RANK:N, read only by the library's MPI module) loses only its
+# hook HETUNE_TEST_MPI_DIE=RANK:N[:DELAY], read only by the library's MPI module) loses only its
 # configuration in flight, which another rank measures; random draws a seeded order cut by
 # the budget; a strategy that needs the last results (genetic, anneal) is refused. Skipped (77) where hetune was built without MPI or mpirun is missing.
 set -eu
@@ -64,9 +64,11 @@ grep -q "^rank 1 (.*): 1 devices, measured 0 " "$tmp/out" || fail "no line of ra
 check_db "$tmp/two.db" 12
 
 # 3 ranks, rank 1 dies on its second configuration: that one goes back into the queue and
-# another rank measures it; nothing else is lost or measured twice.
+# another rank measures it; nothing else is lost or measured twice. The others wait 1 s
+# before each measurement, so that work is left when rank 1 asks for its second (a fresh
+# clone's rank 0 once measured 10 of 12 while rank 1's first ran, and rank 1 never died).
 recovery=--enable-recovery
-HETUNE_TEST_MPI_DIE=1:2 mpitune 3 --db "$tmp/three.db" --json
+HETUNE_TEST_MPI_DIE=1:2:1 mpitune 3 --db "$tmp/three.db" --json
 recovery=
 expect_status 0
 check 'd["ranks"] == 3 and d["models"][0]["evaluated"] == 12 and d["models"][0]["lost_in_flight"] == 1'
