@@ -184,6 +184,24 @@ static void script_tail(struct rp_buf *b, const struct rp_figure *f)
                   f->base);
 }
 
+/* Writes figure f's data (dat) and gnuplot script (gp) as DIR/<base>.dat and .gp, and
+ * frees both. */
+static int write_figure(const char *dir, const struct rp_figure *f, struct rp_buf *dat,
+                        struct rp_buf *gp, struct ht_error *err)
+{
+    char name[512];
+    int rc;
+
+    snprintf(name, sizeof name, "%s.dat", f->base);
+    rc = ht__rp_write(dir, name, dat, err);
+    snprintf(name, sizeof name, "%s.gp", f->base);
+    if (rc == HT_OK)
+        rc = ht__rp_write(dir, name, gp, err);
+    ht__rp_free(dat);
+    ht__rp_free(gp);
+    return rc;
+}
+
 static int write_fig5(const struct rp_model *m, const struct rp_case *c, const char *dir,
                       struct rp_figure *f, struct ht_error *err)
 {
@@ -192,7 +210,6 @@ static int write_fig5(const struct rp_model *m, const struct rp_case *c, const c
     size_t n = 0;
     double max = 0, scale;
     const char *unit;
-    char name[512];
     int present[6] = {0}, rc;
 
     rc = ht__report_fig5_bars(m, c, &bars, &n, err);
@@ -241,13 +258,7 @@ static int write_fig5(const struct rp_model *m, const struct rp_case *c, const c
     ht__rp_puts(&gp, "\n");
     script_tail(&gp, f);
 
-    snprintf(name, sizeof name, "%s.dat", f->base);
-    rc = ht__rp_write(dir, name, &dat, err);
-    snprintf(name, sizeof name, "%s.gp", f->base);
-    if (rc == HT_OK)
-        rc = ht__rp_write(dir, name, &gp, err);
-    ht__rp_free(&dat);
-    ht__rp_free(&gp);
+    rc = write_figure(dir, f, &dat, &gp, err);
     free(bars);
     return rc;
 }
@@ -263,7 +274,7 @@ static int write_sweep(const struct rp_model *m, const struct rp_case *c,
               sp->devices[1].time_seconds > 0;
     double max = 0, scale;
     const char *unit, *d0, *d1;
-    char name[512], t0[64], t1[64];
+    char t0[64], t1[64];
     int rc;
 
     snprintf(f->base, sizeof f->base, "sweep-%s-dim%u", c->slug, sp->dim);
@@ -342,13 +353,7 @@ static int write_sweep(const struct rp_model *m, const struct rp_case *c,
                   f->base);
     script_tail(&gp, f);
 
-    snprintf(name, sizeof name, "%s.dat", f->base);
-    rc = ht__rp_write(dir, name, &dat, err);
-    snprintf(name, sizeof name, "%s.gp", f->base);
-    if (rc == HT_OK)
-        rc = ht__rp_write(dir, name, &gp, err);
-    ht__rp_free(&dat);
-    ht__rp_free(&gp);
+    rc = write_figure(dir, f, &dat, &gp, err);
     return rc;
 }
 
@@ -396,7 +401,7 @@ static int write_tune_times(const struct rp_model *m, const struct rp_case *c,
     size_t n = d->ntimes + d->ncut_times;
     double max = 0, scale;
     const char *unit;
-    char name[512], tmp[64], lname[64];
+    char tmp[64], lname[64];
     int rc;
 
     snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-times", c->slug,
@@ -470,13 +475,7 @@ static int write_tune_times(const struct rp_model *m, const struct rp_case *c,
     }
     script_tail(&gp, f);
 
-    snprintf(name, sizeof name, "%s.dat", f->base);
-    rc = ht__rp_write(dir, name, &dat, err);
-    snprintf(name, sizeof name, "%s.gp", f->base);
-    if (rc == HT_OK)
-        rc = ht__rp_write(dir, name, &gp, err);
-    ht__rp_free(&dat);
-    ht__rp_free(&gp);
+    rc = write_figure(dir, f, &dat, &gp, err);
     return rc;
 }
 
@@ -492,7 +491,7 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
     int replayed = 0, any_best = 0;
     double tmax = 0, smax = 0, smin = 0, tscale, sscale;
     const char *tunit, *sunit;
-    char name[512], tmp[64], lname[64];
+    char tmp[64], lname[64];
     int rc;
 
     for (size_t k = first; k < last; k++) {
@@ -607,13 +606,7 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
     if (body.oom)
         gp.oom = 1;
 
-    snprintf(name, sizeof name, "%s.dat", f->base);
-    rc = ht__rp_write(dir, name, &dat, err);
-    snprintf(name, sizeof name, "%s.gp", f->base);
-    if (rc == HT_OK)
-        rc = ht__rp_write(dir, name, &gp, err);
-    ht__rp_free(&dat);
-    ht__rp_free(&gp);
+    rc = write_figure(dir, f, &dat, &gp, err);
     ht__rp_free(&body);
     return rc;
 }

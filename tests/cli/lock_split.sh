@@ -18,22 +18,7 @@ require_platform
 dev=$(pthread_device "$tmp/out")
 
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
-cat >"$tmp/spec.json" <<'JSON'
-{
-  "name": "lock-split",
-  "kernel": { "file": "kernel.cl", "name": "slowish" },
-  "sizes": { "N": 1024, "REPS": 6400 },
-  "ndrange": { "global": ["N"], "local": ["64"] },
-  "params": { "SLOW": { "values": [0, 1, 2, 3, 4, 5] } },
-  "args": [
-    { "name": "out", "type": "float", "shape": ["N"], "access": "write", "index": ["gx"] },
-    { "name": "in", "type": "float", "shape": ["N"], "access": "read", "init": "random", "index": ["gx"] },
-    { "name": "reps", "type": "int", "value": "REPS" }
-  ],
-  "verify": { "reference": { "SLOW": 0 }, "rtol": 1e-5, "atol": 1e-5 },
-  "timing": { "repeats": 3, "keep_best": 1 }
-}
-JSON
+cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 
 # The split's database holds the tuned configuration first, so that it only measures.
 run tune "$tmp/spec.json" --device "$dev" --db "$tmp/s.db" --cut-factor 0 -q
