@@ -53,6 +53,13 @@ bundle = os.path.join(os.path.dirname(hetune.__file__), "_bundle")
 assert lib.startswith(bundle), "hetune loaded %s, not the bundled library" % lib
 worker = os.path.join(bundle, "libexec", "hetune", "hetune-worker")
 assert os.access(worker, os.X_OK), worker
+# Only what runs (the "runtime" install component): one unversioned library, the worker,
+# the CLI; no headers, static library, CMake or pkg-config files, manual page.
+files = sorted(os.path.relpath(os.path.join(d, f), bundle)
+               for d, _, fs in os.walk(bundle) for f in fs)
+libs = [f for f in files if os.path.basename(f).startswith("libhetune")]
+assert libs == [os.path.relpath(lib, bundle)], files
+assert len(files) == 3 and "bin/hetune" in files, files
 try:
     devs = hetune.devices()
 except hetune.HetuneError as e:
