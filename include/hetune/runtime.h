@@ -40,6 +40,13 @@
  * links stored in the database (`hetune devices --bandwidth`) where some device has one,
  * else the paper's plan from the tuned times.
  *
+ * A written buffer without "index" (a spec written for another tuner) is split as `hetune
+ * split` splits it: with more than one device and a mode other than ALONE, ht_runtime_open
+ * reads from the database which elements each slice writes, else infers it by a probe
+ * (split.h, ht_split_probe) on arrays of the probe's own, never the caller's, and stores
+ * it for the next open; info->written says which (docs/spec.md, "Written buffers without
+ * index").
+ *
  * Any memory can be bound: a program's malloc arrays move without a byte written outside
  * them or outside a device's slice, a CPU device working on them in place where they are
  * at its base alignment, or at malloc's 16 bytes where its driver wraps such an array as it
