@@ -6,7 +6,9 @@
 # does (a probe on its device, stored in its database with the problem), every node owns
 # its slab by that inference, and rank 0 verifies the gathered result against one device
 # alone; the next split reads the stored inference. A kernel whose writes no slab explains
-# (a scatter) is refused, saying what the probe saw. Skipped (77) where hetune was built
+# (a scatter) is refused, saying what the probe saw. The runtime across nodes
+# (ht_mpi_runtime_*, examples/runtime_mpi) splits vecadd without "index" the same way, every
+# launch right. Skipped (77) where hetune was built
 # without MPI or mpirun is missing.
 set -eu
 
@@ -63,4 +65,26 @@ expect_err "written buffer 'out' has no index, and the probe's slice [128, 256) 
 expect_err '(give it an "index")'
 [ "$(sql 'q("select count(*) from written_maps")[0][0]')" = 2 ] ||
     fail "rows: $(sql 'q("select * from written_maps")')"
+
+# The runtime across nodes: vecadd with no "index" on its output, tuned in the program and
+# split over both ranks (mode SPLIT), 5 launches checked on rank 0.
+example="$(dirname "$HETUNE")/examples/runtime-mpi-example"
+[ -x "$example" ] || fail "no $example (built with HETUNE_MPI)"
+python3 - "$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json" "$tmp/vecadd.json" \
+    "$ex/vecadd/kernel.cl" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = "vecadd_mpi_noindex"
+s["kernel"]["file"] = sys.argv[3]
+del next(a for a in s["args"] if a["name"] == "a")["index"]
+json.dump(s, open(sys.argv[2], "w"))
+EOF
+mpi_rank_script "$example"
+HETUNE_DB="$db" mpi_run 2 "$tmp/vecadd.json" --tune --split
+[ "$status" -eq 0 ] || fail "runtime: exit $status: $(cat "$tmp/out") $(cat "$tmp/err")"
+grep -q "^result      all 5 launches right" "$tmp/out" || fail "not right: $(cat "$tmp/out")"
+grep -q "2 ranks (2 take part)" "$tmp/out" || fail "not split: $(cat "$tmp/out")"
+[ "$(sql 'q("select count(*) from written_maps w join problems p on p.id = w.problem_id "
+             "join kernels k on k.id = p.kernel_id where k.spec_name = \"vecadd_mpi_noindex\"")[0][0]')" = 1 ] ||
+    fail "the runtime's probe was not stored: $(sql 'q("select * from written_maps")')"
 echo "ok"
