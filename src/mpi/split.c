@@ -147,17 +147,16 @@ static int infer_written(struct msplit *m, struct ht_store *store, int64_t probl
     struct ht_workflow_device *wd = NULL;
     struct ht__written_in in;
     struct ht__written got;
-    size_t first, n, k = 0;
+    size_t first, n, k = 0, unindexed = 0;
     int rc = HT_OK;
 
     for (size_t i = 0; i < m->spec->nargs; i++) {
         const struct ht_arg *a = &m->spec->args[i];
-        k += a->is_buffer && !a->has_index &&
-             (a->access == HT_ACCESS_WRITE || a->access == HT_ACCESS_READWRITE);
+        unindexed += a->is_buffer && !a->has_index &&
+                     (a->access == HT_ACCESS_WRITE || a->access == HT_ACCESS_READWRITE);
     }
-    if (!k)
-        return HT_OK; /* every written buffer has its index */
-    k = 0;
+    if (!unindexed)
+        return HT_OK; /* every written buffer has its index: nothing to look up */
     first = ht__mpi_world_rank_devices(&m->w, 0, &n);
     wd = calloc(n ? n : 1, sizeof *wd);
     if (!wd)
