@@ -40,6 +40,13 @@
  * links stored in the database (`hetune devices --bandwidth`) where some device has one,
  * else the paper's plan from the tuned times.
  *
+ * A written buffer without "index" (a spec written for another tuner) is split as `hetune
+ * split` splits it: with more than one device and a mode other than ALONE, ht_runtime_open
+ * reads from the database which elements each slice writes, else infers it by a probe
+ * (split.h, ht_split_probe) on arrays of the probe's own, never the caller's, and stores
+ * it for the next open; info->written says which (docs/spec.md, "Written buffers without
+ * index").
+ *
  * Any memory can be bound: a program's malloc arrays move without a byte written outside
  * them or outside a device's slice, a CPU device working on them in place where they are
  * at its base alignment, or at malloc's 16 bytes where its driver wraps such an array as it
@@ -194,6 +201,17 @@ struct ht_runtime_info {
                                 (ht_device_locks_take; a wait for another process's is
                                 silent), and ht_load_under says whether they were made
                                 under load, so that the decision may be wrong */
+    /* The written buffers without "index" (issue 26 item 4), when the runtime may split
+     * (more than one device, mode other than ALONE): which elements each slice writes is
+     * inferred by a probe at ht_runtime_open, on arrays of the probe's own (never the
+     * caller's), and stored in the database with the problem (the spec's hash and sizes);
+     * the next open, or `hetune split` of the same problem, reads it instead of probing. */
+    unsigned written_probed; /* buffers probed at this open (and stored) */
+    unsigned written_stored; /* buffers whose inference the database held already */
+    char written[1024];      /* what was found, one sentence a buffer ("written buffer 'C'
+                                has no index: a probe found it written by slabs of its
+                                axis 0, ..."; "...: as a probe found before, ..."), joined
+                                by "; "; "" when there is none */
 };
 
 struct ht_runtime; /* opaque */
@@ -202,7 +220,9 @@ struct ht_runtime; /* opaque */
  * sizes[0..nsizes) (as hetune's --size; NULL, 0: the spec's own). opts NULL: the
  * defaults. *out is owned by the caller (ht_runtime_close). Errors, err filled, nothing
  * left open: the spec's errors (ht_spec_load); HT_ESPEC for a pipeline spec or one that
- * cannot be split along opts.dim; HT_EINVAL for a bad option; HT_ENOPLATFORM;
+ * cannot be split along opts.dim (a written buffer without "index" whose writes the
+ * probe explains by no slab: err->text says what the probe saw; mode ALONE never
+ * probes); HT_EINVAL for a bad option; HT_ENOPLATFORM;
  * HT_ENODEVICE naming a device of opts.devices that is not there; HT_ENOTFOUND naming a
  * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
  * when no device has one that verified even after tuning (a device without one, when
@@ -281,7 +301,7 @@ const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
  * "measured_split_s", "launches", "failed_launches", "last_status" (the HT_E... name or
  * null), "last_error", "last_wall_s" (null for -1), "under_load" (ht_load_under of
  * load), "load_other_cores", "locked" (no decision measured without its device locks),
- * "devices": [{"index", "name",
+ * "written", "written_probed", "written_stored", "devices": [{"index", "name",
  * "platform", "config", "tuned_s", "tuned_now", "predicted", "alone_s", "used", "share",
  * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}. *json is owned by
  * the caller (free()). HT_EINVAL when rt is not open or json is NULL, HT_ENOMEM. */

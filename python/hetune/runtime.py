@@ -221,7 +221,9 @@ class Runtime:
         words), predicted_split_s, predicted_alone_s, measured_split_s, launches,
         failed_launches, last_status, last_error, last_wall_s, under_load,
         load_other_cores and locked (what other processes did while the decision
-        measured: docs/reliability.md) and devices (each with
+        measured: docs/reliability.md), written, written_probed and written_stored (the
+        written buffers without "index": what a probe found at open, or the database held
+        from an earlier one) and devices (each with
         index, name, platform, config, tuned_s, alone_s, used, share, kernel_s and
         transfer_s of the last launch) and skipped (devices with nothing usable)."""
         err = _lib.Error()

@@ -375,6 +375,9 @@ int cmd_split(int argc, char **argv)
     wo.wait_user = topts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */
         wo.db = co.db;
+        /* Rank 0 says what it found for the written buffers without "index". */
+        wo.on_note = co.quiet ? NULL : cli_split_note;
+        wo.user = &v;
         rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
         status = rc != HT_OK ? cli_fail("split", &err) : (fputs(text, stdout), status);
         goto cleanup;

@@ -116,7 +116,8 @@ int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *si
     /* Every rank reads the spec: each must have it (and its kernel) to agree. */
     rc = ht_spec_load(spec_path, sizes, nsizes, &rt->spec, err);
     if (rc == HT_OK)
-        rc = ht_coexec_check_spec(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
+        /* A written buffer without "index" passes: rank 0 infers it (split.c). */
+        rc = ht_coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
     if (rc == HT_OK) {
         rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
         rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);

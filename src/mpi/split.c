@@ -117,6 +117,11 @@ struct msplit {
                                     mean of the best keep of its runs), round 0 first */
     char decision[320];          /* the nodes' split-or-alone decision, in words */
     struct ht_error verr;
+    /* The written buffers without "index": rank 0's inference (from its database, else
+     * probed on one of its devices and stored), sent to every rank, so that each node's
+     * co-execution (copts, m->opts->coexec with it) owns the same slabs. */
+    struct ht_split_written *written; /* spec->nargs, or NULL when there is none */
+    struct ht_coexec_opts copts;
 };
 
 static const char *const dim_names[] = {"gx", "gy", "gz"};
@@ -129,6 +134,63 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
         b = t;
     }
     return a;
+}
+
+/* Rank 0, its database open: which elements each slice of a written buffer without
+ * "index" writes, as `hetune split` finds it (ht__written_infer: stored, else probed on the
+ * fastest of rank 0's devices that works in place, with the configuration the database
+ * gives it, and stored). A buffer whose writes no slab explains fails the split, saying
+ * what the probe saw. */
+static int infer_written(struct msplit *m, struct ht_store *store, int64_t problem_id,
+                         struct ht_error *err)
+{
+    struct ht_workflow_device *wd = NULL;
+    struct ht__written_in in;
+    struct ht__written got;
+    size_t first, n, k = 0, unindexed = 0;
+    int rc = HT_OK;
+
+    for (size_t i = 0; i < m->spec->nargs; i++) {
+        const struct ht_arg *a = &m->spec->args[i];
+        unindexed += a->is_buffer && !a->has_index &&
+                     (a->access == HT_ACCESS_WRITE || a->access == HT_ACCESS_READWRITE);
+    }
+    if (!unindexed)
+        return HT_OK; /* every written buffer has its index: nothing to look up */
+    first = ht__mpi_world_rank_devices(&m->w, 0, &n);
+    wd = calloc(n ? n : 1, sizeof *wd);
+    if (!wd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t j = 0; j < n; j++) {
+        const struct devcfg *c = &m->cfg[first + j];
+        if (!c->ok)
+            continue;
+        wd[k].dev = &m->w.plat->devices[m->w.first + j];
+        /* The row the probe is stored with: the device as rank 0's database knows it. */
+        if (ht_store_device_id(store, wd[k].dev, &wd[k].device_id, err) != HT_OK) {
+            free(wd);
+            return err && err->code ? err->code : HT_EDB;
+        }
+        memcpy(wd[k].config, c->config, sizeof wd[k].config);
+        snprintf(wd[k].config_text, sizeof wd[k].config_text, "%s", c->text);
+        wd[k++].tuned_s = c->tuned_s;
+    }
+    memset(&in, 0, sizeof in);
+    in.spec = m->spec;
+    in.store = store;
+    in.problem_id = problem_id;
+    in.devs = wd;
+    in.n = k;
+    in.dim = m->opts->coexec.dim;
+    in.exec = &m->opts->coexec.exec;
+    in.on_note = m->opts->on_note;
+    in.user = m->opts->user;
+    in.devices_are = "rank 0's devices with a configuration";
+    rc = ht__written_infer(&in, &got, err);
+    if (rc == HT_OK)
+        m->written = got.written;
+    free(wd);
+    return rc;
 }
 
 /* Rank 0: each device's best configuration from the database (nothing is tuned: over MPI
@@ -182,6 +244,8 @@ static int find_configs(struct msplit *m, struct ht_error *err)
     for (int r = 0; rc == HT_OK && r < m->w.size; r++)
         m->hostmem[r].has = ht__stored_host_memory_of(
             store, &m->w.hosts[(size_t)r * HT__MPI_HOST_MAX], &m->hostmem[r].hm);
+    if (rc == HT_OK)
+        rc = infer_written(m, store, problem_id, err);
     ht_store_close(store);
     return rc;
 }
@@ -232,7 +296,7 @@ static void node_whole(struct msplit *m, struct node *me)
                  m->cfg[first].why);
         goto done;
     }
-    in = (struct ht__decide_in){m->spec, wd, k, bw, &m->opts->coexec, &m->opts->coexec,
+    in = (struct ht__decide_in){m->spec, wd, k, bw, &m->copts, &m->copts,
                                 m->opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO, 1,
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
@@ -1238,6 +1302,22 @@ static int nodes_start(struct msplit *m, const char *device, int min_ranks,
     MPI_Bcast(m->cfg, (int)(m->w.total * sizeof *m->cfg), MPI_BYTE, 0, MPI_COMM_WORLD);
     MPI_Bcast(m->hostmem, (int)((size_t)m->w.size * sizeof *m->hostmem), MPI_BYTE, 0,
               MPI_COMM_WORLD);
+    /* Rank 0's inference of the written buffers without "index", for every node. */
+    {
+        int has = m->written != NULL;
+        MPI_Bcast(&has, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (has && !m->written)
+            m->written = calloc(m->spec->nargs, sizeof *m->written);
+        ok = !has || m->written;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!ok)
+            return ht_error_set(err, HT_ENOMEM, "out of memory (on rank %d or another)",
+                                m->w.rank);
+        if (has)
+            MPI_Bcast(m->written, (int)(m->spec->nargs * sizeof *m->written), MPI_BYTE, 0,
+                      MPI_COMM_WORLD);
+        m->copts.written = m->written;
+    }
 
     /* Each node's speed: its co-execution of the whole problem. */
     node_whole(m, &me);
@@ -1261,6 +1341,8 @@ static void nodes_release(struct msplit *m)
     free(m->nodes);
     free(m->cfg);
     free(m->hostmem);
+    free(m->written);
+    m->written = NULL;
     ht__mpi_world_destroy(&m->w);
 }
 
@@ -1277,13 +1359,15 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     memset(&m, 0, sizeof m);
     m.spec = spec;
     m.opts = opts;
+    m.copts = opts->coexec;
     m.verified = -1;
     m.comm = MPI_COMM_NULL;
     if (opts->sweep > 0 || opts->dop)
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",
                             opts->sweep > 0 ? "--sweep" : "--dop");
-    rc = ht_coexec_check_spec(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
+    /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
+    rc = ht_coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
     if (rc != HT_OK)
         return rc;
     *status = 1;
@@ -1324,6 +1408,7 @@ int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
     if (m) {
         m->spec = spec;
         m->opts = opts;
+        m->copts = opts->coexec;
         m->verified = -1;
         m->comm = MPI_COMM_NULL;
         rc = nodes_start(m, device, 1, err);

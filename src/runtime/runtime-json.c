@@ -102,7 +102,10 @@ int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_err
         put(root, "last_wall_s", seconds(info->last_wall_s)) ||
         put(root, "under_load", json_boolean(ht_load_under(&info->load))) ||
         put(root, "load_other_cores", json_real(ht_load_other_cores(&info->load))) ||
-        put(root, "locked", json_boolean(!info->load.unlocked)))
+        put(root, "locked", json_boolean(!info->load.unlocked)) ||
+        put(root, "written", str(info->written)) ||
+        put(root, "written_probed", json_integer((json_int_t)info->written_probed)) ||
+        put(root, "written_stored", json_integer((json_int_t)info->written_stored)))
         goto nomem;
     if (put(root, "devices", devs) || put(root, "skipped", skipped)) {
         devs = skipped = NULL; /* put took them */

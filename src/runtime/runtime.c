@@ -47,6 +47,9 @@ struct ht_runtime {
     struct ht_host_memory host;       /* the host memory's stored rates */
     int has_host;
     const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
+    /* What the probe (or the database) says each written buffer without "index" writes:
+     * copts.written points here, for the decision at open and every one after. */
+    struct ht_split_written *written; /* spec->nargs, or NULL */
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -452,6 +455,53 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     return rc;
 }
 
+/* Appends a note of ht__written_infer to info->written ("; " between two). */
+static void written_note(const char *note, void *user)
+{
+    struct ht_runtime_info *info = user;
+    size_t len = strlen(info->written);
+
+    if (len + 3 < sizeof info->written)
+        snprintf(info->written + len, sizeof info->written - len, "%s%s", len ? "; " : "",
+                 note);
+}
+
+/* The written buffers without "index", when the runtime may split (more than one device,
+ * not ALONE): from the database, else by a probe on the runtime's own scratch arrays (the
+ * probe's co-execution makes its own host data, never the caller's arrays), stored there
+ * for the next open (ht__written_infer, as `hetune split` does). What it found goes to
+ * rt->info (written, written_probed, written_stored); rt->written is for copts.written.
+ * A buffer whose writes no slab explains is refused (HT_ESPEC), saying what the probe
+ * saw. */
+static int infer_written(struct ht_runtime *rt, struct ht_store *store, int64_t problem_id,
+                         const struct ht_runtime_opts *opts, struct ht_error *err)
+{
+    struct ht__written_in in;
+    struct ht__written got;
+    int rc;
+
+    if (rt->n < 2 || opts->mode == HT_RUNTIME_ALONE)
+        return HT_OK;
+    memset(&in, 0, sizeof in);
+    in.spec = rt->spec;
+    in.store = store;
+    in.problem_id = problem_id;
+    in.devs = rt->wd;
+    in.n = rt->n;
+    in.dim = opts->dim;
+    in.exec = &opts->exec;
+    in.on_note = written_note;
+    in.user = &rt->info;
+    in.devices_are = "the runtime's devices";
+    rc = ht__written_infer(&in, &got, err);
+    if (rc != HT_OK)
+        return rc;
+    rt->written = got.written;
+    rt->info.written_probed = got.probed;
+    rt->info.written_stored = got.stored;
+    return HT_OK;
+}
+
 /* ht_runtime_open (spec NULL: loaded from spec_path with sizes) and ht_runtime_open_spec
  * (spec borrowed). */
 /* Removes the database file at path and SQLite's files beside it. */
@@ -566,6 +616,8 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
                 rt->link[i] = &rt->links[i];
         rt->has_host = ht__stored_host_memory(store, &rt->host);
     }
+    if (rc == HT_OK)
+        rc = infer_written(rt, store, problem_id, opts, err);
     ht_store_close(store);
     /* A database this call made for nothing goes with it (a failing open left an empty
      * file behind); where it may have tuned (tune_missing), what it measured stays. */
@@ -587,6 +639,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     copts.dim = opts->dim;
     copts.exec = opts->exec;
     copts.sched.residue = opts->residue;
+    copts.written = rt->written;
     rt->opts = *opts;
     rt->opts.db = rt->opts.devices = rt->opts.strategy = NULL;
     rt->opts.exec.worker = NULL; /* a co-execution runs in this process */
@@ -667,6 +720,7 @@ static void destroy(struct ht_runtime *rt)
     free(rt->skipped);
     free(rt->links);
     free(rt->link);
+    free(rt->written);
     ht_platform_free(rt->plat);
     ht_spec_free(rt->own_spec);
     free(rt);

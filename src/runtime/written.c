@@ -1,6 +1,8 @@
 /* The written buffers without "index" of a split (issue 26 item 4): what the results
  * database holds for them, else a probe (split.h, ht_split_probe) on a device that works
- * in place, stored for next time. */
+ * in place, stored for next time. One code path for `hetune split` and run
+ * (ht__split_written), the runtime (runtime.c) and each split over MPI (src/mpi/split.c,
+ * through runtime/decide.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 #include "hetune/expr.h"
 #include "hetune/split.h"
 #include "hetune/store.h"
+#include "runtime/decide.h"
 #include "workflow-internal.h"
 #include "util/util.h"
 
@@ -47,14 +50,13 @@ static int wants_probe(const struct ht_arg *arg)
            (arg->access == HT_ACCESS_WRITE || arg->access == HT_ACCESS_READWRITE);
 }
 
-/* Tells opts->on_note what was found for buffer arg: how (probed now, or stored) and the
- * slab. */
-static void note(const struct ht_workflow_split_opts *opts, const char *arg, int stored,
+/* Tells on_note what was found for buffer arg: how (probed now, or stored) and the slab. */
+static void note(ht_workflow_note_fn on_note, void *user, const char *arg, int stored,
                  const struct ht_split_written *w, unsigned dim, double probe_s)
 {
     char text[512];
 
-    if (!opts->on_note)
+    if (!on_note)
         return;
     snprintf(text, sizeof text,
              "written buffer '%s' has no index: %s slabs of its axis %u, %llu element%s per "
@@ -65,23 +67,24 @@ static void note(const struct ht_workflow_split_opts *opts, const char *arg, int
     if (!stored)
         snprintf(text + strlen(text), sizeof text - strlen(text),
                  "; stored (the probe took %.2f s)", probe_s);
-    opts->on_note(text, opts->user);
+    on_note(text, user);
 }
 
-int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+int ht__written_infer(const struct ht__written_in *in, struct ht__written *out,
                       struct ht_error *err)
 {
-    const struct ht_spec *spec = b->spec;
-    unsigned dim = opts->coexec.dim;
+    const struct ht_spec *spec = in->spec;
+    unsigned dim = in->dim;
     struct ht_split_written *w = NULL;
     const struct ht_workflow_device *probe_dev = NULL;
     size_t missing = 0, any = 0;
     double probe_s = 0.0;
     int rc = HT_OK;
 
+    memset(out, 0, sizeof *out);
     for (size_t i = 0; i < spec->nargs; i++)
         any += wants_probe(&spec->args[i]);
-    if (!any || b->n < 2)
+    if (!any)
         return HT_OK;
     w = calloc(spec->nargs, sizeof *w);
     if (!w)
@@ -92,14 +95,16 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
         if (!wants_probe(&spec->args[i]))
             continue;
         layout_hash(spec, i, dim, layout);
-        rc = ht_store_get_written(b->store, b->problem_id, spec->args[i].name, dim, &sw, err);
+        rc = ht_store_get_written(in->store, in->problem_id, spec->args[i].name, dim, &sw,
+                                  err);
         if (rc == HT_OK && !strcmp(sw.layout, layout)) {
             w[i].inferred = 1;
             w[i].axis = sw.axis;
             w[i].per_item = sw.per_item;
             w[i].halo_lo = sw.halo_lo;
             w[i].halo_hi = sw.halo_hi;
-            note(opts, spec->args[i].name, 1, &w[i], dim, 0.0);
+            out->stored++;
+            note(in->on_note, in->user, spec->args[i].name, 1, &w[i], dim, 0.0);
         } else if (rc == HT_OK || rc == HT_ENOTFOUND) {
             missing++;
         } else {
@@ -114,24 +119,24 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
             goto cleanup;
         }
         /* The probe needs a device that works on host memory in place (a CPU): the
-         * fastest such device of the split by its tuned time, with its chosen
-         * configuration (PoCL's one-core basic device took 8.5 s for a 1024 x 1024
-         * matmul's probe where pthread's two cores take about half). */
-        for (size_t j = 0; j < b->n; j++)
-            if (ht_data_path_resolve(HT_PATH_AUTO, b->devs[j].dev) == HT_PATH_INPLACE &&
-                (!probe_dev || b->devs[j].tuned_s < probe_dev->tuned_s))
-                probe_dev = &b->devs[j];
+         * fastest such device by its tuned time, with its chosen configuration (PoCL's
+         * one-core basic device took 8.5 s for a 1024 x 1024 matmul's probe where
+         * pthread's two cores take about half). */
+        for (size_t j = 0; j < in->n; j++)
+            if (ht_data_path_resolve(HT_PATH_AUTO, in->devs[j].dev) == HT_PATH_INPLACE &&
+                (!probe_dev || in->devs[j].tuned_s < probe_dev->tuned_s))
+                probe_dev = &in->devs[j];
         if (!probe_dev) {
             free(probed);
             rc = ht_error_set(err, HT_ESPEC,
                               "written buffers without index are inferred by a probe on a CPU "
-                              "device, and none of the split's devices is one (give them an "
-                              "\"index\")");
+                              "device, and none of %s is one (give them an \"index\")",
+                              in->devices_are ? in->devices_are : "the split's devices");
             goto cleanup;
         }
         probe_s = ht__now();
-        rc = ht_split_probe(spec, probe_dev->dev, probe_dev->config, dim, &opts->coexec.exec,
-                            probed, err);
+        rc = ht_split_probe(spec, probe_dev->dev, probe_dev->config, dim, in->exec, probed,
+                            err);
         probe_s = ht__now() - probe_s;
         for (size_t i = 0; rc == HT_OK && i < spec->nargs; i++) {
             struct ht_stored_written sw;
@@ -139,7 +144,7 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
                 continue;
             w[i] = probed[i];
             memset(&sw, 0, sizeof sw);
-            sw.problem_id = b->problem_id;
+            sw.problem_id = in->problem_id;
             snprintf(sw.arg, sizeof sw.arg, "%s", spec->args[i].name);
             sw.dim = dim;
             layout_hash(spec, i, dim, sw.layout);
@@ -149,18 +154,47 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
             sw.halo_hi = probed[i].halo_hi;
             sw.device_id = probe_dev->device_id;
             snprintf(sw.config, sizeof sw.config, "%s", probe_dev->config_text);
-            rc = ht_store_put_written(b->store, &sw, err);
-            if (rc == HT_OK)
-                note(opts, spec->args[i].name, 0, &w[i], dim, probe_s);
+            rc = ht_store_put_written(in->store, &sw, err);
+            if (rc == HT_OK) {
+                out->probed++;
+                note(in->on_note, in->user, spec->args[i].name, 0, &w[i], dim, probe_s);
+            }
         }
         free(probed);
     }
 cleanup:
     if (rc != HT_OK) {
         free(w);
+        memset(out, 0, sizeof *out);
         return rc;
     }
+    out->written = w;
+    return HT_OK;
+}
+
+int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                      struct ht_error *err)
+{
+    struct ht__written_in in;
+    struct ht__written got;
+    int rc;
+
+    if (b->n < 2)
+        return HT_OK;
+    memset(&in, 0, sizeof in);
+    in.spec = b->spec;
+    in.store = b->store;
+    in.problem_id = b->problem_id;
+    in.devs = b->devs;
+    in.n = b->n;
+    in.dim = opts->coexec.dim;
+    in.exec = &opts->coexec.exec;
+    in.on_note = opts->on_note;
+    in.user = opts->user;
+    rc = ht__written_infer(&in, &got, err);
+    if (rc != HT_OK || !got.written)
+        return rc;
     free(b->written);
-    b->written = w;
+    b->written = got.written;
     return HT_OK;
 }
