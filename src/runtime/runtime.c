@@ -50,6 +50,9 @@ struct ht_runtime {
     /* What the probe (or the database) says each written buffer without "index" writes:
      * copts.written points here, for the decision at open and every one after. */
     struct ht_split_written *written; /* spec->nargs, or NULL */
+    /* Mode AUTO only: a written buffer no slab explains (the probe's words in
+     * info.written): every decision keeps the fastest device alone. */
+    int unsplittable;
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -423,7 +426,8 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
      * its transfers took alone is the better model. */
     const struct ht_bandwidth *const *bw =
         memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
-    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo, modes[opts->mode],
+    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo,
+                               rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
                                0, 0, rt->has_host ? &rt->host : NULL,
                                NULL, NULL, NULL, &info->load};
     struct ht__decision d;
@@ -445,8 +449,13 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         info->measured_split_s = d.measured_split_s;
         info->memory = memory;
         info->decisions++;
-        snprintf(info->decision, sizeof info->decision, "%.200s; for %s memory", d.text,
-                 memory_words(memory));
+        if (rt->unsplittable)
+            snprintf(info->decision, sizeof info->decision, "%.120s; for %s memory; never "
+                     "split: a written buffer's slices are not known (see written)", d.text,
+                     memory_words(memory));
+        else
+            snprintf(info->decision, sizeof info->decision, "%.200s; for %s memory", d.text,
+                     memory_words(memory));
         for (size_t i = 0; i < rt->n; i++)
             if (rt->wd[i].alone.wall_s > 0)
                 rt->devs[i].alone_s = rt->wd[i].alone.wall_s;
@@ -472,12 +481,14 @@ static void written_note(const char *note, void *user)
  * for the next open (ht__written_infer, as `hetune split` does). What it found goes to
  * rt->info (written, written_probed, written_stored); rt->written is for copts.written.
  * A buffer whose writes no slab explains is refused (HT_ESPEC), saying what the probe
- * saw. */
+ * saw; in mode AUTO, which may run alone, the runtime runs the fastest device alone
+ * instead (rt->unsplittable), and info.written says why. */
 static int infer_written(struct ht_runtime *rt, struct ht_store *store, int64_t problem_id,
                          const struct ht_runtime_opts *opts, struct ht_error *err)
 {
     struct ht__written_in in;
     struct ht__written got;
+    struct ht_error why;
     int rc;
 
     if (rt->n < 2 || opts->mode == HT_RUNTIME_ALONE)
@@ -493,9 +504,18 @@ static int infer_written(struct ht_runtime *rt, struct ht_store *store, int64_t 
     in.on_note = written_note;
     in.user = &rt->info;
     in.devices_are = "the runtime's devices";
-    rc = ht__written_infer(&in, &got, err);
-    if (rc != HT_OK)
+    ht_error_clear(&why);
+    rc = ht__written_infer(&in, &got, &why);
+    if (rc == HT_ESPEC && opts->mode == HT_RUNTIME_AUTO) {
+        written_note(why.text, &rt->info);
+        rt->unsplittable = 1;
+        return HT_OK;
+    }
+    if (rc != HT_OK) {
+        if (err)
+            *err = why;
         return rc;
+    }
     rt->written = got.written;
     rt->info.written_probed = got.probed;
     rt->info.written_stored = got.stored;
