@@ -92,6 +92,8 @@ int main(int argc, char **argv)
                d->used ? "used," : "not used,", d->share);
     }
     printf("decision    %s\n", info->decision);
+    if (info->written[0]) /* outputs without "index": what the probe found */
+        printf("written     %s\n", info->written);
 
     /* The program's arrays, in memory the data path likes (a program may bind its own). */
     if (ht_runtime_arg_bytes(rt, "a", &bytes, &err) != HT_OK ||
