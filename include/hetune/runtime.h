@@ -209,8 +209,8 @@ struct ht_runtime_info {
                                 (exec.h): the measurements hold each device's lock
                                 (ht_device_locks_take; a wait for another process's is
                                 told to opts.on_device_wait), and ht_load_under says
-                                whether they were made
-                                under load, so that the decision may be wrong */
+                                whether they were made under load, so that the decision
+                                may be wrong */
 };
 
 struct ht_runtime; /* opaque */

@@ -306,8 +306,10 @@ void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet)
 {
     char line[1024];
 
+    /* Only tune keeps what it measured and needs telling how to measure it again. */
     if (!quiet && ht_load_sentence(load, line, sizeof line))
-        fprintf(stderr, "hetune %s: %s\n", cmd, line);
+        fprintf(stderr, "hetune %s: %s%s\n", cmd, line,
+                strcmp(cmd, "tune") ? "" : ", with --fresh");
 }
 
 struct store_notice {

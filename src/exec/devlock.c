@@ -297,8 +297,11 @@ int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
         }
         l->slot[l->n++] = slot;
     }
-    if (l->cpu)
-        l->watching = ht__load_sample(&l->t0, &l->busy0, &l->own0) == 0;
+    /* Every window, a GPU's too: the host launches its kernels (a short kernel's time is
+     * mostly launch latency), copies its data through pinned staging on host threads
+     * (the transfer times the bus plan uses) and clocks a co-execution's wall time; a
+     * busy host slows all of these. */
+    l->watching = ht__load_sample(&l->t0, &l->busy0, &l->own0) == 0;
 
 cleanup:
     free(names);
