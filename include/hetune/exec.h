@@ -512,7 +512,10 @@ void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
  * "cpu": they share the host's cores. Any other device is named by platform, name and
  * index. The kernel lets the lock go when its holder exits, however it ends, so a killed
  * process never leaves a device locked. The holder's pid is written into the file for
- * the waiting notice. */
+ * the waiting notice. Waiters take turns: each holds a shared flock on "<lock>.wait" while
+ * it waits, and a process that is not waiting yet does not take a free lock while others
+ * do, so that one giving the lock back and taking it again at once (an MPI rank between
+ * configurations) does not starve a waiter. */
 
 /* The lock file of dev, written into buf (size bytes). */
 void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);

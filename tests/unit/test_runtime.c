@@ -472,6 +472,8 @@ int main(void)
     unlink(db_path);
     snprintf(path, sizeof path, "%s/locks/cpu.lock", dir);
     unlink(path);
+    snprintf(path, sizeof path, "%s/locks/cpu.lock.wait", dir);
+    unlink(path);
     snprintf(path, sizeof path, "%s/locks", dir);
     rmdir(path);
     rmdir(dir);
