@@ -849,8 +849,7 @@ static const char *rank_state(const struct rank *rk)
     return rk->dead ? "died" : rk->left ? "left" : "done";
 }
 
-/* A rank's load as `tune --json` gives a device's (src/runtime/json.c's "load"). */
-static json_t *load_json(const struct ht_load *l)
+json_t *ht__mpi_load_json(const struct ht_load *l)
 {
     char line[1024];
 
@@ -904,7 +903,7 @@ static char *report_json(const struct server *s, const char *db, int status)
             "ok", (json_int_t)rk->ok, "cut", (json_int_t)rk->cut,
             "failed", (json_int_t)rk->failed, "lost_in_flight", (json_int_t)rk->lost,
             "busy_s", rk->busy_s, "configs", rk->configs, "lost", rk->lost_configs,
-            "note", rk->why, "load", load_json(&rk->load), "windows", rk->windows));
+            "note", rk->why, "load", ht__mpi_load_json(&rk->load), "windows", rk->windows));
     }
     json_object_set_new(root, "spec", json_string(s->spec->name));
     json_object_set_new(root, "db", json_string(db));
