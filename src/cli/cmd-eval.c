@@ -16,7 +16,7 @@ static const char eval_usage[] =
     "times (profiling events) and the transfers apart, and verifies the outputs against\n"
     "the spec's reference. Write buffers are poisoned before every run. It measures\n"
     "holding the device's lock, as tune does (another process measuring it is waited\n"
-    "for, said on stderr), and ends saying 'measured under load' when other processes\n"
+    "for, said on stderr; Ctrl-C stops the wait, 130), and ends saying 'measured under load' when other processes\n"
     "used 0.25 of a core or more on average over half a second or more of it (--json:\n"
     "\"load\"; docs/reliability.md; not under -q).\n"
     "\n"
@@ -109,6 +109,8 @@ int cmd_eval(int argc, char **argv)
     struct ht_device_locks locks;
     struct cli_waiter waiter = {"eval", 0, 0};
     struct ht_load load = {0};
+    struct cli_sigint sig;
+    volatile sig_atomic_t stop = 0;
     int64_t *config = NULL;
     struct ht_error err, jerr;
     char *text = NULL;
@@ -167,7 +169,10 @@ int cmd_eval(int argc, char **argv)
 
     /* Timed like a tune's evaluation: with the device's lock, the wait said. */
     waiter.quiet = co.quiet;
-    rc = ht_device_locks_take(&dev, 1, NULL, cli_device_wait, &waiter, &locks, &load, &err);
+    /* Ctrl-C stops the wait (130); once measuring, it kills as it always did. */
+    cli_sigint_catch(&sig, &stop);
+    rc = ht_device_locks_take(&dev, 1, &stop, cli_device_wait, &waiter, &locks, &load, &err);
+    cli_sigint_release(&sig);
     if (rc != HT_OK) {
         status = cli_fail("eval", &err);
         goto cleanup;

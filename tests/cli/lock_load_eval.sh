@@ -9,6 +9,8 @@
 #    was watched. This is the check that the notice is not always printed.
 # 3. A lock folder that cannot be made: eval measures all the same and says it measured
 #    without the device lock (load.locked false).
+# 4. eval waiting for a device lock another process holds says so, and a Ctrl-C ends the
+#    wait: 130 within a second (it used to wait on, deaf to Ctrl-C).
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -74,4 +76,34 @@ HETUNE_LOAD_STAT="$tmp/stat" HETUNE_LOCK_DIR="$tmp/file/locks" \
 expect_status 0
 expect_err "hetune eval: measured under load: without a device lock (cannot make the device lock folder $tmp/file/locks"
 check 'd["load"]["under_load"] and not d["load"]["locked"] and d["status"] == "ok"'
-echo "ok: eval and devices --bandwidth say they measured under load, and not with nobody else"
+# 4. Ctrl-C while eval waits for the lock (held here by Python's flock, as hetune takes it).
+python3 - "$HETUNE" "$tmp" "$dev" <<'PY' || fail "eval: Ctrl-C during the wait for the device lock"
+import fcntl, os, signal, subprocess, sys, time
+hetune, tmp, dev = sys.argv[1:4]
+holder = open(os.path.join(tmp, "locks", "cpu.lock"), "a")
+fcntl.flock(holder, fcntl.LOCK_EX)
+err = os.path.join(tmp, "int.err")
+p = subprocess.Popen([hetune, "eval", os.path.join(tmp, "spec.json"), "--device", dev,
+                      "--set", "SLOW=1"], stdout=subprocess.DEVNULL, stderr=open(err, "w"))
+t0 = time.time()
+while time.time() - t0 < 60 and "is being measured by" not in open(err).read():
+    time.sleep(0.05)
+bad = []
+if "hetune eval: device %s is being measured by another process (lock" % dev not in open(err).read():
+    bad.append("no notice within 60 s: %r" % open(err).read())
+t1 = time.time()
+p.send_signal(signal.SIGINT)
+try:
+    rc = p.wait(timeout=10)
+except subprocess.TimeoutExpired:
+    p.kill()
+    rc = p.wait()
+took = time.time() - t1
+holder.close()
+if rc != 130 or took > 1.0 or "interrupted while waiting for the device lock" not in open(err).read():
+    bad.append("exit %d after %.2f s: %r" % (rc, took, open(err).read()))
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+echo "ok: eval and devices --bandwidth say they measured under load, and not with nobody else; Ctrl-C ends eval's wait"
