@@ -10,6 +10,9 @@
 #    the JSON.
 # 3. The control: with a lock folder that cannot be made, the ranks measure at once (the
 #    same check finds overlapping windows: it can fail) and each says it had no lock.
+# 4. `mpirun split` over nodes of two devices each (pthread and basic): each node's decision
+#    measures its devices holding their lock, and rank 0 reports each node's load
+#    (per_rank[].load: watched, locked, not under load with the load source frozen).
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -82,4 +85,12 @@ HETUNE_LOAD_STAT="$tmp/stat" HETUNE_LOCK_DIR="$tmp/file/locks" \
 expect_status 0
 check 'all(not r["load"]["locked"] and r["load"]["under_load"] for r in d["per_rank"] if r["measured"])'
 check "$overlaps != []"
+# 4. split: tuned on both devices of each rank first.
+export POCL_DEVICES="pthread basic"
+HETUNE_LOAD_STAT="$tmp/stat" mpi_run 2 tune "$tmp/spec.json" --device all --db "$tmp/e.db" \
+    --cut-factor 0 -q
+expect_status 0
+HETUNE_LOAD_STAT="$tmp/stat" mpi_run 2 split "$tmp/spec.json" --device all --db "$tmp/e.db" --json
+expect_status 0
+check 'len(d["per_rank"]) == 2 and all(r["load"]["locked"] and r["load"]["window_seconds"] > 0 and not r["load"]["under_load"] for r in d["per_rank"])'
 echo "ok: two ranks on one device measured one at a time, taking turns; their load reported"
