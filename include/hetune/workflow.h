@@ -439,15 +439,13 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
  * 0: the default) into *bw and stores it in store for the planner. It holds dev's lock
- * while it measures (ht_device_locks_take, exec.h), waiting for another process that
- * holds it (on_wait, when not NULL, told with wait_user) until eo->stop is raised
- * (HT_EINTR); what other processes did meanwhile is added to *load (may be NULL;
- * ht_load_under, ht_load_sentence). Errors as ht_bandwidth_measure, ht_store_device_id
- * and ht_store_put_bandwidth; HT_EINTR. */
+ * while it measures (ht_device_locks_take, exec.h), waiting silently for another process
+ * that holds it until eo->stop is raised (HT_EINTR); what other processes did meanwhile
+ * is added to *load (may be NULL; ht_load_under, ht_load_sentence). Errors as
+ * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
-                          const struct ht_exec_opts *eo, uint64_t bytes,
-                          ht_device_lock_wait_fn on_wait, void *wait_user,
-                          struct ht_load *load, struct ht_bandwidth *bw, struct ht_error *err);
+                          const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
+                          struct ht_bandwidth *bw, struct ht_error *err);
 
 /* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) into *store (owned by the
  * caller, ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes),

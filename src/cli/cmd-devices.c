@@ -29,7 +29,7 @@ static const char devices_usage[] =
     "below the bytes it moves through host memory at the shared rate of as many devices\n"
     "copying as its parts use.\n"
     "Each link is measured holding the device's lock (as tune does: another process\n"
-    "measuring it is waited for, said on stderr); the end says 'measured under load' when\n"
+    "measuring it is waited for); the end says 'measured under load' when\n"
     "other processes used 0.25 of a core or more on average meanwhile (docs/reliability.md;\n"
     "not under -q).\n"
     "\n"
@@ -175,7 +175,6 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     struct ht_exec_opts eo;
     struct ht_error err;
     struct ht_load load = {0};
-    struct cli_waiter waiter = {"devices", 0, 0};
     size_t first = 0, last = 0;
     int status;
 
@@ -195,13 +194,11 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         goto cleanup;
     }
     eo = o->exec;
-    waiter.quiet = o->quiet;
     for (size_t i = first; i < last; i++) {
         const struct ht_device_info *d = &p->devices[i];
 
         ht_error_clear(&err);
-        if (ht_workflow_bandwidth(store, d, &eo, bytes, cli_device_wait, &waiter, &load,
-                                  &bw[i - first], &err) != HT_OK) {
+        if (ht_workflow_bandwidth(store, d, &eo, bytes, &load, &bw[i - first], &err) != HT_OK) {
             status = cli_fail("devices", &err);
             goto cleanup;
         }

@@ -47,15 +47,14 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
 }
 
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
-                          const struct ht_exec_opts *eo, uint64_t bytes,
-                          ht_device_lock_wait_fn on_wait, void *wait_user,
-                          struct ht_load *load, struct ht_bandwidth *bw, struct ht_error *err)
+                          const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
+                          struct ht_bandwidth *bw, struct ht_error *err)
 {
     struct ht_device_locks locks;
     int64_t id;
     /* Measured as a tune measures: no other process on the device meanwhile. */
-    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, on_wait, wait_user, &locks,
-                                  load, err);
+    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, load,
+                                  err);
 
     if (rc != HT_OK)
         return rc;
