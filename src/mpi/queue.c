@@ -1155,7 +1155,7 @@ static int mpi_tune_ranks(struct mpi_tune *mt, struct ht_error *err)
         rk->configs = json_array();
         rk->lost_configs = json_array();
         rk->windows = json_array();
-        if (!rk->unable || !rk->configs || !rk->lost_configs)
+        if (!rk->unable || !rk->configs || !rk->lost_configs || !rk->windows)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     return HT_OK;
