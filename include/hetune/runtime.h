@@ -224,7 +224,8 @@ struct ht_runtime; /* opaque */
  * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
  * when no device has one that verified even after tuning (a device without one, when
  * others have, is skipped: info.skipped); HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
- * that fails while measured); HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
+ * that fails while measured); HT_EINTR when opts.stop was raised while it waited for a
+ * device lock or tuned; HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
  * sizes is NULL with nsizes not 0. A database file that the failing call made is removed
  * again, unless it may have tuned into it (opts.tune_missing). */
 int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
