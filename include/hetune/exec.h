@@ -512,7 +512,10 @@ void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
  * "cpu": they share the host's cores. Any other device is named by platform, name and
  * index. The kernel lets the lock go when its holder exits, however it ends, so a killed
  * process never leaves a device locked. The holder's pid is written into the file for
- * the waiting notice. */
+ * the waiting notice. Waiters take turns: each holds a shared flock on "<lock>.wait" while
+ * it waits, and a process that is not waiting yet does not take a free lock while others
+ * do, so that one giving the lock back and taking it again at once (an MPI rank between
+ * configurations) does not starve a waiter. */
 
 /* The lock file of dev, written into buf (size bytes). */
 void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
@@ -547,12 +550,14 @@ void ht_device_unlock(int fd);
  * While a set is held the machine's load is watched: the CPU time every process used
  * (/proc/stat, or the file $HETUNE_LOAD_STAT names, same format, for tests) less the CPU
  * time of this process and its children (getrusage and /proc/PID/stat of each live
- * child, the isolated workers among them). Only windows with a CPU device are watched: a
- * CPU device's kernels share the cores with everything else; a GPU's barely notice. */
+ * child, the isolated workers among them). Every window is watched, a GPU's too: a CPU
+ * device's kernels share the cores with everything else, and a GPU's measurements depend
+ * on the host too (its launches, a short kernel's time being mostly launch latency, its
+ * data copied through pinned staging by host threads, a co-execution's wall clock). */
 
 #define HT_DEVICE_LOCKS_MAX 16
 
-/* Other processes using this many cores on average while a CPU device measured make a
+/* Other processes using this many cores on average while a device measured make a
  * measurement "under load". An idle machine's daemons use a few hundredths of a core; a
  * second tune or a build uses one or more. */
 #define HT_LOAD_CORES 0.25
@@ -563,7 +568,7 @@ void ht_device_unlock(int fd);
 /* What a run saw of other processes while it measured: summed over every window it held
  * device locks in (ht_device_locks_release adds one). Zero-initialize. */
 struct ht_load {
-    double window_s;        /* wall time watched (CPU devices' windows only) */
+    double window_s;        /* wall time watched (every window locks were held in) */
     double other_cpu_s;     /* CPU seconds others used in those windows */
     unsigned cores;         /* online cores */
     int unlocked;           /* 1: some measurement ran without its device lock */
@@ -585,7 +590,7 @@ void ht_load_add(struct ht_load *dst, const struct ht_load *src);
 /* One sentence (no newline, no command name) saying that l was under load and what to
  * do, into buf; returns 1, or 0 (buf empty) when ht_load_under(l) is 0. E.g. "measured
  * under load: other processes used 1.6 of 2 cores while it measured; times may be slow:
- * rerun with --fresh when the machine is quiet". */
+ * measure again when the machine is quiet". */
 int ht_load_sentence(const struct ht_load *l, char *buf, size_t size);
 
 /* A set of device locks held (ht_device_locks_take); opaque but for the caller's stack. */

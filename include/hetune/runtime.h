@@ -118,6 +118,22 @@ struct ht_runtime_opts {
     struct ht_exec_opts exec;/* binary cache, data path, verification while tuning, Eq. 3 */
     int no_predict;          /* 1: at sizes the database holds nothing of, never predict
                                 from the kernel's other sizes (ht_workflow_best) */
+    /* Waiting for another process's device lock. The decision's measurements (AUTO with
+     * more than one device, at open and at a launch that decides again) and a tuning
+     * (tune_missing) hold each device's lock (ht_device_locks_take, exec.h); while another
+     * process measures the device they wait for it, for as long as it measures. */
+    ht_device_lock_wait_fn on_device_wait; /* told once per lock found held (the device,
+                                the lock file, its holder's pid) and once when that wait
+                                ends, with wait_user; NULL: the wait is silent */
+    void *wait_user;
+    volatile sig_atomic_t *stop; /* when not NULL and raised (a signal handler, another
+                                thread), a wait for a device lock ends: ht_runtime_open, or
+                                the launch deciding again, fails with HT_EINTR ("interrupted
+                                while waiting for the device lock ..."); a tuning under
+                                tune_missing stops too (what it measured stays stored) and
+                                ht_runtime_open fails with HT_EINTR. Borrowed until
+                                ht_runtime_close: a launch may decide again. NULL: waits
+                                until the lock is free */
 };
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.
@@ -199,8 +215,9 @@ struct ht_runtime_info {
     struct ht_load load;     /* what other processes did while the decisions measured
                                 (exec.h): the measurements hold each device's lock
                                 (ht_device_locks_take; a wait for another process's is
-                                silent), and ht_load_under says whether they were made
-                                under load, so that the decision may be wrong */
+                                told to opts.on_device_wait), and ht_load_under says
+                                whether they were made under load, so that the decision
+                                may be wrong */
     /* The written buffers without "index" (issue 26 item 4), when the runtime may split
      * (more than one device, mode other than ALONE): which elements each slice writes is
      * inferred by a probe at ht_runtime_open, on arrays of the probe's own (never the
@@ -227,7 +244,8 @@ struct ht_runtime; /* opaque */
  * device with no tuned configuration (and what to run) when opts.tune_missing is 0, or
  * when no device has one that verified even after tuning (a device without one, when
  * others have, is skipped: info.skipped); HT_EDB; HT_EBUILD, HT_ECL, HT_ELAUNCH (a device
- * that fails while measured); HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
+ * that fails while measured); HT_EINTR when opts.stop was raised while it waited for a
+ * device lock or tuned; HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
  * sizes is NULL with nsizes not 0. A database file that the failing call made is removed
  * again, unless it may have tuned into it (opts.tune_missing). */
 int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,

@@ -440,10 +440,11 @@ int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
  * 0: the default) into *bw and stores it in store for the planner. It holds dev's lock
  * while it measures (ht_device_locks_take, exec.h), waiting silently for another process
- * that holds it until eo->stop is raised (HT_EINTR). Errors as ht_bandwidth_measure,
- * ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
+ * that holds it until eo->stop is raised (HT_EINTR); what other processes did meanwhile
+ * is added to *load (may be NULL; ht_load_under, ht_load_sentence). Errors as
+ * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
-                          const struct ht_exec_opts *eo, uint64_t bytes,
+                          const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
                           struct ht_bandwidth *bw, struct ht_error *err);
 
 /* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) into *store (owned by the
@@ -598,6 +599,15 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
 int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
                           const int64_t *config, const struct ht_eval_result *res,
                           const struct ht_error *eval_err, char **text, struct ht_error *err);
+
+/* ht_workflow_eval_json with "load": what other processes did while the evaluation
+ * measured (load, as the device lock's watch saw it: {"under_load", "other_cores",
+ * "cores", "window_seconds", "locked", "unlocked_why", "notice"}, as `tune --json` gives
+ * per device). load NULL: no "load" key, as ht_workflow_eval_json. */
+int ht_workflow_eval_json_load(const struct ht_spec *spec, const struct ht_device_info *dev,
+                               const int64_t *config, const struct ht_eval_result *res,
+                               const struct ht_error *eval_err, const struct ht_load *load,
+                               char **text, struct ht_error *err);
 
 /* --- the report (`hetune report`) --- */
 

@@ -28,6 +28,10 @@ static const char devices_usage[] =
     "them; and stores them for this machine (its hostname). A split predicts no time\n"
     "below the bytes it moves through host memory at the shared rate of as many devices\n"
     "copying as its parts use.\n"
+    "Each link is measured holding the device's lock (as tune does: another process\n"
+    "measuring it is waited for); the end says 'measured under load' when other\n"
+    "processes used 0.25 of a core or more on average meanwhile (docs/reliability.md;\n"
+    "not under -q).\n"
     "\n"
     "options:\n"
     "      --json            print the devices as JSON, sizes in bytes (with --bandwidth,\n"
@@ -170,6 +174,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     char size[32];
     struct ht_exec_opts eo;
     struct ht_error err;
+    struct ht_load load = {0};
     size_t first = 0, last = 0;
     int status;
 
@@ -193,7 +198,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         const struct ht_device_info *d = &p->devices[i];
 
         ht_error_clear(&err);
-        if (ht_workflow_bandwidth(store, d, &eo, bytes, &bw[i - first], &err) != HT_OK) {
+        if (ht_workflow_bandwidth(store, d, &eo, bytes, &load, &bw[i - first], &err) != HT_OK) {
             status = cli_fail("devices", &err);
             goto cleanup;
         }
@@ -232,6 +237,9 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         printf("                shared by the CPU's part in place and every GPU's transfers "
                "when a split moves data\n");
     }
+    /* The links' windows (each device's, with its lock held); the host memory's passes
+     * hold no device lock and are not watched. */
+    cli_load_notice("devices", &load, o->quiet);
 
 cleanup:
     free(copying);

@@ -14,7 +14,11 @@ static const char eval_usage[] =
     "Builds the spec's kernel with -D P=V for every parameter, runs it the spec's\n"
     "timing.repeats times on one device, reports the mean of the best keep_best kernel\n"
     "times (profiling events) and the transfers apart, and verifies the outputs against\n"
-    "the spec's reference. Write buffers are poisoned before every run.\n"
+    "the spec's reference. Write buffers are poisoned before every run. It measures\n"
+    "holding the device's lock, as tune does (another process measuring it is waited\n"
+    "for, said on stderr; Ctrl-C stops the wait, 130), and ends saying 'measured under\n"
+    "load' when other processes used 0.25 of a core or more on average over half a\n"
+    "second or more of it (--json: \"load\"; docs/reliability.md; not under -q).\n"
     "\n"
     "options:\n"
     "  -d, --device D        the device: an index from 'hetune devices' or a unique part\n"
@@ -104,6 +108,9 @@ int cmd_eval(int argc, char **argv)
     const struct ht_device_info *dev;
     struct ht_device_locks locks;
     struct cli_waiter waiter = {"eval", 0, 0};
+    struct ht_load load = {0};
+    struct cli_sigint sig;
+    volatile sig_atomic_t stop = 0;
     int64_t *config = NULL;
     struct ht_error err, jerr;
     char *text = NULL;
@@ -162,13 +169,16 @@ int cmd_eval(int argc, char **argv)
 
     /* Timed like a tune's evaluation: with the device's lock, the wait said. */
     waiter.quiet = co.quiet;
-    rc = ht_device_locks_take(&dev, 1, NULL, cli_device_wait, &waiter, &locks, NULL, &err);
+    /* Ctrl-C stops the wait (130); once measuring, it kills as it always did. */
+    cli_sigint_catch(&sig, &stop);
+    rc = ht_device_locks_take(&dev, 1, &stop, cli_device_wait, &waiter, &locks, &load, &err);
+    cli_sigint_release(&sig);
     if (rc != HT_OK) {
         status = cli_fail("eval", &err);
         goto cleanup;
     }
     rc = ht_session_eval(session, config, res, &err);
-    ht_device_locks_release(&locks, NULL);
+    ht_device_locks_release(&locks, &load);
     if (rc == HT_EBUILD && res->build_log && res->build_log[0]) {
         size_t n = strlen(res->build_log);
         fprintf(stderr, "%s%s", res->build_log, res->build_log[n - 1] == '\n' ? "" : "\n");
@@ -176,10 +186,11 @@ int cmd_eval(int argc, char **argv)
     status = 0;
     if (co.json) {
         ht_error_clear(&jerr);
-        status = ht_workflow_eval_json(spec, dev, config, res, &err, &text, &jerr);
+        status = ht_workflow_eval_json_load(spec, dev, config, res, &err, &load, &text, &jerr);
         status = cli_json_text("eval", status, text);
     } else
         print_text(spec, dev, config, res);
+    cli_load_notice("eval", &load, co.quiet);
     if (rc != HT_OK)
         status = cli_fail("eval", &err);
     if (dump && (rc == HT_OK || rc == HT_EVERIFY)) {

@@ -67,6 +67,32 @@ static long holder_pid(int fd)
     return strtol(b, NULL, 10);
 }
 
+/* The waiters of the lock file path: each process waiting for it holds a shared flock on
+ * "<path>.wait" while it waits. Returns its descriptor, or -1 when it cannot be opened (the
+ * lock then works without turns). */
+static int open_waiters(const char *path)
+{
+    char w[4200];
+    int fd;
+
+    snprintf(w, sizeof w, "%s.wait", path);
+    fd = open(w, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        fchmod(fd, 0666);
+    return fd;
+}
+
+/* 1 when another process waits for the lock whose waiters' file is wfd. */
+static int others_wait(int wfd)
+{
+    if (wfd < 0)
+        return 0;
+    if (flock(wfd, LOCK_EX | LOCK_NB) != 0)
+        return 1;
+    flock(wfd, LOCK_UN);
+    return 0;
+}
+
 /* The locks this process holds: a lock file is flocked once per process (a second open
  * and flock of it would wait for the first one forever), and taken again by counting. */
 #define HELD_MAX 64
@@ -107,7 +133,7 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
 {
     char pid[32];
     const char *dir = lock_dir();
-    int fd = -1, told = 0, e, n, i;
+    int fd = -1, wfd, waiting = 0, told = 0, e, n, i;
 
     *slot = held_again(path);
     if (*slot >= 0)
@@ -130,27 +156,42 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
     }
     fchmod(fd, 0666); /* another user must be able to open it too; fails harmlessly
                          when the file is another's */
+    wfd = open_waiters(path);
     for (;;) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        /* Turns: a process that is not waiting yet leaves a free lock to those that are
+         * (else one that gives it back and takes it again at once, an MPI rank between
+         * two configurations, would starve a waiter that looks every 50 ms). */
+        int queue = !waiting && others_wait(wfd);
+        if (!queue && flock(fd, LOCK_EX | LOCK_NB) == 0)
             break;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
+        if (!queue && errno != EWOULDBLOCK && errno != EINTR) {
             e = errno;
             close(fd);
+            if (wfd >= 0)
+                close(wfd);
             return ht_error_set(err, HT_EIO, "cannot lock the device lock %s: %s", path,
                                 strerror(e));
         }
         if (stop && *stop) {
             close(fd);
+            if (wfd >= 0)
+                close(wfd);
             if (told && on_wait)
                 on_wait(dev, NULL, 0, user);
             return ht_error_set(err, HT_EINTR, "interrupted while waiting for the device "
                                 "lock %s", path);
         }
+        /* Shared by every waiter; a momentary check of another holds it exclusively, so
+         * this may take a few looks. */
+        if (!waiting && wfd >= 0)
+            waiting = flock(wfd, LOCK_SH | LOCK_NB) == 0;
         if (!told && on_wait)
             on_wait(dev, path, holder_pid(fd), user);
         told = 1;
         nanosleep(&(struct timespec){0, LOCK_POLL_NS}, NULL);
     }
+    if (wfd >= 0)
+        close(wfd); /* no longer waiting */
     if (told && on_wait)
         on_wait(dev, NULL, 0, user);
     /* Who holds it, for the notice of the next process that waits. */
@@ -297,8 +338,11 @@ int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
         }
         l->slot[l->n++] = slot;
     }
-    if (l->cpu)
-        l->watching = ht__load_sample(&l->t0, &l->busy0, &l->own0) == 0;
+    /* Every window, a GPU's too: the host launches its kernels (a short kernel's time is
+     * mostly launch latency), copies its data through pinned staging on host threads
+     * (the transfer times the bus plan uses) and clocks a co-execution's wall time; a
+     * busy host slows all of these. */
+    l->watching = ht__load_sample(&l->t0, &l->busy0, &l->own0) == 0;
 
 cleanup:
     free(names);

@@ -122,7 +122,7 @@ void ht_load_add(struct ht_load *dst, const struct ht_load *src)
 
 int ht_load_sentence(const struct ht_load *l, char *buf, size_t size)
 {
-    const char *tail = "times may be slow: rerun with --fresh when the machine is quiet";
+    const char *tail = "times may be slow: measure again when the machine is quiet";
     double oc = ht_load_other_cores(l);
     int busy = l && l->window_s >= HT_LOAD_MIN_WINDOW_S && oc >= HT_LOAD_CORES;
 

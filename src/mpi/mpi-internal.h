@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
 #include <mpi.h>
 
 #include "hetune/error.h"
@@ -32,6 +33,10 @@ struct ht__mpi_buf {
 };
 
 /* Appends printf-style text to b; -1 when out of memory (b keeps what it had). */
+/* A rank's load (exec.h, struct ht_load) as `tune --json` gives a device's "load" (its
+ * reference owned by the caller; NULL when jansson cannot make it). */
+json_t *ht__mpi_load_json(const struct ht_load *l);
+
 __attribute__((format(printf, 2, 3))) int ht__mpi_put(struct ht__mpi_buf *b, const char *fmt,
                                                       ...);
 

@@ -47,6 +47,9 @@ struct result_msg {
     int32_t model, unable;      /* unable 1: no session on this rank (reason in ev.reason) */
     int32_t status, pad;
     double build_s, launch_compile_s, wall_s;
+    double locked_at, unlocked_at; /* the device lock's window, on the host's monotonic
+                                      clock (ht__now: ranks of one host share it) */
+    struct ht_load load;        /* what other processes did in that window */
     struct ht_stored_eval ev;
 };
 
@@ -137,7 +140,9 @@ struct rank {
     size_t inflight_idx;
     double last_heard, busy_s;
     size_t measured, ok, cut, failed, lost;
+    struct ht_load load;         /* what others did while it measured (its results') */
     json_t *configs;             /* the configurations it measured, as text */
+    json_t *windows;             /* [locked_at, unlocked_at] of each, as measured */
     json_t *lost_configs;
 };
 
@@ -200,11 +205,13 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */
     st = ht_device_locks_take(&dev, 1, m->opts->stop, m->opts->on_device_wait,
-                              m->opts->wait_user, &locks, NULL, &eerr);
+                              m->opts->wait_user, &locks, &r->load, &eerr);
     if (st == HT_EINTR)
         return -1;
+    r->locked_at = now_s();
     st = ht_session_eval(*session, a->values, &res, &eerr);
-    ht_device_locks_release(&locks, NULL);
+    r->unlocked_at = now_s();
+    ht_device_locks_release(&locks, &r->load);
     /* A signal can make an OpenCL call fail: such a failure is abandoned, not sent. */
     if (m->opts->stop && *m->opts->stop && st != HT_OK && st != HT_ECUT) {
         ht_eval_result_destroy(&res);
@@ -629,7 +636,9 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     m->evaluated++;
     rk->measured++;
     rk->busy_s += res->wall_s;
+    ht_load_add(&rk->load, &res->load);
     json_array_append_new(rk->configs, json_string(res->ev.config));
+    json_array_append_new(rk->windows, json_pack("[f, f]", res->locked_at, res->unlocked_at));
     if (st == HT_ECUT) {
         m->cut++;
         rk->cut++;
@@ -840,11 +849,26 @@ static const char *rank_state(const struct rank *rk)
     return rk->dead ? "died" : rk->left ? "left" : "done";
 }
 
+json_t *ht__mpi_load_json(const struct ht_load *l)
+{
+    char line[1024];
+
+    ht_load_sentence(l, line, sizeof line);
+    return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
+                     "other_cores", round(ht_load_other_cores(l) * 100) / 100,
+                     "cores", (json_int_t)l->cores,
+                     "window_seconds", round(l->window_s * 1000) / 1000,
+                     "locked", !l->unlocked,
+                     "unlocked_why", l->unlocked ? json_string(l->unlocked_why) : json_null(),
+                     "notice", line[0] ? json_string(line) : json_null());
+}
+
 static char *report_json(const struct server *s, const char *db, int status)
 {
     json_t *root = json_object(), *models = json_array(), *ranks = json_array();
     char cfg[1100];
     char *text;
+    int under = 0;
 
     for (size_t mi = 0; mi < s->nmodels; mi++) {
         const struct model *m = &s->models[mi];
@@ -871,20 +895,22 @@ static char *report_json(const struct server *s, const char *db, int status)
     }
     for (int r = 0; r < s->size; r++) {
         const struct rank *rk = &s->ranks[r];
+        under |= ht_load_under(&rk->load);
         json_array_append_new(ranks, json_pack(
-            "{s:i, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:s}",
+            "{s:i, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:s, s:o, s:O}",
             "rank", r, "host", rk->host, "devices", (json_int_t)rk->ndev,
             "state", rank_state(rk), "measured", (json_int_t)rk->measured,
             "ok", (json_int_t)rk->ok, "cut", (json_int_t)rk->cut,
             "failed", (json_int_t)rk->failed, "lost_in_flight", (json_int_t)rk->lost,
             "busy_s", rk->busy_s, "configs", rk->configs, "lost", rk->lost_configs,
-            "note", rk->why));
+            "note", rk->why, "load", ht__mpi_load_json(&rk->load), "windows", rk->windows));
     }
     json_object_set_new(root, "spec", json_string(s->spec->name));
     json_object_set_new(root, "db", json_string(db));
     json_object_set_new(root, "strategy", json_string(strategy_name(s->opts)));
     json_object_set_new(root, "ranks", json_integer(s->size));
     json_object_set_new(root, "interrupted", json_boolean(status == 130));
+    json_object_set_new(root, "under_load", json_boolean(under));
     json_object_set_new(root, "queue", json_pack(
         "{s:f, s:f, s:I, s:I, s:I}", "seconds", s->serve_s, "store_seconds", s->store_s,
         "messages", (json_int_t)s->messages, "assign_bytes", (json_int_t)sizeof(struct assign_msg),
@@ -951,6 +977,13 @@ static char *report_text(const struct server *s, const char *db)
         if (rk->lost)
             err |= put(&b, ", %zu in flight lost and put back in the queue", rk->lost);
         err |= put(&b, "%s%s\n", rk->why[0] ? ": " : "", rk->why);
+    }
+    /* Each rank's own watch: the ranks of one host count each other as other processes,
+     * since they share its cores too. */
+    for (int r = 0; r < s->size; r++) {
+        char line[1024];
+        if (ht_load_sentence(&s->ranks[r].load, line, sizeof line))
+            err |= put(&b, "rank %d (%s): %s, with --fresh\n", r, s->ranks[r].host, line);
     }
     if (err) {
         free(b.p);
@@ -1121,7 +1154,8 @@ static int mpi_tune_ranks(struct mpi_tune *mt, struct ht_error *err)
         rk->unable = calloc(mt->nmodels ? mt->nmodels : 1, 1);
         rk->configs = json_array();
         rk->lost_configs = json_array();
-        if (!rk->unable || !rk->configs || !rk->lost_configs)
+        rk->windows = json_array();
+        if (!rk->unable || !rk->configs || !rk->lost_configs || !rk->windows)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     return HT_OK;
@@ -1186,6 +1220,7 @@ static void mpi_tune_free(struct mpi_tune *mt)
         free(mt->ranks[r].unable);
         json_decref(mt->ranks[r].configs);
         json_decref(mt->ranks[r].lost_configs);
+        json_decref(mt->ranks[r].windows);
     }
     free(mt->ranks);
     for (size_t mi = 0; mt->models && mi < mt->nmodels; mi++) {

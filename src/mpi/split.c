@@ -62,6 +62,7 @@ struct node {
     char decision[256];         /* its decision in words (ht__decide) */
     double first_s;             /* alone_s as first measured (the bound's); alone_s is
                                    then refined from its slices (--refine) */
+    struct ht_load load;        /* what other processes did while its decision measured */
 };
 
 /* Where one node's slice lies in one buffer (ht__slab, as every rank sees it). */
@@ -301,7 +302,7 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                NULL};
+                                &me->load};
     rc = ht__decide(&in, &d, &e);
     if (rc == HT_OK && !d.has_res)
         d.has_res = (rc = ht_coexec_run(d.cx, &d.res, &e)) == HT_OK;
@@ -995,6 +996,13 @@ static char *report_text(const struct msplit *m, const struct figures *f)
         bad |= ht__mpi_put(&b, "verification  FAILED: %s\n", m->verr.text);
     else
         bad |= ht__mpi_put(&b, "verification  skipped\n");
+    /* Each node's watch while its decision measured (the distributed runs hold no lock). */
+    for (int r = 0; r < w->size; r++) {
+        char line[1024];
+        if (ht_load_sentence(&m->nodes[r].load, line, sizeof line))
+            bad |= ht__mpi_put(&b, "rank %d (%s): %s\n", r,
+                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], line);
+    }
     if (bad) {
         free(b.p);
         return NULL;
@@ -1028,6 +1036,7 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         first = ht__mpi_world_rank_devices(w, r, &nd);
         json_object_set_new(o, "rank", json_integer(r));
         json_object_set_new(o, "host", json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
+        json_object_set_new(o, "load", ht__mpi_load_json(&n->load));
         json_object_set_new(o, "state", json_string(m->part[r] >= 0 ? "ok"
                                                     : n->ok             ? "not used"
                                                                         : "left out"));

@@ -375,6 +375,14 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
                           const int64_t *config, const struct ht_eval_result *res,
                           const struct ht_error *eval_err, char **text, struct ht_error *err)
 {
+    return ht_workflow_eval_json_load(spec, dev, config, res, eval_err, NULL, text, err);
+}
+
+int ht_workflow_eval_json_load(const struct ht_spec *spec, const struct ht_device_info *dev,
+                               const int64_t *config, const struct ht_eval_result *res,
+                               const struct ht_error *eval_err, const struct ht_load *load,
+                               char **text, struct ht_error *err)
+{
     json_t *root = json_object(), *o, *runs;
     char status[32], msg[4096];
     unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
@@ -445,6 +453,8 @@ int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_inf
     } else {
         json_object_set_new(root, "error", json_null());
     }
+    if (load)
+        json_object_set_new(root, "load", load_json(load));
     return dump(root, 0, text, err);
 }
 

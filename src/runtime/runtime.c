@@ -391,6 +391,9 @@ static int find_bests(struct ht_runtime *rt, struct ht_store *store, int64_t pro
             *err = e;
         }
     }
+    /* A tuning stopped early found a best among what it measured: not what was asked. */
+    if (rc == HT_OK && bo->topts && bo->topts->stop && *bo->topts->stop)
+        rc = ht_error_set(err, HT_EINTR, "interrupted while tuning");
     if (rc == HT_OK && kept == 0)
         rc = ht_error_set(err, HT_ENOTFOUND, "no device has a usable configuration: %s",
                           rt->skipped[0].reason);
@@ -429,7 +432,8 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo,
                                rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
                                0, 0, rt->has_host ? &rt->host : NULL,
-                               NULL, NULL, NULL, &info->load};
+                               opts->stop, opts->on_device_wait, opts->wait_user,
+                               &info->load};
     struct ht__decision d;
     int rc;
 
@@ -611,6 +615,9 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     topts.budget = opts->budget;
     topts.eq3 = opts->exec.eq3;
     topts.exec = opts->exec;
+    topts.on_device_wait = opts->on_device_wait;
+    topts.wait_user = opts->wait_user;
+    topts.stop = opts->stop;
     /* A spec from memory has no file for the isolated worker to load again: it is tuned in
      * this process unless isolation was demanded (the session then says why it fails). */
     if (!rt->spec->path && topts.exec.isolate == HT_ISOLATE_AUTO)

@@ -47,18 +47,19 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
 }
 
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
-                          const struct ht_exec_opts *eo, uint64_t bytes,
+                          const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
                           struct ht_bandwidth *bw, struct ht_error *err)
 {
     struct ht_device_locks locks;
     int64_t id;
     /* Measured as a tune measures: no other process on the device meanwhile. */
-    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, NULL, err);
+    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, load,
+                                  err);
 
     if (rc != HT_OK)
         return rc;
     rc = ht_bandwidth_measure(dev, eo, bytes, 0, bw, err);
-    ht_device_locks_release(&locks, NULL);
+    ht_device_locks_release(&locks, load);
 
     if (rc == HT_OK)
         rc = ht_store_device_id(store, dev, &id, err);

@@ -39,7 +39,7 @@ run tune "$tmp/spec.json" --device "$dev" --db "$tmp/a.db" --cut-factor 0 --json
 stop_burners
 expect_status 0
 expect_err "hetune tune: measured under load: other processes used"
-expect_err "times may be slow: rerun with --fresh when the machine is quiet"
+expect_err "times may be slow: measure again when the machine is quiet, with --fresh"
 check 'all(x["load"]["under_load"] and x["load"]["other_cores"] >= 0.25 and x["load"]["locked"] and x["load"]["window_seconds"] >= 0.5 and x["load"]["cores"] >= 1 and "measured under load" in x["load"]["notice"] for x in d["devices"])'
 
 # 2. The load source frozen: nobody else uses a core.

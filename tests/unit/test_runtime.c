@@ -14,7 +14,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hetune.h"
@@ -236,6 +239,131 @@ static void test_from_database(void **state)
     launch_rounds(HT_RUNTIME_ALONE, 0, 0);
 }
 
+/* ---- the decision's wait for another process's device lock ---- */
+
+static int lock_told, lock_ended;
+static long lock_holder;
+static volatile sig_atomic_t lock_stop;
+static int stop_when_told; /* 1: the notice raises lock_stop, as a Ctrl-C during the wait */
+
+static void on_lock_wait(const struct ht_device_info *d, const char *path, long holder,
+                         void *user)
+{
+    (void)d;
+    (void)user;
+    if (!path) {
+        lock_ended++;
+        return;
+    }
+    lock_told++;
+    lock_holder = holder;
+    if (stop_when_told)
+        lock_stop = 1;
+}
+
+/* A child process that holds every CPU device's lock (cpu.lock) for hold_s seconds, or
+ * until the pipe whose write end *release is closed; returns once it holds it. */
+static pid_t hold_cpu_lock(double hold_s, int *release)
+{
+    struct ht_device_info cpu;
+    int to_child[2], to_parent[2];
+    char c = 0;
+    pid_t p;
+
+    memset(&cpu, 0, sizeof cpu);
+    cpu.is_cpu = 1;
+    assert_int_equal(pipe(to_child), 0);
+    assert_int_equal(pipe(to_parent), 0);
+    p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        const struct ht_device_info *set[] = {&cpu};
+        struct ht_device_locks l;
+        struct ht_error e;
+        struct pollfd pf = {0};
+        int ok = ht_device_locks_take(set, 1, NULL, NULL, NULL, &l, NULL, &e) == HT_OK;
+        close(to_child[1]);
+        close(to_parent[0]);
+        if (write(to_parent[1], "x", 1) != 1)
+            ok = 0;
+        pf.fd = to_child[0];
+        pf.events = POLLIN;
+        poll(&pf, 1, (int)(hold_s * 1000));
+        ht_device_locks_release(&l, NULL);
+        _exit(ok ? 0 : 1);
+    }
+    close(to_child[0]);
+    close(to_parent[1]);
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    close(to_parent[0]);
+    *release = to_child[1];
+    return p;
+}
+
+/* Issue 29: ht_runtime_open's measured decision (AUTO, two devices) waits for another
+ * process's device lock: the wait is told to opts.on_device_wait (the holder's pid), a
+ * raised opts.stop ends it with HT_EINTR and nothing open, and without a stop it waits
+ * until the lock is free, told once, and opens. */
+static void test_lock_wait_told_and_stopped(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = (void *)1;
+    struct ht_error err;
+    int release, st = 0, rc;
+    pid_t p;
+    (void)state;
+
+    if (ndevices < 2) {
+        skip(); /* one device: nothing is measured, no lock taken */
+        return;
+    }
+    /* Stopped while it waits (test_tune_then_split tuned both devices into db_path). */
+    opts_for(&o, 0, HT_RUNTIME_AUTO);
+    o.on_device_wait = on_lock_wait;
+    o.stop = &lock_stop;
+    lock_told = lock_ended = 0;
+    lock_stop = 0;
+    stop_when_told = 1;
+    ht_error_clear(&err);
+    p = hold_cpu_lock(60, &release);
+    rc = ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err);
+    close(release); /* the child lets go before any check can fail */
+    waitpid(p, &st, 0);
+    assert_int_equal(rc, HT_EINTR);
+    assert_null(rt);
+    assert_non_null(strstr(err.text, "interrupted while waiting for the device lock"));
+    assert_int_equal(lock_told, 1);
+    assert_int_equal(lock_ended, 1);
+    assert_int_equal(lock_holder, (long)p);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+    /* No stop: it waits until the holder lets go (0.5 s), told once, and opens. */
+    o.stop = NULL;
+    lock_told = lock_ended = 0;
+    stop_when_told = 0;
+    rt = NULL;
+    p = hold_cpu_lock(0.5, &release);
+    rc = ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err);
+    close(release);
+    waitpid(p, &st, 0);
+    if (rc != HT_OK)
+        fail_msg("open after the wait: %s", err.text);
+    assert_int_equal(lock_told, 1);
+    assert_int_equal(lock_ended, 1);
+    assert_true(ht_runtime_info(rt)->decisions == 1);
+    ht_runtime_close(rt);
+
+    /* Nobody holds it: nothing told. */
+    lock_told = lock_ended = 0;
+    o.stop = &lock_stop;
+    lock_stop = 0;
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    assert_int_equal(lock_told, 0);
+    assert_int_equal(lock_ended, 0);
+    ht_runtime_close(rt);
+}
+
 static void test_refusals(void **state)
 {
     struct ht_runtime_opts o;
@@ -302,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_no_tuning_refused),
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
+        cmocka_unit_test(test_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_skipped_device),
     };
@@ -311,6 +440,7 @@ int main(void)
     int rc;
 
     setenv("POCL_DEVICES", "pthread basic", 0);
+    unsetenv("HETUNE_LOCK_DIR"); /* set below, in the test's folder */
     ht_error_clear(&err);
     if (ht_platform_discover(&plat, &err) != HT_OK) {
         fprintf(stderr, "skipped: %s\n", err.text);
@@ -331,12 +461,21 @@ int main(void)
     snprintf(spec_path, sizeof spec_path, "%s/spec.json", dir);
     snprintf(db_path, sizeof db_path, "%s/hetune.db", dir);
     write_file(spec_path, spec_text);
+    /* The device locks in the test's folder: other runs on the machine do not hold them. */
+    snprintf(path, sizeof path, "%s/locks", dir);
+    setenv("HETUNE_LOCK_DIR", path, 1);
     snprintf(path, sizeof path, "%s/kernel.cl", dir);
     write_file(path, kernel_text);
     rc = cmocka_run_group_tests_name("runtime", tests, NULL, NULL);
     unlink(spec_path);
     unlink(path);
     unlink(db_path);
+    snprintf(path, sizeof path, "%s/locks/cpu.lock", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/locks/cpu.lock.wait", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/locks", dir);
+    rmdir(path);
     rmdir(dir);
     return rc;
 }
