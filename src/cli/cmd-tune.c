@@ -77,7 +77,8 @@ static const char tune_usage[] =
     "\n"
     "exit status: 0 success, 1 runtime failure (no platform, database error, or a device\n"
     "where no configuration ran and verified), 2 bad input (usage, spec, unknown device\n"
-    "or strategy), 130 interrupted\n";
+    "or strategy, or a spec whose rules refused every configuration alike), 130\n"
+    "interrupted\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -303,9 +304,23 @@ int cmd_tune(int argc, char **argv)
         ndone++;
         interrupted = r->stopped;
         if (!r->has_best && !interrupted) {
-            fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and verified%s\n",
-                    dev->index, dev->name, r->space ? "" : " (the pruned space is empty)");
-            missing_best = 1;
+            size_t failed = r->failed + r->from_db;
+            /* Every configuration refused alike by a rule of the spec (Eq. 2 in a stage,
+             * say): the spec is the cause, bad input as eval reports it (status 2). */
+            int of_spec = r->failure[0] && failed && r->failure_like == failed &&
+                          !strcmp(r->failure_status, "constraint");
+
+            if (r->failure[0])
+                fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and "
+                        "verified: %zu of %zu failed %s (%s), the first: %s\n", dev->index,
+                        dev->name, r->failure_like, failed,
+                        r->failure_like == failed ? "alike" : "of one kind",
+                        r->failure_status, r->failure);
+            else
+                fprintf(stderr, "hetune tune: device %zu (%s): no configuration ran and "
+                        "verified%s\n", dev->index, dev->name,
+                        r->space ? "" : " (the pruned space is empty)");
+            missing_best = of_spec ? 2 : missing_best ? missing_best : 1;
         }
         if (!co.json) {
             if (ndone == 1)
@@ -328,7 +343,7 @@ int cmd_tune(int argc, char **argv)
                 "command resumes\n", db);
         status = 130;
     } else if (missing_best && status == 0) {
-        status = 1;
+        status = missing_best; /* 2: the spec refused every configuration */
     }
 
 cleanup:

@@ -79,6 +79,15 @@ run tune "$tmp/broken.json" --device "$dev" --db "$tmp/b.db"
 expect_status 1
 grep -q "failures     4 of 4 alike (build), the first: WG=32,EPT=1: " "$tmp/out" ||
     fail "all failed: $(cat "$tmp/out")"
+expect_err "no configuration ran and verified: 4 of 4 failed alike (build), the first: WG=32,EPT=1: "
+
+# Every configuration refused alike by the spec's own rule (Eq. 2 in a pipeline stage):
+# the spec is the cause, bad input (2), and stderr says which rule, as eval does.
+run tune "$HETUNE_SOURCE_DIR/tests/specs/bad/pipeline_stage_eq2.json" --device "$dev" \
+    --db "$tmp/eq2.db"
+expect_status 2
+expect_err "failed alike (constraint), the first: "
+expect_err "Eq. 2 in stage 'vecadd': global size 1016 is not a multiple of local size 16"
 run tune "$tmp/broken.json" --device "$dev" --db "$tmp/b.db"
 expect_status 1
 grep -q "all from the database: --retry-failed measures them again" "$tmp/out" ||
