@@ -156,6 +156,7 @@
 #define FLIP_CYCLES 2     /* one cycle of GLOBAL_EVERY proposals in so many flips flags */
 #define MAX_FLAG_COMBOS 4096 /* more combinations of flags than this: no flips */
 #define WALK_GROUP 12     /* trees walked in lockstep */
+#define TOP_RANKED (LOCAL_STARTS > FLIP_TOP ? LOCAL_STARTS : FLIP_TOP) /* known, in order */
 
 /* A leaf is its own child (feat 0, thr LEAF, left its own number), so that a walk that
  * goes on past a leaf stays there: the forest's walks go in lockstep (expected_improvement),
@@ -198,7 +199,7 @@ struct bayes {
                              while a tree grows */
     uint32_t *wt;         /* ntrain: each result's multiplicity in the bootstrap sample */
     uint32_t *xc;         /* nfeat * ntrain: the training set's ranks, by feature */
-    struct ranked *rk;    /* the finite results, best first */
+    struct ranked *rk;    /* the finite results, the best TOP_RANKED first and in order */
     size_t nrk;
     struct tree *trees;   /* ntrees */
     size_t nfitted;       /* trees grown at least once */
@@ -814,7 +815,17 @@ static int bayes_next(struct ht_search *s, size_t *index)
             b->rk[b->nrk++].index = i;
         }
     }
-    qsort(b->rk, b->nrk, sizeof *b->rk, cmp_ranked);
+    /* Only the best TOP_RANKED are read (the starts, the flips), in order: selected, not
+     * all sorted (cmp_ranked is a total order, so they are the same). */
+    for (size_t k = 0; k < TOP_RANKED && k < b->nrk; k++) {
+        size_t at = k;
+        for (size_t j = k + 1; j < b->nrk; j++)
+            if (cmp_ranked(&b->rk[j], &b->rk[at]) < 0)
+                at = j;
+        struct ranked x = b->rk[k];
+        b->rk[k] = b->rk[at];
+        b->rk[at] = x;
+    }
     size_t nstart = b->nrk < LOCAL_STARTS ? b->nrk : LOCAL_STARTS;
     for (size_t k = 0; k < nstart; k++)
         b->starts[k] = b->rk[k].index;
