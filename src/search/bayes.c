@@ -84,7 +84,11 @@
  * bo_candidates times trees (the acquisition: a third of the proposals score the uniform
  * sample). Before this file's fit was made cheaper it was 2.0 to 2.1 ms on average over the
  * recorded spaces (RelWithDebInfo, 24 trees, 400 evaluations), the fit about four fifths
- * of it; docs/results/search-2026-11-26-b.txt gives the replay's whole time now.
+ * of it; docs/results/search-2026-11-26-b.txt gives the replay's whole time then. Since
+ * the forest's walks go in lockstep (expected_improvement), test_cost's mean is 0.6 ms
+ * (0.9 before), and a replay of 400 evaluations of the A100 convolution 0.3 s of CPU,
+ * whole command (docs/results/search-2026-11-27-a.txt, with the fit's speed-ups that
+ * gave nothing).
  *
  * Tried without gain (issue 25, 20 to 40 seeds, budget 100): the trailing zero bits of each
  * value as a feature (a power-of-two effect is plain in both convolution spaces); searching
