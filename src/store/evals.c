@@ -287,13 +287,22 @@ static int bind_eval(sqlite3_stmt *st, const struct ht_stored_eval *ev)
     return r;
 }
 
+static void reset_kept(sqlite3_stmt *st)
+{
+    if (st) {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+    }
+}
+
 /* ht_store_put_eval, and with step (when not NULL) ht_store_put_tune_step of run run_id in
- * the same transaction. */
+ * the same transaction: its own, or a savepoint in the group of ht_store_batch. */
 static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t run_id,
                     const struct ht_stored_tune_step *step, int64_t *id, struct ht_error *err)
 {
     static const char *const op = "cannot store the evaluation";
     sqlite3_stmt *del = NULL, *ins = NULL, *run = NULL;
+    int batched = store->batch > 1;
     int64_t eval_id;
     int rc;
 
@@ -302,16 +311,23 @@ static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int
         return rc;
     /* One transaction for the evaluation and its runs: a process killed before COMMIT
      * leaves none of it. IMMEDIATE takes the write lock first, so a busy database is
-     * waited for here (busy_timeout) rather than failing halfway. */
-    rc = ht__store_exec(store, "BEGIN IMMEDIATE", op, err);
+     * waited for here (busy_timeout) rather than failing halfway. In a group, the group's
+     * transaction is begun so, and the evaluation is a savepoint in it. */
+    if (batched && !store->batch_open) {
+        rc = ht__store_exec(store, "BEGIN IMMEDIATE", op, err);
+        if (rc != HT_OK)
+            return rc;
+        store->batch_open = 1;
+    }
+    rc = ht__store_exec(store, batched ? "SAVEPOINT put_eval" : "BEGIN IMMEDIATE", op, err);
     if (rc != HT_OK)
         return rc;
-    if ((rc = ht__store_prepare(store,
-                                "DELETE FROM evaluations WHERE problem_id = ?1 "
-                                "AND device_id = ?2 AND config = ?3",
-                                &del, op, err)) != HT_OK ||
-        (rc = ht__store_prepare(
-             store,
+    if ((rc = ht__store_kept(store, HT__KEPT_DEL_EVAL,
+                             "DELETE FROM evaluations WHERE problem_id = ?1 "
+                             "AND device_id = ?2 AND config = ?3",
+                             &del, op, err)) != HT_OK ||
+        (rc = ht__store_kept(
+             store, HT__KEPT_INS_EVAL,
              "INSERT INTO evaluations (problem_id, device_id, config, config_values, status, "
              "reason, seconds, min_seconds, write_seconds, read_seconds, build_seconds, "
              "cache_hit, verified, max_abs_err, max_rel_err, mismatches, global_size, "
@@ -319,8 +335,9 @@ static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int
              "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, "
              "?21, COALESCE(?22, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?23)",
              &ins, op, err)) != HT_OK ||
-        (rc = ht__store_prepare(store, "INSERT INTO runs (eval_id, i, seconds) VALUES (?, ?, ?)",
-                                &run, op, err)) != HT_OK)
+        (rc = ht__store_kept(store, HT__KEPT_INS_RUN,
+                             "INSERT INTO runs (eval_id, i, seconds) VALUES (?, ?, ?)", &run,
+                             op, err)) != HT_OK)
         goto cleanup;
     /* A re-measured configuration replaces the old one; its runs go with it (ON DELETE
      * CASCADE). */
@@ -350,15 +367,27 @@ static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int
     /* A stored evaluation is the holder's sign of life (device leases, lease.c). */
     rc = ht__store_lease_renew(store, ev->device_id, err);
     if (rc == HT_OK)
-        rc = ht__store_exec(store, "COMMIT", op, err);
+        rc = ht__store_exec(store, batched ? "RELEASE put_eval" : "COMMIT", op, err);
+    if (rc == HT_OK && batched && ++store->pending >= store->batch)
+        rc = ht__store_batch_commit(store, op, err);
     if (rc == HT_OK && id)
         *id = eval_id;
 cleanup:
-    sqlite3_finalize(del);
-    sqlite3_finalize(ins);
-    sqlite3_finalize(run);
-    if (rc != HT_OK && !sqlite3_get_autocommit(store->db))
-        sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+    /* The statements are kept: reset, they hold no lock and no text of ev. */
+    reset_kept(del);
+    reset_kept(ins);
+    reset_kept(run);
+    if (rc != HT_OK && !sqlite3_get_autocommit(store->db)) {
+        /* In a group, this evaluation alone is undone when its savepoint is still there;
+         * otherwise (the group's own commit failed) the whole transaction. */
+        if (!batched || !store->batch_open ||
+            sqlite3_exec(store->db, "ROLLBACK TO put_eval; RELEASE put_eval", NULL, NULL,
+                         NULL) != SQLITE_OK) {
+            sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+            store->batch_open = 0;
+            store->pending = 0;
+        }
+    }
     return rc;
 }
 

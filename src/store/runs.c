@@ -59,10 +59,10 @@ int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
         !(s->elapsed_s >= 0) || !isfinite(s->elapsed_s) || s->i > INT64_MAX)
         return ht_error_set(err, HT_EINVAL, "malformed tuning step: a run, a configuration, a "
                                             "status and the run's clock are required");
-    rc = ht__store_prepare(store,
-                           "INSERT INTO tune_steps (run_id, i, config, status, seconds, elapsed) "
-                           "VALUES (?, ?, ?, ?, ?, ?)",
-                           &st, op, err);
+    rc = ht__store_kept(store, HT__KEPT_INS_STEP,
+                        "INSERT INTO tune_steps (run_id, i, config, status, seconds, elapsed) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        &st, op, err);
     if (rc != HT_OK)
         return rc;
     sqlite3_bind_int64(st, 1, run_id);
@@ -71,5 +71,9 @@ int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
     sqlite3_bind_text(st, 4, s->status, -1, SQLITE_STATIC);
     ht__store_bind_time(st, 5, s->seconds);
     sqlite3_bind_double(st, 6, s->elapsed_s);
-    return ht__store_step_done(store, st, op, err);
+    /* The message is the connection's: read it before the reset. */
+    rc = sqlite3_step(st) == SQLITE_DONE ? HT_OK : ht__store_fail(store, err, op);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st); /* the texts are the caller's */
+    return rc;
 }

@@ -7,6 +7,10 @@
 
 #include "hetune/store.h"
 
+/* Statements a store keeps prepared until it closes (ht__store_kept): those of storing an
+ * evaluation and a tuning step, hundreds a second in a replay. */
+enum { HT__KEPT_DEL_EVAL, HT__KEPT_INS_EVAL, HT__KEPT_INS_RUN, HT__KEPT_INS_STEP, HT__KEPT_N };
+
 /* PRAGMA application_id of a hetune database: "HTun". */
 #define HT__STORE_APP_ID 0x4854756e
 
@@ -21,7 +25,22 @@ struct ht_store {
     int wait_told;          /* the current wait was said (opts.on_wait) */
     int wait_end;           /* why the last wait ended unsuccessfully: 0 none, 1 stop,
                                2 the busy timeout */
+    unsigned batch;         /* ht_store_batch: evaluations per transaction; 0, 1: one each */
+    int batch_open;         /* the group's transaction is open (BEGIN IMMEDIATE) */
+    unsigned pending;       /* evaluations stored in it, not yet committed */
+    sqlite3_stmt *kept[HT__KEPT_N]; /* ht__store_kept's */
 };
+
+/* Statement slot (HT__KEPT_...) of sql, prepared the first time and kept until the store
+ * closes (preparing them each time was a tenth of a replay's time), reset and without
+ * bindings; borrowed: reset it (sqlite3_reset) after use, never finalize it. HT_EDB naming
+ * op when it cannot be prepared. */
+int ht__store_kept(struct ht_store *store, int slot, const char *sql, sqlite3_stmt **st,
+                   const char *op, struct ht_error *err);
+
+/* Commits the open group of ht_store_batch, if any. HT_EDB naming op when the commit
+ * fails (the group's transaction is then still open, or rolled back by SQLite). */
+int ht__store_batch_commit(struct ht_store *store, const char *op, struct ht_error *err);
 
 /* The connection, borrowed for as long as the store is open. Other modules may read with
  * it; they must not change the schema outside a migration of src/store/schema.c. */

@@ -90,6 +90,13 @@ static int on_busy(void *user, int count)
 int ht__store_exec(struct ht_store *store, const char *sql, const char *op,
                    struct ht_error *err)
 {
+    /* A write that takes a transaction of its own (a lease, a split, a migration) first
+     * commits the evaluations of an open group (ht_store_batch): BEGIN cannot nest. */
+    if (store->batch_open && !strncmp(sql, "BEGIN", 5)) {
+        int rc = ht__store_batch_commit(store, op, err);
+        if (rc != HT_OK)
+            return rc;
+    }
     if (sqlite3_exec(store->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return ht__store_fail(store, err, op);
     return HT_OK;
@@ -213,6 +220,39 @@ static int set_wal(struct ht_store *store, struct ht_error *err)
         }
         sqlite3_finalize(st);
     }
+}
+
+int ht__store_kept(struct ht_store *store, int slot, const char *sql, sqlite3_stmt **st,
+                   const char *op, struct ht_error *err)
+{
+    if (!store->kept[slot]) {
+        int rc = ht__store_prepare(store, sql, &store->kept[slot], op, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    sqlite3_reset(store->kept[slot]);
+    sqlite3_clear_bindings(store->kept[slot]);
+    *st = store->kept[slot];
+    return HT_OK;
+}
+
+int ht__store_batch_commit(struct ht_store *store, const char *op, struct ht_error *err)
+{
+    if (!store->batch_open)
+        return HT_OK;
+    if (sqlite3_exec(store->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return ht__store_fail(store, err, op);
+    store->batch_open = 0;
+    store->pending = 0;
+    return HT_OK;
+}
+
+int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err)
+{
+    int rc = n > 1 ? HT_OK : ht__store_batch_commit(store, "cannot commit the evaluations", err);
+    if (rc == HT_OK)
+        store->batch = n;
+    return rc;
 }
 
 int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err)
@@ -482,6 +522,10 @@ void ht_store_close(struct ht_store *store)
 {
     if (!store)
         return;
+    /* The evaluations of an open group are kept, as each would have been alone. */
+    ht__store_batch_commit(store, "cannot commit the evaluations", NULL);
+    for (int k = 0; k < HT__KEPT_N; k++)
+        sqlite3_finalize(store->kept[k]);
     sqlite3_close(store->db);
     free(store->path);
     free(store);

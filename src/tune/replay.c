@@ -12,6 +12,7 @@
 #endif
 
 #include "hetune/tune.h"
+#include "rjson-internal.h"
 #include "util/util.h"
 
 struct entry {
@@ -172,13 +173,11 @@ static int rehash(struct ht_recording *r)
     return 0;
 }
 
-static int set_params(struct ht_recording *r, json_t *names_or_conf, struct ht_error *err)
+static int set_params(struct ht_recording *r, const struct ht__rj *names_or_conf,
+                      struct ht_error *err)
 {
-    size_t n = json_is_array(names_or_conf) ? json_array_size(names_or_conf)
-                                            : json_object_size(names_or_conf);
-    const char *key;
-    json_t *v;
-    size_t i = 0;
+    size_t n;
+    const struct ht__rj *v = ht__rj_items(names_or_conf, &n);
 
     if (n == 0)
         return fail_at(r, err, HT_ESPEC, "the recording names no tuning parameter");
@@ -188,46 +187,52 @@ static int set_params(struct ht_recording *r, json_t *names_or_conf, struct ht_e
     if (!(r->names = calloc(n, sizeof *r->names)))
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     r->nparams = n;
-    if (json_is_array(names_or_conf)) {
-        json_array_foreach(names_or_conf, i, v) {
-            if (!json_is_string(v))
-                return fail_at(r, err, HT_ESPEC, "tune_params_keys[%zu]: expected a name", i);
-            if (!(r->names[i] = ht__strdup(json_string_value(v))))
-                return ht_error_set(err, HT_ENOMEM, "out of memory");
-        }
-    } else {
-        json_object_foreach(names_or_conf, key, v) {
-            if (!(r->names[i++] = ht__strdup(key)))
-                return ht_error_set(err, HT_ENOMEM, "out of memory");
-        }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = names_or_conf->type == HT__RJ_ARRAY ? ht__rj_string(&v[i])
+                                                               : v[i].key;
+        if (!name)
+            return fail_at(r, err, HT_ESPEC, "tune_params_keys[%zu]: expected a name", i);
+        if (!(r->names[i] = ht__strdup(name)))
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     return 0;
 }
 
 /* An integer value of a configuration: a JSON integer, or a real that is one. */
-static int int_value(json_t *v, int64_t *out)
+static int int_value(const struct ht__rj *v, int64_t *out)
 {
-    if (json_is_integer(v)) {
-        *out = (int64_t)json_integer_value(v);
+    if (v->type == HT__RJ_INT) {
+        *out = v->u.i;
         return 1;
     }
-    if (json_is_real(v) && fabs(json_real_value(v)) < 9e15 &&
-        json_real_value(v) == floor(json_real_value(v))) {
-        *out = (int64_t)json_real_value(v);
+    if (v->type == HT__RJ_REAL && fabs(v->u.d) < 9e15 && v->u.d == floor(v->u.d)) {
+        *out = (int64_t)v->u.d;
         return 1;
     }
     return 0;
 }
 
-/* Appends one result: conf holds every parameter by name. */
-static int add_row(struct ht_recording *r, json_t *conf, const char *where, struct entry *e,
-                   const double *runs, size_t nruns, struct ht_error *err)
+/* Appends one result: conf holds every parameter by name, among others when subset (a
+ * Kernel Tuner cache entry: its parameters are those the recording names). */
+static int add_row(struct ht_recording *r, const struct ht__rj *conf, int subset,
+                   const char *where, struct entry *e, const double *runs, size_t nruns,
+                   struct ht_error *err)
 {
-    if (!json_is_object(conf))
+    size_t have = 0;
+
+    if (!conf || conf->type != HT__RJ_OBJECT)
         return fail_at(r, err, HT_ESPEC, "%s: the configuration is not an object", where);
-    if (json_object_size(conf) != r->nparams)
+    for (size_t i = 0; subset && i < r->nparams; i++) { /* distinct names, as jansson's */
+        size_t j = 0;
+        while (j < i && strcmp(r->names[j], r->names[i]))
+            j++;
+        have += j == i && ht__rj_get(conf, r->names[i]) != NULL;
+    }
+    if (!subset)
+        have = conf->n;
+    if (have != r->nparams)
         return fail_at(r, err, HT_ESPEC, "%s: %zu parameters where the recording has %zu",
-                       where, json_object_size(conf), r->nparams);
+                       where, have, r->nparams);
     if (r->count == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 1024;
         int64_t *v = realloc(r->values, cap * r->nparams * sizeof *v);
@@ -242,7 +247,7 @@ static int add_row(struct ht_recording *r, json_t *conf, const char *where, stru
     }
     int64_t *row = r->values + r->count * r->nparams;
     for (size_t i = 0; i < r->nparams; i++) {
-        json_t *v = json_object_get(conf, r->names[i]);
+        const struct ht__rj *v = ht__rj_get(conf, r->names[i]);
         if (!v)
             return fail_at(r, err, HT_ESPEC, "%s: no value of parameter '%s'", where,
                            r->names[i]);
@@ -272,43 +277,48 @@ static int add_row(struct ht_recording *r, json_t *conf, const char *where, stru
 }
 
 /* A time in milliseconds, or -1 when v is not a finite number >= 0. */
-static double ms(json_t *v)
+static double ms(const struct ht__rj *v)
 {
-    double x = json_is_number(v) ? json_number_value(v) : -1.0;
+    double x = -1.0;
+    if (!ht__rj_number(v, &x))
+        x = -1.0;
     return isfinite(x) && x >= 0.0 ? x : -1.0;
 }
 
 /* The runs of a list of times in ms (those that are times), in seconds into buf (the first
  * HT_STORE_MAX_RUNS; *n of them); returns the sum of all, in seconds. */
-static double read_runs(json_t *list, double unit, double *buf, size_t *n)
+static double read_runs(const struct ht__rj *list, double unit, double *buf, size_t *n)
 {
     double sum = 0.0;
-    size_t k;
-    json_t *x;
+    size_t count = 0;
+    const struct ht__rj *x = list && list->type == HT__RJ_ARRAY ? ht__rj_items(list, &count)
+                                                                 : NULL;
 
     *n = 0;
-    json_array_foreach(list, k, x) {
-        if (ms(x) < 0)
+    for (size_t k = 0; k < count; k++) {
+        double t = ms(&x[k]);
+        if (t < 0)
             continue;
-        sum += ms(x) * unit;
+        sum += t * unit;
         if (*n < HT_STORE_MAX_RUNS)
-            buf[(*n)++] = ms(x) * unit;
+            buf[(*n)++] = t * unit;
     }
     return sum;
 }
 
 /* The sum of obj's positive times among keys (nkeys of them), in seconds. */
-static double extra_times(json_t *obj, const char *const *keys, size_t nkeys, double unit)
+static double extra_times(const struct ht__rj *obj, const char *const *keys, size_t nkeys,
+                          double unit)
 {
     double sum = 0.0;
     for (size_t k = 0; k < nkeys; k++)
-        if (ms(json_object_get(obj, keys[k])) > 0)
-            sum += ms(json_object_get(obj, keys[k])) * unit;
+        if (ms(ht__rj_get(obj, keys[k])) > 0)
+            sum += ms(ht__rj_get(obj, keys[k])) * unit;
     return sum;
 }
 
 /* T4's invalidity into a status (hetune's own "status", when the file has it, is finer). */
-static int t4_status(json_t *res)
+static int t4_status(const struct ht__rj *res)
 {
     static const struct { const char *name; int code; } map[] = {
         {"correct", HT_OK},          {"ok", HT_OK},
@@ -319,9 +329,9 @@ static int t4_status(json_t *res)
         {"timeout", HT_ETIMEOUT},    {"cut", HT_ECUT},
         {"crashed", HT_ECRASH},      {"cl", HT_ECL},
     };
-    const char *s = json_string_value(json_object_get(res, "status"));
+    const char *s = ht__rj_string(ht__rj_get(res, "status"));
     if (!s)
-        s = json_string_value(json_object_get(res, "invalidity"));
+        s = ht__rj_string(ht__rj_get(res, "invalidity"));
     if (!s)
         return HT_EINVAL;
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
@@ -330,34 +340,34 @@ static int t4_status(json_t *res)
     return HT_EINVAL; /* "error" and anything new: a failure */
 }
 
-static int load_t4(struct ht_recording *r, json_t *root, const char *want_device,
+static int load_t4(struct ht_recording *r, const struct ht__rj *root, const char *want_device,
                    struct ht_error *err)
 {
-    json_t *results = json_object_get(root, "results"), *res;
+    const struct ht__rj *results = ht__rj_get(root, "results"), *all;
     double unit = 1e-3; /* T4 times are milliseconds */
-    const char *tu = json_string_value(json_object_get(json_object_get(root, "metadata"),
-                                                       "timeunit"));
+    const char *tu = ht__rj_string(ht__rj_get(ht__rj_get(root, "metadata"), "timeunit"));
     double runbuf[HT_STORE_MAX_RUNS];
     char where[64];
-    size_t i;
+    size_t nresults;
     int rc;
 
     if (tu && (!strcmp(tu, "seconds") || !strcmp(tu, "s")))
         unit = 1.0;
     else if (tu && (!strcmp(tu, "microseconds") || !strcmp(tu, "us")))
         unit = 1e-6;
-    if (!json_is_array(results))
+    if (!results || results->type != HT__RJ_ARRAY)
         return fail_at(r, err, HT_ESPEC, "results: expected an array (a T4 file)");
     snprintf(r->format, sizeof r->format, "T4");
-    json_array_foreach(results, i, res) {
+    all = ht__rj_items(results, &nresults);
+    for (size_t i = 0; i < nresults; i++) {
+        const struct ht__rj *res = &all[i], *times = ht__rj_get(res, "times"),
+                            *runs = ht__rj_get(times, "runtimes"), *x;
+        const char *dev = ht__rj_string(ht__rj_get(res, "device"));
+        size_t nruns = 0, nx;
         struct entry e = {0};
-        json_t *times = json_object_get(res, "times"), *runs = json_object_get(times, "runtimes");
-        const char *dev = json_string_value(json_object_get(res, "device"));
-        size_t nruns = 0, k;
-        json_t *x;
 
         snprintf(where, sizeof where, "results[%zu]", i);
-        if (!json_is_object(res))
+        if (res->type != HT__RJ_OBJECT)
             return fail_at(r, err, HT_ESPEC, "%s: expected an object", where);
         /* hetune's own export may hold several devices: one is replayed. */
         if (dev && *dev) {
@@ -369,31 +379,33 @@ static int load_t4(struct ht_recording *r, json_t *root, const char *want_device
                 return fail_at(r, err, HT_ESPEC, "%s: results of devices '%s' and '%s': name "
                                "the one to replay (--replay-device)", where, r->device, dev);
         }
-        if (!r->names && (rc = set_params(r, json_object_get(res, "configuration"), err)))
+        if (!r->names && (rc = set_params(r, ht__rj_get(res, "configuration"), err)))
             return rc;
         e.status = t4_status(res);
         e.result = i;
         e.seconds = -1.0;
-        json_array_foreach(json_object_get(res, "measurements"), k, x)
-            if (json_is_string(json_object_get(x, "name")) &&
-                !strcmp(json_string_value(json_object_get(x, "name")), "time") &&
-                ms(json_object_get(x, "value")) >= 0)
-                e.seconds = ms(json_object_get(x, "value")) * unit;
+        const struct ht__rj *meas = ht__rj_get(res, "measurements");
+        x = meas && meas->type == HT__RJ_ARRAY ? ht__rj_items(meas, &nx) : (nx = 0, NULL);
+        for (size_t k = 0; k < nx; k++)
+            if (ht__rj_string(ht__rj_get(&x[k], "name")) &&
+                !strcmp(ht__rj_string(ht__rj_get(&x[k], "name")), "time") &&
+                ms(ht__rj_get(&x[k], "value")) >= 0)
+                e.seconds = ms(ht__rj_get(&x[k], "value")) * unit;
         double sum = read_runs(runs, unit, runbuf, &nruns);
         if (e.seconds < 0 && nruns)
             e.seconds = sum / (double)nruns;
         if ((e.status == HT_OK || e.status == HT_ECUT) && !(e.seconds > 0))
             return fail_at(r, err, HT_ESPEC, "%s: a correct result without a time "
                            "(measurements 'time' or times.runtimes)", where);
-        double c = ms(json_object_get(times, "compilation"));
+        double c = ms(ht__rj_get(times, "compilation"));
         if (c < 0)
-            c = ms(json_object_get(times, "compilation_time"));
+            c = ms(ht__rj_get(times, "compilation_time"));
         e.compile_s = c > 0 ? c * unit : 0.0;
-        double b = ms(json_object_get(times, "benchmark"));
+        double b = ms(ht__rj_get(times, "benchmark"));
         e.run_s = (b >= 0 ? b * unit : sum);
         static const char *const extra[] = {"framework", "validation", "verification"};
         e.run_s += extra_times(times, extra, sizeof extra / sizeof *extra, unit);
-        if ((rc = add_row(r, json_object_get(res, "configuration"), where, &e, runbuf, nruns,
+        if ((rc = add_row(r, ht__rj_get(res, "configuration"), 0, where, &e, runbuf, nruns,
                           err)))
             return rc;
     }
@@ -414,56 +426,50 @@ static int kt_status(const char *marker)
     return HT_EINVAL;
 }
 
-static int load_kt_cache(struct ht_recording *r, json_t *root, struct ht_error *err)
+static int load_kt_cache(struct ht_recording *r, const struct ht__rj *root,
+                         struct ht_error *err)
 {
-    json_t *cache = json_object_get(root, "cache"), *e;
-    const char *key, *dev = json_string_value(json_object_get(root, "device_name"));
+    const struct ht__rj *cache = ht__rj_get(root, "cache"), *all;
+    const char *dev = ht__rj_string(ht__rj_get(root, "device_name"));
     double runbuf[HT_STORE_MAX_RUNS];
     char where[300];
-    size_t n = 0;
+    size_t n = 0, nentries;
     int rc;
 
     snprintf(r->format, sizeof r->format, "KT cache");
     if (dev)
         snprintf(r->device, sizeof r->device, "%s", dev);
-    if (!json_is_object(cache))
+    if (!cache || cache->type != HT__RJ_OBJECT)
         return fail_at(r, err, HT_ESPEC, "cache: expected an object (a Kernel Tuner cache file)");
-    if ((rc = set_params(r, json_object_get(root, "tune_params_keys"), err)))
+    if ((rc = set_params(r, ht__rj_get(root, "tune_params_keys"), err)))
         return rc;
-    json_object_foreach(cache, key, e) {
+    all = ht__rj_items(cache, &nentries);
+    for (size_t k = 0; k < nentries; k++) {
+        const struct ht__rj *e = &all[k], *t = ht__rj_get(e, "time");
         struct entry en = {0};
-        json_t *t = json_object_get(e, "time");
         size_t nruns = 0;
 
-        snprintf(where, sizeof where, "cache[\"%.200s\"]", key);
-        if (!json_is_object(e))
+        snprintf(where, sizeof where, "cache[\"%.200s\"]", e->key);
+        if (e->type != HT__RJ_OBJECT)
             return fail_at(r, err, HT_ESPEC, "%s: expected an object", where);
-        json_t *conf = json_object();
-        for (size_t i = 0; i < r->nparams; i++)
-            if (json_object_get(e, r->names[i]))
-                json_object_set(conf, r->names[i], json_object_get(e, r->names[i]));
         en.result = n++;
         en.seconds = -1.0;
-        if (json_is_string(t))
-            en.status = kt_status(json_string_value(t));
+        if (ht__rj_string(t))
+            en.status = kt_status(ht__rj_string(t));
         else if (ms(t) > 0) {
             en.status = HT_OK;
             en.seconds = ms(t) * 1e-3;
-        } else {
-            json_decref(conf);
+        } else
             return fail_at(r, err, HT_ESPEC, "%s.time: expected a time in ms or an error "
                            "marker such as \"CompilationFailedConfig\"", where);
-        }
-        double sum = read_runs(json_object_get(e, "times"), 1e-3, runbuf, &nruns);
-        en.compile_s = ms(json_object_get(e, "compile_time")) > 0
-                           ? ms(json_object_get(e, "compile_time")) * 1e-3 : 0.0;
-        en.run_s = ms(json_object_get(e, "benchmark_time")) >= 0
-                       ? ms(json_object_get(e, "benchmark_time")) * 1e-3 : sum;
+        double sum = read_runs(ht__rj_get(e, "times"), 1e-3, runbuf, &nruns);
+        en.compile_s = ms(ht__rj_get(e, "compile_time")) > 0
+                           ? ms(ht__rj_get(e, "compile_time")) * 1e-3 : 0.0;
+        en.run_s = ms(ht__rj_get(e, "benchmark_time")) >= 0
+                       ? ms(ht__rj_get(e, "benchmark_time")) * 1e-3 : sum;
         static const char *const extra[] = {"framework_time", "verification_time"};
         en.run_s += extra_times(e, extra, sizeof extra / sizeof *extra, 1e-3);
-        rc = add_row(r, conf, where, &en, runbuf, nruns, err);
-        json_decref(conf);
-        if (rc)
+        if ((rc = add_row(r, e, 1, where, &en, runbuf, nruns, err)))
             return rc;
     }
     return 0;
@@ -473,6 +479,7 @@ int ht_recording_load(const char *path, const char *device, struct ht_recording 
                       struct ht_error *err)
 {
     struct ht_recording *r = calloc(1, sizeof *r);
+    struct ht__rj_doc doc = {0};
     json_error_t jerr;
     json_t *root = NULL;
     char *text = NULL;
@@ -486,17 +493,35 @@ int ht_recording_load(const char *path, const char *device, struct ht_recording 
     }
     if ((rc = read_all(path, &text, &len, err)))
         goto fail;
-    if (!(root = json_loadb(text, len, 0, &jerr))) {
-        snprintf(err->file, sizeof err->file, "%s", path);
-        err->line = jerr.line;
-        err->column = jerr.column;
-        rc = ht_error_set(err, HT_EPARSE, "%s", jerr.text);
+    /* The fast reader first; what it leaves (malformed or unusual JSON) jansson reads, or
+     * says what is wrong. */
+    rc = ht__rj_parse(text, len, &doc);
+    if (rc == HT_ENOMEM) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
-    if (json_object_get(root, "results"))
-        rc = load_t4(r, root, device, err);
-    else if (json_object_get(root, "cache"))
-        rc = load_kt_cache(r, root, err);
+    if (rc) {
+        ht__rj_free(&doc);
+        if (!(root = json_loadb(text, len, 0, &jerr))) {
+            snprintf(err->file, sizeof err->file, "%s", path);
+            err->line = jerr.line;
+            err->column = jerr.column;
+            rc = ht_error_set(err, HT_EPARSE, "%s", jerr.text);
+            goto fail;
+        }
+        if (ht__rj_from_jansson(root, &doc)) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto fail;
+        }
+        json_decref(root);
+        root = NULL;
+    }
+    free(text);
+    text = NULL;
+    if (ht__rj_get(doc.root, "results"))
+        rc = load_t4(r, doc.root, device, err);
+    else if (ht__rj_get(doc.root, "cache"))
+        rc = load_kt_cache(r, doc.root, err);
     else
         rc = fail_at(r, err, HT_ESPEC, "neither a T4 results file (\"results\") nor a Kernel "
                      "Tuner cache file (\"cache\")");
@@ -531,14 +556,14 @@ int ht_recording_load(const char *path, const char *device, struct ht_recording 
             goto fail;
         }
     }
-    free(text);
-    json_decref(root);
+    ht__rj_free(&doc);
     *out = r;
     return 0;
 
 fail:
     free(text);
     json_decref(root);
+    ht__rj_free(&doc);
     ht_recording_free(r);
     return rc;
 }

@@ -13,6 +13,9 @@
 
 _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run of an eval");
 
+/* Evaluations of a replay per transaction (ht_store_batch). */
+#define REPLAY_GROUP 64
+
 void ht_tune_opts_init(struct ht_tune_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -515,9 +518,13 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
     /* One process measures a device at a time: the measurements of two would skew each
      * other, and the second finds the first one's results stored once it gets the lease. */
     /* A replay measures nothing (no lease) and writes fast: what it stores can be replayed
-     * again, so its commits need not wait for the disk. */
-    rc = opts->replay ? ht_store_set_durable(t->store, 0, err)
-                      : lease_device(t, t->store, t->dev, leased, err);
+     * again, so its commits need not wait for the disk, and come REPLAY_GROUP evaluations
+     * at a time (committed when the run ends, stopped or failed; a replay killed outright
+     * loses the last group's, which a rerun replays again). */
+    if (opts->replay && (rc = ht_store_set_durable(t->store, 0, err)) == HT_OK)
+        rc = ht_store_batch(t->store, REPLAY_GROUP, err);
+    if (!opts->replay)
+        rc = lease_device(t, t->store, t->dev, leased, err);
     if (rc != HT_OK || t->out->stopped || opts->replay)
         return rc;
     /* The lease keeps the tunes of one database apart; the device lock, outside any
@@ -899,8 +906,13 @@ cleanup:
     ht_device_locks_release(&locks, &out->load);
     if (leased)
         ht_store_release_device(store, out->device_id, NULL);
-    if (opts->replay)
+    if (opts->replay) {
+        struct ht_error cerr = {0};
+        int crc = ht_store_batch(store, 0, rc == HT_OK ? err : &cerr);
+        if (rc == HT_OK)
+            rc = crc;
         ht_store_set_durable(store, 1, NULL);
+    }
     if (t.has_best) {
         out->has_best = 1;
         out->best_s = t.best_s;
