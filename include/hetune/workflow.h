@@ -208,7 +208,12 @@ struct ht_workflow_split_opts {
                                          holds, with wait_user. NULL: it waits silently */
     void *wait_user;
     volatile sig_atomic_t *stop;      /* when not NULL and raised (a signal handler), a
-                                         wait for a device lock ends: HT_EINTR */
+                                         wait for a device lock or for the database's
+                                         lock ends: HT_EINTR */
+    const struct ht_store_opts *store;/* how db opens (ht_store_opts: its wait for
+                                         another process's lock, on_wait telling of it);
+                                         NULL: the defaults. Either way stop above also
+                                         ends that wait */
 };
 
 /* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
@@ -447,12 +452,14 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
                           const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
                           struct ht_bandwidth *bw, struct ht_error *err);
 
-/* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) into *store (owned by the
- * caller, ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes),
- * adding the rows when new. On error *store is NULL. Errors as ht_store_open,
- * ht_store_kernel_id and ht_store_problem_id. */
-int ht_workflow_open(const char *db, const struct ht_spec *spec, struct ht_store **store,
-                     int64_t *problem_id, struct ht_error *err);
+/* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) with the options so (NULL:
+ * the defaults; its stop ends a wait for another process's lock, its on_wait tells of one)
+ * into *store (owned by the caller, ht_store_close) and sets *problem_id to spec's problem
+ * (its kernel and sizes), adding the rows when new. On error *store is NULL. Errors as
+ * ht_store_open_opts (HT_EINTR for a stopped wait), ht_store_kernel_id and
+ * ht_store_problem_id. */
+int ht_workflow_open(const char *db, const struct ht_store_opts *so, const struct ht_spec *spec,
+                     struct ht_store **store, int64_t *problem_id, struct ht_error *err);
 
 /* Stores the space sizes counts of dev (Eq. 3 rule eq3) for problem_id and sets
  * *device_id (may be NULL) to dev's row. Errors as ht_store_device_id and

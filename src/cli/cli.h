@@ -234,6 +234,12 @@ void cli_sigint_release(struct cli_sigint *s);
 int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_atomic_t *stop,
                    int quiet, struct ht_store **out, struct ht_error *err);
 
+/* The options cli_store_open opens with, for a workflow that opens the database itself
+ * (ht_workflow_split_opts.store, ht_workflow_open). Its callbacks' state is static: one
+ * command, one database at a time. */
+void cli_store_opts(const char *cmd, int readonly, volatile sig_atomic_t *stop, int quiet,
+                    struct ht_store_opts *o);
+
 /* Who is told of a wait for a device lock, and how (cli_device_wait's user). */
 struct cli_waiter {
     const char *cmd;

@@ -220,6 +220,7 @@ int cmd_run(int argc, char **argv)
     struct ht_platform *plat = NULL;
     const struct ht_device_info **dl = NULL;
     struct ht_workflow_run_opts ro;
+    struct ht_store_opts store_opts;
     struct ht_workflow_run_result rr;
     struct cli_sigint sig = {.held = 0};
     struct cli_waiter waiter = {"run", 0, 0};
@@ -318,6 +319,9 @@ int cmd_run(int argc, char **argv)
     ro.split.user = &pg;
     /* Ctrl-C finishes the configuration in flight; what was tuned stays stored. */
     ro.tune.stop = ro.split.stop = &stop_flag;
+    /* The database's lock: waited for with a notice, Ctrl-C ends the wait. */
+    cli_store_opts("run", 0, &stop_flag, co.quiet, &store_opts);
+    ro.split.store = &store_opts;
     ro.tune.on_device_wait = ro.split.on_device_wait = cli_device_wait;
     waiter.quiet = co.quiet;
     ro.tune.wait_user = ro.split.wait_user = &waiter;

@@ -80,16 +80,18 @@ static int solve_device(const struct ht_spec *spec, const struct ht_device_info 
 
 /* Records the sizes of every solved device in the database at path (hetune space --db).
  * Returns 0, or an exit status after printing the problem. */
-static int record_spaces(const char *path, const struct ht_spec *spec, enum ht_eq3 eq3,
-                         const struct ht_workflow_space *results, size_t n)
+static int record_spaces(const char *path, int quiet, const struct ht_spec *spec,
+                         enum ht_eq3 eq3, const struct ht_workflow_space *results, size_t n)
 {
     struct ht_store *store = NULL;
+    struct ht_store_opts so;
     struct ht_error err;
     int64_t problem_id = 0;
     int rc;
 
     ht_error_clear(&err);
-    rc = ht_workflow_open(path, spec, &store, &problem_id, &err);
+    cli_store_opts("space", 0, NULL, quiet, &so);
+    rc = ht_workflow_open(path, &so, spec, &store, &problem_id, &err);
     for (size_t k = 0; rc == HT_OK && k < n; k++)
         rc = ht_workflow_store_space(store, problem_id, results[k].dev, eq3,
                                      &results[k].counts, NULL, &err);
@@ -185,7 +187,7 @@ int cmd_space(int argc, char **argv)
     }
     if (co.db)
         cli_verbose("space", co.verbose, "recording the sizes into %s", co.db);
-    if (co.db && (status = record_spaces(co.db, spec, eq3, results, ndone)) != 0)
+    if (co.db && (status = record_spaces(co.db, co.quiet, spec, eq3, results, ndone)) != 0)
         goto cleanup;
 
     if (co.json && format == HT_SPACE_LIST_TEXT) {

@@ -306,6 +306,7 @@ int cmd_split(int argc, char **argv)
     struct ht_platform *plat = NULL;
     const struct ht_device_info **dl = NULL;
     struct ht_workflow_split_opts wo;
+    struct ht_store_opts store_opts;
     struct ht_workflow_split_result wr;
     struct cli_verify v = {"split", 0};
     struct report rep;
@@ -371,6 +372,9 @@ int cmd_split(int argc, char **argv)
         caught = sigaction(SIGINT, &sa, NULL) == 0 && sigaction(SIGTERM, &sa, NULL) == 0;
     waiter.quiet = co.quiet;
     wo.stop = topts.stop = &stop_flag;
+    /* The database's lock: waited for with a notice, Ctrl-C ends the wait. */
+    cli_store_opts("split", 0, &stop_flag, co.quiet, &store_opts);
+    wo.store = &store_opts;
     wo.on_device_wait = topts.on_device_wait = cli_device_wait;
     wo.wait_user = topts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: each node co-executes its share (mpi.h) */

@@ -335,34 +335,41 @@ static void on_store_note(const char *path, const char *note, void *user)
         fprintf(stderr, "hetune %s: note: %s: %s\n", n->cmd, path, note);
 }
 
-int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_atomic_t *stop,
-                   int quiet, struct ht_store **out, struct ht_error *err)
+void cli_store_opts(const char *cmd, int readonly, volatile sig_atomic_t *stop, int quiet,
+                    struct ht_store_opts *o)
 {
     /* Static: the callbacks outlive this call (they run on later waits of the store), and
      * a command opens one database at a time. */
     static struct store_notice n;
-    struct ht_store_opts o;
 
     n.cmd = cmd;
     n.quiet = quiet;
-    ht_store_opts_init(&o);
-    o.readonly = readonly;
-    o.stop = stop;
-    o.on_wait = on_store_wait;
-    o.on_note = on_store_note;
-    o.user = &n;
+    ht_store_opts_init(o);
+    o->readonly = readonly;
+    o->stop = stop;
+    o->on_wait = on_store_wait;
+    o->on_note = on_store_note;
+    o->user = &n;
     /* $HETUNE_DB_TIMEOUT: the longest wait for another process's lock, in seconds (a
      * script that would rather fail soon than wait the default 30 s). */
     if (getenv("HETUNE_DB_TIMEOUT")) {
         char *end;
         double v = strtod(getenv("HETUNE_DB_TIMEOUT"), &end);
         if (end != getenv("HETUNE_DB_TIMEOUT") && !*end && v > 0.0 && isfinite(v))
-            o.busy_timeout_s = v;
+            o->busy_timeout_s = v;
         else
             fprintf(stderr, "hetune %s: HETUNE_DB_TIMEOUT='%s' is not a positive number of "
                     "seconds: the default %.0f s applies\n", cmd, getenv("HETUNE_DB_TIMEOUT"),
                     HT_STORE_BUSY_TIMEOUT_S);
     }
+}
+
+int cli_store_open(const char *cmd, const char *db, int readonly, volatile sig_atomic_t *stop,
+                   int quiet, struct ht_store **out, struct ht_error *err)
+{
+    struct ht_store_opts o;
+
+    cli_store_opts(cmd, readonly, stop, quiet, &o);
     return ht_store_open_opts(db, &o, out, err);
 }
 

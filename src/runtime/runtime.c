@@ -15,6 +15,7 @@
 #include "hetune/space.h"
 #include "hetune/tune.h"
 #include "runtime/decide.h"
+#include "workflow-internal.h"
 
 struct ht_runtime {
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
@@ -551,6 +552,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     struct ht_store *store = NULL;
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
+    struct ht_store_opts so;
     struct ht_coexec_opts copts;
     int64_t problem_id = 0;
     int rc;
@@ -629,7 +631,8 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     dbpath = opts->db ? opts->db : HT_STORE_DEFAULT_PATH;
     made_db = dbpath[0] && strcmp(dbpath, ":memory:") && access(dbpath, F_OK) != 0;
-    rc = ht_workflow_open(opts->db, rt->spec, &store, &problem_id, err);
+    ht__workflow_store_opts(NULL, opts->stop, &so);
+    rc = ht_workflow_open(opts->db, &so, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
     if (rc == HT_OK) {

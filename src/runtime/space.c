@@ -10,12 +10,24 @@
 #include <jansson.h>
 
 #include "hetune/workflow.h"
+#include "workflow-internal.h"
 
-int ht_workflow_open(const char *db, const struct ht_spec *spec, struct ht_store **store,
-                     int64_t *problem_id, struct ht_error *err)
+void ht__workflow_store_opts(const struct ht_store_opts *given, volatile sig_atomic_t *stop,
+                             struct ht_store_opts *so)
+{
+    if (given)
+        *so = *given;
+    else
+        ht_store_opts_init(so);
+    if (!so->stop)
+        so->stop = stop;
+}
+
+int ht_workflow_open(const char *db, const struct ht_store_opts *so, const struct ht_spec *spec,
+                     struct ht_store **store, int64_t *problem_id, struct ht_error *err)
 {
     int64_t kernel_id = 0;
-    int rc = ht_store_open(db ? db : HT_STORE_DEFAULT_PATH, store, err);
+    int rc = ht_store_open_opts(db ? db : HT_STORE_DEFAULT_PATH, so, store, err);
 
     if (rc == HT_OK)
         rc = ht_store_kernel_id(*store, spec, &kernel_id, err);

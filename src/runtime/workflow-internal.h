@@ -79,4 +79,10 @@ int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned
 int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
                   const struct ht_device_info *dev, int *lost, struct ht_error *err);
 
+/* Sets *so to how a workflow opens its database: given (NULL: the defaults), with stop as
+ * its stop flag unless given has one (a raised flag ends a wait for another process's
+ * lock on the database: HT_EINTR). */
+void ht__workflow_store_opts(const struct ht_store_opts *given, volatile sig_atomic_t *stop,
+                             struct ht_store_opts *so);
+
 #endif
