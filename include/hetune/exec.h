@@ -437,10 +437,12 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
  * isolated session's is, that build configurations into the binary cache while the device
  * measures others, so that the session's own build of each becomes a cache hit. Where the
  * driver keeps a cache of its own (ht_driver_caches: PoCL), a build worker fills that one
- * instead, and launches the configuration once (its reference kernel too) so that what
- * PoCL compiles at a first launch is in it as well; the session then finds the program
- * there (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c). On a CPU
- * device the build workers share the cores with the measurement.
+ * instead, and launches each kernel of the configuration on one work-group of its local
+ * size (no reference, no verification, no readback), so that the work-group function PoCL
+ * compiles at a first launch is in it as well; the session then finds the program there
+ * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
+ * compiled for their local sizes. On a CPU device the build workers share the cores with
+ * the measurement.
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
@@ -462,7 +464,7 @@ struct ht_prebuild_done {
                                 it so, do not measure it */
     struct ht_eval_result res; /* the build worker's result: build_s, cache_hit, ndims,
                                 global, local, build_log (owned: ht_eval_result_destroy);
-                                with PoCL's cache, that of its one launch too */
+                                nothing timed or verified (nruns 0, verified -1) */
     struct ht_error err;     /* why, when status is not HT_OK */
 };
 

@@ -101,6 +101,20 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
 int ht__inst_run(struct ht_session *s, struct ht__inst *in, double *kernel_s, double *stage_s,
                  double *restore_s, struct ht_error *err);
 
+/* (run.c) What a build ahead launches on PoCL (ht__session_prebuild): in's kernel, or each
+ * active stage in order, on one work-group of its local size (global = local, no offset:
+ * the launch PoCL compiles the same work-group function for as the measured one, which it
+ * then finds in its kernel cache), after ht__inst_reset. Where a real launch is 65,535
+ * work-items wide or more along a dimension, the warm-up spans the fewest groups that reach
+ * that width there (PoCL compiles another function for such grids); where the local size
+ * is left to the runtime, it is the whole NDRange. Nothing is timed, read back or
+ * verified; the buffers are those of the configuration, full size, so a kernel that
+ * reaches past its group's range stays inside them. *groups is the number of work-groups
+ * launched with a given local size, summed over the kernels (0 counted for a whole
+ * NDRange left to the runtime). HT_ELAUNCH as ht__enqueue_wait, and ht__inst_reset's. */
+int ht__inst_warm(struct ht_session *s, struct ht__inst *in, unsigned *groups,
+                  struct ht_error *err);
+
 /* Creates the reference kernel (spec->reference_kernel) from in's program with its
  * arguments: verify.args when the spec gives them, else all of args (counted against the
  * kernel without ht_spec_check_kernel_args, which refuses pipelines). *out is released by
@@ -133,10 +147,13 @@ extern int ht__in_worker;
  * ht_session_eval, then the program through the binary cache (res->build_s, cache_hit,
  * build_log, ndims, global and local filled). Where the driver caches programs itself
  * (ht_driver_caches: PoCL), it also compiles what the driver compiles only at a first
- * launch (PoCL's work-group functions, per local size): it evaluates config once
- * (ht_session_eval with the worker's spec's repeats of 1, verification included, which
- * launches the reference kernel of a program too), so that the session that measures it
- * later finds all of it in the driver's cache. Returns what ht_session_eval would. */
+ * launch (PoCL's work-group functions, per kernel and local size): it sets the
+ * configuration up as ht_session_eval does (buffers full size, inputs written, arguments
+ * set) and launches each of its kernels once on one work-group (ht__inst_warm), so that
+ * the session that measures it later finds them in the driver's cache. No reference, no
+ * verification, no readback, nothing timed: res->nruns stays 0 and res->verified -1.
+ * Returns HT_OK, or the failure ht_session_eval would meet there (HT_ECONSTRAINT,
+ * HT_EBUILD, HT_ELAUNCH, HT_ECL, ...). */
 int ht__session_prebuild(struct ht_session *s, const int64_t *config,
                          struct ht_eval_result *res, struct ht_error *err);
 

@@ -657,6 +657,64 @@ cleanup:
     return rc;
 }
 
+/* PoCL's CPU drivers compile a work-group function specialised for grids narrower than
+ * this in every dimension ("smallgrid", their grid_width_specialization_limit of
+ * USHRT_MAX), and a generic one for wider grids: a warm-up must fall on the same side. */
+#define POCL_SMALLGRID_LIMIT 65535u
+
+/* The warm-up's width along one dimension of a launch global wide in groups of local:
+ * one group, or the fewest whole groups that reach PoCL's wide-grid limit when the real
+ * launch reaches it (never more than global: global is a multiple of local). */
+static size_t warm_width(uint64_t global, uint64_t local)
+{
+    uint64_t w;
+
+    if (global < POCL_SMALLGRID_LIMIT)
+        return (size_t)local;
+    w = (POCL_SMALLGRID_LIMIT + local - 1) / local * local;
+    return (size_t)(w < global ? w : global);
+}
+
+int ht__inst_warm(struct ht_session *s, struct ht__inst *in, unsigned *groups,
+                  struct ht_error *err)
+{
+    size_t n = in->nstages ? in->nstages : 1;
+    double restore_s = 0.0;
+    int rc;
+
+    *groups = 0;
+    /* Inputs restored and outputs poisoned as for a measured run: a kernel that reads an
+     * index from a buffer reads one it would read then. */
+    rc = ht__inst_reset(s, in, &restore_s, err);
+    for (size_t k = 0; k < n && rc == HT_OK; k++) {
+        const struct ht__stage_inst *si = in->nstages ? &in->stages[k] : NULL;
+        cl_kernel kern = si ? si->kernel : in->kernel;
+        unsigned ndims = si ? si->ndims : in->ndims;
+        const uint64_t *global = si ? si->global : in->global;
+        const uint64_t *local = si ? si->local : in->local;
+        size_t g[3] = {1, 1, 1}, l[3] = {1, 1, 1};
+        unsigned count = 1;
+        cl_event ev = NULL;
+
+        for (unsigned d = 0; d < ndims && d < 3; d++) {
+            /* A local size left to the runtime is chosen from the whole grid: only the
+             * whole grid compiles what the measured launch will use. */
+            g[d] = local[0] ? warm_width(global[d], local[d]) : (size_t)global[d];
+            l[d] = local[0] ? (size_t)local[d] : 1;
+            count *= local[0] ? (unsigned)(g[d] / l[d]) : 0;
+        }
+        rc = ht__enqueue_wait(s->queue, kern, ndims, NULL, g, local[0] ? l : NULL, &ev, err);
+        if (ev)
+            clReleaseEvent(ev);
+        if (rc != HT_OK) {
+            clFinish(s->queue);
+            break;
+        }
+        *groups += count;
+    }
+    return rc;
+}
+
 int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf *dst,
                   double *read_s, struct ht_error *err)
 {

@@ -390,11 +390,9 @@ cleanup:
 /* The reference outputs of a problem whose reference does not depend on the configuration
  * (a reference configuration, or a reference kernel with verify.once), into s->refs: from
  * the reference cache when it holds them, else computed and written there. */
-/* With load_only, a cache miss is HT_ENOTFOUND rather than a computation; *computed (when
- * not NULL) is 1 when the outputs were computed. */
+/* *computed (when not NULL) is 1 when the outputs were computed. */
 static int reference_once(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                          struct ht_eval_result *res, int load_only, int *computed,
-                          struct ht_error *err)
+                          struct ht_eval_result *res, int *computed, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     const struct ht__inst *shapes = in;
@@ -428,10 +426,6 @@ static int reference_once(struct ht_session *s, const int64_t *config, struct ht
             rc = HT_OK;
         }
     }
-    if (load_only) {
-        rc = HT_ENOTFOUND;
-        goto cleanup;
-    }
     if (spec->verify == HT_VERIFY_CONFIG)
         rc = compute_reference_config(s, err);
     else
@@ -462,12 +456,7 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
     if (spec->verify == HT_VERIFY_NONE || s->opts.no_verify)
         return HT_OK;
     if ((spec->verify == HT_VERIFY_CONFIG || spec->verify_once) && !s->have_refs) {
-        rc = reference_once(s, config, in, res, s->ref_load_only, NULL, err);
-        /* A build worker with no reference in the cache yet: verifying is the measuring
-         * session's business, and computing it here would count against the build's
-         * limit (ht__session_prebuild). */
-        if (rc == HT_ENOTFOUND && s->ref_load_only)
-            return HT_OK;
+        rc = reference_once(s, config, in, res, NULL, err);
     } else if (spec->verify == HT_VERIFY_KERNEL && !spec->verify_once)
         rc = compute_reference_kernel(s, config, in, res, err);
     else
@@ -565,7 +554,7 @@ int ht_session_reference(struct ht_session *s, const int64_t *config,
             goto cleanup;
         }
     }
-    rc = reference_once(s, config, &in, tmp, 0, &info->computed, err);
+    rc = reference_once(s, config, &in, tmp, &info->computed, err);
     if (rc != HT_OK && spec->verify == HT_VERIFY_KERNEL) {
         char msg[2400];
         struct ht_error e = *err;
@@ -756,32 +745,39 @@ int ht__session_prebuild(struct ht_session *s, const int64_t *config,
 {
     const struct ht_spec *spec = s->spec;
     struct ht__inst in;
+    double write_s = 0.0;
+    unsigned groups = 0;
     int rc;
 
-    /* PoCL compiles a kernel for its local size at its first launch, and the reference
-     * kernel's too: one evaluation leaves all of it in PoCL's cache. A reference computed
-     * once per problem is the measuring session's step (ht_session_reference), with its
-     * own limit: here it is only read from the cache, when it is there. */
-    if (ht_driver_caches(s->dev)) {
-        s->ref_load_only = 1;
-        rc = ht_session_eval(s, config, res, err);
-        s->ref_load_only = 0;
-        return rc;
-    }
     result_reset(res);
     memset(&in, 0, sizeof in);
     rc = ht_space_check(&spec->space, s->dev, config, s->opts.eq3, err);
     if (rc == HT_OK)
         rc = ht_spec_check_stages(spec, s->dev, config, err);
-    if (rc == HT_OK)
+    if (rc != HT_OK)
+        goto cleanup;
+    if (!ht_driver_caches(s->dev)) {
         rc = ht__inst_setup(s, config, &in, err);
-    if (rc == HT_OK) {
-        res->ndims = in.ndims;
-        memcpy(res->global, in.global, sizeof res->global);
-        memcpy(res->local, in.local, sizeof res->local);
-        rc = ht__inst_program(s, config, &in, &res->build_s, &res->cache_hit,
-                              &res->build_log, err);
+        if (rc == HT_OK) {
+            res->ndims = in.ndims;
+            memcpy(res->global, in.global, sizeof res->global);
+            memcpy(res->local, in.local, sizeof res->local);
+            rc = ht__inst_program(s, config, &in, &res->build_s, &res->cache_hit,
+                                  &res->build_log, err);
+        }
+        goto cleanup;
     }
+    /* PoCL compiles a kernel for its local size at its first launch (and keeps it in its
+     * cache): a launch of one work-group compiles it as the measured launch would, at a
+     * fraction of a run. The reference, the comparison and the readback are the measuring
+     * session's: on a CPU device they would take the cores it measures on. */
+    rc = ht__inst_prepare(s, config, &in, res, &write_s, err);
+    if (rc == HT_OK)
+        rc = ht__inst_warm(s, &in, &groups, err);
+    if (rc == HT_OK)
+        ht__log(HT_LOG_DEBUG, "%s: built ahead, and warmed on %u work-group%s", s->dev->name,
+                groups, groups == 1 ? "" : "s");
+cleanup:
     ht__inst_release(&in, spec->nargs);
     res->status = rc;
     return rc;

@@ -462,7 +462,7 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
         put_str(&w->init, def->size_names[i]);
         put_i64(&w->init, def->size_values[i]);
     }
-    /* A build worker launches a configuration at most once (ht__session_prebuild). */
+    /* A build worker times nothing (ht__session_prebuild). */
     put_u32(&w->init, build_only ? 1 : spec->repeats);
     put_u32(&w->init, build_only ? 1 : spec->keep_best);
     put_f64(&w->init, spec->rtol);

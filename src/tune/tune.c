@@ -553,8 +553,11 @@ static size_t tune_builders(struct tune *t)
 
     if (jobs == 0) {
         /* Automatic: a CPU device's cores are the device, and a build beside a
-         * measurement on them slows it (sepconv's runs took twice as long on 2 cores); a
-         * replay builds nothing, and proposes ahead only when asked. */
+         * measurement on them slows it (sepconv's runs took twice as long on 2 cores).
+         * Even a build ahead cut down to the build and one work-group per kernel did not
+         * pay there: --jobs 2 took 0.77-1.31x the wall and 1.02-1.58x the CPU time of
+         * --jobs 1 (docs/results-gpu.md). A replay builds nothing, and proposes ahead only
+         * when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = t->dev->is_cpu || opts->replay || cores < 2 ? 1
                : cores > 1024                             ? 1024

@@ -12,7 +12,8 @@
 #      hits, its crashed and hung builds were stored as such (not measured) and the tune
 #      went on;
 #   2. with PoCL's own kernel cache on, hetune writes no binary and the session's builds
-#      still hit (the driver's cache, which the build workers filled);
+#      still hit (the driver's cache, which the build workers filled, launching one
+#      work-group of each configuration); the crashed and hung builds are stored as in 1;
 #   3. --jobs 0 and a bad --jobs are refused; --jobs 1 builds nothing ahead.
 set -eu
 
@@ -75,6 +76,12 @@ if grep -q "Portable Computing Language" "$tmp/devices.json"; then
     expect_status 0
     check 'd["devices"][0]["driver_cache"] and d["devices"][0]["cache_hits"] == 2'
     check 'd["devices"][0]["best"]["config"] == {"WG": 64, "WORK": 1, "BAD": 0}'
+    # A build ahead that also launches one work-group (tune_warm.sh) is isolated as the
+    # build alone: the crashed and the hung builds are stored so, and the tune goes on.
+    check 'd["devices"][0]["built_ahead"] == 6 and d["devices"][0]["crashed"] == 3 and d["devices"][0]["timed_out"] == 1'
+    [ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status = 'crashed'
+                   AND reason = 'crashed: SIGSEGV' AND config LIKE '%BAD=1' ''')[0][0]")" = 3 ] ||
+        fail "PoCL's cache: crashed builds: $(statuses)"
     ! ls "$tmp/drvcache"/*.bin >/dev/null 2>&1 || fail "a binary was written with PoCL's cache on"
 fi
 

@@ -120,9 +120,6 @@ struct ht_session {
     int have_refs;                     /* refs hold the reference configuration's outputs
                                           (or, with verify.once, the reference kernel's) */
     double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
-    int ref_load_only;                 /* a build's evaluation (ht__session_prebuild): a
-                                          reference computed once per problem is read
-                                          from the cache or left out, never computed */
     double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
     double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */
