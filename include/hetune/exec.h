@@ -597,17 +597,24 @@ struct ht_device_locks {
     double t0, busy0, own0;                   /* the load watch's start */
 };
 
-/* Takes the locks of devs[0..n) in the global order above (on_wait told once per lock
- * found held, with that device; stop and polling as ht_device_lock), then starts the load
- * watch. A lock that cannot be made (the folder or file not writable) is not an error:
- * the measurement goes on without it and load->unlocked (with why) says so; load may be
+/* How a set of locks waits for one another process holds. Zero-initialize: no zero field
+ * changes anything (no stop, a silent wait). */
+struct ht_device_wait {
+    volatile sig_atomic_t *stop;  /* raised: the wait ends (HT_EINTR); NULL: never */
+    ht_device_lock_wait_fn on_wait; /* told once per lock found held, with that device */
+    void *user;                   /* on_wait's user */
+};
+
+/* Takes the locks of devs[0..n) in the global order above (waiting as wait says, NULL: a
+ * silent wait nothing stops; polling as ht_device_lock), then starts the load watch. A
+ * lock that cannot be made (the folder or file not writable) is not an error: the
+ * measurement goes on without it and load->unlocked (with why) says so; load may be
  * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when
- * *stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
+ * *wait->stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
  * distinct locks. */
 int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
-                         volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait,
-                         void *user, struct ht_device_locks *l, struct ht_load *load,
-                         struct ht_error *err);
+                         const struct ht_device_wait *wait, struct ht_device_locks *l,
+                         struct ht_load *load, struct ht_error *err);
 
 /* Ends l's load watch, adding its window to *load (may be NULL), and gives its locks
  * back. A zeroed l, or one released already, is fine. */

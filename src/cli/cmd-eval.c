@@ -103,6 +103,7 @@ int cmd_eval(int argc, char **argv)
     struct ht_eval_result *res = NULL;
     const struct ht_device_info *dev;
     struct ht_device_locks locks;
+    struct ht_device_wait wait = {0};
     struct cli_waiter waiter = {"eval", 0, 0};
     int64_t *config = NULL;
     struct ht_error err, jerr;
@@ -162,7 +163,9 @@ int cmd_eval(int argc, char **argv)
 
     /* Timed like a tune's evaluation: with the device's lock, the wait said. */
     waiter.quiet = co.quiet;
-    rc = ht_device_locks_take(&dev, 1, NULL, cli_device_wait, &waiter, &locks, NULL, &err);
+    wait.on_wait = cli_device_wait;
+    wait.user = &waiter;
+    rc = ht_device_locks_take(&dev, 1, &wait, &locks, NULL, &err);
     if (rc != HT_OK) {
         status = cli_fail("eval", &err);
         goto cleanup;

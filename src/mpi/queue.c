@@ -169,6 +169,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     struct ht_error eerr;
     struct ht__tune_ident id;
     struct ht_device_locks locks;
+    struct ht_device_wait wait;
     double t0 = now_s();
     int st;
 
@@ -199,8 +200,10 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     /* Ranks of one host that share a device measure on it one at a time, as processes
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */
-    st = ht_device_locks_take(&dev, 1, m->opts->stop, m->opts->on_device_wait,
-                              m->opts->wait_user, &locks, NULL, &eerr);
+    wait.stop = m->opts->stop;
+    wait.on_wait = m->opts->on_device_wait;
+    wait.user = m->opts->wait_user;
+    st = ht_device_locks_take(&dev, 1, &wait, &locks, NULL, &eerr);
     if (st == HT_EINTR)
         return -1;
     st = ht_session_eval(*session, a->values, &res, &eerr);

@@ -51,9 +51,10 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
                           struct ht_bandwidth *bw, struct ht_error *err)
 {
     struct ht_device_locks locks;
+    struct ht_device_wait wait = { eo ? eo->stop : NULL, NULL, NULL };
     int64_t id;
     /* Measured as a tune measures: no other process on the device meanwhile. */
-    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, NULL, err);
+    int rc = ht_device_locks_take(&dev, 1, &wait, &locks, NULL, err);
 
     if (rc != HT_OK)
         return rc;

@@ -385,6 +385,7 @@ int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_spli
                    struct ht_device_locks *locks, struct ht_load *load, struct ht_error *err)
 {
     const struct ht_device_info **devs = calloc(b->n ? b->n : 1, sizeof *devs);
+    struct ht_device_wait wait = { opts->stop, opts->on_device_wait, opts->wait_user };
     int rc;
 
     memset(locks, 0, sizeof *locks);
@@ -392,8 +393,7 @@ int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_spli
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; i < b->n; i++)
         devs[i] = b->devs[i].dev;
-    rc = ht_device_locks_take(devs, b->n, opts->stop, opts->on_device_wait,
-                              opts->wait_user, locks, load, err);
+    rc = ht_device_locks_take(devs, b->n, &wait, locks, load, err);
     free(devs);
     return rc;
 }

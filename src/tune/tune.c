@@ -510,6 +510,7 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
                             struct ht_error *err)
 {
     const struct ht_tune_opts *opts = t->opts;
+    struct ht_device_wait wait;
     int rc;
 
     /* One process measures a device at a time: the measurements of two would skew each
@@ -524,8 +525,10 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
      * database, keeps apart those of different ones (and other users'). Taken after the
      * lease, so that a tune waiting for a lease holds no device lock meanwhile. */
     /* A lock that cannot be made is no reason not to tune: out->load says so. */
-    rc = ht_device_locks_take(&t->dev, 1, opts->stop, opts->on_device_wait, opts->wait_user,
-                              locks, &t->out->load, err);
+    wait.stop = opts->stop;
+    wait.on_wait = opts->on_device_wait;
+    wait.user = opts->wait_user;
+    rc = ht_device_locks_take(&t->dev, 1, &wait, locks, &t->out->load, err);
     if (rc == HT_EINTR && stop_raised(opts)) {
         ht_error_clear(err);
         t->out->stopped = 1;
