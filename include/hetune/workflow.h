@@ -90,16 +90,24 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
  * that tells the two kinds apart by name. */
 int ht_workflow_scheduler_planned(const char *scheduler);
 
-/* Stores the co-execution res of devs[0..n) (all borrowed) as a split of problem_id and
- * sets *id. plan is the co-execution's plan, NULL when it has none: then each device's
- * optimal factor is stored as no_plan_factor. When ran_alone, res is devs[fastest] alone,
- * stored as scheduler "alone" with no theoretical time. Errors as ht_store_put_split;
- * HT_ENOMEM. */
+/* A co-execution to store as a split (ht_workflow_store_split); every pointer borrowed. */
+struct ht_workflow_split_record {
+    const struct ht_workflow_device *devs; /* its devices, n of them */
+    size_t n;
+    size_t fastest;                   /* the device alone that is the reference */
+    const struct ht_coexec_result *res; /* what it measured */
+    const struct ht_split_plan *plan; /* its plan; NULL when it has none */
+    int ran_alone;                    /* 1: res is devs[fastest] alone */
+    double no_plan_factor;            /* each device's optimal factor when plan is NULL */
+};
+
+/* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
+ * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
+ * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
+ * theoretical time. Errors as ht_store_put_split; HT_ENOMEM. */
 int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht_workflow_device *devs, size_t n, size_t fastest,
-                            const struct ht_coexec_result *res,
-                            const struct ht_split_plan *plan, int ran_alone,
-                            double no_plan_factor, int64_t *id, struct ht_error *err);
+                            const struct ht_workflow_split_record *rec, int64_t *id,
+                            struct ht_error *err);
 
 /* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
 int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
@@ -133,15 +141,26 @@ struct ht_workflow_refine {
     struct ht_split_plan best_plan;    /* its plan */
 };
 
+/* How ht_workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
+ * time balanced, nobody told. */
+struct ht_workflow_refine_opts {
+    unsigned rounds;                  /* the most refinements after round 0 */
+    enum ht_refine_target target;     /* what is balanced */
+    ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
- * round 0): up to rounds times ht_coexec_refine, then a run verified against device ref
- * alone, until the plan no longer changes. A round that fails verification is kept and
- * reported through on_verify (may be NULL). Fills *out (ht_workflow_refine_free, also on
- * error). Errors as ht_coexec_refine, ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
+ * round 0): up to opts->rounds times ht_coexec_refine (towards opts->target), then a run
+ * verified against device ref alone, until the plan no longer changes. A round that fails
+ * verification is kept and reported through opts->on_verify. opts NULL: the defaults.
+ * Fills *out (ht_workflow_refine_free, also on error). Errors as ht_coexec_refine,
+ * ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
 int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref, unsigned rounds,
-                           enum ht_refine_target target, ht_workflow_verify_fn on_verify,
-                           void *user, struct ht_workflow_refine *out, struct ht_error *err);
+                           const struct ht_coexec_result *first, size_t ref,
+                           const struct ht_workflow_refine_opts *opts,
+                           struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
  * target time (alone[0..r->n)), when it beat every round; else the one device the best
@@ -155,13 +174,22 @@ void ht_workflow_refine_free(struct ht_workflow_refine *r);
 /* The number of split points of a sweep by step (in (0, 1]): 0, step, 2 step, ..., and 1. */
 size_t ht_workflow_sweep_points(double step);
 
-/* Runs point k of the sweep by step on the two-device co-execution cx (device 0's factor
- * min(k·step, 1)), verifies it against device ref alone and stores it as *pt of split
- * split_id. A point that fails verification is reported through on_verify (may be NULL)
- * and stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
-int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t ref,
-                            struct ht_store *store, int64_t split_id,
-                            ht_workflow_verify_fn on_verify, void *user,
+/* A sweep of split points (ht_workflow_sweep_point): how, and where its points go. */
+struct ht_workflow_sweep {
+    double step;                      /* in (0, 1] */
+    size_t ref;                       /* the device alone each point is verified against */
+    struct ht_store *store;           /* borrowed */
+    int64_t split_id;                 /* the split the points are stored with */
+    ht_workflow_verify_fn on_verify;  /* told of a point that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
+/* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
+ * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
+ * split s->split_id. A point that fails verification is reported through s->on_verify and
+ * stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
+int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep *s, size_t k,
                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 /* --- the whole of `hetune split` --- */
@@ -537,16 +565,23 @@ struct ht_workflow_plan_result {
     double margin;                    /* the decision's margin */
 };
 
-/* Plans global work-items over devs[0..n) (popts as ht_split_plan_make). With bus (n
- * entries; NULL: none), each device's busy model (ht_split_bus_model, its wg from devs)
- * is planned instead, and Algorithm 1 on devs' kernel times, the transfer-aware bound and
- * the split-or-alone decision with margin are added. Fills *out
+/* How ht_workflow_plan plans. Zero-initialize: ht_split_plan_make's defaults, no bus, no
+ * margin. */
+struct ht_workflow_plan_opts {
+    const struct ht_split_plan_opts *plan; /* as ht_split_plan_make; NULL: its defaults */
+    const struct ht_split_bus *bus;   /* one per device; NULL: none */
+    double margin;                    /* the split-or-alone decision's, with a bus */
+};
+
+/* Plans global work-items over devs[0..n) (opts->plan as ht_split_plan_make; opts NULL:
+ * the defaults). With opts->bus, each device's busy model (ht_split_bus_model, its wg from
+ * devs) is planned instead, and Algorithm 1 on devs' kernel times, the transfer-aware
+ * bound and the split-or-alone decision with opts->margin are added. Fills *out
  * (ht_workflow_plan_result_destroy, also on error). Errors as ht_split_plan_make,
  * ht_split_bus_model (err->field "devices[i].<field>"), ht_split_bound and
  * ht_split_decide; HT_ENOMEM. */
-int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
-                     const struct ht_split_bus *bus, size_t n,
-                     const struct ht_split_plan_opts *popts, double margin,
+int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                     const struct ht_workflow_plan_opts *opts,
                      struct ht_workflow_plan_result *out, struct ht_error *err);
 
 /* Frees what r owns and empties it. NULL is fine. */

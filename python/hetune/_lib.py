@@ -146,6 +146,18 @@ class SizeOverride(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
 
 
+class SpecBufferOpts(ctypes.Structure):
+    """struct ht_spec_buffer_opts (include/hetune/spec.h)."""
+    _fields_ = [
+        ("source", ctypes.c_char_p),
+        ("source_len", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("base_dir", ctypes.c_char_p),
+        ("ov", ctypes.POINTER(SizeOverride)),
+        ("nov", ctypes.c_size_t),
+    ]
+
+
 class TuneProgress(ctypes.Structure):
     """struct ht_tune_progress (include/hetune/tune.h), read in the progress callback."""
     _fields_ = [
@@ -260,7 +272,7 @@ _proto("ht_platform_free", None, ctypes.POINTER(Platform))
 _proto("ht_platform_find", _I, ctypes.POINTER(Platform), S, ctypes.POINTER(_Z), E)
 _proto("ht_workflow_devices_json", _I, ctypes.POINTER(DeviceInfo), _Z, P, P, PP, E)
 _proto("ht_spec_load", _I, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
-_proto("ht_spec_load_buffer", _I, S, _Z, S, _Z, S, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
+_proto("ht_spec_load_buffer", _I, S, _Z, ctypes.POINTER(SpecBufferOpts), PP, E)
 _proto("ht_spec_free", None, P)
 _proto("ht_spec_config_from_assignments", _I, P, ctypes.POINTER(S), _Z,
        ctypes.POINTER(ctypes.c_int64), E)

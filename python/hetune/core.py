@@ -136,11 +136,11 @@ class Spec:
         ov, names = _overrides(self.sizes)
         err = _lib.Error()
         handle = ctypes.c_void_p()
-        _check(lib.ht_spec_load_buffer(
-            raw, len(raw), src, len(src) if src is not None else 0,
-            name.encode() if name else None,
-            os.fspath(base_dir).encode() if base_dir is not None else None,
-            ov, len(names), ctypes.byref(handle), ctypes.byref(err)), err)
+        opts = _lib.SpecBufferOpts(
+            src, len(src) if src is not None else 0, name.encode() if name else None,
+            os.fspath(base_dir).encode() if base_dir is not None else None, ov, len(names))
+        _check(lib.ht_spec_load_buffer(raw, len(raw), ctypes.byref(opts), ctypes.byref(handle),
+                                       ctypes.byref(err)), err)
         self._h = handle
         self.doc = json.loads(raw)
         return self

@@ -377,6 +377,7 @@ int cmd_plan(int argc, char **argv)
     char *garg = NULL, *marg = NULL;
     size_t n = 0;
     struct ht_split_plan_opts popts = {0};
+    struct ht_workflow_plan_opts wopts = {0};
     struct ht_split_device_in *devs = NULL;
     struct ht_split_bus *bus = NULL;
     struct ht_workflow_plan_result res = {0};
@@ -483,7 +484,10 @@ int cmd_plan(int argc, char **argv)
         }
         popts.factors = factors;
     }
-    if (ht_workflow_plan(global, devs, with_bus ? bus : NULL, n, &popts, margin, &res, &err)) {
+    wopts.plan = &popts;
+    wopts.bus = with_bus ? bus : NULL;
+    wopts.margin = margin;
+    if (ht_workflow_plan(global, devs, n, &wopts, &res, &err)) {
         status = cli_fail(cmd, &err);
         goto cleanup;
     }

@@ -243,7 +243,9 @@ int cmd_tune(int argc, char **argv)
     waiter.quiet = co.quiet;
     opts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: rank 0 queues, every rank measures (mpi.h) */
-        rc = ht_mpi_tune(spec, co.device, db, &opts, co.json, &text, &status, &err);
+        struct ht_mpi_tune_opts mo = {.device = co.device, .db = db, .tune = &opts,
+                                      .json = co.json};
+        rc = ht_mpi_tune(spec, &mo, &text, &status, &err);
         status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
         goto cleanup;
     }

@@ -1203,18 +1203,24 @@ static void mpi_tune_free(struct mpi_tune *mt)
     ht__mpi_world_destroy(&mt->w);
 }
 
-int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
-                const struct ht_tune_opts *opts, int json, char **text, int *status,
-                struct ht_error *err)
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts, char **text,
+                int *status, struct ht_error *err)
 {
+    static const struct ht_mpi_tune_opts none;
     struct ht_tune_opts defaults;
+    const struct ht_tune_opts *opts;
     struct mpi_tune mt;
+    const char *db;
     int rc, inited = 0, owned = 0;
     MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
 
     *text = NULL;
     *status = 1;
     memset(&mt, 0, sizeof mt);
+    if (!mopts)
+        mopts = &none;
+    db = mopts->db ? mopts->db : HT_STORE_DEFAULT_PATH;
+    opts = mopts->tune;
     if (!opts) {
         ht_tune_opts_init(&defaults);
         opts = &defaults;
@@ -1241,12 +1247,12 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     pthread_cond_init(&mt.mb.cv, NULL);
     mt.mb.has_work = mt.mb.has_result = mt.mb.quit = 0;
 
-    if ((rc = mpi_tune_devices(&mt, device, err)) != HT_OK ||
+    if ((rc = mpi_tune_devices(&mt, mopts->device, err)) != HT_OK ||
         (rc = mpi_tune_open_queue(&mt, db, err)) != HT_OK ||
         (rc = mpi_tune_start_measurer(&mt, err)) != HT_OK)
         goto cleanup;
     if (mt.rank == 0)
-        rc = mpi_tune_serve(&mt, db, json, text, status, err);
+        rc = mpi_tune_serve(&mt, db, mopts->json, text, status, err);
     else
         rc = mpi_tune_work(&mt, text, status, err);
 

@@ -124,18 +124,21 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
                        struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_workflow_refine *rf = &out->refine;
+    struct ht_workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
+                                         .on_verify = opts->on_verify, .user = opts->user};
     size_t k;
     int rc;
 
     out->has_refine = 1;
-    rc = ht_workflow_refine_run(cx, b->alone, &out->res, out->fastest, opts->refine,
-                                opts->refine_by, opts->on_verify, opts->user, rf, err);
+    rc = ht_workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
-        rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, out->n, out->fastest,
-                                     &rf->best_res, &rf->best_plan, 0, 1.0,
-                                     &out->refined_split_id, err);
+        struct ht_workflow_split_record rec = {.devs = out->devs, .n = out->n,
+                                               .fastest = out->fastest, .res = &rf->best_res,
+                                               .plan = &rf->best_plan, .no_plan_factor = 1.0};
+        rc = ht_workflow_store_split(b->store, b->problem_id, &rec, &out->refined_split_id,
+                                     err);
         if (rc == HT_OK && rf->best == rf->best_refined && !keep_first) {
             /* The refined round is the result: swap it in. */
             struct ht_coexec_result t = out->res;
@@ -174,8 +177,11 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     out->ran_alone = out->measured_alone = 1;
     rc = ht_coexec_verify(b->alone_cx[k], 0, &out->res, err);
     if (rc == HT_OK)
-        rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, out->n, k, &out->res,
-                                     NULL, 1, 1.0, &out->split_id, err);
+        rc = ht_workflow_store_split(b->store, b->problem_id,
+                                     &(struct ht_workflow_split_record){
+                                         .devs = out->devs, .n = out->n, .fastest = k,
+                                         .res = &out->res, .ran_alone = 1, .no_plan_factor = 1.0},
+                                     &out->split_id, err);
     return rc;
 }
 
@@ -185,6 +191,9 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
                       struct ht_workflow_split_result *out, struct ht_error *err)
 {
     size_t npoints = ht_workflow_sweep_points(opts->sweep);
+    struct ht_workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
+                                   .split_id = out->first_split_id,
+                                   .on_verify = opts->on_verify, .user = opts->user};
 
     /* A refined round left its fitted models in cx: the sweep's plans (and their
      * theoretical times) come from the tuned times. */
@@ -193,9 +202,7 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t k = 0; k < npoints; k++) {
-        int rc = ht_workflow_sweep_point(cx, k, opts->sweep, out->fastest, b->store,
-                                         out->first_split_id, opts->on_verify, opts->user,
-                                         &out->sweep[k], err);
+        int rc = ht_workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
         if (rc != HT_OK)
             return rc;
         out->verify_failed |= out->sweep[k].verified == 0;
@@ -324,9 +331,13 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
         out->has_plan = 1;
     }
-    rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, n, out->fastest,
-                                 &out->res, out->has_plan ? &out->plan : NULL, out->ran_alone,
-                                 no_plan_factor, &out->split_id, err);
+    rc = ht_workflow_store_split(b->store, b->problem_id,
+                                 &(struct ht_workflow_split_record){
+                                     .devs = out->devs, .n = n, .fastest = out->fastest,
+                                     .res = &out->res, .plan = out->has_plan ? &out->plan : NULL,
+                                     .ran_alone = out->ran_alone,
+                                     .no_plan_factor = no_plan_factor},
+                                 &out->split_id, err);
     if (rc != HT_OK)
         goto cleanup;
     step(opts, out->res.scheduler);

@@ -46,7 +46,10 @@ static void test_plan_json(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_plan(1000, devs, bus, 2, NULL, 0.1, &r, &err), HT_OK);
+    assert_int_equal(ht_workflow_plan(1000, devs, 2,
+                                      &(struct ht_workflow_plan_opts){.bus = bus, .margin = 0.1},
+                                      &r, &err),
+                     HT_OK);
     assert_int_equal(ht_workflow_plan_json(&r, bus, names, &text, &err), HT_OK);
     assert_non_null(strstr(text, "\"name\": \"c\\\"pu\\t\""));
     assert_int_not_equal(text[strlen(text) - 1], '\n');
