@@ -2,7 +2,8 @@
  * results database (tuning it first when allowed), each device measured alone with the
  * co-execution's own clock, the split-or-alone decision, the refinement rounds, the
  * split-point sweep and storing a split. `hetune split`, `hetune run` and the runtime
- * (runtime.h) are built on these functions; none of them prints.
+ * (runtime.h) are built on these functions; none of them prints: their results are
+ * structs, which present.h writes as the documents the command line prints.
  */
 #ifndef HETUNE_WORKFLOW_H
 #define HETUNE_WORKFLOW_H
@@ -343,17 +344,6 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
 
-/* Writes r, the result of ht_workflow_split(spec, ..., opts, ...), as the JSON document
- * `hetune split --json` prints (docs/cli.md) into *text, owned by the caller (free): the
- * decision, each device's configuration, times alone, slice and times, the plan's residue,
- * the times against Algorithm 1's, the refinement's rounds, the estimate, the
- * verification, the stored split and the sweep; a device name or path that is not UTF-8
- * has its stray bytes as U+FFFD, a time that is not finite is null. HT_ENOMEM when it
- * cannot. */
-int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
-                           const struct ht_workflow_split_result *r, char **text,
-                           struct ht_error *err);
-
 /* --- the whole of `hetune run` --- */
 
 struct ht_workflow_run_opts {
@@ -454,15 +444,6 @@ struct ht_workflow_coexec {
 size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
                                struct ht_workflow_coexec *out);
 
-/* Writes r, the result of ht_workflow_run on spec with the database db (NULL:
- * HT_STORE_DEFAULT_PATH) that took elapsed seconds, as the JSON document `hetune run
- * --json` prints (docs/cli.md) into *text, owned by the caller (free): each device's
- * space sizes, tuning and times, each co-execution (ht_workflow_run_coexecs) and the
- * report; reals to 9 significant digits. HT_ENOMEM when it cannot. */
-int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
-                         const struct ht_workflow_run_result *r, double elapsed, char **text,
-                         struct ht_error *err);
-
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
@@ -503,7 +484,7 @@ struct ht_workflow_space {
     double mzn_seconds;               /* "both": MiniZinc's time; -1 otherwise */
     size_t nparams;
     struct ht_space *space;           /* the space on dev (owned), which a native listing
-                                         walks (ht_workflow_space_print) */
+                                         walks (ht_present_space_print) */
     int64_t *configs;                 /* nconfigs x nparams, another solver's, collected
                                          when listing with it (MiniZinc's order) or with
                                          "both" (sorted, parameter by parameter) */
@@ -530,25 +511,6 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_space_destroy(struct ht_workflow_space *r);
-
-/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 to f as
- * `hetune space` prints them: the table of sizes (text), with each device's configurations
- * when list (struct ht_space_list_opts: the format; prefix, count and device are set
- * here); a binary listing writes the configurations alone (HT_SPACE_LIST_HELP). Native
- * configurations are streamed in walk order as found: memory stays flat. Returns 0,
- * HT_EIO or HT_ENOMEM, err filled. */
-int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
-                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
-                            int list, enum ht_space_list_format format, struct ht_error *err);
-
-/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
- * their configurations when list) as the JSON document `hetune space --json` prints
- * (docs/cli.md) into *text, owned by the caller (free). Names, paths and reasons that are
- * not UTF-8 have their stray bytes as U+FFFD; a size past 2^63 is an exact JSON integer.
- * HT_ENOMEM when it cannot. */
-int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
-                           const struct ht_workflow_space *r, size_t n, int list, char **text,
-                           struct ht_error *err);
 
 /* --- the split planner on given numbers (`hetune plan`) --- */
 
@@ -587,22 +549,7 @@ int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs, siz
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
 
-/* Writes plan result r (with bus, its n entries, when r->bus; names may be NULL) as the
- * JSON document `hetune plan --json` prints (docs/cli.md; a device a line, numbers to 17
- * digits) into *text, owned by the caller (free). HT_ENOMEM when it cannot. */
-int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
-                          char *const *names, char **text, struct ht_error *err);
-
 /* --- the devices (`hetune devices`) --- */
-
-/* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
- * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
- * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
- * document its "host_memory" object; a driver's string that is not UTF-8 has its stray
- * bytes as U+FFFD. HT_ENOMEM when it cannot. */
-int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
-                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
-                             char **text, struct ht_error *err);
 
 /* Measures the host memory's rates (ht_host_memory_measure over arrays of bytes each, 0:
  * its default; then, with copying[0..n) the devices that copy rather than work in place,
@@ -611,36 +558,6 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
 int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info *const *copying,
                             size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err);
-
-/* --- tuning (`hetune tune`) --- */
-
-/* Writes the tuning results[0..n) of devs[0..n) (with options o, into the database db,
- * NULL: HT_STORE_DEFAULT_PATH; interrupted: stopped by o->stop) as the JSON document
- * `hetune tune --json` prints (docs/cli.md) into *text, owned by the caller (free).
- * HT_ENOMEM when it cannot. */
-int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
-                          const struct ht_device_info *const *devs,
-                          const struct ht_tune_result *results, size_t n, int interrupted,
-                          char **text, struct ht_error *err);
-
-/* --- one evaluation (`hetune eval`) --- */
-
-/* Writes the evaluation res of config (spec->space.nparams values) on dev, which ended with
- * eval_err (its code 0 on success), as the JSON document `hetune eval --json` prints
- * (docs/cli.md) into *text, owned by the caller (free): the configuration, the NDRange,
- * the status, the build, kernel and transfer times, the performance and the
- * verification. HT_ENOMEM when it cannot. */
-int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
-                          const int64_t *config, const struct ht_eval_result *res,
-                          const struct ht_error *eval_err, char **text, struct ht_error *err);
-
-/* --- the report (`hetune report`) --- */
-
-/* Writes res, a report of the database db written into the folder out, as the JSON
- * document `hetune report --json` prints (docs/cli.md) into *text, owned by the caller
- * (free). HT_ENOMEM when it cannot. */
-int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
-                            char **text, struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -179,7 +179,7 @@ int cmd_eval(int argc, char **argv)
     status = 0;
     if (co.json) {
         ht_error_clear(&jerr);
-        status = ht_workflow_eval_json(spec, dev, config, res, &err, &text, &jerr);
+        status = ht_present_eval_json(spec, dev, config, res, &err, &text, &jerr);
         status = cli_json_text("eval", status, text);
     } else
         print_text(spec, dev, config, res);

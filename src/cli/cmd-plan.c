@@ -494,7 +494,7 @@ int cmd_plan(int argc, char **argv)
     print_steps(&res, lists[L_NAMES].items, lists[L_FACTORS].arg != NULL, co.verbose);
     if (json) {
         char *text = NULL;
-        int rc = ht_workflow_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);
+        int rc = ht_present_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);
         status = cli_json_text(cmd, rc, text);
         free(text);
     } else

@@ -420,7 +420,7 @@ int cmd_split(int argc, char **argv)
     rep = (struct report){spec, &wo, &wr, wr.has_plan ? &wr.plan : NULL,
                           wr.has_est ? &wr.est : NULL, wr.has_refine ? &wr.refine : NULL};
     if (co.json) {
-        rc = ht_workflow_split_json(spec, &wo, &wr, &text, &err);
+        rc = ht_present_split_json(spec, &wo, &wr, &text, &err);
         if (cli_json_text("split", rc, text) != 0 && status == 0)
             status = 1;
     } else {

@@ -27,6 +27,7 @@
 #include "mpi-internal.h"
 #include "runtime/decide.h"
 #include "split/coexec.h"
+#include "util/util.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 
@@ -1302,7 +1303,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
 
     if (rc != HT_OK)
-        *status = ht_exit_status(err->code ? err->code : rc);
+        *status = ht__exit_status(err->code ? err->code : rc);
     nodes_release(&m);
     if (started)
         ht__mpi_stop(1, owned, saved, 1);

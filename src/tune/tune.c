@@ -117,7 +117,7 @@ static double stored_cost(const struct ht_stored_eval *ev)
  * bad input (exit status 2) that the database would store as "error". */
 static int spec_error(int st)
 {
-    return ht_exit_status(st) == 2 && !strcmp(ht_store_status_name(st), HT_STORE_ERROR);
+    return ht__exit_status(st) == 2 && !strcmp(ht_store_status_name(st), HT_STORE_ERROR);
 }
 
 /* Keeps the first failure's reason, and counts the failures of its kind, for a run where
