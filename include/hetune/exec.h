@@ -582,12 +582,6 @@ int ht_load_under(const struct ht_load *l);
 /* Adds what src saw to *dst (windows, CPU time, the first reason for no lock). */
 void ht_load_add(struct ht_load *dst, const struct ht_load *src);
 
-/* One sentence (no newline, no command name) saying that l was under load and what to
- * do, into buf; returns 1, or 0 (buf empty) when ht_load_under(l) is 0. E.g. "measured
- * under load: other processes used 1.6 of 2 cores while it measured; times may be slow:
- * rerun with --fresh when the machine is quiet". */
-int ht_load_sentence(const struct ht_load *l, char *buf, size_t size);
-
 /* A set of device locks held (ht_device_locks_take); opaque but for the caller's stack. */
 struct ht_device_locks {
     size_t n;                                 /* distinct lock files held */

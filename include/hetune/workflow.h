@@ -303,21 +303,9 @@ struct ht_workflow_split_result {
                                          device could be partitioned) */
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
     struct ht_load load;              /* what other processes did while it tuned and
-                                         measured (exec.h: ht_load_under, ht_load_sentence) */
+                                         measured (exec.h: ht_load_under; present.h:
+                                         ht_present_load_sentence) */
 };
-
-/* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
- * slower, measured slower, or no refined round beat it), as one sentence in buf ("the
- * split took 8.1 ms, longer than device 1 (NAME) alone (7.2 ms): running on it alone
- * (--force keeps the split)"); returns 1, or 0 (buf empty) when there is nothing to say. */
-int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *buf,
-                               size_t size);
-
-/* The CPU compute units of r in buf, one line without the newline: "all", "8 (a
- * sub-device)", or with opts.dop each count tried and its wall time ("8 of 16, 15, 12, 8,
- * 4 tried: 7.41 ms, 7.02 ms, ..."); returns 1, or 0 (buf empty) when r ran on all units
- * and tried nothing else. */
-int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size);
 
 /* Co-executes spec on devs[0..n) (borrowed; they must outlive the call) as `hetune split`
  * does: each device's best configuration (tuned first when missing), each device alone
@@ -398,7 +386,8 @@ struct ht_workflow_run_result {
     int verify_failed;                /* a co-execution, round or point failed it */
     struct ht_report_result report;   /* the report written */
     struct ht_load load;              /* what other processes did while it tuned and
-                                         measured (exec.h: ht_load_under, ht_load_sentence) */
+                                         measured (exec.h: ht_load_under; present.h:
+                                         ht_present_load_sentence) */
 };
 
 /* The whole pipeline of `hetune run` on spec and devs[0..n) (borrowed; they must outlive

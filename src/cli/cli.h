@@ -248,7 +248,7 @@ void cli_device_wait(const struct ht_device_info *d, const char *path, long hold
                      void *user);
 
 /* Unless quiet, says on stderr "hetune <cmd>: measured under load: ..." when load says
- * the measurements were made under load (ht_load_sentence). */
+ * the measurements were made under load (ht_present_load_sentence). */
 void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet);
 
 /* Prints "hetune <cmd>: <formatted error>" to stderr and returns

@@ -306,7 +306,7 @@ void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet)
 {
     char line[1024];
 
-    if (!quiet && ht_load_sentence(load, line, sizeof line))
+    if (!quiet && ht_present_load_sentence(load, line, sizeof line))
         fprintf(stderr, "hetune %s: %s\n", cmd, line);
 }
 

@@ -38,7 +38,7 @@ static json_t *load_json(const struct ht_load *l)
 {
     char line[1024];
 
-    ht_load_sentence(l, line, sizeof line);
+    ht_present_load_sentence(l, line, sizeof line);
     return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
                      "other_cores", round(ht_load_other_cores(l) * 100) / 100,
                      "cores", (json_int_t)l->cores,

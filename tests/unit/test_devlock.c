@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hetune/exec.h"
+#include "hetune/present.h"
 
 static char dir[256];
 
@@ -203,7 +204,7 @@ static void an_unusable_folder_measures_unlocked(void **state)
     assert_true(load.unlocked);
     assert_non_null(strstr(load.unlocked_why, "cannot make the device lock folder"));
     assert_true(ht_load_under(&load));
-    assert_int_equal(ht_load_sentence(&load, line, sizeof line), 1);
+    assert_int_equal(ht_present_load_sentence(&load, line, sizeof line), 1);
     assert_non_null(strstr(line, "measured under load: without a device lock"));
 }
 
@@ -240,7 +241,7 @@ static void the_load_from_a_fake_stat(void **state)
     assert_true(quiet.window_s >= 0.59);
     assert_true(quiet.other_cpu_s == 0);
     assert_false(ht_load_under(&quiet));
-    assert_int_equal(ht_load_sentence(&quiet, line, sizeof line), 0);
+    assert_int_equal(ht_present_load_sentence(&quiet, line, sizeof line), 0);
     assert_string_equal(line, "");
 
     /* Others busy: 1.2 s of CPU in a 0.6 s window, two cores' worth less this process's
@@ -253,7 +254,7 @@ static void the_load_from_a_fake_stat(void **state)
     assert_true(ht_load_other_cores(&load) > 1.5 && ht_load_other_cores(&load) < 2.1);
     assert_true(ht_load_under(&load));
     assert_true(load.cores >= 1);
-    assert_int_equal(ht_load_sentence(&load, line, sizeof line), 1);
+    assert_int_equal(ht_present_load_sentence(&load, line, sizeof line), 1);
     assert_non_null(strstr(line, "measured under load: other processes used"));
     assert_non_null(strstr(line, "rerun with --fresh when the machine is quiet"));
 
