@@ -6,7 +6,8 @@ ht_device_info, ht_platform, ht_exec_opts, ht_tune_opts, ht_stored_eval,
 ht_spec_buffer_opts, ht_present_space and ht_present_tune. Result structs
 the library fills and reads back itself (ht_tune_result, ht_eval_result, ...) are passed as
 zeroed opaque buffers far larger than they are (OPAQUE_BYTES). tests/test_layout.py checks
-the mirrors against the C compiler when there is one.
+the mirrors that follow their C struct field for field (its MIRRORS) against the C
+compiler when there is one.
 """
 
 import ctypes

@@ -683,7 +683,7 @@ static int config_array(const int64_t *config, void *user)
     return a && json_array_append_new(c->list, a) == 0 ? 0 : 1;
 }
 
-/* The configurations of r in ht_workflow_space_print's order, or NULL (out of memory). */
+/* The configurations of r in ht_present_space_print's order, or NULL (out of memory). */
 static json_t *space_configs(const struct ht_workflow_space *r)
 {
     struct configs *c = calloc(1, sizeof *c);
