@@ -23,7 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!json)
             abort();
         memset(&err, 0, sizeof err);
-        if (ht_spec_load_buffer(json, 0, source, 0, "imported.json", fuzz_tmpdir(), NULL, 0,
+        if (ht_spec_load_buffer(json, 0,
+                                &(struct ht_spec_buffer_opts){.source = source,
+                                                              .name = "imported.json",
+                                                              .base_dir = fuzz_tmpdir()},
                                 &spec, &err) == 0)
             ht_spec_free(spec);
     } else if (json) {

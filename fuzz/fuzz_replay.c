@@ -28,8 +28,10 @@ static struct ht_spec *stencil(void)
 
     if (!spec) {
         memset(&err, 0, sizeof err);
-        if (ht_spec_load_buffer(spec_json, 0, source, 0, "stencil.json", NULL, NULL, 0, &spec,
-                                &err))
+        if (ht_spec_load_buffer(
+                spec_json, 0,
+                &(struct ht_spec_buffer_opts){.source = source, .name = "stencil.json"}, &spec,
+                &err))
             abort(); /* the harness's own spec is broken */
     }
     return spec;

@@ -96,9 +96,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0; /* json_len 0 means NUL-terminated: there is no such input here */
     memset(&err, 0, sizeof err);
     int given = size % 2 == 0;
-    int rc = ht_spec_load_buffer((const char *)data, size, given ? kernel : NULL,
-                                 given ? sizeof kernel - 1 : 0, "fuzz.json", fuzz_tmpdir(),
-                                 NULL, 0, &spec, &err);
+    int rc = ht_spec_load_buffer(
+        (const char *)data, size,
+        &(struct ht_spec_buffer_opts){.source = given ? kernel : NULL,
+                                      .source_len = given ? sizeof kernel - 1 : 0,
+                                      .name = "fuzz.json",
+                                      .base_dir = fuzz_tmpdir()},
+        &spec, &err);
     if (rc == 0) {
         check(spec);
         ht_spec_free(spec);

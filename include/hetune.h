@@ -21,6 +21,7 @@
 #include "hetune/runtime.h"
 #include "hetune/interop.h"
 #include "hetune/mpi.h"
+#include "hetune/present.h"
 
 #define HETUNE_VERSION "0.1.0"
 

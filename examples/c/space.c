@@ -8,7 +8,7 @@
  * prints the space's sizes (the paper's Tables 1 and 2: unpruned, under the platform rules,
  * pruned by the constraints too) and every valid configuration, and checks that the list
  * has as many as the count and that each passes ht_space_check. Exit status 0 when they
- * agree, 77 when there is no OpenCL platform, ht_exit_status's for a spec that
+ * agree, 77 when there is no OpenCL platform, ht_present_exit_status's for a spec that
  * does not load (2 for an invalid one, 1 for an unreadable file), 2 for a bad argument, 1
  * otherwise. */
 #include <inttypes.h>
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     }
 
     if ((rc = ht_spec_load(path, sizes, nsizes, &spec, &err)) != HT_OK)
-        return fail("cannot load the spec", &err, ht_exit_status(rc));
+        return fail("cannot load the spec", &err, ht_present_exit_status(rc));
     if ((rc = ht_platform_discover(&p, &err)) != HT_OK) {
         status = fail("no device", &err, rc == HT_ENOPLATFORM ? 77 : 1);
         goto out;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     }
     if ((rc = ht_space_create(&spec->space, &p->devices[index], HT_EQ3_PRODUCT, &space,
                               &err)) != HT_OK) {
-        status = fail("cannot create the space", &err, ht_exit_status(rc));
+        status = fail("cannot create the space", &err, ht_present_exit_status(rc));
         goto out;
     }
     if (ht_space_count(space, &counts, &err) != HT_OK) {

@@ -8,7 +8,7 @@
  * configurations, each built, run, timed and verified against the spec's reference, every
  * evaluation stored in the database; the best is then read back from the database and must
  * be the one the tune reported. Exit status 0 when a configuration verified and the
- * database agrees, 77 when there is no OpenCL platform, ht_exit_status's for a spec that
+ * database agrees, 77 when there is no OpenCL platform, ht_present_exit_status's for a spec that
  * does not load (2 for an invalid one, 1 for an unreadable file), 2 for a bad argument, 1
  * otherwise (with a message). */
 #ifndef _POSIX_C_SOURCE
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if ((rc = ht_spec_load(path, &size, 1, &spec, &err)) != HT_OK)
-        return fail("cannot load the spec", &err, ht_exit_status(rc));
+        return fail("cannot load the spec", &err, ht_present_exit_status(rc));
     if ((rc = ht_platform_discover(&p, &err)) != HT_OK) {
         status = fail("no device", &err, rc == HT_ENOPLATFORM ? 77 : 1);
         goto out;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     printf("tuning %s (N = %lld) on device %zu, %s\n", spec->name, (long long)size.value,
            index, p->devices[index].name);
     if ((rc = ht_tune_device(spec, &p->devices[index], store, &opts, &res, &err)) != HT_OK) {
-        status = fail("tuning failed", &err, ht_exit_status(rc));
+        status = fail("tuning failed", &err, ht_present_exit_status(rc));
         goto out;
     }
     printf("evaluated %zu of %zu (%zu failed, %zu cut) in %.2f s with %s\n", res.evaluated,

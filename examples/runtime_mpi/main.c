@@ -89,15 +89,18 @@ static int tune(const char *spec_path, const struct ht_size_override *size, size
 {
     struct ht_spec *spec = NULL;
     struct ht_tune_opts topts;
+    struct ht_mpi_tune_opts mopts = {0};
     struct ht_error err;
     char *text = NULL;
     int status = 1, rc;
 
     ht_error_clear(&err);
     ht_tune_opts_init(&topts);
+    mopts.db = db;
+    mopts.tune = &topts;
     rc = ht_spec_load(spec_path, size, nsizes, &spec, &err);
     if (rc == HT_OK)
-        rc = ht_mpi_tune(spec, NULL, db, &topts, 0, &text, &status, &err);
+        rc = ht_mpi_tune(spec, &mopts, &text, &status, &err);
     if (rc == HT_OK && rank == 0)
         printf("%s", text);
     free(text);

@@ -90,12 +90,6 @@ int ht_error_set(struct ht_error *err, int code, const char *fmt, ...)
  * parts that are unknown. Returns the length that was needed, like snprintf. */
 int ht_error_format(const struct ht_error *err, char *buf, size_t size);
 
-/* The process exit status the command-line tool uses for an error code: 0 success,
- * 2 bad input (usage, spec, expression, build, constraint), 3 verification failed,
- * 130 interrupted (HT_EINTR), 1 any other runtime failure (a configuration cut by early
- * termination, crashed or timed out included). */
-int ht_exit_status(int code);
-
 /* The levels of the messages the log hook receives. */
 enum ht_log_level { HT_LOG_INFO = 1, HT_LOG_DEBUG = 2 };
 

@@ -589,12 +589,6 @@ int ht_load_under(const struct ht_load *l);
 /* Adds what src saw to *dst (windows, CPU time, the first reason for no lock). */
 void ht_load_add(struct ht_load *dst, const struct ht_load *src);
 
-/* One sentence (no newline, no command name) saying that l was under load and what to
- * do, into buf; returns 1, or 0 (buf empty) when ht_load_under(l) is 0. E.g. "measured
- * under load: other processes used 1.6 of 2 cores while it measured; times may be slow:
- * measure again when the machine is quiet". */
-int ht_load_sentence(const struct ht_load *l, char *buf, size_t size);
-
 /* A set of device locks held (ht_device_locks_take); opaque but for the caller's stack. */
 struct ht_device_locks {
     size_t n;                                 /* distinct lock files held */
@@ -604,17 +598,24 @@ struct ht_device_locks {
     double t0, busy0, own0;                   /* the load watch's start */
 };
 
-/* Takes the locks of devs[0..n) in the global order above (on_wait told once per lock
- * found held, with that device; stop and polling as ht_device_lock), then starts the load
- * watch. A lock that cannot be made (the folder or file not writable) is not an error:
- * the measurement goes on without it and load->unlocked (with why) says so; load may be
+/* How a set of locks waits for one another process holds. Zero-initialize: no zero field
+ * changes anything (no stop, a silent wait). */
+struct ht_device_wait {
+    volatile sig_atomic_t *stop;  /* raised: the wait ends (HT_EINTR); NULL: never */
+    ht_device_lock_wait_fn on_wait; /* told once per lock found held, with that device */
+    void *user;                   /* on_wait's user */
+};
+
+/* Takes the locks of devs[0..n) in the global order above (waiting as wait says, NULL: a
+ * silent wait nothing stops; polling as ht_device_lock), then starts the load watch. A
+ * lock that cannot be made (the folder or file not writable) is not an error: the
+ * measurement goes on without it and load->unlocked (with why) says so; load may be
  * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when
- * *stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
+ * *wait->stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
  * distinct locks. */
 int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
-                         volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait,
-                         void *user, struct ht_device_locks *l, struct ht_load *load,
-                         struct ht_error *err);
+                         const struct ht_device_wait *wait, struct ht_device_locks *l,
+                         struct ht_load *load, struct ht_error *err);
 
 /* Ends l's load watch, adding its window to *load (may be NULL), and gives its locks
  * back. A zeroed l, or one released already, is fine. */

@@ -69,16 +69,26 @@ const char *ht_mpi_refusal(const char *command);
 /* The heartbeat silence after which rank 0 counts a rank as dead (seconds). */
 #define HT_MPI_SILENCE_S 5.0
 
-/* Runs one distributed tune; every rank of MPI_COMM_WORLD calls it with the same spec,
- * options and device selector. When MPI is not initialized, it initializes it
+/* What ht_mpi_tune does and where. Zero-initialize: every device, HT_STORE_DEFAULT_PATH,
+ * ht_tune_opts_init's defaults, a text report. */
+struct ht_mpi_tune_opts {
+    const char *device;               /* `hetune tune --device` (an index, a unique part of
+                                         "<platform> <name>", or "all"); NULL: "all" */
+    const char *db;                   /* the results database rank 0 opens; NULL:
+                                         HT_STORE_DEFAULT_PATH */
+    const struct ht_tune_opts *tune;  /* as for ht_tune_device (below); NULL: the defaults */
+    int json;                         /* 1: the report is one JSON object, not text */
+};
+
+/* Runs one distributed tune; every rank of MPI_COMM_WORLD calls it with the same spec
+ * and options (opts NULL: all defaults). When MPI is not initialized, it initializes it
  * (MPI_Init_thread, funneled) and finalizes it before it returns, so it is then called
  * once per process; in a program that initialized MPI, it leaves MPI as it found it (its
  * error handler of MPI_COMM_WORLD too, MPI_ERRORS_RETURN during the call) and may be
  * called again.
  *
- * device is the selector of `hetune tune --device` (an index, a unique part of
- * "<platform> <name>", or "all"; NULL is "all"), applied by each rank to its own platform.
- * db is the results database that rank 0 opens. opts as for ht_tune_device (tune.h):
+ * opts->device is applied by each rank to its own platform; opts->db is opened by rank 0
+ * alone. opts->tune as for ht_tune_device (tune.h):
  * strategy must be "exhaustive" or "random" (a uniformly random order of the valid
  * configurations, seeded by seed, the same on every run; HT_EINVAL otherwise: genetic and
  * anneal choose from the last results); budget caps the evaluations per
@@ -88,7 +98,7 @@ const char *ht_mpi_refusal(const char *command);
  * exec apply on every rank; progress and on_wait are not used.
  *
  * On rank 0, *text (owned by the caller, free()) receives the report: text, or one JSON
- * object when json is 1; on the other ranks "" . *status receives the exit status the
+ * object when opts->json is 1; on the other ranks "" . *status receives the exit status the
  * command should end with: on rank 0 0 when each device model has a best configuration, 1
  * when one has none, 130 when stopped; on the others 0 (130 when stopped).
  *
@@ -96,14 +106,13 @@ const char *ht_mpi_refusal(const char *command);
  * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank
  * without is reported and left out), HT_EDB (rank 0's database), HT_ENOMEM; the other
  * ranks learn of rank 0's failure and return HT_EINVAL "rank 0 failed". */
-int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
-                const struct ht_tune_opts *opts, int json, char **text, int *status,
-                struct ht_error *err);
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts, char **text,
+                int *status, struct ht_error *err);
 
 /* Co-executes spec across the nodes of MPI_COMM_WORLD (`mpirun -n K hetune split`); every
  * rank calls it with the same spec, options and device selector (MPI started and ended as
- * by ht_mpi_tune: once per process unless the program initialized MPI). Each rank is a node: its devices (device as in
- * ht_mpi_tune, applied on its own node) co-execute as ht_workflow_split's do, with the
+ * by ht_mpi_tune: once per process unless the program initialized MPI). Each rank is a node: its
+ * devices (device as ht_mpi_tune's opts->device, applied on its own node) co-execute as ht_workflow_split's do, with the
  * scheduler and options of opts->coexec. Rank 0 alone opens the database opts->db and
  * reads each device's best configuration (nothing is tuned: a device without one is
  * reported and left out, as is a node whose devices all are or that cannot co-execute).

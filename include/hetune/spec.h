@@ -187,22 +187,33 @@ struct ht_size_override {
 int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov,
                  struct ht_spec **out, struct ht_error *err);
 
+/* What a spec loaded from memory takes besides its text (ht_spec_load_buffer).
+ * Zero-initialize: zero is the default of every field. */
+struct ht_spec_buffer_opts {
+    const char *source;     /* the kernel's source; NULL: the spec's own kernel.source, else
+                               kernel.file read against base_dir */
+    size_t source_len;      /* its bytes; 0: NUL-terminated */
+    const char *name;       /* what errors name as the file; NULL: "<string>" */
+    const char *base_dir;   /* resolves kernel.file, `file:` inits and reference files;
+                               NULL: the current directory */
+    const struct ht_size_override *ov; /* sizes overridden, nov of them */
+    size_t nov;
+};
+
 /* Loads and validates a spec from memory, so that a program ships no files: json (json_len
- * bytes, or NUL-terminated when json_len is 0) is the spec's text, and the kernel's source
- * is source (source_len bytes, or NUL-terminated when 0) when source is not NULL, else the
- * spec's own "kernel": {"source": "..."}, else kernel.file read against base_dir (NULL: the
- * current directory), which also resolves `file:` inits and reference files. With source
- * given, kernel.file may be left out (when present it only names the source in messages)
- * and kernel.source must be. Errors are those of ht_spec_load, with err->file the name given
- * ("<string>" when name is NULL) and err->line/column into json; HT_EINVAL when json or out
- * is NULL. json and source are copied: the caller may free them once this returns. *out is
- * owned by the caller (ht_spec_free); its path is NULL (there is no file to load again, so
- * the tuner's isolated worker and its builds ahead, which reload the spec from its file,
- * cannot run it: tune it in this process, ht_exec_opts.isolate HT_ISOLATE_OFF). */
-int ht_spec_load_buffer(const char *json, size_t json_len, const char *source,
-                        size_t source_len, const char *name, const char *base_dir,
-                        const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
-                        struct ht_error *err);
+ * bytes, or NUL-terminated when json_len is 0) is the spec's text; opts (NULL: all
+ * defaults) gives the kernel's source, the name errors use, the folder files resolve
+ * against and the sizes overridden. With opts->source given, kernel.file may be left out
+ * (when present it only names the source in messages) and kernel.source must be. Errors
+ * are those of ht_spec_load, with err->file the name given ("<string>" when none) and
+ * err->line/column into json; HT_EINVAL when json or out is NULL, opts->nov without
+ * opts->ov, or opts->source_len without opts->source. json and the source are copied: the
+ * caller may free them once this returns. *out is owned by the caller (ht_spec_free); its
+ * path is NULL (there is no file to load again, so the tuner's isolated worker and its
+ * builds ahead, which reload the spec from its file, cannot run it: tune it in this
+ * process, ht_exec_opts.isolate HT_ISOLATE_OFF). */
+int ht_spec_load_buffer(const char *json, size_t json_len, const struct ht_spec_buffer_opts *opts,
+                        struct ht_spec **out, struct ht_error *err);
 
 /* Frees a spec; NULL is allowed. */
 void ht_spec_free(struct ht_spec *spec);

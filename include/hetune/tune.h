@@ -304,7 +304,8 @@ struct ht_tune_result {
                                 measured again when proposed */
     struct ht_load load;     /* what other processes did while this run measured
                                 (exec.h): ht_load_under says whether its times may be
-                                slow, ht_load_sentence says it; zero under replay */
+                                slow, ht_present_load_sentence (present.h) says it;
+                                zero under replay */
 };
 
 /* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,

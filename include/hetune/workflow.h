@@ -2,7 +2,8 @@
  * results database (tuning it first when allowed), each device measured alone with the
  * co-execution's own clock, the split-or-alone decision, the refinement rounds, the
  * split-point sweep and storing a split. `hetune split`, `hetune run` and the runtime
- * (runtime.h) are built on these functions; none of them prints.
+ * (runtime.h) are built on these functions; none of them prints: their results are
+ * structs, which present.h writes as the documents the command line prints.
  */
 #ifndef HETUNE_WORKFLOW_H
 #define HETUNE_WORKFLOW_H
@@ -90,16 +91,24 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
  * that tells the two kinds apart by name. */
 int ht_workflow_scheduler_planned(const char *scheduler);
 
-/* Stores the co-execution res of devs[0..n) (all borrowed) as a split of problem_id and
- * sets *id. plan is the co-execution's plan, NULL when it has none: then each device's
- * optimal factor is stored as no_plan_factor. When ran_alone, res is devs[fastest] alone,
- * stored as scheduler "alone" with no theoretical time. Errors as ht_store_put_split;
- * HT_ENOMEM. */
+/* A co-execution to store as a split (ht_workflow_store_split); every pointer borrowed. */
+struct ht_workflow_split_record {
+    const struct ht_workflow_device *devs; /* its devices, n of them */
+    size_t n;
+    size_t fastest;                   /* the device alone that is the reference */
+    const struct ht_coexec_result *res; /* what it measured */
+    const struct ht_split_plan *plan; /* its plan; NULL when it has none */
+    int ran_alone;                    /* 1: res is devs[fastest] alone */
+    double no_plan_factor;            /* each device's optimal factor when plan is NULL */
+};
+
+/* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
+ * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
+ * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
+ * theoretical time. Errors as ht_store_put_split; HT_ENOMEM. */
 int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht_workflow_device *devs, size_t n, size_t fastest,
-                            const struct ht_coexec_result *res,
-                            const struct ht_split_plan *plan, int ran_alone,
-                            double no_plan_factor, int64_t *id, struct ht_error *err);
+                            const struct ht_workflow_split_record *rec, int64_t *id,
+                            struct ht_error *err);
 
 /* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
 int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
@@ -133,15 +142,26 @@ struct ht_workflow_refine {
     struct ht_split_plan best_plan;    /* its plan */
 };
 
+/* How ht_workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
+ * time balanced, nobody told. */
+struct ht_workflow_refine_opts {
+    unsigned rounds;                  /* the most refinements after round 0 */
+    enum ht_refine_target target;     /* what is balanced */
+    ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
- * round 0): up to rounds times ht_coexec_refine, then a run verified against device ref
- * alone, until the plan no longer changes. A round that fails verification is kept and
- * reported through on_verify (may be NULL). Fills *out (ht_workflow_refine_free, also on
- * error). Errors as ht_coexec_refine, ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
+ * round 0): up to opts->rounds times ht_coexec_refine (towards opts->target), then a run
+ * verified against device ref alone, until the plan no longer changes. A round that fails
+ * verification is kept and reported through opts->on_verify. opts NULL: the defaults.
+ * Fills *out (ht_workflow_refine_free, also on error). Errors as ht_coexec_refine,
+ * ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
 int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref, unsigned rounds,
-                           enum ht_refine_target target, ht_workflow_verify_fn on_verify,
-                           void *user, struct ht_workflow_refine *out, struct ht_error *err);
+                           const struct ht_coexec_result *first, size_t ref,
+                           const struct ht_workflow_refine_opts *opts,
+                           struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
  * target time (alone[0..r->n)), when it beat every round; else the one device the best
@@ -155,13 +175,22 @@ void ht_workflow_refine_free(struct ht_workflow_refine *r);
 /* The number of split points of a sweep by step (in (0, 1]): 0, step, 2 step, ..., and 1. */
 size_t ht_workflow_sweep_points(double step);
 
-/* Runs point k of the sweep by step on the two-device co-execution cx (device 0's factor
- * min(k·step, 1)), verifies it against device ref alone and stores it as *pt of split
- * split_id. A point that fails verification is reported through on_verify (may be NULL)
- * and stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
-int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t ref,
-                            struct ht_store *store, int64_t split_id,
-                            ht_workflow_verify_fn on_verify, void *user,
+/* A sweep of split points (ht_workflow_sweep_point): how, and where its points go. */
+struct ht_workflow_sweep {
+    double step;                      /* in (0, 1] */
+    size_t ref;                       /* the device alone each point is verified against */
+    struct ht_store *store;           /* borrowed */
+    int64_t split_id;                 /* the split the points are stored with */
+    ht_workflow_verify_fn on_verify;  /* told of a point that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
+/* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
+ * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
+ * split s->split_id. A point that fails verification is reported through s->on_verify and
+ * stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
+int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep *s, size_t k,
                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 /* --- the whole of `hetune split` --- */
@@ -279,21 +308,9 @@ struct ht_workflow_split_result {
                                          device could be partitioned) */
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
     struct ht_load load;              /* what other processes did while it tuned and
-                                         measured (exec.h: ht_load_under, ht_load_sentence) */
+                                         measured (exec.h: ht_load_under; present.h:
+                                         ht_present_load_sentence) */
 };
-
-/* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
- * slower, measured slower, or no refined round beat it), as one sentence in buf ("the
- * split took 8.1 ms, longer than device 1 (NAME) alone (7.2 ms): running on it alone
- * (--force keeps the split)"); returns 1, or 0 (buf empty) when there is nothing to say. */
-int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *buf,
-                               size_t size);
-
-/* The CPU compute units of r in buf, one line without the newline: "all", "8 (a
- * sub-device)", or with opts.dop each count tried and its wall time ("8 of 16, 15, 12, 8,
- * 4 tried: 7.41 ms, 7.02 ms, ..."); returns 1, or 0 (buf empty) when r ran on all units
- * and tried nothing else. */
-int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size);
 
 /* Co-executes spec on devs[0..n) (borrowed; they must outlive the call) as `hetune split`
  * does: each device's best configuration (tuned first when missing), each device alone
@@ -319,17 +336,6 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r);
-
-/* Writes r, the result of ht_workflow_split(spec, ..., opts, ...), as the JSON document
- * `hetune split --json` prints (docs/cli.md) into *text, owned by the caller (free): the
- * decision, each device's configuration, times alone, slice and times, the plan's residue,
- * the times against Algorithm 1's, the refinement's rounds, the estimate, the
- * verification, the stored split and the sweep; a device name or path that is not UTF-8
- * has its stray bytes as U+FFFD, a time that is not finite is null. HT_ENOMEM when it
- * cannot. */
-int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
-                           const struct ht_workflow_split_result *r, char **text,
-                           struct ht_error *err);
 
 /* --- the whole of `hetune run` --- */
 
@@ -385,7 +391,8 @@ struct ht_workflow_run_result {
     int verify_failed;                /* a co-execution, round or point failed it */
     struct ht_report_result report;   /* the report written */
     struct ht_load load;              /* what other processes did while it tuned and
-                                         measured (exec.h: ht_load_under, ht_load_sentence) */
+                                         measured (exec.h: ht_load_under; present.h:
+                                         ht_present_load_sentence) */
 };
 
 /* The whole pipeline of `hetune run` on spec and devs[0..n) (borrowed; they must outlive
@@ -431,15 +438,6 @@ struct ht_workflow_coexec {
 size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
                                struct ht_workflow_coexec *out);
 
-/* Writes r, the result of ht_workflow_run on spec with the database db (NULL:
- * HT_STORE_DEFAULT_PATH) that took elapsed seconds, as the JSON document `hetune run
- * --json` prints (docs/cli.md) into *text, owned by the caller (free): each device's
- * space sizes, tuning and times, each co-execution (ht_workflow_run_coexecs) and the
- * report; reals to 9 significant digits. HT_ENOMEM when it cannot. */
-int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
-                         const struct ht_workflow_run_result *r, double elapsed, char **text,
-                         struct ht_error *err);
-
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
@@ -483,7 +481,7 @@ struct ht_workflow_space {
     double mzn_seconds;               /* "both": MiniZinc's time; -1 otherwise */
     size_t nparams;
     struct ht_space *space;           /* the space on dev (owned), which a native listing
-                                         walks (ht_workflow_space_print) */
+                                         walks (ht_present_space_print) */
     int64_t *configs;                 /* nconfigs x nparams, another solver's, collected
                                          when listing with it (MiniZinc's order) or with
                                          "both" (sorted, parameter by parameter) */
@@ -511,25 +509,6 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_space_destroy(struct ht_workflow_space *r);
 
-/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 to f as
- * `hetune space` prints them: the table of sizes (text), with each device's configurations
- * when list (struct ht_space_list_opts: the format; prefix, count and device are set
- * here); a binary listing writes the configurations alone (HT_SPACE_LIST_HELP). Native
- * configurations are streamed in walk order as found: memory stays flat. Returns 0,
- * HT_EIO or HT_ENOMEM, err filled. */
-int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
-                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
-                            int list, enum ht_space_list_format format, struct ht_error *err);
-
-/* Writes the spaces r[0..n) that ht_workflow_space_solve found with solver and eq3 (with
- * their configurations when list) as the JSON document `hetune space --json` prints
- * (docs/cli.md) into *text, owned by the caller (free). Names, paths and reasons that are
- * not UTF-8 have their stray bytes as U+FFFD; a size past 2^63 is an exact JSON integer.
- * HT_ENOMEM when it cannot. */
-int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
-                           const struct ht_workflow_space *r, size_t n, int list, char **text,
-                           struct ht_error *err);
-
 /* --- the split planner on given numbers (`hetune plan`) --- */
 
 /* What ht_workflow_plan found. Owned: ht_workflow_plan_result_destroy. */
@@ -545,37 +524,29 @@ struct ht_workflow_plan_result {
     double margin;                    /* the decision's margin */
 };
 
-/* Plans global work-items over devs[0..n) (popts as ht_split_plan_make). With bus (n
- * entries; NULL: none), each device's busy model (ht_split_bus_model, its wg from devs)
- * is planned instead, and Algorithm 1 on devs' kernel times, the transfer-aware bound and
- * the split-or-alone decision with margin are added. Fills *out
+/* How ht_workflow_plan plans. Zero-initialize: ht_split_plan_make's defaults, no bus, no
+ * margin. */
+struct ht_workflow_plan_opts {
+    const struct ht_split_plan_opts *plan; /* as ht_split_plan_make; NULL: its defaults */
+    const struct ht_split_bus *bus;   /* one per device; NULL: none */
+    double margin;                    /* the split-or-alone decision's, with a bus */
+};
+
+/* Plans global work-items over devs[0..n) (opts->plan as ht_split_plan_make; opts NULL:
+ * the defaults). With opts->bus, each device's busy model (ht_split_bus_model, its wg from
+ * devs) is planned instead, and Algorithm 1 on devs' kernel times, the transfer-aware
+ * bound and the split-or-alone decision with opts->margin are added. Fills *out
  * (ht_workflow_plan_result_destroy, also on error). Errors as ht_split_plan_make,
  * ht_split_bus_model (err->field "devices[i].<field>"), ht_split_bound and
  * ht_split_decide; HT_ENOMEM. */
-int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
-                     const struct ht_split_bus *bus, size_t n,
-                     const struct ht_split_plan_opts *popts, double margin,
+int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                     const struct ht_workflow_plan_opts *opts,
                      struct ht_workflow_plan_result *out, struct ht_error *err);
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
 
-/* Writes plan result r (with bus, its n entries, when r->bus; names may be NULL) as the
- * JSON document `hetune plan --json` prints (docs/cli.md; a device a line, numbers to 17
- * digits) into *text, owned by the caller (free). HT_ENOMEM when it cannot. */
-int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
-                          char *const *names, char **text, struct ht_error *err);
-
 /* --- the devices (`hetune devices`) --- */
-
-/* Writes devs[0..n) with their limits as the JSON document `hetune devices --json` prints
- * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
- * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
- * document its "host_memory" object; a driver's string that is not UTF-8 has its stray
- * bytes as U+FFFD. HT_ENOMEM when it cannot. */
-int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
-                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
-                             char **text, struct ht_error *err);
 
 /* Measures the host memory's rates (ht_host_memory_measure over arrays of bytes each, 0:
  * its default; then, with copying[0..n) the devices that copy rather than work in place,
@@ -584,45 +555,6 @@ int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
 int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info *const *copying,
                             size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err);
-
-/* --- tuning (`hetune tune`) --- */
-
-/* Writes the tuning results[0..n) of devs[0..n) (with options o, into the database db,
- * NULL: HT_STORE_DEFAULT_PATH; interrupted: stopped by o->stop) as the JSON document
- * `hetune tune --json` prints (docs/cli.md) into *text, owned by the caller (free).
- * HT_ENOMEM when it cannot. */
-int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
-                          const struct ht_device_info *const *devs,
-                          const struct ht_tune_result *results, size_t n, int interrupted,
-                          char **text, struct ht_error *err);
-
-/* --- one evaluation (`hetune eval`) --- */
-
-/* Writes the evaluation res of config (spec->space.nparams values) on dev, which ended with
- * eval_err (its code 0 on success), as the JSON document `hetune eval --json` prints
- * (docs/cli.md) into *text, owned by the caller (free): the configuration, the NDRange,
- * the status, the build, kernel and transfer times, the performance and the
- * verification. HT_ENOMEM when it cannot. */
-int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
-                          const int64_t *config, const struct ht_eval_result *res,
-                          const struct ht_error *eval_err, char **text, struct ht_error *err);
-
-/* ht_workflow_eval_json with "load": what other processes did while the evaluation
- * measured (load, as the device lock's watch saw it: {"under_load", "other_cores",
- * "cores", "window_seconds", "locked", "unlocked_why", "notice"}, as `tune --json` gives
- * per device). load NULL: no "load" key, as ht_workflow_eval_json. */
-int ht_workflow_eval_json_load(const struct ht_spec *spec, const struct ht_device_info *dev,
-                               const int64_t *config, const struct ht_eval_result *res,
-                               const struct ht_error *eval_err, const struct ht_load *load,
-                               char **text, struct ht_error *err);
-
-/* --- the report (`hetune report`) --- */
-
-/* Writes res, a report of the database db written into the folder out, as the JSON
- * document `hetune report --json` prints (docs/cli.md) into *text, owned by the caller
- * (free). HT_ENOMEM when it cannot. */
-int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
-                            char **text, struct ht_error *err);
 
 #ifdef __cplusplus
 }

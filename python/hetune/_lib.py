@@ -1,11 +1,13 @@
 """Loading libhetune with ctypes, and the few C structs mirrored here.
 
 Most results come back as the JSON documents the library writes for the CLI's --json
-(include/hetune/workflow.h), so that only plain-data structs are mirrored: ht_error,
-ht_device_info, ht_platform, ht_exec_opts, ht_tune_opts and ht_stored_eval. Result structs
+(include/hetune/present.h), so that only plain-data structs are mirrored: ht_error,
+ht_device_info, ht_platform, ht_exec_opts, ht_tune_opts, ht_stored_eval,
+ht_spec_buffer_opts, ht_present_space and ht_present_tune. Result structs
 the library fills and reads back itself (ht_tune_result, ht_eval_result, ...) are passed as
 zeroed opaque buffers far larger than they are (OPAQUE_BYTES). tests/test_layout.py checks
-the mirrors against the C compiler when there is one.
+the mirrors that follow their C struct field for field (its MIRRORS) against the C
+compiler when there is one.
 """
 
 import ctypes
@@ -110,6 +112,19 @@ class TuneOpts(ctypes.Structure):
     ]
 
 
+class PresentTune(ctypes.Structure):
+    """struct ht_present_tune (include/hetune/present.h)."""
+    _fields_ = [
+        ("spec", ctypes.c_void_p),
+        ("db", ctypes.c_char_p),
+        ("opts", ctypes.POINTER(TuneOpts)),
+        ("devs", ctypes.c_void_p),
+        ("results", ctypes.c_void_p),
+        ("n", ctypes.c_size_t),
+        ("interrupted", ctypes.c_int),
+    ]
+
+
 class StoredEval(ctypes.Structure):
     _fields_ = [
         ("id", ctypes.c_int64),
@@ -144,6 +159,43 @@ class StoredEval(ctypes.Structure):
 
 class SizeOverride(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
+
+
+class PresentSpace(ctypes.Structure):
+    """struct ht_present_space (include/hetune/present.h)."""
+    _fields_ = [
+        ("spec", ctypes.c_void_p),
+        ("solver", ctypes.c_char_p),
+        ("eq3", ctypes.c_int),
+        ("spaces", ctypes.c_void_p),
+        ("n", ctypes.c_size_t),
+        ("list", ctypes.c_int),
+        ("format", ctypes.c_int),
+    ]
+
+
+class SpecBufferOpts(ctypes.Structure):
+    """struct ht_spec_buffer_opts (include/hetune/spec.h)."""
+    _fields_ = [
+        ("source", ctypes.c_char_p),
+        ("source_len", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("base_dir", ctypes.c_char_p),
+        ("ov", ctypes.POINTER(SizeOverride)),
+        ("nov", ctypes.c_size_t),
+    ]
+
+
+class PresentEval(ctypes.Structure):
+    """struct ht_present_eval (include/hetune/present.h)."""
+    _fields_ = [
+        ("spec", ctypes.c_void_p),
+        ("dev", ctypes.POINTER(DeviceInfo)),
+        ("config", ctypes.POINTER(ctypes.c_int64)),
+        ("res", ctypes.c_void_p),
+        ("eval_err", ctypes.POINTER(Error)),
+        ("load", ctypes.c_void_p),
+    ]
 
 
 class TuneProgress(ctypes.Structure):
@@ -254,18 +306,18 @@ _Z = ctypes.c_size_t
 _proto("ht_strerror", S, _I)
 _proto("ht_err_name", S, _I)
 _proto("ht_error_format", _I, E, ctypes.c_char_p, _Z)
-_proto("ht_exit_status", _I, _I)
+_proto("ht_present_exit_status", _I, _I)
 _proto("ht_platform_discover", _I, ctypes.POINTER(ctypes.POINTER(Platform)), E)
 _proto("ht_platform_free", None, ctypes.POINTER(Platform))
 _proto("ht_platform_find", _I, ctypes.POINTER(Platform), S, ctypes.POINTER(_Z), E)
-_proto("ht_workflow_devices_json", _I, ctypes.POINTER(DeviceInfo), _Z, P, P, PP, E)
+_proto("ht_present_devices_json", _I, ctypes.POINTER(DeviceInfo), _Z, P, P, PP, E)
 _proto("ht_spec_load", _I, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
-_proto("ht_spec_load_buffer", _I, S, _Z, S, _Z, S, S, ctypes.POINTER(SizeOverride), _Z, PP, E)
+_proto("ht_spec_load_buffer", _I, S, _Z, ctypes.POINTER(SpecBufferOpts), PP, E)
 _proto("ht_spec_free", None, P)
 _proto("ht_spec_config_from_assignments", _I, P, ctypes.POINTER(S), _Z,
        ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_workflow_space_solve", _I, P, ctypes.POINTER(DeviceInfo), _I, S, _I, P, E)
-_proto("ht_workflow_space_json", _I, P, S, _I, P, _Z, _I, PP, E)
+_proto("ht_present_space_json", _I, ctypes.POINTER(PresentSpace), PP, E)
 _proto("ht_workflow_space_destroy", None, P)
 _proto("ht_exec_opts_init", None, ctypes.POINTER(ExecOpts))
 _proto("ht_session_create", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(ExecOpts), PP, E)
@@ -273,8 +325,7 @@ _proto("ht_session_free", None, P)
 _proto("ht_session_eval", _I, P, ctypes.POINTER(ctypes.c_int64), P, E)
 _proto("ht_eval_result_destroy", None, P)
 _proto("ht_session_dump", _I, P, S, E)
-_proto("ht_workflow_eval_json", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(ctypes.c_int64),
-       P, E, PP, E)
+_proto("ht_present_eval_json", _I, ctypes.POINTER(PresentEval), PP, E)
 _proto("ht_tune_opts_init", None, ctypes.POINTER(TuneOpts))
 _proto("ht_store_open", _I, S, PP, E)
 _proto("ht_store_close", None, P)
@@ -282,12 +333,11 @@ _proto("ht_store_device_id", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(c
 _proto("ht_store_list_evals", _I, P, ctypes.c_int64, ctypes.c_int64, EVAL_CB, P, E)
 _proto("ht_workflow_open", _I, S, P, P, PP, ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_tune_device", _I, P, ctypes.POINTER(DeviceInfo), P, ctypes.POINTER(TuneOpts), P, E)
-_proto("ht_workflow_tune_json", _I, P, S, ctypes.POINTER(TuneOpts),
-       ctypes.POINTER(ctypes.POINTER(DeviceInfo)), P, _Z, _I, PP, E)
+_proto("ht_present_tune_json", _I, ctypes.POINTER(PresentTune), PP, E)
 _proto("ht_kt_expression", _I, S, ctypes.POINTER(S), _Z, PP, E)
 _proto("ht_workflow_split_opts_init", None, P)
 _proto("ht_workflow_split", _I, P, ctypes.POINTER(ctypes.POINTER(DeviceInfo)), _Z, P, P, E)
-_proto("ht_workflow_split_json", _I, P, P, P, PP, E)
+_proto("ht_present_split_json", _I, P, P, P, PP, E)
 _proto("ht_workflow_split_result_destroy", None, P)
 # The runtime (runtime.h). Its options are set by name into a buffer of
 # ht_runtime_opts_size() bytes, so that struct ht_runtime_opts is not mirrored here.

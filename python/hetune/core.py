@@ -33,7 +33,7 @@ class HetuneError(Exception):
         self.field = err.field.decode("utf-8", "replace")
         self.file = err.file.decode("utf-8", "replace")
         self.line, self.column = err.line, err.column
-        self.status = lib.ht_exit_status(err.code)
+        self.status = lib.ht_present_exit_status(err.code)
         super().__init__("%s (%s)" % (buf.value.decode("utf-8", "replace"), self.name))
 
 
@@ -73,7 +73,7 @@ def devices() -> List[Dict[str, Any]]:
     max_work_item_dims, max_work_item_sizes, local_mem_size, global_mem_size,
     max_mem_alloc_size, is_cpu and is_gpu."""
     p = _plat().contents
-    return _json_call(lib.ht_workflow_devices_json, p.devices, p.count, None, None)["devices"]
+    return _json_call(lib.ht_present_devices_json, p.devices, p.count, None, None)["devices"]
 
 
 def _device_indices(device):
@@ -136,11 +136,11 @@ class Spec:
         ov, names = _overrides(self.sizes)
         err = _lib.Error()
         handle = ctypes.c_void_p()
-        _check(lib.ht_spec_load_buffer(
-            raw, len(raw), src, len(src) if src is not None else 0,
-            name.encode() if name else None,
-            os.fspath(base_dir).encode() if base_dir is not None else None,
-            ov, len(names), ctypes.byref(handle), ctypes.byref(err)), err)
+        opts = _lib.SpecBufferOpts(
+            src, len(src) if src is not None else 0, name.encode() if name else None,
+            os.fspath(base_dir).encode() if base_dir is not None else None, ov, len(names))
+        _check(lib.ht_spec_load_buffer(raw, len(raw), ctypes.byref(opts), ctypes.byref(handle),
+                                       ctypes.byref(err)), err)
         self._h = handle
         self.doc = json.loads(raw)
         return self
@@ -214,8 +214,9 @@ class Spec:
                 _check(lib.ht_workflow_space_solve(self._h, _dev(i), _lib.EQ3[eq3],
                                                    solver.encode(), int(configs), out,
                                                    ctypes.byref(err)), err)
-                one = _json_call(lib.ht_workflow_space_json, self._h, solver.encode(),
-                                 _lib.EQ3[eq3], out, 1, int(configs))
+                shown = _lib.PresentSpace(self._h, solver.encode(), _lib.EQ3[eq3],
+                                          ctypes.cast(out, ctypes.c_void_p), 1, int(configs), 0)
+                one = _json_call(lib.ht_present_space_json, ctypes.byref(shown))
             finally:
                 lib.ht_workflow_space_destroy(out)
             if doc is None:
@@ -256,8 +257,10 @@ class Spec:
         try:
             eval_err = _lib.Error()
             lib.ht_session_eval(sess, vals, res, ctypes.byref(eval_err))
-            doc = _json_call(lib.ht_workflow_eval_json, self._h, _dev(i), vals, res,
-                             ctypes.byref(eval_err))
+            pe = _lib.PresentEval(self._h, _dev(i), ctypes.cast(vals, ctypes.POINTER(ctypes.c_int64)),
+                                  ctypes.cast(res, ctypes.c_void_p),
+                                  ctypes.pointer(eval_err), None)
+            doc = _json_call(lib.ht_present_eval_json, ctypes.byref(pe))
             if outputs:
                 doc["outputs"] = self._dump(sess)
         finally:
@@ -341,8 +344,10 @@ class Spec:
                 _check(lib.ht_tune_device(self._h, _dev(i), store, ctypes.byref(opts), res,
                                           ctypes.byref(err)), err)
                 devs = (ctypes.POINTER(_lib.DeviceInfo) * 1)(_dev(i))
-                one = _json_call(lib.ht_workflow_tune_json, self._h, db.encode(),
-                                 ctypes.byref(opts), devs, res, 1, 0)
+                shown = _lib.PresentTune(self._h, db.encode(), ctypes.pointer(opts),
+                                         ctypes.cast(devs, ctypes.c_void_p),
+                                         ctypes.cast(res, ctypes.c_void_p), 1, 0)
+                one = _json_call(lib.ht_present_tune_json, ctypes.byref(shown))
                 if doc is None:
                     doc = one
                 else:
@@ -416,7 +421,7 @@ class Spec:
         try:
             _check(lib.ht_workflow_split(self._h, devs, len(idx), opts, out,
                                          ctypes.byref(err)), err)
-            return _json_call(lib.ht_workflow_split_json, self._h, opts, out)
+            return _json_call(lib.ht_present_split_json, self._h, opts, out)
         finally:
             lib.ht_workflow_split_result_destroy(out)
             dbb = None  # kept alive until here: opts points into it

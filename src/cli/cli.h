@@ -254,10 +254,11 @@ void cli_device_wait(const struct ht_device_info *d, const char *path, long hold
                      void *user);
 
 /* Unless quiet, says on stderr "hetune <cmd>: measured under load: ..." when load says
- * the measurements were made under load (ht_load_sentence). */
+ * the measurements were made under load (ht_present_load_sentence). */
 void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet);
 
-/* Prints "hetune <cmd>: <formatted error>" to stderr and returns ht_exit_status(err->code). */
+/* Prints "hetune <cmd>: <formatted error>" to stderr and returns
+ * ht_present_exit_status(err->code). */
 int cli_fail(const char *cmd, const struct ht_error *err);
 
 /* Prints "hetune <cmd>: <message>" to stderr and returns status. */

@@ -128,7 +128,7 @@ static int print_json(const struct ht_platform *p, size_t first, size_t last,
 
     ht_error_clear(&err);
     /* Strings from drivers are not always UTF-8; jansson then refuses them and this fails. */
-    rc = ht_workflow_devices_json(p->devices + first, last - first, bw, host, &text, &err);
+    rc = ht_present_devices_json(p->devices + first, last - first, bw, host, &text, &err);
     rc = cli_json_text("devices", rc, text);
     free(text);
     return rc;

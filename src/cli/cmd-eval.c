@@ -107,6 +107,7 @@ int cmd_eval(int argc, char **argv)
     struct ht_eval_result *res = NULL;
     const struct ht_device_info *dev;
     struct ht_device_locks locks;
+    struct ht_device_wait wait = {0};
     struct cli_waiter waiter = {"eval", 0, 0};
     struct ht_load load = {0};
     struct cli_sigint sig;
@@ -171,7 +172,10 @@ int cmd_eval(int argc, char **argv)
     waiter.quiet = co.quiet;
     /* Ctrl-C stops the wait (130); once measuring, it kills as it always did. */
     cli_sigint_catch(&sig, &stop);
-    rc = ht_device_locks_take(&dev, 1, &stop, cli_device_wait, &waiter, &locks, &load, &err);
+    wait.stop = &stop;
+    wait.on_wait = cli_device_wait;
+    wait.user = &waiter;
+    rc = ht_device_locks_take(&dev, 1, &wait, &locks, &load, &err);
     cli_sigint_release(&sig);
     if (rc != HT_OK) {
         status = cli_fail("eval", &err);
@@ -186,7 +190,9 @@ int cmd_eval(int argc, char **argv)
     status = 0;
     if (co.json) {
         ht_error_clear(&jerr);
-        status = ht_workflow_eval_json_load(spec, dev, config, res, &err, &load, &text, &jerr);
+        struct ht_present_eval pe = {spec, dev, config, res, &err, &load};
+
+        status = ht_present_eval_json(&pe, &text, &jerr);
         status = cli_json_text("eval", status, text);
     } else
         print_text(spec, dev, config, res);

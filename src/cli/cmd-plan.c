@@ -377,6 +377,7 @@ int cmd_plan(int argc, char **argv)
     char *garg = NULL, *marg = NULL;
     size_t n = 0;
     struct ht_split_plan_opts popts = {0};
+    struct ht_workflow_plan_opts wopts = {0};
     struct ht_split_device_in *devs = NULL;
     struct ht_split_bus *bus = NULL;
     struct ht_workflow_plan_result res = {0};
@@ -483,14 +484,17 @@ int cmd_plan(int argc, char **argv)
         }
         popts.factors = factors;
     }
-    if (ht_workflow_plan(global, devs, with_bus ? bus : NULL, n, &popts, margin, &res, &err)) {
+    wopts.plan = &popts;
+    wopts.bus = with_bus ? bus : NULL;
+    wopts.margin = margin;
+    if (ht_workflow_plan(global, devs, n, &wopts, &res, &err)) {
         status = cli_fail(cmd, &err);
         goto cleanup;
     }
     print_steps(&res, lists[L_NAMES].items, lists[L_FACTORS].arg != NULL, co.verbose);
     if (json) {
         char *text = NULL;
-        int rc = ht_workflow_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);
+        int rc = ht_present_plan_json(&res, bus, lists[L_NAMES].items, &text, &err);
         status = cli_json_text(cmd, rc, text);
         free(text);
     } else

@@ -130,7 +130,7 @@ int cmd_report(int argc, char **argv)
     status = 0;
     if (json) {
         char *text = NULL;
-        rc = ht_workflow_report_json(db, out, &res, &text, &err);
+        rc = ht_present_report_json(db, out, &res, &text, &err);
         status = cli_json_text("report", rc, text);
         free(text);
     } else {

@@ -362,7 +362,7 @@ int cmd_run(int argc, char **argv)
     if (!co.json) {
         print_text(&rr, spec, co.db, rows, nrows, cli_now() - t0);
     } else {
-        rc = ht_workflow_run_json(spec, co.db, &rr, cli_now() - t0, &text, &err);
+        rc = ht_present_run_json(spec, co.db, &rr, cli_now() - t0, &text, &err);
         if (cli_json_text("run", rc, text) != 0 && status == 0)
             status = 1;
     }

@@ -64,7 +64,7 @@ static int solve_device(const struct ht_spec *spec, const struct ht_device_info 
     if (ht_workflow_space_solve(spec, dev, eq3, solver, list, r, &err) != HT_OK) {
         ht_error_format(&err, buf, sizeof buf);
         fprintf(stderr, "hetune space: device %zu (%s): %s\n", dev->index, dev->name, buf);
-        return ht_exit_status(err.code);
+        return ht_present_exit_status(err.code);
     }
     if (!r->disagree)
         return 0;
@@ -113,6 +113,7 @@ int cmd_space(int argc, char **argv)
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_workflow_space *results = NULL;
+    struct ht_present_space shown;
     struct ht_error err;
     enum ht_eq3 eq3;
     enum ht_space_list_format format = HT_SPACE_LIST_TEXT;
@@ -190,13 +191,19 @@ int cmd_space(int argc, char **argv)
     if (co.db && (status = record_spaces(co.db, co.quiet, spec, eq3, results, ndone)) != 0)
         goto cleanup;
 
+    shown.spec = spec;
+    shown.solver = solver;
+    shown.eq3 = eq3;
+    shown.spaces = results;
+    shown.n = ndone;
+    shown.list = list;
+    shown.format = format;
     if (co.json && format == HT_SPACE_LIST_TEXT) {
         char *text = NULL;
-        int rc = ht_workflow_space_json(spec, solver, eq3, results, ndone, list, &text, &err);
+        int rc = ht_present_space_json(&shown, &text, &err);
         status = cli_json_text("space", rc, text);
         free(text);
-    } else if (ht_workflow_space_print(stdout, spec, solver, eq3, results, ndone, list, format,
-                                       &err) != HT_OK) {
+    } else if (ht_present_space_print(stdout, &shown, &err) != HT_OK) {
         status = cli_fail("space", &err);
     }
 

@@ -139,7 +139,7 @@ static void print_text(const struct report *r)
     printf("split         along %s (dimension %u), %" PRIu64 " %s, scheduler %s\n",
            dim_names[res->dim], res->dim, res->global,
            same ? "work-items" : "units (the lcm of the devices' global sizes)", res->scheduler);
-    if (ht_workflow_split_units(r->w, line, sizeof line))
+    if (ht_present_split_units(r->w, line, sizeof line))
         printf("cpu units     %s\n", line);
     for (size_t i = 0; i < r->w->n; i++)
         if ((int)strlen(r->w->devs[i].config_text) > w)
@@ -421,13 +421,13 @@ int cmd_split(int argc, char **argv)
         if (status == 0)
             status = s2;
     }
-    if (!co.quiet && ht_workflow_split_decision(&wr, line, sizeof line))
+    if (!co.quiet && ht_present_split_decision(&wr, line, sizeof line))
         fprintf(stderr, "hetune split: %s\n", line);
 
     rep = (struct report){spec, &wo, &wr, wr.has_plan ? &wr.plan : NULL,
                           wr.has_est ? &wr.est : NULL, wr.has_refine ? &wr.refine : NULL};
     if (co.json) {
-        rc = ht_workflow_split_json(spec, &wo, &wr, &text, &err);
+        rc = ht_present_split_json(spec, &wo, &wr, &text, &err);
         if (cli_json_text("split", rc, text) != 0 && status == 0)
             status = 1;
     } else {

@@ -244,7 +244,9 @@ int cmd_tune(int argc, char **argv)
     waiter.quiet = co.quiet;
     opts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: rank 0 queues, every rank measures (mpi.h) */
-        rc = ht_mpi_tune(spec, co.device, db, &opts, co.json, &text, &status, &err);
+        struct ht_mpi_tune_opts mo = {.device = co.device, .db = db, .tune = &opts,
+                                      .json = co.json};
+        rc = ht_mpi_tune(spec, &mo, &text, &status, &err);
         status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
         goto cleanup;
     }
@@ -297,8 +299,8 @@ int cmd_tune(int argc, char **argv)
         if (rc != HT_OK) {
             char why[4096];
             ht_error_format(&err, why, sizeof why);
-            status = cli_usage_error("tune", ht_exit_status(err.code), "device %zu (%s): %s",
-                                     dev->index, dev->name, why);
+            status = cli_usage_error("tune", ht_present_exit_status(err.code),
+                                     "device %zu (%s): %s", dev->index, dev->name, why);
             goto cleanup;
         }
         ndone++;
@@ -331,7 +333,9 @@ int cmd_tune(int argc, char **argv)
         }
     }
     if (co.json) {
-        rc = ht_workflow_tune_json(spec, db, &opts, dl, tr, ndone, interrupted, &text, &err);
+        struct ht_present_tune shown = {.spec = spec, .db = db, .opts = &opts, .devs = dl,
+                                        .results = tr, .n = ndone, .interrupted = interrupted};
+        rc = ht_present_tune_json(&shown, &text, &err);
         if (cli_json_text("tune", rc, text) != 0)
             status = 1;
     }

@@ -307,7 +307,7 @@ void cli_load_notice(const char *cmd, const struct ht_load *load, int quiet)
     char line[1024];
 
     /* Only tune has an option to measure again what it stored: --fresh. */
-    if (!quiet && ht_load_sentence(load, line, sizeof line))
+    if (!quiet && ht_present_load_sentence(load, line, sizeof line))
         fprintf(stderr, "hetune %s: %s%s\n", cmd, line,
                 strcmp(cmd, "tune") ? "" : ", with --fresh");
 }

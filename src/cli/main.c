@@ -95,7 +95,7 @@ int cli_fail(const char *cmd, const struct ht_error *err)
     char buf[4096];
     ht_error_format(err, buf, sizeof buf);
     fprintf(stderr, "hetune %s: %s\n", cmd, buf);
-    return ht_exit_status(err->code);
+    return ht_present_exit_status(err->code);
 }
 
 int cli_usage_error(const char *cmd, int status, const char *fmt, ...)

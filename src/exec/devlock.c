@@ -285,16 +285,18 @@ static int by_path(const void *a, const void *b)
 }
 
 int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
-                         volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait,
-                         void *user, struct ht_device_locks *l, struct ht_load *load,
-                         struct ht_error *err)
+                         const struct ht_device_wait *wait, struct ht_device_locks *l,
+                         struct ht_load *load, struct ht_error *err)
 {
+    static const struct ht_device_wait silent;
     struct named *names = NULL;
     struct ht_error why;
     size_t k = 0;
     int rc = HT_OK;
 
     memset(l, 0, sizeof *l);
+    if (!wait)
+        wait = &silent;
     names = calloc(n ? n : 1, sizeof *names);
     if (!names)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -321,7 +323,8 @@ int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
     for (size_t j = 0; j < k; j++) {
         int slot;
         ht_error_clear(&why);
-        rc = lock_path(names[j].path, names[j].dev, stop, on_wait, user, &slot, &why);
+        rc = lock_path(names[j].path, names[j].dev, wait->stop, wait->on_wait, wait->user,
+                       &slot, &why);
         if (rc == HT_EIO) {
             /* Measuring unlocked beats not measuring: the run says so at its end. */
             if (load && !load->unlocked) {

@@ -119,26 +119,3 @@ void ht_load_add(struct ht_load *dst, const struct ht_load *src)
         snprintf(dst->unlocked_why, sizeof dst->unlocked_why, "%s", src->unlocked_why);
     }
 }
-
-int ht_load_sentence(const struct ht_load *l, char *buf, size_t size)
-{
-    const char *tail = "times may be slow: measure again when the machine is quiet";
-    double oc = ht_load_other_cores(l);
-    int busy = l && l->window_s >= HT_LOAD_MIN_WINDOW_S && oc >= HT_LOAD_CORES;
-
-    if (size)
-        buf[0] = '\0';
-    if (!ht_load_under(l))
-        return 0;
-    if (busy && l->unlocked)
-        snprintf(buf, size, "measured under load: other processes used %.1f of %u cores "
-                 "while it measured, and it measured without a device lock (%s); %s", oc,
-                 l->cores, l->unlocked_why, tail);
-    else if (busy)
-        snprintf(buf, size, "measured under load: other processes used %.1f of %u cores "
-                 "while it measured; %s", oc, l->cores, tail);
-    else
-        snprintf(buf, size, "measured under load: without a device lock (%s), another "
-                 "process may have measured at once; %s", l->unlocked_why, tail);
-    return 1;
-}

@@ -55,11 +55,10 @@ const char *ht_mpi_refusal(const char *command)
 }
 
 #ifndef HT_HAVE_MPI
-int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
-                const struct ht_tune_opts *opts, int json, char **text, int *status,
-                struct ht_error *err)
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts, char **text,
+                int *status, struct ht_error *err)
 {
-    (void)spec, (void)device, (void)db, (void)opts, (void)json;
+    (void)spec, (void)opts;
     if (text)
         *text = NULL;
     if (status)

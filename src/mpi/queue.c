@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "hetune/mpi.h"
+#include "hetune/present.h" /* the text reports rank 0 prints: a load sentence */
 #include "hetune/report.h"
 #include "mpi-internal.h"
 #include "tune/tuner.h"
@@ -174,6 +175,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     struct ht_error eerr;
     struct ht__tune_ident id;
     struct ht_device_locks locks;
+    struct ht_device_wait wait;
     double t0 = now_s();
     int st;
 
@@ -204,8 +206,10 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     /* Ranks of one host that share a device measure on it one at a time, as processes
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */
-    st = ht_device_locks_take(&dev, 1, m->opts->stop, m->opts->on_device_wait,
-                              m->opts->wait_user, &locks, &r->load, &eerr);
+    wait.stop = m->opts->stop;
+    wait.on_wait = m->opts->on_device_wait;
+    wait.user = m->opts->wait_user;
+    st = ht_device_locks_take(&dev, 1, &wait, &locks, &r->load, &eerr);
     if (st == HT_EINTR)
         return -1;
     r->locked_at = now_s();
@@ -853,7 +857,7 @@ json_t *ht__mpi_load_json(const struct ht_load *l)
 {
     char line[1024];
 
-    ht_load_sentence(l, line, sizeof line);
+    ht_present_load_sentence(l, line, sizeof line);
     return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
                      "other_cores", round(ht_load_other_cores(l) * 100) / 100,
                      "cores", (json_int_t)l->cores,
@@ -982,7 +986,7 @@ static char *report_text(const struct server *s, const char *db)
      * since they share its cores too. */
     for (int r = 0; r < s->size; r++) {
         char line[1024];
-        if (ht_load_sentence(&s->ranks[r].load, line, sizeof line))
+        if (ht_present_load_sentence(&s->ranks[r].load, line, sizeof line))
             err |= put(&b, "rank %d (%s): %s, with --fresh\n", r, s->ranks[r].host, line);
     }
     if (err) {
@@ -1235,18 +1239,24 @@ static void mpi_tune_free(struct mpi_tune *mt)
     ht__mpi_world_destroy(&mt->w);
 }
 
-int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
-                const struct ht_tune_opts *opts, int json, char **text, int *status,
-                struct ht_error *err)
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts, char **text,
+                int *status, struct ht_error *err)
 {
+    static const struct ht_mpi_tune_opts none;
     struct ht_tune_opts defaults;
+    const struct ht_tune_opts *opts;
     struct mpi_tune mt;
+    const char *db;
     int rc, inited = 0, owned = 0;
     MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
 
     *text = NULL;
     *status = 1;
     memset(&mt, 0, sizeof mt);
+    if (!mopts)
+        mopts = &none;
+    db = mopts->db ? mopts->db : HT_STORE_DEFAULT_PATH;
+    opts = mopts->tune;
     if (!opts) {
         ht_tune_opts_init(&defaults);
         opts = &defaults;
@@ -1273,12 +1283,12 @@ int ht_mpi_tune(const struct ht_spec *spec, const char *device, const char *db,
     pthread_cond_init(&mt.mb.cv, NULL);
     mt.mb.has_work = mt.mb.has_result = mt.mb.quit = 0;
 
-    if ((rc = mpi_tune_devices(&mt, device, err)) != HT_OK ||
+    if ((rc = mpi_tune_devices(&mt, mopts->device, err)) != HT_OK ||
         (rc = mpi_tune_open_queue(&mt, db, err)) != HT_OK ||
         (rc = mpi_tune_start_measurer(&mt, err)) != HT_OK)
         goto cleanup;
     if (mt.rank == 0)
-        rc = mpi_tune_serve(&mt, db, json, text, status, err);
+        rc = mpi_tune_serve(&mt, db, mopts->json, text, status, err);
     else
         rc = mpi_tune_work(&mt, text, status, err);
 

@@ -23,10 +23,12 @@
 #include <jansson.h>
 
 #include "hetune/mpi.h"
+#include "hetune/present.h" /* the text reports rank 0 prints: a load sentence */
 #include "hetune/report.h"
 #include "mpi-internal.h"
 #include "runtime/decide.h"
 #include "split/coexec.h"
+#include "util/util.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 
@@ -999,7 +1001,7 @@ static char *report_text(const struct msplit *m, const struct figures *f)
     /* Each node's watch while its decision measured (the distributed runs hold no lock). */
     for (int r = 0; r < w->size; r++) {
         char line[1024];
-        if (ht_load_sentence(&m->nodes[r].load, line, sizeof line))
+        if (ht_present_load_sentence(&m->nodes[r].load, line, sizeof line))
             bad |= ht__mpi_put(&b, "rank %d (%s): %s\n", r,
                                &w->hosts[(size_t)r * HT__MPI_HOST_MAX], line);
     }
@@ -1395,7 +1397,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
 
     if (rc != HT_OK)
-        *status = ht_exit_status(err->code ? err->code : rc);
+        *status = ht__exit_status(err->code ? err->code : rc);
     nodes_release(&m);
     if (started)
         ht__mpi_stop(1, owned, saved, 1);

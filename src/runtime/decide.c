@@ -169,10 +169,10 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
             goto done;
         }
+        struct ht_device_wait wait = { in->stop, in->on_wait, in->wait_user };
         for (size_t i = 0; i < n; i++)
             devs[i] = in->devs[i].dev;
-        rc = ht_device_locks_take(devs, n, in->stop, in->on_wait, in->wait_user, &locks,
-                                  in->load, err);
+        rc = ht_device_locks_take(devs, n, &wait, &locks, in->load, err);
         free(devs);
         if (rc != HT_OK)
             goto done;

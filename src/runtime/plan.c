@@ -26,11 +26,15 @@ static int device_field(int rc, size_t i, struct ht_error *err)
     return rc;
 }
 
-int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs,
-                     const struct ht_split_bus *bus, size_t n,
-                     const struct ht_split_plan_opts *popts, double margin,
+int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs, size_t n,
+                     const struct ht_workflow_plan_opts *opts,
                      struct ht_workflow_plan_result *out, struct ht_error *err)
 {
+    static const struct ht_workflow_plan_opts none;
+    const struct ht_workflow_plan_opts *o = opts ? opts : &none;
+    const struct ht_split_plan_opts *popts = o->plan;
+    const struct ht_split_bus *bus = o->bus;
+    double margin = o->margin;
     struct ht_split_plan kplan = {0};
     struct ht_split_device_in *busy = NULL;
     double *alone = NULL;

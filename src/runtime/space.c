@@ -1,7 +1,7 @@
-/* The design space of a spec on one device as `hetune space` shows it (workflow.h): the
- * sizes from a backend, the valid configurations streamed as the walk finds them (or
- * collected from another backend), the two backends compared; and the results database's
- * problem and space rows. */
+/* The design space of a spec on one device as `hetune space` finds it (workflow.h): the
+ * sizes from a backend, the valid configurations collected from another backend (a native
+ * walk is streamed when printed, present.h), the two backends compared; and the results
+ * database's problem and space rows. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,10 +63,10 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
                           struct ht_bandwidth *bw, struct ht_error *err)
 {
     struct ht_device_locks locks;
+    struct ht_device_wait wait = { eo ? eo->stop : NULL, NULL, NULL };
     int64_t id;
     /* Measured as a tune measures: no other process on the device meanwhile. */
-    int rc = ht_device_locks_take(&dev, 1, eo ? eo->stop : NULL, NULL, NULL, &locks, load,
-                                  err);
+    int rc = ht_device_locks_take(&dev, 1, &wait, &locks, load, err);
 
     if (rc != HT_OK)
         return rc;
@@ -220,61 +220,6 @@ void ht_workflow_space_destroy(struct ht_workflow_space *r)
     free(r->only_native);
     free(r->only_minizinc);
     memset(r, 0, sizeof *r);
-}
-
-/* Writes r's configurations to f as o says: the collected ones, or the space's walk. */
-static int list_configs(FILE *f, const struct ht_workflow_space *r,
-                        const struct ht_space_list_opts *o, struct ht_error *err)
-{
-    int rc = r->collected ? ht_space_list_configs(r->space, r->configs, r->nconfigs, f, o)
-                          : ht_space_list(r->space, f, o, NULL);
-
-    if (rc == HT_EIO)
-        return ht_error_set(err, rc, "writing the configurations failed");
-    return rc ? ht_error_set(err, rc, "listing the configurations of device %zu failed",
-                             r->dev->index)
-              : 0;
-}
-
-int ht_workflow_space_print(FILE *f, const struct ht_spec *spec, const char *solver,
-                            enum ht_eq3 eq3, const struct ht_workflow_space *r, size_t n,
-                            int list, enum ht_space_list_format format, struct ht_error *err)
-{
-    int both = !strcmp(solver, "both"), text = format != HT_SPACE_LIST_BINARY;
-
-    if (text) {
-        fprintf(f, "spec %s (%s), eq3 %s, solver %s\n", spec->name,
-                spec->path ? spec->path : "from memory",
-                eq3 == HT_EQ3_SUM ? "sum" : eq3 == HT_EQ3_OFF ? "off" : "product", solver);
-        fprintf(f, "%-3s %-34s %14s %12s %12s %11s%s\n", "#", "device", "unpruned", "platform",
-                "pruned", both ? "native s" : "seconds", both ? "  minizinc s" : "");
-    }
-    for (size_t k = 0; k < n; k++) {
-        const struct ht_space_counts *c = &r[k].counts;
-        struct ht_space_list_opts o = {format, "    ",
-                                       r[k].collected ? r[k].nconfigs : c->pruned,
-                                       r[k].dev->index};
-        int rc;
-        if (text) {
-            fprintf(f, "%-3zu %-34.34s %14s %12s %12s %11.6f", r[k].dev->index,
-                    r[k].dev->name, c->unpruned_text, c->platform_text, c->pruned_text,
-                    c->seconds);
-            if (r[k].mzn_seconds >= 0)
-                fprintf(f, " %11.6f", r[k].mzn_seconds);
-            fputc('\n', f);
-            if (c->pruned == 0 && c->empty_reason[0])
-                fprintf(f, "    empty: %s\n", c->empty_reason);
-            if (!list || c->pruned == 0)
-                continue;
-            fputs("   ", f);
-            for (size_t i = 0; i < spec->space.nparams; i++)
-                fprintf(f, " %s", spec->space.params[i].name);
-            fputc('\n', f);
-        }
-        if ((rc = list_configs(f, &r[k], &o, err)) != 0)
-            return rc;
-    }
-    return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
 }
 
 /* A member of o as an unsigned integer (0 when absent); 1 and sets *bad when it is not

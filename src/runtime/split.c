@@ -124,18 +124,21 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
                        struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_workflow_refine *rf = &out->refine;
+    struct ht_workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
+                                         .on_verify = opts->on_verify, .user = opts->user};
     size_t k;
     int rc;
 
     out->has_refine = 1;
-    rc = ht_workflow_refine_run(cx, b->alone, &out->res, out->fastest, opts->refine,
-                                opts->refine_by, opts->on_verify, opts->user, rf, err);
+    rc = ht_workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
-        rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, out->n, out->fastest,
-                                     &rf->best_res, &rf->best_plan, 0, 1.0,
-                                     &out->refined_split_id, err);
+        struct ht_workflow_split_record rec = {.devs = out->devs, .n = out->n,
+                                               .fastest = out->fastest, .res = &rf->best_res,
+                                               .plan = &rf->best_plan, .no_plan_factor = 1.0};
+        rc = ht_workflow_store_split(b->store, b->problem_id, &rec, &out->refined_split_id,
+                                     err);
         if (rc == HT_OK && rf->best == rf->best_refined && !keep_first) {
             /* The refined round is the result: swap it in. */
             struct ht_coexec_result t = out->res;
@@ -174,8 +177,11 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     out->ran_alone = out->measured_alone = 1;
     rc = ht_coexec_verify(b->alone_cx[k], 0, &out->res, err);
     if (rc == HT_OK)
-        rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, out->n, k, &out->res,
-                                     NULL, 1, 1.0, &out->split_id, err);
+        rc = ht_workflow_store_split(b->store, b->problem_id,
+                                     &(struct ht_workflow_split_record){
+                                         .devs = out->devs, .n = out->n, .fastest = k,
+                                         .res = &out->res, .ran_alone = 1, .no_plan_factor = 1.0},
+                                     &out->split_id, err);
     return rc;
 }
 
@@ -185,6 +191,9 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
                       struct ht_workflow_split_result *out, struct ht_error *err)
 {
     size_t npoints = ht_workflow_sweep_points(opts->sweep);
+    struct ht_workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
+                                   .split_id = out->first_split_id,
+                                   .on_verify = opts->on_verify, .user = opts->user};
 
     /* A refined round left its fitted models in cx: the sweep's plans (and their
      * theoretical times) come from the tuned times. */
@@ -193,9 +202,7 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t k = 0; k < npoints; k++) {
-        int rc = ht_workflow_sweep_point(cx, k, opts->sweep, out->fastest, b->store,
-                                         out->first_split_id, opts->on_verify, opts->user,
-                                         &out->sweep[k], err);
+        int rc = ht_workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
         if (rc != HT_OK)
             return rc;
         out->verify_failed |= out->sweep[k].verified == 0;
@@ -324,9 +331,13 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
         out->has_plan = 1;
     }
-    rc = ht_workflow_store_split(b->store, b->problem_id, out->devs, n, out->fastest,
-                                 &out->res, out->has_plan ? &out->plan : NULL, out->ran_alone,
-                                 no_plan_factor, &out->split_id, err);
+    rc = ht_workflow_store_split(b->store, b->problem_id,
+                                 &(struct ht_workflow_split_record){
+                                     .devs = out->devs, .n = n, .fastest = out->fastest,
+                                     .res = &out->res, .plan = out->has_plan ? &out->plan : NULL,
+                                     .ran_alone = out->ran_alone,
+                                     .no_plan_factor = no_plan_factor},
+                                 &out->split_id, err);
     if (rc != HT_OK)
         goto cleanup;
     step(opts, out->res.scheduler);
@@ -385,6 +396,7 @@ int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_spli
                    struct ht_device_locks *locks, struct ht_load *load, struct ht_error *err)
 {
     const struct ht_device_info **devs = calloc(b->n ? b->n : 1, sizeof *devs);
+    struct ht_device_wait wait = { opts->stop, opts->on_device_wait, opts->wait_user };
     int rc;
 
     memset(locks, 0, sizeof *locks);
@@ -392,8 +404,7 @@ int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_spli
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; i < b->n; i++)
         devs[i] = b->devs[i].dev;
-    rc = ht_device_locks_take(devs, b->n, opts->stop, opts->on_device_wait,
-                              opts->wait_user, locks, load, err);
+    rc = ht_device_locks_take(devs, b->n, &wait, locks, load, err);
     free(devs);
     return rc;
 }
@@ -570,62 +581,4 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     out->ndop = nc;
     memcpy(out->dop, dop, nc * sizeof dop[0]);
     return HT_OK;
-}
-
-int ht_workflow_split_decision(const struct ht_workflow_split_result *r, char *buf,
-                               size_t size)
-{
-    const struct ht_workflow_device *f = &r->devs[r->fastest];
-    char a[32], b[32];
-
-    buf[0] = '\0';
-    if (r->ran_alone && !r->measured_alone && !r->left_alone) {
-        ht_format_seconds(r->est.split_s, a, sizeof a);
-        ht_format_seconds(r->est.alone_s, b, sizeof b);
-        snprintf(buf, size, "splitting is predicted to be slower (%s) than device %zu (%s) "
-                 "alone (%s): running on it alone (--force splits anyway)", a, f->dev->index,
-                 f->dev->name, b);
-    } else if (r->measured_alone && r->has_refine) {
-        snprintf(buf, size, "no round beat device %zu (%s) alone, or the best gave it all "
-                 "the work: running on it alone (--force keeps the split)", f->dev->index,
-                 f->dev->name);
-    } else if (r->measured_alone && r->has_est && r->est.check) {
-        ht_format_seconds(r->measured_split_s, a, sizeof a);
-        ht_format_seconds(r->res.wall_s, b, sizeof b);
-        snprintf(buf, size, "the split, predicted within the margin of device %zu (%s) "
-                 "alone, took %s: not enough faster than it alone (%s): running on it alone "
-                 "(--force keeps the split)", f->dev->index, f->dev->name, a, b);
-    } else if (r->measured_alone) {
-        ht_format_seconds(r->measured_split_s, a, sizeof a);
-        ht_format_seconds(r->res.wall_s, b, sizeof b);
-        snprintf(buf, size, "the split took %s, longer than device %zu (%s) alone (%s): "
-                 "running on it alone (--force keeps the split)", a, f->dev->index,
-                 f->dev->name, b);
-    }
-    return buf[0] != '\0';
-}
-
-int ht_workflow_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size)
-{
-    size_t len;
-
-    buf[0] = '\0';
-    if (!r->ndop && !r->cpu_units)
-        return 0;
-    if (!r->ndop) {
-        snprintf(buf, size, "%u of each CPU device that can be partitioned (a sub-device)",
-                 r->cpu_units);
-        return 1;
-    }
-    snprintf(buf, size, "%u of %u (the fastest of", r->cpu_units ? r->cpu_units : r->dop[0].units,
-             r->dop[0].units);
-    for (size_t k = 0; k < r->ndop && (len = strlen(buf)) + 1 < size; k++) {
-        char t[32];
-        ht_format_seconds(r->dop[k].wall_s, t, sizeof t);
-        snprintf(buf + len, size - len, "%s %u: %s%s", k ? "," : "", r->dop[k].units, t,
-                 r->dop[k].ran_alone ? " alone" : "");
-    }
-    if ((len = strlen(buf)) + 1 < size)
-        snprintf(buf + len, size - len, ")");
-    return 1;
 }

@@ -231,10 +231,14 @@ int ht_workflow_scheduler_planned(const char *scheduler)
 }
 
 int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
-                    const struct ht_workflow_device *devs, size_t n, size_t fastest,
-                    const struct ht_coexec_result *res, const struct ht_split_plan *plan,
-                    int ran_alone, double no_plan_factor, int64_t *id, struct ht_error *err)
+                            const struct ht_workflow_split_record *rec, int64_t *id,
+                            struct ht_error *err)
 {
+    const struct ht_workflow_device *devs = rec->devs;
+    const struct ht_coexec_result *res = rec->res;
+    const struct ht_split_plan *plan = rec->plan;
+    size_t n = rec->n, fastest = rec->fastest;
+    int ran_alone = rec->ran_alone;
     struct ht_stored_split sp;
     struct ht_stored_split_device *sd;
     int is_static = ht_workflow_scheduler_planned(res->scheduler);
@@ -268,7 +272,7 @@ int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
         snprintf(sd[i].config, sizeof sd[i].config, "%s", d->config_text);
         sd[i].wg = dr->wg;
         sd[i].time_seconds = d->tuned_s;
-        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : no_plan_factor;
+        sd[i].optimal_factor = plan ? plan->slices[i].optimal_factor : rec->no_plan_factor;
         sd[i].adjusted_factor = ran_alone ? 1.0 : dr->share;
         if (plan && is_static) {
             sd[i].offset = plan->slices[i].offset;
@@ -382,10 +386,14 @@ static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *
 }
 
 int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref, unsigned rounds,
-                           enum ht_refine_target target, ht_workflow_verify_fn on_verify,
-                           void *user, struct ht_workflow_refine *out, struct ht_error *err)
+                           const struct ht_coexec_result *first, size_t ref,
+                           const struct ht_workflow_refine_opts *opts,
+                           struct ht_workflow_refine *out, struct ht_error *err)
 {
+    static const struct ht_workflow_refine_opts none;
+    const struct ht_workflow_refine_opts *o = opts ? opts : &none;
+    unsigned rounds = o->rounds;
+    enum ht_refine_target target = o->target;
     size_t n = first->ndevices, total = (size_t)rounds + 1;
     struct ht_coexec_result res, prev;
     int rc = HT_OK, have_prev = 0;
@@ -419,8 +427,8 @@ int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *a
         if (rc == HT_OK)
             rc = ht_coexec_verify(cx, ref, &res, err);
         if (rc == HT_EVERIFY) {
-            if (on_verify)
-                on_verify(err, user);
+            if (o->on_verify)
+                o->on_verify(err, o->user);
             ht_error_clear(err);
             rc = HT_OK;
         }
@@ -463,11 +471,10 @@ size_t ht_workflow_sweep_points(double step)
     return steps + 1 + (steps * step < 1.0 - 1e-9);
 }
 
-int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t ref,
-                            struct ht_store *store, int64_t split_id,
-                            ht_workflow_verify_fn on_verify, void *user,
+int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep *s, size_t k,
                             struct ht_stored_sweep_point *pt, struct ht_error *err)
 {
+    double step = s->step;
     struct ht_coexec_result res;
     double f[2];
     int rc;
@@ -485,16 +492,16 @@ int ht_workflow_sweep_point(struct ht_coexec *cx, size_t k, double step, size_t 
     pt->theoretical_seconds = res.theoretical_s;
     pt->seconds = res.wall_s;
     pt->kernel_seconds = res.kernel_s;
-    rc = ht_coexec_verify(cx, ref, &res, err);
+    rc = ht_coexec_verify(cx, s->ref, &res, err);
     pt->verified = res.verified;
     ht_coexec_result_destroy(&res);
     if (rc == HT_EVERIFY) {
-        if (on_verify)
-            on_verify(err, user);
+        if (s->on_verify)
+            s->on_verify(err, s->user);
         ht_error_clear(err);
         rc = HT_OK;
     }
     if (rc != HT_OK)
         return rc;
-    return ht_store_put_sweep_point(store, split_id, pt, err);
+    return ht_store_put_sweep_point(s->store, s->split_id, pt, err);
 }

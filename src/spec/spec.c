@@ -1948,16 +1948,18 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
     return rc;
 }
 
-int ht_spec_load_buffer(const char *json, size_t json_len, const char *source,
-                        size_t source_len, const char *name, const char *base_dir,
-                        const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
-                        struct ht_error *err)
+int ht_spec_load_buffer(const char *json, size_t json_len, const struct ht_spec_buffer_opts *opts,
+                        struct ht_spec **out, struct ht_error *err)
 {
-    const char *label = name && name[0] ? name : "<string>";
+    static const struct ht_spec_buffer_opts none;
+    const struct ht_spec_buffer_opts *o = opts ? opts : &none;
+    const char *label = o->name && o->name[0] ? o->name : "<string>";
+    const char *source = o->source;
+    size_t source_len = o->source_len;
 
     if (out)
         *out = NULL;
-    if (!json || !out || (nov && !ov) || (!source && source_len)) {
+    if (!json || !out || (o->nov && !o->ov) || (!source && source_len)) {
         int rc = ht_error_set(err, HT_EINVAL, "ht_spec_load_buffer: missing argument");
         if (err && err->code == rc && !err->file[0])
             snprintf(err->file, sizeof err->file, "%s", label);
@@ -1968,8 +1970,8 @@ int ht_spec_load_buffer(const char *json, size_t json_len, const char *source,
         json_len = strlen(json);
     if (source && !source_len)
         source_len = strlen(source);
-    return load_text(label, NULL, base_dir, json, json_len, source, source_len, ov, nov, out,
-                     err);
+    return load_text(label, NULL, o->base_dir, json, json_len, source, source_len, o->ov, o->nov,
+                     out, err);
 }
 
 void ht_spec_free(struct ht_spec *spec)

@@ -120,7 +120,7 @@ static double stored_cost(const struct ht_stored_eval *ev)
  * bad input (exit status 2) that the database would store as "error". */
 static int spec_error(int st)
 {
-    return ht_exit_status(st) == 2 && !strcmp(ht_store_status_name(st), HT_STORE_ERROR);
+    return ht__exit_status(st) == 2 && !strcmp(ht_store_status_name(st), HT_STORE_ERROR);
 }
 
 /* Keeps the first failure's reason, and counts the failures of its kind, for a run where
@@ -513,6 +513,7 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
                             struct ht_error *err)
 {
     const struct ht_tune_opts *opts = t->opts;
+    struct ht_device_wait wait;
     int rc;
 
     /* One process measures a device at a time: the measurements of two would skew each
@@ -531,8 +532,10 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
      * database, keeps apart those of different ones (and other users'). Taken after the
      * lease, so that a tune waiting for a lease holds no device lock meanwhile. */
     /* A lock that cannot be made is no reason not to tune: out->load says so. */
-    rc = ht_device_locks_take(&t->dev, 1, opts->stop, opts->on_device_wait, opts->wait_user,
-                              locks, &t->out->load, err);
+    wait.stop = opts->stop;
+    wait.on_wait = opts->on_device_wait;
+    wait.user = opts->wait_user;
+    rc = ht_device_locks_take(&t->dev, 1, &wait, locks, &t->out->load, err);
     if (rc == HT_EINTR && stop_raised(opts)) {
         ht_error_clear(err);
         t->out->stopped = 1;

@@ -122,7 +122,7 @@ int ht_error_format(const struct ht_error *err, char *buf, size_t size)
                     err->text[0] ? err->text : ht_strerror(err->code));
 }
 
-int ht_exit_status(int code)
+int ht__exit_status(int code)
 {
     switch (code) {
     case HT_OK:

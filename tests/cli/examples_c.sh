@@ -48,7 +48,7 @@ check "d['devices'][0]['pruned'] == $listed"
 example space "$spec" 0 N=8
 grep -q '^pruned    ' "$tmp/out" || fail "space-example N=8: $(cat "$tmp/out")"
 ! grep -q 'WG=16 ' "$tmp/out" || fail "space-example N=8 lists WG=16: $(cat "$tmp/out")"
-# Bad input, with the library's exit statuses (ht_exit_status): a missing spec is 1, an
+# Bad input, with the library's exit statuses (ht_present_exit_status): a missing spec is 1, an
 # invalid one 2, each with the path named.
 status=0
 "$bin/space-example" "$tmp/none.json" >"$tmp/out" 2>"$tmp/err" || status=$?

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hetune/exec.h"
+#include "hetune/present.h"
 
 static char dir[256];
 
@@ -87,14 +88,13 @@ static void cpu_devices_share_one_lock_and_nest(void **state)
     assert_string_equal(pa, pb);
     assert_string_not_equal(pa, pg);
     ht_error_clear(&err);
-    assert_int_equal(ht_device_locks_take(set, 3, NULL, NULL, NULL, &l, &load, &err), HT_OK);
+    assert_int_equal(ht_device_locks_take(set, 3, NULL, &l, &load, &err), HT_OK);
     assert_int_equal(l.n, 2); /* cpu.lock once, the GPU's */
     assert_true(l.cpu);
     assert_true(locked_elsewhere(pa));
     assert_true(locked_elsewhere(pg));
     /* Within the process a held lock is taken again at once (else this would hang). */
-    assert_int_equal(ht_device_locks_take(set + 1, 1, NULL, NULL, NULL, &inner, &load, &err),
-                     HT_OK);
+    assert_int_equal(ht_device_locks_take(set + 1, 1, NULL, &inner, &load, &err), HT_OK);
     assert_int_equal(ht_device_lock(&g, NULL, NULL, NULL, &fd, &err), HT_OK);
     ht_device_unlock(fd);
     ht_device_locks_release(&inner, &load);
@@ -128,6 +128,7 @@ static void a_wait_is_told_and_stopped(void **state)
 {
     struct ht_device_info a = device(0, 1, "pthread");
     const struct ht_device_info *set[] = {&a};
+    struct ht_device_wait stopping = {&stop_now, on_wait, NULL};
     struct ht_device_locks l;
     struct ht_error err;
     int to_child[2], to_parent[2];
@@ -142,7 +143,7 @@ static void a_wait_is_told_and_stopped(void **state)
     if (p == 0) {
         struct ht_device_locks cl;
         struct ht_error e;
-        int ok = ht_device_locks_take(set, 1, NULL, NULL, NULL, &cl, NULL, &e) == HT_OK;
+        int ok = ht_device_locks_take(set, 1, NULL, &cl, NULL, &e) == HT_OK;
         close(to_child[1]);
         close(to_parent[0]);
         /* Held until the parent closes its end (or dies): read returns 0 then. */
@@ -157,7 +158,7 @@ static void a_wait_is_told_and_stopped(void **state)
     told = ended = 0;
     stop_now = 0;
     ht_error_clear(&err);
-    rc = ht_device_locks_take(set, 1, &stop_now, on_wait, NULL, &l, NULL, &err);
+    rc = ht_device_locks_take(set, 1, &stopping, &l, NULL, &err);
     /* The child goes before any check can fail: it must not hold the lock for the tests
      * after this one. */
     close(to_child[1]);
@@ -171,8 +172,7 @@ static void a_wait_is_told_and_stopped(void **state)
     /* Given back by the other: taken without a wait. */
     told = ended = 0;
     stop_now = 0;
-    assert_int_equal(ht_device_locks_take(set, 1, &stop_now, on_wait, NULL, &l, NULL, &err),
-                     HT_OK);
+    assert_int_equal(ht_device_locks_take(set, 1, &stopping, &l, NULL, &err), HT_OK);
     assert_int_equal(told, 0);
     assert_int_equal(ended, 0);
     ht_device_locks_release(&l, NULL);
@@ -213,7 +213,7 @@ static void a_waiter_gets_its_turn(void **state)
         while (now_s() < end) {
             struct ht_device_locks cl;
             struct ht_error e;
-            if (ht_device_locks_take(set, 1, NULL, NULL, NULL, &cl, NULL, &e) != HT_OK)
+            if (ht_device_locks_take(set, 1, NULL, &cl, NULL, &e) != HT_OK)
                 _exit(1);
             if (first && write(to_parent[1], "x", 1) != 1)
                 _exit(1);
@@ -228,7 +228,7 @@ static void a_waiter_gets_its_turn(void **state)
     close(to_parent[0]);
     ht_error_clear(&err);
     t0 = now_s();
-    assert_int_equal(ht_device_locks_take(set, 1, NULL, NULL, NULL, &l, NULL, &err), HT_OK);
+    assert_int_equal(ht_device_locks_take(set, 1, NULL, &l, NULL, &err), HT_OK);
     waited = now_s() - t0;
     ht_device_locks_release(&l, NULL);
     kill(p, SIGKILL);
@@ -257,14 +257,14 @@ static void an_unusable_folder_measures_unlocked(void **state)
     snprintf(sub, sizeof sub, "%s/locks", file);
     setenv("HETUNE_LOCK_DIR", sub, 1);
     ht_error_clear(&err);
-    assert_int_equal(ht_device_locks_take(set, 1, NULL, NULL, NULL, &l, &load, &err), HT_OK);
+    assert_int_equal(ht_device_locks_take(set, 1, NULL, &l, &load, &err), HT_OK);
     assert_int_equal(l.n, 0);
     ht_device_locks_release(&l, &load);
     setenv("HETUNE_LOCK_DIR", dir, 1);
     assert_true(load.unlocked);
     assert_non_null(strstr(load.unlocked_why, "cannot make the device lock folder"));
     assert_true(ht_load_under(&load));
-    assert_int_equal(ht_load_sentence(&load, line, sizeof line), 1);
+    assert_int_equal(ht_present_load_sentence(&load, line, sizeof line), 1);
     assert_non_null(strstr(line, "measured under load: without a device lock"));
 }
 
@@ -295,26 +295,26 @@ static void the_load_from_a_fake_stat(void **state)
 
     /* Nobody else: the ticks do not move. */
     write_stat(stat, 1000);
-    assert_int_equal(ht_device_locks_take(cpu, 1, NULL, NULL, NULL, &l, &quiet, &err), HT_OK);
+    assert_int_equal(ht_device_locks_take(cpu, 1, NULL, &l, &quiet, &err), HT_OK);
     nanosleep(&(struct timespec){0, 600000000L}, NULL);
     ht_device_locks_release(&l, &quiet);
     assert_true(quiet.window_s >= 0.59);
     assert_true(quiet.other_cpu_s == 0);
     assert_false(ht_load_under(&quiet));
-    assert_int_equal(ht_load_sentence(&quiet, line, sizeof line), 0);
+    assert_int_equal(ht_present_load_sentence(&quiet, line, sizeof line), 0);
     assert_string_equal(line, "");
 
     /* Others busy: 1.2 s of CPU in a 0.6 s window, two cores' worth less this process's
      * own (it sleeps: nearly none). */
     write_stat(stat, 1000);
-    assert_int_equal(ht_device_locks_take(cpu, 1, NULL, NULL, NULL, &l, &load, &err), HT_OK);
+    assert_int_equal(ht_device_locks_take(cpu, 1, NULL, &l, &load, &err), HT_OK);
     nanosleep(&(struct timespec){0, 600000000L}, NULL);
     write_stat(stat, 1000 + (unsigned long long)(1.2 * hz));
     ht_device_locks_release(&l, &load);
     assert_true(ht_load_other_cores(&load) > 1.5 && ht_load_other_cores(&load) < 2.1);
     assert_true(ht_load_under(&load));
     assert_true(load.cores >= 1);
-    assert_int_equal(ht_load_sentence(&load, line, sizeof line), 1);
+    assert_int_equal(ht_present_load_sentence(&load, line, sizeof line), 1);
     assert_non_null(strstr(line, "measured under load: other processes used"));
     assert_non_null(strstr(line, "measure again when the machine is quiet"));
 
@@ -322,7 +322,7 @@ static void the_load_from_a_fake_stat(void **state)
     {
         struct ht_load g0 = {0};
         write_stat(stat, 1000);
-        assert_int_equal(ht_device_locks_take(gpu, 1, NULL, NULL, NULL, &l, &g0, &err), HT_OK);
+        assert_int_equal(ht_device_locks_take(gpu, 1, NULL, &l, &g0, &err), HT_OK);
         nanosleep(&(struct timespec){0, 600000000L}, NULL);
         write_stat(stat, 1000 + (unsigned long long)(1.2 * hz));
         ht_device_locks_release(&l, &g0);

@@ -281,7 +281,7 @@ static pid_t hold_cpu_lock(double hold_s, int *release)
         struct ht_device_locks l;
         struct ht_error e;
         struct pollfd pf = {0};
-        int ok = ht_device_locks_take(set, 1, NULL, NULL, NULL, &l, NULL, &e) == HT_OK;
+        int ok = ht_device_locks_take(set, 1, NULL, &l, NULL, &e) == HT_OK;
         close(to_child[1]);
         close(to_parent[0]);
         if (write(to_parent[1], "x", 1) != 1)

@@ -57,7 +57,7 @@ static void test_device_lost(void **state)
     (void)state;
 
     ht_error_clear(&err);
-    if (ht_spec_load_buffer(spec_json, 0, NULL, 0, NULL, NULL, NULL, 0, &spec, &err) != HT_OK)
+    if (ht_spec_load_buffer(spec_json, 0, NULL, &spec, &err) != HT_OK)
         fail_msg("load: %s", err.text);
     ht_runtime_opts_init(&o);
     o.db = db_path;

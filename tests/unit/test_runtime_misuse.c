@@ -599,8 +599,9 @@ int main(void)
     }
     ht_runtime_close(rt);
     /* The spec again from memory: the same text with the source given beside it. */
-    if (ht_spec_load_buffer(spec_json, 0, kernel_src, 0, "misuse", NULL, NULL, 0, &mem_spec,
-                            &err) != HT_OK) {
+    if (ht_spec_load_buffer(spec_json, 0,
+                            &(struct ht_spec_buffer_opts){.source = kernel_src, .name = "misuse"},
+                            &mem_spec, &err) != HT_OK) {
         fprintf(stderr, "from memory: %s\n", err.text);
         return 1;
     }

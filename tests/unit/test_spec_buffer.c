@@ -51,8 +51,12 @@ static void test_source_beside(void **state)
     (void)state;
 
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, strlen(json), kernel, strlen(kernel), NULL, NULL,
-                                         &ov, 1, &spec, &err), HT_OK);
+    assert_int_equal(ht_spec_load_buffer(
+                         json, strlen(json),
+                         &(struct ht_spec_buffer_opts){
+                             .source = kernel, .source_len = strlen(kernel), .ov = &ov, .nov = 1},
+                         &spec, &err),
+                     HT_OK);
     assert_null(spec->path);
     assert_null(spec->dir);
     assert_string_equal(spec->name, "mem");
@@ -65,8 +69,12 @@ static void test_source_beside(void **state)
     /* Lengths of 0: NUL-terminated texts; a kernel.file beside a given source names it. */
     free(json);
     json = spec_text("{ \"file\": \"k.cl\", \"name\": \"addvec\" }");
-    assert_int_equal(ht_spec_load_buffer(json, 0, kernel, 0, "app", "/opt/app", NULL, 0, &spec,
-                                         &err), HT_OK);
+    assert_int_equal(
+        ht_spec_load_buffer(
+            json, 0,
+            &(struct ht_spec_buffer_opts){.source = kernel, .name = "app", .base_dir = "/opt/app"},
+            &spec, &err),
+        HT_OK);
     assert_string_equal(spec->source, kernel);
     assert_string_equal(spec->kernel_path, "/opt/app/k.cl");
     assert_string_equal(spec->dir, "/opt/app");
@@ -83,15 +91,17 @@ static void test_source_inline(void **state)
     (void)state;
 
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, 0, "inline", NULL, NULL, 0, &spec, &err),
-                     HT_OK);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0, &(struct ht_spec_buffer_opts){.name = "inline"}, &spec, &err),
+        HT_OK);
     assert_non_null(strstr(spec->source, "__kernel void addvec("));
     assert_string_equal(spec->kernel_path, "inline:kernel.source");
     ht_spec_free(spec);
 
     /* The source both inline and given. */
-    assert_int_equal(ht_spec_load_buffer(json, 0, kernel, 0, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_ESPEC);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0, &(struct ht_spec_buffer_opts){.source = kernel}, &spec, &err),
+        HT_ESPEC);
     assert_null(spec);
     assert_string_equal(err.file, "<string>");
     assert_string_equal(err.field, "kernel.source");
@@ -116,8 +126,9 @@ static void test_file_against_base_dir(void **state)
     fputs(kernel, f);
     fclose(f);
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, 0, NULL, dir, NULL, 0, &spec, &err),
-                     HT_OK);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0, &(struct ht_spec_buffer_opts){.base_dir = dir}, &spec, &err),
+        HT_OK);
     assert_string_equal(spec->source, kernel);
     assert_string_equal(spec->kernel_path, path);
     ht_spec_free(spec);
@@ -126,8 +137,10 @@ static void test_file_against_base_dir(void **state)
 
     /* The file is gone: the error names the caller's name and points at kernel.file. */
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, 0, "mine", dir, NULL, 0, &spec, &err),
-                     HT_ESPEC);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0, &(struct ht_spec_buffer_opts){.name = "mine", .base_dir = dir},
+                            &spec, &err),
+        HT_ESPEC);
     assert_string_equal(err.file, "mine");
     assert_string_equal(err.field, "kernel.file");
     assert_int_equal(err.line, 3);
@@ -145,8 +158,10 @@ static void test_errors_located(void **state)
 
     /* Invalid JSON: line and column in the text. */
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer("{\n  \"name\": \"x\",\n  oops\n}", 0, kernel, 0, NULL,
-                                         NULL, NULL, 0, &spec, &err), HT_EPARSE);
+    assert_int_equal(ht_spec_load_buffer("{\n  \"name\": \"x\",\n  oops\n}", 0,
+                                         &(struct ht_spec_buffer_opts){.source = kernel}, &spec,
+                                         &err),
+                     HT_EPARSE);
     assert_null(spec);
     assert_string_equal(err.file, "<string>");
     assert_int_equal(err.line, 3);
@@ -156,8 +171,11 @@ static void test_errors_located(void **state)
     json = spec_text("{ \"name\": \"addvec\" }");
     memcpy(strstr(json, "[\"N\"], \"local\""), "[\"N+\"],", 7);
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, kernel, 0, "app.json", NULL, NULL, 0, &spec,
-                                         &err), HT_EEXPR);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0,
+                            &(struct ht_spec_buffer_opts){.source = kernel, .name = "app.json"},
+                            &spec, &err),
+        HT_EEXPR);
     assert_string_equal(err.file, "app.json");
     assert_int_equal(err.line, 5);
     assert_true(err.column > 10);
@@ -166,8 +184,7 @@ static void test_errors_located(void **state)
     /* No source anywhere. */
     json = spec_text("{ \"name\": \"addvec\" }");
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, 0, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_ESPEC);
+    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, &spec, &err), HT_ESPEC);
     assert_string_equal(err.field, "kernel.file");
     assert_non_null(strstr(err.text, "'source'"));
     free(json);
@@ -175,35 +192,41 @@ static void test_errors_located(void **state)
     /* Both kernel.file and kernel.source. */
     json = spec_text("{ \"name\": \"addvec\", \"file\": \"k.cl\", \"source\": \"x\" }");
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, 0, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_ESPEC);
+    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, &spec, &err), HT_ESPEC);
     assert_non_null(strstr(err.text, "not both"));
     free(json);
 
     /* An empty source given. */
     json = spec_text("{ \"name\": \"addvec\" }");
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(json, 0, "", 0, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_ESPEC);
+    assert_int_equal(
+        ht_spec_load_buffer(json, 0, &(struct ht_spec_buffer_opts){.source = ""}, &spec, &err),
+        HT_ESPEC);
     assert_non_null(strstr(err.text, "empty"));
     free(json);
 
     /* NULL arguments. */
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer(NULL, 0, kernel, 0, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_EINVAL);
+    assert_int_equal(
+        ht_spec_load_buffer(NULL, 0, &(struct ht_spec_buffer_opts){.source = kernel}, &spec, &err),
+        HT_EINVAL);
     assert_null(spec);
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer("{}", 0, kernel, 0, NULL, NULL, NULL, 0, NULL, &err),
+    assert_int_equal(
+        ht_spec_load_buffer("{}", 0, &(struct ht_spec_buffer_opts){.source = kernel}, NULL, &err),
+        HT_EINVAL);
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_load_buffer("{}", 0,
+                                         &(struct ht_spec_buffer_opts){.source = kernel, .nov = 2},
+                                         &spec, &err),
                      HT_EINVAL);
     ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer("{}", 0, kernel, 0, NULL, NULL, NULL, 2, &spec, &err),
-                     HT_EINVAL);
-    ht_error_clear(&err);
-    assert_int_equal(ht_spec_load_buffer("{}", 0, NULL, 5, NULL, NULL, NULL, 0, &spec, &err),
-                     HT_EINVAL);
-    assert_int_equal(ht_spec_load_buffer("{}", 0, kernel, 0, NULL, NULL, NULL, 0, &spec, NULL),
-                     HT_ESPEC);
+    assert_int_equal(
+        ht_spec_load_buffer("{}", 0, &(struct ht_spec_buffer_opts){.source_len = 5}, &spec, &err),
+        HT_EINVAL);
+    assert_int_equal(
+        ht_spec_load_buffer("{}", 0, &(struct ht_spec_buffer_opts){.source = kernel}, &spec, NULL),
+        HT_ESPEC);
 }
 
 /* A spec file whose kernel is in it: no kernel file beside it. */

@@ -1,6 +1,6 @@
 /* The library's documents for people and programs (workflow.h): ht_format_bytes,
- * ht_workflow_plan_json (names escaped, every number to 17 digits: JSON that parses back
- * to the plan), ht_workflow_report_json, and the JSON builder under them (util.h,
+ * ht_present_plan_json (names escaped, every number to 17 digits: JSON that parses back
+ * to the plan), ht_present_report_json, and the JSON builder under them (util.h,
  * ht__json_*): text that is not UTF-8, control characters, numbers JSON cannot hold and
  * integers past 2^63. Pure: no OpenCL. */
 #include <stdarg.h>
@@ -46,8 +46,11 @@ static void test_plan_json(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_plan(1000, devs, bus, 2, NULL, 0.1, &r, &err), HT_OK);
-    assert_int_equal(ht_workflow_plan_json(&r, bus, names, &text, &err), HT_OK);
+    assert_int_equal(ht_workflow_plan(1000, devs, 2,
+                                      &(struct ht_workflow_plan_opts){.bus = bus, .margin = 0.1},
+                                      &r, &err),
+                     HT_OK);
+    assert_int_equal(ht_present_plan_json(&r, bus, names, &text, &err), HT_OK);
     assert_non_null(strstr(text, "\"name\": \"c\\\"pu\\t\""));
     assert_int_not_equal(text[strlen(text) - 1], '\n');
     doc = json_loads(text, 0, &jerr);
@@ -83,7 +86,7 @@ static void test_report_json(void **state)
     res.cases = 2;
     strcpy(res.no_pictures, "gnuplot not found");
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_report_json("a.db", "out", &res, &text, &err), HT_OK);
+    assert_int_equal(ht_present_report_json("a.db", "out", &res, &text, &err), HT_OK);
     doc = json_loads(text, 0, &jerr);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "report")), "out/report.md");

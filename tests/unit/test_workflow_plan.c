@@ -21,7 +21,9 @@ static void test_no_bus(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_plan(1000, devs, NULL, 2, NULL, 0.1, &r, &err), HT_OK);
+    assert_int_equal(
+        ht_workflow_plan(1000, devs, 2, &(struct ht_workflow_plan_opts){.margin = 0.1}, &r, &err),
+        HT_OK);
     assert_int_equal(ht_split_plan_make(1000, devs, 2, NULL, &want, &err), HT_OK);
     assert_int_equal(r.bus, 0);
     assert_null(r.shares);
@@ -48,7 +50,10 @@ static void test_bus(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_plan(1000, devs, bus, 2, NULL, 0.1, &r, &err), HT_OK);
+    assert_int_equal(ht_workflow_plan(1000, devs, 2,
+                                      &(struct ht_workflow_plan_opts){.bus = bus, .margin = 0.1},
+                                      &r, &err),
+                     HT_OK);
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(ht_split_bus_model(&bus[i], &busy[i], &err), HT_OK);
         alone[i] = busy[i].time_s;
@@ -79,7 +84,10 @@ static void test_bad_bus(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_workflow_plan(1000, devs, bus, 2, NULL, 0.1, &r, &err), HT_EINVAL);
+    assert_int_equal(ht_workflow_plan(1000, devs, 2,
+                                      &(struct ht_workflow_plan_opts){.bus = bus, .margin = 0.1},
+                                      &r, &err),
+                     HT_EINVAL);
     assert_string_equal(err.field, "devices[1].xfer_s");
     ht_workflow_plan_result_destroy(&r);
 }

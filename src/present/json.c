@@ -1,5 +1,5 @@
-/* The workflow's results as JSON documents (workflow.h): what `hetune split --json` prints,
- * so that a program gets the same document as the command. */
+/* The core's results as JSON documents (present.h): what `hetune split --json` and the
+ * other commands print, so that a program gets the same document as the command. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "hetune/workflow.h"
+#include "hetune/present.h"
 #include "util/util.h"
 
 #define GBPS(bps) ((bps) / 1e9)
@@ -38,7 +38,7 @@ static json_t *load_json(const struct ht_load *l)
 {
     char line[1024];
 
-    ht_load_sentence(l, line, sizeof line);
+    ht_present_load_sentence(l, line, sizeof line);
     return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
                      "other_cores", round(ht_load_other_cores(l) * 100) / 100,
                      "cores", (json_int_t)l->cores,
@@ -153,9 +153,9 @@ static json_t *sweep_json(const struct ht_workflow_split_result *r)
     return sw;
 }
 
-int ht_workflow_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
-                           const struct ht_workflow_split_result *r, char **text,
-                           struct ht_error *err)
+int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
+                          const struct ht_workflow_split_result *r, char **text,
+                          struct ht_error *err)
 {
     const struct ht_coexec_result *res = &r->res;
     const struct ht_workflow_device *fast = &r->devs[r->fastest];
@@ -280,9 +280,9 @@ static json_t *factors(const struct ht_workflow_coexec *c, size_t n, int taken)
     return a;
 }
 
-int ht_workflow_run_json(const struct ht_spec *spec, const char *db,
-                         const struct ht_workflow_run_result *r, double elapsed, char **text,
-                         struct ht_error *err)
+int ht_present_run_json(const struct ht_spec *spec, const char *db,
+                        const struct ht_workflow_run_result *r, double elapsed, char **text,
+                        struct ht_error *err)
 {
     const struct ht_report_result *rep = &r->report;
     struct ht_workflow_coexec *rows = calloc(2 * r->nsplits + 1, sizeof *rows);
@@ -371,18 +371,14 @@ static json_t *sizes_json(unsigned ndims, const uint64_t *v)
     return a;
 }
 
-int ht_workflow_eval_json(const struct ht_spec *spec, const struct ht_device_info *dev,
-                          const int64_t *config, const struct ht_eval_result *res,
-                          const struct ht_error *eval_err, char **text, struct ht_error *err)
+int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err)
 {
-    return ht_workflow_eval_json_load(spec, dev, config, res, eval_err, NULL, text, err);
-}
-
-int ht_workflow_eval_json_load(const struct ht_spec *spec, const struct ht_device_info *dev,
-                               const int64_t *config, const struct ht_eval_result *res,
-                               const struct ht_error *eval_err, const struct ht_load *load,
-                               char **text, struct ht_error *err)
-{
+    const struct ht_spec *spec = e->spec;
+    const struct ht_device_info *dev = e->dev;
+    const int64_t *config = e->config;
+    const struct ht_eval_result *res = e->res;
+    const struct ht_error *eval_err = e->eval_err;
+    const struct ht_load *load = e->load;
     json_t *root = json_object(), *o, *runs;
     char status[32], msg[4096];
     unsigned keep = spec->keep_best && spec->keep_best < spec->repeats ? spec->keep_best
@@ -513,11 +509,13 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     return o;
 }
 
-int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const struct ht_tune_opts *o,
-                          const struct ht_device_info *const *devs,
-                          const struct ht_tune_result *results, size_t n, int interrupted,
-                          char **text, struct ht_error *err)
+int ht_present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err)
 {
+    const struct ht_spec *spec = t->spec;
+    const struct ht_tune_opts *o = t->opts;
+    const struct ht_tune_result *results = t->results;
+    const char *db = t->db;
+    size_t n = t->n;
     json_t *root = json_object(), *arr = json_array();
 
     json_object_set_new(root, "spec", ht__json_string(spec->name));
@@ -531,11 +529,11 @@ int ht_workflow_tune_json(const struct ht_spec *spec, const char *db, const stru
     json_object_set_new(root, "budget", o->budget ? json_integer((json_int_t)o->budget)
                                                   : json_null());
     json_object_set_new(root, "cut_factor", ht__json_real(o->cut_factor));
-    json_object_set_new(root, "interrupted", json_boolean(interrupted));
+    json_object_set_new(root, "interrupted", json_boolean(t->interrupted));
     json_object_set_new(root, "replay", o->replay ? ht__json_string(ht_recording_path(o->replay))
                                                   : json_null());
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, tune_device(spec, devs[i], &results[i]));
+        json_array_append_new(arr, tune_device(spec, t->devs[i], &results[i]));
     json_object_set_new(root, "devices", arr);
     return dump(root, 0, text, err);
 }
@@ -595,9 +593,9 @@ static json_t *bandwidth_json(const struct ht_bandwidth *bw)
     return o;
 }
 
-int ht_workflow_devices_json(const struct ht_device_info *devs, size_t n,
-                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
-                             char **text, struct ht_error *err)
+int ht_present_devices_json(const struct ht_device_info *devs, size_t n,
+                            const struct ht_bandwidth *bw, const struct ht_host_memory *host,
+                            char **text, struct ht_error *err)
 {
     json_t *root = json_object(), *list = json_array();
 
@@ -691,7 +689,7 @@ static int config_array(const int64_t *config, void *user)
     return a && json_array_append_new(c->list, a) == 0 ? 0 : 1;
 }
 
-/* The configurations of r in ht_workflow_space_print's order, or NULL (out of memory). */
+/* The configurations of r in ht_present_space_print's order, or NULL (out of memory). */
 static json_t *space_configs(const struct ht_workflow_space *r)
 {
     struct configs *c = calloc(1, sizeof *c);
@@ -761,14 +759,16 @@ static json_t *space_device(const struct ht_spec *spec, const struct ht_workflow
     return d;
 }
 
-int ht_workflow_space_json(const struct ht_spec *spec, const char *solver, enum ht_eq3 eq3,
-                           const struct ht_workflow_space *r, size_t n, int list, char **text,
-                           struct ht_error *err)
+int ht_present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err)
 {
+    const struct ht_spec *spec = s->spec;
+    const char *solver = s->solver;
+    enum ht_eq3 eq3 = s->eq3;
     json_t *devs = json_array(), *root;
 
-    for (size_t k = 0; devs && k < n; k++)
-        if (json_array_append_new(devs, space_device(spec, &r[k], solver, list)) != 0) {
+    for (size_t k = 0; devs && k < s->n; k++)
+        if (json_array_append_new(devs, space_device(spec, &s->spaces[k], solver, s->list)) !=
+            0) {
             json_decref(devs);
             devs = NULL;
         }
@@ -826,8 +826,8 @@ static json_t *plan_device(const struct ht_workflow_plan_result *r,
     return d;
 }
 
-int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
-                          char *const *names, char **text, struct ht_error *err)
+int ht_present_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
+                         char *const *names, char **text, struct ht_error *err)
 {
     const struct ht_split_plan *p = &r->plan;
     json_t *devs = json_array(), *root = NULL;
@@ -867,8 +867,8 @@ int ht_workflow_plan_json(const struct ht_workflow_plan_result *r, const struct 
 
 /* --- hetune report --- */
 
-int ht_workflow_report_json(const char *db, const char *out, const struct ht_report_result *res,
-                            char **text, struct ht_error *err)
+int ht_present_report_json(const char *db, const char *out, const struct ht_report_result *res,
+                           char **text, struct ht_error *err)
 {
     json_t *names = json_array();
 
