@@ -29,9 +29,9 @@ static const char devices_usage[] =
     "below the bytes it moves through host memory at the shared rate of as many devices\n"
     "copying as its parts use.\n"
     "Each link is measured holding the device's lock (as tune does: another process\n"
-    "measuring it is waited for); the end says 'measured under load' when other\n"
-    "processes used 0.25 of a core or more on average meanwhile (docs/reliability.md;\n"
-    "not under -q).\n"
+    "measuring it is waited for, said on stderr; Ctrl-C stops the wait, 130); the end\n"
+    "says 'measured under load' when other processes used 0.25 of a core or more on\n"
+    "average meanwhile (docs/reliability.md; not under -q).\n"
     "\n"
     "options:\n"
     "      --json            print the devices as JSON, sizes in bytes (with --bandwidth,\n"
@@ -175,6 +175,10 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     struct ht_exec_opts eo;
     struct ht_error err;
     struct ht_load load = {0};
+    struct cli_waiter waiter = {"devices", 0, 0};
+    struct ht_device_wait wait = {0};
+    struct cli_sigint sig;
+    volatile sig_atomic_t stop = 0;
     size_t first = 0, last = 0;
     int status;
 
@@ -183,7 +187,16 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
         goto cleanup;
     say_devices(o, p);
     ht_error_clear(&err);
-    if (ht_store_open(o->db, &store, &err) != HT_OK) {
+    /* The database's lock and each device's: waited for with a notice, Ctrl-C ends the
+     * wait (130); once measuring, Ctrl-C kills as it always did (the locks go with it). */
+    waiter.quiet = o->quiet;
+    wait.stop = &stop;
+    wait.on_wait = cli_device_wait;
+    wait.user = &waiter;
+    cli_sigint_catch(&sig, &stop);
+    status = cli_store_open("devices", o->db, 0, &stop, o->quiet, &store, &err);
+    cli_sigint_release(&sig);
+    if (status != HT_OK) {
         status = cli_fail("devices", &err);
         goto cleanup;
     }
@@ -196,9 +209,20 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     eo = o->exec;
     for (size_t i = first; i < last; i++) {
         const struct ht_device_info *d = &p->devices[i];
+        struct ht_device_locks locks;
+        int rc;
 
         ht_error_clear(&err);
-        if (ht_workflow_bandwidth(store, d, &eo, bytes, &load, &bw[i - first], &err) != HT_OK) {
+        /* Taken here to wait with a notice; ht_workflow_bandwidth takes it again (a
+         * process's locks are re-entrant) and watches the load. */
+        cli_sigint_catch(&sig, &stop);
+        rc = ht_device_locks_take(&d, 1, &wait, &locks, NULL, &err);
+        cli_sigint_release(&sig);
+        if (rc == HT_OK) {
+            rc = ht_workflow_bandwidth(store, d, &eo, bytes, &load, &bw[i - first], &err);
+            ht_device_locks_release(&locks, NULL);
+        }
+        if (rc != HT_OK) {
             status = cli_fail("devices", &err);
             goto cleanup;
         }

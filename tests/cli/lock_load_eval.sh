@@ -9,8 +9,9 @@
 #    was watched. This is the check that the notice is not always printed.
 # 3. A lock folder that cannot be made: eval measures all the same and says it measured
 #    without the device lock (load.locked false).
-# 4. eval waiting for a device lock another process holds says so, and a Ctrl-C ends the
-#    wait: 130 within a second (it used to wait on, deaf to Ctrl-C).
+# 4. eval and devices --bandwidth waiting for a device lock another process holds say so,
+#    and a Ctrl-C ends the wait: 130 within a second (eval used to wait on, deaf to Ctrl-C;
+#    devices --bandwidth waited silently).
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -76,34 +77,43 @@ HETUNE_LOAD_STAT="$tmp/stat" HETUNE_LOCK_DIR="$tmp/file/locks" \
 expect_status 0
 expect_err "hetune eval: measured under load: without a device lock (cannot make the device lock folder $tmp/file/locks"
 check 'd["load"]["under_load"] and not d["load"]["locked"] and d["status"] == "ok"'
-# 4. Ctrl-C while eval waits for the lock (held here by Python's flock, as hetune takes it).
-python3 - "$HETUNE" "$tmp" "$dev" <<'PY' || fail "eval: Ctrl-C during the wait for the device lock"
+# 4. Ctrl-C while eval, and devices --bandwidth, wait for the lock (held here by Python's
+#    flock, as hetune takes it).
+python3 - "$HETUNE" "$tmp" "$dev" <<'PY' || fail "Ctrl-C during the wait for the device lock"
 import fcntl, os, signal, subprocess, sys, time
 hetune, tmp, dev = sys.argv[1:4]
 holder = open(os.path.join(tmp, "locks", "cpu.lock"), "a")
 fcntl.flock(holder, fcntl.LOCK_EX)
-err = os.path.join(tmp, "int.err")
-p = subprocess.Popen([hetune, "eval", os.path.join(tmp, "spec.json"), "--device", dev,
-                      "--set", "SLOW=1"], stdout=subprocess.DEVNULL, stderr=open(err, "w"))
-t0 = time.time()
-while time.time() - t0 < 60 and "is being measured by" not in open(err).read():
-    time.sleep(0.05)
 bad = []
-if "hetune eval: device %s is being measured by another process (lock" % dev not in open(err).read():
-    bad.append("no notice within 60 s: %r" % open(err).read())
-t1 = time.time()
-p.send_signal(signal.SIGINT)
-try:
-    rc = p.wait(timeout=10)
-except subprocess.TimeoutExpired:
-    p.kill()
-    rc = p.wait()
-took = time.time() - t1
+
+def interrupted(cmd, argv):
+    err = os.path.join(tmp, cmd + "-int.err")
+    p = subprocess.Popen([hetune] + argv, stdout=subprocess.DEVNULL, stderr=open(err, "w"))
+    t0 = time.time()
+    while time.time() - t0 < 60 and "is being measured by" not in open(err).read():
+        if p.poll() is not None:
+            break
+        time.sleep(0.05)
+    if "hetune %s: device %s is being measured by another process (lock" % (cmd, dev) \
+            not in open(err).read():
+        bad.append("%s: no notice within 60 s: %r" % (cmd, open(err).read()))
+    t1 = time.time()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    took = time.time() - t1
+    if rc != 130 or took > 1.0 or "interrupted while waiting for the device lock" not in open(err).read():
+        bad.append("%s: exit %d after %.2f s: %r" % (cmd, rc, took, open(err).read()))
+
+interrupted("eval", ["eval", os.path.join(tmp, "spec.json"), "--device", dev, "--set", "SLOW=1"])
+interrupted("devices", ["devices", "--bandwidth", "--device", dev, "--db",
+                        os.path.join(tmp, "bw-int.db"), "--bytes", "1048576"])
 holder.close()
-if rc != 130 or took > 1.0 or "interrupted while waiting for the device lock" not in open(err).read():
-    bad.append("exit %d after %.2f s: %r" % (rc, took, open(err).read()))
 for b in bad:
     print("FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
-echo "ok: eval and devices --bandwidth say they measured under load, and not with nobody else; Ctrl-C ends eval's wait"
+echo "ok: eval and devices --bandwidth say they measured under load, and not with nobody else; Ctrl-C ends their wait for a device lock"
