@@ -109,8 +109,10 @@ extern "C" {
  * NULL or what was left out, one line each ("Search.Name 'Random': pass --strategy random
  * to hetune tune"); both owned by the caller (free). Errors: HT_EIO (unreadable), HT_EPARSE
  * (not JSON; err line and column), HT_ESPEC (a field hetune cannot express or a value that
- * is malformed: err->field its JSON path, "KernelSpecification.Arguments[2].FillType"),
- * HT_EEXPR or HT_EPARSE (an expression: err->field its path), HT_ENOMEM. */
+ * is malformed: err->field its JSON path, "KernelSpecification.Arguments[2].FillType"; a
+ * kernel or data file the spec would name by a path that is not UTF-8, which JSON cannot
+ * hold), HT_EEXPR or HT_EPARSE (an expression: err->field its path), HT_ENOMEM. A t1_path
+ * that is not UTF-8 is kept in the spec's description with its stray bytes as U+FFFD. */
 int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
                     struct ht_error *err);
 
@@ -137,7 +139,8 @@ struct ht_export_filter {
 };
 
 /* Writes the evaluations of the database as Kernel Tuner T4 JSON (described above) into
- * *json, owned by the caller (free). filter may be NULL (everything). Errors: HT_ENOTFOUND
+ * *json, owned by the caller (free); a device name that is not UTF-8 has its stray bytes
+ * as U+FFFD. filter may be NULL (everything). Errors: HT_ENOTFOUND
  * ("the database holds no evaluation", naming the specs when filtered), HT_EDB, HT_ENOMEM. */
 int ht_export_t4(struct ht_store *store, const struct ht_export_filter *filter, char **json,
                  struct ht_error *err);

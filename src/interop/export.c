@@ -211,7 +211,9 @@ static int t4_eval(const struct ht_stored_eval *ev, void *user)
     times = json_pack("{s:o}", "runtimes", runs);
     if (ev->build_seconds >= 0)
         json_object_set_new(times, "compilation_time", json_real(ev->build_seconds * 1e3));
-    r = json_pack("{s:s,s:o,s:[s],s:o,s:s,s:f}", "timestamp", ev->created_at,
+    /* Every text of the database through ht__json_string: a device name in a driver's
+     * own encoding made json_pack or json_string fail, and the result lost its device. */
+    r = json_pack("{s:o,s:o,s:[s],s:o,s:s,s:f}", "timestamp", ht__json_string(ev->created_at),
                   "configuration", conf, "objectives", "time", "times", times,
                   "invalidity", invalidity(ev->status), "correctness",
                   strcmp(ev->status, HT_STORE_VERIFY) && ev->verified != 0 ? 1.0 : 0.0);
@@ -221,10 +223,10 @@ static int t4_eval(const struct ht_stored_eval *ev, void *user)
         json_object_set_new(r, "measurements",
                             json_pack("[{s:s,s:f,s:s}]", "name", "time", "value",
                                       ev->seconds * 1e3, "unit", "ms"));
-    json_object_set_new(r, "device", json_string(dev ? dev->name : ""));
-    json_object_set_new(r, "kernel", json_string(w->problem->kernel));
-    json_object_set_new(r, "problem", json_string(w->problem->sizes));
-    json_object_set_new(r, "status", json_string(ev->status));
+    json_object_set_new(r, "device", ht__json_string(dev ? dev->name : ""));
+    json_object_set_new(r, "kernel", ht__json_string(w->problem->kernel));
+    json_object_set_new(r, "problem", ht__json_string(w->problem->sizes));
+    json_object_set_new(r, "status", ht__json_string(ev->status));
     return json_array_append_new(w->results, r) == 0 ? 0 : HT_ENOMEM;
 }
 

@@ -1857,6 +1857,24 @@ static const struct { const char *t1, *ht; int size; } types[] = {
     {"float", "float", 4}, {"double", "double", 8},
 };
 
+/* p, a file path the spec will name, as a JSON string (a new reference). A path that is not
+ * UTF-8 (a folder named in another encoding) cannot be written in a JSON spec as it is, and
+ * ht__json_string's U+FFFD would name another file: refused (HT_ESPEC on field, NULL). */
+static json_t *path_json(struct import *im, const char *field, const char *p)
+{
+    json_t *v = ht__json_string(p);
+
+    if (v && strcmp(json_string_value(v), p)) {
+        refuse(im->err, field, "%s: the path '%s' is not UTF-8, which a JSON spec cannot hold",
+               field, json_string_value(v));
+        json_decref(v);
+        return NULL;
+    }
+    if (!v)
+        ht_error_set(im->err, HT_ENOMEM, "out of memory");
+    return v;
+}
+
 static int argument(struct import *im, json_t *a, size_t i, const char *t1_dir, json_t *args)
 {
     static const char *const known[] = {"Name", "Type", "Size", "TypeSize", "FillType",
@@ -1941,9 +1959,17 @@ static int argument(struct import *im, json_t *a, size_t i, const char *t1_dir, 
     } else if (!strcmp(fill, "BinaryRaw") && json_is_string(json_object_get(a, "DataSource"))) {
         char *file = ht__path_join(t1_dir, json_string_value(json_object_get(a, "DataSource")));
         char *abs = file ? realpath(file, NULL) : NULL;
-        json_object_set_new(out, "init", json_sprintf("file:%s", abs ? abs : file));
+        char *init = file ? ht__asprintf("file:%s", abs ? abs : file) : NULL;
+        json_t *j;
+        snprintf(field, sizeof field, "%s.DataSource", path);
+        j = init ? path_json(im, field, init) : NULL;
+        free(init);
         free(abs);
         free(file);
+        if (!j)
+            return im->err->code ? im->err->code
+                                 : ht_error_set(im->err, HT_ENOMEM, "out of memory");
+        json_object_set_new(out, "init", j);
     } else
         return refuse(im->err, field, "%s: '%s' has no form in hetune (Random, Constant 0 and "
                       "BinaryRaw do)", field, fill);
@@ -1994,18 +2020,20 @@ static int ndrange(struct import *im, json_t *ks, json_t *spec)
     return 0;
 }
 
-/* KernelFile relative to the spec: as written when the spec goes beside the T1 file. */
-static json_t *kernel_file(const char *t1_dir, const char *spec_dir, const char *file)
+/* KernelFile relative to the spec: as written when the spec goes beside the T1 file. NULL
+ * with im->err set when it cannot be written (path_json). */
+static json_t *kernel_file(struct import *im, const char *t1_dir, const char *spec_dir,
+                           const char *file)
 {
     char *a = realpath(t1_dir, NULL), *b = realpath(spec_dir ? spec_dir : ".", NULL);
     char *joined = ht__path_join(t1_dir, file), *abs = NULL;
     json_t *out;
 
     if (file[0] == '/' || (a && b && !strcmp(a, b)))
-        out = json_string(file);
+        out = path_json(im, "KernelSpecification.KernelFile", file);
     else {
         abs = joined ? realpath(joined, NULL) : NULL;
-        out = json_string(abs ? abs : joined ? joined : file);
+        out = path_json(im, "KernelSpecification.KernelFile", abs ? abs : joined ? joined : file);
     }
     free(a);
     free(b);
@@ -2094,10 +2122,17 @@ static int convert(struct import *im, json_t *t1, const char *t1_path, const cha
         json_object_set_new(spec, "sizes", sizes);
     }
     json_object_set_new(spec, "name", json_string(name));
-    json_object_set_new(spec, "description", json_sprintf("imported from Kernel Tuner T1 file "
-                                                          "%s", t1_path));
-    json_t *kernel = json_pack("{s:o,s:s}", "file", kernel_file(t1_dir, spec_dir, file),
-                               "name", name);
+    /* The T1 file's path is only told here: one in another encoding is kept, its odd bytes
+     * as U+FFFD (json_sprintf refused it, and the spec had no description). */
+    char *desc = ht__asprintf("imported from Kernel Tuner T1 file %s", t1_path);
+    if (!desc)
+        return ht_error_set(im->err, HT_ENOMEM, "out of memory");
+    json_object_set_new(spec, "description", ht__json_string(desc));
+    free(desc);
+    json_t *kfile = kernel_file(im, t1_dir, spec_dir, file);
+    if (!kfile)
+        return im->err->code ? im->err->code : ht_error_set(im->err, HT_ENOMEM, "out of memory");
+    json_t *kernel = json_pack("{s:o,s:s}", "file", kfile, "name", name);
     json_object_set_new(spec, "kernel", kernel);
     if (replay_only)
         json_object_set_new(kernel, "language", json_string(lang));

@@ -509,7 +509,7 @@ static void requeue(struct server *s, int r)
         char text[HT_STORE_CONFIG_MAX];
         ht_store_config_text(s->names, m->configs + rk->inflight_idx * m->nparams, m->nparams,
                              text, sizeof text);
-        json_array_append_new(rk->lost_configs, json_string(text));
+        json_array_append_new(rk->lost_configs, ht__json_string(text));
     }
     rk->inflight = -1;
 }
@@ -641,7 +641,7 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     rk->measured++;
     rk->busy_s += res->wall_s;
     ht_load_add(&rk->load, &res->load);
-    json_array_append_new(rk->configs, json_string(res->ev.config));
+    json_array_append_new(rk->configs, ht__json_string(res->ev.config));
     json_array_append_new(rk->windows, json_pack("[f, f]", res->locked_at, res->unlocked_at));
     if (st == HT_ECUT) {
         m->cut++;
@@ -886,31 +886,36 @@ static char *report_json(const struct server *s, const char *db, int status)
         if (m->has_best)
             ht_store_config_text(s->names, m->configs + m->best * m->nparams, m->nparams,
                                  cfg, sizeof cfg);
+        /* A driver's names through ht__json_string: one not in UTF-8 made json_pack
+         * fail, and the model was left out of the report. */
         json_array_append_new(models, json_pack(
-            "{s:i, s:s, s:s, s:s, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
-            "model", (int)mi, "name", m->info.name, "vendor", m->info.vendor,
-            "driver", m->info.driver_version, "compute_units", (int)m->info.compute_units,
+            "{s:i, s:o, s:o, s:o, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+            "model", (int)mi, "name", ht__json_string(m->info.name),
+            "vendor", ht__json_string(m->info.vendor),
+            "driver", ht__json_string(m->info.driver_version),
+            "compute_units", (int)m->info.compute_units,
             "ranks", on, "space", (json_int_t)m->count, "from_db", (json_int_t)m->from_db,
             "evaluated", (json_int_t)m->evaluated, "cut", (json_int_t)m->cut,
             "failed", (json_int_t)m->failed, "crashed", (json_int_t)m->crashed,
             "timeout", (json_int_t)m->timed_out, "lost_in_flight", (json_int_t)m->lost,
-            "best", m->has_best ? json_string(cfg) : json_null(),
+            "best", m->has_best ? ht__json_string(cfg) : json_null(),
             "best_s", m->has_best ? json_real(m->best_s) : json_null()));
     }
     for (int r = 0; r < s->size; r++) {
         const struct rank *rk = &s->ranks[r];
         under |= ht_load_under(&rk->load);
         json_array_append_new(ranks, json_pack(
-            "{s:i, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:s, s:o, s:O}",
-            "rank", r, "host", rk->host, "devices", (json_int_t)rk->ndev,
+            "{s:i, s:o, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:o, s:o, s:O}",
+            "rank", r, "host", ht__json_string(rk->host), "devices", (json_int_t)rk->ndev,
             "state", rank_state(rk), "measured", (json_int_t)rk->measured,
             "ok", (json_int_t)rk->ok, "cut", (json_int_t)rk->cut,
             "failed", (json_int_t)rk->failed, "lost_in_flight", (json_int_t)rk->lost,
             "busy_s", rk->busy_s, "configs", rk->configs, "lost", rk->lost_configs,
-            "note", rk->why, "load", ht__mpi_load_json(&rk->load), "windows", rk->windows));
+            "note", ht__json_string(rk->why), "load", ht__mpi_load_json(&rk->load),
+            "windows", rk->windows));
     }
-    json_object_set_new(root, "spec", json_string(s->spec->name));
-    json_object_set_new(root, "db", json_string(db));
+    json_object_set_new(root, "spec", ht__json_string(s->spec->name));
+    json_object_set_new(root, "db", ht__json_string(db));
     json_object_set_new(root, "strategy", json_string(strategy_name(s->opts)));
     json_object_set_new(root, "ranks", json_integer(s->size));
     json_object_set_new(root, "interrupted", json_boolean(status == 130));

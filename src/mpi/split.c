@@ -1018,17 +1018,19 @@ static char *report_json(const struct msplit *m, const struct figures *f)
     json_t *root = json_object(), *per = json_array();
     char *text;
 
+    /* Names, hosts and messages through ht__json_string: a device name in a driver's own
+     * encoding made json_string return NULL, and the key was left out. */
     if (!root || !per) {
         json_decref(root);
         json_decref(per);
         return NULL;
     }
-    json_object_set_new(root, "spec", json_string(m->spec->name));
+    json_object_set_new(root, "spec", ht__json_string(m->spec->name));
     json_object_set_new(root, "ranks", json_integer(w->size));
     json_object_set_new(root, "took_part", json_integer((json_int_t)m->np));
     json_object_set_new(root, "dim", json_integer(m->opts->coexec.dim));
     json_object_set_new(root, "global", json_integer((json_int_t)m->plan.global));
-    json_object_set_new(root, "scheduler", json_string(m->opts->coexec.scheduler
+    json_object_set_new(root, "scheduler", ht__json_string(m->opts->coexec.scheduler
                                                            ? m->opts->coexec.scheduler
                                                            : "static"));
     for (int r = 0; r < w->size; r++) {
@@ -1037,13 +1039,13 @@ static char *report_json(const struct msplit *m, const struct figures *f)
         size_t first, nd;
         first = ht__mpi_world_rank_devices(w, r, &nd);
         json_object_set_new(o, "rank", json_integer(r));
-        json_object_set_new(o, "host", json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
+        json_object_set_new(o, "host", ht__json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
         json_object_set_new(o, "load", ht__mpi_load_json(&n->load));
-        json_object_set_new(o, "state", json_string(m->part[r] >= 0 ? "ok"
+        json_object_set_new(o, "state", ht__json_string(m->part[r] >= 0 ? "ok"
                                                     : n->ok             ? "not used"
                                                                         : "left out"));
         if (!n->ok) {
-            json_object_set_new(o, "why", json_string(n->why));
+            json_object_set_new(o, "why", ht__json_string(n->why));
         } else {
             /* Every node that co-executed the whole problem: its time and decision. */
             json_object_set_new(o, "granule", json_integer((json_int_t)n->granule));
@@ -1052,7 +1054,7 @@ static char *report_json(const struct msplit *m, const struct figures *f)
                 json_object_set_new(o, "refined_s", json_real(n->alone_s));
             json_object_set_new(o, "alone_min_s", json_real(n->alone_min_s));
             json_object_set_new(o, "alone_kernel_s", json_real(n->kernel_s));
-            json_object_set_new(o, "decision", json_string(n->decision));
+            json_object_set_new(o, "decision", ht__json_string(n->decision));
             json_object_set_new(o, "node_split", json_boolean(n->split));
             json_object_set_new(o, "predicted_split_s", n->predicted_split_s < 0
                                     ? json_null() : json_real(n->predicted_split_s));
@@ -1062,7 +1064,7 @@ static char *report_json(const struct msplit *m, const struct figures *f)
                                     ? json_null() : json_real(n->measured_split_s));
         }
         if (n->ok && m->part[r] < 0) {
-            json_object_set_new(o, "why", json_string(m->decision));
+            json_object_set_new(o, "why", ht__json_string(m->decision));
         } else if (m->part[r] >= 0) {
             const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
             const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
@@ -1080,8 +1082,8 @@ static char *report_json(const struct msplit *m, const struct figures *f)
             const struct devcfg *dc = &m->cfg[first + j];
             json_t *d = json_object();
             json_object_set_new(d, "index", json_integer((json_int_t)w->all[first + j].index));
-            json_object_set_new(d, "name", json_string(w->all[first + j].name));
-            json_object_set_new(d, dc->ok ? "config" : "why", json_string(dc->ok ? dc->text
+            json_object_set_new(d, "name", ht__json_string(w->all[first + j].name));
+            json_object_set_new(d, dc->ok ? "config" : "why", ht__json_string(dc->ok ? dc->text
                                                                                    : dc->why));
             json_array_append_new(devs, d);
         }
@@ -1090,7 +1092,7 @@ static char *report_json(const struct msplit *m, const struct figures *f)
     }
     json_object_set_new(root, "per_rank", per);
     json_object_set_new(root, "nodes_split", json_boolean(m->nodes_split));
-    json_object_set_new(root, "nodes_decision", json_string(m->decision));
+    json_object_set_new(root, "nodes_decision", ht__json_string(m->decision));
     if (m->rounds) {
         json_t *rw = json_array();
         for (unsigned k = 0; k < m->rounds; k++)
@@ -1114,9 +1116,9 @@ static char *report_json(const struct msplit *m, const struct figures *f)
     json_object_set_new(root, "verified", m->verified < 0 ? json_null()
                                                            : json_boolean(m->verified));
     if (m->verified >= 0)
-        json_object_set_new(root, "reference", json_string(m->last.reference));
+        json_object_set_new(root, "reference", ht__json_string(m->last.reference));
     if (m->verified == 0)
-        json_object_set_new(root, "mismatch", json_string(m->verr.text));
+        json_object_set_new(root, "mismatch", ht__json_string(m->verr.text));
     text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
     json_decref(root);
     if (!text)

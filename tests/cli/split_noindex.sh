@@ -13,6 +13,9 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 make_tmp split-noindex
+# The probe and the splits, not the binary cache, are tested here: PoCL caches (common.bash),
+# as in cli/split_groupid; the sanitized pass then loads what the plain one built.
+pocl_cache_on
 
 fix="$HETUNE_SOURCE_DIR/tests/fixtures/split"
 ex="$HETUNE_SOURCE_DIR/examples"

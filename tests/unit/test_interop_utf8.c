@@ -1,0 +1,217 @@
+/* Text that is not UTF-8 in what interop writes as JSON (issue 28 item 8): a device name in
+ * a driver's own encoding in the T4 export (it was left out of every result: json_string
+ * refused it), and the paths a Kernel Tuner T1 import writes into its spec (the T1 file's
+ * folder in another encoding: the description keeps it with U+FFFD, a kernel file the spec
+ * cannot name is refused, naming the field). Pure: a database filled by hand, no OpenCL. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "hetune/interop.h"
+#include "hetune/store.h"
+#include "util/util.h"
+
+/* Latin-1 "café" and two bytes that start no UTF-8 sequence. */
+#define NOT_UTF8 "caf\xe9 \xff\xfe"
+#define REPLACED "caf\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd"
+
+static char tmpdir[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int make_tmpdir(void **state)
+{
+    const char *base = getenv("TMPDIR");
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "%s/test_interop_utf8.XXXXXX",
+             base && base[0] ? base : "/tmp");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    (void)state;
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    return 0;
+}
+
+static void check_rc(int rc, const struct ht_error *err, const char *what)
+{
+    if (rc != HT_OK)
+        fail_msg("%s failed: %s: %s", what, ht_err_name(rc), err->text);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_true(fputs(text, f) >= 0);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_export_t4_device_name(void **state)
+{
+    struct ht_store *s = NULL;
+    struct ht_device_info dev;
+    struct ht_stored_eval *ev = calloc(1, sizeof *ev);
+    struct ht_spec spec;
+    struct ht_param param = {.name = "WG"};
+    char *size_names[] = {"N"}, *text = NULL, db[300];
+    int64_t size_values[] = {64}, dev_id, kernel, problem;
+    struct ht_error err;
+    json_error_t jerr;
+    json_t *doc, *r;
+    (void)state;
+
+    assert_non_null(ev);
+    ht_error_clear(&err);
+    snprintf(db, sizeof db, "%s/export.db", tmpdir);
+    check_rc(ht_store_open(db, &s, &err), &err, "open");
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
+    snprintf(dev.name, sizeof dev.name, "%s", "cpu " NOT_UTF8);
+    snprintf(dev.vendor, sizeof dev.vendor, "GenuineIntel");
+    snprintf(dev.driver_version, sizeof dev.driver_version, "5.0");
+    dev.compute_units = 2;
+    check_rc(ht_store_device_id(s, &dev, &dev_id, &err), &err, "device");
+
+    memset(&spec, 0, sizeof spec);
+    spec.name = "vecadd";
+    spec.path = "vecadd.json";
+    spec.kernel_path = "vecadd.cl";
+    spec.kernel_name = "vadd";
+    spec.kernel_options = "";
+    spec.source = "__kernel void vadd() {}";
+    spec.source_len = strlen(spec.source);
+    spec.space.nsizes = 1;
+    spec.space.size_names = size_names;
+    spec.space.size_values = size_values;
+    spec.space.nparams = 1;
+    spec.space.params = &param;
+    check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
+
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = dev_id;
+    snprintf(ev->config, sizeof ev->config, "WG=8");
+    ev->nvalues = 1;
+    ev->values[0] = 8;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = 0.001;
+    ev->verified = 1;
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+    free(ev);
+
+    check_rc(ht_export_t4(s, NULL, &text, &err), &err, "export");
+    ht_store_close(s);
+    doc = json_loads(text, 0, &jerr);
+    if (!doc)
+        fail_msg("the export is no JSON: %s\n%s", jerr.text, text);
+    r = json_array_get(json_object_get(doc, "results"), 0);
+    assert_non_null(r);
+    assert_non_null(json_object_get(r, "device"));
+    assert_string_equal(json_string_value(json_object_get(r, "device")), "cpu " REPLACED);
+    assert_string_equal(json_string_value(json_object_get(r, "kernel")), "vadd");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "configuration"),
+                                                        "WG")), 8);
+    json_decref(doc);
+    free(text);
+}
+
+/* A T1 file in a folder whose name is not UTF-8, with its kernel beside it. */
+static void write_t1(char *dir, size_t dirsz, char *t1, size_t t1sz)
+{
+    snprintf(dir, dirsz, "%s/%s", tmpdir, NOT_UTF8);
+    assert_true(mkdir(dir, 0700) == 0 || access(dir, F_OK) == 0);
+    snprintf(t1, t1sz, "%s/t1.json", dir);
+    write_text(t1, "{\n"
+                   "  \"General\": {\"FormatVersion\": 1},\n"
+                   "  \"ConfigurationSpace\": {\"TuningParameters\": [\n"
+                   "    {\"Name\": \"bs\", \"Type\": \"int\", \"Values\": \"[8, 16]\"}]},\n"
+                   "  \"KernelSpecification\": {\n"
+                   "    \"Language\": \"OpenCL\", \"KernelName\": \"vadd\",\n"
+                   "    \"KernelFile\": \"k.cl\", \"GlobalSizeType\": \"OpenCL\",\n"
+                   "    \"GlobalSize\": {\"X\": \"64\"}, \"LocalSize\": {\"X\": \"bs\"},\n"
+                   "    \"Arguments\": [\n"
+                   "      {\"Name\": \"c\", \"Type\": \"float\", \"MemoryType\": \"Vector\",\n"
+                   "       \"AccessType\": \"WriteOnly\", \"Size\": 64, \"FillType\": \"Random\"}]}\n"
+                   "}\n");
+    {
+        char k[600];
+        snprintf(k, sizeof k, "%s/k.cl", dir);
+        write_text(k, "__kernel void vadd(__global float *c) { c[get_global_id(0)] = 1; }\n");
+    }
+}
+
+static void test_kt_import_beside(void **state)
+{
+    char dir[512], t1[600], *spec = NULL, *notes = NULL;
+    struct ht_error err;
+    json_error_t jerr;
+    json_t *doc;
+    (void)state;
+
+    write_t1(dir, sizeof dir, t1, sizeof t1);
+    /* The spec beside the T1 file: KernelFile as written (UTF-8), the T1 path only in the
+     * description, its odd bytes as U+FFFD (json_sprintf refused it: no description). */
+    ht_error_clear(&err);
+    check_rc(ht_kt_import_t1(t1, dir, &spec, &notes, &err), &err, "import-kt beside");
+    doc = json_loads(spec, 0, &jerr);
+    if (!doc)
+        fail_msg("the spec is no JSON: %s\n%s", jerr.text, spec);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "kernel"),
+                                                          "file")), "k.cl");
+    assert_non_null(json_string_value(json_object_get(doc, "description")));
+    assert_non_null(strstr(json_string_value(json_object_get(doc, "description")),
+                           REPLACED "/t1.json"));
+    json_decref(doc);
+    free(spec);
+    free(notes);
+}
+
+static void test_kt_import_elsewhere(void **state)
+{
+    char dir[512], t1[600], *spec = NULL, *notes = NULL;
+    struct ht_error err;
+    (void)state;
+
+    write_t1(dir, sizeof dir, t1, sizeof t1);
+    /* The spec elsewhere: it would have to name the kernel by its absolute path, which a
+     * JSON spec cannot hold, and U+FFFD would name another file: refused, the field named. */
+    ht_error_clear(&err);
+    assert_int_equal(ht_kt_import_t1(t1, tmpdir, &spec, &notes, &err), HT_ESPEC);
+    assert_null(spec);
+    assert_string_equal(err.field, "KernelSpecification.KernelFile");
+    assert_non_null(strstr(err.text, "not UTF-8"));
+    assert_non_null(strstr(err.text, REPLACED "/k.cl"));
+    free(notes);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_export_t4_device_name),
+        cmocka_unit_test(test_kt_import_beside),
+        cmocka_unit_test(test_kt_import_elsewhere),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
