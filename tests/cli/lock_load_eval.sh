@@ -25,9 +25,12 @@ dev=$(pthread_device "$tmp/out")
 
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
-# SLOW=5: one evaluation's window lasts well over the 0.5 s the watch needs to judge.
-cfg=(--set SLOW=5)
-bytes=(--bytes 67108864) # the default: a link's window of 0.5 s or more here
+# SLOW=5 at REPS=128000: one evaluation's window lasts well over the 0.5 s the watch needs to
+# judge (1.3 s here, quiet, caches warm; at the fixture's REPS it was 0.09 s, and the test
+# passed only while builds or other load made it longer).
+cfg=(--set SLOW=5 --size REPS=128000)
+bytes=(--bytes 268435456) # a link's window of 0.5 s or more even on a quiet machine (the
+# default 64 MiB took about 0.3 s here: the test passed only under load)
 
 burners=()
 stop_burners() {
