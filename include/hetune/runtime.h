@@ -134,6 +134,12 @@ struct ht_runtime_opts {
                                 ht_runtime_open fails with HT_EINTR. Borrowed until
                                 ht_runtime_close: a launch may decide again. NULL: waits
                                 until the lock is free */
+    /* How db opens in ht_runtime_open (ht_store_opts, store.h): a wait for another
+     * process's lock on the database is told to its on_wait once it has lasted
+     * HT_STORE_WAIT_NOTICE_S, ends after its busy_timeout_s (HT_EDB), and ends with
+     * HT_EINTR when its stop, or when that is NULL this struct's stop, is raised.
+     * Borrowed during ht_runtime_open only. NULL: the defaults with this struct's stop. */
+    const struct ht_store_opts *store;
 };
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.

@@ -631,7 +631,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     dbpath = opts->db ? opts->db : HT_STORE_DEFAULT_PATH;
     made_db = dbpath[0] && strcmp(dbpath, ":memory:") && access(dbpath, F_OK) != 0;
-    ht__workflow_store_opts(NULL, opts->stop, &so);
+    ht__workflow_store_opts(opts->store, opts->stop, &so);
     rc = ht_workflow_open(opts->db, &so, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
@@ -674,6 +674,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     rt->opts.db = rt->opts.devices = rt->opts.strategy = NULL;
     rt->opts.exec.worker = NULL; /* a co-execution runs in this process */
     rt->opts.exec.stop = NULL;
+    rt->opts.store = NULL; /* borrowed for the open only */
     if (opts->exec.cache_dir) {
         snprintf(rt->cache_dir, sizeof rt->cache_dir, "%s", opts->exec.cache_dir);
         rt->opts.exec.cache_dir = rt->cache_dir;

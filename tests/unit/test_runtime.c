@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "hetune.h"
 
 #define N 4096
@@ -364,6 +366,114 @@ static void test_lock_wait_told_and_stopped(void **state)
     ht_runtime_close(rt);
 }
 
+/* ---- the open's wait for another process's lock on the database ---- */
+
+static int db_told;
+static double db_waited;
+static volatile sig_atomic_t db_stop;
+
+static void on_db_wait(const char *path, double waited_s, void *user)
+{
+    (void)user;
+    assert_non_null(strstr(path, "hetune.db"));
+    db_told++;
+    db_waited = waited_s;
+    db_stop = 1; /* as a Ctrl-C during the wait */
+}
+
+/* A child process that holds the database's write lock (BEGIN EXCLUSIVE) until the pipe
+ * whose write end *release is closed, or 60 s; returns once it holds it. */
+static pid_t hold_db_lock(int *release)
+{
+    int to_child[2], to_parent[2];
+    char c = 0;
+    pid_t p;
+
+    assert_int_equal(pipe(to_child), 0);
+    assert_int_equal(pipe(to_parent), 0);
+    p = fork();
+    assert_true(p >= 0);
+    if (p == 0) {
+        sqlite3 *db = NULL;
+        struct pollfd pf = {0};
+        int ok = sqlite3_open(db_path, &db) == SQLITE_OK &&
+                 sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK;
+        close(to_child[1]);
+        close(to_parent[0]);
+        if (write(to_parent[1], ok ? "x" : "-", 1) != 1)
+            ok = 0;
+        pf.fd = to_child[0];
+        pf.events = POLLIN;
+        poll(&pf, 1, 60000);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_close(db);
+        _exit(ok ? 0 : 1);
+    }
+    close(to_child[0]);
+    close(to_parent[1]);
+    assert_int_equal(read(to_parent[0], &c, 1), 1);
+    close(to_parent[0]);
+    assert_int_equal(c, 'x');
+    *release = to_child[1];
+    return p;
+}
+
+/* Issue 29: ht_runtime_open waits for another process's lock on the database as tune
+ * does: opts.store's on_wait is told once the wait has lasted HT_STORE_WAIT_NOTICE_S,
+ * a raised stop ends it (HT_EINTR, nothing open), and its busy_timeout_s ends it too
+ * (HT_EDB naming the file); the lock once free, it opens. */
+static void test_db_lock_wait_told_and_stopped(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_store_opts so;
+    struct ht_runtime *rt = (void *)1;
+    struct ht_error err;
+    int release, st = 0, rc;
+    pid_t p;
+    (void)state;
+
+    opts_for(&o, 0, HT_RUNTIME_ALONE);
+    ht_store_opts_init(&so);
+    so.on_wait = on_db_wait;
+    so.busy_timeout_s = 30;
+    o.store = &so;
+    o.stop = &db_stop; /* so.stop is NULL: the runtime's stop serves */
+    db_told = 0;
+    db_stop = 0;
+    ht_error_clear(&err);
+    p = hold_db_lock(&release);
+    rc = ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err);
+    close(release);
+    waitpid(p, &st, 0);
+    assert_int_equal(rc, HT_EINTR);
+    assert_null(rt);
+    assert_non_null(strstr(err.text, "interrupted while waiting for the database lock"));
+    assert_int_equal(db_told, 1);
+    assert_true(db_waited >= HT_STORE_WAIT_NOTICE_S - 0.01 && db_waited < 20);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+
+    /* A lock held past the wait allowed: HT_EDB naming the file. */
+    so.on_wait = NULL;
+    so.busy_timeout_s = 0.3;
+    db_stop = 0;
+    rt = (void *)1;
+    ht_error_clear(&err);
+    p = hold_db_lock(&release);
+    rc = ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err);
+    close(release);
+    waitpid(p, &st, 0);
+    assert_int_equal(rc, HT_EDB);
+    assert_null(rt);
+    assert_non_null(strstr(err.file, "hetune.db"));
+    assert_non_null(strstr(err.text, "the database is locked"));
+
+    /* Free: it opens, and its stored results are all there. */
+    ht_error_clear(&err);
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    ht_runtime_close(rt);
+}
+
 static void test_refusals(void **state)
 {
     struct ht_runtime_opts o;
@@ -431,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
+        cmocka_unit_test(test_db_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_skipped_device),
     };
