@@ -336,7 +336,7 @@ int main(int argc, char **argv)
                     paths, 16, &npaths)) {
         fprintf(stderr, "usage: bench_mem [vecadd|gesummv|all] [N] [LAUNCHES (1..%d)] "
                         "[WARMUP] [DEVICES]\n  BENCH_MEM_PATHS=\"up/down,...\" with "
-                        "stage, register, direct\n", MAX_LAUNCHES);
+                        "stage, register, direct, pin\n", MAX_LAUNCHES);
         return 2;
     }
     for (int pi = 0; pi < 2; pi++) {

@@ -66,9 +66,10 @@ enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_d
  * whole contiguous ranges (a slice of whole rows) take staging or registering; a
  * rectangle of a split along an inner axis goes directly. */
 enum ht_foreign_path {
-    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_REGISTER for a device alone, HT_FOREIGN_STAGE in a
-                             split of several: the faster of each on the H100 machine
-                             (bench/runtime/mem.sh; docs/results-gpu.md) */
+    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_PIN for a device alone, HT_FOREIGN_STAGE in a
+                             split of several: the faster of each on the H100 and H200
+                             machines (bench/runtime/mem.sh, bench/gpu/foreign.sh;
+                             docs/results-gpu.md) */
     HT_FOREIGN_STAGE,     /* through a ring of pinned chunks (stage_bytes each): the copy of
                              chunk k+1 into pinned memory, spread over stage_threads threads,
                              overlaps the DMA of chunk k; both ways */
@@ -76,11 +77,18 @@ enum ht_foreign_path {
                              context, synchronised by map and unmap of the slice and copied to
                              or from the device's buffer on the device (the driver may or may
                              not pin the array) */
-    HT_FOREIGN_DIRECT     /* the array handed to clEnqueueWrite/ReadBuffer as it is: the
+    HT_FOREIGN_DIRECT,    /* the array handed to clEnqueueWrite/ReadBuffer as it is: the
                              driver's pageable copies (hetune up to 0.2) */
+    HT_FOREIGN_PIN        /* a CL_MEM_USE_HOST_PTR buffer over the array, made once and
+                             kept only so that the driver pins the array in place (NVIDIA's
+                             does at its creation), and the array handed to
+                             clEnqueueWrite/ReadBuffer as it is: a driver that pinned it moves
+                             it at the pinned rate, with no map and no copy on the device;
+                             one that did not, at its pageable rate */
 };
 
-/* The foreign path's name: "auto", "stage", "register" or "direct" (NULL for none). */
+/* The foreign path's name: "auto", "stage", "register", "direct" or "pin" (NULL for
+ * none). */
 const char *ht_foreign_path_name(enum ht_foreign_path path);
 
 /* Sets *path from its name. HT_EINVAL for any other string. */

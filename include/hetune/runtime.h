@@ -140,7 +140,19 @@ struct ht_runtime_opts {
      * HT_EINTR when its stop, or when that is NULL this struct's stop, is raised.
      * Borrowed during ht_runtime_open only. NULL: the defaults with this struct's stop. */
     const struct ht_store_opts *store;
+    /* Mode AUTO, after a decision that split: when the median wall time of its first
+     * HT_RUNTIME_WATCH_LAUNCHES launches exceeds the fastest device's measured wall time
+     * alone (info->predicted_alone_s) times this ratio, that device runs alone from the
+     * next launch on, and info->decision says so (a split that measured fast on the
+     * decision's data can run slower on the caller's arrays: a GPU's transfers of a
+     * program's registered malloc arrays beside the CPU's kernel took 5x the decision's
+     * time on the H200 machine, docs/results-gpu.md). 0: 1.02; < 0: never. */
+    double fallback_ratio;
 };
+
+/* The launches after a decision that split whose wall times mode AUTO compares with the
+ * fastest device alone (ht_runtime_opts.fallback_ratio). */
+#define HT_RUNTIME_WATCH_LAUNCHES 3
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.
  * NULL is ignored. */
@@ -206,7 +218,9 @@ struct ht_runtime_info {
                                 the fastest device alone, that device runs alone. */
     char decision[256];      /* why it splits or not, in words, ending "; for the
                                 runtime's own memory" (or "the program's aligned", "the
-                                program's unaligned": memory below) */
+                                program's unaligned": memory below); after a fallback
+                                (ht_runtime_opts.fallback_ratio) it continues with "; then
+                                ... alone: the split's launches took ..." */
     enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
                                 runtime's own at open; at a launch that finds another kind
                                 bound (ht_coexec_memory_bound), it is decided again for that

@@ -10,7 +10,8 @@
  * (PoCL wants 128 bytes), so that CL_MEM_USE_HOST_PTR never makes the driver copy. */
 #define HOSTMEM_ALIGN 4096
 
-static const char *const foreign_names[] = {"auto", "stage", "register", "direct"};
+static const char *const foreign_names[] = {"auto", "stage", "register", "direct",
+                                              "pin"};
 
 const char *ht_foreign_path_name(enum ht_foreign_path path)
 {

@@ -15,6 +15,7 @@
 #include "hetune/space.h"
 #include "hetune/tune.h"
 #include "runtime/decide.h"
+#include "runtime-test.h"
 #include "workflow-internal.h"
 
 struct ht_runtime {
@@ -54,6 +55,11 @@ struct ht_runtime {
     /* Mode AUTO only: a written buffer no slab explains (the probe's words in
      * info.written): every decision keeps the fastest device alone. */
     int unsplittable;
+    /* Mode AUTO after a decision that split with the fastest device alone measured: the
+     * wall times of the first launches (fallback_ratio). */
+    int watching;
+    unsigned nwatch;
+    double watch_wall[HT_RUNTIME_WATCH_LAUNCHES];
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -416,7 +422,7 @@ static const char *memory_words(enum ht_coexec_memory m)
  * rt->cx. */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                   const struct ht_coexec_opts *copts, enum ht_coexec_memory memory,
-                  struct ht_error *err)
+                  size_t only, struct ht_error *err)
 {
     static const enum ht__decide_mode modes[] = {
         [HT_RUNTIME_AUTO] = HT__DECIDE_AUTO,
@@ -441,8 +447,22 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     so.memory = mo.memory = memory;
     mo.repeats = opts->measure_repeats ? opts->measure_repeats : 3;
     mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
+    if (only < rt->n) {
+        /* That device alone, unmeasured (the watch's fallback). */
+        in.devs = &rt->wd[only];
+        in.n = 1;
+        in.bw = NULL;
+        in.mode = HT__DECIDE_ALONE;
+    }
     rc = ht__decide(&in, &d, err);
-    if (rc == HT_OK) {
+    if (rc == HT_OK && only < rt->n) {
+        rt->cx = d.cx;
+        rt->cx_dev = d.idx;
+        rt->ncx = d.ncx;
+        rt->cx_dev[0] = only;
+        d.cx = NULL;
+        d.idx = NULL;
+    } else if (rc == HT_OK) {
         rt->cx = d.cx;
         rt->cx_dev = d.idx;
         rt->ncx = d.ncx;
@@ -464,6 +484,10 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         for (size_t i = 0; i < rt->n; i++)
             if (rt->wd[i].alone.wall_s > 0)
                 rt->devs[i].alone_s = rt->wd[i].alone.wall_s;
+        /* A split chosen beside a measured alone time: its first launches are watched. */
+        rt->watching = opts->mode == HT_RUNTIME_AUTO && opts->fallback_ratio >= 0 &&
+                       rt->ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
+        rt->nwatch = 0;
     }
     ht__decision_destroy(&d);
     return rc;
@@ -681,7 +705,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     }
     rt->copts = copts;
     rt->copts.exec = rt->opts.exec;
-    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, err);
+    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, SIZE_MAX, err);
     if (rc != HT_OK)
         goto fail;
     rt->cx_memory = HT_COEXEC_MEM_OWN;
@@ -819,7 +843,8 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
 /* Decides again for the kind of memory bound now (ht_runtime_launch): a new co-execution
  * (measured as at open, on data of that kind), the arrays of ht_runtime_alloc moved to it
  * and every bound array bound to it. On failure the old one stays as it was. */
-static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct ht_error *err)
+static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t only,
+                    struct ht_error *err)
 {
     struct ht_coexec *old = rt->cx;
     size_t *old_idx = rt->cx_dev, old_n = rt->ncx;
@@ -828,7 +853,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct 
 
     rt->cx = NULL;
     rt->cx_dev = NULL;
-    rc = decide(rt, &rt->opts, &rt->copts, memory, err);
+    rc = decide(rt, &rt->opts, &rt->copts, memory, only, err);
     if (rc == HT_OK)
         rc = ht_coexec_adopt_host(rt->cx, old, err);
     for (size_t a = 0; rc == HT_OK && a < rt->spec->nargs; a++)
@@ -864,6 +889,67 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, struct 
     return HT_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Mode AUTO after a decision that split: the split's first launches against the fastest
+ * device's measured time alone. Their median above it by opts.fallback_ratio, that device
+ * runs alone from the next launch on (the launches so far were right: only their time is
+ * judged). A fallback that fails to set up keeps the split, and says so. */
+static void watch(struct ht_runtime *rt, double wall_s)
+{
+    struct ht_runtime_info keep;
+    double sorted[HT_RUNTIME_WATCH_LAUNCHES], median, ratio, alone_s;
+    size_t fastest = rt->info.fastest, cut;
+    struct ht_error e;
+
+    rt->watch_wall[rt->nwatch++] = wall_s;
+    if (rt->nwatch < HT_RUNTIME_WATCH_LAUNCHES)
+        return;
+    rt->watching = 0;
+    memcpy(sorted, rt->watch_wall, sizeof sorted);
+    qsort(sorted, HT_RUNTIME_WATCH_LAUNCHES, sizeof sorted[0], cmp_double);
+    median = sorted[HT_RUNTIME_WATCH_LAUNCHES / 2];
+    ratio = rt->opts.fallback_ratio > 0 ? rt->opts.fallback_ratio : 1.02;
+    alone_s = rt->info.predicted_alone_s;
+    if (!(median > alone_s * ratio))
+        return;
+    keep = rt->info;
+    ht_error_clear(&e);
+    cut = strlen(keep.decision);
+    if (redecide(rt, rt->cx_memory, fastest, &e) != HT_OK) {
+        snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
+                 "; the split's launches took %.3g s, longer than device %zu alone (%.3g s), "
+                 "but running it alone failed: %.60s",
+                 median, rt->devs[fastest].dev->index, alone_s, e.text);
+        return;
+    }
+    /* What was measured stays: the alone time, the split predicted and measured. */
+    rt->info.fastest = fastest;
+    rt->info.predicted_split_s = keep.predicted_split_s;
+    rt->info.predicted_alone_s = keep.predicted_alone_s;
+    rt->info.measured_split_s = keep.measured_split_s;
+    rt->info.decisions = keep.decisions;
+    memcpy(rt->info.decision, keep.decision, sizeof keep.decision);
+    snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
+             "; then device %zu alone: the split's first %d launches took %.3g s (median), "
+             "longer than it alone (%.3g s)",
+             rt->devs[fastest].dev->index, HT_RUNTIME_WATCH_LAUNCHES, median, alone_s);
+}
+
+void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alone_s)
+{
+    if (!is_live(rt) || rt->ncx < 2 || fastest >= rt->n || !(alone_s > 0))
+        return;
+    rt->info.fastest = fastest;
+    rt->info.predicted_alone_s = alone_s;
+    rt->watching = rt->opts.fallback_ratio >= 0;
+    rt->nwatch = 0;
+}
+
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
@@ -891,7 +977,7 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     memory = ht_coexec_memory_bound(rt->cx);
     if (memory != rt->cx_memory) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
-            rc = redecide(rt, memory, err);
+            rc = redecide(rt, memory, SIZE_MAX, err);
             if (rc != HT_OK)
                 return rc;
         } else {
@@ -927,6 +1013,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
         d->kernel_s = rt->last.devices[k].kernel_s;
         d->transfer_s = rt->last.devices[k].write_s + rt->last.devices[k].read_s;
     }
+    if (rt->watching)
+        watch(rt, rt->info.last_wall_s);
     return HT_OK;
 }
 

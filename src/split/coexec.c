@@ -37,7 +37,9 @@ struct bufmap {
 enum xfer {
     XF_DIRECT = 0, /* clEnqueueWrite/ReadBuffer on the array itself */
     XF_STAGE,      /* through the device's staging rings (exec-internal.h, ht__stage) */
-    XF_REGISTER    /* through reg_in/reg_out, buffers over the array (CL_MEM_USE_HOST_PTR) */
+    XF_REGISTER,   /* through reg_in/reg_out, buffers over the array (CL_MEM_USE_HOST_PTR) */
+    XF_PIN         /* clEnqueueWrite/ReadBuffer on the array, which reg_in/reg_out (made as
+                      for XF_REGISTER, never mapped or copied) keep pinned */
 };
 
 /* An owned range of one chunk, kept until the read-back. */
@@ -652,15 +654,19 @@ static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
 }
 
 /* The way of moving a foreign array that the option p names (AUTO: staging). */
-/* AUTO, measured on the H100 machine (bench/runtime/mem.sh, docs/results-gpu.md): a GPU
- * alone moves a program's array fastest registered (vecadd 2^26: 12.3 ms, against 10.8 ms
- * on pinned memory, 31.9 staged, 75.6 direct); in a split, where the CPU works beside it
- * and the slices move in pieces, staging wins (23.9 ms, registered 41.1). */
+/* AUTO, measured on the H100 and H200 machines (bench/runtime/mem.sh, bench/gpu/foreign.sh,
+ * docs/results-gpu.md): a GPU alone moves a program's array fastest pinned in place (the
+ * H200, vecadd 2^26: 10.8 ms, as on the runtime's own pinned memory, against 12.3 ms
+ * registered, 36.1 staged, 83.2 direct); in a split, where the CPU works beside it and the
+ * slices move in pieces, staging wins (18.1 ms, registered 40.5, pinned in place 41.0). */
 static enum xfer xfer_of(const struct ht_coexec *cx, enum ht_foreign_path p)
 {
     if (p == HT_FOREIGN_AUTO)
-        return cx->n == 1 ? XF_REGISTER : XF_STAGE;
-    return p == HT_FOREIGN_REGISTER ? XF_REGISTER : p == HT_FOREIGN_DIRECT ? XF_DIRECT : XF_STAGE;
+        return cx->n == 1 ? XF_PIN : XF_STAGE;
+    return p == HT_FOREIGN_REGISTER ? XF_REGISTER
+           : p == HT_FOREIGN_DIRECT ? XF_DIRECT
+           : p == HT_FOREIGN_PIN    ? XF_PIN
+                                    : XF_STAGE;
 }
 
 /* Releases device d's XF_REGISTER buffers of argument i, if any. */
@@ -712,9 +718,9 @@ static int set_xfer(struct ht_coexec *cx, struct cxdev *d, size_t i, struct ht_e
         d->up[i] = (unsigned char)xfer_of(cx, cx->opts.exec.foreign_up);
     if (is_foreign(cx, i, hout))
         d->down[i] = (unsigned char)xfer_of(cx, cx->opts.exec.foreign_down);
-    if (d->up[i] == XF_REGISTER)
+    if (d->up[i] == XF_REGISTER || d->up[i] == XF_PIN)
         rc = make_reg(d, i, hin, bytes, &d->reg_in[i], err);
-    if (rc == HT_OK && d->down[i] == XF_REGISTER) {
+    if (rc == HT_OK && (d->down[i] == XF_REGISTER || d->down[i] == XF_PIN)) {
         if (hout == hin && d->reg_in[i]) {
             /* One buffer per host array: two over the same memory are undefined. */
             clRetainMemObject(d->reg_in[i]);

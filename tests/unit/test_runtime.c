@@ -23,6 +23,7 @@
 #include <sqlite3.h>
 
 #include "hetune.h"
+#include "runtime/runtime-test.h"
 
 #define N 4096
 
@@ -239,6 +240,76 @@ static void test_from_database(void **state)
     (void)state;
     launch_rounds(HT_RUNTIME_AUTO, 0, 0);
     launch_rounds(HT_RUNTIME_ALONE, 0, 0);
+}
+
+/* Mode AUTO: a split whose first launches run slower than the fastest device alone by
+ * opts.fallback_ratio gives way to that device alone, and says so; the outputs stay right
+ * through the change. On PoCL's CPU devices the decision never splits (two devices share
+ * the cores), so mode SPLIT is watched as AUTO would be after a split (runtime-test.h),
+ * against an alone time no launch can beat (1 ns), once with fallback and once with the
+ * ratio below 0 (never). A decision that keeps one device alone watches nothing. */
+static void test_fallback(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    float a[N], b[N], c[N];
+    (void)state;
+
+    if (ndevices < 2) {
+        skip(); /* one device: nothing is split */
+        return;
+    }
+    for (int never = 0; never < 2; never++) {
+        size_t used = 0;
+        unsigned decisions = 0;
+        char before[256];
+        opts_for(&o, 0, HT_RUNTIME_SPLIT);
+        o.fallback_ratio = never ? -1 : 0; /* the default ratio, or never */
+        ht_error_clear(&err);
+        if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+            fail_msg("open: %s", err.text);
+        info = ht_runtime_info(rt);
+        assert_int_equal(info->split, 1);
+        assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
+        assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
+        assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+        /* The first launch decides again for the program's arrays (split as asked); the
+         * watch starts after it. */
+        for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 3; r++) {
+            if (r == 1) {
+                snprintf(before, sizeof before, "%s", ht_runtime_info(rt)->decision);
+                decisions = ht_runtime_info(rt)->decisions;
+                ht__runtime_watch_as_auto(rt, 1, 1e-9);
+            }
+            fill(b, c, a, r);
+            if (ht_runtime_launch(rt, &err) != HT_OK)
+                fail_msg("launch %d: %s", r, err.text);
+            check(a, b, c);
+            info = ht_runtime_info(rt);
+            /* Split until the watch has seen its launches; then alone, unless never. */
+            if (info->split != (never || r < HT_RUNTIME_WATCH_LAUNCHES))
+                fail_msg("launch %d: split %d: %s", r, info->split, info->decision);
+        }
+        info = ht_runtime_info(rt);
+        for (size_t i = 0; i < info->ndevices; i++)
+            used += info->devices[i].used;
+        assert_true(strncmp(info->decision, before, strlen(before)) == 0);
+        if (never) {
+            assert_int_equal(used, info->ndevices);
+            assert_string_equal(info->decision, before);
+        } else {
+            assert_int_equal(used, 1);
+            assert_int_equal(info->fastest, 1);
+            assert_true(info->devices[1].used && info->devices[1].share == 1.0);
+            assert_non_null(strstr(info->decision, "; then device"));
+            assert_non_null(strstr(info->decision, "longer than it alone"));
+            assert_true(info->predicted_alone_s == 1e-9); /* what was measured stays */
+        }
+        assert_int_equal(info->decisions, decisions); /* a fallback is not measured */
+        ht_runtime_close(rt);
+    }
 }
 
 /* ---- the decision's wait for another process's device lock ---- */
@@ -540,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_no_tuning_refused),
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
+        cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
         cmocka_unit_test(test_db_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),

@@ -239,7 +239,7 @@ static void rounds(const char *devices, enum ht_runtime_mode mode, enum ht_data_
 static void test_paths(void **state)
 {
     static const enum ht_foreign_path fps[] = {HT_FOREIGN_STAGE, HT_FOREIGN_REGISTER,
-                                               HT_FOREIGN_DIRECT};
+                                               HT_FOREIGN_DIRECT, HT_FOREIGN_PIN};
     static const char *const two[] = {"0,1", "0", "1"}, *const one[] = {"0"};
     const char *const *sets = ndevices > 1 ? two : one;
     size_t nsets = ndevices > 1 ? 3 : 1;

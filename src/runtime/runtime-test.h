@@ -1,0 +1,18 @@
+/* Hooks of src/runtime/runtime.c for its unit tests (tests/unit/test_runtime.c) alone:
+ * what no public call can set up on the machines the tests run on. Internal (ht__, not
+ * exported by libhetune.so); no other module includes this. */
+#ifndef HETUNE_RUNTIME_TEST_H
+#define HETUNE_RUNTIME_TEST_H
+
+#include <stddef.h>
+
+struct ht_runtime;
+
+/* Watches rt's next HT_RUNTIME_WATCH_LAUNCHES launches as after a mode AUTO decision that
+ * split with device `fastest` (an index of info->devices) measured alone in alone_s
+ * (ht_runtime_opts.fallback_ratio): on two CPU devices of PoCL the decision never
+ * splits, so the test opens mode SPLIT and watches it so. No effect on a runtime that
+ * does not split. */
+void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alone_s);
+
+#endif
