@@ -216,9 +216,4 @@ void ht__refcache_save(const struct ht_session *s, const char *path);
 void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,
                       size_t size);
 
-/* (supervise.c) The child's side of a supervised command (supervise.h). */
-
-/* The name of signal sig ("SIGSEGV"), or NULL for one without a name here. */
-const char *ht__signal_name(int sig);
-
 #endif

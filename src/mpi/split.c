@@ -26,9 +26,9 @@
 #include "hetune/present.h" /* the text reports rank 0 prints: a load sentence */
 #include "hetune/report.h"
 #include "mpi-internal.h"
-#include "runtime/decide.h"
 #include "split/coexec.h"
 #include "util/util.h"
+#include "workflow/decide.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 

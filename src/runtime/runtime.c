@@ -14,9 +14,9 @@
 #include "hetune/expr.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
-#include "runtime/decide.h"
 #include "runtime-test.h"
-#include "workflow-internal.h"
+#include "workflow/decide.h"
+#include "workflow/store-opts.h"
 
 struct ht_runtime {
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */

@@ -11,6 +11,7 @@
 
 #include "exec/engine.h"
 #include "split-internal.h"
+#include "supervise/watch.h"
 #include "util/util.h"
 
 /* How one buffer travels for one device. */

@@ -1,8 +1,8 @@
-/* exec's door for the co-execution engine (src/split/coexec.c) and the runtime's split
- * (src/runtime/split.c): a session's insides, one configuration instantiated on a device
- * (buffers, program, kernel, arguments), the data path's host memory and staging, the
- * reference comparison, and the supervisor's watch. Co-execution runs the configurations
- * tuning measured through these same functions, so a tuned time is a time the runtime sees.
+/* exec's door for the co-execution engine (src/split/coexec.c): a session's insides, one
+ * configuration instantiated on a device (buffers, program, kernel, arguments), the data
+ * path's host memory and staging, and the reference comparison. Co-execution runs the
+ * configurations tuning measured through these same functions, so a tuned time is a time
+ * the runtime sees.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it, and the names stay inside the shared library (ht__,
@@ -259,33 +259,5 @@ void ht__compare_outputs(const struct ht_spec *spec, const struct ht__hostbuf *g
  * entries) to dir/NAME.bin, creating dir as needed. HT_EIO (or HT_ENOMEM) on failure. */
 int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outputs,
                      const char *dir, struct ht_error *err);
-
-/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start. */
-struct ht__watch {
-    int slot;
-    double t0;
-};
-
-/* Marks that this thread starts working on dev, for at most limit_s seconds (0: the
- * automatic limit of exec.h, over the parts watched so far); nothing outside a supervised
- * child. End it with ht__watch_end. */
-struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
-void ht__watch_end(const struct ht__watch *w);
-
-/* Records, for the supervisor, that dev's part of the co-execution failed in the driver
- * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
- * without dev. Nothing outside a supervised child. */
-void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
-
-/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index: the fault tests
- * make that device's parts past offset 0 fail as a GPU's illegal address would. */
-int ht__watch_inject(const struct ht_device_info *dev);
-
-/* 1 when the supervisor asked for each device's part alone before each co-execution. */
-int ht__watch_probe(void);
-
-/* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
- * child and it is to be left out; else 0. */
-int ht__supervise_lost(size_t device, char *reason, size_t size);
 
 #endif

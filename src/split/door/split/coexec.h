@@ -1,5 +1,5 @@
 /* split's door for co-execution's other callers: whether a CPU device can be partitioned
- * (src/runtime/split.c sets its devices up as coexec.c does), and a node's share of a split
+ * (src/workflow/split.c sets its devices up as coexec.c does), and a node's share of a split
  * over MPI (src/mpi/split.c runs its slice through coexec.c's engine).
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules

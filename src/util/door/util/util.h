@@ -61,6 +61,10 @@ double ht__now(void);
 void ht__env_snapshot(void);
 char **ht__env_for_child(void);
 
+/* The name of signal sig ("SIGSEGV"), or NULL for one without a name here: how the
+ * processes hetune starts ended (exec's worker, supervise's child). */
+const char *ht__signal_name(int sig);
+
 /* A 128-bit content key (XXH3-128, src/util/hash.c) of fields given in order, each with
  * its length, so that field boundaries cannot shift between keys: ht__key_init (HT_ENOMEM),
  * ht__key_field per field, then ht__key_hex writes 32 hex digits and frees the state (or

@@ -1,8 +1,8 @@
 /* The written buffers without "index" of a split (issue 26 item 4): what the results
  * database holds for them, else a probe (split.h, ht_split_probe) on a device that works
  * in place, stored for next time. One code path for `hetune split` and run
- * (ht__split_written), the runtime (runtime.c) and each split over MPI (src/mpi/split.c,
- * through runtime/decide.h). */
+ * (ht__split_written), the runtime (src/runtime/runtime.c) and each split over MPI
+ * (src/mpi/split.c, through workflow/decide.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "hetune/expr.h"
 #include "hetune/split.h"
 #include "hetune/store.h"
-#include "runtime/decide.h"
+#include "workflow/decide.h"
 #include "workflow-internal.h"
 #include "util/util.h"
 

@@ -1,9 +1,10 @@
-/* The split-or-alone decision over one machine's devices (src/runtime/decide.c): what
- * ht_runtime_open decides, and what each node of ht_mpi_split (src/mpi/split.c) decides
- * for its own devices. Internal to the library: runtime's door for src/mpi, a friend header
- * (docs/architecture.md, scripts/walls-allowed.txt). */
-#ifndef HETUNE_RUNTIME_DECIDE_H
-#define HETUNE_RUNTIME_DECIDE_H
+/* The split-or-alone decision over one machine's devices (src/workflow/decide.c): what
+ * ht_workflow_split and ht_runtime_open decide, and what each node of ht_mpi_split
+ * (src/mpi/split.c) decides for its own devices. Internal to the library: workflow's door
+ * for src/runtime and src/mpi, a friend header (docs/architecture.md,
+ * scripts/walls-allowed.txt). */
+#ifndef HETUNE_WORKFLOW_DECIDE_H
+#define HETUNE_WORKFLOW_DECIDE_H
 
 #include "hetune/store.h"
 #include "hetune/workflow.h"
@@ -90,7 +91,7 @@ void ht__decision_destroy(struct ht__decision *d);
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
 
-/* --- the written buffers without "index" (src/runtime/written.c, issue 26 item 4) ---
+/* --- the written buffers without "index" (src/workflow/written.c, issue 26 item 4) ---
  *
  * What a split of such a spec rests on besides the decision: which elements each slice
  * writes, inferred once by a probe (split.h, ht_split_probe) and kept in the results

@@ -1,5 +1,6 @@
 /* A co-executing command supervised from another process (supervise.h): the supervisor
- * (ht_supervise) and the child's side (ht__watch_*, ht__supervise_lost).
+ * (ht_supervise) and the child's side (ht__watch_*, ht__supervise_lost: supervise's door
+ * supervise/watch.h).
  *
  * The two share one page of a memory file (memfd), at descriptor SUPERVISE_FD in the child
  * (named by HETUNE_SUPERVISE_FD). A slot per device index holds how many of the child's
@@ -26,8 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec-internal.h"
+#include "hetune/exec.h"
 #include "hetune/supervise.h"
+#include "supervise/watch.h"
 #include "util/util.h"
 
 #define SUPERVISE_FD 3
@@ -53,24 +55,6 @@ struct page {
     atomic_int failed;           /* 1 + the device whose part failed in the driver; 0 none */
     char failed_text[128];       /* its error */
 };
-
-const char *ht__signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGABRT: return "SIGABRT";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGSYS: return "SIGSYS";
-    default: return NULL;
-    }
-}
 
 static long long now_ns(void)
 {

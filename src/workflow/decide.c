@@ -1,10 +1,10 @@
-/* The split-or-alone decision over one machine's devices (runtime/decide.h): the
+/* The split-or-alone decision over one machine's devices (workflow/decide.h): the
  * runtime's at ht_runtime_open, and each node's of a split over MPI. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/decide.h"
+#include "workflow/decide.h"
 
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw)

@@ -1,9 +1,10 @@
-/* What ht_workflow_split and ht_workflow_run share (src/runtime/split.c): the devices of a
- * co-execution measured alone, and one co-execution on them. Internal to src/runtime. */
-#ifndef HETUNE_RUNTIME_WORKFLOW_INTERNAL_H
-#define HETUNE_RUNTIME_WORKFLOW_INTERNAL_H
+/* What ht_workflow_split and ht_workflow_run share (src/workflow/split.c): the devices of a
+ * co-execution measured alone, and one co-execution on them. Internal to src/workflow. */
+#ifndef HETUNE_WORKFLOW_INTERNAL_H
+#define HETUNE_WORKFLOW_INTERNAL_H
 
 #include "hetune/workflow.h"
+#include "workflow/store-opts.h" /* workflow's door: how a workflow opens its database */
 
 /* The devices of the co-executions of one spec, each with its best configuration and its
  * run alone. */
@@ -78,11 +79,5 @@ int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned
  * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */
 int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
                   const struct ht_device_info *dev, int *lost, struct ht_error *err);
-
-/* Sets *so to how a workflow opens its database: given (NULL: the defaults), with stop as
- * its stop flag unless given has one (a raised flag ends a wait for another process's
- * lock on the database: HT_EINTR). */
-void ht__workflow_store_opts(const struct ht_store_opts *given, volatile sig_atomic_t *stop,
-                             struct ht_store_opts *so);
 
 #endif

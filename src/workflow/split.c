@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/engine.h"
-#include "runtime/decide.h"
 #include "split/coexec.h"
+#include "supervise/watch.h"
+#include "workflow/decide.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)

@@ -1,0 +1,45 @@
+/* The child's side of a supervised command (supervise.h, src/supervise/supervise.c): the
+ * co-execution (src/split/coexec.c) marks which device works until when, and tells of a
+ * device whose part failed in the driver; the workflow's split (src/workflow/split.c) asks
+ * which devices the supervisor lost in an earlier child. Nothing is watched outside a
+ * supervised child (ht_supervised).
+ *
+ * Internal to the library: supervise's door for split and workflow, a friend header
+ * (docs/architecture.md, scripts/walls-allowed.txt). */
+#ifndef HETUNE_SUPERVISE_WATCH_H
+#define HETUNE_SUPERVISE_WATCH_H
+
+#include <stddef.h>
+
+#include "hetune/error.h"
+#include "hetune/platform.h"
+
+/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start. */
+struct ht__watch {
+    int slot;
+    double t0;
+};
+
+/* Marks that this thread starts working on dev, for at most limit_s seconds (0: the
+ * automatic limit of exec.h, over the parts watched so far); nothing outside a supervised
+ * child. End it with ht__watch_end. */
+struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
+void ht__watch_end(const struct ht__watch *w);
+
+/* Records, for the supervisor, that dev's part of the co-execution failed in the driver
+ * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
+ * without dev. Nothing outside a supervised child. */
+void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
+
+/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index: the fault tests
+ * make that device's parts past offset 0 fail as a GPU's illegal address would. */
+int ht__watch_inject(const struct ht_device_info *dev);
+
+/* 1 when the supervisor asked for each device's part alone before each co-execution. */
+int ht__watch_probe(void);
+
+/* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
+ * child and it is to be left out; else 0. */
+int ht__supervise_lost(size_t device, char *reason, size_t size);
+
+#endif
