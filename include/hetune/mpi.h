@@ -283,7 +283,7 @@ struct ht_mpi_split_result {
  * as a node's devices do: unless opts->force, the split over the nodes must be predicted
  * (Eq. 4 on their times) faster than rank 0's node alone by opts->coexec.margin and then
  * measure faster in the runs; otherwise rank 0's node runs alone (the others are "not
- * used"), and the report says why.
+ * used"), and out->decision says why.
  *
  * On rank 0, *out receives what the run did (struct ht_mpi_split_result): the ranks that
  * took part, each node's devices, time, shares, slice and times in the runs, Eq. 4's
@@ -295,8 +295,8 @@ struct ht_mpi_split_result {
  * (ht_mpi_split_result_destroy).
  *
  * opts->refine N: N rounds one level up, each node's time becoming its slice's measured
- * time over its share before the nodes plan again (the report gives each round's wall
- * time; the bound stays on the times first measured).
+ * time over its share before the nodes plan again (out->round_wall_s gives each round's
+ * wall time; the bound stays on the times first measured).
  *
  * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->sweep or
  * dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
