@@ -90,6 +90,7 @@ static int tune(const char *spec_path, const struct ht_size_override *size, size
     struct ht_spec *spec = NULL;
     struct ht_tune_opts topts;
     struct ht_mpi_tune_opts mopts = {0};
+    struct ht_mpi_tune_result res = {0};
     struct ht_error err;
     char *text = NULL;
     int status = 1, rc;
@@ -100,10 +101,17 @@ static int tune(const char *spec_path, const struct ht_size_override *size, size
     mopts.tune = &topts;
     rc = ht_spec_load(spec_path, size, nsizes, &spec, &err);
     if (rc == HT_OK)
-        rc = ht_mpi_tune(spec, &mopts, &text, &status, &err);
+        rc = ht_mpi_tune(spec, &mopts, &res, &err);
+    /* Rank 0 holds the result: each device model's best configuration, shown as `mpirun
+     * -n K hetune tune` shows it; the other ranks' is empty. */
+    if (rc == HT_OK && rank == 0)
+        rc = ht_present_mpi_tune_text(spec, &res, &text, &err);
     if (rc == HT_OK && rank == 0)
         printf("%s", text);
+    if (rc == HT_OK)
+        status = ht_present_mpi_tune_status(&res);
     free(text);
+    ht_mpi_tune_result_destroy(&res);
     ht_spec_free(spec);
     if (rc != HT_OK)
         return fail("cannot tune", &err);

@@ -70,14 +70,83 @@ const char *ht_mpi_refusal(const char *command);
 #define HT_MPI_SILENCE_S 5.0
 
 /* What ht_mpi_tune does and where. Zero-initialize: every device, HT_STORE_DEFAULT_PATH,
- * ht_tune_opts_init's defaults, a text report. */
+ * ht_tune_opts_init's defaults. */
 struct ht_mpi_tune_opts {
     const char *device;               /* `hetune tune --device` (an index, a unique part of
                                          "<platform> <name>", or "all"); NULL: "all" */
     const char *db;                   /* the results database rank 0 opens; NULL:
                                          HT_STORE_DEFAULT_PATH */
     const struct ht_tune_opts *tune;  /* as for ht_tune_device (below); NULL: the defaults */
-    int json;                         /* 1: the report is one JSON object, not text */
+};
+
+/* One device model of ht_mpi_tune: identical devices of any rank, tuned together. Every
+ * pointer is owned by the result that holds it. */
+struct ht_mpi_tune_model {
+    const struct ht_device_info *device; /* the first device of the model (its OpenCL
+                                            handles NULL: another process's) */
+    const int *ranks;            /* nranks: the ranks that have it, ascending */
+    size_t nranks;
+    size_t space;                /* its valid configurations */
+    size_t from_db;              /* evaluations the database held before the run */
+    size_t evaluated;            /* measured in this run, of which: */
+    size_t cut, failed;          /* cut by early termination; failed (not cut) */
+    size_t crashed, timed_out;   /* of the failed: a crashed worker, a timeout */
+    size_t lost;                 /* lost in flight (a rank died or left) and handed out
+                                    again */
+    int has_best;                /* 1: best, best_text and best_s hold its fastest
+                                    configuration that ran and verified */
+    int best_from_db;            /* 1: that best is one the database held */
+    const int64_t *best;         /* the spec's nparams values; NULL without a best */
+    const char *best_text;       /* "EPT=2,WG=64" (ht_store_config_text); "" without */
+    double best_s;               /* its kernel time (seconds); 0 without */
+};
+
+/* How a rank of ht_mpi_tune ended. */
+enum ht_mpi_rank_state {
+    HT_MPI_RANK_DONE,            /* it stayed until the queue was done */
+    HT_MPI_RANK_LEFT,            /* it left (stopped: interrupted) */
+    HT_MPI_RANK_DIED             /* rank 0 counted it dead (an MPI call to it failed, or
+                                    silence) */
+};
+
+/* One rank of ht_mpi_tune, as rank 0 saw it. Every pointer is owned by the result. */
+struct ht_mpi_tune_rank {
+    int rank;
+    const char *host;
+    size_t ndevices;             /* its devices selected */
+    enum ht_mpi_rank_state state;
+    size_t measured;             /* configurations it measured, of which: */
+    size_t ok, cut, failed;      /* ran, cut by early termination, failed */
+    double busy_s;               /* its time measuring (seconds) */
+    const char *const *configs;  /* measured: each configuration it measured, as text
+                                    ("EPT=2,WG=64"), in the order it sent them */
+    const double *windows;       /* measured x 2: each one's device lock window
+                                    [locked_at, unlocked_at] (seconds on its host's
+                                    monotonic clock) */
+    size_t lost;                 /* its configurations in flight lost when it died or
+                                    left, and put back in the queue: */
+    const char *const *lost_configs; /* lost, as text */
+    const char *note;            /* why it has no device, or why it stopped; "" */
+    struct ht_load load;         /* what other processes did while it measured */
+};
+
+/* What ht_mpi_tune did. Rank 0 holds the run; on the other ranks only rank, size and
+ * stopped are set. Owned: ht_mpi_tune_result_destroy. */
+struct ht_mpi_tune_result {
+    int rank, size;              /* this process's rank, the ranks of MPI_COMM_WORLD */
+    int stopped;                 /* stopped by opts->tune->stop (rank 0 stopped handing
+                                    out; another rank left) */
+    const char *strategy;        /* "exhaustive" or "random" (static) */
+    const char *db;              /* the database rank 0 opened */
+    struct ht_mpi_tune_model *models; /* nmodels, by model number */
+    size_t nmodels;
+    struct ht_mpi_tune_rank *ranks;   /* nranks (size on rank 0, 0 elsewhere), by rank */
+    size_t nranks;
+    double seconds;              /* the queue's whole run (seconds) */
+    double store_s;              /* rank 0's time storing the evaluations */
+    size_t messages;             /* the messages rank 0 received */
+    size_t assign_bytes, result_bytes; /* one configuration's message to a rank, one
+                                    evaluation's back */
 };
 
 /* Runs one distributed tune; every rank of MPI_COMM_WORLD calls it with the same spec
@@ -97,17 +166,102 @@ struct ht_mpi_tune_opts {
  * cut_factor (the best time so far of the model goes with each configuration), eq3 and
  * exec apply on every rank; progress and on_wait are not used.
  *
- * On rank 0, *text (owned by the caller, free()) receives the report: text, or one JSON
- * object when opts->json is 1; on the other ranks "" . *status receives the exit status the
- * command should end with: on rank 0 0 when each device model has a best configuration, 1
- * when one has none, 130 when stopped; on the others 0 (130 when stopped).
+ * On rank 0, *out receives what the run did (struct ht_mpi_tune_result: each device
+ * model's best configuration, each rank's measurements); on the other ranks it is empty
+ * but for rank, size and stopped. present.h writes it as `hetune tune` shows it
+ * (ht_present_mpi_tune_text, _json) and gives the exit status
+ * (ht_present_mpi_tune_status). *out is filled on every return, also on error
+ * (ht_mpi_tune_result_destroy).
  *
  * Returns HT_OK, or: HT_EINVAL (a build without MPI, genetic or anneal,
  * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank
  * without is reported and left out), HT_EDB (rank 0's database), HT_ENOMEM; the other
  * ranks learn of rank 0's failure and return HT_EINVAL "rank 0 failed". */
-int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts, char **text,
-                int *status, struct ht_error *err);
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
+                struct ht_mpi_tune_result *out, struct ht_error *err);
+
+/* Frees what r holds and empties it. NULL is fine. */
+void ht_mpi_tune_result_destroy(struct ht_mpi_tune_result *r);
+
+/* One device of a node of ht_mpi_split, as rank 0's database gave it. Every pointer is
+ * owned by the result. */
+struct ht_mpi_split_device {
+    const struct ht_device_info *device; /* its OpenCL handles NULL */
+    int usable;                  /* 1: config is its configuration; 0: why says why not */
+    const char *config;          /* "EPT=2,WG=64"; "" when not usable */
+    double tuned_s;              /* its tuned kernel time of the whole problem */
+    const char *why;             /* "" when usable */
+};
+
+/* What became of a node of ht_mpi_split. */
+enum ht_mpi_node_state {
+    HT_MPI_NODE_OK,              /* it took part: it has a slice */
+    HT_MPI_NODE_NOT_USED,        /* it co-executed the whole problem, but the nodes'
+                                    decision left the work to rank 0 */
+    HT_MPI_NODE_LEFT_OUT         /* it could not co-execute the whole problem (why) */
+};
+
+/* One node (rank) of ht_mpi_split. Every pointer is owned by the result. */
+struct ht_mpi_split_node {
+    int rank;
+    const char *host;
+    enum ht_mpi_node_state state;
+    const char *why;             /* left out: why; not used: the nodes' decision; "" */
+    const struct ht_mpi_split_device *devices; /* ndevices */
+    size_t ndevices;
+    struct ht_load load;         /* what other processes did while its decision measured */
+    /* Unless left out: its run of the whole problem, as it decided to run it. */
+    uint64_t granule;            /* the lcm of its devices' work-groups along the split
+                                    dimension, in units */
+    double alone_s;              /* its wall time, as first measured (the bound's) */
+    double refined_s;            /* with opts->refine, its time from its slice in the last
+                                    round; else alone_s */
+    double alone_min_s;          /* its fastest run */
+    double alone_kernel_s;       /* its kernel time */
+    const char *decision;        /* its split-or-alone decision over its devices, in words */
+    int node_split;              /* 1: it split over its devices */
+    double predicted_split_s, predicted_alone_s, measured_split_s; /* its decision's
+                                    figures; -1 unknown */
+    /* When it took part: its share and slice, and its times in the runs kept (means). */
+    double optimal_factor;       /* Eq. 4's share */
+    double share;                /* adjusted to whole granules */
+    uint64_t offset, size;       /* its slice of the split dimension (units) */
+    uint64_t own_offset, own_size; /* the part whose outputs it owns */
+    double split_s, scatter_s, gather_s; /* its slice's co-execution, its wait for the
+                                    scatter, for the gather */
+};
+
+/* What ht_mpi_split did. Rank 0 holds the run; on the other ranks only rank and size are
+ * set. Owned: ht_mpi_split_result_destroy. */
+struct ht_mpi_split_result {
+    int rank, size;              /* this process's rank, the ranks of MPI_COMM_WORLD */
+    size_t took_part;            /* the nodes that took part */
+    unsigned dim;                /* the split dimension */
+    uint64_t global;             /* its units */
+    const char *scheduler;       /* each node's scheduler */
+    struct ht_mpi_split_node *nodes; /* nnodes (size on rank 0, 0 elsewhere), by rank */
+    size_t nnodes;
+    int nodes_split;             /* 1: the work was split over the nodes; 0: rank 0 alone */
+    const char *decision;        /* the nodes' split-or-alone decision, in words */
+    unsigned rounds;             /* opts->refine: the rounds made */
+    const double *round_wall_s;  /* rounds: each round's distributed wall time */
+    unsigned kept_round;         /* the round whose plan made the runs below: rounds, or an
+                                    earlier one when kept_again */
+    int kept_again;              /* 1: round kept_round was the shortest and ran again */
+    double bound_s;              /* Eq. 4's bound on the nodes' times: 1 / sum 1/t */
+    double adjusted_s;           /* the bound with the slices as launched */
+    double wall_s;               /* the mean of the best keep_best of the runs */
+    double wall_min_s;           /* the fastest run */
+    unsigned runs, keep_best;
+    double efficiency;           /* bound_s / wall_s */
+    double bound_min_s;          /* the bound on the nodes' fastest runs */
+    double efficiency_min;       /* bound_min_s / wall_min_s */
+    uint64_t scattered_bytes, gathered_bytes; /* per run, rank 0 and the other nodes */
+    int verified;                /* -1 not verified, 0 failed, 1 passed */
+    const char *reference;       /* what the result was checked against; "" when not */
+    double max_abs_err, max_rel_err;
+    const char *mismatch;        /* verified 0: what differed; else "" */
+};
 
 /* Co-executes spec across the nodes of MPI_COMM_WORLD (`mpirun -n K hetune split`); every
  * rank calls it with the same spec, options and device selector (MPI started and ended as
@@ -129,17 +283,20 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
  * as a node's devices do: unless opts->force, the split over the nodes must be predicted
  * (Eq. 4 on their times) faster than rank 0's node alone by opts->coexec.margin and then
  * measure faster in the runs; otherwise rank 0's node runs alone (the others are "not
- * used"), and the report says why.
+ * used"), and out->decision says why.
  *
- * On rank 0, *text (owned by the caller, free()) receives the report, text or one JSON
- * object (json 1): the ranks that took part, each node's devices, time, shares, slice and
- * times in the runs, Eq. 4's bound from the nodes' times, the measured wall time and
- * efficiency = bound / wall, the bytes moved and the verification; on the other ranks "".
- * *status: 0, 3 when verification failed, else the exit status of the error.
+ * On rank 0, *out receives what the run did (struct ht_mpi_split_result): the ranks that
+ * took part, each node's devices, time, shares, slice and times in the runs, Eq. 4's
+ * bound from the nodes' times, the measured wall time and efficiency = bound / wall, the
+ * bytes moved and the verification; on the other ranks it is empty but for rank and
+ * size. A failed verification is no error (out->verified 0). present.h writes it as
+ * `hetune split` shows it (ht_present_mpi_split_text, _json) and gives the exit status
+ * (ht_present_mpi_split_status). *out is filled on every return, also on error
+ * (ht_mpi_split_result_destroy).
  *
  * opts->refine N: N rounds one level up, each node's time becoming its slice's measured
- * time over its share before the nodes plan again (the report gives each round's wall
- * time; the bound stays on the times first measured).
+ * time over its share before the nodes plan again (out->round_wall_s gives each round's
+ * wall time; the bound stays on the times first measured).
  *
  * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->sweep or
  * dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
@@ -149,8 +306,11 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
  * database), HT_ENOMEM; the other ranks learn of rank 0's failure and return HT_EINVAL
  * "rank 0 failed". */
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
-                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err);
+
+/* Frees what r holds and empties it. NULL is fine. */
+void ht_mpi_split_result_destroy(struct ht_mpi_split_result *r);
 
 /* --- The runtime across nodes ---
  *

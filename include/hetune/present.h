@@ -1,8 +1,8 @@
 /* hetune — the presentation layer: what the command line shows, for the CLI and for
  * programs (the Python package) that want the same documents. The core API returns
- * structs (workflow.h, tune.h, exec.h, report.h, split.h); the functions here write them
- * as the JSON documents `hetune COMMAND --json` prints (docs/cli.md) and as the text and
- * sentences it shows, and map error codes to its exit statuses. Nothing in the core
+ * structs (workflow.h, tune.h, exec.h, report.h, split.h, mpi.h); the functions here
+ * write them as the JSON documents `hetune COMMAND --json` prints (docs/cli.md) and as
+ * the text and sentences it shows, and map error codes to its exit statuses. Nothing in the core
  * library calls them.
  */
 #ifndef HETUNE_PRESENT_H
@@ -14,6 +14,7 @@
 
 #include "hetune/error.h"
 #include "hetune/exec.h"
+#include "hetune/mpi.h"
 #include "hetune/platform.h"
 #include "hetune/report.h"
 #include "hetune/space.h"
@@ -166,6 +167,44 @@ int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht
  * (free). HT_ENOMEM when it cannot. */
 int ht_present_report_json(const char *db, const char *out, const struct ht_report_result *res,
                            char **text, struct ht_error *err);
+
+/* --- over MPI (`mpirun -n K hetune tune` and `mpirun -n K hetune split`) --- */
+
+/* Writes r, the result of ht_mpi_tune on spec, as `hetune tune` under mpirun shows it into
+ * *text, owned by the caller (free): the spec, strategy and database, each device model
+ * (its ranks, space, evaluations and best configuration) and each rank (its
+ * measurements, how it ended, and a line when it measured under load). On a rank other
+ * than 0 (an empty result) the text is "". HT_ENOMEM when it cannot. */
+int ht_present_mpi_tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                             char **text, struct ht_error *err);
+
+/* Writes r as the JSON document `hetune tune --json` under mpirun prints (docs/cli.md; a
+ * newline at the end) into *text, owned by the caller (free); "" on a rank other than 0.
+ * HT_ENOMEM when it cannot. */
+int ht_present_mpi_tune_json(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                             char **text, struct ht_error *err);
+
+/* The exit status of a distributed tune that returned HT_OK with r: 130 when stopped
+ * (r->stopped), else on rank 0 1 when a device model has no best configuration, else 0. */
+int ht_present_mpi_tune_status(const struct ht_mpi_tune_result *r);
+
+/* Writes r, the result of ht_mpi_split on spec, as `hetune split` under mpirun shows it
+ * into *text, owned by the caller (free): the ranks that took part, each node's devices,
+ * time, share, slice and times in the runs, the refinement, Eq. 4's bound, the measured
+ * wall time and efficiency, the bytes moved, the verification and each node's load. ""
+ * on a rank other than 0. HT_ENOMEM when it cannot. */
+int ht_present_mpi_split_text(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                              char **text, struct ht_error *err);
+
+/* Writes r as the JSON document `hetune split --json` under mpirun prints (docs/cli.md;
+ * reals to 9 significant digits, a newline at the end) into *text, owned by the caller
+ * (free); "" on a rank other than 0. HT_ENOMEM when it cannot. */
+int ht_present_mpi_split_json(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                              char **text, struct ht_error *err);
+
+/* The exit status of a split across nodes that returned HT_OK with r: 3 when the
+ * verification failed (r->verified 0), else 0. */
+int ht_present_mpi_split_status(const struct ht_mpi_split_result *r);
 
 #ifdef __cplusplus
 }

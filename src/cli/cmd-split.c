@@ -382,8 +382,13 @@ int cmd_split(int argc, char **argv)
         /* Rank 0 says what it found for the written buffers without "index". */
         wo.on_note = co.quiet ? NULL : cli_split_note;
         wo.user = &v;
-        rc = ht_mpi_split(spec, co.device, &wo, co.json, &text, &status, &err);
-        status = rc != HT_OK ? cli_fail("split", &err) : (fputs(text, stdout), status);
+        struct ht_mpi_split_result mr;
+        if ((rc = ht_mpi_split(spec, co.device, &wo, &mr, &err)) == HT_OK)
+            rc = co.json ? ht_present_mpi_split_json(spec, &mr, &text, &err)
+                         : ht_present_mpi_split_text(spec, &mr, &text, &err);
+        status = rc != HT_OK ? cli_fail("split", &err)
+                             : (fputs(text, stdout), ht_present_mpi_split_status(&mr));
+        ht_mpi_split_result_destroy(&mr);
         goto cleanup;
     }
     if ((status = cli_split_devices("split", co.device, &wo, &plat, &dl, &n)) != 0)

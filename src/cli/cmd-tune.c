@@ -244,10 +244,14 @@ int cmd_tune(int argc, char **argv)
     waiter.quiet = co.quiet;
     opts.wait_user = &waiter;
     if (ht_mpi_env_size() > 1) { /* mpirun -n K: rank 0 queues, every rank measures (mpi.h) */
-        struct ht_mpi_tune_opts mo = {.device = co.device, .db = db, .tune = &opts,
-                                      .json = co.json};
-        rc = ht_mpi_tune(spec, &mo, &text, &status, &err);
-        status = rc != HT_OK ? cli_fail("tune", &err) : (fputs(text, stdout), status);
+        struct ht_mpi_tune_opts mo = {.device = co.device, .db = db, .tune = &opts};
+        struct ht_mpi_tune_result mr;
+        if ((rc = ht_mpi_tune(spec, &mo, &mr, &err)) == HT_OK)
+            rc = co.json ? ht_present_mpi_tune_json(spec, &mr, &text, &err)
+                         : ht_present_mpi_tune_text(spec, &mr, &text, &err);
+        status = rc != HT_OK ? cli_fail("tune", &err)
+                             : (fputs(text, stdout), ht_present_mpi_tune_status(&mr));
+        ht_mpi_tune_result_destroy(&mr);
         goto cleanup;
     }
     if (replay_device && !replay_path) {

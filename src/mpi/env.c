@@ -1,7 +1,7 @@
 /* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
  * a build without MPI can refuse instead of K processes racing on one database. In a build
  * without MPI (HETUNE_MPI off) ht_mpi_tune, ht_mpi_split and the runtime across nodes are
- * here too, and refuse. */
+ * here too, and refuse. Their results are freed here in every build. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,27 +54,81 @@ const char *ht_mpi_refusal(const char *command)
            "processes of this command would race on one database; run it without mpirun";
 }
 
+/* The results are freed in every build: one without MPI fills them empty. */
+
+void ht_mpi_tune_result_destroy(struct ht_mpi_tune_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; r->models && i < r->nmodels; i++) {
+        struct ht_mpi_tune_model *m = &r->models[i];
+        free((void *)m->device);
+        free((void *)m->ranks);
+        free((void *)m->best);
+        free((void *)m->best_text);
+    }
+    for (size_t i = 0; r->ranks && i < r->nranks; i++) {
+        struct ht_mpi_tune_rank *k = &r->ranks[i];
+        for (size_t j = 0; k->configs && j < k->measured; j++)
+            free((void *)k->configs[j]);
+        for (size_t j = 0; k->lost_configs && j < k->lost; j++)
+            free((void *)k->lost_configs[j]);
+        free((void *)k->configs);
+        free((void *)k->lost_configs);
+        free((void *)k->windows);
+        free((void *)k->host);
+        free((void *)k->note);
+    }
+    free(r->models);
+    free(r->ranks);
+    free((void *)r->db);
+    memset(r, 0, sizeof *r);
+}
+
+void ht_mpi_split_result_destroy(struct ht_mpi_split_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; r->nodes && i < r->nnodes; i++) {
+        struct ht_mpi_split_node *n = &r->nodes[i];
+        for (size_t j = 0; n->devices && j < n->ndevices; j++) {
+            free((void *)n->devices[j].device);
+            free((void *)n->devices[j].config);
+            free((void *)n->devices[j].why);
+        }
+        free((void *)n->devices);
+        free((void *)n->host);
+        free((void *)n->why);
+        free((void *)n->decision);
+    }
+    free(r->nodes);
+    free((void *)r->scheduler);
+    free((void *)r->decision);
+    free((void *)r->round_wall_s);
+    free((void *)r->reference);
+    free((void *)r->mismatch);
+    memset(r, 0, sizeof *r);
+}
+
 #ifndef HT_HAVE_MPI
-int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts, char **text,
-                int *status, struct ht_error *err)
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
+                struct ht_mpi_tune_result *out, struct ht_error *err)
 {
     (void)spec, (void)opts;
-    if (text)
-        *text = NULL;
-    if (status)
-        *status = 2;
+    if (out)
+        memset(out, 0, sizeof *out);
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
 }
 
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
-                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err)
 {
-    (void)spec, (void)device, (void)opts, (void)json;
-    if (text)
-        *text = NULL;
-    if (status)
-        *status = 2;
+    (void)spec, (void)device, (void)opts;
+    if (out) {
+        memset(out, 0, sizeof *out);
+        out->verified = -1;
+    }
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
 }
 

@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
 #include <mpi.h>
 
 #include "hetune/error.h"
@@ -25,20 +24,6 @@
 
 #define HT__MPI_HOST_MAX 64
 #define HT__MPI_WHY_MAX 256
-
-/* A growing text: p (owned, free()) holds n characters and a NUL, in cap bytes. */
-struct ht__mpi_buf {
-    char *p;
-    size_t n, cap;
-};
-
-/* Appends printf-style text to b; -1 when out of memory (b keeps what it had). */
-/* A rank's load (exec.h, struct ht_load) as `tune --json` gives a device's "load" (its
- * reference owned by the caller; NULL when jansson cannot make it). */
-json_t *ht__mpi_load_json(const struct ht_load *l);
-
-__attribute__((format(printf, 2, 3))) int ht__mpi_put(struct ht__mpi_buf *b, const char *fmt,
-                                                      ...);
 
 /* In a sanitized build, keeps Open MPI's plug-ins loaded past MPI_Finalize so that
  * LeakSanitizer can name what they keep; nothing otherwise. */

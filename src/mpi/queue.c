@@ -9,7 +9,6 @@
 #include <math.h>
 #include <mpi.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "hetune/mpi.h"
-#include "hetune/present.h" /* the text reports rank 0 prints: a load sentence */
-#include "hetune/report.h"
 #include "mpi-internal.h"
 #include "tune/tuner.h"
 #include "util/util.h"
@@ -30,7 +25,6 @@ enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
 
 #define BEAT_S 0.5
 #define POLL_NS 2000000L
-#define put ht__mpi_put /* the report's text (mpi-internal.h) */
 #define HOST_MAX HT__MPI_HOST_MAX
 #define WHY_MAX HT__MPI_WHY_MAX
 
@@ -142,10 +136,47 @@ struct rank {
     double last_heard, busy_s;
     size_t measured, ok, cut, failed, lost;
     struct ht_load load;         /* what others did while it measured (its results') */
-    json_t *configs;             /* the configurations it measured, as text */
-    json_t *windows;             /* [locked_at, unlocked_at] of each, as measured */
-    json_t *lost_configs;
+    char **texts;                /* ntexts: the configurations it measured, as text */
+    double *wins;                /* ntexts x 2: [locked_at, unlocked_at] of each */
+    size_t ntexts, cap;
+    char **lost_texts;           /* nlost_texts: its configurations lost in flight */
+    size_t nlost_texts, lost_cap;
 };
+
+/* Appends a copy of text to *v (*n entries, room for *cap); -1 when out of memory. */
+static int push_text(char ***v, size_t *n, size_t *cap, const char *text)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 16;
+        char **grown = realloc(*v, c * sizeof *grown);
+        if (!grown)
+            return -1;
+        *v = grown;
+        *cap = c;
+    }
+    if (!((*v)[*n] = strdup(text)))
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* Records a configuration rk measured and its lock window; -1 when out of memory. */
+static int push_measured(struct rank *rk, const char *text, double locked_at,
+                         double unlocked_at)
+{
+    if (rk->ntexts == rk->cap) {
+        double *w = realloc(rk->wins, 2 * (rk->cap ? 2 * rk->cap : 16) * sizeof *w);
+        if (!w)
+            return -1;
+        rk->wins = w;
+    }
+    /* wins has room for the capacity push_text grows texts to. */
+    if (push_text(&rk->texts, &rk->ntexts, &rk->cap, text) != 0)
+        return -1;
+    rk->wins[2 * (rk->ntexts - 1)] = locked_at;
+    rk->wins[2 * (rk->ntexts - 1) + 1] = unlocked_at;
+    return 0;
+}
 
 static double now_s(void)
 {
@@ -509,7 +540,11 @@ static void requeue(struct server *s, int r)
         char text[HT_STORE_CONFIG_MAX];
         ht_store_config_text(s->names, m->configs + rk->inflight_idx * m->nparams, m->nparams,
                              text, sizeof text);
-        json_array_append_new(rk->lost_configs, ht__json_string(text));
+        if (push_text(&rk->lost_texts, &rk->nlost_texts, &rk->lost_cap, text) != 0 &&
+            s->rc == HT_OK) {
+            s->rc = ht_error_set(s->err, HT_ENOMEM, "out of memory");
+            s->stopping = 1;
+        }
     }
     rk->inflight = -1;
 }
@@ -641,8 +676,11 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     rk->measured++;
     rk->busy_s += res->wall_s;
     ht_load_add(&rk->load, &res->load);
-    json_array_append_new(rk->configs, ht__json_string(res->ev.config));
-    json_array_append_new(rk->windows, json_pack("[f, f]", res->locked_at, res->unlocked_at));
+    if (push_measured(rk, res->ev.config, res->locked_at, res->unlocked_at) != 0 &&
+        s->rc == HT_OK) {
+        s->rc = ht_error_set(s->err, HT_ENOMEM, "out of memory");
+        s->stopping = 1;
+    }
     if (st == HT_ECUT) {
         m->cut++;
         rk->cut++;
@@ -846,159 +884,98 @@ static int work(struct mailbox *mb, const struct ht_tune_opts *o, int *died)
     return rc;
 }
 
-/* --- the report (rank 0) --- */
+/* --- the result (rank 0) --- */
 
-static const char *rank_state(const struct rank *rk)
+/* A copy of s ("" for NULL), NULL when out of memory. */
+static char *dup_text(const char *s)
 {
-    return rk->dead ? "died" : rk->left ? "left" : "done";
+    return strdup(s ? s : "");
 }
 
-json_t *ht__mpi_load_json(const struct ht_load *l)
+/* Rank 0: what the run did, into out (the ranks' lists of configurations moved there).
+ * HT_ENOMEM, out holding what it could (ht_mpi_tune_result_destroy). */
+static int tune_result(struct server *s, const char *db, struct ht_mpi_tune_result *out,
+                       struct ht_error *err)
 {
-    char line[1024];
+    char cfg[HT_STORE_CONFIG_MAX];
 
-    ht_present_load_sentence(l, line, sizeof line);
-    return json_pack("{s:b, s:f, s:I, s:f, s:b, s:o, s:o}", "under_load", ht_load_under(l),
-                     "other_cores", round(ht_load_other_cores(l) * 100) / 100,
-                     "cores", (json_int_t)l->cores,
-                     "window_seconds", round(l->window_s * 1000) / 1000,
-                     "locked", !l->unlocked,
-                     "unlocked_why", l->unlocked ? json_string(l->unlocked_why) : json_null(),
-                     "notice", line[0] ? json_string(line) : json_null());
-}
-
-static char *report_json(const struct server *s, const char *db, int status)
-{
-    json_t *root = json_object(), *models = json_array(), *ranks = json_array();
-    char cfg[1100];
-    char *text;
-    int under = 0;
-
+    out->strategy = strategy_name(s->opts);
+    out->db = dup_text(db);
+    out->seconds = s->serve_s;
+    out->store_s = s->store_s;
+    out->messages = s->messages;
+    out->assign_bytes = sizeof(struct assign_msg);
+    out->result_bytes = sizeof(struct result_msg);
+    out->models = calloc(s->nmodels ? s->nmodels : 1, sizeof *out->models);
+    out->ranks = calloc((size_t)s->size, sizeof *out->ranks);
+    if (!out->db || !out->models || !out->ranks)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t mi = 0; mi < s->nmodels; mi++) {
         const struct model *m = &s->models[mi];
-        json_t *on = json_array();
-        for (int r = 0; r < s->size; r++)
-            for (size_t d = 0; d < s->ranks[r].ndev; d++)
-                if (s->dev_model[s->ranks[r].first_dev + d] == (int)mi) {
-                    json_array_append_new(on, json_integer(r));
-                    break;
-                }
+        struct ht_mpi_tune_model *o = &out->models[out->nmodels++];
+        struct ht_device_info *dev = malloc(sizeof *dev);
+        int *on = calloc((size_t)s->size, sizeof *on);
+        int64_t *best = m->has_best ? malloc(m->nparams * sizeof *best) : NULL;
+
+        o->device = dev;
+        o->ranks = on;
+        o->best = best;
+        cfg[0] = '\0';
         if (m->has_best)
             ht_store_config_text(s->names, m->configs + m->best * m->nparams, m->nparams,
                                  cfg, sizeof cfg);
-        /* A driver's names through ht__json_string: one not in UTF-8 made json_pack
-         * fail, and the model was left out of the report. */
-        json_array_append_new(models, json_pack(
-            "{s:i, s:o, s:o, s:o, s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
-            "model", (int)mi, "name", ht__json_string(m->info.name),
-            "vendor", ht__json_string(m->info.vendor),
-            "driver", ht__json_string(m->info.driver_version),
-            "compute_units", (int)m->info.compute_units,
-            "ranks", on, "space", (json_int_t)m->count, "from_db", (json_int_t)m->from_db,
-            "evaluated", (json_int_t)m->evaluated, "cut", (json_int_t)m->cut,
-            "failed", (json_int_t)m->failed, "crashed", (json_int_t)m->crashed,
-            "timeout", (json_int_t)m->timed_out, "lost_in_flight", (json_int_t)m->lost,
-            "best", m->has_best ? ht__json_string(cfg) : json_null(),
-            "best_s", m->has_best ? json_real(m->best_s) : json_null()));
-    }
-    for (int r = 0; r < s->size; r++) {
-        const struct rank *rk = &s->ranks[r];
-        under |= ht_load_under(&rk->load);
-        json_array_append_new(ranks, json_pack(
-            "{s:i, s:o, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:O, s:O, s:o, s:o, s:O}",
-            "rank", r, "host", ht__json_string(rk->host), "devices", (json_int_t)rk->ndev,
-            "state", rank_state(rk), "measured", (json_int_t)rk->measured,
-            "ok", (json_int_t)rk->ok, "cut", (json_int_t)rk->cut,
-            "failed", (json_int_t)rk->failed, "lost_in_flight", (json_int_t)rk->lost,
-            "busy_s", rk->busy_s, "configs", rk->configs, "lost", rk->lost_configs,
-            "note", ht__json_string(rk->why), "load", ht__mpi_load_json(&rk->load),
-            "windows", rk->windows));
-    }
-    json_object_set_new(root, "spec", ht__json_string(s->spec->name));
-    json_object_set_new(root, "db", ht__json_string(db));
-    json_object_set_new(root, "strategy", json_string(strategy_name(s->opts)));
-    json_object_set_new(root, "ranks", json_integer(s->size));
-    json_object_set_new(root, "interrupted", json_boolean(status == 130));
-    json_object_set_new(root, "under_load", json_boolean(under));
-    json_object_set_new(root, "queue", json_pack(
-        "{s:f, s:f, s:I, s:I, s:I}", "seconds", s->serve_s, "store_seconds", s->store_s,
-        "messages", (json_int_t)s->messages, "assign_bytes", (json_int_t)sizeof(struct assign_msg),
-        "result_bytes", (json_int_t)sizeof(struct result_msg)));
-    json_object_set_new(root, "models", models);
-    json_object_set_new(root, "per_rank", ranks);
-    text = json_dumps(root, JSON_INDENT(2));
-    json_decref(root);
-    if (text) {
-        size_t n = strlen(text);
-        char *t = realloc(text, n + 2);
-        if (t) {
-            t[n] = '\n';
-            t[n + 1] = '\0';
-        }
-        text = t ? t : text;
-    }
-    return text;
-}
-
-/* Appends to a growing text; returns -1 when out of memory. */
-static char *report_text(const struct server *s, const char *db)
-{
-    struct ht__mpi_buf b = {NULL, 0, 0};
-    char a[64], cfg[1100];
-    int err = 0;
-
-    err |= put(&b, "spec %s (%s), strategy %s, db %s\n", s->spec->name, s->spec->path,
-               strategy_name(s->opts), db);
-    err |= put(&b, "ranks %d took part (MPI); rank 0 held the queue and the database\n",
-               s->size);
-    for (size_t mi = 0; mi < s->nmodels; mi++) {
-        const struct model *m = &s->models[mi];
-        const char *sep = "";
-        err |= put(&b, "model %zu: %s (%s, driver %s, %u compute units) on ranks ", mi,
-                   m->info.name, m->info.vendor, m->info.driver_version,
-                   m->info.compute_units);
+        o->best_text = dup_text(cfg);
+        if (!dev || !on || (m->has_best && !best) || !o->best_text)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        *dev = m->info;
         for (int r = 0; r < s->size; r++)
             for (size_t d = 0; d < s->ranks[r].ndev; d++)
                 if (s->dev_model[s->ranks[r].first_dev + d] == (int)mi) {
-                    err |= put(&b, "%s%d", sep, r);
-                    sep = ", ";
+                    on[o->nranks++] = r;
                     break;
                 }
-        err |= put(&b, "\n  space        %zu valid configurations\n", m->count);
-        err |= put(&b, "  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the "
-                   "database; %zu lost in flight and measured again\n", m->evaluated, m->cut,
-                   m->failed, m->from_db, m->lost);
+        o->space = m->count;
+        o->from_db = m->from_db;
+        o->evaluated = m->evaluated;
+        o->cut = m->cut;
+        o->failed = m->failed;
+        o->crashed = m->crashed;
+        o->timed_out = m->timed_out;
+        o->lost = m->lost;
+        o->has_best = m->has_best;
+        o->best_from_db = m->has_best && m->best_from_db;
         if (m->has_best) {
-            ht_format_seconds(m->best_s, a, sizeof a);
-            ht_format_config(s->spec, m->configs + m->best * m->nparams, cfg, sizeof cfg);
-            err |= put(&b, "  best         %s: %s%s\n", cfg, a,
-                       m->best_from_db ? " (stored)" : "");
-        } else {
-            err |= put(&b, "  best         none: no configuration ran and verified\n");
+            memcpy(best, m->configs + m->best * m->nparams, m->nparams * sizeof *best);
+            o->best_s = m->best_s;
         }
     }
     for (int r = 0; r < s->size; r++) {
-        const struct rank *rk = &s->ranks[r];
-        ht_format_seconds(rk->busy_s, a, sizeof a);
-        err |= put(&b, "rank %d (%s): %zu devices, measured %zu (%zu ok, %zu cut, %zu failed), "
-                   "%s measuring; %s", r, rk->host, rk->ndev, rk->measured, rk->ok, rk->cut,
-                   rk->failed, a, rank_state(rk));
-        if (rk->lost)
-            err |= put(&b, ", %zu in flight lost and put back in the queue", rk->lost);
-        err |= put(&b, "%s%s\n", rk->why[0] ? ": " : "", rk->why);
+        struct rank *rk = &s->ranks[r];
+        struct ht_mpi_tune_rank *o = &out->ranks[out->nranks++];
+
+        o->rank = r;
+        o->host = dup_text(rk->host);
+        o->note = dup_text(rk->why);
+        o->ndevices = rk->ndev;
+        o->state = rk->dead ? HT_MPI_RANK_DIED : rk->left ? HT_MPI_RANK_LEFT : HT_MPI_RANK_DONE;
+        o->measured = rk->ntexts;
+        o->ok = rk->ok;
+        o->cut = rk->cut;
+        o->failed = rk->failed;
+        o->busy_s = rk->busy_s;
+        o->load = rk->load;
+        /* The lists move into the result. */
+        o->configs = (const char *const *)rk->texts;
+        o->windows = rk->wins;
+        o->lost = rk->nlost_texts;
+        o->lost_configs = (const char *const *)rk->lost_texts;
+        rk->texts = rk->lost_texts = NULL;
+        rk->wins = NULL;
+        rk->ntexts = rk->nlost_texts = 0;
+        if (!o->host || !o->note)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    /* Each rank's own watch: the ranks of one host count each other as other processes,
-     * since they share its cores too. */
-    for (int r = 0; r < s->size; r++) {
-        char line[1024];
-        if (ht_present_load_sentence(&s->ranks[r].load, line, sizeof line))
-            err |= put(&b, "rank %d (%s): %s, with --fresh\n", r, s->ranks[r].host, line);
-    }
-    if (err) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    return HT_OK;
 }
 
 /* --- the entry point --- */
@@ -1046,19 +1023,17 @@ struct mpi_tune {
 
 /* Refuses, before MPI starts, what ht_mpi_tune cannot distribute: a strategy whose next
  * configurations depend on the last results, a spec with no parameters or more than the
- * database keeps. HT_EINVAL with *status 2. */
+ * database keeps: HT_EINVAL. */
 static int mpi_tune_refuse(const struct ht_spec *spec, const struct ht_tune_opts *opts,
-                           int *status, struct ht_error *err)
+                           struct ht_error *err)
 {
     if (opts->strategy && strcmp(opts->strategy, "exhaustive") &&
         strcmp(opts->strategy, "random")) {
-        *status = 2;
         return ht_error_set(err, HT_EINVAL, "over MPI, tune distributes the exhaustive and "
                             "random strategies, not '%s' (its next configurations depend on "
                             "the last results)", opts->strategy);
     }
     if (spec->space.nparams == 0 || spec->space.nparams > HT_STORE_MAX_PARAMS) {
-        *status = 2;
         return ht_error_set(err, HT_EINVAL, "nothing to tune: the spec has %zu parameters",
                             spec->space.nparams);
     }
@@ -1161,19 +1136,16 @@ static int mpi_tune_ranks(struct mpi_tune *mt, struct ht_error *err)
         rk->alive = 1;
         rk->inflight = -1;
         rk->unable = calloc(mt->nmodels ? mt->nmodels : 1, 1);
-        rk->configs = json_array();
-        rk->lost_configs = json_array();
-        rk->windows = json_array();
-        if (!rk->unable || !rk->configs || !rk->lost_configs || !rk->windows)
+        if (!rk->unable)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     return HT_OK;
 }
 
 /* Rank 0: serves the queue until every configuration is measured or no rank is left, and
- * writes the report (*text, JSON or text) with the run's exit status (*status). */
-static int mpi_tune_serve(struct mpi_tune *mt, const char *db, int json, char **text,
-                          int *status, struct ht_error *err)
+ * fills *out with what the run did. */
+static int mpi_tune_serve(struct mpi_tune *mt, const char *db, struct ht_mpi_tune_result *out,
+                          struct ht_error *err)
 {
     struct server sv;
     int rc;
@@ -1186,30 +1158,25 @@ static int mpi_tune_serve(struct mpi_tune *mt, const char *db, int json, char **
     serve(&sv, HT_MPI_SILENCE_S);
     rc = sv.rc;
     mt->died = sv.died;
+    out->stopped = stop_raised(mt->opts);
     if (rc == HT_OK) {
-        int interrupted = stop_raised(mt->opts), missing = 0;
-        for (size_t mi = 0; mi < mt->nmodels; mi++)
-            missing |= !mt->models[mi].has_best;
-        *status = interrupted ? 130 : missing ? 1 : 0;
-        *text = json ? report_json(&sv, db, *status) : report_text(&sv, db);
-        if (!*text)
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
+        rc = tune_result(&sv, db, out, err);
     }
     return rc;
 }
 
-/* The other ranks: measure what rank 0 sends until it says the work is done; *text is
- * empty (rank 0 reports). */
-static int mpi_tune_work(struct mpi_tune *mt, char **text, int *status, struct ht_error *err)
+/* The other ranks: measure what rank 0 sends until it says the work is done (rank 0
+ * reports). */
+static int mpi_tune_work(struct mpi_tune *mt, struct ht_mpi_tune_result *out,
+                         struct ht_error *err)
 {
     int rc = work(&mt->mb, mt->opts, &mt->died);
 
-    *status = rc == HT_EINTR ? 130 : rc == HT_OK ? 0 : 1;
+    out->stopped = rc == HT_EINTR;
     if (rc == HT_EINTR)
         rc = HT_OK;
     else if (rc != HT_OK)
         rc = ht_error_set(err, rc, "rank %d lost rank 0", mt->rank);
-    *text = rc == HT_OK ? calloc(1, 1) : NULL;
     return rc;
 }
 
@@ -1227,9 +1194,13 @@ static void mpi_tune_free(struct mpi_tune *mt)
     free(mt->ms.sessions);
     for (int r = 0; mt->ranks && r < mt->size; r++) {
         free(mt->ranks[r].unable);
-        json_decref(mt->ranks[r].configs);
-        json_decref(mt->ranks[r].lost_configs);
-        json_decref(mt->ranks[r].windows);
+        for (size_t i = 0; i < mt->ranks[r].ntexts; i++)
+            free(mt->ranks[r].texts[i]);
+        for (size_t i = 0; i < mt->ranks[r].nlost_texts; i++)
+            free(mt->ranks[r].lost_texts[i]);
+        free(mt->ranks[r].texts);
+        free(mt->ranks[r].wins);
+        free(mt->ranks[r].lost_texts);
     }
     free(mt->ranks);
     for (size_t mi = 0; mt->models && mi < mt->nmodels; mi++) {
@@ -1244,8 +1215,8 @@ static void mpi_tune_free(struct mpi_tune *mt)
     ht__mpi_world_destroy(&mt->w);
 }
 
-int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts, char **text,
-                int *status, struct ht_error *err)
+int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts,
+                struct ht_mpi_tune_result *out, struct ht_error *err)
 {
     static const struct ht_mpi_tune_opts none;
     struct ht_tune_opts defaults;
@@ -1255,8 +1226,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     int rc, inited = 0, owned = 0;
     MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
 
-    *text = NULL;
-    *status = 1;
+    memset(out, 0, sizeof *out);
     memset(&mt, 0, sizeof mt);
     if (!mopts)
         mopts = &none;
@@ -1269,7 +1239,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     mt.spec = spec;
     mt.opts = opts;
     mt.size = 1;
-    if ((rc = mpi_tune_refuse(spec, opts, status, err)) != HT_OK)
+    if ((rc = mpi_tune_refuse(spec, opts, err)) != HT_OK)
         return rc;
     /* MPI started here unless the program did (mpi.h); rank deaths are survived through
      * MPI_ERRORS_RETURN. */
@@ -1278,8 +1248,9 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     inited = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &mt.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt.size);
+    out->rank = mt.rank;
+    out->size = mt.size;
     if (mt.size < 2) {
-        *status = 2;
         rc = ht_error_set(err, HT_EINVAL, "over MPI, tune needs at least 2 ranks, not %d",
                           mt.size);
         goto cleanup;
@@ -1293,9 +1264,9 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
         (rc = mpi_tune_start_measurer(&mt, err)) != HT_OK)
         goto cleanup;
     if (mt.rank == 0)
-        rc = mpi_tune_serve(&mt, db, mopts->json, text, status, err);
+        rc = mpi_tune_serve(&mt, db, out, err);
     else
-        rc = mpi_tune_work(&mt, text, status, err);
+        rc = mpi_tune_work(&mt, out, err);
 
 cleanup:
     mpi_tune_free(&mt);
@@ -1303,7 +1274,5 @@ cleanup:
      * a death, the survivors leave without it, which mpirun --enable-recovery allows. */
     if (inited)
         ht__mpi_stop(1, owned, saved, !mt.died);
-    if (rc != HT_OK && *status == 0)
-        *status = 1;
     return rc;
 }

@@ -20,11 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "hetune/mpi.h"
-#include "hetune/present.h" /* the text reports rank 0 prints: a load sentence */
-#include "hetune/report.h"
 #include "mpi-internal.h"
 #include "split/coexec.h"
 #include "util/util.h"
@@ -900,241 +896,114 @@ static int crank_of(const struct msplit *m, int r)
     return -1;
 }
 
-static char *report_text(const struct msplit *m, const struct figures *f)
+/* A copy of s ("" for NULL), NULL when out of memory. */
+static char *dup_text(const char *s)
 {
-    const struct ht__mpi_world *w = &m->w;
-    struct ht__mpi_buf b = {NULL, 0, 0};
-    char a[32], c[32], d[32], e[32];
-    int bad = 0;
-
-    bad |= ht__mpi_put(&b, "spec          %s (%s)\n", m->spec->name, m->spec->path);
-    bad |= ht__mpi_put(&b, "ranks         %zu of %d took part (MPI); split along %s "
-                       "(dimension %u), %" PRIu64 " units, each node scheduler %s\n",
-                       m->np, w->size, dim_names[m->opts->coexec.dim], m->opts->coexec.dim,
-                       m->plan.global, m->opts->coexec.scheduler ? m->opts->coexec.scheduler
-                                                                 : "static");
-    bad |= ht__mpi_put(&b, "nodes         Eq. 4 on each node's measured run of the whole problem "
-                       "as it decided (its devices split, or its fastest alone), slices of "
-                       "whole work-groups of every device it runs on (their lcm)\n\n");
-    bad |= ht__mpi_put(&b, "%-4s %-16s %-7s %10s %8s %8s %20s %10s %10s %10s\n", "rank", "host",
-                       "granule", "alone", "optimal", "adjusted", "owned", "split",
-                       "scatter", "gather");
-    for (int r = 0; r < w->size; r++) {
-        const struct node *n = &m->nodes[r];
-        size_t first, nd;
-        first = ht__mpi_world_rank_devices(w, r, &nd);
-        if (m->part[r] < 0 && n->ok) {
-            ht_format_seconds(n->first_s, a, sizeof a);
-            bad |= ht__mpi_put(&b, "%-4d %-16.16s %7" PRIu64 " %10s not used: the nodes' "
-                               "decision (below)\n", r,
-                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->granule, a);
-            bad |= ht__mpi_put(&b, "       decision %s\n", n->decision);
-        } else if (m->part[r] < 0) {
-            bad |= ht__mpi_put(&b, "%-4d %-16.16s left out: %s\n", r,
-                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], n->why);
-        } else {
-            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
-            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
-            char own[48];
-            snprintf(own, sizeof own, "[%" PRIu64 ", %" PRIu64 ")", s->own_offset,
-                     s->own_offset + s->own_size);
-            ht_format_seconds(n->first_s, a, sizeof a);
-            ht_format_seconds(fg[F_RUN], c, sizeof c);
-            ht_format_seconds(fg[F_SCATTER], d, sizeof d);
-            ht_format_seconds(fg[F_GATHER], e, sizeof e);
-            bad |= ht__mpi_put(&b, "%-4d %-16.16s %7" PRIu64 " %10s %8.4f %8.4f %20s %10s %10s "
-                               "%10s\n", r, &w->hosts[(size_t)r * HT__MPI_HOST_MAX],
-                               n->granule, a, s->optimal_factor, s->adjusted_factor, own, c,
-                               d, e);
-            bad |= ht__mpi_put(&b, "       decision %s\n", n->decision);
-        }
-        for (size_t j = 0; j < nd; j++) {
-            const struct devcfg *dc = &m->cfg[first + j];
-            bad |= ht__mpi_put(&b, "       device %zu %s: %s\n", w->all[first + j].index,
-                               w->all[first + j].name, dc->ok ? dc->text : dc->why);
-        }
-    }
-    bad |= ht__mpi_put(&b, "\nnodes         %s\n", m->decision);
-    if (m->rounds) {
-        bad |= ht__mpi_put(&b, "refined       %u round%s one level up (each node's time from "
-                           "its slice in the split; the last round's runs below): wall",
-                           m->rounds, m->rounds == 1 ? "" : "s");
-        for (unsigned k = 0; k < m->rounds; k++) {
-            ht_format_seconds(m->round_wall[k], a, sizeof a);
-            bad |= ht__mpi_put(&b, " %s,", a);
-        }
-        ht_format_seconds(f->wall_s, a, sizeof a);
-        if (m->kept)
-            bad |= ht__mpi_put(&b, " then round %u's plan again (the shortest): %s; node "
-                               "times", m->kept - 1, a);
-        else
-            bad |= ht__mpi_put(&b, " then %s (the shortest); node times", a);
-        for (int r = 0; r < w->size; r++)
-            if (m->nodes[r].ok) {
-                ht_format_seconds(m->nodes[r].alone_s, c, sizeof c);
-                bad |= ht__mpi_put(&b, " %d: %s", r, c);
-            }
-        bad |= ht__mpi_put(&b, "\n");
-    }
-    ht_format_seconds(f->bound_s, a, sizeof a);
-    ht_format_seconds(f->adjusted_s, c, sizeof c);
-    bad |= ht__mpi_put(&b, "bound         %s (Eq. 4 on the nodes' times: 1 / sum 1/t_r); %s "
-                       "with the slices as launched\n", a, c);
-    ht_format_seconds(f->wall_s, a, sizeof a);
-    ht_format_seconds(f->wall_min_s, c, sizeof c);
-    bad |= ht__mpi_put(&b, "measured      wall %s (mean of the best %u of %u runs: scatter, "
-                       "co-execution, gather; fastest %s)\n", a, m->keep, m->nruns, c);
-    ht_format_seconds(f->bound_min_s, a, sizeof a);
-    bad |= ht__mpi_put(&b, "efficiency    %.3f (the bound over the measured wall time); %.3f "
-                       "from the fastest runs (bound %s)\n", f->efficiency, f->efficiency_min,
-                       a);
-    bad |= ht__mpi_put(&b, "moved         %" PRIu64 " bytes scattered, %" PRIu64 " gathered "
-                       "per run (rank 0 and the other nodes)\n", m->scattered, m->gathered);
-    if (m->verified == 1)
-        bad |= ht__mpi_put(&b, "verification  passed against %s on rank 0 (max abs err %.3g, "
-                           "max rel err %.3g)\n", m->last.reference, m->last.max_abs_err,
-                           m->last.max_rel_err);
-    else if (m->verified == 0)
-        bad |= ht__mpi_put(&b, "verification  FAILED: %s\n", m->verr.text);
-    else
-        bad |= ht__mpi_put(&b, "verification  skipped\n");
-    /* Each node's watch while its decision measured (the distributed runs hold no lock). */
-    for (int r = 0; r < w->size; r++) {
-        char line[1024];
-        if (ht_present_load_sentence(&m->nodes[r].load, line, sizeof line))
-            bad |= ht__mpi_put(&b, "rank %d (%s): %s\n", r,
-                               &w->hosts[(size_t)r * HT__MPI_HOST_MAX], line);
-    }
-    if (bad) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
+    return strdup(s ? s : "");
 }
 
-static char *report_json(const struct msplit *m, const struct figures *f)
+/* Rank 0: what the split did, into out. HT_ENOMEM, out holding what it could
+ * (ht_mpi_split_result_destroy). */
+static int split_result(const struct msplit *m, const struct figures *f,
+                        struct ht_mpi_split_result *out, struct ht_error *err)
 {
     const struct ht__mpi_world *w = &m->w;
-    json_t *root = json_object(), *per = json_array();
-    char *text;
+    double *walls = m->rounds ? calloc(m->rounds, sizeof *walls) : NULL;
 
-    /* Names, hosts and messages through ht__json_string: a device name in a driver's own
-     * encoding made json_string return NULL, and the key was left out. */
-    if (!root || !per) {
-        json_decref(root);
-        json_decref(per);
-        return NULL;
+    out->took_part = m->np;
+    out->dim = m->opts->coexec.dim;
+    out->global = m->plan.global;
+    out->scheduler = dup_text(m->opts->coexec.scheduler ? m->opts->coexec.scheduler
+                                                        : "static");
+    out->decision = dup_text(m->decision);
+    out->round_wall_s = walls;
+    out->reference = dup_text(m->verified >= 0 ? m->last.reference : "");
+    out->mismatch = dup_text(m->verified == 0 ? m->verr.text : "");
+    out->nodes = calloc((size_t)w->size, sizeof *out->nodes);
+    if (!out->scheduler || !out->decision || (m->rounds && !walls) || !out->reference ||
+        !out->mismatch || !out->nodes)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    out->nodes_split = m->nodes_split;
+    out->rounds = m->rounds;
+    for (unsigned k = 0; k < m->rounds; k++)
+        walls[k] = m->round_wall[k];
+    out->kept_again = m->kept > 0;
+    out->kept_round = m->kept ? m->kept - 1 : m->rounds;
+    out->bound_s = f->bound_s;
+    out->adjusted_s = f->adjusted_s;
+    out->wall_s = f->wall_s;
+    out->wall_min_s = f->wall_min_s;
+    out->runs = m->nruns;
+    out->keep_best = m->keep;
+    out->efficiency = f->efficiency;
+    out->bound_min_s = f->bound_min_s;
+    out->efficiency_min = f->efficiency_min;
+    out->scattered_bytes = m->scattered;
+    out->gathered_bytes = m->gathered;
+    out->verified = m->verified;
+    if (m->verified >= 0) {
+        out->max_abs_err = m->last.max_abs_err;
+        out->max_rel_err = m->last.max_rel_err;
     }
-    json_object_set_new(root, "spec", ht__json_string(m->spec->name));
-    json_object_set_new(root, "ranks", json_integer(w->size));
-    json_object_set_new(root, "took_part", json_integer((json_int_t)m->np));
-    json_object_set_new(root, "dim", json_integer(m->opts->coexec.dim));
-    json_object_set_new(root, "global", json_integer((json_int_t)m->plan.global));
-    json_object_set_new(root, "scheduler", ht__json_string(m->opts->coexec.scheduler
-                                                           ? m->opts->coexec.scheduler
-                                                           : "static"));
     for (int r = 0; r < w->size; r++) {
         const struct node *n = &m->nodes[r];
-        json_t *o = json_object(), *devs = json_array();
+        struct ht_mpi_split_node *o = &out->nodes[out->nnodes++];
+        struct ht_mpi_split_device *devs;
         size_t first, nd;
+
         first = ht__mpi_world_rank_devices(w, r, &nd);
-        json_object_set_new(o, "rank", json_integer(r));
-        json_object_set_new(o, "host", ht__json_string(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]));
-        json_object_set_new(o, "load", ht__mpi_load_json(&n->load));
-        json_object_set_new(o, "state", ht__json_string(m->part[r] >= 0 ? "ok"
-                                                    : n->ok             ? "not used"
-                                                                        : "left out"));
-        if (!n->ok) {
-            json_object_set_new(o, "why", ht__json_string(n->why));
-        } else {
-            /* Every node that co-executed the whole problem: its time and decision. */
-            json_object_set_new(o, "granule", json_integer((json_int_t)n->granule));
-            json_object_set_new(o, "alone_s", json_real(n->first_s));
-            if (m->rounds)
-                json_object_set_new(o, "refined_s", json_real(n->alone_s));
-            json_object_set_new(o, "alone_min_s", json_real(n->alone_min_s));
-            json_object_set_new(o, "alone_kernel_s", json_real(n->kernel_s));
-            json_object_set_new(o, "decision", ht__json_string(n->decision));
-            json_object_set_new(o, "node_split", json_boolean(n->split));
-            json_object_set_new(o, "predicted_split_s", n->predicted_split_s < 0
-                                    ? json_null() : json_real(n->predicted_split_s));
-            json_object_set_new(o, "predicted_alone_s", n->predicted_alone_s < 0
-                                    ? json_null() : json_real(n->predicted_alone_s));
-            json_object_set_new(o, "measured_split_s", n->measured_split_s < 0
-                                    ? json_null() : json_real(n->measured_split_s));
-        }
-        if (n->ok && m->part[r] < 0) {
-            json_object_set_new(o, "why", ht__json_string(m->decision));
-        } else if (m->part[r] >= 0) {
-            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
-            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
-            json_object_set_new(o, "optimal_factor", json_real(s->optimal_factor));
-            json_object_set_new(o, "share", json_real(s->adjusted_factor));
-            json_object_set_new(o, "slice", json_pack("[I, I]", (json_int_t)s->offset,
-                                                      (json_int_t)(s->offset + s->size)));
-            json_object_set_new(o, "owned", json_pack("[I, I]", (json_int_t)s->own_offset,
-                                                      (json_int_t)(s->own_offset + s->own_size)));
-            json_object_set_new(o, "split_s", json_real(fg[F_RUN]));
-            json_object_set_new(o, "scatter_s", json_real(fg[F_SCATTER]));
-            json_object_set_new(o, "gather_s", json_real(fg[F_GATHER]));
-        }
+        o->rank = r;
+        o->state = m->part[r] >= 0 ? HT_MPI_NODE_OK
+                   : n->ok         ? HT_MPI_NODE_NOT_USED
+                                   : HT_MPI_NODE_LEFT_OUT;
+        o->host = dup_text(&w->hosts[(size_t)r * HT__MPI_HOST_MAX]);
+        o->why = dup_text(o->state == HT_MPI_NODE_OK         ? ""
+                          : o->state == HT_MPI_NODE_NOT_USED ? m->decision
+                                                             : n->why);
+        o->decision = dup_text(n->ok ? n->decision : "");
+        o->devices = devs = calloc(nd ? nd : 1, sizeof *devs);
+        if (!o->host || !o->why || !o->decision || !devs)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
         for (size_t j = 0; j < nd; j++) {
             const struct devcfg *dc = &m->cfg[first + j];
-            json_t *d = json_object();
-            json_object_set_new(d, "index", json_integer((json_int_t)w->all[first + j].index));
-            json_object_set_new(d, "name", ht__json_string(w->all[first + j].name));
-            json_object_set_new(d, dc->ok ? "config" : "why", ht__json_string(dc->ok ? dc->text
-                                                                                   : dc->why));
-            json_array_append_new(devs, d);
+            struct ht_device_info *dev = malloc(sizeof *dev);
+            struct ht_mpi_split_device *d = &devs[o->ndevices++];
+            d->device = dev;
+            d->usable = dc->ok;
+            d->tuned_s = dc->ok ? dc->tuned_s : 0;
+            d->config = dup_text(dc->ok ? dc->text : "");
+            d->why = dup_text(dc->ok ? "" : dc->why);
+            if (!dev || !d->config || !d->why)
+                return ht_error_set(err, HT_ENOMEM, "out of memory");
+            *dev = w->all[first + j];
         }
-        json_object_set_new(o, "devices", devs);
-        json_array_append_new(per, o);
-    }
-    json_object_set_new(root, "per_rank", per);
-    json_object_set_new(root, "nodes_split", json_boolean(m->nodes_split));
-    json_object_set_new(root, "nodes_decision", ht__json_string(m->decision));
-    if (m->rounds) {
-        json_t *rw = json_array();
-        for (unsigned k = 0; k < m->rounds; k++)
-            json_array_append_new(rw, json_real(m->round_wall[k]));
-        json_object_set_new(root, "refine", json_pack("{s:I, s:o, s:I}", "rounds",
-                                                      (json_int_t)m->rounds, "walls", rw,
-                                                      "kept", (json_int_t)(m->kept ? m->kept - 1
-                                                                                   : m->rounds)));
-    }
-    json_object_set_new(root, "bound_s", json_real(f->bound_s));
-    json_object_set_new(root, "adjusted_s", json_real(f->adjusted_s));
-    json_object_set_new(root, "wall_s", json_real(f->wall_s));
-    json_object_set_new(root, "wall_min_s", json_real(f->wall_min_s));
-    json_object_set_new(root, "runs", json_integer(m->nruns));
-    json_object_set_new(root, "keep_best", json_integer(m->keep));
-    json_object_set_new(root, "efficiency", json_real(f->efficiency));
-    json_object_set_new(root, "bound_min_s", json_real(f->bound_min_s));
-    json_object_set_new(root, "efficiency_min", json_real(f->efficiency_min));
-    json_object_set_new(root, "scattered_bytes", json_integer((json_int_t)m->scattered));
-    json_object_set_new(root, "gathered_bytes", json_integer((json_int_t)m->gathered));
-    json_object_set_new(root, "verified", m->verified < 0 ? json_null()
-                                                           : json_boolean(m->verified));
-    if (m->verified >= 0)
-        json_object_set_new(root, "reference", ht__json_string(m->last.reference));
-    if (m->verified == 0)
-        json_object_set_new(root, "mismatch", ht__json_string(m->verr.text));
-    text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-    json_decref(root);
-    if (!text)
-        return NULL;
-    {
-        size_t n = strlen(text);
-        char *t = realloc(text, n + 2);
-        if (!t) {
-            free(text);
-            return NULL;
+        o->load = n->load;
+        if (n->ok) {
+            o->granule = n->granule;
+            o->alone_s = n->first_s;
+            o->refined_s = n->alone_s;
+            o->alone_min_s = n->alone_min_s;
+            o->alone_kernel_s = n->kernel_s;
+            o->node_split = n->split;
+            o->predicted_split_s = n->predicted_split_s;
+            o->predicted_alone_s = n->predicted_alone_s;
+            o->measured_split_s = n->measured_split_s;
         }
-        t[n] = '\n';
-        t[n + 1] = '\0';
-        text = t;
+        if (o->state == HT_MPI_NODE_OK) {
+            const struct ht_split_slice *s = &m->plan.slices[m->part[r]];
+            const double *fg = &f->node[(size_t)crank_of(m, r) * NF];
+            o->optimal_factor = s->optimal_factor;
+            o->share = s->adjusted_factor;
+            o->offset = s->offset;
+            o->size = s->size;
+            o->own_offset = s->own_offset;
+            o->own_size = s->own_size;
+            o->split_s = fg[F_RUN];
+            o->scatter_s = fg[F_SCATTER];
+            o->gather_s = fg[F_GATHER];
+        }
     }
-    return text;
+    return HT_OK;
 }
 
 /* Forgets what one attempt of the nodes' split made (its plan, communicator, slabs). */
@@ -1250,8 +1119,8 @@ static int attempt(struct msplit *m, struct ht_error *err)
 }
 
 /* The part after every node measured the whole problem: the plan and the runs, again
- * without a node that fails in its slice; then rank 0's check and report. */
-static int split_nodes(struct msplit *m, int json, char **text, int *status,
+ * without a node that fails in its slice; then rank 0's check and result. */
+static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
                        struct ht_error *err)
 {
     struct figures f = {0};
@@ -1274,12 +1143,9 @@ static int split_nodes(struct msplit *m, int json, char **text, int *status,
         return rc;
     if (figures(m, &f) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    *text = json ? report_json(m, &f) : report_text(m, &f);
+    rc = split_result(m, &f, out, err);
     free(f.node);
-    if (!*text)
-        return ht_error_set(err, HT_ENOMEM, "out of memory writing the report");
-    *status = m->verified == 0 ? 3 : 0;
-    return HT_OK;
+    return rc;
 }
 
 /* Every rank's devices, each device's configuration from rank 0's database, each node's
@@ -1360,21 +1226,21 @@ static void nodes_release(struct msplit *m)
 }
 
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
-                 const struct ht_workflow_split_opts *opts, int json, char **text, int *status,
+                 const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err)
 {
     struct msplit m;
     MPI_Errhandler saved;
     int owned = 0, started = 0, rc;
 
-    *text = NULL;
-    *status = 2;
+    memset(out, 0, sizeof *out);
     memset(&m, 0, sizeof m);
     m.spec = spec;
     m.opts = opts;
     m.copts = opts->coexec;
     m.verified = -1;
     m.comm = MPI_COMM_NULL;
+    out->verified = -1;
     if (opts->sweep > 0 || opts->dop)
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",
@@ -1383,23 +1249,15 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     rc = ht_coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
     if (rc != HT_OK)
         return rc;
-    *status = 1;
     rc = ht__mpi_start(1, &owned, &saved, err);
     if (rc != HT_OK)
         return rc;
     started = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &out->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &out->size);
     rc = nodes_start(&m, device, 2, err);
     if (rc == HT_OK)
-        rc = split_nodes(&m, json, text, status, err);
-    if (rc == HT_OK && !*text) {
-        *status = 0;
-        *text = calloc(1, 1);
-    }
-    if (rc == HT_OK && !*text)
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-
-    if (rc != HT_OK)
-        *status = ht__exit_status(err->code ? err->code : rc);
+        rc = split_nodes(&m, out, err);
     nodes_release(&m);
     if (started)
         ht__mpi_stop(1, owned, saved, 1);

@@ -1,7 +1,6 @@
 /* MPI's start shared by the commands over MPI (mpi-internal.h): every rank's host and
  * devices gathered on every rank. */
 #include <mpi.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,32 +114,6 @@ void ht__mpi_world_destroy(struct ht__mpi_world *w)
     free(w->counts);
     ht_platform_free(w->plat);
     memset(w, 0, sizeof *w);
-}
-
-int ht__mpi_put(struct ht__mpi_buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    for (;;) {
-        va_start(ap, fmt);
-        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0)
-            return -1;
-        if (b->p && b->n + (size_t)n < b->cap) {
-            b->n += (size_t)n;
-            return 0;
-        }
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        while (cap < b->n + (size_t)n + 1)
-            cap *= 2;
-        char *grown = realloc(b->p, cap);
-        if (!grown)
-            return -1;
-        b->p = grown;
-        b->cap = cap;
-    }
 }
 
 int ht__mpi_start(int errors_return, int *owned, MPI_Errhandler *saved, struct ht_error *err)

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "hetune/present.h"
+#include "present-internal.h"
 #include "util/util.h"
 
 #define GBPS(bps) ((bps) / 1e9)
@@ -34,7 +35,7 @@ static int dump(json_t *root, int digits, char **text, struct ht_error *err)
 }
 
 /* What other processes did while a run measured (exec.h, struct ht_load). */
-static json_t *load_json(const struct ht_load *l)
+json_t *ht__present_load_json(const struct ht_load *l)
 {
     char line[1024];
 
@@ -238,7 +239,7 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
         "sweep", r->nsweep ? sweep_json(r) : json_null()));
     if (r->nsweep)
         json_object_set_new(root, "eq4_factor", ht__json_real(r->eq4_factor));
-    json_object_set_new(root, "load", load_json(&r->load));
+    json_object_set_new(root, "load", ht__present_load_json(&r->load));
     return dump(root, 0, text, err);
 }
 
@@ -338,7 +339,8 @@ int ht_present_run_json(const struct ht_spec *spec, const char *db,
         "report", "path", ht__json_string(rep->path), "cases", (json_int_t)rep->cases, "figures",
         (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
         rep->pictures ? json_null() : ht__json_string(rep->no_pictures),
-        "seconds", ht__json_real(round(elapsed * 1000) / 1000), "load", load_json(&r->load)),
+        "seconds", ht__json_real(round(elapsed * 1000) / 1000), "load",
+        ht__present_load_json(&r->load)),
         9, text, err);
 }
 
@@ -450,7 +452,7 @@ int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht
         json_object_set_new(root, "error", json_null());
     }
     if (load)
-        json_object_set_new(root, "load", load_json(load));
+        json_object_set_new(root, "load", ht__present_load_json(load));
     return dump(root, 0, text, err);
 }
 
@@ -500,7 +502,7 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     json_object_set_new(o, "built_ahead_seconds", ht__json_real(r->prebuild_s));
     json_object_set_new(o, "driver_cache", json_boolean(r->driver_cache));
     json_object_set_new(o, "stopped", json_boolean(r->stopped));
-    json_object_set_new(o, "load", load_json(&r->load));
+    json_object_set_new(o, "load", ht__present_load_json(&r->load));
     if (r->replayed) {
         json_object_set_new(o, "replayed", json_true());
         json_object_set_new(o, "missing", json_integer((json_int_t)r->missing));

@@ -23,7 +23,7 @@ int ht__read_file(const char *path, char **out, size_t *len, struct ht_error *er
 
 /* The exit status of the command line for an error code (error.c): ht_present_exit_status
  * (present.h) is this, for the CLI and programs; inside the library it says which errors
- * are bad input (2) and is the status ht_mpi_tune and ht_mpi_split return with their text. */
+ * are bad input (2). */
 int ht__exit_status(int code);
 
 /* Passes a printf-style message to the hook of ht_set_log, if any (error.c). */
