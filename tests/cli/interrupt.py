@@ -5,7 +5,8 @@ process behind and say how to resume. Shared by the CLI tests (not a test itself
 usage: interrupt.py INT|TERM OUT READY -- hetune ARGS...
   OUT    file that gets the command's stdout and stderr
   READY  when to send the signal: "child:S" (S seconds after a child process appears) or
-         "db:FILE:N:S" (S seconds after FILE's evaluations table holds N rows)
+         "db:FILE:N:S" (S seconds after FILE's evaluations table holds N rows; FILE must be
+         the command's own new database: rows of an earlier run would be counted)
 Exits 0 when all holds, else with the reason."""
 import os
 import signal
@@ -21,8 +22,10 @@ def children(pid):
 
 
 def stored(db):
+    if not os.path.exists(db):
+        return 0  # not made yet: never made here (an empty file would be)
     try:
-        c = sqlite3.connect(db, timeout=30)
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
         n = c.execute("SELECT count(*) FROM evaluations").fetchone()[0]
         c.close()
         return n
@@ -43,7 +46,7 @@ def main():
         done = bool(children(p.pid))
     else:
         db, n = rest[0], int(rest[1])
-        time.sleep(0.05)  # the command's --fresh empties the table first
+        # Rows of an earlier run would be counted: give each run a database of its own.
         while time.time() < deadline and stored(db) < n:
             time.sleep(0.05)
         what = f"{n} rows were not stored in 60 s"
