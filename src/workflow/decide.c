@@ -72,6 +72,60 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
     return rc;
 }
 
+/* 1: cx's split may run the bus plan (its scheduler is static, the paper's plan not
+ * asked). */
+static int bus_plannable(const struct ht_coexec *cx, int paper_plan)
+{
+    return !paper_plan && !strcmp(ht_split_sched_get_ops(ht_coexec_sched(cx))->name, "static");
+}
+
+int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
+                     const struct ht__rule *rule, struct ht__verdict *v,
+                     struct ht_error *err)
+{
+    int rc;
+
+    memset(v, 0, sizeof *v);
+    v->paper_s[0] = v->paper_s[1] = -1;
+    for (size_t i = 1; i < n; i++)
+        if (alone[i].wall_s < alone[v->fastest].wall_s)
+            v->fastest = i;
+    v->keep_s = alone[v->fastest].wall_s;
+    if (n > 1) {
+        rc = ht_coexec_estimate(cx, alone, &v->est, rule->unpredicted ? NULL : err);
+        if (rc != HT_OK && !rule->unpredicted)
+            return rc;
+        v->has_est = rc == HT_OK;
+    }
+    if (v->has_est) {
+        v->fastest = v->est.fastest;
+        v->keep_s = v->est.keep_s;
+        /* Predicted slower than the fastest alone: that device alone, unless forced. */
+        if (!v->est.worth_it && !v->est.check && !rule->forced)
+            return HT_OK;
+        /* The split runs the plan the estimate predicted: the bus plan. Algorithm 1 stays
+         * the paper's figure, from the tuned times. */
+        if (bus_plannable(cx, rule->paper_plan)) {
+            v->paper_s[0] = ht_coexec_plan(cx)->theoretical_time_s;
+            v->paper_s[1] = ht_coexec_plan(cx)->adjusted_time_s;
+            rc = ht_coexec_plan_bus(cx, alone, err);
+            if (rc != HT_OK)
+                return rc;
+            v->bus_plan = 1;
+        }
+    }
+    /* Measured once, as the devices were alone, since what they share when they run
+     * together (host memory, cores) is not in the prediction: slower than keep_s (the
+     * fastest alone; by the margin when predicted faster within it), that device runs
+     * alone unless forced. */
+    rc = ht_coexec_run(cx, &v->res, err);
+    if (rc != HT_OK)
+        return rc;
+    v->measured = 1;
+    v->keep = rule->forced || n == 1 || v->res.wall_s <= v->keep_s;
+    return HT_OK;
+}
+
 /* The words of a measured decision. */
 static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate *est,
                 struct ht__decision *out)
@@ -105,11 +159,13 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     struct ht_coexec_result *alone_res = NULL;
     struct ht_coexec_alone *alone = NULL;
     struct ht_coexec_estimate est;
+    struct ht__verdict v;
     size_t n = in->n, *all = NULL, fastest = 0;
     int forced = in->mode == HT__DECIDE_SPLIT, rc = HT_OK;
     struct ht_device_locks locks = {0};
 
     memset(out, 0, sizeof *out);
+    memset(&v, 0, sizeof v);
     out->predicted_split_s = out->predicted_alone_s = out->measured_split_s = -1;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no device to decide over");
@@ -142,8 +198,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         /* Unmeasured, the plan still counts what each device moves: the bus plan from the
          * tuned kernel times and the stored links (the kernel-only plan gave a CPU 3.5% of
          * vecadd beside an H100 whose transfers take 20 times its kernel). */
-        if (rc == HT_OK && links && !in->paper_plan &&
-            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(out->cx))->name, "static")) {
+        if (rc == HT_OK && links && bus_plannable(out->cx, in->paper_plan)) {
             alone = calloc(n, sizeof *alone);
             if (!alone)
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -193,28 +248,20 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     if (rc == HT_OK)
         rc = make_cx(in, all, n, out, err);
     if (rc == HT_OK)
-        rc = ht_coexec_estimate(out->cx, alone, &est, err);
+        rc = ht__decide_split(out->cx, alone, n, &(struct ht__rule){forced, in->paper_plan, 0},
+                              &v, err);
     if (rc != HT_OK)
         goto done;
-    out->fastest = fastest = est.fastest;
+    est = v.est;
+    out->fastest = fastest = v.fastest;
     out->predicted_split_s = est.split_s;
     out->predicted_alone_s = est.alone_s;
-    if (est.worth_it || est.check || forced) {
-        /* The split runs the plan the estimate predicted: the bus plan. It is measured
-         * once, as the devices were alone, since what they share when they run together
-         * (host memory, cores) is not in the prediction: slower than the fastest alone,
-         * that device runs alone unless forced. A split predicted faster than alone but
-         * within the margin is measured too, and kept only when it beats the margin. */
-        if (!in->paper_plan &&
-            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(out->cx))->name, "static"))
-            rc = ht_coexec_plan_bus(out->cx, alone, err);
-        if (rc == HT_OK)
-            rc = ht_coexec_run(out->cx, &out->res, err);
-        if (rc != HT_OK)
-            goto done;
+    if (v.measured) {
+        out->res = v.res;
+        memset(&v.res, 0, sizeof v.res);
         out->has_res = 1;
         out->measured_split_s = out->res.wall_s;
-        out->split = forced || out->measured_split_s <= est.keep_s;
+        out->split = v.keep;
     }
     say(in, &est, out);
     if (!out->split) {
@@ -231,6 +278,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         out->ncx = 1;
     }
 done:
+    ht_coexec_result_destroy(&v.res);
     ht_device_locks_release(&locks, in->load);
     for (size_t i = 0; alone_cx && i < n; i++)
         ht_coexec_free(alone_cx[i]);

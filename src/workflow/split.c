@@ -213,12 +213,12 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
 }
 
 /* The co-execution of b's devices with opts into *cxp (ht_coexec_free) on *cdevs (free),
- * each device's measured link, the estimate and the split-or-alone decision in out, and
- * the bus plan when static; paper[0..1] then keep the paper plan's theoretical and
- * adjusted times. Errors as ht_coexec_create and ht_coexec_plan_bus; HT_ENOMEM. */
+ * each device's measured link and the host memory's rates, then the split-or-alone
+ * decision (ht__decide_split: the estimate, the bus plan when static, the split's run)
+ * into *v. Errors as ht_coexec_create and ht__decide_split; HT_ENOMEM. */
 static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
-                       struct ht_workflow_split_result *out, struct ht_coexec_device **cdevs,
-                       struct ht_coexec **cxp, double paper[2], struct ht_error *err)
+                       struct ht_coexec_device **cdevs, struct ht_coexec **cxp,
+                       struct ht__verdict *v, struct ht_error *err)
 {
     struct ht_coexec_device *cd;
     size_t n = b->n;
@@ -251,24 +251,9 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
         if (ht__stored_host_memory(b->store, &hm))
             ht_coexec_set_host_memory(*cxp, &hm, NULL);
     }
-    if (n > 1 && ht_coexec_estimate(*cxp, b->alone, &out->est, NULL) == HT_OK) {
-        out->has_est = 1;
-        out->fastest = out->est.fastest;
-        /* Predicted faster but within the margin (check): measured, and kept only when
-         * it beats the margin (keep_s, below). */
-        out->ran_alone = !out->est.worth_it && !out->est.check && !opts->force;
-        /* The plan that knows the bus: the one the estimate predicted. */
-        if (!out->ran_alone && !opts->paper_plan &&
-            !strcmp(ht_split_sched_get_ops(ht_coexec_sched(*cxp))->name, "static")) {
-            paper[0] = ht_coexec_plan(*cxp)->theoretical_time_s;
-            paper[1] = ht_coexec_plan(*cxp)->adjusted_time_s;
-            rc = ht_coexec_plan_bus(*cxp, b->alone, err);
-            if (rc != HT_OK)
-                return rc;
-            out->bus_plan = 1;
-        }
-    }
-    return HT_OK;
+    /* An estimate that fails leaves the split to its measurement. */
+    return ht__decide_split(*cxp, b->alone, n,
+                            &(struct ht__rule){opts->force, opts->paper_plan, 1}, v, err);
 }
 
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
@@ -277,10 +262,11 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
 {
     struct ht_coexec_device *cdevs = NULL;
     struct ht_coexec *cx = NULL, *used;
+    struct ht__verdict v;
     size_t n = b->n;
-    double paper[2] = {-1, -1};
     int rc;
 
+    memset(&v, 0, sizeof v);
     out->n = n;
     out->fastest = b->fastest;
     out->eq4_factor = -1;
@@ -294,24 +280,25 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     /* The others have nothing usable: the one device left runs alone, nothing to plan. */
     out->left_alone = out->ran_alone = n == 1 && out->nskipped > 0;
     if (!out->left_alone) {
-        rc = coexec_plan(b, opts, out, &cdevs, &cx, paper, err);
+        rc = coexec_plan(b, opts, &cdevs, &cx, &v, err);
+        out->res = v.res; /* the split's run (the result, for now), or nothing */
         if (rc != HT_OK)
             goto cleanup;
+        out->est = v.est;
+        out->has_est = v.has_est;
+        out->fastest = v.fastest;
+        out->bus_plan = v.bus_plan;
+        out->ran_alone = !v.measured; /* the fastest alone is predicted better */
     }
     used = out->ran_alone ? b->alone_cx[out->fastest] : cx;
     if (out->ran_alone) {
         /* Its run alone is the result: hand it over. */
         out->res = b->alone_res[out->fastest];
         memset(&b->alone_res[out->fastest], 0, sizeof b->alone_res[out->fastest]);
-    } else {
-        rc = ht_coexec_run(used, &out->res, err);
-        if (rc != HT_OK)
-            goto cleanup;
-        if (out->bus_plan) {
-            /* Algorithm 1 stays the paper's figure, from the tuned times. */
-            out->res.theoretical_s = paper[0];
-            out->res.adjusted_s = paper[1];
-        }
+    } else if (out->bus_plan) {
+        /* Algorithm 1 stays the paper's figure, from the tuned times. */
+        out->res.theoretical_s = v.paper_s[0];
+        out->res.adjusted_s = v.paper_s[1];
     }
     rc = ht_coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
                           &out->verify_err);
@@ -348,13 +335,11 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         rc = refine_step(b, cx, opts, keep_first, out, err);
         if (rc != HT_OK)
             goto cleanup;
-    } else if (!keep_first && !opts->force && !out->ran_alone && n > 1 &&
-               out->res.wall_s > (out->has_est && out->est.check
-                                      ? out->est.keep_s
-                                      : b->alone[out->fastest].wall_s)) {
+    } else if (!keep_first && v.measured && !v.keep) {
         /* Measured: the split (stored above) ran slower than the fastest device alone,
-         * both with the same clock: the prediction missed what the devices share when
-         * they run together (host memory, cores). That device alone is the result. */
+         * both with the same clock (ht__decide_split): the prediction missed what the
+         * devices share when they run together (host memory, cores). That device alone is
+         * the result. */
         out->measured_split_s = out->res.wall_s;
         rc = alone_measured(b, out->fastest, out, err);
         if (rc != HT_OK)

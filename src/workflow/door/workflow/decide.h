@@ -16,6 +16,57 @@ enum ht__decide_mode {
     HT__DECIDE_ALONE     /* the fastest device by its tuned time, alone (no measurement) */
 };
 
+/* --- the rule: split or alone, for one co-execution (src/workflow/decide.c) ---
+ *
+ * The one place where the split-or-alone rule lives. ht__decide (the runtime, each node of
+ * a split over MPI) and ht_workflow_split / ht_workflow_run (`hetune split`, `hetune run`,
+ * src/workflow/split.c) each measure the devices alone and make the co-execution their
+ * own way, then ask ht__decide_split, and act on its verdict their own way (ht__decide
+ * hands over the fastest device's co-execution alone; `hetune split` stores the split it
+ * measured, then the fastest device's run alone). */
+struct ht__rule {
+    int forced;       /* split whatever the prediction and the measurement (--force) */
+    int paper_plan;   /* 1: the split runs the paper's plan (Eq. 4-9 from the tuned
+                         times), not the bus plan */
+    int unpredicted;  /* when the estimate fails: 1, the split runs anyway and is judged
+                         against the fastest device alone (hetune split, hetune run); 0,
+                         the estimate's error is returned (the runtime, each MPI node) */
+};
+
+/* What ht__decide_split found. */
+struct ht__verdict {
+    struct ht_coexec_estimate est; /* ht_coexec_estimate's, when has_est (partly filled
+                                      when it failed) */
+    int has_est;
+    size_t fastest;             /* the fastest device alone by measured wall time (the
+                                   estimate's when has_est) */
+    int measured;               /* 1: the split ran once on the whole problem: res */
+    int bus_plan;               /* 1: it ran the bus plan (ht_coexec_plan_bus) */
+    double paper_s[2];          /* then the paper plan's theoretical and adjusted times
+                                   (Algorithm 1 from the tuned times) it replaced; -1 */
+    double keep_s;              /* the longest the measured split may take and be kept:
+                                   est.keep_s, the fastest alone without an estimate */
+    int keep;                   /* 1: split (forced, one device, or measured within
+                                   keep_s); 0: the fastest device alone (predicted so, or
+                                   measured slower) */
+    struct ht_coexec_result res;/* the split's run when measured; the caller's to destroy
+                                   (ht_coexec_result_destroy) whatever is returned */
+};
+
+/* Decides between the co-execution cx (made over its n >= 1 devices, their links and host
+ * memory set) and the fastest of them alone, from alone[0..n) (each device's run
+ * alone with the co-execution's clock), as rule says. With two devices or more
+ * ht_coexec_estimate predicts the split (the bus plan) and decides with cx's margin. A
+ * split predicted to pay (est.worth_it), predicted faster within the margin (est.check),
+ * forced, or with one device, runs once (ht_coexec_run), after ht_coexec_plan_bus
+ * replaced cx's plan when its scheduler is static (not with rule->paper_plan); it is kept
+ * when forced, with one device, or measured at most keep_s. *v is filled (zeroed first).
+ * Errors: ht_coexec_estimate's (unless rule->unpredicted), ht_coexec_plan_bus's and
+ * ht_coexec_run's. */
+int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
+                     const struct ht__rule *rule, struct ht__verdict *v,
+                     struct ht_error *err);
+
 /* What the decision is made from. Everything is borrowed for the call. */
 struct ht__decide_in {
     const struct ht_spec *spec;
@@ -63,17 +114,6 @@ struct ht__decision {
     char text[256];             /* the decision in words */
 };
 
-/* Decides between splitting over in->devs and the fastest of them alone, as `hetune
- * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
- * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
- * (ht_workflow_alone, in->alone_opts), ht_coexec_estimate predicts the split with the
- * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
- * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
- * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
- * above estimate.keep_s, and not forced, the fastest device runs alone. *out is filled (zeroed first); on error it may hold part of it:
- * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
- * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
- * HT_ENOMEM. */
 /* This machine's host memory rates stored in store (ht_store_get_host_memory) into *hm;
  * 1 when some are, else 0 (*hm zeroed). */
 int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm);
@@ -81,6 +121,18 @@ int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm);
 int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
                               struct ht_host_memory *hm);
 
+/* Decides between splitting over in->devs and the fastest of them alone, as `hetune
+ * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
+ * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
+ * (ht_workflow_alone, in->alone_opts), ht_coexec_estimate predicts the split with the
+ * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
+ * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
+ * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
+ * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
+ * ht__decide_split's). *out is filled (zeroed first); on error it may hold part of it:
+ * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
+ * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
+ * HT_ENOMEM. */
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 
 /* Frees what d owns; d may be zeroed or partly filled. */
