@@ -169,7 +169,9 @@ size_t ht_runtime_opts_size(void);
 /* Sets the option key of opts from its text value: "db" (a path), "devices" ("all" or
  * "D,D,..."), "strategy" (a strategy's name), "tune_missing", "no_predict", "no_verify",
  * "no_cache" ("0" or "1"), "budget", "measure_repeats" (decimal counts), "dim" ("0" to "2"),
- * "mode" ("auto", "split" or "alone"), "isolate" ("auto", "off" or "on"; tuning only).
+ * "mode" ("auto", "split" or "alone"), "isolate" ("auto", "off" or "on"; tuning only),
+ * "foreign_up", "foreign_down" ("auto", "stage", "register", "direct" or "pin": how a GPU
+ * moves a program's arrays, exec.h), "fallback_ratio" (a finite number).
  * String values are borrowed, like the struct's own strings: value must live until
  * ht_runtime_open returns (NULL: the default). Returns HT_EINVAL, err naming the option,
  * for an unknown key (err lists the keys), a value that is not of its kind, or opts or key

@@ -41,13 +41,19 @@ class Runtime:
     struct ht_runtime_opts: db (default ./hetune.db), devices ("all", "0,1", a list of
     indices or names' parts), tune (tune a device the database has nothing of), mode
     ("auto", "split" or "alone"), dim, strategy, budget, measure_repeats, verify, cache,
-    predict, isolate ("auto", "off", "on"; tuning only). Errors raise HetuneError."""
+    predict, isolate ("auto", "off", "on"; tuning only), foreign_up and foreign_down (how a
+    GPU moves the program's arrays: "auto", "stage", "register", "direct" or "pin"),
+    fallback_ratio (mode "auto": a split whose first launches run slower than the fastest
+    device alone by this ratio gives way to it; 0: 1.02, below 0: never). Errors raise
+    HetuneError."""
 
     def __init__(self, spec: Union[PathLike, Spec], sizes: Optional[Mapping[str, int]] = None,
                  *, db: Optional[PathLike] = None, devices: Any = None, tune: bool = False,
                  mode: str = "auto", dim: int = 0, strategy: Optional[str] = None,
                  budget: int = 0, measure_repeats: int = 0, verify: bool = True,
-                 cache: bool = True, predict: bool = True, isolate: str = "auto") -> None:
+                 cache: bool = True, predict: bool = True, isolate: str = "auto",
+                 foreign_up: str = "auto", foreign_down: str = "auto",
+                 fallback_ratio: float = 0.0) -> None:
         self._h: Optional[ctypes.c_void_p] = None
         self._bound: Dict[str, Any] = {}
         if isinstance(spec, Spec):
@@ -66,7 +72,8 @@ class Runtime:
             "strategy": strategy, "budget": str(int(budget)),
             "measure_repeats": str(int(measure_repeats)), "no_verify": str(int(not verify)),
             "no_cache": str(int(not cache)), "no_predict": str(int(not predict)),
-            "isolate": isolate,
+            "isolate": isolate, "foreign_up": foreign_up, "foreign_down": foreign_down,
+            "fallback_ratio": repr(float(fallback_ratio)),
         }
         opts = ctypes.create_string_buffer(lib.ht_runtime_opts_size())
         lib.ht_runtime_opts_init(opts)

@@ -1,6 +1,7 @@
 /* The runtime for applications (runtime.h): open once, bind the caller's arrays, launch
  * many times on the co-execution of split.h. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -175,7 +176,7 @@ static int parse_uint(const char *v, unsigned long long max, unsigned long long 
 /* One option of struct ht_runtime_opts: its name, what its value is, and where it goes. */
 struct opt_key {
     const char *name, *what;
-    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD } kind;
+    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD, K_DOUBLE } kind;
     size_t offset;
     const char *const *words; /* K_WORD: the values, in their enum's order */
     size_t nwords;
@@ -184,8 +185,11 @@ struct opt_key {
 /* K_WORD stores an int: the enums it sets must be int-sized. */
 _Static_assert(sizeof(enum ht_runtime_mode) == sizeof(int), "enum ht_runtime_mode is an int");
 _Static_assert(sizeof(enum ht_isolation) == sizeof(int), "enum ht_isolation is an int");
+_Static_assert(sizeof(enum ht_foreign_path) == sizeof(int), "enum ht_foreign_path is an int");
 static const char *const mode_words[] = {"auto", "split", "alone"}; /* enum ht_runtime_mode */
 static const char *const isolate_words[] = {"auto", "off", "on"}; /* enum ht_isolation */
+static const char *const foreign_words[] = {"auto", "stage", "register", "direct",
+                                            "pin"}; /* enum ht_foreign_path */
 
 #define OPT(name, what, kind, field) {name, what, kind, offsetof(struct ht_runtime_opts, field), NULL, 0}
 #define OPT_WORD(name, field, words) \
@@ -204,6 +208,9 @@ static const struct opt_key opt_keys[] = {
     OPT("no_verify", "0 or 1", K_BOOL, exec.no_verify),
     OPT("no_cache", "0 or 1", K_BOOL, exec.no_cache),
     OPT_WORD("isolate", exec.isolate, isolate_words),
+    OPT_WORD("foreign_up", exec.foreign_up, foreign_words),
+    OPT_WORD("foreign_down", exec.foreign_down, foreign_words),
+    OPT("fallback_ratio", "a number (0: 1.02; below 0: never)", K_DOUBLE, fallback_ratio),
 };
 #undef OPT
 #undef OPT_WORD
@@ -277,6 +284,18 @@ int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const cha
             memcpy(at, &v, sizeof v);
         }
         return HT_OK;
+    case K_DOUBLE:
+        if (value && *value) {
+            char *end = NULL;
+            double v;
+            errno = 0;
+            v = strtod(value, &end);
+            if (end && !*end && errno == 0 && isfinite(v)) {
+                memcpy(at, &v, sizeof v);
+                return HT_OK;
+            }
+        }
+        break;
     }
     return ht_error_set(err, HT_EINVAL, "runtime option %s: '%s' is not %s", key,
                         value ? value : "(null)", k->what);

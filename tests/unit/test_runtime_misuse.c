@@ -257,6 +257,25 @@ static void test_options_by_name(void **state)
     assert_int_equal(o->exec.no_verify, 1);
     assert_defined(ht_runtime_opts_set(o, "devices", NULL, &err), &err, HT_OK);
     assert_null(o->devices);
+    assert_defined(ht_runtime_opts_set(o, "foreign_up", "pin", &err), &err, HT_OK);
+    assert_int_equal(o->exec.foreign_up, HT_FOREIGN_PIN);
+    assert_defined(ht_runtime_opts_set(o, "foreign_down", "stage", &err), &err, HT_OK);
+    assert_int_equal(o->exec.foreign_down, HT_FOREIGN_STAGE);
+    assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "1.5", &err), &err, HT_OK);
+    assert_true(o->fallback_ratio == 1.5);
+    assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "-1", &err), &err, HT_OK);
+    assert_true(o->fallback_ratio == -1.0);
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "inf", &err), &err, HT_EINVAL);
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "1.5x", &err), &err, HT_EINVAL);
+    assert_non_null(strstr(err.text, "fallback_ratio"));
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "foreign_up", "mmap", &err), &err, HT_EINVAL);
+    assert_non_null(strstr(err.text, "direct or pin"));
+    assert_int_equal(o->exec.foreign_up, HT_FOREIGN_PIN);
+    assert_true(o->fallback_ratio == -1.0);
+    ht_error_clear(&err);
 
     assert_defined(ht_runtime_opts_set(o, "colour", "red", &err), &err, HT_EINVAL);
     assert_non_null(strstr(err.text, "'colour'"));
