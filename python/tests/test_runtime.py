@@ -138,6 +138,22 @@ def test_kernel_source_inline_and_sizes(hetune, tmp_path):
         hetune.Runtime(s, sizes={"N": 8})
 
 
+def test_paths_and_fallback_options(hetune, tmp_path):
+    # the options reach the library by name: the foreign paths and the watch's ratio are
+    # taken, and a value the library refuses is an error naming the option
+    spec = dict(SPEC, kernel={"name": "saxpy", "source": KERNEL})
+    s = hetune.loads(json.dumps(spec))
+    with hetune.Runtime(s, db=tmp_path / "p.db", tune=True, mode="alone", foreign_up="pin",
+                        foreign_down="stage", fallback_ratio=-1) as rt:
+        run_loop(rt, rounds=2)
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.Runtime(s, db=tmp_path / "p.db", foreign_up="mmap")
+    assert "foreign_up" in str(e.value) and e.value.status == 2
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.Runtime(s, db=tmp_path / "p.db", fallback_ratio=float("inf"))
+    assert "fallback_ratio" in str(e.value)
+
+
 def test_errors_from_strings(hetune):
     with pytest.raises(hetune.HetuneError) as e:
         hetune.loads('{\n  "name": "x",\n  oops\n}', KERNEL, name="app-spec")
