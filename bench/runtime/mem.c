@@ -218,6 +218,14 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
     o.mode = mode;
     o.exec.foreign_up = fp->up;
     o.exec.foreign_down = fp->down;
+    /* BENCH_MEM_DATA_PATH: every device's data path (auto, pageable, pinned, inplace): with
+     * "pinned" the CPU device copies its slices too instead of working in place. */
+    if (getenv("BENCH_MEM_DATA_PATH") &&
+        ht_data_path_parse(getenv("BENCH_MEM_DATA_PATH"), &o.exec.data_path) != HT_OK) {
+        fprintf(stderr, "bench_mem: BENCH_MEM_DATA_PATH: '%s' is not auto, pageable, pinned "
+                "or inplace\n", getenv("BENCH_MEM_DATA_PATH"));
+        goto done;
+    }
     {
         struct ht_size_override sz = {"N", (int64_t)p->n};
         if (ht_runtime_open(p->spec, &sz, 1, &o, &rt, &err) != HT_OK) {

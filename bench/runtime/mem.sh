@@ -11,7 +11,8 @@
 # environment: POCL_DEVICES as usual; HETUNE_DB the results database (default
 # ./bench-mem.db, tuned where a device has nothing: BENCH_MEM_STRATEGY, at most
 # BENCH_MEM_BUDGET evaluations);
-# BENCH_MEM_PATHS="up/down,..." the foreign paths to compare; BENCH_MEM_LINKS=0 skips
+# BENCH_MEM_PATHS="up/down,..." the foreign paths to compare; BENCH_MEM_DATA_PATH every
+# device's data path (auto, pageable, pinned: the CPU copies too, inplace); BENCH_MEM_LINKS=0 skips
 # `hetune devices --bandwidth` into the database first (the links mode SPLIT plans with).
 # On PoCL here, a small run: bench/runtime/mem.sh build all 262144,256 5 1
 # (BENCH_MEM_PROBE_LOG2=18 for a probe of the same size)
