@@ -113,16 +113,23 @@ require_mpi() {
 }
 
 # Writes $tmp/rank.sh, which runs $1 (default hetune) as each rank of mpirun would on a node
-# of its own: with its own PoCL cache folder (two processes building one program in one
-# folder pull it from under each other). Test hooks: the rank named by $NO_PLATFORM finds no
-# OpenCL platform; the device of each rank listed in $SLICE_FAIL fails in any slice that
-# does not start at 0 (supervise.h); $POCL_DEVICES_<rank>, when set, is that rank's
-# POCL_DEVICES.
+# of its own. PoCL's cache folder: with PoCL's cache off, each rank its own (two processes
+# building one program in one folder pull it from under each other then); after
+# pocl_cache_on, the ranks share its folder, as the tests and make test's two passes do
+# (PoCL writes its cache through temporary files, for processes building one program at
+# once): a program that one rank built, in the tune or in the plain pass, is there for
+# every rank after. With PoCL's cache off, every rank of every mpirun compiled each
+# kernel's work-group functions again, under ASan with the slow unwinding that require_mpi
+# sets on each of the compiler's allocations (cli/mpi_split's conv1d split with --refine 2:
+# 11.1 s of CPU with PoCL's cache off, 1.4 s with it warm).
+# Test hooks: the rank named by $NO_PLATFORM finds no OpenCL platform; the device of each
+# rank listed in $SLICE_FAIL fails in any slice that does not start at 0 (supervise.h);
+# $POCL_DEVICES_<rank>, when set, is that rank's POCL_DEVICES.
 mpi_rank_script() {
     cat >"$tmp/rank.sh" <<EOF
 #!/usr/bin/env bash
 r=\${OMPI_COMM_WORLD_RANK:-0}
-export POCL_CACHE_DIR="$tmp/pocl-\$r"
+[ "\${POCL_KERNEL_CACHE:-}" = 1 ] || export POCL_CACHE_DIR="$tmp/pocl-\$r"
 mkdir -p "\$POCL_CACHE_DIR"
 case " \${SLICE_FAIL:-} " in *" \$r "*) export HETUNE_TEST_SLICE_FAIL=0 ;; esac
 v=POCL_DEVICES_\$r

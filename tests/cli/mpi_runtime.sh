@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The runtime across nodes (issue 16: the runtime API over MPI, ht_mpi_runtime_*): the MPI
 # program examples/runtime_mpi/main.c with 2 and 3 ranks on this machine, each rank with
-# its own PoCL device (POCL_DEVICES=pthread, one thread) and its own PoCL cache, as on
-# separate nodes. With --tune it first tunes rank 0's database with ht_mpi_tune in the same
+# its own PoCL device (POCL_DEVICES=pthread, one thread), as on separate nodes (PoCL's
+# cache is shared: common.bash, mpi_rank_script). With --tune it first tunes rank 0's database with ht_mpi_tune in the same
 # MPI program (which initialized MPI itself: the library neither initializes nor finalizes
 # it), then opens the runtime. On vecadd and on conv1d (whose input needs a halo of MASK -
 # 1 = 32 elements past each slice): every output element of 5 launches with new inputs is
@@ -28,7 +28,10 @@ example="$(dirname "$HETUNE")/examples/runtime-mpi-example"
 [ -x "$example" ] || fail "no $example (built with HETUNE_MPI)"
 vecadd="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
 conv="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/conv1d.json"
-export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1
+# What runs over MPI is tested here, not the binary cache: PoCL caches, in one folder for
+# all the ranks (common.bash, mpi_rank_script).
+pocl_cache_on
 export HETUNE_DB="$tmp/db"
 mpi_rank_script "$example"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Distributed tuning (issue 16): `mpirun -n K hetune tune` with 2 and 3 ranks on this
-# machine, each rank with its own PoCL device (POCL_DEVICES=pthread, one thread) and its own
-# PoCL cache, as on separate nodes. Every configuration is measured exactly once and rank 0's
+# machine, each rank with its own PoCL device (POCL_DEVICES=pthread, one thread), as on
+# separate nodes (PoCL's cache is shared: common.bash, mpi_rank_script). Every configuration is measured exactly once and rank 0's
 # database holds them all; the output says how many ranks took part and what each measured
 # (text and --json); a second run resumes from the database; a rank killed mid-run (the test
 # hook HETUNE_TEST_MPI_DIE=RANK:N[:DELAY], read only by the library's MPI module) loses only its
@@ -18,7 +18,10 @@ run devices --json
 require_platform
 
 spec="$HETUNE_SOURCE_DIR/tests/fixtures/mpi/spec.json"
-export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1 POCL_KERNEL_CACHE=0
+export POCL_DEVICES=pthread POCL_MAX_PTHREAD_COUNT=1
+# What runs over MPI is tested here, not the binary cache: PoCL caches, in one folder for
+# all the ranks (common.bash, mpi_rank_script).
+pocl_cache_on
 mpi_rank_script "$HETUNE"
 
 # Runs `mpirun -n $1 hetune tune SPEC` with the remaining arguments. $recovery, when set, is
