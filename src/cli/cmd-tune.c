@@ -251,6 +251,8 @@ int cmd_tune(int argc, char **argv)
                          : ht_present_mpi_tune_text(spec, &mr, &text, &err);
         status = rc != HT_OK ? cli_fail("tune", &err)
                              : (fputs(text, stdout), ht_present_mpi_tune_status(&mr));
+        if (rc != HT_OK && mr.rank0_failed)
+            status = 0; /* rank 0 reports it and ends the job with its status (mpi.h) */
         ht_mpi_tune_result_destroy(&mr);
         goto cleanup;
     }

@@ -1019,6 +1019,7 @@ struct mpi_tune {
     pthread_t thread;
     int started;                 /* the measuring thread runs */
     int died;                    /* a rank died (no MPI_Finalize then) */
+    int rank0_failed;            /* rank 0 failed at the start, and told this rank */
 };
 
 /* Refuses, before MPI starts, what ht_mpi_tune cannot distribute: a strategy whose next
@@ -1090,8 +1091,10 @@ static int mpi_tune_open_queue(struct mpi_tune *mt, const char *db, struct ht_er
         ok = rc == HT_OK;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (!ok && mt->rank != 0)
+    if (!ok && mt->rank != 0) {
+        mt->rank0_failed = 1;
         rc = ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message");
+    }
     return rc;
 }
 
@@ -1269,6 +1272,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
         rc = mpi_tune_work(&mt, out, err);
 
 cleanup:
+    out->rank0_failed = rc != HT_OK && mt.rank0_failed;
     mpi_tune_free(&mt);
     /* MPI_Finalize waits for every process, the dead too (Open MPI 4 hangs there): after
      * a death, the survivors leave without it, which mpirun --enable-recovery allows. */

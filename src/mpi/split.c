@@ -82,6 +82,7 @@ enum { F_RUN = HT__MPI_F_RUN, F_SCATTER = HT__MPI_F_SCATTER, F_GATHER = HT__MPI_
 struct msplit {
     const struct ht_spec *spec;
     const struct ht_workflow_split_opts *opts;
+    int rank0_failed;            /* rank 0 failed while the nodes started, and told this one */
     struct ht__mpi_world w;
     struct devcfg *cfg;          /* w.total */
     struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
@@ -1175,6 +1176,8 @@ static int nodes_start(struct msplit *m, const char *device, int min_ranks,
     if (m->w.rank == 0)
         ok = (rc = find_configs(m, err)) == HT_OK;
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok && m->w.rank != 0)
+        m->rank0_failed = 1;
     if (!ok)
         return m->w.rank != 0 ? ht_error_set(err, HT_EINVAL, "rank 0 failed; see its message")
                               : rc;
@@ -1258,6 +1261,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     rc = nodes_start(&m, device, 2, err);
     if (rc == HT_OK)
         rc = split_nodes(&m, out, err);
+    out->rank0_failed = rc != HT_OK && m.rank0_failed;
     nodes_release(&m);
     if (started)
         ht__mpi_stop(1, owned, saved, 1);
