@@ -14,23 +14,10 @@
 # From the repository's root:  OUT=DIR bench/gpu/foreign.sh   (logs land in DIR)
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/foreign.log"
-say() { echo "$*" | tee -a "$LOG"; }
-t0=$(date +%s)
-if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
-        -DHETUNE_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 ||
-    ! cmake --build build-gpu -j "$(nproc)" >>"$LOG" 2>&1; then
-  say "build failed"; tail -30 "$LOG"; exit 1
-fi
-say "== built in $(( $(date +%s) - t0 )) s"
-H=$PWD/build-gpu/hetune
-$H devices --json > "$OUT/devices.json" 2>>"$LOG"
-$H devices | tee -a "$LOG"
-read -r cpu gpu < <(python3 -c '
-import json; d=json.load(open("'"$OUT"'/devices.json"))["devices"]
-c=next((x["index"] for x in d if x["is_cpu"]), "")
-g=next((x["index"] for x in d if x["is_gpu"]), "")
-print(c,g)')
-[ -n "${gpu:-}" ] || { say "needs a CPU device and a GPU"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "$(dirname "$0")/common.bash"
+gpu_build
+gpu_devices show
 say "== cpu $cpu gpu $gpu, $(nproc) cores"
 export HETUNE_DB=${HETUNE_DB:-/tmp/foreign.db}
 say "\$ hetune devices --bandwidth"

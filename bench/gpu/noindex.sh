@@ -6,23 +6,10 @@
 # repository's root:  OUT=DIR bench/gpu/noindex.sh   (the log and json.tgz land in DIR)
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/json"; LOG="$OUT/noindex.log"
-say() { echo "$*" | tee -a "$LOG"; }
-t0=$(date +%s)
-if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
-        -DHETUNE_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 ||
-    ! cmake --build build-gpu -j "$(nproc)" >>"$LOG" 2>&1; then
-  say "build failed"; tail -30 "$LOG"; exit 1
-fi
-say "== built in $(( $(date +%s) - t0 )) s"
-H=build-gpu/hetune
-$H devices --json > "$OUT/devices.json" 2>>"$LOG"
-$H devices | tee -a "$LOG"
-read -r cpu gpu < <(python3 -c '
-import json; d=json.load(open("'"$OUT"'/devices.json"))["devices"]
-c=next((x["index"] for x in d if x["is_cpu"]), "")
-g=next((x["index"] for x in d if x["is_gpu"]), "")
-print(c,g)')
-[ -n "${gpu:-}" ] || { say "needs a CPU device and a GPU"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=common.bash
+source "$(dirname "$0")/common.bash"
+gpu_build
+gpu_devices show
 say "== cpu $cpu gpu $gpu"
 mkdir -p /tmp/big/mm /tmp/big/cv
 sed 's/#define WIDTH 256/#define WIDTH 2048/' examples/matmul_noindex/kernel.cl > /tmp/big/mm/kernel.cl

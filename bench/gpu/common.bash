@@ -1,0 +1,34 @@
+# Sourced by the GPU scripts of bench/gpu (foreign.sh, pinsplit.sh, noindex.sh,
+# runtime-noindex.sh), from the repository's root, with OUT and LOG set: the log, the
+# build and the choice of devices they share (t0, H, cpu and gpu are theirs to use).
+# shellcheck disable=SC2034
+
+say() { echo "$*" | tee -a "$LOG"; }
+
+# Builds build-gpu (Release, no tests, .gpu's static jansson and SQLite, as run.sh does)
+# into $LOG; says how long it took; exits 1 when it fails. Sets t0 (the script's start)
+# and H (the hetune binary, an absolute path).
+gpu_build() {
+    t0=$(date +%s)
+    if ! cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
+            -DHETUNE_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 ||
+        ! cmake --build build-gpu -j "$(nproc)" >>"$LOG" 2>&1; then
+        say "build failed"; tail -30 "$LOG"; exit 1
+    fi
+    say "== built in $(( $(date +%s) - t0 )) s"
+    H=$PWD/build-gpu/hetune
+}
+
+# Writes $OUT/devices.json and sets cpu and gpu to the indices of the first CPU device and
+# the first GPU; exits 1 when there is no GPU. With "show", `hetune devices` goes to the
+# log too.
+gpu_devices() {
+    "$H" devices --json > "$OUT/devices.json" 2>>"$LOG"
+    [ "${1:-}" = show ] && "$H" devices | tee -a "$LOG"
+    read -r cpu gpu < <(python3 -c '
+import json, sys; d=json.load(open(sys.argv[1]))["devices"]
+c=next((x["index"] for x in d if x["is_cpu"]), "")
+g=next((x["index"] for x in d if x["is_gpu"]), "")
+print(c,g)' "$OUT/devices.json")
+    [ -n "${gpu:-}" ] || { say "needs a CPU device and a GPU"; exit 1; }
+}
