@@ -218,6 +218,10 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
     o.mode = mode;
     o.exec.foreign_up = fp->up;
     o.exec.foreign_down = fp->down;
+    /* BENCH_MEM_CPU_UNITS: the CPU device's compute units in a split (a sub-device; 0:
+     * all), the others left to the GPU driver's threads. */
+    if (getenv("BENCH_MEM_CPU_UNITS"))
+        o.cpu_units = (unsigned)strtoul(getenv("BENCH_MEM_CPU_UNITS"), NULL, 10);
     /* BENCH_MEM_DATA_PATH: every device's data path (auto, pageable, pinned, inplace): with
      * "pinned" the CPU device copies its slices too instead of working in place. */
     if (getenv("BENCH_MEM_DATA_PATH") &&

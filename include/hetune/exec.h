@@ -66,9 +66,8 @@ enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_d
  * whole contiguous ranges (a slice of whole rows) take staging or registering; a
  * rectangle of a split along an inner axis goes directly. */
 enum ht_foreign_path {
-    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_PIN for a device alone, HT_FOREIGN_STAGE in a
-                             split of several: the faster of each on the H100 and H200
-                             machines (bench/runtime/mem.sh, bench/gpu/foreign.sh;
+    HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_PIN, alone and in a split: the fastest on the
+                             H200 machine (bench/gpu/foreign.sh, bench/gpu/leavecore.sh;
                              docs/results-gpu.md) */
     HT_FOREIGN_STAGE,     /* through a ring of pinned chunks (stage_bytes each): the copy of
                              chunk k+1 into pinned memory, spread over stage_threads threads,

@@ -148,6 +148,11 @@ struct ht_runtime_opts {
      * program's registered malloc arrays beside the CPU's kernel took 5x the decision's
      * time on the H200 machine, docs/results-gpu.md). 0: 1.02; < 0: never. */
     double fallback_ratio;
+    /* CPU devices co-execute on a sub-device of this many of their compute units
+     * (ht_coexec_opts.cpu_units), leaving the others to the host: to the GPU drivers'
+     * threads that move a split's data, to the program. Measured and launched alike; a
+     * device that cannot be partitioned keeps all its units. 0: all. */
+    unsigned cpu_units;
 };
 
 /* The launches after a decision that split whose wall times mode AUTO compares with the

@@ -44,7 +44,9 @@ class Runtime:
     predict, isolate ("auto", "off", "on"; tuning only), foreign_up and foreign_down (how a
     GPU moves the program's arrays: "auto", "stage", "register", "direct" or "pin"),
     fallback_ratio (mode "auto": a split whose first launches run slower than the fastest
-    device alone by this ratio gives way to it; 0: 1.02, below 0: never). Errors raise
+    device alone by this ratio gives way to it; 0: 1.02, below 0: never), cpu_units (a CPU
+    device co-executes on a sub-device of this many compute units, the others left to the
+    GPU drivers and the program; 0: all). Errors raise
     HetuneError."""
 
     def __init__(self, spec: Union[PathLike, Spec], sizes: Optional[Mapping[str, int]] = None,
@@ -53,7 +55,7 @@ class Runtime:
                  budget: int = 0, measure_repeats: int = 0, verify: bool = True,
                  cache: bool = True, predict: bool = True, isolate: str = "auto",
                  foreign_up: str = "auto", foreign_down: str = "auto",
-                 fallback_ratio: float = 0.0) -> None:
+                 fallback_ratio: float = 0.0, cpu_units: int = 0) -> None:
         self._h: Optional[ctypes.c_void_p] = None
         self._bound: Dict[str, Any] = {}
         if isinstance(spec, Spec):
@@ -73,7 +75,7 @@ class Runtime:
             "measure_repeats": str(int(measure_repeats)), "no_verify": str(int(not verify)),
             "no_cache": str(int(not cache)), "no_predict": str(int(not predict)),
             "isolate": isolate, "foreign_up": foreign_up, "foreign_down": foreign_down,
-            "fallback_ratio": repr(float(fallback_ratio)),
+            "fallback_ratio": repr(float(fallback_ratio)), "cpu_units": str(int(cpu_units)),
         }
         opts = ctypes.create_string_buffer(lib.ht_runtime_opts_size())
         lib.ht_runtime_opts_init(opts)

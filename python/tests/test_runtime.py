@@ -144,8 +144,11 @@ def test_paths_and_fallback_options(hetune, tmp_path):
     spec = dict(SPEC, kernel={"name": "saxpy", "source": KERNEL})
     s = hetune.loads(json.dumps(spec))
     with hetune.Runtime(s, db=tmp_path / "p.db", tune=True, mode="alone", foreign_up="pin",
-                        foreign_down="stage", fallback_ratio=-1) as rt:
+                        foreign_down="stage", fallback_ratio=-1, cpu_units=1) as rt:
         run_loop(rt, rounds=2)
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.Runtime(s, db=tmp_path / "p.db", cpu_units=-1)
+    assert "cpu_units" in str(e.value)
     with pytest.raises(hetune.HetuneError) as e:
         hetune.Runtime(s, db=tmp_path / "p.db", foreign_up="mmap")
     assert "foreign_up" in str(e.value) and e.value.status == 2

@@ -16,6 +16,7 @@
 #include "hetune/space.h"
 #include "hetune/tune.h"
 #include "runtime-test.h"
+#include "split/coexec.h"
 #include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
@@ -211,6 +212,7 @@ static const struct opt_key opt_keys[] = {
     OPT_WORD("foreign_up", exec.foreign_up, foreign_words),
     OPT_WORD("foreign_down", exec.foreign_down, foreign_words),
     OPT("fallback_ratio", "a number (0: 1.02; below 0: never)", K_DOUBLE, fallback_ratio),
+    OPT("cpu_units", "a count (0: all)", K_UINT, cpu_units),
 };
 #undef OPT
 #undef OPT_WORD
@@ -713,6 +715,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     copts.exec = opts->exec;
     copts.sched.residue = opts->residue;
     copts.written = rt->written;
+    copts.cpu_units = opts->cpu_units;
     rt->opts = *opts;
     rt->opts.db = rt->opts.devices = rt->opts.strategy = NULL;
     rt->opts.exec.worker = NULL; /* a co-execution runs in this process */
@@ -898,6 +901,18 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     }
     ht_coexec_free(old);
     free(old_idx);
+    /* Freeing the old co-execution released its buffers over the caller's arrays, and a
+     * GPU driver may have unpinned them with it (NVIDIA's does): the new one's are made
+     * again. One that fails leaves its array moved directly (slower, never wrong), and
+     * info->decision says so. */
+    {
+        struct ht_error e;
+        size_t at = strlen(rt->info.decision);
+        ht_error_clear(&e);
+        if (ht__coexec_repin(rt->cx, &e) != HT_OK && at < sizeof rt->info.decision)
+            snprintf(rt->info.decision + at, sizeof rt->info.decision - at,
+                     "; pinning the arrays again failed, moved unpinned: %.120s", e.text);
+    }
     for (size_t i = 0; i < rt->n; i++) {
         rt->devs[i].used = 0;
         rt->devs[i].share = 0;

@@ -654,16 +654,18 @@ static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
     return 1;
 }
 
-/* The way of moving a foreign array that the option p names (AUTO: staging). */
+/* The way of moving a foreign array that the option p names (AUTO: pinned in place). */
 /* AUTO, measured on the H100 and H200 machines (bench/runtime/mem.sh, bench/gpu/foreign.sh,
- * docs/results-gpu.md): a GPU alone moves a program's array fastest pinned in place (the
- * H200, vecadd 2^26: 10.8 ms, as on the runtime's own pinned memory, against 12.3 ms
- * registered, 36.1 staged, 83.2 direct); in a split, where the CPU works beside it and the
- * slices move in pieces, staging wins (18.1 ms, registered 40.5, pinned in place 41.0). */
+ * bench/gpu/leavecore.sh, docs/results-gpu.md): a GPU alone moves a program's array
+ * fastest pinned in place (the H200, vecadd 2^26: 10.8 ms, as on the runtime's own pinned
+ * memory, against 12.3 ms registered, 36.1 staged, 83.2 direct), and so does a split once
+ * the arrays are pinned again after a new decision (ht__coexec_repin: 7.1 ms, the
+ * runtime's own memory 7.1, staged 22.0). */
 static enum xfer xfer_of(const struct ht_coexec *cx, enum ht_foreign_path p)
 {
+    (void)cx;
     if (p == HT_FOREIGN_AUTO)
-        return cx->n == 1 ? XF_PIN : XF_STAGE;
+        return XF_PIN;
     return p == HT_FOREIGN_REGISTER ? XF_REGISTER
            : p == HT_FOREIGN_DIRECT ? XF_DIRECT
            : p == HT_FOREIGN_PIN    ? XF_PIN
@@ -2687,6 +2689,26 @@ int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
     *naxes = b->naxes;
     memcpy(dims, b->dims, 3 * sizeof *dims);
     return HT_OK;
+}
+
+int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err)
+{
+    int first = HT_OK;
+
+    for (size_t j = 0; j < cx->n; j++) {
+        struct cxdev *d = &cx->devs[j];
+        for (size_t i = 0; i < cx->spec->nargs; i++) {
+            struct ht_error e;
+            int rc;
+            if (!d->reg_in[i] && !d->reg_out[i])
+                continue;
+            ht_error_clear(&e);
+            rc = set_xfer(cx, d, i, &e);
+            if (rc != HT_OK && first == HT_OK)
+                first = device_fail(err, d, &e);
+        }
+    }
+    return first;
 }
 
 void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs)

@@ -146,6 +146,9 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* ht_runtime_opts.cpu_units of every open (test_cpu_units). */
+static unsigned cpu_units;
+
 static void opts_for(struct ht_runtime_opts *o, enum ht_runtime_mode mode)
 {
     ht_runtime_opts_init(o);
@@ -155,6 +158,7 @@ static void opts_for(struct ht_runtime_opts *o, enum ht_runtime_mode mode)
     o->measure_repeats = 2;
     o->exec.stage_bytes = CHUNK;
     o->exec.stage_threads = 3;
+    o->cpu_units = cpu_units;
 }
 
 /* Fills the inputs for round r and poisons z; keeps the y it set in y0. */
@@ -257,6 +261,20 @@ static void test_paths(void **state)
          * the array itself, as PoCL wraps such an array as it is. */
         rounds(sets[s], mode, HT_PATH_AUTO, HT_FOREIGN_AUTO, 0);
     }
+}
+
+/* The CPU devices on a sub-device of one compute unit (ht_runtime_opts.cpu_units), in a
+ * split and alone, in place and pinned in place: every element right. */
+static void test_cpu_units(void **state)
+{
+    (void)state;
+    cpu_units = 1;
+    rounds(ndevices > 1 ? "0,1" : "0", ndevices > 1 ? HT_RUNTIME_SPLIT : HT_RUNTIME_AUTO,
+           HT_PATH_AUTO, HT_FOREIGN_AUTO, sizeof(float));
+    rounds(ndevices > 1 ? "0,1" : "0", ndevices > 1 ? HT_RUNTIME_SPLIT : HT_RUNTIME_AUTO,
+           HT_PATH_PINNED, HT_FOREIGN_PIN, sizeof(float));
+    rounds("0", HT_RUNTIME_AUTO, HT_PATH_AUTO, HT_FOREIGN_AUTO, sizeof(float));
+    cpu_units = 0;
 }
 
 /* In place on the program's page-aligned memory, with guards: aligned_alloc with the
@@ -493,6 +511,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_cpu_units),
         cmocka_unit_test(test_aligned_inplace),
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_redecide),

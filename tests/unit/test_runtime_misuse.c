@@ -265,6 +265,11 @@ static void test_options_by_name(void **state)
     assert_true(o->fallback_ratio == 1.5);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "-1", &err), &err, HT_OK);
     assert_true(o->fallback_ratio == -1.0);
+    assert_defined(ht_runtime_opts_set(o, "cpu_units", "3", &err), &err, HT_OK);
+    assert_int_equal(o->cpu_units, 3);
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "cpu_units", "-2", &err), &err, HT_EINVAL);
+    assert_int_equal(o->cpu_units, 3);
     ht_error_clear(&err);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "inf", &err), &err, HT_EINVAL);
     ht_error_clear(&err);

@@ -1,6 +1,7 @@
 /* split's door for co-execution's other callers: whether a CPU device can be partitioned
- * (src/workflow/split.c sets its devices up as coexec.c does), and a node's share of a split
- * over MPI (src/mpi/split.c runs its slice through coexec.c's engine).
+ * (src/workflow/split.c sets its devices up as coexec.c does), the caller's arrays pinned
+ * again (src/runtime/runtime.c, after a new decision), and a node's share of a split over
+ * MPI (src/mpi/split.c runs its slice through coexec.c's engine).
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -16,6 +17,16 @@
  * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
                              int *by_counts, int *equally);
+
+/* (coexec.c) Makes again every buffer kept over a caller's array (foreign paths register
+ * and pin) on every device of cx, for the runtime (src/runtime/runtime.c) once an older
+ * co-execution over the same arrays is freed: NVIDIA's driver unpins host memory when any
+ * buffer made over it is released, whatever other buffers over it, in any context, stay
+ * (bench/gpu/rereg.c on the H200 machine: 55 GB/s before, 7.9 up and 13.5 down after), so
+ * the new co-execution's copies ran at the pageable rate. A buffer that cannot be made
+ * again leaves its array moved directly (slower, never wrong); that device's error is
+ * returned after the others are done. */
+int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err);
 
 /* --- (coexec.c) a node's share of a split over MPI, for src/mpi/split.c --- */
 
