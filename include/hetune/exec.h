@@ -59,12 +59,12 @@ int ht_data_path_parse(const char *name, enum ht_data_path *path);
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
 
 /* How a device that is copied to (HT_PATH_PINNED) moves a host array hetune did not
- * allocate: a program's own memory bound with ht__coexec_bind or ht_runtime_bind (malloc,
- * pageable, at any alignment), or the decision's data when it measures for such memory.
- * Chosen per direction (ht_exec_opts.foreign_up, foreign_down); arrays of
- * ht__coexec_alloc / ht_runtime_alloc are pinned already and always go directly. Only
- * whole contiguous ranges (a slice of whole rows) take staging or registering; a
- * rectangle of a split along an inner axis goes directly. */
+ * allocate: a program's own memory bound with ht_runtime_bind (malloc, pageable, at any
+ * alignment), or the decision's data when it measures for such memory. Chosen per
+ * direction (ht_exec_opts.foreign_up, foreign_down); arrays of ht_runtime_alloc are
+ * pinned already and always go directly. Only whole contiguous ranges (a slice of whole
+ * rows) take staging or registering; a rectangle of a split along an inner axis goes
+ * directly. */
 enum ht_foreign_path {
     HT_FOREIGN_AUTO = 0,  /* HT_FOREIGN_PIN for a device alone, HT_FOREIGN_STAGE in a
                              split of several: the faster of each on the H100 and H200
@@ -149,8 +149,8 @@ void ht_exec_opts_init(struct ht_exec_opts *opts);
 
 struct ht_eval_result {
     int status;              /* HT_OK, or HT_ECONSTRAINT, HT_EBUILD, HT_ELAUNCH, HT_ECL,
-                                HT_EVERIFY, HT_ECUT (see ht__session_set_cut): the same
-                                value ht_session_eval returns */
+                                HT_EVERIFY, HT_ECUT (early termination, tune.h's
+                                cut_factor): the same value ht_session_eval returns */
     unsigned ndims;
     uint64_t global[3], local[3];  /* local all 0 when left to the runtime */
     double build_s;          /* wall time to get the program: compile (and write the
@@ -196,7 +196,8 @@ struct ht_session; /* opaque */
  * Isolated (opts.isolate), the session starts its worker, which loads spec->path again
  * with spec's sizes, repeats, keep_best and tolerances (a spec whose kernel changed on
  * disk since is refused: HT_ESPEC); HT_ECRASH or HT_ETIMEOUT when it cannot start,
- * HT_ENOTFOUND with HT_ISOLATE_ON when there is no worker. ht__session_isolated says which. */
+ * HT_ENOTFOUND with HT_ISOLATE_ON when there is no worker. A tuning's result says which
+ * (ht_tune_result.isolated). */
 int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                       const struct ht_exec_opts *opts, struct ht_session **out,
                       struct ht_error *err);

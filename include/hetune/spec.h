@@ -41,8 +41,8 @@ enum ht_type {
 
 const char *ht_type_name(enum ht_type t);  /* "float"; static storage */
 size_t ht_type_size(enum ht_type t);       /* bytes */
-int ht_type_is_float(enum ht_type t);
-int ht_type_is_signed(enum ht_type t);
+int ht_type_is_float(enum ht_type t);    /* 1: float or double; else 0 */
+int ht_type_is_signed(enum ht_type t);   /* 1: a signed integer or a floating type; else 0 */
 
 /* HT_ACCESS_TEMP: an intermediate buffer of a pipeline, on the device only: created with
  * its shape, poisoned before every run, never initialised, read back, verified or dumped. */
@@ -130,7 +130,7 @@ struct ht_spec {
     char *reference_kernel; /* HT_VERIFY_KERNEL: the kernel's name in the same file */
     double rtol, atol;
     unsigned repeats, keep_best;
-    /* Adaptive repeats (exec.h, ht__repeats_decide): timing.adaptive (1 by default; 0 runs
+    /* Adaptive repeats (exec.h, "Adaptive repeats"): timing.adaptive (1 by default; 0 runs
      * every configuration repeats times, as before), timing.min_repeats, timing.precision
      * and timing.margin. A spec made by hand with calloc has adaptive 0. */
     int adaptive;

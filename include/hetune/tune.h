@@ -56,7 +56,8 @@ struct ht_tune_progress {
                                 so far and total, capped by the time limit; -1 unknown */
     size_t building, built;  /* builds ahead (opts.jobs): configurations being built, and
                                 built and waiting to be measured */
-    int reference;           /* the reference step (exec.h, ht__session_reference), before
+    int reference;           /* the reference step (the spec's reference outputs,
+                                computed or read once per problem), before
                                 the first evaluation: 1 in a call made as it starts
                                 (reference_s is its time limit, 0: none), 2 in one made once
                                 the reference outputs are there (reference_s is how long
@@ -102,7 +103,7 @@ struct ht_tune_opts {
                                 NULL: it waits silently. */
     void *wait_user;         /* passed to on_wait and on_device_wait */
     ht_device_lock_wait_fn on_device_wait; /* one measurement per device machine-wide,
-                                whatever the database (ht__device_lock, exec.h): the tune
+                                whatever the database (exec.h, ht_device_locks_take): the tune
                                 holds the device's lock while it measures (a lock that
                                 cannot be made is no error: result.load says the tune
                                 measured without it); when another
@@ -124,7 +125,7 @@ struct ht_tune_opts {
                                 same (it is part of the problem), one of the spec's making
                                 (launch, verify, constraint, cl) only when stored with the
                                 same spec (ht_spec.hash); "error" is always measured again */
-    unsigned jobs;           /* build workers (ht__prebuild_create, exec.h) that build the
+    unsigned jobs;           /* build workers (exec.h, "Builds ahead") that build the
                                 next configurations while the device measures one; 1
                                 (default): none, each is built when it is measured; 0:
                                 automatic, one per online core except on a CPU device
