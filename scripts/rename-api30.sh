@@ -24,7 +24,7 @@ ht_split_sched_next ht_split_sched_report ht_split_sched_plan ht_split_sched_fre
 ht_device_lock ht_device_lock_path ht_device_unlock ht_repeats_decide ht_repeats_margin
 ht_repeats_verdict_name ht_cache_dir ht_session_time_limit
 ht_prebuild_counts ht_prebuild_create ht_prebuild_free ht_prebuild_submit ht_prebuild_take
-ht_session_isolated ht_session_reference ht_session_reference_needed ht_session_set_cut
+ht_session_reference ht_session_reference_needed ht_session_set_cut
 ht_driver_caches
 ht_recording_bind ht_recording_count ht_recording_device ht_recording_eval
 ht_recording_format ht_recording_lookup ht_recording_optimum
@@ -41,7 +41,35 @@ talt=$(echo $types | sed 's/ /|/g; s/\bht_//g')
 alt=$(echo $names | sed 's/ /|/g; s/\bht_//g')
 [ $# -gt 0 ] || set -- src include tests examples bench python docs fuzz
 files=$(grep -rlE "\bht_($alt|$talt)\b" "$@" 2>/dev/null || true)
-[ -z "$files" ] && exit 0
+if [ -n "$files" ]; then
 # \b on both sides: ht_coexec_free is not ht_coexec_free_host; not after "struct "/"enum ".
 echo "$files" | xargs perl -pi -e "s/(?<!struct )(?<!enum )\bht_($alt)\b/ht__\$1/g"
 echo "$files" | xargs perl -pi -e "s/\bht_($talt)\b/ht__\$1/g"
+fi
+# One more character in the name: the continuation lines of a call or declaration that
+# were aligned under its opening parenthesis move one column right with it (a line
+# indented to the column just after "ht__x(" is one that was aligned to the old "ht_x(").
+grep -rlE "\bht__($alt|$talt)\b" "$@" | ALT="$alt|$talt" python3 -c '
+import os, re, sys
+pat = re.compile(r"\bht__(?:%s)\b" % os.environ["ALT"])
+for path in sys.stdin.read().split():
+    lines = open(path).read().split("\n")
+    changed = False
+    for i, l in enumerate(lines):
+        for m in pat.finditer(l):
+            c = l.find("(", m.end())
+            if c != m.end():
+                continue
+            depth = l[c:].count("(") - l[c:].count(")")
+            j = i + 1
+            while depth > 0 and j < len(lines):
+                n = lines[j]
+                if len(n) - len(n.lstrip(" ")) != c or not n.strip():
+                    break
+                lines[j] = " " + n
+                changed = True
+                depth += n.count("(") - n.count(")")
+                j += 1
+    if changed:
+        open(path, "w").write("\n".join(lines))
+'

@@ -196,14 +196,16 @@ struct ht_session; /* opaque */
  * Isolated (opts.isolate), the session starts its worker, which loads spec->path again
  * with spec's sizes, repeats, keep_best and tolerances (a spec whose kernel changed on
  * disk since is refused: HT_ESPEC); HT_ECRASH or HT_ETIMEOUT when it cannot start,
- * HT_ENOTFOUND with HT_ISOLATE_ON when there is no worker. A tuning's result says which
- * (ht_tune_result.isolated). */
+ * HT_ENOTFOUND with HT_ISOLATE_ON when there is no worker. ht_session_isolated says which. */
 int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                       const struct ht_exec_opts *opts, struct ht_session **out,
                       struct ht_error *err);
 
 /* Frees a session; NULL is allowed. */
 void ht_session_free(struct ht_session *s);
+
+/* 1 when the session's configurations run in a worker process, else 0. */
+int ht_session_isolated(const struct ht_session *s);
 
 /* Builds, runs, times and verifies one configuration (spec->space.nparams values).
  * Fills res (which need not be initialised) and returns res->status. err says why when it

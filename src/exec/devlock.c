@@ -244,8 +244,8 @@ static void unlock_slot(int slot)
 }
 
 int ht__device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
-                   ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
-                   struct ht_error *err)
+                    ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
+                    struct ht_error *err)
 {
     char path[4096];
     int slot, rc;

@@ -230,9 +230,10 @@ double ht__session_time_limit(const struct ht_session *s);
 double ht__repeats_margin(const struct ht_repeats_rule *rule);
 
 /* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule
- * above. Pure: no OpenCL, no state. NaN runs are never fast enough to cut. */
+ * of exec.h's "Adaptive repeats". Pure: no OpenCL, no state. NaN runs are never fast
+ * enough to cut. */
 enum ht_repeats_verdict ht__repeats_decide(const struct ht_repeats_rule *rule,
-                                          const double *runs, unsigned n);
+                                           const double *runs, unsigned n);
 
 /* The verdict's name: "more", "ceiling", "precise", "slower", "cut-factor". */
 const char *ht__repeats_verdict_name(enum ht_repeats_verdict v);
@@ -249,8 +250,8 @@ void ht__device_lock_path(const struct ht_device_info *dev, char *buf, size_t si
  * HT_EINTR when *stop ended the wait (*fd -1), HT_EIO when the lock folder or file cannot
  * be made or locked (err names it and why; *fd -1). */
 int ht__device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
-                   ht_device_lock_wait_fn on_wait, void *user, int *fd,
-                   struct ht_error *err);
+                    ht_device_lock_wait_fn on_wait, void *user, int *fd,
+                    struct ht_error *err);
 
 /* Gives back a lock ht__device_lock took; fd -1 is allowed (nothing to do). */
 void ht__device_unlock(int fd);

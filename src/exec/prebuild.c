@@ -114,8 +114,8 @@ static void *slot_main(void *arg)
 }
 
 int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
-                       const struct ht_exec_opts *opts, unsigned jobs,
-                       struct ht_prebuild **out, struct ht_error *err)
+                        const struct ht_exec_opts *opts, unsigned jobs,
+                        struct ht_prebuild **out, struct ht_error *err)
 {
     struct ht_prebuild *p;
     int rc;
@@ -212,7 +212,7 @@ static void job_free(struct job *j)
 }
 
 int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
-                     struct ht_prebuild_done *done)
+                      struct ht_prebuild_done *done)
 {
     struct job *j, *prev = NULL;
 
@@ -246,7 +246,7 @@ int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
 }
 
 void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
-                        size_t *finished)
+                         size_t *finished)
 {
     size_t n[3] = {0, 0, 0};
 

@@ -47,7 +47,7 @@ double ht__repeats_margin(const struct ht_repeats_rule *rule)
 }
 
 enum ht_repeats_verdict ht__repeats_decide(const struct ht_repeats_rule *rule,
-                                          const double *runs, unsigned n)
+                                           const double *runs, unsigned n)
 {
     double sorted[HT_MAX_REPEATS], x1, b = rule->best_s, d;
     unsigned repeats = rule->repeats ? rule->repeats : 1, k, min_runs;

@@ -511,7 +511,7 @@ int ht__session_reference_needed(const struct ht_session *s)
 }
 
 int ht__session_reference(struct ht_session *s, const int64_t *config,
-                         struct ht_reference_info *info, struct ht_error *err)
+                          struct ht_reference_info *info, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     struct ht_eval_result *tmp = NULL;
@@ -572,7 +572,7 @@ cleanup:
     return rc;
 }
 
-int ht__session_isolated(const struct ht_session *s)
+int ht_session_isolated(const struct ht_session *s)
 {
     return s->worker != NULL;
 }

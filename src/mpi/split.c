@@ -1302,7 +1302,7 @@ int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
         if (!a->is_buffer || a->access == HT_ACCESS_TEMP)
             continue;
         rc = ht__coexec_bind(m->cx, i, ht__coexec_host(m->cx, i, a->access == HT_ACCESS_WRITE),
-                            (size_t)(w0->len * w0->outer * w0->inner), err);
+                             (size_t)(w0->len * w0->outer * w0->inner), err);
     }
     return ht__mpi_agree(MPI_COMM_WORLD, rc, err);
 }

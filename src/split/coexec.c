@@ -351,13 +351,13 @@ located:
 }
 
 int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                         size_t n, struct ht_error *err)
+                          size_t n, struct ht_error *err)
 {
     return check_spec(spec, dim, scheduler, n, 0, NULL, err);
 }
 
 int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                 const char *scheduler, size_t n, struct ht_error *err)
+                                  const char *scheduler, size_t n, struct ht_error *err)
 {
     return check_spec(spec, dim, scheduler, n, 1, NULL, err);
 }
@@ -879,7 +879,7 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
     rc = ht__split_sched_create(name, cx->range_n ? cx->range_n : cx->global, sd, cx->n, sopts,
-                               out, err);
+                                out, err);
     free(sd);
     return rc;
 }
@@ -1005,8 +1005,8 @@ void ht__coexec_free(struct ht_coexec *cx)
 }
 
 int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
-                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
-                     struct ht_error *err)
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err)
 {
     struct ht_coexec *cx;
     size_t na = spec->nargs ? spec->nargs : 1;
@@ -1176,8 +1176,8 @@ int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, doubl
 }
 
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, enum ht_refine_target target,
-                     struct ht_error *err)
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err)
 {
     const int wall = target == HT_REFINE_WALL;
     const struct ht_split_plan *cur = ht__coexec_plan(cx);
@@ -2080,7 +2080,7 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
 }
 
 int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
-                   struct ht_error *err)
+                    struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
     const struct ht_arg *a;
@@ -2293,7 +2293,7 @@ cleanup:
 }
 
 int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                     struct ht_error *err)
+                      struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
     struct ht__cmp c;
@@ -2358,7 +2358,7 @@ static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
 }
 
 int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
-                            struct ht_error *err)
+                             struct ht_error *err)
 {
     if (i >= cx->n)
         return ht_error_set(err, HT_EINVAL, "device %zu out of range: %zu devices", i, cx->n);
@@ -2369,7 +2369,7 @@ int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_ban
 }
 
 int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
-                              struct ht_error *err)
+                               struct ht_error *err)
 {
     if (hm && !(hm->Bps >= 0 && isfinite(hm->Bps) && hm->read_Bps >= 0 &&
                 isfinite(hm->read_Bps) && hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)))
@@ -2420,7 +2420,7 @@ static double host_seconds(const struct ht_host_memory *h, double read, double w
 }
 
 int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                         struct ht_split_device_in *out, struct ht_error *err)
+                          struct ht_split_device_in *out, struct ht_error *err)
 {
     for (size_t j = 0; j < cx->n; j++) {
         const struct cxdev *d = &cx->devs[j];
@@ -2502,7 +2502,7 @@ static enum ht_split_residue bus_residue(enum ht_split_residue asked)
 }
 
 int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_coexec_estimate *out, struct ht_error *err)
+                        struct ht_coexec_estimate *out, struct ht_error *err)
 {
     const struct ht_split_plan *paper = ht__split_sched_plan(cx->sched);
     struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
@@ -2596,7 +2596,7 @@ cleanup:
 }
 
 int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_error *err)
+                        struct ht_error *err)
 {
     struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
     struct ht_split_sched *s = NULL;

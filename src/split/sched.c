@@ -62,9 +62,9 @@ void ht__split_sched_free(struct ht_split_sched *s)
 }
 
 int ht__split_sched_create(const char *name, uint64_t global,
-                          const struct ht_split_sched_device *devs, size_t n,
-                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
-                          struct ht_error *err)
+                           const struct ht_split_sched_device *devs, size_t n,
+                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                           struct ht_error *err)
 {
     const struct ht_split_sched_ops *ops = ht_split_scheduler_find(name ? name : "static");
     struct ht_split_sched *s;
@@ -169,7 +169,7 @@ int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_spli
 }
 
 void ht__split_sched_report(struct ht_split_sched *s, size_t device,
-                           const struct ht_split_chunk *c, double seconds)
+                            const struct ht_split_chunk *c, double seconds)
 {
     if (device < s->n && s->ops->report)
         s->ops->report(s, device, c, seconds);

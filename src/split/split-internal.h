@@ -97,9 +97,9 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
  * or factors; dynamic and guided when a wg does not divide global; the planner's errors;
  * HT_ENOMEM. */
 int ht__split_sched_create(const char *name, uint64_t global,
-                          const struct ht_split_sched_device *devs, size_t n,
-                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
-                          struct ht_error *err);
+                           const struct ht_split_sched_device *devs, size_t n,
+                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                           struct ht_error *err);
 
 /* Hands out the whole work again; call before each run (a new scheduler is ready). */
 void ht__split_sched_reset(struct ht_split_sched *s);
@@ -110,7 +110,7 @@ int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_spli
 
 /* Tells the scheduler that device i finished chunk c in seconds. Thread-safe. */
 void ht__split_sched_report(struct ht_split_sched *s, size_t device,
-                           const struct ht_split_chunk *c, double seconds);
+                            const struct ht_split_chunk *c, double seconds);
 
 /* The paper's plan for these devices (Eq. 4-9, or opts->factors), or NULL when the times
  * were not all known. Borrowed; lives as long as s. For static it is the plan executed. */

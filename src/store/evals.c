@@ -436,8 +436,8 @@ cleanup:
 }
 
 int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
-                         const char *config_text, struct ht_stored_eval *out,
-                         struct ht_error *err)
+                          const char *config_text, struct ht_stored_eval *out,
+                          struct ht_error *err)
 {
     if (!config_text)
         return ht_error_set(err, HT_EINVAL, "ht__store_lookup_eval: no configuration text");

@@ -640,7 +640,7 @@ void ht_recording_device_info(const struct ht_recording *r, struct ht_device_inf
 }
 
 int ht__recording_bind(struct ht_recording *r, const struct ht_spec *spec,
-                      const struct ht_space *space, struct ht_error *err)
+                       const struct ht_space *space, struct ht_error *err)
 {
     const struct ht_space_def *def = &spec->space;
     size_t np = def->nparams;
@@ -687,7 +687,7 @@ int ht__recording_bind(struct ht_recording *r, const struct ht_spec *spec,
 }
 
 int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
-                        struct ht_recorded *out)
+                         struct ht_recorded *out)
 {
     int64_t row[HT_STORE_MAX_PARAMS];
 
@@ -711,7 +711,7 @@ int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
 }
 
 int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
-                      struct ht_eval_result *res, double *simulated_s, struct ht_error *err)
+                       struct ht_eval_result *res, double *simulated_s, struct ht_error *err)
 {
     struct ht_recorded rec;
     int rc = ht__recording_lookup(r, config, &rec);

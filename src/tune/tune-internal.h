@@ -25,12 +25,12 @@ int ht__recording_optimum(const struct ht_recording *r, double *seconds);
  * parameter or the result (a parameter on one side only, a value the spec lacks),
  * HT_ENOMEM. */
 int ht__recording_bind(struct ht_recording *r, const struct ht_spec *spec,
-                      const struct ht_space *space, struct ht_error *err);
+                       const struct ht_space *space, struct ht_error *err);
 
 /* Looks up config (the spec's parameter order) in a bound recording. Returns 0,
  * HT_ENOTFOUND when the recording lacks it, HT_EINVAL when the recording is not bound. */
 int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
-                        struct ht_recorded *out);
+                         struct ht_recorded *out);
 
 /* Answers one evaluation of config (the spec's parameter order) from a bound recording,
  * as ht_session_eval would measure it: fills res (the recorded runs and statistic, the
@@ -40,6 +40,6 @@ int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
  * HT_ECUT, HT_ECRASH, HT_ECL, or HT_EINVAL for another failure; err says it was recorded
  * so), HT_ENOTFOUND when the recording lacks config, HT_EINVAL when it is not bound. */
 int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
-                      struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
+                       struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
 
 #endif

@@ -592,7 +592,7 @@ static int tune_reference(struct tune *t, const int64_t *config, struct ht_error
 
     ht_error_clear(&rerr);
     report_progress_ref(t, NULL, HT_OK, 1,
-                        ht__session_isolated(t->session)
+                        ht_session_isolated(t->session)
                             ? fmax(HT_TIMEOUT_REFERENCE_S, t->opts->exec.timeout_s)
                             : 0.0,
                         0);
@@ -759,7 +759,7 @@ static int tune_open_session(struct tune *t, struct ht_error *err)
         rc = HT_OK;
     }
     if (rc == HT_OK)
-        t->out->isolated = t->session ? ht__session_isolated(t->session) : 0;
+        t->out->isolated = t->session ? ht_session_isolated(t->session) : 0;
     return rc;
 }
 

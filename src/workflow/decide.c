@@ -242,7 +242,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     }
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
         rc = ht__workflow_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
-                               &alone_res[i], err);
+                                &alone_res[i], err);
         if (rc == HT_OK)
             alone[i] = in->devs[i].alone;
     }

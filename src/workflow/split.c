@@ -86,7 +86,7 @@ int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *
     /* Every device alone, with the co-execution's own wall clock. */
     for (size_t i = 0; i < b->n; i++) {
         int rc = ht__workflow_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
-                                   &b->alone_res[i], err);
+                                    &b->alone_res[i], err);
         if (rc != HT_OK)
             return rc;
         b->alone[i] = b->devs[i].alone;
@@ -138,7 +138,7 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
                                                .fastest = out->fastest, .res = &rf->best_res,
                                                .plan = &rf->best_plan, .no_plan_factor = 1.0};
         rc = ht__workflow_store_split(b->store, b->problem_id, &rec, &out->refined_split_id,
-                                     err);
+                                      err);
         if (rc == HT_OK && rf->best == rf->best_refined && !keep_first) {
             /* The refined round is the result: swap it in. */
             struct ht_coexec_result t = out->res;
@@ -178,7 +178,7 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     rc = ht__coexec_verify(b->alone_cx[k], 0, &out->res, err);
     if (rc == HT_OK)
         rc = ht__workflow_store_split(b->store, b->problem_id,
-                                     &(struct ht__workflow_split_record){
+                                      &(struct ht__workflow_split_record){
                                          .devs = out->devs, .n = out->n, .fastest = k,
                                          .res = &out->res, .ran_alone = 1, .no_plan_factor = 1.0},
                                      &out->split_id, err);
@@ -301,7 +301,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->res.adjusted_s = v.paper_s[1];
     }
     rc = ht__coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
-                          &out->verify_err);
+                           &out->verify_err);
     if (rc == HT_EVERIFY) {
         out->verify_failed = 1;
         rc = HT_OK;
@@ -319,7 +319,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->has_plan = 1;
     }
     rc = ht__workflow_store_split(b->store, b->problem_id,
-                                 &(struct ht__workflow_split_record){
+                                  &(struct ht__workflow_split_record){
                                      .devs = out->devs, .n = n, .fastest = out->fastest,
                                      .res = &out->res, .plan = out->has_plan ? &out->plan : NULL,
                                      .ran_alone = out->ran_alone,

@@ -120,24 +120,24 @@ struct ht__workflow_sweep {
  * (ht__coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
  * the caller's to destroy. Errors as ht__coexec_create and ht__coexec_run. */
 int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                      const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                      struct ht_coexec_result *res, struct ht_error *err);
+                       const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                       struct ht_coexec_result *res, struct ht_error *err);
 
 /* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
  * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
  * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
  * theoretical time. Errors as ht_store_put_split; HT_ENOMEM. */
 int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht__workflow_split_record *rec, int64_t *id,
-                            struct ht_error *err);
+                             const struct ht__workflow_split_record *rec, int64_t *id,
+                             struct ht_error *err);
 
 /* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
 int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
-                          struct ht_error *err);
+                           struct ht_error *err);
 
 /* Copies result src into *dst (devices allocated: ht__coexec_result_destroy). HT_ENOMEM. */
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
-                            struct ht_error *err);
+                             struct ht_error *err);
 
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
  * round 0): up to opts->rounds times ht__coexec_refine (towards opts->target), then a run
@@ -146,15 +146,15 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
  * Fills *out (ht__workflow_refine_free, also on error). Errors as ht__coexec_refine,
  * ht__coexec_run and ht__coexec_verify; HT_ENOMEM. */
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref,
-                           const struct ht__workflow_refine_opts *opts,
-                           struct ht_workflow_refine *out, struct ht_error *err);
+                            const struct ht_coexec_result *first, size_t ref,
+                            const struct ht__workflow_refine_opts *opts,
+                            struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
  * target time (alone[0..r->n)), when it beat every round; else the one device the best
  * round gave all the work (the co-execution then only adds its overheads). */
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
-                                const struct ht_coexec_alone *alone);
+                                 const struct ht_coexec_alone *alone);
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht__workflow_refine_free(struct ht_workflow_refine *r);
@@ -164,6 +164,6 @@ void ht__workflow_refine_free(struct ht_workflow_refine *r);
  * split s->split_id. A point that fails verification is reported through s->on_verify and
  * stored all the same. Errors as ht__coexec_run, ht__coexec_verify and the store. */
 int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
-                            struct ht_stored_sweep_point *pt, struct ht_error *err);
+                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 #endif

@@ -232,8 +232,8 @@ int ht_workflow_scheduler_planned(const char *scheduler)
 }
 
 int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht__workflow_split_record *rec, int64_t *id,
-                            struct ht_error *err)
+                             const struct ht__workflow_split_record *rec, int64_t *id,
+                             struct ht_error *err)
 {
     const struct ht_workflow_device *devs = rec->devs;
     const struct ht_coexec_result *res = rec->res;
@@ -307,7 +307,7 @@ int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan
 }
 
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
-                            struct ht_error *err)
+                             struct ht_error *err)
 {
     *dst = *src;
     dst->devices = NULL;
@@ -345,7 +345,7 @@ static double refine_time(const struct ht_workflow_refine *r, size_t k)
 }
 
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
-                                const struct ht_coexec_alone *alone)
+                                 const struct ht_coexec_alone *alone)
 {
     size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
     double tfast = 0;
@@ -387,9 +387,9 @@ static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *
 }
 
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref,
-                           const struct ht__workflow_refine_opts *opts,
-                           struct ht_workflow_refine *out, struct ht_error *err)
+                            const struct ht_coexec_result *first, size_t ref,
+                            const struct ht__workflow_refine_opts *opts,
+                            struct ht_workflow_refine *out, struct ht_error *err)
 {
     static const struct ht__workflow_refine_opts none;
     const struct ht__workflow_refine_opts *o = opts ? opts : &none;
@@ -473,7 +473,7 @@ size_t ht_workflow_sweep_points(double step)
 }
 
 int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
-                            struct ht_stored_sweep_point *pt, struct ht_error *err)
+                             struct ht_stored_sweep_point *pt, struct ht_error *err)
 {
     double step = s->step;
     struct ht_coexec_result res;

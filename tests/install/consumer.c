@@ -49,7 +49,7 @@ int main(int argc, char **argv)
             ht_spec_free(spec);
             return 1;
         }
-        printf("isolated: %d\n", ht__session_isolated(s));
+        printf("isolated: %d\n", ht_session_isolated(s));
         ht_session_free(s);
     }
     ht_platform_free(plat);

@@ -339,7 +339,7 @@ static void test_sched_threads(void **state)
         ht__split_sched_opts_init(&o);
         o.chunk_fraction = !strcmp(ht_split_schedulers[k]->name, "dynamic") ? 0.001 : 0;
         assert_int_equal(ht__split_sched_create(ht_split_schedulers[k]->name, g, d, 4, &o, &s,
-                                               &err),
+                                                &err),
                          HT_OK);
         for (size_t i = 0; i < 4; i++) {
             h[i].s = s;

@@ -1,7 +1,7 @@
 /* exec's door for the tuner: what src/tune/tune.c (and the MPI tuning queue, src/mpi/queue.c,
  * for the cut) drives of a session beyond exec.h: builds ahead on other cores
- * (ht__prebuild_*), whether the session is isolated, its reference step, the early cut,
- * and whether the driver caches its programs.
+ * (ht__prebuild_*), its reference step, the early cut, and whether the driver caches its
+ * programs.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -12,9 +12,6 @@
 #include <stdint.h>
 
 #include "hetune/exec.h"
-
-/* 1 when the session's configurations run in a worker process, else 0. */
-int ht__session_isolated(const struct ht_session *s);
 
 /* The reference step (issue 25, the slow case). A spec whose reference outputs are the
  * same for every configuration (a reference configuration, or a reference kernel with
@@ -50,7 +47,7 @@ struct ht_reference_info {
 };
 
 int ht__session_reference(struct ht_session *s, const int64_t *config,
-                         struct ht_reference_info *info, struct ht_error *err);
+                          struct ht_reference_info *info, struct ht_error *err);
 
 /* 1 when ht__session_reference has anything to do for this session's spec and options: a
  * reference configuration or a verify.once reference kernel, with verification on. */
@@ -66,7 +63,7 @@ int ht__session_reference_needed(const struct ht_session *s);
  * may include the driver's last compilation step, PoCL's for one); a configuration is
  * never cut after its last run, and never when best_so_far_s is not a positive finite
  * number or factor <= 0 (the default: no early termination). best_so_far_s is also the
- * b of the adaptive repeats below (a cut as clearly slower, HT_ECUT too, and a stop once
+ * b of exec.h's adaptive repeats (a cut as clearly slower, HT_ECUT too, and a stop once
  * precise); factor <= 0 turns those off too. */
 void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
 
@@ -78,8 +75,8 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
  * of range, a spec without a file), HT_ENOTFOUND (no worker executable: see
  * ht_isolation), HT_ENOMEM. */
 int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
-                       const struct ht_exec_opts *opts, unsigned jobs,
-                       struct ht_prebuild **out, struct ht_error *err);
+                        const struct ht_exec_opts *opts, unsigned jobs,
+                        struct ht_prebuild **out, struct ht_error *err);
 
 /* Queues config (spec->space.nparams values, copied) for building under the caller's id.
  * Builds start in the order submitted. HT_EINVAL when id is queued already, HT_ENOMEM. */
@@ -89,11 +86,11 @@ int ht__prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *confi
  * forgets id. With wait 0, returns HT_BUSY while it is queued or building; with wait 1,
  * waits for it. HT_ENOTFOUND when id was not submitted (or was taken). */
 int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
-                     struct ht_prebuild_done *done);
+                      struct ht_prebuild_done *done);
 
 /* How many submitted builds are queued, building, and finished but not taken. */
 void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
-                        size_t *finished);
+                         size_t *finished);
 
 /* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
  * pool; what was queued is dropped. NULL is allowed. */

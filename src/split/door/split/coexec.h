@@ -101,8 +101,8 @@ void ht__coexec_result_destroy(struct ht_coexec_result *res);
  * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
  * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
 int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
-                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
-                     struct ht_error *err);
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err);
 
 /* Checks what can be checked of a co-execution of spec on n devices along dim with the
  * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
@@ -112,12 +112,12 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
  * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
  * are not multiples, halos). */
 int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                         size_t n, struct ht_error *err);
+                          size_t n, struct ht_error *err);
 
 /* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
  * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
 int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                 const char *scheduler, size_t n, struct ht_error *err);
+                                  const char *scheduler, size_t n, struct ht_error *err);
 
 /* Frees a co-execution; NULL is allowed. */
 void ht__coexec_free(struct ht_coexec *cx);
@@ -149,7 +149,7 @@ int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht
  * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
  * later calls with the same ref (a sweep's points) only compare. */
 int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                     struct ht_error *err);
+                      struct ht_error *err);
 
 /* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
  * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
@@ -180,7 +180,7 @@ const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *co
  * readwrite buffer with a halo along the split dimension (its slices would read what
  * another device writes) is HT_ESPEC; HT_ECL, HT_ENOMEM. */
 int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
-                   struct ht_error *err);
+                    struct ht_error *err);
 
 /* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
  * the context of its first device that is copied to (a GPU's DMA reads and writes it at
@@ -219,7 +219,8 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
  * slice does not fill, and the host threads that all devices share make it otherwise.
  * For each device with a slice strictly between nothing and everything, its affine model
  * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
- * ht__coexec_run on cx, its share items/global; the time is the target's, below) and,
+ * ht__coexec_run on cx, its share items/global; the time is the target's, split.h's
+ * enum ht_refine_target) and,
  * when an earlier refinement saw it on a slice of another share, that slice's time (the
  * secant: both measured while the devices shared the host), else its time alone on the
  * whole problem (alone[i]; when not positive, the time the co-execution was given), its
@@ -233,8 +234,8 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
  * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_model reads them. */
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, enum ht_refine_target target,
-                     struct ht_error *err);
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err);
 
 /* Device i's current time model: its time for the whole problem and its overhead (both
  * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
@@ -263,20 +264,20 @@ void ht__coexec_reset_models(struct ht_coexec *cx);
  * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
  * and finite nor such an unmeasured one. */
 int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                         struct ht_split_device_in *out, struct ht_error *err);
+                          struct ht_split_device_in *out, struct ht_error *err);
 
 /* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
  * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
  * ht__coexec_estimate then says how long the bytes the split reads and writes through host
  * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
 int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
-                              struct ht_error *err);
+                               struct ht_error *err);
 
 /* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
  * results database): the bus models convert bytes to seconds at its path's rates
  * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
 int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
-                            struct ht_error *err);
+                             struct ht_error *err);
 
 /* Predicts the co-execution from each device's measurements alone: the bus models
  * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
@@ -286,13 +287,13 @@ int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_ban
  * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
  * ht__coexec_bus_models; HT_ENOMEM. */
 int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_coexec_estimate *out, struct ht_error *err);
+                        struct ht_coexec_estimate *out, struct ht_error *err);
 
 /* Replaces the scheduler with static planned from the bus models (the plan whose time
  * ht__coexec_estimate predicts): each device's model becomes its bus model, as
  * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
  * ht__coexec_bus_models and ht__split_sched_create. */
 int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_error *err);
+                        struct ht_error *err);
 
 #endif
