@@ -293,7 +293,7 @@ struct ht_mpi_split_result {
  * inputs are scattered by slice (the slab of the axis walked by the split dimension that
  * the node's devices read, halo included; whole where a buffer has no such axis), every
  * node co-executes its slice, and the owned outputs are gathered at rank 0, which then
- * verifies them against one of its devices alone (ht_coexec_verify). The nodes decide
+ * verifies them against one of its devices alone (ht__coexec_verify). The nodes decide
  * as a node's devices do: unless opts->force, the split over the nodes must be predicted
  * (Eq. 4 on their times) faster than rank 0's node alone by opts->coexec.margin and then
  * measure faster in the runs; otherwise rank 0's node runs alone (the others are "not
@@ -313,7 +313,7 @@ struct ht_mpi_split_result {
  * wall time; the bound stays on the times first measured).
  *
  * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->sweep or
- * dop), the spec's refusals of ht_coexec_check_spec (before MPI starts),
+ * dop), the spec's refusals of ht__coexec_check_spec (before MPI starts),
  * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (the nodes'
  * global sizes along the split dimension have a least common multiple above 2^53, or
  * nodes disagree on a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's
@@ -434,7 +434,7 @@ struct ht_mpi_runtime; /* opaque */
  * *out is owned by the caller (ht_mpi_runtime_close, on every rank). Errors, every rank
  * the same and nothing left open: HT_EINVAL (a build without MPI, a bad option naming
  * it, MPI finalized already), the spec's errors (ht_spec_load) and refusals
- * (ht_coexec_check_spec) on any rank, HT_ENOTFOUND (rank 0 cannot co-execute: its devices
+ * (ht__coexec_check_spec) on any rank, HT_ENOTFOUND (rank 0 cannot co-execute: its devices
  * have no configuration, or fail), HT_ESPEC (the nodes' global sizes along the split
  * dimension have a least common multiple above 2^53, or nodes disagree on a buffer's
  * shape), HT_EDB (rank
@@ -454,7 +454,7 @@ void ht_mpi_runtime_close(struct ht_mpi_runtime *rt);
 int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
                              size_t *bytes, struct ht_error *err);
 
-/* Host memory for rank 0's arrays, as its node's data path likes it (ht_coexec_alloc):
+/* Host memory for rank 0's arrays, as its node's data path likes it (ht__coexec_alloc):
  * pinned for a device that is copied to (a GPU reads it at the bus's speed), page-aligned
  * in any case (a CPU device uses it in place, without a copy in the driver). Not
  * collective. Owned by rt: freed by ht_mpi_runtime_free_host or ht_mpi_runtime_close.
@@ -473,7 +473,7 @@ void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data);
  * that name (err lists its buffers), it is a scalar or a temp buffer, bytes is not its size
  * (err gives both) or data is NULL; then, on a rank other than 0, HT_EINVAL: its arrays
  * are not used (rank 0's are the only ones scattered and gathered), so binding there is
- * refused rather than ignored; on rank 0 the co-execution's errors (ht_coexec_bind). */
+ * refused rather than ignored; on rank 0 the co-execution's errors (ht__coexec_bind). */
 int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
                         size_t bytes, struct ht_error *err);
 

@@ -229,12 +229,6 @@ int ht_store_config_text(const char *const *names, const int64_t *values, size_t
 int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
                       struct ht_error *err);
 
-/* Fills *out with the stored evaluation of config_text (canonical) for the problem on the
- * device, runs included. Returns HT_ENOTFOUND (err left untouched) when there is none. */
-int ht_store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
-                         const char *config_text, struct ht_stored_eval *out,
-                         struct ht_error *err);
-
 /* Fills *out with the fastest evaluation (least seconds; the earliest stored on ties) of
  * the problem on the device whose status is "ok" and that passed verification
  * (verified == 1). Returns HT_ENOTFOUND (err left untouched) when there is none. */
@@ -534,11 +528,6 @@ int ht_store_lease_device(struct ht_store *store, int64_t device_id, double wait
  * process meanwhile (or none) is left alone. HT_EDB. A lease that could not be given back
  * (a full disk) goes stale when this process exits. */
 int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht_error *err);
-
-/* Fills *out with the lease of device device_id as stored, stale or not. HT_ENOTFOUND (err
- * untouched) when there is none, HT_EDB. */
-int ht_store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
-                       struct ht_error *err);
 
 /* --- written buffers inferred by a probe (src/store/written.c) ---
  *

@@ -7,7 +7,7 @@
  *   data.c     host data: initial values and poison patterns
  *   verify.c   element-wise comparison of outputs with the reference
  *   refcache.c the reference outputs of a problem, kept on disk (computed once)
- *   repeats.c  adaptive repeats (exec.h, ht_repeats_decide)
+ *   repeats.c  adaptive repeats (exec.h, ht__repeats_decide)
  *   devlock.c  device locks, one at a time and in sets (exec.h)
  *   load.c     the load other processes put on the machine while one measures
  */
@@ -21,6 +21,7 @@
 
 #include "hetune/exec.h"
 #include "exec/engine.h" /* exec's door: the part of these internals co-execution uses */
+#include "exec/tuning.h" /* exec's door: the part the tuner drives */
 
 /* One sample of the load watch (load.c): *t the monotonic time, *busy the CPU seconds
  * all processes have used since boot ($HETUNE_LOAD_STAT, else /proc/stat), *own those of
@@ -125,7 +126,7 @@ int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *ou
 /* Returns a built program for the session's source (after its prologue for the whole
  * NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
  * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
- * cache unless no_cache). Where the driver keeps a cache of its own (ht_driver_caches),
+ * cache unless no_cache). Where the driver keeps a cache of its own (ht__driver_caches),
  * hetune's cache holds a marker KEY.drv per program built instead of its binary, and a
  * build of a program with a marker (built before by some hetune process with the same
  * driver cache folder, a build worker of a pool say) is the driver's cache hit: *cache_hit
@@ -146,7 +147,7 @@ extern int ht__in_worker;
 /* What a build worker of a pool (prebuild.c) does for config: the checks of
  * ht_session_eval, then the program through the binary cache (res->build_s, cache_hit,
  * build_log, ndims, global and local filled). Where the driver caches programs itself
- * (ht_driver_caches: PoCL), it also compiles what the driver compiles only at a first
+ * (ht__driver_caches: PoCL), it also compiles what the driver compiles only at a first
  * launch (PoCL's work-group functions, per kernel and local size): it sets the
  * configuration up as ht_session_eval does (buffers full size, inputs written, arguments
  * set) and launches each of its kernels once on one work-group (ht__inst_warm), so that
@@ -215,5 +216,44 @@ void ht__refcache_save(const struct ht_session *s, const char *path);
 /* Writes "NAME[i][j]" for linear element index i of a buffer shaped like b. */
 void ht__format_index(const char *name, const struct ht__hostbuf *b, size_t i, char *buf,
                       size_t size);
+
+/* --- exec's own helpers, once in exec.h: the time limit of an isolated evaluation, the
+ * adaptive repeats' rule (repeats.c), the binary cache's folder, the device locks --- */
+
+/* The time limit the next ht_session_eval of an isolated session has, in seconds (0 for a
+ * session in this process). */
+double ht__session_time_limit(const struct ht_session *s);
+
+/* The margin m of HT_REPEATS_SLOWER for rule: rule->margin when rule->margin_time_s <= 0
+ * or the best's figure b is no longer than it (or none), else
+ * max(min(margin_floor, margin), margin * sqrt(margin_time_s / b)). */
+double ht__repeats_margin(const struct ht_repeats_rule *rule);
+
+/* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule
+ * of exec.h's "Adaptive repeats". Pure: no OpenCL, no state. NaN runs are never fast
+ * enough to cut. */
+enum ht_repeats_verdict ht__repeats_decide(const struct ht_repeats_rule *rule,
+                                           const double *runs, unsigned n);
+
+/* The verdict's name: "more", "ceiling", "precise", "slower", "cut-factor". */
+const char *ht__repeats_verdict_name(enum ht_repeats_verdict v);
+
+/* The binary cache folder that opts selects, written into buf. */
+void ht__cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
+
+/* The lock file of dev, written into buf (size bytes). */
+void ht__device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
+
+/* Takes dev's lock, waiting while another process holds it (on_wait, when not NULL, is
+ * told once), looking again every 50 ms, until *stop (when stop is not NULL) is raised.
+ * Sets *fd to the lock's descriptor (give it back with ht__device_unlock). Returns HT_OK,
+ * HT_EINTR when *stop ended the wait (*fd -1), HT_EIO when the lock folder or file cannot
+ * be made or locked (err names it and why; *fd -1). */
+int ht__device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
+                    ht_device_lock_wait_fn on_wait, void *user, int *fd,
+                    struct ht_error *err);
+
+/* Gives back a lock ht__device_lock took; fd -1 is allowed (nothing to do). */
+void ht__device_unlock(int fd);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "hetune/mpi.h"
 #include "mpi-internal.h"
+#include "split/coexec.h"
 
 struct ht_mpi_runtime {
     struct ht_spec *spec;
@@ -117,7 +118,7 @@ int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *si
     rc = ht_spec_load(spec_path, sizes, nsizes, &rt->spec, err);
     if (rc == HT_OK)
         /* A written buffer without "index" passes: rank 0 infers it (split.c). */
-        rc = ht_coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
+        rc = ht__coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
     if (rc == HT_OK) {
         rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
         rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);
@@ -183,7 +184,7 @@ void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_er
                      "ones scattered and gathered", rt->rank);
         return NULL;
     }
-    return ht_coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
+    return ht__coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
 }
 
 void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data)
@@ -193,7 +194,7 @@ void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data)
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
-    ht_coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
+    ht__coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
 }
 
 int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
@@ -210,7 +211,7 @@ int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
         return ht_error_set(err, HT_EINVAL, "argument '%s': rank %d binds nothing; rank 0's "
                             "arrays are the ones scattered and gathered (bind on rank 0 only)",
                             name, rt->rank);
-    rc = ht_coexec_bind(ht__mpi_nodes_coexec(rt->m), a, data, bytes, err);
+    rc = ht__coexec_bind(ht__mpi_nodes_coexec(rt->m), a, data, bytes, err);
     if (rc == HT_OK)
         rt->bound[a] = data;
     return rc;

@@ -118,4 +118,26 @@ extern const struct ht_search_ops ht__search_genetic;
 extern const struct ht_search_ops ht__search_anneal;
 extern const struct ht_search_ops ht__search_bayes;
 
+/* --- the search core's counters and the cut rule, for the strategies and session.c's
+ * tests (once in search.h) --- */
+
+/* Evaluations of this run: proposals whose result was reported. Pre-seeded results are not
+ * counted. */
+size_t ht__search_evaluated(const struct ht_search *s);
+
+/* Configurations whose result is known: evaluations plus pre-seeded results. */
+size_t ht__search_known(const struct ht_search *s);
+
+/* Proposals in flight: returned by ht_search_next and not reported yet. */
+size_t ht__search_in_flight(const struct ht_search *s);
+
+/* Whether to stop repeating a configuration after its first n runs (run times in seconds,
+ * n >= 1): 1 when even the fastest of them is more than factor times best_so_far, the
+ * statistic of the best configuration so far; 0 otherwise. The fastest run is used so that
+ * one slow run (a cold cache, a noisy neighbour) does not cut a good configuration. Never
+ * cuts when n is 0, when best_so_far is not a positive finite number (no best yet) or when
+ * factor <= 0 (early termination off). The caller records such a configuration as cut,
+ * never chooses it as best, and reports it to the search as said at the top of search.h. */
+int ht__search_should_cut(const double *runs, size_t n, double best_so_far, double factor);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hetune/space.h"
+#include "hetune/spec.h"
 
 /* One step of a JSON path: an object key, or (key NULL) an array index. */
 struct ht__json_seg {
@@ -43,5 +44,13 @@ int ht__param_single_value(const struct ht_space_def *d, size_t i, int64_t *v);
  * OpenCL C keyword", "a C keyword", "an OpenCL C type name", "a reserved identifier ...",
  * "an OpenCL C builtin"; NULL for a name a size or parameter may take. Static text. */
 const char *ht__opencl_reserved(const char *name);
+
+/* --- the spec's own lookups (once in spec.h) --- */
+
+/* Sets *out for a type name; HT_EINVAL when there is no such type. */
+int ht__type_parse(const char *name, enum ht_type *out);
+
+/* The index of the parameter called name, or -1. */
+long ht__spec_param_index(const struct ht_spec *spec, const char *name);
 
 #endif

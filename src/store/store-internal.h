@@ -106,4 +106,17 @@ int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
  * inside it (another process may have created the schema meanwhile). */
 int ht__store_migrate(struct ht_store *store, struct ht_error *err);
 
+/* --- the store's own reads (once in store.h): one evaluation, one lease --- */
+
+/* Fills *out with the stored evaluation of config_text (canonical) for the problem on the
+ * device, runs included. Returns HT_ENOTFOUND (err left untouched) when there is none. */
+int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                          const char *config_text, struct ht_stored_eval *out,
+                          struct ht_error *err);
+
+/* Fills *out with the lease of device device_id as stored, stale or not. HT_ENOTFOUND (err
+ * untouched) when there is none, HT_EDB. */
+int ht__store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
+                        struct ht_error *err);
+
 #endif

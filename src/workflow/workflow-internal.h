@@ -4,6 +4,7 @@
 #define HETUNE_WORKFLOW_INTERNAL_H
 
 #include "hetune/workflow.h"
+#include "split/coexec.h" /* split's door: the co-execution handle */
 #include "workflow/store-opts.h" /* workflow's door: how a workflow opens its database */
 
 /* The devices of the co-executions of one spec, each with its best configuration and its
@@ -36,7 +37,7 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
  * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
- * Errors as ht_workflow_alone; HT_ENOMEM. */
+ * Errors as ht__workflow_alone; HT_ENOMEM. */
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 
@@ -79,5 +80,90 @@ int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned
  * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */
 int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
                   const struct ht_device_info *dev, int *lost, struct ht_error *err);
+
+/* --- the steps hetune split and run share (workflow.c), once in workflow.h --- */
+
+/* A co-execution to store as a split (ht__workflow_store_split); every pointer borrowed. */
+struct ht__workflow_split_record {
+    const struct ht_workflow_device *devs; /* its devices, n of them */
+    size_t n;
+    size_t fastest;                   /* the device alone that is the reference */
+    const struct ht_coexec_result *res; /* what it measured */
+    const struct ht_split_plan *plan; /* its plan; NULL when it has none */
+    int ran_alone;                    /* 1: res is devs[fastest] alone */
+    double no_plan_factor;            /* each device's optimal factor when plan is NULL */
+};
+
+/* How ht__workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
+ * time balanced, nobody told. */
+struct ht__workflow_refine_opts {
+    unsigned rounds;                  /* the most refinements after round 0 */
+    enum ht_refine_target target;     /* what is balanced */
+    ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
+/* A sweep of split points (ht__workflow_sweep_point): how, and where its points go. */
+struct ht__workflow_sweep {
+    double step;                      /* in (0, 1] */
+    size_t ref;                       /* the device alone each point is verified against */
+    struct ht_store *store;           /* borrowed */
+    int64_t split_id;                 /* the split the points are stored with */
+    ht_workflow_verify_fn on_verify;  /* told of a point that fails verification; NULL:
+                                         nobody */
+    void *user;                       /* on_verify's */
+};
+
+/* Runs d alone at its configuration with the co-execution's wall clock (base's options,
+ * the static scheduler) and fills d->alone. On success *cx (ht__coexec_free) and *res
+ * (ht__coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
+ * the caller's to destroy. Errors as ht__coexec_create and ht__coexec_run. */
+int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                       const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                       struct ht_coexec_result *res, struct ht_error *err);
+
+/* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
+ * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
+ * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
+ * theoretical time. Errors as ht_store_put_split; HT_ENOMEM. */
+int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
+                             const struct ht__workflow_split_record *rec, int64_t *id,
+                             struct ht_error *err);
+
+/* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
+int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                           struct ht_error *err);
+
+/* Copies result src into *dst (devices allocated: ht__coexec_result_destroy). HT_ENOMEM. */
+int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
+                             struct ht_error *err);
+
+/* Refines the static co-execution cx after its first run *first (of the paper's plan, as
+ * round 0): up to opts->rounds times ht__coexec_refine (towards opts->target), then a run
+ * verified against device ref alone, until the plan no longer changes. A round that fails
+ * verification is kept and reported through opts->on_verify. opts NULL: the defaults.
+ * Fills *out (ht__workflow_refine_free, also on error). Errors as ht__coexec_refine,
+ * ht__coexec_run and ht__coexec_verify; HT_ENOMEM. */
+int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                            const struct ht_coexec_result *first, size_t ref,
+                            const struct ht__workflow_refine_opts *opts,
+                            struct ht_workflow_refine *out, struct ht_error *err);
+
+/* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
+ * target time (alone[0..r->n)), when it beat every round; else the one device the best
+ * round gave all the work (the co-execution then only adds its overheads). */
+size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
+                                 const struct ht_coexec_alone *alone);
+
+/* Frees what r owns and empties it. NULL is fine. */
+void ht__workflow_refine_free(struct ht_workflow_refine *r);
+
+/* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
+ * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
+ * split s->split_id. A point that fails verification is reported through s->on_verify and
+ * stored all the same. Errors as ht__coexec_run, ht__coexec_verify and the store. */
+int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
+                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 #endif

@@ -38,11 +38,11 @@ int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err);
 int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
                          struct ht_error *err);
 
-/* Sets the untimed and timed runs of the next ht_coexec_run and the runs it keeps. */
+/* Sets the untimed and timed runs of the next ht__coexec_run and the runs it keeps. */
 void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
                          unsigned keep_best);
 
-/* One timed run of cx into res, not poisoned first (ht_coexec_run poisons every buffer of
+/* One timed run of cx into res, not poisoned first (ht__coexec_run poisons every buffer of
  * every device before each run, which costs as much as a short run: 25-30 ms for 2^23
  * floats on an H200 node). For the runs of a split over MPI, whose wall time includes
  * the call: outputs nobody wrote are caught there by poisoning the host arrays once
@@ -85,5 +85,226 @@ struct ht__slab {
  * leaves [0, global). */
 int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t ulo,
                     uint64_t uhi, struct ht__slab *s);
+
+/* --- the co-execution handle (coexec.c, sched.c): what the workflow (hetune split and
+ * run, the decision), the runtime and MPI's nodes drive; not public: programs co-execute
+ * through runtime.h --- */
+
+/* Fills opts with the defaults (no factors, default chunks). */
+void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
+
+/* The scheduler's ops (its name, description). Borrowed, static storage. */
+const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s);
+
+/* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
+void ht__coexec_opts_init(struct ht_coexec_opts *opts);
+
+/* Frees what a result owns and leaves it reusable. NULL is fine. */
+void ht__coexec_result_destroy(struct ht_coexec_result *res);
+
+/* Prepares the co-execution of spec on n devices: checks each configuration
+ * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
+ * builds the programs, creates the buffers and kernels, makes the host data and the
+ * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
+ * are copied. *out is owned by the caller (ht__coexec_free). Errors, err filled: HT_EINVAL
+ * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
+ * cannot be split along dim: a written buffer without a usable index, buffer shapes that
+ * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
+ * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
+int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err);
+
+/* Checks what can be checked of a co-execution of spec on n devices along dim with the
+ * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
+ * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
+ * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
+ * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
+ * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
+ * are not multiples, halos). */
+int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                          size_t n, struct ht_error *err);
+
+/* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
+ * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
+int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
+                                  const char *scheduler, size_t n, struct ht_error *err);
+
+/* Frees a co-execution; NULL is allowed. */
+void ht__coexec_free(struct ht_coexec *cx);
+
+/* The scheduler and, when known, the paper's plan of the co-execution. Borrowed, valid
+ * until the next ht__coexec_set_factors or ht__coexec_free. */
+const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
+const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
+
+/* Replaces the scheduler with static at the given split factors (one per device, see
+ * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
+ * Errors as ht__split_sched_create; the old scheduler stays on error. */
+int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
+
+/* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
+ * initialised; free it with ht__coexec_result_destroy). The merged outputs of the last run
+ * stay in cx for ht__coexec_verify and ht__coexec_dump. Errors: HT_ELAUNCH (a launch
+ * failed; err names the device), HT_ECL, HT_ENOMEM. */
+int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+
+/* Verifies the merged outputs of the last ht__coexec_run against a single-device run: an
+ * exec session (exec.h) on device ref (an index into the co-execution's devices) runs the
+ * whole NDRange once at that device's configuration (verified itself against the spec's
+ * reference, unless the spec has none), and every written buffer is compared with it
+ * element by element with the spec's rtol/atol (integers exactly). Fills res's
+ * verification fields. Returns HT_OK, HT_EVERIFY (err says how many elements differ and
+ * the first), HT_EINVAL (no run yet, ref out of range), or the session's error when the
+ * single-device run fails (err then begins with "single-device run"). With
+ * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
+ * later calls with the same ref (a sweep's points) only compare. */
+int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                      struct ht_error *err);
+
+/* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
+ * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
+int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
+
+/* The merged host copy of argument arg after the last run: its data (borrowed, valid until
+ * the next run or free) and element count; NULL when arg is not a written buffer or
+ * nothing ran yet. */
+const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+
+/* Binds the caller's host array to buffer argument arg (an index into spec->args) for
+ * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
+ * and readwrite buffers are written into it (each element by its owner only). data must
+ * hold exactly the buffer's bytes (its shape times its type's size) and stays the
+ * caller's; it must live until it is unbound (bound again, or the co-execution freed).
+ * Devices that work in place (HT_PATH_INPLACE) wrap data itself when it sits at their
+ * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht__coexec_alloc's memory is page-aligned),
+ * or at malloc's 16 bytes where their driver wraps such an array as it is (a fill through
+ * a buffer over one, seen in the array without a map, tells at setup), else work in place on a page-aligned shadow of it, their slices copied in and the
+ * elements they own copied out by exec.stage_threads threads, only the directions the
+ * argument's access needs. The others copy from and to it: directly at the pinned rate when data comes from
+ * ht__coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
+ * through pinned chunks by default). Nothing outside data, and nothing outside the
+ * elements a device owns, is written. Binding the pointer already bound does nothing.
+ * Errors, with nothing
+ * changed: HT_EINVAL when arg is not a buffer argument (err->field "args[arg]"), when
+ * bytes differ from the buffer's (the message gives both), or when data is NULL; a
+ * readwrite buffer with a halo along the split dimension (its slices would read what
+ * another device writes) is HT_ESPEC; HT_ECL, HT_ENOMEM. */
+int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
+                    struct ht_error *err);
+
+/* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
+ * the context of its first device that is copied to (a GPU's DMA reads and writes it at
+ * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
+ * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
+void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
+
+/* Moves every array of ht__coexec_alloc from `from` to `to`: they stay where they are,
+ * valid, and are freed with `to` (ht__coexec_free_host(to, ...) or ht__coexec_free(to)), so
+ * that `from` can be freed while the caller keeps using them (the runtime replacing its
+ * co-execution after a new decision). They keep the kind they were made as (pinned in a
+ * device context of `from`: another context may move them at the pageable rate). Arrays
+ * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
+int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
+
+/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
+ * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
+ * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
+ * alignment at which some device that works in place wraps it as it is (its base
+ * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
+enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
+
+/* Frees memory of ht__coexec_alloc (unbinding it first where it is bound); NULL and memory
+ * cx did not give are ignored. */
+void ht__coexec_free_host(struct ht_coexec *cx, void *data);
+
+/* One co-execution on the bound arrays (every buffer argument that is not temp must be
+ * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
+ * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
+ * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
+ * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+
+/* Refines the static plan from what a run measured. The paper's plan assumes that a
+ * device's time grows in proportion to its work; a CPU's launch costs, a GPU that a small
+ * slice does not fill, and the host threads that all devices share make it otherwise.
+ * For each device with a slice strictly between nothing and everything, its affine model
+ * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
+ * ht__coexec_run on cx, its share items/global; the time is the target's, split.h's
+ * enum ht_refine_target) and,
+ * when an earlier refinement saw it on a slice of another share, that slice's time (the
+ * secant: both measured while the devices shared the host), else its time alone on the
+ * whole problem (alone[i]; when not positive, the time the co-execution was given), its
+ * slope at least a quarter of that time alone (so that no device looks as if more work
+ * cost it nearly nothing, which makes the next plan swing all the work to it). A device
+ * without a slice keeps its overhead (at most its new time)
+ * with its time alone; a device that had all the work takes its measured time. Then the
+ * scheduler is replaced by static planned from these models (ht_split_plan_make, with
+ * the co-execution's residue rule). Repeat run and refine until it converges. Returns
+ * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
+ * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_model reads them. */
+int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err);
+
+/* Device i's current time model: its time for the whole problem and its overhead (both
+ * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
+ * out of range. */
+int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
+
+/* Gives every device back the time model given to ht__coexec_create and forgets the slices
+ * ht__coexec_refine measured; the scheduler stays. Plans made after it (ht__coexec_set_factors:
+ * a sweep after a refinement) take their theoretical times from the tuned times again. */
+void ht__coexec_reset_models(struct ht_coexec *cx);
+
+/* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
+ * i) and the bytes the co-execution moves (ht__coexec_create knows them): K its kernel
+ * time alone; for a device that copies (not in place), X the seconds its sliced inputs
+ * and owned outputs take for the whole problem and F those of the inputs every slice needs
+ * whole, at the rates ht__coexec_set_bandwidth gave for it, else split from its transfers
+ * measured alone in proportion to the bytes; overlap when it moves its slice in more than
+ * one piece, the uploads and downloads then going both ways of the link at once (X is the
+ * longer direction, or half of upload + kernel + download: two queues, whichever is
+ * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
+ * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
+ * the model is above the wall, its share-proportional part scaled down to it, so that each
+ * model's time for the whole problem is the wall time measured alone. A device not
+ * measured (wall_s exactly 0, kernel_s its tuned kernel time) keeps the model as it is:
+ * its kernel time plus its transfers at its stored link's rates. out[i] receives device
+ * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
+ * and finite nor such an unmeasured one. */
+int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                          struct ht_split_device_in *out, struct ht_error *err);
+
+/* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
+ * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
+ * ht__coexec_estimate then says how long the bytes the split reads and writes through host
+ * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
+int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                               struct ht_error *err);
+
+/* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
+ * results database): the bus models convert bytes to seconds at its path's rates
+ * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
+int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                             struct ht_error *err);
+
+/* Predicts the co-execution from each device's measurements alone: the bus models
+ * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
+ * with the co-execution's residue rule, except that the paper's rule by work becomes
+ * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
+ * residue rows; its model time is split_s) and the paper's plan
+ * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
+ * ht__coexec_bus_models; HT_ENOMEM. */
+int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_coexec_estimate *out, struct ht_error *err);
+
+/* Replaces the scheduler with static planned from the bus models (the plan whose time
+ * ht__coexec_estimate predicts): each device's model becomes its bus model, as
+ * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
+ * ht__coexec_bus_models and ht__split_sched_create. */
+int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_error *err);
 
 #endif

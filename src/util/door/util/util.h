@@ -120,4 +120,11 @@ struct json_t *ht__json_uint_text(const char *digits);
  * HT_ENOMEM with *text NULL. */
 int ht__json_dump(struct json_t *root, int digits, char **text, struct ht_error *err);
 
+/* --- OpenCL status names (error.c), for the messages of exec and platform --- */
+
+/* The name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR(<n>)"
+ * written into a thread-local buffer for codes it does not know. Borrowed; valid until the
+ * next call on the same thread. */
+const char *ht__cl_err_name(int cl_status);
+
 #endif
