@@ -15,11 +15,15 @@
 #include "hetune/expr.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
+#include "mpi/nodes.h"
 #include "runtime-test.h"
 #include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
 struct ht_runtime {
+    /* Across nodes (opts.nodes HT_RUNTIME_MPI): mpi's runtime does the work, and of what
+     * follows only spec (mpi's) and info are used. */
+    struct ht__mpi_runtime *mpi;
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
     struct ht_spec *own_spec;         /* loaded by ht_runtime_open, freed at close */
     struct ht_platform *plat;
@@ -185,8 +189,11 @@ struct opt_key {
 /* K_WORD stores an int: the enums it sets must be int-sized. */
 _Static_assert(sizeof(enum ht_runtime_mode) == sizeof(int), "enum ht_runtime_mode is an int");
 _Static_assert(sizeof(enum ht_isolation) == sizeof(int), "enum ht_isolation is an int");
+_Static_assert(sizeof(enum ht_runtime_nodes_kind) == sizeof(int),
+               "enum ht_runtime_nodes_kind is an int");
 _Static_assert(sizeof(enum ht_foreign_path) == sizeof(int), "enum ht_foreign_path is an int");
 static const char *const mode_words[] = {"auto", "split", "alone"}; /* enum ht_runtime_mode */
+static const char *const nodes_words[] = {"local", "mpi"}; /* enum ht_runtime_nodes_kind */
 static const char *const isolate_words[] = {"auto", "off", "on"}; /* enum ht_isolation */
 static const char *const foreign_words[] = {"auto", "stage", "register", "direct",
                                             "pin"}; /* enum ht_foreign_path */
@@ -211,6 +218,7 @@ static const struct opt_key opt_keys[] = {
     OPT_WORD("foreign_up", exec.foreign_up, foreign_words),
     OPT_WORD("foreign_down", exec.foreign_down, foreign_words),
     OPT("fallback_ratio", "a number (0: 1.02; below 0: never)", K_DOUBLE, fallback_ratio),
+    OPT_WORD("nodes", nodes, nodes_words),
 };
 #undef OPT
 #undef OPT_WORD
@@ -246,7 +254,7 @@ int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const cha
             if (strcmp(k->words[w], value))
                 continue;
             int v = (int)w;
-            memcpy(at, &v, sizeof v); /* both enums are int-sized */
+            memcpy(at, &v, sizeof v); /* the enums are int-sized */
             return HT_OK;
         }
         {
@@ -583,6 +591,76 @@ static void remove_db(const char *path)
             unlink(name);
 }
 
+/* ht_runtime_open with opts->nodes HT_RUNTIME_MPI: the options that make sense across
+ * nodes, refused alike on every rank before MPI starts (they are the same on every rank),
+ * then mpi's runtime (mpi's door "mpi/nodes.h"), collective. */
+static int open_nodes(const char *spec_path, const struct ht_spec *spec,
+                      const struct ht_size_override *sizes, size_t nsizes,
+                      const struct ht_runtime_opts *opts, struct ht_runtime **out,
+                      struct ht_error *err)
+{
+    struct ht_workflow_split_opts wo;
+    struct ht__mpi_runtime_in in = {spec_path, sizes, nsizes, spec, opts->devices, &wo};
+    const struct ht_runtime_nodes *nodes;
+    struct ht_runtime *rt;
+    int rc;
+
+    if (opts->devices && strchr(opts->devices, ',')) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "devices");
+        return ht_error_set(err, HT_EINVAL, "across nodes, each rank selects its devices with "
+                            "one selector (an index or a unique part of a name) or \"all\", "
+                            "not the list '%s'", opts->devices);
+    }
+    if (opts->tune_missing) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "tune_missing");
+        return ht_error_set(err, HT_EINVAL, "across nodes, the runtime does not tune: tune "
+                            "first on the same ranks (mpirun -n K hetune tune SPEC, or "
+                            "ht_mpi_tune), then open it with tune_missing 0");
+    }
+    if (opts->mode == HT_RUNTIME_ALONE) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "mode");
+        return ht_error_set(err, HT_EINVAL, "across nodes, every node takes a share: "
+                            "HT_RUNTIME_ALONE is refused (name one device a node in devices "
+                            "instead)");
+    }
+    ht_workflow_split_opts_init(&wo);
+    wo.db = opts->db;
+    wo.coexec.dim = opts->dim;
+    wo.coexec.exec = opts->exec;
+    wo.coexec.sched.residue = opts->residue;
+    wo.force = opts->mode == HT_RUNTIME_SPLIT;
+    wo.no_predict = opts->no_predict;
+    rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* Listed before the open: after it, a failure here would leave this rank out of the
+     * collective close the others make. */
+    if (live_add(rt) != HT_OK) {
+        free(rt);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    rc = ht__mpi_runtime_open(&in, &rt->mpi, err);
+    if (rc != HT_OK) {
+        live_remove(rt);
+        free(rt);
+        return rc;
+    }
+    nodes = ht__mpi_runtime_nodes(rt->mpi);
+    rt->spec = ht__mpi_runtime_spec(rt->mpi);
+    rt->info.spec = rt->spec->name;
+    rt->info.split = nodes->took_part > 1;
+    rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
+    rt->info.measured_split_s = -1;
+    rt->info.decisions = 1;
+    snprintf(rt->info.decision, sizeof rt->info.decision, "%s", nodes->decision);
+    rt->info.nodes = nodes;
+    *out = rt;
+    return HT_OK;
+}
+
 static int open_runtime(const char *spec_path, const struct ht_spec *spec,
                         const struct ht_size_override *sizes, size_t nsizes,
                         const struct ht_runtime_opts *opts, struct ht_runtime **out,
@@ -613,6 +691,10 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         return ht_error_set(err, HT_EINVAL, "ht_runtime_open: %zu sizes given as NULL", nsizes);
     if (opts->mode > HT_RUNTIME_ALONE)
         return ht_error_set(err, HT_EINVAL, "unknown runtime mode %d", (int)opts->mode);
+    if (opts->nodes == HT_RUNTIME_MPI)
+        return open_nodes(spec_path, spec, sizes, nsizes, opts, out, err);
+    if (opts->nodes != HT_RUNTIME_LOCAL)
+        return ht_error_set(err, HT_EINVAL, "unknown runtime nodes %d", (int)opts->nodes);
     rt = calloc(1, sizeof *rt);
     if (!rt)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -783,6 +865,7 @@ static void destroy(struct ht_runtime *rt)
 {
     if (!rt)
         return;
+    ht__mpi_runtime_close(rt->mpi); /* collective across nodes; NULL on one machine */
     if (rt->have_last)
         ht_coexec_result_destroy(&rt->last);
     ht_coexec_free(rt->cx);
@@ -812,7 +895,7 @@ int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *
         return ht_error_set(err, HT_EINVAL, "ht_runtime_arg_bytes: bytes is NULL");
     rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc == HT_OK)
-        *bytes = rt->arg_bytes[a];
+        *bytes = rt->mpi ? ht__mpi_runtime_arg_bytes(rt->mpi, a) : rt->arg_bytes[a];
     return rc;
 }
 
@@ -826,6 +909,8 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
         ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
         return NULL;
     }
+    if (rt->mpi)
+        return ht__mpi_runtime_alloc(rt->mpi, bytes, err);
     return ht_coexec_alloc(rt->cx, bytes, err);
 }
 
@@ -833,6 +918,10 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data)
 {
     if (!is_live(rt) || !data)
         return;
+    if (rt->mpi) {
+        ht__mpi_runtime_free_host(rt->mpi, data);
+        return;
+    }
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
@@ -850,6 +939,12 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
     rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc != HT_OK)
         return rc;
+    if (rt->mpi) {
+        /* Rank 0's arrays are bound; elsewhere refused, nothing changed. */
+        size_t want = ht__mpi_runtime_arg_bytes(rt->mpi, a);
+        rc = ht_spec_check_array(rt->spec, a, data, bytes, want, err);
+        return rc == HT_OK ? ht__mpi_runtime_bind(rt->mpi, a, name, data, bytes, err) : rc;
+    }
     rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
         rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
@@ -969,6 +1064,28 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
     rt->nwatch = 0;
 }
 
+/* A launch across nodes (collective). A refusal before anything moves (an argument not
+ * bound on rank 0) is not counted as failed, as on one machine. */
+static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
+{
+    double wall = -1;
+    int rc = ht__mpi_runtime_launch(rt->mpi, &wall, err);
+
+    if (rc == HT_EINVAL)
+        return rc;
+    rt->info.last_status = rc;
+    if (rc != HT_OK) {
+        rt->info.failed_launches++;
+        snprintf(rt->info.last_error, sizeof rt->info.last_error, "%.511s",
+                 err->code ? err->text : ht_strerror(rc));
+        return rc;
+    }
+    rt->info.last_error[0] = '\0';
+    rt->info.launches++;
+    rt->info.last_wall_s = wall;
+    return HT_OK;
+}
+
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
@@ -982,6 +1099,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
         ht_error_clear(&mine);
         err = &mine;
     }
+    if (rt->mpi)
+        return launch_nodes(rt, err);
     for (size_t a = 0; a < rt->spec->nargs; a++) {
         const struct ht_arg *arg = &rt->spec->args[a];
         if (arg->is_buffer && arg->access != HT_ACCESS_TEMP && !rt->bound[a])

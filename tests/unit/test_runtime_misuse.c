@@ -265,6 +265,15 @@ static void test_options_by_name(void **state)
     assert_true(o->fallback_ratio == 1.5);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "-1", &err), &err, HT_OK);
     assert_true(o->fallback_ratio == -1.0);
+    assert_int_equal(o->nodes, HT_RUNTIME_LOCAL);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "mpi", &err), &err, HT_OK);
+    assert_int_equal(o->nodes, HT_RUNTIME_MPI);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "local", &err), &err, HT_OK);
+    assert_int_equal(o->nodes, HT_RUNTIME_LOCAL);
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "cluster", &err), &err, HT_EINVAL);
+    assert_non_null(strstr(err.text, "local or mpi"));
+    assert_int_equal(o->nodes, HT_RUNTIME_LOCAL);
     ht_error_clear(&err);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "inf", &err), &err, HT_EINVAL);
     ht_error_clear(&err);
@@ -300,6 +309,53 @@ static void test_options_by_name(void **state)
     assert_int_equal(o->dim, 2);
     assert_int_equal(o->budget, 12);
     free(o);
+}
+
+/* Across nodes (nodes HT_RUNTIME_MPI), the options that make no sense there are refused
+ * alike on every rank before MPI starts, naming the option, nothing opened; a build
+ * without MPI refuses the open itself, saying so. */
+static void test_nodes_refused(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt;
+    struct ht_error err;
+    (void)state;
+
+    opts_for(&o, HT_RUNTIME_SPLIT);
+    o.nodes = HT_RUNTIME_MPI;
+    o.devices = "0,1";
+    rt = (void *)1;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_null(rt);
+    assert_string_equal(err.field, "devices");
+    assert_non_null(strstr(err.text, "not the list '0,1'"));
+    o.devices = NULL;
+    o.tune_missing = 1;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_string_equal(err.field, "tune_missing");
+    assert_non_null(strstr(err.text, "does not tune"));
+    o.tune_missing = 0;
+    o.mode = HT_RUNTIME_ALONE;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open_spec(mem_spec, &o, &rt, &err), &err, HT_EINVAL);
+    assert_string_equal(err.field, "mode");
+    assert_non_null(strstr(err.text, "HT_RUNTIME_ALONE is refused"));
+    o.mode = HT_RUNTIME_SPLIT;
+    o.nodes = (enum ht_runtime_nodes_kind)7;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_non_null(strstr(err.text, "unknown runtime nodes 7"));
+    assert_null(rt);
+    if (!ht_mpi_built()) {
+        o.nodes = HT_RUNTIME_MPI;
+        ht_error_clear(&err);
+        assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+        assert_non_null(strstr(err.text, "built without MPI"));
+        assert_non_null(strstr(err.text, "HT_RUNTIME_MPI"));
+        assert_null(rt);
+    }
 }
 
 /* A runtime from a spec that never was a file; the spec outlives it and is freed after. */
@@ -585,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_close_twice_and_bind),
         cmocka_unit_test(test_options_by_name),
         cmocka_unit_test(test_open_from_memory),
+        cmocka_unit_test(test_nodes_refused),
         cmocka_unit_test(test_random_sequences),
     };
     struct ht_platform *plat = NULL;
