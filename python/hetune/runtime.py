@@ -44,8 +44,9 @@ class Runtime:
     predict, isolate ("auto", "off", "on"; tuning only), foreign_up and foreign_down (how a
     GPU moves the program's arrays: "auto", "stage", "register", "direct" or "pin"),
     fallback_ratio (mode "auto": a split whose first launches run slower than the fastest
-    device alone by this ratio gives way to it; 0: 1.02, below 0: never). Errors raise
-    HetuneError."""
+    device alone by this ratio gives way to it; 0: 1.02, below 0: never), nodes ("local",
+    or "mpi": every rank of MPI_COMM_WORLD a node, as runtime.h's "Across nodes" says; a
+    build without MPI refuses it). Errors raise HetuneError."""
 
     def __init__(self, spec: Union[PathLike, Spec], sizes: Optional[Mapping[str, int]] = None,
                  *, db: Optional[PathLike] = None, devices: Any = None, tune: bool = False,
@@ -53,7 +54,7 @@ class Runtime:
                  budget: int = 0, measure_repeats: int = 0, verify: bool = True,
                  cache: bool = True, predict: bool = True, isolate: str = "auto",
                  foreign_up: str = "auto", foreign_down: str = "auto",
-                 fallback_ratio: float = 0.0) -> None:
+                 fallback_ratio: float = 0.0, nodes: str = "local") -> None:
         self._h: Optional[ctypes.c_void_p] = None
         self._bound: Dict[str, Any] = {}
         if isinstance(spec, Spec):
@@ -73,7 +74,7 @@ class Runtime:
             "measure_repeats": str(int(measure_repeats)), "no_verify": str(int(not verify)),
             "no_cache": str(int(not cache)), "no_predict": str(int(not predict)),
             "isolate": isolate, "foreign_up": foreign_up, "foreign_down": foreign_down,
-            "fallback_ratio": repr(float(fallback_ratio)),
+            "fallback_ratio": repr(float(fallback_ratio)), "nodes": nodes,
         }
         opts = ctypes.create_string_buffer(lib.ht_runtime_opts_size())
         lib.ht_runtime_opts_init(opts)
