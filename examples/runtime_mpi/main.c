@@ -265,6 +265,14 @@ int main(int argc, char **argv)
                (unsigned long long)nodes->last_gathered_bytes, bytes[0], bytes[1], bytes[2]);
         printf("launches    %llu, mean wall %.3f ms\n", (unsigned long long)info->launches,
                1e3 * wall / LAUNCHES);
+        {
+            char *json = NULL; /* the same info as one JSON document, "nodes" in it */
+            if (ht_runtime_info_json(rt, &json, &err) == HT_OK)
+                printf("info        %s\n", json);
+            else
+                wrong += fail("cannot write the info as JSON", &err) != 0;
+            free(json);
+        }
         if (wrong)
             fprintf(stderr, "runtime-mpi-example: %zu wrong elements\n", wrong);
         else

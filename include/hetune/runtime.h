@@ -78,6 +78,10 @@
  *
  * Across nodes (opts.nodes HT_RUNTIME_MPI, in a build with MPI): every rank of
  * MPI_COMM_WORLD is a node, and the same handle and calls run the kernel over them all.
+ * libhetune.so holds it; a program linked with the static libhetune.a links it (and
+ * needs MPI's libraries) only when it asks the linker for it,
+ * -Wl,--undefined=ht__mpi_runtime_ops, so that a program on one machine links no MPI
+ * (without it, ht_runtime_open across nodes fails with HT_EINVAL saying so).
  *
  *     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
  *     ht_runtime_opts_init(&o);
@@ -472,7 +476,12 @@ const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
  * load), "load_other_cores", "locked" (no decision measured without its device locks),
  * "written", "written_probed", "written_stored", "devices": [{"index", "name",
  * "platform", "config", "tuned_s", "tuned_now", "predicted", "alone_s", "used", "share",
- * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}. *json is owned by
+ * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}, and across nodes
+ * "nodes": {"rank", "size", "took_part", "decision", "dim", "global", "bound_s",
+ * "last_scatter_s", "last_gather_s", "last_scattered_bytes", "last_gathered_bytes",
+ * "nodes": [{"rank", "host", "took_part", "why", "alone_s", "share", "offset", "size",
+ * "own_offset", "own_size", "run_s", "scatter_s", "gather_s", "devices": [{"index",
+ * "name", "usable", "config", "tuned_s", "why"}]}]} (info->nodes). *json is owned by
  * the caller (free()). HT_EINVAL when rt is not open or json is NULL, HT_ENOMEM. */
 int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_error *err);
 

@@ -1,12 +1,11 @@
 /* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
  * a build without MPI can refuse instead of K processes racing on one database. In a build
- * without MPI (HETUNE_MPI off) ht_mpi_tune, ht_mpi_split and the runtime across nodes
- * (mpi's door "mpi/nodes.h") are here too, and refuse. Their results are freed here in every build. */
+ * without MPI (HETUNE_MPI off) ht_mpi_tune and ht_mpi_split are here too, and refuse (the
+ * runtime across nodes refuses in src/runtime, asking ht_mpi_built). Their results are freed here in every build. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetune/mpi.h"
-#include "mpi/nodes.h"
 
 int ht_mpi_built(void)
 {
@@ -131,66 +130,5 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         out->verified = -1;
     }
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-/* The runtime across nodes (mpi's door "mpi/nodes.h"): its open refuses, so that no
- * other of its functions is ever reached with a runtime; they answer as for nothing. */
-int ht__mpi_runtime_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime **out,
-                         struct ht_error *err)
-{
-    (void)in;
-    *out = NULL;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off): "
-                        "a runtime across nodes (nodes HT_RUNTIME_MPI) needs it; build with "
-                        "MPI (libopenmpi-dev, cmake -DHETUNE_MPI=ON) or open the runtime "
-                        "with nodes HT_RUNTIME_LOCAL");
-}
-
-void ht__mpi_runtime_close(struct ht__mpi_runtime *rt)
-{
-    (void)rt;
-}
-
-const struct ht_spec *ht__mpi_runtime_spec(const struct ht__mpi_runtime *rt)
-{
-    (void)rt;
-    return NULL;
-}
-
-size_t ht__mpi_runtime_arg_bytes(const struct ht__mpi_runtime *rt, size_t a)
-{
-    (void)rt, (void)a;
-    return 0;
-}
-
-void *ht__mpi_runtime_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err)
-{
-    (void)rt, (void)bytes;
-    ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-    return NULL;
-}
-
-void ht__mpi_runtime_free_host(struct ht__mpi_runtime *rt, void *data)
-{
-    (void)rt, (void)data;
-}
-
-int ht__mpi_runtime_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
-                         size_t bytes, struct ht_error *err)
-{
-    (void)rt, (void)a, (void)name, (void)data, (void)bytes;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-int ht__mpi_runtime_launch(struct ht__mpi_runtime *rt, double *wall_s, struct ht_error *err)
-{
-    (void)rt, (void)wall_s;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-const struct ht_runtime_nodes *ht__mpi_runtime_nodes(const struct ht__mpi_runtime *rt)
-{
-    (void)rt;
-    return NULL;
 }
 #endif

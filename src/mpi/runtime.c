@@ -50,8 +50,10 @@ static int describe(struct ht__mpi_runtime *rt, struct ht_error *err)
     return HT_OK;
 }
 
-int ht__mpi_runtime_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime **out,
-                         struct ht_error *err)
+static void rt_close(struct ht__mpi_runtime *rt);
+
+static int rt_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime **out,
+                   struct ht_error *err)
 {
     struct ht__mpi_runtime *rt;
     MPI_Errhandler saved;
@@ -102,11 +104,11 @@ int ht__mpi_runtime_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_run
     *out = rt;
     return HT_OK;
 fail:
-    ht__mpi_runtime_close(rt);
+    rt_close(rt);
     return rc;
 }
 
-void ht__mpi_runtime_close(struct ht__mpi_runtime *rt)
+static void rt_close(struct ht__mpi_runtime *rt)
 {
     if (!rt)
         return;
@@ -121,17 +123,17 @@ void ht__mpi_runtime_close(struct ht__mpi_runtime *rt)
     free(rt);
 }
 
-const struct ht_spec *ht__mpi_runtime_spec(const struct ht__mpi_runtime *rt)
+static const struct ht_spec *rt_spec(const struct ht__mpi_runtime *rt)
 {
     return rt->spec;
 }
 
-size_t ht__mpi_runtime_arg_bytes(const struct ht__mpi_runtime *rt, size_t a)
+static size_t rt_arg_bytes(const struct ht__mpi_runtime *rt, size_t a)
 {
     return (size_t)rt->arg_bytes[a];
 }
 
-void *ht__mpi_runtime_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err)
+static void *rt_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err)
 {
     if (bytes == 0) {
         ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
@@ -145,7 +147,7 @@ void *ht__mpi_runtime_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_
     return ht_coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
 }
 
-void ht__mpi_runtime_free_host(struct ht__mpi_runtime *rt, void *data)
+static void rt_free_host(struct ht__mpi_runtime *rt, void *data)
 {
     if (!rt || !data || rt->rank != 0)
         return;
@@ -155,8 +157,8 @@ void ht__mpi_runtime_free_host(struct ht__mpi_runtime *rt, void *data)
     ht_coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
 }
 
-int ht__mpi_runtime_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
-                         size_t bytes, struct ht_error *err)
+static int rt_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
+                   size_t bytes, struct ht_error *err)
 {
     int rc;
 
@@ -170,7 +172,7 @@ int ht__mpi_runtime_bind(struct ht__mpi_runtime *rt, size_t a, const char *name,
     return rc;
 }
 
-int ht__mpi_runtime_launch(struct ht__mpi_runtime *rt, double *wall_s, struct ht_error *err)
+static int rt_launch(struct ht__mpi_runtime *rt, double *wall_s, struct ht_error *err)
 {
     struct ht_runtime_nodes *info = &rt->info;
     double fig[HT__MPI_NF] = {0}, wall = 0;
@@ -216,7 +218,20 @@ int ht__mpi_runtime_launch(struct ht__mpi_runtime *rt, double *wall_s, struct ht
     return HT_OK;
 }
 
-const struct ht_runtime_nodes *ht__mpi_runtime_nodes(const struct ht__mpi_runtime *rt)
+static const struct ht_runtime_nodes *rt_nodes(const struct ht__mpi_runtime *rt)
 {
     return &rt->info;
 }
+
+/* The runtime's way in (mpi's door "mpi/nodes.h"). */
+const struct ht__mpi_runtime_ops ht__mpi_runtime_ops = {
+    .open = rt_open,
+    .close = rt_close,
+    .spec = rt_spec,
+    .arg_bytes = rt_arg_bytes,
+    .alloc = rt_alloc,
+    .free_host = rt_free_host,
+    .bind = rt_bind,
+    .launch = rt_launch,
+    .nodes = rt_nodes,
+};

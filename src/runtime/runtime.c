@@ -13,6 +13,7 @@
 
 #include "hetune/runtime.h"
 #include "hetune/expr.h"
+#include "hetune/mpi.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
 #include "mpi/nodes.h"
@@ -20,10 +21,21 @@
 #include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
+/* Mpi's runtime across nodes, weakly: a program linked with the static library that never
+ * asks for it (nodes.h) links no MPI; NULL there, and in a build without MPI. */
+#pragma weak ht__mpi_runtime_ops
+
+/* The table of mpi's runtime, or NULL where it is not linked in. */
+static const struct ht__mpi_runtime_ops *mpi_ops(void)
+{
+    return &ht__mpi_runtime_ops;
+}
+
 struct ht_runtime {
     /* Across nodes (opts.nodes HT_RUNTIME_MPI): mpi's runtime does the work, and of what
      * follows only spec (mpi's) and info are used. */
     struct ht__mpi_runtime *mpi;
+    const struct ht__mpi_runtime_ops *ops; /* mpi's, with mpi */
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
     struct ht_spec *own_spec;         /* loaded by ht_runtime_open, freed at close */
     struct ht_platform *plat;
@@ -626,6 +638,16 @@ static int open_nodes(const char *spec_path, const struct ht_spec *spec,
                             "HT_RUNTIME_ALONE is refused (name one device a node in devices "
                             "instead)");
     }
+    if (!ht_mpi_built())
+        return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI "
+                            "off): a runtime across nodes (nodes HT_RUNTIME_MPI) needs it; "
+                            "build with MPI (libopenmpi-dev, cmake -DHETUNE_MPI=ON) or open "
+                            "the runtime with nodes HT_RUNTIME_LOCAL");
+    if (!mpi_ops())
+        return ht_error_set(err, HT_EINVAL, "a runtime across nodes (nodes HT_RUNTIME_MPI) "
+                            "is not linked into this program: with the static libhetune.a, "
+                            "link it with -Wl,--undefined=ht__mpi_runtime_ops and MPI's "
+                            "libraries, or link libhetune.so");
     ht_workflow_split_opts_init(&wo);
     wo.db = opts->db;
     wo.coexec.dim = opts->dim;
@@ -642,14 +664,15 @@ static int open_nodes(const char *spec_path, const struct ht_spec *spec,
         free(rt);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    rc = ht__mpi_runtime_open(&in, &rt->mpi, err);
+    rt->ops = mpi_ops();
+    rc = rt->ops->open(&in, &rt->mpi, err);
     if (rc != HT_OK) {
         live_remove(rt);
         free(rt);
         return rc;
     }
-    nodes = ht__mpi_runtime_nodes(rt->mpi);
-    rt->spec = ht__mpi_runtime_spec(rt->mpi);
+    nodes = rt->ops->nodes(rt->mpi);
+    rt->spec = rt->ops->spec(rt->mpi);
     rt->info.spec = rt->spec->name;
     rt->info.split = nodes->took_part > 1;
     rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
@@ -865,7 +888,8 @@ static void destroy(struct ht_runtime *rt)
 {
     if (!rt)
         return;
-    ht__mpi_runtime_close(rt->mpi); /* collective across nodes; NULL on one machine */
+    if (rt->mpi)
+        rt->ops->close(rt->mpi); /* collective across nodes */
     if (rt->have_last)
         ht_coexec_result_destroy(&rt->last);
     ht_coexec_free(rt->cx);
@@ -895,7 +919,7 @@ int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *
         return ht_error_set(err, HT_EINVAL, "ht_runtime_arg_bytes: bytes is NULL");
     rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc == HT_OK)
-        *bytes = rt->mpi ? ht__mpi_runtime_arg_bytes(rt->mpi, a) : rt->arg_bytes[a];
+        *bytes = rt->mpi ? rt->ops->arg_bytes(rt->mpi, a) : rt->arg_bytes[a];
     return rc;
 }
 
@@ -910,7 +934,7 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
         return NULL;
     }
     if (rt->mpi)
-        return ht__mpi_runtime_alloc(rt->mpi, bytes, err);
+        return rt->ops->alloc(rt->mpi, bytes, err);
     return ht_coexec_alloc(rt->cx, bytes, err);
 }
 
@@ -919,7 +943,7 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data)
     if (!is_live(rt) || !data)
         return;
     if (rt->mpi) {
-        ht__mpi_runtime_free_host(rt->mpi, data);
+        rt->ops->free_host(rt->mpi, data);
         return;
     }
     for (size_t a = 0; a < rt->spec->nargs; a++)
@@ -941,9 +965,9 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
         return rc;
     if (rt->mpi) {
         /* Rank 0's arrays are bound; elsewhere refused, nothing changed. */
-        size_t want = ht__mpi_runtime_arg_bytes(rt->mpi, a);
+        size_t want = rt->ops->arg_bytes(rt->mpi, a);
         rc = ht_spec_check_array(rt->spec, a, data, bytes, want, err);
-        return rc == HT_OK ? ht__mpi_runtime_bind(rt->mpi, a, name, data, bytes, err) : rc;
+        return rc == HT_OK ? rt->ops->bind(rt->mpi, a, name, data, bytes, err) : rc;
     }
     rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
@@ -1069,7 +1093,7 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
 static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
 {
     double wall = -1;
-    int rc = ht__mpi_runtime_launch(rt->mpi, &wall, err);
+    int rc = rt->ops->launch(rt->mpi, &wall, err);
 
     if (rc == HT_EINVAL)
         return rc;

@@ -2,9 +2,9 @@
  * MPI_COMM_WORLD, what ht_runtime_open makes of opts.nodes HT_RUNTIME_MPI (runtime.h,
  * "Across nodes"). The runtime keeps the one handle and its checks (open handles, NULL
  * arguments, the options that make no sense across nodes); these functions do the rest,
- * collective where runtime.h says so. They are in every build: without MPI (HETUNE_MPI
- * off, src/mpi/env.c) the open fails with HT_EINVAL saying so, and no other can be
- * reached. No MPI header is named here: the runtime does not see MPI. */
+ * collective where runtime.h says so, through one table (ht__mpi_runtime_ops), defined
+ * only in a build with MPI: without it the runtime refuses, saying so (ht_mpi_built). No
+ * MPI header is named here: the runtime does not see MPI. */
 #ifndef HETUNE_MPI_NODES_H
 #define HETUNE_MPI_NODES_H
 
@@ -28,42 +28,42 @@ struct ht__mpi_runtime_in {
                                 residue, force, no_predict); copied */
 };
 
-/* Collective: opens the runtime across the nodes (MPI started unless the program did:
- * ht_mpi_split's start), every rank returning the same status. *out owned:
- * ht__mpi_runtime_close (collective). Errors as runtime.h's "Across nodes" says; a build
- * without MPI is HT_EINVAL ("built without MPI"). */
-int ht__mpi_runtime_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime **out,
-                         struct ht_error *err);
+/* What mpi's runtime does, one function a call of runtime.h. Defined in src/mpi/runtime.c,
+ * in a build with MPI only, as ht__mpi_runtime_ops. */
+struct ht__mpi_runtime_ops {
+    /* Collective: opens the runtime across the nodes (MPI started unless the program did:
+     * ht_mpi_split's start), every rank returning the same status. *out owned: close
+     * (collective). Errors as runtime.h's "Across nodes" says. */
+    int (*open)(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime **out,
+                struct ht_error *err);
+    /* Collective: frees what rt holds and finalizes MPI when the open initialized it. */
+    void (*close)(struct ht__mpi_runtime *rt);
+    /* The spec the runtime runs (its own or the borrowed one), borrowed. */
+    const struct ht_spec *(*spec)(const struct ht__mpi_runtime *rt);
+    /* The bytes of spec argument a (a buffer: its whole array; 0 for a scalar), any rank. */
+    size_t (*arg_bytes)(const struct ht__mpi_runtime *rt, size_t a);
+    /* Rank 0: host memory its node's data path likes, owned by rt (ht_coexec_alloc). NULL
+     * with err filled: HT_EINVAL on another rank, HT_ECL, HT_ENOMEM. */
+    void *(*alloc)(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err);
+    /* Rank 0: frees memory of alloc, unbinding it where bound; elsewhere, and memory rt
+     * did not give, nothing. */
+    void (*free_host)(struct ht__mpi_runtime *rt, void *data);
+    /* Rank 0: binds data (checked by the caller: argument a's bytes) to argument a (called
+     * name); HT_EINVAL naming it on another rank; ht_coexec_bind's errors. Not
+     * collective. */
+    int (*bind)(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
+                size_t bytes, struct ht_error *err);
+    /* Collective: one launch across the nodes, *wall_s its wall time on this rank. Every
+     * rank returns the same status. */
+    int (*launch)(struct ht__mpi_runtime *rt, double *wall_s, struct ht_error *err);
+    /* What rt planned and the last launch measured, borrowed until the next launch or
+     * close. */
+    const struct ht_runtime_nodes *(*nodes)(const struct ht__mpi_runtime *rt);
+};
 
-/* Collective: frees what rt holds and finalizes MPI when the open initialized it. NULL is
- * fine (on every rank). */
-void ht__mpi_runtime_close(struct ht__mpi_runtime *rt);
-
-/* The spec the runtime runs (its own or the borrowed one), borrowed. */
-const struct ht_spec *ht__mpi_runtime_spec(const struct ht__mpi_runtime *rt);
-
-/* The bytes of spec argument a (a buffer: its whole array; 0 for a scalar), any rank. */
-size_t ht__mpi_runtime_arg_bytes(const struct ht__mpi_runtime *rt, size_t a);
-
-/* Rank 0: host memory its node's data path likes, owned by rt (ht_coexec_alloc). NULL with
- * err filled: HT_EINVAL on another rank, HT_ECL, HT_ENOMEM. */
-void *ht__mpi_runtime_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err);
-
-/* Rank 0: frees memory of ht__mpi_runtime_alloc, unbinding it where bound; elsewhere, and
- * memory rt did not give, nothing. */
-void ht__mpi_runtime_free_host(struct ht__mpi_runtime *rt, void *data);
-
-/* Rank 0: binds data (checked by the caller: argument a's bytes) to argument a; HT_EINVAL
- * naming it on another rank; the co-execution's errors (ht_coexec_bind). Not collective. */
-int ht__mpi_runtime_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
-                         size_t bytes, struct ht_error *err);
-
-/* Collective: one launch across the nodes (runtime.h, "Across nodes"), *wall_s its wall
- * time on this rank. Every rank returns the same status. */
-int ht__mpi_runtime_launch(struct ht__mpi_runtime *rt, double *wall_s, struct ht_error *err);
-
-/* What rt planned and the last launch measured, borrowed: valid until the next launch or
- * close. */
-const struct ht_runtime_nodes *ht__mpi_runtime_nodes(const struct ht__mpi_runtime *rt);
+/* The runtime reaches it through a weak reference: a program linked with the static
+ * libhetune.a that never asks for it (-Wl,--undefined=ht__mpi_runtime_ops) links no MPI,
+ * as before the one handle; libhetune.so holds it whenever built with MPI. */
+extern const struct ht__mpi_runtime_ops ht__mpi_runtime_ops;
 
 #endif
