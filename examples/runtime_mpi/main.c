@@ -1,5 +1,5 @@
 /* Calling hetune from your own MPI program: the runtime of runtime.h across nodes
- * (ht_runtime_opts.nodes HT_RUNTIME_MPI), the same handle and calls as on one machine.
+ * (ht_runtime_opts.nodes = ht_mpi_nodes()), the same handle and calls as on one machine.
  * Every rank is a node; rank 0 holds the program's arrays, each launch scatters their slices to the nodes,
  * every node co-executes its slice on its own OpenCL devices, and the outputs come back
  * into rank 0's arrays.
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     ht_error_clear(&err);
     ht_runtime_opts_init(&opts);
     opts.db = db;
-    opts.nodes = HT_RUNTIME_MPI; /* every rank a node */
+    opts.nodes = ht_mpi_nodes(); /* every rank of MPI_COMM_WORLD a node */
     if (do_split) /* split over every node (and each node over its devices), as asked */
         opts.mode = HT_RUNTIME_SPLIT;
     if (ht_runtime_open(spec, &size, size.value > 0, &opts, &rt, &err) != HT_OK) {

@@ -18,7 +18,7 @@
  * --enable-recovery; with it, the survivors finish the work.
  *
  * A program of its own co-executes across nodes with the runtime of runtime.h, opened
- * with ht_runtime_opts.nodes HT_RUNTIME_MPI: open once, bind its arrays on rank 0, launch
+ * with ht_runtime_opts.nodes = ht_mpi_nodes(): open once, bind its arrays on rank 0, launch
  * many times.
  *
  * MPI's start: each function that runs over MPI initializes MPI (MPI_Init_thread,
@@ -53,6 +53,16 @@ extern "C" {
 
 /* 1 when this libhetune was built with MPI (the build feature HETUNE_MPI), else 0. */
 int ht_mpi_built(void);
+
+struct ht_nodes; /* runtime.h */
+
+/* The nodes of a runtime across the ranks of MPI_COMM_WORLD, every rank a node: set
+ * ht_runtime_opts.nodes to it (runtime.h, "Across nodes"). Borrowed, static: never NULL,
+ * never freed. In a build without MPI, ht_runtime_open with these nodes fails with
+ * HT_EINVAL saying that hetune was built without MPI. A program linked with the static
+ * libhetune.a that calls it links MPI's part of hetune (and needs MPI's libraries, which an
+ * MPI program links anyway); one that does not call it links no MPI. */
+const struct ht_nodes *ht_mpi_nodes(void);
 
 /* The number of processes an MPI launcher started with this one, read from the
  * environment before any MPI call: OMPI_COMM_WORLD_SIZE (Open MPI), else PMI_SIZE (MPICH,

@@ -76,18 +76,17 @@
  * launch on freed memory is undefined behaviour. A runtime is used by one thread at a
  * time; different runtimes may be used from different threads.
  *
- * Across nodes (opts.nodes HT_RUNTIME_MPI, in a build with MPI): every rank of
+ * Across nodes (opts.nodes = ht_mpi_nodes(), mpi.h, in a build with MPI): every rank of
  * MPI_COMM_WORLD is a node, and the same handle and calls run the kernel over them all.
- * libhetune.so holds it; a program linked with the static libhetune.a links it (and
- * needs MPI's libraries) only when it asks the linker for it,
- * -Wl,--undefined=ht__mpi_runtime_ops, so that a program on one machine links no MPI
- * (without it, ht_runtime_open across nodes fails with HT_EINVAL saying so).
+ * The program names the nodes by calling ht_mpi_nodes, so a program linked with the static
+ * libhetune.a links MPI's part of hetune only then (with MPI's libraries, which an MPI
+ * program links anyway), and a program on one machine links no MPI.
  *
  *     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
  *     ht_runtime_opts_init(&o);
  *     o.db = "hetune.db";                      (tuned by mpirun -n K hetune tune, or
  *                                               ht_mpi_tune first)
- *     o.nodes = HT_RUNTIME_MPI;
+ *     o.nodes = ht_mpi_nodes();
  *     ht_runtime_open("vecadd/spec.json", sizes, 1, &o, &rt, &err);   (every rank)
  *     if (rank == 0) { ht_runtime_bind(rt, "a", a, bytes, &err); ... }
  *     for (...) { fill b and c on rank 0; ht_runtime_launch(rt, &err); use a on rank 0; }
@@ -145,12 +144,9 @@
 extern "C" {
 #endif
 
-/* Which devices a runtime has: this process's, or every rank's of MPI_COMM_WORLD. */
-enum ht_runtime_nodes_kind {
-    HT_RUNTIME_LOCAL = 0,    /* one machine: the devices of this process (opts.devices) */
-    HT_RUNTIME_MPI           /* every rank of MPI_COMM_WORLD is a node (see "Across
-                                nodes" below); needs a build with MPI (ht_mpi_built) */
-};
+/* Which nodes a runtime spans (ht_runtime_opts.nodes), opaque: NULL for this machine, or
+ * ht_mpi_nodes() (mpi.h) for the ranks of MPI_COMM_WORLD. */
+struct ht_nodes;
 
 /* Whether the runtime splits. */
 enum ht_runtime_mode {
@@ -206,9 +202,9 @@ struct ht_runtime_opts {
      * program's registered malloc arrays beside the CPU's kernel took 5x the decision's
      * time on the H200 machine, docs/results-gpu.md). 0: 1.02; < 0: never. */
     double fallback_ratio;
-    /* HT_RUNTIME_MPI: the runtime spans the ranks of MPI_COMM_WORLD ("Across nodes"
-     * below); default HT_RUNTIME_LOCAL. */
-    enum ht_runtime_nodes_kind nodes;
+    /* NULL: this machine, the devices of this process (the default); ht_mpi_nodes()
+     * (mpi.h): every rank of MPI_COMM_WORLD is a node ("Across nodes" above). Borrowed. */
+    const struct ht_nodes *nodes;
 };
 
 /* The launches after a decision that split whose wall times mode AUTO compares with the
@@ -232,8 +228,11 @@ size_t ht_runtime_opts_size(void);
  * "no_cache" ("0" or "1"), "budget", "measure_repeats" (decimal counts), "dim" ("0" to "2"),
  * "mode" ("auto", "split" or "alone"), "isolate" ("auto", "off" or "on"; tuning only),
  * "foreign_up", "foreign_down" ("auto", "stage", "register", "direct" or "pin": how a GPU
- * moves a program's arrays, exec.h), "fallback_ratio" (a finite number), "nodes" ("local"
- * or "mpi": enum ht_runtime_nodes_kind).
+ * moves a program's arrays, exec.h), "fallback_ratio" (a finite number), "nodes" ("local":
+ * NULL, or "mpi": ht_mpi_nodes(), mpi.h). "mpi" is there in libhetune.so built with MPI
+ * (without MPI, ht_runtime_open then says so); a program linked with the static
+ * libhetune.a has it only when it calls ht_mpi_nodes itself, and otherwise gets HT_EINVAL
+ * saying so: such a program sets opts.nodes = ht_mpi_nodes() instead.
  * String values are borrowed, like the struct's own strings: value must live until
  * ht_runtime_open returns (NULL: the default). Returns HT_EINVAL, err naming the option,
  * for an unknown key (err lists the keys), a value that is not of its kind, or opts or key
@@ -368,7 +367,7 @@ struct ht_runtime_info {
                                 has no index: a probe found it written by slabs of its
                                 axis 0, ..."; "...: as a probe found before, ..."), joined
                                 by "; "; "" when there is none */
-    /* Across nodes (opts.nodes HT_RUNTIME_MPI): the nodes, their slices and the last
+    /* Across nodes (opts.nodes ht_mpi_nodes()): the nodes, their slices and the last
      * launch's scatter and gather; NULL on one machine. A runtime across nodes fills, of
      * the fields above, spec, split (more than one node takes part), decision (the nodes'),
      * launches, last_wall_s (rank 0: from the barrier to the last output gathered; on the
@@ -396,7 +395,7 @@ struct ht_runtime; /* opaque */
  * sizes is NULL with nsizes not 0. A database file that the failing call made is removed
  * again, unless it may have tuned into it (opts.tune_missing).
  *
- * Across nodes (opts.nodes HT_RUNTIME_MPI, collective), errors are every rank's alike,
+ * Across nodes (opts.nodes ht_mpi_nodes(), collective), errors are every rank's alike,
  * nothing left open: HT_EINVAL for a build without MPI (ht_mpi_built 0), an option that
  * makes no sense across nodes (err->field names it), MPI finalized already; the spec's
  * errors and refusals (ht_coexec_check_spec) on any rank; HT_ENOTFOUND when rank 0 cannot

@@ -45,8 +45,8 @@ class Runtime:
     GPU moves the program's arrays: "auto", "stage", "register", "direct" or "pin"),
     fallback_ratio (mode "auto": a split whose first launches run slower than the fastest
     device alone by this ratio gives way to it; 0: 1.02, below 0: never), nodes ("local",
-    or "mpi": every rank of MPI_COMM_WORLD a node, as runtime.h's "Across nodes" says; a
-    build without MPI refuses it). Errors raise HetuneError."""
+    or "mpi": every rank of MPI_COMM_WORLD a node, ht_mpi_nodes() as runtime.h's "Across
+    nodes" says; a build without MPI refuses it). Errors raise HetuneError."""
 
     def __init__(self, spec: Union[PathLike, Spec], sizes: Optional[Mapping[str, int]] = None,
                  *, db: Optional[PathLike] = None, devices: Any = None, tune: bool = False,

@@ -1,11 +1,13 @@
 /* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
  * a build without MPI can refuse instead of K processes racing on one database. In a build
  * without MPI (HETUNE_MPI off) ht_mpi_tune and ht_mpi_split are here too, and refuse (the
- * runtime across nodes refuses in src/runtime, asking ht_mpi_built). Their results are freed here in every build. */
+ * nodes of ht_mpi_nodes refuse the runtime's open, saying why). Their results are freed here
+ * in every build. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetune/mpi.h"
+#include "mpi/nodes.h"
 
 int ht_mpi_built(void)
 {
@@ -15,6 +17,22 @@ int ht_mpi_built(void)
     return 0;
 #endif
 }
+
+#ifndef HT_HAVE_MPI
+/* Without MPI, nodes that cannot open: ht_runtime_open says why (with MPI, ht_mpi_nodes is
+ * src/mpi/runtime.c's). Not NULL: a NULL nodes is this machine. */
+static const struct ht_nodes no_mpi = {
+    .unavailable = "this hetune was built without MPI (HETUNE_MPI off): a runtime across "
+                   "the ranks of MPI_COMM_WORLD (nodes ht_mpi_nodes()) needs it; build with "
+                   "MPI (libopenmpi-dev, cmake -DHETUNE_MPI=ON) or open the runtime on this "
+                   "machine (nodes NULL)",
+};
+
+const struct ht_nodes *ht_mpi_nodes(void)
+{
+    return &no_mpi;
+}
+#endif
 
 static long env_long(const char *name)
 {

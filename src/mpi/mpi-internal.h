@@ -7,8 +7,8 @@
  *             node's whole run, the plan over the nodes, their communicator, the slabs) and
  *             one distributed run (scatter, slices, gather), shared by ht_mpi_split and
  *             the runtime
- *   runtime.c the runtime across nodes (ht__mpi_runtime_*, mpi's door "mpi/nodes.h" for
- *             ht_runtime_open's opts.nodes HT_RUNTIME_MPI)
+ *   runtime.c the runtime across nodes (its table struct ht_nodes, mpi's door "mpi/nodes.h",
+ *             and ht_mpi_nodes, for ht_runtime_open's opts.nodes = ht_mpi_nodes())
  */
 #ifndef HETUNE_MPI_INTERNAL_H
 #define HETUNE_MPI_INTERNAL_H

@@ -2,7 +2,8 @@
  * "mpi/nodes.h"): what the runtime is on one machine, over the nodes of MPI_COMM_WORLD.
  * The set-up and each launch are split.c's, the same code as ht_mpi_split's
  * (ht__mpi_nodes_open, ht__mpi_nodes_launch); this file holds rank 0's bound arrays, the
- * agreement of every rank on each call's outcome and the nodes' info. */
+ * agreement of every rank on each call's outcome and the nodes' info, and the table the
+ * runtime calls (ht_mpi_nodes). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +225,8 @@ static const struct ht_runtime_nodes *rt_nodes(const struct ht__mpi_runtime *rt)
 }
 
 /* The runtime's way in (mpi's door "mpi/nodes.h"). */
-const struct ht__mpi_runtime_ops ht__mpi_runtime_ops = {
+static const struct ht_nodes mpi_nodes = {
+    .unavailable = NULL,
     .open = rt_open,
     .close = rt_close,
     .spec = rt_spec,
@@ -235,3 +237,10 @@ const struct ht__mpi_runtime_ops ht__mpi_runtime_ops = {
     .launch = rt_launch,
     .nodes = rt_nodes,
 };
+
+/* Here, beside the table, so that a program that calls it links this file (and MPI) from
+ * the static library, and one that does not links neither. */
+const struct ht_nodes *ht_mpi_nodes(void)
+{
+    return &mpi_nodes;
+}

@@ -21,21 +21,16 @@
 #include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
-/* Mpi's runtime across nodes, weakly: a program linked with the static library that never
- * asks for it (nodes.h) links no MPI; NULL there, and in a build without MPI. */
-#pragma weak ht__mpi_runtime_ops
-
-/* The table of mpi's runtime, or NULL where it is not linked in. */
-static const struct ht__mpi_runtime_ops *mpi_ops(void)
-{
-    return &ht__mpi_runtime_ops;
-}
+/* ht_runtime_opts_set's "nodes" "mpi" only, weakly: a program linked with the static
+ * library that never calls ht_mpi_nodes itself links no MPI, and finds it NULL here.
+ * (Programs that set opts.nodes = ht_mpi_nodes() refer to it as any function.) */
+#pragma weak ht_mpi_nodes
 
 struct ht_runtime {
-    /* Across nodes (opts.nodes HT_RUNTIME_MPI): mpi's runtime does the work, and of what
-     * follows only spec (mpi's) and info are used. */
+    /* Across nodes (opts.nodes not NULL): mpi's runtime does the work, and of what follows
+     * only spec (mpi's) and info are used. */
     struct ht__mpi_runtime *mpi;
-    const struct ht__mpi_runtime_ops *ops; /* mpi's, with mpi */
+    const struct ht_nodes *ops; /* opts.nodes, with mpi */
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
     struct ht_spec *own_spec;         /* loaded by ht_runtime_open, freed at close */
     struct ht_platform *plat;
@@ -192,7 +187,7 @@ static int parse_uint(const char *v, unsigned long long max, unsigned long long 
 /* One option of struct ht_runtime_opts: its name, what its value is, and where it goes. */
 struct opt_key {
     const char *name, *what;
-    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD, K_DOUBLE } kind;
+    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD, K_DOUBLE, K_NODES } kind;
     size_t offset;
     const char *const *words; /* K_WORD: the values, in their enum's order */
     size_t nwords;
@@ -201,11 +196,8 @@ struct opt_key {
 /* K_WORD stores an int: the enums it sets must be int-sized. */
 _Static_assert(sizeof(enum ht_runtime_mode) == sizeof(int), "enum ht_runtime_mode is an int");
 _Static_assert(sizeof(enum ht_isolation) == sizeof(int), "enum ht_isolation is an int");
-_Static_assert(sizeof(enum ht_runtime_nodes_kind) == sizeof(int),
-               "enum ht_runtime_nodes_kind is an int");
 _Static_assert(sizeof(enum ht_foreign_path) == sizeof(int), "enum ht_foreign_path is an int");
 static const char *const mode_words[] = {"auto", "split", "alone"}; /* enum ht_runtime_mode */
-static const char *const nodes_words[] = {"local", "mpi"}; /* enum ht_runtime_nodes_kind */
 static const char *const isolate_words[] = {"auto", "off", "on"}; /* enum ht_isolation */
 static const char *const foreign_words[] = {"auto", "stage", "register", "direct",
                                             "pin"}; /* enum ht_foreign_path */
@@ -230,7 +222,7 @@ static const struct opt_key opt_keys[] = {
     OPT_WORD("foreign_up", exec.foreign_up, foreign_words),
     OPT_WORD("foreign_down", exec.foreign_down, foreign_words),
     OPT("fallback_ratio", "a number (0: 1.02; below 0: never)", K_DOUBLE, fallback_ratio),
-    OPT_WORD("nodes", nodes, nodes_words),
+    OPT("nodes", "local or mpi", K_NODES, nodes),
 };
 #undef OPT
 #undef OPT_WORD
@@ -279,6 +271,23 @@ int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const cha
             return ht_error_set(err, HT_EINVAL, "runtime option %s: '%s' is not %s", key,
                                 value ? value : "(null)", list);
         }
+    case K_NODES:
+        if (value && (!strcmp(value, "local") || !strcmp(value, "mpi"))) {
+            const struct ht_nodes *v = NULL;
+            if (!strcmp(value, "mpi")) {
+                if (!ht_mpi_nodes)
+                    return ht_error_set(err, HT_EINVAL, "runtime option nodes: 'mpi' is not "
+                                        "linked into this program: %s", ht_mpi_built()
+                                        ? "with the static libhetune.a, set "
+                                          "ht_runtime_opts.nodes to ht_mpi_nodes() (mpi.h) "
+                                          "instead, or link libhetune.so"
+                                        : "this hetune was built without MPI");
+                v = ht_mpi_nodes();
+            }
+            memcpy(at, &v, sizeof v);
+            return HT_OK;
+        }
+        break;
     case K_BOOL:
         if (parse_uint(value, 1, &x) != HT_OK)
             break;
@@ -536,11 +545,19 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
 static void written_note(const char *note, void *user)
 {
     struct ht_runtime_info *info = user;
-    size_t len = strlen(info->written);
+    size_t len = strlen(info->written), n;
 
-    if (len + 3 < sizeof info->written)
-        snprintf(info->written + len, sizeof info->written - len, "%s%s", len ? "; " : "",
-                 note);
+    if (len + 3 >= sizeof info->written)
+        return;
+    if (len) {
+        memcpy(info->written + len, "; ", 2);
+        len += 2;
+    }
+    /* Cut to what is left, as the note that fills it is (copied, not snprintf's "%s": gcc
+     * 12 saw the cut and failed the build with -Werror=format-truncation). */
+    n = strnlen(note, sizeof info->written - 1 - len);
+    memcpy(info->written + len, note, n);
+    info->written[len + n] = '\0';
 }
 
 /* The written buffers without "index", when the runtime may split (more than one device,
@@ -603,7 +620,7 @@ static void remove_db(const char *path)
             unlink(name);
 }
 
-/* ht_runtime_open with opts->nodes HT_RUNTIME_MPI: the options that make sense across
+/* ht_runtime_open with opts->nodes (ht_mpi_nodes()): the options that make sense across
  * nodes, refused alike on every rank before MPI starts (they are the same on every rank),
  * then mpi's runtime (mpi's door "mpi/nodes.h"), collective. */
 static int open_nodes(const char *spec_path, const struct ht_spec *spec,
@@ -638,16 +655,8 @@ static int open_nodes(const char *spec_path, const struct ht_spec *spec,
                             "HT_RUNTIME_ALONE is refused (name one device a node in devices "
                             "instead)");
     }
-    if (!ht_mpi_built())
-        return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI "
-                            "off): a runtime across nodes (nodes HT_RUNTIME_MPI) needs it; "
-                            "build with MPI (libopenmpi-dev, cmake -DHETUNE_MPI=ON) or open "
-                            "the runtime with nodes HT_RUNTIME_LOCAL");
-    if (!mpi_ops())
-        return ht_error_set(err, HT_EINVAL, "a runtime across nodes (nodes HT_RUNTIME_MPI) "
-                            "is not linked into this program: with the static libhetune.a, "
-                            "link it with -Wl,--undefined=ht__mpi_runtime_ops and MPI's "
-                            "libraries, or link libhetune.so");
+    if (opts->nodes->unavailable) /* a build without MPI */
+        return ht_error_set(err, HT_EINVAL, "%s", opts->nodes->unavailable);
     ht_workflow_split_opts_init(&wo);
     wo.db = opts->db;
     wo.coexec.dim = opts->dim;
@@ -664,7 +673,7 @@ static int open_nodes(const char *spec_path, const struct ht_spec *spec,
         free(rt);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    rt->ops = mpi_ops();
+    rt->ops = opts->nodes;
     rc = rt->ops->open(&in, &rt->mpi, err);
     if (rc != HT_OK) {
         live_remove(rt);
@@ -714,10 +723,8 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         return ht_error_set(err, HT_EINVAL, "ht_runtime_open: %zu sizes given as NULL", nsizes);
     if (opts->mode > HT_RUNTIME_ALONE)
         return ht_error_set(err, HT_EINVAL, "unknown runtime mode %d", (int)opts->mode);
-    if (opts->nodes == HT_RUNTIME_MPI)
+    if (opts->nodes)
         return open_nodes(spec_path, spec, sizes, nsizes, opts, out, err);
-    if (opts->nodes != HT_RUNTIME_LOCAL)
-        return ht_error_set(err, HT_EINVAL, "unknown runtime nodes %d", (int)opts->nodes);
     rt = calloc(1, sizeof *rt);
     if (!rt)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

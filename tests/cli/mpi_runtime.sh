@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The runtime across nodes (issue 16: the runtime API over MPI; issue 27: one handle,
-# ht_runtime_open with opts.nodes HT_RUNTIME_MPI): the MPI
+# ht_runtime_open with opts.nodes = ht_mpi_nodes()): the MPI
 # program examples/runtime_mpi/main.c with 2 and 3 ranks on this machine, each rank with
 # its own PoCL device (POCL_DEVICES=pthread, one thread), as on separate nodes (PoCL's
 # cache is shared: common.bash, mpi_rank_script). With --tune it first tunes rank 0's database with ht_mpi_tune in the same

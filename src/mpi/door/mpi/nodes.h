@@ -1,10 +1,11 @@
 /* MPI's door for the runtime (src/runtime): a runtime whose nodes are the ranks of
- * MPI_COMM_WORLD, what ht_runtime_open makes of opts.nodes HT_RUNTIME_MPI (runtime.h,
+ * MPI_COMM_WORLD, what ht_runtime_open makes of opts.nodes = ht_mpi_nodes() (runtime.h,
  * "Across nodes"). The runtime keeps the one handle and its checks (open handles, NULL
  * arguments, the options that make no sense across nodes); these functions do the rest,
- * collective where runtime.h says so, through one table (ht__mpi_runtime_ops), defined
- * only in a build with MPI: without it the runtime refuses, saying so (ht_mpi_built). No
- * MPI header is named here: the runtime does not see MPI. */
+ * collective where runtime.h says so, through one table, struct ht_nodes (runtime.h's
+ * opaque type), which ht_mpi_nodes (mpi.h) returns: src/mpi/runtime.c's in a build with
+ * MPI, src/mpi/env.c's refusing one (unavailable) without it. No MPI header is named here:
+ * the runtime does not see MPI. */
 #ifndef HETUNE_MPI_NODES_H
 #define HETUNE_MPI_NODES_H
 
@@ -28,9 +29,13 @@ struct ht__mpi_runtime_in {
                                 residue, force, no_predict); copied */
 };
 
-/* What mpi's runtime does, one function a call of runtime.h. Defined in src/mpi/runtime.c,
- * in a build with MPI only, as ht__mpi_runtime_ops. */
-struct ht__mpi_runtime_ops {
+/* The nodes of a runtime (runtime.h's struct ht_nodes): what mpi's runtime does, one
+ * function a call of runtime.h. ht_mpi_nodes (mpi.h) gives the one of src/mpi/runtime.c in
+ * a build with MPI; without MPI, src/mpi/env.c's, whose functions are NULL. */
+struct ht_nodes {
+    /* NULL, or why these nodes cannot open (a build without MPI): ht_runtime_open fails
+     * with HT_EINVAL and this text, after its checks of the options. */
+    const char *unavailable;
     /* Collective: opens the runtime across the nodes (MPI started unless the program did:
      * ht_mpi_split's start), every rank returning the same status. *out owned: close
      * (collective). Errors as runtime.h's "Across nodes" says. */
@@ -61,9 +66,9 @@ struct ht__mpi_runtime_ops {
     const struct ht_runtime_nodes *(*nodes)(const struct ht__mpi_runtime *rt);
 };
 
-/* The runtime reaches it through a weak reference: a program linked with the static
- * libhetune.a that never asks for it (-Wl,--undefined=ht__mpi_runtime_ops) links no MPI,
- * as before the one handle; libhetune.so holds it whenever built with MPI. */
-extern const struct ht__mpi_runtime_ops ht__mpi_runtime_ops;
+/* A program reaches the table by calling ht_mpi_nodes (mpi.h), which is in the object of
+ * src/mpi/runtime.c in a build with MPI: a program linked with the static libhetune.a that
+ * never calls it links no MPI. The runtime refers to ht_mpi_nodes weakly, for
+ * ht_runtime_opts_set's "nodes" "mpi" only (libhetune.so always holds it). */
 
 #endif
