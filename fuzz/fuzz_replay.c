@@ -50,10 +50,10 @@ static void replay_all(struct ht_recording *r, const struct ht_spec *spec)
         double sim;
         for (size_t i = 0; i < 4; i++)
             config[i] = def->params[i].values[idx[i]];
-        if (ht_recording_lookup(r, config, &rec) == 0 && rec.nruns && !rec.runs)
+        if (ht__recording_lookup(r, config, &rec) == 0 && rec.nruns && !rec.runs)
             abort();
         memset(&err, 0, sizeof err);
-        (void)ht_recording_eval(r, config, &res, &sim, &err);
+        (void)ht__recording_eval(r, config, &res, &sim, &err);
         size_t i = 0;
         while (i < 4 && ++idx[i] == def->params[i].nvalues)
             idx[i++] = 0;
@@ -78,13 +78,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort(); /* a failure must leave nothing to free */
             continue;
         }
-        if (!ht_recording_device(r) || !ht_recording_format(r) || !ht_recording_path(r) ||
-            ht_recording_count(r) == 0)
+        if (!ht__recording_device(r) || !ht__recording_format(r) || !ht_recording_path(r) ||
+            ht__recording_count(r) == 0)
             abort();
-        (void)ht_recording_optimum(r, &best);
+        (void)ht__recording_optimum(r, &best);
         ht_recording_device_info(r, &dev);
         memset(&err, 0, sizeof err);
-        if (ht_recording_bind(r, stencil(), NULL, &err) == 0)
+        if (ht__recording_bind(r, stencil(), NULL, &err) == 0)
             replay_all(r, stencil());
         ht_recording_free(r);
         r = NULL;

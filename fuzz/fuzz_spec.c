@@ -75,7 +75,7 @@ static void check(const struct ht_spec *spec)
         (void)ht_expr_eval(def->constraints[i].expr, vars, &v);
     ht_format_config(spec, params, buf, sizeof buf);
     for (size_t i = 0; i < def->nparams; i++)
-        if (ht_spec_param_index(spec, def->params[i].name) != (long)i)
+        if (ht__spec_param_index(spec, def->params[i].name) != (long)i)
             abort(); /* parameter names are unique */
 cleanup:
     free(params);

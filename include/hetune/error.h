@@ -64,7 +64,7 @@ const char *ht_err_name(int code);
 /* The name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR(<n>)"
  * written into a thread-local buffer for codes it does not know. Borrowed; valid until the
  * next call on the same thread. */
-const char *ht_cl_err_name(int cl_status);
+const char *ht__cl_err_name(int cl_status);
 
 /* A report of what went wrong. file, line, column and field are optional context:
  * empty string / 0 when unknown. line and column are 1-based. */

@@ -7,7 +7,7 @@
  * <key>.ref, keyed by everything the outputs depend on but the device, and read by every
  * later session, unless opts.no_cache). ht_session_eval builds the kernel for one
  * configuration (through the on-disk binary cache), creates and fills the buffers, runs
- * the NDRange up to spec->repeats times (fewer with adaptive repeats, ht_repeats_decide)
+ * the NDRange up to spec->repeats times (fewer with adaptive repeats, ht__repeats_decide)
  * timing each run with profiling events, restores readwrite buffers and poisons write
  * buffers before every repeat, reads the outputs back and verifies them.
  *
@@ -59,10 +59,10 @@ int ht_data_path_parse(const char *name, enum ht_data_path *path);
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
 
 /* How a device that is copied to (HT_PATH_PINNED) moves a host array hetune did not
- * allocate: a program's own memory bound with ht_coexec_bind or ht_runtime_bind (malloc,
+ * allocate: a program's own memory bound with ht__coexec_bind or ht_runtime_bind (malloc,
  * pageable, at any alignment), or the decision's data when it measures for such memory.
  * Chosen per direction (ht_exec_opts.foreign_up, foreign_down); arrays of
- * ht_coexec_alloc / ht_runtime_alloc are pinned already and always go directly. Only
+ * ht__coexec_alloc / ht_runtime_alloc are pinned already and always go directly. Only
  * whole contiguous ranges (a slice of whole rows) take staging or registering; a
  * rectangle of a split along an inner axis goes directly. */
 enum ht_foreign_path {
@@ -149,7 +149,7 @@ void ht_exec_opts_init(struct ht_exec_opts *opts);
 
 struct ht_eval_result {
     int status;              /* HT_OK, or HT_ECONSTRAINT, HT_EBUILD, HT_ELAUNCH, HT_ECL,
-                                HT_EVERIFY, HT_ECUT (see ht_session_set_cut): the same
+                                HT_EVERIFY, HT_ECUT (see ht__session_set_cut): the same
                                 value ht_session_eval returns */
     unsigned ndims;
     uint64_t global[3], local[3];  /* local all 0 when left to the runtime */
@@ -209,7 +209,7 @@ int ht_session_isolated(const struct ht_session *s);
 
 /* The time limit the next ht_session_eval of an isolated session has, in seconds (0 for a
  * session in this process). */
-double ht_session_time_limit(const struct ht_session *s);
+double ht__session_time_limit(const struct ht_session *s);
 
 /* Builds, runs, times and verifies one configuration (spec->space.nparams values).
  * Fills res (which need not be initialised) and returns res->status. err says why when it
@@ -224,7 +224,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
  * verify.once) needs them once per problem; computed inside a first evaluation, they
  * would count against its time limit, and a naive reference of a large problem can take
  * longer than that limit by itself (the configuration stored as timeout, the reference
- * lost with the killed worker and computed again by the next). ht_session_reference
+ * lost with the killed worker and computed again by the next). ht__session_reference
  * makes them a step of their own, before the first evaluation: read from the reference
  * cache, or computed (and kept there, and in the session) under a limit of their own,
  * HT_TIMEOUT_REFERENCE_S (or opts.timeout_s where that is longer), in the worker of an
@@ -252,17 +252,17 @@ struct ht_reference_info {
     double limit_s;   /* isolated: the step's time limit; 0 in this process */
 };
 
-int ht_session_reference(struct ht_session *s, const int64_t *config,
-                         struct ht_reference_info *info, struct ht_error *err);
+int ht__session_reference(struct ht_session *s, const int64_t *config,
+                          struct ht_reference_info *info, struct ht_error *err);
 
-/* 1 when ht_session_reference has anything to do for this session's spec and options: a
+/* 1 when ht__session_reference has anything to do for this session's spec and options: a
  * reference configuration or a verify.once reference kernel, with verification on. */
-int ht_session_reference_needed(const struct ht_session *s);
+int ht__session_reference_needed(const struct ht_session *s);
 
 /* Early termination (issue 4, item 2). From the next ht_session_eval on, a configuration
  * stops being repeated once the fastest of its runs so far is more than factor times
  * best_so_far_s (the statistic of the best configuration so far; the rule of
- * ht_search_should_cut in search.h): ht_session_eval then returns HT_ECUT with
+ * ht__search_should_cut in search.h): ht_session_eval then returns HT_ECUT with
  * res->status HT_ECUT, the runs it made in res->run_s[0..nruns), kernel_s and kernel_min_s
  * computed from them, and neither reads the outputs back nor verifies them (verified -1).
  * The rule is first applied after HT_CUT_MIN_RUNS runs (the first launch of a program
@@ -272,24 +272,24 @@ int ht_session_reference_needed(const struct ht_session *s);
  * b of the adaptive repeats below (a cut as clearly slower, HT_ECUT too, and a stop once
  * precise); factor <= 0 turns those off too. */
 #define HT_CUT_MIN_RUNS 2
-void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
+void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
 
 /* Adaptive repeats (issue 25, item 5; docs/spec.md, "Timing"). With the spec's
  * timing.adaptive on (the default), timing.repeats is a ceiling: after each run,
- * ht_session_eval asks ht_repeats_decide whether the configuration has been measured
+ * ht_session_eval asks ht__repeats_decide whether the configuration has been measured
  * enough. The rule, with the n runs so far sorted, x1 <= x2 <= ... <= xn,
  * k = max(keep_best, min_repeats, 3) (keep_best 0: repeats), and b the statistic of the
- * best configuration so far (ht_session_set_cut; none when not a positive finite number,
+ * best configuration so far (ht__session_set_cut; none when not a positive finite number,
  * as in a session no tuner drives):
  *
  *   - never before min_repeats runs (clamped to 1..repeats), never after the ceiling,
  *     never with cut_factor <= 0 (the tuner's --cut-factor 0: every configuration runs
  *     all its repeats, as it did with early termination off);
- *   - HT_REPEATS_CUT_FACTOR: the rule of ht_session_set_cut, also with adaptive off:
+ *   - HT_REPEATS_CUT_FACTOR: the rule of ht__session_set_cut, also with adaptive off:
  *     n >= HT_CUT_MIN_RUNS and x1 > cut_factor * b (cut_factor > 0);
  *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where
  *     d = max(m, 2 * (x2 - x1) / x1) and m the margin for runs as long as b's
- *     (ht_repeats_margin: the margin, shrinking for long runs as sqrt(margin_time_s / b)
+ *     (ht__repeats_margin: the margin, shrinking for long runs as sqrt(margin_time_s / b)
  *     down to margin_floor): even the fastest run is above the best by more than that
  *     margin and by more than twice the gap between its two fastest runs (the scale by
  *     which a further run could still come in faster). ht_session_eval returns HT_ECUT,
@@ -333,7 +333,7 @@ struct ht_repeats_rule {
     unsigned min_repeats;  /* timing.min_repeats (default HT_TIMING_MIN_REPEATS, spec.h) */
     double precision;      /* timing.precision (HT_TIMING_PRECISION) */
     double margin;         /* timing.margin (HT_TIMING_MARGIN) */
-    double margin_time_s;  /* runs longer than this get a smaller margin (ht_repeats_margin;
+    double margin_time_s;  /* runs longer than this get a smaller margin (ht__repeats_margin;
                               the tuner's HT_REPEATS_MARGIN_TIME_S); <= 0: the margin is
                               the same for every run length */
     double margin_floor;   /* the smallest margin a long run gets
@@ -353,15 +353,15 @@ struct ht_repeats_rule {
 /* The margin m of HT_REPEATS_SLOWER for rule: rule->margin when rule->margin_time_s <= 0
  * or the best's figure b is no longer than it (or none), else
  * max(min(margin_floor, margin), margin * sqrt(margin_time_s / b)). */
-double ht_repeats_margin(const struct ht_repeats_rule *rule);
+double ht__repeats_margin(const struct ht_repeats_rule *rule);
 
 /* What to do after the first n runs (seconds; n >= 1) of a configuration, by the rule
  * above. Pure: no OpenCL, no state. NaN runs are never fast enough to cut. */
-enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
-                                          const double *runs, unsigned n);
+enum ht_repeats_verdict ht__repeats_decide(const struct ht_repeats_rule *rule,
+                                           const double *runs, unsigned n);
 
 /* The verdict's name: "more", "ceiling", "precise", "slower", "cut-factor". */
-const char *ht_repeats_verdict_name(enum ht_repeats_verdict v);
+const char *ht__repeats_verdict_name(enum ht_repeats_verdict v);
 
 /* Writes each written buffer (write and readwrite) of the last ht_session_eval that read
  * its outputs back (it passed, or failed only verification) as raw little-endian
@@ -444,7 +444,7 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
 /* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
  * isolated session's is, that build configurations into the binary cache while the device
  * measures others, so that the session's own build of each becomes a cache hit. Where the
- * driver keeps a cache of its own (ht_driver_caches: PoCL), a build worker fills that one
+ * driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker fills that one
  * instead, and launches each kernel of the configuration on one work-group of its local
  * size (no reference, no verification, no readback), so that the work-group function PoCL
  * compiles at a first launch is in it as well; the session then finds the program there
@@ -454,7 +454,7 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
- * ht_prebuild_take says so (config_fault), and the caller stores it without measuring. One
+ * ht__prebuild_take says so (config_fault), and the caller stores it without measuring. One
  * that outlasts the automatic limit (as an isolated session's) is not: with every core
  * compiling, a heavy build can outlast a limit drawn from light ones, so the caller builds
  * it again where it measures. Two configurations that build one program are not built at
@@ -478,39 +478,39 @@ struct ht_prebuild_done {
 
 /* Starts a pool of jobs build workers (1 to 1024) for spec (loaded from a file: the
  * workers load it again) on dev with opts (copied; its timeout_s and worker apply, its
- * stop is not watched: ht_prebuild_free ends the builds in flight). spec and dev are
+ * stop is not watched: ht__prebuild_free ends the builds in flight). spec and dev are
  * borrowed and must outlive the pool. The processes start at the first submissions, in
- * the pool's threads. *out is owned by the caller (ht_prebuild_free). HT_EINVAL (jobs out
+ * the pool's threads. *out is owned by the caller (ht__prebuild_free). HT_EINVAL (jobs out
  * of range, a spec without a file), HT_ENOTFOUND (no worker executable: see
  * ht_isolation), HT_ENOMEM. */
-int ht_prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
-                       const struct ht_exec_opts *opts, unsigned jobs,
-                       struct ht_prebuild **out, struct ht_error *err);
+int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        const struct ht_exec_opts *opts, unsigned jobs,
+                        struct ht_prebuild **out, struct ht_error *err);
 
 /* Queues config (spec->space.nparams values, copied) for building under the caller's id.
  * Builds start in the order submitted. HT_EINVAL when id is queued already, HT_ENOMEM. */
-int ht_prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config);
+int ht__prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config);
 
 /* Takes the outcome of the build of id into *done (its res owned by the caller), and
  * forgets id. With wait 0, returns HT_BUSY while it is queued or building; with wait 1,
  * waits for it. HT_ENOTFOUND when id was not submitted (or was taken). */
-int ht_prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
-                     struct ht_prebuild_done *done);
+int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
+                      struct ht_prebuild_done *done);
 
 /* How many submitted builds are queued, building, and finished but not taken. */
-void ht_prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
-                        size_t *finished);
+void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
+                         size_t *finished);
 
 /* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
  * pool; what was queued is dropped. NULL is allowed. */
-void ht_prebuild_free(struct ht_prebuild *p);
+void ht__prebuild_free(struct ht_prebuild *p);
 
 /* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
  * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
-int ht_driver_caches(const struct ht_device_info *dev);
+int ht__driver_caches(const struct ht_device_info *dev);
 
 /* The binary cache folder that opts selects, written into buf. */
-void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
+void ht__cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
 
 /* --- one measurement at a time per device, machine-wide (src/exec/devlock.c) ---
  *
@@ -528,7 +528,7 @@ void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size);
  * configurations) does not starve a waiter. */
 
 /* The lock file of dev, written into buf (size bytes). */
-void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
+void ht__device_lock_path(const struct ht_device_info *dev, char *buf, size_t size);
 
 /* Called once when the device is locked by another process: path is the lock file,
  * holder its holder's pid (0 when unknown); and once more when that wait ends (the lock
@@ -538,15 +538,15 @@ typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const c
 
 /* Takes dev's lock, waiting while another process holds it (on_wait, when not NULL, is
  * told once), looking again every 50 ms, until *stop (when stop is not NULL) is raised.
- * Sets *fd to the lock's descriptor (give it back with ht_device_unlock). Returns HT_OK,
+ * Sets *fd to the lock's descriptor (give it back with ht__device_unlock). Returns HT_OK,
  * HT_EINTR when *stop ended the wait (*fd -1), HT_EIO when the lock folder or file cannot
  * be made or locked (err names it and why; *fd -1). */
-int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
-                   ht_device_lock_wait_fn on_wait, void *user, int *fd,
-                   struct ht_error *err);
+int ht__device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
+                    ht_device_lock_wait_fn on_wait, void *user, int *fd,
+                    struct ht_error *err);
 
-/* Gives back a lock ht_device_lock took; fd -1 is allowed (nothing to do). */
-void ht_device_unlock(int fd);
+/* Gives back a lock ht__device_lock took; fd -1 is allowed (nothing to do). */
+void ht__device_unlock(int fd);
 
 /* --- several devices at once, and the load seen while they measured ---
  *
@@ -554,7 +554,7 @@ void ht_device_unlock(int fd);
  * deadlock between processes: every set is taken in one fixed global order, that of the
  * lock files' paths (strcmp), each file once (all CPU devices share "cpu.lock"), and a
  * process waits for a lock only while it holds none that sorts after it. Within one
- * process a lock already held (by another set, or ht_device_lock) is taken again at once
+ * process a lock already held (by another set, or ht__device_lock) is taken again at once
  * and counted, so that a measurement nested in another never waits for itself.
  *
  * While a set is held the machine's load is watched: the CPU time every process used
@@ -615,7 +615,7 @@ struct ht_device_wait {
 };
 
 /* Takes the locks of devs[0..n) in the global order above (waiting as wait says, NULL: a
- * silent wait nothing stops; polling as ht_device_lock), then starts the load watch. A
+ * silent wait nothing stops; polling as ht__device_lock), then starts the load watch. A
  * lock that cannot be made (the folder or file not writable) is not an error: the
  * measurement goes on without it and load->unlocked (with why) says so; load may be
  * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when

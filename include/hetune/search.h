@@ -35,7 +35,7 @@
  * time whatever K is (the core returns HT_BUSY). A search never proposes the same index
  * twice, nor an index in flight, nor an index whose result was reported beforehand. Report INFINITY for a configuration that failed to build,
  * to launch or to verify: such a configuration is never chosen as best. For a configuration
- * cut by early termination (ht_search_should_cut) report INFINITY or the time of its runs
+ * cut by early termination (ht__search_should_cut) report INFINITY or the time of its runs
  * so far; that time exceeds the cut factor times the best, so it cannot become best either,
  * and it tells the genetic and annealing strategies more than INFINITY does.
  *
@@ -275,13 +275,13 @@ int ht_search_best(const struct ht_search *s, size_t *index, double *cost);
 
 /* Evaluations of this run: proposals whose result was reported. Pre-seeded results are not
  * counted. */
-size_t ht_search_evaluated(const struct ht_search *s);
+size_t ht__search_evaluated(const struct ht_search *s);
 
 /* Configurations whose result is known: evaluations plus pre-seeded results. */
-size_t ht_search_known(const struct ht_search *s);
+size_t ht__search_known(const struct ht_search *s);
 
 /* Proposals in flight: returned by ht_search_next and not reported yet. */
-size_t ht_search_in_flight(const struct ht_search *s);
+size_t ht__search_in_flight(const struct ht_search *s);
 
 /* Early termination (issue 4, item 2). The default factor. */
 #define HT_SEARCH_CUT_FACTOR 3.0
@@ -293,7 +293,7 @@ size_t ht_search_in_flight(const struct ht_search *s);
  * cuts when n is 0, when best_so_far is not a positive finite number (no best yet) or when
  * factor <= 0 (early termination off). The caller records such a configuration as cut,
  * never chooses it as best, and reports it to the search as said at the top of this file. */
-int ht_search_should_cut(const double *runs, size_t n, double best_so_far, double factor);
+int ht__search_should_cut(const double *runs, size_t n, double best_so_far, double factor);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,7 @@ size_t ht_type_size(enum ht_type t);       /* bytes */
 int ht_type_is_float(enum ht_type t);
 int ht_type_is_signed(enum ht_type t);
 /* Sets *out for a type name; HT_EINVAL when there is no such type. */
-int ht_type_parse(const char *name, enum ht_type *out);
+int ht__type_parse(const char *name, enum ht_type *out);
 
 /* HT_ACCESS_TEMP: an intermediate buffer of a pipeline, on the device only: created with
  * its shape, poisoned before every run, never initialised, read back, verified or dumped. */
@@ -132,7 +132,7 @@ struct ht_spec {
     char *reference_kernel; /* HT_VERIFY_KERNEL: the kernel's name in the same file */
     double rtol, atol;
     unsigned repeats, keep_best;
-    /* Adaptive repeats (exec.h, ht_repeats_decide): timing.adaptive (1 by default; 0 runs
+    /* Adaptive repeats (exec.h, ht__repeats_decide): timing.adaptive (1 by default; 0 runs
      * every configuration repeats times, as before), timing.min_repeats, timing.precision
      * and timing.margin. A spec made by hand with calloc has adaptive 0. */
     int adaptive;
@@ -229,7 +229,7 @@ int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int6
 const char *ht_closest_word(const char *s, const char *const *words, size_t n);
 
 /* The index of the parameter called name, or -1. */
-long ht_spec_param_index(const struct ht_spec *spec, const char *name);
+long ht__spec_param_index(const struct ht_spec *spec, const char *name);
 
 /* Writes configuration config of spec (spec->space.nparams values, in parameter order)
  * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)". */

@@ -339,7 +339,7 @@ struct ht_split_sched_opts {
 };
 
 /* Fills opts with the defaults (no factors, default chunks). */
-void ht_split_sched_opts_init(struct ht_split_sched_opts *opts);
+void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
 
 struct ht_split_sched; /* opaque: a scheduler's state for one co-execution */
 
@@ -397,36 +397,36 @@ const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
 /* Creates scheduler `name` for global work-items along the split dimension and n devices
  * (devs and opts are copied). When every time_s is positive (or opts->factors is given)
  * the paper's plan is computed too, so that every scheduler reports Algorithm 1's
- * theoretical time (ht_split_sched_plan). *out is owned by the caller
- * (ht_split_sched_free). Errors (HT_EINVAL, err filled): an unknown name (err lists the
+ * theoretical time (ht__split_sched_plan). *out is owned by the caller
+ * (ht__split_sched_free). Errors (HT_EINVAL, err filled): an unknown name (err lists the
  * schedulers), n = 0, global 0 or above 2^53, a wg of 0; static without positive times
  * or factors; dynamic and guided when a wg does not divide global; the planner's errors;
  * HT_ENOMEM. */
-int ht_split_sched_create(const char *name, uint64_t global,
-                          const struct ht_split_sched_device *devs, size_t n,
-                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
-                          struct ht_error *err);
+int ht__split_sched_create(const char *name, uint64_t global,
+                           const struct ht_split_sched_device *devs, size_t n,
+                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                           struct ht_error *err);
 
 /* The scheduler's ops (its name, description). Borrowed, static storage. */
-const struct ht_split_sched_ops *ht_split_sched_get_ops(const struct ht_split_sched *s);
+const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s);
 
 /* Hands out the whole work again; call before each run (a new scheduler is ready). */
-void ht_split_sched_reset(struct ht_split_sched *s);
+void ht__split_sched_reset(struct ht_split_sched *s);
 
 /* The next chunk for device i (< n): HT_OK with *out filled, or HT_DONE when no work is
  * left for it. Thread-safe. */
-int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
+int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
 
 /* Tells the scheduler that device i finished chunk c in seconds. Thread-safe. */
-void ht_split_sched_report(struct ht_split_sched *s, size_t device,
-                           const struct ht_split_chunk *c, double seconds);
+void ht__split_sched_report(struct ht_split_sched *s, size_t device,
+                            const struct ht_split_chunk *c, double seconds);
 
 /* The paper's plan for these devices (Eq. 4-9, or opts->factors), or NULL when the times
  * were not all known. Borrowed; lives as long as s. For static it is the plan executed. */
-const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s);
+const struct ht_split_plan *ht__split_sched_plan(const struct ht_split_sched *s);
 
 /* Frees a scheduler; NULL is allowed. */
-void ht_split_sched_free(struct ht_split_sched *s);
+void ht__split_sched_free(struct ht_split_sched *s);
 
 /* Co-execution: one kernel on several devices at once.
  *
@@ -454,7 +454,7 @@ void ht_split_sched_free(struct ht_split_sched *s);
  *   differ): only each chunk's owned elements are
  *   read back (rectangular reads when d walks a non-leading axis) into one host result.
  *   Written buffers without an `index`, or without an axis walked by d, or whose axis is
- *   not a multiple of G, make ht_coexec_create refuse the spec (HT_ESPEC) when there is
+ *   not a multiple of G, make ht__coexec_create refuse the spec (HT_ESPEC) when there is
  *   more than one device; with one device they are read back whole.
  * - readwrite buffers: every device starts from the initial data of the range it is sent
  *   and only owned ranges are merged back. This is right only when a work-item reads and
@@ -478,10 +478,10 @@ void ht_split_sched_free(struct ht_split_sched *s);
  * chunks start on one of its own work-groups: a chunk that would start inside one starts
  * at its first work-item, recomputing up to wg - 1 work-items it does not own.
  *
- * Timing. ht_coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
+ * Timing. ht__coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
  * wall time of each is measured from before the device threads start to after the last
  * output is on the host: transfers both ways, launches and the host threads included
- * (programs and buffers are made once, in ht_coexec_create). Every buffer is poisoned on
+ * (programs and buffers are made once, in ht__coexec_create). Every buffer is poisoned on
  * the devices, and the merged outputs on the host, before every run, outside the
  * measurement, so that neither an element nobody writes nor an input element that a chunk
  * reads but was not sent can pass verification. Each device's kernel-only time is the
@@ -501,7 +501,7 @@ struct ht_coexec_device {
 /* The kind of host memory a co-execution's arrays are: what the data path costs depends on
  * it (exec.h, enum ht_foreign_path), so decisions are made for the kind bound. */
 enum ht_coexec_memory {
-    HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht_coexec_alloc's, the
+    HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht__coexec_alloc's, the
                                 co-execution's own data): pinned where a device is copied
                                 to, page-aligned where one works in place */
     HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) that every device working
@@ -524,13 +524,13 @@ struct ht_coexec_opts {
     unsigned dim;            /* the split dimension, below the spec's ndims; default 0 */
     const char *scheduler;   /* a name of ht_split_schedulers[]; NULL: "static" */
     struct ht_split_sched_opts sched; /* factors (static), chunk fraction (dynamic) */
-    unsigned repeats;        /* timed co-executions per ht_coexec_run; 0: the spec's
+    unsigned repeats;        /* timed co-executions per ht__coexec_run; 0: the spec's
                                 timing.repeats */
     unsigned keep_best;      /* 0: the spec's timing.keep_best */
     unsigned warmup;         /* untimed co-executions first (drivers that compile at the
                                 first launch); default 1 */
     struct ht_exec_opts exec;/* binary cache, data path and Eq. 3 rule of the configuration
-                                check; no_verify makes ht_coexec_verify do nothing */
+                                check; no_verify makes ht__coexec_verify do nothing */
     uint64_t piece_bytes;    /* devices that are copied to (HT_PATH_PINNED, _PAGEABLE): a
                                 chunk is moved and launched in pieces of whole work-groups
                                 of about this many bytes of sliced inputs and outputs, on
@@ -541,25 +541,25 @@ struct ht_coexec_opts {
     double margin;           /* the split-or-alone decision's margin (ht_split_decide);
                                 default HT_SPLIT_MARGIN_DEFAULT */
     int bind_only;           /* 1: no host data of its own; the caller binds every buffer
-                                (ht_coexec_bind) and runs with ht_coexec_launch
-                                (ht_coexec_run refuses) */
+                                (ht__coexec_bind) and runs with ht__coexec_launch
+                                (ht__coexec_run refuses) */
     enum ht_coexec_memory memory; /* the kind of memory the co-execution's own host data is
-                                made of (ht_coexec_run, ht_workflow_alone): the runtime's
+                                made of (ht__coexec_run, ht__workflow_alone): the runtime's
                                 decision measures on memory of the kind the program bound;
                                 default HT_COEXEC_MEM_OWN */
     unsigned cpu_units;      /* CPU devices co-execute on this many of their compute units,
                                 a sub-device (clCreateSubDevices; Dopia's degree of
                                 parallelism); 0: all. A device that cannot be partitioned
-                                keeps all its units; ht_coexec_create fails with HT_EINVAL
+                                keeps all its units; ht__coexec_create fails with HT_EINVAL
                                 naming the limit when one that can has fewer */
     const struct ht_split_written *written; /* spec->nargs entries or NULL, borrowed for
-                                ht_coexec_create: what a probe (ht_split_probe) inferred for
+                                ht__coexec_create: what a probe (ht_split_probe) inferred for
                                 the written buffers without "index"; an entry with inferred
                                 set is split as if its axis were walked by dim */
 };
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
-void ht_coexec_opts_init(struct ht_coexec_opts *opts);
+void ht__coexec_opts_init(struct ht_coexec_opts *opts);
 
 /* What one device did in a co-execution. Times are means over the kept runs. */
 struct ht_coexec_device_result {
@@ -603,8 +603,8 @@ struct ht_coexec_result {
     double model_s;          /* the plan's affine-model time (ht_split_plan's
                                 model_time_s), -1 unknown */
     size_t ndevices;
-    struct ht_coexec_device_result *devices; /* owned (ht_coexec_result_destroy) */
-    /* Verification (ht_coexec_verify): 1 passed, 0 failed, -1 not verified. */
+    struct ht_coexec_device_result *devices; /* owned (ht__coexec_result_destroy) */
+    /* Verification (ht__coexec_verify): 1 passed, 0 failed, -1 not verified. */
     int verified;
     double max_abs_err, max_rel_err;
     size_t mismatches;
@@ -613,7 +613,7 @@ struct ht_coexec_result {
 };
 
 /* Frees what a result owns and leaves it reusable. NULL is fine. */
-void ht_coexec_result_destroy(struct ht_coexec_result *res);
+void ht__coexec_result_destroy(struct ht_coexec_result *res);
 
 struct ht_coexec; /* opaque */
 
@@ -621,32 +621,32 @@ struct ht_coexec; /* opaque */
  * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
  * builds the programs, creates the buffers and kernels, makes the host data and the
  * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
- * are copied. *out is owned by the caller (ht_coexec_free). Errors, err filled: HT_EINVAL
+ * are copied. *out is owned by the caller (ht__coexec_free). Errors, err filled: HT_EINVAL
  * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
  * cannot be split along dim: a written buffer without a usable index, buffer shapes that
  * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
  * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
-int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
-                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
-                     struct ht_error *err);
+int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err);
 
 /* Checks what can be checked of a co-execution of spec on n devices along dim with the
  * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
  * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
  * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
  * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
- * the spec). ht_coexec_create checks the same, and what needs configurations (sizes that
+ * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
  * are not multiples, halos). */
-int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                         size_t n, struct ht_error *err);
+int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                          size_t n, struct ht_error *err);
 
 /* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
- * infer which elements each slice writes. The other refusals are ht_coexec_check_spec's. */
-int ht_coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                 const char *scheduler, size_t n, struct ht_error *err);
+ * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
+int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
+                                  const char *scheduler, size_t n, struct ht_error *err);
 
 /* Frees a co-execution; NULL is allowed. */
-void ht_coexec_free(struct ht_coexec *cx);
+void ht__coexec_free(struct ht_coexec *cx);
 
 /* --- inferring what a kernel writes (src/split/probe.c) ---
  *
@@ -682,29 +682,29 @@ struct ht_split_written {
  * defaults). Errors: HT_ESPEC, err->field "args[i].index", err->file the spec, when no
  * slab explains a buffer's writes, err->text saying what the probe saw ("the probe's slice
  * [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c'"), or when the
- * configuration has fewer than two work-groups along dim; ht_coexec_create's errors;
+ * configuration has fewer than two work-groups along dim; ht__coexec_create's errors;
  * HT_ENOMEM. written is left zeroed on error. */
 int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
                    const int64_t *config, unsigned dim, const struct ht_exec_opts *exec,
                    struct ht_split_written *written, struct ht_error *err);
 
 /* The scheduler and, when known, the paper's plan of the co-execution. Borrowed, valid
- * until the next ht_coexec_set_factors or ht_coexec_free. */
-const struct ht_split_sched *ht_coexec_sched(const struct ht_coexec *cx);
-const struct ht_split_plan *ht_coexec_plan(const struct ht_coexec *cx);
+ * until the next ht__coexec_set_factors or ht__coexec_free. */
+const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
+const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
 
 /* Replaces the scheduler with static at the given split factors (one per device, see
  * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
- * Errors as ht_split_sched_create; the old scheduler stays on error. */
-int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
+ * Errors as ht__split_sched_create; the old scheduler stays on error. */
+int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
 
 /* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
- * initialised; free it with ht_coexec_result_destroy). The merged outputs of the last run
- * stay in cx for ht_coexec_verify and ht_coexec_dump. Errors: HT_ELAUNCH (a launch
+ * initialised; free it with ht__coexec_result_destroy). The merged outputs of the last run
+ * stay in cx for ht__coexec_verify and ht__coexec_dump. Errors: HT_ELAUNCH (a launch
  * failed; err names the device), HT_ECL, HT_ENOMEM. */
-int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
 
-/* Verifies the merged outputs of the last ht_coexec_run against a single-device run: an
+/* Verifies the merged outputs of the last ht__coexec_run against a single-device run: an
  * exec session (exec.h) on device ref (an index into the co-execution's devices) runs the
  * whole NDRange once at that device's configuration (verified itself against the spec's
  * reference, unless the spec has none), and every written buffer is compared with it
@@ -714,30 +714,30 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
  * single-device run fails (err then begins with "single-device run"). With
  * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
  * later calls with the same ref (a sweep's points) only compare. */
-int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                     struct ht_error *err);
+int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                      struct ht_error *err);
 
 /* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
  * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
-int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
+int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
 
 /* The merged host copy of argument arg after the last run: its data (borrowed, valid until
  * the next run or free) and element count; NULL when arg is not a written buffer or
  * nothing ran yet. */
-const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
 
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
- * the next ht_coexec_launch calls: read and readwrite buffers are read from data, write
+ * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
  * and readwrite buffers are written into it (each element by its owner only). data must
  * hold exactly the buffer's bytes (its shape times its type's size) and stays the
  * caller's; it must live until it is unbound (bound again, or the co-execution freed).
  * Devices that work in place (HT_PATH_INPLACE) wrap data itself when it sits at their
- * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht_coexec_alloc's memory is page-aligned),
+ * base alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN; ht__coexec_alloc's memory is page-aligned),
  * or at malloc's 16 bytes where their driver wraps such an array as it is (a fill through
  * a buffer over one, seen in the array without a map, tells at setup), else work in place on a page-aligned shadow of it, their slices copied in and the
  * elements they own copied out by exec.stage_threads threads, only the directions the
  * argument's access needs. The others copy from and to it: directly at the pinned rate when data comes from
- * ht_coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
+ * ht__coexec_alloc, else as opts.exec.foreign_up and foreign_down say (exec.h: staged
  * through pinned chunks by default). Nothing outside data, and nothing outside the
  * elements a device owns, is written. Binding the pointer already bound does nothing.
  * Errors, with nothing
@@ -745,42 +745,42 @@ const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *cou
  * bytes differ from the buffer's (the message gives both), or when data is NULL; a
  * readwrite buffer with a halo along the split dimension (its slices would read what
  * another device writes) is HT_ESPEC; HT_ECL, HT_ENOMEM. */
-int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
-                   struct ht_error *err);
+int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
+                    struct ht_error *err);
 
 /* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
  * the context of its first device that is copied to (a GPU's DMA reads and writes it at
  * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
- * freed by ht_coexec_free_host or ht_coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
-void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
+ * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
+void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
 
-/* Moves every array of ht_coexec_alloc from `from` to `to`: they stay where they are,
- * valid, and are freed with `to` (ht_coexec_free_host(to, ...) or ht_coexec_free(to)), so
+/* Moves every array of ht__coexec_alloc from `from` to `to`: they stay where they are,
+ * valid, and are freed with `to` (ht__coexec_free_host(to, ...) or ht__coexec_free(to)), so
  * that `from` can be freed while the caller keeps using them (the runtime replacing its
  * co-execution after a new decision). They keep the kind they were made as (pinned in a
  * device context of `from`: another context may move them at the pageable rate). Arrays
  * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
-int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
+int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
 
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
- * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht_coexec_alloc's
+ * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
  * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
  * alignment at which some device that works in place wraps it as it is (its base
- * alignment, or malloc's 16 bytes: ht_coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
-enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx);
+ * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
+enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
 
-/* Frees memory of ht_coexec_alloc (unbinding it first where it is bound); NULL and memory
+/* Frees memory of ht__coexec_alloc (unbinding it first where it is bound); NULL and memory
  * cx did not give are ignored. */
-void ht_coexec_free_host(struct ht_coexec *cx, void *data);
+void ht__coexec_free_host(struct ht_coexec *cx, void *data);
 
 /* One co-execution on the bound arrays (every buffer argument that is not temp must be
  * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
  * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
- * it is filled as by ht_coexec_run with one run (free it with ht_coexec_result_destroy).
+ * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
-int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
 
-/* A device measured alone, with ht_coexec_run on a one-device co-execution (the same wall
+/* A device measured alone, with ht__coexec_run on a one-device co-execution (the same wall
  * clock as a split): its kernel-only time, its transfers and its whole wall time. */
 struct ht_coexec_alone {
     double kernel_s, write_s, read_s, wall_s;
@@ -791,7 +791,7 @@ struct ht_coexec_alone {
  * slice does not fill, and the host threads that all devices share make it otherwise.
  * For each device with a slice strictly between nothing and everything, its affine model
  * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
- * ht_coexec_run on cx, its share items/global; the time is the target's, below) and,
+ * ht__coexec_run on cx, its share items/global; the time is the target's, below) and,
  * when an earlier refinement saw it on a slice of another share, that slice's time (the
  * secant: both measured while the devices shared the host), else its time alone on the
  * whole problem (alone[i]; when not positive, the time the co-execution was given), its
@@ -803,7 +803,7 @@ struct ht_coexec_alone {
  * the co-execution's residue rule). Repeat run and refine until it converges. Returns
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht_coexec_model reads them. */
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_model reads them. */
 enum ht_refine_target {
     HT_REFINE_WALL = 0, /* each device's whole busy time: its host thread's wall time in
                            the run (transfers, launches, kernel; busy_s), and its wall time
@@ -812,19 +812,19 @@ enum ht_refine_target {
                            terms */
 };
 
-int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, enum ht_refine_target target,
-                     struct ht_error *err);
+int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err);
 
 /* Device i's current time model: its time for the whole problem and its overhead (both
- * as given to ht_coexec_create, until ht_coexec_refine changes them). HT_EINVAL when i is
+ * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
  * out of range. */
-int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
+int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
 
-/* Gives every device back the time model given to ht_coexec_create and forgets the slices
- * ht_coexec_refine measured; the scheduler stays. Plans made after it (ht_coexec_set_factors:
+/* Gives every device back the time model given to ht__coexec_create and forgets the slices
+ * ht__coexec_refine measured; the scheduler stays. Plans made after it (ht__coexec_set_factors:
  * a sweep after a refinement) take their theoretical times from the tuned times again. */
-void ht_coexec_reset_models(struct ht_coexec *cx);
+void ht__coexec_reset_models(struct ht_coexec *cx);
 
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
@@ -839,7 +839,7 @@ struct ht_coexec_estimate {
                                 devices can reach with these kernels and these links
                                 (ht_split_bound over the bus models) */
     double kernel_bound_s;   /* Algorithm 1 on the kernel-only times measured alone */
-    double paper_s;          /* the paper's plan (ht_coexec_plan) under the same models:
+    double paper_s;          /* the paper's plan (ht__coexec_plan) under the same models:
                                 what splitting by Eq. 4 alone would take; -1 without it */
     double host_bytes;       /* bytes the bus plan's split moves through host memory: what
                                 copying devices transfer and what devices in place read and
@@ -865,10 +865,10 @@ struct ht_coexec_estimate {
 };
 
 /* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
- * i) and the bytes the co-execution moves (ht_coexec_create knows them): K its kernel
+ * i) and the bytes the co-execution moves (ht__coexec_create knows them): K its kernel
  * time alone; for a device that copies (not in place), X the seconds its sliced inputs
  * and owned outputs take for the whole problem and F those of the inputs every slice needs
- * whole, at the rates ht_coexec_set_bandwidth gave for it, else split from its transfers
+ * whole, at the rates ht__coexec_set_bandwidth gave for it, else split from its transfers
  * measured alone in proportion to the bytes; overlap when it moves its slice in more than
  * one piece, the uploads and downloads then going both ways of the link at once (X is the
  * longer direction, or half of upload + kernel + download: two queues, whichever is
@@ -880,38 +880,38 @@ struct ht_coexec_estimate {
  * its kernel time plus its transfers at its stored link's rates. out[i] receives device
  * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
  * and finite nor such an unmeasured one. */
-int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                         struct ht_split_device_in *out, struct ht_error *err);
+int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                          struct ht_split_device_in *out, struct ht_error *err);
 
 /* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
  * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
- * ht_coexec_estimate then says how long the bytes the split reads and writes through host
+ * ht__coexec_estimate then says how long the bytes the split reads and writes through host
  * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
-int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
-                              struct ht_error *err);
+int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                               struct ht_error *err);
 
 /* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
  * results database): the bus models convert bytes to seconds at its path's rates
  * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
-int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
-                            struct ht_error *err);
+int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                             struct ht_error *err);
 
 /* Predicts the co-execution from each device's measurements alone: the bus models
- * (ht_coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
+ * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
  * with the co-execution's residue rule, except that the paper's rule by work becomes
  * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
  * residue rows; its model time is split_s) and the paper's plan
  * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
- * ht_coexec_bus_models; HT_ENOMEM. */
-int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_coexec_estimate *out, struct ht_error *err);
+ * ht__coexec_bus_models; HT_ENOMEM. */
+int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_coexec_estimate *out, struct ht_error *err);
 
 /* Replaces the scheduler with static planned from the bus models (the plan whose time
- * ht_coexec_estimate predicts): each device's model becomes its bus model, as
- * ht_coexec_refine's do (ht_coexec_reset_models gives the tuned ones back). Errors as
- * ht_coexec_bus_models and ht_split_sched_create. */
-int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_error *err);
+ * ht__coexec_estimate predicts): each device's model becomes its bus model, as
+ * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
+ * ht__coexec_bus_models and ht__split_sched_create. */
+int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -231,9 +231,9 @@ int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, i
 
 /* Fills *out with the stored evaluation of config_text (canonical) for the problem on the
  * device, runs included. Returns HT_ENOTFOUND (err left untouched) when there is none. */
-int ht_store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
-                         const char *config_text, struct ht_stored_eval *out,
-                         struct ht_error *err);
+int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                          const char *config_text, struct ht_stored_eval *out,
+                          struct ht_error *err);
 
 /* Fills *out with the fastest evaluation (least seconds; the earliest stored on ties) of
  * the problem on the device whose status is "ok" and that passed verification
@@ -537,8 +537,8 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
 
 /* Fills *out with the lease of device device_id as stored, stale or not. HT_ENOTFOUND (err
  * untouched) when there is none, HT_EDB. */
-int ht_store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
-                       struct ht_error *err);
+int ht__store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
+                        struct ht_error *err);
 
 /* --- written buffers inferred by a probe (src/store/written.c) ---
  *

@@ -12,7 +12,7 @@
  * A configuration that fails to build, to launch or to verify is stored with its status
  * and reason and is never chosen as best. Early termination: once a best time is known, a
  * configuration whose fastest run so far is more than cut_factor times that best is not
- * repeated further and is stored as "cut" with the runs it made (ht_session_set_cut).
+ * repeated further and is stored as "cut" with the runs it made (ht__session_set_cut).
  */
 #ifndef HETUNE_TUNE_H
 #define HETUNE_TUNE_H
@@ -56,7 +56,7 @@ struct ht_tune_progress {
                                 so far and total, capped by the time limit; -1 unknown */
     size_t building, built;  /* builds ahead (opts.jobs): configurations being built, and
                                 built and waiting to be measured */
-    int reference;           /* the reference step (exec.h, ht_session_reference), before
+    int reference;           /* the reference step (exec.h, ht__session_reference), before
                                 the first evaluation: 1 in a call made as it starts
                                 (reference_s is its time limit, 0: none), 2 in one made once
                                 the reference outputs are there (reference_s is how long
@@ -102,7 +102,7 @@ struct ht_tune_opts {
                                 NULL: it waits silently. */
     void *wait_user;         /* passed to on_wait and on_device_wait */
     ht_device_lock_wait_fn on_device_wait; /* one measurement per device machine-wide,
-                                whatever the database (ht_device_lock, exec.h): the tune
+                                whatever the database (ht__device_lock, exec.h): the tune
                                 holds the device's lock while it measures (a lock that
                                 cannot be made is no error: result.load says the tune
                                 measured without it); when another
@@ -124,7 +124,7 @@ struct ht_tune_opts {
                                 same (it is part of the problem), one of the spec's making
                                 (launch, verify, constraint, cl) only when stored with the
                                 same spec (ht_spec.hash); "error" is always measured again */
-    unsigned jobs;           /* build workers (ht_prebuild_create, exec.h) that build the
+    unsigned jobs;           /* build workers (ht__prebuild_create, exec.h) that build the
                                 next configurations while the device measures one; 1
                                 (default): none, each is built when it is measured; 0:
                                 automatic, one per online core except on a CPU device
@@ -196,17 +196,17 @@ void ht_recording_free(struct ht_recording *r);
 
 /* The recorded device's name (the file's "device" or "device_name", else the file's name
  * without folder and extensions), and the format ("T4" or "KT cache"). Borrowed. */
-const char *ht_recording_device(const struct ht_recording *r);
-const char *ht_recording_format(const struct ht_recording *r);
+const char *ht__recording_device(const struct ht_recording *r);
+const char *ht__recording_format(const struct ht_recording *r);
 
 /* The path the recording was loaded from. Borrowed. */
 const char *ht_recording_path(const struct ht_recording *r);
 
 /* The number of recorded configurations. */
-size_t ht_recording_count(const struct ht_recording *r);
+size_t ht__recording_count(const struct ht_recording *r);
 
 /* The best recorded time of a correct configuration, in seconds. HT_ENOTFOUND when none. */
-int ht_recording_optimum(const struct ht_recording *r, double *seconds);
+int ht__recording_optimum(const struct ht_recording *r, double *seconds);
 
 /* Fills dev with the replayed device: platform HT_REPLAY_PLATFORM, the recorded name, a
  * GPU with limits so large that the platform rules prune nothing the recording's own
@@ -218,8 +218,8 @@ void ht_recording_device_info(const struct ht_recording *r, struct ht_device_inf
  * space. A tune binds the recording it is given itself. Errors: HT_ESPEC naming the
  * parameter or the result (a parameter on one side only, a value the spec lacks),
  * HT_ENOMEM. */
-int ht_recording_bind(struct ht_recording *r, const struct ht_spec *spec,
-                      const struct ht_space *space, struct ht_error *err);
+int ht__recording_bind(struct ht_recording *r, const struct ht_spec *spec,
+                       const struct ht_space *space, struct ht_error *err);
 
 /* What a recording holds of one configuration. Borrowed from the recording. */
 struct ht_recorded {
@@ -233,8 +233,8 @@ struct ht_recorded {
 
 /* Looks up config (the spec's parameter order) in a bound recording. Returns 0,
  * HT_ENOTFOUND when the recording lacks it, HT_EINVAL when the recording is not bound. */
-int ht_recording_lookup(const struct ht_recording *r, const int64_t *config,
-                        struct ht_recorded *out);
+int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
+                         struct ht_recorded *out);
 
 /* Answers one evaluation of config (the spec's parameter order) from a bound recording,
  * as ht_session_eval would measure it: fills res (the recorded runs and statistic, the
@@ -243,8 +243,8 @@ int ht_recording_lookup(const struct ht_recording *r, const int64_t *config,
  * recorded status (HT_OK, HT_EBUILD, HT_ELAUNCH, HT_EVERIFY, HT_ECONSTRAINT, HT_ETIMEOUT,
  * HT_ECUT, HT_ECRASH, HT_ECL, or HT_EINVAL for another failure; err says it was recorded
  * so), HT_ENOTFOUND when the recording lacks config, HT_EINVAL when it is not bound. */
-int ht_recording_eval(const struct ht_recording *r, const int64_t *config,
-                      struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
+int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
+                       struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
 
 /* What one tune of one device found. Plain data owned by the caller. */
 struct ht_tune_result {
@@ -278,7 +278,7 @@ struct ht_tune_result {
                                 see ht_eval_result.launch_compile_s), summed */
     size_t cache_hits;       /* this run's evaluations whose binary came from the cache */
     int driver_cache;        /* 1: the device's driver caches programs itself, and hetune's
-                                cache is not written (ht_driver_caches) */
+                                cache is not written (ht__driver_caches) */
     int stopped;             /* 1 when opts.stop ended the run early */
     unsigned jobs;           /* build workers that built ahead (opts.jobs), 0: none */
     size_t prebuilt;         /* this run's evaluations built ahead by them */

@@ -33,7 +33,7 @@ struct ht_workflow_device {
     char config_text[HT_STORE_CONFIG_MAX]; /* its canonical text, "WG=64,EPT=2" */
     double tuned_s;                   /* the database's best time */
     int tuned_now;                    /* 1: tuned by ht_workflow_best itself */
-    struct ht_coexec_alone alone;     /* measured alone (ht_workflow_alone); 0 before */
+    struct ht_coexec_alone alone;     /* measured alone (ht__workflow_alone); 0 before */
     int predicted;                    /* 1: config and tuned_s are ht_predict_best's from
                                          the kernel's other sizes (nothing stored at these) */
     size_t predicted_from;            /* ... from that many other sizes */
@@ -78,12 +78,12 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                      struct ht_error *err);
 
 /* Runs d alone at its configuration with the co-execution's wall clock (base's options,
- * the static scheduler) and fills d->alone. On success *cx (ht_coexec_free) and *res
- * (ht_coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
- * the caller's to destroy. Errors as ht_coexec_create and ht_coexec_run. */
-int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                      const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                      struct ht_coexec_result *res, struct ht_error *err);
+ * the static scheduler) and fills d->alone. On success *cx (ht__coexec_free) and *res
+ * (ht__coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
+ * the caller's to destroy. Errors as ht__coexec_create and ht__coexec_run. */
+int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                       const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                       struct ht_coexec_result *res, struct ht_error *err);
 
 /* 1 when a co-execution's scheduler name (ht_coexec_result's scheduler) ran the planner's
  * fixed slices: "static", or "refined" (a refinement's round of a static plan); 0 for any
@@ -91,8 +91,8 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
  * that tells the two kinds apart by name. */
 int ht_workflow_scheduler_planned(const char *scheduler);
 
-/* A co-execution to store as a split (ht_workflow_store_split); every pointer borrowed. */
-struct ht_workflow_split_record {
+/* A co-execution to store as a split (ht__workflow_store_split); every pointer borrowed. */
+struct ht__workflow_split_record {
     const struct ht_workflow_device *devs; /* its devices, n of them */
     size_t n;
     size_t fastest;                   /* the device alone that is the reference */
@@ -106,24 +106,24 @@ struct ht_workflow_split_record {
  * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
  * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
  * theoretical time. Errors as ht_store_put_split; HT_ENOMEM. */
-int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht_workflow_split_record *rec, int64_t *id,
-                            struct ht_error *err);
+int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
+                             const struct ht__workflow_split_record *rec, int64_t *id,
+                             struct ht_error *err);
 
 /* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
-int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
-                          struct ht_error *err);
+int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                           struct ht_error *err);
 
-/* Copies result src into *dst (devices allocated: ht_coexec_result_destroy). HT_ENOMEM. */
-int ht_workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
-                            struct ht_error *err);
+/* Copies result src into *dst (devices allocated: ht__coexec_result_destroy). HT_ENOMEM. */
+int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
+                             struct ht_error *err);
 
 /* Called when a run of a refinement or a sweep fails verification (err borrowed for the
  * call): the run is kept, and the caller is told. */
 typedef void (*ht_workflow_verify_fn)(const struct ht_error *err, void *user);
 
 /* The rounds of a refinement (hetune split --refine, hetune run --refine). Owned arrays:
- * ht_workflow_refine_free. */
+ * ht__workflow_refine_free. */
 struct ht_workflow_refine {
     size_t n;                   /* devices */
     size_t nrounds;             /* rounds run, round 0 (the paper's plan) included */
@@ -142,9 +142,9 @@ struct ht_workflow_refine {
     struct ht_split_plan best_plan;    /* its plan */
 };
 
-/* How ht_workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
+/* How ht__workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
  * time balanced, nobody told. */
-struct ht_workflow_refine_opts {
+struct ht__workflow_refine_opts {
     unsigned rounds;                  /* the most refinements after round 0 */
     enum ht_refine_target target;     /* what is balanced */
     ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
@@ -153,30 +153,30 @@ struct ht_workflow_refine_opts {
 };
 
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
- * round 0): up to opts->rounds times ht_coexec_refine (towards opts->target), then a run
+ * round 0): up to opts->rounds times ht__coexec_refine (towards opts->target), then a run
  * verified against device ref alone, until the plan no longer changes. A round that fails
  * verification is kept and reported through opts->on_verify. opts NULL: the defaults.
- * Fills *out (ht_workflow_refine_free, also on error). Errors as ht_coexec_refine,
- * ht_coexec_run and ht_coexec_verify; HT_ENOMEM. */
-int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref,
-                           const struct ht_workflow_refine_opts *opts,
-                           struct ht_workflow_refine *out, struct ht_error *err);
+ * Fills *out (ht__workflow_refine_free, also on error). Errors as ht__coexec_refine,
+ * ht__coexec_run and ht__coexec_verify; HT_ENOMEM. */
+int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                            const struct ht_coexec_result *first, size_t ref,
+                            const struct ht__workflow_refine_opts *opts,
+                            struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
  * target time (alone[0..r->n)), when it beat every round; else the one device the best
  * round gave all the work (the co-execution then only adds its overheads). */
-size_t ht_workflow_refine_alone(const struct ht_workflow_refine *r,
-                                const struct ht_coexec_alone *alone);
+size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
+                                 const struct ht_coexec_alone *alone);
 
 /* Frees what r owns and empties it. NULL is fine. */
-void ht_workflow_refine_free(struct ht_workflow_refine *r);
+void ht__workflow_refine_free(struct ht_workflow_refine *r);
 
 /* The number of split points of a sweep by step (in (0, 1]): 0, step, 2 step, ..., and 1. */
 size_t ht_workflow_sweep_points(double step);
 
-/* A sweep of split points (ht_workflow_sweep_point): how, and where its points go. */
-struct ht_workflow_sweep {
+/* A sweep of split points (ht__workflow_sweep_point): how, and where its points go. */
+struct ht__workflow_sweep {
     double step;                      /* in (0, 1] */
     size_t ref;                       /* the device alone each point is verified against */
     struct ht_store *store;           /* borrowed */
@@ -189,9 +189,9 @@ struct ht_workflow_sweep {
 /* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
  * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
  * split s->split_id. A point that fails verification is reported through s->on_verify and
- * stored all the same. Errors as ht_coexec_run, ht_coexec_verify and the store. */
-int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep *s, size_t k,
-                            struct ht_stored_sweep_point *pt, struct ht_error *err);
+ * stored all the same. Errors as ht__coexec_run, ht__coexec_verify and the store. */
+int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
+                             struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 /* --- the whole of `hetune split` --- */
 
@@ -209,9 +209,9 @@ struct ht_workflow_split_opts {
     int force;                        /* split even when predicted or measured slower */
     int paper_plan;                   /* static: split by the paper's plan (Eq. 4-9 from the
                                          tuned times) instead of the bus plan
-                                         (ht_coexec_plan_bus: kernels and transfers measured
+                                         (ht__coexec_plan_bus: kernels and transfers measured
                                          alone, each device's link from the database) */
-    unsigned refine;                  /* static: rounds of ht_workflow_refine_run */
+    unsigned refine;                  /* static: rounds of ht__workflow_refine_run */
     enum ht_refine_target refine_by;
     double sweep;                     /* two devices: sweep split points by this step */
     int dop;                          /* 1: choose the CPU devices' compute units jointly
@@ -245,7 +245,7 @@ struct ht_workflow_split_opts {
                                          ends that wait */
 };
 
-/* Fills opts with the defaults (ht_coexec_opts_init, no refine, no sweep). */
+/* Fills opts with the defaults (ht__coexec_opts_init, no refine, no sweep). */
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts);
 
 /* A device that ht_workflow_split or ht_workflow_run left out because nothing on it is
@@ -328,8 +328,8 @@ struct ht_workflow_split_result {
  * meanwhile.
  * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), HT_EINVAL
  * (before tuning) when opts->coexec.cpu_units exceeds a partitionable CPU device's compute
- * units or no device can be partitioned, those of ht_workflow_best, ht_coexec_create,
- * ht_coexec_run, ht_coexec_verify and the store; HT_ENOMEM. */
+ * units or no device can be partitioned, those of ht_workflow_best, ht__coexec_create,
+ * ht__coexec_run, ht__coexec_verify and the store; HT_ENOMEM. */
 int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                       size_t n, const struct ht_workflow_split_opts *opts,
                       struct ht_workflow_split_result *out, struct ht_error *err);

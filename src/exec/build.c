@@ -490,7 +490,7 @@ static void build_fault_hook(const char *options)
     }
 }
 
-int ht_driver_caches(const struct ht_device_info *dev)
+int ht__driver_caches(const struct ht_device_info *dev)
 {
     const char *env = getenv("POCL_KERNEL_CACHE");
 
@@ -561,7 +561,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
         /* The driver keeps its own cache: a marker says a hetune process built this
          * program with it before, so that the build below finds it there. */
-        if (ht_driver_caches(s->dev)) {
+        if (ht__driver_caches(s->dev)) {
             if (!(marker = ht__asprintf("%s/%s.drv", s->cache_dir, key))) {
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory");
                 goto cleanup;
@@ -595,7 +595,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
         first_error_line(*log ? *log : "", first, sizeof first);
         if (!first[0])
-            snprintf(first, sizeof first, "%s", ht_cl_err_name(st));
+            snprintf(first, sizeof first, "%s", ht__cl_err_name(st));
         if (err && !err->code)
             err->cl_status = st;
         rc = ht_error_set(err, HT_EBUILD, "kernel build failed on %s: %s", s->dev->name, first);

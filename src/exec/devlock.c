@@ -26,7 +26,7 @@ static const char *lock_dir(void)
     return d && d[0] ? d : LOCK_DIR_DEFAULT;
 }
 
-void ht_device_lock_path(const struct ht_device_info *dev, char *buf, size_t size)
+void ht__device_lock_path(const struct ht_device_info *dev, char *buf, size_t size)
 {
     uint64_t h;
 
@@ -126,7 +126,7 @@ static int held_again(const char *path)
 }
 
 /* Takes the lock file path for this process (dev for the notice): counted when held
- * already, else flocked, waiting as ht_device_lock says. Sets *slot. */
+ * already, else flocked, waiting as ht__device_lock says. Sets *slot. */
 static int lock_path(const char *path, const struct ht_device_info *dev,
                      volatile sig_atomic_t *stop, ht_device_lock_wait_fn on_wait, void *user,
                      int *slot, struct ht_error *err)
@@ -243,22 +243,22 @@ static void unlock_slot(int slot)
     close(fd);
 }
 
-int ht_device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
-                   ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
-                   struct ht_error *err)
+int ht__device_lock(const struct ht_device_info *dev, volatile sig_atomic_t *stop,
+                    ht_device_lock_wait_fn on_wait, void *user, int *fd_out,
+                    struct ht_error *err)
 {
     char path[4096];
     int slot, rc;
 
     *fd_out = -1;
-    ht_device_lock_path(dev, path, sizeof path);
+    ht__device_lock_path(dev, path, sizeof path);
     rc = lock_path(path, dev, stop, on_wait, user, &slot, err);
     if (rc == HT_OK)
         *fd_out = held[slot].fd; /* the slot's fd stays until its last use is given back */
     return rc;
 }
 
-void ht_device_unlock(int fd)
+void ht__device_unlock(int fd)
 {
     int slot = -1;
 
@@ -303,7 +303,7 @@ int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
     for (size_t i = 0; i < n; i++) {
         int seen = 0;
         char path[4096];
-        ht_device_lock_path(devs[i], path, sizeof path);
+        ht__device_lock_path(devs[i], path, sizeof path);
         l->cpu |= devs[i]->is_cpu;
         for (size_t j = 0; j < k && !seen; j++)
             seen = !strcmp(names[j].path, path);

@@ -7,7 +7,7 @@
  *   data.c     host data: initial values and poison patterns
  *   verify.c   element-wise comparison of outputs with the reference
  *   refcache.c the reference outputs of a problem, kept on disk (computed once)
- *   repeats.c  adaptive repeats (exec.h, ht_repeats_decide)
+ *   repeats.c  adaptive repeats (exec.h, ht__repeats_decide)
  *   devlock.c  device locks, one at a time and in sets (exec.h)
  *   load.c     the load other processes put on the machine while one measures
  */
@@ -125,7 +125,7 @@ int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *ou
 /* Returns a built program for the session's source (after its prologue for the whole
  * NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
  * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
- * cache unless no_cache). Where the driver keeps a cache of its own (ht_driver_caches),
+ * cache unless no_cache). Where the driver keeps a cache of its own (ht__driver_caches),
  * hetune's cache holds a marker KEY.drv per program built instead of its binary, and a
  * build of a program with a marker (built before by some hetune process with the same
  * driver cache folder, a build worker of a pool say) is the driver's cache hit: *cache_hit
@@ -146,7 +146,7 @@ extern int ht__in_worker;
 /* What a build worker of a pool (prebuild.c) does for config: the checks of
  * ht_session_eval, then the program through the binary cache (res->build_s, cache_hit,
  * build_log, ndims, global and local filled). Where the driver caches programs itself
- * (ht_driver_caches: PoCL), it also compiles what the driver compiles only at a first
+ * (ht__driver_caches: PoCL), it also compiles what the driver compiles only at a first
  * launch (PoCL's work-group functions, per kernel and local size): it sets the
  * configuration up as ht_session_eval does (buffers full size, inputs written, arguments
  * set) and launches each of its kernels once on one work-group (ht__inst_warm), so that

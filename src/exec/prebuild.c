@@ -113,9 +113,9 @@ static void *slot_main(void *arg)
     return NULL;
 }
 
-int ht_prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
-                       const struct ht_exec_opts *opts, unsigned jobs,
-                       struct ht_prebuild **out, struct ht_error *err)
+int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        const struct ht_exec_opts *opts, unsigned jobs,
+                        struct ht_prebuild **out, struct ht_error *err)
 {
     struct ht_prebuild *p;
     int rc;
@@ -155,14 +155,14 @@ int ht_prebuild_create(const struct ht_spec *spec, const struct ht_device_info *
         p->nslots++;
     }
     if (!p->nslots) {
-        ht_prebuild_free(p);
+        ht__prebuild_free(p);
         return ht_error_set(err, HT_ENOMEM, "cannot start a thread to build ahead");
     }
     *out = p;
     return HT_OK;
 }
 
-int ht_prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config)
+int ht__prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config)
 {
     size_t np = p->spec->space.nparams;
     struct job *j;
@@ -211,8 +211,8 @@ static void job_free(struct job *j)
     free(j);
 }
 
-int ht_prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
-                     struct ht_prebuild_done *done)
+int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
+                      struct ht_prebuild_done *done)
 {
     struct job *j, *prev = NULL;
 
@@ -245,8 +245,8 @@ int ht_prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
     return HT_OK;
 }
 
-void ht_prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
-                        size_t *finished)
+void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
+                         size_t *finished)
 {
     size_t n[3] = {0, 0, 0};
 
@@ -262,7 +262,7 @@ void ht_prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
         *finished = n[FINISHED];
 }
 
-void ht_prebuild_free(struct ht_prebuild *p)
+void ht__prebuild_free(struct ht_prebuild *p)
 {
     if (!p)
         return;

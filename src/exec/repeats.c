@@ -4,7 +4,7 @@
 
 #include "hetune/exec.h"
 
-const char *ht_repeats_verdict_name(enum ht_repeats_verdict v)
+const char *ht__repeats_verdict_name(enum ht_repeats_verdict v)
 {
     switch (v) {
     case HT_REPEATS_MORE: return "more";
@@ -29,7 +29,7 @@ static void order_runs(const double *runs, unsigned n, double *sorted)
     }
 }
 
-double ht_repeats_margin(const struct ht_repeats_rule *rule)
+double ht__repeats_margin(const struct ht_repeats_rule *rule)
 {
     double b = rule->best_s, m = rule->margin;
 
@@ -45,8 +45,8 @@ double ht_repeats_margin(const struct ht_repeats_rule *rule)
     return m;
 }
 
-enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
-                                          const double *runs, unsigned n)
+enum ht_repeats_verdict ht__repeats_decide(const struct ht_repeats_rule *rule,
+                                           const double *runs, unsigned n)
 {
     double sorted[HT_MAX_REPEATS], x1, b = rule->best_s, d;
     unsigned repeats = rule->repeats ? rule->repeats : 1, k, min_runs;
@@ -78,7 +78,7 @@ enum ht_repeats_verdict ht_repeats_decide(const struct ht_repeats_rule *rule,
      * could still come in; twice it, and at least the margin, must separate the fastest
      * run from the best. A NaN second run gives a NaN gap, and fmax takes the margin. */
     if (has_best && n >= 2) {
-        d = fmax(ht_repeats_margin(rule), 2.0 * (sorted[1] - x1) / x1);
+        d = fmax(ht__repeats_margin(rule), 2.0 * (sorted[1] - x1) / x1);
         if (x1 > b * (1.0 + d))
             return HT_REPEATS_SLOWER;
     }

@@ -17,7 +17,7 @@ void ht_exec_opts_init(struct ht_exec_opts *opts)
     opts->isolate = HT_ISOLATE_AUTO;
 }
 
-void ht_cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size)
+void ht__cache_dir(const struct ht_exec_opts *opts, char *buf, size_t size)
 {
     const char *env;
 
@@ -84,7 +84,7 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
         s->opts = *opts;
     else
         ht_exec_opts_init(&s->opts);
-    ht_cache_dir(&s->opts, s->cache_dir, sizeof s->cache_dir);
+    ht__cache_dir(&s->opts, s->cache_dir, sizeof s->cache_dir);
     s->opts.cache_dir = s->cache_dir;
     s->device = (cl_device_id)dev->cl_device;
     s->path = ht_data_path_resolve(s->opts.data_path, dev);
@@ -501,7 +501,7 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
     return HT_OK;
 }
 
-int ht_session_reference_needed(const struct ht_session *s)
+int ht__session_reference_needed(const struct ht_session *s)
 {
     const struct ht_spec *spec = s->spec;
 
@@ -510,8 +510,8 @@ int ht_session_reference_needed(const struct ht_session *s)
             (spec->verify == HT_VERIFY_KERNEL && spec->verify_once));
 }
 
-int ht_session_reference(struct ht_session *s, const int64_t *config,
-                         struct ht_reference_info *info, struct ht_error *err)
+int ht__session_reference(struct ht_session *s, const int64_t *config,
+                          struct ht_reference_info *info, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     struct ht_eval_result *tmp = NULL;
@@ -525,7 +525,7 @@ int ht_session_reference(struct ht_session *s, const int64_t *config,
     ht_error_clear(err);
     memset(info, 0, sizeof *info);
     memset(&in, 0, sizeof in);
-    info->needed = ht_session_reference_needed(s);
+    info->needed = ht__session_reference_needed(s);
     if (!info->needed)
         return HT_OK;
     if (s->worker) {
@@ -577,18 +577,18 @@ int ht_session_isolated(const struct ht_session *s)
     return s->worker != NULL;
 }
 
-double ht_session_time_limit(const struct ht_session *s)
+double ht__session_time_limit(const struct ht_session *s)
 {
     return s->worker ? ht__worker_limit(s->worker) : 0.0;
 }
 
-void ht_session_set_cut(struct ht_session *s, double best_so_far_s, double factor)
+void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double factor)
 {
     s->cut_best = best_so_far_s;
     s->cut_factor = factor;
 }
 
-/* The rule of ht_repeats_decide for this session's spec and best so far. */
+/* The rule of ht__repeats_decide for this session's spec and best so far. */
 static void repeats_rule(const struct ht_session *s, unsigned repeats,
                          struct ht_repeats_rule *rule)
 {
@@ -698,8 +698,8 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         res->launch_compile_s = fmax(0.0, extra[0] - extra[1]);
         /* Cutting after the last run would save nothing and lose the verification; the
          * first run alone says little, as some drivers (PoCL) finish compiling the kernel
-         * for its work-group size at its first launch (ht_repeats_decide knows both). */
-        verdict = ht_repeats_decide(&rule, res->run_s, res->nruns);
+         * for its work-group size at its first launch (ht__repeats_decide knows both). */
+        verdict = ht__repeats_decide(&rule, res->run_s, res->nruns);
         if (verdict == HT_REPEATS_CUT_FACTOR || verdict == HT_REPEATS_SLOWER) {
             summarise_runs(res, spec->keep_best);
             summarise_stages(s, &in, res, spec->keep_best);
@@ -717,7 +717,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
                                   "(%g%%) and the noise of its runs",
                                   res->nruns, repeats, res->kernel_min_s,
                                   100.0 * (res->kernel_min_s / s->cut_best - 1.0),
-                                  s->cut_best, 100.0 * ht_repeats_margin(&rule));
+                                  s->cut_best, 100.0 * ht__repeats_margin(&rule));
             goto cleanup;
         }
         if (verdict != HT_REPEATS_MORE)
@@ -756,7 +756,7 @@ int ht__session_prebuild(struct ht_session *s, const int64_t *config,
         rc = ht_spec_check_stages(spec, s->dev, config, err);
     if (rc != HT_OK)
         goto cleanup;
-    if (!ht_driver_caches(s->dev)) {
+    if (!ht__driver_caches(s->dev)) {
         rc = ht__inst_setup(s, config, &in, err);
         if (rc == HT_OK) {
             res->ndims = in.ndims;

@@ -917,7 +917,7 @@ int ht__worker_serve(int fd)
             } else if (type == MSG_BUILD) {
                 rc = ht__session_prebuild(sv.session, config, res, &err);
             } else {
-                ht_session_set_cut(sv.session, best, factor);
+                ht__session_set_cut(sv.session, best, factor);
                 rc = ht_session_eval(sv.session, config, res, &err);
             }
             if (reply(fd, rc, &err, res) != 0)
@@ -928,7 +928,7 @@ int ht__worker_serve(int fd)
             for (size_t i = 0; i < sv.spec->space.nparams; i++)
                 config[i] = get_i64(&r);
             rc = r.failed ? ht_error_set(&err, HT_EIO, "malformed request")
-                          : ht_session_reference(sv.session, config, &info, &err);
+                          : ht__session_reference(sv.session, config, &info, &err);
             if (reference_reply(fd, rc, &err, &info) != 0)
                 break;
         } else if (type == MSG_DUMP && started) {

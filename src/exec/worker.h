@@ -42,7 +42,7 @@ int ht__worker_ensure(struct ht__worker *w, struct ht_error *err);
 int ht__worker_build(struct ht__worker *w, const int64_t *config, struct ht_eval_result *res,
                      struct ht_error *err);
 
-/* ht_session_reference in the worker, respawned first when the last one died, under the
+/* ht__session_reference in the worker, respawned first when the last one died, under the
  * step's own limit (exec.h): HT_ECRASH, HT_ETIMEOUT and HT_EINTR as for ht__worker_eval,
  * prefixed "reference: ". On success the worker remembers config, and a worker started
  * again later runs the step again before its next evaluation. */

@@ -87,7 +87,7 @@ struct msplit;
  * one level up), makes the communicator of the nodes that take part, sets each node's
  * slice and computes every node's slabs; then binds each node's own host arrays (ranks
  * other than 0) so that ht__mpi_nodes_launch runs on bound arrays, rank 0's being the
- * caller's (ht__mpi_nodes_coexec, ht_coexec_bind). opts must outlive *out. Every rank
+ * caller's (ht__mpi_nodes_coexec, ht__coexec_bind). opts must outlive *out. Every rank
  * returns the same status (ht__mpi_agree). *out owned: ht__mpi_nodes_free (also on
  * error, when not NULL). */
 int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
@@ -109,7 +109,7 @@ int ht__mpi_nodes_part(const struct msplit *m);
 uint64_t ht__mpi_nodes_arg_bytes(const struct msplit *m, size_t i);
 
 /* One distributed launch, collective over the nodes that take part: rank 0's bound
- * inputs scattered by slice, every node's slice on its bound arrays (ht_coexec_launch),
+ * inputs scattered by slice, every node's slice on its bound arrays (ht__coexec_launch),
  * the owned outputs gathered into rank 0's. fig receives this node's scatter, run and
  * gather seconds (HT__MPI_F_*), *wall (rank 0) the whole from a barrier, *scattered and
  * *gathered (rank 0) the bytes moved to and from the other nodes. Every node that takes

@@ -233,7 +233,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         }
     }
     memset(&res, 0, sizeof res);
-    ht_session_set_cut(*session, a->best_s, m->opts->cut_factor);
+    ht__session_set_cut(*session, a->best_s, m->opts->cut_factor);
     /* Ranks of one host that share a device measure on it one at a time, as processes
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */

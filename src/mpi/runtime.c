@@ -80,7 +80,7 @@ static int rt_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime *
     }
     if (rc == HT_OK)
         /* A written buffer without "index" passes: rank 0 infers it (split.c). */
-        rc = ht_coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
+        rc = ht__coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
     if (rc == HT_OK) {
         rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
         rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);
@@ -145,7 +145,7 @@ static void *rt_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error 
                      "ones scattered and gathered", rt->rank);
         return NULL;
     }
-    return ht_coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
+    return ht__coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
 }
 
 static void rt_free_host(struct ht__mpi_runtime *rt, void *data)
@@ -155,7 +155,7 @@ static void rt_free_host(struct ht__mpi_runtime *rt, void *data)
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
-    ht_coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
+    ht__coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
 }
 
 static int rt_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
@@ -167,7 +167,7 @@ static int rt_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void 
         return ht_error_set(err, HT_EINVAL, "argument '%s': rank %d binds nothing; rank 0's "
                             "arrays are the ones scattered and gathered (bind on rank 0 only)",
                             name, rt->rank);
-    rc = ht_coexec_bind(ht__mpi_nodes_coexec(rt->m), a, data, bytes, err);
+    rc = ht__coexec_bind(ht__mpi_nodes_coexec(rt->m), a, data, bytes, err);
     if (rc == HT_OK)
         rt->bound[a] = data;
     return rc;

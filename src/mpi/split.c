@@ -9,7 +9,7 @@
  * out and outputs come back by slice only (MPI_Scatterv / MPI_Gatherv of the slab of the
  * axis walked by the split dimension, halos included, computed by the co-execution's own
  * slicing, ht__coexec_slab), and rank 0 verifies the result against one of its devices
- * alone (ht_coexec_verify). A rank whose devices cannot co-execute the whole problem is
+ * alone (ht__coexec_verify). A rank whose devices cannot co-execute the whole problem is
  * reported and left out; the others share the work. */
 #include <inttypes.h>
 #include <limits.h>
@@ -304,7 +304,7 @@ static void node_whole(struct msplit *m, struct node *me)
                                 &me->load};
     rc = ht__decide(&in, &d, &e);
     if (rc == HT_OK && !d.has_res)
-        d.has_res = (rc = ht_coexec_run(d.cx, &d.res, &e)) == HT_OK;
+        d.has_res = (rc = ht__coexec_run(d.cx, &d.res, &e)) == HT_OK;
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);
         goto done;
@@ -607,8 +607,8 @@ static void gather_output(struct msplit *m, size_t i, void *base)
 /* One distributed run over the nodes that take part: inputs scattered from rank 0's
  * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
  * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says: RUN_LAUNCH
- * on its co-execution's bound arrays (ht_coexec_launch: the runtime); RUN_POISONED as one
- * measured run with every buffer poisoned first (ht_coexec_run: ht_mpi_split's untimed
+ * on its co-execution's bound arrays (ht__coexec_launch: the runtime); RUN_POISONED as one
+ * measured run with every buffer poisoned first (ht__coexec_run: ht_mpi_split's untimed
  * first run, so that nothing unwritten passes its check); RUN_PLAIN as one measured run
  * without it (ht__coexec_run_once: ht_mpi_split's timed runs, whose wall time would
  * otherwise include poisoning every buffer of every device). fig (NF) receives
@@ -639,10 +639,10 @@ static int run_once(struct msplit *m, int mode, double *fig, double *wall, char 
     t1 = MPI_Wtime();
     if (sl->size) {
         int rc;
-        ht_coexec_result_destroy(&m->last);
-        rc = launch               ? ht_coexec_launch(m->cx, &m->last, &e)
+        ht__coexec_result_destroy(&m->last);
+        rc = launch               ? ht__coexec_launch(m->cx, &m->last, &e)
              : mode == RUN_PLAIN  ? ht__coexec_run_once(m->cx, &m->last, &e)
-                                  : ht_coexec_run(m->cx, &m->last, &e);
+                                  : ht__coexec_run(m->cx, &m->last, &e);
         if (rc != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
@@ -696,7 +696,7 @@ static double mean_best(const double *v, unsigned n, unsigned keep)
     return sum;
 }
 
-/* One round of --refine one level up (ht_coexec_refine's idea for nodes): each node's time
+/* One round of --refine one level up (ht__coexec_refine's idea for nodes): each node's time
  * for the whole problem becomes its slice's measured time over its share (the mean of the
  * best runs, in the split's own conditions: what the nodes share, on a shared host, is in
  * it), and the nodes plan again (REPLAN). Rank 0 holds every node's figures. */
@@ -1134,13 +1134,13 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
 
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
-    rc = ht_coexec_verify(m->cx, 0, &m->last, &m->verr);
+    rc = ht__coexec_verify(m->cx, 0, &m->last, &m->verr);
     m->verified = m->last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
         return rc;
     }
-    if (m->opts->dump && (rc = ht_coexec_dump(m->cx, m->opts->dump, err)) != HT_OK)
+    if (m->opts->dump && (rc = ht__coexec_dump(m->cx, m->opts->dump, err)) != HT_OK)
         return rc;
     if (figures(m, &f) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -1214,9 +1214,9 @@ static void nodes_release(struct msplit *m)
     attempt_reset(m);
     if (m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
-    ht_coexec_result_destroy(&m->last);
-    ht_coexec_result_destroy(&m->whole);
-    ht_coexec_free(m->cx);
+    ht__coexec_result_destroy(&m->last);
+    ht__coexec_result_destroy(&m->whole);
+    ht__coexec_free(m->cx);
     free(m->part);
     free(m->scale);
     free(m->round_times);
@@ -1249,7 +1249,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
                             "its share once per run",
                             opts->sweep > 0 ? "--sweep" : "--dop");
     /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
-    rc = ht_coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
+    rc = ht__coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
     if (rc != HT_OK)
         return rc;
     rc = ht__mpi_start(1, &owned, &saved, err);
@@ -1301,8 +1301,8 @@ int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
         const struct want *w0 = &m->wants[i];
         if (!a->is_buffer || a->access == HT_ACCESS_TEMP)
             continue;
-        rc = ht_coexec_bind(m->cx, i, ht__coexec_host(m->cx, i, a->access == HT_ACCESS_WRITE),
-                            (size_t)(w0->len * w0->outer * w0->inner), err);
+        rc = ht__coexec_bind(m->cx, i, ht__coexec_host(m->cx, i, a->access == HT_ACCESS_WRITE),
+                             (size_t)(w0->len * w0->outer * w0->inner), err);
     }
     return ht__mpi_agree(MPI_COMM_WORLD, rc, err);
 }

@@ -62,7 +62,7 @@ static int cl_fail(struct ht_error *err, cl_int st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    ht_error_set(err, HT_ECL, "%s: %s", what, ht_cl_err_name(st));
+    ht_error_set(err, HT_ECL, "%s: %s", what, ht__cl_err_name(st));
     err->cl_status = st;
     return HT_ECL;
 }

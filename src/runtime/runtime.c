@@ -38,7 +38,7 @@ struct ht_runtime {
     struct ht_workflow_device *wd;    /* n */
     struct ht_runtime_device *devs;   /* n */
     struct ht_coexec *cx;             /* what launches: all used devices, or one alone */
-    /* The kind of memory bound as cx sees it when it was decided (ht_coexec_memory_bound):
+    /* The kind of memory bound as cx sees it when it was decided (ht__coexec_memory_bound):
      * a launch decides again when cx sees another. Not info.memory, the kind the decision
      * was made for over every device: cx may hold fewer (a GPU alone sees a program's
      * array as aligned, having no device that works in place), and comparing with that
@@ -411,7 +411,7 @@ static int arg_sizes(struct ht_runtime *rt, const struct ht_workflow_device *d,
 /* Fills the devices' used flags and planned shares from rt->cx. */
 static void note_plan(struct ht_runtime *rt)
 {
-    const struct ht_split_plan *plan = ht_coexec_plan(rt->cx);
+    const struct ht_split_plan *plan = ht__coexec_plan(rt->cx);
 
     for (size_t k = 0; k < rt->ncx; k++) {
         struct ht_runtime_device *d = &rt->devs[rt->cx_dev[k]];
@@ -820,7 +820,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         d->alone_s = -1;
     }
 
-    ht_coexec_opts_init(&copts);
+    ht__coexec_opts_init(&copts);
     copts.dim = opts->dim;
     copts.exec = opts->exec;
     copts.sched.residue = opts->residue;
@@ -898,8 +898,8 @@ static void destroy(struct ht_runtime *rt)
     if (rt->mpi)
         rt->ops->close(rt->mpi); /* collective across nodes */
     if (rt->have_last)
-        ht_coexec_result_destroy(&rt->last);
-    ht_coexec_free(rt->cx);
+        ht__coexec_result_destroy(&rt->last);
+    ht__coexec_free(rt->cx);
     free(rt->cx_dev);
     free(rt->arg_bytes);
     free(rt->bound);
@@ -942,7 +942,7 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
     }
     if (rt->mpi)
         return rt->ops->alloc(rt->mpi, bytes, err);
-    return ht_coexec_alloc(rt->cx, bytes, err);
+    return ht__coexec_alloc(rt->cx, bytes, err);
 }
 
 void ht_runtime_free_host(struct ht_runtime *rt, void *data)
@@ -956,7 +956,7 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data)
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
-    ht_coexec_free_host(rt->cx, data);
+    ht__coexec_free_host(rt->cx, data);
 }
 
 int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
@@ -978,7 +978,7 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
     }
     rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
-        rc = ht_coexec_bind(rt->cx, a, data, bytes, err);
+        rc = ht__coexec_bind(rt->cx, a, data, bytes, err);
     /* A failed bind leaves the argument unbound: the next launch fails naming it rather
      * than running on the array the program meant to replace. */
     rt->bound[a] = rc == HT_OK ? data : NULL;
@@ -1000,21 +1000,21 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     rt->cx_dev = NULL;
     rc = decide(rt, &rt->opts, &rt->copts, memory, only, err);
     if (rc == HT_OK)
-        rc = ht_coexec_adopt_host(rt->cx, old, err);
+        rc = ht__coexec_adopt_host(rt->cx, old, err);
     for (size_t a = 0; rc == HT_OK && a < rt->spec->nargs; a++)
         if (rt->bound[a])
-            rc = ht_coexec_bind(rt->cx, a, rt->bound[a], rt->arg_bytes[a], err);
+            rc = ht__coexec_bind(rt->cx, a, rt->bound[a], rt->arg_bytes[a], err);
     if (rc != HT_OK) {
         if (rt->cx) {
             /* Back to the old one, bound as before (adopting unbound the arrays there). */
             struct ht_error e;
             ht_error_clear(&e);
-            ht_coexec_adopt_host(old, rt->cx, &e);
+            ht__coexec_adopt_host(old, rt->cx, &e);
             for (size_t a = 0; a < rt->spec->nargs; a++)
                 if (rt->bound[a])
-                    ht_coexec_bind(old, a, rt->bound[a], rt->arg_bytes[a], &e);
+                    ht__coexec_bind(old, a, rt->bound[a], rt->arg_bytes[a], &e);
         }
-        ht_coexec_free(rt->cx);
+        ht__coexec_free(rt->cx);
         free(rt->cx_dev);
         rt->cx = old;
         rt->cx_dev = old_idx;
@@ -1022,7 +1022,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
         rt->info = keep;
         return rc;
     }
-    ht_coexec_free(old);
+    ht__coexec_free(old);
     free(old_idx);
     for (size_t i = 0; i < rt->n; i++) {
         rt->devs[i].used = 0;
@@ -1030,7 +1030,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     }
     note_plan(rt);
     rt->info.split = rt->ncx > 1;
-    rt->cx_memory = ht_coexec_memory_bound(rt->cx);
+    rt->cx_memory = ht__coexec_memory_bound(rt->cx);
     return HT_OK;
 }
 
@@ -1143,7 +1143,7 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
      * another time (a GPU's share of a program's malloc arrays moved at the pageable rate
      * took 39 ms where pinned took 6): decide again, once per change. With one device, or
      * alone as asked, nothing depends on it. */
-    memory = ht_coexec_memory_bound(rt->cx);
+    memory = ht__coexec_memory_bound(rt->cx);
     if (memory != rt->cx_memory) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
             rc = redecide(rt, memory, SIZE_MAX, err);
@@ -1157,14 +1157,14 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
         }
     }
     if (rt->have_last) {
-        ht_coexec_result_destroy(&rt->last);
+        ht__coexec_result_destroy(&rt->last);
         rt->have_last = 0;
     }
     t0 = now_s();
-    rc = ht_coexec_launch(rt->cx, &rt->last, err);
+    rc = ht__coexec_launch(rt->cx, &rt->last, err);
     if (rc != HT_OK) {
         /* The co-execution fills part of the result before it fails. */
-        ht_coexec_result_destroy(&rt->last);
+        ht__coexec_result_destroy(&rt->last);
         /* A device lost or failing: recorded, and the runtime stays closable. */
         rt->info.failed_launches++;
         rt->info.last_status = rc;

@@ -406,22 +406,22 @@ int ht_search_best(const struct ht_search *s, size_t *index, double *cost)
     return 0;
 }
 
-size_t ht_search_evaluated(const struct ht_search *s)
+size_t ht__search_evaluated(const struct ht_search *s)
 {
     return s->evaluated;
 }
 
-size_t ht_search_known(const struct ht_search *s)
+size_t ht__search_known(const struct ht_search *s)
 {
     return s->known;
 }
 
-size_t ht_search_in_flight(const struct ht_search *s)
+size_t ht__search_in_flight(const struct ht_search *s)
 {
     return s->npending;
 }
 
-int ht_search_should_cut(const double *runs, size_t n, double best_so_far, double factor)
+int ht__search_should_cut(const double *runs, size_t n, double best_so_far, double factor)
 {
     if (n == 0 || !runs || !(factor > 0) || !isfinite(best_so_far) || !(best_so_far > 0))
         return 0;

@@ -1157,7 +1157,7 @@ static int load_arg(struct loader *l, size_t i, json_t *obj)
     pop(l);
     if ((rc = get_string(l, obj, "type", 1, &type)))
         return rc;
-    if (ht_type_parse(type, &a->type) != HT_OK) {
+    if (ht__type_parse(type, &a->type) != HT_OK) {
         const char *tn[HT_NTYPES];
         const char *guess;
         for (int t = 0; t < HT_NTYPES; t++)
@@ -1430,7 +1430,7 @@ static int load_reference(struct loader *l, json_t *ref)
     for (void *it = json_object_iter(ref); it; it = json_object_iter_next(ref, it)) {
         const char *key = json_object_iter_key(it);
         json_t *v = json_object_iter_value(it);
-        long k = ht_spec_param_index(spec, key);
+        long k = ht__spec_param_index(spec, key);
 
         push_key(l, key);
         if (k < 0) {

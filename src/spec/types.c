@@ -41,7 +41,7 @@ int ht_type_is_signed(enum ht_type t)
     return (unsigned)t < HT_NTYPES ? types[t].is_signed : 0;
 }
 
-int ht_type_parse(const char *name, enum ht_type *out)
+int ht__type_parse(const char *name, enum ht_type *out)
 {
     for (int t = 0; name && t < HT_NTYPES; t++)
         if (!strcmp(name, types[t].name)) {
@@ -96,7 +96,7 @@ int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int6
     return HT_OK;
 }
 
-long ht_spec_param_index(const struct ht_spec *spec, const char *name)
+long ht__spec_param_index(const struct ht_spec *spec, const char *name)
 {
     for (size_t i = 0; spec && name && i < spec->space.nparams; i++)
         if (!strcmp(spec->space.params[i].name, name))

@@ -60,11 +60,11 @@ struct cxdev {
     size_t index;
     const struct ht_device_info *dev;
     int64_t *config;
-    double time_s, overhead_s;  /* the model: as given, until ht_coexec_refine */
-    double given_time_s, given_overhead_s; /* as given to ht_coexec_create */
-    struct ht_bandwidth bw;     /* its measured link (ht_coexec_set_bandwidth); path
+    double time_s, overhead_s;  /* the model: as given, until ht__coexec_refine */
+    double given_time_s, given_overhead_s; /* as given to ht__coexec_create */
+    struct ht_bandwidth bw;     /* its measured link (ht__coexec_set_bandwidth); path
                                    HT_PATH_AUTO when none */
-    double seen_f, seen_k;      /* the last slice measured in a co-execution (ht_coexec_refine):
+    double seen_f, seen_k;      /* the last slice measured in a co-execution (ht__coexec_refine):
                                    its share and kernel time; 0 when none */
     struct ht_device_info sub_info; /* a CPU on fewer compute units (opts.cpu_units): the
                                    device as given, with the sub-device's id and units; dev
@@ -130,7 +130,7 @@ struct ht_coexec {
     unsigned long gen;
     size_t ndone;
     int quit;
-    struct ht_host_memory host;  /* the host memory's rates (ht_coexec_set_host_memory);
+    struct ht_host_memory host;  /* the host memory's rates (ht__coexec_set_host_memory);
                                     Bps 0: not known, no floor from them */
     uint64_t global;             /* units along the split dimension: the least common
                                     multiple of the devices' global sizes along it (their
@@ -142,10 +142,10 @@ struct ht_coexec {
     size_t ref_device;           /* the device refs come from, when have_refs */
     int have_refs;
     double t0;                   /* start of the run being timed */
-    /* Bound arrays (ht_coexec_bind): the caller's, per arg (NULL: not bound). With
+    /* Bound arrays (ht__coexec_bind): the caller's, per arg (NULL: not bound). With
      * opts.bind_only the co-execution holds no host data of its own. */
     void **bound;
-    struct hostalloc *allocs;    /* ht_coexec_alloc's memory */
+    struct hostalloc *allocs;    /* ht__coexec_alloc's memory */
     size_t *own_off;             /* per arg: where its own host arrays start past their
                                     allocation (opts.memory HT_COEXEC_MEM_UNALIGNED: one
                                     element, to sit below every device's base alignment) */
@@ -159,16 +159,16 @@ struct hostalloc {
     struct ht__hostmem mem;
 };
 
-void ht_coexec_opts_init(struct ht_coexec_opts *opts)
+void ht__coexec_opts_init(struct ht_coexec_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
-    ht_split_sched_opts_init(&opts->sched);
+    ht__split_sched_opts_init(&opts->sched);
     ht_exec_opts_init(&opts->exec);
     opts->warmup = 1;
     opts->margin = HT_SPLIT_MARGIN_DEFAULT;
 }
 
-void ht_coexec_result_destroy(struct ht_coexec_result *res)
+void ht__coexec_result_destroy(struct ht_coexec_result *res)
 {
     if (!res)
         return;
@@ -293,7 +293,7 @@ static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, uns
                         arg->name, dim_name(dim));
 }
 
-/* ht_coexec_check_spec; a written buffer without index passes when probing is set, or
+/* ht__coexec_check_spec; a written buffer without index passes when probing is set, or
  * when written (NULL: none) holds an inference for it. */
 static int check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
                       size_t n, int probing, const struct ht_split_written *written,
@@ -315,8 +315,8 @@ static int check_spec(const struct ht_spec *spec, unsigned dim, const char *sche
     if (!ht_split_scheduler_find(scheduler ? scheduler : "static")) {
         struct ht_split_sched *probe = NULL;
         /* Fails at once on the name, with the message that lists the schedulers. */
-        rc = ht_split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
-        ht_split_sched_free(probe);
+        rc = ht__split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
+        ht__split_sched_free(probe);
         return rc;
     }
     /* What map_buffer refuses whatever the configurations: one device reads a written
@@ -350,14 +350,14 @@ located:
     return rc;
 }
 
-int ht_coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                         size_t n, struct ht_error *err)
+int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                          size_t n, struct ht_error *err)
 {
     return check_spec(spec, dim, scheduler, n, 0, NULL, err);
 }
 
-int ht_coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                 const char *scheduler, size_t n, struct ht_error *err)
+int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
+                                  const char *scheduler, size_t n, struct ht_error *err)
 {
     return check_spec(spec, dim, scheduler, n, 1, NULL, err);
 }
@@ -498,7 +498,7 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
         d->shadow = calloc(na, sizeof *d->shadow);
         if (!d->maps || !d->up || !d->down || !d->reg_in || !d->reg_out || !d->shadow)
             return ht_error_set(err, HT_ENOMEM, "out of memory");
-        /* In bits. A device that does not say is given a page: arrays of ht_coexec_alloc
+        /* In bits. A device that does not say is given a page: arrays of ht__coexec_alloc
          * still qualify, a program's malloc memory is copied. */
         if (clGetDeviceInfo(d->session->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
                             &bits, NULL) != CL_SUCCESS || bits < 8)
@@ -640,7 +640,7 @@ static void copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
 }
 
 /* Whether p, the host array of buffer i, is memory hetune did not allocate: a bound array
- * that is not ht_coexec_alloc's, or the co-execution's own data made as a program's memory
+ * that is not ht__coexec_alloc's, or the co-execution's own data made as a program's memory
  * (opts.memory). */
 static int is_foreign(const struct ht_coexec *cx, size_t i, const void *p)
 {
@@ -838,7 +838,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             *b = *shape;
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
-                continue; /* the caller's arrays come with ht_coexec_bind */
+                continue; /* the caller's arrays come with ht__coexec_bind */
             rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
             if (rc == HT_OK) {
                 b->data = (char *)b->mem.data + cx->own_off[i];
@@ -878,8 +878,8 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht_split_sched_create(name, cx->range_n ? cx->range_n : cx->global, sd, cx->n, sopts,
-                               out, err);
+    rc = ht__split_sched_create(name, cx->range_n ? cx->range_n : cx->global, sd, cx->n, sopts,
+                                out, err);
     free(sd);
     return rc;
 }
@@ -949,7 +949,7 @@ static void plan_pieces(struct ht_coexec *cx, struct cxdev *d)
 
 static void stop_workers(struct ht_coexec *cx);
 
-void ht_coexec_free(struct ht_coexec *cx)
+void ht__coexec_free(struct ht_coexec *cx)
 {
     if (!cx)
         return;
@@ -1000,13 +1000,13 @@ void ht_coexec_free(struct ht_coexec *cx)
     free(cx->outputs);
     free(cx->refs);
     free(cx->devs);
-    ht_split_sched_free(cx->sched);
+    ht__split_sched_free(cx->sched);
     free(cx);
 }
 
-int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
-                     const struct ht_coexec_opts *opts, struct ht_coexec **out,
-                     struct ht_error *err)
+int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err)
 {
     struct ht_coexec *cx;
     size_t na = spec->nargs ? spec->nargs : 1;
@@ -1026,7 +1026,7 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     if (opts)
         cx->opts = *opts;
     else
-        ht_coexec_opts_init(&cx->opts);
+        ht__coexec_opts_init(&cx->opts);
     cx->opts.sched.factors = NULL; /* borrowed by the caller: only make_sched reads it */
     /* Its sessions lend their contexts and memory to the co-execution: in this process. */
     cx->opts.exec.isolate = HT_ISOLATE_OFF;
@@ -1124,39 +1124,39 @@ int ht_coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *
     *out = cx;
     return HT_OK;
 fail:
-    ht_coexec_free(cx);
+    ht__coexec_free(cx);
     return rc;
 }
 
-const struct ht_split_sched *ht_coexec_sched(const struct ht_coexec *cx)
+const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx)
 {
     return cx->sched;
 }
 
-const struct ht_split_plan *ht_coexec_plan(const struct ht_coexec *cx)
+const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx)
 {
-    return ht_split_sched_plan(cx->sched);
+    return ht__split_sched_plan(cx->sched);
 }
 
-int ht_coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err)
+int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err)
 {
     struct ht_split_sched_opts o;
     struct ht_split_sched *s = NULL;
     int rc;
 
-    ht_split_sched_opts_init(&o);
+    ht__split_sched_opts_init(&o);
     o.factors = factors;
     o.residue = cx->opts.sched.residue;
     rc = make_sched(cx, &o, "static", &s, err);
     if (rc != HT_OK)
         return rc;
-    ht_split_sched_free(cx->sched);
+    ht__split_sched_free(cx->sched);
     cx->sched = s;
     snprintf(cx->sched_name, sizeof cx->sched_name, "static");
     return HT_OK;
 }
 
-void ht_coexec_reset_models(struct ht_coexec *cx)
+void ht__coexec_reset_models(struct ht_coexec *cx)
 {
     for (size_t i = 0; i < cx->n; i++) {
         struct cxdev *d = &cx->devs[i];
@@ -1166,7 +1166,7 @@ void ht_coexec_reset_models(struct ht_coexec *cx)
     }
 }
 
-int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
+int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
 {
     if (i >= cx->n)
         return HT_EINVAL;
@@ -1175,12 +1175,12 @@ int ht_coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double
     return HT_OK;
 }
 
-int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                     const struct ht_coexec_result *last, enum ht_refine_target target,
-                     struct ht_error *err)
+int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err)
 {
     const int wall = target == HT_REFINE_WALL;
-    const struct ht_split_plan *cur = ht_coexec_plan(cx);
+    const struct ht_split_plan *cur = ht__coexec_plan(cx);
     struct ht_split_sched_opts o;
     struct ht_split_sched *s = NULL;
     double *old = NULL;
@@ -1227,11 +1227,11 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
             d->seen_k = k;
         }
     }
-    ht_split_sched_opts_init(&o);
+    ht__split_sched_opts_init(&o);
     o.residue = cx->opts.sched.residue;
     rc = make_sched(cx, &o, "static", &s, err);
     if (rc == HT_OK) {
-        const struct ht_split_plan *p = ht_split_sched_plan(s);
+        const struct ht_split_plan *p = ht__split_sched_plan(s);
         for (size_t i = 0; i < cx->n; i++)
             same &= p->slices[i].offset == cur->slices[i].offset &&
                     p->slices[i].size == cur->slices[i].size &&
@@ -1243,12 +1243,12 @@ int ht_coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
             cx->devs[i].time_s = old[2 * i];
             cx->devs[i].overhead_s = old[2 * i + 1];
         }
-        ht_split_sched_free(s);
+        ht__split_sched_free(s);
         free(old);
         return rc != HT_OK ? rc : HT_DONE;
     }
     free(old);
-    ht_split_sched_free(cx->sched);
+    ht__split_sched_free(cx->sched);
     cx->sched = s;
     snprintf(cx->sched_name, sizeof cx->sched_name, "static");
     return HT_OK;
@@ -1672,7 +1672,7 @@ static void *device_thread(void *arg)
     /* Under a supervisor (supervise.h), a crash or a hang from here names this device. */
     struct ht__watch w = ht__watch_begin(d->dev, cx->opts.exec.timeout_s);
 
-    while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
+    while (ht__split_sched_next(cx->sched, d->index, &c) == HT_OK) {
         double t = ht__now();
         struct ht_split_chunk sc = c; /* the scheduler's chunk, as a report names it */
         c.offset += cx->range_lo;
@@ -1698,7 +1698,7 @@ static void *device_thread(void *arg)
         d->chunks++;
         d->items += c.size;
         d->owned_items += c.own_size;
-        ht_split_sched_report(cx->sched, d->index, &sc, ht__now() - t);
+        ht__split_sched_report(cx->sched, d->index, &sc, ht__now() - t);
     }
     if (rc == HT_OK)
         rc = read_outputs(d, &d->err);
@@ -1760,7 +1760,7 @@ static int poison(struct ht_coexec *cx, struct ht_error *err)
 }
 
 /* One co-execution: every device's thread, started together. *wall_s is its wall time.
- * The harness poisons first (ht_coexec_run); a launch on bound arrays does not. */
+ * The harness poisons first (ht__coexec_run); a launch on bound arrays does not. */
 /* A device's worker thread: runs the device's part of each run that raises cx->gen. */
 static void *worker(void *arg)
 {
@@ -1834,7 +1834,7 @@ static void stop_workers(struct ht_coexec *cx)
 /* Readies the scheduler and every device's figures for a run. */
 static void reset_run(struct ht_coexec *cx)
 {
-    ht_split_sched_reset(cx->sched);
+    ht__split_sched_reset(cx->sched);
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
         d->nowned = 0;
@@ -1848,7 +1848,7 @@ static void reset_run(struct ht_coexec *cx)
 
 /* One co-execution: every device's part, started together (device 0 on the calling
  * thread, the others on their worker threads). *wall_s is its wall time. The harness
- * poisons first (ht_coexec_run); a launch on bound arrays does not. */
+ * poisons first (ht__coexec_run); a launch on bound arrays does not. */
 static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct ht_error *err)
 {
     int rc;
@@ -1900,7 +1900,7 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
     return HT_OK;
 }
 
-/* Figures kept per run and device (see ht_coexec_run). */
+/* Figures kept per run and device (see ht__coexec_run). */
 #define NPER 7
 
 struct run_stat {
@@ -1919,7 +1919,7 @@ static int cmp_run(const void *a, const void *b)
 static int run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned warmup,
                     unsigned repeats, unsigned keep, int do_poison, struct ht_error *err)
 {
-    const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
+    const struct ht_split_plan *plan = ht__split_sched_plan(cx->sched);
     double *per = NULL; /* per run and device: kernel, write, read, busy, owned, chunks,
                            items */
     struct run_stat *order = NULL;
@@ -1936,7 +1936,7 @@ static int run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned
         keep = repeats;
     res->dim = cx->opts.dim;
     res->global = cx->global;
-    snprintf(res->scheduler, sizeof res->scheduler, "%s", ht_split_sched_get_ops(cx->sched)->name);
+    snprintf(res->scheduler, sizeof res->scheduler, "%s", ht__split_sched_get_ops(cx->sched)->name);
     if (plan) {
         res->theoretical_s = plan->theoretical_time_s;
         res->adjusted_s = plan->adjusted_time_s;
@@ -2014,7 +2014,7 @@ cleanup:
     return rc;
 }
 
-int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
     unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
@@ -2023,7 +2023,7 @@ int ht_coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_
     if (cx->opts.bind_only) {
         memset(res, 0, sizeof *res);
         return ht_error_set(err, HT_EINVAL,
-                            "a co-execution made for bound arrays runs with ht_coexec_launch");
+                            "a co-execution made for bound arrays runs with ht__coexec_launch");
     }
     return run_many(cx, res, cx->opts.warmup, repeats, keep, 1, err);
 }
@@ -2079,8 +2079,8 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
     return HT_OK;
 }
 
-int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
-                   struct ht_error *err)
+int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
+                    struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
     const struct ht_arg *a;
@@ -2116,7 +2116,7 @@ int ht_coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
     return rebind(cx, arg, data, err);
 }
 
-int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
 {
     struct ht_coexec_result local;
     int rc;
@@ -2133,7 +2133,7 @@ int ht_coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct 
     }
     rc = run_many(cx, res ? res : &local, 0, 1, 1, 0, err);
     if (!res)
-        ht_coexec_result_destroy(&local);
+        ht__coexec_result_destroy(&local);
     return rc;
 }
 
@@ -2143,7 +2143,7 @@ const char *ht_coexec_memory_name(enum ht_coexec_memory m)
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : NULL;
 }
 
-enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx)
+enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx)
 {
     enum ht_coexec_memory kind = HT_COEXEC_MEM_OWN;
 
@@ -2163,7 +2163,7 @@ enum ht_coexec_memory ht_coexec_memory_bound(const struct ht_coexec *cx)
     return kind;
 }
 
-void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
+void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
 {
     cl_context ctx = NULL;
     cl_command_queue q = NULL;
@@ -2192,7 +2192,7 @@ void *ht_coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
     return m.data;
 }
 
-int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err)
+int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err)
 {
     if (!from || from == to || from->nallocs == 0)
         return HT_OK;
@@ -2215,7 +2215,7 @@ int ht_coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht
     return HT_OK;
 }
 
-void ht_coexec_free_host(struct ht_coexec *cx, void *data)
+void ht__coexec_free_host(struct ht_coexec *cx, void *data)
 {
     if (!data)
         return;
@@ -2292,8 +2292,8 @@ cleanup:
     return rc;
 }
 
-int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                     struct ht_error *err)
+int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                      struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
     struct ht__cmp c;
@@ -2331,14 +2331,14 @@ int ht_coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
     return HT_OK;
 }
 
-int ht_coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err)
+int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err)
 {
     if (!cx->have_outputs)
         return ht_error_set(err, HT_EINVAL, "no outputs to dump: no co-execution ran");
     return ht__dump_outputs(cx->spec, cx->outputs, dir, err);
 }
 
-const void *ht_coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count)
+const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count)
 {
     if (!cx->have_outputs || arg >= cx->spec->nargs || !cx->outputs[arg].data)
         return NULL;
@@ -2357,8 +2357,8 @@ static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
     return n;
 }
 
-int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
-                            struct ht_error *err)
+int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                             struct ht_error *err)
 {
     if (i >= cx->n)
         return ht_error_set(err, HT_EINVAL, "device %zu out of range: %zu devices", i, cx->n);
@@ -2368,8 +2368,8 @@ int ht_coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_band
     return HT_OK;
 }
 
-int ht_coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
-                              struct ht_error *err)
+int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                               struct ht_error *err)
 {
     if (hm && !(hm->Bps >= 0 && isfinite(hm->Bps) && hm->read_Bps >= 0 &&
                 isfinite(hm->read_Bps) && hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)))
@@ -2419,8 +2419,8 @@ static double host_seconds(const struct ht_host_memory *h, double read, double w
     return read * r + written * w;
 }
 
-int ht_coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                         struct ht_split_device_in *out, struct ht_error *err)
+int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                          struct ht_split_device_in *out, struct ht_error *err)
 {
     for (size_t j = 0; j < cx->n; j++) {
         const struct cxdev *d = &cx->devs[j];
@@ -2501,10 +2501,10 @@ static enum ht_split_residue bus_residue(enum ht_split_residue asked)
     return asked == HT_SPLIT_RESIDUE_WORK ? HT_SPLIT_RESIDUE_GROUPS : asked;
 }
 
-int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_coexec_estimate *out, struct ht_error *err)
+int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_coexec_estimate *out, struct ht_error *err)
 {
-    const struct ht_split_plan *paper = ht_split_sched_plan(cx->sched);
+    const struct ht_split_plan *paper = ht__split_sched_plan(cx->sched);
     struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
     struct ht_split_device_in *k = calloc(cx->n, sizeof *k);
     double *alone_s = calloc(cx->n, sizeof *alone_s);
@@ -2520,7 +2520,7 @@ int ht_coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone 
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    rc = ht_coexec_bus_models(cx, alone, m, err);
+    rc = ht__coexec_bus_models(cx, alone, m, err);
     if (rc != HT_OK)
         goto cleanup;
     for (size_t j = 0; j < cx->n; j++) {
@@ -2595,8 +2595,8 @@ cleanup:
     return rc;
 }
 
-int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_error *err)
+int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_error *err)
 {
     struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
     struct ht_split_sched *s = NULL;
@@ -2609,7 +2609,7 @@ int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone
         free(keep);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    rc = ht_coexec_bus_models(cx, alone, m, err);
+    rc = ht__coexec_bus_models(cx, alone, m, err);
     if (rc == HT_OK) {
         for (size_t j = 0; j < cx->n; j++) {
             keep[2 * j] = cx->devs[j].time_s;
@@ -2617,11 +2617,11 @@ int ht_coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone
             cx->devs[j].time_s = m[j].time_s;
             cx->devs[j].overhead_s = m[j].overhead_s;
         }
-        ht_split_sched_opts_init(&o);
+        ht__split_sched_opts_init(&o);
         o.residue = bus_residue(cx->opts.sched.residue);
         rc = make_sched(cx, &o, "static", &s, err);
         if (rc == HT_OK) {
-            ht_split_sched_free(cx->sched);
+            ht__split_sched_free(cx->sched);
             cx->sched = s;
             snprintf(cx->sched_name, sizeof cx->sched_name, "static");
         } else {
@@ -2656,7 +2656,7 @@ int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
         cx->range_n = old_n;
         return rc;
     }
-    ht_split_sched_free(cx->sched);
+    ht__split_sched_free(cx->sched);
     cx->sched = s;
     return HT_OK;
 }

@@ -178,7 +178,7 @@ static int probe_run(struct ht_coexec *cx, const struct ht_spec *spec, uint64_t 
                    count_of(naxes, dims) * ht_type_size(spec->args[i].type));
         }
         rc = ht__coexec_run_once(cx, &res, err);
-        ht_coexec_result_destroy(&res);
+        ht__coexec_result_destroy(&res);
         for (size_t i = 0; rc == HT_OK && i < spec->nargs; i++) {
             unsigned naxes;
             uint64_t dims[3], n;
@@ -219,7 +219,7 @@ int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
                             "device %zu (%s) does not work on host memory in place: the probe "
                             "of written buffers without index needs a CPU device",
                             dev->index, dev->name);
-    ht_coexec_opts_init(&o);
+    ht__coexec_opts_init(&o);
     o.dim = dim;
     if (exec)
         o.exec = *exec;
@@ -231,10 +231,10 @@ int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
     cd.dev = dev;
     cd.config = config;
     cd.time_s = 1.0;
-    rc = ht_coexec_create(spec, &cd, 1, &o, &cx, err);
+    rc = ht__coexec_create(spec, &cd, 1, &o, &cx, err);
     if (rc != HT_OK)
         goto cleanup;
-    plan = ht_coexec_plan(cx);
+    plan = ht__coexec_plan(cx);
     g = plan ? plan->global : 0;
     wg = plan && plan->ndevices ? plan->slices[0].wg : 1;
     ng = wg ? g / wg : 0;
@@ -312,7 +312,7 @@ cleanup:
             free(masks[r][i]);
         free(masks[r]);
     }
-    ht_coexec_free(cx);
+    ht__coexec_free(cx);
     if (rc != HT_OK)
         memset(written, 0, spec->nargs * sizeof *written);
     return rc;

@@ -19,7 +19,7 @@ const struct ht_split_sched_ops *const ht_split_schedulers[] = {
 /* Beyond 2^53 doubles no longer hold every work-item count exactly (plan.c's limit). */
 #define MAX_GLOBAL (UINT64_C(1) << 53)
 
-void ht_split_sched_opts_init(struct ht_split_sched_opts *opts)
+void ht__split_sched_opts_init(struct ht_split_sched_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
 }
@@ -48,7 +48,7 @@ static int unknown_scheduler(const char *name, struct ht_error *err)
     return ht_error_set(err, HT_EINVAL, "unknown scheduler '%s' (one of %s)", name, list);
 }
 
-void ht_split_sched_free(struct ht_split_sched *s)
+void ht__split_sched_free(struct ht_split_sched *s)
 {
     if (!s)
         return;
@@ -61,10 +61,10 @@ void ht_split_sched_free(struct ht_split_sched *s)
     free(s);
 }
 
-int ht_split_sched_create(const char *name, uint64_t global,
-                          const struct ht_split_sched_device *devs, size_t n,
-                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
-                          struct ht_error *err)
+int ht__split_sched_create(const char *name, uint64_t global,
+                           const struct ht_split_sched_device *devs, size_t n,
+                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                           struct ht_error *err)
 {
     const struct ht_split_sched_ops *ops = ht_split_scheduler_find(name ? name : "static");
     struct ht_split_sched *s;
@@ -138,29 +138,29 @@ int ht_split_sched_create(const char *name, uint64_t global,
         s->ops = NULL; /* nothing of its own to destroy */
         goto fail;
     }
-    ht_split_sched_reset(s);
+    ht__split_sched_reset(s);
     free(in);
     *out = s;
     return HT_OK;
 fail:
     free(in);
-    ht_split_sched_free(s);
+    ht__split_sched_free(s);
     return rc;
 }
 
-const struct ht_split_sched_ops *ht_split_sched_get_ops(const struct ht_split_sched *s)
+const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s)
 {
     return s->ops;
 }
 
-void ht_split_sched_reset(struct ht_split_sched *s)
+void ht__split_sched_reset(struct ht_split_sched *s)
 {
     atomic_store(&s->next, 0);
     if (s->ops->reset)
         s->ops->reset(s);
 }
 
-int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out)
+int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out)
 {
     memset(out, 0, sizeof *out);
     if (device >= s->n)
@@ -168,14 +168,14 @@ int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split
     return s->ops->next(s, device, out);
 }
 
-void ht_split_sched_report(struct ht_split_sched *s, size_t device,
-                           const struct ht_split_chunk *c, double seconds)
+void ht__split_sched_report(struct ht_split_sched *s, size_t device,
+                            const struct ht_split_chunk *c, double seconds)
 {
     if (device < s->n && s->ops->report)
         s->ops->report(s, device, c, seconds);
 }
 
-const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s)
+const struct ht_split_plan *ht__split_sched_plan(const struct ht_split_sched *s)
 {
     return s->has_plan ? &s->plan : NULL;
 }

@@ -435,12 +435,12 @@ cleanup:
     return rc;
 }
 
-int ht_store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
-                         const char *config_text, struct ht_stored_eval *out,
-                         struct ht_error *err)
+int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                          const char *config_text, struct ht_stored_eval *out,
+                          struct ht_error *err)
 {
     if (!config_text)
-        return ht_error_set(err, HT_EINVAL, "ht_store_lookup_eval: no configuration text");
+        return ht_error_set(err, HT_EINVAL, "ht__store_lookup_eval: no configuration text");
     return fetch_one(store,
                      "SELECT " EVAL_COLUMNS " FROM evaluations WHERE problem_id = ?1 "
                      "AND device_id = ?2 AND config = ?3",

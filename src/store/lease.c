@@ -172,8 +172,8 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
     return rc;
 }
 
-int ht_store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
-                       struct ht_error *err)
+int ht__store_get_lease(struct ht_store *store, int64_t device_id, struct ht_lease_info *out,
+                        struct ht_error *err)
 {
     return read_lease(store, device_id, out, "cannot read the device's lease", err);
 }

@@ -37,7 +37,7 @@ struct ht_recording {
     size_t nruns, runs_cap;
     size_t *hash;        /* index + 1, 0 empty */
     size_t hmask;
-    /* ht_recording_bind: map[i] is the recording's column of the spec's parameter i. */
+    /* ht__recording_bind: map[i] is the recording's column of the spec's parameter i. */
     size_t *map;
     size_t bound_nparams;
 };
@@ -584,7 +584,7 @@ void ht_recording_free(struct ht_recording *r)
     free(r);
 }
 
-const char *ht_recording_device(const struct ht_recording *r)
+const char *ht__recording_device(const struct ht_recording *r)
 {
     return r->device;
 }
@@ -594,17 +594,17 @@ const char *ht_recording_path(const struct ht_recording *r)
     return r->path;
 }
 
-const char *ht_recording_format(const struct ht_recording *r)
+const char *ht__recording_format(const struct ht_recording *r)
 {
     return r->format;
 }
 
-size_t ht_recording_count(const struct ht_recording *r)
+size_t ht__recording_count(const struct ht_recording *r)
 {
     return r->count;
 }
 
-int ht_recording_optimum(const struct ht_recording *r, double *seconds)
+int ht__recording_optimum(const struct ht_recording *r, double *seconds)
 {
     int found = 0;
     for (size_t i = 0; i < r->count; i++)
@@ -638,8 +638,8 @@ void ht_recording_device_info(const struct ht_recording *r, struct ht_device_inf
     dev->profiling = 1;
 }
 
-int ht_recording_bind(struct ht_recording *r, const struct ht_spec *spec,
-                      const struct ht_space *space, struct ht_error *err)
+int ht__recording_bind(struct ht_recording *r, const struct ht_spec *spec,
+                       const struct ht_space *space, struct ht_error *err)
 {
     const struct ht_space_def *def = &spec->space;
     size_t np = def->nparams;
@@ -685,8 +685,8 @@ int ht_recording_bind(struct ht_recording *r, const struct ht_spec *spec,
     return 0;
 }
 
-int ht_recording_lookup(const struct ht_recording *r, const int64_t *config,
-                        struct ht_recorded *out)
+int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
+                         struct ht_recorded *out)
 {
     int64_t row[HT_STORE_MAX_PARAMS];
 
@@ -709,11 +709,11 @@ int ht_recording_lookup(const struct ht_recording *r, const int64_t *config,
     return 0;
 }
 
-int ht_recording_eval(const struct ht_recording *r, const int64_t *config,
-                      struct ht_eval_result *res, double *simulated_s, struct ht_error *err)
+int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
+                       struct ht_eval_result *res, double *simulated_s, struct ht_error *err)
 {
     struct ht_recorded rec;
-    int rc = ht_recording_lookup(r, config, &rec);
+    int rc = ht__recording_lookup(r, config, &rec);
 
     memset(res, 0, sizeof *res);
     res->verified = -1;

@@ -324,7 +324,7 @@ static void report_progress_ref(struct tune *t, const int64_t *config, int statu
     p.reference_s = reference_s;
     p.reference_computed = computed;
     if (t->pool)
-        ht_prebuild_counts(t->pool, NULL, &p.building, &p.built);
+        ht__prebuild_counts(t->pool, NULL, &p.building, &p.built);
     if (p.done > 0) {
         p.eta_s = (now - t->loop_t0) / (double)p.done *
                   (double)(t->total > p.done ? t->total - p.done : 0);
@@ -402,7 +402,7 @@ static int propose(struct tune *t, struct ht_prebuild *pool, size_t *fl, size_t 
         if (rc != HT_OK)
             return ht_error_set(err, rc, "the %s search failed: %s", t->out->strategy,
                                 ht_strerror(rc));
-        if (pool && (rc = ht_prebuild_submit(pool, i, ht_search_config(t->search, i))) != 0)
+        if (pool && (rc = ht__prebuild_submit(pool, i, ht_search_config(t->search, i))) != 0)
             return ht_error_set(err, rc, "cannot queue a build ahead: %s", ht_strerror(rc));
         fl[(*nfl)++] = i;
     }
@@ -456,7 +456,7 @@ static int tune_space(struct tune *t, struct ht_search_space *sspace, struct ht_
         return rc;
     rc = ht_space_count(t->space, &t->counts, err);
     if (rc == HT_OK && opts->replay)
-        rc = ht_recording_bind(opts->replay, t->spec, t->space, err);
+        rc = ht__recording_bind(opts->replay, t->spec, t->space, err);
     if (rc != HT_OK)
         return rc;
     out->replayed = opts->replay != NULL;
@@ -571,7 +571,7 @@ static size_t tune_builders(struct tune *t)
         struct ht_error perr;
         popts.eq3 = opts->eq3;
         ht_error_clear(&perr);
-        if (ht_prebuild_create(t->spec, t->dev, &popts, jobs, &t->pool, &perr) == HT_OK)
+        if (ht__prebuild_create(t->spec, t->dev, &popts, jobs, &t->pool, &perr) == HT_OK)
             t->out->jobs = jobs;
     }
     return jobs > 1 && (t->pool || opts->replay) ? (size_t)jobs + 1 : 1;
@@ -594,7 +594,7 @@ static int tune_reference(struct tune *t, const int64_t *config, struct ht_error
                             ? fmax(HT_TIMEOUT_REFERENCE_S, t->opts->exec.timeout_s)
                             : 0.0,
                         0);
-    st = ht_session_reference(t->session, config, &ri, &rerr);
+    st = ht__session_reference(t->session, config, &ri, &rerr);
     t->out->reference_s += ri.seconds;
     if (st == HT_OK) {
         t->ref_done = 1;
@@ -629,7 +629,7 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
     *st = HT_OK;
     /* Built ahead: a build that crashed, hung, failed or broke a rule is the
      * configuration's result; any other ends as a cache hit of the session's. */
-    if (t->pool && ht_prebuild_take(t->pool, index, 1, &built) == HT_OK) {
+    if (t->pool && ht__prebuild_take(t->pool, index, 1, &built) == HT_OK) {
         t->out->prebuilt++;
         t->out->prebuild_s += built.status == HT_ECONSTRAINT ? 0.0 : built.res.build_s;
         if (built.config_fault) {
@@ -641,14 +641,14 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         }
         ht_eval_result_destroy(&built.res);
     }
-    if (!t->ref_done && ht_session_reference_needed(t->session)) {
+    if (!t->ref_done && ht__session_reference_needed(t->session)) {
         int rc = tune_reference(t, config, err);
         if (rc != HT_OK || t->out->stopped)
             return rc;
     } else {
         t->ref_done = 1;
     }
-    ht_session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
+    ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
     *st = ht_session_eval(t->session, config, t->res, eerr);
     return HT_OK;
 }
@@ -802,7 +802,7 @@ static int tune_step(struct tune *t, struct ht_error *err)
     ht_eval_result_destroy(t->res);
     if (opts->replay) {
         double cost_s = 0.0;
-        st = ht_recording_eval(opts->replay, config, t->res, &cost_s, &eerr);
+        st = ht__recording_eval(opts->replay, config, t->res, &cost_s, &eerr);
         t->sim_s += cost_s;
         if (st == HT_ENOTFOUND) { /* missing: a failure for the search, never stored */
             out->evaluated++;
@@ -928,13 +928,13 @@ cleanup:
     }
     out->tuning_s = ht__now() - t.t0;
     out->simulated_s = t.sim_s;
-    out->driver_cache = opts->replay ? 0 : ht_driver_caches(dev);
+    out->driver_cache = opts->replay ? 0 : ht__driver_caches(dev);
     if (t.res)
         ht_eval_result_destroy(t.res);
     free(t.res);
     free(t.ev);
     /* The builds still in flight end with the pool, before the session. */
-    ht_prebuild_free(t.pool);
+    ht__prebuild_free(t.pool);
     free(t.fl);
     ht_session_free(t.session);
     ht_search_free(t.search);

@@ -68,7 +68,7 @@ const char *ht_err_name(int code)
     X(-70, CL_INVALID_DEVICE_QUEUE) X(-71, CL_INVALID_SPEC_ID)                   \
     X(-72, CL_MAX_SIZE_RESTRICTION_EXCEEDED) X(-1001, CL_PLATFORM_NOT_FOUND_KHR)
 
-const char *ht_cl_err_name(int cl_status)
+const char *ht__cl_err_name(int cl_status)
 {
     static _Thread_local char unknown[48];
     switch (cl_status) {

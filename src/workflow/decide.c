@@ -34,10 +34,10 @@ void ht__decision_destroy(struct ht__decision *d)
 {
     if (!d)
         return;
-    ht_coexec_free(d->cx);
+    ht__coexec_free(d->cx);
     free(d->idx);
     if (d->has_res)
-        ht_coexec_result_destroy(&d->res);
+        ht__coexec_result_destroy(&d->res);
     memset(d, 0, sizeof *d);
 }
 
@@ -61,13 +61,13 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
         out->idx[i] = idx[i];
     }
     out->ncx = k;
-    rc = ht_coexec_create(in->spec, cd, k, in->copts, &out->cx, err);
+    rc = ht__coexec_create(in->spec, cd, k, in->copts, &out->cx, err);
     /* The bus models then turn bytes into seconds at each device's measured rates. */
     for (size_t i = 0; rc == HT_OK && in->bw && i < k; i++)
         if (in->bw[idx[i]])
-            rc = ht_coexec_set_bandwidth(out->cx, i, in->bw[idx[i]], err);
+            rc = ht__coexec_set_bandwidth(out->cx, i, in->bw[idx[i]], err);
     if (rc == HT_OK && in->host)
-        rc = ht_coexec_set_host_memory(out->cx, in->host, err);
+        rc = ht__coexec_set_host_memory(out->cx, in->host, err);
     free(cd);
     return rc;
 }
@@ -76,7 +76,7 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
  * asked). */
 static int bus_plannable(const struct ht_coexec *cx, int paper_plan)
 {
-    return !paper_plan && !strcmp(ht_split_sched_get_ops(ht_coexec_sched(cx))->name, "static");
+    return !paper_plan && !strcmp(ht__split_sched_get_ops(ht__coexec_sched(cx))->name, "static");
 }
 
 int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
@@ -92,7 +92,7 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
             v->fastest = i;
     v->keep_s = alone[v->fastest].wall_s;
     if (n > 1) {
-        rc = ht_coexec_estimate(cx, alone, &v->est, rule->unpredicted ? NULL : err);
+        rc = ht__coexec_estimate(cx, alone, &v->est, rule->unpredicted ? NULL : err);
         if (rc != HT_OK && !rule->unpredicted)
             return rc;
         v->has_est = rc == HT_OK;
@@ -106,9 +106,9 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
         /* The split runs the plan the estimate predicted: the bus plan. Algorithm 1 stays
          * the paper's figure, from the tuned times. */
         if (bus_plannable(cx, rule->paper_plan)) {
-            v->paper_s[0] = ht_coexec_plan(cx)->theoretical_time_s;
-            v->paper_s[1] = ht_coexec_plan(cx)->adjusted_time_s;
-            rc = ht_coexec_plan_bus(cx, alone, err);
+            v->paper_s[0] = ht__coexec_plan(cx)->theoretical_time_s;
+            v->paper_s[1] = ht__coexec_plan(cx)->adjusted_time_s;
+            rc = ht__coexec_plan_bus(cx, alone, err);
             if (rc != HT_OK)
                 return rc;
             v->bus_plan = 1;
@@ -118,7 +118,7 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
      * together (host memory, cores) is not in the prediction: slower than keep_s (the
      * fastest alone; by the margin when predicted faster within it), that device runs
      * alone unless forced. */
-    rc = ht_coexec_run(cx, &v->res, err);
+    rc = ht__coexec_run(cx, &v->res, err);
     if (rc != HT_OK)
         return rc;
     v->measured = 1;
@@ -205,7 +205,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
             for (size_t i = 0; rc == HT_OK && i < n; i++)
                 alone[i].kernel_s = in->devs[i].tuned_s; /* wall 0: unmeasured */
             if (rc == HT_OK)
-                rc = ht_coexec_plan_bus(out->cx, alone, err);
+                rc = ht__coexec_plan_bus(out->cx, alone, err);
             if (rc == HT_OK)
                 snprintf(out->text, sizeof out->text,
                          "split as asked, over %zu devices: the bus plan from the tuned "
@@ -240,8 +240,8 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         goto done;
     }
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        rc = ht_workflow_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
-                               &alone_res[i], err);
+        rc = ht__workflow_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
+                                &alone_res[i], err);
         if (rc == HT_OK)
             alone[i] = in->devs[i].alone;
     }
@@ -267,23 +267,23 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     if (!out->split) {
         /* Its co-execution alone and its run are ready: keep them, free the split. */
         if (out->has_res)
-            ht_coexec_result_destroy(&out->res);
+            ht__coexec_result_destroy(&out->res);
         out->res = alone_res[fastest];
         memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
         out->has_res = 1;
-        ht_coexec_free(out->cx);
+        ht__coexec_free(out->cx);
         out->cx = alone_cx[fastest];
         alone_cx[fastest] = NULL;
         out->idx[0] = fastest;
         out->ncx = 1;
     }
 done:
-    ht_coexec_result_destroy(&v.res);
+    ht__coexec_result_destroy(&v.res);
     ht_device_locks_release(&locks, in->load);
     for (size_t i = 0; alone_cx && i < n; i++)
-        ht_coexec_free(alone_cx[i]);
+        ht__coexec_free(alone_cx[i]);
     for (size_t i = 0; alone_res && i < n; i++)
-        ht_coexec_result_destroy(&alone_res[i]);
+        ht__coexec_result_destroy(&alone_res[i]);
     free(alone_cx);
     free(alone_res);
     free(alone);

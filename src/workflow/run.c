@@ -245,7 +245,7 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     for (unsigned d = 0; n > 1 && d < spec->space.ndims; d++)
         for (size_t s = 0; (dims & (1u << d)) && s < (opts->schedulers ? opts->nschedulers : 1);
              s++) {
-            rc = ht_coexec_check_spec_probing(spec, d, opts->schedulers ? opts->schedulers[s]
+            rc = ht__coexec_check_spec_probing(spec, d, opts->schedulers ? opts->schedulers[s]
                                                                 : NULL, n, err);
             if (rc != HT_OK)
                 return rc;

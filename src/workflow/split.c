@@ -15,7 +15,7 @@
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
-    ht_coexec_opts_init(&opts->coexec);
+    ht__coexec_opts_init(&opts->coexec);
     opts->refine_by = HT_REFINE_WALL;
 }
 
@@ -24,9 +24,9 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r)
     if (!r)
         return;
     free(r->devs);
-    ht_coexec_result_destroy(&r->res);
+    ht__coexec_result_destroy(&r->res);
     ht_split_plan_destroy(&r->plan);
-    ht_workflow_refine_free(&r->refine);
+    ht__workflow_refine_free(&r->refine);
     free(r->sweep);
     free(r->skipped);
     memset(r, 0, sizeof *r);
@@ -85,8 +85,8 @@ int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     /* Every device alone, with the co-execution's own wall clock. */
     for (size_t i = 0; i < b->n; i++) {
-        int rc = ht_workflow_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
-                                   &b->alone_res[i], err);
+        int rc = ht__workflow_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
+                                    &b->alone_res[i], err);
         if (rc != HT_OK)
             return rc;
         b->alone[i] = b->devs[i].alone;
@@ -101,9 +101,9 @@ int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *
 void ht__split_base_destroy(struct ht__split_base *b)
 {
     for (size_t i = 0; b->alone_cx && i < b->n; i++)
-        ht_coexec_free(b->alone_cx[i]);
+        ht__coexec_free(b->alone_cx[i]);
     for (size_t i = 0; b->alone_res && i < b->n; i++)
-        ht_coexec_result_destroy(&b->alone_res[i]);
+        ht__coexec_result_destroy(&b->alone_res[i]);
     free(b->alone_res);
     free(b->alone_cx);
     free(b->alone);
@@ -124,21 +124,21 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
                        struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_workflow_refine *rf = &out->refine;
-    struct ht_workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
+    struct ht__workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
                                          .on_verify = opts->on_verify, .user = opts->user};
     size_t k;
     int rc;
 
     out->has_refine = 1;
-    rc = ht_workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
+    rc = ht__workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
-        struct ht_workflow_split_record rec = {.devs = out->devs, .n = out->n,
+        struct ht__workflow_split_record rec = {.devs = out->devs, .n = out->n,
                                                .fastest = out->fastest, .res = &rf->best_res,
                                                .plan = &rf->best_plan, .no_plan_factor = 1.0};
-        rc = ht_workflow_store_split(b->store, b->problem_id, &rec, &out->refined_split_id,
-                                     err);
+        rc = ht__workflow_store_split(b->store, b->problem_id, &rec, &out->refined_split_id,
+                                      err);
         if (rc == HT_OK && rf->best == rf->best_refined && !keep_first) {
             /* The refined round is the result: swap it in. */
             struct ht_coexec_result t = out->res;
@@ -155,7 +155,7 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
     step(opts, "refined");
     /* Measured: when no round beat the fastest device alone (by the refinement's target),
      * or the best gave one device all the work, that device runs alone, unless forced. */
-    k = opts->force ? SIZE_MAX : ht_workflow_refine_alone(rf, b->alone);
+    k = opts->force ? SIZE_MAX : ht__workflow_refine_alone(rf, b->alone);
     if (k == SIZE_MAX)
         return HT_OK;
     return alone_measured(b, k, out, err);
@@ -169,16 +169,16 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     int rc;
 
     out->fastest = k;
-    ht_coexec_result_destroy(&out->res);
+    ht__coexec_result_destroy(&out->res);
     out->res = b->alone_res[k];
     memset(&b->alone_res[k], 0, sizeof b->alone_res[k]);
     ht_split_plan_destroy(&out->plan);
     out->has_plan = 0;
     out->ran_alone = out->measured_alone = 1;
-    rc = ht_coexec_verify(b->alone_cx[k], 0, &out->res, err);
+    rc = ht__coexec_verify(b->alone_cx[k], 0, &out->res, err);
     if (rc == HT_OK)
-        rc = ht_workflow_store_split(b->store, b->problem_id,
-                                     &(struct ht_workflow_split_record){
+        rc = ht__workflow_store_split(b->store, b->problem_id,
+                                      &(struct ht__workflow_split_record){
                                          .devs = out->devs, .n = out->n, .fastest = k,
                                          .res = &out->res, .ran_alone = 1, .no_plan_factor = 1.0},
                                      &out->split_id, err);
@@ -191,18 +191,18 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
                       struct ht_workflow_split_result *out, struct ht_error *err)
 {
     size_t npoints = ht_workflow_sweep_points(opts->sweep);
-    struct ht_workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
+    struct ht__workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
                                    .split_id = out->first_split_id,
                                    .on_verify = opts->on_verify, .user = opts->user};
 
     /* A refined round left its fitted models in cx: the sweep's plans (and their
      * theoretical times) come from the tuned times. */
-    ht_coexec_reset_models(cx);
+    ht__coexec_reset_models(cx);
     out->sweep = calloc(npoints, sizeof *out->sweep);
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t k = 0; k < npoints; k++) {
-        int rc = ht_workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
+        int rc = ht__workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
         if (rc != HT_OK)
             return rc;
         out->verify_failed |= out->sweep[k].verified == 0;
@@ -212,10 +212,10 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
     return HT_OK;
 }
 
-/* The co-execution of b's devices with opts into *cxp (ht_coexec_free) on *cdevs (free),
+/* The co-execution of b's devices with opts into *cxp (ht__coexec_free) on *cdevs (free),
  * each device's measured link and the host memory's rates, then the split-or-alone
  * decision (ht__decide_split: the estimate, the bus plan when static, the split's run)
- * into *v. Errors as ht_coexec_create and ht__decide_split; HT_ENOMEM. */
+ * into *v. Errors as ht__coexec_create and ht__decide_split; HT_ENOMEM. */
 static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                        struct ht_coexec_device **cdevs, struct ht_coexec **cxp,
                        struct ht__verdict *v, struct ht_error *err)
@@ -235,7 +235,7 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
     {
         struct ht_coexec_opts o = opts->coexec;
         o.written = b->written;
-        rc = ht_coexec_create(b->spec, cd, n, &o, cxp, err);
+        rc = ht__coexec_create(b->spec, cd, n, &o, cxp, err);
     }
     if (rc != HT_OK)
         return rc;
@@ -244,12 +244,12 @@ static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_
     for (size_t i = 0; i < n; i++) {
         struct ht_bandwidth bw;
         if (ht__store_link(b->store, b->devs[i].dev, opts->coexec.exec.data_path, &bw))
-            ht_coexec_set_bandwidth(*cxp, i, &bw, NULL);
+            ht__coexec_set_bandwidth(*cxp, i, &bw, NULL);
     }
     {
         struct ht_host_memory hm;
         if (ht__stored_host_memory(b->store, &hm))
-            ht_coexec_set_host_memory(*cxp, &hm, NULL);
+            ht__coexec_set_host_memory(*cxp, &hm, NULL);
     }
     /* An estimate that fails leaves the split to its measurement. */
     return ht__decide_split(*cxp, b->alone, n,
@@ -300,8 +300,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->res.theoretical_s = v.paper_s[0];
         out->res.adjusted_s = v.paper_s[1];
     }
-    rc = ht_coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
-                          &out->verify_err);
+    rc = ht__coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
+                           &out->verify_err);
     if (rc == HT_EVERIFY) {
         out->verify_failed = 1;
         rc = HT_OK;
@@ -310,16 +310,16 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         goto cleanup;
     }
     if (opts->dump)
-        ht_coexec_dump(used, opts->dump, &out->dump_err);
+        ht__coexec_dump(used, opts->dump, &out->dump_err);
     /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
-    if (!out->ran_alone && ht_coexec_plan(cx)) {
-        rc = ht_workflow_plan_copy(&out->plan, ht_coexec_plan(cx), err);
+    if (!out->ran_alone && ht__coexec_plan(cx)) {
+        rc = ht__workflow_plan_copy(&out->plan, ht__coexec_plan(cx), err);
         if (rc != HT_OK)
             goto cleanup;
         out->has_plan = 1;
     }
-    rc = ht_workflow_store_split(b->store, b->problem_id,
-                                 &(struct ht_workflow_split_record){
+    rc = ht__workflow_store_split(b->store, b->problem_id,
+                                  &(struct ht__workflow_split_record){
                                      .devs = out->devs, .n = n, .fastest = out->fastest,
                                      .res = &out->res, .plan = out->has_plan ? &out->plan : NULL,
                                      .ran_alone = out->ran_alone,
@@ -349,7 +349,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         rc = sweep_step(b, cx, opts, out, err);
 
 cleanup:
-    ht_coexec_free(cx);
+    ht__coexec_free(cx);
     free(cdevs);
     return rc;
 }
@@ -417,7 +417,7 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
     /* What the spec alone says against the split, before any device is tuned; written
      * buffers without index wait for the probe. */
-    rc = ht_coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
+    rc = ht__coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
     if (rc == HT_OK)
         rc = ht__check_units(devs, n, opts->coexec.cpu_units, err);
     if (rc != HT_OK)

@@ -36,7 +36,7 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
  * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
- * Errors as ht_workflow_alone; HT_ENOMEM. */
+ * Errors as ht__workflow_alone; HT_ENOMEM. */
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 

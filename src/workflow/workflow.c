@@ -194,7 +194,7 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     return rc;
 }
 
-int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
                     const struct ht_coexec_opts *base, struct ht_coexec **cx,
                     struct ht_coexec_result *res, struct ht_error *err)
 {
@@ -204,12 +204,12 @@ int ht_workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
 
     *cx = NULL;
     o.scheduler = "static";
-    ht_split_sched_opts_init(&o.sched);
-    rc = ht_coexec_create(spec, &cd, 1, &o, cx, err);
+    ht__split_sched_opts_init(&o.sched);
+    rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
     if (rc == HT_OK)
-        rc = ht_coexec_run(*cx, res, err);
+        rc = ht__coexec_run(*cx, res, err);
     if (rc != HT_OK) {
-        ht_coexec_free(*cx);
+        ht__coexec_free(*cx);
         *cx = NULL;
         return rc;
     }
@@ -230,9 +230,9 @@ int ht_workflow_scheduler_planned(const char *scheduler)
     return 0;
 }
 
-int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
-                            const struct ht_workflow_split_record *rec, int64_t *id,
-                            struct ht_error *err)
+int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
+                             const struct ht__workflow_split_record *rec, int64_t *id,
+                             struct ht_error *err)
 {
     const struct ht_workflow_device *devs = rec->devs;
     const struct ht_coexec_result *res = rec->res;
@@ -292,7 +292,7 @@ int ht_workflow_store_split(struct ht_store *store, int64_t problem_id,
     return rc;
 }
 
-int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
                   struct ht_error *err)
 {
     *dst = *src;
@@ -305,8 +305,8 @@ int ht_workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan 
     return HT_OK;
 }
 
-int ht_workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
-                            struct ht_error *err)
+int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
+                             struct ht_error *err)
 {
     *dst = *src;
     dst->devices = NULL;
@@ -321,7 +321,7 @@ int ht_workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec
     return HT_OK;
 }
 
-void ht_workflow_refine_free(struct ht_workflow_refine *r)
+void ht__workflow_refine_free(struct ht_workflow_refine *r)
 {
     if (!r)
         return;
@@ -332,7 +332,7 @@ void ht_workflow_refine_free(struct ht_workflow_refine *r)
     free(r->wall_s);
     free(r->kernel_s);
     free(r->verified);
-    ht_coexec_result_destroy(&r->best_res);
+    ht__coexec_result_destroy(&r->best_res);
     ht_split_plan_destroy(&r->best_plan);
     memset(r, 0, sizeof *r);
 }
@@ -343,8 +343,8 @@ static double refine_time(const struct ht_workflow_refine *r, size_t k)
     return r->target == HT_REFINE_KERNEL ? r->kernel_s[k] : r->wall_s[k];
 }
 
-size_t ht_workflow_refine_alone(const struct ht_workflow_refine *r,
-                                const struct ht_coexec_alone *alone)
+size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
+                                 const struct ht_coexec_alone *alone)
 {
     size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
     double tfast = 0;
@@ -374,7 +374,7 @@ static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *
 {
     for (size_t i = 0; i < r->n; i++) {
         r->factors[k * r->n + i] = res->devices[i].share;
-        ht_coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
+        ht__coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
     }
     r->model_s[k] = res->model_s;
     r->wall_s[k] = res->wall_s;
@@ -385,13 +385,13 @@ static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *
     r->nrounds = k + 1;
 }
 
-int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                           const struct ht_coexec_result *first, size_t ref,
-                           const struct ht_workflow_refine_opts *opts,
-                           struct ht_workflow_refine *out, struct ht_error *err)
+int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                            const struct ht_coexec_result *first, size_t ref,
+                            const struct ht__workflow_refine_opts *opts,
+                            struct ht_workflow_refine *out, struct ht_error *err)
 {
-    static const struct ht_workflow_refine_opts none;
-    const struct ht_workflow_refine_opts *o = opts ? opts : &none;
+    static const struct ht__workflow_refine_opts none;
+    const struct ht__workflow_refine_opts *o = opts ? opts : &none;
     unsigned rounds = o->rounds;
     enum ht_refine_target target = o->target;
     size_t n = first->ndevices, total = (size_t)rounds + 1;
@@ -414,7 +414,7 @@ int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *a
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     refine_record(out, cx, 0, first);
     for (unsigned k = 1; k <= rounds; k++) {
-        rc = ht_coexec_refine(cx, alone, have_prev ? &prev : first, target, err);
+        rc = ht__coexec_refine(cx, alone, have_prev ? &prev : first, target, err);
         if (rc == HT_DONE) {
             out->converged = 1;
             rc = HT_OK;
@@ -423,9 +423,9 @@ int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *a
         if (rc != HT_OK)
             break;
         memset(&res, 0, sizeof res);
-        rc = ht_coexec_run(cx, &res, err);
+        rc = ht__coexec_run(cx, &res, err);
         if (rc == HT_OK)
-            rc = ht_coexec_verify(cx, ref, &res, err);
+            rc = ht__coexec_verify(cx, ref, &res, err);
         if (rc == HT_EVERIFY) {
             if (o->on_verify)
                 o->on_verify(err, o->user);
@@ -433,35 +433,35 @@ int ht_workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *a
             rc = HT_OK;
         }
         if (rc != HT_OK) {
-            ht_coexec_result_destroy(&res);
+            ht__coexec_result_destroy(&res);
             break;
         }
         res.theoretical_s = first->theoretical_s;
         snprintf(res.scheduler, sizeof res.scheduler, "refined");
         refine_record(out, cx, k, &res);
         if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
-            ht_coexec_result_destroy(&out->best_res);
+            ht__coexec_result_destroy(&out->best_res);
             ht_split_plan_destroy(&out->best_plan);
-            rc = ht_workflow_plan_copy(&out->best_plan, ht_coexec_plan(cx), err);
+            rc = ht__workflow_plan_copy(&out->best_plan, ht__coexec_plan(cx), err);
             if (rc != HT_OK) {
-                ht_coexec_result_destroy(&res);
+                ht__coexec_result_destroy(&res);
                 break;
             }
             out->best_refined = k;
             /* Keep a copy: prev is reused for the next refinement. */
-            rc = ht_workflow_result_copy(&out->best_res, &res, err);
+            rc = ht__workflow_result_copy(&out->best_res, &res, err);
             if (rc != HT_OK) {
-                ht_coexec_result_destroy(&res);
+                ht__coexec_result_destroy(&res);
                 break;
             }
         }
         if (have_prev)
-            ht_coexec_result_destroy(&prev);
+            ht__coexec_result_destroy(&prev);
         prev = res;
         have_prev = 1;
     }
     if (have_prev)
-        ht_coexec_result_destroy(&prev);
+        ht__coexec_result_destroy(&prev);
     return rc;
 }
 
@@ -471,8 +471,8 @@ size_t ht_workflow_sweep_points(double step)
     return steps + 1 + (steps * step < 1.0 - 1e-9);
 }
 
-int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep *s, size_t k,
-                            struct ht_stored_sweep_point *pt, struct ht_error *err)
+int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
+                             struct ht_stored_sweep_point *pt, struct ht_error *err)
 {
     double step = s->step;
     struct ht_coexec_result res;
@@ -482,9 +482,9 @@ int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep
     memset(&res, 0, sizeof res);
     f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
     f[1] = 1.0 - f[0];
-    rc = ht_coexec_set_factors(cx, f, err);
+    rc = ht__coexec_set_factors(cx, f, err);
     if (rc == HT_OK)
-        rc = ht_coexec_run(cx, &res, err);
+        rc = ht__coexec_run(cx, &res, err);
     if (rc != HT_OK)
         return rc;
     pt->index = (unsigned)k;
@@ -492,9 +492,9 @@ int ht_workflow_sweep_point(struct ht_coexec *cx, const struct ht_workflow_sweep
     pt->theoretical_seconds = res.theoretical_s;
     pt->seconds = res.wall_s;
     pt->kernel_seconds = res.kernel_s;
-    rc = ht_coexec_verify(cx, s->ref, &res, err);
+    rc = ht__coexec_verify(cx, s->ref, &res, err);
     pt->verified = res.verified;
-    ht_coexec_result_destroy(&res);
+    ht__coexec_result_destroy(&res);
     if (rc == HT_EVERIFY) {
         if (s->on_verify)
             s->on_verify(err, s->user);

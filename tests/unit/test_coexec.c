@@ -119,13 +119,13 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
 
     assert_non_null(seen);
     assert_non_null(done);
-    ht_split_sched_reset(s);
+    ht__split_sched_reset(s);
     while (left) {
         size_t i = (size_t)(rnd() % n);
         struct ht_split_chunk c;
         if (done[i])
             continue;
-        if (ht_split_sched_next(s, i, &c) == HT_DONE) {
+        if (ht__split_sched_next(s, i, &c) == HT_DONE) {
             done[i] = 1;
             left--;
             continue;
@@ -142,7 +142,7 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
             assert_int_equal(seen[k], 0);
             seen[k] = 1;
         }
-        ht_split_sched_report(s, i, &c, (double)c.size * (d[i].time_s > 0 ? d[i].time_s : 1));
+        ht__split_sched_report(s, i, &c, (double)c.size * (d[i].time_s > 0 ? d[i].time_s : 1));
     }
     for (uint64_t k = 0; k < g; k++)
         if (!seen[k])
@@ -150,7 +150,7 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
     /* Asking again after the end still says done. */
     for (size_t i = 0; i < n; i++) {
         struct ht_split_chunk c;
-        assert_int_equal(ht_split_sched_next(s, i, &c), HT_DONE);
+        assert_int_equal(ht__split_sched_next(s, i, &c), HT_DONE);
     }
     if (chunks_out)
         *chunks_out = chunks;
@@ -190,12 +190,12 @@ static void test_sched_properties(void **state)
             struct ht_split_sched *s = NULL;
             struct ht_error err;
             ht_error_clear(&err);
-            if (ht_split_sched_create(ht_split_schedulers[k]->name, g, d, n, NULL, &s, &err) !=
+            if (ht__split_sched_create(ht_split_schedulers[k]->name, g, d, n, NULL, &s, &err) !=
                 HT_OK)
                 fail_msg("%s: %s", ht_split_schedulers[k]->name, err.text);
             check_run(s, g, d, n, NULL);
             check_run(s, g, d, n, NULL); /* reset makes it hand out everything again */
-            ht_split_sched_free(s);
+            ht__split_sched_free(s);
         }
     }
 }
@@ -212,55 +212,55 @@ static void test_sched_chunks(void **state)
 
     ht_error_clear(&err);
     /* dynamic: a GPU takes a tenth of the 100 work-groups, a CPU max(1/50, 2 per CU). */
-    assert_int_equal(ht_split_sched_create("dynamic", 1600, d, 2, NULL, &s, &err), HT_OK);
-    assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
+    assert_int_equal(ht__split_sched_create("dynamic", 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
     assert_int_equal(c.offset, 0);
     assert_int_equal(c.size, 160);
-    assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
+    assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
     assert_int_equal(c.offset, 160);
     assert_int_equal(c.size, 16 * 16);
-    assert_non_null(ht_split_sched_plan(s)); /* every scheduler knows Algorithm 1's time */
-    ht_split_sched_free(s);
+    assert_non_null(ht__split_sched_plan(s)); /* every scheduler knows Algorithm 1's time */
+    ht__split_sched_free(s);
 
     /* guided: chunks shrink. */
-    assert_int_equal(ht_split_sched_create("guided", 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht__split_sched_create("guided", 1600, d, 2, NULL, &s, &err), HT_OK);
     {
         uint64_t prev = UINT64_MAX;
-        while (ht_split_sched_next(s, 0, &c) == HT_OK) {
+        while (ht__split_sched_next(s, 0, &c) == HT_OK) {
             assert_true(c.size <= prev);
             prev = c.size;
         }
     }
-    ht_split_sched_free(s);
+    ht__split_sched_free(s);
 
     /* guided: a CPU a thousand times slower than the GPU leaves it the work, even when it
      * asks first; at equal speeds both take work. */
     {
         struct ht_split_sched_device h[2] = {{16, 0.001, 1, 80, 0}, {16, 1.0, 0, 4, 0}};
-        assert_int_equal(ht_split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
+        assert_int_equal(ht__split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
         check_run(s, 1600, h, 2, &chunks);
-        ht_split_sched_reset(s);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
-        ht_split_sched_free(s);
+        ht__split_sched_reset(s);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
+        ht__split_sched_free(s);
         h[1].time_s = 0.001;
-        assert_int_equal(ht_split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
-        assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
-        ht_split_sched_free(s);
+        assert_int_equal(ht__split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
+        assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
+        ht__split_sched_free(s);
     }
 
     /* static: the plan's slices, one each; a zero factor gives no slice. */
     {
         struct ht_split_sched_opts o;
         double f[2] = {1.0, 0.0};
-        ht_split_sched_opts_init(&o);
+        ht__split_sched_opts_init(&o);
         o.factors = f;
-        assert_int_equal(ht_split_sched_create("static", 1600, d, 2, &o, &s, &err), HT_OK);
+        assert_int_equal(ht__split_sched_create("static", 1600, d, 2, &o, &s, &err), HT_OK);
         check_run(s, 1600, d, 2, &chunks);
         assert_int_equal(chunks, 1);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
-        ht_split_sched_free(s);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
+        ht__split_sched_free(s);
     }
 
     /* The tail: wg 6 and 4 over 12; device 1 (wg 4) first takes 8, the rest (4) is not
@@ -268,33 +268,33 @@ static void test_sched_chunks(void **state)
     {
         struct ht_split_sched_device t[2] = {{6, 0, 1, 1, 0}, {4, 0, 1, 1, 0}};
         struct ht_split_sched_opts o;
-        ht_split_sched_opts_init(&o);
+        ht__split_sched_opts_init(&o);
         o.chunk_fraction = 0.5;
-        assert_int_equal(ht_split_sched_create("dynamic", 12, t, 2, &o, &s, &err), HT_OK);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
+        assert_int_equal(ht__split_sched_create("dynamic", 12, t, 2, &o, &s, &err), HT_OK);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
         assert_int_equal(c.offset, 0);
         assert_int_equal(c.size, 8);
-        assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
+        assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
         assert_int_equal(c.offset, 6);
         assert_int_equal(c.size, 6);
         assert_int_equal(c.own_offset, 8);
         assert_int_equal(c.own_size, 4);
-        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
-        ht_split_sched_free(s);
+        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
+        ht__split_sched_free(s);
     }
 
     /* Errors. */
     ht_error_clear(&err);
-    assert_int_equal(ht_split_sched_create("nope", 16, d, 2, NULL, &s, &err), HT_EINVAL);
+    assert_int_equal(ht__split_sched_create("nope", 16, d, 2, NULL, &s, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "static, dynamic, guided"));
     ht_error_clear(&err);
     {
         struct ht_split_sched_device u[1] = {{16, 0, 0, 1, 0}};
-        assert_int_equal(ht_split_sched_create("static", 16, u, 1, NULL, &s, &err), HT_EINVAL);
+        assert_int_equal(ht__split_sched_create("static", 16, u, 1, NULL, &s, &err), HT_EINVAL);
         assert_non_null(strstr(err.text, "time"));
         ht_error_clear(&err);
         u[0].wg = 5;
-        assert_int_equal(ht_split_sched_create("dynamic", 16, u, 1, NULL, &s, &err), HT_EINVAL);
+        assert_int_equal(ht__split_sched_create("dynamic", 16, u, 1, NULL, &s, &err), HT_EINVAL);
         assert_non_null(strstr(err.text, "divide"));
     }
 }
@@ -311,10 +311,10 @@ static void *hammer_thread(void *arg)
     struct hammer *h = arg;
     struct ht_split_chunk c;
 
-    while (ht_split_sched_next(h->s, h->device, &c) == HT_OK) {
+    while (ht__split_sched_next(h->s, h->device, &c) == HT_OK) {
         for (uint64_t k = c.own_offset; k < c.own_offset + c.own_size; k++)
             atomic_fetch_add(&h->owned[k], 1);
-        ht_split_sched_report(h->s, h->device, &c, 1e-6 * (double)c.size);
+        ht__split_sched_report(h->s, h->device, &c, 1e-6 * (double)c.size);
     }
     return NULL;
 }
@@ -336,10 +336,10 @@ static void test_sched_threads(void **state)
 
         assert_non_null(owned);
         ht_error_clear(&err);
-        ht_split_sched_opts_init(&o);
+        ht__split_sched_opts_init(&o);
         o.chunk_fraction = !strcmp(ht_split_schedulers[k]->name, "dynamic") ? 0.001 : 0;
-        assert_int_equal(ht_split_sched_create(ht_split_schedulers[k]->name, g, d, 4, &o, &s,
-                                               &err),
+        assert_int_equal(ht__split_sched_create(ht_split_schedulers[k]->name, g, d, 4, &o, &s,
+                                                &err),
                          HT_OK);
         for (size_t i = 0; i < 4; i++) {
             h[i].s = s;
@@ -353,7 +353,7 @@ static void test_sched_threads(void **state)
             if (owned[i] != 1)
                 fail_msg("%s: work-item %llu owned %u times", ht_split_schedulers[k]->name,
                          (unsigned long long)i, (unsigned)owned[i]);
-        ht_split_sched_free(s);
+        ht__split_sched_free(s);
         free((void *)owned);
     }
 }
@@ -486,7 +486,7 @@ static uint64_t test_piece_bytes;
 
 static void test_opts_init(struct ht_coexec_opts *opts)
 {
-    ht_coexec_opts_init(opts);
+    ht__coexec_opts_init(opts);
     opts->exec.data_path = test_path;
     opts->piece_bytes = test_piece_bytes;
 }
@@ -560,16 +560,16 @@ static void run_case(const struct case_opts *o)
     opts.sched.factors = o->factors;
     opts.sched.chunk_fraction = o->chunk_fraction;
     ht_error_clear(&err);
-    rc = ht_coexec_create(spec, devs, o->ndev, &opts, &cx, &err);
+    rc = ht__coexec_create(spec, devs, o->ndev, &opts, &cx, &err);
     if (rc != HT_OK)
         fail_msg("%s %s dim %u: create: %s", o->spec, o->sched, o->dim, err.text);
     if (o->expect_overlap) {
-        const struct ht_split_plan *p = ht_coexec_plan(cx);
+        const struct ht_split_plan *p = ht__coexec_plan(cx);
         assert_non_null(p);
         if (p->overlap == 0)
             fail_msg("%s: the plan should overlap", o->spec);
     }
-    rc = ht_coexec_run(cx, &res, &err);
+    rc = ht__coexec_run(cx, &res, &err);
     if (rc != HT_OK)
         fail_msg("%s %s dim %u: run: %s", o->spec, o->sched, o->dim, err.text);
     assert_int_equal(res.nruns, spec->repeats);
@@ -587,13 +587,13 @@ static void run_case(const struct case_opts *o)
         }
     }
     assert_int_equal(owned, res.global);
-    rc = ht_coexec_verify(cx, 0, &res, &err);
+    rc = ht__coexec_verify(cx, 0, &res, &err);
     if (rc != HT_OK)
         fail_msg("%s %s dim %u: verify: %s", o->spec, o->sched, o->dim, err.text);
     assert_int_equal(res.verified, 1);
     assert_int_equal(res.mismatches, 0);
-    ht_coexec_result_destroy(&res);
-    ht_coexec_free(cx);
+    ht__coexec_result_destroy(&res);
+    ht__coexec_free(cx);
     ht_spec_free(spec);
 }
 
@@ -741,34 +741,34 @@ static void test_refusals(void **state)
     devs[1] = (struct ht_coexec_device){devB, c1, 1.0, 0};
     test_opts_init(&opts);
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ESPEC);
+    assert_int_equal(ht__coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ESPEC);
     assert_null(cx);
     assert_non_null(strstr(err.text, "written buffer 'out' has no index"));
     assert_string_equal(err.field, "args[1].index");
 
     /* One device needs no merge: it runs, and matches. */
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_create(spec, devs, 1, &opts, &cx, &err), HT_OK);
-    assert_int_equal(ht_coexec_run(cx, &res, &err), HT_OK);
-    assert_int_equal(ht_coexec_verify(cx, 0, &res, &err), HT_OK);
+    assert_int_equal(ht__coexec_create(spec, devs, 1, &opts, &cx, &err), HT_OK);
+    assert_int_equal(ht__coexec_run(cx, &res, &err), HT_OK);
+    assert_int_equal(ht__coexec_verify(cx, 0, &res, &err), HT_OK);
     assert_int_equal(res.verified, 1);
-    ht_coexec_result_destroy(&res);
-    ht_coexec_free(cx);
+    ht__coexec_result_destroy(&res);
+    ht__coexec_free(cx);
 
     /* A split dimension the NDRange lacks, an unknown scheduler, static without times. */
     ht_error_clear(&err);
     opts.dim = 1;
-    assert_int_equal(ht_coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "split dimension 1"));
     ht_error_clear(&err);
     opts.dim = 0;
     opts.scheduler = "roundrobin";
-    assert_int_equal(ht_coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "unknown scheduler 'roundrobin'"));
     ht_error_clear(&err);
     opts.scheduler = NULL;
     devs[0].time_s = 0;
-    assert_int_equal(ht_coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_create(spec, devs, 1, &opts, &cx, &err), HT_EINVAL);
     ht_spec_free(spec);
 
     /* Different global sizes along the split dimension. (grid with x along y: n/a.) A
@@ -779,7 +779,7 @@ static void test_refusals(void **state)
     c1[0] = 7; /* not in the domain */
     devs[1] = (struct ht_coexec_device){devB, c1, 1.0, 0};
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ECONSTRAINT);
+    assert_int_equal(ht__coexec_create(spec, devs, 2, &opts, &cx, &err), HT_ECONSTRAINT);
     assert_non_null(strstr(err.text, "device "));
     ht_spec_free(spec);
 }
@@ -802,14 +802,14 @@ static void test_verify_catches_holes(void **state)
     devs[1] = (struct ht_coexec_device){devB, bad, 1.0, 0};
     test_opts_init(&opts);
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
-    assert_int_equal(ht_coexec_run(cx, &res, &err), HT_OK);
-    assert_int_equal(ht_coexec_verify(cx, 0, &res, &err), HT_EVERIFY);
+    assert_int_equal(ht__coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
+    assert_int_equal(ht__coexec_run(cx, &res, &err), HT_OK);
+    assert_int_equal(ht__coexec_verify(cx, 0, &res, &err), HT_EVERIFY);
     assert_int_equal(res.verified, 0);
     assert_true(res.mismatches > 0);
     assert_non_null(strstr(err.text, "out["));
-    ht_coexec_result_destroy(&res);
-    ht_coexec_free(cx);
+    ht__coexec_result_destroy(&res);
+    ht__coexec_free(cx);
     ht_spec_free(spec);
 }
 
@@ -834,8 +834,8 @@ static void test_factors_and_estimate(void **state)
     devs[1] = (struct ht_coexec_device){devB, c1, 2.0, 0};
     test_opts_init(&opts);
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
-    assert_int_equal(ht_coexec_estimate(cx, alone, &est, &err), HT_OK);
+    assert_int_equal(ht__coexec_create(spec, devs, 2, &opts, &cx, &err), HT_OK);
+    assert_int_equal(ht__coexec_estimate(cx, alone, &est, &err), HT_OK);
     assert_int_equal(est.fastest, 0);
     assert_true(fabs(est.alone_s - 1.3) < 1e-12);
     /* Measured when worth it (kept at or under alone), or when predicted faster but within
@@ -850,12 +850,12 @@ static void test_factors_and_estimate(void **state)
         struct ht_coexec *cx2 = NULL;
         struct ht_coexec_estimate e;
         wide.margin = 0.5;
-        assert_int_equal(ht_coexec_create(spec, devs, 2, &wide, &cx2, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx2, alone, &e, &err), HT_OK);
+        assert_int_equal(ht__coexec_create(spec, devs, 2, &wide, &cx2, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx2, alone, &e, &err), HT_OK);
         assert_int_equal(e.worth_it, 0);
         assert_int_equal(e.check, 1);
         assert_true(fabs(e.keep_s - 1.3 / 1.5) < 1e-12);
-        ht_coexec_free(cx2);
+        ht__coexec_free(cx2);
     }
     /* Each device's bus model has the same fixed cost, 0.3 s: in place, its wall alone
      * beyond its kernel; copied in pieces, its host overhead beyond max(kernel, transfers)
@@ -878,26 +878,26 @@ static void test_factors_and_estimate(void **state)
         memset(&slow, 0, sizeof slow);
         slow.h2d_Bps = slow.d2h_Bps = 1000.0;
         for (int link = 0; link < 2; link++) {
-            assert_int_equal(ht_coexec_set_bandwidth(cx, 0, link ? &slow : NULL, &err), HT_OK);
-            assert_int_equal(ht_coexec_bus_models(cx, duplex, m, &err), HT_OK);
+            assert_int_equal(ht__coexec_set_bandwidth(cx, 0, link ? &slow : NULL, &err), HT_OK);
+            assert_int_equal(ht__coexec_bus_models(cx, duplex, m, &err), HT_OK);
             assert_true(fabs(m[0].time_s - 1.2) < 1e-9);
             assert_true(fabs(m[1].time_s - 4.5) < 1e-9);
             assert_true(m[0].overhead_s >= 0 && m[0].overhead_s < m[0].time_s);
         }
-        assert_int_equal(ht_coexec_set_bandwidth(cx, 2, &slow, &err), HT_EINVAL);
+        assert_int_equal(ht__coexec_set_bandwidth(cx, 2, &slow, &err), HT_EINVAL);
         /* A kilobyte a second, and device 0's wall alone as such a link makes it: device
          * 1 alone is predicted faster than any split by the margin. */
         {
             struct ht_coexec_alone slowed[2] = {{1.0, 3.85, 3.84, 9.0}, {2.0, 0.1, 0.1, 2.3}};
             struct ht_coexec_estimate e2;
-            assert_int_equal(ht_coexec_set_bandwidth(cx, 0, &slow, &err), HT_OK);
-            assert_int_equal(ht_coexec_estimate(cx, slowed, &e2, &err), HT_OK);
+            assert_int_equal(ht__coexec_set_bandwidth(cx, 0, &slow, &err), HT_OK);
+            assert_int_equal(ht__coexec_estimate(cx, slowed, &e2, &err), HT_OK);
             assert_true(e2.bound_s > est.bound_s);
             assert_true(e2.bound_s <= 2.3 + 1e-12);
             assert_int_equal(e2.worth_it, 0);
             assert_int_equal(e2.fastest, 1);
         }
-        assert_int_equal(ht_coexec_set_bandwidth(cx, 0, NULL, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_bandwidth(cx, 0, NULL, &err), HT_OK);
     }
     /* A device whose 9 us of kernel sit in 0.43 ms of launches and transfers (a GPU on a
      * small problem, blackscholes on the H100) beside one that takes 3.2 ms: its model
@@ -906,7 +906,7 @@ static void test_factors_and_estimate(void **state)
     {
         struct ht_coexec_alone small[2] = {{9e-6, 0, 0, 4.3e-4}, {3.1e-3, 0, 0, 3.2e-3}};
         struct ht_coexec_estimate e3;
-        assert_int_equal(ht_coexec_estimate(cx, small, &e3, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, small, &e3, &err), HT_OK);
         assert_int_equal(e3.worth_it, 0);
         assert_int_equal(e3.fastest, 0);
         assert_true(e3.bound_s <= 4.3e-4 + 1e-12 && e3.bound_s > 4.2e-4);
@@ -920,8 +920,8 @@ static void test_factors_and_estimate(void **state)
         struct ht_host_memory hm;
         memset(&hm, 0, sizeof hm);
         hm.Bps = 7688.0 / 5.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_bytes - 7688.0) < 7688.0 * 0.01);
         assert_true(fabs(e4.host_s - e4.host_bytes / (7688.0 / 5.0)) < 1e-9);
         assert_true(fabs(e4.host_Bps - 7688.0 / 5.0) < 1e-6);
@@ -932,21 +932,21 @@ static void test_factors_and_estimate(void **state)
          * byte costs 3/1.5 - 2/3848 s. */
         hm.Bps = 1.5;
         hm.read_Bps = 3848.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_s - (1.0 + 3840.0 * (2.0 - 2.0 / 3848.0))) < 0.05 * e4.host_s);
         assert_true(e4.host_s > 7000.0);
         /* A read rate that would make writes cheaper than reads is not believed. */
         hm.Bps = 7688.0 / 5.0;
         hm.read_Bps = 1.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.Bps) < 1e-9);
         /* Measured with the copies (shared_Bps), it is a floor: at 7,688 bytes in 5 s the
          * split is predicted at 5 s and does not pay. */
         hm.shared_Bps = 7688.0 / 5.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_int_equal(e4.host_floor, 1);
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.shared_Bps) < 1e-9);
         assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
@@ -955,61 +955,61 @@ static void test_factors_and_estimate(void **state)
          * place (auto) neither copies and the rate of all stays; copied to (pinned), the
          * devices that got a part copy, one or both. */
         hm.shared_by_Bps[0] = hm.shared_by_Bps[1] = 7688.0 / 10.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_s - e4.host_bytes / (test_path == HT_PATH_PINNED
                                                            ? hm.shared_by_Bps[1]
                                                            : hm.shared_Bps)) < 1e-9);
         hm.shared_by_Bps[1] = NAN;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
         hm.shared_by_Bps[0] = hm.shared_by_Bps[1] = 0.0;
         hm.shared_Bps = 0.0;
         hm.Bps = -1.0;
-        assert_int_equal(ht_coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
-        assert_int_equal(ht_coexec_set_host_memory(cx, NULL, &err), HT_OK);
-        assert_int_equal(ht_coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_EINVAL);
+        assert_int_equal(ht__coexec_set_host_memory(cx, NULL, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.split_s - (0.3 + 2.0 / 3)) < 1e-9);
         assert_true(e4.host_s == 0.0 && e4.host_Bps == 0.0 && e4.host_bytes > 0);
     }
     /* The bus plan replaces the scheduler: device 0 gets its 640 work-items. */
-    assert_int_equal(ht_coexec_plan_bus(cx, alone, &err), HT_OK);
+    assert_int_equal(ht__coexec_plan_bus(cx, alone, &err), HT_OK);
     {
-        const struct ht_split_plan *bp = ht_coexec_plan(cx);
+        const struct ht_split_plan *bp = ht__coexec_plan(cx);
         assert_non_null(bp);
         assert_int_equal(bp->slices[0].own_size, 640);
         assert_true(fabs(bp->model_time_s - (0.3 + 2.0 / 3)) < 1e-9);
     }
-    ht_coexec_reset_models(cx);
+    ht__coexec_reset_models(cx);
 
     for (int step = 0; step <= 4; step++) {
         double f[2] = {step / 4.0, 1 - step / 4.0};
-        assert_int_equal(ht_coexec_set_factors(cx, f, &err), HT_OK);
-        assert_int_equal(ht_coexec_run(cx, &res, &err), HT_OK);
+        assert_int_equal(ht__coexec_set_factors(cx, f, &err), HT_OK);
+        assert_int_equal(ht__coexec_run(cx, &res, &err), HT_OK);
         assert_string_equal(res.scheduler, "static");
         if (step == 0)
             assert_int_equal(res.devices[0].items, 0);
         if (step == 4)
             assert_int_equal(res.devices[1].items, 0);
-        if (ht_coexec_verify(cx, 1, &res, &err) != HT_OK)
+        if (ht__coexec_verify(cx, 1, &res, &err) != HT_OK)
             fail_msg("factor %g: %s", f[0], err.text);
-        ht_coexec_result_destroy(&res);
+        ht__coexec_result_destroy(&res);
     }
     {
         double bad[2] = {-1, 2};
-        assert_int_equal(ht_coexec_set_factors(cx, bad, &err), HT_EINVAL);
+        assert_int_equal(ht__coexec_set_factors(cx, bad, &err), HT_EINVAL);
     }
     /* The dump holds the merged output. */
     assert_non_null(mkdtemp(dir));
     {
         char path[512];
         size_t count = 0;
-        const float *out = ht_coexec_output(cx, 1, &count);
+        const float *out = ht__coexec_output(cx, 1, &count);
         FILE *f;
         float *back;
         assert_non_null(out);
         assert_int_equal(count, 960);
-        assert_null(ht_coexec_output(cx, 0, NULL)); /* a read buffer */
-        assert_int_equal(ht_coexec_dump(cx, dir, &err), HT_OK);
+        assert_null(ht__coexec_output(cx, 0, NULL)); /* a read buffer */
+        assert_int_equal(ht__coexec_dump(cx, dir, &err), HT_OK);
         snprintf(path, sizeof path, "%s/out.bin", dir);
         f = fopen(path, "rb");
         assert_non_null(f);
@@ -1021,11 +1021,11 @@ static void test_factors_and_estimate(void **state)
         remove(path);
         rmdir(dir);
     }
-    ht_coexec_free(cx);
+    ht__coexec_free(cx);
     ht_spec_free(spec);
 }
 
-/* --- the caller's arrays (ht_coexec_bind, ht_coexec_launch) --- */
+/* --- the caller's arrays (ht__coexec_bind, ht__coexec_launch) --- */
 
 /* The stencil of kernel.cl on the host. */
 static void stencil_host(const float *in, float *out, size_t n)
@@ -1056,13 +1056,13 @@ static struct ht_coexec *bound_coexec(struct ht_spec *spec, size_t ndev, const c
     test_opts_init(&opts);
     opts.bind_only = 1;
     ht_error_clear(&err);
-    if (ht_coexec_create(spec, devs, ndev, &opts, &cx, &err) != HT_OK)
+    if (ht__coexec_create(spec, devs, ndev, &opts, &cx, &err) != HT_OK)
         fail_msg("create: %s", err.text);
     return cx;
 }
 
 /* Launches on the caller's arrays, memory of its own (malloc, not page-aligned) and of
- * ht_coexec_alloc, changing the inputs between launches: every output is the host's. */
+ * ht__coexec_alloc, changing the inputs between launches: every output is the host's. */
 static void test_bind_launch(void **state)
 {
     struct ht_spec *spec = load("stencil.json");
@@ -1077,16 +1077,16 @@ static void test_bind_launch(void **state)
     for (size_t ndev = 1; ndev <= 2; ndev++) {
         cx = bound_coexec(spec, ndev, "WG=48", "WG=64", 2.1);
         for (int kind = 0; kind < 2; kind++) {
-            float *in = kind ? ht_coexec_alloc(cx, nin * sizeof *in, &err)
+            float *in = kind ? ht__coexec_alloc(cx, nin * sizeof *in, &err)
                              : malloc(nin * sizeof *in + 4);
-            float *out = kind ? ht_coexec_alloc(cx, n * sizeof *out, &err)
+            float *out = kind ? ht__coexec_alloc(cx, n * sizeof *out, &err)
                               : malloc(n * sizeof *out + 4);
             float *in_use = kind ? in : in + 1, *out_use = kind ? out : out + 1; /* unaligned */
             assert_non_null(in);
             assert_non_null(out);
             ht_error_clear(&err);
-            assert_int_equal(ht_coexec_bind(cx, 0, in_use, nin * sizeof *in, &err), HT_OK);
-            assert_int_equal(ht_coexec_bind(cx, 1, out_use, n * sizeof *out, &err), HT_OK);
+            assert_int_equal(ht__coexec_bind(cx, 0, in_use, nin * sizeof *in, &err), HT_OK);
+            assert_int_equal(ht__coexec_bind(cx, 1, out_use, n * sizeof *out, &err), HT_OK);
             for (int launch = 0; launch < 3; launch++) {
                 for (size_t i = 0; i < nin; i++)
                     in_use[i] = (float)((i * 7 + (size_t)launch * 13) % 101) * 0.5f;
@@ -1094,7 +1094,7 @@ static void test_bind_launch(void **state)
                     out_use[i] = -1.0f;
                 stencil_host(in_use, expect, n);
                 ht_error_clear(&err);
-                if (ht_coexec_launch(cx, &res, &err) != HT_OK)
+                if (ht__coexec_launch(cx, &res, &err) != HT_OK)
                     fail_msg("launch: %s", err.text);
                 assert_int_equal(res.nruns, 1);
                 assert_true(res.wall_s > 0);
@@ -1103,21 +1103,21 @@ static void test_bind_launch(void **state)
                         fail_msg("%zu devices, %s memory, launch %d: out[%zu] = %g, expected %g",
                                  ndev, kind ? "allocated" : "caller's", launch, i,
                                  (double)out_use[i], (double)expect[i]);
-                ht_coexec_result_destroy(&res);
+                ht__coexec_result_destroy(&res);
             }
             if (kind) {
-                ht_coexec_free_host(cx, in);
-                ht_coexec_free_host(cx, out);
+                ht__coexec_free_host(cx, in);
+                ht__coexec_free_host(cx, out);
                 /* Freed memory is unbound: a launch now says so. */
                 ht_error_clear(&err);
-                assert_int_equal(ht_coexec_launch(cx, NULL, &err), HT_EINVAL);
+                assert_int_equal(ht__coexec_launch(cx, NULL, &err), HT_EINVAL);
                 assert_non_null(strstr(err.text, "not bound"));
             } else {
                 free(in);
                 free(out);
             }
         }
-        ht_coexec_free(cx);
+        ht__coexec_free(cx);
     }
     free(expect);
     ht_spec_free(spec);
@@ -1134,24 +1134,24 @@ static void test_bind_errors(void **state)
 
     (void)state;
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_launch(cx, &res, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_launch(cx, &res, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "buffer 'in' is not bound"));
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_bind(cx, 0, in, 961 * sizeof *in, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_bind(cx, 0, in, 961 * sizeof *in, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "buffer 'in' holds 3848 bytes"));
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_bind(cx, 5, in, 962 * sizeof *in, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_bind(cx, 5, in, 962 * sizeof *in, &err), HT_EINVAL);
     assert_string_equal(err.field, "args[5]");
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_bind(cx, 1, NULL, 960 * sizeof *out, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_bind(cx, 1, NULL, 960 * sizeof *out, &err), HT_EINVAL);
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_bind(cx, 0, in, 962 * sizeof *in, &err), HT_OK);
-    assert_int_equal(ht_coexec_launch(cx, NULL, &err), HT_EINVAL);
+    assert_int_equal(ht__coexec_bind(cx, 0, in, 962 * sizeof *in, &err), HT_OK);
+    assert_int_equal(ht__coexec_launch(cx, NULL, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "buffer 'out' is not bound"));
     /* The harness's runs need data of its own. */
     ht_error_clear(&err);
-    assert_int_equal(ht_coexec_run(cx, &res, &err), HT_EINVAL);
-    ht_coexec_free(cx);
+    assert_int_equal(ht__coexec_run(cx, &res, &err), HT_EINVAL);
+    ht__coexec_free(cx);
     free(in);
     free(out);
     ht_spec_free(spec);
@@ -1169,17 +1169,17 @@ static void test_bind_readwrite(void **state)
     ht_error_clear(&err);
     for (int i = 0; i < 960; i++)
         x[i] = want[i] = i % 17;
-    assert_int_equal(ht_coexec_bind(cx, 0, x, 960 * sizeof *x, &err), HT_OK);
+    assert_int_equal(ht__coexec_bind(cx, 0, x, 960 * sizeof *x, &err), HT_OK);
     for (int launch = 0; launch < 3; launch++) {
         for (int i = 0; i < 960; i++)
             want[i] = 3 * want[i] + i;
-        if (ht_coexec_launch(cx, NULL, &err) != HT_OK)
+        if (ht__coexec_launch(cx, NULL, &err) != HT_OK)
             fail_msg("launch: %s", err.text);
         for (int i = 0; i < 960; i++)
             if (x[i] != want[i])
                 fail_msg("launch %d: x[%d] = %d, expected %d", launch, i, x[i], want[i]);
     }
-    ht_coexec_free(cx);
+    ht__coexec_free(cx);
     free(x);
     free(want);
     ht_spec_free(spec);

@@ -35,12 +35,12 @@ static struct ht_coexec *make(size_t n, const char *sched, double margin)
     struct ht_coexec *cx = NULL;
     struct ht_error err;
 
-    ht_coexec_opts_init(&opts);
+    ht__coexec_opts_init(&opts);
     opts.scheduler = sched;
     opts.margin = margin;
     ht_error_clear(&err);
-    if (ht_coexec_create(spec, devs, n, &opts, &cx, &err) != HT_OK)
-        fail_msg("ht_coexec_create: %s", err.text);
+    if (ht__coexec_create(spec, devs, n, &opts, &cx, &err) != HT_OK)
+        fail_msg("ht__coexec_create: %s", err.text);
     return cx;
 }
 
@@ -57,8 +57,8 @@ static int decide(size_t n, const char *sched, double margin, const struct ht_co
         assert_int_equal(v->res.ndevices, n);
         assert_true(v->res.wall_s > 0);
     }
-    ht_coexec_result_destroy(&v->res);
-    ht_coexec_free(cx);
+    ht__coexec_result_destroy(&v->res);
+    ht__coexec_free(cx);
     return rc;
 }
 

@@ -82,9 +82,9 @@ static void cpu_devices_share_one_lock_and_nest(void **state)
     int fd;
 
     (void)state;
-    ht_device_lock_path(&a, pa, sizeof pa);
-    ht_device_lock_path(&b, pb, sizeof pb);
-    ht_device_lock_path(&g, pg, sizeof pg);
+    ht__device_lock_path(&a, pa, sizeof pa);
+    ht__device_lock_path(&b, pb, sizeof pb);
+    ht__device_lock_path(&g, pg, sizeof pg);
     assert_string_equal(pa, pb);
     assert_string_not_equal(pa, pg);
     ht_error_clear(&err);
@@ -95,8 +95,8 @@ static void cpu_devices_share_one_lock_and_nest(void **state)
     assert_true(locked_elsewhere(pg));
     /* Within the process a held lock is taken again at once (else this would hang). */
     assert_int_equal(ht_device_locks_take(set + 1, 1, NULL, &inner, &load, &err), HT_OK);
-    assert_int_equal(ht_device_lock(&g, NULL, NULL, NULL, &fd, &err), HT_OK);
-    ht_device_unlock(fd);
+    assert_int_equal(ht__device_lock(&g, NULL, NULL, NULL, &fd, &err), HT_OK);
+    ht__device_unlock(fd);
     ht_device_locks_release(&inner, &load);
     assert_true(locked_elsewhere(pa)); /* the outer set still holds both */
     assert_true(locked_elsewhere(pg));

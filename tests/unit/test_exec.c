@@ -637,19 +637,19 @@ static void test_cache_dir_default(void **state)
     assert_int_equal(opts.no_verify, 0);
     assert_int_equal(opts.eq3, HT_EQ3_PRODUCT);
     opts.cache_dir = "/x/y";
-    ht_cache_dir(&opts, buf, sizeof buf);
+    ht__cache_dir(&opts, buf, sizeof buf);
     assert_string_equal(buf, "/x/y");
     opts.cache_dir = NULL;
     setenv("HETUNE_CACHE_DIR", "/from/env", 1);
-    ht_cache_dir(&opts, buf, sizeof buf);
+    ht__cache_dir(&opts, buf, sizeof buf);
     assert_string_equal(buf, "/from/env");
     unsetenv("HETUNE_CACHE_DIR");
     setenv("XDG_CACHE_HOME", "/xdg", 1);
-    ht_cache_dir(&opts, buf, sizeof buf);
+    ht__cache_dir(&opts, buf, sizeof buf);
     assert_string_equal(buf, "/xdg/hetune");
     unsetenv("XDG_CACHE_HOME");
     setenv("HOME", "/home/u", 1);
-    ht_cache_dir(&opts, buf, sizeof buf);
+    ht__cache_dir(&opts, buf, sizeof buf);
     assert_string_equal(buf, "/home/u/.cache/hetune");
 }
 

@@ -300,9 +300,9 @@ static struct ht_device_info fake_device(void)
 static void config_of(const struct ht_spec *spec, int64_t *config, int64_t p, int64_t v,
                       int64_t l)
 {
-    config[ht_spec_param_index(spec, "P")] = p;
-    config[ht_spec_param_index(spec, "V")] = v;
-    config[ht_spec_param_index(spec, "L")] = l;
+    config[ht__spec_param_index(spec, "P")] = p;
+    config[ht__spec_param_index(spec, "V")] = v;
+    config[ht__spec_param_index(spec, "L")] = l;
 }
 
 static void test_active_stages(void **state)

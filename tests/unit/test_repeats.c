@@ -1,9 +1,9 @@
-/* Adaptive repeats (exec.h, ht_repeats_decide): fake timing sequences fed one run at a
+/* Adaptive repeats (exec.h, ht__repeats_decide): fake timing sequences fed one run at a
  * time, the verdict after each run checked exactly (a clearly slower configuration is cut
  * early, a close competitor is measured to the ceiling, a stable one that cannot win stops
  * once precise, nothing stops before the minimum), and a property test over random
  * sequences: with adaptive off the verdicts are exactly today's rule
- * (ht_search_should_cut), and with it on a configuration is never cut nor stopped while it
+ * (ht__search_should_cut), and with it on a configuration is never cut nor stopped while it
  * could still beat the best. Pure: no OpenCL. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,10 +40,10 @@ static void expect(const struct ht_repeats_rule *r, const double *runs, unsigned
                    const enum ht_repeats_verdict *want)
 {
     for (unsigned i = 1; i <= n; i++) {
-        enum ht_repeats_verdict got = ht_repeats_decide(r, runs, i);
+        enum ht_repeats_verdict got = ht__repeats_decide(r, runs, i);
         if (got != want[i - 1]) {
             fprintf(stderr, "after %u runs: got %s, want %s\n", i,
-                    ht_repeats_verdict_name(got), ht_repeats_verdict_name(want[i - 1]));
+                    ht__repeats_verdict_name(got), ht__repeats_verdict_name(want[i - 1]));
             fail();
         }
         if (i < n)
@@ -64,7 +64,7 @@ static void test_slower_cut_after_minimum(void **state)
     /* With adaptive off, the same runs go on to the ceiling. */
     r.adaptive = 0;
     for (unsigned n = 1; n <= 3; n++)
-        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+        assert_int_equal(ht__repeats_decide(&r, runs, n), M);
 }
 
 static void test_never_before_minimum(void **state)
@@ -79,8 +79,8 @@ static void test_never_before_minimum(void **state)
     r.min_repeats = 50;
     r.repeats = 4;
     for (unsigned n = 1; n < 4; n++)
-        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
-    assert_int_equal(ht_repeats_decide(&r, runs, 4), HT_REPEATS_CEILING);
+        assert_int_equal(ht__repeats_decide(&r, runs, n), M);
+    assert_int_equal(ht__repeats_decide(&r, runs, 4), HT_REPEATS_CEILING);
 }
 
 static void test_cut_factor_kept(void **state)
@@ -136,7 +136,7 @@ static void test_precise_stops(void **state)
     expect(&r, late, 6, want_late);
     r.adaptive = 0;
     for (unsigned n = 1; n <= 5; n++)
-        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+        assert_int_equal(ht__repeats_decide(&r, runs, n), M);
 }
 
 static void test_best_and_first_run_all(void **state)
@@ -200,7 +200,7 @@ static void test_noise_widens_margin(void **state)
     (void)state;
     expect(&r, runs, 4, want);
     for (unsigned n = 1; n <= 4; n++)
-        assert_int_equal(ht_repeats_decide(&r, nan_runs, n), M);
+        assert_int_equal(ht__repeats_decide(&r, nan_runs, n), M);
     /* The caller's runs stay in run order. */
     assert_true(runs[0] == 1.25 && runs[3] == 1.26);
 }
@@ -211,15 +211,15 @@ static void test_no_stop_after_ceiling(void **state)
     const double runs[] = {2.9, 2.9, 2.9};
     (void)state;
     r.repeats = 3;
-    assert_int_equal(ht_repeats_decide(&r, runs, 2), M);
-    assert_int_equal(ht_repeats_decide(&r, runs, 3), HT_REPEATS_CEILING);
+    assert_int_equal(ht__repeats_decide(&r, runs, 2), M);
+    assert_int_equal(ht__repeats_decide(&r, runs, 3), HT_REPEATS_CEILING);
     /* keep_best 0 keeps every run: precise only at the ceiling, i.e. never early. */
     r = defaults();
     r.keep_best = 0;
     {
         const double stable[] = {1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1};
         for (unsigned n = 1; n <= 9; n++)
-            assert_int_equal(ht_repeats_decide(&r, stable, n), M);
+            assert_int_equal(ht__repeats_decide(&r, stable, n), M);
     }
 }
 
@@ -257,9 +257,9 @@ static void test_random_sequences(void **state)
             runs[i] = truth * (1.0 + r.margin * uniform(&seed)) *
                       (next_u64(&seed) % 10 ? 1.0 : 3.0);
         for (unsigned n = 1; n <= r.repeats; n++) {
-            enum ht_repeats_verdict v = ht_repeats_decide(&r, runs, n);
+            enum ht_repeats_verdict v = ht__repeats_decide(&r, runs, n);
             int today = n >= HT_CUT_MIN_RUNS && n < r.repeats &&
-                        ht_search_should_cut(runs, n, r.best_s, r.cut_factor);
+                        ht__search_should_cut(runs, n, r.best_s, r.cut_factor);
             x1 = fmin(x1, runs[n - 1]);
             if (runs[n - 1] < truth * (1.0 + r.margin))
                 plain = fmin(plain, runs[n - 1]);
@@ -289,7 +289,7 @@ static void test_random_sequences(void **state)
 }
 
 /* The rule as a session applies it: the margin shrinks for long runs (exec.h,
- * ht_repeats_margin). */
+ * ht__repeats_margin). */
 static struct ht_repeats_rule cost_aware(double best_s)
 {
     struct ht_repeats_rule r = defaults();
@@ -305,27 +305,27 @@ static void test_margin_shrinks_for_long_runs(void **state)
     struct ht_repeats_rule r = cost_aware(0.001);
     (void)state;
     /* Runs up to 0.1 s keep the margin; then it falls as the square root, to the floor. */
-    assert_true(fabs(ht_repeats_margin(&r) - 0.2) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.2) < 1e-12);
     r.best_s = 0.1;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.2) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.2) < 1e-12);
     r.best_s = 0.4;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.1) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.1) < 1e-12);
     r.best_s = 1.6;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.05) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.05) < 1e-12);
     r.best_s = 7.0;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.05) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.05) < 1e-12);
     /* No best, or none of it: the margin as given. */
     r.best_s = 0.0;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.2) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.2) < 1e-12);
     r.best_s = INFINITY;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.2) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.2) < 1e-12);
     r.best_s = 7.0;
     r.margin_time_s = 0.0;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.2) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.2) < 1e-12);
     /* A spec's margin below the floor is never raised. */
     r = cost_aware(7.0);
     r.margin = 0.03;
-    assert_true(fabs(ht_repeats_margin(&r) - 0.03) < 1e-12);
+    assert_true(fabs(ht__repeats_margin(&r) - 0.03) < 1e-12);
 }
 
 static void test_long_runs_18_percent_slower(void **state)
@@ -341,13 +341,13 @@ static void test_long_runs_18_percent_slower(void **state)
     /* With the margin the same for every run length, it went on. */
     r.margin_time_s = 0.0;
     for (unsigned n = 1; n <= 3; n++)
-        assert_int_equal(ht_repeats_decide(&r, runs, n), M);
+        assert_int_equal(ht__repeats_decide(&r, runs, n), M);
     /* The same ratios on runs of milliseconds keep the full margin: not cut. */
     {
         struct ht_repeats_rule s = cost_aware(0.007);
         const double short_runs[] = {0.0082, 0.00845, 0.0086};
         for (unsigned n = 1; n <= 3; n++)
-            assert_int_equal(ht_repeats_decide(&s, short_runs, n), M);
+            assert_int_equal(ht__repeats_decide(&s, short_runs, n), M);
     }
 }
 
@@ -375,7 +375,7 @@ static void test_long_runs_noise_still_counts(void **state)
     }
 }
 
-/* Long runs under noise within the margin the rule gives them (ht_repeats_margin at the
+/* Long runs under noise within the margin the rule gives them (ht__repeats_margin at the
  * best's length): a configuration faster than the best is never cut, and one cut as
  * slower has its fastest run above the best by more than that margin. */
 static void test_random_long_sequences(void **state)
@@ -389,12 +389,12 @@ static void test_random_long_sequences(void **state)
         r.repeats = 1 + (unsigned)(next_u64(&seed) % 20);
         r.keep_best = 1 + (unsigned)(next_u64(&seed) % r.repeats);
         r.min_repeats = 1 + (unsigned)(next_u64(&seed) % 6);
-        m = ht_repeats_margin(&r);
+        m = ht__repeats_margin(&r);
         assert_true(m >= HT_REPEATS_MARGIN_FLOOR - 1e-12 && m <= r.margin + 1e-12);
         for (unsigned i = 0; i < r.repeats; i++)
             runs[i] = truth * (1.0 + m * uniform(&seed));
         for (unsigned n = 1; n <= r.repeats; n++) {
-            enum ht_repeats_verdict v = ht_repeats_decide(&r, runs, n);
+            enum ht_repeats_verdict v = ht__repeats_decide(&r, runs, n);
             x1 = fmin(x1, runs[n - 1]);
             if (n == r.repeats) {
                 assert_int_equal(v, HT_REPEATS_CEILING);

@@ -193,11 +193,11 @@ static void test_recording_both_ways(void **state)
     char *b = write_temp(text);
     assert_int_equal(ht_recording_load(a, NULL, &fast, &err), 0);
     assert_int_equal(ht_recording_load(b, NULL, &slow, &err), 0);
-    assert_int_equal(ht_recording_count(fast), 2);
-    assert_int_equal(ht_recording_count(slow), 2);
+    assert_int_equal(ht__recording_count(fast), 2);
+    assert_int_equal(ht__recording_count(slow), 2);
     double of = 0, os = 0;
-    assert_int_equal(ht_recording_optimum(fast, &of), 0);
-    assert_int_equal(ht_recording_optimum(slow, &os), 0);
+    assert_int_equal(ht__recording_optimum(fast, &of), 0);
+    assert_int_equal(ht__recording_optimum(slow, &os), 0);
     assert_true(of == os && of == 3.8753279224038124 * 1e-3);
     ht_recording_free(fast);
     ht_recording_free(slow);

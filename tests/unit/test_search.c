@@ -186,8 +186,8 @@ static void run(const char *name, const struct space_buf *b, const struct ht_sea
     trace_init(t, b->sp.count);
     drive(s, b, f, user, t);
     assert_int_equal(t->rc, HT_DONE);
-    assert_int_equal(ht_search_evaluated(s), t->n);
-    assert_int_equal(ht_search_known(s), t->n);
+    assert_int_equal(ht__search_evaluated(s), t->n);
+    assert_int_equal(ht__search_known(s), t->n);
     if (best) {
         assert_int_equal(ht_search_best(s, best, best_cost), 0);
     }
@@ -222,7 +222,7 @@ static void drive_k(struct ht_search *s, const struct space_buf *b, cost_fn f, v
             t->seen[i] = 1;
             t->seq[t->n++] = i;
             fl[nfl++] = i;
-            assert_int_equal(ht_search_in_flight(s), nfl);
+            assert_int_equal(ht__search_in_flight(s), nfl);
         }
         if (nfl == k) {
             size_t i;
@@ -256,8 +256,8 @@ static void run_k(const char *name, const struct space_buf *b, const struct ht_s
     trace_init(t, b->sp.count);
     drive_k(s, b, f, user, k, order_seed, t);
     assert_int_equal(t->rc, HT_DONE);
-    assert_int_equal(ht_search_evaluated(s), t->n);
-    assert_int_equal(ht_search_in_flight(s), 0);
+    assert_int_equal(ht__search_evaluated(s), t->n);
+    assert_int_equal(ht__search_in_flight(s), 0);
     if (best_cost)
         assert_int_equal(ht_search_best(s, NULL, best_cost), 0);
     ht_search_free(s);
@@ -789,16 +789,16 @@ static void test_preseeded(void **state)
                 assert_int_equal(ht_search_report(s, i, bowl(b.cfg + i * 3, 3, NULL)), 0);
                 t.seen[i] = 1; /* drive fails if one is proposed */
             }
-            assert_int_equal(ht_search_known(s), nseeded);
-            assert_int_equal(ht_search_evaluated(s), 0);
+            assert_int_equal(ht__search_known(s), nseeded);
+            assert_int_equal(ht__search_evaluated(s), 0);
             assert_int_equal(ht_search_best(s, &best, &bc), 0);
             assert_int_equal(best, opt);
             /* Reporting one again is refused. */
             assert_int_equal(ht_search_report(s, seeded[1], 1.0), HT_EINVAL);
             drive(s, &b, bowl, NULL, &t);
             assert_int_equal(t.rc, HT_DONE);
-            assert_int_equal(ht_search_evaluated(s), t.n);
-            assert_int_equal(ht_search_known(s), t.n + nseeded);
+            assert_int_equal(ht__search_evaluated(s), t.n);
+            assert_int_equal(ht__search_known(s), t.n + nseeded);
             if (budget)
                 assert_int_equal(t.n, budget);
             else if (k < 2)
@@ -857,12 +857,12 @@ static void test_protocol(void **state)
         assert_int_equal(ht_search_report(s, b.sp.count, 1.0), HT_EINVAL);
         assert_int_equal(ht_search_report(s, i, 1.0), 0);
         assert_int_equal(ht_search_report(s, i, 1.0), HT_EINVAL);
-        assert_int_equal(ht_search_evaluated(s), 1);
+        assert_int_equal(ht__search_evaluated(s), 1);
         /* Pre-seeding in the middle of a run is allowed too. */
         j = (i + 1) % b.sp.count;
         assert_int_equal(ht_search_report(s, j, 0.5), 0);
-        assert_int_equal(ht_search_evaluated(s), 1);
-        assert_int_equal(ht_search_known(s), 2);
+        assert_int_equal(ht__search_evaluated(s), 1);
+        assert_int_equal(ht__search_known(s), 2);
         size_t n = 0;
         while (ht_search_next(s, &i) == 0) {
             assert_true(i != j);
@@ -998,31 +998,31 @@ static void test_should_cut(void **state)
     (void)state;
     double runs[] = {0.5, 0.35, 0.31};
     /* The fastest run so far decides: 0.31 > 3 x 0.1, 0.31 <= 3 x 0.11. */
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.1, HT_SEARCH_CUT_FACTOR), 1);
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.11, HT_SEARCH_CUT_FACTOR), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.1, HT_SEARCH_CUT_FACTOR), 1);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.11, HT_SEARCH_CUT_FACTOR), 0);
     /* After the first run alone. */
-    assert_int_equal(ht_search_should_cut(runs, 1, 0.16, 3.0), 1);
-    assert_int_equal(ht_search_should_cut(runs, 1, 0.17, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 1, 0.16, 3.0), 1);
+    assert_int_equal(ht__search_should_cut(runs, 1, 0.17, 3.0), 0);
     /* One slow run among fast ones does not cut. */
     double noisy[] = {9.0, 0.1};
-    assert_int_equal(ht_search_should_cut(noisy, 2, 0.1, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(noisy, 2, 0.1, 3.0), 0);
     /* The factor is configurable. */
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.1, 4.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.2, 1.5), 1);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.1, 4.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.2, 1.5), 1);
     /* Exactly factor x best is not beyond it. */
     double exact[] = {0.5};
-    assert_int_equal(ht_search_should_cut(exact, 1, 0.25, 2.0), 0);
+    assert_int_equal(ht__search_should_cut(exact, 1, 0.25, 2.0), 0);
     /* No runs, no best yet, or early termination off: never. */
-    assert_int_equal(ht_search_should_cut(runs, 0, 0.1, 3.0), 0);
-    assert_int_equal(ht_search_should_cut(NULL, 0, 0.1, 3.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, INFINITY, 3.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, NAN, 3.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.0, 3.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.1, 0.0), 0);
-    assert_int_equal(ht_search_should_cut(runs, 3, 0.1, -1.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 0, 0.1, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(NULL, 0, 0.1, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, INFINITY, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, NAN, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.0, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.1, 0.0), 0);
+    assert_int_equal(ht__search_should_cut(runs, 3, 0.1, -1.0), 0);
     /* A run without a time cuts nothing. */
     double nan_run[] = {NAN};
-    assert_int_equal(ht_search_should_cut(nan_run, 1, 0.1, 3.0), 0);
+    assert_int_equal(ht__search_should_cut(nan_run, 1, 0.1, 3.0), 0);
 }
 
 
@@ -1261,8 +1261,8 @@ static void test_draw_resume(void **state)
             assert_true(n >= 1 && n <= 8);
             if (strcmp(strategies[k], "genetic") && strcmp(strategies[k], "anneal"))
                 assert_int_equal(n, 8);
-            assert_int_equal(ht_search_evaluated(s), n);
-            assert_int_equal(ht_search_known(s), n + 3);
+            assert_int_equal(ht__search_evaluated(s), n);
+            assert_int_equal(ht__search_known(s), n + 3);
             if (round == 1)
                 assert_int_equal(n, nfirst);
             if (!strcmp(strategies[k], "exhaustive")) {
@@ -1353,14 +1353,14 @@ static void test_in_flight_protocol(void **state)
             assert_int_equal(rc, 0);
         }
         assert_true(i != j);
-        assert_int_equal(ht_search_in_flight(s), 2);
+        assert_int_equal(ht__search_in_flight(s), 2);
         assert_int_equal(ht_search_next(s, &x), HT_EINVAL);
         /* The second reported first. */
         assert_int_equal(ht_search_report(s, j, 2.0), 0);
         assert_int_equal(ht_search_report(s, j, 2.0), HT_EINVAL);
-        assert_int_equal(ht_search_in_flight(s), 1);
+        assert_int_equal(ht__search_in_flight(s), 1);
         assert_int_equal(ht_search_report(s, i, 1.0), 0);
-        assert_int_equal(ht_search_in_flight(s), 0);
+        assert_int_equal(ht__search_in_flight(s), 0);
         ht_search_free(s);
     }
     free_space(&b);

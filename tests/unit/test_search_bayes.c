@@ -127,7 +127,7 @@ static void test_budget_distinct_repeatable(void **state)
     o.seed = 5;
     struct ht_search *s = create(&g, &o);
     assert_int_equal(drive(s, &g, bowl, a, 120), 120);
-    assert_int_equal(ht_search_evaluated(s), 120);
+    assert_int_equal(ht__search_evaluated(s), 120);
     ht_search_free(s);
     s = create(&g, &o);
     assert_int_equal(drive(s, &g, bowl, b, 120), 120);
@@ -208,8 +208,8 @@ static void test_preseeded(void **state)
     for (size_t k = 0; k < n; k++)
         for (size_t j = 0; j < 40; j++)
             assert_true(seq[k] != pre[j]);
-    assert_int_equal(ht_search_evaluated(s), 30);
-    assert_int_equal(ht_search_known(s), 70);
+    assert_int_equal(ht__search_evaluated(s), 30);
+    assert_int_equal(ht__search_known(s), 70);
     ht_search_free(s);
     free(g.cfg);
 }

@@ -401,9 +401,9 @@ static void test_device_bounds_and_literals(void **state)
 
     assert_int_equal(load_text(&s, text, &spec, &err), HT_OK);
     assert_int_equal(spec->space.nparams, 4);
-    assert_int_equal(ht_spec_param_index(spec, "C"), 2);
-    assert_int_equal(ht_spec_param_index(spec, "D"), 3);
-    assert_int_equal(ht_spec_param_index(spec, "Z"), -1);
+    assert_int_equal(ht__spec_param_index(spec, "C"), 2);
+    assert_int_equal(ht__spec_param_index(spec, "D"), 3);
+    assert_int_equal(ht__spec_param_index(spec, "Z"), -1);
 
     ht_error_clear(&err);
     assert_int_equal(ht_spec_config_from_assignments(spec, ok, 2, config, &err), HT_OK);
@@ -618,11 +618,11 @@ static void test_types(void **state)
     (void)state;
 
     for (int i = 0; i < HT_NTYPES; i++) {
-        assert_int_equal(ht_type_parse(ht_type_name((enum ht_type)i), &t), HT_OK);
+        assert_int_equal(ht__type_parse(ht_type_name((enum ht_type)i), &t), HT_OK);
         assert_int_equal(t, i);
     }
-    assert_int_equal(ht_type_parse("flaot", &t), HT_EINVAL);
-    assert_int_equal(ht_type_parse("", &t), HT_EINVAL);
+    assert_int_equal(ht__type_parse("flaot", &t), HT_EINVAL);
+    assert_int_equal(ht__type_parse("", &t), HT_EINVAL);
     assert_string_equal(ht_type_name(HT_TYPE_USHORT), "ushort");
     assert_int_equal(ht_type_size(HT_TYPE_CHAR), 1);
     assert_int_equal(ht_type_size(HT_TYPE_SHORT), 2);

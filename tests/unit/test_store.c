@@ -451,7 +451,7 @@ static void test_round_trip(void **state)
     check_rc(ht_store_put_eval(s, in, &id, &err), &err, "put");
     assert_true(id > 0);
 
-    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
+    assert_int_equal(ht__store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
     assert_int_equal(out->id, id);
     assert_same_eval(in, out);
     assert_true(isnan(out->max_abs_err));
@@ -470,16 +470,16 @@ static void test_round_trip(void **state)
     in->global[0] = 100;
     snprintf(in->created_at, sizeof in->created_at, "2020-01-02T03:04:05.678Z");
     check_rc(ht_store_put_eval(s, in, NULL, &err), &err, "put build failure");
-    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=32,WG=8", out, &err), HT_OK);
+    assert_int_equal(ht__store_lookup_eval(s, problem, device, "TS=32,WG=8", out, &err), HT_OK);
     assert_same_eval(in, out);
     assert_true(out->seconds == -1 && out->build_seconds == -1 && out->max_abs_err == -1);
     assert_int_equal(out->local[0], 0);
     assert_string_equal(out->created_at, "2020-01-02T03:04:05.678Z");
 
     /* Absent: HT_ENOTFOUND, err untouched. */
-    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=64,WG=8", out, &err),
+    assert_int_equal(ht__store_lookup_eval(s, problem, device, "TS=64,WG=8", out, &err),
                      HT_ENOTFOUND);
-    assert_int_equal(ht_store_lookup_eval(s, problem, device + 100, "TS=16,WG=8", out, &err),
+    assert_int_equal(ht__store_lookup_eval(s, problem, device + 100, "TS=16,WG=8", out, &err),
                      HT_ENOTFOUND);
     assert_int_equal(err.code, 0);
 
@@ -550,7 +550,7 @@ static void test_unique_replaces(void **state)
     check_rc(ht_store_put_eval(s, ev, &id2, &err), &err, "put again");
     check_rc(ht_store_count_evals(s, problem, device, &n, &err), &err, "count");
     assert_int_equal(n, 1);
-    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=4,WG=8", out, &err), HT_OK);
+    assert_int_equal(ht__store_lookup_eval(s, problem, device, "TS=4,WG=8", out, &err), HT_OK);
     assert_int_equal(out->id, id2);
     assert_true(out->seconds == 1.5);
     assert_int_equal(out->nruns, 3);
@@ -727,7 +727,7 @@ static void test_reopen(void **state)
     std_ids(s, &problem2, &device2);
     assert_int_equal(problem, problem2);
     assert_int_equal(device, device2);
-    assert_int_equal(ht_store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
+    assert_int_equal(ht__store_lookup_eval(s, problem, device, "TS=16,WG=8", out, &err), HT_OK);
     assert_same_eval(ev, out);
     assert_int_equal(count_rows(s, "PRAGMA user_version"), HT_STORE_SCHEMA_VERSION);
     assert_int_equal(count_rows(s, "PRAGMA application_id"), HT__STORE_APP_ID);

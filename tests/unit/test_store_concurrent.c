@@ -289,13 +289,13 @@ static void test_lease(void **state)
     d = device_id(s, "gpu");
     d2 = device_id(s, "cpu");
     ht_error_clear(&err);
-    assert_int_equal(ht_store_get_lease(s, d, &h, &err), HT_ENOTFOUND);
+    assert_int_equal(ht__store_get_lease(s, d, &h, &err), HT_ENOTFOUND);
     assert_int_equal(err.code, 0);
     assert_int_equal(ht_store_lease_device(s, 0, 0, NULL, NULL, NULL), HT_EINVAL);
 
     /* Taken, and seen as this process's. */
     check_rc(ht_store_lease_device(s, d, 0, NULL, &h, &err), &err, "lease");
-    check_rc(ht_store_get_lease(s, d, &h, &err), &err, "get lease");
+    check_rc(ht__store_get_lease(s, d, &h, &err), &err, "get lease");
     assert_int_equal(h.pid, getpid());
     assert_int_equal(gethostname(host, sizeof host), 0);
     assert_string_equal(h.hostname, host);
@@ -308,7 +308,7 @@ static void test_lease(void **state)
     check_rc(ht_store_release_device(s2, d, &err), &err, "release again");
     ht_store_close(s2);
     check_rc(ht_store_release_device(s, d, &err), &err, "release");
-    assert_int_equal(ht_store_get_lease(s, d, &h, &err), HT_ENOTFOUND);
+    assert_int_equal(ht__store_get_lease(s, d, &h, &err), HT_ENOTFOUND);
     check_rc(ht_store_release_device(s, d, &err), &err, "release of none");
 
     /* Held by another process: one try is refused and names it; another device is free. */
@@ -325,7 +325,7 @@ static void test_lease(void **state)
     check_rc(ht_store_release_device(s, d2, &err), &err, "release of another");
     /* Giving back a lease that is not ours leaves it alone. */
     check_rc(ht_store_release_device(s, d, &err), &err, "release of theirs");
-    check_rc(ht_store_get_lease(s, d, &h, &err), &err, "theirs still");
+    check_rc(ht__store_get_lease(s, d, &h, &err), &err, "theirs still");
     assert_int_equal(h.pid, child);
     /* A limited wait ends busy after about its time. */
     t0 = now_s();
@@ -373,10 +373,10 @@ static void test_lease(void **state)
     }
     close(ready[0]);
     close(done[1]);
-    check_rc(ht_store_get_lease(s, d, &h, &err), &err, "the dead one's lease");
+    check_rc(ht__store_get_lease(s, d, &h, &err), &err, "the dead one's lease");
     assert_int_equal(h.pid, child);
     check_rc(ht_store_lease_device(s, d, 0, NULL, &h, &err), &err, "take over from the dead");
-    check_rc(ht_store_get_lease(s, d, &h, &err), &err, "taken over");
+    check_rc(ht__store_get_lease(s, d, &h, &err), &err, "taken over");
     assert_int_equal(h.pid, getpid());
     check_rc(ht_store_release_device(s, d, &err), &err, "release");
 
@@ -398,7 +398,7 @@ static void test_lease(void **state)
                                   NULL, NULL, NULL),
                      SQLITE_OK);
     check_rc(ht_store_lease_device(s, d, 0, NULL, &h, &err), &err, "take over an expired one");
-    check_rc(ht_store_get_lease(s, d, &h, &err), &err, "taken over");
+    check_rc(ht__store_get_lease(s, d, &h, &err), &err, "taken over");
     assert_int_equal(h.pid, getpid());
     assert_string_equal(h.hostname, host);
 
@@ -415,7 +415,7 @@ static void test_lease(void **state)
                                       "(1, 'N=8', 'TS')",
                                       NULL, NULL, NULL),
                          SQLITE_OK);
-        check_rc(ht_store_get_lease(s, d, &h, &err), &err, "idle lease");
+        check_rc(ht__store_get_lease(s, d, &h, &err), &err, "idle lease");
         assert_true(h.idle_s > 990);
         ht_stored_eval_init(ev);
         ev->problem_id = 1;
@@ -426,7 +426,7 @@ static void test_lease(void **state)
         snprintf(ev->status, sizeof ev->status, "%s", HT_STORE_OK);
         ev->seconds = 0.5;
         check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put");
-        check_rc(ht_store_get_lease(s, d, &h, &err), &err, "renewed lease");
+        check_rc(ht__store_get_lease(s, d, &h, &err), &err, "renewed lease");
         assert_true(h.idle_s < 60);
         free(ev);
     }

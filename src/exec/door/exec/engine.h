@@ -119,7 +119,7 @@ struct ht_session {
     int have_outputs;                  /* outputs hold the last eval's results */
     int have_refs;                     /* refs hold the reference configuration's outputs
                                           (or, with verify.once, the reference kernel's) */
-    double cut_best, cut_factor;       /* early termination (ht_session_set_cut); 0: off */
+    double cut_best, cut_factor;       /* early termination (ht__session_set_cut); 0: off */
     double last_launch_wall_s;         /* ht__inst_launch: enqueue to completion, seconds */
     double *stage_run_s;               /* pipelines: HT_MAX_STAGES stage times per run of the
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */

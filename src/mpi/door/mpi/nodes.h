@@ -47,14 +47,14 @@ struct ht_nodes {
     const struct ht_spec *(*spec)(const struct ht__mpi_runtime *rt);
     /* The bytes of spec argument a (a buffer: its whole array; 0 for a scalar), any rank. */
     size_t (*arg_bytes)(const struct ht__mpi_runtime *rt, size_t a);
-    /* Rank 0: host memory its node's data path likes, owned by rt (ht_coexec_alloc). NULL
+    /* Rank 0: host memory its node's data path likes, owned by rt (ht__coexec_alloc). NULL
      * with err filled: HT_EINVAL on another rank, HT_ECL, HT_ENOMEM. */
     void *(*alloc)(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error *err);
     /* Rank 0: frees memory of alloc, unbinding it where bound; elsewhere, and memory rt
      * did not give, nothing. */
     void (*free_host)(struct ht__mpi_runtime *rt, void *data);
     /* Rank 0: binds data (checked by the caller: argument a's bytes) to argument a (called
-     * name); HT_EINVAL naming it on another rank; ht_coexec_bind's errors. Not
+     * name); HT_EINVAL naming it on another rank; ht__coexec_bind's errors. Not
      * collective. */
     int (*bind)(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
                 size_t bytes, struct ht_error *err);

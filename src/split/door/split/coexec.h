@@ -27,11 +27,11 @@ int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub
 int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
                          struct ht_error *err);
 
-/* Sets the untimed and timed runs of the next ht_coexec_run and the runs it keeps. */
+/* Sets the untimed and timed runs of the next ht__coexec_run and the runs it keeps. */
 void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
                          unsigned keep_best);
 
-/* One timed run of cx into res, not poisoned first (ht_coexec_run poisons every buffer of
+/* One timed run of cx into res, not poisoned first (ht__coexec_run poisons every buffer of
  * every device before each run, which costs as much as a short run: 25-30 ms for 2^23
  * floats on an H200 node). For the runs of a split over MPI, whose wall time includes
  * the call: outputs nobody wrote are caught there by poisoning the host arrays once

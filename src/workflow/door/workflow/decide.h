@@ -35,13 +35,13 @@ struct ht__rule {
 
 /* What ht__decide_split found. */
 struct ht__verdict {
-    struct ht_coexec_estimate est; /* ht_coexec_estimate's, when has_est (partly filled
+    struct ht_coexec_estimate est; /* ht__coexec_estimate's, when has_est (partly filled
                                       when it failed) */
     int has_est;
     size_t fastest;             /* the fastest device alone by measured wall time (the
                                    estimate's when has_est) */
     int measured;               /* 1: the split ran once on the whole problem: res */
-    int bus_plan;               /* 1: it ran the bus plan (ht_coexec_plan_bus) */
+    int bus_plan;               /* 1: it ran the bus plan (ht__coexec_plan_bus) */
     double paper_s[2];          /* then the paper plan's theoretical and adjusted times
                                    (Algorithm 1 from the tuned times) it replaced; -1 */
     double keep_s;              /* the longest the measured split may take and be kept:
@@ -50,19 +50,19 @@ struct ht__verdict {
                                    keep_s); 0: the fastest device alone (predicted so, or
                                    measured slower) */
     struct ht_coexec_result res;/* the split's run when measured; the caller's to destroy
-                                   (ht_coexec_result_destroy) whatever is returned */
+                                   (ht__coexec_result_destroy) whatever is returned */
 };
 
 /* Decides between the co-execution cx (made over its n >= 1 devices, their links and host
  * memory set) and the fastest of them alone, from alone[0..n) (each device's run
  * alone with the co-execution's clock), as rule says. With two devices or more
- * ht_coexec_estimate predicts the split (the bus plan) and decides with cx's margin. A
+ * ht__coexec_estimate predicts the split (the bus plan) and decides with cx's margin. A
  * split predicted to pay (est.worth_it), predicted faster within the margin (est.check),
- * forced, or with one device, runs once (ht_coexec_run), after ht_coexec_plan_bus
+ * forced, or with one device, runs once (ht__coexec_run), after ht__coexec_plan_bus
  * replaced cx's plan when its scheduler is static (not with rule->paper_plan); it is kept
  * when forced, with one device, or measured at most keep_s. *v is filled (zeroed first).
- * Errors: ht_coexec_estimate's (unless rule->unpredicted), ht_coexec_plan_bus's and
- * ht_coexec_run's. */
+ * Errors: ht__coexec_estimate's (unless rule->unpredicted), ht__coexec_plan_bus's and
+ * ht__coexec_run's. */
 int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
                      const struct ht__rule *rule, struct ht__verdict *v,
                      struct ht_error *err);
@@ -108,7 +108,7 @@ struct ht__decision {
     int has_res;                /* 1: res is a measured run of cx on the whole problem */
     struct ht_coexec_result res;/* the split measured once, or the fastest device's run
                                    alone, when has_res */
-    double predicted_split_s;   /* ht_coexec_estimate's wall time of the split; -1 unknown */
+    double predicted_split_s;   /* ht__coexec_estimate's wall time of the split; -1 unknown */
     double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
     double measured_split_s;    /* the split's measured wall time; -1 when not measured */
     char text[256];             /* the decision in words */
@@ -124,14 +124,14 @@ int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
 /* Decides between splitting over in->devs and the fastest of them alone, as `hetune
  * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
  * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
- * (ht_workflow_alone, in->alone_opts), ht_coexec_estimate predicts the split with the
+ * (ht__workflow_alone, in->alone_opts), ht__coexec_estimate predicts the split with the
  * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
  * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
  * ht__decide_split's). *out is filled (zeroed first); on error it may hold part of it:
- * ht__decision_destroy it either way. Errors as ht_workflow_alone, ht_coexec_create,
- * ht_coexec_estimate, ht_coexec_plan_bus and ht_coexec_run; HT_EINVAL when n is 0;
+ * ht__decision_destroy it either way. Errors as ht__workflow_alone, ht__coexec_create,
+ * ht__coexec_estimate, ht__coexec_plan_bus and ht__coexec_run; HT_EINVAL when n is 0;
  * HT_ENOMEM. */
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 
