@@ -1,5 +1,6 @@
-/* Calling hetune from your own MPI program: the runtime across nodes. Every rank is a
- * node; rank 0 holds the program's arrays, each launch scatters their slices to the nodes,
+/* Calling hetune from your own MPI program: the runtime of runtime.h across nodes
+ * (ht_runtime_opts.nodes = ht_mpi_nodes()), the same handle and calls as on one machine.
+ * Every rank is a node; rank 0 holds the program's arrays, each launch scatters their slices to the nodes,
  * every node co-executes its slice on its own OpenCL devices, and the outputs come back
  * into rank 0's arrays.
  *
@@ -123,8 +124,9 @@ int main(int argc, char **argv)
     const char *spec = "../vecadd/spec.json", *unbound = NULL, *db = getenv("HETUNE_DB");
     struct ht_size_override size = {"N", 0};
     struct ht_runtime_opts opts;
-    struct ht_mpi_runtime *rt = NULL;
-    const struct ht_mpi_runtime_info *info;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    const struct ht_runtime_nodes *nodes;
     struct problem p = {0};
     struct ht_error err;
     size_t wrong = 0, bytes[3] = {0};
@@ -173,17 +175,19 @@ int main(int argc, char **argv)
     ht_error_clear(&err);
     ht_runtime_opts_init(&opts);
     opts.db = db;
+    opts.nodes = ht_mpi_nodes(); /* every rank of MPI_COMM_WORLD a node */
     if (do_split) /* split over every node (and each node over its devices), as asked */
         opts.mode = HT_RUNTIME_SPLIT;
-    if (ht_mpi_runtime_open(spec, &size, size.value > 0, &opts, &rt, &err) != HT_OK) {
+    if (ht_runtime_open(spec, &size, size.value > 0, &opts, &rt, &err) != HT_OK) {
         status = fail("cannot open the runtime", &err);
         goto out;
     }
-    info = ht_mpi_runtime_info(rt);
-    p.conv = ht_mpi_runtime_arg_bytes(rt, "mask", &bytes[1], &err) == HT_OK;
+    info = ht_runtime_info(rt);
+    nodes = info->nodes;
+    p.conv = ht_runtime_arg_bytes(rt, "mask", &bytes[1], &err) == HT_OK;
     ht_error_clear(&err);
     for (int k = 0; k < 3; k++)
-        if (ht_mpi_runtime_arg_bytes(rt, names[p.conv][k], &bytes[k], &err) != HT_OK) {
+        if (ht_runtime_arg_bytes(rt, names[p.conv][k], &bytes[k], &err) != HT_OK) {
             status = fail("not a vecadd or conv1d spec", &err);
             goto out;
         }
@@ -191,11 +195,12 @@ int main(int argc, char **argv)
     p.mask = p.conv ? bytes[1] / sizeof(float) : 0;
     if (rank == 0) {
         printf("spec        %s (%s), %zu outputs, %d ranks (%zu take part), database %s\n",
-               info->spec, p.conv ? "conv1d" : "vecadd", p.n, info->size, info->took_part, db);
+               info->spec, p.conv ? "conv1d" : "vecadd", p.n, nodes->size, nodes->took_part,
+               db);
         printf("split       %llu units along dimension %u\n",
-               (unsigned long long)info->global, info->dim);
-        for (int r = 0; r < info->size; r++) {
-            const struct ht_mpi_runtime_node *nd = &info->nodes[r];
+               (unsigned long long)nodes->global, nodes->dim);
+        for (int r = 0; r < nodes->size; r++) {
+            const struct ht_runtime_node *nd = &nodes->node[r];
             if (!nd->took_part) {
                 printf("rank %d      %s: %s: %s\n", r, nd->host,
                        nd->alone_s > 0 ? "not used" : "left out", nd->why);
@@ -212,14 +217,14 @@ int main(int argc, char **argv)
                        nd->devices[d].dev->name,
                        nd->devices[d].usable ? nd->devices[d].config : nd->devices[d].why);
         }
-        printf("nodes       %s\n", info->decision);
-        printf("bound       %.3f ms (Eq. 4 on the nodes' times alone)\n", 1e3 * info->bound_s);
+        printf("nodes       %s\n", nodes->decision);
+        printf("bound       %.3f ms (Eq. 4 on the nodes' times alone)\n", 1e3 * nodes->bound_s);
 
         /* Rank 0's arrays, the only ones that launches read and write, in memory its
          * node's data path likes (a program may bind its own). */
-        p.x = ht_mpi_runtime_alloc(rt, bytes[0], &err);
-        p.y = p.x ? ht_mpi_runtime_alloc(rt, bytes[1], &err) : NULL;
-        p.out = p.y ? ht_mpi_runtime_alloc(rt, bytes[2], &err) : NULL;
+        p.x = ht_runtime_alloc(rt, bytes[0], &err);
+        p.y = p.x ? ht_runtime_alloc(rt, bytes[1], &err) : NULL;
+        p.out = p.y ? ht_runtime_alloc(rt, bytes[2], &err) : NULL;
         if (!p.out) {
             /* Not collective: the others would wait in the launch. */
             fail("cannot allocate the arrays", &err);
@@ -229,7 +234,7 @@ int main(int argc, char **argv)
             void *a = k == 0 ? (void *)p.x : k == 1 ? (void *)p.y : (void *)p.out;
             if (unbound && !strcmp(unbound, names[p.conv][k]))
                 continue;
-            if (ht_mpi_runtime_bind(rt, names[p.conv][k], a, bytes[k], &err) != HT_OK) {
+            if (ht_runtime_bind(rt, names[p.conv][k], a, bytes[k], &err) != HT_OK) {
                 /* Not collective: the others would wait in the launch. */
                 fail("cannot bind", &err);
                 MPI_Abort(MPI_COMM_WORLD, 1);
@@ -241,7 +246,7 @@ int main(int argc, char **argv)
     for (int l = 0; l < LAUNCHES; l++) {
         if (rank == 0)
             fill(&p, l);
-        if (ht_mpi_runtime_launch(rt, &err) != HT_OK) {
+        if (ht_runtime_launch(rt, &err) != HT_OK) {
             status = fail("launch failed", &err);
             goto out;
         }
@@ -250,16 +255,24 @@ int main(int argc, char **argv)
             wrong += check(&p, l);
     }
     if (rank == 0) {
-        for (int r = 0; r < info->size; r++)
-            if (info->nodes[r].took_part)
+        for (int r = 0; r < nodes->size; r++)
+            if (nodes->node[r].took_part)
                 printf("last launch rank %d: scatter %.3f ms, slice %.3f ms, gather %.3f ms\n",
-                       r, 1e3 * info->nodes[r].scatter_s, 1e3 * info->nodes[r].run_s,
-                       1e3 * info->nodes[r].gather_s);
+                       r, 1e3 * nodes->node[r].scatter_s, 1e3 * nodes->node[r].run_s,
+                       1e3 * nodes->node[r].gather_s);
         printf("moved       %llu bytes scattered, %llu gathered a launch (arrays %zu, %zu "
-               "and %zu bytes)\n", (unsigned long long)info->last_scattered_bytes,
-               (unsigned long long)info->last_gathered_bytes, bytes[0], bytes[1], bytes[2]);
+               "and %zu bytes)\n", (unsigned long long)nodes->last_scattered_bytes,
+               (unsigned long long)nodes->last_gathered_bytes, bytes[0], bytes[1], bytes[2]);
         printf("launches    %llu, mean wall %.3f ms\n", (unsigned long long)info->launches,
                1e3 * wall / LAUNCHES);
+        {
+            char *json = NULL; /* the same info as one JSON document, "nodes" in it */
+            if (ht_runtime_info_json(rt, &json, &err) == HT_OK)
+                printf("info        %s\n", json);
+            else
+                wrong += fail("cannot write the info as JSON", &err) != 0;
+            free(json);
+        }
         if (wrong)
             fprintf(stderr, "runtime-mpi-example: %zu wrong elements\n", wrong);
         else
@@ -269,8 +282,8 @@ int main(int argc, char **argv)
     status = wrong != 0;
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
-    ht_mpi_runtime_close(rt); /* collective, frees p's arrays; MPI stays: this program
-                                 initialized it */
+    ht_runtime_close(rt); /* collective, frees p's arrays; MPI stays: this program
+                             initialized it */
     MPI_Finalize();
     return status;
 }

@@ -17,15 +17,17 @@
  * With Open MPI 4, mpirun ends the whole job when one rank exits early unless it runs with
  * --enable-recovery; with it, the survivors finish the work.
  *
- * A program of its own co-executes across nodes with the runtime across nodes
- * (ht_mpi_runtime_*): open once, bind its arrays on rank 0, launch many times.
+ * A program of its own co-executes across nodes with the runtime of runtime.h, opened
+ * with ht_runtime_opts.nodes = ht_mpi_nodes(): open once, bind its arrays on rank 0, launch
+ * many times.
  *
  * MPI's start: each function that runs over MPI initializes MPI (MPI_Init_thread,
  * MPI_THREAD_FUNNELED) and finalizes it before it returns (ht_mpi_tune, ht_mpi_split) or
- * at close (ht_mpi_runtime_close) only when MPI was not initialized yet. In a program
+ * at close (ht_runtime_close of a runtime across nodes) only when MPI was not
+ * initialized yet. In a program
  * that initialized MPI itself (an MPI program: MPI_Init, then hetune, then
  * MPI_Finalize), they neither initialize nor finalize it, so it may call ht_mpi_tune, then
- * ht_mpi_runtime_open, and so on; it should ask for MPI_THREAD_FUNNELED at least (hetune
+ * ht_runtime_open across nodes, and so on; it should ask for MPI_THREAD_FUNNELED at least (hetune
  * calls MPI from the calling thread only, but runs threads of its own). They talk over
  * MPI_COMM_WORLD with collectives (ht_mpi_tune with point-to-point messages of its own
  * tags too): while one runs, the program must have no message of its own in flight on
@@ -41,7 +43,6 @@
 
 #include "hetune/error.h"
 #include "hetune/platform.h"
-#include "hetune/runtime.h"
 #include "hetune/spec.h"
 #include "hetune/tune.h"
 #include "hetune/workflow.h"
@@ -52,6 +53,16 @@ extern "C" {
 
 /* 1 when this libhetune was built with MPI (the build feature HETUNE_MPI), else 0. */
 int ht_mpi_built(void);
+
+struct ht_nodes; /* runtime.h */
+
+/* The nodes of a runtime across the ranks of MPI_COMM_WORLD, every rank a node: set
+ * ht_runtime_opts.nodes to it (runtime.h, "Across nodes"). Borrowed, static: never NULL,
+ * never freed. In a build without MPI, ht_runtime_open with these nodes fails with
+ * HT_EINVAL saying that hetune was built without MPI. A program linked with the static
+ * libhetune.a that calls it links MPI's part of hetune (and needs MPI's libraries, which an
+ * MPI program links anyway); one that does not call it links no MPI. */
+const struct ht_nodes *ht_mpi_nodes(void);
 
 /* The number of processes an MPI launcher started with this one, read from the
  * environment before any MPI call: OMPI_COMM_WORLD_SIZE (Open MPI), else PMI_SIZE (MPICH,
@@ -325,171 +336,6 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
 
 /* Frees what r holds and empties it. NULL is fine. */
 void ht_mpi_split_result_destroy(struct ht_mpi_split_result *r);
-
-/* --- The runtime across nodes ---
- *
- *     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
- *     struct ht_runtime_opts o;
- *     ht_runtime_opts_init(&o);
- *     o.db = "hetune.db";                      (tuned by mpirun -n K hetune tune, or
- *                                               ht_mpi_tune first)
- *     ht_mpi_runtime_open("vecadd/spec.json", sizes, 1, &o, &rt, &err);   (every rank)
- *     if (rank == 0) { ht_mpi_runtime_bind(rt, "a", a, bytes, &err); ... }
- *     for (...) { fill b and c on rank 0; ht_mpi_runtime_launch(rt, &err); use a on rank 0; }
- *     ht_mpi_runtime_close(rt);                (every rank)
- *     MPI_Finalize();
- *
- * What ht_runtime_open and ht_runtime_launch (runtime.h) are on one machine, across the
- * nodes of MPI_COMM_WORLD: each rank is a node. ht_mpi_runtime_open does what costs, once,
- * exactly as ht_mpi_split before its runs (the same code): rank 0 alone opens the
- * database and reads the best configuration of every device of every rank; each node
- * co-executes the whole problem on its devices (its speed); the nodes share it by Eq. 4
- * one level up, in whole work-groups of every device of a node; each node's co-execution
- * is set to its slice. A launch moves only slices: rank 0's bound inputs are scattered
- * (MPI_Scatterv of the slab of the split axis each node reads, halo included; a buffer
- * some node needs whole is broadcast), every node co-executes its slice, and the owned
- * outputs are gathered into rank 0's bound arrays (MPI_Gatherv). Every node keeps whole
- * host arrays of every buffer (only its slab of them is sent and used).
- *
- * A node that cannot co-execute the whole problem at open (no device, no configuration,
- * a failure) is left out, as by ht_mpi_split (info says why), unless it is rank 0: rank
- * 0 holds the arrays. Every call named collective below must be called by every rank of
- * MPI_COMM_WORLD, in the same order; every rank returns the same status from them (no
- * rank goes on alone), the message naming the rank that failed. */
-
-/* One device of a node, as rank 0's database gave it. */
-struct ht_mpi_runtime_device {
-    const struct ht_device_info *dev; /* borrowed from the runtime; on the other ranks'
-                                         entries its OpenCL handles are NULL */
-    int usable;              /* 1: it has a configuration (config); 0: why says why not */
-    char config[HT_STORE_CONFIG_MAX]; /* "WG=64,EPT=2" */
-    double tuned_s;          /* its tuned kernel time of the whole problem */
-    const char *why;         /* borrowed; "" when usable */
-};
-
-/* One node (rank) of the runtime. */
-struct ht_mpi_runtime_node {
-    int rank;
-    const char *host;        /* borrowed */
-    int took_part;           /* 1: it has a share of the launches */
-    const char *why;         /* borrowed: why it takes no part (its failure, or the nodes'
-                                decision); "" when it does */
-    size_t ndevices;
-    const struct ht_mpi_runtime_device *devices; /* ndevices, borrowed */
-    double alone_s;          /* its wall time co-executing the whole problem at open */
-    double share;            /* its share of the work (Eq. 4 adjusted to whole
-                                work-groups); 0 when it takes no part */
-    uint64_t offset, size;   /* its slice of the split dimension (units: work-items when
-                                every node's devices agree; else the lcm of their global
-                                sizes, as info's global) */
-    uint64_t own_offset, own_size; /* the part of it whose outputs it owns (the residue
-                                node's slice may overlap its neighbour's, Eq. 9) */
-    double run_s, scatter_s, gather_s; /* the last launch: its slice's co-execution, its
-                                wait for the scatter, for the gather (seconds). On rank
-                                0 every node's; on another rank its own only (0 for
-                                the others); 0 before any launch */
-};
-
-/* What a runtime across nodes is doing. Borrowed (ht_mpi_runtime_info). */
-struct ht_mpi_runtime_info {
-    const char *spec;        /* the spec's name */
-    int rank, size;          /* this process's rank, the ranks of MPI_COMM_WORLD */
-    size_t took_part;        /* the nodes that take part */
-    const char *decision;    /* the nodes' split-or-alone decision, in words (borrowed):
-                                the other nodes must make Eq. 4's time over them at least
-                                opts' margin (10%) faster than rank 0's node alone, which
-                                holds the data; else rank 0 runs alone (mode
-                                HT_RUNTIME_SPLIT: they split anyway) */
-    const struct ht_mpi_runtime_node *nodes; /* size, by rank */
-    unsigned dim;            /* the split dimension */
-    uint64_t global;         /* its units */
-    double bound_s;          /* Eq. 4's bound from the times alone of every node that could
-                                take part: 1 / sum 1/t */
-    uint64_t launches;       /* launches so far */
-    double last_wall_s;      /* rank 0: the last launch from the barrier to the last
-                                output gathered; on the others their own scatter, run
-                                and gather; -1 before any launch */
-    double last_scatter_s, last_gather_s; /* this rank's part of it; -1 before any */
-    uint64_t last_scattered_bytes, last_gathered_bytes; /* rank 0: the bytes the last
-                                launch sent to and received from the other nodes; 0 on
-                                the others */
-};
-
-struct ht_mpi_runtime; /* opaque */
-
-/* Opens a runtime across the nodes of MPI_COMM_WORLD; collective. spec_path (read by
- * every rank: the spec and its kernel must be there on every node), sizes and nsizes as
- * for ht_runtime_open. opts NULL: the defaults; as ht_runtime_open's, except:
- * opts->devices is one selector applied by each rank on its own node (an index from
- * `hetune devices` or a unique part of "<platform> <name>"), or NULL or "all" for every
- * device; a list is refused. opts->mode HT_RUNTIME_AUTO lets each node co-execute as
- * ht_mpi_split's nodes do; HT_RUNTIME_SPLIT asks each node to split over its devices
- * (ht_workflow_split_opts.force); HT_RUNTIME_ALONE is refused (name one device a node
- * in opts->devices instead). opts->tune_missing is refused: tune first with `mpirun -n K
- * hetune tune` or ht_mpi_tune, on the same ranks; strategy, budget and measure_repeats
- * are not used. When MPI is not initialized, it is initialized here (MPI_Init_thread,
- * funneled) and finalized by ht_mpi_runtime_close; otherwise neither. One rank is
- * enough (a single node).
- *
- * *out is owned by the caller (ht_mpi_runtime_close, on every rank). Errors, every rank
- * the same and nothing left open: HT_EINVAL (a build without MPI, a bad option naming
- * it, MPI finalized already), the spec's errors (ht_spec_load) and refusals
- * (ht__coexec_check_spec) on any rank, HT_ENOTFOUND (rank 0 cannot co-execute: its devices
- * have no configuration, or fail), HT_ESPEC (the nodes' global sizes along the split
- * dimension have a least common multiple above 2^53, or nodes disagree on a buffer's
- * shape), HT_EDB (rank
- * 0's database), HT_ENOMEM. */
-int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
-                        size_t nsizes, const struct ht_runtime_opts *opts,
-                        struct ht_mpi_runtime **out, struct ht_error *err);
-
-/* Closes a runtime across nodes; collective. Frees what it holds and, when
- * ht_mpi_runtime_open initialized MPI, finalizes it. NULL is fine (on every rank). The
- * caller's arrays stay the caller's. */
-void ht_mpi_runtime_close(struct ht_mpi_runtime *rt);
-
-/* The bytes buffer argument name must be bound with (its whole shape times its type's
- * size), on any rank. HT_EINVAL naming it when the spec has no such argument, it is a
- * scalar or a temp buffer. */
-int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
-                             size_t *bytes, struct ht_error *err);
-
-/* Host memory for rank 0's arrays, as its node's data path likes it (ht__coexec_alloc):
- * pinned for a device that is copied to (a GPU reads it at the bus's speed), page-aligned
- * in any case (a CPU device uses it in place, without a copy in the driver). Not
- * collective. Owned by rt: freed by ht_mpi_runtime_free_host or ht_mpi_runtime_close.
- * NULL with err filled: HT_EINVAL for 0 bytes or on a rank other than 0 (its arrays are
- * not used), HT_ECL, HT_ENOMEM. */
-void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_error *err);
-
-/* Frees memory of ht_mpi_runtime_alloc, unbinding it where it is bound. NULL and memory
- * that rt did not give are ignored. */
-void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data);
-
-/* Binds rank 0's array data (bytes long, ht_mpi_runtime_arg_bytes) to the buffer argument
- * called name: launches scatter inputs from it and gather outputs into it. data stays the
- * caller's and must live until bound again or rt is closed. Not collective: rank 0 alone
- * binds. Errors, nothing changed: HT_EINVAL naming the argument when the spec has none of
- * that name (err lists its buffers), it is a scalar or a temp buffer, bytes is not its size
- * (err gives both) or data is NULL; then, on a rank other than 0, HT_EINVAL: its arrays
- * are not used (rank 0's are the only ones scattered and gathered), so binding there is
- * refused rather than ignored; on rank 0 the co-execution's errors (ht__coexec_bind). */
-int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
-                        size_t bytes, struct ht_error *err);
-
-/* Runs the kernel once over the whole problem across the nodes; collective. Rank 0
- * checks first that every buffer argument is bound (HT_EINVAL naming the first that is
- * not, on every rank, before anything moves). Then rank 0's inputs are scattered by slice,
- * each node co-executes its slice, and the owned outputs are gathered into rank 0's
- * arrays: they are there when it returns on rank 0. Errors, every rank the same: HT_EINVAL,
- * HT_ELAUNCH naming the rank (and device) that failed in its slice (rank 0's outputs are
- * then undefined), HT_ENOMEM. A failure does not change the plan: the next launch runs
- * on the same nodes (ht_mpi_split, by contrast, plans again without the node). */
-int ht_mpi_runtime_launch(struct ht_mpi_runtime *rt, struct ht_error *err);
-
-/* What the runtime planned and measured (struct ht_mpi_runtime_info). Borrowed: valid until
- * the next launch or close. */
-const struct ht_mpi_runtime_info *ht_mpi_runtime_info(const struct ht_mpi_runtime *rt);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,56 @@
  * or the runtime is closed; the library cannot see that an allocator took it back, and a
  * launch on freed memory is undefined behaviour. A runtime is used by one thread at a
  * time; different runtimes may be used from different threads.
+ *
+ * Across nodes (opts.nodes = ht_mpi_nodes(), mpi.h, in a build with MPI): every rank of
+ * MPI_COMM_WORLD is a node, and the same handle and calls run the kernel over them all.
+ * The program names the nodes by calling ht_mpi_nodes, so a program linked with the static
+ * libhetune.a links MPI's part of hetune only then (with MPI's libraries, which an MPI
+ * program links anyway), and a program on one machine links no MPI.
+ *
+ *     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+ *     ht_runtime_opts_init(&o);
+ *     o.db = "hetune.db";                      (tuned by mpirun -n K hetune tune, or
+ *                                               ht_mpi_tune first)
+ *     o.nodes = ht_mpi_nodes();
+ *     ht_runtime_open("vecadd/spec.json", sizes, 1, &o, &rt, &err);   (every rank)
+ *     if (rank == 0) { ht_runtime_bind(rt, "a", a, bytes, &err); ... }
+ *     for (...) { fill b and c on rank 0; ht_runtime_launch(rt, &err); use a on rank 0; }
+ *     ht_runtime_close(rt);                    (every rank)
+ *     MPI_Finalize();
+ *
+ * ht_runtime_open does what costs, once, exactly as ht_mpi_split (mpi.h) before its runs
+ * (the same code): rank 0 alone opens the database and reads the best configuration of
+ * every device of every rank; each node co-executes the whole problem on its devices (its
+ * speed), deciding as ht_mpi_split's nodes do; the nodes share it by Eq. 4 one level up, in
+ * whole work-groups of every device of a node; each node's co-execution is set to its
+ * slice. A launch moves only slices: rank 0's bound inputs are scattered (MPI_Scatterv of
+ * the slab of the split axis each node reads, halo included; a buffer some node needs
+ * whole is broadcast), every node co-executes its slice, and the owned outputs are gathered
+ * into rank 0's bound arrays (MPI_Gatherv). Every node keeps whole host arrays of every
+ * buffer (only its slab of them is sent and used). info->nodes says what each node holds
+ * and did.
+ *
+ * A node that cannot co-execute the whole problem at open (no device, no configuration,
+ * a failure) is left out, as by ht_mpi_split (info->nodes says why), unless it is rank 0:
+ * rank 0 holds the arrays. Across nodes, ht_runtime_open, ht_runtime_launch and
+ * ht_runtime_close are collective: every rank of MPI_COMM_WORLD calls them, in the same
+ * order, and every rank returns the same status from them (no rank goes on alone), the
+ * message naming the rank that failed. ht_runtime_alloc and ht_runtime_bind are rank 0's
+ * alone (not collective: the other ranks' arrays are not used, and they refuse them);
+ * ht_runtime_arg_bytes, ht_runtime_info and ht_runtime_info_json answer on any rank;
+ * ht_runtime_last is NULL. When MPI is not initialized, ht_runtime_open initializes it
+ * (MPI_Init_thread, funneled) and ht_runtime_close finalizes it; otherwise neither (mpi.h,
+ * "MPI's start"). One rank is enough (a single node).
+ *
+ * The options across nodes: opts->devices is one selector applied by each rank on its own
+ * node (an index from `hetune devices` or a unique part of "<platform> <name>"), or NULL
+ * or "all" for every device; a list is refused. opts->mode HT_RUNTIME_AUTO lets each node
+ * co-execute as ht_mpi_split's nodes do; HT_RUNTIME_SPLIT asks each node to split over its
+ * devices and the nodes to split over them all; HT_RUNTIME_ALONE is refused (name one
+ * device a node in opts->devices instead). opts->tune_missing is refused: tune first with
+ * `mpirun -n K hetune tune` or ht_mpi_tune, on the same ranks; strategy, budget,
+ * measure_repeats, fallback_ratio, the lock waits and store are not used.
  */
 #ifndef HETUNE_RUNTIME_H
 #define HETUNE_RUNTIME_H
@@ -93,6 +143,10 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Which nodes a runtime spans (ht_runtime_opts.nodes), opaque: NULL for this machine, or
+ * ht_mpi_nodes() (mpi.h) for the ranks of MPI_COMM_WORLD. */
+struct ht_nodes;
 
 /* Whether the runtime splits. */
 enum ht_runtime_mode {
@@ -153,6 +207,9 @@ struct ht_runtime_opts {
      * threads that move a split's data, to the program. Measured and launched alike; a
      * device that cannot be partitioned keeps all its units. 0: all. */
     unsigned cpu_units;
+    /* NULL: this machine, the devices of this process (the default); ht_mpi_nodes()
+     * (mpi.h): every rank of MPI_COMM_WORLD is a node ("Across nodes" above). Borrowed. */
+    const struct ht_nodes *nodes;
 };
 
 /* The launches after a decision that split whose wall times mode AUTO compares with the
@@ -176,7 +233,11 @@ size_t ht_runtime_opts_size(void);
  * "no_cache" ("0" or "1"), "budget", "measure_repeats" (decimal counts), "dim" ("0" to "2"),
  * "mode" ("auto", "split" or "alone"), "isolate" ("auto", "off" or "on"; tuning only),
  * "foreign_up", "foreign_down" ("auto", "stage", "register", "direct" or "pin": how a GPU
- * moves a program's arrays, exec.h), "fallback_ratio" (a finite number).
+ * moves a program's arrays, exec.h), "fallback_ratio" (a finite number), "nodes" ("local":
+ * NULL, or "mpi": ht_mpi_nodes(), mpi.h). "mpi" is there in libhetune.so built with MPI
+ * (without MPI, ht_runtime_open then says so); a program linked with the static
+ * libhetune.a has it only when it calls ht_mpi_nodes itself, and otherwise gets HT_EINVAL
+ * saying so: such a program sets opts.nodes = ht_mpi_nodes() instead.
  * String values are borrowed, like the struct's own strings: value must live until
  * ht_runtime_open returns (NULL: the default). Returns HT_EINVAL, err naming the option,
  * for an unknown key (err lists the keys), a value that is not of its kind, or opts or key
@@ -205,6 +266,61 @@ struct ht_runtime_device {
 struct ht_runtime_skipped {
     const struct ht_device_info *dev; /* borrowed from the runtime */
     char reason[512];
+};
+
+/* One device of a node of a runtime across nodes, as rank 0's database gave it. */
+struct ht_runtime_node_device {
+    const struct ht_device_info *dev; /* borrowed from the runtime; on the other ranks'
+                                         entries its OpenCL handles are NULL */
+    int usable;              /* 1: it has a configuration (config); 0: why says why not */
+    char config[HT_STORE_CONFIG_MAX]; /* "WG=64,EPT=2" */
+    double tuned_s;          /* its tuned kernel time of the whole problem */
+    const char *why;         /* borrowed; "" when usable */
+};
+
+/* One node (rank) of a runtime across nodes. */
+struct ht_runtime_node {
+    int rank;
+    const char *host;        /* borrowed */
+    int took_part;           /* 1: it has a share of the launches */
+    const char *why;         /* borrowed: why it takes no part (its failure, or the nodes'
+                                decision); "" when it does */
+    size_t ndevices;
+    const struct ht_runtime_node_device *devices; /* ndevices, borrowed */
+    double alone_s;          /* its wall time co-executing the whole problem at open */
+    double share;            /* its share of the work (Eq. 4 adjusted to whole
+                                work-groups); 0 when it takes no part */
+    uint64_t offset, size;   /* its slice of the split dimension (units: work-items when
+                                every node's devices agree; else the lcm of their global
+                                sizes, as global below) */
+    uint64_t own_offset, own_size; /* the part of it whose outputs it owns (the residue
+                                node's slice may overlap its neighbour's, Eq. 9) */
+    double run_s, scatter_s, gather_s; /* the last launch: its slice's co-execution, its
+                                wait for the scatter, for the gather (seconds). On rank
+                                0 every node's; on another rank its own only (0 for
+                                the others); 0 before any launch */
+};
+
+/* The nodes of a runtime across nodes (ht_runtime_info.nodes). Borrowed from the
+ * runtime. */
+struct ht_runtime_nodes {
+    int rank, size;          /* this process's rank, the ranks of MPI_COMM_WORLD */
+    size_t took_part;        /* the nodes that take part */
+    const char *decision;    /* the nodes' split-or-alone decision, in words, whole
+                                (info.decision holds its first 255 bytes): the other nodes
+                                must make Eq. 4's time over them at least 10% faster than
+                                rank 0's node alone, which holds the data; else rank 0
+                                runs alone (mode HT_RUNTIME_SPLIT: they split anyway) */
+    const struct ht_runtime_node *node; /* size, by rank */
+    unsigned dim;            /* the split dimension */
+    uint64_t global;         /* its units */
+    double bound_s;          /* Eq. 4's bound from the times alone of every node that could
+                                take part: 1 / sum 1/t */
+    double last_scatter_s, last_gather_s; /* this rank's part of the last launch; -1
+                                before any */
+    uint64_t last_scattered_bytes, last_gathered_bytes; /* rank 0: the bytes the last
+                                launch sent to and received from the other nodes; 0 on
+                                the others */
 };
 
 /* What a runtime is doing. Borrowed from the runtime (ht_runtime_info). */
@@ -256,6 +372,14 @@ struct ht_runtime_info {
                                 has no index: a probe found it written by slabs of its
                                 axis 0, ..."; "...: as a probe found before, ..."), joined
                                 by "; "; "" when there is none */
+    /* Across nodes (opts.nodes ht_mpi_nodes()): the nodes, their slices and the last
+     * launch's scatter and gather; NULL on one machine. A runtime across nodes fills, of
+     * the fields above, spec, split (more than one node takes part), decision (the nodes'),
+     * launches, last_wall_s (rank 0: from the barrier to the last output gathered; on the
+     * others their own scatter, run and gather), failed_launches, last_status and
+     * last_error; ndevices and nskipped are 0 (each node's devices are in nodes), fastest
+     * 0 and the times of the decision -1. */
+    const struct ht_runtime_nodes *nodes;
 };
 
 struct ht_runtime; /* opaque */
@@ -274,7 +398,15 @@ struct ht_runtime; /* opaque */
  * that fails while measured); HT_EINTR when opts.stop was raised while it waited for a
  * device lock or tuned; HT_ENOMEM; HT_EINVAL when spec_path or out is NULL, or
  * sizes is NULL with nsizes not 0. A database file that the failing call made is removed
- * again, unless it may have tuned into it (opts.tune_missing). */
+ * again, unless it may have tuned into it (opts.tune_missing).
+ *
+ * Across nodes (opts.nodes ht_mpi_nodes(), collective), errors are every rank's alike,
+ * nothing left open: HT_EINVAL for a build without MPI (ht_mpi_built 0), an option that
+ * makes no sense across nodes (err->field names it), MPI finalized already; the spec's
+ * errors and refusals (ht__coexec_check_spec) on any rank; HT_ENOTFOUND when rank 0 cannot
+ * co-execute (its devices have no configuration, or fail); HT_ESPEC when the nodes'
+ * global sizes along the split dimension have a least common multiple above 2^53, or
+ * nodes disagree on a buffer's shape; HT_EDB (rank 0's database); HT_ENOMEM. */
 int ht_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
                     size_t nsizes, const struct ht_runtime_opts *opts,
                     struct ht_runtime **out, struct ht_error *err);
@@ -348,7 +480,12 @@ const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt);
  * load), "load_other_cores", "locked" (no decision measured without its device locks),
  * "written", "written_probed", "written_stored", "devices": [{"index", "name",
  * "platform", "config", "tuned_s", "tuned_now", "predicted", "alone_s", "used", "share",
- * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}. *json is owned by
+ * "kernel_s", "transfer_s"}], "skipped": [{"index", "name", "reason"}]}, and across nodes
+ * "nodes": {"rank", "size", "took_part", "decision", "dim", "global", "bound_s",
+ * "last_scatter_s", "last_gather_s", "last_scattered_bytes", "last_gathered_bytes",
+ * "nodes": [{"rank", "host", "took_part", "why", "alone_s", "share", "offset", "size",
+ * "own_offset", "own_size", "run_s", "scatter_s", "gather_s", "devices": [{"index",
+ * "name", "usable", "config", "tuned_s", "why"}]}]} (info->nodes). *json is owned by
  * the caller (free()). HT_EINVAL when rt is not open or json is NULL, HT_ENOMEM. */
 int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_error *err);
 

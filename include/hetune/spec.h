@@ -289,7 +289,7 @@ int ht_spec_buffer_bytes(const struct ht_spec *spec, size_t i, const int64_t *va
                          uint64_t *bytes, uint64_t dims[3], struct ht_error *err);
 
 /* The buffer argument called name that a program binds its own array to (the runtimes'
- * ht_runtime_bind, ht_mpi_runtime_bind): its index in spec->args into *arg. HT_EINVAL
+ * ht_runtime_bind, on one machine or across nodes): its index in spec->args into *arg. HT_EINVAL
  * naming it when the spec has no argument of that name (err lists its buffers that can be
  * bound), it is a scalar (its value comes from the sizes) or a temp buffer (it lives on
  * the devices only). */

@@ -46,8 +46,9 @@ class Runtime:
     fallback_ratio (mode "auto": a split whose first launches run slower than the fastest
     device alone by this ratio gives way to it; 0: 1.02, below 0: never), cpu_units (a CPU
     device co-executes on a sub-device of this many compute units, the others left to the
-    GPU drivers and the program; 0: all). Errors raise
-    HetuneError."""
+    GPU drivers and the program; 0: all), nodes ("local",
+    or "mpi": every rank of MPI_COMM_WORLD a node, ht_mpi_nodes() as runtime.h's "Across
+    nodes" says; a build without MPI refuses it). Errors raise HetuneError."""
 
     def __init__(self, spec: Union[PathLike, Spec], sizes: Optional[Mapping[str, int]] = None,
                  *, db: Optional[PathLike] = None, devices: Any = None, tune: bool = False,
@@ -55,7 +56,8 @@ class Runtime:
                  budget: int = 0, measure_repeats: int = 0, verify: bool = True,
                  cache: bool = True, predict: bool = True, isolate: str = "auto",
                  foreign_up: str = "auto", foreign_down: str = "auto",
-                 fallback_ratio: float = 0.0, cpu_units: int = 0) -> None:
+                 fallback_ratio: float = 0.0, cpu_units: int = 0,
+                 nodes: str = "local") -> None:
         self._h: Optional[ctypes.c_void_p] = None
         self._bound: Dict[str, Any] = {}
         if isinstance(spec, Spec):
@@ -76,6 +78,7 @@ class Runtime:
             "no_cache": str(int(not cache)), "no_predict": str(int(not predict)),
             "isolate": isolate, "foreign_up": foreign_up, "foreign_down": foreign_down,
             "fallback_ratio": repr(float(fallback_ratio)), "cpu_units": str(int(cpu_units)),
+            "nodes": nodes,
         }
         opts = ctypes.create_string_buffer(lib.ht_runtime_opts_size())
         lib.ht_runtime_opts_init(opts)

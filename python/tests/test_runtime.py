@@ -155,6 +155,13 @@ def test_paths_and_fallback_options(hetune, tmp_path):
     with pytest.raises(hetune.HetuneError) as e:
         hetune.Runtime(s, db=tmp_path / "p.db", fallback_ratio=float("inf"))
     assert "fallback_ratio" in str(e.value)
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.Runtime(s, db=tmp_path / "p.db", nodes="cluster")
+    assert "nodes" in str(e.value) and "local or mpi" in str(e.value)
+    # across nodes, tune=True is refused before MPI starts, naming the option
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.Runtime(s, db=tmp_path / "p.db", tune=True, nodes="mpi")
+    assert "does not tune" in str(e.value)
 
 
 def test_errors_from_strings(hetune):

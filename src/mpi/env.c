@@ -1,11 +1,13 @@
 /* Launched by mpirun? Read from the environment, before (and without) any MPI call, so that
  * a build without MPI can refuse instead of K processes racing on one database. In a build
- * without MPI (HETUNE_MPI off) ht_mpi_tune, ht_mpi_split and the runtime across nodes are
- * here too, and refuse. Their results are freed here in every build. */
+ * without MPI (HETUNE_MPI off) ht_mpi_tune and ht_mpi_split are here too, and refuse (the
+ * nodes of ht_mpi_nodes refuse the runtime's open, saying why). Their results are freed here
+ * in every build. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetune/mpi.h"
+#include "mpi/nodes.h"
 
 int ht_mpi_built(void)
 {
@@ -15,6 +17,22 @@ int ht_mpi_built(void)
     return 0;
 #endif
 }
+
+#ifndef HT_HAVE_MPI
+/* Without MPI, nodes that cannot open: ht_runtime_open says why (with MPI, ht_mpi_nodes is
+ * src/mpi/runtime.c's). Not NULL: a NULL nodes is this machine. */
+static const struct ht_nodes no_mpi = {
+    .unavailable = "this hetune was built without MPI (HETUNE_MPI off): a runtime across "
+                   "the ranks of MPI_COMM_WORLD (nodes ht_mpi_nodes()) needs it; build with "
+                   "MPI (libopenmpi-dev, cmake -DHETUNE_MPI=ON) or open the runtime on this "
+                   "machine (nodes NULL)",
+};
+
+const struct ht_nodes *ht_mpi_nodes(void)
+{
+    return &no_mpi;
+}
+#endif
 
 static long env_long(const char *name)
 {
@@ -130,59 +148,5 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         out->verified = -1;
     }
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-int ht_mpi_runtime_open(const char *spec_path, const struct ht_size_override *sizes,
-                        size_t nsizes, const struct ht_runtime_opts *opts,
-                        struct ht_mpi_runtime **out, struct ht_error *err)
-{
-    (void)spec_path, (void)sizes, (void)nsizes, (void)opts;
-    if (out)
-        *out = NULL;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-/* No runtime can be open in a build without MPI: what follows only answers NULL's. */
-void ht_mpi_runtime_close(struct ht_mpi_runtime *rt)
-{
-    (void)rt;
-}
-
-int ht_mpi_runtime_arg_bytes(const struct ht_mpi_runtime *rt, const char *name,
-                             size_t *bytes, struct ht_error *err)
-{
-    (void)rt, (void)name, (void)bytes;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-void *ht_mpi_runtime_alloc(struct ht_mpi_runtime *rt, size_t bytes, struct ht_error *err)
-{
-    (void)rt, (void)bytes;
-    ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-    return NULL;
-}
-
-void ht_mpi_runtime_free_host(struct ht_mpi_runtime *rt, void *data)
-{
-    (void)rt, (void)data;
-}
-
-int ht_mpi_runtime_bind(struct ht_mpi_runtime *rt, const char *name, void *data,
-                        size_t bytes, struct ht_error *err)
-{
-    (void)rt, (void)name, (void)data, (void)bytes;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-int ht_mpi_runtime_launch(struct ht_mpi_runtime *rt, struct ht_error *err)
-{
-    (void)rt;
-    return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
-}
-
-const struct ht_mpi_runtime_info *ht_mpi_runtime_info(const struct ht_mpi_runtime *rt)
-{
-    (void)rt;
-    return NULL;
 }
 #endif

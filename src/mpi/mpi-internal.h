@@ -7,7 +7,8 @@
  *             node's whole run, the plan over the nodes, their communicator, the slabs) and
  *             one distributed run (scatter, slices, gather), shared by ht_mpi_split and
  *             the runtime
- *   runtime.c the runtime across nodes (ht_mpi_runtime_*)
+ *   runtime.c the runtime across nodes (its table struct ht_nodes, mpi's door "mpi/nodes.h",
+ *             and ht_mpi_nodes, for ht_runtime_open's opts.nodes = ht_mpi_nodes())
  */
 #ifndef HETUNE_MPI_INTERNAL_H
 #define HETUNE_MPI_INTERNAL_H
@@ -20,6 +21,7 @@
 #include "hetune/error.h"
 #include "hetune/mpi.h"
 #include "hetune/platform.h"
+#include "hetune/runtime.h"
 #include "hetune/workflow.h"
 
 #define HT__MPI_HOST_MAX 64
@@ -123,8 +125,8 @@ int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wa
  * why not, its time alone, share and slice. The strings and devices are borrowed from m.
  * *took_part, *global, *bound_s (Eq. 4 on the times of every node that could take part)
  * and *decision (the nodes' split-or-alone decision in words, borrowed) with them. */
-void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
-                            struct ht_mpi_runtime_device *devs, size_t *took_part,
+void ht__mpi_nodes_describe(const struct msplit *m, struct ht_runtime_node *nodes,
+                            struct ht_runtime_node_device *devs, size_t *took_part,
                             uint64_t *global, double *bound_s, const char **decision);
 
 /* The world size and the number of devices of every rank together (for describe's

@@ -1366,8 +1366,8 @@ void ht__mpi_nodes_size(const struct msplit *m, int *size, size_t *ndevices)
     *ndevices = m->w.total;
 }
 
-void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *nodes,
-                            struct ht_mpi_runtime_device *devs, size_t *took_part,
+void ht__mpi_nodes_describe(const struct msplit *m, struct ht_runtime_node *nodes,
+                            struct ht_runtime_node_device *devs, size_t *took_part,
                             uint64_t *global, double *bound_s, const char **decision)
 {
     const struct ht__mpi_world *w = &m->w;
@@ -1375,14 +1375,14 @@ void ht__mpi_nodes_describe(const struct msplit *m, struct ht_mpi_runtime_node *
 
     for (size_t d = 0; d < w->total; d++) {
         const struct devcfg *dc = &m->cfg[d];
-        devs[d] = (struct ht_mpi_runtime_device){&w->all[d], dc->ok, "", dc->tuned_s,
+        devs[d] = (struct ht_runtime_node_device){&w->all[d], dc->ok, "", dc->tuned_s,
                                                  dc->ok ? "" : dc->why};
         if (dc->ok)
             snprintf(devs[d].config, sizeof devs[d].config, "%s", dc->text);
     }
     for (int r = 0; r < w->size; r++) {
         const struct node *n = &m->nodes[r];
-        struct ht_mpi_runtime_node *o = &nodes[r];
+        struct ht_runtime_node *o = &nodes[r];
         size_t first = ht__mpi_world_rank_devices(w, r, &o->ndevices);
         o->rank = r;
         o->host = &w->hosts[(size_t)r * HT__MPI_HOST_MAX];

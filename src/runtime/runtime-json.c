@@ -64,6 +64,76 @@ static json_t *skipped_json(const struct ht_runtime_skipped *s)
     return o;
 }
 
+static json_t *node_json(const struct ht_runtime_node *n)
+{
+    json_t *o = json_object(), *devs = json_array();
+
+    if (!o || !devs)
+        goto nomem;
+    for (size_t d = 0; d < n->ndevices; d++) {
+        const struct ht_runtime_node_device *nd = &n->devices[d];
+        json_t *x = json_object();
+        if (json_array_append_new(devs, x) ||
+            put(x, "index", json_integer((json_int_t)nd->dev->index)) ||
+            put(x, "name", str(nd->dev->name)) || put(x, "usable", json_boolean(nd->usable)) ||
+            put(x, "config", str(nd->config)) || put(x, "tuned_s", seconds(nd->tuned_s)) ||
+            put(x, "why", str(nd->why)))
+            goto nomem;
+    }
+    if (put(o, "rank", json_integer(n->rank)) || put(o, "host", str(n->host)) ||
+        put(o, "took_part", json_boolean(n->took_part)) || put(o, "why", str(n->why)) ||
+        put(o, "alone_s", seconds(n->alone_s)) || put(o, "share", ht__json_real(n->share)) ||
+        put(o, "offset", json_integer((json_int_t)n->offset)) ||
+        put(o, "size", json_integer((json_int_t)n->size)) ||
+        put(o, "own_offset", json_integer((json_int_t)n->own_offset)) ||
+        put(o, "own_size", json_integer((json_int_t)n->own_size)) ||
+        put(o, "run_s", seconds(n->run_s)) || put(o, "scatter_s", seconds(n->scatter_s)) ||
+        put(o, "gather_s", seconds(n->gather_s)))
+        goto nomem;
+    if (put(o, "devices", devs)) {
+        devs = NULL; /* put took it */
+        goto nomem;
+    }
+    return o;
+nomem:
+    json_decref(devs);
+    json_decref(o);
+    return NULL;
+}
+
+/* Across nodes: info->nodes as {"rank", "size", "took_part", "decision", "dim", "global",
+ * "bound_s", "last_scatter_s", "last_gather_s", "last_scattered_bytes",
+ * "last_gathered_bytes", "nodes": [...]}. NULL when out of memory. */
+static json_t *nodes_json(const struct ht_runtime_nodes *ns)
+{
+    json_t *o = json_object(), *arr = json_array();
+
+    if (!o || !arr)
+        goto nomem;
+    for (int r = 0; r < ns->size; r++)
+        if (json_array_append_new(arr, node_json(&ns->node[r])))
+            goto nomem;
+    if (put(o, "rank", json_integer(ns->rank)) || put(o, "size", json_integer(ns->size)) ||
+        put(o, "took_part", json_integer((json_int_t)ns->took_part)) ||
+        put(o, "decision", str(ns->decision)) || put(o, "dim", json_integer(ns->dim)) ||
+        put(o, "global", json_integer((json_int_t)ns->global)) ||
+        put(o, "bound_s", seconds(ns->bound_s)) ||
+        put(o, "last_scatter_s", seconds(ns->last_scatter_s)) ||
+        put(o, "last_gather_s", seconds(ns->last_gather_s)) ||
+        put(o, "last_scattered_bytes", json_integer((json_int_t)ns->last_scattered_bytes)) ||
+        put(o, "last_gathered_bytes", json_integer((json_int_t)ns->last_gathered_bytes)))
+        goto nomem;
+    if (put(o, "nodes", arr)) {
+        arr = NULL;
+        goto nomem;
+    }
+    return o;
+nomem:
+    json_decref(arr);
+    json_decref(o);
+    return NULL;
+}
+
 int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_error *err)
 {
     const struct ht_runtime_info *info = ht_runtime_info(rt);
@@ -112,6 +182,9 @@ int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_err
         goto nomem;
     }
     devs = skipped = NULL;
+    /* Across nodes only: a runtime on one machine's document is as it was. */
+    if (info->nodes && put(root, "nodes", nodes_json(info->nodes)))
+        goto nomem;
     /* ht__json_dump takes root. */
     rc = ht__json_dump(root, 17, json, err);
     root = NULL;

@@ -13,14 +13,25 @@
 
 #include "hetune/runtime.h"
 #include "hetune/expr.h"
+#include "hetune/mpi.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
+#include "mpi/nodes.h"
 #include "runtime-test.h"
 #include "split/coexec.h"
 #include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
+/* ht_runtime_opts_set's "nodes" "mpi" only, weakly: a program linked with the static
+ * library that never calls ht_mpi_nodes itself links no MPI, and finds it NULL here.
+ * (Programs that set opts.nodes = ht_mpi_nodes() refer to it as any function.) */
+#pragma weak ht_mpi_nodes
+
 struct ht_runtime {
+    /* Across nodes (opts.nodes not NULL): mpi's runtime does the work, and of what follows
+     * only spec (mpi's) and info are used. */
+    struct ht__mpi_runtime *mpi;
+    const struct ht_nodes *ops; /* opts.nodes, with mpi */
     const struct ht_spec *spec;       /* own_spec, or the caller's (ht_runtime_open_spec) */
     struct ht_spec *own_spec;         /* loaded by ht_runtime_open, freed at close */
     struct ht_platform *plat;
@@ -177,7 +188,7 @@ static int parse_uint(const char *v, unsigned long long max, unsigned long long 
 /* One option of struct ht_runtime_opts: its name, what its value is, and where it goes. */
 struct opt_key {
     const char *name, *what;
-    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD, K_DOUBLE } kind;
+    enum { K_STR, K_BOOL, K_UINT, K_SIZE, K_WORD, K_DOUBLE, K_NODES } kind;
     size_t offset;
     const char *const *words; /* K_WORD: the values, in their enum's order */
     size_t nwords;
@@ -213,6 +224,7 @@ static const struct opt_key opt_keys[] = {
     OPT_WORD("foreign_down", exec.foreign_down, foreign_words),
     OPT("fallback_ratio", "a number (0: 1.02; below 0: never)", K_DOUBLE, fallback_ratio),
     OPT("cpu_units", "a count (0: all)", K_UINT, cpu_units),
+    OPT("nodes", "local or mpi", K_NODES, nodes),
 };
 #undef OPT
 #undef OPT_WORD
@@ -248,7 +260,7 @@ int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const cha
             if (strcmp(k->words[w], value))
                 continue;
             int v = (int)w;
-            memcpy(at, &v, sizeof v); /* both enums are int-sized */
+            memcpy(at, &v, sizeof v); /* the enums are int-sized */
             return HT_OK;
         }
         {
@@ -261,6 +273,23 @@ int ht_runtime_opts_set(struct ht_runtime_opts *opts, const char *key, const cha
             return ht_error_set(err, HT_EINVAL, "runtime option %s: '%s' is not %s", key,
                                 value ? value : "(null)", list);
         }
+    case K_NODES:
+        if (value && (!strcmp(value, "local") || !strcmp(value, "mpi"))) {
+            const struct ht_nodes *v = NULL;
+            if (!strcmp(value, "mpi")) {
+                if (!ht_mpi_nodes)
+                    return ht_error_set(err, HT_EINVAL, "runtime option nodes: 'mpi' is not "
+                                        "linked into this program: %s", ht_mpi_built()
+                                        ? "with the static libhetune.a, set "
+                                          "ht_runtime_opts.nodes to ht_mpi_nodes() (mpi.h) "
+                                          "instead, or link libhetune.so"
+                                        : "this hetune was built without MPI");
+                v = ht_mpi_nodes();
+            }
+            memcpy(at, &v, sizeof v);
+            return HT_OK;
+        }
+        break;
     case K_BOOL:
         if (parse_uint(value, 1, &x) != HT_OK)
             break;
@@ -518,11 +547,19 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
 static void written_note(const char *note, void *user)
 {
     struct ht_runtime_info *info = user;
-    size_t len = strlen(info->written);
+    size_t len = strlen(info->written), n;
 
-    if (len + 3 < sizeof info->written)
-        snprintf(info->written + len, sizeof info->written - len, "%s%s", len ? "; " : "",
-                 note);
+    if (len + 3 >= sizeof info->written)
+        return;
+    if (len) {
+        memcpy(info->written + len, "; ", 2);
+        len += 2;
+    }
+    /* Cut to what is left, as the note that fills it is (copied, not snprintf's "%s": gcc
+     * 12 saw the cut and failed the build with -Werror=format-truncation). */
+    n = strnlen(note, sizeof info->written - 1 - len);
+    memcpy(info->written + len, note, n);
+    info->written[len + n] = '\0';
 }
 
 /* The written buffers without "index", when the runtime may split (more than one device,
@@ -585,6 +622,79 @@ static void remove_db(const char *path)
             unlink(name);
 }
 
+/* ht_runtime_open with opts->nodes (ht_mpi_nodes()): the options that make sense across
+ * nodes, refused alike on every rank before MPI starts (they are the same on every rank),
+ * then mpi's runtime (mpi's door "mpi/nodes.h"), collective. */
+static int open_nodes(const char *spec_path, const struct ht_spec *spec,
+                      const struct ht_size_override *sizes, size_t nsizes,
+                      const struct ht_runtime_opts *opts, struct ht_runtime **out,
+                      struct ht_error *err)
+{
+    struct ht_workflow_split_opts wo;
+    struct ht__mpi_runtime_in in = {spec_path, sizes, nsizes, spec, opts->devices, &wo};
+    const struct ht_runtime_nodes *nodes;
+    struct ht_runtime *rt;
+    int rc;
+
+    if (opts->devices && strchr(opts->devices, ',')) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "devices");
+        return ht_error_set(err, HT_EINVAL, "across nodes, each rank selects its devices with "
+                            "one selector (an index or a unique part of a name) or \"all\", "
+                            "not the list '%s'", opts->devices);
+    }
+    if (opts->tune_missing) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "tune_missing");
+        return ht_error_set(err, HT_EINVAL, "across nodes, the runtime does not tune: tune "
+                            "first on the same ranks (mpirun -n K hetune tune SPEC, or "
+                            "ht_mpi_tune), then open it with tune_missing 0");
+    }
+    if (opts->mode == HT_RUNTIME_ALONE) {
+        if (err)
+            snprintf(err->field, sizeof err->field, "mode");
+        return ht_error_set(err, HT_EINVAL, "across nodes, every node takes a share: "
+                            "HT_RUNTIME_ALONE is refused (name one device a node in devices "
+                            "instead)");
+    }
+    if (opts->nodes->unavailable) /* a build without MPI */
+        return ht_error_set(err, HT_EINVAL, "%s", opts->nodes->unavailable);
+    ht_workflow_split_opts_init(&wo);
+    wo.db = opts->db;
+    wo.coexec.dim = opts->dim;
+    wo.coexec.exec = opts->exec;
+    wo.coexec.sched.residue = opts->residue;
+    wo.force = opts->mode == HT_RUNTIME_SPLIT;
+    wo.no_predict = opts->no_predict;
+    rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    /* Listed before the open: after it, a failure here would leave this rank out of the
+     * collective close the others make. */
+    if (live_add(rt) != HT_OK) {
+        free(rt);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    rt->ops = opts->nodes;
+    rc = rt->ops->open(&in, &rt->mpi, err);
+    if (rc != HT_OK) {
+        live_remove(rt);
+        free(rt);
+        return rc;
+    }
+    nodes = rt->ops->nodes(rt->mpi);
+    rt->spec = rt->ops->spec(rt->mpi);
+    rt->info.spec = rt->spec->name;
+    rt->info.split = nodes->took_part > 1;
+    rt->info.predicted_split_s = rt->info.predicted_alone_s = rt->info.last_wall_s = -1;
+    rt->info.measured_split_s = -1;
+    rt->info.decisions = 1;
+    snprintf(rt->info.decision, sizeof rt->info.decision, "%s", nodes->decision);
+    rt->info.nodes = nodes;
+    *out = rt;
+    return HT_OK;
+}
+
 static int open_runtime(const char *spec_path, const struct ht_spec *spec,
                         const struct ht_size_override *sizes, size_t nsizes,
                         const struct ht_runtime_opts *opts, struct ht_runtime **out,
@@ -615,6 +725,8 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         return ht_error_set(err, HT_EINVAL, "ht_runtime_open: %zu sizes given as NULL", nsizes);
     if (opts->mode > HT_RUNTIME_ALONE)
         return ht_error_set(err, HT_EINVAL, "unknown runtime mode %d", (int)opts->mode);
+    if (opts->nodes)
+        return open_nodes(spec_path, spec, sizes, nsizes, opts, out, err);
     rt = calloc(1, sizeof *rt);
     if (!rt)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -786,6 +898,8 @@ static void destroy(struct ht_runtime *rt)
 {
     if (!rt)
         return;
+    if (rt->mpi)
+        rt->ops->close(rt->mpi); /* collective across nodes */
     if (rt->have_last)
         ht__coexec_result_destroy(&rt->last);
     ht__coexec_free(rt->cx);
@@ -815,7 +929,7 @@ int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *
         return ht_error_set(err, HT_EINVAL, "ht_runtime_arg_bytes: bytes is NULL");
     rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc == HT_OK)
-        *bytes = rt->arg_bytes[a];
+        *bytes = rt->mpi ? rt->ops->arg_bytes(rt->mpi, a) : rt->arg_bytes[a];
     return rc;
 }
 
@@ -829,6 +943,8 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
         ht_error_set(err, HT_EINVAL, "cannot allocate 0 bytes");
         return NULL;
     }
+    if (rt->mpi)
+        return rt->ops->alloc(rt->mpi, bytes, err);
     return ht__coexec_alloc(rt->cx, bytes, err);
 }
 
@@ -836,6 +952,10 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data)
 {
     if (!is_live(rt) || !data)
         return;
+    if (rt->mpi) {
+        rt->ops->free_host(rt->mpi, data);
+        return;
+    }
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
@@ -853,6 +973,12 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
     rc = ht_spec_bind_arg(rt->spec, name, &a, err);
     if (rc != HT_OK)
         return rc;
+    if (rt->mpi) {
+        /* Rank 0's arrays are bound; elsewhere refused, nothing changed. */
+        size_t want = rt->ops->arg_bytes(rt->mpi, a);
+        rc = ht_spec_check_array(rt->spec, a, data, bytes, want, err);
+        return rc == HT_OK ? rt->ops->bind(rt->mpi, a, name, data, bytes, err) : rc;
+    }
     rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
         rc = ht__coexec_bind(rt->cx, a, data, bytes, err);
@@ -984,6 +1110,28 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
     rt->nwatch = 0;
 }
 
+/* A launch across nodes (collective). A refusal before anything moves (an argument not
+ * bound on rank 0) is not counted as failed, as on one machine. */
+static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
+{
+    double wall = -1;
+    int rc = rt->ops->launch(rt->mpi, &wall, err);
+
+    if (rc == HT_EINVAL)
+        return rc;
+    rt->info.last_status = rc;
+    if (rc != HT_OK) {
+        rt->info.failed_launches++;
+        snprintf(rt->info.last_error, sizeof rt->info.last_error, "%.511s",
+                 err->code ? err->text : ht_strerror(rc));
+        return rc;
+    }
+    rt->info.last_error[0] = '\0';
+    rt->info.launches++;
+    rt->info.last_wall_s = wall;
+    return HT_OK;
+}
+
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
@@ -997,6 +1145,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
         ht_error_clear(&mine);
         err = &mine;
     }
+    if (rt->mpi)
+        return launch_nodes(rt, err);
     for (size_t a = 0; a < rt->spec->nargs; a++) {
         const struct ht_arg *arg = &rt->spec->args[a];
         if (arg->is_buffer && arg->access != HT_ACCESS_TEMP && !rt->bound[a])

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The runtime across nodes (issue 16: the runtime API over MPI, ht_mpi_runtime_*): the MPI
+# The runtime across nodes (issue 16: the runtime API over MPI; issue 27: one handle,
+# ht_runtime_open with opts.nodes = ht_mpi_nodes()): the MPI
 # program examples/runtime_mpi/main.c with 2 and 3 ranks on this machine, each rank with
 # its own PoCL device (POCL_DEVICES=pthread, one thread), as on separate nodes (PoCL's
 # cache is shared: common.bash, mpi_rank_script). With --tune it first tunes rank 0's database with ht_mpi_tune in the same
@@ -58,6 +59,15 @@ want_ga = sum(unit_out * n for n in others)
 assert sc == want_sc, (sc, want_sc)
 assert ga == want_ga, (ga, want_ga)
 assert 0 < ga < unit_out * units, ga  # a slice, not the whole output
+# the info's JSON document (ht_runtime_info_json) says the same of the nodes
+import json
+info = json.loads(re.search(r"^info +(\{.*?^\})$", text, re.M | re.S).group(1))
+nodes = info["nodes"]
+assert nodes["global"] == units and nodes["rank"] == 0, nodes
+assert nodes["last_scattered_bytes"] == sc and nodes["last_gathered_bytes"] == ga, nodes
+assert {n["rank"]: (n["own_offset"], n["own_offset"] + n["own_size"])
+        for n in nodes["nodes"] if n["took_part"]} == own, nodes
+assert info["launches"] == 5 and info["devices"] == [] and info["split"] == (len(own) > 1)
 print(units, own, sc, ga)
 EOF
 }

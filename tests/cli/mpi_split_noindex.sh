@@ -7,7 +7,8 @@
 # its slab by that inference, and rank 0 verifies the gathered result against one device
 # alone; the next split reads the stored inference. A kernel whose writes no slab explains
 # (a scatter) is refused, saying what the probe saw. The runtime across nodes
-# (ht_mpi_runtime_*, examples/runtime_mpi) splits vecadd without "index" the same way, every
+# (ht_runtime_open with nodes = ht_mpi_nodes(), examples/runtime_mpi) splits vecadd without
+# "index" the same way, every
 # launch right. Skipped (77) where hetune was built
 # without MPI or mpirun is missing.
 set -eu

@@ -78,6 +78,34 @@ found=$(env -u LD_LIBRARY_PATH ldd "$tmp/consumer-pc" | awk '/libhetune\.so/ {pr
 out=$(env -u LD_LIBRARY_PATH "$tmp/consumer-pc" "$spec") || fail "the pkg-config consumer failed"
 echo "install: pkg-config: $out"
 
+# Static, on the line of docs/linking.md (the archive named, pkg-config's static libraries):
+# a program on one machine links no MPI part of hetune; an MPI program (examples/runtime_mpi,
+# built with MPI's compiler) gets the runtime across nodes by calling ht_mpi_nodes(), with no
+# linker option (issue 27).
+# shellcheck disable=SC2046,SC2086
+cc $cflags -o "$tmp/consumer-static-pc" "$here/consumer.c" $(pkg-config --cflags hetune) \
+    "$libdir/libhetune.a" $(pkg-config --static --libs-only-l hetune | sed 's/-lhetune //') ||
+    fail "the consumer does not build statically with pkg-config"
+if nm "$tmp/consumer-static-pc" | grep -Eq ' T ht_mpi_nodes$| U P?MPI_'; then
+    fail "a static program on one machine linked hetune's MPI part"
+fi
+case ${HETUNE_MPI:-OFF} in
+[Oo][Nn] | [Tt][Rr][Uu][Ee] | [Yy][Ee][Ss] | 1)
+    if command -v mpicc >/dev/null; then
+        # shellcheck disable=SC2046,SC2086
+        mpicc $cflags -o "$tmp/runtime-mpi-static" "$src/examples/runtime_mpi/main.c" \
+            $(pkg-config --cflags hetune) "$libdir/libhetune.a" \
+            $(pkg-config --static --libs-only-l hetune | sed 's/-lhetune //') ||
+            fail "examples/runtime_mpi does not link statically without a linker option"
+        nm "$tmp/runtime-mpi-static" | grep -q ' T ht_mpi_nodes$' ||
+            fail "examples/runtime_mpi linked statically lacks hetune's MPI part"
+        echo "install: static: one machine links no MPI part; an MPI program calling ht_mpi_nodes() links it, no linker option"
+    else
+        echo "install: static: one machine links no MPI part (no mpicc: the MPI program is not built)"
+    fi ;;
+*) echo "install: static: one machine links no MPI part (built without MPI)" ;;
+esac
+
 # find_package(hetune): hetune::hetune (shared) and hetune::hetune_static.
 "$cmake" -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_C_FLAGS="$cflags" >"$tmp/consumer.log" 2>&1 &&

@@ -271,6 +271,19 @@ static void test_options_by_name(void **state)
     assert_defined(ht_runtime_opts_set(o, "cpu_units", "-2", &err), &err, HT_EINVAL);
     assert_int_equal(o->cpu_units, 3);
     ht_error_clear(&err);
+    /* This program calls ht_mpi_nodes (test_nodes_refused): "mpi" is linked in, with MPI
+     * built or not (test_runtime_nodes has a program that does not call it). */
+    assert_null(o->nodes);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "mpi", &err), &err, HT_OK);
+    assert_true(o->nodes == ht_mpi_nodes());
+    assert_non_null(o->nodes);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "local", &err), &err, HT_OK);
+    assert_null(o->nodes);
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_opts_set(o, "nodes", "cluster", &err), &err, HT_EINVAL);
+    assert_non_null(strstr(err.text, "'cluster' is not local or mpi"));
+    assert_null(o->nodes);
+    ht_error_clear(&err);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "inf", &err), &err, HT_EINVAL);
     ht_error_clear(&err);
     assert_defined(ht_runtime_opts_set(o, "fallback_ratio", "1.5x", &err), &err, HT_EINVAL);
@@ -305,6 +318,54 @@ static void test_options_by_name(void **state)
     assert_int_equal(o->dim, 2);
     assert_int_equal(o->budget, 12);
     free(o);
+}
+
+/* Across nodes (nodes ht_mpi_nodes()), the options that make no sense there are refused
+ * alike on every rank before MPI starts, naming the option, nothing opened; a build
+ * without MPI refuses the open itself, saying so. */
+static void test_nodes_refused(void **state)
+{
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt;
+    struct ht_error err;
+    (void)state;
+
+    opts_for(&o, HT_RUNTIME_SPLIT);
+    o.nodes = ht_mpi_nodes();
+    assert_non_null(o.nodes);
+    assert_true(ht_mpi_nodes() == o.nodes); /* one table, always the same */
+    o.devices = "0,1";
+    rt = (void *)1;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_null(rt);
+    assert_string_equal(err.field, "devices");
+    assert_non_null(strstr(err.text, "not the list '0,1'"));
+    o.devices = NULL;
+    o.tune_missing = 1;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_string_equal(err.field, "tune_missing");
+    assert_non_null(strstr(err.text, "does not tune"));
+    o.tune_missing = 0;
+    o.mode = HT_RUNTIME_ALONE;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open_spec(mem_spec, &o, &rt, &err), &err, HT_EINVAL);
+    assert_string_equal(err.field, "mode");
+    assert_non_null(strstr(err.text, "HT_RUNTIME_ALONE is refused"));
+    assert_null(rt);
+    o.mode = HT_RUNTIME_SPLIT;
+    /* Good options: without MPI built, refused saying so, nothing opened. With MPI, they
+     * would open the runtime across this process's one rank, starting MPI: that is
+     * cli/mpi_runtime's (examples/runtime_mpi, 2 and 3 ranks), not a unit test's. */
+    if (ht_mpi_built())
+        return;
+    rt = (void *)1;
+    ht_error_clear(&err);
+    assert_defined(ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err), &err, HT_EINVAL);
+    assert_null(rt);
+    assert_non_null(strstr(err.text, "built without MPI"));
+    assert_non_null(strstr(err.text, "nodes NULL"));
 }
 
 /* A runtime from a spec that never was a file; the spec outlives it and is freed after. */
@@ -590,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_close_twice_and_bind),
         cmocka_unit_test(test_options_by_name),
         cmocka_unit_test(test_open_from_memory),
+        cmocka_unit_test(test_nodes_refused),
         cmocka_unit_test(test_random_sequences),
     };
     struct ht_platform *plat = NULL;
