@@ -31,7 +31,11 @@ if [ ! -x "$venv/bin/python" ] ||
 fi
 log=$(mktemp "${TMPDIR:-/tmp}/hetune-python.XXXXXX")
 wheels=$(mktemp -d "${TMPDIR:-/tmp}/hetune-wheel.XXXXXX")
-trap 'rm -f "$log"; rm -rf "$wheels"' EXIT
+# The folders hetune.tune makes and keeps when given none (a spec, its kernel and data:
+# python/hetune/kt.py) go here, removed at the end, not left in /tmp by every run.
+pytmp=$(mktemp -d "${TMPDIR:-/tmp}/hetune-pytmp.XXXXXX")
+trap 'rm -f "$log"; rm -rf "$wheels" "$pytmp"' EXIT
+export TMPDIR="$pytmp"
 # Built from python/ itself (scikit-build-core writes nothing there: its build is
 # $build/pywheel), without build isolation: the venv has scikit-build-core already.
 if ! CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" "$venv/bin/pip" wheel -q \
