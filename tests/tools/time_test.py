@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Times one test as ctest runs it, for the figures of docs/development.md ("Where make
+test's time goes"). Not a test itself.
+
+usage: tests/tools/time_test.py [--old SRC] [--cache DIR] [--calls] BUILD TEST
+
+Runs TEST's command with its environment (from `ctest --show-only=json-v1` in BUILD) and
+prints its wall time, its CPU time (user + sys of the script and everything it waited for:
+getrusage of the children), the load before and after, and the exit status.
+  --old SRC    the script and HETUNE_SOURCE_DIR from SRC (say, `git archive` of the commit
+               before), against the same binaries
+  --cache DIR  HETUNE_CACHE_DIR=DIR (a new folder: cold caches; the folder a plain run
+               filled, for the sanitized build: as in make test)
+  --calls      each hetune call's wall, user and sys seconds and arguments to
+               /tmp/time-test-<test>.calls, through a wrapper in $HETUNE (GNU time, which
+               ignores SIGINT while it waits: the tests' Ctrl-C checks fail then)
+The test's output goes to /tmp/time-test-<test>.log. Run it in the foreground: a job
+started with `&` from a script inherits SIGINT ignored, and hetune keeps it so, which
+fails the tests' Ctrl-C checks."""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+a = argparse.ArgumentParser()
+a.add_argument("--old")
+a.add_argument("--cache")
+a.add_argument("--calls", action="store_true")
+a.add_argument("build")
+a.add_argument("test")
+o = a.parse_args()
+show = subprocess.run(["ctest", "--test-dir", o.build, "--show-only=json-v1", "-R",
+                       "^%s$" % o.test], capture_output=True, text=True, check=True).stdout
+tests = json.loads(show)["tests"]
+if len(tests) != 1:
+    sys.exit("%s: %d tests match" % (o.test, len(tests)))
+env, wd = dict(os.environ), o.build
+for p in tests[0].get("properties", []):
+    if p["name"] == "ENVIRONMENT":
+        env.update(kv.split("=", 1) for kv in p["value"])
+    elif p["name"] == "WORKING_DIRECTORY":
+        wd = p["value"]
+cmd = list(tests[0]["command"])
+if o.old:
+    cmd = [c.replace(env["HETUNE_SOURCE_DIR"], o.old) for c in cmd]
+    env["HETUNE_SOURCE_DIR"] = o.old
+if o.cache:
+    env["HETUNE_CACHE_DIR"] = o.cache
+name = o.test.replace("/", "_")
+if o.calls:
+    wrapper = "/tmp/time-test-%s.hetune" % name
+    with open(wrapper, "w") as f:
+        f.write('#!/usr/bin/env bash\nexec /usr/bin/time -a -o "$TIME_TEST_CALLS" '
+                '-f "%e %U %S ${*//%/%%}" "$TIME_TEST_HETUNE" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    env["TIME_TEST_HETUNE"], env["HETUNE"] = env["HETUNE"], wrapper
+    env["TIME_TEST_CALLS"] = "/tmp/time-test-%s.calls" % name
+    open(env["TIME_TEST_CALLS"], "w").close()
+load = lambda: open("/proc/loadavg").read().split()[0]
+l0, t0 = load(), time.time()
+with open("/tmp/time-test-%s.log" % name, "w") as log:
+    rc = subprocess.call(cmd, env=env, cwd=wd, stdout=log, stderr=subprocess.STDOUT)
+wall = time.time() - t0
+ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%s %s: wall %.1f s, CPU %.1f s (user %.1f, sys %.1f), load %s-%s, exit %d" % (
+    o.test, "old" if o.old else "new", wall, ru.ru_utime + ru.ru_stime, ru.ru_utime,
+    ru.ru_stime, l0, load(), rc))
+sys.exit(rc)
