@@ -14,13 +14,14 @@ getrusage of the children), the load before and after, and the exit status.
   --calls      each hetune call's wall, user and sys seconds and arguments to
                /tmp/time-test-<test>.calls, through a wrapper in $HETUNE (GNU time, which
                ignores SIGINT while it waits: the tests' Ctrl-C checks fail then)
-The test's output goes to /tmp/time-test-<test>.log. Run it in the foreground: a job
-started with `&` from a script inherits SIGINT ignored, and hetune keeps it so, which
-fails the tests' Ctrl-C checks."""
+The test's output goes to /tmp/time-test-<test>.log. The test starts with SIGINT's default
+action: a job started with `&` from a script inherits SIGINT ignored, and hetune keeps it
+so (src/cli/common.c), which fails the tests' Ctrl-C checks."""
 import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -62,7 +63,8 @@ if o.calls:
 load = lambda: open("/proc/loadavg").read().split()[0]
 l0, t0 = load(), time.time()
 with open("/tmp/time-test-%s.log" % name, "w") as log:
-    rc = subprocess.call(cmd, env=env, cwd=wd, stdout=log, stderr=subprocess.STDOUT)
+    rc = subprocess.call(cmd, env=env, cwd=wd, stdout=log, stderr=subprocess.STDOUT,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 wall = time.time() - t0
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%s %s: wall %.1f s, CPU %.1f s (user %.1f, sys %.1f), load %s-%s, exit %d" % (
