@@ -516,7 +516,7 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
 {
     const struct ht_tune_opts *opts = t->opts;
     struct ht_device_wait wait;
-    int rc;
+    int rc = HT_OK;
 
     /* One process measures a device at a time: the measurements of two would skew each
      * other, and the second finds the first one's results stored once it gets the lease. */
