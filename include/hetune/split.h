@@ -340,6 +340,21 @@ struct ht_split_sched_opts {
 
 struct ht_split_sched; /* opaque: a scheduler's state for one co-execution */
 
+/* What a scheduler does with the work, for the code that acts on it: a scheduler's name is
+ * for people (what they type and read), its kind for the library's decisions. */
+enum ht_split_sched_kind {
+    HT_SPLIT_SCHED_ON_DEMAND = 0, /* hands out chunks as devices ask for work (dynamic,
+                                     guided): how many, and which device computes what,
+                                     is known only as the run goes */
+    HT_SPLIT_SCHED_PLANNED        /* plans every chunk up front (static): one chunk per
+                                     device, its slice of the split planner's plan (Eq.
+                                     4-9), so no work-item is computed twice on a device
+                                     alone and a device waits for nothing but its one
+                                     slice; the plan comes from the devices' times or
+                                     factors, so a co-execution may replace it (the bus
+                                     plan, a refinement's round, a sweep's factors) */
+};
+
 /* A scheduler hands out chunks to devices that ask for work, each keeping its own
  * work-group size. One file per scheduler in src/split/:
  *
@@ -383,9 +398,12 @@ struct ht_split_sched_ops {
                    double seconds);
     /* Frees s->priv. */
     void (*destroy)(struct ht_split_sched *s);
+    /* What it does with the work (last, so that the fields above keep their places). */
+    enum ht_split_sched_kind kind;
 };
 
-/* The schedulers, "static" first, NULL-terminated. Static storage. */
+/* The schedulers, "static" (the one HT_SPLIT_SCHED_PLANNED) first, NULL-terminated.
+ * Static storage. */
 extern const struct ht_split_sched_ops *const ht_split_schedulers[];
 
 /* The scheduler called name, or NULL. */

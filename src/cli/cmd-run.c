@@ -261,7 +261,12 @@ int cmd_run(int argc, char **argv)
         cli_usage_error("run", 2, "--out needs a folder");
         goto cleanup;
     }
-    has_static = !strcmp(scheduler, "static") || !strcmp(scheduler, "all");
+    has_static = 0;
+    if (!strcmp(scheduler, "all"))
+        for (size_t i = 0; i < sizeof all_schedulers / sizeof *all_schedulers; i++)
+            has_static |= cli_scheduler_planned(all_schedulers[i]);
+    else
+        has_static = cli_scheduler_planned(scheduler);
     if (cli_split_check("run", &ro.split, scheduler, has_static) != 0)
         goto cleanup;
     if (!strcmp(scheduler, "all")) {

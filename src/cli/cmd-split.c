@@ -284,7 +284,7 @@ static void print_text(const struct report *r)
         }
         /* Where Eq. 4's point lies on the curve. */
         ht_format_seconds(res->wall_s, a, sizeof a);
-        if (!r->w->ran_alone && !strcmp(res->scheduler, "static"))
+        if (!r->w->ran_alone && cli_scheduler_planned(res->scheduler))
             printf("%7.3f* %8.3f %12s %12s\n", r->w->eq4_factor, 1.0 - r->w->eq4_factor, "", a);
     }
 }
@@ -342,7 +342,7 @@ int cmd_split(int argc, char **argv)
     }
     status = 2;
     if (cli_spec_arg("split", argc, argv) != 0 ||
-        cli_split_check("split", &wo, scheduler, !strcmp(scheduler, "static")) != 0)
+        cli_split_check("split", &wo, scheduler, cli_scheduler_planned(scheduler)) != 0)
         goto cleanup;
     wo.coexec.scheduler = scheduler;
     wo.coexec.exec = co.exec;

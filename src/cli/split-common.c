@@ -21,6 +21,12 @@ int cli_parse_scheduler(const char *cmd, const char *arg, int all_too, const cha
     return 2;
 }
 
+int cli_scheduler_planned(const char *name)
+{
+    const struct ht_split_sched_ops *ops = ht_split_scheduler_find(name);
+    return ops && ops->kind == HT_SPLIT_SCHED_PLANNED;
+}
+
 int cli_split_check(const char *cmd, const struct ht_workflow_split_opts *wo,
                     const char *scheduler, int has_static)
 {

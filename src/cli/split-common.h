@@ -9,8 +9,12 @@
  * Returns 0, or 2 after naming the schedulers. */
 int cli_parse_scheduler(const char *cmd, const char *arg, int all_too, const char **name);
 
+/* 1 when name is a scheduler that plans every chunk up front (HT_SPLIT_SCHED_PLANNED:
+ * static), else 0: names are what people type, the kind is what the commands act on. */
+int cli_scheduler_planned(const char *name);
+
 /* Checks the combinations of options split and run refuse: --refine with a scheduler
- * other than static (has_static 0). Returns 0, or 2 after saying so. */
+ * other than static (has_static 0: none of the schedulers asked for is planned). Returns 0, or 2 after saying so. */
 int cli_split_check(const char *cmd, const struct ht_workflow_split_opts *wo,
                     const char *scheduler, int has_static);
 

@@ -115,7 +115,7 @@ struct cxdev {
 struct ht_coexec {
     const struct ht_spec *spec;
     struct ht_coexec_opts opts;
-    char sched_name[32];
+    const struct ht_split_sched_ops *sched_ops; /* sched's: what it is (static storage) */
     size_t n;
     struct cxdev *devs;
     struct ht_split_sched *sched;
@@ -312,7 +312,7 @@ static int check_spec(const struct ht_spec *spec, unsigned dim, const char *sche
     if (dim >= spec->space.ndims)
         return ht_error_set(err, HT_EINVAL, "split dimension %u out of range: the NDRange has %u",
                             dim, spec->space.ndims);
-    if (!ht_split_scheduler_find(scheduler ? scheduler : "static")) {
+    if (scheduler && !ht_split_scheduler_find(scheduler)) {
         struct ht_split_sched *probe = NULL;
         /* Fails at once on the name, with the message that lists the schedulers. */
         rc = ht__split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
@@ -549,7 +549,8 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
 }
 
 /* Buffer i's host memory that device d works on in place, or NULL when it is copied. A
- * readwrite buffer is worked in place only by a device alone under the static scheduler:
+ * readwrite buffer is worked in place only by a device alone under a planned scheduler
+ * (static: its one slice, the whole work):
  * elsewhere some work-items are computed twice (the residue device's overlap, a tail
  * chunk moved back), which a kernel that updates its elements in place cannot afford
  * (x = 3x + i twice is not x = 3x + i); copied, the second computation starts from the
@@ -561,7 +562,8 @@ static void *inplace_host(const struct ht_coexec *cx, const struct cxdev *d, siz
 
     if (d->path != HT_PATH_INPLACE || !arg->is_buffer || arg->access == HT_ACCESS_TEMP)
         return NULL;
-    if (arg->access == HT_ACCESS_READWRITE && (cx->n > 1 || strcmp(cx->sched_name, "static")))
+    if (arg->access == HT_ACCESS_READWRITE &&
+        (cx->n > 1 || cx->sched_ops->kind != HT_SPLIT_SCHED_PLANNED))
         return NULL;
     p = arg->access == HT_ACCESS_READ ? cx->inputs[i].data : cx->outputs[i].data;
     return p;
@@ -866,7 +868,8 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
 }
 
 static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *sopts,
-                      const char *name, struct ht_split_sched **out, struct ht_error *err)
+                      const struct ht_split_sched_ops *ops, struct ht_split_sched **out,
+                      struct ht_error *err)
 {
     struct ht_split_sched_device *sd = calloc(cx->n, sizeof *sd);
     int rc;
@@ -880,10 +883,20 @@ static int make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht__split_sched_create(name, cx->range_n ? cx->range_n : cx->global, sd, cx->n, sopts,
-                                out, err);
+    rc = ht__split_sched_create_ops(ops, cx->range_n ? cx->range_n : cx->global, sd, cx->n,
+                                    sopts, out, err);
     free(sd);
     return rc;
+}
+
+/* cx's scheduler becomes s, a plan of ht__split_sched_planner's (factors, a refinement,
+ * the bus plan) replacing the one it had. */
+static void set_planned(struct ht_coexec *cx, struct ht_split_sched *s)
+{
+    ht__split_sched_free(cx->sched);
+    cx->sched = s;
+    cx->sched_ops = ht__split_sched_get_ops(s);
+    cx->opts.scheduler = cx->sched_ops->name;
 }
 
 static double range_bytes(const struct cxdev *d, size_t i, const uint64_t *lo,
@@ -1032,9 +1045,10 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
     cx->opts.sched.factors = NULL; /* borrowed by the caller: only make_sched reads it */
     /* Its sessions lend their contexts and memory to the co-execution: in this process. */
     cx->opts.exec.isolate = HT_ISOLATE_OFF;
-    snprintf(cx->sched_name, sizeof cx->sched_name, "%s",
-             cx->opts.scheduler ? cx->opts.scheduler : "static");
-    cx->opts.scheduler = cx->sched_name;
+    /* check_spec found the name; NULL is the default, the planner's. */
+    cx->sched_ops = cx->opts.scheduler ? ht_split_scheduler_find(cx->opts.scheduler)
+                                       : ht__split_sched_planner();
+    cx->opts.scheduler = cx->sched_ops->name;
     cx->n = n;
     cx->devs = calloc(n, sizeof *cx->devs);
     cx->inputs = calloc(na, sizeof *cx->inputs);
@@ -1120,7 +1134,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
         }
         plan_pieces(cx, d);
     }
-    rc = make_sched(cx, opts ? &opts->sched : NULL, cx->sched_name, &cx->sched, err);
+    rc = make_sched(cx, opts ? &opts->sched : NULL, cx->sched_ops, &cx->sched, err);
     if (rc != HT_OK)
         goto fail;
     *out = cx;
@@ -1149,12 +1163,10 @@ int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct h
     ht__split_sched_opts_init(&o);
     o.factors = factors;
     o.residue = cx->opts.sched.residue;
-    rc = make_sched(cx, &o, "static", &s, err);
+    rc = make_sched(cx, &o, ht__split_sched_planner(), &s, err);
     if (rc != HT_OK)
         return rc;
-    ht__split_sched_free(cx->sched);
-    cx->sched = s;
-    snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+    set_planned(cx, s);
     return HT_OK;
 }
 
@@ -1231,7 +1243,7 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
     }
     ht__split_sched_opts_init(&o);
     o.residue = cx->opts.sched.residue;
-    rc = make_sched(cx, &o, "static", &s, err);
+    rc = make_sched(cx, &o, ht__split_sched_planner(), &s, err);
     if (rc == HT_OK) {
         const struct ht_split_plan *p = ht__split_sched_plan(s);
         for (size_t i = 0; i < cx->n; i++)
@@ -1250,9 +1262,7 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
         return rc != HT_OK ? rc : HT_DONE;
     }
     free(old);
-    ht__split_sched_free(cx->sched);
-    cx->sched = s;
-    snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+    set_planned(cx, s);
     return HT_OK;
 }
 
@@ -1599,11 +1609,13 @@ static int run_chunk(struct cxdev *d, const struct ht_split_chunk *c, struct ht_
         if (rc != HT_OK)
             break;
     }
-    /* A device in place under the static scheduler has nothing more to launch and only a
+    /* A device in place under a planned scheduler (static: one slice each, planned up
+     * front) has nothing more to launch and only a
      * blocking map of its outputs ahead (read_outputs), which waits for the kernel on the
      * in-order queue: one wait less per launch (tens of microseconds on PoCL's pthread
-     * device). The others wait here: a dynamic scheduler needs the chunk's time. */
-    if (rc == HT_OK && d->path == HT_PATH_INPLACE && !strcmp(cx->sched_name, "static"))
+     * device). The others wait here: a scheduler on demand needs the chunk's time. */
+    if (rc == HT_OK && d->path == HT_PATH_INPLACE &&
+        cx->sched_ops->kind == HT_SPLIT_SCHED_PLANNED)
         return HT_OK;
     {
         int frc = finish_device(d, err);
@@ -2621,11 +2633,9 @@ int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alon
         }
         ht__split_sched_opts_init(&o);
         o.residue = bus_residue(cx->opts.sched.residue);
-        rc = make_sched(cx, &o, "static", &s, err);
+        rc = make_sched(cx, &o, ht__split_sched_planner(), &s, err);
         if (rc == HT_OK) {
-            ht__split_sched_free(cx->sched);
-            cx->sched = s;
-            snprintf(cx->sched_name, sizeof cx->sched_name, "static");
+            set_planned(cx, s);
         } else {
             for (size_t j = 0; j < cx->n; j++) {
                 cx->devs[j].time_s = keep[2 * j];
@@ -2652,7 +2662,7 @@ int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
                             "the %" PRIu64 " units", offset, offset + size, cx->global);
     cx->range_lo = offset;
     cx->range_n = size == cx->global ? 0 : size;
-    rc = make_sched(cx, &cx->opts.sched, cx->sched_name, &s, err);
+    rc = make_sched(cx, &cx->opts.sched, cx->sched_ops, &s, err);
     if (rc != HT_OK) {
         cx->range_lo = old_lo;
         cx->range_n = old_n;

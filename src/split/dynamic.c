@@ -72,4 +72,5 @@ const struct ht_split_sched_ops ht__sched_dynamic = {
     .next = dynamic_next,
     .report = NULL,
     .destroy = dynamic_destroy,
+    .kind = HT_SPLIT_SCHED_ON_DEMAND,
 };

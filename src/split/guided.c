@@ -143,4 +143,5 @@ const struct ht_split_sched_ops ht__sched_guided = {
     .next = guided_next,
     .report = guided_report,
     .destroy = guided_destroy,
+    .kind = HT_SPLIT_SCHED_ON_DEMAND,
 };

@@ -61,20 +61,39 @@ void ht__split_sched_free(struct ht_split_sched *s)
     free(s);
 }
 
+const struct ht_split_sched_ops *ht__split_sched_planner(void)
+{
+    for (size_t i = 0; ht_split_schedulers[i]; i++)
+        if (ht_split_schedulers[i]->kind == HT_SPLIT_SCHED_PLANNED)
+            return ht_split_schedulers[i];
+    return NULL; /* not reached: static.c's is registered */
+}
+
 int ht__split_sched_create(const char *name, uint64_t global,
                            const struct ht_split_sched_device *devs, size_t n,
                            const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
                            struct ht_error *err)
 {
-    const struct ht_split_sched_ops *ops = ht_split_scheduler_find(name ? name : "static");
+    const struct ht_split_sched_ops *ops = name ? ht_split_scheduler_find(name)
+                                                : ht__split_sched_planner();
+
+    *out = NULL;
+    if (!ops)
+        return unknown_scheduler(name ? name : "(none)", err);
+    return ht__split_sched_create_ops(ops, global, devs, n, opts, out, err);
+}
+
+int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t global,
+                               const struct ht_split_sched_device *devs, size_t n,
+                               const struct ht_split_sched_opts *opts,
+                               struct ht_split_sched **out, struct ht_error *err)
+{
     struct ht_split_sched *s;
     struct ht_split_device_in *in = NULL;
     struct ht_split_plan_opts popts;
     int all_times = 1, rc;
 
     *out = NULL;
-    if (!ops)
-        return unknown_scheduler(name, err);
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no devices to split between");
     if (global == 0 || global > MAX_GLOBAL)

@@ -88,7 +88,7 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
 
 /* --- a scheduler instance (sched.c), driven by the co-execution engine --- */
 
-/* Creates scheduler `name` for global work-items along the split dimension and n devices
+/* Creates scheduler `name` (NULL: ht__split_sched_planner's) for global work-items along the split dimension and n devices
  * (devs and opts are copied). When every time_s is positive (or opts->factors is given)
  * the paper's plan is computed too, so that every scheduler reports Algorithm 1's
  * theoretical time (ht__split_sched_plan). *out is owned by the caller
@@ -100,6 +100,17 @@ int ht__split_sched_create(const char *name, uint64_t global,
                            const struct ht_split_sched_device *devs, size_t n,
                            const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
                            struct ht_error *err);
+
+/* ht__split_sched_create for the scheduler ops (one of ht_split_schedulers[]). */
+int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t global,
+                               const struct ht_split_sched_device *devs, size_t n,
+                               const struct ht_split_sched_opts *opts,
+                               struct ht_split_sched **out, struct ht_error *err);
+
+/* The scheduler that plans every chunk up front (HT_SPLIT_SCHED_PLANNED: static): the
+ * default, and the one a co-execution's plan is replaced with (factors, a refinement,
+ * the bus plan). Static storage. */
+const struct ht_split_sched_ops *ht__split_sched_planner(void);
 
 /* Hands out the whole work again; call before each run (a new scheduler is ready). */
 void ht__split_sched_reset(struct ht_split_sched *s);

@@ -57,4 +57,5 @@ const struct ht_split_sched_ops ht__sched_static = {
     .next = static_next,
     .report = NULL,
     .destroy = static_destroy,
+    .kind = HT_SPLIT_SCHED_PLANNED,
 };

@@ -73,11 +73,12 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
     return rc;
 }
 
-/* 1: cx's split may run the bus plan (its scheduler is static, the paper's plan not
- * asked). */
+/* 1: cx's split may run the bus plan (its scheduler plans every chunk up front: static;
+ * the paper's plan not asked). */
 static int bus_plannable(const struct ht_coexec *cx, int paper_plan)
 {
-    return !paper_plan && !strcmp(ht__split_sched_get_ops(ht__coexec_sched(cx))->name, "static");
+    return !paper_plan &&
+           ht__split_sched_get_ops(ht__coexec_sched(cx))->kind == HT_SPLIT_SCHED_PLANNED;
 }
 
 int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,

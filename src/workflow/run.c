@@ -155,8 +155,8 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
                  const struct ht_workflow_run_opts *opts, struct ht_workflow_run_result *out,
                  struct ht_error *err)
 {
-    static const char *const just_static[] = {"static"};
-    const char *const *scheds = opts->schedulers ? opts->schedulers : just_static;
+    static const char *const just_default[] = {NULL}; /* the planned scheduler, static */
+    const char *const *scheds = opts->schedulers ? opts->schedulers : just_default;
     size_t nsched = opts->schedulers ? opts->nschedulers : 1;
     struct ht__split_base b;
     struct ht_device_locks locks = {0};
@@ -189,7 +189,8 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
         }
         for (size_t s = 0; rc == HT_OK && s < nsched; s++) {
             struct ht_workflow_split_opts so = opts->split;
-            int is_static = !strcmp(scheds[s], "static");
+            const struct ht_split_sched_ops *ops = ht_split_scheduler_find(scheds[s]);
+            int is_static = !scheds[s] || (ops && ops->kind == HT_SPLIT_SCHED_PLANNED);
             so.coexec.dim = d;
             so.coexec.scheduler = scheds[s];
             /* Always split, so that every scheduler is measured; refine and sweep the

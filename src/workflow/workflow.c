@@ -204,7 +204,7 @@ int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
     int rc;
 
     *cx = NULL;
-    o.scheduler = "static";
+    o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
     ht__split_sched_opts_init(&o.sched);
     rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
     if (rc == HT_OK)
@@ -223,12 +223,12 @@ int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
 
 int ht_workflow_scheduler_planned(const char *scheduler)
 {
-    static const char *const planned[] = {"static", "refined"};
+    const struct ht_split_sched_ops *ops = ht_split_scheduler_find(scheduler);
 
-    for (size_t i = 0; scheduler && i < sizeof planned / sizeof *planned; i++)
-        if (!strcmp(scheduler, planned[i]))
-            return 1;
-    return 0;
+    /* "refined" names no scheduler: a refinement's round, a plan of the planned one. */
+    if (ops)
+        return ops->kind == HT_SPLIT_SCHED_PLANNED;
+    return scheduler && !strcmp(scheduler, "refined");
 }
 
 int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,

@@ -283,6 +283,16 @@ static void test_sched_chunks(void **state)
         ht__split_sched_free(s);
     }
 
+    /* The kinds: static alone plans every chunk up front, and is the default. */
+    for (size_t k = 0; ht_split_schedulers[k]; k++)
+        assert_int_equal(ht_split_schedulers[k]->kind,
+                         !strcmp(ht_split_schedulers[k]->name, "static")
+                             ? HT_SPLIT_SCHED_PLANNED : HT_SPLIT_SCHED_ON_DEMAND);
+    assert_ptr_equal(ht__split_sched_planner(), ht_split_scheduler_find("static"));
+    assert_int_equal(ht__split_sched_create(NULL, 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_ptr_equal(ht__split_sched_get_ops(s), ht__split_sched_planner());
+    ht__split_sched_free(s);
+
     /* Errors. */
     ht_error_clear(&err);
     assert_int_equal(ht__split_sched_create("nope", 16, d, 2, NULL, &s, &err), HT_EINVAL);
