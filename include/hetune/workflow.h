@@ -77,10 +77,11 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                      const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
                      struct ht_error *err);
 
-/* 1 when a co-execution's scheduler name (ht_coexec_result's scheduler) ran the planner's
- * fixed slices: "static", or "refined" (a refinement's round of a static plan); 0 for any
- * other name (dynamic and guided hand out chunks at run time) and for NULL. The one place
- * that tells the two kinds apart by name. */
+/* 1 when a co-execution's scheduler name (ht_coexec_result's scheduler, as stored) ran the
+ * planner's fixed slices: a scheduler of kind HT_SPLIT_SCHED_PLANNED ("static", split.h),
+ * or "refined" (a refinement's round of such a plan, a name of results only); 0 for any
+ * other name (dynamic and guided hand out chunks at run time) and for NULL. For results
+ * read by name (the store, the CLI); the library itself asks the scheduler's kind. */
 int ht_workflow_scheduler_planned(const char *scheduler);
 
 /* Called when a run of a refinement or a sweep fails verification (err borrowed for the

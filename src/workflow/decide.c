@@ -124,8 +124,19 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
     if (rc != HT_OK)
         return rc;
     v->measured = 1;
-    v->keep = rule->forced || n == 1 || v->res.wall_s <= v->keep_s;
+    v->keep = ht__decide_measured(&(struct ht__measured){
+                  .forced = rule->forced || n == 1, .split_s = v->res.wall_s,
+                  .keep_s = v->keep_s, .fastest = v->fastest, .only = SIZE_MAX}) == SIZE_MAX;
     return HT_OK;
+}
+
+size_t ht__decide_measured(const struct ht__measured *m)
+{
+    if (m->forced)
+        return SIZE_MAX;
+    if (!(m->split_s <= m->keep_s))
+        return m->fastest;
+    return m->only;
 }
 
 /* The words of a measured decision. */

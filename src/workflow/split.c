@@ -155,7 +155,7 @@ static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
     step(opts, "refined");
     /* Measured: when no round beat the fastest device alone (by the refinement's target),
      * or the best gave one device all the work, that device runs alone, unless forced. */
-    k = opts->force ? SIZE_MAX : ht__workflow_refine_alone(rf, b->alone);
+    k = ht__workflow_refine_alone(rf, b->alone, opts->force);
     if (k == SIZE_MAX)
         return HT_OK;
     return alone_measured(b, k, out, err);

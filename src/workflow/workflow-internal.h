@@ -150,11 +150,13 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             const struct ht__workflow_refine_opts *opts,
                             struct ht_workflow_refine *out, struct ht_error *err);
 
-/* The device better run alone than r's best round, or SIZE_MAX: the fastest alone by r's
- * target time (alone[0..r->n)), when it beat every round; else the one device the best
- * round gave all the work (the co-execution then only adds its overheads). */
+/* The device better run alone than r's best round, or SIZE_MAX (always when forced): the
+ * split-or-alone rule's comparison (ht__decide_measured, workflow/decide.h) of the best
+ * round by r's target time against the fastest alone by it (alone[0..r->n)), without the
+ * estimate's margin: the fastest alone when it beat every round; else the one device the
+ * best round gave all the work (the co-execution then only adds its overheads). */
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
-                                 const struct ht_coexec_alone *alone);
+                                 const struct ht_coexec_alone *alone, int forced);
 
 /* Frees what r owns and empties it. NULL is fine. */
 void ht__workflow_refine_free(struct ht_workflow_refine *r);

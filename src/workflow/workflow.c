@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hetune/workflow.h"
+#include "workflow/decide.h"
 #include "workflow-internal.h"
 
 
@@ -345,12 +346,12 @@ static double refine_time(const struct ht_workflow_refine *r, size_t k)
 }
 
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
-                                 const struct ht_coexec_alone *alone)
+                                 const struct ht_coexec_alone *alone, int forced)
 {
     size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
     double tfast = 0;
 
-    if (r->nrounds == 0)
+    if (r->nrounds == 0 || forced)
         return SIZE_MAX;
     for (size_t i = 0; i < r->n; i++) {
         double t = r->target == HT_REFINE_KERNEL ? alone[i].kernel_s : alone[i].wall_s;
@@ -363,9 +364,11 @@ size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
             only = i;
         }
     }
-    if (fast != SIZE_MAX && tfast < refine_time(r, r->best))
-        return fast;
-    return holders == 1 ? only : SIZE_MAX;
+    /* The one rule's comparison (decide.h: why refine's inputs differ). */
+    return ht__decide_measured(&(struct ht__measured){
+        .forced = forced, .split_s = refine_time(r, r->best),
+        .keep_s = fast != SIZE_MAX ? tfast : INFINITY, .fastest = fast,
+        .only = holders == 1 ? only : SIZE_MAX});
 }
 
 

@@ -191,6 +191,33 @@ static void test_one_device_and_unpredicted(void **state)
     assert_int_equal(v.keep, 1);
 }
 
+/* The rule's comparison, as ht__decide_split and --refine (ht__workflow_refine_alone) put
+ * it: kept at most keep_s, the fastest alone above it, the one device that holds all the
+ * work otherwise, always when forced. */
+static void test_measured(void **state)
+{
+    struct ht__measured m = {.forced = 0, .split_s = 1.0, .keep_s = 1.0, .fastest = 1,
+                             .only = SIZE_MAX};
+    (void)state;
+
+    assert_true(ht__decide_measured(&m) == SIZE_MAX);   /* equal: kept */
+    m.split_s = nextafter(1.0, 2.0);
+    assert_int_equal(ht__decide_measured(&m), 1);       /* longer: the fastest alone */
+    m.forced = 1;
+    assert_true(ht__decide_measured(&m) == SIZE_MAX);
+    m.forced = 0;
+    m.split_s = NAN;
+    assert_int_equal(ht__decide_measured(&m), 1);
+    m.split_s = 0.5;
+    m.only = 0;                                         /* faster, but all on device 0 */
+    assert_int_equal(ht__decide_measured(&m), 0);
+    m.keep_s = INFINITY;                                /* no device alone has a time */
+    m.split_s = 1e300;
+    assert_int_equal(ht__decide_measured(&m), 0);
+    m.only = SIZE_MAX;
+    assert_true(ht__decide_measured(&m) == SIZE_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_margin),
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_one_device_and_unpredicted),
+        cmocka_unit_test(test_measured),
     };
     const char *src = getenv("HETUNE_SOURCE_DIR");
     const char *assign[2] = {"WG=16", "WG=32"};

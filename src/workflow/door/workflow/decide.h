@@ -67,6 +67,36 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
                      const struct ht__rule *rule, struct ht__verdict *v,
                      struct ht_error *err);
 
+/* The rule's last step, its one comparison: a split measured at split_s against the
+ * fastest device alone. ht__decide_split judges its one run with it, and `hetune split
+ * --refine` (ht__workflow_refine_alone, src/workflow/workflow.c) the best of its rounds;
+ * what they put in differs, each field says how and why. */
+struct ht__measured {
+    int forced;       /* keep the split whatever it measured: --force; ht__decide_split
+                         also with one device (nothing to compare) */
+    double split_s;   /* the split's measured time: ht__decide_split's one run's wall time;
+                         refine's best round by its target (--refine-by kernel compares
+                         kernel times, as asked, wall by default) */
+    double keep_s;    /* the longest it may take and be kept: ht__decide_split's verdict's
+                         keep_s (the fastest alone, divided by 1 + margin when the split was
+                         predicted faster only within the margin); refine's, the fastest
+                         alone by its target, no margin (its rounds are measurements of plans
+                         fitted to measured runs, not the estimate's prediction, and it judged
+                         so before the rule was shared: kept, as nothing a user sees may
+                         change); INFINITY when no device alone has a time */
+    size_t fastest;   /* the device that runs alone when the split took longer */
+    size_t only;      /* SIZE_MAX, or the one device the split gave all the work to: it
+                         then runs alone, the co-execution adding only its overheads.
+                         Refine's rounds can do that (their fitted models may leave a device
+                         nothing); ht__decide_split passes SIZE_MAX: its split is the plan
+                         the estimate judged */
+};
+
+/* SIZE_MAX to keep the split (forced, or measured at most keep_s and not all on one
+ * device), else the device that runs alone: m->fastest when the split took longer than
+ * keep_s (or split_s is not a number), else m->only. */
+size_t ht__decide_measured(const struct ht__measured *m);
+
 /* What the decision is made from. Everything is borrowed for the call. */
 struct ht__decide_in {
     const struct ht_spec *spec;
