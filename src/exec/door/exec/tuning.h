@@ -67,6 +67,41 @@ int ht__session_reference_needed(const struct ht_session *s);
  * precise); factor <= 0 turns those off too. */
 void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double factor);
 
+/* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
+ * isolated session's is, that build configurations into the binary cache while the device
+ * measures others, so that the session's own build of each becomes a cache hit. Where the
+ * driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker fills that one
+ * instead, and launches each kernel of the configuration on one work-group of its local
+ * size (no reference, no verification, no readback), so that the work-group function PoCL
+ * compiles at a first launch is in it as well; the session then finds the program there
+ * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
+ * compiled for their local sizes. On a CPU device the build workers share the cores with
+ * the measurement.
+ *
+ * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
+ * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
+ * ht__prebuild_take says so (config_fault), and the caller stores it without measuring. One
+ * that outlasts the automatic limit (as an isolated session's) is not: with every core
+ * compiling, a heavy build can outlast a limit drawn from light ones, so the caller builds
+ * it again where it measures. Two configurations that build one program are not built at
+ * once (two processes building one program into one driver cache get in each other's
+ * way). Not thread-safe: one thread submits and takes. */
+struct ht_prebuild; /* opaque */
+
+/* What became of one build ahead. */
+struct ht_prebuild_done {
+    int status;              /* HT_OK, or the build's failure: HT_EBUILD, HT_ECONSTRAINT,
+                                HT_ECRASH ("crashed: SIGSEGV"), HT_ETIMEOUT, or trouble of
+                                the pool's own (a worker that cannot start, HT_EINTR) */
+    int config_fault;        /* 1 when status is the configuration's own failure (the
+                                four above, HT_ETIMEOUT only under opts.timeout_s): store
+                                it so, do not measure it */
+    struct ht_eval_result res; /* the build worker's result: build_s, cache_hit, ndims,
+                                global, local, build_log (owned: ht_eval_result_destroy);
+                                nothing timed or verified (nruns 0, verified -1) */
+    struct ht_error err;     /* why, when status is not HT_OK */
+};
+
 /* Starts a pool of jobs build workers (1 to 1024) for spec (loaded from a file: the
  * workers load it again) on dev with opts (copied; its timeout_s and worker apply, its
  * stop is not watched: ht__prebuild_free ends the builds in flight). spec and dev are
