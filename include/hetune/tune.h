@@ -125,7 +125,7 @@ struct ht_tune_opts {
                                 same (it is part of the problem), one of the spec's making
                                 (launch, verify, constraint, cl) only when stored with the
                                 same spec (ht_spec.hash); "error" is always measured again */
-    unsigned jobs;           /* build workers (exec.h, "Builds ahead") that build the
+    unsigned jobs;           /* build workers (hetune-worker processes, docs/guide.md) that build the
                                 next configurations while the device measures one; 1
                                 (default): none, each is built when it is measured; 0:
                                 automatic, one per online core except on a CPU device
