@@ -14,13 +14,16 @@
 # matmul: 1024 x 1024), about four and a half minutes on a two-core machine with PoCL's one
 # device, most of it timing matmul's seven tile sizes ten times each; the two-device
 # fallback adds about half a minute (matmul at 256 x 256 there: its single-core device is
-# slow). MATMUL_N=512 makes it quicker; TWO_MATMUL_N sets the fallback's matmul size.
+# slow). MATMUL_N=512 makes it quicker; TWO_MATMUL_N sets the fallback's matmul size;
+# CONV1D_N sets conv1d's size in both (hetune demo --conv1d-n; the spec's 65536 when unset).
 # DEMO_DIR=DIR writes demo.db and report/ into DIR instead of the repository's root.
 set -eu
 HETUNE=$(realpath "${1:-build/hetune}")
 BUILD=$(dirname "$HETUNE")
 MATMUL_N=${MATMUL_N:-1024}
 TWO_MATMUL_N=${TWO_MATMUL_N:-256}
+conv1d_n=()
+[ -z "${CONV1D_N:-}" ] || conv1d_n=(--conv1d-n "$CONV1D_N")
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 EXAMPLES=examples
@@ -58,7 +61,8 @@ for ((d = 0; d < count; d++)); do
     run eval "$EXAMPLES/vecadd/spec.json" --device "$d" --set WG=64 --set EPT=1
 done
 
-timed run demo --examples "$EXAMPLES" --matmul-n "$MATMUL_N" --db demo.db --out report
+timed run demo --examples "$EXAMPLES" --matmul-n "$MATMUL_N" "${conv1d_n[@]}" --db demo.db \
+    --out report
 reports="report/report.md"
 
 # Two devices for the runtime example: the machine's own, or PoCL's two.
@@ -74,10 +78,10 @@ if [ "$count" -eq 1 ]; then
         two_env=(env POCL_DEVICES="pthread basic")
         echo
         echo "\$ POCL_DEVICES=\"pthread basic\" hetune demo --matmul-n $TWO_MATMUL_N" \
-            "--db demo-two.db --out report/two-devices"
+            "${conv1d_n[@]}" "--db demo-two.db --out report/two-devices"
         t0=$SECONDS
         POCL_DEVICES="pthread basic" "$HETUNE" demo --examples "$EXAMPLES" \
-            --matmul-n "$TWO_MATMUL_N" --db demo-two.db --out report/two-devices
+            --matmul-n "$TWO_MATMUL_N" "${conv1d_n[@]}" --db demo-two.db --out report/two-devices
         echo "(took $((SECONDS - t0)) s)"
         reports="$reports and report/two-devices/report.md (the split on two devices)"
     else

@@ -8,7 +8,8 @@
 
 static const char devices_usage[] =
     "usage: hetune devices [--json | --dzn DIR]\n"
-    "       hetune devices --bandwidth [--json] [--db FILE] [--bytes N] [--path P] [--device D]\n"
+    "       hetune devices --bandwidth [--json] [--db FILE] [--bytes N] [--host-bytes N]\n"
+    "                      [--path P] [--device D]\n"
     "\n"
     "Lists every OpenCL device of every platform with the limits hetune prunes with.\n"
     "The index shown is what --device takes elsewhere (or a unique part of the name).\n"
@@ -44,7 +45,11 @@ static const char devices_usage[] =
     "      --db FILE         with --bandwidth: the results database (default ./hetune.db)\n"
     "      --bytes N         with --bandwidth: bytes per transfer (default 64 MiB, at most\n"
     "                        a quarter of the device's largest allocation), and per array\n"
-    "                        of the host memory's measurement (default 256 MiB)\n"
+    "                        of the host memory's measurement (default 256 MiB) unless\n"
+    "                        --host-bytes is given\n"
+    "      --host-bytes N    with --bandwidth: bytes per array of the host memory's\n"
+    "                        measurement alone (default --bytes when given, else 256 MiB;\n"
+    "                        at least 256 a core): the links keep --bytes\n"
     "      --path P          with --bandwidth: the data path, auto (default: inplace on CPUs\n"
     "                        and host-unified devices, pinned on the others), pinned,\n"
     "                        pageable or inplace\n"
@@ -163,7 +168,7 @@ static void say_devices(const struct cli_common *co, const struct ht_platform *p
 
 /* --bandwidth: measures the devices o->device names (all by default) through the data path
  * o->exec.data_path, bytes a transfer, stores each measurement, and prints them. */
-static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
+static int run_bandwidth(const struct cli_common *o, uint64_t bytes, uint64_t host_bytes)
 {
     struct ht_platform *p = NULL;
     struct ht_store *store = NULL;
@@ -238,7 +243,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes)
     for (size_t i = first; i < last; i++)
         if (bw[i - first].path != HT_PATH_INPLACE)
             copying[ncopying++] = &p->devices[i];
-    if (ht_workflow_host_memory(store, copying, ncopying, bytes, &hm, &err) != HT_OK) {
+    if (ht_workflow_host_memory(store, copying, ncopying, host_bytes, &hm, &err) != HT_OK) {
         status = cli_fail("devices", &err);
         goto cleanup;
     }
@@ -275,17 +280,18 @@ cleanup:
 
 int cmd_devices(int argc, char **argv)
 {
-    enum { OPT_DZN = CLI_OPT_OWN, OPT_BANDWIDTH, OPT_BYTES, OPT_PATH };
+    enum { OPT_DZN = CLI_OPT_OWN, OPT_BANDWIDTH, OPT_BYTES, OPT_HOST_BYTES, OPT_PATH };
     static const struct option own[] = {
         {"dzn", required_argument, NULL, OPT_DZN}, {"bandwidth", no_argument, NULL, OPT_BANDWIDTH},
         {"bytes", required_argument, NULL, OPT_BYTES}, {"path", required_argument, NULL, OPT_PATH},
+        {"host-bytes", required_argument, NULL, OPT_HOST_BYTES},
         {NULL, 0, NULL, 0},
     };
     struct cli_common co;
     struct ht_platform *p = NULL;
     struct ht_error err;
     const char *dzn = NULL, *bw_only = NULL;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, host_bytes = 0; /* 0: the default */
     int bandwidth = 0, c, status;
 
     cli_common_init(&co, "devices", devices_usage,
@@ -301,6 +307,15 @@ int cmd_devices(int argc, char **argv)
                 return 2;
             if (bytes == 0)
                 return cli_usage_error("devices", 2, "--bytes takes a positive number of bytes");
+            break;
+        case OPT_HOST_BYTES:
+            bw_only = "--host-bytes";
+            if (cli_parse_uint("devices", "--host-bytes", optarg, UINT64_C(1) << 40,
+                               &host_bytes) != 0)
+                return 2;
+            if (host_bytes == 0)
+                return cli_usage_error("devices", 2,
+                                       "--host-bytes takes a positive number of bytes");
             break;
         case OPT_PATH:
             bw_only = "--path";
@@ -326,7 +341,7 @@ int cmd_devices(int argc, char **argv)
     if (bandwidth && !*co.db)
         return cli_usage_error("devices", 2, "--db needs a file name");
     if (bandwidth)
-        return run_bandwidth(&co, bytes);
+        return run_bandwidth(&co, bytes, host_bytes ? host_bytes : bytes);
 
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)

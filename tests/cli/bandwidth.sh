@@ -89,6 +89,16 @@ for word in "bandwidth   path" "host->device" "device->host" "pinned" "ratio" "p
 done
 [ "$(grep -c 'host->device' "$tmp/out")" -eq "$ndev" ] || fail "not one line per device"
 
+# --host-bytes sizes the host memory's arrays alone; the links keep --bytes.
+run devices --bandwidth --json --db "$db" --bytes "$bytes" --host-bytes $((2 * bytes))
+[ "$status" -eq 0 ] || fail "--host-bytes exited $status: $(cat "$tmp/err")"
+python3 - "$tmp/out" "$bytes" <<'EOF' || fail "--host-bytes: $(cat "$tmp/out")"
+import json, sys
+doc, nbytes = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert all(d["bandwidth"]["bytes"] == nbytes for d in doc["devices"]), doc["devices"]
+assert doc["host_memory"]["bytes"] == 2 * nbytes and doc["host_memory"]["GBps"] > 0, doc
+EOF
+
 # Two PoCL devices; one of them named.
 status=0
 POCL_DEVICES="pthread basic" "$HETUNE" devices --bandwidth --json --db "$db" --bytes "$bytes" \
@@ -111,6 +121,7 @@ run devices --json
 
 # Bad usage: exit 2 with a message, and no database written.
 for args in "--bandwidth --path dma" "--bandwidth --bytes 0" "--bandwidth --bytes x" \
+    "--bandwidth --host-bytes 0" "--bandwidth --host-bytes x" "--host-bytes 1048576" \
     "--bytes 10" "--path pinned" "--db $tmp/x.db" "--device 0" "--bandwidth --dzn $tmp/d" \
     "--bandwidth --db" "--bandwidth extra" "--bandwidth --bogus"; do
     # shellcheck disable=SC2086
