@@ -7,7 +7,7 @@
  * <key>.ref, keyed by everything the outputs depend on but the device, and read by every
  * later session, unless opts.no_cache). ht_session_eval builds the kernel for one
  * configuration (through the on-disk binary cache), creates and fills the buffers, runs
- * the NDRange up to spec->repeats times (fewer with adaptive repeats, ht__repeats_decide)
+ * the NDRange up to spec->repeats times (fewer with adaptive repeats, see below)
  * timing each run with profiling events, restores readwrite buffers and poisons write
  * buffers before every repeat, reads the outputs back and verifies them.
  *
@@ -221,21 +221,21 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
 
 /* Adaptive repeats (issue 25, item 5; docs/spec.md, "Timing"). With the spec's
  * timing.adaptive on (the default), timing.repeats is a ceiling: after each run,
- * ht_session_eval asks ht__repeats_decide whether the configuration has been measured
+ * ht_session_eval decides by the rule below whether the configuration has been measured
  * enough. The rule, with the n runs so far sorted, x1 <= x2 <= ... <= xn,
  * k = max(keep_best, min_repeats, 3) (keep_best 0: repeats), and b the statistic of the
- * best configuration so far (ht__session_set_cut; none when not a positive finite number,
- * as in a session no tuner drives):
+ * best configuration so far (set by the tuner that drives the session, ht_tune_device;
+ * none when not a positive finite number, as in a session no tuner drives):
  *
  *   - never before min_repeats runs (clamped to 1..repeats), never after the ceiling,
  *     never with cut_factor <= 0 (the tuner's --cut-factor 0: every configuration runs
  *     all its repeats, as it did with early termination off);
- *   - HT_REPEATS_CUT_FACTOR: the rule of ht__session_set_cut, also with adaptive off:
+ *   - HT_REPEATS_CUT_FACTOR: the tuner's cut by the factor, also with adaptive off:
  *     n >= HT_CUT_MIN_RUNS and x1 > cut_factor * b (cut_factor > 0);
  *   - HT_REPEATS_SLOWER: n >= max(min_repeats, 2) and x1 > b * (1 + d), where
  *     d = max(m, 2 * (x2 - x1) / x1) and m the margin for runs as long as b's
- *     (ht__repeats_margin: the margin, shrinking for long runs as sqrt(margin_time_s / b)
- *     down to margin_floor): even the fastest run is above the best by more than that
+ *     (the margin, shrinking for long runs as sqrt(margin_time_s / b) down to
+ *     margin_floor): even the fastest run is above the best by more than that
  *     margin and by more than twice the gap between its two fastest runs (the scale by
  *     which a further run could still come in faster). ht_session_eval returns HT_ECUT,
  *     as for a cut by the factor;
@@ -278,9 +278,9 @@ struct ht_repeats_rule {
     unsigned min_repeats;  /* timing.min_repeats (default HT_TIMING_MIN_REPEATS, spec.h) */
     double precision;      /* timing.precision (HT_TIMING_PRECISION) */
     double margin;         /* timing.margin (HT_TIMING_MARGIN) */
-    double margin_time_s;  /* runs longer than this get a smaller margin (ht__repeats_margin;
-                              the tuner's HT_REPEATS_MARGIN_TIME_S); <= 0: the margin is
-                              the same for every run length */
+    double margin_time_s;  /* runs longer than this get a smaller margin (the cost-aware
+                              margin below; the tuner's HT_REPEATS_MARGIN_TIME_S); <= 0:
+                              the margin is the same for every run length */
     double margin_floor;   /* the smallest margin a long run gets
                               (HT_REPEATS_MARGIN_FLOOR) */
     double best_s;         /* the best so far's statistic; <= 0: none */
@@ -400,7 +400,7 @@ typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const c
  * deadlock between processes: every set is taken in one fixed global order, that of the
  * lock files' paths (strcmp), each file once (all CPU devices share "cpu.lock"), and a
  * process waits for a lock only while it holds none that sorts after it. Within one
- * process a lock already held (by another set, or ht__device_lock) is taken again at once
+ * process a lock already held (by another set this process took) is taken again at once
  * and counted, so that a measurement nested in another never waits for itself.
  *
  * While a set is held the machine's load is watched: the CPU time every process used
@@ -461,7 +461,7 @@ struct ht_device_wait {
 };
 
 /* Takes the locks of devs[0..n) in the global order above (waiting as wait says, NULL: a
- * silent wait nothing stops; polling as ht__device_lock), then starts the load watch. A
+ * silent wait nothing stops; looking again every 50 ms), then starts the load watch. A
  * lock that cannot be made (the folder or file not writable) is not an error: the
  * measurement goes on without it and load->unlocked (with why) says so; load may be
  * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when

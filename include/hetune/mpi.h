@@ -304,7 +304,8 @@ struct ht_mpi_split_result {
  * inputs are scattered by slice (the slab of the axis walked by the split dimension that
  * the node's devices read, halo included; whole where a buffer has no such axis), every
  * node co-executes its slice, and the owned outputs are gathered at rank 0, which then
- * verifies them against one of its devices alone (ht__coexec_verify). The nodes decide
+ * verifies them against one of its devices alone (as `hetune split` verifies a split: one
+ * run of the whole NDRange, element by element with the spec's rtol/atol). The nodes decide
  * as a node's devices do: unless opts->force, the split over the nodes must be predicted
  * (Eq. 4 on their times) faster than rank 0's node alone by opts->coexec.margin and then
  * measure faster in the runs; otherwise rank 0's node runs alone (the others are "not
@@ -324,7 +325,9 @@ struct ht_mpi_split_result {
  * wall time; the bound stays on the times first measured).
  *
  * Errors, err filled: HT_EINVAL (a build without MPI, fewer than 2 ranks, opts->sweep or
- * dop), the spec's refusals of ht__coexec_check_spec (before MPI starts),
+ * dop), the spec's refusals before MPI starts (a pipeline spec or a written buffer whose
+ * index has no axis walked by the split dimension, HT_ESPEC; dim outside the NDRange or
+ * an unknown scheduler, HT_EINVAL),
  * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (the nodes'
  * global sizes along the split dimension have a least common multiple above 2^53, or
  * nodes disagree on a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's

@@ -24,8 +24,8 @@
  *
  * The decision (mode HT_RUNTIME_AUTO, more than one device): every device runs the whole
  * problem alone a few times (measure_repeats) with the co-execution's own wall clock, and
- * ht__coexec_estimate (split.h) predicts the co-execution's wall time from those
- * measurements with the bus plan (ht__coexec_plan_bus: each device's kernel time for its
+ * hetune predicts the co-execution's wall time from those measurements with the bus plan
+ * (the plan `hetune split` runs unless --plan paper: each device's kernel time for its
  * share, its slice's transfers, overlapped where it moves pieces, its fixed costs). When
  * the prediction is not below the fastest device's wall time alone by the co-execution's
  * margin (ht_split_decide), that device runs alone. Otherwise the split is measured once
@@ -33,7 +33,7 @@
  * is not in the prediction, and a split measured slower than the fastest device alone is
  * not kept either. info->decision says which, in words, and for which memory: the
  * decision made at open is for the runtime's own (ht_runtime_alloc's) memory; the first
- * launch after binds that change the kind of memory bound (ht__coexec_memory_bound: the
+ * launch after binds that change the kind of memory bound (enum ht_coexec_memory: the
  * program's own, aligned or not) decides again for that kind, measured the same way on
  * data of that kind (that launch takes as long as the decision; info->decisions counts
  * them). Mode SPLIT is not measured: it runs the bus plan from the tuned times and the
@@ -334,7 +334,8 @@ struct ht_runtime_info {
     int split;               /* 1: launches co-execute over the used devices; 0: one device
                                 (devices[fastest]) runs alone */
     size_t fastest;          /* the fastest device alone (measured, else by tuned time) */
-    double predicted_split_s;/* ht__coexec_estimate's wall time of the split; -1 unknown */
+    double predicted_split_s;/* the split's predicted wall time (the bus plan's, see the
+                                decision above); -1 unknown */
     double predicted_alone_s;/* the fastest device's measured wall time alone; -1 unknown */
     double measured_split_s; /* AUTO: the split's wall time measured once at open (when it
                                 was predicted to pay); -1 when not measured. Slower than
@@ -346,7 +347,7 @@ struct ht_runtime_info {
                                 ... alone: the split's launches took ..." */
     enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
                                 runtime's own at open; at a launch that finds another kind
-                                bound (ht__coexec_memory_bound), it is decided again for that
+                                bound (by ht_runtime_bind), it is decided again for that
                                 kind (more than one device and a mode other than ALONE) */
     unsigned decisions;      /* decisions made: 1 at open, one more per new decision */
     uint64_t launches;       /* launches so far (that succeeded) */
@@ -403,7 +404,8 @@ struct ht_runtime; /* opaque */
  * Across nodes (opts.nodes ht_mpi_nodes(), collective), errors are every rank's alike,
  * nothing left open: HT_EINVAL for a build without MPI (ht_mpi_built 0), an option that
  * makes no sense across nodes (err->field names it), MPI finalized already; the spec's
- * errors and refusals (ht__coexec_check_spec) on any rank; HT_ENOTFOUND when rank 0 cannot
+ * errors and refusals (a pipeline spec or a written buffer whose index has no axis walked
+ * by the split dimension, HT_ESPEC) on any rank; HT_ENOTFOUND when rank 0 cannot
  * co-execute (its devices have no configuration, or fail); HT_ESPEC when the nodes'
  * global sizes along the split dimension have a least common multiple above 2^53, or
  * nodes disagree on a buffer's shape; HT_EDB (rank 0's database); HT_ENOMEM. */
@@ -433,7 +435,7 @@ void ht_runtime_close(struct ht_runtime *rt);
 int ht_runtime_arg_bytes(const struct ht_runtime *rt, const char *name, size_t *bytes,
                          struct ht_error *err);
 
-/* Host memory the data path likes (ht__coexec_alloc): pinned for a device that is copied
+/* Host memory the data path likes (HT_COEXEC_MEM_OWN): pinned for a device that is copied
  * to (a GPU reads it at the bus's speed), page-aligned in any case (a CPU device uses it
  * in place). Owned by rt: freed by ht_runtime_free_host or ht_runtime_close. NULL with
  * err filled (HT_ECL, HT_ENOMEM, HT_EINVAL for 0 bytes or rt not open). */
@@ -450,8 +452,9 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data);
  * contract" above). Errors: HT_EINVAL when rt is not open; HT_EINVAL naming the argument
  * when the spec has none of that name (err lists its buffers), it is a scalar or a temp
  * buffer, bytes is not its size (err gives both) or data is NULL; the co-execution's
- * errors (ht__coexec_bind). An argument whose bind failed is left unbound (a launch then
- * refuses to run without it); nothing else changes. */
+ * errors: a readwrite buffer with a halo along the split dimension is HT_ESPEC (its slices
+ * would read what another device writes); HT_ECL, HT_ENOMEM. An argument whose bind failed
+ * is left unbound (a launch then refuses to run without it); nothing else changes. */
 int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
                     struct ht_error *err);
 

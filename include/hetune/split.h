@@ -435,8 +435,9 @@ const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
  *   differ): only each chunk's owned elements are
  *   read back (rectangular reads when d walks a non-leading axis) into one host result.
  *   Written buffers without an `index`, or without an axis walked by d, or whose axis is
- *   not a multiple of G, make ht__coexec_create refuse the spec (HT_ESPEC) when there is
- *   more than one device; with one device they are read back whole.
+ *   not a multiple of G, make the co-execution refuse the spec (HT_ESPEC) when there is
+ *   more than one device (a buffer without `index` is probed first: see "inferring what a
+ *   kernel writes" below); with one device they are read back whole.
  * - readwrite buffers: every device starts from the initial data of the range it is sent
  *   and only owned ranges are merged back. This is right only when a work-item reads and
  *   writes nothing but its own elements (plus the declared read halo); a kernel whose
@@ -459,10 +460,11 @@ const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
  * chunks start on one of its own work-groups: a chunk that would start inside one starts
  * at its first work-item, recomputing up to wg - 1 work-items it does not own.
  *
- * Timing. ht__coexec_run makes `repeats` co-executions (after `warmup` untimed ones). The
- * wall time of each is measured from before the device threads start to after the last
- * output is on the host: transfers both ways, launches and the host threads included
- * (programs and buffers are made once, in ht__coexec_create). Every buffer is poisoned on
+ * Timing. A measured co-execution (`hetune split`, ht_workflow_split) makes `repeats`
+ * co-executions (after `warmup` untimed ones). The wall time of each is measured from
+ * before the device threads start to after the last output is on the host: transfers
+ * both ways, launches and the host threads included
+ * (programs and buffers are made once, before the first). Every buffer is poisoned on
  * the devices, and the merged outputs on the host, before every run, outside the
  * measurement, so that neither an element nobody writes nor an input element that a chunk
  * reads but was not sent can pass verification. Each device's kernel-only time is the
@@ -482,7 +484,7 @@ struct ht_coexec_device {
 /* The kind of host memory a co-execution's arrays are: what the data path costs depends on
  * it (exec.h, enum ht_foreign_path), so decisions are made for the kind bound. */
 enum ht_coexec_memory {
-    HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht__coexec_alloc's, the
+    HT_COEXEC_MEM_OWN = 0,   /* the data path's own memory (ht_runtime_alloc's, the
                                 co-execution's own data): pinned where a device is copied
                                 to, page-aligned where one works in place */
     HT_COEXEC_MEM_ALIGNED,   /* a program's own memory (malloc) that every device working
@@ -505,13 +507,14 @@ struct ht_coexec_opts {
     unsigned dim;            /* the split dimension, below the spec's ndims; default 0 */
     const char *scheduler;   /* a name of ht_split_schedulers[]; NULL: "static" */
     struct ht_split_sched_opts sched; /* factors (static), chunk fraction (dynamic) */
-    unsigned repeats;        /* timed co-executions per ht__coexec_run; 0: the spec's
+    unsigned repeats;        /* timed co-executions per measurement; 0: the spec's
                                 timing.repeats */
     unsigned keep_best;      /* 0: the spec's timing.keep_best */
     unsigned warmup;         /* untimed co-executions first (drivers that compile at the
                                 first launch); default 1 */
     struct ht_exec_opts exec;/* binary cache, data path and Eq. 3 rule of the configuration
-                                check; no_verify makes ht__coexec_verify do nothing */
+                                check; no_verify: the merged outputs are not verified
+                                (ht_coexec_result.verified -1) */
     uint64_t piece_bytes;    /* devices that are copied to (HT_PATH_PINNED, _PAGEABLE): a
                                 chunk is moved and launched in pieces of whole work-groups
                                 of about this many bytes of sliced inputs and outputs, on
@@ -521,21 +524,25 @@ struct ht_coexec_opts {
                                 overlap); UINT64_MAX: one piece per chunk */
     double margin;           /* the split-or-alone decision's margin (ht_split_decide);
                                 default HT_SPLIT_MARGIN_DEFAULT */
-    int bind_only;           /* 1: no host data of its own; the caller binds every buffer
-                                (ht__coexec_bind) and runs with ht__coexec_launch
-                                (ht__coexec_run refuses) */
+    int bind_only;           /* 1: no host data of its own; every buffer is bound (as
+                                ht_runtime_bind does) and it only runs launches, never
+                                measures: ht_runtime_open sets it for its launches; leave
+                                it 0 for ht_workflow_split, which fails with it
+                                (HT_EINVAL) */
     enum ht_coexec_memory memory; /* the kind of memory the co-execution's own host data is
-                                made of (ht__coexec_run, ht__workflow_alone): the runtime's
-                                decision measures on memory of the kind the program bound;
+                                made of (each device measured alone, and the split): the
+                                runtime's decision measures on memory of the kind the program bound;
                                 default HT_COEXEC_MEM_OWN */
     unsigned cpu_units;      /* CPU devices co-execute on this many of their compute units,
                                 a sub-device (clCreateSubDevices; Dopia's degree of
                                 parallelism); 0: all. A device that cannot be partitioned
-                                keeps all its units; ht__coexec_create fails with HT_EINVAL
-                                naming the limit when one that can has fewer */
-    const struct ht_split_written *written; /* spec->nargs entries or NULL, borrowed for
-                                ht__coexec_create: what a probe (ht_split_probe) inferred for
-                                the written buffers without "index"; an entry with inferred
+                                keeps all its units; making the co-execution fails with
+                                HT_EINVAL naming the limit when one that can has fewer */
+    const struct ht_split_written *written; /* spec->nargs entries or NULL, borrowed while
+                                the co-execution is made (ht_workflow_split and
+                                ht_runtime_open fill it themselves): what a probe
+                                (ht_split_probe) inferred for the written buffers without
+                                "index"; an entry with inferred
                                 set is split as if its axis were walked by dim */
 };
 
@@ -581,8 +588,12 @@ struct ht_coexec_result {
     double model_s;          /* the plan's affine-model time (ht_split_plan's
                                 model_time_s), -1 unknown */
     size_t ndevices;
-    struct ht_coexec_device_result *devices; /* owned (ht__coexec_result_destroy) */
-    /* Verification (ht__coexec_verify): 1 passed, 0 failed, -1 not verified. */
+    struct ht_coexec_device_result *devices; /* owned by the result, freed with what holds
+                                it (ht_workflow_split_result_destroy,
+                                ht_workflow_run_result_destroy; ht_runtime_last's by
+                                ht_runtime_close) */
+    /* Verification of the merged outputs against one run of a device alone: 1 passed, 0
+     * failed, -1 not verified. */
     int verified;
     double max_abs_err, max_rel_err;
     size_t mismatches;
@@ -626,14 +637,15 @@ struct ht_split_written {
  * defaults). Errors: HT_ESPEC, err->field "args[i].index", err->file the spec, when no
  * slab explains a buffer's writes, err->text saying what the probe saw ("the probe's slice
  * [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c'"), or when the
- * configuration has fewer than two work-groups along dim; ht__coexec_create's errors;
- * HT_ENOMEM. written is left zeroed on error. */
+ * configuration has fewer than two work-groups along dim; the errors of making and
+ * running the co-execution (HT_ECONSTRAINT, HT_EBUILD, HT_ECL, HT_ELAUNCH); HT_ENOMEM.
+ * written is left zeroed on error. */
 int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
                    const int64_t *config, unsigned dim, const struct ht_exec_opts *exec,
                    struct ht_split_written *written, struct ht_error *err);
 
-/* A device measured alone, with ht__coexec_run on a one-device co-execution (the same wall
- * clock as a split): its kernel-only time, its transfers and its whole wall time. */
+/* A device measured alone, as a co-execution of that one device (the same wall clock as
+ * a split): its kernel-only time, its transfers and its whole wall time. */
 struct ht_coexec_alone {
     double kernel_s, write_s, read_s, wall_s;
 };
@@ -659,8 +671,9 @@ struct ht_coexec_estimate {
                                 devices can reach with these kernels and these links
                                 (ht_split_bound over the bus models) */
     double kernel_bound_s;   /* Algorithm 1 on the kernel-only times measured alone */
-    double paper_s;          /* the paper's plan (ht__coexec_plan) under the same models:
-                                what splitting by Eq. 4 alone would take; -1 without it */
+    double paper_s;          /* the paper's plan (Eq. 4-9, `hetune split --plan paper`)
+                                under the same models: what splitting by Eq. 4 alone
+                                would take; -1 without it */
     double host_bytes;       /* bytes the bus plan's split moves through host memory: what
                                 copying devices transfer and what devices in place read and
                                 write there */

@@ -12,7 +12,8 @@
  * A configuration that fails to build, to launch or to verify is stored with its status
  * and reason and is never chosen as best. Early termination: once a best time is known, a
  * configuration whose fastest run so far is more than cut_factor times that best is not
- * repeated further and is stored as "cut" with the runs it made (ht__session_set_cut).
+ * repeated further and is stored as "cut" with the runs it made (`hetune tune --cut-factor`;
+ * exec.h, "Adaptive repeats").
  */
 #ifndef HETUNE_TUNE_H
 #define HETUNE_TUNE_H
@@ -245,7 +246,8 @@ struct ht_tune_result {
                                 see ht_eval_result.launch_compile_s), summed */
     size_t cache_hits;       /* this run's evaluations whose binary came from the cache */
     int driver_cache;        /* 1: the device's driver caches programs itself, and hetune's
-                                cache is not written (ht__driver_caches) */
+                                cache is read but not written: PoCL unless
+                                POCL_KERNEL_CACHE is 0) */
     int stopped;             /* 1 when opts.stop ended the run early */
     unsigned jobs;           /* build workers that built ahead (opts.jobs), 0: none */
     size_t prebuilt;         /* this run's evaluations built ahead by them */

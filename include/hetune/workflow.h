@@ -33,7 +33,9 @@ struct ht_workflow_device {
     char config_text[HT_STORE_CONFIG_MAX]; /* its canonical text, "WG=64,EPT=2" */
     double tuned_s;                   /* the database's best time */
     int tuned_now;                    /* 1: tuned by ht_workflow_best itself */
-    struct ht_coexec_alone alone;     /* measured alone (ht__workflow_alone); 0 before */
+    struct ht_coexec_alone alone;     /* measured alone, with the co-execution's wall
+                                         clock (the split-or-alone decision's first
+                                         step); 0 before */
     int predicted;                    /* 1: config and tuned_s are ht_predict_best's from
                                          the kernel's other sizes (nothing stored at these) */
     size_t predicted_from;            /* ... from that many other sizes */
@@ -127,9 +129,12 @@ struct ht_workflow_split_opts {
     int force;                        /* split even when predicted or measured slower */
     int paper_plan;                   /* static: split by the paper's plan (Eq. 4-9 from the
                                          tuned times) instead of the bus plan
-                                         (ht__coexec_plan_bus: kernels and transfers measured
+                                         (kernels and transfers measured
                                          alone, each device's link from the database) */
-    unsigned refine;                  /* static: rounds of ht__workflow_refine_run */
+    unsigned refine;                  /* static: the most rounds of refinement after the
+                                         first run (`hetune split --refine N`: each
+                                         re-plans from the last round's times and runs
+                                         again, verified) */
     enum ht_refine_target refine_by;
     double sweep;                     /* two devices: sweep split points by this step */
     int dop;                          /* 1: choose the CPU devices' compute units jointly
@@ -163,7 +168,9 @@ struct ht_workflow_split_opts {
                                          ends that wait */
 };
 
-/* Fills opts with the defaults (ht__coexec_opts_init, no refine, no sweep). */
+/* Fills opts with the defaults: coexec's are dim 0, the static scheduler, the spec's
+ * timing, one warm-up run, HT_SPLIT_MARGIN_DEFAULT and ht_exec_opts_init's; no refine,
+ * no sweep. */
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts);
 
 /* A device that ht_workflow_split or ht_workflow_run left out because nothing on it is
@@ -246,8 +253,10 @@ struct ht_workflow_split_result {
  * meanwhile.
  * Errors, err filled: HT_ENOTFOUND when no device is left (err names one), HT_EINVAL
  * (before tuning) when opts->coexec.cpu_units exceeds a partitionable CPU device's compute
- * units or no device can be partitioned, those of ht_workflow_best, ht__coexec_create,
- * ht__coexec_run, ht__coexec_verify and the store; HT_ENOMEM. */
+ * units or no device can be partitioned, those of ht_workflow_best, those of making and
+ * running the co-execution (HT_ESPEC, HT_ECONSTRAINT and HT_ELAUNCH naming the device,
+ * HT_EBUILD, HT_ECL), of the single-device run that verifies it, and of the store;
+ * HT_ENOMEM. */
 int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *const *devs,
                       size_t n, const struct ht_workflow_split_opts *opts,
                       struct ht_workflow_split_result *out, struct ht_error *err);
