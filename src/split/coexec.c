@@ -2037,7 +2037,8 @@ int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht
     if (cx->opts.bind_only) {
         memset(res, 0, sizeof *res);
         return ht_error_set(err, HT_EINVAL,
-                            "a co-execution made for bound arrays runs with ht__coexec_launch");
+                            "a co-execution made for bound arrays (ht_coexec_opts.bind_only) "
+                            "runs through ht_runtime_launch");
     }
     return run_many(cx, res, cx->opts.warmup, repeats, keep, 1, err);
 }
