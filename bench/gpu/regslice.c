@@ -11,37 +11,13 @@
  * Prints, per case and direction, the minimum and median of 10 timed rounds (after 2)
  * in ms and GB/s over the slice's bytes. Burner threads copy memory the whole time, as a
  * CPU device working beside the GPU does. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "probe.h"
 
 #define ROUNDS 10
 #define WARM 2
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void check(cl_int st, const char *what)
-{
-    if (st != CL_SUCCESS) {
-        fprintf(stderr, "%s: OpenCL error %d\n", what, (int)st);
-        exit(1);
-    }
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void report(const char *name, double *t, size_t bytes)
 {
@@ -74,9 +50,7 @@ int main(int argc, char **argv)
     int nburn = argc > 3 ? atoi(argv[3]) : 0;
     size_t n = (size_t)1 << lg, bytes = n * sizeof(float);
     size_t off = (size_t)((1.0 - share) * (double)n) * sizeof(float), size = bytes - off;
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    cl_device_id dev = NULL;
+    cl_device_id dev;
     cl_context ctx;
     cl_command_queue q;
     cl_int st;
@@ -84,10 +58,7 @@ int main(int argc, char **argv)
     double t[ROUNDS];
     pthread_t th[64];
 
-    check(clGetPlatformIDs(8, plats, &np), "clGetPlatformIDs");
-    for (cl_uint p = 0; p < np && !dev; p++)
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS)
-            dev = NULL;
+    dev = first_gpu();
     if (!dev) {
         fprintf(stderr, "no GPU\n");
         return 77;

@@ -15,36 +15,12 @@
  *
  * Prints per state and direction the minimum and median of 10 timed rounds (after 2), ms
  * and GB/s over the bytes moved. */
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "probe.h"
 
 #define ROUNDS 10
 #define WARM 2
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void check(cl_int st, const char *what)
-{
-    if (st != CL_SUCCESS) {
-        fprintf(stderr, "%s: OpenCL error %d\n", what, (int)st);
-        exit(1);
-    }
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Times ROUNDS writes (up) or reads of bytes between host+off and dev+off on q. */
 static void xfer(const char *state, const char *what, cl_command_queue q, cl_mem dev, char *host,
@@ -92,19 +68,14 @@ int main(int argc, char **argv)
     double share = argc > 2 ? atof(argv[2]) : 0.45;
     size_t n = (size_t)1 << lg, bytes = n * sizeof(float);
     size_t off = (size_t)((1.0 - share) * (double)n) * sizeof(float);
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    cl_device_id dev = NULL;
+    cl_device_id dev;
     cl_context ctx, ctx2;
     cl_command_queue q, q2;
     cl_mem d1, d2, r1, r2;
     cl_int st;
     char *host;
 
-    check(clGetPlatformIDs(8, plats, &np), "clGetPlatformIDs");
-    for (cl_uint p = 0; p < np && !dev; p++)
-        if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS)
-            dev = NULL;
+    dev = first_gpu();
     if (!dev) {
         fprintf(stderr, "no GPU\n");
         return 77;
