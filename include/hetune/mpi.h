@@ -253,13 +253,8 @@ struct ht_mpi_split_node {
  * set. Owned: ht_mpi_split_result_destroy. */
 struct ht_mpi_split_result {
     int rank, size;              /* this process's rank, the ranks of MPI_COMM_WORLD */
-    int rank0_failed;            /* on a rank other than 0, when the call failed: it failed
-                                    because rank 0 did ("rank 0 failed; see its message"),
-                                    which rank 0 reports. A command ends such a rank quietly
-                                    with status 0, so that mpirun waits for rank 0's report
-                                    and ends with rank 0's status (a rank ending first with
-                                    a non-zero status makes mpirun kill the job, rank 0
-                                    before its report is written) */
+    int rank0_failed;            /* as in struct ht_mpi_tune_result: this rank failed
+                                    because rank 0 did; end it quietly with status 0 */
     size_t took_part;            /* the nodes that took part */
     unsigned dim;                /* the split dimension */
     uint64_t global;             /* its units */
