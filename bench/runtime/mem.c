@@ -24,7 +24,8 @@
  *   DEVICES   "0,1,...": the devices (default every device)
  * The results database is $HETUNE_DB, else bench-mem.db in the current folder; a device
  * with no tuned configuration there is tuned first ($BENCH_MEM_STRATEGY, default
- * exhaustive; at most $BENCH_MEM_BUDGET evaluations when set). */
+ * exhaustive; at most $BENCH_MEM_BUDGET evaluations when set). $BENCH_MEM_SPEC_DIR: a folder
+ * of <problem>/spec.json used instead of examples/. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
@@ -94,7 +95,11 @@ static int problem_make(struct problem *p, const char *name, uint64_t n)
     memset(p, 0, sizeof *p);
     p->name = name;
     p->n = n;
-    snprintf(p->spec, sizeof p->spec, "%s/examples/%s/spec.json", HETUNE_SOURCE_DIR, name);
+    /* BENCH_MEM_SPEC_DIR: a folder of <name>/spec.json to use instead of examples/ (a
+     * variant of the spec, for example with its parameters fixed). */
+    snprintf(p->spec, sizeof p->spec, "%s/%s/spec.json",
+             getenv("BENCH_MEM_SPEC_DIR") ? getenv("BENCH_MEM_SPEC_DIR")
+                                          : HETUNE_SOURCE_DIR "/examples", name);
     if (!strcmp(name, "vecadd")) {
         static const char *const a[] = {"a", "b", "c"};
         p->nargs = 3;
