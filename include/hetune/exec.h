@@ -359,6 +359,10 @@ struct ht_host_memory {
 int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
                            struct ht_host_memory *out, struct ht_error *err);
 
+/* The smallest arrays ht_host_memory_measure (and _shared) take with threads threads (0: one
+ * per online core, as they count them): 64 floats a thread. */
+uint64_t ht_host_memory_min_bytes(unsigned threads);
+
 /* Measures what host memory serves a CPU's threads and the DMA engines of devs[0..n) at
  * once: each device moves 16 MiB pieces of a pinned region of 256 MiB to itself and back in
  * a loop (a region beyond the last-level cache, as a split's arrays are), in a context and

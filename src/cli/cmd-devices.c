@@ -340,6 +340,13 @@ int cmd_devices(int argc, char **argv)
         return cli_usage_error("devices", 2, "--dzn needs a folder name");
     if (bandwidth && !*co.db)
         return cli_usage_error("devices", 2, "--db needs a file name");
+    if (bandwidth && (host_bytes ? host_bytes : bytes) &&
+        (host_bytes ? host_bytes : bytes) < ht_host_memory_min_bytes(0))
+        return cli_usage_error("devices", 2, "%s %llu: the host memory's measurement takes at "
+                               "least %llu bytes per array here (256 a core)",
+                               host_bytes ? "--host-bytes" : "--bytes",
+                               (unsigned long long)(host_bytes ? host_bytes : bytes),
+                               (unsigned long long)ht_host_memory_min_bytes(0));
     if (bandwidth)
         return run_bandwidth(&co, bytes, host_bytes ? host_bytes : bytes);
 

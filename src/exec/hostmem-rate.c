@@ -117,6 +117,17 @@ static void *hm_run(void *arg)
     return NULL;
 }
 
+static unsigned online_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)(n < (long)HM_MAX_THREADS ? n : (long)HM_MAX_THREADS) : 1u;
+}
+
+uint64_t ht_host_memory_min_bytes(unsigned threads)
+{
+    return (uint64_t)(threads ? threads : online_threads()) * 64 * sizeof(float);
+}
+
 int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
                         void (*mark)(void *user, int end), void *user,
                         struct ht_host_memory *out, struct ht_error *err)
@@ -131,10 +142,8 @@ int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
         return ht_error_set(err, HT_EINVAL, "no place for the host memory's rate");
     memset(out, 0, sizeof *out);
     memset(&sh, 0, sizeof sh);
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)(n < (long)HM_MAX_THREADS ? n : (long)HM_MAX_THREADS) : 1u;
-    }
+    if (threads == 0)
+        threads = online_threads();
     if (threads > HM_MAX_THREADS)
         return ht_error_set(err, HT_EINVAL, "%u threads: at most %u", threads, HM_MAX_THREADS);
     if (repeats == 0)
@@ -143,9 +152,10 @@ int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
         return ht_error_set(err, HT_EINVAL, "%u repeats: at most %u", repeats, HM_MAX_REPEATS);
     if (bytes == 0)
         bytes = HM_DEFAULT_BYTES;
-    if (bytes < (uint64_t)threads * 64 * sizeof(float) || bytes > (UINT64_C(1) << 40))
-        return ht_error_set(err, HT_EINVAL, "%llu bytes per array: between %u and 2^40",
-                            (unsigned long long)bytes, threads * 64u * (unsigned)sizeof(float));
+    if (bytes < ht_host_memory_min_bytes(threads) || bytes > (UINT64_C(1) << 40))
+        return ht_error_set(err, HT_EINVAL, "%llu bytes per array: between %llu and 2^40",
+                            (unsigned long long)bytes,
+                            (unsigned long long)ht_host_memory_min_bytes(threads));
     sh.n = (size_t)(bytes / sizeof(float));
     sh.threads = threads;
     sh.repeats = repeats;

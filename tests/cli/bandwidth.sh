@@ -119,11 +119,13 @@ run devices --json
 [ "$status" -eq 0 ] || fail "devices --json exited $status"
 ! grep -q '"bandwidth"' "$tmp/out" || fail "devices --json measured bandwidth unasked"
 
-# Bad usage: exit 2 with a message, and no database written.
+# Bad usage: exit 2 with a message, and no database written (arrays too small for the host
+# memory's measurement are refused before any link is measured and stored).
 for args in "--bandwidth --path dma" "--bandwidth --bytes 0" "--bandwidth --bytes x" \
     "--bandwidth --host-bytes 0" "--bandwidth --host-bytes x" "--host-bytes 1048576" \
     "--bytes 10" "--path pinned" "--db $tmp/x.db" "--device 0" "--bandwidth --dzn $tmp/d" \
-    "--bandwidth --db" "--bandwidth extra" "--bandwidth --bogus"; do
+    "--bandwidth --db" "--bandwidth extra" "--bandwidth --bogus" \
+    "--bandwidth --bytes 100 --db $tmp/x.db" "--bandwidth --bytes 65536 --host-bytes 100 --db $tmp/x.db"; do
     # shellcheck disable=SC2086
     run devices $args
     [ "$status" -eq 2 ] || fail "'devices $args' exited $status, expected 2"
