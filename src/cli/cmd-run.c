@@ -56,7 +56,6 @@ static const char run_usage[] =
     "device, a spec that cannot be split), 3 a co-execution failed verification (the\n"
     "report is still written), 130 interrupted\n";
 
-static const char *const all_schedulers[] = {"static", "dynamic", "guided"};
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
 static volatile sig_atomic_t stop_flag;
@@ -216,6 +215,8 @@ int cmd_run(int argc, char **argv)
     const char *scheduler = "static";
     double t0 = cli_now();
     int c, status = 2, rc, has_static;
+    const char *all[16];        /* scheduler "all": the registry's names */
+    size_t nall = 0;
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     const struct ht_device_info **dl = NULL;
@@ -263,15 +264,19 @@ int cmd_run(int argc, char **argv)
     }
     has_static = 0;
     if (!strcmp(scheduler, "all"))
-        for (size_t i = 0; i < sizeof all_schedulers / sizeof *all_schedulers; i++)
-            has_static |= cli_scheduler_planned(all_schedulers[i]);
+        /* Every scheduler of the registry, in its order ("static" first). */
+        for (const struct ht_split_sched_ops *const *op = ht_split_schedulers;
+             *op && nall < sizeof all / sizeof all[0]; op++) {
+            all[nall++] = (*op)->name;
+            has_static |= cli_scheduler_planned((*op)->name);
+        }
     else
         has_static = cli_scheduler_planned(scheduler);
     if (cli_split_check("run", &ro.split, scheduler, has_static) != 0)
         goto cleanup;
     if (!strcmp(scheduler, "all")) {
-        ro.schedulers = all_schedulers;
-        ro.nschedulers = sizeof all_schedulers / sizeof all_schedulers[0];
+        ro.schedulers = all;
+        ro.nschedulers = nall;
     } else {
         ro.schedulers = &scheduler;
         ro.nschedulers = 1;
