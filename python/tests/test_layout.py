@@ -13,8 +13,10 @@ from hetune import _lib
 SOURCE = os.environ.get("HETUNE_SOURCE_DIR") or os.path.join(os.path.dirname(__file__), "..", "..")
 
 # Mirror: the C struct it stands for. ht_device_info, ht_exec_opts, ht_tune_opts and the
-# others mirror only a prefix or rename fields: they are not listed.
+# others mirror only a prefix or rename fields: they are not listed. A field whose C name is a
+# Python keyword or builtin ends in "_" in the mirror ("global_").
 MIRRORS = {
+    "StoredEval": "ht_stored_eval",
     "Error": "ht_error",
     "SizeOverride": "ht_size_override",
     "SpecBufferOpts": "ht_spec_buffer_opts",
@@ -36,7 +38,8 @@ def test_mirrors_match_the_c_layout(tmp_path):
         lines.append('    printf("%%zu\\n", sizeof(struct %s));' % struct)
         want.append("%s %d" % (struct, ctypes.sizeof(cls)))
         for name, _ in cls._fields_:
-            lines.append('    printf("%%zu\\n", offsetof(struct %s, %s));' % (struct, name))
+            c_name = name[:-1] if name.endswith("_") else name
+            lines.append('    printf("%%zu\\n", offsetof(struct %s, %s));' % (struct, c_name))
             want.append("%s.%s %d" % (struct, name, getattr(cls, name).offset))
     lines += ["    return 0;", "}"]
     src = tmp_path / "layout.c"
