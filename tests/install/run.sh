@@ -72,9 +72,10 @@ cc $cflags -o "$tmp/consumer-pc" "$here/consumer.c" $(pkg-config --cflags --libs
     fail "the consumer does not build with pkg-config"
 # pkg-config's Libs carry the rpath: the program runs without LD_LIBRARY_PATH.
 found=$(env -u LD_LIBRARY_PATH ldd "$tmp/consumer-pc" | awk '/libhetune\.so/ {print $3}')
-[ -n "$found" ] && [ -e "$found" ] &&
-    [ "$(realpath "$found")" = "$(realpath "$libdir/libhetune.so")" ] ||
+if ! { [ -n "$found" ] && [ -e "$found" ] &&
+        [ "$(realpath "$found")" = "$(realpath "$libdir/libhetune.so")" ]; }; then
     fail "the pkg-config consumer does not find the installed libhetune.so by itself: $found"
+fi
 out=$(env -u LD_LIBRARY_PATH "$tmp/consumer-pc" "$spec") || fail "the pkg-config consumer failed"
 echo "install: pkg-config: $out"
 
@@ -107,10 +108,12 @@ case ${HETUNE_MPI:-OFF} in
 esac
 
 # find_package(hetune): hetune::hetune (shared) and hetune::hetune_static.
-"$cmake" -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_C_FLAGS="$cflags" >"$tmp/consumer.log" 2>&1 &&
-    "$cmake" --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1 ||
-    { cat "$tmp/consumer.log" >&2; fail "the consumer does not build with find_package(hetune)"; }
+if ! { "$cmake" -S "$here" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_C_FLAGS="$cflags" >"$tmp/consumer.log" 2>&1 &&
+        "$cmake" --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1; }; then
+    cat "$tmp/consumer.log" >&2
+    fail "the consumer does not build with find_package(hetune)"
+fi
 for exe in consumer consumer-static; do
     out=$("$tmp/consumer/$exe" "$spec") || fail "the find_package $exe failed"
     echo "install: find_package $exe: $out"
@@ -120,12 +123,14 @@ ldd "$tmp/consumer/consumer" | grep -q "$libdir/libhetune.so" ||
 
 # The shared library alone needs none of hetune's dependencies from the consumer's CMake
 # (issue 28 item 7): MPI, OpenCL and pkg-config hidden, it still configures and builds.
-"$cmake" -S "$here" -B "$tmp/consumer-shared" -DCMAKE_PREFIX_PATH="$prefix" -DSHARED_ONLY=ON \
-    -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON \
-    -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON -DCMAKE_C_FLAGS="$cflags" \
-    >"$tmp/consumer-shared.log" 2>&1 &&
-    "$cmake" --build "$tmp/consumer-shared" >>"$tmp/consumer-shared.log" 2>&1 ||
-    { cat "$tmp/consumer-shared.log" >&2; fail "find_package(hetune) for the shared library needs hetune's dependencies"; }
+if ! { "$cmake" -S "$here" -B "$tmp/consumer-shared" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DSHARED_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON \
+        -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON \
+        -DCMAKE_C_FLAGS="$cflags" >"$tmp/consumer-shared.log" 2>&1 &&
+        "$cmake" --build "$tmp/consumer-shared" >>"$tmp/consumer-shared.log" 2>&1; }; then
+    cat "$tmp/consumer-shared.log" >&2
+    fail "find_package(hetune) for the shared library needs hetune's dependencies"
+fi
 echo "install: find_package(hetune) for the shared library alone needs no MPI, OpenCL or pkg-config"
 
 case $out in
