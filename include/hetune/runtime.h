@@ -132,6 +132,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hetune/coexec.h"
 #include "hetune/error.h"
 #include "hetune/exec.h"
 #include "hetune/platform.h"

@@ -21,10 +21,9 @@
 #include <string.h>
 
 #include "hetune/mpi.h"
+#include "coexec/coexec.h"
 #include "mpi-internal.h"
-#include "split/coexec.h"
 #include "util/util.h"
-#include "workflow/decide.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 

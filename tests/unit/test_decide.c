@@ -17,8 +17,7 @@
 #include <string.h>
 
 #include "hetune.h"
-#include "workflow/decide.h"
-#include "split/coexec.h"
+#include "coexec/coexec.h"
 
 static struct ht_platform *plat;
 static const struct ht_device_info *devA, *devB;

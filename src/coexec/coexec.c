@@ -5,12 +5,13 @@
  * owns into one host result. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coexec-internal.h"
 #include "exec/engine.h"
-#include "split-internal.h"
 #include "supervise/watch.h"
 #include "util/util.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split-internal.h"
+#include "coexec-internal.h"
 
 /* The two poisons: an element the kernel writes with one of them still differs from the
  * other, and a readwrite element the kernel changes by a little (x += 1e-3) changes a small
