@@ -219,7 +219,7 @@ struct ht_coexec_result {
 
 struct ht_coexec; /* opaque */
 
-/* --- inferring what a kernel writes (src/split/probe.c) ---
+/* --- inferring what a kernel writes (src/coexec/probe.c) ---
  *
  * A written buffer without "index" (specs written for other tuners never have one) is
  * split by what a probe sees. The kernel runs, with one device's configuration, over two

@@ -1,7 +1,7 @@
 /* The written buffers without "index" of a split (issue 26 item 4): what the results
- * database holds for them, else a probe (split.h, ht_split_probe) on a device that works
+ * database holds for them, else a probe (coexec.h, ht_split_probe) on a device that works
  * in place, stored for next time. One code path for `hetune split` and run
- * (ht__split_written, src/workflow/split.c), the runtime (src/runtime/runtime.c) and each
+ * (src/workflow/split.c), the runtime (src/runtime/runtime.c) and each
  * split over MPI (src/mpi/split.c), through coexec's door coexec/coexec.h. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* The runtime for applications (runtime.h): open once, bind the caller's arrays, launch
- * many times on the co-execution of split.h. */
+ * many times on the co-execution of coexec.h. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>

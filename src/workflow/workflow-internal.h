@@ -143,7 +143,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX (always when forced): the
- * split-or-alone rule's comparison (ht__decide_measured, workflow/decide.h) of the best
+ * split-or-alone rule's comparison (ht__decide_measured, coexec/coexec.h) of the best
  * round by r's target time against the fastest alone by it (alone[0..r->n)), without the
  * estimate's margin: the fastest alone when it beat every round; else the one device the
  * best round gave all the work (the co-execution then only adds its overheads). */

@@ -3,11 +3,11 @@
  * `run`, src/workflow/), the runtime (ht_runtime_open, bind, launch) and MPI's nodes
  * (src/mpi/split.c, each node's share of a split). What it holds:
  *   - the handle: make, plan, run, verify, bind the caller's arrays and launch, the
- *     estimate and the bus plan, refinement (setup.c, engine.c, bind.c, verify.c,
+ *     estimate and the bus plan, refinement (coexec.c, chunks.c, bind.c, outputs.c,
  *     estimate.c);
  *   - whether a CPU device can be partitioned (src/workflow/split.c sets its devices up as
  *     the co-execution does), the caller's arrays pinned again (src/runtime/runtime.c,
- *     after a new decision), and a node's share of a split over MPI (nodes.c);
+ *     after a new decision), and a node's share of a split over MPI (share.c);
  *   - the decision (decide.c) and the written buffers without "index" (written.c).
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
@@ -27,7 +27,7 @@
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
                              int *by_counts, int *equally);
 
-/* (coexec.c) Makes again every buffer kept over a caller's array (foreign paths register
+/* (bind.c) Makes again every buffer kept over a caller's array (foreign paths register
  * and pin) on every device of cx, for the runtime (src/runtime/runtime.c) once an older
  * co-execution over the same arrays is freed: NVIDIA's driver unpins host memory when any
  * buffer made over it is released, whatever other buffers over it, in any context, stay
@@ -37,7 +37,7 @@ int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub
  * returned after the others are done. */
 int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err);
 
-/* --- (coexec.c) a node's share of a split over MPI, for src/mpi/split.c --- */
+/* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c --- */
 
 /* Makes cx co-execute only the units [offset, offset + size) of its split dimension: the
  * scheduler is made again (with the devices' current models) over size units and every
@@ -95,9 +95,9 @@ struct ht__slab {
 int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t ulo,
                     uint64_t uhi, struct ht__slab *s);
 
-/* --- the co-execution handle: what the workflow (hetune split and
- * run, the decision), the runtime and MPI's nodes drive; not public: programs co-execute
- * through runtime.h --- */
+/* --- the co-execution handle: what the workflow (hetune split and run), the decision,
+ * the runtime and MPI's nodes drive; not public: programs co-execute through runtime.h
+ * --- */
 
 /* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
 void ht__coexec_opts_init(struct ht_coexec_opts *opts);
@@ -233,7 +233,7 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
  * slice does not fill, and the host threads that all devices share make it otherwise.
  * For each device with a slice strictly between nothing and everything, its affine model
  * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
- * ht__coexec_run on cx, its share items/global; the time is the target's, split.h's
+ * ht__coexec_run on cx, its share items/global; the time is the target's, coexec.h's
  * enum ht_refine_target) and,
  * when an earlier refinement saw it on a slice of another share, that slice's time (the
  * secant: both measured while the devices shared the host), else its time alone on the
@@ -310,10 +310,11 @@ int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone
 int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                         struct ht_error *err);
 
-/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock (base's options,
- * the static scheduler) and fills d->alone. On success *cx (ht__coexec_free) and *res
- * (ht__coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
- * the caller's to destroy. Errors as ht__coexec_create and ht__coexec_run. */
+/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
+ * (base's options, the static scheduler) and fills d->alone. On success *cx
+ * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
+ * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
+ * ht__coexec_run. */
 int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
                              const struct ht_coexec_opts *base, struct ht_coexec **cx,
                              struct ht_coexec_result *res, struct ht_error *err);
@@ -327,7 +328,7 @@ enum ht__decide_mode {
     HT__DECIDE_ALONE     /* the fastest device by its tuned time, alone (no measurement) */
 };
 
-/* --- the rule: split or alone, for one co-execution (src/workflow/decide.c) ---
+/* --- the rule: split or alone, for one co-execution (src/coexec/decide.c) ---
  *
  * The one place where the split-or-alone rule lives. ht__decide (the runtime, each node of
  * a split over MPI) and ht_workflow_split / ht_workflow_run (`hetune split`, `hetune run`,
@@ -484,10 +485,10 @@ void ht__decision_destroy(struct ht__decision *d);
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
 
-/* --- the written buffers without "index" (src/workflow/written.c, issue 26 item 4) ---
+/* --- the written buffers without "index" (src/coexec/written.c, issue 26 item 4) ---
  *
  * What a split of such a spec rests on besides the decision: which elements each slice
- * writes, inferred once by a probe (split.h, ht_split_probe) and kept in the results
+ * writes, inferred once by a probe (coexec.h, ht_split_probe) and kept in the results
  * database with the problem (the spec's hash and sizes), so that `hetune split`, the
  * runtime and each split over MPI find the same inference and probe only once. */
 struct ht__written_in {
