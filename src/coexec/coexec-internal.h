@@ -218,6 +218,69 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
                          const char *name, unsigned dim, struct ht_split_written *out,
                          char *why, size_t why_size);
 
+/* --- the handle's functions that only coexec's own files call (the door, coexec/coexec.h,
+ * holds what other modules call) --- */
+
+/* Checks what can be checked of a co-execution of spec on n devices along dim with the
+ * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
+ * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
+ * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
+ * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
+ * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
+ * are not multiples, halos). */
+int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                          size_t n, struct ht_error *err);
+
+/* The scheduler of the co-execution. Borrowed, valid until the next
+ * ht__coexec_set_factors or ht__coexec_free. */
+const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
+
+/* The shape of buffer argument arg as made for device 0 (every device agrees): its axes
+ * and their lengths (1 past naxes). HT_EINVAL when arg is not a buffer. */
+int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
+                     uint64_t dims[3]);
+
+/* The merged host copy of argument arg after the last run: its data (borrowed, valid until
+ * the next run or free) and element count; NULL when arg is not a written buffer or
+ * nothing ran yet. */
+const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+
+/* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
+ * i) and the bytes the co-execution moves (ht__coexec_create knows them): K its kernel
+ * time alone; for a device that copies (not in place), X the seconds its sliced inputs
+ * and owned outputs take for the whole problem and F those of the inputs every slice needs
+ * whole, at the rates ht__coexec_set_bandwidth gave for it, else split from its transfers
+ * measured alone in proportion to the bytes; overlap when it moves its slice in more than
+ * one piece, the uploads and downloads then going both ways of the link at once (X is the
+ * longer direction, or half of upload + kernel + download: two queues, whichever is
+ * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
+ * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
+ * the model is above the wall, its share-proportional part scaled down to it, so that each
+ * model's time for the whole problem is the wall time measured alone. A device not
+ * measured (wall_s exactly 0, kernel_s its tuned kernel time) keeps the model as it is:
+ * its kernel time plus its transfers at its stored link's rates. out[i] receives device
+ * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
+ * and finite nor such an unmeasured one. */
+int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                          struct ht_split_device_in *out, struct ht_error *err);
+
+/* Predicts the co-execution from each device's measurements alone: the bus models
+ * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
+ * with the co-execution's residue rule, except that the paper's rule by work becomes
+ * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
+ * residue rows; its model time is split_s) and the paper's plan
+ * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
+ * ht__coexec_bus_models; HT_ENOMEM. */
+int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_coexec_estimate *out, struct ht_error *err);
+
+/* Replaces the scheduler with static planned from the bus models (the plan whose time
+ * ht__coexec_estimate predicts): each device's model becomes its bus model, as
+ * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
+ * ht__coexec_bus_models and ht__split_sched_create. */
+int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_error *err);
+
 /* --- helpers shared between the files (ht__cx_: coexec's own, never outside it) --- */
 
 /* (coexec.c) */

@@ -3,12 +3,14 @@
  * `run`, src/workflow/), the runtime (ht_runtime_open, bind, launch) and MPI's nodes
  * (src/mpi/split.c, each node's share of a split). What it holds:
  *   - the handle: make, plan, run, verify, bind the caller's arrays and launch, the
- *     estimate and the bus plan, refinement (coexec.c, chunks.c, bind.c, outputs.c,
- *     estimate.c);
+ *     links and host memory the estimate uses, refinement (coexec.c, chunks.c, bind.c,
+ *     outputs.c, estimate.c);
  *   - whether a CPU device can be partitioned (src/workflow/split.c sets its devices up as
  *     the co-execution does), the caller's arrays pinned again (src/runtime/runtime.c,
  *     after a new decision), and a node's share of a split over MPI (share.c);
  *   - the decision (decide.c) and the written buffers without "index" (written.c).
+ * Only what other modules call is here; the rest of the handle (the estimate and the bus
+ * plan, which the decision makes) is in coexec-internal.h.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map).
@@ -63,11 +65,6 @@ int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
  * output (output 1), borrowed from cx; NULL when it has none. */
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
 
-/* The shape of buffer argument arg as made for device 0 (every device agrees): its axes
- * and their lengths (1 past naxes). HT_EINVAL when arg is not a buffer. */
-int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
-                     uint64_t dims[3]);
-
 /* Fills the host inputs and/or outputs with the poison pattern of their type, so that an
  * element that nothing sent or wrote later cannot pass verification. */
 void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs);
@@ -118,16 +115,6 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
                       const struct ht_coexec_opts *opts, struct ht_coexec **out,
                       struct ht_error *err);
 
-/* Checks what can be checked of a co-execution of spec on n devices along dim with the
- * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
- * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
- * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
- * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
- * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
- * are not multiples, halos). */
-int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
-                          size_t n, struct ht_error *err);
-
 /* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
  * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
 int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
@@ -136,9 +123,8 @@ int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
 /* Frees a co-execution; NULL is allowed. */
 void ht__coexec_free(struct ht_coexec *cx);
 
-/* The scheduler and, when known, the paper's plan of the co-execution. Borrowed, valid
- * until the next ht__coexec_set_factors or ht__coexec_free. */
-const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
+/* The paper's plan of the co-execution, when known. Borrowed, valid until the next
+ * ht__coexec_set_factors or ht__coexec_free. */
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
 
 /* Replaces the scheduler with static at the given split factors (one per device, see
@@ -168,11 +154,6 @@ int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result 
 /* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
  * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
 int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
-
-/* The merged host copy of argument arg after the last run: its data (borrowed, valid until
- * the next run or free) and element count; NULL when arg is not a written buffer or
- * nothing ran yet. */
-const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
 
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
  * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
@@ -261,25 +242,6 @@ int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, doubl
  * a sweep after a refinement) take their theoretical times from the tuned times again. */
 void ht__coexec_reset_models(struct ht_coexec *cx);
 
-/* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
- * i) and the bytes the co-execution moves (ht__coexec_create knows them): K its kernel
- * time alone; for a device that copies (not in place), X the seconds its sliced inputs
- * and owned outputs take for the whole problem and F those of the inputs every slice needs
- * whole, at the rates ht__coexec_set_bandwidth gave for it, else split from its transfers
- * measured alone in proportion to the bytes; overlap when it moves its slice in more than
- * one piece, the uploads and downloads then going both ways of the link at once (X is the
- * longer direction, or half of upload + kernel + download: two queues, whichever is
- * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
- * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
- * the model is above the wall, its share-proportional part scaled down to it, so that each
- * model's time for the whole problem is the wall time measured alone. A device not
- * measured (wall_s exactly 0, kernel_s its tuned kernel time) keeps the model as it is:
- * its kernel time plus its transfers at its stored link's rates. out[i] receives device
- * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
- * and finite nor such an unmeasured one. */
-int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                          struct ht_split_device_in *out, struct ht_error *err);
-
 /* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
  * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
  * ht__coexec_estimate then says how long the bytes the split reads and writes through host
@@ -292,23 +254,6 @@ int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory
  * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
 int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
                              struct ht_error *err);
-
-/* Predicts the co-execution from each device's measurements alone: the bus models
- * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
- * with the co-execution's residue rule, except that the paper's rule by work becomes
- * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
- * residue rows; its model time is split_s) and the paper's plan
- * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
- * ht__coexec_bus_models; HT_ENOMEM. */
-int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                        struct ht_coexec_estimate *out, struct ht_error *err);
-
-/* Replaces the scheduler with static planned from the bus models (the plan whose time
- * ht__coexec_estimate predicts): each device's model becomes its bus model, as
- * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
- * ht__coexec_bus_models and ht__split_sched_create. */
-int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                        struct ht_error *err);
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
