@@ -15,6 +15,7 @@
 #include "hetune/store.h"
 #include "hetune/predict.h"
 #include "hetune/split.h"
+#include "hetune/coexec.h"
 #include "hetune/tune.h"
 #include "hetune/report.h"
 #include "hetune/workflow.h"

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* The data path: how a device's buffers meet host memory (DESIGN.md, "Moving data").
- * Tuning (ht_session_eval) and co-execution (split.h) use the same path, so that a tuned
+ * Tuning (ht_session_eval) and co-execution (coexec.h) use the same path, so that a tuned
  * time is a time the runtime will see. */
 enum ht_data_path {
     HT_PATH_AUTO = 0,  /* in place on CPU and host-unified devices, pinned on the others */

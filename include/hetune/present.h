@@ -1,6 +1,6 @@
 /* hetune — the presentation layer: what the command line shows, for the CLI and for
  * programs (the Python package) that want the same documents. The core API returns
- * structs (workflow.h, tune.h, exec.h, report.h, split.h, mpi.h); the functions here
+ * structs (workflow.h, tune.h, exec.h, report.h, split.h, coexec.h, mpi.h); the functions here
  * write them as the JSON documents `hetune COMMAND --json` prints (docs/cli.md) and as
  * the text and sentences it shows, and map error codes to its exit statuses. Nothing in the core
  * library calls them.

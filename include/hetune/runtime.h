@@ -43,7 +43,7 @@
  * A written buffer without "index" (a spec written for another tuner) is split as `hetune
  * split` splits it: with more than one device and a mode other than ALONE, ht_runtime_open
  * reads from the database which elements each slice writes, else infers it by a probe
- * (split.h, ht_split_probe) on arrays of the probe's own, never the caller's, and stores
+ * (coexec.h, ht_split_probe) on arrays of the probe's own, never the caller's, and stores
  * it for the next open; info->written says which (docs/spec.md, "Written buffers without
  * index").
  *
@@ -132,6 +132,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hetune/coexec.h"
 #include "hetune/error.h"
 #include "hetune/exec.h"
 #include "hetune/platform.h"

@@ -531,7 +531,7 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
 
 /* --- written buffers inferred by a probe (src/store/written.c) ---
  *
- *   written_maps   what a probe (split.h, ht_split_probe) inferred for a written buffer
+ *   written_maps   what a probe (coexec.h, ht_split_probe) inferred for a written buffer
  *                  without "index" of a problem, split along one dimension: the buffer axis
  *                  walked by the slices, its elements per work-item and the halos. One row
  *                  per (problem, buffer, dimension); a newer probe replaces it. A split

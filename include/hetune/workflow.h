@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hetune/coexec.h"
 #include "hetune/error.h"
 #include "hetune/platform.h"
 #include "hetune/predict.h"
@@ -25,31 +26,10 @@
 extern "C" {
 #endif
 
-/* One device of a co-execution with what the database and a measurement know of it. */
-struct ht_workflow_device {
-    const struct ht_device_info *dev; /* borrowed from the caller's platform */
-    int64_t device_id;                /* its row in the results database */
-    int64_t config[HT_STORE_MAX_PARAMS]; /* its best configuration, in parameter order */
-    char config_text[HT_STORE_CONFIG_MAX]; /* its canonical text, "WG=64,EPT=2" */
-    double tuned_s;                   /* the database's best time */
-    int tuned_now;                    /* 1: tuned by ht_workflow_best itself */
-    struct ht_coexec_alone alone;     /* measured alone, with the co-execution's wall
-                                         clock (the split-or-alone decision's first
-                                         step); 0 before */
-    int predicted;                    /* 1: config and tuned_s are ht_predict_best's from
-                                         the kernel's other sizes (nothing stored at these) */
-    size_t predicted_from;            /* ... from that many other sizes */
-};
-
 /* Called by ht_workflow_best just before it tunes a device the database has no
  * configuration of (so that a command can say so); dev and db are borrowed for the call. */
 typedef void (*ht_workflow_tune_fn)(const struct ht_device_info *dev, const char *db,
                                     const char *strategy, void *user);
-
-/* Told, in a sentence without the command's name, how ht_workflow_best finds a device's
- * configuration the database does not hold at these sizes: predicted from other sizes, or
- * tuned first (told before the tuning, as on_tune is); borrowed for the call. */
-typedef void (*ht_workflow_note_fn)(const char *note, void *user);
 
 /* How ht_workflow_best finds a configuration. Zero-initialized: no tuning, prediction. */
 struct ht_workflow_best_opts {

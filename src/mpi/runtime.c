@@ -11,8 +11,8 @@
 
 #include "hetune/mpi.h"
 #include "hetune/runtime.h"
+#include "coexec/coexec.h"
 #include "mpi-internal.h"
-#include "split/coexec.h"
 #include "mpi/nodes.h"
 
 struct ht__mpi_runtime {

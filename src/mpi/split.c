@@ -1,6 +1,6 @@
 /* Co-execution across nodes over MPI (issue 16, deliverable 2; mpi.h, docs/scale.md):
  * `mpirun -n K hetune split SPEC`. Each rank is a node: it co-executes on its own devices
- * as `hetune split` does on one machine (src/split/coexec.c), first the whole problem (its
+ * as `hetune split` does on one machine (src/coexec/), first the whole problem (its
  * time gives its speed), then its share. The node shares are Eq. 4 one level up: the
  * planner (ht_split_plan_compute) on the nodes' measured times, each node's work-group
  * being the least common multiple of its devices' work-groups along the split dimension,
@@ -21,10 +21,9 @@
 #include <string.h>
 
 #include "hetune/mpi.h"
+#include "coexec/coexec.h"
 #include "mpi-internal.h"
-#include "split/coexec.h"
 #include "util/util.h"
-#include "workflow/decide.h"
 
 #define WHY_MAX HT__MPI_WHY_MAX
 

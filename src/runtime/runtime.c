@@ -1,5 +1,5 @@
 /* The runtime for applications (runtime.h): open once, bind the caller's arrays, launch
- * many times on the co-execution of split.h. */
+ * many times on the co-execution of coexec.h. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -16,10 +16,9 @@
 #include "hetune/mpi.h"
 #include "hetune/space.h"
 #include "hetune/tune.h"
+#include "coexec/coexec.h"
 #include "mpi/nodes.h"
 #include "runtime-test.h"
-#include "split/coexec.h"
-#include "workflow/decide.h"
 #include "workflow/store-opts.h"
 
 /* ht_runtime_opts_set's "nodes" "mpi" only, weakly: a program linked with the static

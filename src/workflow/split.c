@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split/coexec.h"
+#include "coexec/coexec.h"
 #include "supervise/watch.h"
-#include "workflow/decide.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
@@ -85,7 +84,7 @@ int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     /* Every device alone, with the co-execution's own wall clock. */
     for (size_t i = 0; i < b->n; i++) {
-        int rc = ht__workflow_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
+        int rc = ht__coexec_measure_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
                                     &b->alone_res[i], err);
         if (rc != HT_OK)
             return rc;
@@ -565,5 +564,32 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     out->cpu_units = best ? units[best] : 0;
     out->ndop = nc;
     memcpy(out->dop, dop, nc * sizeof dop[0]);
+    return HT_OK;
+}
+
+int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
+                      struct ht_error *err)
+{
+    struct ht__written_in in;
+    struct ht__written got;
+    int rc;
+
+    if (b->n < 2)
+        return HT_OK;
+    memset(&in, 0, sizeof in);
+    in.spec = b->spec;
+    in.store = b->store;
+    in.problem_id = b->problem_id;
+    in.devs = b->devs;
+    in.n = b->n;
+    in.dim = opts->coexec.dim;
+    in.exec = &opts->coexec.exec;
+    in.on_note = opts->on_note;
+    in.user = opts->user;
+    rc = ht__written_infer(&in, &got, err);
+    if (rc != HT_OK || !got.written)
+        return rc;
+    free(b->written);
+    b->written = got.written;
     return HT_OK;
 }

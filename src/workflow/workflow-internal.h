@@ -4,7 +4,7 @@
 #define HETUNE_WORKFLOW_INTERNAL_H
 
 #include "hetune/workflow.h"
-#include "split/coexec.h" /* split's door: the co-execution handle */
+#include "coexec/coexec.h" /* coexec's door: the co-execution handle, the decision */
 #include "workflow/store-opts.h" /* workflow's door: how a workflow opens its database */
 
 /* The devices of the co-executions of one spec, each with its best configuration and its
@@ -37,7 +37,7 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
  * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
- * Errors as ht__workflow_alone; HT_ENOMEM. */
+ * Errors as ht__coexec_measure_alone; HT_ENOMEM. */
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 
@@ -115,14 +115,6 @@ struct ht__workflow_sweep {
     void *user;                       /* on_verify's */
 };
 
-/* Runs d alone at its configuration with the co-execution's wall clock (base's options,
- * the static scheduler) and fills d->alone. On success *cx (ht__coexec_free) and *res
- * (ht__coexec_result_destroy) are the caller's; on failure *cx is NULL and *res is still
- * the caller's to destroy. Errors as ht__coexec_create and ht__coexec_run. */
-int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                       const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                       struct ht_coexec_result *res, struct ht_error *err);
-
 /* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
  * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
  * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
@@ -151,7 +143,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX (always when forced): the
- * split-or-alone rule's comparison (ht__decide_measured, workflow/decide.h) of the best
+ * split-or-alone rule's comparison (ht__decide_measured, coexec/coexec.h) of the best
  * round by r's target time against the fastest alone by it (alone[0..r->n)), without the
  * estimate's margin: the fastest alone when it beat every round; else the one device the
  * best round gave all the work (the co-execution then only adds its overheads). */

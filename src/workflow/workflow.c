@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "hetune/workflow.h"
-#include "workflow/decide.h"
 #include "workflow-internal.h"
 
 
@@ -194,32 +193,6 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                           tr->space ? "" : " (the pruned space is empty)");
     free(tr);
     return rc;
-}
-
-int ht__workflow_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                    const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                    struct ht_coexec_result *res, struct ht_error *err)
-{
-    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s, 0};
-    struct ht_coexec_opts o = *base;
-    int rc;
-
-    *cx = NULL;
-    o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
-    ht__split_sched_opts_init(&o.sched);
-    rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
-    if (rc == HT_OK)
-        rc = ht__coexec_run(*cx, res, err);
-    if (rc != HT_OK) {
-        ht__coexec_free(*cx);
-        *cx = NULL;
-        return rc;
-    }
-    d->alone.kernel_s = res->devices[0].kernel_s;
-    d->alone.write_s = res->devices[0].write_s;
-    d->alone.read_s = res->devices[0].read_s;
-    d->alone.wall_s = res->wall_s;
-    return HT_OK;
 }
 
 int ht_workflow_scheduler_planned(const char *scheduler)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hetune.h"
+#include "coexec/coexec-internal.h"
 #include "split/split-internal.h"
 
 /* --- pure: element ranges --- */

@@ -1,4 +1,4 @@
-/* Tests of the one split-or-alone rule (ht__decide_split, src/workflow/decide.c), which
+/* Tests of the one split-or-alone rule (ht__decide_split, src/coexec/decide.c), which
  * `hetune split`, `hetune run`, the runtime and each node of a split over MPI all decide
  * with: real co-executions of the stencil fixture on PoCL's pthread and basic devices (one
  * device twice where only one is found), fed made-up times alone so that every verdict is
@@ -17,8 +17,7 @@
 #include <string.h>
 
 #include "hetune.h"
-#include "workflow/decide.h"
-#include "split/coexec.h"
+#include "coexec/coexec.h"
 
 static struct ht_platform *plat;
 static const struct ht_device_info *devA, *devB;

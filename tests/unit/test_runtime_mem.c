@@ -225,7 +225,7 @@ static void rounds(const char *devices, enum ht_runtime_mode mode, enum ht_data_
     }
     info = ht_runtime_info(rt);
     /* Alignment counts only where a device works in place, and PoCL works in place on
-     * arrays at malloc's 16 bytes too (the probe of src/split/coexec.c, wraps_in_place):
+     * arrays at malloc's 16 bytes too (the probe of src/coexec/coexec.c, wraps_in_place):
      * the arrays are skew bytes past malloc's 16, GUARD being a multiple of it. */
     assert_int_equal(info->memory, path == HT_PATH_AUTO && skew % 16
                                        ? HT_COEXEC_MEM_UNALIGNED

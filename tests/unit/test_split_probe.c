@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "hetune.h"
-#include "split/split-internal.h"
+#include "coexec/coexec-internal.h"
 
 /* The masks of one case: an R x C buffer (C = 1 and naxes 1 for one axis). */
 struct masks {

@@ -1,4 +1,4 @@
-/* exec's door for the co-execution engine (src/split/coexec.c): a session's insides, one
+/* exec's door for the co-execution engine (src/coexec/): a session's insides, one
  * configuration instantiated on a device (buffers, program, kernel, arguments), the data
  * path's host memory and staging, and the reference comparison. Co-execution runs the
  * configurations tuning measured through these same functions, so a tuned time is a time

@@ -1,5 +1,5 @@
 /* The child's side of a supervised command (supervise.h, src/supervise/supervise.c): the
- * co-execution (src/split/coexec.c) marks which device works until when, and tells of a
+ * co-execution (src/coexec/) marks which device works until when, and tells of a
  * device whose part failed in the driver; the workflow's split (src/workflow/split.c) asks
  * which devices the supervisor lost in an earlier child. Nothing is watched outside a
  * supervised child (ht_supervised).

@@ -1,4 +1,4 @@
-/* Inferring what a kernel writes (split.h, "inferring what a kernel writes"): a written
+/* Inferring what a kernel writes (coexec.h, "inferring what a kernel writes"): a written
  * buffer without "index" is probed, poisoned, over two slices of the NDRange and a whole
  * run, and the slab that explains the elements that changed becomes its split axis. The
  * inference from the masks is pure (ht__split_infer_slab); the probe runs the kernel
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split-internal.h"
+#include "coexec-internal.h"
 
 /* The two poisons: an element the kernel writes with one of them still differs from the
  * other, and a readwrite element the kernel changes by a little (x += 1e-3) changes a small

@@ -1,11 +1,10 @@
-/* The split-or-alone decision over one machine's devices (workflow/decide.h): the
+/* The split-or-alone decision over one machine's devices (coexec/coexec.h): the
  * runtime's at ht_runtime_open, and each node's of a split over MPI. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "workflow/decide.h"
-#include "workflow-internal.h"
+#include "coexec-internal.h"
 
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw)
@@ -29,6 +28,32 @@ int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
         return 1;
     memset(hm, 0, sizeof *hm);
     return 0;
+}
+
+int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                             struct ht_coexec_result *res, struct ht_error *err)
+{
+    struct ht_coexec_device cd = {d->dev, d->config, d->tuned_s, 0};
+    struct ht_coexec_opts o = *base;
+    int rc;
+
+    *cx = NULL;
+    o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
+    ht__split_sched_opts_init(&o.sched);
+    rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
+    if (rc == HT_OK)
+        rc = ht__coexec_run(*cx, res, err);
+    if (rc != HT_OK) {
+        ht__coexec_free(*cx);
+        *cx = NULL;
+        return rc;
+    }
+    d->alone.kernel_s = res->devices[0].kernel_s;
+    d->alone.write_s = res->devices[0].write_s;
+    d->alone.read_s = res->devices[0].read_s;
+    d->alone.wall_s = res->wall_s;
+    return HT_OK;
 }
 
 void ht__decision_destroy(struct ht__decision *d)
@@ -253,7 +278,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         goto done;
     }
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        rc = ht__workflow_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
+        rc = ht__coexec_measure_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
                                 &alone_res[i], err);
         if (rc == HT_OK)
             alone[i] = in->devs[i].alone;

@@ -1,6 +1,6 @@
 /* Which elements of a buffer's axis a range of work-items touches, and which work-items a
- * chunk of units needs (see split.h). Pure arithmetic. */
-#include "split-internal.h"
+ * chunk of units needs (see coexec.h, "Data" and "Units"). Pure arithmetic. */
+#include "coexec-internal.h"
 
 int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_t wlo,
                          uint64_t whi, int owned, uint64_t *lo, uint64_t *hi)

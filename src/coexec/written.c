@@ -1,17 +1,15 @@
 /* The written buffers without "index" of a split (issue 26 item 4): what the results
- * database holds for them, else a probe (split.h, ht_split_probe) on a device that works
+ * database holds for them, else a probe (coexec.h, ht_split_probe) on a device that works
  * in place, stored for next time. One code path for `hetune split` and run
- * (ht__split_written), the runtime (src/runtime/runtime.c) and each split over MPI
- * (src/mpi/split.c, through workflow/decide.h). */
+ * (src/workflow/split.c), the runtime (src/runtime/runtime.c) and each
+ * split over MPI (src/mpi/split.c), through coexec's door coexec/coexec.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetune/expr.h"
-#include "hetune/split.h"
 #include "hetune/store.h"
-#include "workflow/decide.h"
-#include "workflow-internal.h"
+#include "coexec-internal.h"
 #include "util/util.h"
 
 static const char *dim_name(unsigned d)
@@ -169,32 +167,5 @@ cleanup:
         return rc;
     }
     out->written = w;
-    return HT_OK;
-}
-
-int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
-                      struct ht_error *err)
-{
-    struct ht__written_in in;
-    struct ht__written got;
-    int rc;
-
-    if (b->n < 2)
-        return HT_OK;
-    memset(&in, 0, sizeof in);
-    in.spec = b->spec;
-    in.store = b->store;
-    in.problem_id = b->problem_id;
-    in.devs = b->devs;
-    in.n = b->n;
-    in.dim = opts->coexec.dim;
-    in.exec = &opts->coexec.exec;
-    in.on_note = opts->on_note;
-    in.user = opts->user;
-    rc = ht__written_infer(&in, &got, err);
-    if (rc != HT_OK || !got.written)
-        return rc;
-    free(b->written);
-    b->written = got.written;
     return HT_OK;
 }

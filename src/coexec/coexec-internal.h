@@ -1,0 +1,365 @@
+/* Internal interface of the coexec module (src/coexec/), shared by its files:
+ *   coexec.c    the handle made and freed: the spec's checks, each device's context,
+ *               sub-device, program and buffers, how each buffer travels, the host
+ *               data, the scheduler and its plan
+ *   chunks.c    the chunk engine: a host thread per device, chunks sent, launched and
+ *               read back; the runs (warm-up, poisoning, the timed runs)
+ *   bind.c      the caller's arrays: bind, host memory, launch, pinned again
+ *   outputs.c   the merged outputs against a device alone; dump, read
+ *   estimate.c  the bus models, the estimate of split against alone, the bus plan, and
+ *               refinement from a measured run
+ *   share.c     a node's share of a split over MPI (src/mpi/split.c)
+ *   ranges.c    which elements of a buffer a range of work-items reads or owns, and
+ *               which work-items a chunk of units needs
+ *   probe.c     inferring what a kernel without "index" writes (ht_split_probe)
+ *   written.c   the one inference of written buffers without "index", kept in the store
+ *   decide.c    the one split-or-alone decision
+ * What other modules use of it is its door, coexec/coexec.h, which this header includes.
+ */
+#ifndef HETUNE_COEXEC_INTERNAL_H
+#define HETUNE_COEXEC_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hetune/coexec.h"
+#include "coexec/coexec.h" /* coexec's door: what the workflow, runtime and MPI drive */
+#include "exec/engine.h"   /* exec's door: sessions, instances, host memory, staging */
+#include "split/sched.h"   /* split's door: the scheduler instance the engine asks */
+
+/* --- the co-execution handle's insides, shared by coexec.c, chunks.c, bind.c, outputs.c,
+ * estimate.c and share.c --- */
+
+/* How one buffer travels for one device. */
+enum in_mode {
+    IN_NONE,   /* not sent (write buffers, scalars) */
+    IN_WHOLE,  /* sent whole, once per run, before the device's first chunk */
+    IN_SLICED  /* per chunk: the chunk's elements (plus halo) along the axes d walks */
+};
+enum out_mode {
+    OUT_NONE,  /* not read back (read buffers, scalars) */
+    OUT_OWNED, /* per chunk: its owned elements along the axes d walks */
+    OUT_WHOLE  /* whole (one device only, a written buffer without an axis walked by d) */
+};
+
+struct bufmap {
+    enum in_mode in;
+    enum out_mode out;
+    int split_axis[3];   /* 1: axis walked by the split dimension */
+    uint64_t halo[3];    /* evaluated halo of each axis (0 when none) */
+};
+
+/* How a device moves a host array that hetune did not allocate (exec.h, enum
+ * ht_foreign_path), one direction. */
+enum xfer {
+    XF_DIRECT = 0, /* clEnqueueWrite/ReadBuffer on the array itself */
+    XF_STAGE,      /* through the device's staging rings (exec-internal.h, ht__stage) */
+    XF_REGISTER,   /* through reg_in/reg_out, buffers over the array (CL_MEM_USE_HOST_PTR) */
+    XF_PIN         /* clEnqueueWrite/ReadBuffer on the array, which reg_in/reg_out (made as
+                      for XF_REGISTER, never mapped or copied) keep pinned */
+};
+
+/* An owned range of one chunk, kept until the read-back. */
+struct owned {
+    uint64_t lo, hi;
+};
+
+/* A command in flight on a device and what its time counts as. */
+enum ev_kind { EV_WRITE, EV_READ, EV_KERNEL };
+struct cxevent {
+    cl_event ev;
+    enum ev_kind kind;
+};
+
+struct cxdev {
+    struct ht_coexec *cx;
+    size_t index;
+    const struct ht_device_info *dev;
+    int64_t *config;
+    double time_s, overhead_s;  /* the model: as given, until ht__coexec_refine */
+    double given_time_s, given_overhead_s; /* as given to ht__coexec_create */
+    struct ht_bandwidth bw;     /* its measured link (ht__coexec_set_bandwidth); path
+                                   HT_PATH_AUTO when none */
+    double seen_f, seen_k;      /* the last slice measured in a co-execution (ht__coexec_refine):
+                                   its share and kernel time; 0 when none */
+    struct ht_device_info sub_info; /* a CPU on fewer compute units (opts.cpu_units): the
+                                   device as given, with the sub-device's id and units; dev
+                                   then points here */
+    cl_device_id sub;           /* that sub-device, or NULL */
+    struct ht_session *session; /* context, queue, binary cache */
+    enum ht_data_path path;     /* its session's data path */
+    cl_command_queue q2;        /* copy paths: the second queue of the pieces, or NULL */
+    uint64_t piece;             /* copy paths: work-items per piece (whole work-groups); 0:
+                                   one piece per chunk */
+    struct ht__inst in;         /* program, kernel, buffers, vars, shapes */
+    uint64_t wg;                /* its work-group size along d, in its work-items */
+    uint64_t g;                 /* its work-items along d */
+    uint64_t per_item;          /* units of the split dimension per work-item: cx->global / g */
+    int whole_groups;           /* its program reads group ids (ht__program_prologue): every
+                                   slice starts on one of its work-groups */
+    double build_s;
+    int cache_hit;
+    unsigned long seen_gen;     /* the last run its worker thread took part in */
+    struct bufmap *maps;        /* per argument */
+    size_t align;               /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+    size_t inplace_align;       /* the alignment at which the device works in place on a host
+                                   array (wraps_in_place): align, or malloc's 16 bytes where
+                                   the driver wraps such an array as it is; an array below
+                                   it is worked on through a shadow */
+    unsigned char *up, *down;   /* per argument: enum xfer of its inputs and outputs */
+    cl_mem *reg_in, *reg_out;   /* per argument: XF_REGISTER's buffers over the host input
+                                   and output arrays (one buffer, retained twice, when they
+                                   are the same array), or NULL */
+    struct ht__stage *stage;    /* XF_STAGE's rings, made at the first array that needs them */
+    struct ht__hostmem *shadow; /* per argument: a device in place whose host array is below
+                                   its base alignment works in place on this page-aligned
+                                   copy instead, its slices copied in and its owned elements
+                                   out by the copy threads below; else empty */
+    struct ht__stage *copier;   /* the shadows' copy threads (a stage without rings) */
+    /* one run */
+    struct owned *owned;
+    size_t nowned, cap_owned;
+    struct cxevent *events;     /* commands in flight, with what their time counts as */
+    size_t nevents, cap_events;
+    unsigned chunks;
+    uint64_t items, owned_items;
+    double kernel_s, write_s, read_s, busy_s;
+    int rc;
+    struct ht_error err;
+};
+
+struct ht_coexec {
+    const struct ht_spec *spec;
+    struct ht_coexec_opts opts;
+    const struct ht_split_sched_ops *sched_ops; /* sched's: what it is (static storage) */
+    size_t n;
+    struct cxdev *devs;
+    struct ht_split_sched *sched;
+    /* The host threads of devices 1..n-1, started at the first run and kept until the
+     * co-execution is freed (device 0 runs on the calling thread): a run wakes them by
+     * raising gen and waits until ndone of them are done. */
+    pthread_t *workers;
+    size_t nworkers;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    int sync_made;
+    unsigned long gen;
+    size_t ndone;
+    int quit;
+    struct ht_host_memory host;  /* the host memory's rates (ht__coexec_set_host_memory);
+                                    Bps 0: not known, no floor from them */
+    uint64_t global;             /* units along the split dimension: the least common
+                                    multiple of the devices' global sizes along it (their
+                                    common global size when they agree) */
+    struct ht__hostbuf *inputs;  /* per arg: initial data of read and readwrite buffers */
+    struct ht__hostbuf *outputs; /* per arg: merged written buffers */
+    int have_outputs;
+    struct ht__hostbuf *refs;    /* per arg: the single-device run's written buffers */
+    size_t ref_device;           /* the device refs come from, when have_refs */
+    int have_refs;
+    double t0;                   /* start of the run being timed */
+    /* Bound arrays (ht__coexec_bind): the caller's, per arg (NULL: not bound). With
+     * opts.bind_only the co-execution holds no host data of its own. */
+    void **bound;
+    struct hostalloc *allocs;    /* ht__coexec_alloc's memory */
+    size_t *own_off;             /* per arg: where its own host arrays start past their
+                                    allocation (opts.memory HT_COEXEC_MEM_UNALIGNED: one
+                                    element, to sit below every device's base alignment) */
+    size_t nallocs, cap_allocs;
+    /* A node's share of a split over MPI (ht__coexec_set_range): the scheduler hands out
+     * [0, range_n) and every chunk runs range_lo further on; range_n 0: the whole. */
+    uint64_t range_lo, range_n;
+};
+
+struct hostalloc {
+    struct ht__hostmem mem;
+};
+
+
+/* The elements [*lo, *hi) of an axis of `shape` elements that the work-items [wlo, whi)
+ * of an NDRange of `global` work-items along the axis's dimension touch, `halo` more
+ * elements read past the last (see coexec.h, "Data"): returns 1 and sets them, clipped
+ * to the axis, when the axis maps evenly onto the work-items, else 0 (the axis is needed whole).
+ * With owned = 1 (written buffers) the halo is not counted and only e = shape / global is
+ * tried. */
+int ht__split_axis_range(uint64_t shape, uint64_t global, uint64_t halo, uint64_t wlo,
+                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi);
+
+/* The work-items [*wlo, *wlo + *wn) of a device with g work-items along the split
+ * dimension, per_item units each (see coexec.h, Units), that cover the units [offset,
+ * offset + size): from the work-item holding the first unit to the one holding the last,
+ * rounded up to whole work-groups of wg, moved back to end at g when that overshoots (as
+ * the planner's residue device). Needs wg to divide g and the units to lie in
+ * [0, g * per_item). With one unit per work-item and a chunk of whole work-groups this is
+ * the chunk itself. */
+void ht__split_chunk_items(uint64_t offset, uint64_t size, uint64_t per_item, uint64_t wg,
+                           uint64_t g, uint64_t *wlo, uint64_t *wn);
+
+/* --- (probe.c) inferring what a kernel writes, see coexec.h --- */
+
+/* One probed run: the work-items [wlo, whi) along the split dimension, and one byte per
+ * element of the buffer (row-major), non-zero where the run wrote it. */
+struct ht__probe_run {
+    uint64_t wlo, whi;
+    const uint8_t *written;
+};
+
+/* Infers the slab that explains the writes of runs[0] and runs[1], both of which it must
+ * fit (see coexec.h, "inferring what a kernel writes"), whole being the mask of a run over
+ * all the global work-items; among several axes that fit, the one with the least halo
+ * (the first among equals). naxes (1..3) and dims give the buffer's shape. Pure. Returns HT_OK
+ * and fills *out (inferred = 1), or HT_ENOTFOUND with why (NUL-terminated, at most
+ * why_size bytes) saying what runs[0] wrote, in the words of the refusal: "the probe's
+ * slice [24, 48) along gy wrote 37 elements scattered over 12 rows of 'c' ...", name
+ * being the buffer's name and dim the split dimension. */
+int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
+                         const struct ht__probe_run runs[2], const uint8_t *whole,
+                         const char *name, unsigned dim, struct ht_split_written *out,
+                         char *why, size_t why_size);
+
+/* --- the handle's functions that only coexec's own files call (the door, coexec/coexec.h,
+ * holds what other modules call) --- */
+
+/* Checks what can be checked of a co-execution of spec on n devices along dim with the
+ * scheduler called scheduler (NULL: static) before any device is tuned or opened: the
+ * spec is no pipeline (HT_ESPEC, err->field "pipeline"), dim is one of its NDRange's
+ * (HT_EINVAL), the scheduler exists (HT_EINVAL), and with n > 1 every written buffer has
+ * an `index` with an axis walked by dim (HT_ESPEC, err->field "args[i].index", err->file
+ * the spec). ht__coexec_create checks the same, and what needs configurations (sizes that
+ * are not multiples, halos). */
+int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                          size_t n, struct ht_error *err);
+
+/* The scheduler of the co-execution. Borrowed, valid until the next
+ * ht__coexec_set_factors or ht__coexec_free. */
+const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
+
+/* The shape of buffer argument arg as made for device 0 (every device agrees): its axes
+ * and their lengths (1 past naxes). HT_EINVAL when arg is not a buffer. */
+int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
+                     uint64_t dims[3]);
+
+/* The merged host copy of argument arg after the last run: its data (borrowed, valid until
+ * the next run or free) and element count; NULL when arg is not a written buffer or
+ * nothing ran yet. */
+const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *count);
+
+/* Each device's bus model (ht_split_bus) from its measurements alone (alone[i] for device
+ * i) and the bytes the co-execution moves (ht__coexec_create knows them): K its kernel
+ * time alone; for a device that copies (not in place), X the seconds its sliced inputs
+ * and owned outputs take for the whole problem and F those of the inputs every slice needs
+ * whole, at the rates ht__coexec_set_bandwidth gave for it, else split from its transfers
+ * measured alone in proportion to the bytes; overlap when it moves its slice in more than
+ * one piece, the uploads and downloads then going both ways of the link at once (X is the
+ * longer direction, or half of upload + kernel + download: two queues, whichever is
+ * longer); and what it spent alone beyond that (launches, its host thread, an overlap less
+ * perfect than the model's: wall − the model's busy time) as a further fixed cost, or, where
+ * the model is above the wall, its share-proportional part scaled down to it, so that each
+ * model's time for the whole problem is the wall time measured alone. A device not
+ * measured (wall_s exactly 0, kernel_s its tuned kernel time) keeps the model as it is:
+ * its kernel time plus its transfers at its stored link's rates. out[i] receives device
+ * i's affine model (ht_split_bus_model). HT_EINVAL when an alone time is neither positive
+ * and finite nor such an unmeasured one. */
+int ht__coexec_bus_models(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                          struct ht_split_device_in *out, struct ht_error *err);
+
+/* Predicts the co-execution from each device's measurements alone: the bus models
+ * (ht__coexec_bus_models), the transfer-aware bound, the plan they make (ht_split_plan_make
+ * with the co-execution's residue rule, except that the paper's rule by work becomes
+ * HT_SPLIT_RESIDUE_GROUPS: the paper's rule can give a CPU far slower than a GPU the
+ * residue rows; its model time is split_s) and the paper's plan
+ * under the same models, and the decision (ht_split_decide, opts.margin). Errors as
+ * ht__coexec_bus_models; HT_ENOMEM. */
+int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_coexec_estimate *out, struct ht_error *err);
+
+/* Replaces the scheduler with static planned from the bus models (the plan whose time
+ * ht__coexec_estimate predicts): each device's model becomes its bus model, as
+ * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
+ * ht__coexec_bus_models and ht__split_sched_create. */
+int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                        struct ht_error *err);
+
+/* --- helpers shared between the files (ht__cx_: coexec's own, never outside it) --- */
+
+/* (coexec.c) */
+
+/* Whether some device works on buffer i in place. */
+int ht__cx_any_inplace(const struct ht_coexec *cx, size_t i);
+
+/* Bytes of device d's buffers for the whole problem: inputs sliced along d, inputs sent
+ * whole, outputs read back by owner, outputs read back whole (one device). With all, also the buffers d works on in place: the
+ * bytes its kernel reads and writes in host memory rather than copies. */
+void ht__cx_buffer_bytes(const struct cxdev *d, int all, double *sliced_in, double *whole_in,
+                         double *owned_out, double *whole_out);
+
+/* Copies the elements [lo[a], hi[a]) of every axis a of buffer i between two host arrays
+ * of its layout (d's copy threads for one contiguous range, row by row otherwise), adding
+ * the time to *seconds. */
+void ht__cx_copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
+                      const uint64_t *lo, const uint64_t *hi, double *seconds);
+
+/* The bytes device d copies between host and device memory (none for what it works on in
+ * place). */
+void ht__cx_device_bytes(const struct cxdev *d, double *sliced_in, double *whole_in,
+                         double *owned_out, double *whole_out);
+
+/* Reports a device's failure as "device I (NAME): <its error>" in err, keeping the code,
+ * the field and the OpenCL status. Returns the code. */
+int ht__cx_device_fail(struct ht_error *err, const struct cxdev *d, const struct ht_error *e);
+
+/* What device d's buffer i wraps in place (NULL: none, a device buffer): the host array
+ * of inplace_host, or, when that array is below d's base alignment, d's shadow of it
+ * (made here). Below its alignment a driver wraps a copy of its own around the array
+ * (PoCL does) and copies all of it at every launch and map, elements another device owns
+ * included; the shadow moves only the slices, on several threads. */
+int ht__cx_inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i, void **out,
+                          struct ht_error *err);
+
+/* Whether p, the host array of buffer i, is memory hetune did not allocate: a bound array
+ * that is not ht__coexec_alloc's, or the co-execution's own data made as a program's memory
+ * (opts.memory). */
+int ht__cx_is_foreign(const struct ht_coexec *cx, size_t i, const void *p);
+
+/* Makes a scheduler of ops for cx's devices (their current models, cx's range when a node's
+ * share is set) with sopts into *out. Errors as ht__split_sched_create_ops. */
+int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *sopts,
+                      const struct ht_split_sched_ops *ops, struct ht_split_sched **out,
+                      struct ht_error *err);
+
+/* cx's scheduler becomes s, a plan of ht__split_sched_planner's (factors, a refinement,
+ * the bus plan) replacing the one it had. */
+void ht__cx_set_planned(struct ht_coexec *cx, struct ht_split_sched *s);
+
+/* Decides how device d moves buffer i's host arrays (d->up, d->down; exec.h, enum
+ * ht_foreign_path) and makes what that needs: a copied device (HT_PATH_PINNED) moves
+ * memory hetune did not allocate as opts.exec.foreign_up and foreign_down say; everything
+ * else goes directly. Call it whenever the arrays or d's buffer change. */
+int ht__cx_set_xfer(struct ht_coexec *cx, struct cxdev *d, size_t i, struct ht_error *err);
+
+/* Whether device d works on buffer i in place on its shadow (see struct cxdev). */
+int ht__cx_shadowed(const struct cxdev *d, size_t i);
+
+/* (chunks.c) */
+
+/* Stops and joins cx's worker threads (ht__coexec_free). */
+void ht__cx_stop_workers(struct ht_coexec *cx);
+
+/* The work-items device d launches for chunk c (in units): see ht__split_chunk_items. */
+void ht__cx_chunk_items(const struct cxdev *d, const struct ht_split_chunk *c, uint64_t *wlo,
+                        uint64_t *wn);
+
+/* warmup untimed and repeats timed co-executions (poisoned first by the harness, not on
+ * bound arrays), into res: the mean of the best keep. */
+int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned warmup,
+                    unsigned repeats, unsigned keep, int do_poison, struct ht_error *err);
+
+/* The element ranges of buffer i for the range [lo, hi) of the g work-items (inputs: the
+ * device's own, g = d->g) or units (owned outputs, g = cx->global) along the split
+ * dimension: the axes it walks get their slice (owned: without the halo), the others stay
+ * whole. */
+void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t wlo,
+                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi);
+
+#endif
