@@ -340,12 +340,16 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
                      double *build_s, int *cache_hit, char **log, struct ht_error *err)
 {
     char *options = ht__build_options(s->spec, config);
+    struct ht__program built;
     int rc;
 
     if (!options)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, in->ndims, in->global, &in->prog, build_s, cache_hit, log,
-                         err);
+    rc = ht__program_get(s, options, in->ndims, in->global, &built, err);
+    in->prog = built.prog;
+    *build_s = built.build_s;
+    *cache_hit = built.cache_hit;
+    *log = built.log;
     free(options);
     return rc;
 }

@@ -295,9 +295,9 @@ static int reference_program(struct ht_session *s, const int64_t *config, struct
 {
     size_t g[3], l[3];
     uint64_t g64[3];
-    char *prologue = NULL, *options, *log = NULL;
-    double build_s;
-    int hit, rc;
+    char *prologue = NULL, *options;
+    struct ht__program built;
+    int rc;
 
     *out = NULL;
     rc = ht__verify_ndrange(s->spec, s->dev, in->vars, g, l, err);
@@ -311,10 +311,10 @@ static int reference_program(struct ht_session *s, const int64_t *config, struct
     free(prologue);
     if (!(options = ht__build_options(s->spec, config)))
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, s->spec->verify_ndims, g64, out, &build_s, &hit, &log,
-                         err);
+    rc = ht__program_get(s, options, s->spec->verify_ndims, g64, &built, err);
+    *out = built.prog;
     free(options);
-    free(log);
+    free(built.log);
     return rc;
 }
 
