@@ -97,18 +97,18 @@ int ht__npy_read(const char *path, enum ht_type t, const char *what, void **data
     return HT_OK;
 }
 
-int ht__npy_fits(const struct ht_spec *spec, size_t i, const char *field, unsigned ndim,
-                 const uint64_t *dims, uint64_t count, const struct ht__hostbuf *shape,
-                 struct ht_error *err)
+int ht__npy_fits(const struct ht_spec *spec, size_t i, unsigned ndim, const uint64_t *dims,
+                 uint64_t count, const struct ht__hostbuf *shape, struct ht_error *err)
 {
     const struct ht_arg *arg = &spec->args[i];
     const char *path = arg->ref_path;
     size_t es = ht_type_size(arg->type);
-    char file_shape[160], buf_shape[160];
+    char file_shape[160], buf_shape[160], field[200];
     unsigned naxes = shape->naxes ? shape->naxes : 1;
     uint64_t one[1] = {shape->count};
     int same = 1;
 
+    snprintf(field, sizeof field, "verify.outputs.%s", arg->name);
     ht__npy_format_shape(shape->naxes ? shape->dims : one, naxes, 0, buf_shape,
                          sizeof buf_shape);
     if (arg->check == HT_CHECK_SUM) {
@@ -215,8 +215,8 @@ static int check_files(const struct ht_spec *spec, const int64_t *vars, struct h
         if (ht_spec_buffer_bytes(spec, i, vars, &bytes, shape.dims, err) != HT_OK)
             return err ? err->code : HT_EINVAL;
         shape.count = (size_t)(bytes / ht_type_size(arg->type));
-        rc = ht__npy_fits(spec, i, field, h.ndim ? h.ndim : (h.descr[0] ? 1 : 0), h.dims,
-                          count, &shape, err);
+        rc = ht__npy_fits(spec, i, h.ndim ? h.ndim : (h.descr[0] ? 1 : 0), h.dims, count,
+                          &shape, err);
         if (rc != HT_OK)
             return rc;
     }
