@@ -56,12 +56,12 @@ int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
  * NULL when out of memory. */
 char *ht__build_options(const struct ht_spec *spec, const int64_t *config);
 
-/* Launches k on queue q (offset may be NULL) and waits for it. On success *out is the
- * finished kernel's event (released by the caller); on failure *out is NULL and the error
- * is HT_ELAUNCH with err->cl_status set. */
-int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
-                     const size_t *global, const size_t *local, cl_event *out,
-                     struct ht_error *err);
+/* Launches k on queue q over the NDRange global[0..ndims) (no offset; local NULL: the
+ * runtime's choice) and waits for it. On success *out is the finished kernel's event
+ * (released by the caller); on failure *out is NULL and the error is HT_ELAUNCH with
+ * err->cl_status set. */
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *global,
+                     const size_t *local, cl_event *out, struct ht_error *err);
 
 /* One timed run of kernel k: restores the readwrite buffers from the host inputs (their
  * transfer time goes to *restore_s), poisons the write buffers, launches k on in's global

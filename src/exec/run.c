@@ -441,15 +441,14 @@ int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct 
     return HT_OK;
 }
 
-int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
-                     const size_t *global, const size_t *local, cl_event *out,
-                     struct ht_error *err)
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *global,
+                     const size_t *local, cl_event *out, struct ht_error *err)
 {
     cl_event ev = NULL;
     cl_int st, exec = CL_COMPLETE;
 
     *out = NULL;
-    st = clEnqueueNDRangeKernel(q, k, ndims, offset, global, local, 0, NULL, &ev);
+    st = clEnqueueNDRangeKernel(q, k, ndims, NULL, global, local, 0, NULL, &ev);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
     st = clWaitForEvents(1, &ev);
@@ -575,7 +574,7 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
     for (unsigned d = 0; d < 3; d++)
         global[d] = (size_t)in->global[d];
     t0 = ht__now();
-    rc = ht__enqueue_wait(s->queue, k, in->ndims, NULL, global, local, &ev, err);
+    rc = ht__enqueue_wait(s->queue, k, in->ndims, global, local, &ev, err);
     if (rc != HT_OK) {
         clFinish(s->queue); /* leave nothing queued behind for the next configuration */
         return rc;
@@ -707,7 +706,7 @@ int ht__inst_warm(struct ht_session *s, struct ht__inst *in, unsigned *groups,
             l[d] = local[0] ? (size_t)local[d] : 1;
             count *= local[0] ? (unsigned)(g[d] / l[d]) : 0;
         }
-        rc = ht__enqueue_wait(s->queue, kern, ndims, NULL, g, local[0] ? l : NULL, &ev, err);
+        rc = ht__enqueue_wait(s->queue, kern, ndims, g, local[0] ? l : NULL, &ev, err);
         if (ev)
             clReleaseEvent(ev);
         if (rc != HT_OK) {

@@ -275,8 +275,8 @@ static int launch_own_ndrange(struct ht_session *s, struct ht__inst *in, cl_kern
     if (rc != HT_OK)
         return rc;
     t0 = ht__now();
-    rc = ht__enqueue_wait(s->queue, k, s->spec->verify_ndims, NULL, global,
-                          local[0] ? local : NULL, &ev, err);
+    rc = ht__enqueue_wait(s->queue, k, s->spec->verify_ndims, global, local[0] ? local : NULL,
+                          &ev, err);
     if (rc != HT_OK) {
         clFinish(s->queue); /* leave nothing queued behind for the next configuration */
         return rc;
