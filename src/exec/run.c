@@ -390,8 +390,8 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
     return HT_OK;
 }
 
-int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
-                  void *copy, double *seconds, struct ht_error *err)
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
+                  double *seconds, struct ht_error *err)
 {
     double t0 = ht__now(), t_map, t_copy;
     cl_event map_ev = NULL, unmap_ev = NULL;
@@ -400,7 +400,7 @@ int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int 
 
     if (bytes == 0)
         return HT_OK;
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, off, bytes, 0,
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, 0, bytes, 0,
                            NULL, &map_ev, &st);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer");
@@ -547,7 +547,7 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
         if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
             continue;
         if (arg->access == HT_ACCESS_READWRITE && in->host[i])
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 0, s->inputs[i].data, restore_s,
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 0, s->inputs[i].data, restore_s,
                                err);
         else if (arg->access == HT_ACCESS_READWRITE)
             rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, restore_s, err);
@@ -732,7 +732,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
             continue;
         if (in->host[i] && dst[i].data == in->host[i]) {
             /* In place: the outputs are where the device wrote them; the map makes sure. */
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, NULL, read_s, err);
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 1, NULL, read_s, err);
             if (rc != HT_OK)
                 return rc;
             continue;
@@ -744,7 +744,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
         }
         hostbuf_shape(&dst[i], &in->shape[i]);
         if (in->host[i])
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, dst[i].data, read_s, err);
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 1, dst[i].data, read_s, err);
         else
             rc = transfer(s, in->mem[i], 0, dst[i].data, bytes, read_s, err);
         if (rc != HT_OK)
