@@ -393,7 +393,7 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
             continue;
         if (d->in.host[i]) {
             double t = 0.0;
-            rc = ht__inst_sync(q, d->in.mem[i], 0, bytes, 1, NULL, &t, err);
+            rc = ht__inst_sync(q, d->in.mem[i], bytes, 1, NULL, &t, err);
             d->read_s += t;
             /* On a shadow, the kernels are done: the elements it owns go to the host array,
              * and nothing else. */

@@ -38,7 +38,7 @@ static int transfer(const struct link *l, int to_host, double *seconds, struct h
 
     *seconds = 0;
     if (!l->host) /* in place: what hetune does for a device that shares the host's memory */
-        return ht__inst_sync(l->queue, l->mem, 0, l->bytes, to_host, NULL, seconds, err);
+        return ht__inst_sync(l->queue, l->mem, l->bytes, to_host, NULL, seconds, err);
     t0 = ht__now();
     if (to_host)
         st = clEnqueueReadBuffer(l->queue, l->mem, CL_TRUE, 0, l->bytes, l->host, 0, NULL, NULL);

@@ -498,8 +498,7 @@ int ht__driver_caches(const struct ht_device_info *dev)
 }
 
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
-                    const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
-                    char **log, struct ht_error *err)
+                    const uint64_t *global, struct ht__program *out, struct ht_error *err)
 {
     double t0 = ht__now();
     char key[33];
@@ -513,10 +512,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
     cl_int st;
     int rc = HT_OK;
 
-    *out = NULL;
-    *cache_hit = 0;
-    *log = NULL;
-    *build_s = 0.0;
+    memset(out, 0, sizeof *out);
     if (ht__program_prologue(s->spec, ndims, global, &prologue) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     if (prologue) {
@@ -537,11 +533,11 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
             if (s->programs[i].key && !strcmp(s->programs[i].key, memo_key) &&
                 clRetainProgram(s->programs[i].prog) == CL_SUCCESS) {
-                *out = s->programs[i].prog;
-                *cache_hit = 1;
+                out->prog = s->programs[i].prog;
+                out->cache_hit = 1;
                 ht__log(HT_LOG_INFO, "%s: program built earlier in this session reused ('%s')",
                         s->dev->name, options);
-                *build_s = ht__now() - t0;
+                out->build_s = ht__now() - t0;
                 goto cleanup;
             }
         }
@@ -555,7 +551,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
             goto cleanup;
         }
         if (load_cached(s, path, options, &prog) == HT_OK) {
-            *cache_hit = 1;
+            out->cache_hit = 1;
             ht__log(HT_LOG_INFO, "%s: binary cache hit, loaded %s", s->dev->name, path);
             goto done;
         }
@@ -583,17 +579,17 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
             rc = ht__cl_fail(err, HT_ECL, st, "clBuildProgram");
             goto cleanup;
         }
-        *log = build_log(s, prog);
-        if (*log && s->spec->kernel_path) {
+        out->log = build_log(s, prog);
+        if (out->log && s->spec->kernel_path) {
             /* The reason and the log kept name the spec's kernel file, not the driver's
              * temporary copy of it. */
-            char *named = log_with_kernel_path(*log, s->spec->kernel_path);
+            char *named = log_with_kernel_path(out->log, s->spec->kernel_path);
             if (named) {
-                free(*log);
-                *log = named;
+                free(out->log);
+                out->log = named;
             }
         }
-        first_error_line(*log ? *log : "", first, sizeof first);
+        first_error_line(out->log ? out->log : "", first, sizeof first);
         if (!first[0])
             snprintf(first, sizeof first, "%s", ht__cl_err_name(st));
         if (err && !err->code)
@@ -606,7 +602,7 @@ done:
      * generates machine code for every kernel (a build of matmul took 2.5 times as long),
      * and PoCL keeps its own cache of built programs: there, hetune's is not written. */
     if (driver_hit) {
-        *cache_hit = 1;
+        out->cache_hit = 1;
         ht__log(HT_LOG_INFO, "%s: built '%s' from the driver's cache (%s)", s->dev->name,
                 options ? options : "", marker);
     } else if (marker) {
@@ -616,11 +612,11 @@ done:
         ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (the driver keeps its own "
                 "cache)%s%s", s->dev->name, options ? options : "",
                 wrote ? "; marker " : "; cannot write ", marker);
-    } else if (!*cache_hit && path) {
+    } else if (!out->cache_hit && path) {
         ht__log(HT_LOG_INFO, "%s: built '%s', binary %s %s", s->dev->name,
                 options ? options : "", store_cached(s, prog, path) == HT_OK ? "cached in"
                 : "not cached: cannot write", path);
-    } else if (!*cache_hit) {
+    } else if (!out->cache_hit) {
         ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (--no-cache)", s->dev->name,
                 options ? options : "");
     }
@@ -634,8 +630,8 @@ done:
         s->programs[i].key = memo_key;
         memo_key = NULL;
     }
-    *build_s = ht__now() - t0;
-    *out = prog;
+    out->build_s = ht__now() - t0;
+    out->prog = prog;
     prog = NULL;
 cleanup:
     if (prog)

@@ -56,12 +56,12 @@ int ht__host_memory_run(unsigned threads, uint64_t bytes, unsigned repeats,
  * NULL when out of memory. */
 char *ht__build_options(const struct ht_spec *spec, const int64_t *config);
 
-/* Launches k on queue q (offset may be NULL) and waits for it. On success *out is the
- * finished kernel's event (released by the caller); on failure *out is NULL and the error
- * is HT_ELAUNCH with err->cl_status set. */
-int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
-                     const size_t *global, const size_t *local, cl_event *out,
-                     struct ht_error *err);
+/* Launches k on queue q over the NDRange global[0..ndims) (no offset; local NULL: the
+ * runtime's choice) and waits for it. On success *out is the finished kernel's event
+ * (released by the caller); on failure *out is NULL and the error is HT_ELAUNCH with
+ * err->cl_status set. */
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *global,
+                     const size_t *local, cl_event *out, struct ht_error *err);
 
 /* One timed run of kernel k: restores the readwrite buffers from the host inputs (their
  * transfer time goes to *restore_s), poisons the write buffers, launches k on in's global
@@ -123,19 +123,28 @@ int ht__inst_warm(struct ht_session *s, struct ht__inst *in, unsigned *groups,
 int ht__inst_ref_kernel(struct ht_session *s, struct ht__inst *in, cl_kernel *out,
                         struct ht_error *err);
 
-/* Returns a built program for the session's source (after its prologue for the whole
- * NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
- * when it holds a usable binary (then *cache_hit is 1) or compiled (and written to the
- * cache unless no_cache). Where the driver keeps a cache of its own (ht__driver_caches),
- * hetune's cache holds a marker KEY.drv per program built instead of its binary, and a
- * build of a program with a marker (built before by some hetune process with the same
- * driver cache folder, a build worker of a pool say) is the driver's cache hit: *cache_hit
- * is 1 there too. *build_s is the wall time it took. On a build failure returns
- * HT_EBUILD with *log set to the whole build log (owned by the caller, free()) and err
- * naming the device and the log's first error line. */
+/* What ht__program_get gives back: the program (owned by the caller, clReleaseProgram),
+ * whether it came from a cache, the wall time it took, and after a build failure the whole
+ * build log (owned by the caller, free(); else NULL). */
+struct ht__program {
+    cl_program prog;
+    int cache_hit;
+    double build_s;
+    char *log;
+};
+
+/* Fills out->prog with a built program for the session's source (after its prologue for
+ * the whole NDRange global[0..ndims), ht__program_prologue) with options, from the binary
+ * cache when it holds a usable binary (then out->cache_hit is 1) or compiled (and written
+ * to the cache unless no_cache). Where the driver keeps a cache of its own
+ * (ht__driver_caches), hetune's cache holds a marker KEY.drv per program built instead of
+ * its binary, and a build of a program with a marker (built before by some hetune process
+ * with the same driver cache folder, a build worker of a pool say) is the driver's cache
+ * hit: out->cache_hit is 1 there too. out->build_s is the wall time it took. On a build
+ * failure returns HT_EBUILD with out->log set to the whole build log and err naming the
+ * device and the log's first error line. */
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
-                    const uint64_t *global, cl_program *out, double *build_s, int *cache_hit,
-                    char **log, struct ht_error *err);
+                    const uint64_t *global, struct ht__program *out, struct ht_error *err);
 
 /* 1 in a worker process (hetune-worker, worker.c), where the test hooks of
  * HETUNE_TEST_BUILD_CRASH and HETUNE_TEST_BUILD_HANG act: a compilation from source of

@@ -63,11 +63,10 @@ int ht__npy_read(const char *path, enum ht_type t, const char *what, void **data
 /* (reference.c) Whether a file of count elements with ndim axes dims (ndim 0: a raw file)
  * can stand for buffer i of spec whose element count and axes are shape's: a "sum" buffer
  * takes any non-zero count; any other the same count and, for a .npy array of 2 or more
- * axes, the same axes. Returns HT_ESPEC with err->file the spec's path, err->field field
- * and err->text naming the file and both shapes. */
-int ht__npy_fits(const struct ht_spec *spec, size_t i, const char *field, unsigned ndim,
-                 const uint64_t *dims, uint64_t count, const struct ht__hostbuf *shape,
-                 struct ht_error *err);
+ * axes, the same axes. Returns HT_ESPEC with err->file the spec's path, err->field
+ * "verify.outputs.NAME" (the buffer's) and err->text naming the file and both shapes. */
+int ht__npy_fits(const struct ht_spec *spec, size_t i, unsigned ndim, const uint64_t *dims,
+                 uint64_t count, const struct ht__hostbuf *shape, struct ht_error *err);
 
 /* (reference.c) Checks, before anything is built, what verification will need from
  * elsewhere: every reference output file (verify.outputs) is readable and, for .npy, has

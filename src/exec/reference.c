@@ -23,12 +23,22 @@ static void at_field(struct ht_error *err, const struct ht_spec *spec, const cha
     }
 }
 
-/* Checks the file's header against type t: buf[0..len) is its start, size its whole
- * size. Sets *h (ndim 0 for a raw file) and *count. */
-static int check_header(const char *path, enum ht_type t, const char *what, const void *buf,
-                        size_t len, uint64_t size, struct ht__npy *h, uint64_t *count,
-                        struct ht_error *err)
+/* A file as far as it has been read: its path, its first len bytes in buf (none for a raw
+ * file, whose header is its size) and its whole size. */
+struct file_head {
+    const char *path;
+    const void *buf;
+    size_t len;
+    uint64_t size;
+};
+
+/* Checks f's header against type t (what names the buffer it is for in messages). Sets *h,
+ * its element count in h->count (ndim 0 for a raw file). */
+static int check_header(const struct file_head *f, enum ht_type t, const char *what,
+                        struct ht__npy *h, struct ht_error *err)
 {
+    const char *path = f->path;
+    const uint64_t size = f->size;
     size_t es = ht_type_size(t);
     char want[24], shape[160];
     struct ht_error pe;
@@ -39,12 +49,11 @@ static int check_header(const char *path, enum ht_type t, const char *what, cons
             return ht_error_set(err, HT_ESPEC, "'%s' has %" PRIu64 " bytes, not a whole number "
                                 "of %s elements (%zu bytes each) for %s", path, size,
                                 ht_type_name(t), es, what);
-        *count = size / es;
-        h->count = *count;
+        h->count = size / es;
         return HT_OK;
     }
     ht_error_clear(&pe);
-    if (ht__npy_parse(buf, len, h, &pe) != HT_OK)
+    if (ht__npy_parse(f->buf, f->len, h, &pe) != HT_OK)
         return ht_error_set(err, HT_ESPEC, "'%s' %s", path, pe.text);
     ht__npy_descr(t, want, sizeof want);
     if (h->type != t)
@@ -60,7 +69,6 @@ static int check_header(const char *path, enum ht_type t, const char *what, cons
                             "says %s %s, %" PRIu64 " bytes", path,
                             size > h->data_off ? size - h->data_off : 0, shape,
                             ht__npy_type_name(t), h->count * es);
-    *count = h->count;
     return HT_OK;
 }
 
@@ -69,7 +77,6 @@ int ht__npy_read(const char *path, enum ht_type t, const char *what, void **data
 {
     char *buf = NULL;
     size_t len = 0;
-    uint64_t n = 0;
     int rc;
 
     *data = NULL;
@@ -77,7 +84,7 @@ int ht__npy_read(const char *path, enum ht_type t, const char *what, void **data
     rc = ht__read_file(path, &buf, &len, err);
     if (rc != HT_OK)
         return rc;
-    rc = check_header(path, t, what, buf, len, len, h, &n, err);
+    rc = check_header(&(struct file_head){path, buf, len, len}, t, what, h, err);
     if (rc != HT_OK) {
         free(buf);
         return rc;
@@ -86,22 +93,22 @@ int ht__npy_read(const char *path, enum ht_type t, const char *what, void **data
     if (h->data_off)
         memmove(buf, buf + h->data_off, len - h->data_off);
     *data = buf;
-    *count = (size_t)n;
+    *count = (size_t)h->count;
     return HT_OK;
 }
 
-int ht__npy_fits(const struct ht_spec *spec, size_t i, const char *field, unsigned ndim,
-                 const uint64_t *dims, uint64_t count, const struct ht__hostbuf *shape,
-                 struct ht_error *err)
+int ht__npy_fits(const struct ht_spec *spec, size_t i, unsigned ndim, const uint64_t *dims,
+                 uint64_t count, const struct ht__hostbuf *shape, struct ht_error *err)
 {
     const struct ht_arg *arg = &spec->args[i];
     const char *path = arg->ref_path;
     size_t es = ht_type_size(arg->type);
-    char file_shape[160], buf_shape[160];
+    char file_shape[160], buf_shape[160], field[200];
     unsigned naxes = shape->naxes ? shape->naxes : 1;
     uint64_t one[1] = {shape->count};
     int same = 1;
 
+    snprintf(field, sizeof field, "verify.outputs.%s", arg->name);
     ht__npy_format_shape(shape->naxes ? shape->dims : one, naxes, 0, buf_shape,
                          sizeof buf_shape);
     if (arg->check == HT_CHECK_SUM) {
@@ -159,8 +166,11 @@ static int probe(const struct ht_spec *spec, size_t i, struct ht__npy *h, uint64
         }
     }
     fclose(f);
-    rc = check_header(arg->ref_path, arg->type, what, buf, len, size, h, count, err);
+    rc = check_header(&(struct file_head){arg->ref_path, buf, len, size}, arg->type, what, h,
+                      err);
     free(buf);
+    if (rc == HT_OK)
+        *count = h->count;
     return rc;
 }
 
@@ -205,8 +215,8 @@ static int check_files(const struct ht_spec *spec, const int64_t *vars, struct h
         if (ht_spec_buffer_bytes(spec, i, vars, &bytes, shape.dims, err) != HT_OK)
             return err ? err->code : HT_EINVAL;
         shape.count = (size_t)(bytes / ht_type_size(arg->type));
-        rc = ht__npy_fits(spec, i, field, h.ndim ? h.ndim : (h.descr[0] ? 1 : 0), h.dims,
-                          count, &shape, err);
+        rc = ht__npy_fits(spec, i, h.ndim ? h.ndim : (h.descr[0] ? 1 : 0), h.dims, count,
+                          &shape, err);
         if (rc != HT_OK)
             return rc;
     }

@@ -340,12 +340,16 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
                      double *build_s, int *cache_hit, char **log, struct ht_error *err)
 {
     char *options = ht__build_options(s->spec, config);
+    struct ht__program built;
     int rc;
 
     if (!options)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, in->ndims, in->global, &in->prog, build_s, cache_hit, log,
-                         err);
+    rc = ht__program_get(s, options, in->ndims, in->global, &built, err);
+    in->prog = built.prog;
+    *build_s = built.build_s;
+    *cache_hit = built.cache_hit;
+    *log = built.log;
     free(options);
     return rc;
 }
@@ -386,8 +390,8 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
     return HT_OK;
 }
 
-int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
-                  void *copy, double *seconds, struct ht_error *err)
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
+                  double *seconds, struct ht_error *err)
 {
     double t0 = ht__now(), t_map, t_copy;
     cl_event map_ev = NULL, unmap_ev = NULL;
@@ -396,7 +400,7 @@ int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int 
 
     if (bytes == 0)
         return HT_OK;
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, off, bytes, 0,
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, to_host ? CL_MAP_READ : CL_MAP_WRITE, 0, bytes, 0,
                            NULL, &map_ev, &st);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ECL, st, "clEnqueueMapBuffer");
@@ -437,15 +441,14 @@ int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct 
     return HT_OK;
 }
 
-int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *offset,
-                     const size_t *global, const size_t *local, cl_event *out,
-                     struct ht_error *err)
+int ht__enqueue_wait(cl_command_queue q, cl_kernel k, unsigned ndims, const size_t *global,
+                     const size_t *local, cl_event *out, struct ht_error *err)
 {
     cl_event ev = NULL;
     cl_int st, exec = CL_COMPLETE;
 
     *out = NULL;
-    st = clEnqueueNDRangeKernel(q, k, ndims, offset, global, local, 0, NULL, &ev);
+    st = clEnqueueNDRangeKernel(q, k, ndims, NULL, global, local, 0, NULL, &ev);
     if (st != CL_SUCCESS)
         return ht__cl_fail(err, HT_ELAUNCH, st, "clEnqueueNDRangeKernel");
     st = clWaitForEvents(1, &ev);
@@ -544,7 +547,7 @@ int ht__inst_reset(struct ht_session *s, struct ht__inst *in, double *restore_s,
         if (!arg->is_buffer || arg->access == HT_ACCESS_READ)
             continue;
         if (arg->access == HT_ACCESS_READWRITE && in->host[i])
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 0, s->inputs[i].data, restore_s,
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 0, s->inputs[i].data, restore_s,
                                err);
         else if (arg->access == HT_ACCESS_READWRITE)
             rc = transfer(s, in->mem[i], 1, s->inputs[i].data, bytes, restore_s, err);
@@ -571,7 +574,7 @@ int ht__inst_launch(struct ht_session *s, struct ht__inst *in, cl_kernel k,
     for (unsigned d = 0; d < 3; d++)
         global[d] = (size_t)in->global[d];
     t0 = ht__now();
-    rc = ht__enqueue_wait(s->queue, k, in->ndims, NULL, global, local, &ev, err);
+    rc = ht__enqueue_wait(s->queue, k, in->ndims, global, local, &ev, err);
     if (rc != HT_OK) {
         clFinish(s->queue); /* leave nothing queued behind for the next configuration */
         return rc;
@@ -703,7 +706,7 @@ int ht__inst_warm(struct ht_session *s, struct ht__inst *in, unsigned *groups,
             l[d] = local[0] ? (size_t)local[d] : 1;
             count *= local[0] ? (unsigned)(g[d] / l[d]) : 0;
         }
-        rc = ht__enqueue_wait(s->queue, kern, ndims, NULL, g, local[0] ? l : NULL, &ev, err);
+        rc = ht__enqueue_wait(s->queue, kern, ndims, g, local[0] ? l : NULL, &ev, err);
         if (ev)
             clReleaseEvent(ev);
         if (rc != HT_OK) {
@@ -729,7 +732,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
             continue;
         if (in->host[i] && dst[i].data == in->host[i]) {
             /* In place: the outputs are where the device wrote them; the map makes sure. */
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, NULL, read_s, err);
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 1, NULL, read_s, err);
             if (rc != HT_OK)
                 return rc;
             continue;
@@ -741,7 +744,7 @@ int ht__inst_read(struct ht_session *s, struct ht__inst *in, struct ht__hostbuf 
         }
         hostbuf_shape(&dst[i], &in->shape[i]);
         if (in->host[i])
-            rc = ht__inst_sync(s->queue, in->mem[i], 0, bytes, 1, dst[i].data, read_s, err);
+            rc = ht__inst_sync(s->queue, in->mem[i], bytes, 1, dst[i].data, read_s, err);
         else
             rc = transfer(s, in->mem[i], 0, dst[i].data, bytes, read_s, err);
         if (rc != HT_OK)

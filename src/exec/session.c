@@ -275,8 +275,8 @@ static int launch_own_ndrange(struct ht_session *s, struct ht__inst *in, cl_kern
     if (rc != HT_OK)
         return rc;
     t0 = ht__now();
-    rc = ht__enqueue_wait(s->queue, k, s->spec->verify_ndims, NULL, global,
-                          local[0] ? local : NULL, &ev, err);
+    rc = ht__enqueue_wait(s->queue, k, s->spec->verify_ndims, global, local[0] ? local : NULL,
+                          &ev, err);
     if (rc != HT_OK) {
         clFinish(s->queue); /* leave nothing queued behind for the next configuration */
         return rc;
@@ -295,9 +295,9 @@ static int reference_program(struct ht_session *s, const int64_t *config, struct
 {
     size_t g[3], l[3];
     uint64_t g64[3];
-    char *prologue = NULL, *options, *log = NULL;
-    double build_s;
-    int hit, rc;
+    char *prologue = NULL, *options;
+    struct ht__program built;
+    int rc;
 
     *out = NULL;
     rc = ht__verify_ndrange(s->spec, s->dev, in->vars, g, l, err);
@@ -311,10 +311,10 @@ static int reference_program(struct ht_session *s, const int64_t *config, struct
     free(prologue);
     if (!(options = ht__build_options(s->spec, config)))
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__program_get(s, options, s->spec->verify_ndims, g64, out, &build_s, &hit, &log,
-                         err);
+    rc = ht__program_get(s, options, s->spec->verify_ndims, g64, &built, err);
+    *out = built.prog;
     free(options);
-    free(log);
+    free(built.log);
     return rc;
 }
 
@@ -479,11 +479,8 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
         if (arg->ref_path) {
             /* A file that does not fit this configuration's buffer (whose shape may
              * depend on the parameters) is the spec's mistake, not the kernel's. */
-            char field[200];
             exp = &s->file_refs[i];
-            snprintf(field, sizeof field, "verify.outputs.%s", arg->name);
-            rc = ht__npy_fits(spec, i, field, exp->naxes, exp->dims, exp->count,
-                              &in->shape[i], err);
+            rc = ht__npy_fits(spec, i, exp->naxes, exp->dims, exp->count, &in->shape[i], err);
             if (rc != HT_OK)
                 return rc;
         }

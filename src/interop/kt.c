@@ -560,15 +560,22 @@ static const char *mirrored(const char *op, size_t len)
     return op[0] == '=' ? "==" : "!=";
 }
 
-/* Copies the comparison "c[a, ae) op c[o, ze)". Where one side is a quotient of Python's
- * true division, P / Q, it becomes the exact integer comparison of P with the other side
- * times Q, the operator mirrored when Q is negative: "P / Q > X" is
+/* A part of an expression's text c: c[a, z). */
+struct span {
+    size_t a, z;
+};
+
+/* Copies the comparison "left op right", the three spans of c. Where one side is a
+ * quotient of Python's true division, P / Q, it becomes the exact integer comparison of P
+ * with the other side times Q, the operator mirrored when Q is negative: "P / Q > X" is
  * "(0 / (Q) == 0 && ((Q) > 0 ? (P) > (X) * (Q) : (P) < (X) * (Q)))", where 0 / (Q) makes a
  * zero Q invalid, as a division by zero is in hetune (Python raises). Anything else is
  * copied as it is (a true division left in it is refused by expression). */
-static void comparison(const char *c, size_t a, size_t ae, const char *op, size_t opl,
-                       size_t o, size_t ze, struct sbuf *out)
+static void comparison(const char *c, struct span left, struct span at, struct span right,
+                       struct sbuf *out)
 {
+    const char *op = c + at.a;
+    size_t opl = at.z - at.a, a = left.a, ae = left.z, o = right.a, ze = right.z;
     size_t la = a, lz = ae, ra = o, rz = ze, pa, pz, qa, qz, xa, xz;
     size_t ld, rd;
     char pos[3], neg[3];
@@ -643,8 +650,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
             }
         }
         if (nops == 1 && memchr(c + start, TRUE_DIV, end - start)) {
-            size_t a = start, ae = ops[0], o = ops[0] + opl[0], ze = end;
-            comparison(c, a, ae, c + ops[0], opl[0], o, ze, out);
+            comparison(c, (struct span){start, ops[0]}, (struct span){ops[0], ops[0] + opl[0]},
+                       (struct span){ops[0] + opl[0], end}, out);
         } else if (nops < 2) {
             unchain_operand(c + start, end - start, out);
         } else {
@@ -671,7 +678,8 @@ static void unchain(const char *c, size_t n, struct sbuf *out)
                     ze--;
                 if (m)
                     put(out, " && ", 4);
-                comparison(c, a, ae, c + ops[m], opl[m], o, ze, out);
+                comparison(c, (struct span){a, ae}, (struct span){ops[m], ops[m] + opl[m]},
+                           (struct span){o, ze}, out);
             }
             put(out, ")", 1);
             put(out, c + end - trail, trail);

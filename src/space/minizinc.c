@@ -420,15 +420,21 @@ static void on_line(struct run_state *r, char *line)
     }
 }
 
-/* Runs minizinc on model and data; counts the solutions and passes them to cb. Adds the
- * run's wall time to *seconds. Returns 0, cb's positive value, or HT_ESOLVER/HT_EIO. */
-static int run_solver(const char *exe, const char *dir, const char *model, const char *data,
-                      size_t nparams, ht_space_visit_fn cb, void *user, uint64_t *count,
-                      double *seconds, struct ht_error *err)
+/* The files of one minizinc run: the executable, the model and data it reads, and the file
+ * its stderr goes to (read back for error messages). */
+struct mzn_files {
+    const char *exe, *model, *data, *errpath;
+};
+
+/* Runs minizinc on f's model and data; counts the solutions into counts->pruned and passes
+ * each (nparams values) to cb. Adds the run's wall time to counts->seconds. Returns 0, cb's
+ * positive value, or HT_ESOLVER/HT_EIO. */
+static int run_solver(const struct mzn_files *f, size_t nparams, ht_space_visit_fn cb,
+                      void *user, struct ht_space_counts *counts, struct ht_error *err)
 {
-    char *errpath = ht__path_join(dir, "stderr.txt");
+    const char *exe = f->exe, *model = f->model, *errpath = f->errpath;
     char *argv[] = {(char *)"minizinc", (char *)"--solver", (char *)"gecode",
-                    (char *)"--all-solutions", (char *)model, (char *)data, NULL};
+                    (char *)"--all-solutions", (char *)model, (char *)f->data, NULL};
     struct run_state r;
     posix_spawn_file_actions_t fa;
     int fds[2] = {-1, -1}, fa_ok = 0, rc = 0, status = 0;
@@ -442,7 +448,7 @@ static int run_solver(const char *exe, const char *dir, const char *model, const
     r.cb = cb;
     r.user = user;
     r.config = calloc(nparams + 1, sizeof *r.config);
-    if (!errpath || !r.config) {
+    if (!r.config) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
@@ -508,8 +514,8 @@ static int run_solver(const char *exe, const char *dir, const char *model, const
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     pid = -1;
-    *seconds += ht__now() - t0;
-    *count = r.solutions;
+    counts->seconds += ht__now() - t0;
+    counts->pruned = r.solutions;
     if (r.stop) {
         rc = r.stop;
         goto cleanup;
@@ -544,7 +550,6 @@ cleanup:
         close(fds[1]);
     free(line);
     free(r.config);
-    free(errpath);
     return rc;
 }
 
@@ -566,7 +571,6 @@ static int mzn_solve(const struct ht_space *s, struct ht_space_counts *counts,
     char *exe = NULL, *dir = NULL, *files[4] = {NULL, NULL, NULL, NULL};
     char dzn[4096];
     int rc = 0, stopped = 0;
-    uint64_t n = 0;
 
     memset(counts, 0, sizeof *counts);
     counts->unpruned = ht_space_count_unpruned(s);
@@ -600,9 +604,8 @@ static int mzn_solve(const struct ht_space *s, struct ht_space_counts *counts,
     counts->platform = native.platform;
     counts->seconds = native.seconds;
     if (rc == 0)
-        rc = run_solver(exe, dir, files[0], dzn, def->nparams, cb, user, &n,
-                        &counts->seconds, err);
-    counts->pruned = n;
+        rc = run_solver(&(struct mzn_files){exe, files[0], dzn, files[3]}, def->nparams, cb,
+                        user, counts, err);
     ht__space_counts_text(s, counts);
     if (rc == 0 && native.platform == UINT64_MAX) { /* past 2^64: the native text is exact */
         memcpy(counts->platform_text, native.platform_text, sizeof counts->platform_text);

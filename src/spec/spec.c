@@ -1866,14 +1866,15 @@ const char *ht_kernel_language_name(enum ht_kernel_language lang)
     return (size_t)lang < COUNT(language_names) ? language_names[lang] : "unknown";
 }
 
-/* Parses and validates text (len bytes) as a spec. label is what errors name (err->file);
- * path and dir are the spec's own (NULL for one from memory); source, when not NULL, is
- * the kernel's text given beside it. */
-static int load_text(const char *label, const char *path, const char *dir, const char *text,
-                     size_t len, const char *source, size_t source_len,
-                     const struct ht_size_override *ov, size_t nov, struct ht_spec **out,
+/* Parses and validates text (len bytes) as a spec. path is the spec's file (NULL for one
+ * from memory, whose folder is then o->base_dir); o->name is what errors name (err->file),
+ * o->source when not NULL the kernel's text given beside it (o->source_len bytes, resolved:
+ * 0 is empty here), o->ov the sizes overridden. */
+static int load_text(const char *path, const char *text, size_t len,
+                     const struct ht_spec_buffer_opts *o, struct ht_spec **out,
                      struct ht_error *err)
 {
+    const char *label = o->name, *dir = o->base_dir;
     struct loader l;
     struct ht_spec *spec = NULL;
     json_t *root = NULL;
@@ -1909,11 +1910,11 @@ static int load_text(const char *label, const char *path, const char *dir, const
     l.path = label;
     l.text = text;
     l.len = len;
-    l.source = source;
-    l.source_len = source_len;
+    l.source = o->source;
+    l.source_len = o->source_len;
     l.err = err;
     l.spec = spec;
-    rc = load_all(&l, root, ov, nov);
+    rc = load_all(&l, root, o->ov, o->nov);
     free(l.vars);
     if (rc != HT_OK)
         goto cleanup;
@@ -1943,7 +1944,8 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
             snprintf(err->file, sizeof err->file, "%s", path);
         return rc;
     }
-    rc = load_text(path, path, NULL, text, len, NULL, 0, ov, nov, out, err);
+    rc = load_text(path, text, len,
+                   &(struct ht_spec_buffer_opts){.name = path, .ov = ov, .nov = nov}, out, err);
     free(text);
     return rc;
 }
@@ -1970,8 +1972,10 @@ int ht_spec_load_buffer(const char *json, size_t json_len, const struct ht_spec_
         json_len = strlen(json);
     if (source && !source_len)
         source_len = strlen(source);
-    return load_text(label, NULL, o->base_dir, json, json_len, source, source_len, o->ov, o->nov,
-                     out, err);
+    struct ht_spec_buffer_opts resolved = *o;
+    resolved.name = label;
+    resolved.source_len = source_len;
+    return load_text(NULL, json, json_len, &resolved, out, err);
 }
 
 void ht_spec_free(struct ht_spec *spec)

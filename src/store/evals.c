@@ -406,10 +406,17 @@ int ht_store_put_eval_step(struct ht_store *store, const struct ht_stored_eval *
     return put_eval(store, ev, run_id, st, id, err);
 }
 
-/* Runs a query of EVAL_COLUMNS bound to (problem, device[, text]) and reads its first row. */
-static int fetch_one(struct ht_store *store, const char *sql, int64_t problem_id,
-                     int64_t device_id, const char *text, struct ht_stored_eval *out,
-                     const char *op, struct ht_error *err)
+/* Which evaluations a lookup reads: a problem on a device, and one configuration of it
+ * (config, the configuration's text) or, when config is NULL, any. */
+struct eval_key {
+    int64_t problem_id, device_id;
+    const char *config;
+};
+
+/* Runs a query of EVAL_COLUMNS bound to k's (problem ?1, device ?2[, config ?3]) and reads
+ * its first row. */
+static int fetch_one(struct ht_store *store, const char *sql, const struct eval_key *k,
+                     struct ht_stored_eval *out, const char *op, struct ht_error *err)
 {
     sqlite3_stmt *st = NULL;
     int rc, r;
@@ -417,9 +424,9 @@ static int fetch_one(struct ht_store *store, const char *sql, int64_t problem_id
     rc = ht__store_prepare(store, sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
-    if (sqlite3_bind_int64(st, 1, problem_id) != SQLITE_OK ||
-        sqlite3_bind_int64(st, 2, device_id) != SQLITE_OK ||
-        (text && sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC) != SQLITE_OK)) {
+    if (sqlite3_bind_int64(st, 1, k->problem_id) != SQLITE_OK ||
+        sqlite3_bind_int64(st, 2, k->device_id) != SQLITE_OK ||
+        (k->config && sqlite3_bind_text(st, 3, k->config, -1, SQLITE_STATIC) != SQLITE_OK)) {
         rc = ht__store_fail(store, err, op);
         goto cleanup;
     }
@@ -444,8 +451,8 @@ int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t de
     return fetch_one(store,
                      "SELECT " EVAL_COLUMNS " FROM evaluations WHERE problem_id = ?1 "
                      "AND device_id = ?2 AND config = ?3",
-                     problem_id, device_id, config_text, out, "cannot look up the evaluation",
-                     err);
+                     &(struct eval_key){problem_id, device_id, config_text}, out,
+                     "cannot look up the evaluation", err);
 }
 
 /* typeof() keeps a NaN statistic (stored as text) out: text sorts after every number. */
@@ -457,14 +464,16 @@ int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t de
 int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
                   struct ht_stored_eval *out, struct ht_error *err)
 {
-    return fetch_one(store, BEST_SQL("verified = 1"), problem_id, device_id, NULL, out,
+    return fetch_one(store, BEST_SQL("verified = 1"),
+                     &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
 }
 
 int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t device_id,
                              struct ht_stored_eval *out, struct ht_error *err)
 {
-    return fetch_one(store, BEST_SQL("verified <> 0"), problem_id, device_id, NULL, out,
+    return fetch_one(store, BEST_SQL("verified <> 0"),
+                     &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
 }
 

@@ -27,17 +27,25 @@ static int bind_values(sqlite3_stmt *st, const struct value *vals, int n)
     return SQLITE_OK;
 }
 
-/* Inserts a row unless its UNIQUE key is there, then reads its id back. The insert and the
- * select are two statements, each its own transaction: when another process inserts the
- * same row in between, the insert is ignored and the select finds that process's row. */
-static int get_or_create(struct ht_store *store, const char *insert_sql, const char *select_sql,
-                         const struct value *vals, int n, int64_t *id, const char *op,
-                         struct ht_error *err)
+/* How one table's rows are found or made: the insert that ignores a row whose UNIQUE key
+ * is there, the select that reads its id back (both bound to the same values), and what an
+ * error says failed (op). */
+struct identity {
+    const char *insert_sql, *select_sql, *op;
+};
+
+/* Inserts a row of t's table unless its UNIQUE key is there, then reads its id back. The
+ * insert and the select are two statements, each its own transaction: when another process
+ * inserts the same row in between, the insert is ignored and the select finds that
+ * process's row. */
+static int get_or_create(struct ht_store *store, const struct identity *t,
+                         const struct value *vals, int n, int64_t *id, struct ht_error *err)
 {
+    const char *op = t->op;
     sqlite3_stmt *st = NULL;
     int rc, r;
 
-    rc = ht__store_prepare(store, insert_sql, &st, op, err);
+    rc = ht__store_prepare(store, t->insert_sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
     if (bind_values(st, vals, n) != SQLITE_OK || sqlite3_step(st) != SQLITE_DONE) {
@@ -46,7 +54,7 @@ static int get_or_create(struct ht_store *store, const char *insert_sql, const c
     }
     sqlite3_finalize(st);
     st = NULL;
-    rc = ht__store_prepare(store, select_sql, &st, op, err);
+    rc = ht__store_prepare(store, t->select_sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
     if (bind_values(st, vals, n) != SQLITE_OK) {
@@ -99,8 +107,7 @@ int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev,
         {NULL, (int64_t)dev->global_mem_size},
         {NULL, (int64_t)dev->max_mem_alloc_size},
     };
-    return get_or_create(
-        store,
+    static const struct identity devices = {
         "INSERT OR IGNORE INTO devices (platform, platform_version, name, vendor, type, "
         "version, driver_version, compute_units, max_work_group_size, max_work_item_sizes, "
         "local_mem_size, global_mem_size, max_mem_alloc_size) "
@@ -109,7 +116,8 @@ int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev,
         "AND vendor = ?4 AND type = ?5 AND version = ?6 AND driver_version = ?7 "
         "AND compute_units = ?8 AND max_work_group_size = ?9 AND max_work_item_sizes = ?10 "
         "AND local_mem_size = ?11",
-        vals, (int)(sizeof vals / sizeof vals[0]), id, "cannot store the device", err);
+        "cannot store the device"};
+    return get_or_create(store, &devices, vals, (int)(sizeof vals / sizeof vals[0]), id, err);
 }
 
 void ht_store_kernel_hash(const char *source, size_t source_len, const char *kernel_name,
@@ -181,11 +189,11 @@ int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64
         {or_empty(spec->path), 0},
         {or_empty(spec->kernel_path), 0},
     };
-    rc = get_or_create(store,
-                       "INSERT OR IGNORE INTO kernels (hash, kernel_name, options, spec_name, "
-                       "spec_path, kernel_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                       "SELECT id FROM kernels WHERE hash = ?1", vals,
-                       (int)(sizeof vals / sizeof vals[0]), id, "cannot store the kernel", err);
+    static const struct identity kernels = {
+        "INSERT OR IGNORE INTO kernels (hash, kernel_name, options, spec_name, "
+        "spec_path, kernel_path) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "SELECT id FROM kernels WHERE hash = ?1", "cannot store the kernel"};
+    rc = get_or_create(store, &kernels, vals, (int)(sizeof vals / sizeof vals[0]), id, err);
     if (rc != HT_OK)
         return rc;
     /* The same source may have moved or be used by another spec: keep the latest names,
@@ -287,12 +295,13 @@ int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct 
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    rc = get_or_create(store,
-                       "INSERT OR IGNORE INTO problems (kernel_id, sizes, params) "
-                       "VALUES (?1, ?2, ?3)",
-                       "SELECT id FROM problems WHERE kernel_id = ?1 AND sizes = ?2 "
-                       "AND params = ?3",
-                       vals, 3, id, "cannot store the problem", err);
+    static const struct identity problems = {
+        "INSERT OR IGNORE INTO problems (kernel_id, sizes, params) "
+        "VALUES (?1, ?2, ?3)",
+        "SELECT id FROM problems WHERE kernel_id = ?1 AND sizes = ?2 "
+        "AND params = ?3",
+        "cannot store the problem"};
+    rc = get_or_create(store, &problems, vals, 3, id, err);
 cleanup:
     free(sizes);
     free(params);

@@ -9,13 +9,23 @@
 /* Fills one row of the caller's type from the statement's current row. */
 typedef void (*fill_fn)(sqlite3_stmt *st, void *row);
 
-/* Runs sql, with spec bound to :spec (NULL binds NULL) and id to :id where the statement
- * names them, and collects one row of size bytes per result row, filled by fill, into *rows
- * (owned by the caller). On failure *rows is NULL and *n 0. */
-static int collect(struct ht_store *store, const char *sql, const char *spec, int64_t id,
-                   size_t size, fill_fn fill, void **rows, size_t *n, const char *op,
-                   struct ht_error *err)
+/* One listing: its statement, the row it fills (size bytes, filled by fill from each result
+ * row) and what an error says failed (op). */
+struct listing {
+    const char *sql;
+    size_t size;
+    fill_fn fill;
+    const char *op;
+};
+
+/* Runs q's statement, with spec bound to :spec (NULL binds NULL) and id to :id where the
+ * statement names them, and collects one row per result row into *rows (owned by the
+ * caller). On failure *rows is NULL and *n 0. */
+static int collect(struct ht_store *store, const struct listing *q, const char *spec,
+                   int64_t id, void **rows, size_t *n, struct ht_error *err)
 {
+    const char *op = q->op;
+    const size_t size = q->size;
     sqlite3_stmt *st = NULL;
     char *arr = NULL;
     size_t count = 0, cap = 0;
@@ -23,7 +33,7 @@ static int collect(struct ht_store *store, const char *sql, const char *spec, in
 
     *rows = NULL;
     *n = 0;
-    rc = ht__store_prepare(store, sql, &st, op, err);
+    rc = ht__store_prepare(store, q->sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
     if ((i = sqlite3_bind_parameter_index(st, ":spec")) > 0) {
@@ -46,7 +56,7 @@ static int collect(struct ht_store *store, const char *sql, const char *spec, in
             cap = grown_cap;
         }
         memset(arr + count * size, 0, size);
-        fill(st, arr + count * size);
+        q->fill(st, arr + count * size);
         count++;
     }
     if (r != SQLITE_DONE)
@@ -84,16 +94,16 @@ int ht__store_query_problems(struct ht_store *store, const char *spec,
                              struct ht__store_problem_row **rows, size_t *n,
                              struct ht_error *err)
 {
-    void *arr;
-    int rc = collect(
-        store,
+    static const struct listing q = {
         "SELECT p.id, k.kernel_name, k.spec_name, p.sizes, p.params, "
         "EXISTS (SELECT 1 FROM spaces s WHERE s.problem_id = p.id) OR "
         "EXISTS (SELECT 1 FROM evaluations e WHERE e.problem_id = p.id) OR "
         "EXISTS (SELECT 1 FROM splits x WHERE x.problem_id = p.id) "
         "FROM problems p JOIN kernels k ON k.id = p.kernel_id "
         "WHERE :spec IS NULL OR k.spec_name = :spec ORDER BY p.id",
-        spec, 0, sizeof **rows, fill_problem, &arr, n, "cannot read the problems", err);
+        sizeof **rows, fill_problem, "cannot read the problems"};
+    void *arr;
+    int rc = collect(store, &q, spec, 0, &arr, n, err);
 
     *rows = arr;
     return rc;
@@ -114,12 +124,12 @@ static void fill_device(sqlite3_stmt *st, void *row)
 int ht__store_query_devices(struct ht_store *store, struct ht__store_device_row **rows,
                             size_t *n, struct ht_error *err)
 {
+    static const struct listing q = {
+        "SELECT id, name, platform, type, driver_version, compute_units "
+        "FROM devices ORDER BY id",
+        sizeof **rows, fill_device, "cannot read the devices"};
     void *arr;
-    int rc = collect(store,
-                     "SELECT id, name, platform, type, driver_version, compute_units "
-                     "FROM devices ORDER BY id",
-                     NULL, 0, sizeof **rows, fill_device, &arr, n, "cannot read the devices",
-                     err);
+    int rc = collect(store, &q, NULL, 0, &arr, n, err);
 
     *rows = arr;
     return rc;
@@ -138,13 +148,13 @@ int ht__store_query_eval_tally(struct ht_store *store, int64_t problem_id,
                                struct ht__store_eval_tally **rows, size_t *n,
                                struct ht_error *err)
 {
+    static const struct listing q = {
+        "SELECT device_id, count(*), sum(status = 'ok') FROM evaluations "
+        "WHERE problem_id = :id GROUP BY device_id "
+        "ORDER BY device_id",
+        sizeof **rows, fill_tally, "cannot read the evaluations"};
     void *arr;
-    int rc = collect(store,
-                     "SELECT device_id, count(*), sum(status = 'ok') FROM evaluations "
-                     "WHERE problem_id = :id GROUP BY device_id "
-                     "ORDER BY device_id",
-                     NULL, problem_id, sizeof **rows, fill_tally, &arr, n,
-                     "cannot read the evaluations", err);
+    int rc = collect(store, &q, NULL, problem_id, &arr, n, err);
 
     *rows = arr;
     return rc;
@@ -180,8 +190,9 @@ int ht__store_query_split_ids(struct ht_store *store, int64_t problem_id,
     *n = 0;
     if ((unsigned)pick >= sizeof sql / sizeof *sql)
         return ht_error_set(err, HT_EINVAL, "unknown listing of splits %d", (int)pick);
-    rc = collect(store, sql[pick], NULL, problem_id, sizeof **ids, fill_id, &arr, n,
-                 "cannot read the splits", err);
+    rc = collect(store, &(struct listing){sql[pick], sizeof **ids, fill_id,
+                                          "cannot read the splits"},
+                 NULL, problem_id, &arr, n, err);
     *ids = arr;
     return rc;
 }
@@ -207,14 +218,14 @@ int ht__store_query_tune_runs(struct ht_store *store, int64_t problem_id,
                               struct ht__store_tune_run_row **rows, size_t *n,
                               struct ht_error *err)
 {
+    static const struct listing q = {
+        "SELECT r.id, r.device_id, r.strategy, r.seed, r.budget, r.time_limit, "
+        "r.replayed, r.from_db, count(s.i), r.created_at, r.best_before "
+        "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id WHERE r.problem_id = :id "
+        "GROUP BY r.id ORDER BY r.device_id, r.id",
+        sizeof **rows, fill_tune_run, "cannot read the tuning runs"};
     void *arr;
-    int rc = collect(store,
-                     "SELECT r.id, r.device_id, r.strategy, r.seed, r.budget, r.time_limit, "
-                     "r.replayed, r.from_db, count(s.i), r.created_at, r.best_before "
-                     "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id WHERE r.problem_id = :id "
-                     "GROUP BY r.id ORDER BY r.device_id, r.id",
-                     NULL, problem_id, sizeof **rows, fill_tune_run, &arr, n,
-                     "cannot read the tuning runs", err);
+    int rc = collect(store, &q, NULL, problem_id, &arr, n, err);
 
     *rows = arr;
     return rc;
@@ -234,12 +245,12 @@ int ht__store_query_tune_steps(struct ht_store *store, int64_t run_id,
                                struct ht__store_tune_step_row **rows, size_t *n,
                                struct ht_error *err)
 {
+    static const struct listing q = {
+        "SELECT i, status, seconds, elapsed FROM tune_steps WHERE run_id = :id "
+        "ORDER BY i",
+        sizeof **rows, fill_tune_step, "cannot read the tuning steps"};
     void *arr;
-    int rc = collect(store,
-                     "SELECT i, status, seconds, elapsed FROM tune_steps WHERE run_id = :id "
-                     "ORDER BY i",
-                     NULL, run_id, sizeof **rows, fill_tune_step, &arr, n,
-                     "cannot read the tuning steps", err);
+    int rc = collect(store, &q, NULL, run_id, &arr, n, err);
 
     *rows = arr;
     return rc;
@@ -261,13 +272,13 @@ int ht__store_query_eval_times(struct ht_store *store, int64_t problem_id,
                                struct ht__store_eval_time_row **rows, size_t *n,
                                struct ht_error *err)
 {
+    static const struct listing q = {
+        "SELECT device_id, status, seconds, verified FROM evaluations "
+        "WHERE problem_id = :id ORDER BY device_id, "
+        "typeof(seconds) <> 'real', seconds, id",
+        sizeof **rows, fill_eval_time, "cannot read the evaluations"};
     void *arr;
-    int rc = collect(store,
-                     "SELECT device_id, status, seconds, verified FROM evaluations "
-                     "WHERE problem_id = :id ORDER BY device_id, "
-                     "typeof(seconds) <> 'real', seconds, id",
-                     NULL, problem_id, sizeof **rows, fill_eval_time, &arr, n,
-                     "cannot read the evaluations", err);
+    int rc = collect(store, &q, NULL, problem_id, &arr, n, err);
 
     *rows = arr;
     return rc;

@@ -344,13 +344,20 @@ static int lose(struct ht_supervise_result *res, const struct page *pg, size_t d
     return 1;
 }
 
-/* One child: started with env, watched until it ends. *status is its wait status;
- * *timed_out the device whose deadline passed (it was killed), or -1; the page stays
- * mapped at *pg for the caller (munmap). */
-static int run_child(char *const argv[], const char *path, char **env, double grace_s,
-                     struct out *o, struct page **pg, int *status, int *timed_out,
-                     struct ht_error *err)
+/* What starts a child: the program at path, its argv and its environment. */
+struct command {
+    const char *path;
+    char *const *argv;
+    char **env;
+};
+
+/* One child: started as cmd says, watched until it ends, what it writes gathered in o.
+ * *status is its wait status; *timed_out the device whose deadline passed (it was
+ * killed), or -1; the page stays mapped at *pg for the caller (munmap). */
+static int run_child(const struct command *cmd, double grace_s, struct out *o,
+                     struct page **pg, int *status, int *timed_out, struct ht_error *err)
 {
+    const char *path = cmd->path;
     posix_spawn_file_actions_t fa;
     int memfd, pipefd[2], rc, eof = 0, forwarded = 0;
     double forward_t = 0;
@@ -381,7 +388,7 @@ static int run_child(char *const argv[], const char *path, char **env, double gr
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, memfd, SUPERVISE_FD);
-    rc = posix_spawn(&pid, path, &fa, NULL, argv, env);
+    rc = posix_spawn(&pid, path, &fa, NULL, cmd->argv, cmd->env);
     posix_spawn_file_actions_destroy(&fa);
     close(pipefd[1]);
     close(memfd);
@@ -462,8 +469,8 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
             break;
         }
         res->attempts++;
-        rc = run_child(argv, o.path ? o.path : "/proc/self/exe", env, grace, &out, &pg,
-                       &status, &timed_out, err);
+        rc = run_child(&(struct command){o.path ? o.path : "/proc/self/exe", argv, env}, grace,
+                       &out, &pg, &status, &timed_out, err);
         env_free(env);
         for (int d = 0; pg && d < HT_SUPERVISE_MAX_DEVICES; d++)
             if (atomic_load(&pg->slot[d].busy) > 0) {

@@ -213,12 +213,14 @@ static int int_value(const struct ht__rj *v, int64_t *out)
     return 0;
 }
 
-/* Appends one result: conf holds every parameter by name, among others when subset (a
- * Kernel Tuner cache entry: its parameters are those the recording names). */
+/* Appends one result e, whose runs are runs[0..e->nruns): conf holds every parameter by
+ * name, among others when subset (a Kernel Tuner cache entry: its parameters are those the
+ * recording names). */
 static int add_row(struct ht_recording *r, const struct ht__rj *conf, int subset,
-                   const char *where, struct entry *e, const double *runs, size_t nruns,
+                   const char *where, struct entry *e, const double *runs,
                    struct ht_error *err)
 {
+    const size_t nruns = e->nruns;
     size_t have = 0;
 
     if (!conf || conf->type != HT__RJ_OBJECT)
@@ -270,7 +272,6 @@ static int add_row(struct ht_recording *r, const struct ht__rj *conf, int subset
         memcpy(r->runs + r->nruns, runs, nruns * sizeof *runs);
     }
     e->first_run = r->nruns;
-    e->nruns = nruns;
     r->nruns += nruns;
     r->entries[r->count] = *e;
     r->count++;
@@ -364,7 +365,7 @@ static int load_t4(struct ht_recording *r, const struct ht__rj *root, const char
         const struct ht__rj *res = &all[i], *times = ht__rj_get(res, "times"),
                             *runs = ht__rj_get(times, "runtimes"), *x;
         const char *dev = ht__rj_string(ht__rj_get(res, "device"));
-        size_t nruns = 0, nx;
+        size_t nx;
         struct entry e = {0};
 
         snprintf(where, sizeof where, "results[%zu]", i);
@@ -392,9 +393,9 @@ static int load_t4(struct ht_recording *r, const struct ht__rj *root, const char
                 !strcmp(ht__rj_string(ht__rj_get(&x[k], "name")), "time") &&
                 ms(ht__rj_get(&x[k], "value")) >= 0)
                 e.seconds = ms(ht__rj_get(&x[k], "value")) * unit;
-        double sum = read_runs(runs, unit, runbuf, &nruns);
-        if (e.seconds < 0 && nruns)
-            e.seconds = sum / (double)nruns;
+        double sum = read_runs(runs, unit, runbuf, &e.nruns);
+        if (e.seconds < 0 && e.nruns)
+            e.seconds = sum / (double)e.nruns;
         if ((e.status == HT_OK || e.status == HT_ECUT) && !(e.seconds > 0))
             return fail_at(r, err, HT_ESPEC, "%s: a correct result without a time "
                            "(measurements 'time' or times.runtimes)", where);
@@ -406,8 +407,7 @@ static int load_t4(struct ht_recording *r, const struct ht__rj *root, const char
         e.run_s = (b >= 0 ? b * unit : sum);
         static const char *const extra[] = {"framework", "validation", "verification"};
         e.run_s += extra_times(times, extra, sizeof extra / sizeof *extra, unit);
-        if ((rc = add_row(r, ht__rj_get(res, "configuration"), 0, where, &e, runbuf, nruns,
-                          err)))
+        if ((rc = add_row(r, ht__rj_get(res, "configuration"), 0, where, &e, runbuf, err)))
             return rc;
     }
     if (want_device && r->count == 0)
@@ -448,7 +448,6 @@ static int load_kt_cache(struct ht_recording *r, const struct ht__rj *root,
     for (size_t k = 0; k < nentries; k++) {
         const struct ht__rj *e = &all[k], *t = ht__rj_get(e, "time");
         struct entry en = {0};
-        size_t nruns = 0;
 
         snprintf(where, sizeof where, "cache[\"%.200s\"]", e->key);
         if (e->type != HT__RJ_OBJECT)
@@ -463,14 +462,14 @@ static int load_kt_cache(struct ht_recording *r, const struct ht__rj *root,
         } else
             return fail_at(r, err, HT_ESPEC, "%s.time: expected a time in ms or an error "
                            "marker such as \"CompilationFailedConfig\"", where);
-        double sum = read_runs(ht__rj_get(e, "times"), 1e-3, runbuf, &nruns);
+        double sum = read_runs(ht__rj_get(e, "times"), 1e-3, runbuf, &en.nruns);
         en.compile_s = ms(ht__rj_get(e, "compile_time")) > 0
                            ? ms(ht__rj_get(e, "compile_time")) * 1e-3 : 0.0;
         en.run_s = ms(ht__rj_get(e, "benchmark_time")) >= 0
                        ? ms(ht__rj_get(e, "benchmark_time")) * 1e-3 : sum;
         static const char *const extra[] = {"framework_time", "verification_time"};
         en.run_s += extra_times(e, extra, sizeof extra / sizeof *extra, 1e-3);
-        if ((rc = add_row(r, e, 1, where, &en, runbuf, nruns, err)))
+        if ((rc = add_row(r, e, 1, where, &en, runbuf, err)))
             return rc;
     }
     return 0;

@@ -243,14 +243,15 @@ void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
 }
 
-/* Stores the next step of this run (store.h, tuning runs): the order and clock of its
- * evaluations, which their own rows do not keep; with ev (when not NULL), the evaluation
- * itself in the same transaction. The run's row is made with its first step, so a tune
- * that finds everything stored leaves none. */
-static int record_step(struct tune *t, struct ht_store *store, const struct ht_stored_eval *ev,
-                       const char *text, const char *status, double seconds,
-                       double elapsed_s, struct ht_error *err)
+/* Stores the next step of this run in t->store (store.h, tuning runs): the order and clock
+ * of its evaluations, which their own rows do not keep; with ev (when not NULL), the
+ * evaluation itself in the same transaction. The run's row is made with its first step, so
+ * a tune that finds everything stored leaves none. */
+static int record_step(struct tune *t, const struct ht_stored_eval *ev, const char *text,
+                       const char *status, double seconds, double elapsed_s,
+                       struct ht_error *err)
 {
+    struct ht_store *store = t->store;
     struct ht_stored_tune_step *step;
     int rc = HT_OK;
 
@@ -667,7 +668,7 @@ static int tune_record(struct tune *t, size_t index, const char *text, int st, i
     int rc;
 
     fill_eval(t, ht_search_config(t->search, index), text, st, res, eerr, t->ev);
-    rc = record_step(t, t->store, t->ev, text, t->ev->status,
+    rc = record_step(t, t->ev, text, t->ev->status,
                      st == HT_OK && res->verified != 0 ? res->kernel_s : -1.0,
                      t->opts->replay ? t->sim_s : ht__now() - t->search_t0, err);
     if (rc != HT_OK)
@@ -809,7 +810,7 @@ static int tune_step(struct tune *t, struct ht_error *err)
         if (st == HT_ENOTFOUND) { /* missing: a failure for the search, never stored */
             out->evaluated++;
             out->missing++;
-            rc = record_step(t, t->store, NULL, text, "missing", -1.0, t->sim_s, err);
+            rc = record_step(t, NULL, text, "missing", -1.0, t->sim_s, err);
             if (rc != HT_OK)
                 return rc;
             rc = ht_search_report(t->search, index, INFINITY);

@@ -72,16 +72,15 @@ static int read_best(const struct ht_spec *spec, struct ht_store *store, int64_t
 }
 
 /* Predicts d from the kernel's other sizes when the database holds nothing of problem_id
- * on it (a problem partly measured is tuned on, not predicted); HT_ENOTFOUND when it
- * cannot (fewer than two other sizes), err untouched then. */
+ * on it (a problem partly measured is tuned on, not predicted); opts->topts is set (eq3).
+ * HT_ENOTFOUND when it cannot, err untouched then; *why then holds the predictor's reason
+ * when it found other sizes (fewer than it needs), else is cleared. */
 static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
-                   const struct ht_workflow_best_opts *opts, const struct ht_tune_opts *topts,
-                   struct ht_workflow_device *d, char *why, size_t whysize,
-                   struct ht_error *err)
+                   const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
+                   struct ht_error *why, struct ht_error *err)
 {
     struct ht_predict_opts po;
     struct ht_predict_result *r;
-    struct ht_error e;
     char note[2048], list[1024], t[32];
     uint64_t count;
     int rc = ht_store_count_evals(store, problem_id, d->device_id, &count, err);
@@ -92,10 +91,10 @@ static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t p
     if (!r)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht_predict_opts_init(&po);
-    po.eq3 = topts->eq3;
+    po.eq3 = opts->topts->eq3;
     po.unverified = opts->unverified;
-    ht_error_clear(&e);
-    rc = ht_predict_best(spec, store, d->dev, &po, r, &e);
+    ht_error_clear(why);
+    rc = ht_predict_best(spec, store, d->dev, &po, r, why);
     if (rc == HT_OK) {
         memcpy(d->config, r->config, spec->space.nparams * sizeof *r->config);
         snprintf(d->config_text, sizeof d->config_text, "%s", r->config_text);
@@ -115,10 +114,10 @@ static int predict(const struct ht_spec *spec, struct ht_store *store, int64_t p
         if (opts->on_note)
             opts->on_note(note, opts->user);
     } else if (rc != HT_ENOTFOUND) {
-        *err = e;
-    } else if (r->nsizes > 0) {
-        snprintf(why, whysize, "; no prediction: %.900s", e.text);
+        *err = *why;
     }
+    if (rc != HT_ENOTFOUND || r->nsizes == 0)
+        ht_error_clear(why);
     free(r);
     return rc;
 }
@@ -127,19 +126,23 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                      const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
                      struct ht_error *err)
 {
-    struct ht_workflow_best_opts none;
+    struct ht_workflow_best_opts resolved;
     struct ht_tune_opts defaults;
     const struct ht_tune_opts *topts;
     struct ht_tune_result *tr;
+    struct ht_error no_prediction;
     char why[1024];
     int rc;
 
-    if (!opts) {
-        memset(&none, 0, sizeof none);
-        opts = &none;
-    }
+    if (opts)
+        resolved = *opts;
+    else
+        memset(&resolved, 0, sizeof resolved);
     ht_tune_opts_init(&defaults);
-    topts = opts->topts ? opts->topts : &defaults;
+    if (!resolved.topts)
+        resolved.topts = &defaults;
+    opts = &resolved;
+    topts = opts->topts;
     if (spec->space.nparams > HT_STORE_MAX_PARAMS)
         return ht_error_set(err, HT_EINVAL, "the spec has more than %d parameters",
                             HT_STORE_MAX_PARAMS);
@@ -151,10 +154,13 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     if (rc != HT_ENOTFOUND)
         return rc;
     why[0] = '\0';
+    ht_error_clear(&no_prediction);
     rc = opts->no_predict ? HT_ENOTFOUND
-                          : predict(spec, store, problem_id, opts, topts, d, why, sizeof why, err);
+                          : predict(spec, store, problem_id, opts, d, &no_prediction, err);
     if (rc != HT_ENOTFOUND)
         return rc;
+    if (no_prediction.code)
+        snprintf(why, sizeof why, "; no prediction: %.900s", no_prediction.text);
     if (!opts->tune_missing)
         return ht_error_set(err, HT_ENOTFOUND,
                             "device %zu (%s) has no tuned configuration of '%s' at these sizes "

@@ -187,14 +187,14 @@ int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct h
 int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
                     struct ht_error *err);
 
-/* Makes the device's view of in->mem[i]'s elements [off, off + bytes) and the host's agree
- * when the buffer works in place: a blocking map (for reading when to_host, else for
- * writing) and unmap, plus, when copy is not NULL, a copy through the mapping (to copy
- * from the device, or from copy to the device). The map's and unmap's times (their
+/* Makes the device's view of mem's first bytes and the host's agree when the buffer works
+ * in place: a blocking map (for reading when to_host, else for writing) and unmap, plus,
+ * when copy is not NULL, a copy through the mapping (to copy from the device, or from copy
+ * to the device). The map's and unmap's times (their
  * profiling events; the map's wall time where the queue has no profiling) and the copy's
  * are added to *seconds: not the wait for what the queue held before. HT_ECL. */
-int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t off, size_t bytes, int to_host,
-                  void *copy, double *seconds, struct ht_error *err);
+int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
+                  double *seconds, struct ht_error *err);
 
 /* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
  * (ht__poison_pattern) on the session's queue; does not wait. */
