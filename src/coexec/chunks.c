@@ -127,13 +127,13 @@ static int transfer_reg(struct cxdev *d, cl_command_queue q, size_t i, size_t of
     return rc;
 }
 
-/* A rectangular transfer of the elements [lo[a], hi[a]) of every axis a of buffer i,
- * between the device buffer and the host buffer of the same layout, on queue q
- * (non-blocking; the event is kept in d->events). */
+/* A rectangular transfer of the elements of box r of buffer i, between the device buffer
+ * and the host buffer of the same layout, on queue q (non-blocking; the event is kept in
+ * d->events). */
 static int transfer_rect(struct cxdev *d, cl_command_queue q, size_t i, void *host,
-                         const uint64_t *lo, const uint64_t *hi, int to_device,
-                         struct ht_error *err)
+                         const struct ht__box *r, int to_device, struct ht_error *err)
 {
+    const uint64_t *lo = r->lo, *hi = r->hi;
     const struct ht_arg *arg = &d->cx->spec->args[i];
     const struct ht__hostbuf *b = &d->in.shape[i];
     size_t es = ht_type_size(arg->type);
@@ -201,13 +201,13 @@ static int transfer_rect(struct cxdev *d, cl_command_queue q, size_t i, void *ho
     return HT_OK;
 }
 
-/* The element ranges of buffer i for the range [lo, hi) of the g work-items (inputs: the
- * device's own, g = d->g) or units (owned outputs, g = cx->global) along the split
- * dimension: the axes it walks get their slice (owned: without the halo), the others stay
- * whole. */
+/* The box of buffer i for the range [wlo, whi) of the g work-items (inputs: the device's
+ * own, g = d->g) or units (owned outputs, g = cx->global) along the split dimension: the
+ * axes it walks get their slice (owned: without the halo), the others stay whole. */
 void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t wlo,
-                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi)
+                         uint64_t whi, int owned, struct ht__box *out)
 {
+    uint64_t *lo = out->lo, *hi = out->hi;
     const struct ht__hostbuf *b = &d->in.shape[i];
     const struct bufmap *m = &d->maps[i];
 
@@ -249,24 +249,24 @@ static int send_inputs(struct cxdev *d, cl_command_queue q, enum in_mode mode, u
     const struct ht_spec *spec = d->cx->spec;
 
     for (size_t i = 0; i < spec->nargs; i++) {
-        uint64_t lo[3], hi[3];
+        struct ht__box r;
         int rc;
         if (d->maps[i].in != mode || !spec->args[i].is_buffer ||
             (d->in.host[i] && !ht__cx_shadowed(d, i)))
             continue;
         if (mode == IN_SLICED)
-            ht__cx_slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
+            ht__cx_slice_ranges(d, i, d->g, wlo, wlo + wn, 0, &r);
         else
             for (unsigned a = 0; a < 3; a++) {
-                lo[a] = 0;
-                hi[a] = d->in.shape[i].dims[a];
+                r.lo[a] = 0;
+                r.hi[a] = d->in.shape[i].dims[a];
             }
         if (ht__cx_shadowed(d, i)) {
             /* Before the kernel is enqueued: it reads the shadow in place. */
-            ht__cx_copy_rect(d, i, d->shadow[i].data, d->cx->inputs[i].data, lo, hi, &d->write_s);
+            ht__cx_copy_rect(d, i, d->shadow[i].data, d->cx->inputs[i].data, &r, &d->write_s);
             continue;
         }
-        rc = transfer_rect(d, q, i, d->cx->inputs[i].data, lo, hi, 1, err);
+        rc = transfer_rect(d, q, i, d->cx->inputs[i].data, &r, 1, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -283,12 +283,12 @@ static int read_owned(struct cxdev *d, cl_command_queue q, uint64_t ulo, uint64_
     if (uhi <= ulo)
         return HT_OK;
     for (size_t i = 0; i < spec->nargs; i++) {
-        uint64_t lo[3], hi[3];
+        struct ht__box r;
         int rc;
         if (d->maps[i].out != OUT_OWNED || d->in.host[i])
             continue;
-        ht__cx_slice_ranges(d, i, d->cx->global, ulo, uhi, 1, lo, hi);
-        rc = transfer_rect(d, q, i, d->cx->outputs[i].data, lo, hi, 0, err);
+        ht__cx_slice_ranges(d, i, d->cx->global, ulo, uhi, 1, &r);
+        rc = transfer_rect(d, q, i, d->cx->outputs[i].data, &r, 0, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -386,7 +386,7 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct bufmap *m = &d->maps[i];
         size_t bytes = d->in.shape[i].count * ht_type_size(spec->args[i].type);
-        uint64_t lo[3] = {0, 0, 0}, hi[3];
+        struct ht__box r = {{0, 0, 0}, {0, 0, 0}};
         int rc;
 
         if (m->out == OUT_NONE)
@@ -398,24 +398,24 @@ static int read_outputs(struct cxdev *d, struct ht_error *err)
             /* On a shadow, the kernels are done: the elements it owns go to the host array,
              * and nothing else. */
             for (size_t k = 0; rc == HT_OK && ht__cx_shadowed(d, i) && k < d->nowned; k++) {
-                uint64_t slo[3], shi[3];
+                struct ht__box s;
                 if (m->out == OUT_WHOLE) {
                     for (unsigned a = 0; a < 3; a++) {
-                        slo[a] = 0;
-                        shi[a] = d->in.shape[i].dims[a];
+                        s.lo[a] = 0;
+                        s.hi[a] = d->in.shape[i].dims[a];
                     }
                     k = d->nowned;
                 } else {
-                    ht__cx_slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1, slo,
-                                 shi);
+                    ht__cx_slice_ranges(d, i, d->cx->global, d->owned[k].lo, d->owned[k].hi, 1,
+                                        &s);
                 }
-                ht__cx_copy_rect(d, i, d->cx->outputs[i].data, d->shadow[i].data, slo, shi,
-                          &d->read_s);
+                ht__cx_copy_rect(d, i, d->cx->outputs[i].data, d->shadow[i].data, &s,
+                                 &d->read_s);
             }
         } else if (m->out == OUT_WHOLE) {
             for (unsigned a = 0; a < 3; a++)
-                hi[a] = d->in.shape[i].dims[a];
-            rc = transfer_rect(d, q, i, d->cx->outputs[i].data, lo, hi, 0, err);
+                r.hi[a] = d->in.shape[i].dims[a];
+            rc = transfer_rect(d, q, i, d->cx->outputs[i].data, &r, 0, err);
         } else {
             continue;
         }

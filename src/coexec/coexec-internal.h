@@ -294,11 +294,15 @@ int ht__cx_any_inplace(const struct ht_coexec *cx, size_t i);
 void ht__cx_buffer_bytes(const struct cxdev *d, int all, double *sliced_in, double *whole_in,
                          double *owned_out, double *whole_out);
 
-/* Copies the elements [lo[a], hi[a]) of every axis a of buffer i between two host arrays
- * of its layout (d's copy threads for one contiguous range, row by row otherwise), adding
- * the time to *seconds. */
+/* A box of a buffer: the elements [lo[a], hi[a]) of each axis a. */
+struct ht__box {
+    uint64_t lo[3], hi[3];
+};
+
+/* Copies the elements of box r of buffer i between two host arrays of its layout (d's copy
+ * threads for one contiguous range, row by row otherwise), adding the time to *seconds. */
 void ht__cx_copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
-                      const uint64_t *lo, const uint64_t *hi, double *seconds);
+                      const struct ht__box *r, double *seconds);
 
 /* The bytes device d copies between host and device memory (none for what it works on in
  * place). */
@@ -355,11 +359,10 @@ void ht__cx_chunk_items(const struct cxdev *d, const struct ht_split_chunk *c, u
 int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned warmup,
                     unsigned repeats, unsigned keep, int do_poison, struct ht_error *err);
 
-/* The element ranges of buffer i for the range [lo, hi) of the g work-items (inputs: the
- * device's own, g = d->g) or units (owned outputs, g = cx->global) along the split
- * dimension: the axes it walks get their slice (owned: without the halo), the others stay
- * whole. */
+/* The box of buffer i for the range [wlo, whi) of the g work-items (inputs: the device's
+ * own, g = d->g) or units (owned outputs, g = cx->global) along the split dimension: the
+ * axes it walks get their slice (owned: without the halo), the others stay whole. */
 void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t wlo,
-                         uint64_t whi, int owned, uint64_t *lo, uint64_t *hi);
+                         uint64_t whi, int owned, struct ht__box *out);
 
 #endif

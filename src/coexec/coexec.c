@@ -55,13 +55,17 @@ static const char *dim_name(unsigned d)
     return d < 3 ? names[d] : "?";
 }
 
-/* Decides how buffer i travels for device d (splitting along dim into `units`, nd devices
- * in all). Inputs map onto the device's own work-items, outputs onto the units. w: what a
- * probe inferred for it when it has no index, or NULL. */
-static int map_buffer(const struct ht_spec *spec, struct cxdev *d, size_t i, unsigned dim,
-                      uint64_t units, size_t nd, const struct ht_split_written *w,
+/* Decides how buffer i travels for device d of its co-execution (which splits along
+ * opts.dim into cx->global units over cx->n devices). Inputs map onto the device's own
+ * work-items, outputs onto the units. w: what a probe inferred for it when it has no
+ * index, or NULL. */
+static int map_buffer(struct cxdev *d, size_t i, const struct ht_split_written *w,
                       struct ht_error *err)
 {
+    const struct ht_spec *spec = d->cx->spec;
+    const unsigned dim = d->cx->opts.dim;
+    const uint64_t units = d->cx->global;
+    const size_t nd = d->cx->n;
     const struct ht_arg *arg = &spec->args[i];
     const struct ht__hostbuf *b = &d->in.shape[i];
     struct bufmap *m = &d->maps[i];
@@ -462,12 +466,12 @@ int ht__cx_inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i,
     return HT_OK;
 }
 
-/* Copies the elements [lo[a], hi[a]) of every axis a of buffer i between two host arrays
- * of its layout (d's copy threads for one contiguous range, row by row otherwise), adding
- * the time to *seconds. */
+/* Copies the elements of box r of buffer i between two host arrays of its layout (d's copy
+ * threads for one contiguous range, row by row otherwise), adding the time to *seconds. */
 void ht__cx_copy_rect(struct cxdev *d, size_t i, void *dst, const void *src,
-                      const uint64_t *lo, const uint64_t *hi, double *seconds)
+                      const struct ht__box *r, double *seconds)
 {
+    const uint64_t *lo = r->lo, *hi = r->hi;
     const struct ht__hostbuf *b = &d->in.shape[i];
     size_t es = ht_type_size(d->cx->spec->args[i].type);
     uint64_t dims[3] = {1, 1, 1}, l[3] = {0, 0, 0}, h[3] = {1, 1, 1};
@@ -977,7 +981,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
     for (size_t i = 0; i < n; i++)
         for (size_t a = 0; a < spec->nargs; a++)
             if (spec->args[a].is_buffer) {
-                rc = map_buffer(spec, &cx->devs[i], a, cx->opts.dim, cx->global, n,
+                rc = map_buffer(&cx->devs[i], a,
                                 opts && opts->written ? &opts->written[a] : NULL, err);
                 if (rc != HT_OK)
                     goto fail;

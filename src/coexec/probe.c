@@ -42,16 +42,22 @@ static uint64_t count_of(unsigned naxes, const uint64_t *dims)
     return n;
 }
 
-/* Whether run r's writes fit the slab of axis ax, k elements per work-item, halos hlo and
- * hhi: nothing written outside [a·k − hlo, b·k + hhi), and in its own rows [a·k, b·k)
- * exactly what the whole run writes there. */
-static int slab_fits(unsigned naxes, const uint64_t *dims, unsigned ax, uint64_t k,
-                     uint64_t hlo, uint64_t hhi, const struct ht__probe_run *r,
-                     const uint8_t *whole)
+/* A slab of a buffer: along axis ax, k elements per work-item, and the halos hlo and hhi
+ * that the writes of a range of work-items reach past its own rows. */
+struct slab {
+    unsigned ax;
+    uint64_t k, hlo, hhi;
+};
+
+/* Whether run r's writes fit slab s: nothing written outside [a·k − hlo, b·k + hhi), and
+ * in its own rows [a·k, b·k) exactly what the whole run writes there. */
+static int slab_fits(unsigned naxes, const uint64_t *dims, const struct slab *s,
+                     const struct ht__probe_run *r, const uint8_t *whole)
 {
+    const unsigned ax = s->ax;
     uint64_t n = count_of(naxes, dims), inner = inner_of(naxes, dims, ax);
-    uint64_t olo = r->wlo * k, ohi = r->whi * k;
-    uint64_t lo = olo > hlo ? olo - hlo : 0, hi = ohi + hhi;
+    uint64_t olo = r->wlo * s->k, ohi = r->whi * s->k;
+    uint64_t lo = olo > s->hlo ? olo - s->hlo : 0, hi = ohi + s->hhi;
 
     for (uint64_t e = 0; e < n; e++) {
         uint64_t c = e / inner % dims[ax];
@@ -101,8 +107,8 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
         /* A halo wider than the slice is no slab: the writes spread over the axis. */
         if (hlo + hhi > (runs[0].whi - runs[0].wlo) * k)
             continue;
-        if (!slab_fits(naxes, dims, ax, k, hlo, hhi, &runs[0], whole) ||
-            !slab_fits(naxes, dims, ax, k, hlo, hhi, &runs[1], whole))
+        if (!slab_fits(naxes, dims, &(struct slab){ax, k, hlo, hhi}, &runs[0], whole) ||
+            !slab_fits(naxes, dims, &(struct slab){ax, k, hlo, hhi}, &runs[1], whole))
             continue;
         if (hlo + hhi < best) {
             best = hlo + hhi;

@@ -89,7 +89,7 @@ int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t u
     const struct cxdev *d0 = &cx->devs[0];
     const struct ht__hostbuf *b;
     unsigned nsplit = 0;
-    uint64_t lo[3], hi[3];
+    struct ht__box r;
 
     memset(s, 0, sizeof *s);
     if (i >= spec->nargs || !spec->args[i].is_buffer || uhi > cx->global || ulo > uhi)
@@ -120,9 +120,9 @@ int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t u
         s->whole = 0;
         s->lo = s->hi = 0;
         if (uhi > ulo) {
-            ht__cx_slice_ranges(d0, i, cx->global, ulo, uhi, 1, lo, hi);
-            s->lo = lo[s->axis];
-            s->hi = hi[s->axis];
+            ht__cx_slice_ranges(d0, i, cx->global, ulo, uhi, 1, &r);
+            s->lo = r.lo[s->axis];
+            s->hi = r.hi[s->axis];
         }
         return HT_OK;
     }
@@ -138,11 +138,11 @@ int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t u
         struct ht_split_chunk c = {ulo, uhi - ulo, ulo, uhi - ulo};
         uint64_t wlo, wn;
         ht__cx_chunk_items(d, &c, &wlo, &wn);
-        ht__cx_slice_ranges(d, i, d->g, wlo, wlo + wn, 0, lo, hi);
-        if (j == 0 || lo[s->axis] < s->lo)
-            s->lo = lo[s->axis];
-        if (j == 0 || hi[s->axis] > s->hi)
-            s->hi = hi[s->axis];
+        ht__cx_slice_ranges(d, i, d->g, wlo, wlo + wn, 0, &r);
+        if (j == 0 || r.lo[s->axis] < s->lo)
+            s->lo = r.lo[s->axis];
+        if (j == 0 || r.hi[s->axis] > s->hi)
+            s->hi = r.hi[s->axis];
     }
     return HT_OK;
 }
