@@ -10,6 +10,9 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 make_tmp refine
+# PoCL's cache (common.bash): this test checks the plans and the refined splits, not
+# hetune's binary cache.
+pocl_cache_on
 
 # --- hetune plan: no OpenCL device needed. ---
 

@@ -12,6 +12,9 @@ set -eu
 source "${HETUNE_SOURCE_DIR:?HETUNE_SOURCE_DIR must name the source tree}/tests/cli/common.bash"
 export POCL_DEVICES="${POCL_DEVICES:-pthread basic}"
 make_tmp run
+# PoCL's cache (common.bash): this test checks the pipeline, its database and its report,
+# not hetune's binary cache.
+pocl_cache_on
 
 spec="$HETUNE_SOURCE_DIR/examples/conv1d/spec.json"
 db="$tmp/run.db"

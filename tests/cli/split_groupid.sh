@@ -32,9 +32,20 @@ split() {
     run split "$fix/$spec.json" --device "$two" --dim "$dim" --force --json --db "$db" \
         "${cache[@]}" --repeats 2 "$@"
     [ "$status" -eq 0 ] || fail "$spec --dim $dim $*: exit $status: $(cat "$tmp/err")"
+    [ "$spec" != gridstride ] || ! grep -q "tuning it first" "$tmp/err" ||
+        fail "$spec: the split tuned again: $(cat "$tmp/err")"
     check 'd["verification"]["verified"] is True and d["verification"]["mismatches"] == 0'
     check 'd["ran_alone"] is False'
 }
+
+# The two larger spaces (gridstride 8 configurations a device, stencil 14) tuned first, 4
+# configurations of each device drawn with a seed (as cli/interop and cli/borrowed), instead
+# of exhaustively inside their first split: the splits and their verification are checked
+# here, and no split tunes again (checked below).
+for spec in "$fix/gridstride.json" "$HETUNE_SOURCE_DIR/tests/fixtures/split/stencil.json"; do
+    run tune "$spec" --device all --strategy random --budget 4 --seed 0 --db "$db" "${cache[@]}" -q
+    expect_status 0
+done
 
 for spec in tiledstencil tiledmatmul gridstride; do
     dims="0 1"
@@ -64,4 +75,5 @@ run split "$HETUNE_SOURCE_DIR/tests/fixtures/split/stencil.json" --device "$two"
     --json --db "$db" "${cache[@]}" --plan paper --repeats 2
 expect_status 0
 check 'd["verification"]["verified"] is True'
+! grep -q "tuning it first" "$tmp/err" || fail "stencil: the split tuned again: $(cat "$tmp/err")"
 echo "ok"
