@@ -21,7 +21,6 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -241,7 +240,6 @@ struct ht__worker {
     size_t nparams;
     int64_t *ref_config;     /* the reference step's configuration once it succeeded, to run
                                 it again in a worker started again; NULL before */
-    int background;          /* builds ahead for a CPU device: run only on idle cores */
 };
 
 static int executable(const char *path)
@@ -361,28 +359,6 @@ static int quiet_children(void)
     return q && *q && strcmp(q, "0") != 0;
 }
 
-/* Starts the worker process. A worker that builds ahead for a CPU device runs under
- * SCHED_IDLE: the cores it builds on are the cores the device measures on, and a build
- * beside a measured kernel slowed the measuring about four times on two cores (PoCL's
- * pthread device waits for its slowest thread) and changed which configuration was best.
- * Under SCHED_IDLE the builds take only what the measuring leaves: the time the tuner
- * spends on the host, and all of it while the tuner waits for a build. The policy is set
- * on the new process before it is sent INIT, so before it starts any thread (the driver's
- * come with the platform, after INIT) and every thread inherits it; posix_spawn's own
- * attribute takes no SCHED_IDLE. Where the system refuses it, the worker runs as any
- * other. */
-static int spawn(struct ht__worker *w, const posix_spawn_file_actions_t *fa, char **argv)
-{
-    int rc = posix_spawn(&w->pid, w->path, fa, NULL, argv, ht__env_for_child());
-
-    if (rc == 0 && w->background) {
-        struct sched_param sp = {.sched_priority = 0};
-        if (sched_setscheduler(w->pid, SCHED_IDLE, &sp) != 0)
-            w->background = 0;
-    }
-    return rc;
-}
-
 static int worker_spawn(struct ht__worker *w, struct ht_error *err)
 {
     posix_spawn_file_actions_t fa;
@@ -419,7 +395,7 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     }
-    rc = spawn(w, &fa, argv);
+    rc = posix_spawn(&w->pid, w->path, &fa, NULL, argv, ht__env_for_child());
     posix_spawn_file_actions_destroy(&fa);
     close(child);
     if (rc != 0) {
@@ -476,7 +452,6 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
     w->timeout_s = opts->timeout_s;
     w->stop = opts->stop;
     w->nparams = def->nparams;
-    w->background = build_only && dev->is_cpu;
     snprintf(w->path, sizeof w->path, "%s", path);
 
     /* The spec as the worker will load it: its file with every size given, and what a
