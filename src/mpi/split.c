@@ -913,8 +913,9 @@ static int split_result(const struct msplit *m, const struct figures *f,
     out->took_part = m->np;
     out->dim = m->opts->coexec.dim;
     out->global = m->plan.global;
+    /* No scheduler named: the registry's first, the default (split.h). */
     out->scheduler = dup_text(m->opts->coexec.scheduler ? m->opts->coexec.scheduler
-                                                        : "static");
+                                                        : ht_split_schedulers[0]->name);
     out->decision = dup_text(m->decision);
     out->round_wall_s = walls;
     out->reference = dup_text(m->verified >= 0 ? m->last.reference : "");
