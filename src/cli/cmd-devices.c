@@ -340,15 +340,19 @@ int cmd_devices(int argc, char **argv)
         return cli_usage_error("devices", 2, "--dzn needs a folder name");
     if (bandwidth && !*co.db)
         return cli_usage_error("devices", 2, "--db needs a file name");
-    if (bandwidth && (host_bytes ? host_bytes : bytes) &&
-        (host_bytes ? host_bytes : bytes) < ht_host_memory_min_bytes(0))
-        return cli_usage_error("devices", 2, "%s %llu: the host memory's measurement takes at "
-                               "least %llu bytes per array here (256 a core)",
-                               host_bytes ? "--host-bytes" : "--bytes",
-                               (unsigned long long)(host_bytes ? host_bytes : bytes),
-                               (unsigned long long)ht_host_memory_min_bytes(0));
-    if (bandwidth)
-        return run_bandwidth(&co, bytes, host_bytes ? host_bytes : bytes);
+    if (bandwidth) {
+        /* The host memory's arrays: --host-bytes, else --bytes, else the default (0). */
+        const char *named = host_bytes ? "--host-bytes" : "--bytes";
+        uint64_t min = ht_host_memory_min_bytes(0);
+        if (!host_bytes)
+            host_bytes = bytes;
+        if (host_bytes && host_bytes < min)
+            return cli_usage_error("devices", 2, "%s %llu: the host memory's measurement "
+                                   "takes at least %llu bytes per array here (256 a core)",
+                                   named, (unsigned long long)host_bytes,
+                                   (unsigned long long)min);
+        return run_bandwidth(&co, bytes, host_bytes);
+    }
 
     ht_error_clear(&err);
     if (ht_platform_discover(&p, &err) != HT_OK)
