@@ -28,6 +28,6 @@ for r in $(seq "${PROBEGAP_ROUNDS:-3}"); do
   tail -40 "$LOG" | grep -iE "^(predicted|measured|alone|refine)"
   say "== round $r: the runtime (bench_mem)"
   HETUNE_DB=$db BENCH_MEM_LINKS=0 BENCH_MEM_PROBE=0 BENCH_MEM_PATHS=auto/auto \
-    bench/runtime/mem.sh build-gpu vecadd $n 20 3 "$cpu,$gpu" 2>&1 | grep -E "wall min|share" | tee -a "$LOG"
+    bench/runtime/mem.sh build-gpu vecadd $n 20 3 "$cpu,$gpu" 2>&1 | grep -E "wall min|share|decision" | tee -a "$LOG"
 done
 say "== done in $(( $(date +%s) - t0 )) s"
