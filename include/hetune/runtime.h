@@ -31,9 +31,7 @@
  * margin (ht_split_decide), that device runs alone. Otherwise the split is measured once
  * (the spec's timing, on data of its own): what the devices share when they run together
  * is not in the prediction, and a split measured slower than the fastest device alone is
- * not kept either. A split kept is then refined once as `hetune split --refine 1` does
- * (each device's time model refitted to what its slice took in that run) and measured
- * again: the refined plan runs only when it measured faster. info->decision says which, in words, and for which memory: the
+ * not kept either. info->decision says which, in words, and for which memory: the
  * decision made at open is for the runtime's own (ht_runtime_alloc's) memory; the first
  * launch after binds that change the kind of memory bound (enum ht_coexec_memory: the
  * program's own, aligned or not) decides again for that kind, measured the same way on
@@ -340,11 +338,9 @@ struct ht_runtime_info {
     double predicted_split_s;/* the split's predicted wall time (the bus plan's, see the
                                 decision above); -1 unknown */
     double predicted_alone_s;/* the fastest device's measured wall time alone; -1 unknown */
-    double measured_split_s; /* AUTO: the split's wall time measured at open (when it was
-                                predicted to pay), of the plan that runs: the bus plan's
-                                or, when it measured faster, its refinement's; -1 when not
-                                measured. Slower than the fastest device alone, that device
-                                runs alone. */
+    double measured_split_s; /* AUTO: the split's wall time measured once at open (when it
+                                was predicted to pay); -1 when not measured. Slower than
+                                the fastest device alone, that device runs alone. */
     char decision[256];      /* why it splits or not, in words, ending "; for the
                                 runtime's own memory" (or "the program's aligned", "the
                                 program's unaligned": memory below); after a fallback

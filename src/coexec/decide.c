@@ -164,56 +164,13 @@ size_t ht__decide_measured(const struct ht__measured *m)
     return m->only;
 }
 
-/* One refinement of a kept split on the bus plan (in->refine): the plan refitted to res,
- * the split measured again; the faster of the two runs stays in *res and its plan in cx
- * (the bus plan made again when the refinement lost). *refined_s is the refined run's
- * wall, -1 when the refinement changed nothing. On the GPU machine, `hetune split
- * --refine 2` of vecadd 2^26 gained 4-5% over the bus plan in two rounds of three
- * (docs/results-gpu.md), a gain the runtime's one measured split left. */
-static int refine_once(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                       struct ht_coexec_result *res, double *refined_s, int *refined,
-                       struct ht_error *err)
-{
-    struct ht_coexec_result again;
-    int rc;
-
-    *refined_s = -1;
-    *refined = 0;
-    rc = ht__coexec_refine(cx, alone, res, HT_REFINE_WALL, err);
-    if (rc == HT_DONE)
-        return HT_OK;
-    if (rc != HT_OK)
-        return rc;
-    memset(&again, 0, sizeof again);
-    rc = ht__coexec_run(cx, &again, err);
-    if (rc != HT_OK)
-        return rc;
-    *refined_s = again.wall_s;
-    if (again.wall_s < res->wall_s) {
-        ht__coexec_result_destroy(res);
-        *res = again;
-        *refined = 1;
-        return HT_OK;
-    }
-    ht__coexec_result_destroy(&again);
-    ht__coexec_reset_models(cx);
-    return ht__coexec_plan_bus(cx, alone, err);
-}
-
 /* The words of a measured decision. */
 static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate *est,
                 struct ht__decision *out)
 {
     size_t fi = in->devs[out->fastest].dev->index;
 
-    if (out->split && out->refined_split_s > 0)
-        snprintf(out->text, sizeof out->text,
-                 "%s over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
-                 "%.6g s; refined once: %.6g s, %s", in->mode == HT__DECIDE_SPLIT
-                 ? "split as asked" : "split", in->n, est->split_s, out->first_split_s, fi,
-                 est->alone_s, out->refined_split_s,
-                 out->refined ? "kept" : "the bus plan kept");
-    else if (out->split)
+    if (out->split)
         snprintf(out->text, sizeof out->text,
                  "%s over %zu devices: predicted %.6g s, measured %.6g s, device %zu alone "
                  "%.6g s", in->mode == HT__DECIDE_SPLIT ? "split as asked" : "split", in->n,
@@ -248,7 +205,6 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     memset(out, 0, sizeof *out);
     memset(&v, 0, sizeof v);
     out->predicted_split_s = out->predicted_alone_s = out->measured_split_s = -1;
-    out->refined_split_s = out->first_split_s = -1;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no device to decide over");
     for (size_t i = 1; i < n; i++)
@@ -342,15 +298,8 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
         out->res = v.res;
         memset(&v.res, 0, sizeof v.res);
         out->has_res = 1;
-        out->measured_split_s = out->first_split_s = out->res.wall_s;
+        out->measured_split_s = out->res.wall_s;
         out->split = v.keep;
-        if (out->split && in->refine && v.bus_plan) {
-            rc = refine_once(out->cx, alone, &out->res, &out->refined_split_s,
-                             &out->refined, err);
-            if (rc != HT_OK)
-                goto done;
-            out->measured_split_s = out->res.wall_s;
-        }
     }
     say(in, &est, out);
     if (!out->split) {

@@ -300,7 +300,7 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                &me->load, 0 /* as `hetune split`: --refine refines */};
+                                &me->load};
     rc = ht__decide(&in, &d, &e);
     if (rc == HT_OK && !d.has_res)
         d.has_res = (rc = ht__coexec_run(d.cx, &d.res, &e)) == HT_OK;

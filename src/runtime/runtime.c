@@ -489,7 +489,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                                rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
                                0, 0, rt->has_host ? &rt->host : NULL,
                                opts->stop, opts->on_device_wait, opts->wait_user,
-                               &info->load, 1};
+                               &info->load};
     struct ht__decision d;
     int rc;
 

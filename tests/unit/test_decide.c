@@ -21,7 +21,7 @@
 
 static struct ht_platform *plat;
 static const struct ht_device_info *devA, *devB;
-static struct ht_spec *spec, *big; /* big: N large enough that both devices get a slice */
+static struct ht_spec *spec;
 static int64_t c0[1], c1[1];
 
 /* Device 0 (WG=16) 1.3 s alone, device 1 (WG=32) 2.3 s: the bus plan predicts the split
@@ -217,60 +217,6 @@ static void test_measured(void **state)
     assert_true(ht__decide_measured(&m) == SIZE_MAX);
 }
 
-/* ht__decide forced to split but measured (as `--force` over MPI), with in.refine: the
- * bus plan runs, is refined once and measured again, and the faster of the two is what
- * the decision keeps and says; without in.refine no refinement is measured. */
-static void test_decide_refine(void **state)
-{
-    struct ht_workflow_device wd[2];
-    struct ht_coexec_opts copts, mo;
-    struct ht__decision d;
-    struct ht_error err;
-    (void)state;
-
-    for (int refine = 0; refine < 2; refine++) {
-        memset(wd, 0, sizeof wd);
-        wd[0].dev = devA;
-        wd[1].dev = devB;
-        wd[0].config[0] = c0[0];
-        wd[1].config[0] = c1[0];
-        wd[0].tuned_s = 1e-4;
-        wd[1].tuned_s = 2e-4;
-        ht__coexec_opts_init(&copts);
-        copts.scheduler = "static";
-        mo = copts;
-        mo.repeats = 1;
-        struct ht__decide_in in = {.spec = big, .devs = wd, .n = 2, .copts = &copts,
-                                   .alone_opts = &mo, .mode = HT__DECIDE_SPLIT,
-                                   .measure_forced = 1, .refine = refine};
-        ht_error_clear(&err);
-        if (ht__decide(&in, &d, &err) != HT_OK)
-            fail_msg("ht__decide: %s", err.text);
-        assert_true(d.split);
-        assert_int_equal(d.ncx, 2);
-        assert_true(d.has_res);
-        assert_true(d.first_split_s > 0);
-        if (!refine) {
-            assert_true(d.refined_split_s == -1);
-            assert_int_equal(d.refined, 0);
-            assert_true(d.measured_split_s == d.first_split_s);
-            assert_null(strstr(d.text, "refined"));
-        } else if (d.refined_split_s > 0) {
-            /* The faster of the two runs, and its plan, are kept. */
-            assert_true(d.measured_split_s == fmin(d.first_split_s, d.refined_split_s));
-            assert_int_equal(d.refined, d.refined_split_s < d.first_split_s);
-            assert_true(d.res.wall_s == d.measured_split_s);
-            assert_non_null(strstr(d.text, "; refined once: "));
-        } else {
-            /* The refinement launched the same slices: nothing measured again. */
-            assert_int_equal(d.refined, 0);
-            assert_true(d.measured_split_s == d.first_split_s);
-        }
-        assert_true(strncmp(d.text, "split as asked over 2 devices: predicted ", 41) == 0);
-        ht__decision_destroy(&d);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,11 +225,9 @@ int main(void)
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_one_device_and_unpredicted),
         cmocka_unit_test(test_measured),
-        cmocka_unit_test(test_decide_refine),
     };
     const char *src = getenv("HETUNE_SOURCE_DIR");
     const char *assign[2] = {"WG=16", "WG=32"};
-    const struct ht_size_override big_n = {"N", 960 * 2048};
     char path[4096];
     struct ht_error err;
     int rc;
@@ -299,14 +243,12 @@ int main(void)
     snprintf(path, sizeof path, "%s/tests/fixtures/split/stencil.json", src ? src : ".");
     if (ht_spec_load(path, NULL, 0, &spec, &err) != HT_OK ||
         ht_spec_config_from_assignments(spec, &assign[0], 1, c0, &err) != HT_OK ||
-        ht_spec_config_from_assignments(spec, &assign[1], 1, c1, &err) != HT_OK ||
-        ht_spec_load(path, &big_n, 1, &big, &err) != HT_OK) {
+        ht_spec_config_from_assignments(spec, &assign[1], 1, c1, &err) != HT_OK) {
         fprintf(stderr, "%s: %s\n", path, err.text);
         return 1;
     }
     rc = cmocka_run_group_tests_name("decide", tests, NULL, NULL);
     ht_spec_free(spec);
-    ht_spec_free(big);
     ht_platform_free(plat);
     return rc;
 }

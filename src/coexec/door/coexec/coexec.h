@@ -383,9 +383,6 @@ struct ht__decide_in {
     void *wait_user;
     struct ht_load *load;                  /* what others did meanwhile is added here;
                                               NULL: not kept */
-    int refine;                            /* 1: a measured split on the bus plan that is
-                                              kept is refined once, measured again, and
-                                              the refined plan kept when faster */
 };
 
 /* What was decided. ht__decision_destroy frees what it owns. */
@@ -400,12 +397,7 @@ struct ht__decision {
                                    alone, when has_res */
     double predicted_split_s;   /* ht__coexec_estimate's wall time of the split; -1 unknown */
     double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
-    double measured_split_s;    /* the split's measured wall time, the faster of the bus plan
-                                   and its refinement; -1 when not measured */
-    double first_split_s;       /* the bus plan's measured wall time; -1 when not measured */
-    double refined_split_s;     /* the refined plan's measured wall time (in->refine); -1
-                                   when none was measured */
-    int refined;                /* 1: the refined plan is what cx runs */
+    double measured_split_s;    /* the split's measured wall time; -1 when not measured */
     char text[256];             /* the decision in words */
 };
 
@@ -424,10 +416,7 @@ int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
  * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
- * ht__decide_split's). A split so kept, on the bus plan, is then refined once when
- * in->refine (ht__coexec_refine on its measured run, by wall time) and measured again: the
- * refined plan stays only when it measured faster, else the bus plan is made again.
- * *out is filled (zeroed first); on error it may hold part of it:
+ * ht__decide_split's). *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht__coexec_measure_alone, ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus and ht__coexec_run; HT_EINVAL when n is 0;
  * HT_ENOMEM. */
