@@ -9,7 +9,7 @@
  * out and outputs come back by slice only (MPI_Scatterv / MPI_Gatherv of the slab of the
  * axis walked by the split dimension, halos included, computed by the co-execution's own
  * slicing, ht__coexec_slab), and rank 0 verifies the result against one of its devices
- * alone (ht__coexec_verify). A rank whose devices cannot co-execute the whole problem is
+ * alone (ht__coexec_check). A rank whose devices cannot co-execute the whole problem is
  * reported and left out; the others share the work. */
 #include <inttypes.h>
 #include <limits.h>
@@ -1125,6 +1125,7 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
                        struct ht_error *err)
 {
     struct figures f = {0};
+    struct ht_error de;
     int rc;
 
     while ((rc = attempt(m, err)) == REPLAN)
@@ -1134,14 +1135,17 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
 
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
-    rc = ht__coexec_verify(m->cx, 0, &m->last, &m->verr);
+    ht_error_clear(&de);
+    rc = ht__coexec_check(m->cx, 0, &m->last, m->opts->dump, &m->verr, &de);
     m->verified = m->last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
         return rc;
     }
-    if (m->opts->dump && (rc = ht__coexec_dump(m->cx, m->opts->dump, err)) != HT_OK)
-        return rc;
+    if (de.code) {
+        *err = de;
+        return de.code;
+    }
     if (figures(m, &f) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     rc = split_result(m, &f, out, err);

@@ -174,7 +174,7 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     ht_split_plan_destroy(&out->plan);
     out->has_plan = 0;
     out->ran_alone = out->measured_alone = 1;
-    rc = ht__coexec_verify(b->alone_cx[k], 0, &out->res, err);
+    rc = ht__coexec_check(b->alone_cx[k], 0, &out->res, NULL, err, NULL);
     if (rc == HT_OK)
         rc = ht__workflow_store_split(b->store, b->problem_id,
                                       &(struct ht__workflow_split_record){
@@ -194,9 +194,6 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
                                    .split_id = out->first_split_id,
                                    .on_verify = opts->on_verify, .user = opts->user};
 
-    /* A refined round left its fitted models in cx: the sweep's plans (and their
-     * theoretical times) come from the tuned times. */
-    ht__coexec_reset_models(cx);
     out->sweep = calloc(npoints, sizeof *out->sweep);
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -299,8 +296,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->res.theoretical_s = v.paper_s[0];
         out->res.adjusted_s = v.paper_s[1];
     }
-    rc = ht__coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
-                           &out->verify_err);
+    rc = ht__coexec_check(used, out->ran_alone ? 0 : out->fastest, &out->res, opts->dump,
+                          &out->verify_err, &out->dump_err);
     if (rc == HT_EVERIFY) {
         out->verify_failed = 1;
         rc = HT_OK;
@@ -308,8 +305,6 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         *err = out->verify_err;
         goto cleanup;
     }
-    if (opts->dump)
-        ht__coexec_dump(used, opts->dump, &out->dump_err);
     /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
     if (!out->ran_alone && ht__coexec_plan(cx)) {
         rc = ht__workflow_plan_copy(&out->plan, ht__coexec_plan(cx), err);

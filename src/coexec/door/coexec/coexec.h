@@ -155,6 +155,40 @@ int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result 
  * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
 int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
 
+/* --- (outputs.c) the steps the users make together around a run --- */
+
+/* Verifies the outputs of cx's last run against device ref alone (ht__coexec_verify, into
+ * res and verr) and, when dump is not NULL and the verification did not fail otherwise
+ * than by a difference (HT_EVERIFY), writes them to dump (ht__coexec_dump; its error goes
+ * to derr, which is left alone when it succeeds). Returns ht__coexec_verify's code; a
+ * failed dump is only derr's, the caller says whether it stops on it (`hetune split`
+ * reports it, a split over MPI fails). */
+int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     const char *dump, struct ht_error *verr, struct ht_error *derr);
+
+/* One measured round: what changes the plan first (at most one of factors and from), the
+ * run, the verification. */
+struct ht__round {
+    const double *factors;     /* not NULL: static at these split factors first
+                                  (ht__coexec_set_factors: a sweep's point) */
+    const struct ht_coexec_result *from; /* not NULL: the plan refined first from this run
+                                  (ht__coexec_refine with alone and target) */
+    const struct ht_coexec_alone *alone;
+    enum ht_refine_target target;
+    int reset_models;          /* 1: every device's time model back to its tuned time
+                                  before anything (ht__coexec_reset_models: a sweep's first
+                                  point after a refinement) */
+    size_t ref;                /* the device the outputs are verified against */
+};
+
+/* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
+ * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
+ * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
+ * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
+ * err says how), else the first error of the steps. */
+int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
+                     struct ht_coexec_result *res, struct ht_error *err);
+
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
  * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
  * and readwrite buffers are written into it (each element by its owner only). data must
