@@ -463,8 +463,7 @@ int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_swe
     memset(&res, 0, sizeof res);
     f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
     f[1] = 1.0 - f[0];
-    /* A refined round left its fitted models in cx: the sweep's plans (and their
-     * theoretical times) come from the tuned times. */
+    /* A refined round left its fitted models in cx: the first point gives them back. */
     rc = ht__coexec_round(cx, &(struct ht__round){.factors = f, .reset_models = k == 0,
                                                   .ref = s->ref},
                           &res, err);
