@@ -76,14 +76,34 @@ int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *dev
     return ht__stored_host_memory(store, host);
 }
 
+/* Gives cx (over k devices, its device i being idx[i] of bw's; idx NULL: i) each one's
+ * link bw[idx[i]] (bw NULL: none) and the host memory's rates host (NULL: none): the bus
+ * models then turn bytes into seconds at each device's measured rates. strict 0: a link
+ * or rates it refuses are left out, not an error (`hetune split` read them from its
+ * database and went on). */
+static int set_rates(struct ht_coexec *cx, const size_t *idx, size_t k,
+                     const struct ht_bandwidth *const *bw, const struct ht_host_memory *host,
+                     int strict, struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    for (size_t i = 0; rc == HT_OK && bw && i < k; i++)
+        if (bw[idx ? idx[i] : i]) {
+            int r = ht__coexec_set_bandwidth(cx, i, bw[idx ? idx[i] : i], strict ? err : NULL);
+            rc = strict ? r : HT_OK;
+        }
+    if (rc == HT_OK && host) {
+        int r = ht__coexec_set_host_memory(cx, host, strict ? err : NULL);
+        rc = strict ? r : HT_OK;
+    }
+    return rc;
+}
+
 /* Makes *cx over devs[idx[0..k)) (their configurations and tuned times; idx NULL: the
- * first k) with opts, then gives it each one's link bw[idx[i]] (bw NULL: none) and the
- * host memory's rates host (NULL: none). strict 0: a link or rates it refuses are left
- * out, not an error (`hetune split` read them from its database and went on). */
+ * first k) with opts. */
 static int make_over(const struct ht_spec *spec, const struct ht_workflow_device *devs,
                      const size_t *idx, size_t k, const struct ht_coexec_opts *opts,
-                     const struct ht_bandwidth *const *bw, const struct ht_host_memory *host,
-                     int strict, struct ht_coexec **cx, struct ht_error *err)
+                     struct ht_coexec **cx, struct ht_error *err)
 {
     struct ht_coexec_device *cd = calloc(k ? k : 1, sizeof *cd);
     int rc;
@@ -97,16 +117,6 @@ static int make_over(const struct ht_spec *spec, const struct ht_workflow_device
         cd[i].time_s = d->tuned_s;
     }
     rc = ht__coexec_create(spec, cd, k, opts, cx, err);
-    /* The bus models then turn bytes into seconds at each device's measured rates. */
-    for (size_t i = 0; rc == HT_OK && bw && i < k; i++)
-        if (bw[idx ? idx[i] : i]) {
-            int r = ht__coexec_set_bandwidth(*cx, i, bw[idx ? idx[i] : i], strict ? err : NULL);
-            rc = strict ? r : HT_OK;
-        }
-    if (rc == HT_OK && host) {
-        int r = ht__coexec_set_host_memory(*cx, host, strict ? err : NULL);
-        rc = strict ? r : HT_OK;
-    }
     free(cd);
     return rc;
 }
@@ -115,13 +125,15 @@ static int make_over(const struct ht_spec *spec, const struct ht_workflow_device
 static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
                    struct ht__decision *out, struct ht_error *err)
 {
+    int rc;
+
     out->idx = calloc(k, sizeof *out->idx);
     if (!out->idx)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     memcpy(out->idx, idx, k * sizeof *idx);
     out->ncx = k;
-    return make_over(in->spec, in->devs, idx, k, in->copts, in->bw, in->host, 1, &out->cx,
-                     err);
+    rc = make_over(in->spec, in->devs, idx, k, in->copts, &out->cx, err);
+    return rc == HT_OK ? set_rates(out->cx, idx, k, in->bw, in->host, 1, err) : rc;
 }
 
 int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
@@ -139,12 +151,13 @@ int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
         free(link);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    has_host = ht__store_rates(in->store, in->devs, in->n, in->opts->exec.data_path, links,
-                               link, &hm);
-    rc = make_over(in->spec, in->devs, NULL, in->n, in->opts, link, has_host ? &hm : NULL,
-                   0, cx, err);
-    if (rc == HT_OK)
+    rc = make_over(in->spec, in->devs, NULL, in->n, in->opts, cx, err);
+    if (rc == HT_OK) {
+        has_host = ht__store_rates(in->store, in->devs, in->n, in->opts->exec.data_path,
+                                   links, link, &hm);
+        set_rates(*cx, NULL, in->n, link, has_host ? &hm : NULL, 0, NULL);
         rc = ht__decide_split(*cx, in->alone, in->n, &in->rule, v, err);
+    }
     free(links);
     free(link);
     return rc;
