@@ -229,3 +229,29 @@ int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err)
     }
     return first;
 }
+
+int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *const *bound,
+                         const size_t *bytes, size_t nargs, struct ht_error *pin_err,
+                         struct ht_error *err)
+{
+    int rc = ht__coexec_adopt_host(to, from, err);
+
+    for (size_t a = 0; rc == HT_OK && a < nargs; a++)
+        if (bound[a])
+            rc = ht__coexec_bind(to, a, bound[a], bytes[a], err);
+    if (rc != HT_OK) {
+        /* Back to from, bound as before (adopting unbound the arrays in to). */
+        struct ht_error e;
+        ht_error_clear(&e);
+        ht__coexec_adopt_host(from, to, &e);
+        for (size_t a = 0; a < nargs; a++)
+            if (bound[a])
+                ht__coexec_bind(from, a, bound[a], bytes[a], &e);
+        return rc;
+    }
+    ht__coexec_free(from);
+    /* Freeing from released its buffers over the caller's arrays, and a GPU driver may
+     * have unpinned them with it (NVIDIA's does): to's are made again. */
+    ht__coexec_repin(to, pin_err);
+    return HT_OK;
+}

@@ -365,4 +365,124 @@ int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned
 void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t wlo,
                          uint64_t whi, int owned, struct ht__box *out);
 
+/* --- the handle's steps that only coexec's own files call: the door's coarser calls
+ * (ht__coexec_check, ht__coexec_round, ht__decide_stored, ht__decide, ht__coexec_share,
+ * ht__coexec_share_run, ht__coexec_hand_over) make them in the order the workflow, the
+ * runtime and MPI's nodes made them before --- */
+
+/* (bind.c) Makes again every buffer kept over a caller's array (foreign paths register
+ * and pin) on every device of cx, for the runtime (src/runtime/runtime.c) once an older
+ * co-execution over the same arrays is freed: NVIDIA's driver unpins host memory when any
+ * buffer made over it is released, whatever other buffers over it, in any context, stay
+ * (bench/gpu/rereg.c on the H200 machine: 55 GB/s before, 7.9 up and 13.5 down after), so
+ * the new co-execution's copies ran at the pageable rate. A buffer that cannot be made
+ * again leaves its array moved directly (slower, never wrong); that device's error is
+ * returned after the others are done. */
+int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err);
+
+/* Makes cx co-execute only the units [offset, offset + size) of its split dimension: the
+ * scheduler is made again (with the devices' current models) over size units and every
+ * chunk runs offset further on. The host arrays stay whole; only the range's elements
+ * are computed and read back. HT_EINVAL when the range is empty or leaves [0, global),
+ * the scheduler's errors (a size no device's work-groups fit); cx unchanged on error. */
+int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
+                         struct ht_error *err);
+
+/* Sets the untimed and timed runs of the next ht__coexec_run and the runs it keeps. */
+void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
+                         unsigned keep_best);
+
+/* One timed run of cx into res, not poisoned first (ht__coexec_run poisons every buffer of
+ * every device before each run, which costs as much as a short run: 25-30 ms for 2^23
+ * floats on an H200 node). For the runs of a split over MPI, whose wall time includes
+ * the call: outputs nobody wrote are caught there by poisoning the host arrays once
+ * before the first run (ht__coexec_poison_host). */
+int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        struct ht_error *err);
+
+/* Fills the host inputs and/or outputs with the poison pattern of their type, so that an
+ * element that nothing sent or wrote later cannot pass verification. */
+void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs);
+
+/* Prepares the co-execution of spec on n devices: checks each configuration
+ * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
+ * builds the programs, creates the buffers and kernels, makes the host data and the
+ * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
+ * are copied. *out is owned by the caller (ht__coexec_free). Errors, err filled: HT_EINVAL
+ * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
+ * cannot be split along dim: a written buffer without a usable index, buffer shapes that
+ * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
+ * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
+int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
+                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
+                      struct ht_error *err);
+
+/* Replaces the scheduler with static at the given split factors (one per device, see
+ * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
+ * Errors as ht__split_sched_create; the old scheduler stays on error. */
+int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
+
+/* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
+ * initialised; free it with ht__coexec_result_destroy). The merged outputs of the last run
+ * stay in cx for ht__coexec_verify and ht__coexec_dump. Errors: HT_ELAUNCH (a launch
+ * failed; err names the device), HT_ECL, HT_ENOMEM. */
+int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+
+/* Verifies the merged outputs of the last ht__coexec_run against a single-device run: an
+ * exec session (exec.h) on device ref (an index into the co-execution's devices) runs the
+ * whole NDRange once at that device's configuration (verified itself against the spec's
+ * reference, unless the spec has none), and every written buffer is compared with it
+ * element by element with the spec's rtol/atol (integers exactly). Fills res's
+ * verification fields. Returns HT_OK, HT_EVERIFY (err says how many elements differ and
+ * the first), HT_EINVAL (no run yet, ref out of range), or the session's error when the
+ * single-device run fails (err then begins with "single-device run"). With
+ * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
+ * later calls with the same ref (a sweep's points) only compare. */
+int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                      struct ht_error *err);
+
+/* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
+ * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
+int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
+
+/* Moves every array of ht__coexec_alloc from `from` to `to`: they stay where they are,
+ * valid, and are freed with `to` (ht__coexec_free_host(to, ...) or ht__coexec_free(to)), so
+ * that `from` can be freed while the caller keeps using them (the runtime replacing its
+ * co-execution after a new decision). They keep the kind they were made as (pinned in a
+ * device context of `from`: another context may move them at the pageable rate). Arrays
+ * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
+int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
+
+/* Gives every device back the time model given to ht__coexec_create and forgets the slices
+ * ht__coexec_refine measured; the scheduler stays. Plans made after it (ht__coexec_set_factors:
+ * a sweep after a refinement) take their theoretical times from the tuned times again. */
+void ht__coexec_reset_models(struct ht_coexec *cx);
+
+/* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
+ * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
+ * ht__coexec_estimate then says how long the bytes the split reads and writes through host
+ * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
+int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
+                               struct ht_error *err);
+
+/* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
+ * results database): the bus models convert bytes to seconds at its path's rates
+ * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
+int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
+                             struct ht_error *err);
+
+/* Decides between the co-execution cx (made over its n >= 1 devices, their links and host
+ * memory set) and the fastest of them alone, from alone[0..n) (each device's run
+ * alone with the co-execution's clock), as rule says. With two devices or more
+ * ht__coexec_estimate predicts the split (the bus plan) and decides with cx's margin. A
+ * split predicted to pay (est.worth_it), predicted faster within the margin (est.check),
+ * forced, or with one device, runs once (ht__coexec_run), after ht__coexec_plan_bus
+ * replaced cx's plan when its scheduler is static (not with rule->paper_plan); it is kept
+ * when forced, with one device, or measured at most keep_s. *v is filled (zeroed first).
+ * Errors: ht__coexec_estimate's (unless rule->unpredicted), ht__coexec_plan_bus's and
+ * ht__coexec_run's. */
+int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
+                     const struct ht__rule *rule, struct ht__verdict *v,
+                     struct ht_error *err);
+
 #endif

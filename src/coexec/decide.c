@@ -67,34 +67,99 @@ void ht__decision_destroy(struct ht__decision *d)
     memset(d, 0, sizeof *d);
 }
 
+int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
+                    enum ht_data_path asked, struct ht_bandwidth *links,
+                    const struct ht_bandwidth **link, struct ht_host_memory *host)
+{
+    for (size_t i = 0; i < n; i++)
+        link[i] = ht__store_link(store, devs[i].dev, asked, &links[i]) ? &links[i] : NULL;
+    return ht__stored_host_memory(store, host);
+}
+
+/* Gives cx (over k devices, its device i being idx[i] of bw's; idx NULL: i) each one's
+ * link bw[idx[i]] (bw NULL: none) and the host memory's rates host (NULL: none): the bus
+ * models then turn bytes into seconds at each device's measured rates. strict 0: a link
+ * or rates it refuses are left out, not an error (`hetune split` read them from its
+ * database and went on). */
+static int set_rates(struct ht_coexec *cx, const size_t *idx, size_t k,
+                     const struct ht_bandwidth *const *bw, const struct ht_host_memory *host,
+                     int strict, struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    for (size_t i = 0; rc == HT_OK && bw && i < k; i++)
+        if (bw[idx ? idx[i] : i]) {
+            int r = ht__coexec_set_bandwidth(cx, i, bw[idx ? idx[i] : i], strict ? err : NULL);
+            rc = strict ? r : HT_OK;
+        }
+    if (rc == HT_OK && host) {
+        int r = ht__coexec_set_host_memory(cx, host, strict ? err : NULL);
+        rc = strict ? r : HT_OK;
+    }
+    return rc;
+}
+
+/* Makes *cx over devs[idx[0..k)) (their configurations and tuned times; idx NULL: the
+ * first k) with opts. */
+static int make_over(const struct ht_spec *spec, const struct ht_workflow_device *devs,
+                     const size_t *idx, size_t k, const struct ht_coexec_opts *opts,
+                     struct ht_coexec **cx, struct ht_error *err)
+{
+    struct ht_coexec_device *cd = calloc(k ? k : 1, sizeof *cd);
+    int rc;
+
+    if (!cd)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < k; i++) {
+        const struct ht_workflow_device *d = &devs[idx ? idx[i] : i];
+        cd[i].dev = d->dev;
+        cd[i].config = d->config;
+        cd[i].time_s = d->tuned_s;
+    }
+    rc = ht__coexec_create(spec, cd, k, opts, cx, err);
+    free(cd);
+    return rc;
+}
+
 /* Makes out->cx over in->devs[idx[0..k)) (their configurations, tuned times and links). */
 static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
                    struct ht__decision *out, struct ht_error *err)
 {
-    struct ht_coexec_device *cd = calloc(k, sizeof *cd);
     int rc;
 
     out->idx = calloc(k, sizeof *out->idx);
-    if (!cd || !out->idx) {
-        free(cd);
+    if (!out->idx)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    memcpy(out->idx, idx, k * sizeof *idx);
+    out->ncx = k;
+    rc = make_over(in->spec, in->devs, idx, k, in->copts, &out->cx, err);
+    return rc == HT_OK ? set_rates(out->cx, idx, k, in->bw, in->host, 1, err) : rc;
+}
+
+int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
+                      struct ht__verdict *v, struct ht_error *err)
+{
+    struct ht_bandwidth *links = calloc(in->n ? in->n : 1, sizeof *links);
+    const struct ht_bandwidth **link = calloc(in->n ? in->n : 1, sizeof *link);
+    struct ht_host_memory hm;
+    int rc, has_host;
+
+    memset(v, 0, sizeof *v);
+    *cx = NULL;
+    if (!links || !link) {
+        free(links);
+        free(link);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < k; i++) {
-        const struct ht_workflow_device *d = &in->devs[idx[i]];
-        cd[i].dev = d->dev;
-        cd[i].config = d->config;
-        cd[i].time_s = d->tuned_s;
-        out->idx[i] = idx[i];
+    rc = make_over(in->spec, in->devs, NULL, in->n, in->opts, cx, err);
+    if (rc == HT_OK) {
+        has_host = ht__store_rates(in->store, in->devs, in->n, in->opts->exec.data_path,
+                                   links, link, &hm);
+        set_rates(*cx, NULL, in->n, link, has_host ? &hm : NULL, 0, NULL);
+        rc = ht__decide_split(*cx, in->alone, in->n, &in->rule, v, err);
     }
-    out->ncx = k;
-    rc = ht__coexec_create(in->spec, cd, k, in->copts, &out->cx, err);
-    /* The bus models then turn bytes into seconds at each device's measured rates. */
-    for (size_t i = 0; rc == HT_OK && in->bw && i < k; i++)
-        if (in->bw[idx[i]])
-            rc = ht__coexec_set_bandwidth(out->cx, i, in->bw[idx[i]], err);
-    if (rc == HT_OK && in->host)
-        rc = ht__coexec_set_host_memory(out->cx, in->host, err);
-    free(cd);
+    free(links);
+    free(link);
     return rc;
 }
 
@@ -191,7 +256,8 @@ static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate 
                  est->alone_s);
 }
 
-int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)
+static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
+                       struct ht_error *err)
 {
     struct ht_coexec **alone_cx = NULL;
     struct ht_coexec_result *alone_res = NULL;
@@ -326,5 +392,16 @@ done:
     free(alone_res);
     free(alone);
     free(all);
+    return rc;
+}
+
+int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)
+{
+    int rc = decide_once(in, out, err);
+
+    /* What was chosen, measured on the whole problem when the decision did not (a node's
+     * speed over MPI); the devices' locks are given back by then. */
+    if (rc == HT_OK && in->run_chosen && !out->has_res)
+        out->has_res = (rc = ht__coexec_run(out->cx, &out->res, err)) == HT_OK;
     return rc;
 }

@@ -127,3 +127,32 @@ const void *ht__coexec_output(const struct ht_coexec *cx, size_t arg, size_t *co
         *count = cx->outputs[arg].count;
     return cx->outputs[arg].data;
 }
+
+int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     const char *dump, struct ht_error *verr, struct ht_error *derr)
+{
+    int rc = ht__coexec_verify(cx, ref, res, verr);
+
+    if (dump && (rc == HT_OK || rc == HT_EVERIFY))
+        ht__coexec_dump(cx, dump, derr);
+    return rc;
+}
+
+int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
+                     struct ht_coexec_result *res, struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    if (r->reset_models)
+        ht__coexec_reset_models(cx);
+    if (r->factors)
+        rc = ht__coexec_set_factors(cx, r->factors, err);
+    else if (r->from)
+        rc = ht__coexec_refine(cx, r->alone, r->from, r->target, err);
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__coexec_run(cx, res, err);
+    if (rc == HT_OK)
+        rc = ht__coexec_verify(cx, r->ref, res, err);
+    return rc;
+}

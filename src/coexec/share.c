@@ -46,6 +46,34 @@ void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats
     cx->opts.keep_best = keep_best;
 }
 
+int ht__coexec_share(struct ht_coexec *cx, uint64_t offset, uint64_t size, int poison,
+                     struct ht_error *err)
+{
+    if (size) {
+        int rc = ht__coexec_set_range(cx, offset, size, err);
+        if (rc != HT_OK)
+            return rc;
+    }
+    ht__coexec_set_runs(cx, 0, 1, 1);
+    if (poison)
+        ht__coexec_poison_host(cx, 1, 1);
+    return HT_OK;
+}
+
+int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
+                         struct ht_coexec_result *res, struct ht_error *err)
+{
+    if (!has_slice) {
+        if (how != HT__SHARE_LAUNCH)
+            ht__coexec_poison_host(cx, 0, 1); /* no slice: nothing of its own counts */
+        return HT_OK;
+    }
+    ht__coexec_result_destroy(res);
+    return how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, err)
+           : how == HT__SHARE_PLAIN ? ht__coexec_run_once(cx, res, err)
+                                    : ht__coexec_run(cx, res, err);
+}
+
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output)
 {
     if (arg >= cx->spec->nargs || !cx->spec->args[arg].is_buffer)

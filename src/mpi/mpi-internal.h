@@ -87,7 +87,7 @@ struct msplit;
  * one level up), makes the communicator of the nodes that take part, sets each node's
  * slice and computes every node's slabs; then binds each node's own host arrays (ranks
  * other than 0) so that ht__mpi_nodes_launch runs on bound arrays, rank 0's being the
- * caller's (ht__mpi_nodes_coexec, ht__coexec_bind). opts must outlive *out. Every rank
+ * caller's (ht__mpi_nodes_bind). opts must outlive *out. Every rank
  * returns the same status (ht__mpi_agree). *out owned: ht__mpi_nodes_free (also on
  * error, when not NULL). */
 int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
@@ -98,8 +98,14 @@ int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
  * NULL is fine. */
 void ht__mpi_nodes_free(struct msplit *m);
 
-/* This rank's co-execution (its node's slice), NULL when it takes no part. */
-struct ht_coexec *ht__mpi_nodes_coexec(struct msplit *m);
+/* Rank 0's arrays, on this rank's co-execution (its node's slice; the rank takes part):
+ * host memory as its data path wants it (ht__coexec_alloc), given back
+ * (ht__coexec_free_host), and the caller's array bound to buffer argument a
+ * (ht__coexec_bind). Errors as those. */
+void *ht__mpi_nodes_alloc(struct msplit *m, size_t bytes, struct ht_error *err);
+void ht__mpi_nodes_free_host(struct msplit *m, void *data);
+int ht__mpi_nodes_bind(struct msplit *m, size_t a, void *data, size_t bytes,
+                       struct ht_error *err);
 
 /* 1 when this rank takes part (has a slice in the plan). */
 int ht__mpi_nodes_part(const struct msplit *m);

@@ -146,7 +146,7 @@ static void *rt_alloc(struct ht__mpi_runtime *rt, size_t bytes, struct ht_error 
                      "ones scattered and gathered", rt->rank);
         return NULL;
     }
-    return ht__coexec_alloc(ht__mpi_nodes_coexec(rt->m), bytes, err);
+    return ht__mpi_nodes_alloc(rt->m, bytes, err);
 }
 
 static void rt_free_host(struct ht__mpi_runtime *rt, void *data)
@@ -156,7 +156,7 @@ static void rt_free_host(struct ht__mpi_runtime *rt, void *data)
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
-    ht__coexec_free_host(ht__mpi_nodes_coexec(rt->m), data);
+    ht__mpi_nodes_free_host(rt->m, data);
 }
 
 static int rt_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void *data,
@@ -168,7 +168,7 @@ static int rt_bind(struct ht__mpi_runtime *rt, size_t a, const char *name, void 
         return ht_error_set(err, HT_EINVAL, "argument '%s': rank %d binds nothing; rank 0's "
                             "arrays are the ones scattered and gathered (bind on rank 0 only)",
                             name, rt->rank);
-    rc = ht__coexec_bind(ht__mpi_nodes_coexec(rt->m), a, data, bytes, err);
+    rc = ht__mpi_nodes_bind(rt->m, a, data, bytes, err);
     if (rc == HT_OK)
         rt->bound[a] = data;
     return rc;

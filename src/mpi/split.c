@@ -9,7 +9,7 @@
  * out and outputs come back by slice only (MPI_Scatterv / MPI_Gatherv of the slab of the
  * axis walked by the split dimension, halos included, computed by the co-execution's own
  * slicing, ht__coexec_slab), and rank 0 verifies the result against one of its devices
- * alone (ht__coexec_verify). A rank whose devices cannot co-execute the whole problem is
+ * alone (ht__coexec_check). A rank whose devices cannot co-execute the whole problem is
  * reported and left out; the others share the work. */
 #include <inttypes.h>
 #include <limits.h>
@@ -300,10 +300,8 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                &me->load};
+                                &me->load, 1};
     rc = ht__decide(&in, &d, &e);
-    if (rc == HT_OK && !d.has_res)
-        d.has_res = (rc = ht__coexec_run(d.cx, &d.res, &e)) == HT_OK;
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);
         goto done;
@@ -605,21 +603,17 @@ static void gather_output(struct msplit *m, size_t i, void *base)
 
 /* One distributed run over the nodes that take part: inputs scattered from rank 0's
  * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
- * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says: RUN_LAUNCH
- * on its co-execution's bound arrays (ht__coexec_launch: the runtime); RUN_POISONED as one
- * measured run with every buffer poisoned first (ht__coexec_run: ht_mpi_split's untimed
- * first run, so that nothing unwritten passes its check); RUN_PLAIN as one measured run
- * without it (ht__coexec_run_once: ht_mpi_split's timed runs, whose wall time would
- * otherwise include poisoning every buffer of every device). fig (NF) receives
+ * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says
+ * (ht__coexec_share_run): HT__SHARE_LAUNCH on its co-execution's bound arrays (the
+ * runtime); HT__SHARE_POISONED as one measured run with every buffer poisoned first
+ * (ht_mpi_split's untimed first run); HT__SHARE_PLAIN as one measured run without it
+ * (ht_mpi_split's timed runs). fig (NF) receives
  * this node's scatter, run and gather seconds, *wall (rank 0) the whole. Returns HT_OK,
  * REPLAN when some node failed in its slice, every node then holding *whys (owned,
  * free(); csize x WHY_MAX, empty for the nodes that did not fail), or HT_ENOMEM. */
-enum { RUN_LAUNCH, RUN_POISONED, RUN_PLAIN };
-
-static int run_once(struct msplit *m, int mode, double *fig, double *wall, char **whys,
-                    struct ht_error *err)
+static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, double *wall,
+                    char **whys, struct ht_error *err)
 {
-    int launch = mode == RUN_LAUNCH;
     const struct ht_spec *spec = m->spec;
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
     char why[WHY_MAX] = "";
@@ -636,18 +630,9 @@ static int run_once(struct msplit *m, int mode, double *fig, double *wall, char 
             spec->args[i].access != HT_ACCESS_TEMP)
             scatter_input(m, i, ht__coexec_host(m->cx, i, 0));
     t1 = MPI_Wtime();
-    if (sl->size) {
-        int rc;
-        ht__coexec_result_destroy(&m->last);
-        rc = launch               ? ht__coexec_launch(m->cx, &m->last, &e)
-             : mode == RUN_PLAIN  ? ht__coexec_run_once(m->cx, &m->last, &e)
-                                  : ht__coexec_run(m->cx, &m->last, &e);
-        if (rc != HT_OK) {
-            ok = 0;
-            ht_error_format(&e, why, sizeof why);
-        }
-    } else if (!launch) {
-        ht__coexec_poison_host(m->cx, 0, 1); /* no slice: nothing of its own counts */
+    if (ht__coexec_share_run(m->cx, mode, sl->size != 0, &m->last, &e) != HT_OK) {
+        ok = 0;
+        ht_error_format(&e, why, sizeof why);
     }
     t2 = MPI_Wtime();
     for (size_t i = 0; i < spec->nargs; i++)
@@ -770,7 +755,7 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
     for (int run = -1; run < (int)m->nruns && rc == HT_OK; run++) {
         double fig[NF], wall;
 
-        rc = run_once(m, run < 0 ? RUN_POISONED : RUN_PLAIN, fig, &wall, &whys, err);
+        rc = run_once(m, run < 0 ? HT__SHARE_POISONED : HT__SHARE_PLAIN, fig, &wall, &whys, err);
         if (rc == REPLAN) {
             for (int r = 0; r < m->csize; r++) {
                 struct node *n = &m->nodes[m->cworld[r]];
@@ -1073,7 +1058,7 @@ static int prepare(struct msplit *m, struct ht_error *err)
         ht_error_clear(&e);
         ok = 1;
         uint64_t k = m->scale[m->w.rank];
-        if (sl->size && ht__coexec_set_range(m->cx, sl->offset / k, sl->size / k, &e) != HT_OK) {
+        if (ht__coexec_share(m->cx, sl->offset / k, sl->size / k, m->crank != 0, &e) != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
         }
@@ -1082,9 +1067,6 @@ static int prepare(struct msplit *m, struct ht_error *err)
             return ht_error_set(err, HT_EINVAL, "a node cannot take its slice%s%s",
                                 why[0] ? ": " : "", why);
     }
-    ht__coexec_set_runs(m->cx, 0, 1, 1);
-    if (m->crank != 0)
-        ht__coexec_poison_host(m->cx, 1, 1);
     return HT_OK;
 }
 
@@ -1125,6 +1107,7 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
                        struct ht_error *err)
 {
     struct figures f = {0};
+    struct ht_error de;
     int rc;
 
     while ((rc = attempt(m, err)) == REPLAN)
@@ -1134,14 +1117,17 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
 
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
-    rc = ht__coexec_verify(m->cx, 0, &m->last, &m->verr);
+    ht_error_clear(&de);
+    rc = ht__coexec_check(m->cx, 0, &m->last, m->opts->dump, &m->verr, &de);
     m->verified = m->last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
         return rc;
     }
-    if (m->opts->dump && (rc = ht__coexec_dump(m->cx, m->opts->dump, err)) != HT_OK)
-        return rc;
+    if (de.code) {
+        *err = de;
+        return de.code;
+    }
     if (figures(m, &f) != HT_OK)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     rc = split_result(m, &f, out, err);
@@ -1315,9 +1301,26 @@ void ht__mpi_nodes_free(struct msplit *m)
     free(m);
 }
 
-struct ht_coexec *ht__mpi_nodes_coexec(struct msplit *m)
+/* This rank's co-execution, NULL when it takes no part. */
+static struct ht_coexec *nodes_coexec(struct msplit *m)
 {
     return m->comm != MPI_COMM_NULL ? m->cx : NULL;
+}
+
+void *ht__mpi_nodes_alloc(struct msplit *m, size_t bytes, struct ht_error *err)
+{
+    return ht__coexec_alloc(nodes_coexec(m), bytes, err);
+}
+
+void ht__mpi_nodes_free_host(struct msplit *m, void *data)
+{
+    ht__coexec_free_host(nodes_coexec(m), data);
+}
+
+int ht__mpi_nodes_bind(struct msplit *m, size_t a, void *data, size_t bytes,
+                       struct ht_error *err)
+{
+    return ht__coexec_bind(nodes_coexec(m), a, data, bytes, err);
 }
 
 int ht__mpi_nodes_part(const struct msplit *m)
@@ -1342,7 +1345,7 @@ int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wa
     int rc;
 
     m->scattered = m->gathered = 0;
-    rc = run_once(m, RUN_LAUNCH, fig, wall, &whys, err);
+    rc = run_once(m, HT__SHARE_LAUNCH, fig, wall, &whys, err);
     if (rc == REPLAN) {
         int r = 0;
         while (r < m->csize && !whys[(size_t)r * WHY_MAX])

@@ -489,7 +489,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                                rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
                                0, 0, rt->has_host ? &rt->host : NULL,
                                opts->stop, opts->on_device_wait, opts->wait_user,
-                               &info->load};
+                               &info->load, 0};
     struct ht__decision d;
     int rc;
 
@@ -797,10 +797,9 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         rt->link = calloc(rt->n ? rt->n : 1, sizeof *rt->link);
         if (!rt->links || !rt->link)
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        for (size_t i = 0; rc == HT_OK && i < rt->n; i++)
-            if (ht__store_link(store, rt->wd[i].dev, opts->exec.data_path, &rt->links[i]))
-                rt->link[i] = &rt->links[i];
-        rt->has_host = ht__stored_host_memory(store, &rt->host);
+        if (rc == HT_OK)
+            rt->has_host = ht__store_rates(store, rt->wd, rt->n, opts->exec.data_path,
+                                           rt->links, rt->link, &rt->host);
     }
     if (rc == HT_OK)
         rc = infer_written(rt, store, problem_id, opts, err);
@@ -996,26 +995,19 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     struct ht_coexec *old = rt->cx;
     size_t *old_idx = rt->cx_dev, old_n = rt->ncx;
     struct ht_runtime_info keep = rt->info;
+    struct ht_error pin;
     int rc;
 
     rt->cx = NULL;
     rt->cx_dev = NULL;
+    ht_error_clear(&pin);
     rc = decide(rt, &rt->opts, &rt->copts, memory, only, err);
+    /* The old one is freed, and the new one's buffers over the caller's arrays made again
+     * (a GPU driver may have unpinned them with the old ones: NVIDIA's does). */
     if (rc == HT_OK)
-        rc = ht__coexec_adopt_host(rt->cx, old, err);
-    for (size_t a = 0; rc == HT_OK && a < rt->spec->nargs; a++)
-        if (rt->bound[a])
-            rc = ht__coexec_bind(rt->cx, a, rt->bound[a], rt->arg_bytes[a], err);
+        rc = ht__coexec_hand_over(rt->cx, old, rt->bound, rt->arg_bytes, rt->spec->nargs,
+                                  &pin, err);
     if (rc != HT_OK) {
-        if (rt->cx) {
-            /* Back to the old one, bound as before (adopting unbound the arrays there). */
-            struct ht_error e;
-            ht_error_clear(&e);
-            ht__coexec_adopt_host(old, rt->cx, &e);
-            for (size_t a = 0; a < rt->spec->nargs; a++)
-                if (rt->bound[a])
-                    ht__coexec_bind(old, a, rt->bound[a], rt->arg_bytes[a], &e);
-        }
         ht__coexec_free(rt->cx);
         free(rt->cx_dev);
         rt->cx = old;
@@ -1024,19 +1016,14 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
         rt->info = keep;
         return rc;
     }
-    ht__coexec_free(old);
     free(old_idx);
-    /* Freeing the old co-execution released its buffers over the caller's arrays, and a
-     * GPU driver may have unpinned them with it (NVIDIA's does): the new one's are made
-     * again. One that fails leaves its array moved directly (slower, never wrong), and
+    /* An array whose pinning failed is moved directly (slower, never wrong), and
      * info->decision says so. */
     {
-        struct ht_error e;
         size_t at = strlen(rt->info.decision);
-        ht_error_clear(&e);
-        if (ht__coexec_repin(rt->cx, &e) != HT_OK && at < sizeof rt->info.decision)
+        if (pin.code && at < sizeof rt->info.decision)
             snprintf(rt->info.decision + at, sizeof rt->info.decision - at,
-                     "; pinning the arrays again failed, moved unpinned: %.120s", e.text);
+                     "; pinning the arrays again failed, moved unpinned: %.120s", pin.text);
     }
     for (size_t i = 0; i < rt->n; i++) {
         rt->devs[i].used = 0;

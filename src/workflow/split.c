@@ -174,7 +174,7 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     ht_split_plan_destroy(&out->plan);
     out->has_plan = 0;
     out->ran_alone = out->measured_alone = 1;
-    rc = ht__coexec_verify(b->alone_cx[k], 0, &out->res, err);
+    rc = ht__coexec_check(b->alone_cx[k], 0, &out->res, NULL, err, NULL);
     if (rc == HT_OK)
         rc = ht__workflow_store_split(b->store, b->problem_id,
                                       &(struct ht__workflow_split_record){
@@ -194,9 +194,6 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
                                    .split_id = out->first_split_id,
                                    .on_verify = opts->on_verify, .user = opts->user};
 
-    /* A refined round left its fitted models in cx: the sweep's plans (and their
-     * theoretical times) come from the tuned times. */
-    ht__coexec_reset_models(cx);
     out->sweep = calloc(npoints, sizeof *out->sweep);
     if (!out->sweep)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -211,55 +208,10 @@ static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
     return HT_OK;
 }
 
-/* The co-execution of b's devices with opts into *cxp (ht__coexec_free) on *cdevs (free),
- * each device's measured link and the host memory's rates, then the split-or-alone
- * decision (ht__decide_split: the estimate, the bus plan when static, the split's run)
- * into *v. Errors as ht__coexec_create and ht__decide_split; HT_ENOMEM. */
-static int coexec_plan(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
-                       struct ht_coexec_device **cdevs, struct ht_coexec **cxp,
-                       struct ht__verdict *v, struct ht_error *err)
-{
-    struct ht_coexec_device *cd;
-    size_t n = b->n;
-    int rc;
-
-    *cdevs = cd = calloc(n, sizeof *cd);
-    if (!cd)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        cd[i].dev = b->devs[i].dev;
-        cd[i].config = b->devs[i].config;
-        cd[i].time_s = b->devs[i].tuned_s;
-    }
-    {
-        struct ht_coexec_opts o = opts->coexec;
-        o.written = b->written;
-        rc = ht__coexec_create(b->spec, cd, n, &o, cxp, err);
-    }
-    if (rc != HT_OK)
-        return rc;
-    /* Each device's link as `hetune devices --bandwidth` measured it, when it did: the bus
-     * models then turn bytes into seconds at its rates. */
-    for (size_t i = 0; i < n; i++) {
-        struct ht_bandwidth bw;
-        if (ht__store_link(b->store, b->devs[i].dev, opts->coexec.exec.data_path, &bw))
-            ht__coexec_set_bandwidth(*cxp, i, &bw, NULL);
-    }
-    {
-        struct ht_host_memory hm;
-        if (ht__stored_host_memory(b->store, &hm))
-            ht__coexec_set_host_memory(*cxp, &hm, NULL);
-    }
-    /* An estimate that fails leaves the split to its measurement. */
-    return ht__decide_split(*cxp, b->alone, n,
-                            &(struct ht__rule){opts->force, opts->paper_plan, 1}, v, err);
-}
-
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                    int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
                    struct ht_error *err)
 {
-    struct ht_coexec_device *cdevs = NULL;
     struct ht_coexec *cx = NULL, *used;
     struct ht__verdict v;
     size_t n = b->n;
@@ -279,7 +231,13 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     /* The others have nothing usable: the one device left runs alone, nothing to plan. */
     out->left_alone = out->ran_alone = n == 1 && out->nskipped > 0;
     if (!out->left_alone) {
-        rc = coexec_plan(b, opts, &cdevs, &cx, &v, err);
+        struct ht_coexec_opts o = opts->coexec;
+        o.written = b->written;
+        /* An estimate that fails leaves the split to its measurement. */
+        rc = ht__decide_stored(&(struct ht__stored_in){b->spec, b->devs, n, &o, b->store,
+                                                       b->alone,
+                                                       {opts->force, opts->paper_plan, 1}},
+                               &cx, &v, err);
         out->res = v.res; /* the split's run (the result, for now), or nothing */
         if (rc != HT_OK)
             goto cleanup;
@@ -299,8 +257,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->res.theoretical_s = v.paper_s[0];
         out->res.adjusted_s = v.paper_s[1];
     }
-    rc = ht__coexec_verify(used, out->ran_alone ? 0 : out->fastest, &out->res,
-                           &out->verify_err);
+    rc = ht__coexec_check(used, out->ran_alone ? 0 : out->fastest, &out->res, opts->dump,
+                          &out->verify_err, &out->dump_err);
     if (rc == HT_EVERIFY) {
         out->verify_failed = 1;
         rc = HT_OK;
@@ -308,8 +266,6 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         *err = out->verify_err;
         goto cleanup;
     }
-    if (opts->dump)
-        ht__coexec_dump(used, opts->dump, &out->dump_err);
     /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
     if (!out->ran_alone && ht__coexec_plan(cx)) {
         rc = ht__workflow_plan_copy(&out->plan, ht__coexec_plan(cx), err);
@@ -336,7 +292,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
     } else if (!keep_first && v.measured && !v.keep) {
         /* Measured: the split (stored above) ran slower than the fastest device alone,
-         * both with the same clock (ht__decide_split): the prediction missed what the
+         * both with the same clock (ht__decide_stored): the prediction missed what the
          * devices share when they run together (host memory, cores). That device alone is
          * the result. */
         out->measured_split_s = out->res.wall_s;
@@ -349,7 +305,6 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
 
 cleanup:
     ht__coexec_free(cx);
-    free(cdevs);
     return rc;
 }
 

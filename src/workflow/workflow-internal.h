@@ -132,11 +132,11 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
                              struct ht_error *err);
 
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
- * round 0): up to opts->rounds times ht__coexec_refine (towards opts->target), then a run
- * verified against device ref alone, until the plan no longer changes. A round that fails
- * verification is kept and reported through opts->on_verify. opts NULL: the defaults.
- * Fills *out (ht__workflow_refine_free, also on error). Errors as ht__coexec_refine,
- * ht__coexec_run and ht__coexec_verify; HT_ENOMEM. */
+ * round 0): up to opts->rounds rounds of ht__coexec_round (the plan refined from the last
+ * run towards opts->target, then a run verified against device ref alone), until the plan
+ * no longer changes. A round that fails verification is kept and reported through
+ * opts->on_verify. opts NULL: the defaults. Fills *out (ht__workflow_refine_free, also on
+ * error). Errors as ht__coexec_round; HT_ENOMEM. */
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                             const struct ht_coexec_result *first, size_t ref,
                             const struct ht__workflow_refine_opts *opts,
@@ -155,8 +155,11 @@ void ht__workflow_refine_free(struct ht_workflow_refine *r);
 
 /* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
  * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
- * split s->split_id. A point that fails verification is reported through s->on_verify and
- * stored all the same. Errors as ht__coexec_run, ht__coexec_verify and the store. */
+ * split s->split_id (ht__coexec_round). The first point (k 0) gives every device back its
+ * tuned time model first: a refinement left its fitted ones in cx, and the sweep's plans
+ * (and their theoretical times) come from the tuned times. A point that fails verification
+ * is reported through s->on_verify and stored all the same. Errors as ht__coexec_round and
+ * the store. */
 int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
                              struct ht_stored_sweep_point *pt, struct ht_error *err);
 

@@ -397,18 +397,16 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     refine_record(out, cx, 0, first);
     for (unsigned k = 1; k <= rounds; k++) {
-        rc = ht__coexec_refine(cx, alone, have_prev ? &prev : first, target, err);
+        memset(&res, 0, sizeof res);
+        rc = ht__coexec_round(cx, &(struct ht__round){.from = have_prev ? &prev : first,
+                                                      .alone = alone, .target = target,
+                                                      .ref = ref},
+                              &res, err);
         if (rc == HT_DONE) {
             out->converged = 1;
             rc = HT_OK;
             break;
         }
-        if (rc != HT_OK)
-            break;
-        memset(&res, 0, sizeof res);
-        rc = ht__coexec_run(cx, &res, err);
-        if (rc == HT_OK)
-            rc = ht__coexec_verify(cx, ref, &res, err);
         if (rc == HT_EVERIFY) {
             if (o->on_verify)
                 o->on_verify(err, o->user);
@@ -465,17 +463,15 @@ int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_swe
     memset(&res, 0, sizeof res);
     f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
     f[1] = 1.0 - f[0];
-    rc = ht__coexec_set_factors(cx, f, err);
-    if (rc == HT_OK)
-        rc = ht__coexec_run(cx, &res, err);
-    if (rc != HT_OK)
-        return rc;
+    /* A refined round left its fitted models in cx: the first point gives them back. */
+    rc = ht__coexec_round(cx, &(struct ht__round){.factors = f, .reset_models = k == 0,
+                                                  .ref = s->ref},
+                          &res, err);
     pt->index = (unsigned)k;
     pt->factor = f[0];
     pt->theoretical_seconds = res.theoretical_s;
     pt->seconds = res.wall_s;
     pt->kernel_seconds = res.kernel_s;
-    rc = ht__coexec_verify(cx, s->ref, &res, err);
     pt->verified = res.verified;
     ht__coexec_result_destroy(&res);
     if (rc == HT_EVERIFY) {

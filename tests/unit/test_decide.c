@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "hetune.h"
-#include "coexec/coexec.h"
+#include "coexec/coexec-internal.h" /* ht__coexec_create, ht__decide_split: the handle's own steps */
 
 static struct ht_platform *plat;
 static const struct ht_device_info *devA, *devB;

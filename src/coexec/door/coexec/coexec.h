@@ -1,16 +1,24 @@
 /* coexec's door (src/coexec/): the co-execution handle and the one split-or-alone
  * decision, for the modules that drive co-executions: the workflow (`hetune split` and
  * `run`, src/workflow/), the runtime (ht_runtime_open, bind, launch) and MPI's nodes
- * (src/mpi/split.c, each node's share of a split). What it holds:
- *   - the handle: make, plan, run, verify, bind the caller's arrays and launch, the
- *     links and host memory the estimate uses, refinement (coexec.c, chunks.c, bind.c,
- *     outputs.c, estimate.c);
- *   - whether a CPU device can be partitioned (src/workflow/split.c sets its devices up as
- *     the co-execution does), the caller's arrays pinned again (src/runtime/runtime.c,
- *     after a new decision), and a node's share of a split over MPI (share.c);
- *   - the decision (decide.c) and the written buffers without "index" (written.c).
- * Only what other modules call is here; the rest of the handle (the estimate and the bus
- * plan, which the decision makes) is in coexec-internal.h.
+ * (src/mpi/split.c, each node's share of a split). It offers the steps its users make
+ * together as one call each, so that the sequences live here once:
+ *   - a decision: ht__decide (the runtime, each MPI node: the devices measured alone, the
+ *     co-execution made with its links and host memory, the rule, what was chosen run
+ *     once when asked), ht__decide_stored (`hetune split`: the co-execution made with the
+ *     links and host memory its database holds, then the rule on the runs alone it
+ *     measured), and the rule's comparison ht__decide_measured (`--refine`);
+ *   - a run checked: ht__coexec_check (verify, then dump), ht__coexec_round (a sweep's
+ *     point or a refinement's round: the plan changed, the run, the verification);
+ *   - the program's arrays: bind, alloc, launch, and ht__coexec_hand_over to the
+ *     co-execution a new decision made (bind.c);
+ *   - a node's share over MPI: ht__coexec_share and ht__coexec_share_run (share.c);
+ *   - what the store holds for a co-execution (ht__store_rates, ht__store_link), the
+ *     written buffers without "index" (written.c), whether a CPU device can be
+ *     partitioned (src/workflow/split.c sets its devices up as the co-execution does).
+ * Only what other modules call is here; the steps those calls make (create, run, verify,
+ * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
+ * coexec-internal.h.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map).
@@ -29,45 +37,48 @@
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
                              int *by_counts, int *equally);
 
-/* (bind.c) Makes again every buffer kept over a caller's array (foreign paths register
- * and pin) on every device of cx, for the runtime (src/runtime/runtime.c) once an older
- * co-execution over the same arrays is freed: NVIDIA's driver unpins host memory when any
- * buffer made over it is released, whatever other buffers over it, in any context, stay
- * (bench/gpu/rereg.c on the H200 machine: 55 GB/s before, 7.9 up and 13.5 down after), so
- * the new co-execution's copies ran at the pageable rate. A buffer that cannot be made
- * again leaves its array moved directly (slower, never wrong); that device's error is
- * returned after the others are done. */
-int ht__coexec_repin(struct ht_coexec *cx, struct ht_error *err);
+/* (bind.c) Hands a program's arrays over from the co-execution from to to, which
+ * replaces it (the runtime after a new decision): the arrays of ht__coexec_alloc move
+ * (ht__coexec_adopt_host), and every bound[a] that is not NULL (a buffer argument, its
+ * bytes[a]) is bound to to. On success from is freed and to's buffers over the arrays are
+ * made again (ht__coexec_repin; its failure is only pin_err's: that array is moved
+ * unpinned, slower, never wrong) and HT_OK returned. On failure from stays as it was,
+ * holding and bound to the arrays again, and the error is returned (to is the caller's
+ * to free). Errors as ht__coexec_adopt_host and ht__coexec_bind. */
+int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *const *bound,
+                         const size_t *bytes, size_t nargs, struct ht_error *pin_err,
+                         struct ht_error *err);
 
 /* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c --- */
 
-/* Makes cx co-execute only the units [offset, offset + size) of its split dimension: the
- * scheduler is made again (with the devices' current models) over size units and every
- * chunk runs offset further on. The host arrays stay whole; only the range's elements
- * are computed and read back. HT_EINVAL when the range is empty or leaves [0, global),
- * the scheduler's errors (a size no device's work-groups fit); cx unchanged on error. */
-int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
-                         struct ht_error *err);
+/* Makes cx a node's share, once: the units [offset, offset + size) when size is not 0
+ * (ht__coexec_set_range; a node without a slice keeps the whole range and runs nothing),
+ * one timed run and no warm-up from then on (ht__coexec_set_runs(cx, 0, 1, 1)), and with
+ * poison its host inputs and outputs poisoned (a node other than rank 0: its inputs are
+ * only what rank 0 sends it). Errors as ht__coexec_set_range, cx unchanged. */
+int ht__coexec_share(struct ht_coexec *cx, uint64_t offset, uint64_t size, int poison,
+                     struct ht_error *err);
 
-/* Sets the untimed and timed runs of the next ht__coexec_run and the runs it keeps. */
-void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats,
-                         unsigned keep_best);
+/* How ht__coexec_share_run runs a node's slice. */
+enum ht__share_run {
+    HT__SHARE_LAUNCH,   /* on the bound arrays (ht__coexec_launch: the runtime) */
+    HT__SHARE_POISONED, /* one measured run, every buffer poisoned first (ht__coexec_run:
+                           ht_mpi_split's untimed first run, so that nothing unwritten
+                           passes its check) */
+    HT__SHARE_PLAIN     /* one measured run without it (ht__coexec_run_once: ht_mpi_split's
+                           timed runs, whose wall time would otherwise include poisoning
+                           every buffer of every device) */
+};
 
-/* One timed run of cx into res, not poisoned first (ht__coexec_run poisons every buffer of
- * every device before each run, which costs as much as a short run: 25-30 ms for 2^23
- * floats on an H200 node). For the runs of a split over MPI, whose wall time includes
- * the call: outputs nobody wrote are caught there by poisoning the host arrays once
- * before the first run (ht__coexec_poison_host). */
-int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
-                        struct ht_error *err);
+/* Runs a node's slice as how says into res (destroyed first: the node's last run), when
+ * it has one (has_slice); without one, a measured run's host outputs are poisoned instead
+ * (nothing of its own counts) and HT_OK returned. Errors of the run. */
+int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
+                         struct ht_coexec_result *res, struct ht_error *err);
 
 /* The host array of buffer argument arg: its initial data (output 0) or its merged
  * output (output 1), borrowed from cx; NULL when it has none. */
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
-
-/* Fills the host inputs and/or outputs with the poison pattern of their type, so that an
- * element that nothing sent or wrote later cannot pass verification. */
-void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs);
 
 /* Where a range of units lies in one buffer: a slab of the axis walked by the split
  * dimension, the other axes whole. */
@@ -102,19 +113,6 @@ void ht__coexec_opts_init(struct ht_coexec_opts *opts);
 /* Frees what a result owns and leaves it reusable. NULL is fine. */
 void ht__coexec_result_destroy(struct ht_coexec_result *res);
 
-/* Prepares the co-execution of spec on n devices: checks each configuration
- * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
- * builds the programs, creates the buffers and kernels, makes the host data and the
- * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
- * are copied. *out is owned by the caller (ht__coexec_free). Errors, err filled: HT_EINVAL
- * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
- * cannot be split along dim: a written buffer without a usable index, buffer shapes that
- * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
- * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
-int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
-                      const struct ht_coexec_opts *opts, struct ht_coexec **out,
-                      struct ht_error *err);
-
 /* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
  * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
 int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
@@ -127,33 +125,39 @@ void ht__coexec_free(struct ht_coexec *cx);
  * ht__coexec_set_factors or ht__coexec_free. */
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
 
-/* Replaces the scheduler with static at the given split factors (one per device, see
- * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
- * Errors as ht__split_sched_create; the old scheduler stays on error. */
-int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
+/* --- (outputs.c) the steps the users make together around a run --- */
 
-/* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
- * initialised; free it with ht__coexec_result_destroy). The merged outputs of the last run
- * stay in cx for ht__coexec_verify and ht__coexec_dump. Errors: HT_ELAUNCH (a launch
- * failed; err names the device), HT_ECL, HT_ENOMEM. */
-int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+/* Verifies the outputs of cx's last run against device ref alone (ht__coexec_verify, into
+ * res and verr) and, when dump is not NULL and the verification did not fail otherwise
+ * than by a difference (HT_EVERIFY), writes them to dump (ht__coexec_dump; its error goes
+ * to derr, which is left alone when it succeeds). Returns ht__coexec_verify's code; a
+ * failed dump is only derr's, the caller says whether it stops on it (`hetune split`
+ * reports it, a split over MPI fails). */
+int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
+                     const char *dump, struct ht_error *verr, struct ht_error *derr);
 
-/* Verifies the merged outputs of the last ht__coexec_run against a single-device run: an
- * exec session (exec.h) on device ref (an index into the co-execution's devices) runs the
- * whole NDRange once at that device's configuration (verified itself against the spec's
- * reference, unless the spec has none), and every written buffer is compared with it
- * element by element with the spec's rtol/atol (integers exactly). Fills res's
- * verification fields. Returns HT_OK, HT_EVERIFY (err says how many elements differ and
- * the first), HT_EINVAL (no run yet, ref out of range), or the session's error when the
- * single-device run fails (err then begins with "single-device run"). With
- * opts.exec.no_verify it does nothing (verified -1). The single-device outputs are kept:
- * later calls with the same ref (a sweep's points) only compare. */
-int ht__coexec_verify(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
-                      struct ht_error *err);
+/* One measured round: what changes the plan first (at most one of factors and from), the
+ * run, the verification. */
+struct ht__round {
+    const double *factors;     /* not NULL: static at these split factors first
+                                  (ht__coexec_set_factors: a sweep's point) */
+    const struct ht_coexec_result *from; /* not NULL: the plan refined first from this run
+                                  (ht__coexec_refine with alone and target) */
+    const struct ht_coexec_alone *alone;
+    enum ht_refine_target target;
+    int reset_models;          /* 1: every device's time model back to its tuned time
+                                  before anything (ht__coexec_reset_models: a sweep's first
+                                  point after a refinement) */
+    size_t ref;                /* the device the outputs are verified against */
+};
 
-/* Writes each written buffer of the last run as raw little-endian DIR/<name>.bin (as
- * ht_session_dump does), creating DIR. HT_EINVAL when nothing ran yet, HT_EIO. */
-int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error *err);
+/* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
+ * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
+ * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
+ * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
+ * err says how), else the first error of the steps. */
+int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
+                     struct ht_coexec_result *res, struct ht_error *err);
 
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
  * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
@@ -182,14 +186,6 @@ int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
  * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
  * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
 void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
-
-/* Moves every array of ht__coexec_alloc from `from` to `to`: they stay where they are,
- * valid, and are freed with `to` (ht__coexec_free_host(to, ...) or ht__coexec_free(to)), so
- * that `from` can be freed while the caller keeps using them (the runtime replacing its
- * co-execution after a new decision). They keep the kind they were made as (pinned in a
- * device context of `from`: another context may move them at the pageable rate). Arrays
- * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
-int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
 
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
@@ -236,24 +232,6 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
  * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
  * out of range. */
 int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
-
-/* Gives every device back the time model given to ht__coexec_create and forgets the slices
- * ht__coexec_refine measured; the scheduler stays. Plans made after it (ht__coexec_set_factors:
- * a sweep after a refinement) take their theoretical times from the tuned times again. */
-void ht__coexec_reset_models(struct ht_coexec *cx);
-
-/* Tells the co-execution the host memory's rates (ht_host_memory_measure, the results
- * database's ht_store_get_host_memory; copied); NULL or a Bps of 0 forgets them.
- * ht__coexec_estimate then says how long the bytes the split reads and writes through host
- * memory take at those rates (host_s). HT_EINVAL when a rate is negative or not finite. */
-int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory *hm,
-                               struct ht_error *err);
-
-/* Tells the co-execution the measured link of device i (`hetune devices --bandwidth`, the
- * results database): the bus models convert bytes to seconds at its path's rates
- * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
-int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
-                             struct ht_error *err);
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
@@ -310,19 +288,26 @@ struct ht__verdict {
                                    (ht__coexec_result_destroy) whatever is returned */
 };
 
-/* Decides between the co-execution cx (made over its n >= 1 devices, their links and host
- * memory set) and the fastest of them alone, from alone[0..n) (each device's run
- * alone with the co-execution's clock), as rule says. With two devices or more
- * ht__coexec_estimate predicts the split (the bus plan) and decides with cx's margin. A
- * split predicted to pay (est.worth_it), predicted faster within the margin (est.check),
- * forced, or with one device, runs once (ht__coexec_run), after ht__coexec_plan_bus
- * replaced cx's plan when its scheduler is static (not with rule->paper_plan); it is kept
- * when forced, with one device, or measured at most keep_s. *v is filled (zeroed first).
- * Errors: ht__coexec_estimate's (unless rule->unpredicted), ht__coexec_plan_bus's and
- * ht__coexec_run's. */
-int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
-                     const struct ht__rule *rule, struct ht__verdict *v,
-                     struct ht_error *err);
+/* What `hetune split`'s decision over one co-execution is made from (ht__decide_stored).
+ * Everything is borrowed for the call. */
+struct ht__stored_in {
+    const struct ht_spec *spec;
+    const struct ht_workflow_device *devs; /* n: dev, config and tuned_s set */
+    size_t n;
+    const struct ht_coexec_opts *opts;     /* the co-execution's (written included) */
+    struct ht_store *store;                /* each device's link and the host memory's
+                                              rates are read here (ht__store_rates) */
+    const struct ht_coexec_alone *alone;   /* n: each device's run alone */
+    struct ht__rule rule;
+};
+
+/* Makes the co-execution of in->devs with in->opts into *cx (ht__coexec_free, also on
+ * error; NULL when it could not be made), gives it the links and host memory rates
+ * in->store holds (one it refuses is left out), then decides with ht__decide_split into *v
+ * (zeroed first; v->res is the caller's to destroy whatever is returned). Errors as
+ * ht__coexec_create and ht__decide_split; HT_ENOMEM. */
+int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
+                      struct ht__verdict *v, struct ht_error *err);
 
 /* The rule's last step, its one comparison: a split measured at split_s against the
  * fastest device alone. ht__decide_split judges its one run with it, and `hetune split
@@ -383,6 +368,10 @@ struct ht__decide_in {
     void *wait_user;
     struct ht_load *load;                  /* what others did meanwhile is added here;
                                               NULL: not kept */
+    int run_chosen;                        /* 1: what was decided runs once on the whole
+                                              problem after the locks are given back, when
+                                              the decision measured no run of it (res,
+                                              has_res): a node's speed over MPI */
 };
 
 /* What was decided. ht__decision_destroy frees what it owns. */
@@ -416,7 +405,8 @@ int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
  * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
- * ht__decide_split's). *out is filled (zeroed first); on error it may hold part of it:
+ * ht__decide_split's). With in->run_chosen, what was decided then runs once if it has no
+ * run yet. *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht__coexec_measure_alone, ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus and ht__coexec_run; HT_EINVAL when n is 0;
  * HT_ENOMEM. */
@@ -429,6 +419,14 @@ void ht__decision_destroy(struct ht__decision *d);
  * store holds one measured on the path that asked resolves to for dev, else 0. */
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
+
+/* What store holds for a co-execution over devs[0..n): each device's link on the path
+ * asked resolves to for it (ht__store_link) into links[i], link[i] = &links[i], or NULL
+ * where none is stored; and this machine's host memory rates into *host
+ * (ht__stored_host_memory), its result returned. */
+int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
+                    enum ht_data_path asked, struct ht_bandwidth *links,
+                    const struct ht_bandwidth **link, struct ht_host_memory *host);
 
 /* --- the written buffers without "index" (src/coexec/written.c, issue 26 item 4) ---
  *
