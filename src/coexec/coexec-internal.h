@@ -485,4 +485,43 @@ int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, 
                      const struct ht__rule *rule, struct ht__verdict *v,
                      struct ht_error *err);
 
+/* --- the staging rings (stage.c) ---
+ *
+ * Staging of host memory that hetune did not allocate (HT_FOREIGN_STAGE): two
+ * rings of pinned chunks (one for each direction) in one device's context, and threads that
+ * copy a chunk together. One thread at a time uses a stage. */
+struct ht__stage;
+
+/* Makes a stage in ctx (pinned memory mapped on q): rings of ring_bytes / chunk_bytes
+ * slots (at least 2, at most 64) of chunk_bytes (0: 4 MiB) each, and threads - 1 copy
+ * threads (0: 8 threads; at most the cores online). ctx NULL makes the copy threads alone
+ * (ht__stage_copy; ht__stage_write and _read are HT_EINVAL). *out is freed with
+ * ht__stage_free. HT_ECL, HT_ENOMEM. */
+int ht__stage_create(cl_context ctx, cl_command_queue q, size_t chunk_bytes, size_t ring_bytes,
+                     unsigned threads, struct ht__stage **out, struct ht_error *err);
+
+/* Waits for what s has in flight and frees it; NULL is fine. */
+void ht__stage_free(struct ht__stage *s);
+
+/* Copies bytes from src to dst with s's threads (one memcpy when s is NULL or the copy is
+ * small). */
+void ht__stage_copy(struct ht__stage *s, void *dst, const void *src, size_t bytes);
+
+/* Enqueues on q the write of src[0..bytes) into mem at off through the write ring: chunk by
+ * chunk, each copied into a free slot (waiting for that slot's earlier DMA) and enqueued
+ * without blocking. src may be reused when ht__stage_finish returns. HT_ECL. */
+int ht__stage_write(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off,
+                    const void *src, size_t bytes, struct ht_error *err);
+
+/* Enqueues on q the read of mem's bytes at off into dst through the read ring; each chunk
+ * lands in dst once its DMA is done, at the latest in ht__stage_finish. Nothing outside
+ * dst[0..bytes) is written. HT_ECL. */
+int ht__stage_read(struct ht__stage *s, cl_command_queue q, cl_mem mem, size_t off, void *dst,
+                   size_t bytes, struct ht_error *err);
+
+/* Waits for every staged transfer, delivers what was read, and adds the time spent since
+ * the last finish (the DMA's profiling times and the copies' wall times) to *write_s and
+ * *read_s (either may be NULL). s NULL does nothing. HT_ECL for a transfer that failed. */
+int ht__stage_finish(struct ht__stage *s, double *write_s, double *read_s, struct ht_error *err);
+
 #endif

@@ -1,4 +1,4 @@
-/* Tests of the staging rings (src/exec/stage.c) on PoCL's first device: the threaded copy
+/* Tests of the staging rings (src/coexec/stage.c) on PoCL's first device: the threaded copy
  * against memcpy at sizes around its threshold and odd lengths; writes and reads through
  * rings much shorter than the transfer (every slot reused many times), at odd offsets and
  * lengths that are no multiple of the chunk, checked byte by byte, with guard bytes around
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec-internal.h"
+#include "coexec/coexec-internal.h"
 #include "hetune.h"
 
 #define GUARD 64

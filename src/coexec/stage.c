@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec-internal.h"
+#include "coexec-internal.h"
 #include "util/util.h"
 
 /* Below this many bytes a copy is not worth waking threads for. */
