@@ -55,11 +55,32 @@ static int reject(struct ht_error *err, int code, const char *rule, const char *
     return code;
 }
 
+/* The reasons below are written by functions of their own (COLD): a check that passes, or
+ * fails for a caller that reads no reason, is the inner loop of the draws (search/draw.c)
+ * and of unit/test_space_enum's brute force, and the buffers a reason needs, in that loop's
+ * frames, were poisoned and unpoisoned on every call under AddressSanitizer (with the
+ * 2.8 KiB report cleared on every check, about a third of that test's CPU time there).
+ * Not inlined, so that the buffers stay out of the callers' frames. */
+#define COLD __attribute__((noinline, cold))
+
+/* The reason an extent of the NDRange is refused (v when it was evaluated). */
+static COLD int extent_reject(const struct ht_expr *e, const char *what, unsigned d, int rc,
+                              int64_t v, struct ht_error *err)
+{
+    char field[64];
+
+    snprintf(field, sizeof field, "ndrange.%s[%u]", what, d);
+    if (rc != HT_OK)
+        return reject(err, HT_EINVAL, field, "'%s' cannot be evaluated: %s",
+                      ht_expr_source(e), ht_strerror(rc));
+    return reject(err, HT_EINVAL, field, "'%s' is %" PRId64 ", but a size must be positive",
+                  ht_expr_source(e), v);
+}
+
 /* One extent of the NDRange: evaluated and positive. */
 static int extent(const struct ht_expr *e, const int64_t *vars, const char *what, unsigned d,
                   uint64_t *out, struct ht_error *err)
 {
-    char field[64];
     int64_t v;
     int rc = ht_expr_eval(e, vars, &v);
 
@@ -69,12 +90,7 @@ static int extent(const struct ht_expr *e, const int64_t *vars, const char *what
     }
     if (!WANTS_TEXT(err))
         return HT_EINVAL;
-    snprintf(field, sizeof field, "ndrange.%s[%u]", what, d);
-    if (rc != HT_OK)
-        return reject(err, HT_EINVAL, field, "'%s' cannot be evaluated: %s",
-                      ht_expr_source(e), ht_strerror(rc));
-    return reject(err, HT_EINVAL, field, "'%s' is %" PRId64 ", but a size must be positive",
-                  ht_expr_source(e), v);
+    return extent_reject(e, what, d, rc, v, err);
 }
 
 int ht_space_ndrange(const struct ht_space_def *def, const int64_t *vars, uint64_t global[3],
@@ -136,20 +152,67 @@ static void dims_text(const uint64_t *v, unsigned n, const char *sep, char *buf,
     }
 }
 
+/* A parameter's reason: err's field "params.NAME", the text from fmt. */
+static COLD int param_reject(struct ht_error *err, const struct ht_param *p, const char *fmt,
+                             ...) __attribute__((format(printf, 3, 4)));
+static COLD int param_reject(struct ht_error *err, const struct ht_param *p, const char *fmt,
+                             ...)
+{
+    va_list ap;
+
+    if (!err || err->code)
+        return HT_ECONSTRAINT;
+    err->code = HT_ECONSTRAINT;
+    err->line = err->column = 0;
+    snprintf(err->field, sizeof err->field, "params.%s", p->name);
+    va_start(ap, fmt);
+    vsnprintf(err->text, sizeof err->text, fmt, ap);
+    va_end(ap);
+    return HT_ECONSTRAINT;
+}
+
+/* v is none of the parameter's values: the reason lists them (the first 500 characters). */
+static COLD int values_reject(struct ht_error *err, const struct ht_param *p, int64_t v)
+{
+    char list[512];
+    size_t used = 0;
+
+    list[0] = '\0';
+    for (size_t k = 0; k < p->nvalues && used < sizeof list - 8; k++) {
+        int w = snprintf(list + used, sizeof list - 8 - used, "%s%" PRId64, k ? ", " : "",
+                         p->values[k]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    if (used >= sizeof list - 8)
+        snprintf(list + sizeof list - 9, 9, ", ...");
+    return param_reject(err, p, "%" PRId64 " is not one of %s", v, list);
+}
+
+/* v is outside [lo, hi] or off the step of a range that has one. */
+static COLD int range_reject(struct ht_error *err, const struct ht_param *p, int64_t v,
+                             int64_t lo, int64_t hi, int64_t step)
+{
+    char st[40] = "";
+
+    if (p->step)
+        snprintf(st, sizeof st, " step %" PRId64, step);
+    return param_reject(err, p, "%s = %" PRId64 " is outside the range [%" PRId64 ", %" PRId64
+                        "]%s", p->name, v, lo, hi, st);
+}
+
+/* Reasons only for a caller that reads them (COLD above). */
+#define TEXT_OR_REFUSE(err, call) (WANTS_TEXT(err) ? (call) : HT_ECONSTRAINT)
+
 static int check_param(const struct ht_space_def *def, size_t i, const int64_t *vars,
                        struct ht_error *err)
 {
     const struct ht_param *p = &def->params[i];
     int64_t v = vars[ht_space_param_slot(def, i)], lo, hi, step = 1;
-    char field[300];
     int rc;
 
-    if (WANTS_TEXT(err))
-        snprintf(field, sizeof field, "params.%s", p->name);
     if (p->kind == HT_PARAM_VALUES) {
-        char list[512];
-        size_t used = 0;
-
         if (p->sorted) {
             size_t first = 0, past = p->nvalues;
             while (first < past) {
@@ -166,47 +229,29 @@ static int check_param(const struct ht_space_def *def, size_t i, const int64_t *
                 if (p->values[k] == v)
                     return HT_OK;
         }
-        if (!WANTS_TEXT(err))
-            return HT_ECONSTRAINT;
-        list[0] = '\0';
-        for (size_t k = 0; k < p->nvalues && used < sizeof list - 8; k++) {
-            int w = snprintf(list + used, sizeof list - 8 - used, "%s%" PRId64, k ? ", " : "",
-                             p->values[k]);
-            if (w < 0)
-                break;
-            used += (size_t)w;
-        }
-        if (used >= sizeof list - 8)
-            snprintf(list + sizeof list - 9, 9, ", ...");
-        return reject(err, HT_ECONSTRAINT, field, "%" PRId64 " is not one of %s", v, list);
+        return TEXT_OR_REFUSE(err, values_reject(err, p, v));
     }
     if ((rc = ht_expr_eval(p->lo, vars, &lo)) != HT_OK ||
         (rc = ht_expr_eval(p->hi, vars, &hi)) != HT_OK ||
         (!p->pow2 && p->step && (rc = ht_expr_eval(p->step, vars, &step)) != HT_OK))
-        return reject(err, HT_ECONSTRAINT, field, "the range of %s cannot be evaluated: %s",
-                      p->name, ht_strerror(rc));
+        return TEXT_OR_REFUSE(err, param_reject(err, p, "the range of %s cannot be evaluated: %s",
+                                                p->name, ht_strerror(rc)));
     if (p->pow2) {
         if (v < lo || v > hi)
-            return reject(err, HT_ECONSTRAINT, field,
-                          "%s = %" PRId64 " is outside the range [%" PRId64 ", %" PRId64 "]",
-                          p->name, v, lo, hi);
+            return TEXT_OR_REFUSE(err, param_reject(err, p, "%s = %" PRId64 " is outside the "
+                                                    "range [%" PRId64 ", %" PRId64 "]",
+                                                    p->name, v, lo, hi));
         if (v <= 0 || (v & (v - 1)) != 0)
-            return reject(err, HT_ECONSTRAINT, field, "%s = %" PRId64 " is not a power of two",
-                          p->name, v);
+            return TEXT_OR_REFUSE(err, param_reject(err, p, "%s = %" PRId64 " is not a power "
+                                                    "of two", p->name, v));
         return HT_OK;
     }
     if (step <= 0)
-        return reject(err, HT_ECONSTRAINT, field, "the step of %s is %" PRId64
-                      ", but must be positive", p->name, step);
+        return TEXT_OR_REFUSE(err, param_reject(err, p, "the step of %s is %" PRId64
+                                                ", but must be positive", p->name, step));
     /* v >= lo here, so the difference is exact in unsigned arithmetic. */
-    if (v < lo || v > hi || ((uint64_t)v - (uint64_t)lo) % (uint64_t)step != 0) {
-        char st[40] = "";
-        if (p->step)
-            snprintf(st, sizeof st, " step %" PRId64, step);
-        return reject(err, HT_ECONSTRAINT, field,
-                      "%s = %" PRId64 " is outside the range [%" PRId64 ", %" PRId64 "]%s",
-                      p->name, v, lo, hi, st);
-    }
+    if (v < lo || v > hi || ((uint64_t)v - (uint64_t)lo) % (uint64_t)step != 0)
+        return TEXT_OR_REFUSE(err, range_reject(err, p, v, lo, hi, step));
     return HT_OK;
 }
 
@@ -229,35 +274,82 @@ static void used_values(const struct ht_space_def *def, const struct ht_expr *e,
     }
 }
 
+/* The NDRange cannot be computed: its reason, computed again (the check asks for none
+ * the first time: a report of 2.8 KiB cleared on every check took a tenth of a plain
+ * unit/test_space_enum's time). */
+static COLD int ndrange_reject(const struct ht_space_def *def, const int64_t *vars,
+                               struct ht_error *err)
+{
+    uint64_t global[3], local[3];
+    struct ht_error nd;
+
+    ht_error_clear(&nd);
+    ht_space_ndrange(def, vars, global, local, &nd);
+    return reject(err, HT_ECONSTRAINT, nd.field, "%s", nd.text);
+}
+
+/* Eq. 1's reason: the local size's total work-items over max_work_group_size. */
+static COLD int eq1_reject(const struct ht_space_def *def, const struct ht_device_info *dev,
+                           const uint64_t local[3], uint64_t total, struct ht_error *err)
+{
+    char a[96];
+
+    dims_text(local, def->ndims, "x", a, sizeof a);
+    if (def->ndims > 1)
+        return reject(err, HT_ECONSTRAINT, "Eq. 1",
+                      "local size %s = %" PRIu64 " work-items exceeds "
+                      "max_work_group_size %" PRIu64, a, total, dev->max_work_group_size);
+    return reject(err, HT_ECONSTRAINT, "Eq. 1",
+                  "local size %s work-items exceeds max_work_group_size %" PRIu64, a,
+                  dev->max_work_group_size);
+}
+
+/* Eq. 3's reason: fewer work-groups than compute units. */
+static COLD int eq3_reject(const struct ht_space_def *def, const struct ht_device_info *dev,
+                           const uint64_t groups[3], uint64_t ngroups, enum ht_eq3 eq3,
+                           struct ht_error *err)
+{
+    char b[96];
+
+    dims_text(groups, def->ndims, eq3 == HT_EQ3_SUM ? " + " : "x", b, sizeof b);
+    return reject(err, HT_ECONSTRAINT, "Eq. 3",
+                  "%" PRIu64 " work-groups (%s%s) is fewer than compute_units %" PRIu32,
+                  ngroups, b, eq3 == HT_EQ3_SUM ? ", summed over dimensions" : "",
+                  dev->compute_units);
+}
+
+/* An application's constraint that does not hold (v == 0) or cannot be evaluated (rc). */
+static COLD int constraint_reject(const struct ht_space_def *def, const struct ht_constraint *c,
+                                  const int64_t *vars, int rc, struct ht_error *err)
+{
+    char vals[512];
+
+    used_values(def, c->expr, vars, vals, sizeof vals);
+    if (rc != HT_OK)
+        return reject(err, HT_ECONSTRAINT, c->origin, "'%s' cannot be evaluated: %s (%s)",
+                      ht_expr_source(c->expr), ht_strerror(rc), vals);
+    return reject(err, HT_ECONSTRAINT, c->origin, "'%s' does not hold%s%s%s",
+                  ht_expr_source(c->expr), vals[0] ? " (" : "", vals, vals[0] ? ")" : "");
+}
+
 static int check_vars(const struct ht_space_def *def, const struct ht_device_info *dev,
                       const int64_t *vars, enum ht_eq3 eq3, struct ht_error *err)
 {
     uint64_t global[3], local[3], total = 1, groups[3], ngroups;
-    struct ht_error nd;
-    char a[96], b[96];
     int rc;
 
     for (size_t i = 0; i < def->nparams; i++)
         if ((rc = check_param(def, i, vars, err)) != HT_OK)
             return rc;
-    ht_error_clear(&nd);
-    if (ht_space_ndrange(def, vars, global, local, WANTS_TEXT(err) ? &nd : NULL) != HT_OK)
-        return reject(err, HT_ECONSTRAINT, nd.field, "%s", nd.text);
+    if (ht_space_ndrange(def, vars, global, local, NULL) != HT_OK)
+        return TEXT_OR_REFUSE(err, ndrange_reject(def, vars, err));
 
     if (def->local[0]) {
         for (unsigned d = 0; d < def->ndims; d++)
             total = mul_sat(total, local[d]);
         /* Eq. 1: a work-group holds at most max_work_group_size work-items. */
-        if (total > dev->max_work_group_size) {
-            dims_text(local, def->ndims, "x", a, sizeof a);
-            if (def->ndims > 1)
-                return reject(err, HT_ECONSTRAINT, "Eq. 1",
-                              "local size %s = %" PRIu64 " work-items exceeds "
-                              "max_work_group_size %" PRIu64, a, total, dev->max_work_group_size);
-            return reject(err, HT_ECONSTRAINT, "Eq. 1",
-                          "local size %s work-items exceeds max_work_group_size %" PRIu64, a,
-                          dev->max_work_group_size);
-        }
+        if (total > dev->max_work_group_size)
+            return TEXT_OR_REFUSE(err, eq1_reject(def, dev, local, total, err));
         for (unsigned d = 0; d < def->ndims; d++)
             if (local[d] > dev->max_work_item_sizes[d])
                 return reject(err, HT_ECONSTRAINT, "work-item limit",
@@ -293,35 +385,18 @@ static int check_vars(const struct ht_space_def *def, const struct ht_device_inf
             ngroups = eq3 == HT_EQ3_SUM ? add_sat(ngroups, groups[d])
                                         : mul_sat(ngroups, groups[d]);
         }
-        if (ngroups < dev->compute_units) {
-            dims_text(groups, def->ndims, eq3 == HT_EQ3_SUM ? " + " : "x", b, sizeof b);
-            return reject(err, HT_ECONSTRAINT, "Eq. 3",
-                          "%" PRIu64 " work-groups (%s%s) is fewer than compute_units %" PRIu32,
-                          ngroups, b, eq3 == HT_EQ3_SUM ? ", summed over dimensions" : "",
-                          dev->compute_units);
-        }
+        if (ngroups < dev->compute_units)
+            return TEXT_OR_REFUSE(err, eq3_reject(def, dev, groups, ngroups, eq3, err));
     }
 
     for (size_t i = 0; i < def->nconstraints; i++) {
         const struct ht_constraint *c = &def->constraints[i];
         int64_t v;
-        char vals[512];
 
+        /* Else v == 0 or rc says why it has no value. */
         if ((rc = ht_expr_eval(c->expr, vars, &v)) == HT_OK && v != 0)
             continue;
-        if (!WANTS_TEXT(err))
-            return HT_ECONSTRAINT;
-        if (rc != HT_OK) {
-            used_values(def, c->expr, vars, vals, sizeof vals);
-            return reject(err, HT_ECONSTRAINT, c->origin, "'%s' cannot be evaluated: %s (%s)",
-                          ht_expr_source(c->expr), ht_strerror(rc), vals);
-        }
-        if (v == 0) {
-            used_values(def, c->expr, vars, vals, sizeof vals);
-            return reject(err, HT_ECONSTRAINT, c->origin, "'%s' does not hold%s%s%s",
-                          ht_expr_source(c->expr), vals[0] ? " (" : "", vals,
-                          vals[0] ? ")" : "");
-        }
+        return TEXT_OR_REFUSE(err, constraint_reject(def, c, vars, rc, err));
     }
     return HT_OK;
 }
