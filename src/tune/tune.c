@@ -652,7 +652,13 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         t->ref_done = 1;
     }
     ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
+    /* A CPU device's cores are the device: the builds ahead stop while it measures, and
+     * build on every core between measurements. */
+    if (t->pool && t->dev->is_cpu)
+        ht__prebuild_pause(t->pool, 1);
     *st = ht_session_eval(t->session, config, t->res, eerr);
+    if (t->pool && t->dev->is_cpu)
+        ht__prebuild_pause(t->pool, 0);
     return HT_OK;
 }
 
