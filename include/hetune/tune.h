@@ -131,7 +131,10 @@ struct ht_tune_opts {
                                 (default): none, each is built when it is measured; 0:
                                 automatic, one per online core except on a CPU device
                                 (is_cpu), where builds would take the cores the
-                                measurement runs on, and none there nor under replay. With
+                                measurement runs on, and none there nor under replay (asked
+                                for there, the build workers are paused while the device
+                                measures, a pause not counted against their time limits,
+                                docs/guide.md). With
                                 jobs > 1 the search has jobs + 1 proposals in flight
                                 (ht_search_opts.max_in_flight): each is chosen without the
                                 results of those still in flight (search.h says what that

@@ -562,8 +562,12 @@ static size_t tune_builders(struct tune *t)
          * measurement on them slows it (sepconv's runs took twice as long on 2 cores).
          * Even a build ahead cut down to the build and one work-group per kernel did not
          * pay there: --jobs 2 took 0.77-1.31x the wall and 1.02-1.58x the CPU time of
-         * --jobs 1 (docs/results-gpu.md). A replay builds nothing, and proposes ahead only
-         * when asked. */
+         * --jobs 1 (docs/results-gpu.md). With the build workers paused while the device
+         * measures (tune_measure), they build only between measurements: on 2 shared
+         * cores --jobs 2 took 1.24x and 0.65x the wall of --jobs 1 and 1.10-1.13x its CPU
+         * time for sepconv's 425 (docs/results-gpu.md, "builds paused while a CPU device
+         * measures"), no clear gain: forced (--jobs N) only. A replay builds nothing, and
+         * proposes ahead only when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = t->dev->is_cpu || opts->replay || cores < 2 ? 1
                : cores > 1024                             ? 1024
