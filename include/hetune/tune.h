@@ -129,9 +129,12 @@ struct ht_tune_opts {
     unsigned jobs;           /* build workers (hetune-worker processes, docs/guide.md) that build the
                                 next configurations while the device measures one; 1
                                 (default): none, each is built when it is measured; 0:
-                                automatic, one per online core except on a CPU device
-                                (is_cpu), where builds would take the cores the
-                                measurement runs on, and none there nor under replay. With
+                                automatic, one per online core, but none under replay nor
+                                on a CPU device (is_cpu) of a machine with fewer than 8
+                                cores. On a CPU device the build workers are paused while
+                                it measures (they would take the cores the measurement
+                                runs on), a pause not counted against their time limits
+                                (docs/guide.md). With
                                 jobs > 1 the search has jobs + 1 proposals in flight
                                 (ht_search_opts.max_in_flight): each is chosen without the
                                 results of those still in flight (search.h says what that

@@ -86,10 +86,10 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
     X(JOBS, "jobs", required_argument, CLI_OPT_JOBS,                                           \
       "      --jobs N          build the next N configurations in N worker processes while\n" \
       "                        the device measures one (default: one per online core, but\n" \
-      "                        none on a CPU device, whose cores the builds would take from\n" \
-      "                        the measurement; 1: no building ahead). A search then\n"     \
-      "                        proposes without the results of those still building\n"     \
-      "                        (docs/guide.md)\n")                                           \
+      "                        none on a CPU device of fewer than 8 cores; on a CPU device\n" \
+      "                        the builds pause while it measures; 1: no building ahead).\n" \
+      "                        A search then proposes without the results of those still\n" \
+      "                        building (docs/guide.md)\n")                                 \
     X(REPEATS, "repeats", required_argument, CLI_OPT_REPEATS,                                  \
       "      --repeats N       timed runs of each co-execution (default: the spec's\n"        \
       "                        timing.repeats)\n")                                            \

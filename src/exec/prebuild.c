@@ -3,7 +3,15 @@
  * build_only) through the blocking ht__worker_build, whose time limit and crash detection
  * are those of an isolated session's evaluations; the caller's thread only queues and
  * takes. Threads, not an event loop, so that the worker protocol stays the one isolation
- * uses. */
+ * uses.
+ *
+ * A pause (ht__prebuild_pause) stops the workers' processes with SIGSTOP and continues them
+ * with SIGCONT. The pool knows which processes are alive through each worker's watch
+ * (worker.h): a slot's pid is set when its worker is spawned and cleared, under the pool's
+ * lock, before the process is killed or waited for, so a signal never reaches a reaped
+ * pid; each worker leads a process group of its own, which the signals go to (the
+ * linker PoCL starts is paused too); and the worker's time limits run on a clock that
+ * stands still while paused. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -30,6 +38,8 @@ struct slot {
     struct ht_prebuild *pool;
     pthread_t thread;
     int started;
+    struct ht__worker_watch watch; /* the pool's side of this slot's worker */
+    pid_t pid;                  /* its process, alive (not reaped); 0: none. Under mu */
 };
 
 struct ht_prebuild {
@@ -41,6 +51,9 @@ struct ht_prebuild {
     pthread_cond_t cv;          /* a job queued, finished, or the end */
     struct job *head, *tail;    /* in the order submitted */
     int ending;
+    int paused;                 /* the workers are stopped (SIGSTOP) */
+    double paused_since;        /* when the pause in progress began (ht__now) */
+    double paused_s;            /* the seconds of the pauses that ended */
     volatile sig_atomic_t quit; /* raised at the end: builds in flight are abandoned */
     unsigned nslots;
     struct slot *slots;
@@ -73,6 +86,35 @@ static struct job *next_job(struct ht_prebuild *p)
     return NULL;
 }
 
+/* The watch's pid: a slot's worker was spawned (pid), or is about to be reaped (0). A
+ * process spawned during a pause is stopped at once; one about to be reaped is continued
+ * first, so that it can end (a graceful reap waits for it). */
+static void slot_pid(void *ctx, pid_t pid)
+{
+    struct slot *sl = ctx;
+    struct ht_prebuild *p = sl->pool;
+
+    pthread_mutex_lock(&p->mu);
+    if (pid > 0 && p->paused)
+        kill(-pid, SIGSTOP);
+    else if (pid == 0 && sl->pid > 0 && p->paused)
+        kill(-sl->pid, SIGCONT);
+    sl->pid = pid;
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The watch's paused: the seconds paused so far, the pause in progress included. */
+static double pool_paused(void *ctx)
+{
+    struct ht_prebuild *p = ((struct slot *)ctx)->pool;
+    double s;
+
+    pthread_mutex_lock(&p->mu);
+    s = p->paused_s + (p->paused ? ht__now() - p->paused_since : 0.0);
+    pthread_mutex_unlock(&p->mu);
+    return s;
+}
+
 static void *slot_main(void *arg)
 {
     struct slot *sl = arg;
@@ -96,7 +138,8 @@ static void *slot_main(void *arg)
         ht_error_clear(&d.err);
         /* A worker that cannot start says nothing about the configuration. */
         rc = w ? ht__worker_ensure(w, &d.err)
-               : ht__worker_start(p->spec, p->dev, &p->opts, p->worker, 1, &w, &d.err);
+               : ht__worker_start(p->spec, p->dev, &p->opts, p->worker, &sl->watch, &w,
+                                  &d.err);
         if (rc == HT_OK) {
             rc = ht__worker_build(w, j->config, &d.res, &d.err);
             d.config_fault = config_fault(rc, &p->opts);
@@ -149,6 +192,7 @@ int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info 
     pthread_cond_init(&p->cv, NULL);
     for (unsigned i = 0; i < jobs; i++) {
         p->slots[i].pool = p;
+        p->slots[i].watch = (struct ht__worker_watch){slot_pid, pool_paused, &p->slots[i]};
         if (pthread_create(&p->slots[i].thread, NULL, slot_main, &p->slots[i]) != 0)
             break;
         p->slots[i].started = 1;
@@ -260,6 +304,24 @@ void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building
         *building = n[BUILDING];
     if (finished)
         *finished = n[FINISHED];
+}
+
+void ht__prebuild_pause(struct ht_prebuild *p, int on)
+{
+    double now = ht__now();
+
+    pthread_mutex_lock(&p->mu);
+    if (!on != !p->paused) {
+        for (unsigned i = 0; i < p->nslots; i++)
+            if (p->slots[i].pid > 0)
+                kill(-p->slots[i].pid, on ? SIGSTOP : SIGCONT);
+        if (on)
+            p->paused_since = now;
+        else
+            p->paused_s += now - p->paused_since;
+        p->paused = !!on;
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 void ht__prebuild_free(struct ht_prebuild *p)

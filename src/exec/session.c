@@ -92,7 +92,7 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
         char worker[4096];
         rc = ht__worker_find(s->opts.worker, worker, sizeof worker);
         if (rc == HT_OK) {
-            rc = ht__worker_start(spec, dev, &s->opts, worker, 0, &s->worker, err);
+            rc = ht__worker_start(spec, dev, &s->opts, worker, NULL, &s->worker, err);
             if (rc != HT_OK)
                 goto fail;
             *out = s;

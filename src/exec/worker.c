@@ -155,10 +155,18 @@ static int send_msg(int fd, uint32_t type, const struct wbuf *b)
     return b->len ? send_all(fd, b->data, b->len) : 0;
 }
 
-/* Reads n bytes before deadline (a monotonic time; <= 0: none), polling stop every
- * 100 ms. Returns 0, or HT_ETIMEOUT, HT_EINTR (stop raised), HT_EIO (end of file or a
- * read error: the other side is gone). */
-static int recv_all(int fd, void *p, size_t n, double deadline, volatile sig_atomic_t *stop)
+/* The clock of a worker's time limits: monotonic seconds less the time its pool was
+ * paused (worker.h), so that it stands still while the pool is paused. */
+static double clock_now(const struct ht__worker_watch *watch)
+{
+    return watch ? ht__now() - watch->paused(watch->ctx) : ht__now();
+}
+
+/* Reads n bytes before deadline (a time of clock_now(watch); <= 0: none), polling stop
+ * every 100 ms. Returns 0, or HT_ETIMEOUT, HT_EINTR (stop raised), HT_EIO (end of file or
+ * a read error: the other side is gone). */
+static int recv_all(int fd, void *p, size_t n, double deadline, volatile sig_atomic_t *stop,
+                    const struct ht__worker_watch *watch)
 {
     char *c = p;
 
@@ -170,7 +178,7 @@ static int recv_all(int fd, void *p, size_t n, double deadline, volatile sig_ato
         if (stop && *stop)
             return HT_EINTR;
         if (deadline > 0.0) {
-            double left = deadline - ht__now();
+            double left = deadline - clock_now(watch);
             if (left <= 0.0)
                 return HT_ETIMEOUT;
             if (left < 0.1)
@@ -196,10 +204,10 @@ static int recv_all(int fd, void *p, size_t n, double deadline, volatile sig_ato
 
 /* Receives one message into b (its data malloc'ed); *type gets its type. */
 static int recv_msg(int fd, uint32_t *type, struct wbuf *b, double deadline,
-                    volatile sig_atomic_t *stop)
+                    volatile sig_atomic_t *stop, const struct ht__worker_watch *watch)
 {
     uint32_t head[2];
-    int rc = recv_all(fd, head, sizeof head, deadline, stop);
+    int rc = recv_all(fd, head, sizeof head, deadline, stop, watch);
 
     if (rc != HT_OK)
         return rc;
@@ -217,7 +225,7 @@ static int recv_msg(int fd, uint32_t *type, struct wbuf *b, double deadline,
         b->data = grown;
         b->cap = head[1];
     }
-    rc = recv_all(fd, b->data, head[1], deadline, stop);
+    rc = recv_all(fd, b->data, head[1], deadline, stop, watch);
     if (rc == HT_OK)
         b->len = head[1];
     return rc;
@@ -237,6 +245,7 @@ struct ht__worker {
     double timeout_s;        /* the user's limit per evaluation; 0: automatic */
     double slowest_s;        /* the longest evaluation that ran, for the automatic limit */
     volatile sig_atomic_t *stop;
+    const struct ht__worker_watch *watch; /* a build worker's pool, or NULL */
     size_t nparams;
     int64_t *ref_config;     /* the reference step's configuration once it succeeded, to run
                                 it again in a worker started again; NULL before */
@@ -333,6 +342,10 @@ static void worker_reap(struct ht__worker *w, int kill_it, char *what, size_t si
     w->fd = -1;
     if (!w->pid)
         return;
+    /* The pool forgets the process (and continues it, if it was stopped) while it is not
+     * reaped yet: a reaped pid may be another process's. */
+    if (w->watch)
+        w->watch->pid(w->watch->ctx, 0);
     if (kill_it)
         kill(w->pid, SIGKILL);
     do
@@ -362,6 +375,7 @@ static int quiet_children(void)
 static int worker_spawn(struct ht__worker *w, struct ht_error *err)
 {
     posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
     char *argv[3];
     int sv[2], child, rc;
     uint32_t type;
@@ -395,7 +409,15 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     }
-    rc = posix_spawn(&w->pid, w->path, &fa, NULL, argv, ht__env_for_child());
+    /* A build worker leads a process group of its own: its pool pauses the group, the
+     * linker PoCL runs as a child process included. */
+    posix_spawnattr_init(&attr);
+    if (w->watch) {
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+        posix_spawnattr_setpgroup(&attr, 0);
+    }
+    rc = posix_spawn(&w->pid, w->path, &fa, &attr, argv, ht__env_for_child());
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     close(child);
     if (rc != 0) {
@@ -404,6 +426,8 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
         return ht_error_set(err, HT_EIO, "cannot start the worker %s: %s", w->path,
                             strerror(rc));
     }
+    if (w->watch)
+        w->watch->pid(w->watch->ctx, w->pid);
     w->fd = sv[0];
     if (send_msg(w->fd, MSG_INIT, &w->init) != 0) {
         worker_reap(w, 1, what, sizeof what);
@@ -411,7 +435,8 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
                             w->path, what);
     }
     /* Starting means finding the platform, a context and the host data: generous. */
-    rc = recv_msg(w->fd, &type, &w->io, ht__now() + HT_TIMEOUT_FIRST_S, w->stop);
+    rc = recv_msg(w->fd, &type, &w->io, clock_now(w->watch) + HT_TIMEOUT_FIRST_S, w->stop,
+                  w->watch);
     if (rc != HT_OK || type != MSG_REPLY) {
         worker_reap(w, 1, what, sizeof what);
         if (rc == HT_EINTR)
@@ -437,8 +462,9 @@ static int worker_spawn(struct ht__worker *w, struct ht_error *err)
 }
 
 int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *dev,
-                     const struct ht_exec_opts *opts, const char *path, int build_only,
-                     struct ht__worker **out, struct ht_error *err)
+                     const struct ht_exec_opts *opts, const char *path,
+                     const struct ht__worker_watch *build, struct ht__worker **out,
+                     struct ht_error *err)
 {
     const struct ht_space_def *def = &spec->space;
     struct ht__worker *w;
@@ -451,6 +477,7 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
     w->fd = -1;
     w->timeout_s = opts->timeout_s;
     w->stop = opts->stop;
+    w->watch = build;
     w->nparams = def->nparams;
     snprintf(w->path, sizeof w->path, "%s", path);
 
@@ -463,8 +490,8 @@ int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *de
         put_i64(&w->init, def->size_values[i]);
     }
     /* A build worker times nothing (ht__session_prebuild). */
-    put_u32(&w->init, build_only ? 1 : spec->repeats);
-    put_u32(&w->init, build_only ? 1 : spec->keep_best);
+    put_u32(&w->init, build ? 1 : spec->repeats);
+    put_u32(&w->init, build ? 1 : spec->keep_best);
     put_f64(&w->init, spec->rtol);
     put_f64(&w->init, spec->atol);
     put_u32(&w->init, (uint32_t)spec->adaptive);
@@ -542,7 +569,7 @@ static int reference_request(struct ht__worker *w, const int64_t *config,
     if (req.failed)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     if (rc == HT_OK)
-        rc = recv_msg(w->fd, &type, &w->io, ht__now() + limit, w->stop);
+        rc = recv_msg(w->fd, &type, &w->io, clock_now(w->watch) + limit, w->stop, w->watch);
     if (rc == HT_OK && type != MSG_REPLY)
         rc = HT_EIO;
     switch (rc) {
@@ -631,13 +658,13 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
     for (size_t i = 0; i < w->nparams; i++)
         put_i64(&req, config[i]);
     limit = ht__worker_limit(w);
-    t0 = ht__now();
+    t0 = clock_now(w->watch);
     rc = send_msg(w->fd, kind, &req) == 0 ? HT_OK : HT_EIO;
     free(req.data);
     if (req.failed)
         return res->status = ht_error_set(err, HT_ENOMEM, "out of memory");
     if (rc == HT_OK)
-        rc = recv_msg(w->fd, &type, &w->io, t0 + limit, w->stop);
+        rc = recv_msg(w->fd, &type, &w->io, t0 + limit, w->stop, w->watch);
     if (rc == HT_OK && type != MSG_REPLY)
         rc = HT_EIO;
     switch (rc) {
@@ -668,7 +695,7 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
         return res->status = ht_error_set(err, HT_EIO, "the worker sent a malformed reply");
     }
     if (res->nruns > 0 || rc == HT_OK)
-        w->slowest_s = fmax(w->slowest_s, ht__now() - t0);
+        w->slowest_s = fmax(w->slowest_s, clock_now(w->watch) - t0);
     /* A failed launch or OpenCL call can leave the context unusable (NVIDIA's driver fails
      * every later call of a context after an illegal address): the next configuration
      * gets a fresh worker. */
@@ -708,7 +735,8 @@ int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err)
     rc = send_msg(w->fd, MSG_DUMP, &req) == 0 ? HT_OK : HT_EIO;
     free(req.data);
     if (rc == HT_OK)
-        rc = recv_msg(w->fd, &type, &w->io, ht__now() + HT_TIMEOUT_FIRST_S, w->stop);
+        rc = recv_msg(w->fd, &type, &w->io, clock_now(w->watch) + HT_TIMEOUT_FIRST_S, w->stop,
+                  w->watch);
     if (rc != HT_OK || type != MSG_REPLY) {
         worker_reap(w, 1, NULL, 0);
         return ht_error_set(err, rc == HT_EINTR ? HT_EINTR : HT_ECRASH,
@@ -894,7 +922,7 @@ int ht__worker_serve(int fd)
         uint32_t type;
         int rc;
 
-        if (recv_msg(fd, &type, &msg, 0.0, NULL) != HT_OK)
+        if (recv_msg(fd, &type, &msg, 0.0, NULL, NULL) != HT_OK)
             break; /* the parent closed the socket: done */
         r = (struct rbuf){msg.data, msg.len, 0, 0};
         ht_error_clear(&err);

@@ -2,6 +2,8 @@
 #ifndef HETUNE_EXEC_WORKER_H
 #define HETUNE_EXEC_WORKER_H
 
+#include <sys/types.h>
+
 #include "hetune/exec.h"
 #include "exec/worker-main.h" /* exec's door for hetune-worker's main */
 
@@ -13,14 +15,34 @@ struct ht__worker;
  * empty, or the path that was named and is not executable). */
 int ht__worker_find(const char *explicit_path, char *buf, size_t size);
 
+/* What a pool of build workers (prebuild.c) watches of each of its workers, so that it can
+ * pause them (SIGSTOP) while a CPU device measures. A build worker leads a process group of
+ * its own (its id is the group's), so that the processes it starts (PoCL runs the linker,
+ * ld) are paused with it. pid is called with the process's id once it is spawned, and
+ * with 0 just before the process is killed or waited for (so that the pool signals only
+ * groups whose leader is not reaped yet, and continues a stopped one, which would never
+ * end on its own); it is called from the thread that drives the worker.
+ * paused returns the seconds the pool has been paused so far, the pause in progress
+ * included: every time limit of the worker's replies runs on a clock that stops while the
+ * pool is paused, so that a pause never times a worker out, and the automatic limit is
+ * drawn from builds' times without their pauses. ctx is passed to both; the watch is
+ * borrowed and must outlive the worker. */
+struct ht__worker_watch {
+    void (*pid)(void *ctx, pid_t pid);
+    double (*paused)(void *ctx);
+    void *ctx;
+};
+
 /* Starts the worker at path for spec on dev with opts (its isolate field is ignored) and
- * waits until it has a session. A build worker (build_only 1, for ht__worker_build) gets
- * the spec with repeats and keep_best 1. HT_ECRASH or HT_ETIMEOUT when it dies or hangs
- * while starting, HT_EINTR when opts->stop is raised, or the worker's own error (HT_ECL,
- * ...). Each worker is driven by one thread at a time; several may be driven at once. */
+ * waits until it has a session. A build worker (build not NULL, for ht__worker_build, its
+ * pool's watch) gets the spec with repeats and keep_best 1. HT_ECRASH or HT_ETIMEOUT when
+ * it dies or hangs while starting, HT_EINTR when opts->stop is raised, or the worker's own
+ * error (HT_ECL, ...). Each worker is driven by one thread at a time; several may be
+ * driven at once. */
 int ht__worker_start(const struct ht_spec *spec, const struct ht_device_info *dev,
-                     const struct ht_exec_opts *opts, const char *path, int build_only,
-                     struct ht__worker **out, struct ht_error *err);
+                     const struct ht_exec_opts *opts, const char *path,
+                     const struct ht__worker_watch *build, struct ht__worker **out,
+                     struct ht_error *err);
 
 /* Ends the worker (it exits when its socket closes) and frees w; NULL is allowed. */
 void ht__worker_free(struct ht__worker *w);

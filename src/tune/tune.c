@@ -17,6 +17,9 @@ _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run o
 
 /* Evaluations of a replay per transaction (ht_store_batch). */
 #define REPLAY_GROUP 64
+/* A CPU device builds ahead by default on a machine of at least this many cores
+ * (tune_builders): 16 gained, 2 did not; no machine between was measured. */
+#define CPU_BUILDERS_MIN_CORES 8
 
 void ht_tune_opts_init(struct ht_tune_opts *opts)
 {
@@ -558,16 +561,19 @@ static size_t tune_builders(struct tune *t)
     unsigned jobs = opts->jobs;
 
     if (jobs == 0) {
-        /* Automatic: a CPU device's cores are the device, and a build beside a
-         * measurement on them slows it (sepconv's runs took twice as long on 2 cores).
-         * Even a build ahead cut down to the build and one work-group per kernel did not
-         * pay there: --jobs 2 took 0.77-1.31x the wall and 1.02-1.58x the CPU time of
-         * --jobs 1 (docs/results-gpu.md). A replay builds nothing, and proposes ahead only
-         * when asked. */
+        /* Automatic: one build worker per core, and on a CPU device, whose cores are the
+         * device, only from CPU_BUILDERS_MIN_CORES cores on. Its build workers are paused
+         * while it measures (tune_measure), so they build between measurements: on 2
+         * shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1 and
+         * 1.10-1.13x its CPU time for sepconv's 425, no gain; on the GPU machine's 16
+         * cores --jobs 16 took 0.27-0.34x the wall of --jobs 1 with bests as good
+         * (docs/results-gpu.md, "builds paused while a CPU device measures"). A replay
+         * builds nothing, and proposes ahead only when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        jobs = t->dev->is_cpu || opts->replay || cores < 2 ? 1
-               : cores > 1024                             ? 1024
-                                                          : (unsigned)cores;
+        jobs = opts->replay || cores < 2 || (t->dev->is_cpu && cores < CPU_BUILDERS_MIN_CORES)
+                   ? 1
+               : cores > 1024 ? 1024
+                              : (unsigned)cores;
     }
     if (jobs > 1 && !opts->replay) {
         struct ht_exec_opts popts = opts->exec;
@@ -652,7 +658,13 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         t->ref_done = 1;
     }
     ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
+    /* A CPU device's cores are the device: the builds ahead stop while it measures, and
+     * build on every core between measurements. */
+    if (t->pool && t->dev->is_cpu)
+        ht__prebuild_pause(t->pool, 1);
     *st = ht_session_eval(t->session, config, t->res, eerr);
+    if (t->pool && t->dev->is_cpu)
+        ht__prebuild_pause(t->pool, 0);
     return HT_OK;
 }
 

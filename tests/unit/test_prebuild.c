@@ -1,0 +1,212 @@
+/* Tests of the pool of build workers (src/exec/prebuild.c, exec's door exec/tuning.h) on
+ * a CPU device: a pause stops the workers' processes and does not count against a build's
+ * time limit, and a pool freed while paused ends without leaving a process behind. Exits
+ * 77 (skipped) when no OpenCL CPU device is found or no worker executable. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hetune.h"
+#include "exec/tuning.h"
+
+static struct ht_platform *plat;
+static const struct ht_device_info *dev;
+static char source_dir[2048];
+
+/* How many of this process's children are alive, and how many of those are stopped (state
+ * T), from /proc. */
+static void children(int *alive, int *stopped)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+
+    *alive = *stopped = 0;
+    assert_non_null(d);
+    while ((e = readdir(d))) {
+        char path[300], buf[1024], *close_paren, state;
+        int ppid;
+        FILE *f;
+
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        if (!(f = fopen(path, "r")))
+            continue;
+        buf[0] = '\0';
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = '\0';
+        fclose(f);
+        /* pid (comm) state ppid ...: comm may hold spaces. */
+        if (!(close_paren = strrchr(buf, ')')) ||
+            sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2 || ppid != getpid())
+            continue;
+        if (state == 'Z')
+            continue;
+        (*alive)++;
+        *stopped += state == 'T';
+    }
+    closedir(d);
+}
+
+static struct ht_spec *load_jobs(void)
+{
+    char path[4096];
+    struct ht_spec *spec = NULL;
+    struct ht_error err;
+
+    snprintf(path, sizeof path, "%s/tests/fixtures/tune/jobs.json", source_dir);
+    ht_error_clear(&err);
+    if (ht_spec_load(path, NULL, 0, &spec, &err) != HT_OK)
+        fail_msg("cannot load %s: %s", path, err.text);
+    return spec;
+}
+
+static void config_of(const struct ht_spec *spec, const char *work, int64_t *config)
+{
+    const char *assign[3] = {"WG=64", work, "BAD=0"};
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    if (ht_spec_config_from_assignments(spec, assign, 3, config, &err) != HT_OK)
+        fail_msg("bad configuration: %s", err.text);
+}
+
+/* A pool of one worker, its worker started by a first build: what follows is timed from a
+ * worker that runs. timeout_s is the user's limit. */
+static struct ht_prebuild *warm_pool(const struct ht_spec *spec, double timeout_s)
+{
+    struct ht_prebuild *p = NULL;
+    struct ht_prebuild_done d;
+    struct ht_exec_opts o;
+    struct ht_error err;
+    int64_t config[3];
+
+    ht_exec_opts_init(&o);
+    o.eq3 = HT_EQ3_OFF;
+    o.timeout_s = timeout_s;
+    ht_error_clear(&err);
+    if (ht__prebuild_create(spec, dev, &o, 1, &p, &err) != HT_OK)
+        fail_msg("pool: %s", err.text);
+    config_of(spec, "WORK=1", config);
+    assert_int_equal(ht__prebuild_submit(p, 1, config), HT_OK);
+    assert_int_equal(ht__prebuild_take(p, 1, 1, &d), HT_OK);
+    if (d.status != HT_OK)
+        fail_msg("the first build: %s", d.err.text);
+    ht_eval_result_destroy(&d.res);
+    return p;
+}
+
+/* A build paused for twice the user's limit ends well once let go on: the pause stopped
+ * its worker (state T, the build still unfinished), and did not count against the limit. */
+static void test_pause_not_timed(void **state)
+{
+    struct ht_spec *spec = load_jobs();
+    struct ht_prebuild *p;
+    struct ht_prebuild_done d;
+    size_t building = 0, finished = 0;
+    int64_t config[3];
+    int alive, stopped;
+
+    (void)state;
+    p = warm_pool(spec, 2.0);
+    config_of(spec, "WORK=64", config);
+    ht__prebuild_pause(p, 1);
+    assert_int_equal(ht__prebuild_submit(p, 2, config), HT_OK);
+    sleep(4);
+    ht__prebuild_counts(p, NULL, &building, &finished);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 1);
+    assert_int_equal(stopped, 1);
+    assert_int_equal(building, 1);
+    assert_int_equal(finished, 0);
+    ht__prebuild_pause(p, 0);
+    children(&alive, &stopped);
+    assert_int_equal(stopped, 0);
+    assert_int_equal(ht__prebuild_take(p, 2, 1, &d), HT_OK);
+    if (d.status != HT_OK)
+        fail_msg("a paused build: %s", d.err.text);
+    assert_int_equal(d.config_fault, 0);
+    ht_eval_result_destroy(&d.res);
+    ht__prebuild_free(p);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 0);
+    ht_spec_free(spec);
+}
+
+/* A pool freed while paused, with a build in flight (its worker is killed) or none (its
+ * worker is let end, and waited for): it ends (alarm: a worker left stopped would hang its
+ * reap) and no process of its is left, stopped or not. */
+static void free_while_paused(int in_flight)
+{
+    struct ht_spec *spec = load_jobs();
+    struct ht_prebuild *p;
+    int64_t config[3];
+    int alive, stopped;
+
+    p = warm_pool(spec, 0.0);
+    if (in_flight) {
+        config_of(spec, "WORK=1024", config);
+        assert_int_equal(ht__prebuild_submit(p, 2, config), HT_OK);
+    }
+    ht__prebuild_pause(p, 1);
+    sleep(1);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 1);
+    assert_int_equal(stopped, 1);
+    alarm(60);
+    ht__prebuild_free(p);
+    alarm(0);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 0);
+    ht_spec_free(spec);
+}
+
+static void test_free_while_paused_building(void **state)
+{
+    (void)state;
+    free_while_paused(1);
+}
+
+static void test_free_while_paused_idle(void **state)
+{
+    (void)state;
+    free_while_paused(0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pause_not_timed),
+        cmocka_unit_test(test_free_while_paused_building),
+        cmocka_unit_test(test_free_while_paused_idle),
+    };
+    struct ht_error err;
+    const char *src = getenv("HETUNE_SOURCE_DIR");
+    int failed;
+
+    snprintf(source_dir, sizeof source_dir, "%s", src && *src ? src : ".");
+    ht_error_clear(&err);
+    if (ht_platform_discover(&plat, &err) != HT_OK) {
+        fprintf(stderr, "skipped: %s\n", err.text);
+        return 77;
+    }
+    for (size_t i = 0; i < plat->count && !dev; i++)
+        if (plat->devices[i].is_cpu)
+            dev = &plat->devices[i];
+    if (!dev) {
+        fprintf(stderr, "skipped: no CPU device\n");
+        ht_platform_free(plat);
+        return 77;
+    }
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    ht_platform_free(plat);
+    return failed;
+}
