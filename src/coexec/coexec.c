@@ -333,8 +333,6 @@ done:
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    char *log = NULL;
-    cl_kernel k = NULL;
     int rc;
 
     if (cx->opts.cpu_units && d->dev->is_cpu && cx->opts.cpu_units != d->dev->compute_units) {
@@ -369,31 +367,11 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     }
     /* The same instantiation as exec's (ht__inst_prepare), so that both share the binary
      * cache and the shapes; buffers are left unwritten, as each run sends its own parts. */
-    rc = ht__inst_setup(d->session, d->config, &d->in, err);
+    rc = ht__inst_build(d->session, d->config, &d->in, &d->build_s, &d->cache_hit,
+                        &d->whole_groups, err);
     if (rc != HT_OK)
         return rc;
     d->wg = d->in.local[0] ? d->in.local[cx->opts.dim] : 1;
-
-    rc = ht__inst_program(d->session, d->config, &d->in, &d->build_s, &d->cache_hit, &log,
-                          err);
-    free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
-    if (rc != HT_OK)
-        return rc;
-    {
-        char *prologue = NULL;
-        if (ht__program_prologue(spec, d->in.ndims, d->in.global, &prologue) != HT_OK)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        d->whole_groups = prologue != NULL;
-        free(prologue);
-    }
-
-    for (size_t i = 0; i < spec->nargs; i++) {
-        if (!spec->args[i].is_buffer)
-            continue;
-        rc = ht__inst_shape(d->session, &d->in, i, err);
-        if (rc != HT_OK)
-            return rc;
-    }
     d->path = d->session->path;
     d->inplace_align = d->align;
     if (d->path == HT_PATH_INPLACE && d->align > MALLOC_ALIGN &&
@@ -406,7 +384,6 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
         if (st != CL_SUCCESS)
             return ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue (second queue)");
     }
-    (void)k;
     return HT_OK;
 }
 
@@ -634,8 +611,8 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             continue;
         void *host = NULL;
         rc = ht__cx_inplace_target(cx, d, i, &host, err);
-        if (rc == HT_OK)
-            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
+        if (rc == HT_OK) /* d->in.kernel is made below: no arguments set yet */
+            rc = ht__inst_bind(d->session, &d->in, i, host, err);
         if (rc == HT_OK)
             rc = ht__cx_set_xfer(cx, d, i, err);
         if (rc != HT_OK)
@@ -705,7 +682,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue; /* the caller's arrays come with ht__coexec_bind */
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
+            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
             if (rc == HT_OK) {
                 b->data = (char *)b->mem.data + cx->own_off[i];
                 rc = ht__data_init(arg, b->data, b->count, err);
@@ -720,7 +697,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue;
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
+            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
             if (rc != HT_OK)
                 return rc;
             b->data = (char *)b->mem.data + cx->own_off[i];
@@ -851,9 +828,9 @@ void ht__coexec_free(struct ht_coexec *cx)
     }
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         if (cx->inputs)
-            ht__hostbuf_free(&cx->inputs[i]);
+            ht__hostmem_free(&cx->inputs[i].mem);
         if (cx->outputs)
-            ht__hostbuf_free(&cx->outputs[i]);
+            ht__hostmem_free(&cx->outputs[i].mem);
         if (cx->refs)
             free(cx->refs[i].data);
     }

@@ -390,6 +390,36 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
     return HT_OK;
 }
 
+int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   double *build_s, int *cache_hit, int *whole_groups, struct ht_error *err)
+{
+    char *log = NULL, *prologue = NULL;
+    int rc = ht__inst_setup(s, config, in, err);
+
+    *whole_groups = 0;
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__inst_program(s, config, in, build_s, cache_hit, &log, err);
+    free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
+    if (rc != HT_OK)
+        return rc;
+    if (ht__program_prologue(s->spec, in->ndims, in->global, &prologue) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    *whole_groups = prologue != NULL;
+    free(prologue);
+    return HT_OK;
+}
+
+int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                  struct ht_error *err)
+{
+    int rc = ht__inst_buffer(s, in, i, host, err);
+
+    if (rc == HT_OK && in->kernel)
+        rc = set_args(s, in, in->kernel, err);
+    return rc;
+}
+
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
                   double *seconds, struct ht_error *err)
 {
