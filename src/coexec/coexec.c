@@ -19,11 +19,17 @@
 
 void ht__coexec_opts_init(struct ht_coexec_opts *opts)
 {
-    memset(opts, 0, sizeof *opts);
-    ht__split_sched_opts_init(&opts->sched);
+    memset(opts, 0, sizeof *opts); /* opts->sched too: all zero is every default (split.h) */
     ht_exec_opts_init(&opts->exec);
     opts->warmup = 1;
     opts->margin = HT_SPLIT_MARGIN_DEFAULT;
+}
+
+/* The planned scheduler's ops (HT_SPLIT_SCHED_PLANNED, "static"): split.h lists it first in
+ * ht_split_schedulers[]. */
+static const struct ht_split_sched_ops *planner_ops(void)
+{
+    return ht_split_schedulers[0];
 }
 
 void ht__coexec_result_destroy(struct ht_coexec_result *res)
@@ -365,7 +371,7 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             bits = 4096 * 8;
         d->align = bits / 8;
     }
-    /* The same instantiation as exec's (ht__inst_prepare), so that both share the binary
+    /* The same instantiation as exec's own evaluation, so that both share the binary
      * cache and the shapes; buffers are left unwritten, as each run sends its own parts. */
     rc = ht__inst_build(d->session, d->config, &d->in, &d->build_s, &d->cache_hit,
                         &d->whole_groups, err);
@@ -722,19 +728,19 @@ int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht__split_sched_create_ops(ops, cx->range_n ? cx->range_n : cx->global, sd, cx->n,
-                                    sopts, out, err);
+    rc = ht__split_sched_create(ops ? ops->name : NULL, cx->range_n ? cx->range_n : cx->global,
+                                sd, cx->n, sopts, out, err);
     free(sd);
     return rc;
 }
 
-/* cx's scheduler becomes s, a plan of ht__split_sched_planner's (factors, a refinement,
- * the bus plan) replacing the one it had. */
+/* cx's scheduler becomes s, a plan of the planned scheduler's (factors, a refinement, the
+ * bus plan: ht__cx_make_sched with ops NULL) replacing the one it had. */
 void ht__cx_set_planned(struct ht_coexec *cx, struct ht_split_sched *s)
 {
     ht__split_sched_free(cx->sched);
     cx->sched = s;
-    cx->sched_ops = ht__split_sched_get_ops(s);
+    cx->sched_ops = planner_ops();
     cx->opts.scheduler = cx->sched_ops->name;
 }
 
@@ -891,7 +897,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
     cx->opts.exec.isolate = HT_ISOLATE_OFF;
     /* check_spec found the name; NULL is the default, the planner's. */
     cx->sched_ops = cx->opts.scheduler ? ht_split_scheduler_find(cx->opts.scheduler)
-                                       : ht__split_sched_planner();
+                                       : planner_ops();
     cx->opts.scheduler = cx->sched_ops->name;
     cx->n = n;
     cx->devs = calloc(n, sizeof *cx->devs);
@@ -988,11 +994,6 @@ fail:
     return rc;
 }
 
-const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx)
-{
-    return cx->sched;
-}
-
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx)
 {
     return ht__split_sched_plan(cx->sched);
@@ -1004,10 +1005,10 @@ int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct h
     struct ht_split_sched *s = NULL;
     int rc;
 
-    ht__split_sched_opts_init(&o);
+    memset(&o, 0, sizeof o); /* every default (split.h) */
     o.factors = factors;
     o.residue = cx->opts.sched.residue;
-    rc = ht__cx_make_sched(cx, &o, ht__split_sched_planner(), &s, err);
+    rc = ht__cx_make_sched(cx, &o, NULL, &s, err);
     if (rc != HT_OK)
         return rc;
     ht__cx_set_planned(cx, s);

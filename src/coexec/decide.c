@@ -40,7 +40,7 @@ int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_devi
 
     *cx = NULL;
     o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
-    ht__split_sched_opts_init(&o.sched);
+    memset(&o.sched, 0, sizeof o.sched); /* every default (split.h) */
     rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
     if (rc == HT_OK)
         rc = ht__coexec_run(*cx, res, err);
@@ -168,7 +168,7 @@ int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
 static int bus_plannable(const struct ht_coexec *cx, int paper_plan)
 {
     return !paper_plan &&
-           ht__split_sched_get_ops(ht__coexec_sched(cx))->kind == HT_SPLIT_SCHED_PLANNED;
+           cx->sched_ops->kind == HT_SPLIT_SCHED_PLANNED;
 }
 
 int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,
