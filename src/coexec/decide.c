@@ -16,15 +16,11 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
            bw->path == ht_data_path_resolve(asked, dev);
 }
 
-int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
+/* This machine's host memory rates stored in store into *hm: 1 when some are, else 0
+ * (*hm zeroed). */
+static int stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
 {
-    return ht__stored_host_memory_of(store, NULL, hm);
-}
-
-int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
-                              struct ht_host_memory *hm)
-{
-    if (ht_store_get_host_memory_of(store, hostname, hm, NULL) == HT_OK)
+    if (ht_store_get_host_memory(store, hm, NULL) == HT_OK)
         return 1;
     memset(hm, 0, sizeof *hm);
     return 0;
@@ -73,7 +69,7 @@ int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *dev
 {
     for (size_t i = 0; i < n; i++)
         link[i] = ht__store_link(store, devs[i].dev, asked, &links[i]) ? &links[i] : NULL;
-    return ht__stored_host_memory(store, host);
+    return stored_host_memory(store, host);
 }
 
 /* Gives cx (over k devices, its device i being idx[i] of bw's; idx NULL: i) each one's
