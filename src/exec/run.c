@@ -9,14 +9,6 @@
 #include "hetune/util.h"
 #include "util/util.h"
 
-int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)
-{
-    ht__log(HT_LOG_INFO, "%s failed: %s (%d)", what, ht__cl_err_name(status), (int)status);
-    if (err && !err->code)
-        err->cl_status = status;
-    return ht_error_set(err, code, "%s failed: %s", what, ht__cl_err_name(status));
-}
-
 double ht__event_seconds(cl_event ev, double fallback)
 {
     cl_ulong start = 0, end = 0;

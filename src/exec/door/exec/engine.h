@@ -19,10 +19,6 @@
 
 struct ht__worker;
 
-/* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
- * message "<what> failed: CL_...", and returns code. */
-int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
-
 /* Host memory as a data path wants it (hostmem.c). */
 struct ht__hostmem {
     void *data;              /* NULL when none */
