@@ -328,6 +328,7 @@ struct ht_split_sched_device {
                                 ht_split_plan_make); 0: the paper's linear model */
 };
 
+/* A scheduler's options; all zero (memset, or = {0}) is every default. */
 struct ht_split_sched_opts {
     const double *factors;   /* static: split by these factors instead of Eq. 4 (one per
                                 device, see ht_split_plan_from_factors); NULL: Eq. 4 */

@@ -42,10 +42,7 @@ static int rebind(struct ht_coexec *cx, size_t i, void *data, struct ht_error *e
         if (rc == HT_OK && (d->in.host[i] || host)) {
             /* Unbound with no memory of its own (host NULL): a device buffer until bound
              * again. */
-            rc = ht__inst_buffer(d->session, &d->in, i, host, &e);
-            if (rc == HT_OK)
-                rc = ht__inst_set_args(d->session, &d->in, d->in.kernel, NULL,
-                                       cx->spec->nargs, &e);
+            rc = ht__inst_bind(d->session, &d->in, i, host, &e);
         }
         if (rc == HT_OK)
             rc = ht__cx_set_xfer(cx, d, i, &e);

@@ -698,7 +698,7 @@ int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned
         keep = repeats;
     res->dim = cx->opts.dim;
     res->global = cx->global;
-    snprintf(res->scheduler, sizeof res->scheduler, "%s", ht__split_sched_get_ops(cx->sched)->name);
+    snprintf(res->scheduler, sizeof res->scheduler, "%s", cx->sched_ops->name);
     if (plan) {
         res->theoretical_s = plan->theoretical_time_s;
         res->adjusted_s = plan->adjusted_time_s;

@@ -231,10 +231,6 @@ int ht__split_infer_slab(unsigned naxes, const uint64_t *dims, uint64_t global,
 int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *scheduler,
                           size_t n, struct ht_error *err);
 
-/* The scheduler of the co-execution. Borrowed, valid until the next
- * ht__coexec_set_factors or ht__coexec_free. */
-const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx);
-
 /* The shape of buffer argument arg as made for device 0 (every device agrees): its axes
  * and their lengths (1 past naxes). HT_EINVAL when arg is not a buffer. */
 int ht__coexec_shape(const struct ht_coexec *cx, size_t arg, unsigned *naxes,
@@ -326,14 +322,15 @@ int ht__cx_inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i,
  * (opts.memory). */
 int ht__cx_is_foreign(const struct ht_coexec *cx, size_t i, const void *p);
 
-/* Makes a scheduler of ops for cx's devices (their current models, cx's range when a node's
- * share is set) with sopts into *out. Errors as ht__split_sched_create_ops. */
+/* Makes a scheduler of ops (NULL: the planned scheduler, split's "static") for cx's devices
+ * (their current models, cx's range when a node's share is set) with sopts into *out.
+ * Errors as ht__split_sched_create. */
 int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *sopts,
                       const struct ht_split_sched_ops *ops, struct ht_split_sched **out,
                       struct ht_error *err);
 
-/* cx's scheduler becomes s, a plan of ht__split_sched_planner's (factors, a refinement,
- * the bus plan) replacing the one it had. */
+/* cx's scheduler becomes s, a plan of the planned scheduler's (factors, a refinement, the
+ * bus plan: ht__cx_make_sched with ops NULL) replacing the one it had. */
 void ht__cx_set_planned(struct ht_coexec *cx, struct ht_split_sched *s);
 
 /* Decides how device d moves buffer i's host arrays (d->up, d->down; exec.h, enum

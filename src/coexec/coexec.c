@@ -19,11 +19,17 @@
 
 void ht__coexec_opts_init(struct ht_coexec_opts *opts)
 {
-    memset(opts, 0, sizeof *opts);
-    ht__split_sched_opts_init(&opts->sched);
+    memset(opts, 0, sizeof *opts); /* opts->sched too: all zero is every default (split.h) */
     ht_exec_opts_init(&opts->exec);
     opts->warmup = 1;
     opts->margin = HT_SPLIT_MARGIN_DEFAULT;
+}
+
+/* The planned scheduler's ops (HT_SPLIT_SCHED_PLANNED, "static"): split.h lists it first in
+ * ht_split_schedulers[]. */
+static const struct ht_split_sched_ops *planner_ops(void)
+{
+    return ht_split_schedulers[0];
 }
 
 void ht__coexec_result_destroy(struct ht_coexec_result *res)
@@ -333,8 +339,6 @@ done:
 static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    char *log = NULL;
-    cl_kernel k = NULL;
     int rc;
 
     if (cx->opts.cpu_units && d->dev->is_cpu && cx->opts.cpu_units != d->dev->compute_units) {
@@ -367,33 +371,13 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             bits = 4096 * 8;
         d->align = bits / 8;
     }
-    /* The same instantiation as exec's (ht__inst_prepare), so that both share the binary
+    /* The same instantiation as exec's own evaluation, so that both share the binary
      * cache and the shapes; buffers are left unwritten, as each run sends its own parts. */
-    rc = ht__inst_setup(d->session, d->config, &d->in, err);
+    rc = ht__inst_build(d->session, d->config, &d->in, &d->build_s, &d->cache_hit,
+                        &d->whole_groups, err);
     if (rc != HT_OK)
         return rc;
     d->wg = d->in.local[0] ? d->in.local[cx->opts.dim] : 1;
-
-    rc = ht__inst_program(d->session, d->config, &d->in, &d->build_s, &d->cache_hit, &log,
-                          err);
-    free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
-    if (rc != HT_OK)
-        return rc;
-    {
-        char *prologue = NULL;
-        if (ht__program_prologue(spec, d->in.ndims, d->in.global, &prologue) != HT_OK)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        d->whole_groups = prologue != NULL;
-        free(prologue);
-    }
-
-    for (size_t i = 0; i < spec->nargs; i++) {
-        if (!spec->args[i].is_buffer)
-            continue;
-        rc = ht__inst_shape(d->session, &d->in, i, err);
-        if (rc != HT_OK)
-            return rc;
-    }
     d->path = d->session->path;
     d->inplace_align = d->align;
     if (d->path == HT_PATH_INPLACE && d->align > MALLOC_ALIGN &&
@@ -406,7 +390,6 @@ static int device_prepare(struct ht_coexec *cx, struct cxdev *d, struct ht_error
         if (st != CL_SUCCESS)
             return ht__cl_fail(err, HT_ECL, st, "clCreateCommandQueue (second queue)");
     }
-    (void)k;
     return HT_OK;
 }
 
@@ -634,8 +617,8 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             continue;
         void *host = NULL;
         rc = ht__cx_inplace_target(cx, d, i, &host, err);
-        if (rc == HT_OK)
-            rc = ht__inst_buffer(d->session, &d->in, i, host, err);
+        if (rc == HT_OK) /* d->in.kernel is made below: no arguments set yet */
+            rc = ht__inst_bind(d->session, &d->in, i, host, err);
         if (rc == HT_OK)
             rc = ht__cx_set_xfer(cx, d, i, err);
         if (rc != HT_OK)
@@ -705,7 +688,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue; /* the caller's arrays come with ht__coexec_bind */
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
+            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
             if (rc == HT_OK) {
                 b->data = (char *)b->mem.data + cx->own_off[i];
                 rc = ht__data_init(arg, b->data, b->count, err);
@@ -720,7 +703,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue;
-            rc = ht__hostbuf_alloc(b, ctx, q, path, bytes + cx->own_off[i], err);
+            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
             if (rc != HT_OK)
                 return rc;
             b->data = (char *)b->mem.data + cx->own_off[i];
@@ -745,19 +728,19 @@ int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht__split_sched_create_ops(ops, cx->range_n ? cx->range_n : cx->global, sd, cx->n,
-                                    sopts, out, err);
+    rc = ht__split_sched_create(ops ? ops->name : NULL, cx->range_n ? cx->range_n : cx->global,
+                                sd, cx->n, sopts, out, err);
     free(sd);
     return rc;
 }
 
-/* cx's scheduler becomes s, a plan of ht__split_sched_planner's (factors, a refinement,
- * the bus plan) replacing the one it had. */
+/* cx's scheduler becomes s, a plan of the planned scheduler's (factors, a refinement, the
+ * bus plan: ht__cx_make_sched with ops NULL) replacing the one it had. */
 void ht__cx_set_planned(struct ht_coexec *cx, struct ht_split_sched *s)
 {
     ht__split_sched_free(cx->sched);
     cx->sched = s;
-    cx->sched_ops = ht__split_sched_get_ops(s);
+    cx->sched_ops = planner_ops();
     cx->opts.scheduler = cx->sched_ops->name;
 }
 
@@ -851,9 +834,9 @@ void ht__coexec_free(struct ht_coexec *cx)
     }
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         if (cx->inputs)
-            ht__hostbuf_free(&cx->inputs[i]);
+            ht__hostmem_free(&cx->inputs[i].mem);
         if (cx->outputs)
-            ht__hostbuf_free(&cx->outputs[i]);
+            ht__hostmem_free(&cx->outputs[i].mem);
         if (cx->refs)
             free(cx->refs[i].data);
     }
@@ -914,7 +897,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
     cx->opts.exec.isolate = HT_ISOLATE_OFF;
     /* check_spec found the name; NULL is the default, the planner's. */
     cx->sched_ops = cx->opts.scheduler ? ht_split_scheduler_find(cx->opts.scheduler)
-                                       : ht__split_sched_planner();
+                                       : planner_ops();
     cx->opts.scheduler = cx->sched_ops->name;
     cx->n = n;
     cx->devs = calloc(n, sizeof *cx->devs);
@@ -1011,11 +994,6 @@ fail:
     return rc;
 }
 
-const struct ht_split_sched *ht__coexec_sched(const struct ht_coexec *cx)
-{
-    return cx->sched;
-}
-
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx)
 {
     return ht__split_sched_plan(cx->sched);
@@ -1027,10 +1005,10 @@ int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct h
     struct ht_split_sched *s = NULL;
     int rc;
 
-    ht__split_sched_opts_init(&o);
+    memset(&o, 0, sizeof o); /* every default (split.h) */
     o.factors = factors;
     o.residue = cx->opts.sched.residue;
-    rc = ht__cx_make_sched(cx, &o, ht__split_sched_planner(), &s, err);
+    rc = ht__cx_make_sched(cx, &o, NULL, &s, err);
     if (rc != HT_OK)
         return rc;
     ht__cx_set_planned(cx, s);

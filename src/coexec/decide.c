@@ -16,15 +16,11 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
            bw->path == ht_data_path_resolve(asked, dev);
 }
 
-int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
+/* This machine's host memory rates stored in store into *hm: 1 when some are, else 0
+ * (*hm zeroed). */
+static int stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
 {
-    return ht__stored_host_memory_of(store, NULL, hm);
-}
-
-int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
-                              struct ht_host_memory *hm)
-{
-    if (ht_store_get_host_memory_of(store, hostname, hm, NULL) == HT_OK)
+    if (ht_store_get_host_memory(store, hm, NULL) == HT_OK)
         return 1;
     memset(hm, 0, sizeof *hm);
     return 0;
@@ -40,7 +36,7 @@ int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_devi
 
     *cx = NULL;
     o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
-    ht__split_sched_opts_init(&o.sched);
+    memset(&o.sched, 0, sizeof o.sched); /* every default (split.h) */
     rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
     if (rc == HT_OK)
         rc = ht__coexec_run(*cx, res, err);
@@ -73,7 +69,7 @@ int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *dev
 {
     for (size_t i = 0; i < n; i++)
         link[i] = ht__store_link(store, devs[i].dev, asked, &links[i]) ? &links[i] : NULL;
-    return ht__stored_host_memory(store, host);
+    return stored_host_memory(store, host);
 }
 
 /* Gives cx (over k devices, its device i being idx[i] of bw's; idx NULL: i) each one's
@@ -168,7 +164,7 @@ int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
 static int bus_plannable(const struct ht_coexec *cx, int paper_plan)
 {
     return !paper_plan &&
-           ht__split_sched_get_ops(ht__coexec_sched(cx))->kind == HT_SPLIT_SCHED_PLANNED;
+           cx->sched_ops->kind == HT_SPLIT_SCHED_PLANNED;
 }
 
 int ht__decide_split(struct ht_coexec *cx, const struct ht_coexec_alone *alone, size_t n,

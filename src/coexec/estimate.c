@@ -65,9 +65,9 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
             d->seen_k = k;
         }
     }
-    ht__split_sched_opts_init(&o);
+    memset(&o, 0, sizeof o); /* every default (split.h) */
     o.residue = cx->opts.sched.residue;
-    rc = ht__cx_make_sched(cx, &o, ht__split_sched_planner(), &s, err);
+    rc = ht__cx_make_sched(cx, &o, NULL, &s, err);
     if (rc == HT_OK) {
         const struct ht_split_plan *p = ht__split_sched_plan(s);
         for (size_t i = 0; i < cx->n; i++)
@@ -350,9 +350,9 @@ int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alon
             cx->devs[j].time_s = m[j].time_s;
             cx->devs[j].overhead_s = m[j].overhead_s;
         }
-        ht__split_sched_opts_init(&o);
+        memset(&o, 0, sizeof o); /* every default (split.h) */
         o.residue = bus_residue(cx->opts.sched.residue);
-        rc = ht__cx_make_sched(cx, &o, ht__split_sched_planner(), &s, err);
+        rc = ht__cx_make_sched(cx, &o, NULL, &s, err);
         if (rc == HT_OK) {
             ht__cx_set_planned(cx, s);
         } else {

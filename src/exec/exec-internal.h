@@ -23,6 +23,66 @@
 #include "exec/engine.h" /* exec's door: the part of these internals co-execution uses */
 #include "exec/tuning.h" /* exec's door: the part the tuner drives */
 
+/* The steps of one configuration's instantiation (run.c, build.c) that exec's door
+ * (exec/engine.h) offers as ht__inst_build and ht__inst_bind. */
+
+/* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
+ * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
+ * transfer time, from profiling events, is added to *write_s) and sets the arguments.
+ * res->ndims, global and local are filled as soon as they are known. For a pipeline spec
+ * the kernels are those of ht__inst_stages instead (in->kernel stays NULL), and temp
+ * buffers are created but neither initialised nor written. */
+int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     struct ht_eval_result *res, double *write_s, struct ht_error *err);
+
+/* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
+ * when that is already the right size and kind. The contents are undefined. */
+int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
+                      enum ht_data_path path, size_t bytes, struct ht_error *err);
+
+/* Frees b's owned memory; b->data becomes NULL. */
+void ht__hostbuf_free(struct ht__hostbuf *b);
+
+/* First step of ht__inst_prepare: allocates in's vars, mem and shape (nargs entries), sets
+ * the vars from config and the device, and in->ndims, global and local. */
+int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   struct ht_error *err);
+
+/* Gets in->prog for config through ht__program_get (build options of ht__build_options,
+ * the prologue for in's NDRange: call it after ht__inst_setup); *build_s, *cache_hit and
+ * *log as there. Tuning and co-execution both build through it: one program, one binary
+ * cache key per configuration. */
+int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                     double *build_s, int *cache_hit, char **log, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
+ * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
+ * HT_ECONSTRAINT with err->field "args[i].shape" when its bytes overflow or pass the
+ * device's max_mem_alloc_size). ht__inst_setup has done it for every buffer already. */
+int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
+
+/* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the
+ * session's context with the access of the argument: on the device (host NULL; nothing is
+ * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
+ * must hold the buffer's bytes and outlive in->mem[i]. */
+int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                    struct ht_error *err);
+
+/* Sets kernel k's arguments: argument j is spec->args[idx[j]] (idx NULL: argument j is
+ * spec->args[j]), j < n. */
+int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
+                      const size_t *idx, size_t n, struct ht_error *err);
+
+/* The text compiled before the spec's source for a configuration whose whole NDRange is
+ * global[0..ndims), so that a slice launched with a global work offset (a split) sees the
+ * group ids, numbers of groups and global sizes of the whole launch: get_group_id(d)
+ * becomes get_group_id(d) + get_global_offset(d) / get_local_size(d), get_num_groups(d)
+ * and get_global_size(d) the whole launch's, and "#line 1" ends it. *out is NULL (no
+ * prologue) when the source names none of those builtins and has no #include, and for a
+ * pipeline; else owned by the caller (free()). HT_ENOMEM. */
+int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint64_t *global,
+                         char **out);
+
 /* One sample of the load watch (load.c): *t the monotonic time, *busy the CPU seconds
  * all processes have used since boot ($HETUNE_LOAD_STAT, else /proc/stat), *own those of
  * this process and its children (waited for, and live ones). Returns 0, or -1 when the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec-internal.h"
+#include "util/util.h"
 
 /* Alignment of in-place memory: a page, more than any device's CL_DEVICE_MEM_BASE_ADDR_ALIGN
  * (PoCL wants 128 bytes), so that CL_MEM_USE_HOST_PTR never makes the driver copy. */

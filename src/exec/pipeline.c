@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec-internal.h"
+#include "util/util.h"
 
 /* Kernel name from prog with its argument count. A missing kernel is HT_ESPEC at field. */
 static int named_kernel(struct ht_session *s, cl_program prog, const char *name,

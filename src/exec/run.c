@@ -9,14 +9,6 @@
 #include "hetune/util.h"
 #include "util/util.h"
 
-int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what)
-{
-    ht__log(HT_LOG_INFO, "%s failed: %s (%d)", what, ht__cl_err_name(status), (int)status);
-    if (err && !err->code)
-        err->cl_status = status;
-    return ht_error_set(err, code, "%s failed: %s", what, ht__cl_err_name(status));
-}
-
 double ht__event_seconds(cl_event ev, double fallback)
 {
     cl_ulong start = 0, end = 0;
@@ -388,6 +380,36 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
         return ht__cl_fail(err, HT_ECL, st, what);
     }
     return HT_OK;
+}
+
+int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   double *build_s, int *cache_hit, int *whole_groups, struct ht_error *err)
+{
+    char *log = NULL, *prologue = NULL;
+    int rc = ht__inst_setup(s, config, in, err);
+
+    *whole_groups = 0;
+    if (rc != HT_OK)
+        return rc;
+    rc = ht__inst_program(s, config, in, build_s, cache_hit, &log, err);
+    free(log); /* err holds the log's first error line; the rest is for ht_session_eval */
+    if (rc != HT_OK)
+        return rc;
+    if (ht__program_prologue(s->spec, in->ndims, in->global, &prologue) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    *whole_groups = prologue != NULL;
+    free(prologue);
+    return HT_OK;
+}
+
+int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                  struct ht_error *err)
+{
+    int rc = ht__inst_buffer(s, in, i, host, err);
+
+    if (rc == HT_OK && in->kernel)
+        rc = set_args(s, in, in->kernel, err);
+    return rc;
 }
 
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,

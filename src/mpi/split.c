@@ -241,8 +241,9 @@ static int find_configs(struct msplit *m, struct ht_error *err)
         }
     }
     for (int r = 0; rc == HT_OK && r < m->w.size; r++)
-        m->hostmem[r].has = ht__stored_host_memory_of(
-            store, &m->w.hosts[(size_t)r * HT__MPI_HOST_MAX], &m->hostmem[r].hm);
+        /* Left zeroed (calloc) where the store holds none. */
+        m->hostmem[r].has = ht_store_get_host_memory_of(
+            store, &m->w.hosts[(size_t)r * HT__MPI_HOST_MAX], &m->hostmem[r].hm, NULL) == HT_OK;
     if (rc == HT_OK)
         rc = infer_written(m, store, problem_id, err);
     ht_store_close(store);

@@ -19,6 +19,26 @@
 #include "hetune/split.h"
 #include "split/sched.h" /* split's door: a scheduler instance, for the co-execution */
 
+/* The rest of a scheduler instance's interface (sched.c), for split's own files and its
+ * tests; the door offers ht__split_sched_create by name. */
+
+/* Fills opts with the defaults (no factors, default chunks). */
+void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
+
+/* The scheduler's ops (its name, description, kind). Borrowed, static storage. */
+const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s);
+
+/* ht__split_sched_create for the scheduler ops (one of ht_split_schedulers[]). */
+int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t global,
+                               const struct ht_split_sched_device *devs, size_t n,
+                               const struct ht_split_sched_opts *opts,
+                               struct ht_split_sched **out, struct ht_error *err);
+
+/* The scheduler that plans every chunk up front (HT_SPLIT_SCHED_PLANNED: static): the
+ * default, and the one a co-execution's plan is replaced with (factors, a refinement,
+ * the bus plan). Static storage. */
+const struct ht_split_sched_ops *ht__split_sched_planner(void);
+
 struct ht_split_sched {
     const struct ht_split_sched_ops *ops;
     uint64_t global;

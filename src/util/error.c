@@ -83,6 +83,14 @@ const char *ht__cl_err_name(int cl_status)
     }
 }
 
+int ht__cl_fail(struct ht_error *err, int code, int cl_status, const char *what)
+{
+    ht__log(HT_LOG_INFO, "%s failed: %s (%d)", what, ht__cl_err_name(cl_status), cl_status);
+    if (err && !err->code)
+        err->cl_status = cl_status;
+    return ht_error_set(err, code, "%s failed: %s", what, ht__cl_err_name(cl_status));
+}
+
 void ht_error_clear(struct ht_error *err)
 {
     if (err)

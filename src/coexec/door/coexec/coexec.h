@@ -358,7 +358,7 @@ struct ht__decide_in {
                                               tuned times */
     int paper_plan;                        /* 1: a split runs the paper's plan (Eq. 4-9
                                               from the tuned times), not the bus plan */
-    const struct ht_host_memory *host;     /* the host memory's rates (ht__stored_host_memory):
+    const struct ht_host_memory *host;     /* the host memory's rates (ht_store_get_host_memory):
                                               a floor under the predicted split; NULL: none */
     /* The measurements (each device alone, the split) hold every device's lock
      * (ht_device_locks_take); a wait stops when *stop is raised (HT_EINTR), on_wait is
@@ -390,13 +390,6 @@ struct ht__decision {
     char text[256];             /* the decision in words */
 };
 
-/* This machine's host memory rates stored in store (ht_store_get_host_memory) into *hm;
- * 1 when some are, else 0 (*hm zeroed). */
-int ht__stored_host_memory(struct ht_store *store, struct ht_host_memory *hm);
-/* The same for the machine named hostname (NULL: this one): MPI's rank 0 for each node. */
-int ht__stored_host_memory_of(struct ht_store *store, const char *hostname,
-                              struct ht_host_memory *hm);
-
 /* Decides between splitting over in->devs and the fastest of them alone, as `hetune
  * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
  * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
@@ -423,7 +416,7 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
 /* What store holds for a co-execution over devs[0..n): each device's link on the path
  * asked resolves to for it (ht__store_link) into links[i], link[i] = &links[i], or NULL
  * where none is stored; and this machine's host memory rates into *host
- * (ht__stored_host_memory), its result returned. */
+ * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
 int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
                     enum ht_data_path asked, struct ht_bandwidth *links,
                     const struct ht_bandwidth **link, struct ht_host_memory *host);

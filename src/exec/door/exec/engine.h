@@ -19,10 +19,6 @@
 
 struct ht__worker;
 
-/* Reports a failed OpenCL call: sets err->cl_status (when err holds no error yet) and the
- * message "<what> failed: CL_...", and returns code. */
-int ht__cl_fail(struct ht_error *err, int code, cl_int status, const char *what);
-
 /* Host memory as a data path wants it (hostmem.c). */
 struct ht__hostmem {
     void *data;              /* NULL when none */
@@ -50,14 +46,6 @@ struct ht__hostbuf {
     unsigned naxes;    /* the shape it was made for, to print multi-dimensional indices */
     uint64_t dims[3];
 };
-
-/* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
- * when that is already the right size and kind. The contents are undefined. */
-int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
-                      enum ht_data_path path, size_t bytes, struct ht_error *err);
-
-/* Frees b's owned memory; b->data becomes NULL. */
-void ht__hostbuf_free(struct ht__hostbuf *b);
 
 /* How many built programs a session keeps for configurations that build the same one. */
 #define HT__SESSION_PROGRAMS 16
@@ -125,31 +113,6 @@ struct ht__inst {
  * not give them. */
 double ht__event_seconds(cl_event ev, double fallback);
 
-/* First step of ht__inst_prepare: allocates in's vars, mem and shape (nargs entries), sets
- * the vars from config and the device, and in->ndims, global and local. */
-int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                   struct ht_error *err);
-
-/* Gets in->prog for config through ht__program_get (build options of ht__build_options,
- * the prologue for in's NDRange: call it after ht__inst_setup); *build_s, *cache_hit and
- * *log as there. Tuning and co-execution both build through it: one program, one binary
- * cache key per configuration. */
-int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                     double *build_s, int *cache_hit, char **log, struct ht_error *err);
-
-/* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
- * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
- * HT_ECONSTRAINT with err->field "args[i].shape" when its bytes overflow or pass the
- * device's max_mem_alloc_size). ht__inst_setup has done it for every buffer already. */
-int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
-
-/* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the
- * session's context with the access of the argument: on the device (host NULL; nothing is
- * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
- * must hold the buffer's bytes and outlive in->mem[i]. */
-int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
-                    struct ht_error *err);
-
 /* Makes the device's view of mem's first bytes and the host's agree when the buffer works
  * in place: a blocking map (for reading when to_host, else for writing) and unmap, plus,
  * when copy is not NULL, a copy through the mapping (to copy from the device, or from copy
@@ -159,18 +122,31 @@ int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *h
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
                   double *seconds, struct ht_error *err);
 
+/* One configuration instantiated as far as its program, for a caller that makes the
+ * buffers itself (the co-execution: ht__inst_prepare's first steps): ht__inst_setup (the
+ * vars, the NDRange, every buffer's shape into in->shape, so that a configuration the
+ * device cannot hold is refused before its build), then in->prog built through
+ * ht__inst_program, as tuning builds it: one program, one binary cache key per
+ * configuration (*build_s and *cache_hit as there; the build log is dropped, err holds its
+ * first error line). *whole_groups is 1 when the program is compiled with the whole-launch
+ * prologue (ht__program_prologue: a slice launched with a global work offset sees the group
+ * ids of the whole launch), else 0. Zero in before; release it with ht__inst_release
+ * whatever happened. HT_ENOMEM, and the errors of ht__inst_setup and ht__inst_program. */
+int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst *in,
+                   double *build_s, int *cache_hit, int *whole_groups, struct ht_error *err);
+
+/* (Re)creates buffer argument i of in (its shape evaluated into in->shape[i]) in the
+ * session's context with the access of the argument: on the device (host NULL; nothing is
+ * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
+ * must hold the buffer's bytes and outlive in->mem[i]. When in->kernel exists, its
+ * arguments are set again, so that it uses the new buffer (a program's array bound after
+ * the kernel was made). HT_EINVAL or HT_ECONSTRAINT for the shape (ht__inst_shape), HT_ECL. */
+int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
+                  struct ht_error *err);
+
 /* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
  * (ht__poison_pattern) on the session's queue; does not wait. */
 int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
-
-/* Evaluates sizes, builds the program (res->build_s, cache_hit, build_log), creates the
- * kernel, checks its argument count, creates the buffers, writes the read-only ones (their
- * transfer time, from profiling events, is added to *write_s) and sets the arguments.
- * res->ndims, global and local are filled as soon as they are known. For a pipeline spec
- * the kernels are those of ht__inst_stages instead (in->kernel stays NULL), and temp
- * buffers are created but neither initialised nor written. */
-int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
-                     struct ht_eval_result *res, double *write_s, struct ht_error *err);
 
 /* Creates kernel `name` from in's program, checks its argument count against the spec and
  * sets its arguments to in's buffers and scalars. *out is released by the caller. */
@@ -180,21 +156,6 @@ int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
 /* Releases every OpenCL object and allocation of in (the stages' kernels included) and
  * zeroes it. */
 void ht__inst_release(struct ht__inst *in, size_t nargs);
-
-/* Sets kernel k's arguments: argument j is spec->args[idx[j]] (idx NULL: argument j is
- * spec->args[j]), j < n. */
-int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,
-                      const size_t *idx, size_t n, struct ht_error *err);
-
-/* The text compiled before the spec's source for a configuration whose whole NDRange is
- * global[0..ndims), so that a slice launched with a global work offset (a split) sees the
- * group ids, numbers of groups and global sizes of the whole launch: get_group_id(d)
- * becomes get_group_id(d) + get_global_offset(d) / get_local_size(d), get_num_groups(d)
- * and get_global_size(d) the whole launch's, and "#line 1" ends it. *out is NULL (no
- * prologue) when the source names none of those builtins and has no #include, and for a
- * pipeline; else owned by the caller (free()). HT_ENOMEM. */
-int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint64_t *global,
-                         char **out);
 
 /* Fills count elements at buf with arg's initial data: random (fixed seed from the
  * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw

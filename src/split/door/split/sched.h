@@ -14,14 +14,9 @@
 
 #include "hetune/split.h"
 
-/* Fills opts with the defaults (no factors, default chunks). */
-void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
-
-/* The scheduler's ops (its name, description, kind). Borrowed, static storage. */
-const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s);
-
-/* Creates scheduler `name` (NULL: ht__split_sched_planner's) for global work-items along the split dimension and n devices
- * (devs and opts are copied). When every time_s is positive (or opts->factors is given)
+/* Creates scheduler `name` (NULL: the one that plans every chunk up front,
+ * HT_SPLIT_SCHED_PLANNED: static) for global work-items along the split dimension and n
+ * devices (devs and opts are copied; opts NULL or all zero: every default). When every time_s is positive (or opts->factors is given)
  * the paper's plan is computed too, so that every scheduler reports Algorithm 1's
  * theoretical time (ht__split_sched_plan). *out is owned by the caller
  * (ht__split_sched_free). Errors (HT_EINVAL, err filled): an unknown name (err lists the
@@ -32,17 +27,6 @@ int ht__split_sched_create(const char *name, uint64_t global,
                            const struct ht_split_sched_device *devs, size_t n,
                            const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
                            struct ht_error *err);
-
-/* ht__split_sched_create for the scheduler ops (one of ht_split_schedulers[]). */
-int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t global,
-                               const struct ht_split_sched_device *devs, size_t n,
-                               const struct ht_split_sched_opts *opts,
-                               struct ht_split_sched **out, struct ht_error *err);
-
-/* The scheduler that plans every chunk up front (HT_SPLIT_SCHED_PLANNED: static): the
- * default, and the one a co-execution's plan is replaced with (factors, a refinement,
- * the bus plan). Static storage. */
-const struct ht_split_sched_ops *ht__split_sched_planner(void);
 
 /* Hands out the whole work again; call before each run (a new scheduler is ready). */
 void ht__split_sched_reset(struct ht_split_sched *s);

@@ -120,11 +120,16 @@ struct json_t *ht__json_uint_text(const char *digits);
  * HT_ENOMEM with *text NULL. */
 int ht__json_dump(struct json_t *root, int digits, char **text, struct ht_error *err);
 
-/* --- OpenCL status names (error.c), for the messages of exec and platform --- */
+/* --- OpenCL status names and failures (error.c), for the messages of exec, coexec and
+ * platform --- */
 
 /* The name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_UNKNOWN_ERROR(<n>)"
  * written into a thread-local buffer for codes it does not know. Borrowed; valid until the
  * next call on the same thread. */
 const char *ht__cl_err_name(int cl_status);
+
+/* Reports a failed OpenCL call (cl_status, a cl_int): sets err->cl_status (when err holds
+ * no error yet) and the message "<what> failed: CL_...", logs it, and returns code. */
+int ht__cl_fail(struct ht_error *err, int code, int cl_status, const char *what);
 
 #endif
