@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Isolation (issue 13): a configuration that crashes the OpenCL driver or never ends does not
-# stop the run. tests/fixtures/fault/faulty.json has 9 configurations: MODE=1 writes through
-# a null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune
-# must store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 4.0 s": the
-# limit takes in the first build, which a cold cache under ASan on a loaded machine makes
-# long; 1 s timed out every configuration there, and one cold build of a configuration took
-# 0.8 s plain and 1.4 s under ASan beside a load of 2), finish with exit 0 (early termination off,
-# so no timing noise can cut one), measure nothing again on a rerun and all six again with
-# --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune
-# within a second with exit 130, the stored results kept and no worker left behind. eval
-# reports the crash and the timeout with exit 1.
+# stop the run. tests/fixtures/fault/faulty.json has 9 configurations: MODE=1 writes through a
+# null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune must
+# store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 4.0 s": the limit
+# takes in the first build, which a cold cache under ASan on a loaded machine makes long; 1 s
+# timed out every configuration there, and one cold build of a configuration took 0.8 s plain
+# and 1.4 s under ASan beside a load of 2), finish with exit 0 (early termination off, so no
+# timing noise can cut one), measure nothing again on a rerun and all six again with
+# --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune within
+# a second with exit 130, the stored results kept and no worker left behind. eval reports the
+# crash and the timeout with exit 1.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash

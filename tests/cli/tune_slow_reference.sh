@@ -28,9 +28,9 @@ dev=$(pthread_device "$tmp/devices.json")
 # PoCL's pthread device on one thread: the reference's time is then the same on any number
 # of cores, and it takes one core, not every core, from the test beside it in ctest -j.
 # 1600000 steps: about 8 s on one core here (1300000 took 6.5 s at a load of 2), over the
-# 1.5 times the limit asked below (6 s). (It ran on every core with 400000 steps a core: 5 s on these 2 cores, too short, so
-# every run here tuned a second time with 2.4 times the steps: 15.4 s of CPU for the two
-# references, docs/development.md.)
+# 1.5 times the limit asked below (6 s). (It ran on every core with 400000 steps a core: 5
+# s on these 2 cores, too short, so every run here tuned a second time with 2.4 times the
+# steps: 15.4 s of CPU for the two references, docs/development.md.)
 export POCL_MAX_PTHREAD_COUNT=1
 iters=1600000
 
