@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Isolation (issue 13): a configuration that crashes the OpenCL driver or never ends does not
-# stop the run. tests/fixtures/fault/faulty.json has 9 configurations: MODE=1 writes through
-# a null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune
-# must store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 8.0 s": the
-# limit takes in the first build, which a cold cache under ASan on a loaded machine makes
-# long; 1 s timed out every configuration there), finish with exit 0 (early termination off,
-# so no timing noise can cut one), measure nothing again on a rerun and all six again with
-# --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune
-# within a second with exit 130, the stored results kept and no worker left behind. eval
-# reports the crash and the timeout with exit 1.
+# stop the run. tests/fixtures/fault/faulty.json has 9 configurations: MODE=1 writes through a
+# null pointer (SIGSEGV inside PoCL), MODE=2 spins forever, MODE=0 is correct. The tune must
+# store 3 ok, 3 crashed ("crashed: SIGSEGV") and 3 timeout ("timeout after 4.0 s": the limit
+# takes in the first build, which a cold cache under ASan on a loaded machine makes long; 1 s
+# timed out every configuration there, and one cold build of a configuration took 0.8 s plain
+# and 1.4 s under ASan beside a load of 2), finish with exit 0 (early termination off, so no
+# timing noise can cut one), measure nothing again on a rerun and all six again with
+# --retry-failed. Ctrl-C (and SIGTERM) during a hanging configuration must end the tune within
+# a second with exit 130, the stored results kept and no worker left behind. eval reports the
+# crash and the timeout with exit 1.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -29,7 +30,7 @@ cp "$tmp/out" "$tmp/devices.json"
 dev=$(pthread_device "$tmp/devices.json")
 
 # 1. The tune goes through the crashes and the hangs.
-run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 8 --json
+run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 4 --json
 expect_status 0
 check 'd["devices"][0]["evaluated"] == 9'
 [ "$(sql "q('SELECT status, count(*) FROM evaluations GROUP BY status ORDER BY status')")" = \
@@ -39,20 +40,21 @@ check 'd["devices"][0]["evaluated"] == 9'
                AND reason = 'crashed: SIGSEGV' AND config LIKE '%MODE=1' ''')[0][0]")" = 3 ] ||
     fail "crash reasons: $(sql "q('SELECT config, reason FROM evaluations')")"
 [ "$(sql "q('''SELECT count(*) FROM evaluations WHERE status = 'timeout'
-               AND reason = 'timeout after 8.0 s' AND config LIKE '%MODE=2' ''')[0][0]")" = 3 ] ||
+               AND reason = 'timeout after 4.0 s' AND config LIKE '%MODE=2' ''')[0][0]")" = 3 ] ||
     fail "timeout reasons: $(sql "q('SELECT config, reason FROM evaluations')")"
 check 'd["devices"][0]["best"]["config"]["MODE"] == 0'
 
 # 2. A rerun measures nothing: crashed and timed-out configurations are known.
-run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 8 --json
+run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 4 --json
 expect_status 0
 check 'd["devices"][0]["evaluated"] == 0 and d["devices"][0]["from_db"] == 9'
 
-# 3. --retry-failed measures the six again, and replaces them. A limit of 2 s: the three
+# 3. --retry-failed measures the six again, and replaces them. A limit of 0.5 s: the three
 # hangs spin on the device to the limit (8 s each took a third of this test's time, and a
-# core), and what is checked here is which configurations are measured again, not their
-# statuses; their programs are in the binary cache since 1 besides.
-run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 2 --retry-failed --json
+# core; 2 s each, 6 s of CPU, until the limit was cut again), and what is checked here is
+# which configurations are measured again, not their statuses; their programs are in the
+# binary cache since 1 besides.
+run tune "$spec" --device "$dev" --db "$db" --cut-factor 0 --timeout 0.5 --retry-failed --json
 expect_status 0
 check 'd["devices"][0]["evaluated"] == 6 and d["devices"][0]["from_db"] == 3'
 [ "$(sql "q('SELECT count(*) FROM evaluations')[0][0]")" = 9 ] || fail "rows were duplicated"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 29 deliverable 3, its last clause: a run that still measured under load says so.
-# 1. Two CPU burners run while `tune` measures on PoCL's CPU device: it ends with
+# 1. A CPU burner runs while `tune` measures on PoCL's CPU device: it ends with
 #    "measured under load: other processes used X of N cores ..." on stderr, and its JSON
 #    says load.under_load true with X >= HT_LOAD_CORES (0.25).
 # 2. The same tune with the load source frozen ($HETUNE_LOAD_STAT: a copy of /proc/stat
@@ -23,7 +23,7 @@ dev=$(pthread_device "$tmp/out")
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 
-# 1. Under two burners.
+# 1. Under a burner.
 burners=()
 stop_burners() {
     for p in "${burners[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -31,10 +31,11 @@ stop_burners() {
     burners=()
 }
 trap 'stop_burners; rm -rf "$tmp"' EXIT
-for _ in 1 2; do
-    sh -c 'while :; do :; done' &
-    burners+=($!)
-done
+# One burner: on its own core it is four times the 0.25 of a core the notice needs, the
+# same on any number of cores; a second only took a core from the test beside this one in
+# ctest -j (as cli/mpi_lock found).
+sh -c 'while :; do :; done' &
+burners+=($!)
 run tune "$tmp/spec.json" --device "$dev" --db "$tmp/a.db" --cut-factor 0 --json
 stop_burners
 expect_status 0

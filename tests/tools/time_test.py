@@ -17,8 +17,8 @@ getrusage of the children), the load before and after, and the exit status.
                thread preempted or runnable counts as busy, so the load does not add to
                it. strace slows the test's system calls: compare with the wall, not CPU.
   --calls      each hetune call's wall, user and sys seconds and arguments to
-               /tmp/time-test-<test>.calls, through a wrapper in $HETUNE (GNU time, which
-               ignores SIGINT while it waits: the tests' Ctrl-C checks fail then)
+               /tmp/time-test-<test>.calls, through a wrapper in $HETUNE (Python, which
+               passes SIGINT and SIGTERM on; a SIGKILL ends the wrapper alone)
 The test's output goes to /tmp/time-test-<test>.log. The test starts with SIGINT's default
 action: a job started with `&` from a script inherits SIGINT ignored, and hetune keeps it
 so (src/cli/common.c), which fails the tests' Ctrl-C checks."""
@@ -60,9 +60,28 @@ if o.cache:
 name = o.test.replace("/", "_")
 if o.calls:
     wrapper = "/tmp/time-test-%s.hetune" % name
+    # Python, not GNU time: it passes SIGINT and SIGTERM on to hetune, so that the tests'
+    # Ctrl-C checks see what they would without it (GNU time ignores SIGINT while it
+    # waits, and the tune went on to its end).
     with open(wrapper, "w") as f:
-        f.write('#!/usr/bin/env bash\nexec /usr/bin/time -a -o "$TIME_TEST_CALLS" '
-                '-f "%e %U %S ${*//%/%%}" "$TIME_TEST_HETUNE" "$@"\n')
+        f.write("#!%s -S\n" % sys.executable + """import os, signal, sys, time
+t0 = time.time()
+pid = os.fork()
+if pid == 0:
+    os.execv(os.environ["TIME_TEST_HETUNE"], ["hetune"] + sys.argv[1:])
+for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(sig, lambda n, f: os.kill(pid, n))
+while True:
+    try:
+        _, st, ru = os.wait4(pid, 0)
+        break
+    except InterruptedError:
+        pass
+with open(os.environ["TIME_TEST_CALLS"], "a") as f:
+    f.write("%.2f %.2f %.2f %s\\n" % (time.time() - t0, ru.ru_utime, ru.ru_stime,
+                                     " ".join(sys.argv[1:])))
+os._exit(os.waitstatus_to_exitcode(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))
+""")
     os.chmod(wrapper, 0o755)
     env["TIME_TEST_HETUNE"], env["HETUNE"] = env["HETUNE"], wrapper
     env["TIME_TEST_CALLS"] = "/tmp/time-test-%s.calls" % name
