@@ -658,13 +658,7 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         t->ref_done = 1;
     }
     ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
-    /* A CPU device's cores are the device: the builds ahead stop while it measures, and
-     * build on every core between measurements. */
-    if (t->pool && t->dev->is_cpu)
-        ht__prebuild_pause(t->pool, 1);
     *st = ht_session_eval(t->session, config, t->res, eerr);
-    if (t->pool && t->dev->is_cpu)
-        ht__prebuild_pause(t->pool, 0);
     return HT_OK;
 }
 
@@ -773,6 +767,10 @@ static int tune_open_session(struct tune *t, struct ht_error *err)
     }
     if (rc == HT_OK)
         t->out->isolated = t->session ? ht_session_isolated(t->session) : 0;
+    /* A CPU device's cores are the device: the builds ahead stop while it times runs, and
+     * build on every core the rest of the time (loads, staging, verification). */
+    if (rc == HT_OK && t->session && t->pool && t->dev->is_cpu)
+        ht__session_pause_builds(t->session, t->pool);
     return rc;
 }
 
@@ -949,6 +947,8 @@ cleanup:
     free(t.res);
     free(t.ev);
     /* The builds still in flight end with the pool, before the session. */
+    if (t.session)
+        ht__session_pause_builds(t.session, NULL);
     ht__prebuild_free(t.pool);
     free(t.fl);
     ht_session_free(t.session);

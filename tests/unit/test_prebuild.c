@@ -16,6 +16,7 @@
 
 #include "hetune.h"
 #include "exec/tuning.h"
+#include "exec/exec-internal.h" /* ht__prebuild_pause */
 
 static struct ht_platform *plat;
 static const struct ht_device_info *dev;
