@@ -236,6 +236,9 @@ int ht__session_prebuild(struct ht_session *s, const int64_t *config,
  * (ht__prebuild_take with wait 1) while paused: it would wait for ever. */
 void ht__prebuild_pause(struct ht_prebuild *p, int on);
 
+/* The seconds the pool has been paused so far, the pause in progress included. */
+double ht__prebuild_paused_s(struct ht_prebuild *p);
+
 /* The cache key of a program: 32 lowercase hex digits (two FNV-1a hashes) over the source,
  * the prologue (ht__program_prologue; NULL or "" when none), the options, and the device
  * and driver identity. buf holds at least 33 bytes. */

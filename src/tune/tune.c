@@ -563,12 +563,13 @@ static size_t tune_builders(struct tune *t)
     if (jobs == 0) {
         /* Automatic: one build worker per core, and on a CPU device, whose cores are the
          * device, only from CPU_BUILDERS_MIN_CORES cores on. Its build workers are paused
-         * while it measures (tune_measure), so they build between measurements: on 2
-         * shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1 and
-         * 1.10-1.13x its CPU time for sepconv's 425, no gain; on the GPU machine's 16
-         * cores --jobs 16 took 0.27-0.34x the wall of --jobs 1 with bests as good
-         * (docs/results-gpu.md, "builds paused while a CPU device measures"). A replay
-         * builds nothing, and proposes ahead only when asked. */
+         * while it times runs (ht__session_pause_builds), so they build the rest of the
+         * time: on 2 shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1
+         * and 1.10-1.13x its CPU time for sepconv's 425, no gain (pausing whole
+         * evaluations); on 2 quiet cores 0.63x; on the GPU machine's 16 cores --jobs 16
+         * took 0.27-0.34x the wall of --jobs 1 with bests as good (docs/results-gpu.md,
+         * "builds paused while a CPU device measures"). A replay builds nothing, and
+         * proposes ahead only when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = opts->replay || cores < 2 || (t->dev->is_cpu && cores < CPU_BUILDERS_MIN_CORES)
                    ? 1
