@@ -87,7 +87,7 @@ int cmd_export(int argc, char **argv);    /* cmd-interop.c */
       "      --jobs N          build the next N configurations in N worker processes while\n" \
       "                        the device measures one (default: one per online core, but\n" \
       "                        none on a CPU device of fewer than 8 cores; on a CPU device\n" \
-      "                        the builds pause while it measures; 1: no building ahead).\n" \
+      "                        the builds pause while it times runs; 1: no building ahead).\n" \
       "                        A search then proposes without the results of those still\n" \
       "                        building (docs/guide.md)\n")                                 \
     X(REPEATS, "repeats", required_argument, CLI_OPT_REPEATS,                                  \

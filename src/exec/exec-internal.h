@@ -227,6 +227,18 @@ extern int ht__in_worker;
 int ht__session_prebuild(struct ht_session *s, const int64_t *config,
                          struct ht_eval_result *res, struct ht_error *err);
 
+/* (prebuild.c) Pauses the pool's build workers (on 1: their processes are stopped with
+ * SIGSTOP, those spawned during the pause too) or lets them go on (on 0: SIGCONT); asking
+ * for the state the pool is in does nothing. A session pauses the pool it was given
+ * (ht__session_pause_builds) around its timed runs. The time a pool was paused does not
+ * count against its builds' time limits (the user's opts.timeout_s and the automatic one),
+ * nor in the times the automatic limit is drawn from. Do not wait for a build
+ * (ht__prebuild_take with wait 1) while paused: it would wait for ever. */
+void ht__prebuild_pause(struct ht_prebuild *p, int on);
+
+/* The seconds the pool has been paused so far, the pause in progress included. */
+double ht__prebuild_paused_s(struct ht_prebuild *p);
+
 /* The cache key of a program: 32 lowercase hex digits (two FNV-1a hashes) over the source,
  * the prologue (ht__program_prologue; NULL or "" when none), the options, and the device
  * and driver identity. buf holds at least 33 bytes. */

@@ -103,16 +103,20 @@ static void slot_pid(void *ctx, pid_t pid)
     pthread_mutex_unlock(&p->mu);
 }
 
-/* The watch's paused: the seconds paused so far, the pause in progress included. */
-static double pool_paused(void *ctx)
+double ht__prebuild_paused_s(struct ht_prebuild *p)
 {
-    struct ht_prebuild *p = ((struct slot *)ctx)->pool;
     double s;
 
     pthread_mutex_lock(&p->mu);
     s = p->paused_s + (p->paused ? ht__now() - p->paused_since : 0.0);
     pthread_mutex_unlock(&p->mu);
     return s;
+}
+
+/* The watch's paused: the seconds paused so far, the pause in progress included. */
+static double pool_paused(void *ctx)
+{
+    return ht__prebuild_paused_s(((struct slot *)ctx)->pool);
 }
 
 static void *slot_main(void *arg)

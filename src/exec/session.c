@@ -635,6 +635,26 @@ static void summarise_stages(const struct ht_session *s, const struct ht__inst *
     }
 }
 
+void ht__session_pause_builds(struct ht_session *s, struct ht_prebuild *p)
+{
+    s->pause = p;
+    if (s->worker)
+        ht__worker_pause_builds(s->worker, p);
+}
+
+/* The timed runs start (on 1) or ended (on 0): the builds ahead given to the session
+ * (ht__session_pause_builds) stop meanwhile, in this process or, in a worker, as the
+ * parent is told. */
+static void timed_runs(struct ht_session *s, int on)
+{
+    if (s->pause)
+        ht__prebuild_pause(s->pause, on);
+    else if (s->timed_tell && !on != !s->timed_on) {
+        ht__worker_tell_timed(s->timed_fd, on);
+        s->timed_on = on;
+    }
+}
+
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err)
 {
@@ -651,8 +671,12 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     if (!err)
         err = &local_err;
     ht_error_clear(err);
-    if (s->worker)
-        return ht__worker_eval(s->worker, s->cut_best, s->cut_factor, config, res, err);
+    if (s->worker) {
+        rc = ht__worker_eval(s->worker, s->cut_best, s->cut_factor, config, res, err);
+        if (s->pause) /* a worker that crashed or hung while timing told no end */
+            ht__prebuild_pause(s->pause, 0);
+        return rc;
+    }
     result_reset(res);
     memset(&in, 0, sizeof in);
     s->have_outputs = 0;
@@ -678,6 +702,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         goto cleanup;
     for (unsigned d = 0; d < 3; d++)
         local[d] = (size_t)in.local[d];
+    timed_runs(s, 1);
     for (unsigned r = 0; r < repeats; r++) {
         if (in.nstages)
             rc = ht__inst_run(s, &in, &res->run_s[r],
@@ -720,6 +745,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         if (verdict != HT_REPEATS_MORE)
             break;
     }
+    timed_runs(s, 0);
     summarise_runs(res, spec->keep_best);
     summarise_stages(s, &in, res, spec->keep_best);
     /* The transfers one run needs: read-only inputs once, readwrite ones per run. */
@@ -732,6 +758,7 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     res->gbps = rate(spec->bytes, in.vars, res->kernel_s);
     rc = verify(s, config, &in, res, err);
 cleanup:
+    timed_runs(s, 0); /* an error or a cut within the runs */
     ht__inst_release(&in, spec->nargs);
     res->status = rc;
     return rc;

@@ -36,7 +36,10 @@
 #include "worker.h"
 #include "util/util.h"
 
-enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD, MSG_REFERENCE };
+/* MSG_TIMED: from the worker, within an EVAL whose request asked for it, before its reply:
+ * its timed runs start (1) or ended (0); the parent pauses or continues its pool of build
+ * workers (ht__session_pause_builds). */
+enum { MSG_INIT = 1, MSG_EVAL, MSG_DUMP, MSG_REPLY, MSG_BUILD, MSG_REFERENCE, MSG_TIMED };
 
 #define WORKER_FD 3
 #define MAX_MSG (64u << 20)
@@ -249,6 +252,7 @@ struct ht__worker {
     size_t nparams;
     int64_t *ref_config;     /* the reference step's configuration once it succeeded, to run
                                 it again in a worker started again; NULL before */
+    struct ht_prebuild *pause; /* paused around the timed runs of each EVAL, or NULL */
 };
 
 static int executable(const char *path)
@@ -657,14 +661,22 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
     put_f64(&req, cut_factor);
     for (size_t i = 0; i < w->nparams; i++)
         put_i64(&req, config[i]);
+    put_i64(&req, kind == MSG_EVAL && w->pause); /* tell when the timed runs run */
     limit = ht__worker_limit(w);
     t0 = clock_now(w->watch);
     rc = send_msg(w->fd, kind, &req) == 0 ? HT_OK : HT_EIO;
     free(req.data);
     if (req.failed)
         return res->status = ht_error_set(err, HT_ENOMEM, "out of memory");
-    if (rc == HT_OK)
+    while (rc == HT_OK) {
         rc = recv_msg(w->fd, &type, &w->io, t0 + limit, w->stop, w->watch);
+        if (rc != HT_OK || type != MSG_TIMED)
+            break;
+        r = (struct rbuf){w->io.data, w->io.len, 0, 0};
+        int on = (int)get_i64(&r);
+        if (w->pause && !r.failed)
+            ht__prebuild_pause(w->pause, on);
+    }
     if (rc == HT_OK && type != MSG_REPLY)
         rc = HT_EIO;
     switch (rc) {
@@ -703,6 +715,21 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
         worker_reap(w, 1, NULL, 0);
     res->status = rc;
     return rc;
+}
+
+void ht__worker_pause_builds(struct ht__worker *w, struct ht_prebuild *p)
+{
+    w->pause = p;
+}
+
+void ht__worker_tell_timed(int fd, int on)
+{
+    struct wbuf b = {NULL, 0, 0, 0};
+
+    put_i64(&b, on);
+    if (!b.failed)
+        (void)send_msg(fd, MSG_TIMED, &b);
+    free(b.data);
 }
 
 int ht__worker_ensure(struct ht__worker *w, struct ht_error *err)
@@ -936,8 +963,10 @@ int ht__worker_serve(int fd)
                 break;
         } else if ((type == MSG_EVAL || type == MSG_BUILD) && started) {
             double best = get_f64(&r), factor = get_f64(&r);
+            int tell;
             for (size_t i = 0; i < sv.spec->space.nparams; i++)
                 config[i] = get_i64(&r);
+            tell = (int)get_i64(&r);
             ht_eval_result_destroy(res);
             if (r.failed) {
                 memset(res, 0, sizeof *res);
@@ -946,7 +975,10 @@ int ht__worker_serve(int fd)
                 rc = ht__session_prebuild(sv.session, config, res, &err);
             } else {
                 ht__session_set_cut(sv.session, best, factor);
+                sv.session->timed_tell = tell;
+                sv.session->timed_fd = fd;
                 rc = ht_session_eval(sv.session, config, res, &err);
+                sv.session->timed_tell = sv.session->timed_on = 0;
             }
             if (reply(fd, rc, &err, res) != 0)
                 break;

@@ -8,6 +8,7 @@
 #include "exec/worker-main.h" /* exec's door for hetune-worker's main */
 
 struct ht__worker;
+struct ht_prebuild;
 
 /* Puts in buf the worker executable to use: explicit_path when given, else
  * $HETUNE_WORKER, else hetune-worker beside the running program or in its
@@ -73,6 +74,15 @@ int ht__worker_reference(struct ht__worker *w, const int64_t *config,
 
 /* ht_session_dump in the worker. */
 int ht__worker_dump(struct ht__worker *w, const char *dir, struct ht_error *err);
+
+/* The pool whose build workers w's evaluations pause around their timed runs (the
+ * worker tells when, MSG_TIMED), or NULL (ht__session_pause_builds). Borrowed. */
+void ht__worker_pause_builds(struct ht__worker *w, struct ht_prebuild *p);
+
+/* In a worker process, during an evaluation whose parent pauses builds: tells the parent
+ * on socket fd that the timed runs start (on 1) or ended (on 0). A failed send is left to
+ * the reply's own. */
+void ht__worker_tell_timed(int fd, int on);
 
 /* The time limit of the next evaluation, in seconds. */
 double ht__worker_limit(const struct ht__worker *w);

@@ -563,12 +563,13 @@ static size_t tune_builders(struct tune *t)
     if (jobs == 0) {
         /* Automatic: one build worker per core, and on a CPU device, whose cores are the
          * device, only from CPU_BUILDERS_MIN_CORES cores on. Its build workers are paused
-         * while it measures (tune_measure), so they build between measurements: on 2
-         * shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1 and
-         * 1.10-1.13x its CPU time for sepconv's 425, no gain; on the GPU machine's 16
-         * cores --jobs 16 took 0.27-0.34x the wall of --jobs 1 with bests as good
-         * (docs/results-gpu.md, "builds paused while a CPU device measures"). A replay
-         * builds nothing, and proposes ahead only when asked. */
+         * while it times runs (ht__session_pause_builds), so they build the rest of the
+         * time: on 2 shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1
+         * and 1.10-1.13x its CPU time for sepconv's 425, no gain (pausing whole
+         * evaluations); on 2 quiet cores 0.63x; on the GPU machine's 16 cores --jobs 16
+         * took 0.27-0.34x the wall of --jobs 1 with bests as good (docs/results-gpu.md,
+         * "builds paused while a CPU device measures"). A replay builds nothing, and
+         * proposes ahead only when asked. */
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         jobs = opts->replay || cores < 2 || (t->dev->is_cpu && cores < CPU_BUILDERS_MIN_CORES)
                    ? 1
@@ -658,13 +659,7 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         t->ref_done = 1;
     }
     ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
-    /* A CPU device's cores are the device: the builds ahead stop while it measures, and
-     * build on every core between measurements. */
-    if (t->pool && t->dev->is_cpu)
-        ht__prebuild_pause(t->pool, 1);
     *st = ht_session_eval(t->session, config, t->res, eerr);
-    if (t->pool && t->dev->is_cpu)
-        ht__prebuild_pause(t->pool, 0);
     return HT_OK;
 }
 
@@ -773,6 +768,10 @@ static int tune_open_session(struct tune *t, struct ht_error *err)
     }
     if (rc == HT_OK)
         t->out->isolated = t->session ? ht_session_isolated(t->session) : 0;
+    /* A CPU device's cores are the device: the builds ahead stop while it times runs, and
+     * build on every core the rest of the time (loads, staging, verification). */
+    if (rc == HT_OK && t->session && t->pool && t->dev->is_cpu)
+        ht__session_pause_builds(t->session, t->pool);
     return rc;
 }
 
@@ -949,6 +948,8 @@ cleanup:
     free(t.res);
     free(t.ev);
     /* The builds still in flight end with the pool, before the session. */
+    if (t.session)
+        ht__session_pause_builds(t.session, NULL);
     ht__prebuild_free(t.pool);
     free(t.fl);
     ht_session_free(t.session);

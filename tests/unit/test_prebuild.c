@@ -16,6 +16,8 @@
 
 #include "hetune.h"
 #include "exec/tuning.h"
+#include "exec/exec-internal.h" /* ht__prebuild_pause, ht__prebuild_paused_s */
+#include "util/util.h"              /* ht__now */
 
 static struct ht_platform *plat;
 static const struct ht_device_info *dev;
@@ -181,9 +183,79 @@ static void test_free_while_paused_idle(void **state)
     free_while_paused(0);
 }
 
+/* A session given the pool (ht__session_pause_builds) pauses it around its timed runs
+ * only: after an evaluation with a cold build (about 0.5 s here against runs of
+ * milliseconds), the pool was paused at least as long as the runs took but not for the
+ * build, and is let go on; in this process and, told by the measuring worker (MSG_TIMED),
+ * isolated. Pausing the whole evaluation, as the tuner did before, fails it. */
+static void timed_only(enum ht_isolation isolate)
+{
+    struct ht_spec *spec = load_jobs();
+    struct ht_prebuild *p;
+    struct ht_session *s = NULL;
+    struct ht_eval_result res;
+    struct ht_exec_opts o;
+    struct ht_error err;
+    int64_t config[3];
+    double before, paused, t0, wall, runs = 0.0;
+    char cache[] = "/tmp/hetune-test-prebuild.XXXXXX", rm[64];
+    int alive, stopped;
+
+    p = warm_pool(spec, 0.0);
+    ht_exec_opts_init(&o);
+    o.eq3 = HT_EQ3_OFF;
+    o.isolate = isolate;
+    o.no_verify = 1;
+    o.cache_dir = mkdtemp(cache); /* a cold build: seconds beside the runs' milliseconds */
+    assert_non_null(o.cache_dir);
+    ht_error_clear(&err);
+    if (ht_session_create(spec, dev, &o, &s, &err) != HT_OK)
+        fail_msg("session: %s", err.text);
+    assert_int_equal(ht_session_isolated(s), isolate == HT_ISOLATE_ON);
+    ht__session_pause_builds(s, p);
+    config_of(spec, "WORK=64", config);
+    before = ht__prebuild_paused_s(p);
+    memset(&res, 0, sizeof res);
+    t0 = ht__now();
+    if (ht_session_eval(s, config, &res, &err) != HT_OK)
+        fail_msg("eval: %s", err.text);
+    wall = ht__now() - t0;
+    paused = ht__prebuild_paused_s(p) - before;
+    for (unsigned r = 0; r < res.nruns; r++)
+        runs += res.run_s[r];
+    print_message("isolate %d: paused %.4f s, runs %.4f s (%u), eval %.4f s, build %.4f s\n", (int)isolate, paused, runs, res.nruns, wall, res.build_s);
+    assert_true(res.nruns >= 1);
+    assert_int_equal(res.cache_hit, 0);
+    assert_true(paused >= runs);                    /* the runs were paused */
+    assert_true(paused + 0.5 * res.build_s < wall); /* the build was not */
+    children(&alive, &stopped);
+    assert_int_equal(stopped, 0);
+    ht_eval_result_destroy(&res);
+    ht__session_pause_builds(s, NULL);
+    ht__prebuild_free(p);
+    ht_session_free(s);
+    ht_spec_free(spec);
+    snprintf(rm, sizeof rm, "rm -rf %s", cache);
+    assert_int_equal(system(rm), 0);
+}
+
+static void test_timed_only_in_process(void **state)
+{
+    (void)state;
+    timed_only(HT_ISOLATE_OFF);
+}
+
+static void test_timed_only_isolated(void **state)
+{
+    (void)state;
+    timed_only(HT_ISOLATE_ON);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timed_only_in_process),
+        cmocka_unit_test(test_timed_only_isolated),
         cmocka_unit_test(test_pause_not_timed),
         cmocka_unit_test(test_free_while_paused_building),
         cmocka_unit_test(test_free_while_paused_idle),

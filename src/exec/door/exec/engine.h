@@ -18,6 +18,7 @@
 #include "hetune/exec.h"
 
 struct ht__worker;
+struct ht_prebuild;
 
 /* Host memory as a data path wants it (hostmem.c). */
 struct ht__hostmem {
@@ -76,6 +77,12 @@ struct ht_session {
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */
     struct ht__worker *worker;         /* isolated: the worker process that holds the
                                           context and data; NULL in this process */
+    struct ht_prebuild *pause;         /* builds paused while this session's timed runs run
+                                          (ht__session_pause_builds), or NULL */
+    int timed_tell, timed_fd, timed_on; /* in a worker, during an evaluation whose parent
+                                          pauses builds: tell it on socket timed_fd when the
+                                          timed runs start and end (worker.c); timed_on:
+                                          told that they started */
     struct {                           /* programs built in this session (ht__program_get): */
         char *key;                     /* prologue, newline, options (ht__program_options) */
         cl_program prog;               /* retained; released by ht_session_free */

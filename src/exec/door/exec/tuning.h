@@ -76,7 +76,8 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
  * compiles at a first launch is in it as well; the session then finds the program there
  * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
  * compiled for their local sizes. On a CPU device the build workers share the cores with
- * the measurement: the tuner pauses them while it measures (ht__prebuild_pause).
+ * the measurement: they are paused while the session times runs
+ * (ht__session_pause_builds).
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
@@ -127,14 +128,14 @@ int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
 void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
                          size_t *finished);
 
-/* Pauses the pool's build workers (on 1: their processes are stopped with SIGSTOP, those
- * spawned during the pause too) or lets them go on (on 0: SIGCONT); asking for the state
- * the pool is in does nothing. For a CPU device, whose cores a build would take from a
- * measurement: the tuner pauses the pool while the session measures. The time a pool was
- * paused does not count against its builds' time limits (the user's opts.timeout_s and the
- * automatic one), nor in the times the automatic limit is drawn from. Do not wait for a
- * build (ht__prebuild_take with wait 1) while paused: it would wait for ever. */
-void ht__prebuild_pause(struct ht_prebuild *p, int on);
+/* Pauses pool p's build workers while session s times a configuration's runs, and only
+ * then: from just before the first timed launch of each ht_session_eval to just after its
+ * last run (not while it builds or loads the program, stages the data, reads back or
+ * verifies), in this process or, for an isolated session, as its worker tells the tuner
+ * (worker.c, MSG_TIMED). For a CPU device, whose cores a build would take from the timed
+ * runs. p NULL: no pause (the default). p is borrowed: call again with NULL before
+ * ht__prebuild_free. The pool's time paused does not count against its builds' limits. */
+void ht__session_pause_builds(struct ht_session *s, struct ht_prebuild *p);
 
 /* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
  * pool; what was queued is dropped. Paused workers are continued as they end. NULL is
