@@ -44,7 +44,11 @@ int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
 void ht__hostbuf_free(struct ht__hostbuf *b);
 
 /* First step of ht__inst_prepare: allocates in's vars, mem and shape (nargs entries), sets
- * the vars from config and the device, and in->ndims, global and local. */
+ * the vars from config and the device, and in->ndims, global and local, and evaluates
+ * every buffer's shape into in->shape (the axes past its own get 1 element; HT_EINVAL with
+ * err->field "args[i].shape[a]" when an axis is not positive, HT_ECONSTRAINT with
+ * err->field "args[i].shape" when its bytes overflow or pass the device's
+ * max_mem_alloc_size). */
 int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                    struct ht_error *err);
 
@@ -55,13 +59,7 @@ int ht__inst_setup(struct ht_session *s, const int64_t *config, struct ht__inst 
 int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                      double *build_s, int *cache_hit, char **log, struct ht_error *err);
 
-/* Evaluates buffer argument i's shape into in->shape[i] (the axes past its own get 1
- * element; HT_EINVAL with err->field "args[i].shape[a]" when an axis is not positive,
- * HT_ECONSTRAINT with err->field "args[i].shape" when its bytes overflow or pass the
- * device's max_mem_alloc_size). ht__inst_setup has done it for every buffer already. */
-int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
-
-/* Evaluates buffer argument i's shape (ht__inst_shape) and creates in->mem[i] in the
+/* Creates in->mem[i], of the shape ht__inst_setup evaluated into in->shape[i], in the
  * session's context with the access of the argument: on the device (host NULL; nothing is
  * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
  * must hold the buffer's bytes and outlive in->mem[i]. */

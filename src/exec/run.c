@@ -346,23 +346,14 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
     return rc;
 }
 
-int ht__inst_shape(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err)
-{
-    return eval_shape(s, in, i, err);
-}
-
 int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
                     struct ht_error *err)
 {
     const struct ht_arg *arg = &s->spec->args[i];
+    size_t bytes = in->shape[i].count * ht_type_size(arg->type);
     cl_mem_flags flags;
-    size_t bytes;
     cl_int st;
-    int rc = eval_shape(s, in, i, err);
 
-    if (rc != HT_OK)
-        return rc;
-    bytes = in->shape[i].count * ht_type_size(arg->type);
     flags = arg->access == HT_ACCESS_READ    ? CL_MEM_READ_ONLY
             : arg->access == HT_ACCESS_WRITE ? CL_MEM_WRITE_ONLY
                                              : CL_MEM_READ_WRITE;
@@ -514,9 +505,6 @@ int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__ins
 
         if (!arg->is_buffer)
             continue;
-        rc = ht__inst_shape(s, in, i, err);
-        if (rc != HT_OK)
-            return rc;
         if (arg->access != HT_ACCESS_WRITE && arg->access != HT_ACCESS_TEMP) {
             rc = ensure_input(s, i, &in->shape[i], err);
             if (rc != HT_OK)

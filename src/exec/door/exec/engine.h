@@ -142,12 +142,12 @@ int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, voi
 int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                    double *build_s, int *cache_hit, int *whole_groups, struct ht_error *err);
 
-/* (Re)creates buffer argument i of in (its shape evaluated into in->shape[i]) in the
+/* (Re)creates buffer argument i of in (of the shape ht__inst_build evaluated) in the
  * session's context with the access of the argument: on the device (host NULL; nothing is
  * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
  * must hold the buffer's bytes and outlive in->mem[i]. When in->kernel exists, its
  * arguments are set again, so that it uses the new buffer (a program's array bound after
- * the kernel was made). HT_EINVAL or HT_ECONSTRAINT for the shape (ht__inst_shape), HT_ECL. */
+ * the kernel was made). HT_ECL. */
 int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
                   struct ht_error *err);
 
