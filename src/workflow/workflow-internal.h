@@ -69,12 +69,6 @@ int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
                     const struct ht_device_info *dev, const struct ht_error *why,
                     struct ht_error *err);
 
-/* Checks a count of CPU compute units (ht_coexec_opts.cpu_units; 0: all) against devs
- * before anything is tuned: HT_EINVAL naming the limit when a partitionable CPU device has
- * fewer, or when no device can be partitioned. */
-int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned units,
-                    struct ht_error *err);
-
 /* When the supervisor of this process lost dev in an earlier attempt (supervise.h), appends
  * it to *list as ht__skip_device does, with the supervisor's reason, and sets *lost; else
  * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */
@@ -123,10 +117,6 @@ int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
                              const struct ht__workflow_split_record *rec, int64_t *id,
                              struct ht_error *err);
 
-/* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
-int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
-                           struct ht_error *err);
-
 /* Copies result src into *dst (devices allocated: ht__coexec_result_destroy). HT_ENOMEM. */
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
                              struct ht_error *err);
@@ -143,8 +133,8 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX (always when forced): the
- * split-or-alone rule's comparison (ht__decide_measured, coexec/coexec.h) of the best
- * round by r's target time against the fastest alone by it (alone[0..r->n)), without the
+ * split-or-alone rule's comparison (ht__decide with in->measured, coexec/coexec.h) of the
+ * best round by r's target time against the fastest alone by it (alone[0..r->n)), without the
  * estimate's margin: the fastest alone when it beat every round; else the one device the
  * best round gave all the work (the co-execution then only adds its overheads). */
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
