@@ -376,6 +376,11 @@ int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub
  * ht__coexec_set_factors or ht__coexec_free. */
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
 
+/* (coexec.c) Writes cx's devices' current time models into model_s, 2 each, as
+ * ht__decision.model_s: the time for the whole problem and the overhead (both as given to
+ * ht__coexec_create, until ht__coexec_refine changes them). */
+void ht__coexec_models(const struct ht_coexec *cx, double *model_s);
+
 /* (outputs.c) Copies plan src into *dst (slices allocated: ht_split_plan_destroy); src
  * NULL: *dst zeroed. HT_ENOMEM, *dst zeroed. */
 int ht__coexec_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,

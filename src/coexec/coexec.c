@@ -1063,11 +1063,10 @@ void ht__coexec_reset_models(struct ht_coexec *cx)
     }
 }
 
-int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
+void ht__coexec_models(const struct ht_coexec *cx, double *model_s)
 {
-    if (i >= cx->n)
-        return HT_EINVAL;
-    *time_s = cx->devs[i].time_s;
-    *overhead_s = cx->devs[i].overhead_s;
-    return HT_OK;
+    for (size_t i = 0; i < cx->n; i++) {
+        model_s[2 * i] = cx->devs[i].time_s;
+        model_s[2 * i + 1] = cx->devs[i].overhead_s;
+    }
 }

@@ -62,6 +62,7 @@ void ht__decision_destroy(struct ht__decision *d)
         ht__coexec_result_destroy(&d->res);
     ht__coexec_result_destroy(&d->verdict.res);
     ht_split_plan_destroy(&d->plan);
+    free(d->model_s);
     memset(d, 0, sizeof *d);
 }
 
@@ -159,6 +160,13 @@ static int decide_given(const struct ht__decide_in *in, struct ht__decision *out
                                    link, &hm);
         set_rates(out->cx, NULL, n, link, has_host ? &hm : NULL, 0, NULL);
         rc = ht__decide_split(out->cx, in->alone, n, &rule, &out->verdict, err);
+    }
+    if (rc == HT_OK) {
+        out->model_s = calloc(2 * (n ? n : 1), sizeof *out->model_s);
+        if (out->model_s)
+            ht__coexec_models(out->cx, out->model_s);
+        else
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
     }
     out->fastest = out->verdict.fastest;
     out->split = out->verdict.measured && out->verdict.keep;

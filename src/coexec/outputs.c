@@ -169,6 +169,8 @@ int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
         rc = ht__coexec_refine(cx, r->alone, r->from, r->target, err);
     if (rc != HT_OK)
         return rc;
+    if (r->model_s)
+        ht__coexec_models(cx, r->model_s);
     rc = ht__coexec_run(cx, res, err);
     if (rc == HT_OK && r->plan)
         rc = ht__coexec_plan_copy(r->plan, ht__coexec_plan(cx), err);

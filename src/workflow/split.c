@@ -118,18 +118,19 @@ void ht__split_base_destroy(struct ht__split_base *b)
 static int alone_measured(struct ht__split_base *b, size_t k,
                           struct ht_workflow_split_result *out, struct ht_error *err);
 
-static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
+static int refine_step(struct ht__split_base *b, const struct ht__decision *d,
                        const struct ht_workflow_split_opts *opts, int keep_first,
                        struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_workflow_refine *rf = &out->refine;
     struct ht__workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
-                                         .on_verify = opts->on_verify, .user = opts->user};
+                                         .on_verify = opts->on_verify, .user = opts->user,
+                                         .model0 = d->model_s};
     size_t k;
     int rc;
 
     out->has_refine = 1;
-    rc = ht__workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
+    rc = ht__workflow_refine_run(d->cx, b->alone, &out->res, out->fastest, &ro, rf, err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
@@ -293,7 +294,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     out->eq4_factor = out->has_plan ? out->plan.slices[0].optimal_factor : -1;
 
     if (opts->refine && !out->ran_alone) {
-        rc = refine_step(b, cx, opts, keep_first, out, err);
+        rc = refine_step(b, &d, opts, keep_first, out, err);
         if (rc != HT_OK)
             goto cleanup;
     } else if (!keep_first && v->measured && !v->keep) {

@@ -88,14 +88,17 @@ struct ht__workflow_split_record {
     double no_plan_factor;            /* each device's optimal factor when plan is NULL */
 };
 
-/* How ht__workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
- * time balanced, nobody told. */
+/* How ht__workflow_refine_run refines. Zero-initialized but for model0: no round after
+ * round 0, the wall time balanced, nobody told. */
 struct ht__workflow_refine_opts {
     unsigned rounds;                  /* the most refinements after round 0 */
     enum ht_refine_target target;     /* what is balanced */
     ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
                                          nobody */
     void *user;                       /* on_verify's */
+    const double *model0;             /* round 0's models, 2 per device: the decision's
+                                         model_s (coexec/coexec.h), which the first run was
+                                         planned by */
 };
 
 /* A sweep of split points (ht__workflow_sweep_point): how, and where its points go. */
@@ -125,8 +128,8 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
  * round 0): up to opts->rounds rounds of ht__coexec_round (the plan refined from the last
  * run towards opts->target, then a run verified against device ref alone), until the plan
  * no longer changes. A round that fails verification is kept and reported through
- * opts->on_verify. opts NULL: the defaults. Fills *out (ht__workflow_refine_free, also on
- * error). Errors as ht__coexec_round; HT_ENOMEM. */
+ * opts->on_verify. Fills *out (ht__workflow_refine_free, also on error). Errors as
+ * ht__coexec_round; HT_ENOMEM. */
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                             const struct ht_coexec_result *first, size_t ref,
                             const struct ht__workflow_refine_opts *opts,

@@ -345,13 +345,15 @@ size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
 }
 
 
-/* Records round k: its result and the models cx planned it by. */
-static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *cx, size_t k,
+/* Records round k: its result and the models it was planned by (model_s: 2 per device,
+ * as ht__decision.model_s). */
+static void refine_record(struct ht_workflow_refine *r, const double *model_s, size_t k,
                           const struct ht_coexec_result *res)
 {
     for (size_t i = 0; i < r->n; i++) {
         r->factors[k * r->n + i] = res->devices[i].share;
-        ht__coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
+        r->times[k * r->n + i] = model_s[2 * i];
+        r->overheads[k * r->n + i] = model_s[2 * i + 1];
     }
     r->model_s[k] = res->model_s;
     r->wall_s[k] = res->wall_s;
@@ -367,13 +369,13 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             const struct ht__workflow_refine_opts *opts,
                             struct ht_workflow_refine *out, struct ht_error *err)
 {
-    static const struct ht__workflow_refine_opts none;
-    const struct ht__workflow_refine_opts *o = opts ? opts : &none;
+    const struct ht__workflow_refine_opts *o = opts;
     unsigned rounds = o->rounds;
     enum ht_refine_target target = o->target;
     size_t n = first->ndevices, total = (size_t)rounds + 1;
     struct ht_coexec_result res, prev;
     struct ht_split_plan plan;
+    double *models;
     int rc = HT_OK, have_prev = 0;
 
     memset(out, 0, sizeof *out);
@@ -387,15 +389,19 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     out->wall_s = calloc(total, sizeof *out->wall_s);
     out->kernel_s = calloc(total, sizeof *out->kernel_s);
     out->verified = calloc(total, sizeof *out->verified);
+    models = calloc(2 * (n ? n : 1), sizeof *models);
     if (!out->factors || !out->times || !out->overheads || !out->model_s || !out->wall_s ||
-        !out->kernel_s || !out->verified)
+        !out->kernel_s || !out->verified || !models) {
+        free(models);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    refine_record(out, cx, 0, first);
+    }
+    refine_record(out, o->model0, 0, first);
     for (unsigned k = 1; k <= rounds; k++) {
         memset(&res, 0, sizeof res);
         rc = ht__coexec_round(cx, &(struct ht__round){.from = have_prev ? &prev : first,
                                                       .alone = alone, .target = target,
-                                                      .ref = ref, .plan = &plan},
+                                                      .ref = ref, .plan = &plan,
+                                                      .model_s = models},
                               &res, err);
         if (rc == HT_DONE) {
             out->converged = 1;
@@ -415,7 +421,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
         }
         res.theoretical_s = first->theoretical_s;
         snprintf(res.scheduler, sizeof res.scheduler, "refined");
-        refine_record(out, cx, k, &res);
+        refine_record(out, models, k, &res);
         if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
             ht__coexec_result_destroy(&out->best_res);
             ht_split_plan_destroy(&out->best_plan);
@@ -437,6 +443,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     }
     if (have_prev)
         ht__coexec_result_destroy(&prev);
+    free(models);
     return rc;
 }
 

@@ -13,8 +13,8 @@
  *     the runs alone they measured) and `--refine` (in->measured: the rule's last
  *     comparison); ht__decision_destroy frees what it decided;
  *   - a run checked: ht__coexec_check (verify, then dump), ht__coexec_round (a sweep's
- *     point or a refinement's round: the plan changed, the run, the verification, a copy
- *     of the plan);
+ *     point or a refinement's round: the plan changed, the models it was planned by, the
+ *     run, a copy of the plan, the verification);
  *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
  *   - a node's share over MPI: ht__coexec_share and ht__coexec_share_run (share.c);
  *   - what the store holds for a co-execution (ht__store_rates, ht__store_link) and the
@@ -152,6 +152,9 @@ struct ht__round {
     struct ht_split_plan *plan; /* not NULL: a copy of the plan the round ran, zeroed first
                                   and left so when cx has none or nothing ran; the
                                   caller's (ht_split_plan_destroy) */
+    double *model_s;           /* not NULL: 2 per device of cx, the time model and the
+                                  overhead the round was planned by (as
+                                  ht__decision.model_s), set once the plan changed */
 };
 
 /* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
@@ -226,15 +229,11 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
  * the co-execution's residue rule). Repeat run and refine until it converges. Returns
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_model reads them. */
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
+ * (model_s). */
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                       const struct ht_coexec_result *last, enum ht_refine_target target,
                       struct ht_error *err);
-
-/* Device i's current time model: its time for the whole problem and its overhead (both
- * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
- * out of range. */
-int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
@@ -391,6 +390,10 @@ struct ht__decision {
     struct ht_split_plan plan;  /* owned: a copy of cx's plan as decided */
     struct ht__verdict verdict; /* with in->alone: what the rule found (its res is the
                                    split's run, owned by the decision) */
+    double *model_s;            /* owned, with in->alone: 2 * ncx, each device of cx's
+                                   time model for the whole problem ([2k]) and overhead
+                                   ([2k + 1]) as decided: as given, until a refinement
+                                   (ht__coexec_round) fits them to its runs */
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
