@@ -363,9 +363,28 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
                          uint64_t whi, int owned, struct ht__box *out);
 
 /* --- the handle's steps that only coexec's own files call: the door's coarser calls
- * (ht__coexec_check, ht__coexec_round, ht__decide_stored, ht__decide, ht__coexec_share,
- * ht__coexec_share_run, ht__coexec_hand_over) make them in the order the workflow, the
+ * (ht__coexec_check, ht__coexec_round, ht__decide, ht__coexec_share,
+ * ht__coexec_share_run) make them in the order the workflow, the
  * runtime and MPI's nodes made them before --- */
+
+/* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
+ * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
+int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
+                             int *by_counts, int *equally);
+
+/* The paper's plan of the co-execution, when known. Borrowed, valid until the next
+ * ht__coexec_set_factors or ht__coexec_free. */
+const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
+
+/* (coexec.c) Writes cx's devices' current time models into model_s, 2 each, as
+ * ht__decision.model_s: the time for the whole problem and the overhead (both as given to
+ * ht__coexec_create, until ht__coexec_refine changes them). */
+void ht__coexec_models(const struct ht_coexec *cx, double *model_s);
+
+/* (outputs.c) Copies plan src into *dst (slices allocated: ht_split_plan_destroy); src
+ * NULL: *dst zeroed. HT_ENOMEM, *dst zeroed. */
+int ht__coexec_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                         struct ht_error *err);
 
 /* (bind.c) Makes again every buffer kept over a caller's array (foreign paths register
  * and pin) on every device of cx, for the runtime (src/runtime/runtime.c) once an older
@@ -450,6 +469,18 @@ int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error
  * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
 int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
 
+/* (bind.c) Hands a program's arrays over from the co-execution from to to, which
+ * replaces it (ht__decide with in->from: the runtime after a new decision): the arrays of ht__coexec_alloc move
+ * (ht__coexec_adopt_host), and every bound[a] that is not NULL (a buffer argument, its
+ * bytes[a]) is bound to to. On success from is freed and to's buffers over the arrays are
+ * made again (ht__coexec_repin; its failure is only pin_err's: that array is moved
+ * unpinned, slower, never wrong) and HT_OK returned. On failure from stays as it was,
+ * holding and bound to the arrays again, and the error is returned (to is the caller's
+ * to free). Errors as ht__coexec_adopt_host and ht__coexec_bind. */
+int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *const *bound,
+                         const size_t *bytes, size_t nargs, struct ht_error *pin_err,
+                         struct ht_error *err);
+
 /* Gives every device back the time model given to ht__coexec_create and forgets the slices
  * ht__coexec_refine measured; the scheduler stays. Plans made after it (ht__coexec_set_factors:
  * a sweep after a refinement) take their theoretical times from the tuned times again. */
@@ -467,6 +498,21 @@ int ht__coexec_set_host_memory(struct ht_coexec *cx, const struct ht_host_memory
  * (h2d_Bps, d2h_Bps). NULL forgets it. HT_EINVAL when i is out of range. */
 int ht__coexec_set_bandwidth(struct ht_coexec *cx, size_t i, const struct ht_bandwidth *bw,
                              struct ht_error *err);
+
+/* How ht__decide_split judges (ht__decide fills it from its input). */
+struct ht__rule {
+    int forced;       /* split whatever the prediction and the measurement (--force) */
+    int paper_plan;   /* 1: the split runs the paper's plan (Eq. 4-9 from the tuned
+                         times), not the bus plan */
+    int unpredicted;  /* when the estimate fails: 1, the split runs anyway and is judged
+                         against the fastest device alone (hetune split, hetune run); 0,
+                         the estimate's error is returned (the runtime, each MPI node) */
+};
+
+/* (decide.c, ht__decide with in->measured) SIZE_MAX to keep the split (forced, or measured at most keep_s and not all on one
+ * device), else the device that runs alone: m->fastest when the split took longer than
+ * keep_s (or split_s is not a number), else m->only. */
+size_t ht__decide_measured(const struct ht__measured *m);
 
 /* Decides between the co-execution cx (made over its n >= 1 devices, their links and host
  * memory set) and the fastest of them alone, from alone[0..n) (each device's run

@@ -224,11 +224,6 @@ int ht__coexec_check_spec(const struct ht_spec *spec, unsigned dim, const char *
     return check_spec(spec, dim, scheduler, n, 0, NULL, err);
 }
 
-int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                  const char *scheduler, size_t n, struct ht_error *err)
-{
-    return check_spec(spec, dim, scheduler, n, 1, NULL, err);
-}
 
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
                              int *by_counts, int *equally)
@@ -248,6 +243,49 @@ int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub
         }
     *max_sub = m;
     return dev->is_cpu && m >= 2 && (*by_counts || *equally);
+}
+
+/* p->devs's count of CPU compute units, ht__coexec_precheck's second half. */
+static int check_units(const struct ht__precheck *p, unsigned *largest,
+                       struct ht_error *err)
+{
+    const struct ht_device_info *const *devs = p->devs;
+    int any = 0, bc, eq;
+    unsigned m;
+
+    for (size_t i = 0; i < p->n; i++) {
+        if (!ht__device_partitionable(devs[i], &m, &bc, &eq))
+            continue;
+        any = 1;
+        if (devs[i]->compute_units > *largest)
+            *largest = devs[i]->compute_units;
+        if (p->units > devs[i]->compute_units)
+            return ht_error_set(err, HT_EINVAL, "device %zu (%s) has %u compute units: it "
+                                "cannot co-execute on %u", devs[i]->index, devs[i]->name,
+                                devs[i]->compute_units, p->units);
+    }
+    if (p->units && !any)
+        return ht_error_set(err, HT_EINVAL, "no device here can be partitioned into "
+                            "sub-devices of %u compute units (device %zu (%s): "
+                            "CL_DEVICE_PARTITION_MAX_SUB_DEVICES %u)", p->units,
+                            devs[0]->index, devs[0]->name,
+                            (ht__device_partitionable(devs[0], &m, &bc, &eq), m));
+    return HT_OK;
+}
+
+int ht__coexec_precheck(const struct ht__precheck *p, unsigned *largest, struct ht_error *err)
+{
+    unsigned none;
+    int rc = HT_OK;
+
+    if (!largest)
+        largest = &none;
+    *largest = 0;
+    if (p->spec)
+        rc = check_spec(p->spec, p->dim, p->scheduler, p->n, 1, NULL, err);
+    if (rc == HT_OK && p->devs)
+        rc = check_units(p, largest, err);
+    return rc;
 }
 
 /* A CPU device on units of its compute units (Dopia's degree of parallelism): a
@@ -1025,11 +1063,10 @@ void ht__coexec_reset_models(struct ht_coexec *cx)
     }
 }
 
-int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s)
+void ht__coexec_models(const struct ht_coexec *cx, double *model_s)
 {
-    if (i >= cx->n)
-        return HT_EINVAL;
-    *time_s = cx->devs[i].time_s;
-    *overhead_s = cx->devs[i].overhead_s;
-    return HT_OK;
+    for (size_t i = 0; i < cx->n; i++) {
+        model_s[2 * i] = cx->devs[i].time_s;
+        model_s[2 * i + 1] = cx->devs[i].overhead_s;
+    }
 }

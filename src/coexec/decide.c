@@ -60,6 +60,9 @@ void ht__decision_destroy(struct ht__decision *d)
     free(d->idx);
     if (d->has_res)
         ht__coexec_result_destroy(&d->res);
+    ht__coexec_result_destroy(&d->verdict.res);
+    ht_split_plan_destroy(&d->plan);
+    free(d->model_s);
     memset(d, 0, sizeof *d);
 }
 
@@ -132,28 +135,41 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
     return rc == HT_OK ? set_rates(out->cx, idx, k, in->bw, in->host, 1, err) : rc;
 }
 
-int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
-                      struct ht__verdict *v, struct ht_error *err)
+/* ht__decide with in->alone (`hetune split` and `run`): the co-execution over every
+ * device, made with the links and host memory rates in->store holds, judged by the rule
+ * from the runs alone the caller measured; out->cx stays the split whatever the verdict. */
+static int decide_given(const struct ht__decide_in *in, struct ht__decision *out,
+                        struct ht_error *err)
 {
-    struct ht_bandwidth *links = calloc(in->n ? in->n : 1, sizeof *links);
-    const struct ht_bandwidth **link = calloc(in->n ? in->n : 1, sizeof *link);
+    size_t n = in->n;
+    struct ht_bandwidth *links = calloc(n ? n : 1, sizeof *links);
+    const struct ht_bandwidth **link = calloc(n ? n : 1, sizeof *link);
+    struct ht__rule rule = {in->mode == HT__DECIDE_SPLIT, in->paper_plan, 1};
     struct ht_host_memory hm;
     int rc, has_host;
 
-    memset(v, 0, sizeof *v);
-    *cx = NULL;
     if (!links || !link) {
         free(links);
         free(link);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    rc = make_over(in->spec, in->devs, NULL, in->n, in->opts, cx, err);
+    out->ncx = n;
+    rc = make_over(in->spec, in->devs, NULL, n, in->copts, &out->cx, err);
     if (rc == HT_OK) {
-        has_host = ht__store_rates(in->store, in->devs, in->n, in->opts->exec.data_path,
-                                   links, link, &hm);
-        set_rates(*cx, NULL, in->n, link, has_host ? &hm : NULL, 0, NULL);
-        rc = ht__decide_split(*cx, in->alone, in->n, &in->rule, v, err);
+        has_host = ht__store_rates(in->store, in->devs, n, in->copts->exec.data_path, links,
+                                   link, &hm);
+        set_rates(out->cx, NULL, n, link, has_host ? &hm : NULL, 0, NULL);
+        rc = ht__decide_split(out->cx, in->alone, n, &rule, &out->verdict, err);
     }
+    if (rc == HT_OK) {
+        out->model_s = calloc(2 * (n ? n : 1), sizeof *out->model_s);
+        if (out->model_s)
+            ht__coexec_models(out->cx, out->model_s);
+        else
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    out->fastest = out->verdict.fastest;
+    out->split = out->verdict.measured && out->verdict.keep;
     free(links);
     free(link);
     return rc;
@@ -393,11 +409,32 @@ done:
 
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)
 {
-    int rc = decide_once(in, out, err);
+    const struct ht__handover *f = in->from;
+    int rc;
 
+    if (in->measured) {
+        size_t alone = ht__decide_measured(in->measured);
+        memset(out, 0, sizeof *out);
+        out->split = alone == SIZE_MAX;
+        out->fastest = alone;
+        return HT_OK;
+    }
+    if (in->alone) {
+        memset(out, 0, sizeof *out);
+        rc = decide_given(in, out, err);
+    } else {
+        rc = decide_once(in, out, err);
+    }
     /* What was chosen, measured on the whole problem when the decision did not (a node's
      * speed over MPI); the devices' locks are given back by then. */
     if (rc == HT_OK && in->run_chosen && !out->has_res)
         out->has_res = (rc = ht__coexec_run(out->cx, &out->res, err)) == HT_OK;
+    if (rc == HT_OK && ht__coexec_plan(out->cx)) {
+        rc = ht__coexec_plan_copy(&out->plan, ht__coexec_plan(out->cx), err);
+        out->has_plan = rc == HT_OK;
+    }
+    if (rc == HT_OK && f)
+        rc = ht__coexec_hand_over(out->cx, f->cx, f->bound, f->bytes, f->nargs, f->pin_err,
+                                  err);
     return rc;
 }

@@ -138,11 +138,29 @@ int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *
     return rc;
 }
 
+int ht__coexec_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
+                         struct ht_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src)
+        return HT_OK;
+    *dst = *src;
+    dst->slices = malloc(src->ndevices * sizeof *dst->slices);
+    if (!dst->slices) {
+        memset(dst, 0, sizeof *dst);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    memcpy(dst->slices, src->slices, src->ndevices * sizeof *dst->slices);
+    return HT_OK;
+}
+
 int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
                      struct ht_coexec_result *res, struct ht_error *err)
 {
     int rc = HT_OK;
 
+    if (r->plan)
+        memset(r->plan, 0, sizeof *r->plan);
     if (r->reset_models)
         ht__coexec_reset_models(cx);
     if (r->factors)
@@ -151,7 +169,11 @@ int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
         rc = ht__coexec_refine(cx, r->alone, r->from, r->target, err);
     if (rc != HT_OK)
         return rc;
+    if (r->model_s)
+        ht__coexec_models(cx, r->model_s);
     rc = ht__coexec_run(cx, res, err);
+    if (rc == HT_OK && r->plan)
+        rc = ht__coexec_plan_copy(r->plan, ht__coexec_plan(cx), err);
     if (rc == HT_OK)
         rc = ht__coexec_verify(cx, r->ref, res, err);
     return rc;

@@ -81,7 +81,9 @@ static int rt_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime *
     }
     if (rc == HT_OK)
         /* A written buffer without "index" passes: rank 0 infers it (split.c). */
-        rc = ht__coexec_check_spec_probing(rt->spec, rt->wo.coexec.dim, NULL, 2, err);
+        rc = ht__coexec_precheck(&(struct ht__precheck){.spec = rt->spec,
+                                                        .dim = rt->wo.coexec.dim, .n = 2},
+                                 NULL, err);
     if (rc == HT_OK) {
         rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
         rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);

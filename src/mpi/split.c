@@ -301,7 +301,7 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                &me->load, 1};
+                                &me->load, 1, NULL, NULL, NULL, NULL};
     rc = ht__decide(&in, &d, &e);
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);
@@ -1236,7 +1236,10 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
                             "its share once per run",
                             opts->sweep > 0 ? "--sweep" : "--dop");
     /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
-    rc = ht__coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, 2, err);
+    rc = ht__coexec_precheck(&(struct ht__precheck){.spec = spec, .dim = opts->coexec.dim,
+                                                    .scheduler = opts->coexec.scheduler,
+                                                    .n = 2},
+                             NULL, err);
     if (rc != HT_OK)
         return rc;
     rc = ht__mpi_start(1, &owned, &saved, err);

@@ -409,15 +409,19 @@ static int arg_sizes(struct ht_runtime *rt, const struct ht_workflow_device *d,
     return HT_OK;
 }
 
-/* Fills the devices' used flags and planned shares from rt->cx. */
-static void note_plan(struct ht_runtime *rt)
+/* Fills the devices' used flags and planned shares from decision d (rt->cx's): the
+ * others are not used. */
+static void note_plan(struct ht_runtime *rt, const struct ht__decision *d)
 {
-    const struct ht_split_plan *plan = ht__coexec_plan(rt->cx);
-
+    for (size_t i = 0; i < rt->n; i++) {
+        rt->devs[i].used = 0;
+        rt->devs[i].share = 0;
+    }
     for (size_t k = 0; k < rt->ncx; k++) {
-        struct ht_runtime_device *d = &rt->devs[rt->cx_dev[k]];
-        d->share = rt->ncx == 1 ? 1.0 : plan ? plan->slices[k].adjusted_factor : 0;
-        d->used = rt->ncx == 1 || d->share > 0;
+        struct ht_runtime_device *dev = &rt->devs[rt->cx_dev[k]];
+        dev->share = rt->ncx == 1 ? 1.0
+                     : d->has_plan ? d->plan.slices[k].adjusted_factor : 0;
+        dev->used = rt->ncx == 1 || dev->share > 0;
     }
 }
 
@@ -468,10 +472,11 @@ static const char *memory_words(enum ht_coexec_memory m)
 }
 
 /* The decision between splitting over every device and the fastest alone (decide.c), and
- * rt->cx. */
+ * rt->cx, its devices' shares noted. from not NULL: a new decision, which takes the
+ * program's arrays over from it (ht__decide). */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                   const struct ht_coexec_opts *copts, enum ht_coexec_memory memory,
-                  size_t only, struct ht_error *err)
+                  size_t only, const struct ht__handover *from, struct ht_error *err)
 {
     static const enum ht__decide_mode modes[] = {
         [HT_RUNTIME_AUTO] = HT__DECIDE_AUTO,
@@ -485,11 +490,12 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
      * its transfers took alone is the better model. */
     const struct ht_bandwidth *const *bw =
         memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
-    struct ht__decide_in in = {rt->spec, rt->wd, rt->n, bw, &so, &mo,
-                               rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
-                               0, 0, rt->has_host ? &rt->host : NULL,
-                               opts->stop, opts->on_device_wait, opts->wait_user,
-                               &info->load, 0};
+    struct ht__decide_in in = {
+        .spec = rt->spec, .devs = rt->wd, .n = rt->n, .bw = bw, .copts = &so,
+        .alone_opts = &mo, .mode = rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
+        .host = rt->has_host ? &rt->host : NULL, .stop = opts->stop,
+        .on_wait = opts->on_device_wait, .wait_user = opts->wait_user, .load = &info->load,
+        .from = from};
     struct ht__decision d;
     int rc;
 
@@ -511,6 +517,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         rt->cx_dev[0] = only;
         d.cx = NULL;
         d.idx = NULL;
+        note_plan(rt, &d);
     } else if (rc == HT_OK) {
         rt->cx = d.cx;
         rt->cx_dev = d.idx;
@@ -537,6 +544,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         rt->watching = opts->mode == HT_RUNTIME_AUTO && opts->fallback_ratio >= 0 &&
                        rt->ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
         rt->nwatch = 0;
+        note_plan(rt, &d);
     }
     ht__decision_destroy(&d);
     return rc;
@@ -837,11 +845,10 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     }
     rt->copts = copts;
     rt->copts.exec = rt->opts.exec;
-    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, SIZE_MAX, err);
+    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, SIZE_MAX, NULL, err);
     if (rc != HT_OK)
         goto fail;
     rt->cx_memory = HT_COEXEC_MEM_OWN;
-    note_plan(rt);
     rc = arg_sizes(rt, &rt->wd[rt->cx_dev[0]], err);
     if (rc != HT_OK)
         goto fail;
@@ -996,20 +1003,17 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     size_t *old_idx = rt->cx_dev, old_n = rt->ncx;
     struct ht_runtime_info keep = rt->info;
     struct ht_error pin;
+    struct ht__handover from = {old, rt->bound, rt->arg_bytes, rt->spec->nargs, &pin};
     int rc;
 
     rt->cx = NULL;
     rt->cx_dev = NULL;
     ht_error_clear(&pin);
-    rc = decide(rt, &rt->opts, &rt->copts, memory, only, err);
     /* The old one is freed, and the new one's buffers over the caller's arrays made again
-     * (a GPU driver may have unpinned them with the old ones: NVIDIA's does). */
-    if (rc == HT_OK)
-        rc = ht__coexec_hand_over(rt->cx, old, rt->bound, rt->arg_bytes, rt->spec->nargs,
-                                  &pin, err);
+     * (a GPU driver may have unpinned them with the old ones: NVIDIA's does). On failure
+     * the old one is as it was. */
+    rc = decide(rt, &rt->opts, &rt->copts, memory, only, &from, err);
     if (rc != HT_OK) {
-        ht__coexec_free(rt->cx);
-        free(rt->cx_dev);
         rt->cx = old;
         rt->cx_dev = old_idx;
         rt->ncx = old_n;
@@ -1025,11 +1029,6 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
             snprintf(rt->info.decision + at, sizeof rt->info.decision - at,
                      "; pinning the arrays again failed, moved unpinned: %.120s", pin.text);
     }
-    for (size_t i = 0; i < rt->n; i++) {
-        rt->devs[i].used = 0;
-        rt->devs[i].share = 0;
-    }
-    note_plan(rt);
     rt->info.split = rt->ncx > 1;
     rt->cx_memory = ht__coexec_memory_bound(rt->cx);
     return HT_OK;

@@ -239,15 +239,19 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     if (opts->split.dop)
         return ht_error_set(err, HT_EINVAL, "choosing the CPU compute units with the split "
                             "(auto) is hetune split's; the pipeline takes a count");
-    rc = ht__check_units(devs, n, opts->split.coexec.cpu_units, err);
+    rc = ht__coexec_precheck(&(struct ht__precheck){.n = n, .devs = devs,
+                                                    .units = opts->split.coexec.cpu_units},
+                             NULL, err);
     if (rc != HT_OK)
         return rc;
     /* What the spec alone says against the co-executions of step 3, before any tuning. */
     for (unsigned d = 0; n > 1 && d < spec->space.ndims; d++)
         for (size_t s = 0; (dims & (1u << d)) && s < (opts->schedulers ? opts->nschedulers : 1);
              s++) {
-            rc = ht__coexec_check_spec_probing(spec, d, opts->schedulers ? opts->schedulers[s]
-                                                                : NULL, n, err);
+            rc = ht__coexec_precheck(&(struct ht__precheck){
+                                         spec, d, opts->schedulers ? opts->schedulers[s] : NULL,
+                                         n, NULL, 0},
+                                     NULL, err);
             if (rc != HT_OK)
                 return rc;
         }

@@ -118,18 +118,19 @@ void ht__split_base_destroy(struct ht__split_base *b)
 static int alone_measured(struct ht__split_base *b, size_t k,
                           struct ht_workflow_split_result *out, struct ht_error *err);
 
-static int refine_step(struct ht__split_base *b, struct ht_coexec *cx,
+static int refine_step(struct ht__split_base *b, const struct ht__decision *d,
                        const struct ht_workflow_split_opts *opts, int keep_first,
                        struct ht_workflow_split_result *out, struct ht_error *err)
 {
     struct ht_workflow_refine *rf = &out->refine;
     struct ht__workflow_refine_opts ro = {.rounds = opts->refine, .target = opts->refine_by,
-                                         .on_verify = opts->on_verify, .user = opts->user};
+                                         .on_verify = opts->on_verify, .user = opts->user,
+                                         .model0 = d->model_s};
     size_t k;
     int rc;
 
     out->has_refine = 1;
-    rc = ht__workflow_refine_run(cx, b->alone, &out->res, out->fastest, &ro, rf, err);
+    rc = ht__workflow_refine_run(d->cx, b->alone, &out->res, out->fastest, &ro, rf, err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
@@ -212,12 +213,13 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
                    int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
                    struct ht_error *err)
 {
-    struct ht_coexec *cx = NULL, *used;
-    struct ht__verdict v;
+    struct ht_coexec *cx, *used;
+    struct ht__decision d;
+    const struct ht__verdict *v = &d.verdict;
     size_t n = b->n;
     int rc;
 
-    memset(&v, 0, sizeof v);
+    memset(&d, 0, sizeof d);
     out->n = n;
     out->fastest = b->fastest;
     out->eq4_factor = -1;
@@ -233,20 +235,25 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     if (!out->left_alone) {
         struct ht_coexec_opts o = opts->coexec;
         o.written = b->written;
-        /* An estimate that fails leaves the split to its measurement. */
-        rc = ht__decide_stored(&(struct ht__stored_in){b->spec, b->devs, n, &o, b->store,
-                                                       b->alone,
-                                                       {opts->force, opts->paper_plan, 1}},
-                               &cx, &v, err);
-        out->res = v.res; /* the split's run (the result, for now), or nothing */
+        /* The devices' runs alone are b's; an estimate that fails leaves the split to its
+         * measurement. */
+        rc = ht__decide(&(struct ht__decide_in){
+                            .spec = b->spec, .devs = b->devs, .n = n, .copts = &o,
+                            .mode = opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO,
+                            .paper_plan = opts->paper_plan, .alone = b->alone,
+                            .store = b->store},
+                        &d, err);
+        out->res = d.verdict.res; /* the split's run (the result, for now), or nothing */
+        memset(&d.verdict.res, 0, sizeof d.verdict.res);
         if (rc != HT_OK)
             goto cleanup;
-        out->est = v.est;
-        out->has_est = v.has_est;
-        out->fastest = v.fastest;
-        out->bus_plan = v.bus_plan;
-        out->ran_alone = !v.measured; /* the fastest alone is predicted better */
+        out->est = v->est;
+        out->has_est = v->has_est;
+        out->fastest = v->fastest;
+        out->bus_plan = v->bus_plan;
+        out->ran_alone = !v->measured; /* the fastest alone is predicted better */
     }
+    cx = d.cx;
     used = out->ran_alone ? b->alone_cx[out->fastest] : cx;
     if (out->ran_alone) {
         /* Its run alone is the result: hand it over. */
@@ -254,8 +261,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         memset(&b->alone_res[out->fastest], 0, sizeof b->alone_res[out->fastest]);
     } else if (out->bus_plan) {
         /* Algorithm 1 stays the paper's figure, from the tuned times. */
-        out->res.theoretical_s = v.paper_s[0];
-        out->res.adjusted_s = v.paper_s[1];
+        out->res.theoretical_s = v->paper_s[0];
+        out->res.adjusted_s = v->paper_s[1];
     }
     rc = ht__coexec_check(used, out->ran_alone ? 0 : out->fastest, &out->res, opts->dump,
                           &out->verify_err, &out->dump_err);
@@ -266,11 +273,11 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         *err = out->verify_err;
         goto cleanup;
     }
-    /* A copy: a sweep replaces the co-execution's scheduler and its plan. */
-    if (!out->ran_alone && ht__coexec_plan(cx)) {
-        rc = ht__workflow_plan_copy(&out->plan, ht__coexec_plan(cx), err);
-        if (rc != HT_OK)
-            goto cleanup;
+    /* The decision's copy: a sweep replaces the co-execution's scheduler and its plan. */
+    if (!out->ran_alone && d.has_plan) {
+        out->plan = d.plan;
+        memset(&d.plan, 0, sizeof d.plan);
+        d.has_plan = 0;
         out->has_plan = 1;
     }
     rc = ht__workflow_store_split(b->store, b->problem_id,
@@ -287,12 +294,12 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
     out->eq4_factor = out->has_plan ? out->plan.slices[0].optimal_factor : -1;
 
     if (opts->refine && !out->ran_alone) {
-        rc = refine_step(b, cx, opts, keep_first, out, err);
+        rc = refine_step(b, &d, opts, keep_first, out, err);
         if (rc != HT_OK)
             goto cleanup;
-    } else if (!keep_first && v.measured && !v.keep) {
+    } else if (!keep_first && v->measured && !v->keep) {
         /* Measured: the split (stored above) ran slower than the fastest device alone,
-         * both with the same clock (ht__decide_stored): the prediction missed what the
+         * both with the same clock (ht__decide): the prediction missed what the
          * devices share when they run together (host memory, cores). That device alone is
          * the result. */
         out->measured_split_s = out->res.wall_s;
@@ -304,31 +311,8 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         rc = sweep_step(b, cx, opts, out, err);
 
 cleanup:
-    ht__coexec_free(cx);
+    ht__decision_destroy(&d);
     return rc;
-}
-
-int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned units,
-                       struct ht_error *err)
-{
-    int any = 0, bc, eq;
-    unsigned m;
-
-    for (size_t i = 0; units && i < n; i++) {
-        if (!ht__device_partitionable(devs[i], &m, &bc, &eq))
-            continue;
-        any = 1;
-        if (units > devs[i]->compute_units)
-            return ht_error_set(err, HT_EINVAL, "device %zu (%s) has %u compute units: it "
-                                "cannot co-execute on %u", devs[i]->index, devs[i]->name,
-                                devs[i]->compute_units, units);
-    }
-    if (units && !any)
-        return ht_error_set(err, HT_EINVAL, "no device here can be partitioned into "
-                            "sub-devices of %u compute units (device %zu (%s): "
-                            "CL_DEVICE_PARTITION_MAX_SUB_DEVICES %u)", units, devs[0]->index,
-                            devs[0]->name, (ht__device_partitionable(devs[0], &m, &bc, &eq), m));
-    return HT_OK;
 }
 
 int ht__split_lock(const struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
@@ -371,9 +355,10 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
     /* What the spec alone says against the split, before any device is tuned; written
      * buffers without index wait for the probe. */
-    rc = ht__coexec_check_spec_probing(spec, opts->coexec.dim, opts->coexec.scheduler, n, err);
-    if (rc == HT_OK)
-        rc = ht__check_units(devs, n, opts->coexec.cpu_units, err);
+    rc = ht__coexec_precheck(&(struct ht__precheck){spec, opts->coexec.dim,
+                                                    opts->coexec.scheduler, n, devs,
+                                                    opts->coexec.cpu_units},
+                             NULL, err);
     if (rc != HT_OK)
         return rc;
     out->cpu_units = opts->coexec.cpu_units;
@@ -448,13 +433,11 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
  * partitioned. */
 static size_t dop_counts(const struct ht_device_info *const *devs, size_t n, unsigned *units)
 {
-    unsigned c = 0, m, cand[HT_WORKFLOW_DOP_MAX];
+    unsigned c = 0, cand[HT_WORKFLOW_DOP_MAX];
     size_t k = 0;
-    int bc, eq;
 
-    for (size_t i = 0; i < n; i++)
-        if (ht__device_partitionable(devs[i], &m, &bc, &eq) && devs[i]->compute_units > c)
-            c = devs[i]->compute_units;
+    /* Checking no count (0: all), it fails on nothing. */
+    ht__coexec_precheck(&(struct ht__precheck){.n = n, .devs = devs}, &c, NULL);
     if (c == 0)
         return 0;
     cand[0] = c;

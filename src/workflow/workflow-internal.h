@@ -69,12 +69,6 @@ int ht__skip_device(struct ht_workflow_skipped **list, size_t *n,
                     const struct ht_device_info *dev, const struct ht_error *why,
                     struct ht_error *err);
 
-/* Checks a count of CPU compute units (ht_coexec_opts.cpu_units; 0: all) against devs
- * before anything is tuned: HT_EINVAL naming the limit when a partitionable CPU device has
- * fewer, or when no device can be partitioned. */
-int ht__check_units(const struct ht_device_info *const *devs, size_t n, unsigned units,
-                    struct ht_error *err);
-
 /* When the supervisor of this process lost dev in an earlier attempt (supervise.h), appends
  * it to *list as ht__skip_device does, with the supervisor's reason, and sets *lost; else
  * *lost is 0 and nothing is added. HT_ENOMEM, err filled. */
@@ -94,14 +88,17 @@ struct ht__workflow_split_record {
     double no_plan_factor;            /* each device's optimal factor when plan is NULL */
 };
 
-/* How ht__workflow_refine_run refines. Zero-initialize: no round after round 0, the wall
- * time balanced, nobody told. */
+/* How ht__workflow_refine_run refines. Zero-initialized but for model0: no round after
+ * round 0, the wall time balanced, nobody told. */
 struct ht__workflow_refine_opts {
     unsigned rounds;                  /* the most refinements after round 0 */
     enum ht_refine_target target;     /* what is balanced */
     ht_workflow_verify_fn on_verify;  /* told of a round that fails verification; NULL:
                                          nobody */
     void *user;                       /* on_verify's */
+    const double *model0;             /* round 0's models, 2 per device: the decision's
+                                         model_s (coexec/coexec.h), which the first run was
+                                         planned by */
 };
 
 /* A sweep of split points (ht__workflow_sweep_point): how, and where its points go. */
@@ -123,10 +120,6 @@ int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
                              const struct ht__workflow_split_record *rec, int64_t *id,
                              struct ht_error *err);
 
-/* Copies plan src into *dst (slices allocated: ht_split_plan_destroy). HT_ENOMEM. */
-int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
-                           struct ht_error *err);
-
 /* Copies result src into *dst (devices allocated: ht__coexec_result_destroy). HT_ENOMEM. */
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
                              struct ht_error *err);
@@ -135,16 +128,16 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
  * round 0): up to opts->rounds rounds of ht__coexec_round (the plan refined from the last
  * run towards opts->target, then a run verified against device ref alone), until the plan
  * no longer changes. A round that fails verification is kept and reported through
- * opts->on_verify. opts NULL: the defaults. Fills *out (ht__workflow_refine_free, also on
- * error). Errors as ht__coexec_round; HT_ENOMEM. */
+ * opts->on_verify. Fills *out (ht__workflow_refine_free, also on error). Errors as
+ * ht__coexec_round; HT_ENOMEM. */
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                             const struct ht_coexec_result *first, size_t ref,
                             const struct ht__workflow_refine_opts *opts,
                             struct ht_workflow_refine *out, struct ht_error *err);
 
 /* The device better run alone than r's best round, or SIZE_MAX (always when forced): the
- * split-or-alone rule's comparison (ht__decide_measured, coexec/coexec.h) of the best
- * round by r's target time against the fastest alone by it (alone[0..r->n)), without the
+ * split-or-alone rule's comparison (ht__decide with in->measured, coexec/coexec.h) of the
+ * best round by r's target time against the fastest alone by it (alone[0..r->n)), without the
  * estimate's margin: the fastest alone when it beat every round; else the one device the
  * best round gave all the work (the co-execution then only adds its overheads). */
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,

@@ -273,19 +273,6 @@ int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
     return rc;
 }
 
-int ht__workflow_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *src,
-                  struct ht_error *err)
-{
-    *dst = *src;
-    dst->slices = malloc(src->ndevices * sizeof *dst->slices);
-    if (!dst->slices) {
-        memset(dst, 0, sizeof *dst);
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    }
-    memcpy(dst->slices, src->slices, src->ndevices * sizeof *dst->slices);
-    return HT_OK;
-}
-
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
                              struct ht_error *err)
 {
@@ -327,8 +314,10 @@ static double refine_time(const struct ht_workflow_refine *r, size_t k)
 size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
                                  const struct ht_coexec_alone *alone, int forced)
 {
-    size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0;
+    size_t fast = SIZE_MAX, only = SIZE_MAX, holders = 0, alone_dev;
+    struct ht__decision d;
     double tfast = 0;
+    int rc;
 
     if (r->nrounds == 0 || forced)
         return SIZE_MAX;
@@ -343,21 +332,28 @@ size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
             only = i;
         }
     }
-    /* The one rule's comparison (decide.h: why refine's inputs differ). */
-    return ht__decide_measured(&(struct ht__measured){
-        .forced = forced, .split_s = refine_time(r, r->best),
-        .keep_s = fast != SIZE_MAX ? tfast : INFINITY, .fastest = fast,
-        .only = holders == 1 ? only : SIZE_MAX});
+    /* The one rule's comparison (coexec/coexec.h, ht__measured: why refine's inputs
+     * differ). */
+    rc = ht__decide(&(struct ht__decide_in){.measured = &(struct ht__measured){
+                        .forced = forced, .split_s = refine_time(r, r->best),
+                        .keep_s = fast != SIZE_MAX ? tfast : INFINITY, .fastest = fast,
+                        .only = holders == 1 ? only : SIZE_MAX}},
+                    &d, NULL);
+    alone_dev = rc == HT_OK && !d.split ? d.fastest : SIZE_MAX;
+    ht__decision_destroy(&d);
+    return alone_dev;
 }
 
 
-/* Records round k: its result and the models cx planned it by. */
-static void refine_record(struct ht_workflow_refine *r, const struct ht_coexec *cx, size_t k,
+/* Records round k: its result and the models it was planned by (model_s: 2 per device,
+ * as ht__decision.model_s). */
+static void refine_record(struct ht_workflow_refine *r, const double *model_s, size_t k,
                           const struct ht_coexec_result *res)
 {
     for (size_t i = 0; i < r->n; i++) {
         r->factors[k * r->n + i] = res->devices[i].share;
-        ht__coexec_model(cx, i, &r->times[k * r->n + i], &r->overheads[k * r->n + i]);
+        r->times[k * r->n + i] = model_s[2 * i];
+        r->overheads[k * r->n + i] = model_s[2 * i + 1];
     }
     r->model_s[k] = res->model_s;
     r->wall_s[k] = res->wall_s;
@@ -373,12 +369,13 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                             const struct ht__workflow_refine_opts *opts,
                             struct ht_workflow_refine *out, struct ht_error *err)
 {
-    static const struct ht__workflow_refine_opts none;
-    const struct ht__workflow_refine_opts *o = opts ? opts : &none;
+    const struct ht__workflow_refine_opts *o = opts;
     unsigned rounds = o->rounds;
     enum ht_refine_target target = o->target;
     size_t n = first->ndevices, total = (size_t)rounds + 1;
     struct ht_coexec_result res, prev;
+    struct ht_split_plan plan;
+    double *models;
     int rc = HT_OK, have_prev = 0;
 
     memset(out, 0, sizeof *out);
@@ -392,15 +389,19 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     out->wall_s = calloc(total, sizeof *out->wall_s);
     out->kernel_s = calloc(total, sizeof *out->kernel_s);
     out->verified = calloc(total, sizeof *out->verified);
+    models = calloc(2 * (n ? n : 1), sizeof *models);
     if (!out->factors || !out->times || !out->overheads || !out->model_s || !out->wall_s ||
-        !out->kernel_s || !out->verified)
+        !out->kernel_s || !out->verified || !models) {
+        free(models);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    refine_record(out, cx, 0, first);
+    }
+    refine_record(out, o->model0, 0, first);
     for (unsigned k = 1; k <= rounds; k++) {
         memset(&res, 0, sizeof res);
         rc = ht__coexec_round(cx, &(struct ht__round){.from = have_prev ? &prev : first,
                                                       .alone = alone, .target = target,
-                                                      .ref = ref},
+                                                      .ref = ref, .plan = &plan,
+                                                      .model_s = models},
                               &res, err);
         if (rc == HT_DONE) {
             out->converged = 1;
@@ -415,19 +416,17 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
         }
         if (rc != HT_OK) {
             ht__coexec_result_destroy(&res);
+            ht_split_plan_destroy(&plan);
             break;
         }
         res.theoretical_s = first->theoretical_s;
         snprintf(res.scheduler, sizeof res.scheduler, "refined");
-        refine_record(out, cx, k, &res);
+        refine_record(out, models, k, &res);
         if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
             ht__coexec_result_destroy(&out->best_res);
             ht_split_plan_destroy(&out->best_plan);
-            rc = ht__workflow_plan_copy(&out->best_plan, ht__coexec_plan(cx), err);
-            if (rc != HT_OK) {
-                ht__coexec_result_destroy(&res);
-                break;
-            }
+            out->best_plan = plan; /* the round's copy */
+            memset(&plan, 0, sizeof plan);
             out->best_refined = k;
             /* Keep a copy: prev is reused for the next refinement. */
             rc = ht__workflow_result_copy(&out->best_res, &res, err);
@@ -436,6 +435,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
                 break;
             }
         }
+        ht_split_plan_destroy(&plan);
         if (have_prev)
             ht__coexec_result_destroy(&prev);
         prev = res;
@@ -443,6 +443,7 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     }
     if (have_prev)
         ht__coexec_result_destroy(&prev);
+    free(models);
     return rc;
 }
 

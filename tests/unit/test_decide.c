@@ -190,6 +190,23 @@ static void test_one_device_and_unpredicted(void **state)
     assert_int_equal(v.keep, 1);
 }
 
+/* ht__decide_measured's answer, checked against the door's one entry that asks it
+ * (ht__decide with in->measured, as --refine does): the same device, or SIZE_MAX. */
+static size_t measured(const struct ht__measured *m)
+{
+    struct ht__decision d;
+    size_t direct = ht__decide_measured(m);
+
+    memset(&d, 0xff, sizeof d); /* filled by ht__decide, whatever was there */
+    assert_int_equal(ht__decide(&(struct ht__decide_in){.measured = m}, &d, NULL), HT_OK);
+    assert_int_equal(d.split, direct == SIZE_MAX);
+    assert_true(d.cx == NULL && d.idx == NULL && d.ncx == 0 && !d.has_res && !d.has_plan);
+    if (direct != SIZE_MAX)
+        assert_true(d.fastest == direct);
+    ht__decision_destroy(&d);
+    return direct;
+}
+
 /* The rule's comparison, as ht__decide_split and --refine (ht__workflow_refine_alone) put
  * it: kept at most keep_s, the fastest alone above it, the one device that holds all the
  * work otherwise, always when forced. */
@@ -199,22 +216,22 @@ static void test_measured(void **state)
                              .only = SIZE_MAX};
     (void)state;
 
-    assert_true(ht__decide_measured(&m) == SIZE_MAX);   /* equal: kept */
+    assert_true(measured(&m) == SIZE_MAX);   /* equal: kept */
     m.split_s = nextafter(1.0, 2.0);
-    assert_int_equal(ht__decide_measured(&m), 1);       /* longer: the fastest alone */
+    assert_int_equal(measured(&m), 1);       /* longer: the fastest alone */
     m.forced = 1;
-    assert_true(ht__decide_measured(&m) == SIZE_MAX);
+    assert_true(measured(&m) == SIZE_MAX);
     m.forced = 0;
     m.split_s = NAN;
-    assert_int_equal(ht__decide_measured(&m), 1);
+    assert_int_equal(measured(&m), 1);
     m.split_s = 0.5;
     m.only = 0;                                         /* faster, but all on device 0 */
-    assert_int_equal(ht__decide_measured(&m), 0);
+    assert_int_equal(measured(&m), 0);
     m.keep_s = INFINITY;                                /* no device alone has a time */
     m.split_s = 1e300;
-    assert_int_equal(ht__decide_measured(&m), 0);
+    assert_int_equal(measured(&m), 0);
     m.only = SIZE_MAX;
-    assert_true(ht__decide_measured(&m) == SIZE_MAX);
+    assert_true(measured(&m) == SIZE_MAX);
 }
 
 int main(void)

@@ -3,19 +3,22 @@
  * `run`, src/workflow/), the runtime (ht_runtime_open, bind, launch) and MPI's nodes
  * (src/mpi/split.c, each node's share of a split). It offers the steps its users make
  * together as one call each, so that the sequences live here once:
- *   - a decision: ht__decide (the runtime, each MPI node: the devices measured alone, the
- *     co-execution made with its links and host memory, the rule, what was chosen run
- *     once when asked), ht__decide_stored (`hetune split`: the co-execution made with the
- *     links and host memory its database holds, then the rule on the runs alone it
- *     measured), and the rule's comparison ht__decide_measured (`--refine`);
+ *   - what the spec and the devices say against a co-execution before anything is tuned
+ *     (ht__coexec_precheck);
+ *   - one decision, ht__decide, whatever asks: the runtime and each MPI node (the devices
+ *     measured alone, the co-execution made with its links and host memory, the rule,
+ *     what was chosen run once when asked; with in->from, the program's arrays handed
+ *     over to what a new decision chose), `hetune split` and `run` (in->alone: the
+ *     co-execution made with the links and host memory its database holds, the rule on
+ *     the runs alone they measured) and `--refine` (in->measured: the rule's last
+ *     comparison); ht__decision_destroy frees what it decided;
  *   - a run checked: ht__coexec_check (verify, then dump), ht__coexec_round (a sweep's
- *     point or a refinement's round: the plan changed, the run, the verification);
- *   - the program's arrays: bind, alloc, launch, and ht__coexec_hand_over to the
- *     co-execution a new decision made (bind.c);
+ *     point or a refinement's round: the plan changed, the models it was planned by, the
+ *     run, a copy of the plan, the verification);
+ *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
  *   - a node's share over MPI: ht__coexec_share and ht__coexec_share_run (share.c);
- *   - what the store holds for a co-execution (ht__store_rates, ht__store_link), the
- *     written buffers without "index" (written.c), whether a CPU device can be
- *     partitioned (src/workflow/split.c sets its devices up as the co-execution does).
+ *   - what the store holds for a co-execution (ht__store_rates, ht__store_link) and the
+ *     written buffers without "index" (written.c).
  * Only what other modules call is here; the steps those calls make (create, run, verify,
  * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
@@ -31,23 +34,6 @@
 
 #include "hetune/coexec.h"
 #include "hetune/store.h"
-
-/* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
- * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
-int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,
-                             int *by_counts, int *equally);
-
-/* (bind.c) Hands a program's arrays over from the co-execution from to to, which
- * replaces it (the runtime after a new decision): the arrays of ht__coexec_alloc move
- * (ht__coexec_adopt_host), and every bound[a] that is not NULL (a buffer argument, its
- * bytes[a]) is bound to to. On success from is freed and to's buffers over the arrays are
- * made again (ht__coexec_repin; its failure is only pin_err's: that array is moved
- * unpinned, slower, never wrong) and HT_OK returned. On failure from stays as it was,
- * holding and bound to the arrays again, and the error is returned (to is the caller's
- * to free). Errors as ht__coexec_adopt_host and ht__coexec_bind. */
-int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *const *bound,
-                         const size_t *bytes, size_t nargs, struct ht_error *pin_err,
-                         struct ht_error *err);
 
 /* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c --- */
 
@@ -113,17 +99,31 @@ void ht__coexec_opts_init(struct ht_coexec_opts *opts);
 /* Frees what a result owns and leaves it reusable. NULL is fine. */
 void ht__coexec_result_destroy(struct ht_coexec_result *res);
 
-/* The same, but a written buffer without "index" passes: a probe (ht_split_probe) is to
- * infer which elements each slice writes. The other refusals are ht__coexec_check_spec's. */
-int ht__coexec_check_spec_probing(const struct ht_spec *spec, unsigned dim,
-                                  const char *scheduler, size_t n, struct ht_error *err);
+/* What ht__coexec_precheck checks of a co-execution before anything is tuned. Borrowed
+ * for the call. */
+struct ht__precheck {
+    const struct ht_spec *spec;       /* NULL: the spec is not checked */
+    unsigned dim;                     /* the split dimension */
+    const char *scheduler;            /* NULL: static */
+    size_t n;                         /* the devices of the co-execution */
+    const struct ht_device_info *const *devs; /* n of them; NULL: the units are not
+                                         checked */
+    unsigned units;                   /* the CPU compute units asked (ht_coexec_opts.cpu_units;
+                                         0: all) */
+};
+
+/* (coexec.c) What the spec and the devices say against a co-execution before anything is
+ * tuned. With p->spec: ht__coexec_check_spec's refusals, but a written buffer without
+ * "index" passes (a probe, ht_split_probe, is to infer which elements each slice
+ * writes). Then, with p->devs, the count of CPU compute units: HT_EINVAL naming the
+ * limit when a CPU device that can be partitioned (clCreateSubDevices, by counts or
+ * equally) has fewer than p->units, or when p->units is not 0 and none can be. *largest
+ * (may be NULL) is set to the compute units of the largest such device of p->devs, 0
+ * when none (or no devs). */
+int ht__coexec_precheck(const struct ht__precheck *p, unsigned *largest, struct ht_error *err);
 
 /* Frees a co-execution; NULL is allowed. */
 void ht__coexec_free(struct ht_coexec *cx);
-
-/* The paper's plan of the co-execution, when known. Borrowed, valid until the next
- * ht__coexec_set_factors or ht__coexec_free. */
-const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx);
 
 /* --- (outputs.c) the steps the users make together around a run --- */
 
@@ -149,6 +149,12 @@ struct ht__round {
                                   before anything (ht__coexec_reset_models: a sweep's first
                                   point after a refinement) */
     size_t ref;                /* the device the outputs are verified against */
+    struct ht_split_plan *plan; /* not NULL: a copy of the plan the round ran, zeroed first
+                                  and left so when cx has none or nothing ran; the
+                                  caller's (ht_split_plan_destroy) */
+    double *model_s;           /* not NULL: 2 per device of cx, the time model and the
+                                  overhead the round was planned by (as
+                                  ht__decision.model_s), set once the plan changed */
 };
 
 /* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
@@ -223,15 +229,11 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
  * the co-execution's residue rule). Repeat run and refine until it converges. Returns
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_model reads them. */
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
+ * (model_s). */
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                       const struct ht_coexec_result *last, enum ht_refine_target target,
                       struct ht_error *err);
-
-/* Device i's current time model: its time for the whole problem and its overhead (both
- * as given to ht__coexec_create, until ht__coexec_refine changes them). HT_EINVAL when i is
- * out of range. */
-int ht__coexec_model(const struct ht_coexec *cx, size_t i, double *time_s, double *overhead_s);
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
@@ -253,20 +255,12 @@ enum ht__decide_mode {
 
 /* --- the rule: split or alone, for one co-execution (src/coexec/decide.c) ---
  *
- * The one place where the split-or-alone rule lives. ht__decide (the runtime, each node of
- * a split over MPI) and ht_workflow_split / ht_workflow_run (`hetune split`, `hetune run`,
- * src/workflow/split.c) each measure the devices alone and make the co-execution their
- * own way, then ask ht__decide_split, and act on its verdict their own way (ht__decide
- * hands over the fastest device's co-execution alone; `hetune split` stores the split it
+ * The one place where the split-or-alone rule lives is ht__decide_split (coexec-internal.h),
+ * which ht__decide asks for the runtime, each node of a split over MPI, and `hetune split`
+ * and `hetune run` (src/workflow/split.c; they measure the devices alone themselves:
+ * ht__decide_in.alone); each acts on its verdict its own way (the runtime and MPI's nodes
+ * take the fastest device's co-execution alone; `hetune split` stores the split it
  * measured, then the fastest device's run alone). */
-struct ht__rule {
-    int forced;       /* split whatever the prediction and the measurement (--force) */
-    int paper_plan;   /* 1: the split runs the paper's plan (Eq. 4-9 from the tuned
-                         times), not the bus plan */
-    int unpredicted;  /* when the estimate fails: 1, the split runs anyway and is judged
-                         against the fastest device alone (hetune split, hetune run); 0,
-                         the estimate's error is returned (the runtime, each MPI node) */
-};
 
 /* What ht__decide_split found. */
 struct ht__verdict {
@@ -287,27 +281,6 @@ struct ht__verdict {
     struct ht_coexec_result res;/* the split's run when measured; the caller's to destroy
                                    (ht__coexec_result_destroy) whatever is returned */
 };
-
-/* What `hetune split`'s decision over one co-execution is made from (ht__decide_stored).
- * Everything is borrowed for the call. */
-struct ht__stored_in {
-    const struct ht_spec *spec;
-    const struct ht_workflow_device *devs; /* n: dev, config and tuned_s set */
-    size_t n;
-    const struct ht_coexec_opts *opts;     /* the co-execution's (written included) */
-    struct ht_store *store;                /* each device's link and the host memory's
-                                              rates are read here (ht__store_rates) */
-    const struct ht_coexec_alone *alone;   /* n: each device's run alone */
-    struct ht__rule rule;
-};
-
-/* Makes the co-execution of in->devs with in->opts into *cx (ht__coexec_free, also on
- * error; NULL when it could not be made), gives it the links and host memory rates
- * in->store holds (one it refuses is left out), then decides with ht__decide_split into *v
- * (zeroed first; v->res is the caller's to destroy whatever is returned). Errors as
- * ht__coexec_create and ht__decide_split; HT_ENOMEM. */
-int ht__decide_stored(const struct ht__stored_in *in, struct ht_coexec **cx,
-                      struct ht__verdict *v, struct ht_error *err);
 
 /* The rule's last step, its one comparison: a split measured at split_s against the
  * fastest device alone. ht__decide_split judges its one run with it, and `hetune split
@@ -334,10 +307,6 @@ struct ht__measured {
                          the estimate judged */
 };
 
-/* SIZE_MAX to keep the split (forced, or measured at most keep_s and not all on one
- * device), else the device that runs alone: m->fastest when the split took longer than
- * keep_s (or split_s is not a number), else m->only. */
-size_t ht__decide_measured(const struct ht__measured *m);
 
 /* What the decision is made from. Everything is borrowed for the call. */
 struct ht__decide_in {
@@ -372,6 +341,35 @@ struct ht__decide_in {
                                               problem after the locks are given back, when
                                               the decision measured no run of it (res,
                                               has_res): a node's speed over MPI */
+    /* Not NULL: a new decision for the program whose arrays from->cx holds (the runtime
+     * after a bind that changes the kind of memory): they are handed over to the
+     * co-execution decided (below, ht__decide). */
+    const struct ht__handover *from;
+    /* Not NULL (`hetune split` and `run`): each device's run alone, n of them, measured
+     * by the caller, who holds the devices' locks. Nothing is measured alone then: the
+     * co-execution over every device is made with copts and the links and host memory
+     * rates store holds (one it refuses is left out; bw and host are not read), the rule
+     * judges it from alone (with mode HT__DECIDE_SPLIT forced; an estimate that fails
+     * leaves the split to its measurement), and cx stays that co-execution whatever the
+     * verdict (verdict). */
+    const struct ht_coexec_alone *alone;
+    struct ht_store *store;                /* with alone */
+    /* Not NULL (`hetune split --refine`, its best round): only the rule's last
+     * comparison, of a split measured already; nothing else is read, made or run, and
+     * out->split (1: keep the split) and out->fastest (else the device that runs alone)
+     * say what it found. */
+    const struct ht__measured *measured;
+};
+
+/* The program's arrays a new decision takes over (ht__decide_in.from). Borrowed. */
+struct ht__handover {
+    struct ht_coexec *cx;       /* the co-execution decided before: freed when the new one
+                                   took them over, else left as it was */
+    void *const *bound;         /* nargs: the array bound to each argument, or NULL */
+    const size_t *bytes;        /* nargs: their bytes */
+    size_t nargs;
+    struct ht_error *pin_err;   /* an array pinned again in vain (moved unpinned, slower,
+                                   never wrong) says so here; the decision stands */
 };
 
 /* What was decided. ht__decision_destroy frees what it owns. */
@@ -388,10 +386,18 @@ struct ht__decision {
     double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
     double measured_split_s;    /* the split's measured wall time; -1 when not measured */
     char text[256];             /* the decision in words */
+    int has_plan;               /* 1: cx has a plan, plan */
+    struct ht_split_plan plan;  /* owned: a copy of cx's plan as decided */
+    struct ht__verdict verdict; /* with in->alone: what the rule found (its res is the
+                                   split's run, owned by the decision) */
+    double *model_s;            /* owned, with in->alone: 2 * ncx, each device of cx's
+                                   time model for the whole problem ([2k]) and overhead
+                                   ([2k + 1]) as decided: as given, until a refinement
+                                   (ht__coexec_round) fits them to its runs */
 };
 
-/* Decides between splitting over in->devs and the fastest of them alone, as `hetune
- * split` and the runtime do. With one device, or HT__DECIDE_ALONE, the fastest by tuned
+/* The one decision between splitting over in->devs and the fastest of them alone, for
+ * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one device, or HT__DECIDE_ALONE, the fastest by tuned
  * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
  * (ht__coexec_measure_alone, in->alone_opts), ht__coexec_estimate predicts the split with the
  * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
@@ -399,10 +405,14 @@ struct ht__decision {
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
  * ht__decide_split's). With in->run_chosen, what was decided then runs once if it has no
- * run yet. *out is filled (zeroed first); on error it may hold part of it:
+ * run yet. With in->alone the devices' runs alone are the caller's (in->alone says
+ * how). With in->from, the arrays of from->cx move to what was decided
+ * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
+ * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
+ * error is returned. *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht__coexec_measure_alone, ht__coexec_create,
- * ht__coexec_estimate, ht__coexec_plan_bus and ht__coexec_run; HT_EINVAL when n is 0;
- * HT_ENOMEM. */
+ * ht__coexec_estimate, ht__coexec_plan_bus, ht__coexec_run, ht__coexec_adopt_host and
+ * ht__coexec_bind; HT_EINVAL when n is 0; HT_ENOMEM. */
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 
 /* Frees what d owns; d may be zeroed or partly filled. */
