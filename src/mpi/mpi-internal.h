@@ -81,6 +81,13 @@ int ht__mpi_agree(MPI_Comm comm, int rc, struct ht_error *err);
 /* Everything a co-execution across nodes holds (defined in split.c). */
 struct msplit;
 
+/* What the spec says against a split over nodes, before anything starts (coexec's
+ * precheck, its devices not yet known): as against a co-execution over several devices,
+ * but a written buffer without "index" passes (rank 0 infers it). scheduler NULL: not
+ * checked here. Errors HT_ESPEC, HT_EINVAL, err saying where. */
+int ht__mpi_precheck(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                     struct ht_error *err);
+
 /* Collective over MPI_COMM_WORLD (MPI started): gathers every rank's devices (device as in
  * ht_mpi_split), reads each device's best configuration from rank 0's database opts->db,
  * co-executes the whole problem on each node (its speed), plans the nodes' shares (Eq. 4

@@ -1242,6 +1242,15 @@ static void nodes_release(struct msplit *m)
     ht__mpi_world_destroy(&m->w);
 }
 
+int ht__mpi_precheck(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                     struct ht_error *err)
+{
+    /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
+    return ht__coexec_precheck(&(struct ht__precheck){.spec = spec, .dim = dim,
+                                                      .scheduler = scheduler, .n = 2},
+                               NULL, err);
+}
+
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
                  const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err)
@@ -1262,11 +1271,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",
                             opts->sweep > 0 ? "--sweep" : "--dop");
-    /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
-    rc = ht__coexec_precheck(&(struct ht__precheck){.spec = spec, .dim = opts->coexec.dim,
-                                                    .scheduler = opts->coexec.scheduler,
-                                                    .n = 2},
-                             NULL, err);
+    rc = ht__mpi_precheck(spec, opts->coexec.dim, opts->coexec.scheduler, err);
     if (rc != HT_OK)
         return rc;
     rc = ht__mpi_start(1, &owned, &saved, err);

@@ -16,9 +16,11 @@
  *     point or a refinement's round: the plan changed, the models it was planned by, the
  *     run, a copy of the plan, the verification);
  *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
- *   - a node's share over MPI: ht__coexec_share and ht__coexec_share_run (share.c);
- *   - what the store holds for a co-execution (ht__store_rates, ht__store_link) and the
- *     written buffers without "index" (written.c).
+ *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
+ *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
+ *     (the run between the node's moves of its host arrays);
+ *   - what the store holds for a co-execution (ht__store_rates) and the written buffers
+ *     without "index" (written.c).
  * Only what other modules call is here; the steps those calls make (create, run, verify,
  * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
@@ -313,7 +315,7 @@ struct ht__decide_in {
     struct ht_workflow_device *devs;       /* n: dev, config and tuned_s set; each one's
                                               alone is filled when it is measured */
     size_t n;
-    const struct ht_bandwidth *const *bw;  /* n links (ht__store_link), an entry NULL where
+    const struct ht_bandwidth *const *bw;  /* n links (ht__store_rates), an entry NULL where
                                               none is known; NULL: none at all */
     const struct ht_coexec_opts *copts;    /* the co-execution's options (margin included) */
     const struct ht_coexec_opts *alone_opts; /* the runs of each device alone */
@@ -418,8 +420,9 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
 void ht__decision_destroy(struct ht__decision *d);
 
 /* What store holds for a co-execution over devs[0..n): each device's link on the path
- * asked resolves to for it (ht__store_link) into links[i], link[i] = &links[i], or NULL
- * where none is stored; and this machine's host memory rates into *host
+ * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
+ * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be
+ * written all the same); and this machine's host memory rates into *host
  * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
 int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
                     enum ht_data_path asked, struct ht_bandwidth *links,
