@@ -92,9 +92,10 @@ int ht__mpi_precheck(const struct ht_spec *spec, unsigned dim, const char *sched
  * ht_mpi_split), reads each device's best configuration from rank 0's database opts->db,
  * co-executes the whole problem on each node (its speed), plans the nodes' shares (Eq. 4
  * one level up), makes the communicator of the nodes that take part, sets each node's
- * slice and computes every node's slabs; then binds each node's own host arrays (ranks
- * other than 0) so that ht__mpi_nodes_launch runs on bound arrays, rank 0's being the
- * caller's (ht__mpi_nodes_bind). opts must outlive *out. Every rank
+ * slice (ht__coexec_share, which binds the host arrays of the nodes other than rank 0 to
+ * their co-execution's own, so that ht__mpi_nodes_launch runs on bound arrays, rank 0's
+ * being the caller's: ht__mpi_nodes_bind) and gathers every node's slabs. opts must
+ * outlive *out. Every rank
  * returns the same status (ht__mpi_agree). *out owned: ht__mpi_nodes_free (also on
  * error, when not NULL). */
 int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
