@@ -170,6 +170,8 @@ struct ht_coexec {
     /* A node's share of a split over MPI (ht__coexec_set_range): the scheduler hands out
      * [0, range_n) and every chunk runs range_lo further on; range_n 0: the whole. */
     uint64_t range_lo, range_n;
+    void **share_host;           /* spec->nargs: the host arrays ht__coexec_share_run hands
+                                    a node's moves (made by ht__coexec_share) */
 };
 
 struct hostalloc {
@@ -419,6 +421,48 @@ int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,
 /* Fills the host inputs and/or outputs with the poison pattern of their type, so that an
  * element that nothing sent or wrote later cannot pass verification. */
 void ht__coexec_poison_host(struct ht_coexec *cx, int inputs, int outputs);
+
+/* The host array of buffer argument arg: its initial data (output 0) or its merged
+ * output (output 1), borrowed from cx; NULL when it has none. */
+void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
+
+/* The slab of buffer argument i that the units [ulo, uhi) need: with output 0, what any
+ * device of cx reads for a chunk inside them (its work-items covering them, halo
+ * included: the same ranges a device is sent); with output 1, the elements they own. An
+ * empty range needs nothing (lo = hi = 0). HT_EINVAL when i is not a buffer or the range
+ * leaves [0, global). ht__coexec_share fills them for every buffer. */
+int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t ulo,
+                    uint64_t uhi, struct ht__slab *s);
+
+/* Refines the static plan from what a run measured. The paper's plan assumes that a
+ * device's time grows in proportion to its work; a CPU's launch costs, a GPU that a small
+ * slice does not fill, and the host threads that all devices share make it otherwise.
+ * For each device with a slice strictly between nothing and everything, its affine model
+ * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
+ * ht__coexec_run on cx, its share items/global; the time is the target's, coexec.h's
+ * enum ht_refine_target) and,
+ * when an earlier refinement saw it on a slice of another share, that slice's time (the
+ * secant: both measured while the devices shared the host), else its time alone on the
+ * whole problem (alone[i]; when not positive, the time the co-execution was given), its
+ * slope at least a quarter of that time alone (so that no device looks as if more work
+ * cost it nearly nothing, which makes the next plan swing all the work to it). A device
+ * without a slice keeps its overhead (at most its new time)
+ * with its time alone; a device that had all the work takes its measured time. Then the
+ * scheduler is replaced by static planned from these models (ht_split_plan_make, with
+ * the co-execution's residue rule). Repeat run and refine until it converges. Returns
+ * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
+ * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
+ * (model_s). */
+int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
+                      const struct ht_coexec_result *last, enum ht_refine_target target,
+                      struct ht_error *err);
+
+/* The link of dev that `hetune devices --bandwidth` stored in store, into *bw: 1 when the
+ * store holds one measured on the path that asked resolves to for dev, else 0. */
+int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
+                   enum ht_data_path asked, struct ht_bandwidth *bw);
+
 
 /* Prepares the co-execution of spec on n devices: checks each configuration
  * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,

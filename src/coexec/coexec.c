@@ -882,6 +882,7 @@ void ht__coexec_free(struct ht_coexec *cx)
         ht__hostmem_free(&cx->allocs[k].mem);
     free(cx->allocs);
     free(cx->bound);
+    free(cx->share_host);
     free(cx->own_off);
     for (size_t i = 0; cx->devs && i < cx->n; i++) {
         struct cxdev *d = &cx->devs[i];

@@ -1,6 +1,7 @@
-/* A node's share of a split over MPI (src/mpi/split.c, through coexec's door): a range of
- * the split dimension, runs without poisoning, the host arrays and where a range of units
- * lies in each buffer. */
+/* A node's share of a split over MPI (src/mpi/split.c, through coexec's door: two calls,
+ * ht__coexec_share and ht__coexec_share_run): a range of the split dimension, runs without
+ * poisoning, the host arrays moved around a run and where a range of units lies in each
+ * buffer. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -46,32 +47,82 @@ void ht__coexec_set_runs(struct ht_coexec *cx, unsigned warmup, unsigned repeats
     cx->opts.keep_best = keep_best;
 }
 
-int ht__coexec_share(struct ht_coexec *cx, uint64_t offset, uint64_t size, int poison,
-                     struct ht_error *err)
+int ht__coexec_share(struct ht_coexec *cx, const struct ht__share_of *of,
+                     struct ht__slab *slabs, struct ht_error *err)
 {
-    if (size) {
-        int rc = ht__coexec_set_range(cx, offset, size, err);
+    const struct ht_spec *spec = cx->spec;
+    int rc;
+
+    if (!cx->share_host) {
+        cx->share_host = calloc(spec->nargs ? spec->nargs : 1, sizeof *cx->share_host);
+        if (!cx->share_host)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    if (of->size) {
+        rc = ht__coexec_set_range(cx, of->offset, of->size, err);
         if (rc != HT_OK)
             return rc;
     }
     ht__coexec_set_runs(cx, 0, 1, 1);
-    if (poison)
+    if (of->poison)
         ht__coexec_poison_host(cx, 1, 1);
+    for (size_t i = 0; i < spec->nargs; i++) {
+        memset(&slabs[2 * i], 0, 2 * sizeof *slabs);
+        if (!spec->args[i].is_buffer)
+            continue;
+        ht__coexec_slab(cx, i, 0, of->offset, of->offset + of->size, &slabs[2 * i]);
+        ht__coexec_slab(cx, i, 1, of->own_offset, of->own_offset + of->own_size,
+                        &slabs[2 * i + 1]);
+    }
+    /* The host arrays the launches of a node run on, when they are not the caller's. */
+    for (size_t i = 0; of->bind_own && i < spec->nargs; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        if (!a->is_buffer || a->access == HT_ACCESS_TEMP)
+            continue;
+        rc = ht__coexec_bind(cx, i, ht__coexec_host(cx, i, a->access == HT_ACCESS_WRITE),
+                             (size_t)(slabs[2 * i].len * slabs[2 * i].outer *
+                                      slabs[2 * i].inner), err);
+        if (rc != HT_OK)
+            return rc;
+    }
     return HT_OK;
 }
 
-int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
-                         struct ht_coexec_result *res, struct ht_error *err)
+/* Hands io the host arrays of the buffers moved in one direction (output 0: those the
+ * run reads; 1: those it writes). */
+static void share_move(struct ht_coexec *cx, const struct ht__share_io *io, int output)
 {
+    const struct ht_spec *spec = cx->spec;
+
+    for (size_t i = 0; i < spec->nargs; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        int moved = a->is_buffer && a->access != HT_ACCESS_TEMP &&
+                    a->access != (output ? HT_ACCESS_READ : HT_ACCESS_WRITE);
+        cx->share_host[i] = moved ? ht__coexec_host(cx, i, output) : NULL;
+    }
+    io->move(io->user, output, cx->share_host);
+}
+
+int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
+                         struct ht_coexec_result *res, const struct ht__share_io *io,
+                         struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    if (!cx->share_host)
+        return ht_error_set(err, HT_EINVAL, "the co-execution is not a node's share");
+    share_move(cx, io, 0);
     if (!has_slice) {
         if (how != HT__SHARE_LAUNCH)
             ht__coexec_poison_host(cx, 0, 1); /* no slice: nothing of its own counts */
-        return HT_OK;
+    } else {
+        ht__coexec_result_destroy(res);
+        rc = how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, err)
+             : how == HT__SHARE_PLAIN ? ht__coexec_run_once(cx, res, err)
+                                      : ht__coexec_run(cx, res, err);
     }
-    ht__coexec_result_destroy(res);
-    return how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, err)
-           : how == HT__SHARE_PLAIN ? ht__coexec_run_once(cx, res, err)
-                                    : ht__coexec_run(cx, res, err);
+    share_move(cx, io, 1);
+    return rc;
 }
 
 void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output)

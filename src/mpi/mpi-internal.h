@@ -81,13 +81,21 @@ int ht__mpi_agree(MPI_Comm comm, int rc, struct ht_error *err);
 /* Everything a co-execution across nodes holds (defined in split.c). */
 struct msplit;
 
+/* What the spec says against a split over nodes, before anything starts (coexec's
+ * precheck, its devices not yet known): as against a co-execution over several devices,
+ * but a written buffer without "index" passes (rank 0 infers it). scheduler NULL: not
+ * checked here. Errors HT_ESPEC, HT_EINVAL, err saying where. */
+int ht__mpi_precheck(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                     struct ht_error *err);
+
 /* Collective over MPI_COMM_WORLD (MPI started): gathers every rank's devices (device as in
  * ht_mpi_split), reads each device's best configuration from rank 0's database opts->db,
  * co-executes the whole problem on each node (its speed), plans the nodes' shares (Eq. 4
  * one level up), makes the communicator of the nodes that take part, sets each node's
- * slice and computes every node's slabs; then binds each node's own host arrays (ranks
- * other than 0) so that ht__mpi_nodes_launch runs on bound arrays, rank 0's being the
- * caller's (ht__mpi_nodes_bind). opts must outlive *out. Every rank
+ * slice (ht__coexec_share, which binds the host arrays of the nodes other than rank 0 to
+ * their co-execution's own, so that ht__mpi_nodes_launch runs on bound arrays, rank 0's
+ * being the caller's: ht__mpi_nodes_bind) and gathers every node's slabs. opts must
+ * outlive *out. Every rank
  * returns the same status (ht__mpi_agree). *out owned: ht__mpi_nodes_free (also on
  * error, when not NULL). */
 int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,

@@ -18,7 +18,6 @@
 
 #include "hetune/mpi.h"
 #include "mpi-internal.h"
-#include "exec/tuning.h"
 #include "tune/tuner.h"
 #include "util/util.h"
 
@@ -234,7 +233,8 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         }
     }
     memset(&res, 0, sizeof res);
-    ht__session_set_cut(*session, a->best_s, m->opts->cut_factor);
+    id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
+                                 strategy_name(m->opts), m->opts->seed, m->spec->hash};
     /* Ranks of one host that share a device measure on it one at a time, as processes
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */
@@ -245,7 +245,10 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     if (st == HT_EINTR)
         return -1;
     r->locked_at = now_s();
-    st = ht_session_eval(*session, a->values, &res, &eerr);
+    /* As the tuner evaluates (its early cut from the best so far), its row filled. */
+    st = ht__tune_eval(&(struct ht__tune_one){&id, *session, a->values, a->text, a->best_s,
+                                              m->opts->cut_factor},
+                       &res, &r->ev, &eerr);
     r->unlocked_at = now_s();
     ht_device_locks_release(&locks, &r->load);
     /* A signal can make an OpenCL call fail: such a failure is abandoned, not sent. */
@@ -253,9 +256,6 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         ht_eval_result_destroy(&res);
         return -1;
     }
-    id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
-                                 strategy_name(m->opts), m->opts->seed, m->spec->hash};
-    ht__tune_fill_eval(&id, a->values, a->text, st, &res, &eerr, &r->ev);
     r->status = st;
     r->build_s = st == HT_ECONSTRAINT ? 0.0 : res.build_s;
     r->launch_compile_s = res.launch_compile_s;

@@ -11,7 +11,6 @@
 
 #include "hetune/mpi.h"
 #include "hetune/runtime.h"
-#include "coexec/coexec.h"
 #include "mpi-internal.h"
 #include "mpi/nodes.h"
 
@@ -80,10 +79,8 @@ static int rt_open(const struct ht__mpi_runtime_in *in, struct ht__mpi_runtime *
         rt->spec = rt->own_spec;
     }
     if (rc == HT_OK)
-        /* A written buffer without "index" passes: rank 0 infers it (split.c). */
-        rc = ht__coexec_precheck(&(struct ht__precheck){.spec = rt->spec,
-                                                        .dim = rt->wo.coexec.dim, .n = 2},
-                                 NULL, err);
+        /* The scheduler is checked where the nodes' co-executions are made. */
+        rc = ht__mpi_precheck(rt->spec, rt->wo.coexec.dim, NULL, err);
     if (rc == HT_OK) {
         rt->arg_bytes = calloc(rt->spec->nargs, sizeof *rt->arg_bytes);
         rt->bound = calloc(rt->spec->nargs, sizeof *rt->bound);

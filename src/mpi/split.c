@@ -8,7 +8,7 @@
  * database (each device's configuration), the inputs and the gathered outputs: inputs go
  * out and outputs come back by slice only (MPI_Scatterv / MPI_Gatherv of the slab of the
  * axis walked by the split dimension, halos included, computed by the co-execution's own
- * slicing, ht__coexec_slab), and rank 0 verifies the result against one of its devices
+ * slicing, ht__coexec_share), and rank 0 verifies the result against one of its devices
  * alone (ht__coexec_check). A rank whose devices cannot co-execute the whole problem is
  * reported and left out; the others share the work. */
 #include <inttypes.h>
@@ -62,7 +62,8 @@ struct node {
     struct ht_load load;        /* what other processes did while its decision measured */
 };
 
-/* Where one node's slice lies in one buffer (ht__slab, as every rank sees it). */
+/* Where one node's slice lies in one buffer (its struct ht__slab, as every rank sees
+ * it). */
 struct want {
     int32_t in_whole, out_whole;
     uint64_t in_lo, in_hi, out_lo, out_hi;
@@ -82,6 +83,7 @@ struct msplit {
     const struct ht_spec *spec;
     const struct ht_workflow_split_opts *opts;
     int rank0_failed;            /* rank 0 failed while the nodes started, and told this one */
+    int runtime;                 /* 1: the runtime across nodes (ht__mpi_nodes_open) */
     struct ht__mpi_world w;
     struct devcfg *cfg;          /* w.total */
     struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
@@ -97,6 +99,7 @@ struct msplit {
     MPI_Comm comm;               /* the nodes that take part, rank 0 first */
     int crank, csize;
     int *cworld;                 /* csize: their world ranks */
+    struct ht__slab *slabs;      /* 2 x nargs: this node's, from its share (prepare) */
     struct want *wants;          /* csize x nargs */
     MPI_Datatype *types;         /* nargs: one index of the split axis */
     int *cnt, *dsp, *ord;        /* csize each: a collective's counts, displacements, order */
@@ -225,12 +228,15 @@ static int find_configs(struct msplit *m, struct ht_error *err)
         ht_error_clear(&e);
         brc = ht_workflow_best(m->spec, store, problem_id, &bo, &wd, &e);
         if (brc == HT_OK) {
+            const struct ht_bandwidth *link;
+            struct ht_host_memory hm; /* rank 0's: each rank's are read below */
             m->cfg[d].ok = 1;
             m->cfg[d].tuned_s = wd.tuned_s;
             memcpy(m->cfg[d].config, wd.config, sizeof wd.config);
             snprintf(m->cfg[d].text, sizeof m->cfg[d].text, "%s", wd.config_text);
-            m->cfg[d].has_bw = ht__store_link(store, wd.dev, o->coexec.exec.data_path,
-                                              &m->cfg[d].bw);
+            ht__store_rates(store, &wd, 1, o->coexec.exec.data_path, &m->cfg[d].bw, &link,
+                            &hm);
+            m->cfg[d].has_bw = link != NULL;
         } else if (brc == HT_ENOTFOUND) {
             snprintf(m->cfg[d].why, sizeof m->cfg[d].why,
                      "no configuration in the database (run 'mpirun -n K hetune tune' on "
@@ -457,8 +463,6 @@ static int make_type(const struct want *wt, MPI_Datatype *t, struct ht_error *er
 static int gather_wants(struct msplit *m, struct ht_error *err)
 {
     const struct ht_spec *spec = m->spec;
-    const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
-    uint64_t k = m->scale[m->w.rank]; /* the plan's units in one of this node's */
     size_t na = spec->nargs;
     struct want *mine = calloc(na ? na : 1, sizeof *mine);
     int rc = HT_OK, ok, all_ok;
@@ -480,14 +484,11 @@ static int gather_wants(struct msplit *m, struct ht_error *err)
                             m->w.rank);
     }
     for (size_t i = 0; i < na; i++) {
-        struct ht__slab in, out;
+        const struct ht__slab *in = &m->slabs[2 * i], *out = &m->slabs[2 * i + 1];
         if (!spec->args[i].is_buffer)
             continue;
-        ht__coexec_slab(m->cx, i, 0, sl->offset / k, (sl->offset + sl->size) / k, &in);
-        ht__coexec_slab(m->cx, i, 1, sl->own_offset / k, (sl->own_offset + sl->own_size) / k,
-                        &out);
-        mine[i] = (struct want){in.whole, out.whole, in.lo, in.hi, out.lo, out.hi,
-                                in.len, in.outer, in.inner};
+        mine[i] = (struct want){in->whole, out->whole, in->lo, in->hi, out->lo, out->hi,
+                                in->len, in->outer, in->inner};
     }
     MPI_Allgather(mine, (int)(na * sizeof *mine), MPI_BYTE, m->wants, (int)(na * sizeof *mine),
                   MPI_BYTE, m->comm);
@@ -602,6 +603,32 @@ static void gather_output(struct msplit *m, size_t i, void *base)
                     NULL, NULL, m->types[i], 0, m->comm);
 }
 
+/* What one distributed run moves around a node's slice (ht__coexec_share_run's io): the
+ * inputs scattered from rank 0's host arrays, the owned outputs gathered into them, and
+ * when each was done. */
+struct moves {
+    struct msplit *m;
+    double t1, t2, t3;          /* the inputs scattered; the outputs' gather begun, ended */
+};
+
+static void move_slabs(void *user, int output, void *const *host)
+{
+    struct moves *mv = user;
+    struct msplit *m = mv->m;
+
+    if (output)
+        mv->t2 = MPI_Wtime();
+    for (size_t i = 0; i < m->spec->nargs; i++)
+        if (host[i] && output)
+            gather_output(m, i, host[i]);
+        else if (host[i])
+            scatter_input(m, i, host[i]);
+    if (output)
+        mv->t3 = MPI_Wtime();
+    else
+        mv->t1 = MPI_Wtime();
+}
+
 /* One distributed run over the nodes that take part: inputs scattered from rank 0's
  * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
  * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says
@@ -615,10 +642,10 @@ static void gather_output(struct msplit *m, size_t i, void *base)
 static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, double *wall,
                     char **whys, struct ht_error *err)
 {
-    const struct ht_spec *spec = m->spec;
     const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+    struct moves mv = {m, 0, 0, 0};
     char why[WHY_MAX] = "";
-    double t0, t1, t2, t3;
+    double t0;
     int ok = 1, all_ok;
     struct ht_error e;
 
@@ -626,25 +653,15 @@ static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, doub
     ht_error_clear(&e);
     MPI_Barrier(m->comm);
     t0 = MPI_Wtime();
-    for (size_t i = 0; i < spec->nargs; i++)
-        if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_WRITE &&
-            spec->args[i].access != HT_ACCESS_TEMP)
-            scatter_input(m, i, ht__coexec_host(m->cx, i, 0));
-    t1 = MPI_Wtime();
-    if (ht__coexec_share_run(m->cx, mode, sl->size != 0, &m->last, &e) != HT_OK) {
+    if (ht__coexec_share_run(m->cx, mode, sl->size != 0, &m->last,
+                             &(struct ht__share_io){move_slabs, &mv}, &e) != HT_OK) {
         ok = 0;
         ht_error_format(&e, why, sizeof why);
     }
-    t2 = MPI_Wtime();
-    for (size_t i = 0; i < spec->nargs; i++)
-        if (spec->args[i].is_buffer && spec->args[i].access != HT_ACCESS_READ &&
-            spec->args[i].access != HT_ACCESS_TEMP)
-            gather_output(m, i, ht__coexec_host(m->cx, i, 1));
-    t3 = MPI_Wtime();
-    fig[F_RUN] = t2 - t1;
-    fig[F_SCATTER] = t1 - t0;
-    fig[F_GATHER] = t3 - t2;
-    *wall = t3 - t0;
+    fig[F_RUN] = mv.t2 - mv.t1;
+    fig[F_SCATTER] = mv.t1 - t0;
+    fig[F_GATHER] = mv.t3 - mv.t2;
+    *wall = mv.t3 - t0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
     if (all_ok)
         return HT_OK;
@@ -681,10 +698,10 @@ static double mean_best(const double *v, unsigned n, unsigned keep)
     return sum;
 }
 
-/* One round of --refine one level up (ht__coexec_refine's idea for nodes): each node's time
- * for the whole problem becomes its slice's measured time over its share (the mean of the
- * best runs, in the split's own conditions: what the nodes share, on a shared host, is in
- * it), and the nodes plan again (REPLAN). Rank 0 holds every node's figures. */
+/* One round of --refine one level up (`hetune split --refine`'s idea for nodes): each
+ * node's time for the whole problem becomes its slice's measured time over its share (the
+ * mean of the best runs, in the split's own conditions: what the nodes share, on a shared
+ * host, is in it), and the nodes plan again (REPLAN). Rank 0 holds every node's figures. */
 static int refine_nodes(struct msplit *m, struct ht_error *err)
 {
     double *t = calloc((size_t)m->csize, sizeof *t);
@@ -1000,6 +1017,8 @@ static void attempt_reset(struct msplit *m)
         if (m->types[i] != MPI_DATATYPE_NULL)
             MPI_Type_free(&m->types[i]);
     free(m->types);
+    free(m->slabs);
+    m->slabs = NULL;
     free(m->wants);
     free(m->walls);
     free(m->figs);
@@ -1054,12 +1073,20 @@ static int prepare(struct msplit *m, struct ht_error *err)
     /* This node's slice; its inputs are only what rank 0 sends it. */
     {
         const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
+        uint64_t k = m->scale[m->w.rank]; /* the plan's units in one of this node's */
+        /* The runtime's launches run on bound arrays: on the nodes other than rank 0,
+         * their co-execution's own; rank 0's are the caller's. */
+        struct ht__share_of of = {sl->offset / k, sl->size / k, sl->own_offset / k,
+                                  sl->own_size / k, m->crank != 0,
+                                  m->runtime && m->crank != 0};
         struct ht_error e;
         char why[WHY_MAX] = "";
         ht_error_clear(&e);
-        ok = 1;
-        uint64_t k = m->scale[m->w.rank];
-        if (ht__coexec_share(m->cx, sl->offset / k, sl->size / k, m->crank != 0, &e) != HT_OK) {
+        m->slabs = calloc(2 * (m->spec->nargs ? m->spec->nargs : 1), sizeof *m->slabs);
+        ok = m->slabs != NULL;
+        if (!ok)
+            snprintf(why, sizeof why, "out of memory");
+        if (ok && ht__coexec_share(m->cx, &of, m->slabs, &e) != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
         }
@@ -1215,6 +1242,15 @@ static void nodes_release(struct msplit *m)
     ht__mpi_world_destroy(&m->w);
 }
 
+int ht__mpi_precheck(const struct ht_spec *spec, unsigned dim, const char *scheduler,
+                     struct ht_error *err)
+{
+    /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
+    return ht__coexec_precheck(&(struct ht__precheck){.spec = spec, .dim = dim,
+                                                      .scheduler = scheduler, .n = 2},
+                               NULL, err);
+}
+
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
                  const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err)
@@ -1235,11 +1271,7 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",
                             opts->sweep > 0 ? "--sweep" : "--dop");
-    /* A written buffer without "index" passes: rank 0 infers it (infer_written). */
-    rc = ht__coexec_precheck(&(struct ht__precheck){.spec = spec, .dim = opts->coexec.dim,
-                                                    .scheduler = opts->coexec.scheduler,
-                                                    .n = 2},
-                             NULL, err);
+    rc = ht__mpi_precheck(spec, opts->coexec.dim, opts->coexec.scheduler, err);
     if (rc != HT_OK)
         return rc;
     rc = ht__mpi_start(1, &owned, &saved, err);
@@ -1276,24 +1308,15 @@ int ht__mpi_nodes_open(const struct ht_spec *spec, const char *device,
         m->copts = opts->coexec;
         m->verified = -1;
         m->comm = MPI_COMM_NULL;
+        m->runtime = 1;
         rc = nodes_start(m, device, 1, err);
     }
     if (rc == HT_OK)
         rc = prepare(m, err);
+    /* The nodes other than rank 0 launch on their co-execution's own arrays, bound by
+     * their share (prepare). */
     if (rc == HT_OK && m->comm != MPI_COMM_NULL)
         rc = gather_wants(m, err);
-    /* Launches run on bound arrays: on the nodes other than rank 0, their co-execution's
-     * own (one array a buffer, a readwrite one's input array taking its outputs too);
-     * rank 0's are the caller's. */
-    for (size_t i = 0; rc == HT_OK && m->comm != MPI_COMM_NULL && m->crank != 0 &&
-                       i < spec->nargs; i++) {
-        const struct ht_arg *a = &spec->args[i];
-        const struct want *w0 = &m->wants[i];
-        if (!a->is_buffer || a->access == HT_ACCESS_TEMP)
-            continue;
-        rc = ht__coexec_bind(m->cx, i, ht__coexec_host(m->cx, i, a->access == HT_ACCESS_WRITE),
-                             (size_t)(w0->len * w0->outer * w0->inner), err);
-    }
     return ht__mpi_agree(MPI_COMM_WORLD, rc, err);
 }
 

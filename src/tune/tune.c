@@ -201,11 +201,11 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     return 0;
 }
 
-/* Fills ev from one evaluation (search-internal.h); src/mpi fills the evaluations of the
- * other ranks with it. */
-void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
-                        const char *text, int status, const struct ht_eval_result *res,
-                        const struct ht_error *eerr, struct ht_stored_eval *ev)
+/* Fills ev from one evaluation of config (text its canonical text) by the tune of id's
+ * problem and device: the tuner's own (fill_eval) and the MPI queue's (ht__tune_eval). */
+static void tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
+                           const char *text, int status, const struct ht_eval_result *res,
+                           const struct ht_error *eerr, struct ht_stored_eval *ev)
 {
     int read_back = status == HT_OK || status == HT_EVERIFY;
 
@@ -299,7 +299,18 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
     struct ht__tune_ident id = {t->out->problem_id, t->out->device_id, t->nparams,
                                 ht_search_name(t->search), t->opts->seed, t->spec->hash};
 
-    ht__tune_fill_eval(&id, config, text, status, res, eerr, ev);
+    tune_fill_eval(&id, config, text, status, res, eerr, ev);
+}
+
+int ht__tune_eval(const struct ht__tune_one *one, struct ht_eval_result *res,
+                  struct ht_stored_eval *ev, struct ht_error *eerr)
+{
+    int st;
+
+    ht__session_set_cut(one->session, one->best_s, one->cut_factor);
+    st = ht_session_eval(one->session, one->config, res, eerr);
+    tune_fill_eval(one->id, one->config, one->text, st, res, eerr, ev);
+    return st;
 }
 
 static void report_progress_ref(struct tune *t, const int64_t *config, int status,

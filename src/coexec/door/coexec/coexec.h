@@ -16,9 +16,11 @@
  *     point or a refinement's round: the plan changed, the models it was planned by, the
  *     run, a copy of the plan, the verification);
  *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
- *   - a node's share over MPI: ht__coexec_share and ht__coexec_share_run (share.c);
- *   - what the store holds for a co-execution (ht__store_rates, ht__store_link) and the
- *     written buffers without "index" (written.c).
+ *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
+ *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
+ *     (the run between the node's moves of its host arrays);
+ *   - what the store holds for a co-execution (ht__store_rates) and the written buffers
+ *     without "index" (written.c).
  * Only what other modules call is here; the steps those calls make (create, run, verify,
  * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
@@ -35,36 +37,9 @@
 #include "hetune/coexec.h"
 #include "hetune/store.h"
 
-/* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c --- */
-
-/* Makes cx a node's share, once: the units [offset, offset + size) when size is not 0
- * (ht__coexec_set_range; a node without a slice keeps the whole range and runs nothing),
- * one timed run and no warm-up from then on (ht__coexec_set_runs(cx, 0, 1, 1)), and with
- * poison its host inputs and outputs poisoned (a node other than rank 0: its inputs are
- * only what rank 0 sends it). Errors as ht__coexec_set_range, cx unchanged. */
-int ht__coexec_share(struct ht_coexec *cx, uint64_t offset, uint64_t size, int poison,
-                     struct ht_error *err);
-
-/* How ht__coexec_share_run runs a node's slice. */
-enum ht__share_run {
-    HT__SHARE_LAUNCH,   /* on the bound arrays (ht__coexec_launch: the runtime) */
-    HT__SHARE_POISONED, /* one measured run, every buffer poisoned first (ht__coexec_run:
-                           ht_mpi_split's untimed first run, so that nothing unwritten
-                           passes its check) */
-    HT__SHARE_PLAIN     /* one measured run without it (ht__coexec_run_once: ht_mpi_split's
-                           timed runs, whose wall time would otherwise include poisoning
-                           every buffer of every device) */
-};
-
-/* Runs a node's slice as how says into res (destroyed first: the node's last run), when
- * it has one (has_slice); without one, a measured run's host outputs are poisoned instead
- * (nothing of its own counts) and HT_OK returned. Errors of the run. */
-int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
-                         struct ht_coexec_result *res, struct ht_error *err);
-
-/* The host array of buffer argument arg: its initial data (output 0) or its merged
- * output (output 1), borrowed from cx; NULL when it has none. */
-void *ht__coexec_host(struct ht_coexec *cx, size_t arg, int output);
+/* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c: two calls,
+ * ht__coexec_share (take a slice) and ht__coexec_share_run (run it between the node's
+ * moves of its host arrays) --- */
 
 /* Where a range of units lies in one buffer: a slab of the axis walked by the split
  * dimension, the other axes whole. */
@@ -81,13 +56,63 @@ struct ht__slab {
     size_t bytes;       /* the whole buffer's bytes */
 };
 
-/* The slab of buffer argument i that the units [ulo, uhi) need: with output 0, what any
- * device of cx reads for a chunk inside them (its work-items covering them, halo
- * included: the same ranges a device is sent); with output 1, the elements they own. An
- * empty range needs nothing (lo = hi = 0). HT_EINVAL when i is not a buffer or the range
- * leaves [0, global). */
-int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t ulo,
-                    uint64_t uhi, struct ht__slab *s);
+/* A node's slice, in units of its co-execution's split dimension. */
+struct ht__share_of {
+    uint64_t offset, size;         /* the units it runs, [offset, offset + size); size 0:
+                                      no slice (the whole range is kept, nothing runs) */
+    uint64_t own_offset, own_size; /* the units whose outputs it owns */
+    int poison;                    /* 1: its host inputs and outputs poisoned (a node
+                                      other than rank 0: its inputs are only what rank 0
+                                      sends it) */
+    int bind_own;                  /* 1: every buffer but temp bound to the co-execution's
+                                      own host array (a readwrite one's input array taking
+                                      its outputs too), for launches (HT__SHARE_LAUNCH) on
+                                      a node whose arrays are not the caller's */
+};
+
+/* Makes cx the node's share of->*: the units [offset, offset + size) when size is not 0
+ * (a node without a slice keeps the whole range and runs nothing), one timed run and no
+ * warm-up from then on, its host arrays poisoned with of->poison and bound to with
+ * of->bind_own; then fills slabs (2 per argument of cx's spec, zeroed where it is not a
+ * buffer) with where the slice lies in each buffer: slabs[2 * i] what any device of cx
+ * reads for a chunk inside [offset, offset + size) (its work-items covering them, halo
+ * included: the same ranges a device is sent), slabs[2 * i + 1] the elements
+ * [own_offset, own_offset + own_size) own; an empty range needs nothing (lo = hi = 0).
+ * Errors: HT_EINVAL when the range is not inside cx's units (cx unchanged), those of
+ * ht__coexec_bind, HT_ENOMEM. */
+int ht__coexec_share(struct ht_coexec *cx, const struct ht__share_of *of,
+                     struct ht__slab *slabs, struct ht_error *err);
+
+/* How ht__coexec_share_run runs a node's slice. */
+enum ht__share_run {
+    HT__SHARE_LAUNCH,   /* on the bound arrays (ht__coexec_launch: the runtime) */
+    HT__SHARE_POISONED, /* one measured run, every buffer poisoned first (ht__coexec_run:
+                           ht_mpi_split's untimed first run, so that nothing unwritten
+                           passes its check) */
+    HT__SHARE_PLAIN     /* one measured run without it (ht__coexec_run_once: ht_mpi_split's
+                           timed runs, whose wall time would otherwise include poisoning
+                           every buffer of every device) */
+};
+
+/* What a node does with its host arrays around its slice's run: move is called twice,
+ * whether the node has a slice and whether its run fails (MPI's collectives need every
+ * node): with output 0 before the run, host[i] the array that each buffer the run reads
+ * (not write-only, not temp) is read from, and with output 1 after it, host[i] the array
+ * each buffer it writes (not read-only, not temp) is written to; NULL for the other
+ * arguments. host has one entry per argument of the spec, borrowed for the call. */
+struct ht__share_io {
+    void (*move)(void *user, int output, void *const *host);
+    void *user;
+};
+
+/* One run of cx's share (ht__coexec_share first): io's moves of the inputs, the slice run
+ * as how says into res (destroyed first: the node's last run) when it has one
+ * (has_slice), else, for a measured run, its host outputs poisoned instead (nothing of
+ * its own counts), then io's moves of the outputs. Errors of the run (the moves are made
+ * all the same); HT_EINVAL when ht__coexec_share was not made. */
+int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
+                         struct ht_coexec_result *res, const struct ht__share_io *io,
+                         struct ht_error *err);
 
 /* --- the co-execution handle: what the workflow (hetune split and run), the decision,
  * the runtime and MPI's nodes drive; not public: programs co-execute through runtime.h
@@ -211,30 +236,6 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
 int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
 
-/* Refines the static plan from what a run measured. The paper's plan assumes that a
- * device's time grows in proportion to its work; a CPU's launch costs, a GPU that a small
- * slice does not fill, and the host threads that all devices share make it otherwise.
- * For each device with a slice strictly between nothing and everything, its affine model
- * is fitted (ht_split_fit_model) to its time on its slice in last (a result of
- * ht__coexec_run on cx, its share items/global; the time is the target's, coexec.h's
- * enum ht_refine_target) and,
- * when an earlier refinement saw it on a slice of another share, that slice's time (the
- * secant: both measured while the devices shared the host), else its time alone on the
- * whole problem (alone[i]; when not positive, the time the co-execution was given), its
- * slope at least a quarter of that time alone (so that no device looks as if more work
- * cost it nearly nothing, which makes the next plan swing all the work to it). A device
- * without a slice keeps its overhead (at most its new time)
- * with its time alone; a device that had all the work takes its measured time. Then the
- * scheduler is replaced by static planned from these models (ht_split_plan_make, with
- * the co-execution's residue rule). Repeat run and refine until it converges. Returns
- * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
- * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
- * (model_s). */
-int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
-                      const struct ht_coexec_result *last, enum ht_refine_target target,
-                      struct ht_error *err);
-
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
  * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
@@ -314,7 +315,7 @@ struct ht__decide_in {
     struct ht_workflow_device *devs;       /* n: dev, config and tuned_s set; each one's
                                               alone is filled when it is measured */
     size_t n;
-    const struct ht_bandwidth *const *bw;  /* n links (ht__store_link), an entry NULL where
+    const struct ht_bandwidth *const *bw;  /* n links (ht__store_rates), an entry NULL where
                                               none is known; NULL: none at all */
     const struct ht_coexec_opts *copts;    /* the co-execution's options (margin included) */
     const struct ht_coexec_opts *alone_opts; /* the runs of each device alone */
@@ -418,14 +419,10 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
 /* Frees what d owns; d may be zeroed or partly filled. */
 void ht__decision_destroy(struct ht__decision *d);
 
-/* The link of dev that `hetune devices --bandwidth` stored in store, into *bw: 1 when the
- * store holds one measured on the path that asked resolves to for dev, else 0. */
-int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
-                   enum ht_data_path asked, struct ht_bandwidth *bw);
-
 /* What store holds for a co-execution over devs[0..n): each device's link on the path
- * asked resolves to for it (ht__store_link) into links[i], link[i] = &links[i], or NULL
- * where none is stored; and this machine's host memory rates into *host
+ * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
+ * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be
+ * written all the same); and this machine's host memory rates into *host
  * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
 int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
                     enum ht_data_path asked, struct ht_bandwidth *links,

@@ -1,7 +1,7 @@
-/* exec's door for the tuner: what src/tune/tune.c (and the MPI tuning queue, src/mpi/queue.c,
- * for the cut) drives of a session beyond exec.h: builds ahead on other cores
- * (ht__prebuild_*), its reference step, the early cut, and whether the driver caches its
- * programs.
+/* exec's door for the tuner: what src/tune/tune.c drives of a session beyond exec.h
+ * (the MPI tuning queue, src/mpi/queue.c, through tune's door: ht__tune_eval): builds
+ * ahead on other cores (ht__prebuild_*), its reference step, the early cut, and whether
+ * the driver caches its programs.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */

@@ -1,5 +1,6 @@
-/* tune's door for the MPI tuning queue (src/mpi/queue.c): the evaluations other ranks
- * made are filled as the tuner (src/tune/tune.c) fills its own.
+/* tune's door for the MPI tuning queue (src/mpi/queue.c): a rank evaluates the
+ * configurations it is given as the tuner (src/tune/tune.c) evaluates its own, early cut
+ * included, and fills their rows as the tuner fills its own: one call.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -11,8 +12,7 @@
 
 #include "hetune/error.h"
 
-/* tune.c: fills ev from one evaluation of config (text its canonical text) by the tune of
- * id's problem and device; src/mpi fills the evaluations other ranks made with it. */
+/* Whose tune an evaluation belongs to: its row's problem, device and search. */
 struct ht__tune_ident {
     int64_t problem_id, device_id;
     size_t nparams;
@@ -22,8 +22,25 @@ struct ht__tune_ident {
 };
 struct ht_eval_result;
 struct ht_stored_eval;
-void ht__tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
-                        const char *text, int status, const struct ht_eval_result *res,
-                        const struct ht_error *eerr, struct ht_stored_eval *ev);
+struct ht_session;
+
+/* One evaluation of the tune of id's problem and device. Borrowed for the call. */
+struct ht__tune_one {
+    const struct ht__tune_ident *id;
+    struct ht_session *session;  /* the device's session (ht_session_create) */
+    const int64_t *config;       /* id->nparams values */
+    const char *text;            /* config's canonical text */
+    double best_s;               /* the best kernel time of the tune so far; 0: none yet */
+    double cut_factor;           /* ht_tune_opts.cut_factor */
+};
+
+/* Evaluates one->config as the tuner does: the session's early cut set from best_s and
+ * cut_factor (exec's ht__session_set_cut: the run stops, HT_ECUT, once it is clearly
+ * slower than the best), ht_session_eval into *res (the caller's: ht_eval_result_destroy
+ * whatever is returned), eerr its error; then *ev filled from it as the tuner fills the
+ * evaluations it stores. Returns ht_session_eval's status. The caller holds the device's
+ * lock if it takes one (src/mpi/queue.c does, around this call). */
+int ht__tune_eval(const struct ht__tune_one *one, struct ht_eval_result *res,
+                  struct ht_stored_eval *ev, struct ht_error *eerr);
 
 #endif
