@@ -13,6 +13,9 @@ FUZZ_FLAGS   ?=
 # some, which doubled the store target's executions per second.
 FUZZ_TMPDIR  ?= $(if $(wildcard /dev/shm),/dev/shm,/tmp)
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# ctest's slots: two for each test that works, one for a test that mostly waits
+# (tests/CMakeLists.txt, PROCESSORS): JOBS working tests at once and one waiting beside them.
+CTEST_JOBS  = $(shell echo $$((2 * $(JOBS) + 1)))
 
 .PHONY: all deps build build-asan demo test test-fast test-asan check fuzz clean
 
@@ -48,16 +51,16 @@ demo: deps build
 test: deps test-fast test-asan
 
 test-fast: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)
 
 # The quick loop while working: every module, about two minutes (tests/CMakeLists.txt, label
 # check); no set-up, no sanitized pass.
 check: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L check
+	@cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L check
 
 # Within `make test` (make -j too), after the plain pass, whose kernels it then loads.
 test-asan: build-asan $(if $(filter test,$(MAKECMDGOALS)),test-fast)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)
 
 # libFuzzer (clang), one target after another for FUZZ_SECONDS each, in one process (one
 # core; -jobs would fork workers and send their output to fuzz-N.log files): what it

@@ -62,14 +62,82 @@ expect_err() {
     grep -qF -- "$1" "$tmp/err" || fail "stderr lacks '$1': $(cat "$tmp/err")"
 }
 
+# check and sql ask one Python process, started when this file is sourced and ending with
+# the test (its input closes), instead of starting Python for each call: a CLI test makes
+# tens of calls (cli/split 71, cli/verify 54), each start about 17 ms of CPU, more on a
+# loaded machine. Each call reads its file or opens its database afresh, in the caller's
+# folder, with the same names at hand as before (json, sys and d; sqlite3, sys, db and q),
+# and gives the same status, output and error text. It is a coprocess: its pipes reach the
+# test's subshells ($(sql ...)), not the programs the test starts (bash closes them on
+# exec), and its own output goes nowhere else. Where it did not start or has ended, the
+# call starts Python itself, as before.
+ht__py_server='
+import json, os, sqlite3, sys, traceback
+inp = sys.stdin.buffer
+def field():
+    b = bytearray()
+    while True:
+        c = inp.read(1)
+        if not c:
+            sys.exit(0)
+        if c == b"\0":
+            return b.decode()
+        b += c
+while True:
+    kind, cwd, path, expr = field(), field(), field(), field()
+    status, text, err = 1, "", ""
+    try:
+        try:
+            os.chdir(cwd)  # relative names as the caller sees them
+        except OSError:
+            pass  # a folder since removed: Python started there would go on too
+        if kind == "check":
+            d = json.load(open(path))
+            status = 0 if eval(expr, {"json": json, "sys": sys, "d": d}) else 1
+        else:
+            db = sqlite3.connect(path, timeout=30)
+            try:
+                text = str(eval(expr, {"sqlite3": sqlite3, "sys": sys, "db": db,
+                                       "q": lambda s: db.execute(s).fetchall()})) + "\n"
+                status = 0
+            finally:
+                db.close()
+    except BaseException:
+        err = traceback.format_exc()
+    sys.stdout.write("%d%s\0%s\0" % (status, text, err))
+    sys.stdout.flush()
+'
+coproc HT__PY { exec "${HETUNE_PYTHON:-python3}" -S -u -c "$ht__py_server" 2>/dev/null; }
+# shellcheck disable=SC2153 # coproc sets HT__PY_PID
+ht__py_pid=${HT__PY_PID:-}
+
+# ht__py KIND PATH EXPR: KIND (check or sql) over PATH, by the coprocess: its output on
+# stdout, its error text on stderr, its status (0 or 1); 3 where the coprocess is not there.
+ht__py() {
+    local reply err
+    { [ -n "$ht__py_pid" ] && kill -0 "$ht__py_pid" 2>/dev/null; } || return 3
+    printf '%s\0%s\0%s\0%s\0' "$1" "$PWD" "$2" "$3" >&"${HT__PY[1]}" || return 3
+    IFS= read -r -d '' reply <&"${HT__PY[0]}" || return 3
+    IFS= read -r -d '' err <&"${HT__PY[0]}" || return 3
+    printf '%s' "${reply:1}"
+    [ -z "$err" ] || printf '%s' "$err" >&2
+    return "${reply:0:1}"
+}
+
 # Checks the JSON of the last run with a Python expression over `d`, the parsed object.
 check() {
-    python3 -S - "$tmp/out" "$1" <<'EOF' || fail "JSON check failed: $1 in $(cat "$tmp/out")"
+    local s=0
+    ht__py check "$tmp/out" "$1" || s=$?
+    if [ "$s" -eq 3 ]; then
+        s=0
+        python3 -S - "$tmp/out" "$1" <<'EOF' || s=$?
 import json, sys
 d = json.load(open(sys.argv[1]))
 ok = eval(sys.argv[2])
 sys.exit(0 if ok else 1)
 EOF
+    fi
+    [ "$s" -eq 0 ] || fail "JSON check failed: $1 in $(cat "$tmp/out")"
 }
 
 # The index of PoCL's pthread device in the `hetune devices --json` output in file $1, else
@@ -83,6 +151,9 @@ print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "
 
 # Prints what the Python expression $1 gives over the database $db (q runs SQL).
 sql() {
+    local s=0
+    ht__py sql "$db" "$1" || s=$?
+    [ "$s" -eq 3 ] || return "$s"
     python3 -S - "$db" "$1" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], timeout=30)
