@@ -50,16 +50,26 @@ demo: deps build
 # Every test, then every test again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test: deps test-fast test-asan
 
+# Within `make test`, the sanitized build is made while the plain tests run, at the lowest
+# priority (nice 19: it takes the processor time the tests leave idle, as they wait on
+# workers, locks and time limits, and little from them), into $(ASAN_BUILD)/make.log; a failure
+# of it is shown and fails the goal once the plain tests are done.
 test-fast: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)
+	@$(if $(filter test,$(MAKECMDGOALS)),mkdir -p $(ASAN_BUILD); \
+	nice -n 19 $(MAKE) --no-print-directory build-asan >$(ASAN_BUILD)/make.log 2>&1 & asan=$$!;) \
+	status=0; (cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)) || status=$$?; \
+	$(if $(filter test,$(MAKECMDGOALS)),wait $$asan || { cat $(ASAN_BUILD)/make.log >&2; \
+	echo "make: the sanitized build failed ($(ASAN_BUILD)/make.log)" >&2; exit 1; };) \
+	exit $$status
 
 # The quick loop while working: every module, about two minutes (tests/CMakeLists.txt, label
 # check); no set-up, no sanitized pass.
 check: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L check
 
-# Within `make test` (make -j too), after the plain pass, whose kernels it then loads.
-test-asan: build-asan $(if $(filter test,$(MAKECMDGOALS)),test-fast)
+# Within `make test` (make -j too), after the plain pass, whose kernels it then loads, and
+# whose recipe made the sanitized build.
+test-asan: $(if $(filter test,$(MAKECMDGOALS)),test-fast,build-asan)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(CTEST_JOBS)
 
 # libFuzzer (clang), one target after another for FUZZ_SECONDS each, in one process (one
