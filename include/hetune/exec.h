@@ -393,8 +393,10 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
  * configurations) does not starve a waiter. */
 
 /* Called once when the device is locked by another process: path is the lock file,
- * holder its holder's pid (0 when unknown); and once more when that wait ends (the lock
- * taken, or the wait stopped), with path NULL and holder 0. */
+ * holder its holder's pid (0 when unknown: the holder writes it just after it takes the
+ * lock, so a wait that finds none looks again for up to 0.2 s first, and a wait that ends
+ * sooner is not told); and once more when that wait ends (the lock taken, or the wait
+ * stopped), with path NULL and holder 0. */
 typedef void (*ht_device_lock_wait_fn)(const struct ht_device_info *dev, const char *path,
                                        long holder, void *user);
 

@@ -18,6 +18,8 @@
 
 #define LOCK_DIR_DEFAULT "/tmp/hetune-locks"
 #define LOCK_POLL_NS 50000000L
+/* Looks for the holder's pid before a notice names no process (0.2 s). */
+#define LOCK_NAME_LOOKS 4
 
 static const char *lock_dir(void)
 {
@@ -133,7 +135,7 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
 {
     char pid[32];
     const char *dir = lock_dir();
-    int fd = -1, wfd, waiting = 0, told = 0, e, n, i;
+    int fd = -1, wfd, waiting = 0, told = 0, looks = 0, e, n, i;
 
     *slot = held_again(path);
     if (*slot >= 0)
@@ -185,9 +187,16 @@ static int lock_path(const char *path, const struct ht_device_info *dev,
          * this may take a few looks. */
         if (!waiting && wfd >= 0)
             waiting = flock(wfd, LOCK_SH | LOCK_NB) == 0;
-        if (!told && on_wait)
-            on_wait(dev, path, holder_pid(fd), user);
-        told = 1;
+        /* The notice names the holder, which writes its pid just after it took the lock:
+         * two processes that start at once may look in between, so a notice without a pid
+         * waits a few looks (LOCK_NAME_LOOKS) for one. */
+        if (!told && on_wait) {
+            long holder = holder_pid(fd);
+            if (holder > 0 || ++looks >= LOCK_NAME_LOOKS) {
+                on_wait(dev, path, holder, user);
+                told = 1;
+            }
+        }
         nanosleep(&(struct timespec){0, LOCK_POLL_NS}, NULL);
     }
     if (wfd >= 0)
