@@ -70,7 +70,7 @@ expect_err() {
 # and gives the same status, output and error text. It is a coprocess: its pipes reach the
 # test's subshells ($(sql ...)), not the programs the test starts (bash closes them on
 # exec), and its own output goes nowhere else. Where it did not start or has ended, the
-# call starts Python itself, as before.
+# call starts the same server for its one request (ht__py).
 ht__py_server='
 import json, os, sqlite3, sys, traceback
 inp = sys.stdin.buffer
@@ -112,13 +112,20 @@ coproc HT__PY { exec "${HETUNE_PYTHON:-python3}" -S -u -c "$ht__py_server" 2>/de
 ht__py_pid=${HT__PY_PID:-}
 
 # ht__py KIND PATH EXPR: KIND (check or sql) over PATH, by the coprocess: its output on
-# stdout, its error text on stderr, its status (0 or 1); 3 where the coprocess is not there.
+# stdout, its error text on stderr, its status (0 or 1). Where the coprocess is not there
+# (a background subshell, which has not its pipes, or it has ended), the same server
+# answers this one request in a Python of its own.
 ht__py() {
     local reply err
-    { [ -n "$ht__py_pid" ] && kill -0 "$ht__py_pid" 2>/dev/null; } || return 3
-    printf '%s\0%s\0%s\0%s\0' "$1" "$PWD" "$2" "$3" >&"${HT__PY[1]}" || return 3
-    IFS= read -r -d '' reply <&"${HT__PY[0]}" || return 3
-    IFS= read -r -d '' err <&"${HT__PY[0]}" || return 3
+    if ! { [ -n "$ht__py_pid" ] && kill -0 "$ht__py_pid" 2>/dev/null &&
+           printf '%s\0%s\0%s\0%s\0' "$1" "$PWD" "$2" "$3" 2>/dev/null >&"${HT__PY[1]}" &&
+           IFS= read -r -d '' reply <&"${HT__PY[0]}" &&
+           IFS= read -r -d '' err <&"${HT__PY[0]}"; }; then
+        { IFS= read -r -d '' reply && IFS= read -r -d '' err; } < <(
+            printf '%s\0%s\0%s\0%s\0' "$1" "$PWD" "$2" "$3" |
+                "${HETUNE_PYTHON:-python3}" -S -u -c "$ht__py_server") ||
+            { echo "no answer from Python for: $3" >&2; return 1; }
+    fi
     printf '%s' "${reply:1}"
     [ -z "$err" ] || printf '%s' "$err" >&2
     return "${reply:0:1}"
@@ -126,18 +133,7 @@ ht__py() {
 
 # Checks the JSON of the last run with a Python expression over `d`, the parsed object.
 check() {
-    local s=0
-    ht__py check "$tmp/out" "$1" || s=$?
-    if [ "$s" -eq 3 ]; then
-        s=0
-        python3 -S - "$tmp/out" "$1" <<'EOF' || s=$?
-import json, sys
-d = json.load(open(sys.argv[1]))
-ok = eval(sys.argv[2])
-sys.exit(0 if ok else 1)
-EOF
-    fi
-    [ "$s" -eq 0 ] || fail "JSON check failed: $1 in $(cat "$tmp/out")"
+    ht__py check "$tmp/out" "$1" || fail "JSON check failed: $1 in $(cat "$tmp/out")"
 }
 
 # The index of PoCL's pthread device in the `hetune devices --json` output in file $1, else
@@ -151,15 +147,7 @@ print(next((x["index"] for x in d if "pthread" in x["name"]), d[0]["index"]))' "
 
 # Prints what the Python expression $1 gives over the database $db (q runs SQL).
 sql() {
-    local s=0
-    ht__py sql "$db" "$1" || s=$?
-    [ "$s" -eq 3 ] || return "$s"
-    python3 -S - "$db" "$1" <<'EOF'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1], timeout=30)
-q = lambda s: db.execute(s).fetchall()
-print(eval(sys.argv[2]))
-EOF
+    ht__py sql "$db" "$1"
 }
 
 # Skips (77) a test of hetune over MPI where hetune was built without MPI or mpirun is
