@@ -98,7 +98,8 @@ struct ht_tune_opts {
                                 NULL: none. It must not use the store. */
     void *progress_user;
     ht_tune_wait_fn on_wait; /* one process measures a device at a time (a lease in the
-                                database, store.h): when another holds the device, the tune
+                                database, store.h, or the sink's lease op): when another
+                                holds the device, the tune
                                 calls this once, then waits until the lease is given back
                                 or goes stale, or until *stop is raised (result.stopped 1).
                                 NULL: it waits silently. */
@@ -236,9 +237,10 @@ struct ht_recorded {
  * as it does on HT_EDB from the store. The ops are called from the thread that called
  * ht_tune_device, never two at once. */
 struct ht_tune_sink_ops {
-    /* Called first: the ids, in the sink, of dev and of spec's problem (its kernel and its
-     * sizes, ht_spec.hash apart), which the other ops are given as keys and ht_tune_result
-     * reports. Required. */
+    /* Called first: the ids, in the sink, of dev and of spec's problem (its kernel, sizes
+     * and parameters; an edited spec of the same problem, another ht_spec.hash, is the same
+     * problem: each evaluation carries the hash), which the other ops are given as keys and
+     * ht_tune_result reports. Required. */
     int (*identify)(void *user, const struct ht_spec *spec, const struct ht_device_info *dev,
                     int64_t *problem_id, int64_t *device_id, struct ht_error *err);
     /* opts.fresh: forgets the problem's evaluations on the device (*forgotten how many)
@@ -271,9 +273,9 @@ struct ht_tune_sink_ops {
     int (*lease)(void *user, int64_t device_id, double wait_s, volatile sig_atomic_t *stop,
                  struct ht_lease_info *holder, struct ht_error *err);
     void (*release)(void *user, int64_t device_id);
-    /* A replay records hundreds of evaluations a second: on 1 before its first, and 0
-     * when it ends (stopped or failed too, with what is pending to be kept). NULL: not
-     * told. */
+    /* A replay records hundreds of evaluations a second: on 1 before its first, and, once
+     * 1 was given, 0 when it ends (stopped or failed too, with what is pending to be kept;
+     * an error of it is the tune's when the tune had none). NULL: not told. */
     int (*replaying)(void *user, int on, struct ht_error *err);
 };
 
@@ -301,7 +303,8 @@ struct ht_tune_memory {
     struct ht_stored_eval *evals; /* the caller's array of cap evaluations */
     size_t cap;              /* a tune that would keep more fails with HT_ENOMEM */
     size_t count;            /* evaluations kept, evals[0..count), in the order made; one
-                                of a configuration measured again replaces the earlier */
+                                of a configuration measured again replaces the earlier
+                                and comes last */
     size_t runs, steps;      /* tune runs and steps recorded (a replay's missing
                                 configurations are steps, not evaluations) */
     struct ht_stored_space space; /* the space's sizes, of the last tune */

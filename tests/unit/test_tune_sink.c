@@ -155,6 +155,22 @@ static const struct ht_stored_eval *memory_best(const struct ht_tune_memory *mem
     return best;
 }
 
+/* A fresh memory of CAP evaluations, its sink, and the tests' options. */
+static void memory_start(struct ht_tune_memory *mem, struct ht_tune_sink *sink,
+                         struct ht_tune_opts *o)
+{
+    opts_init(o);
+    memory_init(mem);
+    ht_tune_sink_memory(sink, mem);
+}
+
+/* The fixture, found from HETUNE_SOURCE_DIR (CTest's) or the current folder. */
+static void fixture(char *path, size_t size)
+{
+    const char *src = getenv("HETUNE_SOURCE_DIR");
+    snprintf(path, size, "%s/tests/fixtures/tune/wrong.json", src && *src ? src : ".");
+}
+
 static int copy_cb(const struct ht_stored_eval *ev, void *user)
 {
     struct ht_tune_memory *mem = user;
@@ -200,9 +216,7 @@ static void test_memory_against_store(void **state)
 
     if (!dev)
         skip();
-    opts_init(&o);
-    memory_init(&mem);
-    ht_tune_sink_memory(&msink, &mem);
+    memory_start(&mem, &msink, &o);
     counted = counting_sink(&c, &msink);
     tune_ok(&counted, &o, &rm);
 
@@ -303,14 +317,11 @@ static void test_sink_errors(void **state)
     struct ht_spec *other = NULL;
     struct ht_size_override ov = {"N", 2048};
     char path[4096];
-    const char *src = getenv("HETUNE_SOURCE_DIR");
     (void)state;
 
     if (!dev)
         skip();
-    opts_init(&o);
-    memory_init(&mem);
-    ht_tune_sink_memory(&msink, &mem);
+    memory_start(&mem, &msink, &o);
     counted = counting_sink(&c, &msink);
     c.fail_at = 3;
     assert_int_equal(tune(&counted, &o, &r, &err), HT_EIO);
@@ -326,7 +337,7 @@ static void test_sink_errors(void **state)
     assert_non_null(strstr(err.text, "keeps 4 evaluations"));
     assert_int_equal(mem.count, 4);
 
-    snprintf(path, sizeof path, "%s/tests/fixtures/tune/wrong.json", src && *src ? src : ".");
+    fixture(path, sizeof path);
     ht_error_clear(&err);
     assert_int_equal(ht_spec_load(path, &ov, 1, &other, &err), HT_OK);
     ht_error_clear(&err);
@@ -351,9 +362,7 @@ static void test_sink_refused(void **state)
 
     if (!dev)
         skip();
-    opts_init(&o);
-    memory_init(&mem);
-    ht_tune_sink_memory(&msink, &mem);
+    memory_start(&mem, &msink, &o);
     assert_int_equal(tune(&bare, &o, &r, &err), HT_EINVAL);
     assert_int_equal(tune(NULL, &o, &r, &err), HT_EINVAL);
     counted = counting_sink(&c, &msink);
@@ -380,7 +389,6 @@ int main(void)
         cmocka_unit_test(test_sink_refused),
     };
     struct ht_error err;
-    const char *src = getenv("HETUNE_SOURCE_DIR");
     char path[4096];
     int failed;
 
@@ -391,7 +399,7 @@ int main(void)
         return 77;
     }
     dev = &plat->devices[0];
-    snprintf(path, sizeof path, "%s/tests/fixtures/tune/wrong.json", src && *src ? src : ".");
+    fixture(path, sizeof path);
     if (ht_spec_load(path, NULL, 0, &spec, &err) != HT_OK) {
         fprintf(stderr, "cannot load %s: %s\n", path, err.text);
         return 1;
