@@ -4,8 +4,9 @@
  * a sink of the test's own that counts every call before handing it on, against the same
  * tune into a results database (ht_tune_sink_store): the same configurations evaluated, as
  * many, as many failed, and the same best once each side holds the other's evaluations; a
- * tune resumed from memory, its failures measured again, its memory forgotten; a sink's
- * error ending the tune; sinks refused. Skipped (77) without an OpenCL device. */
+ * tune resumed from memory, its failures measured again, its memory forgotten; a replay
+ * into each, with configurations the recording lacks; a sink's error ending the tune;
+ * sinks refused. Skipped (77) without an OpenCL device. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -95,9 +96,16 @@ static void c_release(void *user, int64_t d)
     c->inner.ops->release(c->inner.user, d);
 }
 
+static int c_replaying(void *user, int on, struct ht_error *err)
+{
+    struct counting *c = user;
+    c->replaying++;
+    return c->inner.ops->replaying(c->inner.user, on, err);
+}
+
 static const struct ht_tune_sink_ops counting_ops = {
     c_identify, c_forget, c_put_space, c_list_evals, c_put_run, c_put_step, c_lease, c_release,
-    NULL,
+    c_replaying,
 };
 /* The memory's has no lease: neither has its wrapper. */
 static const struct ht_tune_sink_ops counting_nolease_ops = {
@@ -304,6 +312,99 @@ static void test_memory_against_store(void **state)
     free(mem.evals);
 }
 
+/* A recording of wrong.json's space (tune.h, "Recorded spaces") in T4: WG = 1, 2, 4, 8
+ * and 16, WG = 2 a compile failure, WG = 4 the fastest; WG = 32 and 64 not recorded. */
+static struct ht_recording *recording(void)
+{
+    static const int wg[] = {1, 2, 4, 8, 16};
+    static const double ms[] = {3.0, 0.0, 1.0, 2.0, 4.0};
+    struct ht_recording *rec = NULL;
+    struct ht_error err;
+    char path[] = "/tmp/hetune-test-sink-rec-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+    assert_non_null(f);
+    fprintf(f, "{\"metadata\": {\"timeunit\": \"milliseconds\"}, \"schema_version\": "
+               "\"1.0.0\", \"results\": [");
+    for (size_t i = 0; i < sizeof wg / sizeof wg[0]; i++) {
+        int ok = ms[i] > 0.0;
+        fprintf(f, "%s{\"timestamp\": \"2026-11-29 12:00:00+00:00\", \"configuration\": "
+                   "{\"WG\": %d}, \"times\": {\"compilation\": 500.0, \"framework\": 0.0, "
+                   "\"search_algorithm\": 0, \"validation\": 0, \"runtimes\": [",
+                i ? ", " : "", wg[i]);
+        if (ok)
+            fprintf(f, "%g, %g], \"benchmark\": 500.0}, \"invalidity\": \"correct\", "
+                       "\"correctness\": 1, \"objectives\": [\"time\"], \"measurements\": "
+                       "[{\"name\": \"time\", \"value\": %g, \"unit\": \"ms\"}]}",
+                    ms[i], ms[i], ms[i]);
+        else
+            fprintf(f, "]}, \"invalidity\": \"compile\", \"correctness\": 0, "
+                       "\"objectives\": [\"time\"]}");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+    ht_error_clear(&err);
+    if (ht_recording_load(path, NULL, &rec, &err) != HT_OK)
+        fail_msg("cannot load the recording: %s", err.text);
+    unlink(path);
+    return rec;
+}
+
+/* A replay records through the sink as a measured tune does, the configurations the
+ * recording lacks as steps without an evaluation; the database's sink is told it replays
+ * (on, then off), the memory's has nothing to be told. Both give the same (on the
+ * recording's device: the test itself needs no OpenCL device). */
+static void test_replay_sinks(void **state)
+{
+    struct ht_recording *rec = recording();
+    struct ht_device_info replayed;
+    struct ht_tune_memory mem;
+    struct ht_tune_sink msink, ssink, counted;
+    struct counting c;
+    struct ht_tune_opts o;
+    struct ht_tune_result rm, rs;
+    struct ht_store *store = store_open();
+    struct ht_error err;
+    uint64_t stored = 0;
+    (void)state;
+
+    ht_recording_device_info(rec, &replayed);
+    memory_start(&mem, &msink, &o);
+    o.replay = rec;
+    counted = counting_sink(&c, &msink);
+    ht_error_clear(&err);
+    if (ht_tune_device(spec, &replayed, &counted, &o, &rm, &err) != HT_OK)
+        fail_msg("replay into memory: %s", err.text);
+    assert_true(rm.replayed);
+    assert_int_equal(rm.evaluated, 7);
+    assert_int_equal(rm.missing, 2);
+    assert_int_equal(rm.failed, 1);
+    assert_string_equal(rm.best_text, "WG=4");
+    assert_int_equal(c.put_step, 7);
+    assert_int_equal(mem.steps, 7);
+    assert_int_equal(mem.count, 5); /* the missing ones are steps, not evaluations */
+    assert_int_equal(c.replaying, 0);
+
+    ht_tune_sink_store(&ssink, store);
+    counted = counting_sink(&c, &ssink);
+    ht_error_clear(&err);
+    if (ht_tune_device(spec, &replayed, &counted, &o, &rs, &err) != HT_OK)
+        fail_msg("replay into the database: %s", err.text);
+    assert_int_equal(c.replaying, 2);
+    assert_int_equal(c.lease, 0);
+    assert_int_equal(rs.evaluated, rm.evaluated);
+    assert_int_equal(rs.missing, rm.missing);
+    assert_string_equal(rs.best_text, rm.best_text);
+    assert_true(rs.best_s == rm.best_s);
+    assert_int_equal(ht_store_count_evals(store, rs.problem_id, rs.device_id, &stored, &err),
+                     HT_OK);
+    assert_int_equal(stored, mem.count);
+    ht_store_close(store);
+    ht_recording_free(rec);
+    free(mem.evals);
+}
+
 /* A sink's error ends the tune with it, keeping what was recorded before; a full memory
  * is HT_ENOMEM; a memory refuses another problem. */
 static void test_sink_errors(void **state)
@@ -385,6 +486,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_against_store),
+        cmocka_unit_test(test_replay_sinks),
         cmocka_unit_test(test_sink_errors),
         cmocka_unit_test(test_sink_refused),
     };
