@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     struct ht_spec *spec = NULL;
     struct ht_store *store = NULL;
     struct ht_tune_opts opts;
+    struct ht_tune_sink sink;
     struct ht_tune_result res;
     struct ht_stored_eval *best = NULL;
     struct ht_error err;
@@ -89,7 +90,8 @@ int main(int argc, char **argv)
     opts.progress = progress;
     printf("tuning %s (N = %lld) on device %zu, %s\n", spec->name, (long long)size.value,
            index, p->devices[index].name);
-    if ((rc = ht_tune_device(spec, &p->devices[index], store, &opts, &res, &err)) != HT_OK) {
+    ht_tune_sink_store(&sink, store);
+    if ((rc = ht_tune_device(spec, &p->devices[index], &sink, &opts, &res, &err)) != HT_OK) {
         status = fail("tuning failed", &err, ht_present_exit_status(rc));
         goto out;
     }

@@ -3,11 +3,11 @@
  * ht_tune_device ties the modules together (issue 4): it enumerates the valid
  * configurations of the spec on the device (space.h), lets a search strategy choose which
  * to evaluate (search.h), builds, runs, times and verifies each in one session
- * (exec.h), and stores every evaluation with all its runs in the results database
- * (store.h) before asking for the next one. So a tune killed at any moment loses at most
- * the configuration in flight, and running it again measures nothing that is stored:
- * stored results are handed to the search first, as results obtained elsewhere, and count
- * neither as evaluations nor against the budget.
+ * (exec.h), and records every evaluation with all its runs through its sink (the results
+ * database of store.h, or a program's own) before asking for the next one. So a tune
+ * killed at any moment loses at most the configuration in flight, and running it again
+ * measures nothing that is recorded: recorded results are handed to the search first, as
+ * results obtained elsewhere, and count neither as evaluations nor against the budget.
  *
  * A configuration that fails to build, to launch or to verify is stored with its status
  * and reason and is never chosen as best. Early termination: once a best time is known, a
@@ -98,7 +98,8 @@ struct ht_tune_opts {
                                 NULL: none. It must not use the store. */
     void *progress_user;
     ht_tune_wait_fn on_wait; /* one process measures a device at a time (a lease in the
-                                database, store.h): when another holds the device, the tune
+                                database, store.h, or the sink's lease op): when another
+                                holds the device, the tune
                                 calls this once, then waits until the lease is given back
                                 or goes stale, or until *stop is raised (result.stopped 1).
                                 NULL: it waits silently. */
@@ -217,9 +218,106 @@ struct ht_recorded {
     size_t result;           /* its position in the file */
 };
 
+/* ---- Where a tune's results go: the sink ------------------------------------------------
+ *
+ * The tuner records and looks up everything through a sink, an ops table and its user
+ * pointer: the ids of the problem and the device, the space's sizes, each evaluation with
+ * its step of the run, the evaluations known before (a resumed or warm tune hands them to
+ * the search first, as ht_tune_device says), and the device's lease. ht_tune_sink_store
+ * makes the results database's sink (store.h), which hetune tune, the workflow and the
+ * Python package use. A program that wants no database gives ht_tune_sink_memory's (below),
+ * which keeps the evaluations in an array of its own, or a sink of its own (the store's,
+ * src/tune/sink.c, and the memory's, src/tune/memory.c, show how): the tune then opens no
+ * SQLite file.
+ *
+ * The rows are the store's types (store.h: struct ht_stored_eval and the others, plain
+ * data), filled by the tuner and borrowed for the call. Every op receives the sink's user
+ * pointer first, and returns HT_OK or a negative HT_E... code after setting err
+ * (ht_error_set): the tune then ends with that error, keeping what was recorded before,
+ * as it does on HT_EDB from the store. The ops are called from the thread that called
+ * ht_tune_device, never two at once. */
+struct ht_tune_sink_ops {
+    /* Called first: the ids, in the sink, of dev and of spec's problem (its kernel, sizes
+     * and parameters; an edited spec of the same problem, another ht_spec.hash, is the same
+     * problem: each evaluation carries the hash), which the other ops are given as keys and
+     * ht_tune_result reports. Required. */
+    int (*identify)(void *user, const struct ht_spec *spec, const struct ht_device_info *dev,
+                    int64_t *problem_id, int64_t *device_id, struct ht_error *err);
+    /* opts.fresh: forgets the problem's evaluations on the device (*forgotten how many)
+     * before anything is looked up. NULL: a tune with opts.fresh is refused (HT_EINVAL). */
+    int (*forget)(void *user, int64_t problem_id, int64_t device_id, uint64_t *forgotten,
+                  struct ht_error *err);
+    /* The sizes of the space on the device (sp->eq3, unpruned, platform, pruned), after
+     * identify. NULL: not recorded. */
+    int (*put_space)(void *user, const struct ht_stored_space *sp, struct ht_error *err);
+    /* Hands every evaluation recorded before of the problem on the device to cb (cb_user
+     * its user), in the order they were recorded; stops early, returning HT_OK, when cb
+     * returns non-zero. A sink that keeps nothing calls cb never. Required. */
+    int (*list_evals)(void *user, int64_t problem_id, int64_t device_id,
+                      ht_store_eval_cb cb, void *cb_user, struct ht_error *err);
+    /* A run of the tuner, made with its first step (a tune that finds everything known
+     * records none): *run_id, non-zero, is the key its steps are recorded under.
+     * Required. */
+    int (*put_run)(void *user, const struct ht_stored_tune_run *run, int64_t *run_id,
+                   struct ht_error *err);
+    /* The next step of run run_id (its order and clock) and, when ev is not NULL, the
+     * evaluation it made, both or neither; ev is NULL for a configuration a replayed
+     * recording lacks ("missing"), never an evaluation. Required. */
+    int (*put_step)(void *user, int64_t run_id, const struct ht_stored_tune_step *step,
+                    const struct ht_stored_eval *ev, struct ht_error *err);
+    /* One process measures a device at a time: takes the lease of device_id as
+     * ht_store_lease_device does (wait_s 0: no wait, -1: until given back, stale or *stop),
+     * returning HT_OK (leased), HT_STORE_LEASE_BUSY (holder filled) or an error; release
+     * gives it back. NULL (both): no lease; the device's lock (exec.h) still keeps the
+     * measurements of two processes apart. Not called for a replay. */
+    int (*lease)(void *user, int64_t device_id, double wait_s, volatile sig_atomic_t *stop,
+                 struct ht_lease_info *holder, struct ht_error *err);
+    void (*release)(void *user, int64_t device_id);
+    /* A replay records hundreds of evaluations a second: on 1 before its first, and, once
+     * 1 was given, 0 when it ends (stopped or failed too, with what is pending to be kept;
+     * an error of it is the tune's when the tune had none). NULL: not told. */
+    int (*replaying)(void *user, int on, struct ht_error *err);
+};
+
+/* A sink: ops (borrowed, typically static) and the pointer they are given. */
+struct ht_tune_sink {
+    const struct ht_tune_sink_ops *ops;
+    void *user;
+};
+
+/* Fills sink with the results database's: store (borrowed, until the tunes given the sink
+ * return) keeps every evaluation, its run and the space's sizes, forgets for opts.fresh,
+ * leases the device, and writes a replay without waiting for the disk, 64 evaluations a
+ * transaction (ht_store_set_durable, ht_store_batch). */
+void ht_tune_sink_store(struct ht_tune_sink *sink, struct ht_store *store);
+
+/* A sink that keeps one problem's evaluations on one device in the caller's memory
+ * (ht_tune_sink_memory), for a program that tunes with no database. Set evals and cap,
+ * every other field zero; read it when the tune returns. A later tune given the same
+ * memory resumes from what it holds, as from the database (opts.fresh forgets it); a tune
+ * of another problem (another kernel, other sizes or parameters) or another device is
+ * refused (HT_EINVAL). It leases nothing (the device's lock of exec.h still keeps two
+ * processes' measurements apart) and records no replay apart. Plain data owned by the
+ * caller. */
+struct ht_tune_memory {
+    struct ht_stored_eval *evals; /* the caller's array of cap evaluations */
+    size_t cap;              /* a tune that would keep more fails with HT_ENOMEM */
+    size_t count;            /* evaluations kept, evals[0..count), in the order made; one
+                                of a configuration measured again replaces the earlier
+                                and comes last */
+    size_t runs, steps;      /* tune runs and steps recorded (a replay's missing
+                                configurations are steps, not evaluations) */
+    struct ht_stored_space space; /* the space's sizes, of the last tune */
+    uint64_t key;            /* the problem and device kept (FNV-1a 64); 0: none yet */
+};
+
+/* Fills sink with one that keeps the results in mem (borrowed, until the tunes given the
+ * sink return). */
+void ht_tune_sink_memory(struct ht_tune_sink *sink, struct ht_tune_memory *mem);
+
 /* What one tune of one device found. Plain data owned by the caller. */
 struct ht_tune_result {
-    int64_t device_id, problem_id; /* rows of the results database */
+    int64_t device_id, problem_id; /* the sink's ids (rows of the results database) */
     size_t space;            /* valid configurations on the device; SIZE_MAX: that many
                                 or more (space_text says how many) */
     char space_text[HT_SPACE_COUNT_TEXT]; /* the same in decimal, exact below 2^128
@@ -280,9 +378,10 @@ struct ht_tune_result {
                                 zero under replay */
 };
 
-/* Tunes spec on dev and stores what it measures in store (all borrowed): every evaluation,
- * and the space's sizes on the device (unpruned, platform, pruned; ht_store_put_space) for
- * the report's Tables 1 and 2. Fills *out. Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
+/* Tunes spec on dev and records what it measures through sink (all borrowed; the results
+ * database's is ht_tune_sink_store's): every evaluation with its step of the run, and the
+ * space's sizes on the device (unpruned, platform, pruned) for the report's Tables 1 and
+ * 2. Fills *out. Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
  * was raised (out->stopped), whether or not a configuration verified (out->has_best says);
  * a configuration's failure is never an error of the call, but an error of the spec met
  * while evaluating one is (a scalar value that does not fit its type, a division by zero
@@ -294,9 +393,11 @@ struct ht_tune_result {
  * strategy: err lists the strategies; a cut factor in (0, 1)) or a spec with no parameters
  * or more than HT_STORE_MAX_PARAMS; HT_ESPEC when the space cannot be created on the
  * device; HT_ECL when no session can be opened; HT_EDB when the database fails (what was
- * stored before stays); HT_ENOMEM. out is filled as far as the run got. */
+ * stored before stays), or a sink op's own error; HT_EINVAL for a sink without the ops
+ * it requires (or without forget under opts.fresh); HT_ENOMEM. out is filled as far as
+ * the run got. */
 int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
-                   struct ht_store *store, const struct ht_tune_opts *opts,
+                   const struct ht_tune_sink *sink, const struct ht_tune_opts *opts,
                    struct ht_tune_result *out, struct ht_error *err);
 
 #ifdef __cplusplus

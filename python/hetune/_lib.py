@@ -112,6 +112,14 @@ class TuneOpts(ctypes.Structure):
     ]
 
 
+class TuneSink(ctypes.Structure):
+    """struct ht_tune_sink (include/hetune/tune.h): where a tune's results go."""
+    _fields_ = [
+        ("ops", ctypes.c_void_p),
+        ("user", ctypes.c_void_p),
+    ]
+
+
 class PresentTune(ctypes.Structure):
     """struct ht_present_tune (include/hetune/present.h)."""
     _fields_ = [
@@ -332,7 +340,9 @@ _proto("ht_store_close", None, P)
 _proto("ht_store_device_id", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_store_list_evals", _I, P, ctypes.c_int64, ctypes.c_int64, EVAL_CB, P, E)
 _proto("ht_workflow_open", _I, S, P, P, PP, ctypes.POINTER(ctypes.c_int64), E)
-_proto("ht_tune_device", _I, P, ctypes.POINTER(DeviceInfo), P, ctypes.POINTER(TuneOpts), P, E)
+_proto("ht_tune_sink_store", None, ctypes.POINTER(TuneSink), P)
+_proto("ht_tune_device", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(TuneSink),
+       ctypes.POINTER(TuneOpts), P, E)
 _proto("ht_present_tune_json", _I, ctypes.POINTER(PresentTune), PP, E)
 _proto("ht_kt_expression", _I, S, ctypes.POINTER(S), _Z, PP, E)
 _proto("ht_workflow_split_opts_init", None, P)

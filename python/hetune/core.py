@@ -336,13 +336,15 @@ class Spec:
         err = _lib.Error()
         store = ctypes.c_void_p()
         _check(lib.ht_store_open(db.encode(), ctypes.byref(store), ctypes.byref(err)), err)
+        sink = _lib.TuneSink()
+        lib.ht_tune_sink_store(ctypes.byref(sink), store)
         doc = None
         try:
             for i in _device_indices(device):
                 res = _lib.opaque()
                 err = _lib.Error()
-                _check(lib.ht_tune_device(self._h, _dev(i), store, ctypes.byref(opts), res,
-                                          ctypes.byref(err)), err)
+                _check(lib.ht_tune_device(self._h, _dev(i), ctypes.byref(sink),
+                                          ctypes.byref(opts), res, ctypes.byref(err)), err)
                 devs = (ctypes.POINTER(_lib.DeviceInfo) * 1)(_dev(i))
                 shown = _lib.PresentTune(self._h, db.encode(), ctypes.pointer(opts),
                                          ctypes.cast(devs, ctypes.c_void_p),

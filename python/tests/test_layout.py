@@ -23,6 +23,7 @@ MIRRORS = {
     "PresentSpace": "ht_present_space",
     "PresentTune": "ht_present_tune",
     "PresentEval": "ht_present_eval",
+    "TuneSink": "ht_tune_sink",
 }
 
 

@@ -178,6 +178,7 @@ int cmd_tune(int argc, char **argv)
     struct ht_spec *spec = NULL;
     struct ht_platform *plat = NULL;
     struct ht_store *store = NULL;
+    struct ht_tune_sink sink;
     const struct ht_device_info **dl = NULL;
     struct ht_tune_result *tr = NULL;
     char *text = NULL;
@@ -295,12 +296,13 @@ int cmd_tune(int argc, char **argv)
     bar.verbose = co.verbose;
     opts.on_wait = on_wait;
 
+    ht_tune_sink_store(&sink, store);
     status = 0;
     for (size_t i = first; i < last && !interrupted; i++) {
         const struct ht_device_info *dev = dl[ndone] = rec ? &replayed : &plat->devices[i];
         struct ht_tune_result *r = &tr[ndone];
 
-        rc = ht_tune_device(spec, dev, store, &opts, r, &err);
+        rc = ht_tune_device(spec, dev, &sink, &opts, r, &err);
         cli_tune_bar_end(&bar); /* nothing when no bar was started */
         if (rc != HT_OK) {
             char why[4096];

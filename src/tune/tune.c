@@ -1,6 +1,7 @@
 /* The tuning loop (issue 4): the valid configurations of a spec on one device, a search
- * strategy choosing among them, one session evaluating them, and the results database
- * keeping every evaluation before the next one starts. */
+ * strategy choosing among them, one session evaluating them, and the sink (the results
+ * database, sink.c, or the program's own) keeping every evaluation before the next one
+ * starts. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,6 @@
 
 _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run of an eval");
 
-/* Evaluations of a replay per transaction (ht_store_batch). */
-#define REPLAY_GROUP 64
 /* A CPU device builds ahead by default on a machine of at least this many cores
  * (tune_builders): 16 gained, 2 did not; no machine between was measured. */
 #define CPU_BUILDERS_MIN_CORES 8
@@ -60,7 +59,9 @@ static int collect_cb(const int64_t *config, void *user)
 struct tune {
     const struct ht_spec *spec;
     const struct ht_device_info *dev;
-    struct ht_store *store;
+    const struct ht_tune_sink_ops *sink; /* where results go (tune.h) */
+    void *sink_user;
+    int replaying;          /* the sink was told a replay began (sink->replaying) */
     const struct ht_tune_opts *opts;
     struct ht_tune_result *out;
     struct ht_search *search;
@@ -246,7 +247,7 @@ static void tune_fill_eval(const struct ht__tune_ident *id, const int64_t *confi
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
 }
 
-/* Stores the next step of this run in t->store (store.h, tuning runs): the order and clock
+/* Records the next step of this run through the sink (put_step): the order and clock
  * of its evaluations, which their own rows do not keep; with ev (when not NULL), the
  * evaluation itself in the same transaction. The run's row is made with its first step, so
  * a tune that finds everything stored leaves none. */
@@ -254,7 +255,6 @@ static int record_step(struct tune *t, const struct ht_stored_eval *ev, const ch
                        const char *status, double seconds, double elapsed_s,
                        struct ht_error *err)
 {
-    struct ht_store *store = t->store;
     struct ht_stored_tune_step *step;
     int rc = HT_OK;
 
@@ -271,7 +271,7 @@ static int record_step(struct tune *t, const struct ht_stored_eval *ev, const ch
         run.from_db = t->out->from_db;
         /* Called before the step's own result is considered: the stored ones' best. */
         run.best_before_s = t->has_best ? t->best_s : -1.0;
-        rc = ht_store_put_tune_run(store, &run, &t->run_id, err);
+        rc = t->sink->put_run(t->sink_user, &run, &t->run_id, err);
         if (rc != HT_OK)
             return rc;
     }
@@ -284,8 +284,7 @@ static int record_step(struct tune *t, const struct ht_stored_eval *ev, const ch
     snprintf(step->status, sizeof step->status, "%s", status);
     step->seconds = seconds;
     step->elapsed_s = elapsed_s > 0.0 ? elapsed_s : 0.0;
-    rc = ev ? ht_store_put_eval_step(store, ev, t->run_id, step, NULL, err)
-            : ht_store_put_tune_step(store, t->run_id, step, err);
+    rc = t->sink->put_step(t->sink_user, t->run_id, step, ev, err);
     if (rc == HT_OK)
         t->steps++;
     free(step);
@@ -361,21 +360,24 @@ static int stop_raised(const struct ht_tune_opts *o)
     return o->stop && *o->stop;
 }
 
-/* Takes the device's lease (store.h), so that no other process measures the device
- * meanwhile. While another process holds it, says so once (opts->on_wait) and waits until
- * it is given back or goes stale, or until opts->stop is raised (out->stopped, and *leased
- * stays 0). */
-static int lease_device(struct tune *t, struct ht_store *store,
-                        const struct ht_device_info *dev, int *leased, struct ht_error *err)
+/* Takes the device's lease (the sink's, store.h's for the database), so that no other
+ * process measures the device meanwhile. While another process holds it, says so once
+ * (opts->on_wait) and waits until it is given back or goes stale, or until opts->stop is
+ * raised (out->stopped, and *leased stays 0). A sink without leases leases nothing. */
+static int lease_device(struct tune *t, const struct ht_device_info *dev, int *leased,
+                        struct ht_error *err)
 {
     const struct ht_tune_opts *o = t->opts;
     struct ht_lease_info holder;
-    int rc = ht_store_lease_device(store, t->out->device_id, 0.0, NULL, &holder, err);
+    int rc;
 
+    if (!t->sink->lease)
+        return HT_OK;
+    rc = t->sink->lease(t->sink_user, t->out->device_id, 0.0, NULL, &holder, err);
     if (rc == HT_STORE_LEASE_BUSY) {
         if (o->on_wait)
             o->on_wait(dev, &holder, o->wait_user);
-        rc = ht_store_lease_device(store, t->out->device_id, -1.0, o->stop, &holder, err);
+        rc = t->sink->lease(t->sink_user, t->out->device_id, -1.0, o->stop, &holder, err);
     }
     if (rc == HT_STORE_LEASE_BUSY) { /* a wait without limit ends only by opts->stop */
         t->out->stopped = 1;
@@ -387,18 +389,18 @@ static int lease_device(struct tune *t, struct ht_store *store,
 
 /* Records the sizes of the space on the device (the paper's Tables 1 and 2), counted by
  * the caller, for hetune report; counting is cheap next to a single evaluation. */
-static int record_space(struct ht_store *store, const struct ht_space *space,
-                        const struct ht_space_counts *counts,
-                        const struct ht_tune_result *out, struct ht_error *err)
+static int record_space(const struct tune *t, struct ht_error *err)
 {
     struct ht_stored_space sp;
 
+    if (!t->sink->put_space)
+        return HT_OK;
     ht_stored_space_init(&sp);
-    sp.problem_id = out->problem_id;
-    sp.device_id = out->device_id;
-    sp.eq3 = ht_space_get_eq3(space);
-    ht_stored_space_from_counts(&sp, counts);
-    return ht_store_put_space(store, &sp, err);
+    sp.problem_id = t->out->problem_id;
+    sp.device_id = t->out->device_id;
+    sp.eq3 = ht_space_get_eq3(t->space);
+    ht_stored_space_from_counts(&sp, &t->counts);
+    return t->sink->put_space(t->sink_user, &sp, err);
 }
 
 /* Asks the search for proposals until k are in flight (fl[0..*nfl), oldest first), it
@@ -426,13 +428,28 @@ static int propose(struct tune *t, struct ht_prebuild *pool, size_t *fl, size_t 
     return HT_OK;
 }
 
-/* Refuses, before any work, what no tune can run: a cut factor between 0 and 1, a spec
- * without parameters or with more than the database keeps, an unknown strategy (out->strategy
- * names it; a typo costs nothing). HT_EINVAL, or the strategy's own error. */
-static int tune_check(const struct ht_spec *spec, const struct ht_tune_opts *opts,
-                      const struct ht_tune_result *out, struct ht_error *err)
+/* Refuses, before any work, what no tune can run: a sink without the ops a tune calls, a
+ * cut factor between 0 and 1, a spec without parameters or with more than the database
+ * keeps, an unknown strategy (out->strategy names it; a typo costs nothing). HT_EINVAL, or
+ * the strategy's own error. */
+static int tune_check(const struct ht_spec *spec, const struct ht_tune_sink *sink,
+                      const struct ht_tune_opts *opts, const struct ht_tune_result *out,
+                      struct ht_error *err)
 {
+    const struct ht_tune_sink_ops *ops = sink ? sink->ops : NULL;
     size_t nparams = spec->space.nparams;
+
+    if (!ops || !ops->identify || !ops->list_evals || !ops->put_run || !ops->put_step ||
+        !ops->lease != !ops->release)
+        return ht_error_set(err, HT_EINVAL, "the tune's sink lacks %s",
+                            !ops              ? "its ops"
+                            : !ops->identify  ? "identify"
+                            : !ops->list_evals ? "list_evals"
+                            : !ops->put_run   ? "put_run"
+                            : !ops->put_step  ? "put_step"
+                                              : "lease or release (both or neither)");
+    if (opts->fresh && !ops->forget)
+        return ht_error_set(err, HT_EINVAL, "the tune's sink cannot forget (opts.fresh)");
 
     if (isnan(opts->cut_factor) || opts->cut_factor < 0.0 ||
         (opts->cut_factor > 0.0 && opts->cut_factor < 1.0)) {
@@ -504,28 +521,26 @@ static int tune_space(struct tune *t, struct ht_search_space *sspace, struct ht_
     return HT_OK;
 }
 
-/* The device's, kernel's and problem's ids in the database (out), what opts->fresh
- * forgets, and the space's sizes recorded. */
+/* The device's and problem's ids in the sink (out), what opts->fresh forgets, and the
+ * space's sizes recorded. */
 static int tune_identify(struct tune *t, struct ht_error *err)
 {
     struct ht_tune_result *out = t->out;
-    int64_t kernel_id;
-    int rc = ht_store_device_id(t->store, t->dev, &out->device_id, err);
+    int rc = t->sink->identify(t->sink_user, t->spec, t->dev, &out->problem_id,
+                               &out->device_id, err);
 
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(t->store, t->spec, &kernel_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(t->store, kernel_id, t->spec, &out->problem_id, err);
     if (rc == HT_OK && t->opts->fresh)
-        rc = ht_store_forget(t->store, out->problem_id, out->device_id, &out->forgotten, err);
+        rc = t->sink->forget(t->sink_user, out->problem_id, out->device_id, &out->forgotten,
+                             err);
     if (rc == HT_OK)
-        rc = record_space(t->store, t->space, &t->counts, out, err);
+        rc = record_space(t, err);
     return rc;
 }
 
-/* The device to ourselves: its lease in the database (*leased) and its lock (*locks);
- * a replay measures nothing and takes neither, writing without waiting for the disk
- * instead. opts->stop raised while waiting sets out->stopped and returns HT_OK. */
+/* The device to ourselves: its lease in the sink (*leased) and its lock (*locks); a
+ * replay measures nothing and takes neither, and tells the sink it replays instead (the
+ * database's writes without waiting for the disk, sink.c). opts->stop raised while
+ * waiting sets out->stopped and returns HT_OK. */
 static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks *locks,
                             struct ht_error *err)
 {
@@ -535,14 +550,13 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
 
     /* One process measures a device at a time: the measurements of two would skew each
      * other, and the second finds the first one's results stored once it gets the lease. */
-    /* A replay measures nothing (no lease) and writes fast: what it stores can be replayed
-     * again, so its commits need not wait for the disk, and come REPLAY_GROUP evaluations
-     * at a time (committed when the run ends, stopped or failed; a replay killed outright
-     * loses the last group's, which a rerun replays again). */
-    if (opts->replay && (rc = ht_store_set_durable(t->store, 0, err)) == HT_OK)
-        rc = ht_store_batch(t->store, REPLAY_GROUP, err);
+    /* A replay measures nothing (no lease) and records fast. */
+    if (opts->replay && t->sink->replaying) {
+        t->replaying = 1; /* told it ends, whatever this call returns */
+        rc = t->sink->replaying(t->sink_user, 1, err);
+    }
     if (!opts->replay)
-        rc = lease_device(t, t->store, t->dev, leased, err);
+        rc = lease_device(t, t->dev, leased, err);
     if (rc != HT_OK || t->out->stopped || opts->replay)
         return rc;
     /* The lease keeps the tunes of one database apart; the device lock, outside any
@@ -720,8 +734,8 @@ static int tune_record(struct tune *t, size_t index, const char *text, int st, i
 }
 
 /* The search over sspace with the tune's options (its seed, budget and time limit, as many
- * proposals in flight as tune_builders allows), preseeded with what the database holds for
- * the problem on the device. */
+ * proposals in flight as tune_builders allows), preseeded with what the sink holds for the
+ * problem on the device. */
 static int tune_open_search(struct tune *t, const struct ht_search_space *sspace,
                             struct ht_error *err)
 {
@@ -749,12 +763,12 @@ static int tune_open_search(struct tune *t, const struct ht_search_space *sspace
     rc = ht_search_create(t->out->strategy, sspace, &sopts, &t->search, err);
     if (rc != HT_OK)
         return rc;
-    rc = ht_store_list_evals(t->store, t->out->problem_id, t->out->device_id, preseed_cb, t,
-                             err);
+    rc = t->sink->list_evals(t->sink_user, t->out->problem_id, t->out->device_id, preseed_cb,
+                             t, err);
     return t->rc != HT_OK ? t->rc : rc;
 }
 
-/* The evaluations this run expects (t->total: what the database lacks, within the budget)
+/* The evaluations this run expects (t->total: what the sink lacks, within the budget)
  * and, when there are any to measure, a session on the device (it costs a context and the
  * host data). opts->stop raised while it starts sets out->stopped and returns HT_OK. */
 static int tune_open_session(struct tune *t, struct ht_error *err)
@@ -873,7 +887,7 @@ static int tune_step(struct tune *t, struct ht_error *err)
 }
 
 int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
-                   struct ht_store *store, const struct ht_tune_opts *opts,
+                   const struct ht_tune_sink *sink, const struct ht_tune_opts *opts,
                    struct ht_tune_result *out, struct ht_error *err)
 {
     struct ht_tune_opts defaults;
@@ -894,7 +908,8 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     }
     t.spec = spec;
     t.dev = dev;
-    t.store = store;
+    t.sink = sink ? sink->ops : NULL;
+    t.sink_user = sink ? sink->user : NULL;
     t.opts = opts;
     t.out = out;
     t.nparams = nparams;
@@ -902,7 +917,7 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     snprintf(out->strategy, sizeof out->strategy, "%s",
              opts->strategy ? opts->strategy : "exhaustive");
 
-    if ((rc = tune_check(spec, opts, out, err)) != HT_OK)
+    if ((rc = tune_check(spec, sink, opts, out, err)) != HT_OK)
         goto cleanup;
     t.names = calloc(nparams + 1, sizeof *t.names);
     t.res = malloc(sizeof *t.res);
@@ -935,14 +950,13 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
 
 cleanup:
     ht_device_locks_release(&locks, &out->load);
-    if (leased)
-        ht_store_release_device(store, out->device_id, NULL);
-    if (opts->replay) {
+    if (leased && t.sink->release)
+        t.sink->release(t.sink_user, out->device_id);
+    if (t.replaying) {
         struct ht_error cerr = {0};
-        int crc = ht_store_batch(store, 0, rc == HT_OK ? err : &cerr);
+        int crc = t.sink->replaying(t.sink_user, 0, rc == HT_OK ? err : &cerr);
         if (rc == HT_OK)
             rc = crc;
-        ht_store_set_durable(store, 1, NULL);
     }
     if (t.has_best) {
         out->has_best = 1;

@@ -73,8 +73,10 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
 {
     struct ht_tune_opts topts = opts->tune;
     struct ht_workflow_best_opts bo;
+    struct ht_tune_sink sink;
     size_t n = out->n, kept = 0;
 
+    ht_tune_sink_store(&sink, store);
     topts.eq3 = opts->split.coexec.exec.eq3;
     topts.exec = opts->split.coexec.exec;
     memset(&bo, 0, sizeof bo);
@@ -108,7 +110,7 @@ static int tune(const struct ht_spec *spec, struct ht_store *store,
                 return rc;
             }
         }
-        rc = ht_tune_device(spec, d->dev, store, &topts, tr, err);
+        rc = ht_tune_device(spec, d->dev, &sink, &topts, tr, err);
         ht_load_add(&out->load, &tr->load);
         if (opts->split.on_step)
             opts->split.on_step("tuned", opts->split.user);

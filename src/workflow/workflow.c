@@ -130,6 +130,7 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     struct ht_tune_opts defaults;
     const struct ht_tune_opts *topts;
     struct ht_tune_result *tr;
+    struct ht_tune_sink sink;
     struct ht_error no_prediction;
     char why[1024];
     int rc;
@@ -184,7 +185,8 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
                  topts->strategy ? topts->strategy : "automatic strategy", why);
         opts->on_note(note, opts->user);
     }
-    rc = ht_tune_device(spec, d->dev, store, topts, tr, err);
+    ht_tune_sink_store(&sink, store);
+    rc = ht_tune_device(spec, d->dev, &sink, topts, tr, err);
     if (opts->load)
         ht_load_add(opts->load, &tr->load);
     if (rc == HT_OK) {
