@@ -365,7 +365,7 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
                          uint64_t whi, int owned, struct ht__box *out);
 
 /* --- the handle's steps that only coexec's own files call: the door's coarser calls
- * (ht__coexec_check, ht__coexec_round, ht__decide, ht__coexec_share,
+ * (ht__coexec_check, ht__coexec_rounds, ht__decide, ht__coexec_share,
  * ht__coexec_share_run) make them in the order the workflow, the
  * runtime and MPI's nodes made them before --- */
 
@@ -452,7 +452,7 @@ int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t u
  * the co-execution's residue rule). Repeat run and refine until it converges. Returns
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_rounds reports them
  * (model_s). */
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                       const struct ht_coexec_result *last, enum ht_refine_target target,

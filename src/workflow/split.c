@@ -185,30 +185,6 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     return rc;
 }
 
-/* The sweep's points on cx, each verified and stored with the first split. */
-static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
-                      const struct ht_workflow_split_opts *opts,
-                      struct ht_workflow_split_result *out, struct ht_error *err)
-{
-    size_t npoints = ht_workflow_sweep_points(opts->sweep);
-    struct ht__workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
-                                   .split_id = out->first_split_id,
-                                   .on_verify = opts->on_verify, .user = opts->user};
-
-    out->sweep = calloc(npoints, sizeof *out->sweep);
-    if (!out->sweep)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t k = 0; k < npoints; k++) {
-        int rc = ht__workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
-        if (rc != HT_OK)
-            return rc;
-        out->verify_failed |= out->sweep[k].verified == 0;
-        out->nsweep = k + 1;
-        step(opts, "sweep");
-    }
-    return HT_OK;
-}
-
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                    int keep_first, double no_plan_factor, struct ht_workflow_split_result *out,
                    struct ht_error *err)
@@ -308,7 +284,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
     }
     if (opts->sweep > 0 && !out->left_alone)
-        rc = sweep_step(b, cx, opts, out, err);
+        rc = ht__workflow_sweep(b->store, cx, opts, out, err);
 
 cleanup:
     ht__decision_destroy(&d);

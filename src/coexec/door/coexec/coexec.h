@@ -12,9 +12,9 @@
  *     co-execution made with the links and host memory its database holds, the rule on
  *     the runs alone they measured) and `--refine` (in->measured: the rule's last
  *     comparison); ht__decision_destroy frees what it decided;
- *   - a run checked: ht__coexec_check (verify, then dump), ht__coexec_round (a sweep's
- *     point or a refinement's round: the plan changed, the models it was planned by, the
- *     run, a copy of the plan, the verification);
+ *   - a run checked: ht__coexec_check (verify, then dump), and the rounds after the
+ *     decision, ht__coexec_rounds (a refinement's rounds or a sweep's points, each the
+ *     plan changed, the run, the verification, told to the caller, who stores it);
  *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
  *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
  *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
@@ -161,34 +161,55 @@ void ht__coexec_free(struct ht_coexec *cx);
 int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
                      const char *dump, struct ht_error *verr, struct ht_error *derr);
 
-/* One measured round: what changes the plan first (at most one of factors and from), the
- * run, the verification. */
-struct ht__round {
-    const double *factors;     /* not NULL: static at these split factors first
-                                  (ht__coexec_set_factors: a sweep's point) */
-    const struct ht_coexec_result *from; /* not NULL: the plan refined first from this run
-                                  (ht__coexec_refine with alone and target) */
-    const struct ht_coexec_alone *alone;
-    enum ht_refine_target target;
-    int reset_models;          /* 1: every device's time model back to its tuned time
-                                  before anything (ht__coexec_reset_models: a sweep's first
-                                  point after a refinement) */
-    size_t ref;                /* the device the outputs are verified against */
-    struct ht_split_plan *plan; /* not NULL: a copy of the plan the round ran, zeroed first
-                                  and left so when cx has none or nothing ran; the
-                                  caller's (ht_split_plan_destroy) */
-    double *model_s;           /* not NULL: 2 per device of cx, the time model and the
-                                  overhead the round was planned by (as
-                                  ht__decision.model_s), set once the plan changed */
+/* What ht__coexec_rounds tells its caller of each round it made. Borrowed for the call,
+ * but *plan, which the caller may take. */
+struct ht__round_made {
+    size_t k;                  /* a refinement's round (1, 2, ...: round 0 is the first
+                                  run, refined from), or a sweep's point (0, 1, ...) */
+    double factor;             /* a sweep's point: device 0's split factor (device 1 takes
+                                  1 - factor); 0 for a refinement */
+    const struct ht_coexec_result *res; /* its run, verified (res->verified); a
+                                  refinement's is named "refined" and has the first run's
+                                  theoretical time (Algorithm 1 from the tuned times) */
+    const double *model_s;     /* a refinement's: 2 per device of cx, the time model and
+                                  the overhead the round was planned by (as
+                                  ht__decision.model_s); NULL for a sweep */
+    struct ht_split_plan *plan; /* a refinement's: a copy of the plan the round ran, the
+                                  caller's to take (zeroing *plan), else destroyed after
+                                  the call; NULL for a sweep */
+    const struct ht_error *verr; /* not NULL: the outputs differ from device ref's alone
+                                  (what differs); the round is kept all the same */
 };
 
-/* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
- * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
- * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
- * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
- * err says how), else the first error of the steps. */
-int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
-                     struct ht_coexec_result *res, struct ht_error *err);
+/* The measured rounds on a co-execution decided already, for `hetune split` and `run`: a
+ * refinement's (refine not 0) or a sweep's (npoints not 0). Borrowed for the call. */
+struct ht__rounds {
+    /* A refinement: up to refine rounds, each the plan refined from the last run (first,
+     * the run of the plan decided, for round 1) towards target, with each device's run
+     * alone, then run; it stops when the plan no longer changes. */
+    unsigned refine;
+    const struct ht_coexec_result *first;
+    const struct ht_coexec_alone *alone;
+    enum ht_refine_target target;
+    /* Else a sweep of a two-device static co-execution: npoints points k = 0, 1, ...,
+     * device 0's factor min(k step, 1). The first gives every device back its tuned time
+     * model: a refinement left its fitted ones in cx, and the sweep's plans (and their
+     * theoretical times) come from the tuned times. */
+    size_t npoints;
+    double step;
+    size_t ref;                /* the device alone the outputs are verified against */
+    /* Told of each round in order, once it ran and was verified (a round whose outputs
+     * differ too). A code other than HT_OK stops the rounds and is returned. */
+    int (*made)(void *user, const struct ht__round_made *m, struct ht_error *err);
+    void *user;
+};
+
+/* Makes r's rounds on cx, each told to r->made: the sequence of a refinement or of a
+ * sweep (a round is the change of plan, ht__coexec_run, ht__coexec_verify against
+ * r->ref). Returns HT_DONE when a refinement converged (the last refinement left the plan
+ * as it was: nothing run, nothing told), HT_OK when every round was made, else the first
+ * error of a round (that round not told) or of r->made. HT_ENOMEM. */
+int ht__coexec_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct ht_error *err);
 
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
  * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
@@ -394,7 +415,7 @@ struct ht__decision {
     double *model_s;            /* owned, with in->alone: 2 * ncx, each device of cx's
                                    time model for the whole problem ([2k]) and overhead
                                    ([2k + 1]) as decided: as given, until a refinement
-                                   (ht__coexec_round) fits them to its runs */
+                                   (ht__coexec_rounds) fits them to its runs */
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
