@@ -330,6 +330,67 @@ struct ht__measured {
 };
 
 
+/* What the runtime's decisions are made from besides its devices: read once from the
+ * results database when it opens (ht__decide with in->read), then handed from each
+ * decision to the next (in->program->prev). Owned by the decision that holds it
+ * (ht__decision_destroy). */
+struct ht__basis {
+    struct ht_bandwidth *links;       /* n: each device's stored link (ht__store_rates) */
+    const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
+    struct ht_host_memory host;       /* the host memory's stored rates, when has_host */
+    int has_host;
+    struct ht_split_written *written; /* spec->nargs, or NULL: what ht__written_infer found
+                                         for the written buffers without "index" */
+    unsigned probed, stored;          /* its buffers probed now, and found stored */
+    int unsplittable;                 /* 1 (read->may_alone): a written buffer no slab
+                                         explains; every decision keeps the fastest device
+                                         alone (read->on_note was told the probe's words) */
+};
+
+/* What ht__decide reads with in->read, for in->devs[0..n) of in->spec. Borrowed. */
+struct ht__read {
+    struct ht_store *store;
+    int64_t problem_id;
+    enum ht_data_path path;           /* the links stored on the path it resolves to for
+                                         each device */
+    int infer;                        /* 1: the program may split (two devices or more,
+                                         not alone as asked): the written buffers without
+                                         "index" are inferred (ht__written_infer, along dim,
+                                         the probe with exec, on_note told what was found,
+                                         devices_are naming the devices) */
+    int may_alone;                    /* 1 (the runtime's mode AUTO): a written buffer no
+                                         slab explains makes the basis unsplittable, not an
+                                         error */
+    unsigned dim;
+    const struct ht_exec_opts *exec;
+    ht_workflow_note_fn on_note;
+    void *user;
+    const char *devices_are;
+};
+
+/* The runtime's decisions (in->program): the co-execution's options are made here, the
+ * defaults but these, and the links, host memory rates and written buffers are prev's
+ * basis. Borrowed for the call. */
+struct ht__program {
+    struct ht__decision *prev;        /* the decision before (the first: in->read's): its
+                                         basis is taken over when this one succeeds, and
+                                         with in->from (prev->cx's arrays) its co-execution
+                                         is freed then (prev->cx NULL) */
+    unsigned dim;                     /* ht_coexec_opts's dim, sched.residue, cpu_units,
+                                         exec */
+    enum ht_split_residue residue;
+    unsigned cpu_units;
+    const struct ht_exec_opts *exec;
+    enum ht_coexec_memory memory;     /* the kind of memory it is for: the stored links
+                                         model the co-execution's own (and a split
+                                         unmeasured, mode SPLIT, on any); on a program's,
+                                         what its transfers took alone is the model */
+    unsigned measure_repeats;         /* each device's timed runs alone; 0: 3 (the best
+                                         half and one kept) */
+    size_t only;                      /* < n: that device alone, unmeasured (the runtime's
+                                         fallback after watching a split); else SIZE_MAX */
+};
+
 /* What the decision is made from. Everything is borrowed for the call. */
 struct ht__decide_in {
     const struct ht_spec *spec;
@@ -381,6 +442,13 @@ struct ht__decide_in {
      * out->split (1: keep the split) and out->fastest (else the device that runs alone)
      * say what it found. */
     const struct ht__measured *measured;
+    /* Not NULL (the runtime when it opens): only the basis of its decisions is read into
+     * out->basis; nothing is decided, made or run. */
+    const struct ht__read *read;
+    /* Not NULL (the runtime's decisions): copts, alone_opts, bw and host are made from it
+     * and its prev's basis (not read), and mode is HT__DECIDE_ALONE when that basis is
+     * unsplittable. */
+    const struct ht__program *program;
 };
 
 /* The program's arrays a new decision takes over (ht__decide_in.from). Borrowed. */
@@ -416,6 +484,8 @@ struct ht__decision {
                                    time model for the whole problem ([2k]) and overhead
                                    ([2k + 1]) as decided: as given, until a refinement
                                    (ht__coexec_rounds) fits them to its runs */
+    struct ht__basis basis;     /* owned, with in->read and in->program: what the next
+                                   decision of the runtime is made from */
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
