@@ -369,6 +369,15 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
  * ht__coexec_share_run) make them in the order the workflow, the
  * runtime and MPI's nodes made them before --- */
 
+/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
+ * (base's options, the static scheduler) and fills d->alone. On success *cx
+ * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
+ * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
+ * ht__coexec_run. */
+int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                             struct ht_coexec_result *res, struct ht_error *err);
+
 /* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
  * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
 int ht__device_partitionable(const struct ht_device_info *dev, unsigned *max_sub,

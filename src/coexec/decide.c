@@ -63,6 +63,13 @@ void ht__decision_destroy(struct ht__decision *d)
     ht__coexec_result_destroy(&d->verdict.res);
     ht_split_plan_destroy(&d->plan);
     free(d->model_s);
+    for (size_t i = 0; d->alone_cx && i < d->nalone; i++)
+        ht__coexec_free(d->alone_cx[i]);
+    for (size_t i = 0; d->alone_res && i < d->nalone; i++)
+        ht__coexec_result_destroy(&d->alone_res[i]);
+    free(d->alone_cx);
+    free(d->alone_res);
+    free(d->alone);
     free(d->basis.links);
     free(d->basis.link);
     free(d->basis.written);
@@ -271,6 +278,40 @@ static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate 
                  est->alone_s);
 }
 
+/* Each device of in->devs alone with the co-execution's clock (opts), into cx[i], res[i]
+ * and alone[i] (in->devs[i].alone too), *fastest (may be NULL; 0 first) the fastest by
+ * wall time so far, in->runs told after each; stops at the first error. */
+static int measure_all(const struct ht__decide_in *in, const struct ht_coexec_opts *opts,
+                       struct ht_coexec **cx, struct ht_coexec_result *res,
+                       struct ht_coexec_alone *alone, size_t *fastest, struct ht_error *err)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        int rc = ht__coexec_measure_alone(in->spec, &in->devs[i], opts, &cx[i], &res[i], err);
+        if (rc != HT_OK)
+            return rc;
+        alone[i] = in->devs[i].alone;
+        if (fastest && alone[i].wall_s < alone[*fastest].wall_s)
+            *fastest = i;
+        if (in->runs && in->runs->on_step)
+            in->runs->on_step("devices alone", in->runs->user);
+    }
+    return HT_OK;
+}
+
+/* ht__decide with in->runs: every device's run alone, kept in out. */
+static int measure_runs(const struct ht__decide_in *in, struct ht__decision *out,
+                        struct ht_error *err)
+{
+    out->nalone = in->n;
+    out->alone = calloc(in->n, sizeof *out->alone);
+    out->alone_cx = calloc(in->n, sizeof *out->alone_cx);
+    out->alone_res = calloc(in->n, sizeof *out->alone_res);
+    if (!out->alone || !out->alone_cx || !out->alone_res)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    return measure_all(in, in->alone_opts, out->alone_cx, out->alone_res, out->alone,
+                       &out->fastest, err);
+}
+
 static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
                        struct ht_error *err)
 {
@@ -358,12 +399,7 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        rc = ht__coexec_measure_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
-                                &alone_res[i], err);
-        if (rc == HT_OK)
-            alone[i] = in->devs[i].alone;
-    }
+    rc = measure_all(in, in->alone_opts, alone_cx, alone_res, alone, NULL, err);
     if (rc == HT_OK)
         rc = make_cx(in, all, n, out, err);
     if (rc == HT_OK)
@@ -516,6 +552,10 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     }
     if (in->program)
         return decide_program(in, out, err);
+    if (in->runs) {
+        memset(out, 0, sizeof *out);
+        return measure_runs(in, out, err);
+    }
 
     if (in->measured) {
         size_t alone = ht__decide_measured(in->measured);

@@ -16,10 +16,10 @@ struct ht__split_base {
     size_t n;
     struct ht_workflow_device *devs;     /* n, borrowed: configurations set by the caller,
                                             alone times by ht__split_base_alone */
-    struct ht_coexec_alone *alone;       /* n, owned */
-    struct ht_coexec **alone_cx;         /* n, owned: each device's run alone */
-    struct ht_coexec_result *alone_res;  /* n, owned */
-    size_t fastest;                      /* the fastest alone by wall time */
+    struct ht__decision runs;            /* owned: each device's run alone
+                                            (ht__split_base_alone): runs.alone,
+                                            alone_cx, alone_res and fastest, the
+                                            fastest alone by wall time */
     struct ht_split_written *written;    /* spec->nargs, owned, or NULL: what
                                             ht__split_written found for the written
                                             buffers without "index" */
@@ -36,8 +36,8 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
- * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
- * Errors as ht__coexec_measure_alone; HT_ENOMEM. */
+ * is told "devices alone" after each (ht__decide with runs, into b->runs).
+ * ht__split_base_destroy frees them, also on error. Errors as ht__decide's; HT_ENOMEM. */
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 

@@ -257,15 +257,6 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
 int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
 
-/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
- * (base's options, the static scheduler) and fills d->alone. On success *cx
- * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
- * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
- * ht__coexec_run. */
-int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                             struct ht_coexec_result *res, struct ht_error *err);
-
 /* --- the split-or-alone decision (decide.c) --- */
 
 enum ht__decide_mode {
@@ -449,6 +440,18 @@ struct ht__decide_in {
      * and its prev's basis (not read), and mode is HT__DECIDE_ALONE when that basis is
      * unsplittable. */
     const struct ht__program *program;
+    /* Not NULL (`hetune split` and `run`, which judge several co-executions by the same
+     * runs alone, the devices' locks held): only each device's run alone, with alone_opts
+     * (ht__coexec_measure_alone: in->devs[i].alone filled), into out->alone_cx, alone_res
+     * and alone, out->fastest the fastest by wall time; runs->on_step is told "devices
+     * alone" after each. */
+    const struct ht__runs *runs;
+};
+
+/* What ht__decide tells while it measures the runs alone of in->runs. Borrowed. */
+struct ht__runs {
+    void (*on_step)(const char *step, void *user); /* NULL: nobody */
+    void *user;
 };
 
 /* The program's arrays a new decision takes over (ht__decide_in.from). Borrowed. */
@@ -486,12 +489,18 @@ struct ht__decision {
                                    (ht__coexec_rounds) fits them to its runs */
     struct ht__basis basis;     /* owned, with in->read and in->program: what the next
                                    decision of the runtime is made from */
+    /* Owned, with in->runs: nalone (in->n) of each, the devices measured alone so far */
+    size_t nalone;
+    struct ht_coexec **alone_cx;        /* each device's co-execution alone; NULL where
+                                           none was made */
+    struct ht_coexec_result *alone_res; /* its run (a caller that takes one zeroes it) */
+    struct ht_coexec_alone *alone;      /* its times */
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
  * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one device, or HT__DECIDE_ALONE, the fastest by tuned
  * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
- * (ht__coexec_measure_alone, in->alone_opts), ht__coexec_estimate predicts the split with the
+ * (in->alone_opts), ht__coexec_estimate predicts the split with the
  * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
  * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
@@ -502,7 +511,7 @@ struct ht__decision {
  * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
  * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
  * error is returned. *out is filled (zeroed first); on error it may hold part of it:
- * ht__decision_destroy it either way. Errors as ht__coexec_measure_alone, ht__coexec_create,
+ * ht__decision_destroy it either way. Errors as ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus, ht__coexec_run, ht__coexec_adopt_host and
  * ht__coexec_bind; HT_EINVAL when n is 0; HT_ENOMEM. */
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
