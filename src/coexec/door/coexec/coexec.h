@@ -8,10 +8,13 @@
  *   - one decision, ht__decide, whatever asks: the runtime and each MPI node (the devices
  *     measured alone, the co-execution made with its links and host memory, the rule,
  *     what was chosen run once when asked; with in->from, the program's arrays handed
- *     over to what a new decision chose), `hetune split` and `run` (in->alone: the
- *     co-execution made with the links and host memory its database holds, the rule on
- *     the runs alone they measured) and `--refine` (in->measured: the rule's last
- *     comparison); ht__decision_destroy frees what it decided;
+ *     over to what a new decision chose; the runtime's with in->program, its options made
+ *     here and its links, host memory rates and written buffers the basis in->read read
+ *     at open, handed from each decision to the next), `hetune split` and `run` (in->runs:
+ *     each device's run alone, kept in the decision for several co-executions; in->alone:
+ *     the co-execution made with the links and host memory its database holds, the rule
+ *     on those runs alone) and `--refine` (in->measured: the rule's last comparison); a
+ *     decision owns what it made, measured and read, and ht__decision_destroy frees it;
  *   - a run checked: ht__coexec_check (verify, then dump), and the rounds after the
  *     decision, ht__coexec_rounds (a refinement's rounds or a sweep's points, each the
  *     plan changed, the run, the verification, told to the caller, who stores it);
@@ -20,7 +23,8 @@
  *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
  *     (the run between the node's moves of its host arrays);
  *   - what the store holds for a co-execution (ht__store_rates) and the written buffers
- *     without "index" (written.c).
+ *     without "index" (written.c), for MPI's nodes (the runtime's decisions read them
+ *     with in->read).
  * Only what other modules call is here; the steps those calls make (create, run, verify,
  * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
@@ -498,10 +502,10 @@ struct ht__decision {
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
- * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one device, or HT__DECIDE_ALONE, the fastest by tuned
- * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
- * (in->alone_opts), ht__coexec_estimate predicts the split with the
- * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
+ * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one
+ * device, or HT__DECIDE_ALONE, the fastest by tuned time runs alone, unmeasured. Otherwise
+ * every device runs the whole problem alone (in->alone_opts), ht__coexec_estimate
+ * predicts the split with the bus plan (the links in->bw where known) and decides with in->copts->margin; a split
  * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
  * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
@@ -510,7 +514,10 @@ struct ht__decision {
  * how). With in->from, the arrays of from->cx move to what was decided
  * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
  * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
- * error is returned. *out is filled (zeroed first); on error it may hold part of it:
+ * error is returned. With in->program the options, links and host memory rates are made
+ * from it and its prev's basis, which *out takes over when it succeeds. In->read,
+ * in->runs and in->measured decide nothing: each does only what its field says.
+ * *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus, ht__coexec_run, ht__coexec_adopt_host and
  * ht__coexec_bind; HT_EINVAL when n is 0; HT_ENOMEM. */
