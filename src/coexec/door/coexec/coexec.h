@@ -505,9 +505,9 @@ struct ht__decision {
  * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one
  * device, or HT__DECIDE_ALONE, the fastest by tuned time runs alone, unmeasured. Otherwise
  * every device runs the whole problem alone (in->alone_opts), ht__coexec_estimate
- * predicts the split with the bus plan (the links in->bw where known) and decides with in->copts->margin; a split
- * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
- * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
+ * predicts the split with the bus plan (the links in->bw where known) and decides with
+ * in->copts->margin; a split predicted to pay (or forced), or predicted faster within the
+ * margin (estimate.check), runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
  * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
  * ht__decide_split's). With in->run_chosen, what was decided then runs once if it has no
  * run yet. With in->alone the devices' runs alone are the caller's (in->alone says
