@@ -507,10 +507,10 @@ struct ht__decision {
  * every device runs the whole problem alone (in->alone_opts), ht__coexec_estimate
  * predicts the split with the bus plan (the links in->bw where known) and decides with
  * in->copts->margin; a split predicted to pay (or forced), or predicted faster within the
- * margin (estimate.check), runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
- * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
- * ht__decide_split's). With in->run_chosen, what was decided then runs once if it has no
- * run yet. With in->alone the devices' runs alone are the caller's (in->alone says
+ * margin (estimate.check), runs the bus plan (unless in->paper_plan, or the scheduler is
+ * not static) once: measured above estimate.keep_s, and not forced, the fastest device
+ * runs alone (the rule is ht__decide_split's). With in->run_chosen, what was decided then
+ * runs once if it has no run yet. With in->alone the devices' runs alone are the caller's (in->alone says
  * how). With in->from, the arrays of from->cx move to what was decided
  * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
  * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
