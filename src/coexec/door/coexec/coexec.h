@@ -510,14 +510,13 @@ struct ht__decision {
  * margin (estimate.check), runs the bus plan (unless in->paper_plan, or the scheduler is
  * not static) once: measured above estimate.keep_s, and not forced, the fastest device
  * runs alone (the rule is ht__decide_split's). With in->run_chosen, what was decided then
- * runs once if it has no run yet. With in->alone the devices' runs alone are the caller's (in->alone says
- * how). With in->from, the arrays of from->cx move to what was decided
- * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
- * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
- * error is returned. With in->program the options, links and host memory rates are made
- * from it and its prev's basis, which *out takes over when it succeeds. In->read,
- * in->runs and in->measured decide nothing: each does only what its field says.
- * *out is filled (zeroed first); on error it may hold part of it:
+ * runs once if it has no run yet. With in->alone the devices' runs alone are the caller's
+ * (in->alone says how). With in->from, the arrays of from->cx move to what was decided
+ * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is freed;
+ * when that fails, from->cx holds and is bound to the arrays as before, and the error is returned.
+ * With in->program the options, links and host memory rates are made from it and its prev's basis,
+ * which *out takes over when it succeeds. In->read, in->runs and in->measured decide nothing: each
+ * does only what its field says. *out is filled (zeroed first); on error it may hold part of it:
  * ht__decision_destroy it either way. Errors as ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus, ht__coexec_run, ht__coexec_adopt_host and
  * ht__coexec_bind; HT_EINVAL when n is 0; HT_ENOMEM. */
