@@ -472,6 +472,58 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
 
+/* What store holds for a co-execution over devs[0..n): each device's link on the path
+ * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
+ * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be
+ * written all the same); and this machine's host memory rates into *host
+ * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
+int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
+                    enum ht_data_path asked, struct ht_bandwidth *links,
+                    const struct ht_bandwidth **link, struct ht_host_memory *host);
+
+/* --- the written buffers without "index" (src/coexec/written.c, issue 26 item 4) ---
+ *
+ * What a split of such a spec rests on besides the decision: which elements each slice
+ * writes, inferred once by a probe (coexec.h, ht_split_probe) and kept in the results
+ * database with the problem (the spec's hash and sizes), so that `hetune split`, the
+ * runtime and each split over MPI find the same inference and probe only once. */
+struct ht__written_in {
+    const struct ht_spec *spec;            /* borrowed for the call */
+    struct ht_store *store;                /* where inferences are read and stored */
+    int64_t problem_id;                    /* the problem's row in store */
+    const struct ht_workflow_device *devs; /* n, dev, device_id, config, config_text and
+                                              tuned_s set: the probe runs on the one that
+                                              works in place with the shortest tuned_s */
+    size_t n;
+    unsigned dim;                          /* the split dimension */
+    const struct ht_exec_opts *exec;       /* the probe's binary cache, Eq. 3; NULL:
+                                              defaults */
+    ht_workflow_note_fn on_note;           /* told, per buffer, what was found (probed now
+                                              or stored); NULL: nobody */
+    void *user;
+    const char *devices_are;               /* the devs in words for the refusal when none
+                                              works in place ("rank 0's devices"); NULL:
+                                              "the split's devices" */
+};
+
+/* What ht__written_infer found. */
+struct ht__written {
+    struct ht_split_written *written;      /* spec->nargs entries, owned (free()), for
+                                              ht_coexec_opts.written; NULL when the spec
+                                              has no written buffer without "index" */
+    unsigned probed;                       /* buffers a probe inferred now (stored) */
+    unsigned stored;                       /* buffers whose inference store held */
+};
+
+/* Fills *out for the written buffers without "index" of in->spec: each from in->store
+ * when it holds an inference for the buffer's layout at this problem, else by one probe
+ * (ht_split_probe) on the device of in->devs that works in place with the shortest tuned
+ * time, stored for next time. Errors, *out zeroed: ht_split_probe's (HT_ESPEC saying what
+ * the probe saw: "written buffer 'out' has no index, and the probe's slice ..."), HT_ESPEC
+ * when no device of in->devs works in place, HT_EDB, HT_ENOMEM. */
+int ht__written_infer(const struct ht__written_in *in, struct ht__written *out,
+                      struct ht_error *err);
+
 
 /* Prepares the co-execution of spec on n devices: checks each configuration
  * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,

@@ -462,26 +462,24 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                       struct ht_error *err)
 {
-    struct ht__written_in in;
-    struct ht__written got;
+    struct ht__decision read;
     int rc;
 
     if (b->n < 2)
         return HT_OK;
-    memset(&in, 0, sizeof in);
-    in.spec = b->spec;
-    in.store = b->store;
-    in.problem_id = b->problem_id;
-    in.devs = b->devs;
-    in.n = b->n;
-    in.dim = opts->coexec.dim;
-    in.exec = &opts->coexec.exec;
-    in.on_note = opts->on_note;
-    in.user = opts->user;
-    rc = ht__written_infer(&in, &got, err);
-    if (rc != HT_OK || !got.written)
-        return rc;
-    free(b->written);
-    b->written = got.written;
-    return HT_OK;
+    rc = ht__decide(&(struct ht__decide_in){
+                        .spec = b->spec, .devs = b->devs, .n = b->n,
+                        .read = &(struct ht__read){
+                            .store = b->store, .problem_id = b->problem_id,
+                            .path = opts->coexec.exec.data_path, .infer = 1,
+                            .dim = opts->coexec.dim, .exec = &opts->coexec.exec,
+                            .on_note = opts->on_note, .user = opts->user}},
+                    &read, err);
+    if (rc == HT_OK && read.basis.written) {
+        free(b->written);
+        b->written = read.basis.written; /* taken from the decision */
+        read.basis.written = NULL;
+    }
+    ht__decision_destroy(&read);
+    return rc;
 }
