@@ -472,6 +472,16 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
 
+/* Frees a co-execution; NULL is allowed. */
+void ht__coexec_free(struct ht_coexec *cx);
+
+/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
+ * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
+ * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
+ * alignment at which some device that works in place wraps it as it is (its base
+ * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
+enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
+
 /* What store holds for a co-execution over devs[0..n): each device's link on the path
  * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
  * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be

@@ -581,5 +581,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     if (rc == HT_OK && f)
         rc = ht__coexec_hand_over(out->cx, f->cx, f->bound, f->bytes, f->nargs, f->pin_err,
                                   err);
+    if (rc == HT_OK && out->cx)
+        out->bound = ht__coexec_memory_bound(out->cx);
     return rc;
 }

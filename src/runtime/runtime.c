@@ -42,8 +42,8 @@ struct ht_runtime {
      * is made from (each device's stored link, the host memory's rates, the written
      * buffers without "index"), read at open. */
     struct ht__decision dec;
-    /* The kind of memory bound as dec.cx sees it when it was decided (ht__coexec_memory_bound):
-     * a launch decides again when cx sees another. Not info.memory, the kind the decision
+    /* The kind of memory bound as dec.cx sees it when it was decided (dec.bound, then as
+     * ht__coexec_launch tells): a launch decides again when cx sees another. Not info.memory, the kind the decision
      * was made for over every device: cx may hold fewer (a GPU alone sees a program's
      * array as aligned, having no device that works in place), and comparing with that
      * decided again at every launch (seconds each, measured on the H100 machine). */
@@ -949,7 +949,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
                      "; pinning the arrays again failed, moved unpinned: %.120s", pin.text);
     }
     rt->info.split = rt->dec.ncx > 1;
-    rt->cx_memory = ht__coexec_memory_bound(rt->dec.cx);
+    rt->cx_memory = rt->dec.bound;
     return HT_OK;
 }
 
@@ -1039,6 +1039,7 @@ static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
+    struct ht_coexec_result res;
     enum ht_coexec_memory memory;
     double t0;
     int rc;
@@ -1060,10 +1061,13 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     }
     /* The decision was made for one kind of memory; bound to another, the data path costs
      * another time (a GPU's share of a program's malloc arrays moved at the pageable rate
-     * took 39 ms where pinned took 6): decide again, once per change. With one device, or
-     * alone as asked, nothing depends on it. */
-    memory = ht__coexec_memory_bound(rt->dec.cx);
-    if (memory != rt->cx_memory) {
+     * took 39 ms where pinned took 6): decide again, once per change (the launch tells of
+     * it, nothing run). With one device, or alone as asked, nothing depends on it. */
+    memory = rt->cx_memory;
+    memset(&res, 0, sizeof res);
+    t0 = now_s();
+    rc = ht__coexec_launch(rt->dec.cx, &res, &memory, err);
+    if (rc == HT_DONE) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
             rc = redecide(rt, memory, SIZE_MAX, err);
             if (rc != HT_OK)
@@ -1074,16 +1078,16 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
             snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut, "; for %s memory",
                      memory_words(memory));
         }
+        t0 = now_s();
+        rc = ht__coexec_launch(rt->dec.cx, &res, NULL, err);
     }
     if (rt->have_last) {
         ht__coexec_result_destroy(&rt->last);
         rt->have_last = 0;
     }
-    t0 = now_s();
-    rc = ht__coexec_launch(rt->dec.cx, &rt->last, err);
     if (rc != HT_OK) {
         /* The co-execution fills part of the result before it fails. */
-        ht__coexec_result_destroy(&rt->last);
+        ht__coexec_result_destroy(&res);
         /* A device lost or failing: recorded, and the runtime stays closable. */
         rt->info.failed_launches++;
         rt->info.last_status = rc;
@@ -1091,6 +1095,7 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
                  err->code ? err->text : ht_strerror(rc));
         return rc;
     }
+    rt->last = res;
     rt->info.last_status = HT_OK;
     rt->info.last_error[0] = '\0';
     rt->have_last = 1;

@@ -151,9 +151,6 @@ struct ht__precheck {
  * when none (or no devs). */
 int ht__coexec_precheck(const struct ht__precheck *p, unsigned *largest, struct ht_error *err);
 
-/* Frees a co-execution; NULL is allowed. */
-void ht__coexec_free(struct ht_coexec *cx);
-
 /* --- (outputs.c) the steps the users make together around a run --- */
 
 /* Verifies the outputs of cx's last run against device ref alone (ht__coexec_verify, into
@@ -243,13 +240,6 @@ int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
  * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
 void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
 
-/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
- * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
- * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
- * alignment at which some device that works in place wraps it as it is (its base
- * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
-enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
-
 /* Frees memory of ht__coexec_alloc (unbinding it first where it is bound); NULL and memory
  * cx did not give are ignored. */
 void ht__coexec_free_host(struct ht_coexec *cx, void *data);
@@ -258,8 +248,13 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
  * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
  * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
  * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
+ * seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
+ * the kind of memory the caller last saw bound to cx; when the arrays bound now are of
+ * another kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to
+ * that kind and HT_DONE is returned: the caller decides again, or launches again.
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
-int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
+                      enum ht_coexec_memory *seen, struct ht_error *err);
 
 /* --- the split-or-alone decision (decide.c) --- */
 
@@ -482,6 +477,9 @@ struct ht__decision {
     double predicted_split_s;   /* ht__coexec_estimate's wall time of the split; -1 unknown */
     double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
     double measured_split_s;    /* the split's measured wall time; -1 when not measured */
+    enum ht_coexec_memory bound;/* the kind of memory bound to cx once decided (with
+                                   in->from, the arrays handed over: a device alone may see
+                                   them as another kind than the decision was made for) */
     char text[256];             /* the decision in words */
     int has_plan;               /* 1: cx has a plan, plan */
     struct ht_split_plan plan;  /* owned: a copy of cx's plan as decided */
