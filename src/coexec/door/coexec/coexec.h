@@ -18,15 +18,17 @@
  *   - a run checked: ht__coexec_check (verify, then dump), and the rounds after the
  *     decision, ht__coexec_rounds (a refinement's rounds or a sweep's points, each the
  *     plan changed, the run, the verification, told to the caller, who stores it);
- *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
+ *   - the program's arrays: bind, alloc, free_host, launch (bind.c; a launch tells of a
+ *     change of the kind of memory bound, for the runtime to decide again);
  *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
  *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
- *     (the run between the node's moves of its host arrays);
- *   - what the store holds for a co-execution (ht__store_rates) and the written buffers
- *     without "index" (written.c), for MPI's nodes (the runtime's decisions read them
- *     with in->read).
- * Only what other modules call is here; the steps those calls make (create, run, verify,
- * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
+ *     (the run between the node's moves of its host arrays).
+ * What the store holds for a co-execution (each device's link, the host memory's rates)
+ * and the written buffers without "index" are read with ht__decide's in->read, by the
+ * runtime, `hetune split` and `run`, and MPI's rank 0 alike.
+ * Only what other modules call is here; the steps those calls make (create, free, run,
+ * verify, dump, set_factors, refine, set_range, the kind of memory bound, the stored
+ * rates and the written buffers' inference, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
@@ -237,7 +239,8 @@ int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
 /* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
  * the context of its first device that is copied to (a GPU's DMA reads and writes it at
  * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
- * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
+ * freed by ht__coexec_free_host or with cx (ht__decision_destroy of the decision that holds
+ * it). NULL with err set (HT_ECL, HT_ENOMEM). */
 void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
 
 /* Frees memory of ht__coexec_alloc (unbinding it first where it is bound); NULL and memory
@@ -322,7 +325,8 @@ struct ht__measured {
 
 /* What the runtime's decisions are made from besides its devices: read once from the
  * results database when it opens (ht__decide with in->read), then handed from each
- * decision to the next (in->program->prev). Owned by the decision that holds it
+ * decision to the next (in->program->prev); `hetune split`, `run` and MPI's rank 0 read
+ * the same way and take the parts they use. Owned by the decision that holds it
  * (ht__decision_destroy). */
 struct ht__basis {
     struct ht_bandwidth *links;       /* n: each device's stored link (ht__store_rates) */
@@ -343,11 +347,16 @@ struct ht__read {
     int64_t problem_id;
     enum ht_data_path path;           /* the links stored on the path it resolves to for
                                          each device */
-    int infer;                        /* 1: the program may split (two devices or more,
-                                         not alone as asked): the written buffers without
-                                         "index" are inferred (ht__written_infer, along dim,
+    int infer;                        /* 1 (the runtime: the program may split, two
+                                         devices or more, not alone as asked): the written
+                                         buffers without "index" are inferred, stored or
+                                         else probed on the device of in->devs that works
+                                         in place with the shortest tuned time and stored
+                                         (ht__written_infer: each device's device_id,
+                                         config, config_text and tuned_s set; along dim,
                                          the probe with exec, on_note told what was found,
-                                         devices_are naming the devices) */
+                                         devices_are naming the devices, NULL: "the
+                                         split's devices") */
     int may_alone;                    /* 1 (the runtime's mode AUTO): a written buffer no
                                          slab explains makes the basis unsplittable, not an
                                          error */
@@ -432,8 +441,10 @@ struct ht__decide_in {
      * out->split (1: keep the split) and out->fastest (else the device that runs alone)
      * say what it found. */
     const struct ht__measured *measured;
-    /* Not NULL (the runtime when it opens): only the basis of its decisions is read into
-     * out->basis; nothing is decided, made or run. */
+    /* Not NULL (the runtime when it opens; `hetune split` and `run`, and MPI's rank 0, for
+     * the written buffers' inference and each device's link): only the basis of decisions
+     * is read into out->basis (the caller may take its parts, zeroing them); nothing is
+     * decided, made or run. */
     const struct ht__read *read;
     /* Not NULL (the runtime's decisions): copts, alone_opts, bw and host are made from it
      * and its prev's basis (not read), and mode is HT__DECIDE_ALONE when that basis is
