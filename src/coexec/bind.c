@@ -92,7 +92,8 @@ int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
     return rebind(cx, arg, data, err);
 }
 
-int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err)
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
+                      enum ht_coexec_memory *seen, struct ht_error *err)
 {
     struct ht_coexec_result local;
     int rc;
@@ -105,6 +106,13 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct
             if (res)
                 memset(res, 0, sizeof *res);
             return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
+        }
+    }
+    if (seen) {
+        enum ht_coexec_memory kind = ht__coexec_memory_bound(cx);
+        if (kind != *seen) {
+            *seen = kind;
+            return HT_DONE;
         }
     }
     rc = ht__cx_run_many(cx, res ? res : &local, 0, 1, 1, 0, err);

@@ -365,9 +365,18 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
                          uint64_t whi, int owned, struct ht__box *out);
 
 /* --- the handle's steps that only coexec's own files call: the door's coarser calls
- * (ht__coexec_check, ht__coexec_round, ht__decide, ht__coexec_share,
+ * (ht__coexec_check, ht__coexec_rounds, ht__decide, ht__coexec_share,
  * ht__coexec_share_run) make them in the order the workflow, the
  * runtime and MPI's nodes made them before --- */
+
+/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
+ * (base's options, the static scheduler) and fills d->alone. On success *cx
+ * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
+ * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
+ * ht__coexec_run. */
+int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
+                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
+                             struct ht_coexec_result *res, struct ht_error *err);
 
 /* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
  * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */
@@ -452,7 +461,7 @@ int ht__coexec_slab(const struct ht_coexec *cx, size_t i, int output, uint64_t u
  * the co-execution's residue rule). Repeat run and refine until it converges. Returns
  * HT_OK with the new plan in place; HT_DONE when the new plan launches the same slices as
  * the current one (nothing is replaced); HT_EINVAL when cx has no plan or last is not a
- * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_round reports them
+ * run of it; HT_ENOMEM. The models are kept in cx: ht__coexec_rounds reports them
  * (model_s). */
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                       const struct ht_coexec_result *last, enum ht_refine_target target,
@@ -462,6 +471,68 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
  * store holds one measured on the path that asked resolves to for dev, else 0. */
 int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
                    enum ht_data_path asked, struct ht_bandwidth *bw);
+
+/* Frees a co-execution; NULL is allowed. */
+void ht__coexec_free(struct ht_coexec *cx);
+
+/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
+ * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
+ * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
+ * alignment at which some device that works in place wraps it as it is (its base
+ * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
+enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
+
+/* What store holds for a co-execution over devs[0..n): each device's link on the path
+ * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
+ * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be
+ * written all the same); and this machine's host memory rates into *host
+ * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
+int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
+                    enum ht_data_path asked, struct ht_bandwidth *links,
+                    const struct ht_bandwidth **link, struct ht_host_memory *host);
+
+/* --- the written buffers without "index" (src/coexec/written.c, issue 26 item 4) ---
+ *
+ * What a split of such a spec rests on besides the decision: which elements each slice
+ * writes, inferred once by a probe (coexec.h, ht_split_probe) and kept in the results
+ * database with the problem (the spec's hash and sizes), so that `hetune split`, the
+ * runtime and each split over MPI find the same inference and probe only once. */
+struct ht__written_in {
+    const struct ht_spec *spec;            /* borrowed for the call */
+    struct ht_store *store;                /* where inferences are read and stored */
+    int64_t problem_id;                    /* the problem's row in store */
+    const struct ht_workflow_device *devs; /* n, dev, device_id, config, config_text and
+                                              tuned_s set: the probe runs on the one that
+                                              works in place with the shortest tuned_s */
+    size_t n;
+    unsigned dim;                          /* the split dimension */
+    const struct ht_exec_opts *exec;       /* the probe's binary cache, Eq. 3; NULL:
+                                              defaults */
+    ht_workflow_note_fn on_note;           /* told, per buffer, what was found (probed now
+                                              or stored); NULL: nobody */
+    void *user;
+    const char *devices_are;               /* the devs in words for the refusal when none
+                                              works in place ("rank 0's devices"); NULL:
+                                              "the split's devices" */
+};
+
+/* What ht__written_infer found. */
+struct ht__written {
+    struct ht_split_written *written;      /* spec->nargs entries, owned (free()), for
+                                              ht_coexec_opts.written; NULL when the spec
+                                              has no written buffer without "index" */
+    unsigned probed;                       /* buffers a probe inferred now (stored) */
+    unsigned stored;                       /* buffers whose inference store held */
+};
+
+/* Fills *out for the written buffers without "index" of in->spec: each from in->store
+ * when it holds an inference for the buffer's layout at this problem, else by one probe
+ * (ht_split_probe) on the device of in->devs that works in place with the shortest tuned
+ * time, stored for next time. Errors, *out zeroed: ht_split_probe's (HT_ESPEC saying what
+ * the probe saw: "written buffer 'out' has no index, and the probe's slice ..."), HT_ESPEC
+ * when no device of in->devs works in place, HT_EDB, HT_ENOMEM. */
+int ht__written_infer(const struct ht__written_in *in, struct ht__written *out,
+                      struct ht_error *err);
 
 
 /* Prepares the co-execution of spec on n devices: checks each configuration

@@ -63,6 +63,16 @@ void ht__decision_destroy(struct ht__decision *d)
     ht__coexec_result_destroy(&d->verdict.res);
     ht_split_plan_destroy(&d->plan);
     free(d->model_s);
+    for (size_t i = 0; d->alone_cx && i < d->nalone; i++)
+        ht__coexec_free(d->alone_cx[i]);
+    for (size_t i = 0; d->alone_res && i < d->nalone; i++)
+        ht__coexec_result_destroy(&d->alone_res[i]);
+    free(d->alone_cx);
+    free(d->alone_res);
+    free(d->alone);
+    free(d->basis.links);
+    free(d->basis.link);
+    free(d->basis.written);
     memset(d, 0, sizeof *d);
 }
 
@@ -268,6 +278,40 @@ static void say(const struct ht__decide_in *in, const struct ht_coexec_estimate 
                  est->alone_s);
 }
 
+/* Each device of in->devs alone with the co-execution's clock (opts), into cx[i], res[i]
+ * and alone[i] (in->devs[i].alone too), *fastest (may be NULL; 0 first) the fastest by
+ * wall time so far, in->runs told after each; stops at the first error. */
+static int measure_all(const struct ht__decide_in *in, const struct ht_coexec_opts *opts,
+                       struct ht_coexec **cx, struct ht_coexec_result *res,
+                       struct ht_coexec_alone *alone, size_t *fastest, struct ht_error *err)
+{
+    for (size_t i = 0; i < in->n; i++) {
+        int rc = ht__coexec_measure_alone(in->spec, &in->devs[i], opts, &cx[i], &res[i], err);
+        if (rc != HT_OK)
+            return rc;
+        alone[i] = in->devs[i].alone;
+        if (fastest && alone[i].wall_s < alone[*fastest].wall_s)
+            *fastest = i;
+        if (in->runs && in->runs->on_step)
+            in->runs->on_step("devices alone", in->runs->user);
+    }
+    return HT_OK;
+}
+
+/* ht__decide with in->runs: every device's run alone, kept in out. */
+static int measure_runs(const struct ht__decide_in *in, struct ht__decision *out,
+                        struct ht_error *err)
+{
+    out->nalone = in->n;
+    out->alone = calloc(in->n, sizeof *out->alone);
+    out->alone_cx = calloc(in->n, sizeof *out->alone_cx);
+    out->alone_res = calloc(in->n, sizeof *out->alone_res);
+    if (!out->alone || !out->alone_cx || !out->alone_res)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    return measure_all(in, in->alone_opts, out->alone_cx, out->alone_res, out->alone,
+                       &out->fastest, err);
+}
+
 static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
                        struct ht_error *err)
 {
@@ -355,12 +399,7 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t i = 0; rc == HT_OK && i < n; i++) {
-        rc = ht__coexec_measure_alone(in->spec, &in->devs[i], in->alone_opts, &alone_cx[i],
-                                &alone_res[i], err);
-        if (rc == HT_OK)
-            alone[i] = in->devs[i].alone;
-    }
+    rc = measure_all(in, in->alone_opts, alone_cx, alone_res, alone, NULL, err);
     if (rc == HT_OK)
         rc = make_cx(in, all, n, out, err);
     if (rc == HT_OK)
@@ -407,10 +446,116 @@ done:
     return rc;
 }
 
+/* ht__decide with in->read (the runtime when it opens): what its decisions are made from,
+ * into *b: each device's stored link and the host memory's rates, then, when it may split,
+ * the written buffers without "index". */
+static int read_basis(const struct ht__decide_in *in, struct ht__basis *b,
+                      struct ht_error *err)
+{
+    const struct ht__read *r = in->read;
+    struct ht__written got;
+    struct ht_error why;
+    int rc;
+
+    b->links = calloc(in->n ? in->n : 1, sizeof *b->links);
+    b->link = calloc(in->n ? in->n : 1, sizeof *b->link);
+    if (!b->links || !b->link)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    b->has_host = ht__store_rates(r->store, in->devs, in->n, r->path, b->links, b->link,
+                                  &b->host);
+    if (!r->infer)
+        return HT_OK;
+    ht_error_clear(&why);
+    rc = ht__written_infer(&(struct ht__written_in){
+                               .spec = in->spec, .store = r->store,
+                               .problem_id = r->problem_id, .devs = in->devs, .n = in->n,
+                               .dim = r->dim, .exec = r->exec, .on_note = r->on_note,
+                               .user = r->user, .devices_are = r->devices_are},
+                           &got, &why);
+    if (rc == HT_ESPEC && r->may_alone) {
+        /* Never split: the probe's words say why. */
+        if (r->on_note)
+            r->on_note(why.text, r->user);
+        b->unsplittable = 1;
+        return HT_OK;
+    }
+    if (rc != HT_OK) {
+        if (err)
+            *err = why;
+        return rc;
+    }
+    b->written = got.written;
+    b->probed = got.probed;
+    b->stored = got.stored;
+    return HT_OK;
+}
+
+/* ht__decide with in->program (the runtime's decisions): its options made from it and its
+ * prev's basis, which out takes over. */
+static int decide_program(const struct ht__decide_in *in, struct ht__decision *out,
+                          struct ht_error *err)
+{
+    const struct ht__program *p = in->program;
+    struct ht__decision *prev = p->prev;
+    const struct ht__basis *b = &prev->basis;
+    struct ht_coexec_opts so, mo;
+    struct ht__decide_in pi = *in;
+    int rc;
+
+    ht__coexec_opts_init(&so);
+    so.dim = p->dim;
+    so.exec = *p->exec;
+    so.sched.residue = p->residue;
+    so.written = b->written;
+    so.cpu_units = p->cpu_units;
+    so.memory = p->memory;
+    mo = so;
+    mo.repeats = p->measure_repeats ? p->measure_repeats : 3;
+    mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
+    pi.program = NULL;
+    pi.copts = &so;
+    pi.alone_opts = &mo;
+    /* The links were measured on the data path's own memory: they model it, and an
+     * unmeasured split (mode SPLIT) on any memory. Measured on a program's memory, what
+     * its transfers took alone is the better model. */
+    pi.bw = p->memory == HT_COEXEC_MEM_OWN || in->mode == HT__DECIDE_SPLIT ? b->link : NULL;
+    pi.host = b->has_host ? &b->host : NULL;
+    if (b->unsplittable)
+        pi.mode = HT__DECIDE_ALONE;
+    if (p->only < in->n) {
+        /* That device alone, unmeasured (the watch's fallback). */
+        pi.devs = &in->devs[p->only];
+        pi.n = 1;
+        pi.bw = NULL;
+        pi.mode = HT__DECIDE_ALONE;
+    }
+    rc = ht__decide(&pi, out, err);
+    if (rc != HT_OK)
+        return rc;
+    if (p->only < in->n)
+        out->idx[0] = p->only;
+    if (in->from && in->from->cx == prev->cx)
+        prev->cx = NULL; /* freed by the hand-over */
+    out->basis = prev->basis;
+    memset(&prev->basis, 0, sizeof prev->basis);
+    return HT_OK;
+}
+
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err)
 {
     const struct ht__handover *f = in->from;
     int rc;
+
+    if (in->read) {
+        memset(out, 0, sizeof *out);
+        return read_basis(in, &out->basis, err);
+    }
+    if (in->program)
+        return decide_program(in, out, err);
+    if (in->runs) {
+        memset(out, 0, sizeof *out);
+        return measure_runs(in, out, err);
+    }
 
     if (in->measured) {
         size_t alone = ht__decide_measured(in->measured);
@@ -436,5 +581,7 @@ int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct 
     if (rc == HT_OK && f)
         rc = ht__coexec_hand_over(out->cx, f->cx, f->bound, f->bytes, f->nargs, f->pin_err,
                                   err);
+    if (rc == HT_OK && out->cx)
+        out->bound = ht__coexec_memory_bound(out->cx);
     return rc;
 }

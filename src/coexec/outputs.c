@@ -154,8 +154,34 @@ int ht__coexec_plan_copy(struct ht_split_plan *dst, const struct ht_split_plan *
     return HT_OK;
 }
 
-int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
-                     struct ht_coexec_result *res, struct ht_error *err)
+/* One measured round: what changes the plan first (at most one of factors and from), the
+ * run, the verification. */
+struct round {
+    const double *factors;     /* not NULL: static at these split factors first
+                                  (ht__coexec_set_factors: a sweep's point) */
+    const struct ht_coexec_result *from; /* not NULL: the plan refined first from this run
+                                  (ht__coexec_refine with alone and target) */
+    const struct ht_coexec_alone *alone;
+    enum ht_refine_target target;
+    int reset_models;          /* 1: every device's time model back to its tuned time
+                                  before anything (ht__coexec_reset_models: a sweep's first
+                                  point after a refinement) */
+    size_t ref;                /* the device the outputs are verified against */
+    struct ht_split_plan *plan; /* not NULL: a copy of the plan the round ran, zeroed first
+                                  and left so when cx has none or nothing ran; the
+                                  caller's (ht_split_plan_destroy) */
+    double *model_s;           /* not NULL: 2 per device of cx, the time model and the
+                                  overhead the round was planned by (as
+                                  ht__decision.model_s), set once the plan changed */
+};
+
+/* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
+ * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
+ * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
+ * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
+ * err says how), else the first error of the steps. */
+static int round_make(struct ht_coexec *cx, const struct round *r, struct ht_coexec_result *res,
+                      struct ht_error *err)
 {
     int rc = HT_OK;
 
@@ -177,4 +203,95 @@ int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
     if (rc == HT_OK)
         rc = ht__coexec_verify(cx, r->ref, res, err);
     return rc;
+}
+
+/* The round just made, told to r->made: rc HT_EVERIFY (err says how the outputs differ)
+ * is told as verr and cleared from err, so that a later error is err's own. */
+static int round_tell(const struct ht__rounds *r, struct ht__round_made *m, int rc,
+                      struct ht_error *err)
+{
+    struct ht_error verr;
+
+    if (rc == HT_EVERIFY) {
+        ht_error_clear(&verr);
+        if (err)
+            verr = *err;
+        else
+            verr.code = HT_EVERIFY;
+        ht_error_clear(err);
+        m->verr = &verr;
+        rc = HT_OK;
+    }
+    return rc == HT_OK ? r->made(r->user, m, err) : rc;
+}
+
+/* A refinement's rounds: each refined from the last run (r->first for round 1). */
+static int refine_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct ht_error *err)
+{
+    size_t n = r->first->ndevices;
+    struct ht_coexec_result res, prev;
+    struct ht_split_plan plan;
+    double *models = calloc(2 * (n ? n : 1), sizeof *models);
+    int rc = HT_OK, have_prev = 0;
+
+    if (!models)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    memset(&prev, 0, sizeof prev);
+    for (unsigned k = 1; k <= r->refine; k++) {
+        memset(&res, 0, sizeof res);
+        rc = round_make(cx, &(struct round){.from = have_prev ? &prev : r->first,
+                                            .alone = r->alone, .target = r->target,
+                                            .ref = r->ref, .plan = &plan, .model_s = models},
+                        &res, err);
+        if (rc == HT_DONE)
+            break;
+        if (rc == HT_OK || rc == HT_EVERIFY) {
+            res.theoretical_s = r->first->theoretical_s;
+            snprintf(res.scheduler, sizeof res.scheduler, "refined");
+        }
+        rc = round_tell(r, &(struct ht__round_made){.k = k, .res = &res, .model_s = models,
+                                                    .plan = &plan},
+                        rc, err);
+        ht_split_plan_destroy(&plan);
+        if (have_prev)
+            ht__coexec_result_destroy(&prev);
+        /* The next round is refined from this one's run. */
+        prev = res;
+        have_prev = 1;
+        if (rc != HT_OK)
+            break;
+    }
+    if (have_prev)
+        ht__coexec_result_destroy(&prev);
+    free(models);
+    return rc;
+}
+
+/* A sweep's points, at device 0's factor min(k step, 1). */
+static int sweep_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct ht_error *err)
+{
+    for (size_t k = 0; k < r->npoints; k++) {
+        struct ht_coexec_result res;
+        double f[2];
+        int rc;
+
+        memset(&res, 0, sizeof res);
+        f[0] = (double)k * r->step > 1.0 ? 1.0 : (double)k * r->step;
+        f[1] = 1.0 - f[0];
+        /* A refined round left its fitted models in cx: the first point gives them back. */
+        rc = round_make(cx, &(struct round){.factors = f, .reset_models = k == 0,
+                                            .ref = r->ref},
+                        &res, err);
+        rc = round_tell(r, &(struct ht__round_made){.k = k, .factor = f[0], .res = &res},
+                        rc, err);
+        ht__coexec_result_destroy(&res);
+        if (rc != HT_OK)
+            return rc;
+    }
+    return HT_OK;
+}
+
+int ht__coexec_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct ht_error *err)
+{
+    return r->refine ? refine_rounds(cx, r, err) : sweep_rounds(cx, r, err);
 }

@@ -117,7 +117,7 @@ int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_s
             ht__coexec_poison_host(cx, 0, 1); /* no slice: nothing of its own counts */
     } else {
         ht__coexec_result_destroy(res);
-        rc = how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, err)
+        rc = how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, NULL, err)
              : how == HT__SHARE_PLAIN ? ht__coexec_run_once(cx, res, err)
                                       : ht__coexec_run(cx, res, err);
     }

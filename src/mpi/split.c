@@ -89,8 +89,9 @@ struct msplit {
     struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
                                     database by the rank's hostname */
     struct node *nodes;          /* w.size */
-    struct ht_coexec *cx;        /* this node's co-execution */
-    struct ht_coexec_result whole, last;
+    struct ht__decision dec;     /* this node's decision: its co-execution (dec.cx) and
+                                    its run of the whole problem (dec.res) */
+    struct ht_coexec_result last;
     struct ht_split_plan plan;   /* over the nodes that took part */
     int *part;                   /* w.size: index in the plan, -1 when left out */
     uint64_t *scale;             /* w.size: the plan's units in one of the node's own (the
@@ -139,16 +140,15 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 }
 
 /* Rank 0, its database open: which elements each slice of a written buffer without
- * "index" writes, as `hetune split` finds it (ht__written_infer: stored, else probed on the
- * fastest of rank 0's devices that works in place, with the configuration the database
- * gives it, and stored). A buffer whose writes no slab explains fails the split, saying
- * what the probe saw. */
+ * "index" writes, as `hetune split` and the runtime find it (ht__decide's read: stored,
+ * else probed on the fastest of rank 0's devices that works in place, with the
+ * configuration the database gives it, and stored). A buffer whose writes no slab
+ * explains fails the split, saying what the probe saw. */
 static int infer_written(struct msplit *m, struct ht_store *store, int64_t problem_id,
                          struct ht_error *err)
 {
     struct ht_workflow_device *wd = NULL;
-    struct ht__written_in in;
-    struct ht__written got;
+    struct ht__decision read;
     size_t first, n, k = 0, unindexed = 0;
     int rc = HT_OK;
 
@@ -177,20 +177,20 @@ static int infer_written(struct msplit *m, struct ht_store *store, int64_t probl
         snprintf(wd[k].config_text, sizeof wd[k].config_text, "%s", c->text);
         wd[k++].tuned_s = c->tuned_s;
     }
-    memset(&in, 0, sizeof in);
-    in.spec = m->spec;
-    in.store = store;
-    in.problem_id = problem_id;
-    in.devs = wd;
-    in.n = k;
-    in.dim = m->opts->coexec.dim;
-    in.exec = &m->opts->coexec.exec;
-    in.on_note = m->opts->on_note;
-    in.user = m->opts->user;
-    in.devices_are = "rank 0's devices with a configuration";
-    rc = ht__written_infer(&in, &got, err);
-    if (rc == HT_OK)
-        m->written = got.written;
+    rc = ht__decide(&(struct ht__decide_in){
+                        .spec = m->spec, .devs = wd, .n = k,
+                        .read = &(struct ht__read){
+                            .store = store, .problem_id = problem_id,
+                            .path = m->opts->coexec.exec.data_path, .infer = 1,
+                            .dim = m->opts->coexec.dim, .exec = &m->opts->coexec.exec,
+                            .on_note = m->opts->on_note, .user = m->opts->user,
+                            .devices_are = "rank 0's devices with a configuration"}},
+                    &read, err);
+    if (rc == HT_OK) {
+        m->written = read.basis.written; /* taken from the decision */
+        read.basis.written = NULL;
+    }
+    ht__decision_destroy(&read);
     free(wd);
     return rc;
 }
@@ -228,15 +228,23 @@ static int find_configs(struct msplit *m, struct ht_error *err)
         ht_error_clear(&e);
         brc = ht_workflow_best(m->spec, store, problem_id, &bo, &wd, &e);
         if (brc == HT_OK) {
-            const struct ht_bandwidth *link;
-            struct ht_host_memory hm; /* rank 0's: each rank's are read below */
+            struct ht__decision read; /* its host memory rates are rank 0's: each rank's
+                                         are read below */
             m->cfg[d].ok = 1;
             m->cfg[d].tuned_s = wd.tuned_s;
             memcpy(m->cfg[d].config, wd.config, sizeof wd.config);
             snprintf(m->cfg[d].text, sizeof m->cfg[d].text, "%s", wd.config_text);
-            ht__store_rates(store, &wd, 1, o->coexec.exec.data_path, &m->cfg[d].bw, &link,
-                            &hm);
-            m->cfg[d].has_bw = link != NULL;
+            /* The device's stored link, read as the runtime reads its devices'. */
+            rc = ht__decide(&(struct ht__decide_in){
+                                .spec = m->spec, .devs = &wd, .n = 1,
+                                .read = &(struct ht__read){
+                                    .store = store, .path = o->coexec.exec.data_path}},
+                            &read, err);
+            if (rc == HT_OK && read.basis.link[0]) {
+                m->cfg[d].bw = read.basis.links[0];
+                m->cfg[d].has_bw = 1;
+            }
+            ht__decision_destroy(&read);
         } else if (brc == HT_ENOTFOUND) {
             snprintf(m->cfg[d].why, sizeof m->cfg[d].why,
                      "no configuration in the database (run 'mpirun -n K hetune tune' on "
@@ -307,32 +315,30 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                &me->load, 1, NULL, NULL, NULL, NULL};
+                                &me->load, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     rc = ht__decide(&in, &d, &e);
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);
         goto done;
     }
-    /* What it decided, and its run of the whole problem, are the node's. */
-    m->cx = d.cx;
-    m->whole = d.res;
-    d.cx = NULL;
-    d.has_res = 0;
+    /* What it decided, and its run of the whole problem (run_chosen), are the node's. */
+    m->dec = d;
+    memset(&d, 0, sizeof d);
     me->ok = 1;
-    me->ndev = (int32_t)d.ncx;
-    me->units = m->whole.global;
-    me->alone_s = m->whole.wall_s;
+    me->ndev = (int32_t)m->dec.ncx;
+    me->units = m->dec.res.global;
+    me->alone_s = m->dec.res.wall_s;
     me->first_s = me->alone_s;
-    me->alone_min_s = m->whole.wall_min_s;
-    me->kernel_s = m->whole.kernel_s;
-    me->split = d.split;
-    me->predicted_split_s = d.predicted_split_s;
-    me->predicted_alone_s = d.predicted_alone_s;
-    me->measured_split_s = d.measured_split_s;
-    snprintf(me->decision, sizeof me->decision, "%s", d.text);
+    me->alone_min_s = m->dec.res.wall_min_s;
+    me->kernel_s = m->dec.res.kernel_s;
+    me->split = m->dec.split;
+    me->predicted_split_s = m->dec.predicted_split_s;
+    me->predicted_alone_s = m->dec.predicted_alone_s;
+    me->measured_split_s = m->dec.measured_split_s;
+    snprintf(me->decision, sizeof me->decision, "%s", m->dec.text);
     me->granule = 1;
-    for (size_t j = 0; j < m->whole.ndevices; j++) {
-        uint64_t g = m->whole.devices[j].wg ? m->whole.devices[j].wg : 1;
+    for (size_t j = 0; j < m->dec.res.ndevices; j++) {
+        uint64_t g = m->dec.res.devices[j].wg ? m->dec.res.devices[j].wg : 1;
         me->granule = me->granule / gcd64(me->granule, g) * g;
     }
 done:
@@ -653,7 +659,7 @@ static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, doub
     ht_error_clear(&e);
     MPI_Barrier(m->comm);
     t0 = MPI_Wtime();
-    if (ht__coexec_share_run(m->cx, mode, sl->size != 0, &m->last,
+    if (ht__coexec_share_run(m->dec.cx, mode, sl->size != 0, &m->last,
                              &(struct ht__share_io){move_slabs, &mv}, &e) != HT_OK) {
         ok = 0;
         ht_error_format(&e, why, sizeof why);
@@ -1086,7 +1092,7 @@ static int prepare(struct msplit *m, struct ht_error *err)
         ok = m->slabs != NULL;
         if (!ok)
             snprintf(why, sizeof why, "out of memory");
-        if (ok && ht__coexec_share(m->cx, &of, m->slabs, &e) != HT_OK) {
+        if (ok && ht__coexec_share(m->dec.cx, &of, m->slabs, &e) != HT_OK) {
             ok = 0;
             ht_error_format(&e, why, sizeof why);
         }
@@ -1146,7 +1152,7 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
     ht_error_clear(&de);
-    rc = ht__coexec_check(m->cx, 0, &m->last, m->opts->dump, &m->verr, &de);
+    rc = ht__coexec_check(m->dec.cx, 0, &m->last, m->opts->dump, &m->verr, &de);
     m->verified = m->last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
@@ -1229,8 +1235,7 @@ static void nodes_release(struct msplit *m)
     if (m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
     ht__coexec_result_destroy(&m->last);
-    ht__coexec_result_destroy(&m->whole);
-    ht__coexec_free(m->cx);
+    ht__decision_destroy(&m->dec);
     free(m->part);
     free(m->scale);
     free(m->round_times);
@@ -1331,7 +1336,7 @@ void ht__mpi_nodes_free(struct msplit *m)
 /* This rank's co-execution, NULL when it takes no part. */
 static struct ht_coexec *nodes_coexec(struct msplit *m)
 {
-    return m->comm != MPI_COMM_NULL ? m->cx : NULL;
+    return m->comm != MPI_COMM_NULL ? m->dec.cx : NULL;
 }
 
 void *ht__mpi_nodes_alloc(struct msplit *m, size_t bytes, struct ht_error *err)

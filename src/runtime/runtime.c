@@ -37,15 +37,17 @@ struct ht_runtime {
     size_t n;
     struct ht_workflow_device *wd;    /* n */
     struct ht_runtime_device *devs;   /* n */
-    struct ht_coexec *cx;             /* what launches: all used devices, or one alone */
-    /* The kind of memory bound as cx sees it when it was decided (ht__coexec_memory_bound):
-     * a launch decides again when cx sees another. Not info.memory, the kind the decision
+    /* What was decided (ht__decide): dec.cx launches, all used devices or one alone, its
+     * device k is devs[dec.idx[k]] (dec.ncx of them); dec.basis is what the next decision
+     * is made from (each device's stored link, the host memory's rates, the written
+     * buffers without "index"), read at open. */
+    struct ht__decision dec;
+    /* The kind of memory bound as dec.cx sees it when it was decided (dec.bound, then as
+     * ht__coexec_launch tells): a launch decides again when cx sees another. Not info.memory, the kind the decision
      * was made for over every device: cx may hold fewer (a GPU alone sees a program's
      * array as aligned, having no device that works in place), and comparing with that
      * decided again at every launch (seconds each, measured on the H100 machine). */
     enum ht_coexec_memory cx_memory;
-    size_t *cx_dev;                   /* cx's device k is devs[cx_dev[k]] */
-    size_t ncx;
     size_t *arg_bytes;                /* per spec argument: its bytes (0 for scalars) */
     void **bound;                     /* per spec argument: the caller's array, or NULL */
     struct ht_coexec_result last;
@@ -53,20 +55,9 @@ struct ht_runtime {
     struct ht_runtime_skipped *skipped; /* devices left out: nothing usable */
     struct ht_runtime_info info;
     /* What a new decision needs (ht_runtime_launch after a bind that changes the kind of
-     * memory): the options of open, and each device's stored link. */
+     * memory) besides dec.basis: the options of open. */
     struct ht_runtime_opts opts;      /* as given; its strings are not kept */
-    struct ht_coexec_opts copts;
     char cache_dir[4096];             /* opts.exec.cache_dir's copy */
-    struct ht_bandwidth *links;       /* n */
-    struct ht_host_memory host;       /* the host memory's stored rates */
-    int has_host;
-    const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
-    /* What the probe (or the database) says each written buffer without "index" writes:
-     * copts.written points here, for the decision at open and every one after. */
-    struct ht_split_written *written; /* spec->nargs, or NULL */
-    /* Mode AUTO only: a written buffer no slab explains (the probe's words in
-     * info.written): every decision keeps the fastest device alone. */
-    int unsplittable;
     /* Mode AUTO after a decision that split with the fastest device alone measured: the
      * wall times of the first launches (fallback_ratio). */
     int watching;
@@ -409,7 +400,7 @@ static int arg_sizes(struct ht_runtime *rt, const struct ht_workflow_device *d,
     return HT_OK;
 }
 
-/* Fills the devices' used flags and planned shares from decision d (rt->cx's): the
+/* Fills the devices' used flags and planned shares from decision d (rt->dec.cx's): the
  * others are not used. */
 static void note_plan(struct ht_runtime *rt, const struct ht__decision *d)
 {
@@ -417,11 +408,11 @@ static void note_plan(struct ht_runtime *rt, const struct ht__decision *d)
         rt->devs[i].used = 0;
         rt->devs[i].share = 0;
     }
-    for (size_t k = 0; k < rt->ncx; k++) {
-        struct ht_runtime_device *dev = &rt->devs[rt->cx_dev[k]];
-        dev->share = rt->ncx == 1 ? 1.0
+    for (size_t k = 0; k < rt->dec.ncx; k++) {
+        struct ht_runtime_device *dev = &rt->devs[rt->dec.idx[k]];
+        dev->share = rt->dec.ncx == 1 ? 1.0
                      : d->has_plan ? d->plan.slices[k].adjusted_factor : 0;
-        dev->used = rt->ncx == 1 || dev->share > 0;
+        dev->used = rt->dec.ncx == 1 || dev->share > 0;
     }
 }
 
@@ -471,11 +462,13 @@ static const char *memory_words(enum ht_coexec_memory m)
                                         : "the program's unaligned";
 }
 
-/* The decision between splitting over every device and the fastest alone (decide.c), and
- * rt->cx, its devices' shares noted. from not NULL: a new decision, which takes the
- * program's arrays over from it (ht__decide). */
+/* The decision between splitting over every device and the fastest alone (decide.c), for
+ * memory, with the exec options exec, into rt->dec (the decision before freed, its basis
+ * taken over), its devices' shares noted. only < rt->n: that device alone, unmeasured.
+ * from not NULL: a new decision, which takes the program's arrays over from rt->dec.cx
+ * (ht__decide). On error rt->dec is as it was. */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
-                  const struct ht_coexec_opts *copts, enum ht_coexec_memory memory,
+                  const struct ht_exec_opts *exec, enum ht_coexec_memory memory,
                   size_t only, const struct ht__handover *from, struct ht_error *err)
 {
     static const enum ht__decide_mode modes[] = {
@@ -484,53 +477,33 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         [HT_RUNTIME_ALONE] = HT__DECIDE_ALONE,
     };
     struct ht_runtime_info *info = &rt->info;
-    struct ht_coexec_opts so = *copts, mo = *copts;
-    /* The links were measured on the data path's own memory: they model it, and an
-     * unmeasured split (mode SPLIT) on any memory. Measured on a program's memory, what
-     * its transfers took alone is the better model. */
-    const struct ht_bandwidth *const *bw =
-        memory == HT_COEXEC_MEM_OWN || opts->mode == HT_RUNTIME_SPLIT ? rt->link : NULL;
-    struct ht__decide_in in = {
-        .spec = rt->spec, .devs = rt->wd, .n = rt->n, .bw = bw, .copts = &so,
-        .alone_opts = &mo, .mode = rt->unsplittable ? HT__DECIDE_ALONE : modes[opts->mode],
-        .host = rt->has_host ? &rt->host : NULL, .stop = opts->stop,
-        .on_wait = opts->on_device_wait, .wait_user = opts->wait_user, .load = &info->load,
-        .from = from};
     struct ht__decision d;
     int rc;
 
-    so.memory = mo.memory = memory;
-    mo.repeats = opts->measure_repeats ? opts->measure_repeats : 3;
-    mo.keep_best = mo.repeats < 2 ? 1 : mo.repeats / 2 + 1;
-    if (only < rt->n) {
-        /* That device alone, unmeasured (the watch's fallback). */
-        in.devs = &rt->wd[only];
-        in.n = 1;
-        in.bw = NULL;
-        in.mode = HT__DECIDE_ALONE;
+    rc = ht__decide(&(struct ht__decide_in){
+                        .spec = rt->spec, .devs = rt->wd, .n = rt->n,
+                        .mode = modes[opts->mode], .stop = opts->stop,
+                        .on_wait = opts->on_device_wait, .wait_user = opts->wait_user,
+                        .load = &info->load, .from = from,
+                        .program = &(struct ht__program){
+                            .prev = &rt->dec, .dim = opts->dim, .residue = opts->residue,
+                            .cpu_units = opts->cpu_units, .exec = exec, .memory = memory,
+                            .measure_repeats = opts->measure_repeats, .only = only}},
+                    &d, err);
+    if (rc != HT_OK) {
+        ht__decision_destroy(&d);
+        return rc;
     }
-    rc = ht__decide(&in, &d, err);
-    if (rc == HT_OK && only < rt->n) {
-        rt->cx = d.cx;
-        rt->cx_dev = d.idx;
-        rt->ncx = d.ncx;
-        rt->cx_dev[0] = only;
-        d.cx = NULL;
-        d.idx = NULL;
-        note_plan(rt, &d);
-    } else if (rc == HT_OK) {
-        rt->cx = d.cx;
-        rt->cx_dev = d.idx;
-        rt->ncx = d.ncx;
-        d.cx = NULL;
-        d.idx = NULL;
+    ht__decision_destroy(&rt->dec);
+    rt->dec = d;
+    if (only >= rt->n) {
         info->fastest = d.fastest;
         info->predicted_split_s = d.predicted_split_s;
         info->predicted_alone_s = d.predicted_alone_s;
         info->measured_split_s = d.measured_split_s;
         info->memory = memory;
         info->decisions++;
-        if (rt->unsplittable)
+        if (d.basis.unsplittable)
             snprintf(info->decision, sizeof info->decision, "%.120s; for %s memory; never "
                      "split: a written buffer's slices are not known (see written)", d.text,
                      memory_words(memory));
@@ -542,15 +515,15 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                 rt->devs[i].alone_s = rt->wd[i].alone.wall_s;
         /* A split chosen beside a measured alone time: its first launches are watched. */
         rt->watching = opts->mode == HT_RUNTIME_AUTO && opts->fallback_ratio >= 0 &&
-                       rt->ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
+                       d.ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
         rt->nwatch = 0;
-        note_plan(rt, &d);
     }
-    ht__decision_destroy(&d);
-    return rc;
+    note_plan(rt, &rt->dec);
+    return HT_OK;
 }
 
-/* Appends a note of ht__written_infer to info->written ("; " between two). */
+/* Appends a note of the written buffers' inference (what ht__decide read finds or probes) to
+ * info->written ("; " between two). */
 static void written_note(const char *note, void *user)
 {
     struct ht_runtime_info *info = user;
@@ -567,53 +540,6 @@ static void written_note(const char *note, void *user)
     n = strnlen(note, sizeof info->written - 1 - len);
     memcpy(info->written + len, note, n);
     info->written[len + n] = '\0';
-}
-
-/* The written buffers without "index", when the runtime may split (more than one device,
- * not ALONE): from the database, else by a probe on the runtime's own scratch arrays (the
- * probe's co-execution makes its own host data, never the caller's arrays), stored there
- * for the next open (ht__written_infer, as `hetune split` does). What it found goes to
- * rt->info (written, written_probed, written_stored); rt->written is for copts.written.
- * A buffer whose writes no slab explains is refused (HT_ESPEC), saying what the probe
- * saw; in mode AUTO, which may run alone, the runtime runs the fastest device alone
- * instead (rt->unsplittable), and info.written says why. */
-static int infer_written(struct ht_runtime *rt, struct ht_store *store, int64_t problem_id,
-                         const struct ht_runtime_opts *opts, struct ht_error *err)
-{
-    struct ht__written_in in;
-    struct ht__written got;
-    struct ht_error why;
-    int rc;
-
-    if (rt->n < 2 || opts->mode == HT_RUNTIME_ALONE)
-        return HT_OK;
-    memset(&in, 0, sizeof in);
-    in.spec = rt->spec;
-    in.store = store;
-    in.problem_id = problem_id;
-    in.devs = rt->wd;
-    in.n = rt->n;
-    in.dim = opts->dim;
-    in.exec = &opts->exec;
-    in.on_note = written_note;
-    in.user = &rt->info;
-    in.devices_are = "the runtime's devices";
-    ht_error_clear(&why);
-    rc = ht__written_infer(&in, &got, &why);
-    if (rc == HT_ESPEC && opts->mode == HT_RUNTIME_AUTO) {
-        written_note(why.text, &rt->info);
-        rt->unsplittable = 1;
-        return HT_OK;
-    }
-    if (rc != HT_OK) {
-        if (err)
-            *err = why;
-        return rc;
-    }
-    rt->written = got.written;
-    rt->info.written_probed = got.probed;
-    rt->info.written_stored = got.stored;
-    return HT_OK;
 }
 
 /* ht_runtime_open (spec NULL: loaded from spec_path with sizes) and ht_runtime_open_spec
@@ -715,7 +641,6 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
     struct ht_store_opts so;
-    struct ht_coexec_opts copts;
     int64_t problem_id = 0;
     int rc;
 
@@ -799,18 +724,32 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     rc = ht_workflow_open(opts->db, &so, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
-    if (rc == HT_OK) {
-        /* The links `hetune devices --bandwidth` stored: the bus plan's rates. */
-        rt->links = calloc(rt->n ? rt->n : 1, sizeof *rt->links);
-        rt->link = calloc(rt->n ? rt->n : 1, sizeof *rt->link);
-        if (!rt->links || !rt->link)
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        if (rc == HT_OK)
-            rt->has_host = ht__store_rates(store, rt->wd, rt->n, opts->exec.data_path,
-                                           rt->links, rt->link, &rt->host);
-    }
+    /* What every decision is made from: the links `hetune devices --bandwidth` stored
+     * (the bus plan's rates) and the host memory's, and, when the runtime may split (more
+     * than one device, not ALONE), the written buffers without "index": from the
+     * database, else by a probe on the runtime's own scratch arrays (the probe's
+     * co-execution makes its own host data, never the caller's arrays), stored there for
+     * the next open, as `hetune split` does. What it found goes to rt->info (written,
+     * written_probed, written_stored). A buffer whose writes no slab explains is refused
+     * (HT_ESPEC), saying what the probe saw; in mode AUTO, which may run alone, the
+     * runtime runs the fastest device alone instead (dec.basis.unsplittable), and
+     * info.written says why. */
     if (rc == HT_OK)
-        rc = infer_written(rt, store, problem_id, opts, err);
+        rc = ht__decide(&(struct ht__decide_in){
+                            .spec = rt->spec, .devs = rt->wd, .n = rt->n,
+                            .read = &(struct ht__read){
+                                .store = store, .problem_id = problem_id,
+                                .path = opts->exec.data_path,
+                                .infer = rt->n >= 2 && opts->mode != HT_RUNTIME_ALONE,
+                                .may_alone = opts->mode == HT_RUNTIME_AUTO, .dim = opts->dim,
+                                .exec = &opts->exec, .on_note = written_note,
+                                .user = &rt->info,
+                                .devices_are = "the runtime's devices"}},
+                        &rt->dec, err);
+    if (rc == HT_OK) {
+        rt->info.written_probed = rt->dec.basis.probed;
+        rt->info.written_stored = rt->dec.basis.stored;
+    }
     ht_store_close(store);
     /* A database this call made for nothing goes with it (a failing open left an empty
      * file behind); where it may have tuned (tune_missing), what it measured stays. */
@@ -828,12 +767,6 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         d->alone_s = -1;
     }
 
-    ht__coexec_opts_init(&copts);
-    copts.dim = opts->dim;
-    copts.exec = opts->exec;
-    copts.sched.residue = opts->residue;
-    copts.written = rt->written;
-    copts.cpu_units = opts->cpu_units;
     rt->opts = *opts;
     rt->opts.db = rt->opts.devices = rt->opts.strategy = NULL;
     rt->opts.exec.worker = NULL; /* a co-execution runs in this process */
@@ -843,19 +776,17 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         snprintf(rt->cache_dir, sizeof rt->cache_dir, "%s", opts->exec.cache_dir);
         rt->opts.exec.cache_dir = rt->cache_dir;
     }
-    rt->copts = copts;
-    rt->copts.exec = rt->opts.exec;
-    rc = decide(rt, opts, &copts, HT_COEXEC_MEM_OWN, SIZE_MAX, NULL, err);
+    rc = decide(rt, opts, &opts->exec, HT_COEXEC_MEM_OWN, SIZE_MAX, NULL, err);
     if (rc != HT_OK)
         goto fail;
     rt->cx_memory = HT_COEXEC_MEM_OWN;
-    rc = arg_sizes(rt, &rt->wd[rt->cx_dev[0]], err);
+    rc = arg_sizes(rt, &rt->wd[rt->dec.idx[0]], err);
     if (rc != HT_OK)
         goto fail;
     rt->info.spec = rt->spec->name;
     rt->info.ndevices = rt->n;
     rt->info.devices = rt->devs;
-    rt->info.split = rt->ncx > 1;
+    rt->info.split = rt->dec.ncx > 1;
     rc = live_add(rt);
     if (rc != HT_OK) {
         ht_error_set(err, rc, "out of memory");
@@ -907,16 +838,12 @@ static void destroy(struct ht_runtime *rt)
         rt->ops->close(rt->mpi); /* collective across nodes */
     if (rt->have_last)
         ht__coexec_result_destroy(&rt->last);
-    ht__coexec_free(rt->cx);
-    free(rt->cx_dev);
+    ht__decision_destroy(&rt->dec);
     free(rt->arg_bytes);
     free(rt->bound);
     free(rt->devs);
     free(rt->wd);
     free(rt->skipped);
-    free(rt->links);
-    free(rt->link);
-    free(rt->written);
     ht_platform_free(rt->plat);
     ht_spec_free(rt->own_spec);
     free(rt);
@@ -950,7 +877,7 @@ void *ht_runtime_alloc(struct ht_runtime *rt, size_t bytes, struct ht_error *err
     }
     if (rt->mpi)
         return rt->ops->alloc(rt->mpi, bytes, err);
-    return ht__coexec_alloc(rt->cx, bytes, err);
+    return ht__coexec_alloc(rt->dec.cx, bytes, err);
 }
 
 void ht_runtime_free_host(struct ht_runtime *rt, void *data)
@@ -964,7 +891,7 @@ void ht_runtime_free_host(struct ht_runtime *rt, void *data)
     for (size_t a = 0; a < rt->spec->nargs; a++)
         if (rt->bound[a] == data)
             rt->bound[a] = NULL;
-    ht__coexec_free_host(rt->cx, data);
+    ht__coexec_free_host(rt->dec.cx, data);
 }
 
 int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t bytes,
@@ -986,7 +913,7 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
     }
     rc = ht_spec_check_array(rt->spec, a, data, bytes, rt->arg_bytes[a], err);
     if (rc == HT_OK)
-        rc = ht__coexec_bind(rt->cx, a, data, bytes, err);
+        rc = ht__coexec_bind(rt->dec.cx, a, data, bytes, err);
     /* A failed bind leaves the argument unbound: the next launch fails naming it rather
      * than running on the array the program meant to replace. */
     rt->bound[a] = rc == HT_OK ? data : NULL;
@@ -999,28 +926,20 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
 static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t only,
                     struct ht_error *err)
 {
-    struct ht_coexec *old = rt->cx;
-    size_t *old_idx = rt->cx_dev, old_n = rt->ncx;
     struct ht_runtime_info keep = rt->info;
     struct ht_error pin;
-    struct ht__handover from = {old, rt->bound, rt->arg_bytes, rt->spec->nargs, &pin};
+    struct ht__handover from = {rt->dec.cx, rt->bound, rt->arg_bytes, rt->spec->nargs, &pin};
     int rc;
 
-    rt->cx = NULL;
-    rt->cx_dev = NULL;
     ht_error_clear(&pin);
     /* The old one is freed, and the new one's buffers over the caller's arrays made again
      * (a GPU driver may have unpinned them with the old ones: NVIDIA's does). On failure
      * the old one is as it was. */
-    rc = decide(rt, &rt->opts, &rt->copts, memory, only, &from, err);
+    rc = decide(rt, &rt->opts, &rt->opts.exec, memory, only, &from, err);
     if (rc != HT_OK) {
-        rt->cx = old;
-        rt->cx_dev = old_idx;
-        rt->ncx = old_n;
         rt->info = keep;
         return rc;
     }
-    free(old_idx);
     /* An array whose pinning failed is moved directly (slower, never wrong), and
      * info->decision says so. */
     {
@@ -1029,8 +948,8 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
             snprintf(rt->info.decision + at, sizeof rt->info.decision - at,
                      "; pinning the arrays again failed, moved unpinned: %.120s", pin.text);
     }
-    rt->info.split = rt->ncx > 1;
-    rt->cx_memory = ht__coexec_memory_bound(rt->cx);
+    rt->info.split = rt->dec.ncx > 1;
+    rt->cx_memory = rt->dec.bound;
     return HT_OK;
 }
 
@@ -1087,7 +1006,7 @@ static void watch(struct ht_runtime *rt, double wall_s)
 
 void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alone_s)
 {
-    if (!is_live(rt) || rt->ncx < 2 || fastest >= rt->n || !(alone_s > 0))
+    if (!is_live(rt) || rt->dec.ncx < 2 || fastest >= rt->n || !(alone_s > 0))
         return;
     rt->info.fastest = fastest;
     rt->info.predicted_alone_s = alone_s;
@@ -1120,6 +1039,7 @@ static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
+    struct ht_coexec_result res;
     enum ht_coexec_memory memory;
     double t0;
     int rc;
@@ -1141,10 +1061,13 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     }
     /* The decision was made for one kind of memory; bound to another, the data path costs
      * another time (a GPU's share of a program's malloc arrays moved at the pageable rate
-     * took 39 ms where pinned took 6): decide again, once per change. With one device, or
-     * alone as asked, nothing depends on it. */
-    memory = ht__coexec_memory_bound(rt->cx);
-    if (memory != rt->cx_memory) {
+     * took 39 ms where pinned took 6): decide again, once per change (the launch tells of
+     * it, nothing run). With one device, or alone as asked, nothing depends on it. */
+    memory = rt->cx_memory;
+    memset(&res, 0, sizeof res);
+    t0 = now_s();
+    rc = ht__coexec_launch(rt->dec.cx, &res, &memory, err);
+    if (rc == HT_DONE) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
             rc = redecide(rt, memory, SIZE_MAX, err);
             if (rc != HT_OK)
@@ -1155,16 +1078,16 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
             snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut, "; for %s memory",
                      memory_words(memory));
         }
+        t0 = now_s();
+        rc = ht__coexec_launch(rt->dec.cx, &res, NULL, err);
     }
     if (rt->have_last) {
         ht__coexec_result_destroy(&rt->last);
         rt->have_last = 0;
     }
-    t0 = now_s();
-    rc = ht__coexec_launch(rt->cx, &rt->last, err);
     if (rc != HT_OK) {
         /* The co-execution fills part of the result before it fails. */
-        ht__coexec_result_destroy(&rt->last);
+        ht__coexec_result_destroy(&res);
         /* A device lost or failing: recorded, and the runtime stays closable. */
         rt->info.failed_launches++;
         rt->info.last_status = rc;
@@ -1172,13 +1095,14 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
                  err->code ? err->text : ht_strerror(rc));
         return rc;
     }
+    rt->last = res;
     rt->info.last_status = HT_OK;
     rt->info.last_error[0] = '\0';
     rt->have_last = 1;
     rt->info.launches++;
     rt->info.last_wall_s = rt->last.wall_s > 0 ? rt->last.wall_s : now_s() - t0;
-    for (size_t k = 0; k < rt->ncx && k < rt->last.ndevices; k++) {
-        struct ht_runtime_device *d = &rt->devs[rt->cx_dev[k]];
+    for (size_t k = 0; k < rt->dec.ncx && k < rt->last.ndevices; k++) {
+        struct ht_runtime_device *d = &rt->devs[rt->dec.idx[k]];
         d->kernel_s = rt->last.devices[k].kernel_s;
         d->transfer_s = rt->last.devices[k].write_s + rt->last.devices[k].read_s;
     }

@@ -179,7 +179,7 @@ static int split(const struct ht_spec *spec, struct ht_store *store, unsigned di
     if (rc == HT_OK)
         rc = ht__split_base_alone(&b, &opts->split.coexec, opts->split.on_step,
                                   opts->split.user, err);
-    out->fastest = b.fastest;
+    out->fastest = b.runs.fastest;
     for (unsigned d = 0; rc == HT_OK && d < 3; d++) {
         if (!(dims & (1u << d)))
             continue;

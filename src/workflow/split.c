@@ -76,41 +76,18 @@ static void step(const struct ht_workflow_split_opts *opts, const char *what)
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err)
 {
-    b->fastest = 0;
-    b->alone = calloc(b->n, sizeof *b->alone);
-    b->alone_cx = calloc(b->n, sizeof *b->alone_cx);
-    b->alone_res = calloc(b->n, sizeof *b->alone_res);
-    if (!b->alone || !b->alone_cx || !b->alone_res)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
     /* Every device alone, with the co-execution's own wall clock. */
-    for (size_t i = 0; i < b->n; i++) {
-        int rc = ht__coexec_measure_alone(b->spec, &b->devs[i], base, &b->alone_cx[i],
-                                    &b->alone_res[i], err);
-        if (rc != HT_OK)
-            return rc;
-        b->alone[i] = b->devs[i].alone;
-        if (b->devs[i].alone.wall_s < b->devs[b->fastest].alone.wall_s)
-            b->fastest = i;
-        if (on_step)
-            on_step("devices alone", user);
-    }
-    return HT_OK;
+    return ht__decide(&(struct ht__decide_in){.spec = b->spec, .devs = b->devs, .n = b->n,
+                                              .alone_opts = base,
+                                              .runs = &(struct ht__runs){on_step, user}},
+                      &b->runs, err);
 }
 
 void ht__split_base_destroy(struct ht__split_base *b)
 {
-    for (size_t i = 0; b->alone_cx && i < b->n; i++)
-        ht__coexec_free(b->alone_cx[i]);
-    for (size_t i = 0; b->alone_res && i < b->n; i++)
-        ht__coexec_result_destroy(&b->alone_res[i]);
-    free(b->alone_res);
-    free(b->alone_cx);
-    free(b->alone);
+    ht__decision_destroy(&b->runs);
     free(b->written);
     b->written = NULL;
-    b->alone_res = NULL;
-    b->alone_cx = NULL;
-    b->alone = NULL;
 }
 
 /* The refinement after the first run, and the fastest alone when it measures that better
@@ -130,7 +107,8 @@ static int refine_step(struct ht__split_base *b, const struct ht__decision *d,
     int rc;
 
     out->has_refine = 1;
-    rc = ht__workflow_refine_run(d->cx, b->alone, &out->res, out->fastest, &ro, rf, err);
+    rc = ht__workflow_refine_run(d->cx, b->runs.alone, &out->res, out->fastest, &ro, rf,
+                                 err);
     for (size_t r = 0; r < rf->nrounds; r++)
         out->verify_failed |= rf->verified[r] == 0;
     if (rc == HT_OK && rf->best_refined) {
@@ -155,7 +133,7 @@ static int refine_step(struct ht__split_base *b, const struct ht__decision *d,
     step(opts, "refined");
     /* Measured: when no round beat the fastest device alone (by the refinement's target),
      * or the best gave one device all the work, that device runs alone, unless forced. */
-    k = ht__workflow_refine_alone(rf, b->alone, opts->force);
+    k = ht__workflow_refine_alone(rf, b->runs.alone, opts->force);
     if (k == SIZE_MAX)
         return HT_OK;
     return alone_measured(b, k, out, err);
@@ -170,12 +148,12 @@ static int alone_measured(struct ht__split_base *b, size_t k,
 
     out->fastest = k;
     ht__coexec_result_destroy(&out->res);
-    out->res = b->alone_res[k];
-    memset(&b->alone_res[k], 0, sizeof b->alone_res[k]);
+    out->res = b->runs.alone_res[k];
+    memset(&b->runs.alone_res[k], 0, sizeof b->runs.alone_res[k]);
     ht_split_plan_destroy(&out->plan);
     out->has_plan = 0;
     out->ran_alone = out->measured_alone = 1;
-    rc = ht__coexec_check(b->alone_cx[k], 0, &out->res, NULL, err, NULL);
+    rc = ht__coexec_check(b->runs.alone_cx[k], 0, &out->res, NULL, err, NULL);
     if (rc == HT_OK)
         rc = ht__workflow_store_split(b->store, b->problem_id,
                                       &(struct ht__workflow_split_record){
@@ -183,30 +161,6 @@ static int alone_measured(struct ht__split_base *b, size_t k,
                                          .res = &out->res, .ran_alone = 1, .no_plan_factor = 1.0},
                                      &out->split_id, err);
     return rc;
-}
-
-/* The sweep's points on cx, each verified and stored with the first split. */
-static int sweep_step(struct ht__split_base *b, struct ht_coexec *cx,
-                      const struct ht_workflow_split_opts *opts,
-                      struct ht_workflow_split_result *out, struct ht_error *err)
-{
-    size_t npoints = ht_workflow_sweep_points(opts->sweep);
-    struct ht__workflow_sweep sw = {.step = opts->sweep, .ref = out->fastest, .store = b->store,
-                                   .split_id = out->first_split_id,
-                                   .on_verify = opts->on_verify, .user = opts->user};
-
-    out->sweep = calloc(npoints, sizeof *out->sweep);
-    if (!out->sweep)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    for (size_t k = 0; k < npoints; k++) {
-        int rc = ht__workflow_sweep_point(cx, &sw, k, &out->sweep[k], err);
-        if (rc != HT_OK)
-            return rc;
-        out->verify_failed |= out->sweep[k].verified == 0;
-        out->nsweep = k + 1;
-        step(opts, "sweep");
-    }
-    return HT_OK;
 }
 
 int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
@@ -221,7 +175,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
 
     memset(&d, 0, sizeof d);
     out->n = n;
-    out->fastest = b->fastest;
+    out->fastest = b->runs.fastest;
     out->eq4_factor = -1;
     out->measured_split_s = -1;
     if (!out->devs) {
@@ -240,7 +194,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         rc = ht__decide(&(struct ht__decide_in){
                             .spec = b->spec, .devs = b->devs, .n = n, .copts = &o,
                             .mode = opts->force ? HT__DECIDE_SPLIT : HT__DECIDE_AUTO,
-                            .paper_plan = opts->paper_plan, .alone = b->alone,
+                            .paper_plan = opts->paper_plan, .alone = b->runs.alone,
                             .store = b->store},
                         &d, err);
         out->res = d.verdict.res; /* the split's run (the result, for now), or nothing */
@@ -254,11 +208,11 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         out->ran_alone = !v->measured; /* the fastest alone is predicted better */
     }
     cx = d.cx;
-    used = out->ran_alone ? b->alone_cx[out->fastest] : cx;
+    used = out->ran_alone ? b->runs.alone_cx[out->fastest] : cx;
     if (out->ran_alone) {
         /* Its run alone is the result: hand it over. */
-        out->res = b->alone_res[out->fastest];
-        memset(&b->alone_res[out->fastest], 0, sizeof b->alone_res[out->fastest]);
+        out->res = b->runs.alone_res[out->fastest];
+        memset(&b->runs.alone_res[out->fastest], 0, sizeof b->runs.alone_res[0]);
     } else if (out->bus_plan) {
         /* Algorithm 1 stays the paper's figure, from the tuned times. */
         out->res.theoretical_s = v->paper_s[0];
@@ -308,7 +262,7 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
             goto cleanup;
     }
     if (opts->sweep > 0 && !out->left_alone)
-        rc = sweep_step(b, cx, opts, out, err);
+        rc = ht__workflow_sweep(b->store, cx, opts, out, err);
 
 cleanup:
     ht__decision_destroy(&d);
@@ -508,26 +462,24 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
 int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                       struct ht_error *err)
 {
-    struct ht__written_in in;
-    struct ht__written got;
+    struct ht__decision read;
     int rc;
 
     if (b->n < 2)
         return HT_OK;
-    memset(&in, 0, sizeof in);
-    in.spec = b->spec;
-    in.store = b->store;
-    in.problem_id = b->problem_id;
-    in.devs = b->devs;
-    in.n = b->n;
-    in.dim = opts->coexec.dim;
-    in.exec = &opts->coexec.exec;
-    in.on_note = opts->on_note;
-    in.user = opts->user;
-    rc = ht__written_infer(&in, &got, err);
-    if (rc != HT_OK || !got.written)
-        return rc;
-    free(b->written);
-    b->written = got.written;
-    return HT_OK;
+    rc = ht__decide(&(struct ht__decide_in){
+                        .spec = b->spec, .devs = b->devs, .n = b->n,
+                        .read = &(struct ht__read){
+                            .store = b->store, .problem_id = b->problem_id,
+                            .path = opts->coexec.exec.data_path, .infer = 1,
+                            .dim = opts->coexec.dim, .exec = &opts->coexec.exec,
+                            .on_note = opts->on_note, .user = opts->user}},
+                    &read, err);
+    if (rc == HT_OK && read.basis.written) {
+        free(b->written);
+        b->written = read.basis.written; /* taken from the decision */
+        read.basis.written = NULL;
+    }
+    ht__decision_destroy(&read);
+    return rc;
 }

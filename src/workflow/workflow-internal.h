@@ -16,10 +16,10 @@ struct ht__split_base {
     size_t n;
     struct ht_workflow_device *devs;     /* n, borrowed: configurations set by the caller,
                                             alone times by ht__split_base_alone */
-    struct ht_coexec_alone *alone;       /* n, owned */
-    struct ht_coexec **alone_cx;         /* n, owned: each device's run alone */
-    struct ht_coexec_result *alone_res;  /* n, owned */
-    size_t fastest;                      /* the fastest alone by wall time */
+    struct ht__decision runs;            /* owned: each device's run alone
+                                            (ht__split_base_alone): runs.alone,
+                                            alone_cx, alone_res and fastest, the
+                                            fastest alone by wall time */
     struct ht_split_written *written;    /* spec->nargs, owned, or NULL: what
                                             ht__split_written found for the written
                                             buffers without "index" */
@@ -36,8 +36,8 @@ int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_o
 
 /* Runs every device of b (spec, store, problem_id, n and devs set) alone with the
  * co-execution's clock (options base) and fills b's times and runs; on_step (may be NULL)
- * is told "devices alone" after each. ht__split_base_destroy frees them, also on error.
- * Errors as ht__coexec_measure_alone; HT_ENOMEM. */
+ * is told "devices alone" after each (ht__decide with runs, into b->runs).
+ * ht__split_base_destroy frees them, also on error. Errors as ht__decide's; HT_ENOMEM. */
 int ht__split_base_alone(struct ht__split_base *b, const struct ht_coexec_opts *base,
                          ht_workflow_step_fn on_step, void *user, struct ht_error *err);
 
@@ -101,17 +101,6 @@ struct ht__workflow_refine_opts {
                                          planned by */
 };
 
-/* A sweep of split points (ht__workflow_sweep_point): how, and where its points go. */
-struct ht__workflow_sweep {
-    double step;                      /* in (0, 1] */
-    size_t ref;                       /* the device alone each point is verified against */
-    struct ht_store *store;           /* borrowed */
-    int64_t split_id;                 /* the split the points are stored with */
-    ht_workflow_verify_fn on_verify;  /* told of a point that fails verification; NULL:
-                                         nobody */
-    void *user;                       /* on_verify's */
-};
-
 /* Stores the co-execution rec->res of rec->devs as a split of problem_id and sets *id.
  * Without a plan each device's optimal factor is stored as rec->no_plan_factor. When
  * rec->ran_alone, the result is devs[fastest] alone, stored as scheduler "alone" with no
@@ -125,11 +114,11 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
                              struct ht_error *err);
 
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
- * round 0): up to opts->rounds rounds of ht__coexec_round (the plan refined from the last
+ * round 0): up to opts->rounds rounds of ht__coexec_rounds (the plan refined from the last
  * run towards opts->target, then a run verified against device ref alone), until the plan
- * no longer changes. A round that fails verification is kept and reported through
- * opts->on_verify. Fills *out (ht__workflow_refine_free, also on error). Errors as
- * ht__coexec_round; HT_ENOMEM. */
+ * no longer changes, each round recorded in *out and the best after round 0 kept. A round
+ * that fails verification is kept and reported through opts->on_verify. Fills *out
+ * (ht__workflow_refine_free, also on error). Errors as ht__coexec_rounds; HT_ENOMEM. */
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                             const struct ht_coexec_result *first, size_t ref,
                             const struct ht__workflow_refine_opts *opts,
@@ -146,14 +135,16 @@ size_t ht__workflow_refine_alone(const struct ht_workflow_refine *r,
 /* Frees what r owns and empties it. NULL is fine. */
 void ht__workflow_refine_free(struct ht_workflow_refine *r);
 
-/* Runs point k of sweep s on the two-device co-execution cx (device 0's factor
- * min(k·s->step, 1)), verifies it against device s->ref alone and stores it as *pt of
- * split s->split_id (ht__coexec_round). The first point (k 0) gives every device back its
- * tuned time model first: a refinement left its fitted ones in cx, and the sweep's plans
- * (and their theoretical times) come from the tuned times. A point that fails verification
- * is reported through s->on_verify and stored all the same. Errors as ht__coexec_round and
- * the store. */
-int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
-                             struct ht_stored_sweep_point *pt, struct ht_error *err);
+/* The sweep of opts->sweep on the two-device co-execution cx after out's first run
+ * (ht__coexec_rounds: device 0's factor min(k step, 1) for each of the
+ * ht_workflow_sweep_points, the first with every device's tuned time model back), each
+ * point verified against device out->fastest alone, then stored with split
+ * out->first_split_id in store and kept in out->sweep (out->nsweep, out->verify_failed;
+ * opts->on_step told "sweep"). A point that fails verification is reported through
+ * opts->on_verify and stored all the same. Errors as ht__coexec_rounds and the store;
+ * HT_ENOMEM. */
+int ht__workflow_sweep(struct ht_store *store, struct ht_coexec *cx,
+                       const struct ht_workflow_split_opts *opts,
+                       struct ht_workflow_split_result *out, struct ht_error *err);
 
 #endif

@@ -366,24 +366,45 @@ static void refine_record(struct ht_workflow_refine *r, const double *model_s, s
     r->nrounds = k + 1;
 }
 
+/* A refinement's round as ht__coexec_rounds made it: recorded, and kept when the best. */
+struct refining {
+    struct ht_workflow_refine *out;
+    const struct ht__workflow_refine_opts *opts;
+};
+
+static int refine_made(void *user, const struct ht__round_made *m, struct ht_error *err)
+{
+    struct refining *g = user;
+    struct ht_workflow_refine *out = g->out;
+    size_t k = m->k;
+
+    if (m->verr && g->opts->on_verify)
+        g->opts->on_verify(m->verr, g->opts->user);
+    refine_record(out, m->model_s, k, m->res);
+    if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
+        ht__coexec_result_destroy(&out->best_res);
+        ht_split_plan_destroy(&out->best_plan);
+        out->best_plan = *m->plan; /* the round's copy */
+        memset(m->plan, 0, sizeof *m->plan);
+        out->best_refined = k;
+        /* Keep a copy: the round's run is the next one's to refine from. */
+        return ht__workflow_result_copy(&out->best_res, m->res, err);
+    }
+    return HT_OK;
+}
+
 int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                             const struct ht_coexec_result *first, size_t ref,
                             const struct ht__workflow_refine_opts *opts,
                             struct ht_workflow_refine *out, struct ht_error *err)
 {
-    const struct ht__workflow_refine_opts *o = opts;
-    unsigned rounds = o->rounds;
-    enum ht_refine_target target = o->target;
-    size_t n = first->ndevices, total = (size_t)rounds + 1;
-    struct ht_coexec_result res, prev;
-    struct ht_split_plan plan;
-    double *models;
-    int rc = HT_OK, have_prev = 0;
+    size_t n = first->ndevices, total = (size_t)opts->rounds + 1;
+    struct refining g = {out, opts};
+    int rc;
 
     memset(out, 0, sizeof *out);
-    memset(&prev, 0, sizeof prev);
     out->n = n;
-    out->target = target;
+    out->target = opts->target;
     out->factors = calloc(total * n, sizeof *out->factors);
     out->times = calloc(total * n, sizeof *out->times);
     out->overheads = calloc(total * n, sizeof *out->overheads);
@@ -391,61 +412,21 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     out->wall_s = calloc(total, sizeof *out->wall_s);
     out->kernel_s = calloc(total, sizeof *out->kernel_s);
     out->verified = calloc(total, sizeof *out->verified);
-    models = calloc(2 * (n ? n : 1), sizeof *models);
     if (!out->factors || !out->times || !out->overheads || !out->model_s || !out->wall_s ||
-        !out->kernel_s || !out->verified || !models) {
-        free(models);
+        !out->kernel_s || !out->verified)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
+    refine_record(out, opts->model0, 0, first);
+    if (opts->rounds == 0)
+        return HT_OK;
+    rc = ht__coexec_rounds(cx, &(struct ht__rounds){.refine = opts->rounds, .first = first,
+                                                    .alone = alone, .target = opts->target,
+                                                    .ref = ref, .made = refine_made,
+                                                    .user = &g},
+                           err);
+    if (rc == HT_DONE) {
+        out->converged = 1;
+        rc = HT_OK;
     }
-    refine_record(out, o->model0, 0, first);
-    for (unsigned k = 1; k <= rounds; k++) {
-        memset(&res, 0, sizeof res);
-        rc = ht__coexec_round(cx, &(struct ht__round){.from = have_prev ? &prev : first,
-                                                      .alone = alone, .target = target,
-                                                      .ref = ref, .plan = &plan,
-                                                      .model_s = models},
-                              &res, err);
-        if (rc == HT_DONE) {
-            out->converged = 1;
-            rc = HT_OK;
-            break;
-        }
-        if (rc == HT_EVERIFY) {
-            if (o->on_verify)
-                o->on_verify(err, o->user);
-            ht_error_clear(err);
-            rc = HT_OK;
-        }
-        if (rc != HT_OK) {
-            ht__coexec_result_destroy(&res);
-            ht_split_plan_destroy(&plan);
-            break;
-        }
-        res.theoretical_s = first->theoretical_s;
-        snprintf(res.scheduler, sizeof res.scheduler, "refined");
-        refine_record(out, models, k, &res);
-        if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
-            ht__coexec_result_destroy(&out->best_res);
-            ht_split_plan_destroy(&out->best_plan);
-            out->best_plan = plan; /* the round's copy */
-            memset(&plan, 0, sizeof plan);
-            out->best_refined = k;
-            /* Keep a copy: prev is reused for the next refinement. */
-            rc = ht__workflow_result_copy(&out->best_res, &res, err);
-            if (rc != HT_OK) {
-                ht__coexec_result_destroy(&res);
-                break;
-            }
-        }
-        ht_split_plan_destroy(&plan);
-        if (have_prev)
-            ht__coexec_result_destroy(&prev);
-        prev = res;
-        have_prev = 1;
-    }
-    if (have_prev)
-        ht__coexec_result_destroy(&prev);
-    free(models);
     return rc;
 }
 
@@ -455,35 +436,50 @@ size_t ht_workflow_sweep_points(double step)
     return steps + 1 + (steps * step < 1.0 - 1e-9);
 }
 
-int ht__workflow_sweep_point(struct ht_coexec *cx, const struct ht__workflow_sweep *s, size_t k,
-                             struct ht_stored_sweep_point *pt, struct ht_error *err)
+/* A sweep's point as ht__coexec_rounds made it: stored with the first split. */
+struct sweeping {
+    struct ht_store *store;
+    const struct ht_workflow_split_opts *opts;
+    struct ht_workflow_split_result *out;
+};
+
+static int sweep_made(void *user, const struct ht__round_made *m, struct ht_error *err)
 {
-    double step = s->step;
-    struct ht_coexec_result res;
-    double f[2];
+    struct sweeping *g = user;
+    struct ht_workflow_split_result *out = g->out;
+    struct ht_stored_sweep_point *pt = &out->sweep[m->k];
     int rc;
 
-    memset(&res, 0, sizeof res);
-    f[0] = (double)k * step > 1.0 ? 1.0 : (double)k * step;
-    f[1] = 1.0 - f[0];
-    /* A refined round left its fitted models in cx: the first point gives them back. */
-    rc = ht__coexec_round(cx, &(struct ht__round){.factors = f, .reset_models = k == 0,
-                                                  .ref = s->ref},
-                          &res, err);
-    pt->index = (unsigned)k;
-    pt->factor = f[0];
-    pt->theoretical_seconds = res.theoretical_s;
-    pt->seconds = res.wall_s;
-    pt->kernel_seconds = res.kernel_s;
-    pt->verified = res.verified;
-    ht__coexec_result_destroy(&res);
-    if (rc == HT_EVERIFY) {
-        if (s->on_verify)
-            s->on_verify(err, s->user);
-        ht_error_clear(err);
-        rc = HT_OK;
-    }
+    pt->index = (unsigned)m->k;
+    pt->factor = m->factor;
+    pt->theoretical_seconds = m->res->theoretical_s;
+    pt->seconds = m->res->wall_s;
+    pt->kernel_seconds = m->res->kernel_s;
+    pt->verified = m->res->verified;
+    if (m->verr && g->opts->on_verify)
+        g->opts->on_verify(m->verr, g->opts->user);
+    rc = ht_store_put_sweep_point(g->store, out->first_split_id, pt, err);
     if (rc != HT_OK)
         return rc;
-    return ht_store_put_sweep_point(s->store, s->split_id, pt, err);
+    out->verify_failed |= pt->verified == 0;
+    out->nsweep = m->k + 1;
+    if (g->opts->on_step)
+        g->opts->on_step("sweep", g->opts->user);
+    return HT_OK;
+}
+
+int ht__workflow_sweep(struct ht_store *store, struct ht_coexec *cx,
+                       const struct ht_workflow_split_opts *opts,
+                       struct ht_workflow_split_result *out, struct ht_error *err)
+{
+    size_t npoints = ht_workflow_sweep_points(opts->sweep);
+    struct sweeping g = {store, opts, out};
+
+    out->sweep = calloc(npoints, sizeof *out->sweep);
+    if (!out->sweep)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    return ht__coexec_rounds(cx, &(struct ht__rounds){.npoints = npoints, .step = opts->sweep,
+                                                      .ref = out->fastest, .made = sweep_made,
+                                                      .user = &g},
+                             err);
 }

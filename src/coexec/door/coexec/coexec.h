@@ -8,21 +8,27 @@
  *   - one decision, ht__decide, whatever asks: the runtime and each MPI node (the devices
  *     measured alone, the co-execution made with its links and host memory, the rule,
  *     what was chosen run once when asked; with in->from, the program's arrays handed
- *     over to what a new decision chose), `hetune split` and `run` (in->alone: the
- *     co-execution made with the links and host memory its database holds, the rule on
- *     the runs alone they measured) and `--refine` (in->measured: the rule's last
- *     comparison); ht__decision_destroy frees what it decided;
- *   - a run checked: ht__coexec_check (verify, then dump), ht__coexec_round (a sweep's
- *     point or a refinement's round: the plan changed, the models it was planned by, the
- *     run, a copy of the plan, the verification);
- *   - the program's arrays: bind, alloc, free_host, launch, memory_bound (bind.c);
+ *     over to what a new decision chose; the runtime's with in->program, its options made
+ *     here and its links, host memory rates and written buffers the basis in->read read
+ *     at open, handed from each decision to the next), `hetune split` and `run` (in->runs:
+ *     each device's run alone, kept in the decision for several co-executions; in->alone:
+ *     the co-execution made with the links and host memory its database holds, the rule
+ *     on those runs alone) and `--refine` (in->measured: the rule's last comparison); a
+ *     decision owns what it made, measured and read, and ht__decision_destroy frees it;
+ *   - a run checked: ht__coexec_check (verify, then dump), and the rounds after the
+ *     decision, ht__coexec_rounds (a refinement's rounds or a sweep's points, each the
+ *     plan changed, the run, the verification, told to the caller, who stores it);
+ *   - the program's arrays: bind, alloc, free_host, launch (bind.c; a launch tells of a
+ *     change of the kind of memory bound, for the runtime to decide again);
  *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
  *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
- *     (the run between the node's moves of its host arrays);
- *   - what the store holds for a co-execution (ht__store_rates) and the written buffers
- *     without "index" (written.c).
- * Only what other modules call is here; the steps those calls make (create, run, verify,
- * dump, set_factors, refine, set_range, ..., the estimate and the bus plan) are in
+ *     (the run between the node's moves of its host arrays).
+ * What the store holds for a co-execution (each device's link, the host memory's rates)
+ * and the written buffers without "index" are read with ht__decide's in->read, by the
+ * runtime, `hetune split` and `run`, and MPI's rank 0 alike.
+ * Only what other modules call is here; the steps those calls make (create, free, run,
+ * verify, dump, set_factors, refine, set_range, the kind of memory bound, the stored
+ * rates and the written buffers' inference, ..., the estimate and the bus plan) are in
  * coexec-internal.h.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
@@ -147,9 +153,6 @@ struct ht__precheck {
  * when none (or no devs). */
 int ht__coexec_precheck(const struct ht__precheck *p, unsigned *largest, struct ht_error *err);
 
-/* Frees a co-execution; NULL is allowed. */
-void ht__coexec_free(struct ht_coexec *cx);
-
 /* --- (outputs.c) the steps the users make together around a run --- */
 
 /* Verifies the outputs of cx's last run against device ref alone (ht__coexec_verify, into
@@ -161,34 +164,55 @@ void ht__coexec_free(struct ht_coexec *cx);
 int ht__coexec_check(struct ht_coexec *cx, size_t ref, struct ht_coexec_result *res,
                      const char *dump, struct ht_error *verr, struct ht_error *derr);
 
-/* One measured round: what changes the plan first (at most one of factors and from), the
- * run, the verification. */
-struct ht__round {
-    const double *factors;     /* not NULL: static at these split factors first
-                                  (ht__coexec_set_factors: a sweep's point) */
-    const struct ht_coexec_result *from; /* not NULL: the plan refined first from this run
-                                  (ht__coexec_refine with alone and target) */
-    const struct ht_coexec_alone *alone;
-    enum ht_refine_target target;
-    int reset_models;          /* 1: every device's time model back to its tuned time
-                                  before anything (ht__coexec_reset_models: a sweep's first
-                                  point after a refinement) */
-    size_t ref;                /* the device the outputs are verified against */
-    struct ht_split_plan *plan; /* not NULL: a copy of the plan the round ran, zeroed first
-                                  and left so when cx has none or nothing ran; the
-                                  caller's (ht_split_plan_destroy) */
-    double *model_s;           /* not NULL: 2 per device of cx, the time model and the
-                                  overhead the round was planned by (as
-                                  ht__decision.model_s), set once the plan changed */
+/* What ht__coexec_rounds tells its caller of each round it made. Borrowed for the call,
+ * but *plan, which the caller may take. */
+struct ht__round_made {
+    size_t k;                  /* a refinement's round (1, 2, ...: round 0 is the first
+                                  run, refined from), or a sweep's point (0, 1, ...) */
+    double factor;             /* a sweep's point: device 0's split factor (device 1 takes
+                                  1 - factor); 0 for a refinement */
+    const struct ht_coexec_result *res; /* its run, verified (res->verified); a
+                                  refinement's is named "refined" and has the first run's
+                                  theoretical time (Algorithm 1 from the tuned times) */
+    const double *model_s;     /* a refinement's: 2 per device of cx, the time model and
+                                  the overhead the round was planned by (as
+                                  ht__decision.model_s); NULL for a sweep */
+    struct ht_split_plan *plan; /* a refinement's: a copy of the plan the round ran, the
+                                  caller's to take (zeroing *plan), else destroyed after
+                                  the call; NULL for a sweep */
+    const struct ht_error *verr; /* not NULL: the outputs differ from device ref's alone
+                                  (what differs); the round is kept all the same */
 };
 
-/* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
- * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
- * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
- * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
- * err says how), else the first error of the steps. */
-int ht__coexec_round(struct ht_coexec *cx, const struct ht__round *r,
-                     struct ht_coexec_result *res, struct ht_error *err);
+/* The measured rounds on a co-execution decided already, for `hetune split` and `run`: a
+ * refinement's (refine not 0) or a sweep's (npoints not 0). Borrowed for the call. */
+struct ht__rounds {
+    /* A refinement: up to refine rounds, each the plan refined from the last run (first,
+     * the run of the plan decided, for round 1) towards target, with each device's run
+     * alone, then run; it stops when the plan no longer changes. */
+    unsigned refine;
+    const struct ht_coexec_result *first;
+    const struct ht_coexec_alone *alone;
+    enum ht_refine_target target;
+    /* Else a sweep of a two-device static co-execution: npoints points k = 0, 1, ...,
+     * device 0's factor min(k step, 1). The first gives every device back its tuned time
+     * model: a refinement left its fitted ones in cx, and the sweep's plans (and their
+     * theoretical times) come from the tuned times. */
+    size_t npoints;
+    double step;
+    size_t ref;                /* the device alone the outputs are verified against */
+    /* Told of each round in order, once it ran and was verified (a round whose outputs
+     * differ too). A code other than HT_OK stops the rounds and is returned. */
+    int (*made)(void *user, const struct ht__round_made *m, struct ht_error *err);
+    void *user;
+};
+
+/* Makes r's rounds on cx, each told to r->made: the sequence of a refinement or of a
+ * sweep (a round is the change of plan, ht__coexec_run, ht__coexec_verify against
+ * r->ref). Returns HT_DONE when a refinement converged (the last refinement left the plan
+ * as it was: nothing run, nothing told), HT_OK when every round was made, else the first
+ * error of a round (that round not told) or of r->made. HT_ENOMEM. */
+int ht__coexec_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct ht_error *err);
 
 /* Binds the caller's host array to buffer argument arg (an index into spec->args) for
  * the next ht__coexec_launch calls: read and readwrite buffers are read from data, write
@@ -215,15 +239,9 @@ int ht__coexec_bind(struct ht_coexec *cx, size_t arg, void *data, size_t bytes,
 /* Host memory for the caller's arrays, as the co-execution's data path wants it: pinned in
  * the context of its first device that is copied to (a GPU's DMA reads and writes it at
  * the bus's speed), page-aligned in any case (a CPU device uses it in place). Owned by cx:
- * freed by ht__coexec_free_host or ht__coexec_free. NULL with err set (HT_ECL, HT_ENOMEM). */
+ * freed by ht__coexec_free_host or with cx (ht__decision_destroy of the decision that holds
+ * it). NULL with err set (HT_ECL, HT_ENOMEM). */
 void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err);
-
-/* The kind of memory cx's buffers are bound to now (an unbound one counts as the
- * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
- * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
- * alignment at which some device that works in place wraps it as it is (its base
- * alignment, or malloc's 16 bytes: ht__coexec_bind), else HT_COEXEC_MEM_ALIGNED. */
-enum ht_coexec_memory ht__coexec_memory_bound(const struct ht_coexec *cx);
 
 /* Frees memory of ht__coexec_alloc (unbinding it first where it is bound); NULL and memory
  * cx did not give are ignored. */
@@ -233,17 +251,13 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
  * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
  * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
  * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
+ * seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
+ * the kind of memory the caller last saw bound to cx; when the arrays bound now are of
+ * another kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to
+ * that kind and HT_DONE is returned: the caller decides again, or launches again.
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
-int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);
-
-/* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
- * (base's options, the static scheduler) and fills d->alone. On success *cx
- * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
- * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
- * ht__coexec_run. */
-int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                             struct ht_coexec_result *res, struct ht_error *err);
+int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
+                      enum ht_coexec_memory *seen, struct ht_error *err);
 
 /* --- the split-or-alone decision (decide.c) --- */
 
@@ -309,6 +323,73 @@ struct ht__measured {
 };
 
 
+/* What the runtime's decisions are made from besides its devices: read once from the
+ * results database when it opens (ht__decide with in->read), then handed from each
+ * decision to the next (in->program->prev); `hetune split`, `run` and MPI's rank 0 read
+ * the same way and take the parts they use. Owned by the decision that holds it
+ * (ht__decision_destroy). */
+struct ht__basis {
+    struct ht_bandwidth *links;       /* n: each device's stored link (ht__store_rates) */
+    const struct ht_bandwidth **link; /* n: &links[i], or NULL where none is stored */
+    struct ht_host_memory host;       /* the host memory's stored rates, when has_host */
+    int has_host;
+    struct ht_split_written *written; /* spec->nargs, or NULL: what ht__written_infer found
+                                         for the written buffers without "index" */
+    unsigned probed, stored;          /* its buffers probed now, and found stored */
+    int unsplittable;                 /* 1 (read->may_alone): a written buffer no slab
+                                         explains; every decision keeps the fastest device
+                                         alone (read->on_note was told the probe's words) */
+};
+
+/* What ht__decide reads with in->read, for in->devs[0..n) of in->spec. Borrowed. */
+struct ht__read {
+    struct ht_store *store;
+    int64_t problem_id;
+    enum ht_data_path path;           /* the links stored on the path it resolves to for
+                                         each device */
+    int infer;                        /* 1 (the runtime: the program may split, two
+                                         devices or more, not alone as asked): the written
+                                         buffers without "index" are inferred, stored or
+                                         else probed on the device of in->devs that works
+                                         in place with the shortest tuned time and stored
+                                         (ht__written_infer: each device's device_id,
+                                         config, config_text and tuned_s set; along dim,
+                                         the probe with exec, on_note told what was found,
+                                         devices_are naming the devices, NULL: "the
+                                         split's devices") */
+    int may_alone;                    /* 1 (the runtime's mode AUTO): a written buffer no
+                                         slab explains makes the basis unsplittable, not an
+                                         error */
+    unsigned dim;
+    const struct ht_exec_opts *exec;
+    ht_workflow_note_fn on_note;
+    void *user;
+    const char *devices_are;
+};
+
+/* The runtime's decisions (in->program): the co-execution's options are made here, the
+ * defaults but these, and the links, host memory rates and written buffers are prev's
+ * basis. Borrowed for the call. */
+struct ht__program {
+    struct ht__decision *prev;        /* the decision before (the first: in->read's): its
+                                         basis is taken over when this one succeeds, and
+                                         with in->from (prev->cx's arrays) its co-execution
+                                         is freed then (prev->cx NULL) */
+    unsigned dim;                     /* ht_coexec_opts's dim, sched.residue, cpu_units,
+                                         exec */
+    enum ht_split_residue residue;
+    unsigned cpu_units;
+    const struct ht_exec_opts *exec;
+    enum ht_coexec_memory memory;     /* the kind of memory it is for: the stored links
+                                         model the co-execution's own (and a split
+                                         unmeasured, mode SPLIT, on any); on a program's,
+                                         what its transfers took alone is the model */
+    unsigned measure_repeats;         /* each device's timed runs alone; 0: 3 (the best
+                                         half and one kept) */
+    size_t only;                      /* < n: that device alone, unmeasured (the runtime's
+                                         fallback after watching a split); else SIZE_MAX */
+};
+
 /* What the decision is made from. Everything is borrowed for the call. */
 struct ht__decide_in {
     const struct ht_spec *spec;
@@ -360,6 +441,27 @@ struct ht__decide_in {
      * out->split (1: keep the split) and out->fastest (else the device that runs alone)
      * say what it found. */
     const struct ht__measured *measured;
+    /* Not NULL (the runtime when it opens; `hetune split` and `run`, and MPI's rank 0, for
+     * the written buffers' inference and each device's link): only the basis of decisions
+     * is read into out->basis (the caller may take its parts, zeroing them); nothing is
+     * decided, made or run. */
+    const struct ht__read *read;
+    /* Not NULL (the runtime's decisions): copts, alone_opts, bw and host are made from it
+     * and its prev's basis (not read), and mode is HT__DECIDE_ALONE when that basis is
+     * unsplittable. */
+    const struct ht__program *program;
+    /* Not NULL (`hetune split` and `run`, which judge several co-executions by the same
+     * runs alone, the devices' locks held): only each device's run alone, with alone_opts
+     * (ht__coexec_measure_alone: in->devs[i].alone filled), into out->alone_cx, alone_res
+     * and alone, out->fastest the fastest by wall time; runs->on_step is told "devices
+     * alone" after each. */
+    const struct ht__runs *runs;
+};
+
+/* What ht__decide tells while it measures the runs alone of in->runs. Borrowed. */
+struct ht__runs {
+    void (*on_step)(const char *step, void *user); /* NULL: nobody */
+    void *user;
 };
 
 /* The program's arrays a new decision takes over (ht__decide_in.from). Borrowed. */
@@ -386,6 +488,9 @@ struct ht__decision {
     double predicted_split_s;   /* ht__coexec_estimate's wall time of the split; -1 unknown */
     double predicted_alone_s;   /* the fastest device's measured wall time alone; -1 */
     double measured_split_s;    /* the split's measured wall time; -1 when not measured */
+    enum ht_coexec_memory bound;/* the kind of memory bound to cx once decided (with
+                                   in->from, the arrays handed over: a device alone may see
+                                   them as another kind than the decision was made for) */
     char text[256];             /* the decision in words */
     int has_plan;               /* 1: cx has a plan, plan */
     struct ht_split_plan plan;  /* owned: a copy of cx's plan as decided */
@@ -394,81 +499,39 @@ struct ht__decision {
     double *model_s;            /* owned, with in->alone: 2 * ncx, each device of cx's
                                    time model for the whole problem ([2k]) and overhead
                                    ([2k + 1]) as decided: as given, until a refinement
-                                   (ht__coexec_round) fits them to its runs */
+                                   (ht__coexec_rounds) fits them to its runs */
+    struct ht__basis basis;     /* owned, with in->read and in->program: what the next
+                                   decision of the runtime is made from */
+    /* Owned, with in->runs: nalone (in->n) of each, the devices measured alone so far */
+    size_t nalone;
+    struct ht_coexec **alone_cx;        /* each device's co-execution alone; NULL where
+                                           none was made */
+    struct ht_coexec_result *alone_res; /* its run (a caller that takes one zeroes it) */
+    struct ht_coexec_alone *alone;      /* its times */
 };
 
 /* The one decision between splitting over in->devs and the fastest of them alone, for
- * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one device, or HT__DECIDE_ALONE, the fastest by tuned
- * time runs alone, unmeasured. Otherwise every device runs the whole problem alone
- * (ht__coexec_measure_alone, in->alone_opts), ht__coexec_estimate predicts the split with the
- * bus plan (the links in->bw where known) and decides with in->copts->margin; a split
- * predicted to pay (or forced), or predicted faster within the margin (estimate.check),
- * runs the bus plan (unless in->paper_plan, or the scheduler is not static) once: measured
- * above estimate.keep_s, and not forced, the fastest device runs alone (the rule is
- * ht__decide_split's). With in->run_chosen, what was decided then runs once if it has no
- * run yet. With in->alone the devices' runs alone are the caller's (in->alone says
- * how). With in->from, the arrays of from->cx move to what was decided
- * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is
- * freed; when that fails, from->cx holds and is bound to the arrays as before, and the
- * error is returned. *out is filled (zeroed first); on error it may hold part of it:
- * ht__decision_destroy it either way. Errors as ht__coexec_measure_alone, ht__coexec_create,
+ * the runtime, `hetune split` and `run`, and each node of a split over MPI. With one
+ * device, or HT__DECIDE_ALONE, the fastest by tuned time runs alone, unmeasured. Otherwise
+ * every device runs the whole problem alone (in->alone_opts), ht__coexec_estimate
+ * predicts the split with the bus plan (the links in->bw where known) and decides with
+ * in->copts->margin; a split predicted to pay (or forced), or predicted faster within the
+ * margin (estimate.check), runs the bus plan (unless in->paper_plan, or the scheduler is
+ * not static) once: measured above estimate.keep_s, and not forced, the fastest device
+ * runs alone (the rule is ht__decide_split's). With in->run_chosen, what was decided then
+ * runs once if it has no run yet. With in->alone the devices' runs alone are the caller's
+ * (in->alone says how). With in->from, the arrays of from->cx move to what was decided
+ * (ht__coexec_adopt_host), every bound one is bound to it and pinned again, and from->cx is freed;
+ * when that fails, from->cx holds and is bound to the arrays as before, and the error is returned.
+ * With in->program the options, links and host memory rates are made from it and its prev's basis,
+ * which *out takes over when it succeeds. In->read, in->runs and in->measured decide nothing: each
+ * does only what its field says. *out is filled (zeroed first); on error it may hold part of it:
+ * ht__decision_destroy it either way. Errors as ht__coexec_create,
  * ht__coexec_estimate, ht__coexec_plan_bus, ht__coexec_run, ht__coexec_adopt_host and
  * ht__coexec_bind; HT_EINVAL when n is 0; HT_ENOMEM. */
 int ht__decide(const struct ht__decide_in *in, struct ht__decision *out, struct ht_error *err);
 
 /* Frees what d owns; d may be zeroed or partly filled. */
 void ht__decision_destroy(struct ht__decision *d);
-
-/* What store holds for a co-execution over devs[0..n): each device's link on the path
- * asked resolves to for it (the one `hetune devices --bandwidth` measured on that path)
- * into links[i], link[i] = &links[i], or NULL where none is stored (links[i] may be
- * written all the same); and this machine's host memory rates into *host
- * (ht_store_get_host_memory): 1 when some are, else 0 (*host zeroed). */
-int ht__store_rates(struct ht_store *store, const struct ht_workflow_device *devs, size_t n,
-                    enum ht_data_path asked, struct ht_bandwidth *links,
-                    const struct ht_bandwidth **link, struct ht_host_memory *host);
-
-/* --- the written buffers without "index" (src/coexec/written.c, issue 26 item 4) ---
- *
- * What a split of such a spec rests on besides the decision: which elements each slice
- * writes, inferred once by a probe (coexec.h, ht_split_probe) and kept in the results
- * database with the problem (the spec's hash and sizes), so that `hetune split`, the
- * runtime and each split over MPI find the same inference and probe only once. */
-struct ht__written_in {
-    const struct ht_spec *spec;            /* borrowed for the call */
-    struct ht_store *store;                /* where inferences are read and stored */
-    int64_t problem_id;                    /* the problem's row in store */
-    const struct ht_workflow_device *devs; /* n, dev, device_id, config, config_text and
-                                              tuned_s set: the probe runs on the one that
-                                              works in place with the shortest tuned_s */
-    size_t n;
-    unsigned dim;                          /* the split dimension */
-    const struct ht_exec_opts *exec;       /* the probe's binary cache, Eq. 3; NULL:
-                                              defaults */
-    ht_workflow_note_fn on_note;           /* told, per buffer, what was found (probed now
-                                              or stored); NULL: nobody */
-    void *user;
-    const char *devices_are;               /* the devs in words for the refusal when none
-                                              works in place ("rank 0's devices"); NULL:
-                                              "the split's devices" */
-};
-
-/* What ht__written_infer found. */
-struct ht__written {
-    struct ht_split_written *written;      /* spec->nargs entries, owned (free()), for
-                                              ht_coexec_opts.written; NULL when the spec
-                                              has no written buffer without "index" */
-    unsigned probed;                       /* buffers a probe inferred now (stored) */
-    unsigned stored;                       /* buffers whose inference store held */
-};
-
-/* Fills *out for the written buffers without "index" of in->spec: each from in->store
- * when it holds an inference for the buffer's layout at this problem, else by one probe
- * (ht_split_probe) on the device of in->devs that works in place with the shortest tuned
- * time, stored for next time. Errors, *out zeroed: ht_split_probe's (HT_ESPEC saying what
- * the probe saw: "written buffer 'out' has no index, and the probe's slice ..."), HT_ESPEC
- * when no device of in->devs works in place, HT_EDB, HT_ENOMEM. */
-int ht__written_infer(const struct ht__written_in *in, struct ht__written *out,
-                      struct ht_error *err);
 
 #endif
