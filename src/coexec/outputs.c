@@ -206,10 +206,12 @@ static int round_make(struct ht_coexec *cx, const struct round *r, struct ht_coe
 }
 
 /* The round just made, told to r->made: rc HT_EVERIFY (err says how the outputs differ)
- * is told as verr and cleared from err, so that a later error is err's own. */
-static int round_tell(const struct ht__rounds *r, struct ht__round_made *m, int rc,
+ * is told as verr and cleared from err, so that a later error is err's own. verr lives
+ * here only, so the told round is a copy of m that holds its address. */
+static int round_tell(const struct ht__rounds *r, const struct ht__round_made *m, int rc,
                       struct ht_error *err)
 {
+    struct ht__round_made told = *m;
     struct ht_error verr;
 
     if (rc == HT_EVERIFY) {
@@ -219,10 +221,10 @@ static int round_tell(const struct ht__rounds *r, struct ht__round_made *m, int 
         else
             verr.code = HT_EVERIFY;
         ht_error_clear(err);
-        m->verr = &verr;
+        told.verr = &verr;
         rc = HT_OK;
     }
-    return rc == HT_OK ? r->made(r->user, m, err) : rc;
+    return rc == HT_OK ? r->made(r->user, &told, err) : rc;
 }
 
 /* A refinement's rounds: each refined from the last run (r->first for round 1). */
