@@ -969,6 +969,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
         {
             /* A build has the first evaluation's generous limit (exec.h). */
             struct ht__watch w = ht__watch_begin(d->dev, HT_TIMEOUT_FIRST_S);
+            cx->probe = w.probe;
             rc = device_prepare(cx, d, &e);
             ht__watch_end(&w);
         }
