@@ -4,7 +4,7 @@
  * which devices the supervisor lost in an earlier child. Nothing is watched outside a
  * supervised child (ht_supervised).
  *
- * Internal to the library: supervise's door for split and workflow, a friend header
+ * Internal to the library: supervise's door for coexec and workflow, a friend header
  * (docs/architecture.md, scripts/walls-allowed.txt). */
 #ifndef HETUNE_SUPERVISE_WATCH_H
 #define HETUNE_SUPERVISE_WATCH_H
