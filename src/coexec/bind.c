@@ -10,7 +10,6 @@
 
 #include "coexec-internal.h"
 #include "exec/engine.h"
-#include "supervise/watch.h"
 #include "util/util.h"
 
 /* --- the caller's arrays (the runtime) --- */

@@ -450,7 +450,7 @@ static void *device_thread(void *arg)
             sent = 1;
         }
         rc = run_chunk(d, &c, &d->err);
-        if (rc == HT_OK && c.offset > 0 && ht__watch_inject(d->dev))
+        if (rc == HT_OK && c.offset > 0 && w.inject)
             rc = ht_error_set(&d->err, HT_ELAUNCH, "clFinish: CL_OUT_OF_RESOURCES (injected "
                               "by HETUNE_TEST_SLICE_FAIL)");
         if (rc == HT_OK && remember_owned(d, c.own_offset, c.own_offset + c.own_size) != HT_OK)
@@ -627,7 +627,7 @@ static int run_once(struct ht_coexec *cx, int do_poison, double *wall_s, struct 
     /* A supervisor's probe: each device's part alone first, one after the other, so that
      * a crash names one device (supervise.h); then the run as always. A dynamic
      * scheduler gives a device alone every chunk. */
-    for (size_t j = 0; cx->n > 1 && ht__watch_probe() && j < cx->n; j++) {
+    for (size_t j = 0; cx->n > 1 && cx->probe && j < cx->n; j++) {
         reset_run(cx);
         device_thread(&cx->devs[j]);
         if (do_poison && (rc = poison(cx, err)) != HT_OK)

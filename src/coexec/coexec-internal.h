@@ -159,6 +159,8 @@ struct ht_coexec {
     size_t ref_device;           /* the device refs come from, when have_refs */
     int have_refs;
     double t0;                   /* start of the run being timed */
+    int probe;                   /* a supervisor's probe: each device's part alone before
+                                    each run (the watch's probe, read at create) */
     /* Bound arrays (ht__coexec_bind): the caller's, per arg (NULL: not bound). With
      * opts.bind_only the co-execution holds no host data of its own. */
     void **bound;

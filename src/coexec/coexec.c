@@ -642,12 +642,11 @@ int ht__cx_any_inplace(const struct ht_coexec *cx, size_t i)
     return 0;
 }
 
-/* Creates device d's buffers (in place over the host arrays when its path says so) and
- * its kernel with its arguments set. */
+/* Creates device d's buffers (in place over the host arrays when its path says so); its
+ * kernel, made with its program, takes each as its argument. */
 static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    cl_kernel k = NULL;
     int rc;
 
     for (size_t i = 0; i < spec->nargs; i++) {
@@ -655,17 +654,13 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
             continue;
         void *host = NULL;
         rc = ht__cx_inplace_target(cx, d, i, &host, err);
-        if (rc == HT_OK) /* d->in.kernel is made below: no arguments set yet */
+        if (rc == HT_OK)
             rc = ht__inst_bind(d->session, &d->in, i, host, err);
         if (rc == HT_OK)
             rc = ht__cx_set_xfer(cx, d, i, err);
         if (rc != HT_OK)
             return rc;
     }
-    rc = ht__inst_kernel(d->session, &d->in, spec->kernel_name, &k, err);
-    if (rc != HT_OK)
-        return rc;
-    d->in.kernel = k;
     return HT_OK;
 }
 
@@ -969,6 +964,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
         {
             /* A build has the first evaluation's generous limit (exec.h). */
             struct ht__watch w = ht__watch_begin(d->dev, HT_TIMEOUT_FIRST_S);
+            cx->probe = w.probe;
             rc = device_prepare(cx, d, &e);
             ht__watch_end(&w);
         }

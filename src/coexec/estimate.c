@@ -10,7 +10,6 @@
 
 #include "coexec-internal.h"
 #include "exec/engine.h"
-#include "supervise/watch.h"
 #include "util/util.h"
 
 int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,

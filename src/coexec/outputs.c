@@ -9,7 +9,6 @@
 
 #include "coexec-internal.h"
 #include "exec/engine.h"
-#include "supervise/watch.h"
 #include "util/util.h"
 
 /* Runs device ref alone once through an exec session and keeps its written buffers in

@@ -11,7 +11,6 @@
 
 #include "coexec-internal.h"
 #include "exec/engine.h"
-#include "supervise/watch.h"
 #include "util/util.h"
 
 /* --- a node's share of a split over MPI (src/mpi/split.c) --- */

@@ -66,6 +66,11 @@ int ht__inst_program(struct ht_session *s, const int64_t *config, struct ht__ins
 int ht__inst_buffer(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
                     struct ht_error *err);
 
+/* Creates kernel `name` from in's program, checks its argument count against the spec and
+ * sets its arguments to in's buffers and scalars. *out is released by the caller. */
+int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
+                    cl_kernel *out, struct ht_error *err);
+
 /* Sets kernel k's arguments: argument j is spec->args[idx[j]] (idx NULL: argument j is
  * spec->args[j]), j < n. */
 int ht__inst_set_args(struct ht_session *s, struct ht__inst *in, cl_kernel k,

@@ -390,7 +390,8 @@ int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst 
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     *whole_groups = prologue != NULL;
     free(prologue);
-    return HT_OK;
+    /* Its buffers are NULL until bound: ht__inst_bind sets the arguments again. */
+    return ht__inst_kernel(s, in, s->spec->kernel_name, &in->kernel, err);
 }
 
 int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,

@@ -105,16 +105,30 @@ int ht_supervised(void)
     return child_page != NULL;
 }
 
-int ht__watch_probe(void)
+/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index. Read at each
+ * watch's begin, not once per process: a test sets it after its runtime is open
+ * (tests/unit/test_runtime_lost.c), when co-executions were made and watched already. */
+static int inject(const struct ht_device_info *dev)
 {
-    return ht_supervised() && child_probe;
+    const char *v = getenv("HETUNE_TEST_SLICE_FAIL");
+    char *end;
+    long i;
+
+    if (!v || !*v)
+        return 0;
+    i = strtol(v, &end, 10);
+    return !*end && i >= 0 && (size_t)i == dev->index;
 }
 
 struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s)
 {
-    struct ht__watch w = {-1, ht__now()};
+    struct ht__watch w = {-1, ht__now(), 0, 0};
     struct slot *s;
 
+    /* The test hook and the probe are the child's settings, asked even where nothing is
+     * watched (the fault tests inject without a supervisor). */
+    w.inject = dev && inject(dev);
+    w.probe = ht_supervised() && child_probe;
     if (!ht_supervised() || !dev || dev->index >= HT_SUPERVISE_MAX_DEVICES)
         return w;
     if (!(limit_s > 0)) {
@@ -161,28 +175,6 @@ void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e
     snprintf(child_page->slot[dev->index].name, sizeof child_page->slot[0].name, "%.63s",
              dev->name);
     atomic_compare_exchange_strong(&child_page->failed, &none, (int)dev->index + 1);
-}
-
-static pthread_once_t inject_once = PTHREAD_ONCE_INIT;
-static long inject_index = -1;
-
-static void inject_init(void)
-{
-    const char *v = getenv("HETUNE_TEST_SLICE_FAIL");
-    char *end;
-    long i;
-
-    if (!v || !*v)
-        return;
-    i = strtol(v, &end, 10);
-    if (!*end && i >= 0)
-        inject_index = i;
-}
-
-int ht__watch_inject(const struct ht_device_info *dev)
-{
-    pthread_once(&inject_once, inject_init);
-    return inject_index >= 0 && (size_t)inject_index == dev->index;
 }
 
 int ht__supervise_lost(size_t device, char *reason, size_t size)

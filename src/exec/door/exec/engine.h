@@ -129,16 +129,18 @@ double ht__event_seconds(cl_event ev, double fallback);
 int ht__inst_sync(cl_command_queue q, cl_mem mem, size_t bytes, int to_host, void *copy,
                   double *seconds, struct ht_error *err);
 
-/* One configuration instantiated as far as its program, for a caller that makes the
+/* One configuration instantiated as far as its kernel, for a caller that makes the
  * buffers itself (the co-execution: ht__inst_prepare's first steps): ht__inst_setup (the
  * vars, the NDRange, every buffer's shape into in->shape, so that a configuration the
  * device cannot hold is refused before its build), then in->prog built through
  * ht__inst_program, as tuning builds it: one program, one binary cache key per
  * configuration (*build_s and *cache_hit as there; the build log is dropped, err holds its
- * first error line). *whole_groups is 1 when the program is compiled with the whole-launch
- * prologue (ht__program_prologue: a slice launched with a global work offset sees the group
- * ids of the whole launch), else 0. Zero in before; release it with ht__inst_release
- * whatever happened. HT_ENOMEM, and the errors of ht__inst_setup and ht__inst_program. */
+ * first error line), then in->kernel, the spec's kernel with its arguments set: the
+ * scalars' values, and every buffer NULL until ht__inst_bind makes it. *whole_groups is 1
+ * when the program is compiled with the whole-launch prologue (ht__program_prologue: a
+ * slice launched with a global work offset sees the group ids of the whole launch), else 0.
+ * Zero in before; release it with ht__inst_release whatever happened. HT_ENOMEM, and the
+ * errors of ht__inst_setup, ht__inst_program and ht__inst_kernel. */
 int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                    double *build_s, int *cache_hit, int *whole_groups, struct ht_error *err);
 
@@ -146,19 +148,14 @@ int ht__inst_build(struct ht_session *s, const int64_t *config, struct ht__inst 
  * session's context with the access of the argument: on the device (host NULL; nothing is
  * written to it), or in place over host (CL_MEM_USE_HOST_PTR; in->host[i] = host), which
  * must hold the buffer's bytes and outlive in->mem[i]. When in->kernel exists, its
- * arguments are set again, so that it uses the new buffer (a program's array bound after
- * the kernel was made). HT_ECL. */
+ * arguments are set again, so that it uses the new buffer (the first buffers after
+ * ht__inst_build, a program's array bound later). HT_ECL. */
 int ht__inst_bind(struct ht_session *s, struct ht__inst *in, size_t i, void *host,
                   struct ht_error *err);
 
 /* Enqueues a fill of the whole of in->mem[i] with its type's poison pattern
  * (ht__poison_pattern) on the session's queue; does not wait. */
 int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct ht_error *err);
-
-/* Creates kernel `name` from in's program, checks its argument count against the spec and
- * sets its arguments to in's buffers and scalars. *out is released by the caller. */
-int ht__inst_kernel(struct ht_session *s, struct ht__inst *in, const char *name,
-                    cl_kernel *out, struct ht_error *err);
 
 /* Releases every OpenCL object and allocation of in (the stages' kernels included) and
  * zeroes it. */

@@ -4,7 +4,7 @@
  * which devices the supervisor lost in an earlier child. Nothing is watched outside a
  * supervised child (ht_supervised).
  *
- * Internal to the library: supervise's door for split and workflow, a friend header
+ * Internal to the library: supervise's door for coexec and workflow, a friend header
  * (docs/architecture.md, scripts/walls-allowed.txt). */
 #ifndef HETUNE_SUPERVISE_WATCH_H
 #define HETUNE_SUPERVISE_WATCH_H
@@ -14,15 +14,22 @@
 #include "hetune/error.h"
 #include "hetune/platform.h"
 
-/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start. */
+/* A device's part of the work, watched: its slot (-1 when nothing is watched) and start,
+ * and what the child was asked to do with the part, read once by ht__watch_begin. */
 struct ht__watch {
     int slot;
     double t0;
+    int inject;  /* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names the
+                    device's index: the fault tests make its parts past offset 0 fail as a
+                    GPU's illegal address would (supervised or not) */
+    int probe;   /* 1 when the supervisor asked for each device's part alone before each
+                    co-execution (the same for every watch of the process) */
 };
 
 /* Marks that this thread starts working on dev, for at most limit_s seconds (0: the
- * automatic limit of exec.h, over the parts watched so far); nothing outside a supervised
- * child. End it with ht__watch_end. */
+ * automatic limit of exec.h, over the parts watched so far); nothing is marked outside a
+ * supervised child, but inject and probe are filled everywhere. End it with
+ * ht__watch_end. */
 struct ht__watch ht__watch_begin(const struct ht_device_info *dev, double limit_s);
 void ht__watch_end(const struct ht__watch *w);
 
@@ -30,13 +37,6 @@ void ht__watch_end(const struct ht__watch *w);
  * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
  * without dev. Nothing outside a supervised child. */
 void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
-
-/* 1 when the environment variable HETUNE_TEST_SLICE_FAIL names dev's index: the fault tests
- * make that device's parts past offset 0 fail as a GPU's illegal address would. */
-int ht__watch_inject(const struct ht_device_info *dev);
-
-/* 1 when the supervisor asked for each device's part alone before each co-execution. */
-int ht__watch_probe(void);
 
 /* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
  * child and it is to be left out; else 0. */
