@@ -108,6 +108,33 @@ static struct ht_prebuild *warm_pool(const struct ht_spec *spec, double timeout_
     return p;
 }
 
+/* Pauses pool p (ht__prebuild_pause) and a second later (a SIGSTOP takes effect
+ * asynchronously) checks how many of this process's children are alive and stopped. */
+static void pause_and_count(struct ht_prebuild *p, int alive, int stopped)
+{
+    int n, nstopped;
+
+    ht__prebuild_pause(p, 1);
+    sleep(1);
+    children(&n, &nstopped);
+    assert_int_equal(n, alive);
+    assert_int_equal(nstopped, stopped);
+}
+
+/* Ends pool p and session s (with the pool it owns), either NULL, within a minute (alarm:
+ * a worker left stopped would hang its reap), and no process of theirs is left. */
+static void end_leaving_none(struct ht_prebuild *p, struct ht_session *s)
+{
+    int alive, stopped;
+
+    alarm(60);
+    ht__prebuild_free(p);
+    ht_session_free(s);
+    alarm(0);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 0);
+}
+
 /* A build paused for twice the user's limit ends well once let go on: the pause stopped
  * its worker (state T, the build still unfinished), and did not count against the limit.
  * Both of the limited pool's builds are first made without a limit, into the tests' binary
@@ -166,23 +193,14 @@ static void free_while_paused(int in_flight)
     struct ht_spec *spec = load_jobs();
     struct ht_prebuild *p;
     int64_t config[3];
-    int alive, stopped;
 
     p = warm_pool(spec, 0.0);
     if (in_flight) {
         config_of(spec, "WORK=1024", config);
         assert_int_equal(ht__prebuild_submit(p, 2, config), HT_OK);
     }
-    ht__prebuild_pause(p, 1);
-    sleep(1);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 1);
-    assert_int_equal(stopped, 1);
-    alarm(60);
-    ht__prebuild_free(p);
-    alarm(0);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 0);
+    pause_and_count(p, 1, 1);
+    end_leaving_none(p, NULL);
     ht_spec_free(spec);
 }
 
@@ -310,11 +328,7 @@ static void test_session_owns_pool(void **state)
         ht__session_builds(s, &building, &built);
     } while (building + built == 0 && ht__now() - t0 < 10.0);
     assert_int_equal(building + built, 1);
-    alarm(60);
-    ht_session_free(s);
-    alarm(0);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 0);
+    end_leaving_none(NULL, s);
     ht_spec_free(spec);
 }
 
@@ -325,29 +339,17 @@ static void test_pausing_off(void **state)
 {
     struct ht_spec *spec = load_jobs();
     struct ht_prebuild *p;
-    int alive, stopped;
 
     (void)state;
     p = warm_pool(spec, 0.0);
     ht__prebuild_pausing(p, 0);
-    ht__prebuild_pause(p, 1);
-    sleep(1); /* a SIGSTOP takes effect asynchronously */
-    children(&alive, &stopped);
-    assert_int_equal(alive, 1);
-    assert_int_equal(stopped, 0);
+    pause_and_count(p, 1, 0);
     assert_true(ht__prebuild_paused_s(p) == 0.0);
     ht__prebuild_pause(p, 0);
     ht__prebuild_pausing(p, 1);
-    ht__prebuild_pause(p, 1);
-    sleep(1);
-    children(&alive, &stopped);
-    assert_int_equal(stopped, 1);
+    pause_and_count(p, 1, 1);
     ht__prebuild_pause(p, 0);
-    alarm(60);
-    ht__prebuild_free(p);
-    alarm(0);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 0);
+    end_leaving_none(p, NULL);
     ht_spec_free(spec);
 }
 
