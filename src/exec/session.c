@@ -686,8 +686,8 @@ void ht__session_builds(const struct ht_session *s, size_t *building, size_t *bu
 }
 
 /* The timed runs start (on 1) or ended (on 0): the builds ahead given to the session
- * (ht__session_pause_builds) stop meanwhile, in this process or, in a worker, as the
- * parent is told. */
+ * (ht__session_pause_builds; its own pool, ht__session_build_ahead's, where it pauses)
+ * stop meanwhile, in this process or, in a worker, as the parent is told. */
 static void timed_runs(struct ht_session *s, int on)
 {
     if (s->pause)
