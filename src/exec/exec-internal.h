@@ -230,6 +230,50 @@ extern int ht__in_worker;
 int ht__session_prebuild(struct ht_session *s, const int64_t *config,
                          struct ht_eval_result *res, struct ht_error *err);
 
+/* (prebuild.c) The pool of builds ahead behind ht__session_build_ahead (exec/tuning.h,
+ * which says what a pool does). Starts a pool of jobs build workers (1 to 1024) for spec
+ * (loaded from a file: the workers load it again) on dev with opts (copied; its timeout_s
+ * and worker apply, its stop is not watched: ht__prebuild_free ends the builds in
+ * flight). spec and dev are borrowed and must outlive the pool. The processes start at
+ * the first submissions, in the pool's threads. *out is owned by the caller
+ * (ht__prebuild_free). ht__prebuild_possible's errors, HT_ENOMEM. */
+int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        const struct ht_exec_opts *opts, unsigned jobs,
+                        struct ht_prebuild **out, struct ht_error *err);
+
+/* Queues config (spec->space.nparams values, copied) for building under the caller's id.
+ * Builds start in the order submitted. HT_EINVAL when id is queued already, HT_ENOMEM. */
+int ht__prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config);
+
+/* Takes the outcome of the build of id into *done (its res owned by the caller), and
+ * forgets id. With wait 0, returns HT_BUSY while it is queued or building; with wait 1,
+ * waits for it. HT_ENOTFOUND when id was not submitted (or was taken). */
+int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
+                      struct ht_prebuild_done *done);
+
+/* How many submitted builds are queued, building, and finished but not taken. */
+void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
+                         size_t *finished);
+
+/* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
+ * pool; what was queued is dropped. Paused workers are continued as they end. NULL is
+ * allowed. */
+void ht__prebuild_free(struct ht_prebuild *p);
+
+/* Gives session s pool p to pause while it times a configuration's runs, and only then:
+ * from just before the first timed launch of each ht_session_eval to just after its last
+ * run (not while it builds or loads the program, stages the data, reads back or
+ * verifies), in this process or, for an isolated session, as its worker tells the tuner
+ * (worker.c, MSG_TIMED). p NULL: no pause. The session holds p in s->pause, which
+ * ht_session_free frees: a caller that lends its own pool (a test) gives NULL back
+ * before ht_session_free and ht__prebuild_free. ht__session_build_ahead gives the session
+ * the pool it makes so, one that pauses (ht__prebuild_pausing) on a CPU device only. */
+void ht__session_pause_builds(struct ht_session *s, struct ht_prebuild *p);
+
+/* (prebuild.c) Whether ht__prebuild_pause acts on pool p (on 1, as made) or does nothing
+ * (on 0: a pool building beside a device other than the CPU it runs on). */
+void ht__prebuild_pausing(struct ht_prebuild *p, int on);
+
 /* (prebuild.c) Pauses the pool's build workers (on 1: their processes are stopped with
  * SIGSTOP, those spawned during the pause too) or lets them go on (on 0: SIGCONT); asking
  * for the state the pool is in does nothing. A session pauses the pool it was given

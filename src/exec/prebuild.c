@@ -51,6 +51,7 @@ struct ht_prebuild {
     pthread_cond_t cv;          /* a job queued, finished, or the end */
     struct job *head, *tail;    /* in the order submitted */
     int ending;
+    int pausing;                /* ht__prebuild_pause acts (ht__prebuild_pausing) */
     int paused;                 /* the workers are stopped (SIGSTOP) */
     double paused_since;        /* when the pause in progress began (ht__now) */
     double paused_s;            /* the seconds of the pauses that ended */
@@ -160,6 +161,29 @@ static void *slot_main(void *arg)
     return NULL;
 }
 
+/* ht__prebuild_possible's checks, the worker executable found into worker[0..size). */
+static int pool_check(const struct ht_spec *spec, const struct ht_exec_opts *opts,
+                      unsigned jobs, char *worker, size_t size, struct ht_error *err)
+{
+    if (jobs < 1 || jobs > MAX_JOBS)
+        return ht_error_set(err, HT_EINVAL, "%u build workers: between 1 and %d", jobs,
+                            MAX_JOBS);
+    if (!spec->path)
+        return ht_error_set(err, HT_EINVAL, "building ahead needs a spec loaded from a file");
+    if (ht__worker_find(opts ? opts->worker : NULL, worker, size) != HT_OK)
+        return ht_error_set(err, HT_ENOTFOUND, "no worker executable to build ahead in (set "
+                            "HETUNE_WORKER)");
+    return HT_OK;
+}
+
+int ht__prebuild_possible(const struct ht_spec *spec, const struct ht_exec_opts *opts,
+                          unsigned jobs, struct ht_error *err)
+{
+    char worker[4096];
+
+    return pool_check(spec, opts, jobs, worker, sizeof worker, err);
+}
+
 int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                         const struct ht_exec_opts *opts, unsigned jobs,
                         struct ht_prebuild **out, struct ht_error *err)
@@ -168,13 +192,15 @@ int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info 
     int rc;
 
     *out = NULL;
-    if (jobs < 1 || jobs > MAX_JOBS)
-        return ht_error_set(err, HT_EINVAL, "%u build workers: between 1 and %d", jobs,
-                            MAX_JOBS);
-    if (!spec->path)
-        return ht_error_set(err, HT_EINVAL, "building ahead needs a spec loaded from a file");
     p = calloc(1, sizeof *p);
-    if (!p || !(p->slots = calloc(jobs, sizeof *p->slots))) {
+    if (!p)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    rc = pool_check(spec, opts, jobs, p->worker, sizeof p->worker, err);
+    if (rc != HT_OK) {
+        free(p);
+        return rc;
+    }
+    if (!(p->slots = calloc(jobs, sizeof *p->slots))) {
         free(p);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
@@ -185,13 +211,7 @@ int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info 
     else
         ht_exec_opts_init(&p->opts);
     p->opts.stop = &p->quit;
-    rc = ht__worker_find(p->opts.worker, p->worker, sizeof p->worker);
-    if (rc != HT_OK) {
-        free(p->slots);
-        free(p);
-        return ht_error_set(err, HT_ENOTFOUND, "no worker executable to build ahead in (set "
-                            "HETUNE_WORKER)");
-    }
+    p->pausing = 1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     for (unsigned i = 0; i < jobs; i++) {
@@ -310,12 +330,19 @@ void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building
         *finished = n[FINISHED];
 }
 
+void ht__prebuild_pausing(struct ht_prebuild *p, int on)
+{
+    pthread_mutex_lock(&p->mu);
+    p->pausing = !!on;
+    pthread_mutex_unlock(&p->mu);
+}
+
 void ht__prebuild_pause(struct ht_prebuild *p, int on)
 {
     double now = ht__now();
 
     pthread_mutex_lock(&p->mu);
-    if (!on != !p->paused) {
+    if (p->pausing && !on != !p->paused) {
         for (unsigned i = 0; i < p->nslots; i++)
             if (p->slots[i].pid > 0)
                 kill(-p->slots[i].pid, on ? SIGSTOP : SIGCONT);

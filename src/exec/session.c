@@ -146,6 +146,12 @@ void ht_session_free(struct ht_session *s)
 
     if (!s)
         return;
+    /* The builds still in flight end with the pool, before the session. */
+    if (s->pause) {
+        if (s->worker)
+            ht__worker_pause_builds(s->worker, NULL);
+        ht__prebuild_free(s->pause);
+    }
     ht__worker_free(s->worker);
     n = s->spec->nargs;
     /* Pinned host memory is unmapped on the queue: before it goes. */
@@ -498,7 +504,9 @@ static int verify(struct ht_session *s, const int64_t *config, struct ht__inst *
     return HT_OK;
 }
 
-int ht__session_reference_needed(const struct ht_session *s)
+/* 1 when ht__session_reference has anything to do for this session's spec and options: a
+ * reference configuration or a verify.once reference kernel, with verification on. */
+static int reference_needed(const struct ht_session *s)
 {
     const struct ht_spec *spec = s->spec;
 
@@ -508,6 +516,7 @@ int ht__session_reference_needed(const struct ht_session *s)
 }
 
 int ht__session_reference(struct ht_session *s, const int64_t *config,
+                          void (*on_start)(void *user, double limit_s), void *user,
                           struct ht_reference_info *info, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
@@ -522,9 +531,11 @@ int ht__session_reference(struct ht_session *s, const int64_t *config,
     ht_error_clear(err);
     memset(info, 0, sizeof *info);
     memset(&in, 0, sizeof in);
-    info->needed = ht__session_reference_needed(s);
+    info->needed = reference_needed(s);
     if (!info->needed)
         return HT_OK;
+    if (on_start)
+        on_start(user, s->worker ? fmax(HT_TIMEOUT_REFERENCE_S, s->opts.timeout_s) : 0.0);
     if (s->worker) {
         rc = ht__worker_reference(s->worker, config, info, err);
         info->needed = 1;
@@ -642,9 +653,41 @@ void ht__session_pause_builds(struct ht_session *s, struct ht_prebuild *p)
         ht__worker_pause_builds(s->worker, p);
 }
 
+int ht__session_build_ahead(struct ht_session *s, unsigned jobs, uint64_t id,
+                            const int64_t *config)
+{
+    if (!s->pause) {
+        struct ht_prebuild *p;
+        int rc = ht__prebuild_create(s->spec, s->dev, &s->opts, jobs, &p, NULL);
+        if (rc != HT_OK)
+            return rc;
+        /* A CPU device's cores are the device: the builds ahead stop while it times runs,
+         * and build on every core the rest of the time (loads, staging, verification).
+         * Another device's session keeps the pool without pausing it (nor asking an
+         * isolated worker to say when it times). */
+        ht__prebuild_pausing(p, s->dev->is_cpu);
+        s->pause = p;
+        if (s->worker && s->dev->is_cpu)
+            ht__worker_pause_builds(s->worker, p);
+    }
+    return ht__prebuild_submit(s->pause, id, config);
+}
+
+int ht__session_take_build(struct ht_session *s, uint64_t id, struct ht_prebuild_done *done)
+{
+    return s->pause ? ht__prebuild_take(s->pause, id, 1, done) : HT_ENOTFOUND;
+}
+
+void ht__session_builds(const struct ht_session *s, size_t *building, size_t *built)
+{
+    *building = *built = 0;
+    if (s->pause)
+        ht__prebuild_counts(s->pause, NULL, building, built);
+}
+
 /* The timed runs start (on 1) or ended (on 0): the builds ahead given to the session
- * (ht__session_pause_builds) stop meanwhile, in this process or, in a worker, as the
- * parent is told. */
+ * (ht__session_pause_builds; its own pool, ht__session_build_ahead's, where it pauses)
+ * stop meanwhile, in this process or, in a worker, as the parent is told. */
 static void timed_runs(struct ht_session *s, int on)
 {
     if (s->pause)

@@ -988,7 +988,8 @@ int ht__worker_serve(int fd)
             for (size_t i = 0; i < sv.spec->space.nparams; i++)
                 config[i] = get_i64(&r);
             rc = r.failed ? ht_error_set(&err, HT_EIO, "malformed request")
-                          : ht__session_reference(sv.session, config, &info, &err);
+                          : ht__session_reference(sv.session, config, NULL, NULL, &info,
+                                                   &err);
             if (reference_reply(fd, rc, &err, &info) != 0)
                 break;
         } else if (type == MSG_DUMP && started) {

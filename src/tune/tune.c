@@ -79,7 +79,7 @@ struct tune {
     struct ht_space_counts counts;
     struct collect col;     /* the configurations, when the space is listed whole */
     struct ht_session *session;  /* NULL for a replay, or with nothing to measure */
-    struct ht_prebuild *pool;    /* builds ahead, or NULL */
+    unsigned jobs;          /* the session's build workers (its builds ahead), or 0 */
     int ref_done;           /* the reference step is behind us */
     struct ht_eval_result *res;  /* the current evaluation's */
     struct ht_stored_eval *ev;   /* its row of the database */
@@ -339,8 +339,8 @@ static void report_progress_ref(struct tune *t, const int64_t *config, int statu
     p.reference = reference;
     p.reference_s = reference_s;
     p.reference_computed = computed;
-    if (t->pool)
-        ht__prebuild_counts(t->pool, NULL, &p.building, &p.built);
+    if (t->session)
+        ht__session_builds(t->session, &p.building, &p.built);
     if (p.done > 0) {
         p.eta_s = (now - t->loop_t0) / (double)p.done *
                   (double)(t->total > p.done ? t->total - p.done : 0);
@@ -404,10 +404,10 @@ static int record_space(const struct tune *t, struct ht_error *err)
 }
 
 /* Asks the search for proposals until k are in flight (fl[0..*nfl), oldest first), it
- * needs a result first (HT_BUSY) or it is done (*done set), handing each to the build pool
- * when there is one. */
-static int propose(struct tune *t, struct ht_prebuild *pool, size_t *fl, size_t *nfl,
-                   size_t k, int *done, struct ht_error *err)
+ * needs a result first (HT_BUSY) or it is done (*done set), handing each to the session
+ * to build ahead when it builds ahead (t->jobs). */
+static int propose(struct tune *t, size_t *fl, size_t *nfl, size_t k, int *done,
+                   struct ht_error *err)
 {
     while (*nfl < k && !*done) {
         size_t i;
@@ -421,7 +421,8 @@ static int propose(struct tune *t, struct ht_prebuild *pool, size_t *fl, size_t 
         if (rc != HT_OK)
             return ht_error_set(err, rc, "the %s search failed: %s", t->out->strategy,
                                 ht_strerror(rc));
-        if (pool && (rc = ht__prebuild_submit(pool, i, ht_search_config(t->search, i))) != 0)
+        if (t->jobs && (rc = ht__session_build_ahead(t->session, t->jobs, i,
+                                                     ht_search_config(t->search, i))) != 0)
             return ht_error_set(err, rc, "cannot queue a build ahead: %s", ht_strerror(rc));
         fl[(*nfl)++] = i;
     }
@@ -578,8 +579,9 @@ static int tune_take_device(struct tune *t, int *leased, struct ht_device_locks 
 /* Builds ahead: jobs build workers keep up to jobs configurations building while the
  * device measures one, so jobs + 1 proposals are in flight. A replay builds nothing, yet
  * proposes as far ahead, as the tune it stands for would. Without a pool (no worker
- * executable, a spec not from a file) the tune builds in its session. Makes t->pool when
- * it can and returns how many proposals may be in flight. */
+ * executable, a spec not from a file) the tune builds in its session. Sets t->jobs when
+ * the session can build ahead (its pool made at the first proposal) and returns how many
+ * proposals may be in flight. */
 static size_t tune_builders(struct tune *t)
 {
     const struct ht_tune_opts *opts = t->opts;
@@ -588,7 +590,7 @@ static size_t tune_builders(struct tune *t)
     if (jobs == 0) {
         /* Automatic: one build worker per core, and on a CPU device, whose cores are the
          * device, only from CPU_BUILDERS_MIN_CORES cores on. Its build workers are paused
-         * while it times runs (ht__session_pause_builds), so they build the rest of the
+         * while it times runs (ht__session_build_ahead), so they build the rest of the
          * time: on 2 shared cores --jobs 2 took 1.24x, 0.65x and 1.09x the wall of --jobs 1
          * and 1.10-1.13x its CPU time for sepconv's 425, no gain (pausing whole
          * evaluations); on 2 quiet cores 0.63x; on the GPU machine's 16 cores --jobs 16
@@ -606,17 +608,24 @@ static size_t tune_builders(struct tune *t)
         struct ht_error perr;
         popts.eq3 = opts->eq3;
         ht_error_clear(&perr);
-        if (ht__prebuild_create(t->spec, t->dev, &popts, jobs, &t->pool, &perr) == HT_OK)
-            t->out->jobs = jobs;
+        if (ht__prebuild_possible(t->spec, &popts, jobs, &perr) == HT_OK)
+            t->jobs = t->out->jobs = jobs;
     }
-    return jobs > 1 && (t->pool || opts->replay) ? (size_t)jobs + 1 : 1;
+    return jobs > 1 && (t->jobs || opts->replay) ? (size_t)jobs + 1 : 1;
+}
+
+/* The reference step begins (ht__session_reference's on_start): said under its limit. */
+static void reference_starts(void *user, double limit_s)
+{
+    report_progress_ref(user, NULL, HT_OK, 1, limit_s, 0);
 }
 
 /* The reference outputs before the first measurement, under their own limit (exec.h, the
- * reference step): not part of any configuration's. A configuration that cannot give the
- * reference kernel its program meets the same failure in its own evaluation, and the next
- * one tries again. HT_OK (out->stopped set when opts->stop ended it), or the error that
- * ends the tune. */
+ * reference step): not part of any configuration's; behind us at once (t->ref_done) for
+ * a spec without such a reference. A configuration that cannot give the reference kernel
+ * its program meets the same failure in its own evaluation, and the next one tries
+ * again. HT_OK (out->stopped set when opts->stop ended it), or the error that ends the
+ * tune. */
 static int tune_reference(struct tune *t, const int64_t *config, struct ht_error *err)
 {
     struct ht_reference_info ri;
@@ -624,12 +633,11 @@ static int tune_reference(struct tune *t, const int64_t *config, struct ht_error
     int st;
 
     ht_error_clear(&rerr);
-    report_progress_ref(t, NULL, HT_OK, 1,
-                        ht_session_isolated(t->session)
-                            ? fmax(HT_TIMEOUT_REFERENCE_S, t->opts->exec.timeout_s)
-                            : 0.0,
-                        0);
-    st = ht__session_reference(t->session, config, &ri, &rerr);
+    st = ht__session_reference(t->session, config, reference_starts, t, &ri, &rerr);
+    if (st == HT_OK && !ri.needed) {
+        t->ref_done = 1;
+        return HT_OK;
+    }
     t->out->reference_s += ri.seconds;
     if (st == HT_OK) {
         t->ref_done = 1;
@@ -664,7 +672,7 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
     *st = HT_OK;
     /* Built ahead: a build that crashed, hung, failed or broke a rule is the
      * configuration's result; any other ends as a cache hit of the session's. */
-    if (t->pool && ht__prebuild_take(t->pool, index, 1, &built) == HT_OK) {
+    if (t->jobs && ht__session_take_build(t->session, index, &built) == HT_OK) {
         t->out->prebuilt++;
         t->out->prebuild_s += built.status == HT_ECONSTRAINT ? 0.0 : built.res.build_s;
         if (built.config_fault) {
@@ -676,12 +684,10 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         }
         ht_eval_result_destroy(&built.res);
     }
-    if (!t->ref_done && ht__session_reference_needed(t->session)) {
+    if (!t->ref_done) {
         int rc = tune_reference(t, config, err);
         if (rc != HT_OK || t->out->stopped)
             return rc;
-    } else {
-        t->ref_done = 1;
     }
     ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
     *st = ht_session_eval(t->session, config, t->res, eerr);
@@ -793,10 +799,6 @@ static int tune_open_session(struct tune *t, struct ht_error *err)
     }
     if (rc == HT_OK)
         t->out->isolated = t->session ? ht_session_isolated(t->session) : 0;
-    /* A CPU device's cores are the device: the builds ahead stop while it times runs, and
-     * build on every core the rest of the time (loads, staging, verification). */
-    if (rc == HT_OK && t->session && t->pool && t->dev->is_cpu)
-        ht__session_pause_builds(t->session, t->pool);
     return rc;
 }
 
@@ -818,7 +820,7 @@ static int tune_step(struct tune *t, struct ht_error *err)
         out->stopped = 1;
         return HT_DONE;
     }
-    rc = propose(t, t->pool, t->fl, &t->nfl, t->k, &t->search_done, err);
+    rc = propose(t, t->fl, &t->nfl, t->k, &t->search_done, err);
     if (rc != HT_OK)
         return rc;
     if (t->nfl == 0)
@@ -972,10 +974,6 @@ cleanup:
         ht_eval_result_destroy(t.res);
     free(t.res);
     free(t.ev);
-    /* The builds still in flight end with the pool, before the session. */
-    if (t.session)
-        ht__session_pause_builds(t.session, NULL);
-    ht__prebuild_free(t.pool);
     free(t.fl);
     ht_session_free(t.session);
     ht_search_free(t.search);

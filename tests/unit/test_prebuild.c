@@ -1,6 +1,8 @@
 /* Tests of the pool of build workers (src/exec/prebuild.c, exec's door exec/tuning.h) on
  * a CPU device: a pause stops the workers' processes and does not count against a build's
- * time limit, and a pool freed while paused ends without leaving a process behind. Exits
+ * time limit, a pool freed while paused ends without leaving a process behind, and a
+ * session's own pool (ht__session_build_ahead) is paused around its timed runs and ends
+ * with it. Exits
  * 77 (skipped) when no OpenCL CPU device is found or no worker executable. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +18,7 @@
 
 #include "hetune.h"
 #include "exec/tuning.h"
-#include "exec/exec-internal.h" /* ht__prebuild_pause, ht__prebuild_paused_s */
+#include "exec/exec-internal.h" /* the pool (ht__prebuild_*), struct ht_session */
 #include "util/util.h"              /* ht__now */
 
 static struct ht_platform *plat;
@@ -106,6 +108,33 @@ static struct ht_prebuild *warm_pool(const struct ht_spec *spec, double timeout_
     return p;
 }
 
+/* Pauses pool p (ht__prebuild_pause) and a second later (a SIGSTOP takes effect
+ * asynchronously) checks how many of this process's children are alive and stopped. */
+static void pause_and_count(struct ht_prebuild *p, int alive, int stopped)
+{
+    int n, nstopped;
+
+    ht__prebuild_pause(p, 1);
+    sleep(1);
+    children(&n, &nstopped);
+    assert_int_equal(n, alive);
+    assert_int_equal(nstopped, stopped);
+}
+
+/* Ends pool p and session s (with the pool it owns), either NULL, within a minute (alarm:
+ * a worker left stopped would hang its reap), and no process of theirs is left. */
+static void end_leaving_none(struct ht_prebuild *p, struct ht_session *s)
+{
+    int alive, stopped;
+
+    alarm(60);
+    ht__prebuild_free(p);
+    ht_session_free(s);
+    alarm(0);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 0);
+}
+
 /* A build paused for twice the user's limit ends well once let go on: the pause stopped
  * its worker (state T, the build still unfinished), and did not count against the limit.
  * Both of the limited pool's builds are first made without a limit, into the tests' binary
@@ -164,23 +193,14 @@ static void free_while_paused(int in_flight)
     struct ht_spec *spec = load_jobs();
     struct ht_prebuild *p;
     int64_t config[3];
-    int alive, stopped;
 
     p = warm_pool(spec, 0.0);
     if (in_flight) {
         config_of(spec, "WORK=1024", config);
         assert_int_equal(ht__prebuild_submit(p, 2, config), HT_OK);
     }
-    ht__prebuild_pause(p, 1);
-    sleep(1);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 1);
-    assert_int_equal(stopped, 1);
-    alarm(60);
-    ht__prebuild_free(p);
-    alarm(0);
-    children(&alive, &stopped);
-    assert_int_equal(alive, 0);
+    pause_and_count(p, 1, 1);
+    end_leaving_none(p, NULL);
     ht_spec_free(spec);
 }
 
@@ -252,6 +272,87 @@ static void timed_only(enum ht_isolation isolate)
     assert_int_equal(system(rm), 0);
 }
 
+/* A session's own pool (ht__session_build_ahead, what the tuner uses): made at the first
+ * build ahead, its builds taken and counted through the session, paused around the
+ * session's timed runs (a CPU device's), and ended with the session while a build is in
+ * flight: no process of its is left. Before the first build ahead there is nothing to
+ * take. */
+static void test_session_owns_pool(void **state)
+{
+    struct ht_spec *spec = load_jobs();
+    struct ht_session *s = NULL;
+    struct ht_prebuild_done d;
+    struct ht_eval_result res;
+    struct ht_exec_opts o;
+    struct ht_error err;
+    int64_t config[3], other[3];
+    size_t building, built;
+    double before, t0;
+    int alive, stopped;
+
+    (void)state;
+    ht_exec_opts_init(&o);
+    o.eq3 = HT_EQ3_OFF;
+    o.isolate = HT_ISOLATE_OFF;
+    o.no_verify = 1;
+    ht_error_clear(&err);
+    if (ht_session_create(spec, dev, &o, &s, &err) != HT_OK)
+        fail_msg("session: %s", err.text);
+    assert_int_equal(ht__session_take_build(s, 1, &d), HT_ENOTFOUND);
+    ht__session_builds(s, &building, &built);
+    assert_int_equal(building + built, 0);
+    config_of(spec, "WORK=1", config);
+    config_of(spec, "WORK=1024", other);
+    assert_int_equal(ht__session_build_ahead(s, 1, 1, config), HT_OK);
+    assert_non_null(s->pause);
+    assert_int_equal(ht__session_build_ahead(s, 1, 1, config), HT_EINVAL);
+    assert_int_equal(ht__session_take_build(s, 1, &d), HT_OK);
+    if (d.status != HT_OK)
+        fail_msg("a build ahead: %s", d.err.text);
+    ht_eval_result_destroy(&d.res);
+    assert_int_equal(ht__session_take_build(s, 1, &d), HT_ENOTFOUND);
+    before = ht__prebuild_paused_s(s->pause);
+    memset(&res, 0, sizeof res);
+    if (ht_session_eval(s, config, &res, &err) != HT_OK)
+        fail_msg("eval: %s", err.text);
+    assert_true(res.nruns >= 1);
+    assert_true(ht__prebuild_paused_s(s->pause) > before); /* around its timed runs */
+    ht_eval_result_destroy(&res);
+    children(&alive, &stopped);
+    assert_int_equal(alive, 1);
+    assert_int_equal(stopped, 0);
+    assert_int_equal(ht__session_build_ahead(s, 1, 2, other), HT_OK);
+    /* Queued, then building (counted) once the pool's thread takes it up. */
+    t0 = ht__now();
+    do {
+        ht__session_builds(s, &building, &built);
+    } while (building + built == 0 && ht__now() - t0 < 10.0);
+    assert_int_equal(building + built, 1);
+    end_leaving_none(NULL, s);
+    ht_spec_free(spec);
+}
+
+/* A pool that does not pause (ht__prebuild_pausing 0, as a session of a device other
+ * than the CPU makes its own) ignores ht__prebuild_pause: its worker runs on and no time
+ * paused is counted; pausing again, it stops. */
+static void test_pausing_off(void **state)
+{
+    struct ht_spec *spec = load_jobs();
+    struct ht_prebuild *p;
+
+    (void)state;
+    p = warm_pool(spec, 0.0);
+    ht__prebuild_pausing(p, 0);
+    pause_and_count(p, 1, 0);
+    assert_true(ht__prebuild_paused_s(p) == 0.0);
+    ht__prebuild_pause(p, 0);
+    ht__prebuild_pausing(p, 1);
+    pause_and_count(p, 1, 1);
+    ht__prebuild_pause(p, 0);
+    end_leaving_none(p, NULL);
+    ht_spec_free(spec);
+}
+
 static void test_timed_only_in_process(void **state)
 {
     (void)state;
@@ -272,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_pause_not_timed),
         cmocka_unit_test(test_free_while_paused_building),
         cmocka_unit_test(test_free_while_paused_idle),
+        cmocka_unit_test(test_session_owns_pool),
+        cmocka_unit_test(test_pausing_off),
     };
     struct ht_error err;
     const char *src = getenv("HETUNE_SOURCE_DIR");

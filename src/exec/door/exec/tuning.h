@@ -1,7 +1,7 @@
 /* exec's door for the tuner: what src/tune/tune.c drives of a session beyond exec.h
  * (the MPI tuning queue, src/mpi/queue.c, through tune's door: ht__tune_eval): builds
- * ahead on other cores (ht__prebuild_*), its reference step, the early cut, and whether
- * the driver caches its programs.
+ * ahead on other cores, in a pool the session owns (ht__session_build_ahead), its
+ * reference step, the early cut, and whether the driver caches its programs.
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -29,8 +29,13 @@
  *
  * config is a configuration to build the reference kernel's program with (verify.once:
  * the reference kernel lives in the tuned program); a reference configuration ignores it.
- * Returns HT_OK with info->needed 0 when the spec has no such reference (none, a
- * reference kernel run per configuration, files only, or opts.no_verify). On failure the
+ * When the step is due, on_start (when not NULL) is called first with user and the step's
+ * time limit (isolated: HT_TIMEOUT_REFERENCE_S, or opts.timeout_s where that is longer;
+ * 0 in this process), so that the caller can say the step begins.
+ * Returns HT_OK with info->needed 0, without calling on_start, when the spec has no such
+ * reference (none, a reference kernel run per configuration, files only, or
+ * opts.no_verify): a reference configuration or a verify.once reference kernel, with
+ * verification on, has one. On failure the
  * error is the reference's ("reference configuration: ...", "reference kernel: ...";
  * HT_ECRASH, HT_ETIMEOUT isolated, HT_EINTR), except when config itself could not be
  * set up or built (a kernel reference only): then info->config_fault is 1 and the error
@@ -47,11 +52,8 @@ struct ht_reference_info {
 };
 
 int ht__session_reference(struct ht_session *s, const int64_t *config,
+                          void (*on_start)(void *user, double limit_s), void *user,
                           struct ht_reference_info *info, struct ht_error *err);
-
-/* 1 when ht__session_reference has anything to do for this session's spec and options: a
- * reference configuration or a verify.once reference kernel, with verification on. */
-int ht__session_reference_needed(const struct ht_session *s);
 
 /* Early termination (issue 4, item 2). From the next ht_session_eval on, a configuration
  * stops being repeated once the fastest of its runs so far is more than factor times
@@ -69,25 +71,30 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
 
 /* Builds ahead (issue 25): a pool of build workers, each a hetune-worker process as an
  * isolated session's is, that build configurations into the binary cache while the device
- * measures others, so that the session's own build of each becomes a cache hit. Where the
- * driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker fills that one
+ * measures others, so that the session's own build of each becomes a cache hit. The
+ * pool is the session's: made at its first build ahead, from the session's spec, device
+ * and options, and ended with it (ht_session_free ends the builds in flight first).
+ * Where the driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker
+ * fills that one
  * instead, and launches each kernel of the configuration on one work-group of its local
  * size (no reference, no verification, no readback), so that the work-group function PoCL
  * compiles at a first launch is in it as well; the session then finds the program there
  * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
  * compiled for their local sizes. On a CPU device the build workers share the cores with
- * the measurement: they are paused while the session times runs
- * (ht__session_pause_builds).
+ * the measurement: the session pauses them while it times runs (from just before the
+ * first timed launch of each ht_session_eval to just after its last run, in this process
+ * or, isolated, as its worker tells), and only then; the time paused does not count
+ * against the builds' limits. On other devices they are never paused.
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
- * ht__prebuild_take says so (config_fault), and the caller stores it without measuring. One
- * that outlasts the automatic limit (as an isolated session's) is not: with every core
- * compiling, a heavy build can outlast a limit drawn from light ones, so the caller builds
- * it again where it measures. Two configurations that build one program are not built at
+ * ht__session_take_build says so (config_fault), and the caller stores it without
+ * measuring. One that outlasts the automatic limit (as an isolated session's) is not:
+ * with every core compiling, a heavy build can outlast a limit drawn from light ones, so
+ * the caller builds it again where it measures. Two configurations that build one program are not built at
  * once (two processes building one program into one driver cache get in each other's
- * way). Not thread-safe: one thread submits and takes. */
-struct ht_prebuild; /* opaque */
+ * way). Not thread-safe: one thread builds ahead and takes. */
+struct ht_prebuild; /* opaque (exec-internal.h) */
 
 /* What became of one build ahead. */
 struct ht_prebuild_done {
@@ -103,44 +110,30 @@ struct ht_prebuild_done {
     struct ht_error err;     /* why, when status is not HT_OK */
 };
 
-/* Starts a pool of jobs build workers (1 to 1024) for spec (loaded from a file: the
- * workers load it again) on dev with opts (copied; its timeout_s and worker apply, its
- * stop is not watched: ht__prebuild_free ends the builds in flight). spec and dev are
- * borrowed and must outlive the pool. The processes start at the first submissions, in
- * the pool's threads. *out is owned by the caller (ht__prebuild_free). HT_EINVAL (jobs out
- * of range, a spec without a file), HT_ENOTFOUND (no worker executable: see
- * ht_isolation), HT_ENOMEM. */
-int ht__prebuild_create(const struct ht_spec *spec, const struct ht_device_info *dev,
-                        const struct ht_exec_opts *opts, unsigned jobs,
-                        struct ht_prebuild **out, struct ht_error *err);
+/* HT_OK when a pool of jobs build workers could be made for spec with opts: jobs 1 to
+ * 1024 (else HT_EINVAL), a spec loaded from a file (the workers load it again; else
+ * HT_EINVAL), a worker executable (else HT_ENOTFOUND: see ht_isolation). A tune asks
+ * before it has a session, to know how far ahead to propose; err says why not. */
+int ht__prebuild_possible(const struct ht_spec *spec, const struct ht_exec_opts *opts,
+                          unsigned jobs, struct ht_error *err);
 
-/* Queues config (spec->space.nparams values, copied) for building under the caller's id.
- * Builds start in the order submitted. HT_EINVAL when id is queued already, HT_ENOMEM. */
-int ht__prebuild_submit(struct ht_prebuild *p, uint64_t id, const int64_t *config);
+/* Queues config (spec->space.nparams values, copied) for building ahead under the
+ * caller's id, in session s's pool of jobs build workers, made at the first call (jobs is
+ * read then; the pool's options are the session's, its stop not watched). Builds start in
+ * the order queued. HT_EINVAL when id is queued already, or what making the pool met
+ * (ht__prebuild_possible's failures, HT_ENOMEM). */
+int ht__session_build_ahead(struct ht_session *s, unsigned jobs, uint64_t id,
+                            const int64_t *config);
 
-/* Takes the outcome of the build of id into *done (its res owned by the caller), and
- * forgets id. With wait 0, returns HT_BUSY while it is queued or building; with wait 1,
- * waits for it. HT_ENOTFOUND when id was not submitted (or was taken). */
-int ht__prebuild_take(struct ht_prebuild *p, uint64_t id, int wait,
-                      struct ht_prebuild_done *done);
+/* Waits for the build ahead of id and takes its outcome into *done (its res owned by the
+ * caller: ht_eval_result_destroy), forgetting id. HT_ENOTFOUND when id was not queued
+ * (or was taken), or s has no pool. */
+int ht__session_take_build(struct ht_session *s, uint64_t id,
+                           struct ht_prebuild_done *done);
 
-/* How many submitted builds are queued, building, and finished but not taken. */
-void ht__prebuild_counts(struct ht_prebuild *p, size_t *queued, size_t *building,
-                         size_t *finished);
-
-/* Pauses pool p's build workers while session s times a configuration's runs, and only
- * then: from just before the first timed launch of each ht_session_eval to just after its
- * last run (not while it builds or loads the program, stages the data, reads back or
- * verifies), in this process or, for an isolated session, as its worker tells the tuner
- * (worker.c, MSG_TIMED). For a CPU device, whose cores a build would take from the timed
- * runs. p NULL: no pause (the default). p is borrowed: call again with NULL before
- * ht__prebuild_free. The pool's time paused does not count against its builds' limits. */
-void ht__session_pause_builds(struct ht_session *s, struct ht_prebuild *p);
-
-/* Ends the builds in flight (their workers are killed within 0.1 s), the workers and the
- * pool; what was queued is dropped. Paused workers are continued as they end. NULL is
- * allowed. */
-void ht__prebuild_free(struct ht_prebuild *p);
+/* How many builds ahead of s are building, and finished but not taken; 0 and 0 without a
+ * pool. */
+void ht__session_builds(const struct ht_session *s, size_t *building, size_t *built);
 
 /* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
  * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
