@@ -77,8 +77,10 @@ struct ht_session {
                                           current eval (run r at r * HT_MAX_STAGES), or NULL */
     struct ht__worker *worker;         /* isolated: the worker process that holds the
                                           context and data; NULL in this process */
-    struct ht_prebuild *pause;         /* builds paused while this session's timed runs run
-                                          (ht__session_pause_builds), or NULL */
+    struct ht_prebuild *pause;         /* the pool of builds ahead: the session's own
+                                          (ht__session_build_ahead; paused while its timed
+                                          runs run on a CPU device, never elsewhere), one
+                                          lent to pause (ht__session_pause_builds), or NULL */
     int timed_tell, timed_fd, timed_on; /* in a worker, during an evaluation whose parent
                                           pauses builds: tell it on socket timed_fd when the
                                           timed runs start and end (worker.c); timed_on:
