@@ -157,8 +157,8 @@ fi
 # Built through PoCL's cache (as pocl_cache_on in tests/cli/common.bash, for these tunes
 # and vecadd's exhaustive ones only), which both passes of make test share: these tunes
 # check what runs and verifies, not hetune's binary cache. A cold build then generates no
-# binary file for hetune's cache (conv1d 7.3 -> 3.9 s of CPU, matmul 7.6 -> 4.0), and the sanitized
-# pass finds every program built.
+# binary file for hetune's cache (conv1d 7.3 -> 3.9 s of CPU, matmul 7.6 -> 4.0), and the
+# sanitized pass finds every program built.
 for spec in "conv1d --size N=4096" "matmul --size N=64"; do
     set -- $spec
     name=$1
