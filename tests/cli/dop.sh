@@ -14,7 +14,9 @@ make_tmp dop
 
 export POCL_DEVICES="pthread basic"
 spec="$HETUNE_SOURCE_DIR/examples/vecadd/spec.json"
-export POCL_KERNEL_CACHE=0
+# PoCL's cache in the tests' folder: the test checks the sub-devices and the splits, not
+# hetune's binary cache, and the sanitized pass loads the plain pass's programs.
+pocl_cache_on
 db="$tmp/dop.db"
 
 run devices --json
