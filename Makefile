@@ -14,8 +14,9 @@ FUZZ_FLAGS   ?=
 FUZZ_TMPDIR  ?= $(if $(wildcard /dev/shm),/dev/shm,/tmp)
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # ctest's slots: two for each test that works, one for a test that mostly waits
-# (tests/CMakeLists.txt, PROCESSORS): JOBS working tests at once and one waiting beside them.
-CTEST_JOBS  = $(shell echo $$((2 * $(JOBS) + 1)))
+# (tests/CMakeLists.txt, PROCESSORS): 3*JOBS/2 working tests at once, so that one test's
+# waits leave no core idle, and one waiting beside them (docs/development.md).
+CTEST_JOBS  = $(shell echo $$((3 * $(JOBS) + 1)))
 
 .PHONY: all deps build build-asan demo test test-fast test-asan check fuzz clean
 
