@@ -308,7 +308,8 @@ struct ht_tune_memory {
     size_t runs, steps;      /* tune runs and steps recorded (a replay's missing
                                 configurations are steps, not evaluations) */
     struct ht_stored_space space; /* the space's sizes, of the last tune */
-    uint64_t key;            /* the problem and device kept (FNV-1a 64); 0: none yet */
+    char key[33];            /* the problem and device kept (32 hex digits of a 128-bit
+                                content key); "": none yet */
 };
 
 /* Fills sink with one that keeps the results in mem (borrowed, until the tunes given the

@@ -6,34 +6,39 @@
 #include "hetune/tune.h"
 #include "util/util.h"
 
-/* FNV-1a of a string with its NUL, so that "ab","c" and "a","bc" differ. */
-static uint64_t fnv_text(uint64_t h, const char *s)
+/* A text field of the key: its bytes, or none for NULL. */
+static void key_text(struct ht__key *k, const char *s)
 {
-    return s ? ht__fnv1a(h, s, strlen(s) + 1) : ht__fnv1a(h, "", 1);
+    ht__key_field(k, s ? s : "", s ? strlen(s) : 0);
 }
 
 /* What the memory keeps apart, as the database's ids do (store.h): the kernel (its source,
  * name and options), the sizes and the parameters' names, and the device (its platform,
- * name, ordinal and driver). Never 0. */
-static uint64_t problem_key(const struct ht_spec *spec, const struct ht_device_info *dev)
+ * name, ordinal and driver), as a 128-bit content key (util's ht__key, XXH3-128, one field
+ * each): a collision would resume another problem's evaluations. */
+static int problem_key(const struct ht_spec *spec, const struct ht_device_info *dev,
+                       char key[33])
 {
     const struct ht_space_def *sp = &spec->space;
-    uint64_t h = HT__FNV_INIT;
+    struct ht__key k;
 
-    h = ht__fnv1a(h, spec->source ? spec->source : "", spec->source ? spec->source_len : 0);
-    h = fnv_text(h, spec->kernel_name);
-    h = fnv_text(h, spec->kernel_options);
+    if (ht__key_init(&k) != HT_OK)
+        return HT_ENOMEM;
+    ht__key_field(&k, spec->source ? spec->source : "", spec->source ? spec->source_len : 0);
+    key_text(&k, spec->kernel_name);
+    key_text(&k, spec->kernel_options);
     for (size_t i = 0; i < sp->nsizes; i++) {
-        h = fnv_text(h, sp->size_names[i]);
-        h = ht__fnv1a(h, &sp->size_values[i], sizeof sp->size_values[i]);
+        key_text(&k, sp->size_names[i]);
+        ht__key_field(&k, &sp->size_values[i], sizeof sp->size_values[i]);
     }
     for (size_t i = 0; i < sp->nparams; i++)
-        h = fnv_text(h, sp->params[i].name);
-    h = fnv_text(h, dev->platform);
-    h = fnv_text(h, dev->name);
-    h = ht__fnv1a(h, &dev->ordinal, sizeof dev->ordinal);
-    h = fnv_text(h, dev->driver_version);
-    return h ? h : 1;
+        key_text(&k, sp->params[i].name);
+    key_text(&k, dev->platform);
+    key_text(&k, dev->name);
+    ht__key_field(&k, &dev->ordinal, sizeof dev->ordinal);
+    key_text(&k, dev->driver_version);
+    ht__key_hex(&k, key);
+    return HT_OK;
 }
 
 static int memory_identify(void *user, const struct ht_spec *spec,
@@ -41,14 +46,16 @@ static int memory_identify(void *user, const struct ht_spec *spec,
                            int64_t *device_id, struct ht_error *err)
 {
     struct ht_tune_memory *mem = user;
-    uint64_t key = problem_key(spec, dev);
+    char key[33];
 
-    if (mem->key && mem->key != key)
+    if (problem_key(spec, dev, key) != HT_OK)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (mem->key[0] && strcmp(mem->key, key) != 0)
         return ht_error_set(err, HT_EINVAL,
                             "this memory keeps the evaluations of another problem or device "
                             "than '%s' on %s: give each its own",
                             spec->name ? spec->name : "the spec", dev->name);
-    mem->key = key;
+    memcpy(mem->key, key, sizeof key);
     *problem_id = 1;
     *device_id = 1;
     return HT_OK;
