@@ -14,7 +14,8 @@ case "${1:-}" in
 esac
 
 pkgs="cmake make gcc pkg-config opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
-libjansson-dev libsqlite3-dev libcmocka-dev zlib1g-dev libxxhash-dev minizinc flatzinc gnuplot-nox"
+libjansson-dev libsqlite3-dev libcmocka-dev zlib1g-dev libxxhash-dev minizinc flatzinc gnuplot-nox
+clang"
 # Tuning over MPI (issue 16): mpirun and the MPI library; the build turns HETUNE_MPI on.
 pkgs="$pkgs openmpi-bin libopenmpi-dev"
 

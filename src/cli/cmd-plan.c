@@ -368,11 +368,15 @@ int cmd_plan(int argc, char **argv)
            L_NAMES, NLISTS };
     const char *cmd = "plan";
     struct list lists[NLISTS] = {
-        [L_WG] = {"--wg", K_WG}, [L_TIMES] = {"--times", K_TIME},
-        [L_FACTORS] = {"--factors", K_FACTOR}, [L_OVERHEADS] = {"--overheads", K_OVERHEAD},
-        [L_XFER] = {"--xfer", K_SECONDS}, [L_FIXED] = {"--fixed", K_SECONDS},
-        [L_OVERLAP] = {"--overlap", K_FLAG}, [L_PIECES] = {"--pieces", K_COUNT},
-        [L_NAMES] = {"--names", K_NAME},
+        [L_WG] = {.opt = "--wg", .kind = K_WG},
+        [L_TIMES] = {.opt = "--times", .kind = K_TIME},
+        [L_FACTORS] = {.opt = "--factors", .kind = K_FACTOR},
+        [L_OVERHEADS] = {.opt = "--overheads", .kind = K_OVERHEAD},
+        [L_XFER] = {.opt = "--xfer", .kind = K_SECONDS},
+        [L_FIXED] = {.opt = "--fixed", .kind = K_SECONDS},
+        [L_OVERLAP] = {.opt = "--overlap", .kind = K_FLAG},
+        [L_PIECES] = {.opt = "--pieces", .kind = K_COUNT},
+        [L_NAMES] = {.opt = "--names", .kind = K_NAME},
     };
     char *garg = NULL, *marg = NULL;
     size_t n = 0;

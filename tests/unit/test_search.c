@@ -863,12 +863,18 @@ static void test_protocol(void **state)
         assert_int_equal(ht_search_report(s, j, 0.5), 0);
         assert_int_equal(ht__search_evaluated(s), 1);
         assert_int_equal(ht__search_known(s), 2);
+        /* The rest of the space, each configuration proposed once: neither i nor j again. */
         size_t n = 0;
+        char seen[64] = {0};
+        assert_true(b.sp.count <= sizeof seen);
+        seen[i] = seen[j] = 1;
         while (ht_search_next(s, &i) == 0) {
-            assert_true(i != j);
+            assert_false(seen[i]);
+            seen[i] = 1;
             assert_int_equal(ht_search_report(s, i, 2.0), 0);
             n++;
         }
+        assert_int_equal(n, b.sp.count - 2);
         /* Finished stays finished. */
         assert_int_equal(ht_search_next(s, &i), HT_DONE);
         assert_int_equal(ht_search_best(s, &i, NULL), 0);
