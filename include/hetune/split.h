@@ -337,7 +337,8 @@ struct ht_split_sched_opts {
     enum ht_split_residue residue; /* the plan's residue rule (default: Eq. 9's) */
 };
 
-struct ht_split_sched; /* opaque: a scheduler's state for one co-execution */
+struct ht_split_sched; /* opaque: a scheduler instance, for one split's devices
+                          (ht_split_sched_create, below) */
 
 /* What a scheduler does with the work, for the code that acts on it: a scheduler's name is
  * for people (what they type and read), its kind for the library's decisions. */
@@ -380,7 +381,11 @@ enum ht_split_sched_kind {
  * residue device (Eq. 9): the device recomputes up to wg - 1 work-items that another
  * device owns and owns only the remainder. So the owned ranges of all chunks always
  * partition [0, global), whatever the work-group sizes. This needs every wg to divide the
- * global size, which Eq. 2 makes every valid configuration do. */
+ * global size, which Eq. 2 makes every valid configuration do.
+ *
+ * A scheduler's ops: its name, what it is, and the functions of its policy, which the
+ * instance calls below (ht_split_sched_create and the rest) call on the instance; a
+ * program reads the first three and calls those. */
 struct ht_split_sched_ops {
     const char *name;         /* "dynamic" */
     const char *description;  /* one line, lowercase */
@@ -407,6 +412,62 @@ extern const struct ht_split_sched_ops *const ht_split_schedulers[];
 
 /* The scheduler called name, or NULL. */
 const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
+
+/* --- a scheduler instance: one run's chunks for a set of devices ---
+ *
+ * Made for one split's devices, asked for chunks by each device (from its own thread: next
+ * and report are thread-safe), told how long each took, reset before each run. A program
+ * that drives its own devices uses it as hetune's co-execution (coexec.h) does:
+ *
+ *   ht_split_sched_create("guided", G, devs, n, NULL, &s, &err);
+ *   // device i, in its thread, until HT_DONE:
+ *   while (ht_split_sched_next(s, i, &c) == HT_OK) {
+ *       // launch [c.offset, c.offset + c.size), read back [c.own_offset, + c.own_size)
+ *       ht_split_sched_report(s, i, &c, seconds);
+ *   }
+ *   ht_split_sched_free(s);
+ *
+ * Pure: nothing here runs a kernel. */
+
+/* Creates the scheduler called name (NULL: the one that plans every chunk up front,
+ * HT_SPLIT_SCHED_PLANNED, "static") for global work-items along the split dimension and
+ * n devices (devs and opts are copied; opts NULL or all zero: every default), ready for
+ * its first run. When every time_s is positive (or opts->factors is given) the paper's
+ * plan is computed too, so that every scheduler gives Algorithm 1's theoretical time
+ * (ht_split_sched_plan). *out is owned by the caller (ht_split_sched_free); NULL on
+ * error. Errors (HT_EINVAL, err filled): an unknown name (err lists the schedulers,
+ * field "scheduler"), n = 0, global 0 or above 2^53, a wg of 0 (field "devices[i].wg");
+ * static without positive times or factors, or with a plan that runs past global;
+ * dynamic and guided when a wg does not divide global; the planner's errors
+ * (ht_split_plan_make); HT_ENOMEM. */
+int ht_split_sched_create(const char *name, uint64_t global,
+                          const struct ht_split_sched_device *devs, size_t n,
+                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                          struct ht_error *err);
+
+/* Hands out the whole work again: call before each run but the first, when no device is
+ * asking. */
+void ht_split_sched_reset(struct ht_split_sched *s);
+
+/* The next chunk for device `device` (< n): HT_OK with *out filled, or HT_DONE when no
+ * work is left for it in this run (*out zeroed; always HT_DONE for device >= n).
+ * Thread-safe: each device asks from its own thread. */
+int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
+
+/* Tells the scheduler that device `device` finished chunk c (as next gave it) in seconds
+ * (its kernel and its transfers): guided sizes the device's next chunks by it, the others
+ * ignore it. Thread-safe; a device >= n is ignored. */
+void ht_split_sched_report(struct ht_split_sched *s, size_t device,
+                           const struct ht_split_chunk *c, double seconds);
+
+/* The paper's plan for these devices (Eq. 4-9, or opts->factors), or NULL when their
+ * times were not all known and no factors were given. Borrowed; lives as long as s. For
+ * static it is the plan it hands out; with factors and unknown times its theoretical and
+ * adjusted times are -1. */
+const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s);
+
+/* Frees a scheduler; NULL is allowed. */
+void ht_split_sched_free(struct ht_split_sched *s);
 
 #ifdef __cplusplus
 }

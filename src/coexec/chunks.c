@@ -434,7 +434,7 @@ static void *device_thread(void *arg)
     /* Under a supervisor (supervise.h), a crash or a hang from here names this device. */
     struct ht__watch w = ht__watch_begin(d->dev, cx->opts.exec.timeout_s);
 
-    while (ht__split_sched_next(cx->sched, d->index, &c) == HT_OK) {
+    while (ht_split_sched_next(cx->sched, d->index, &c) == HT_OK) {
         double t = ht__now();
         struct ht_split_chunk sc = c; /* the scheduler's chunk, as a report names it */
         c.offset += cx->range_lo;
@@ -460,7 +460,7 @@ static void *device_thread(void *arg)
         d->chunks++;
         d->items += c.size;
         d->owned_items += c.own_size;
-        ht__split_sched_report(cx->sched, d->index, &sc, ht__now() - t);
+        ht_split_sched_report(cx->sched, d->index, &sc, ht__now() - t);
     }
     if (rc == HT_OK)
         rc = read_outputs(d, &d->err);
@@ -596,7 +596,7 @@ void ht__cx_stop_workers(struct ht_coexec *cx)
 /* Readies the scheduler and every device's figures for a run. */
 static void reset_run(struct ht_coexec *cx)
 {
-    ht__split_sched_reset(cx->sched);
+    ht_split_sched_reset(cx->sched);
     for (size_t j = 0; j < cx->n; j++) {
         struct cxdev *d = &cx->devs[j];
         d->nowned = 0;
@@ -681,7 +681,7 @@ static int cmp_run(const void *a, const void *b)
 int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned warmup,
                     unsigned repeats, unsigned keep, int do_poison, struct ht_error *err)
 {
-    const struct ht_split_plan *plan = ht__split_sched_plan(cx->sched);
+    const struct ht_split_plan *plan = ht_split_sched_plan(cx->sched);
     double *per = NULL; /* per run and device: kernel, write, read, busy, owned, chunks,
                            items */
     struct run_stat *order = NULL;

@@ -26,7 +26,6 @@
 #include "hetune/coexec.h"
 #include "coexec/coexec.h" /* coexec's door: what the workflow, runtime and MPI drive */
 #include "exec/engine.h"   /* exec's door: sessions, instances, host memory, staging */
-#include "split/sched.h"   /* split's door: the scheduler instance the engine asks */
 
 /* --- the co-execution handle's insides, shared by coexec.c, chunks.c, bind.c, outputs.c,
  * estimate.c and share.c --- */
@@ -277,7 +276,7 @@ int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone
 /* Replaces the scheduler with static planned from the bus models (the plan whose time
  * ht__coexec_estimate predicts): each device's model becomes its bus model, as
  * ht__coexec_refine's do (ht__coexec_reset_models gives the tuned ones back). Errors as
- * ht__coexec_bus_models and ht__split_sched_create. */
+ * ht__coexec_bus_models and ht_split_sched_create. */
 int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                         struct ht_error *err);
 
@@ -328,7 +327,7 @@ int ht__cx_is_foreign(const struct ht_coexec *cx, size_t i, const void *p);
 
 /* Makes a scheduler of ops (NULL: the planned scheduler, split's "static") for cx's devices
  * (their current models, cx's range when a node's share is set) with sopts into *out.
- * Errors as ht__split_sched_create. */
+ * Errors as ht_split_sched_create. */
 int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *sopts,
                       const struct ht_split_sched_ops *ops, struct ht_split_sched **out,
                       struct ht_error *err);
@@ -552,7 +551,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
 
 /* Replaces the scheduler with static at the given split factors (one per device, see
  * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
- * Errors as ht__split_sched_create; the old scheduler stays on error. */
+ * Errors as ht_split_sched_create; the old scheduler stays on error. */
 int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
 
 /* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be

@@ -183,8 +183,8 @@ static int check_spec(const struct ht_spec *spec, unsigned dim, const char *sche
     if (scheduler && !ht_split_scheduler_find(scheduler)) {
         struct ht_split_sched *probe = NULL;
         /* Fails at once on the name, with the message that lists the schedulers. */
-        rc = ht__split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
-        ht__split_sched_free(probe);
+        rc = ht_split_sched_create(scheduler, 1, NULL, 0, NULL, &probe, err);
+        ht_split_sched_free(probe);
         return rc;
     }
     /* What map_buffer refuses whatever the configurations: one device reads a written
@@ -761,8 +761,8 @@ int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
         sd[i].is_gpu = cx->devs[i].dev->is_gpu;
         sd[i].compute_units = cx->devs[i].dev->compute_units;
     }
-    rc = ht__split_sched_create(ops ? ops->name : NULL, cx->range_n ? cx->range_n : cx->global,
-                                sd, cx->n, sopts, out, err);
+    rc = ht_split_sched_create(ops ? ops->name : NULL, cx->range_n ? cx->range_n : cx->global,
+                               sd, cx->n, sopts, out, err);
     free(sd);
     return rc;
 }
@@ -771,7 +771,7 @@ int ht__cx_make_sched(struct ht_coexec *cx, const struct ht_split_sched_opts *so
  * bus plan: ht__cx_make_sched with ops NULL) replacing the one it had. */
 void ht__cx_set_planned(struct ht_coexec *cx, struct ht_split_sched *s)
 {
-    ht__split_sched_free(cx->sched);
+    ht_split_sched_free(cx->sched);
     cx->sched = s;
     cx->sched_ops = planner_ops();
     cx->opts.scheduler = cx->sched_ops->name;
@@ -899,7 +899,7 @@ void ht__coexec_free(struct ht_coexec *cx)
     free(cx->outputs);
     free(cx->refs);
     free(cx->devs);
-    ht__split_sched_free(cx->sched);
+    ht_split_sched_free(cx->sched);
     free(cx);
 }
 
@@ -1031,7 +1031,7 @@ fail:
 
 const struct ht_split_plan *ht__coexec_plan(const struct ht_coexec *cx)
 {
-    return ht__split_sched_plan(cx->sched);
+    return ht_split_sched_plan(cx->sched);
 }
 
 int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err)

@@ -68,7 +68,7 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
     o.residue = cx->opts.sched.residue;
     rc = ht__cx_make_sched(cx, &o, NULL, &s, err);
     if (rc == HT_OK) {
-        const struct ht_split_plan *p = ht__split_sched_plan(s);
+        const struct ht_split_plan *p = ht_split_sched_plan(s);
         for (size_t i = 0; i < cx->n; i++)
             same &= p->slices[i].offset == cur->slices[i].offset &&
                     p->slices[i].size == cur->slices[i].size &&
@@ -80,7 +80,7 @@ int ht__coexec_refine(struct ht_coexec *cx, const struct ht_coexec_alone *alone,
             cx->devs[i].time_s = old[2 * i];
             cx->devs[i].overhead_s = old[2 * i + 1];
         }
-        ht__split_sched_free(s);
+        ht_split_sched_free(s);
         free(old);
         return rc != HT_OK ? rc : HT_DONE;
     }
@@ -236,7 +236,7 @@ static enum ht_split_residue bus_residue(enum ht_split_residue asked)
 int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone *alone,
                         struct ht_coexec_estimate *out, struct ht_error *err)
 {
-    const struct ht_split_plan *paper = ht__split_sched_plan(cx->sched);
+    const struct ht_split_plan *paper = ht_split_sched_plan(cx->sched);
     struct ht_split_device_in *m = calloc(cx->n, sizeof *m);
     struct ht_split_device_in *k = calloc(cx->n, sizeof *k);
     double *alone_s = calloc(cx->n, sizeof *alone_s);

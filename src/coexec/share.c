@@ -33,7 +33,7 @@ int ht__coexec_set_range(struct ht_coexec *cx, uint64_t offset, uint64_t size,
         cx->range_n = old_n;
         return rc;
     }
-    ht__split_sched_free(cx->sched);
+    ht_split_sched_free(cx->sched);
     cx->sched = s;
     return HT_OK;
 }

@@ -5,10 +5,14 @@
 #include <sys/types.h>
 
 #include "hetune/exec.h"
-#include "exec/worker-main.h" /* exec's door for hetune-worker's main */
 
 struct ht__worker;
 struct ht_prebuild;
+struct ht_reference_info; /* exec/tuning.h */
+
+/* The worker's loop, hetune-worker's (worker-main.c): serves the requests on fd until it
+ * closes. Returns the process's exit status. */
+int ht__worker_serve(int fd);
 
 /* Puts in buf the worker executable to use: explicit_path when given, else
  * $HETUNE_WORKER, else hetune-worker beside the running program or in its

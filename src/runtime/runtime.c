@@ -19,7 +19,6 @@
 #include "coexec/coexec.h"
 #include "mpi/nodes.h"
 #include "runtime-test.h"
-#include "workflow/store-opts.h"
 
 /* ht_runtime_opts_set's "nodes" "mpi" only, weakly: a program linked with the static
  * library that never calls ht_mpi_nodes itself links no MPI, and finds it NULL here.
@@ -720,7 +719,14 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     dbpath = opts->db ? opts->db : HT_STORE_DEFAULT_PATH;
     made_db = dbpath[0] && strcmp(dbpath, ":memory:") && access(dbpath, F_OK) != 0;
-    ht__workflow_store_opts(opts->store, opts->stop, &so);
+    /* runtime.h: the caller's store options (NULL: the defaults), with this struct's stop
+     * unless they have their own. */
+    if (opts->store)
+        so = *opts->store;
+    else
+        ht_store_opts_init(&so);
+    if (!so.stop)
+        so.stop = opts->stop;
     rc = ht_workflow_open(opts->db, &so, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);

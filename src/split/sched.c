@@ -48,7 +48,7 @@ static int unknown_scheduler(const char *name, struct ht_error *err)
     return ht_error_set(err, HT_EINVAL, "unknown scheduler '%s' (one of %s)", name, list);
 }
 
-void ht__split_sched_free(struct ht_split_sched *s)
+void ht_split_sched_free(struct ht_split_sched *s)
 {
     if (!s)
         return;
@@ -69,10 +69,10 @@ const struct ht_split_sched_ops *ht__split_sched_planner(void)
     return NULL; /* not reached: static.c's is registered */
 }
 
-int ht__split_sched_create(const char *name, uint64_t global,
-                           const struct ht_split_sched_device *devs, size_t n,
-                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
-                           struct ht_error *err)
+int ht_split_sched_create(const char *name, uint64_t global,
+                          const struct ht_split_sched_device *devs, size_t n,
+                          const struct ht_split_sched_opts *opts, struct ht_split_sched **out,
+                          struct ht_error *err)
 {
     const struct ht_split_sched_ops *ops = name ? ht_split_scheduler_find(name)
                                                 : ht__split_sched_planner();
@@ -157,13 +157,13 @@ int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t gl
         s->ops = NULL; /* nothing of its own to destroy */
         goto fail;
     }
-    ht__split_sched_reset(s);
+    ht_split_sched_reset(s);
     free(in);
     *out = s;
     return HT_OK;
 fail:
     free(in);
-    ht__split_sched_free(s);
+    ht_split_sched_free(s);
     return rc;
 }
 
@@ -172,14 +172,14 @@ const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_s
     return s->ops;
 }
 
-void ht__split_sched_reset(struct ht_split_sched *s)
+void ht_split_sched_reset(struct ht_split_sched *s)
 {
     atomic_store(&s->next, 0);
     if (s->ops->reset)
         s->ops->reset(s);
 }
 
-int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out)
+int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out)
 {
     memset(out, 0, sizeof *out);
     if (device >= s->n)
@@ -187,14 +187,14 @@ int ht__split_sched_next(struct ht_split_sched *s, size_t device, struct ht_spli
     return s->ops->next(s, device, out);
 }
 
-void ht__split_sched_report(struct ht_split_sched *s, size_t device,
-                            const struct ht_split_chunk *c, double seconds)
+void ht_split_sched_report(struct ht_split_sched *s, size_t device,
+                           const struct ht_split_chunk *c, double seconds)
 {
     if (device < s->n && s->ops->report)
         s->ops->report(s, device, c, seconds);
 }
 
-const struct ht_split_plan *ht__split_sched_plan(const struct ht_split_sched *s)
+const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s)
 {
     return s->has_plan ? &s->plan : NULL;
 }

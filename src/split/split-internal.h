@@ -5,8 +5,8 @@
  *   dynamic.c   a shared atomic work counter, chunks of fixed size per device (Dopia)
  *   guided.c    chunks that shrink as the work runs out, proportional to speed
  *   bus.c       the bus model and the split-or-alone arithmetic (ht_split_decide)
- * Pure: no OpenCL. The co-execution that drives a scheduler is src/coexec/'s, through
- * split's door split/sched.h.
+ * Pure: no OpenCL. The co-execution that drives a scheduler is src/coexec/'s, through the
+ * public instance calls of split.h (ht_split_sched_create and the rest).
  */
 #ifndef HETUNE_SPLIT_INTERNAL_H
 #define HETUNE_SPLIT_INTERNAL_H
@@ -17,10 +17,9 @@
 #include <stdint.h>
 
 #include "hetune/split.h"
-#include "split/sched.h" /* split's door: a scheduler instance, for the co-execution */
 
 /* The rest of a scheduler instance's interface (sched.c), for split's own files and its
- * tests; the door offers ht__split_sched_create by name. */
+ * tests; split.h offers ht_split_sched_create by name. */
 
 /* Fills opts with the defaults (no factors, default chunks). */
 void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
@@ -28,7 +27,7 @@ void ht__split_sched_opts_init(struct ht_split_sched_opts *opts);
 /* The scheduler's ops (its name, description, kind). Borrowed, static storage. */
 const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_sched *s);
 
-/* ht__split_sched_create for the scheduler ops (one of ht_split_schedulers[]). */
+/* ht_split_sched_create for the scheduler ops (one of ht_split_schedulers[]). */
 int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t global,
                                const struct ht_split_sched_device *devs, size_t n,
                                const struct ht_split_sched_opts *opts,

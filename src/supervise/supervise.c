@@ -1,6 +1,6 @@
 /* A co-executing command supervised from another process (supervise.h): the supervisor
- * (ht_supervise) and the child's side (ht__watch_*, ht__supervise_lost: supervise's door
- * supervise/watch.h).
+ * (ht_supervise) and the child's side (ht__watch_*: supervise's door supervise/watch.h, for
+ * the co-execution; ht_supervised and ht_supervised_lost, public).
  *
  * The two share one page of a memory file (memfd), at descriptor SUPERVISE_FD in the child
  * (named by HETUNE_SUPERVISE_FD). A slot per device index holds how many of the child's
@@ -177,7 +177,7 @@ void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e
     atomic_compare_exchange_strong(&child_page->failed, &none, (int)dev->index + 1);
 }
 
-int ht__supervise_lost(size_t device, char *reason, size_t size)
+int ht_supervised_lost(size_t device, char *reason, size_t size)
 {
     const char *p = getenv(ENV_LOST);
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hetune/supervise.h"
 #include "coexec/coexec.h"
-#include "supervise/watch.h"
 #include "workflow-internal.h"
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
@@ -59,7 +59,7 @@ int ht__skip_lost(struct ht_workflow_skipped **list, size_t *n,
     struct ht_error why;
     char reason[256];
 
-    *lost = ht__supervise_lost(dev->index, reason, sizeof reason);
+    *lost = ht_supervised_lost(dev->index, reason, sizeof reason);
     if (!*lost)
         return HT_OK;
     ht_error_clear(&why);

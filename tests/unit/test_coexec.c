@@ -120,13 +120,13 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
 
     assert_non_null(seen);
     assert_non_null(done);
-    ht__split_sched_reset(s);
+    ht_split_sched_reset(s);
     while (left) {
         size_t i = (size_t)(rnd() % n);
         struct ht_split_chunk c;
         if (done[i])
             continue;
-        if (ht__split_sched_next(s, i, &c) == HT_DONE) {
+        if (ht_split_sched_next(s, i, &c) == HT_DONE) {
             done[i] = 1;
             left--;
             continue;
@@ -143,7 +143,7 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
             assert_int_equal(seen[k], 0);
             seen[k] = 1;
         }
-        ht__split_sched_report(s, i, &c, (double)c.size * (d[i].time_s > 0 ? d[i].time_s : 1));
+        ht_split_sched_report(s, i, &c, (double)c.size * (d[i].time_s > 0 ? d[i].time_s : 1));
     }
     for (uint64_t k = 0; k < g; k++)
         if (!seen[k])
@@ -151,7 +151,7 @@ static void check_run(struct ht_split_sched *s, uint64_t g, const struct ht_spli
     /* Asking again after the end still says done. */
     for (size_t i = 0; i < n; i++) {
         struct ht_split_chunk c;
-        assert_int_equal(ht__split_sched_next(s, i, &c), HT_DONE);
+        assert_int_equal(ht_split_sched_next(s, i, &c), HT_DONE);
     }
     if (chunks_out)
         *chunks_out = chunks;
@@ -191,12 +191,12 @@ static void test_sched_properties(void **state)
             struct ht_split_sched *s = NULL;
             struct ht_error err;
             ht_error_clear(&err);
-            if (ht__split_sched_create(ht_split_schedulers[k]->name, g, d, n, NULL, &s, &err) !=
+            if (ht_split_sched_create(ht_split_schedulers[k]->name, g, d, n, NULL, &s, &err) !=
                 HT_OK)
                 fail_msg("%s: %s", ht_split_schedulers[k]->name, err.text);
             check_run(s, g, d, n, NULL);
             check_run(s, g, d, n, NULL); /* reset makes it hand out everything again */
-            ht__split_sched_free(s);
+            ht_split_sched_free(s);
         }
     }
 }
@@ -213,42 +213,42 @@ static void test_sched_chunks(void **state)
 
     ht_error_clear(&err);
     /* dynamic: a GPU takes a tenth of the 100 work-groups, a CPU max(1/50, 2 per CU). */
-    assert_int_equal(ht__split_sched_create("dynamic", 1600, d, 2, NULL, &s, &err), HT_OK);
-    assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
+    assert_int_equal(ht_split_sched_create("dynamic", 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
     assert_int_equal(c.offset, 0);
     assert_int_equal(c.size, 160);
-    assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
+    assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
     assert_int_equal(c.offset, 160);
     assert_int_equal(c.size, 16 * 16);
-    assert_non_null(ht__split_sched_plan(s)); /* every scheduler knows Algorithm 1's time */
-    ht__split_sched_free(s);
+    assert_non_null(ht_split_sched_plan(s)); /* every scheduler knows Algorithm 1's time */
+    ht_split_sched_free(s);
 
     /* guided: chunks shrink. */
-    assert_int_equal(ht__split_sched_create("guided", 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht_split_sched_create("guided", 1600, d, 2, NULL, &s, &err), HT_OK);
     {
         uint64_t prev = UINT64_MAX;
-        while (ht__split_sched_next(s, 0, &c) == HT_OK) {
+        while (ht_split_sched_next(s, 0, &c) == HT_OK) {
             assert_true(c.size <= prev);
             prev = c.size;
         }
     }
-    ht__split_sched_free(s);
+    ht_split_sched_free(s);
 
     /* guided: a CPU a thousand times slower than the GPU leaves it the work, even when it
      * asks first; at equal speeds both take work. */
     {
         struct ht_split_sched_device h[2] = {{16, 0.001, 1, 80, 0}, {16, 1.0, 0, 4, 0}};
-        assert_int_equal(ht__split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
+        assert_int_equal(ht_split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
         check_run(s, 1600, h, 2, &chunks);
-        ht__split_sched_reset(s);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
-        ht__split_sched_free(s);
+        ht_split_sched_reset(s);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
+        ht_split_sched_free(s);
         h[1].time_s = 0.001;
-        assert_int_equal(ht__split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
-        assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
-        ht__split_sched_free(s);
+        assert_int_equal(ht_split_sched_create("guided", 1600, h, 2, NULL, &s, &err), HT_OK);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
+        assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
+        ht_split_sched_free(s);
     }
 
     /* static: the plan's slices, one each; a zero factor gives no slice. */
@@ -257,11 +257,11 @@ static void test_sched_chunks(void **state)
         double f[2] = {1.0, 0.0};
         ht__split_sched_opts_init(&o);
         o.factors = f;
-        assert_int_equal(ht__split_sched_create("static", 1600, d, 2, &o, &s, &err), HT_OK);
+        assert_int_equal(ht_split_sched_create("static", 1600, d, 2, &o, &s, &err), HT_OK);
         check_run(s, 1600, d, 2, &chunks);
         assert_int_equal(chunks, 1);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
-        ht__split_sched_free(s);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
+        ht_split_sched_free(s);
     }
 
     /* The tail: wg 6 and 4 over 12; device 1 (wg 4) first takes 8, the rest (4) is not
@@ -271,17 +271,17 @@ static void test_sched_chunks(void **state)
         struct ht_split_sched_opts o;
         ht__split_sched_opts_init(&o);
         o.chunk_fraction = 0.5;
-        assert_int_equal(ht__split_sched_create("dynamic", 12, t, 2, &o, &s, &err), HT_OK);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_OK);
+        assert_int_equal(ht_split_sched_create("dynamic", 12, t, 2, &o, &s, &err), HT_OK);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_OK);
         assert_int_equal(c.offset, 0);
         assert_int_equal(c.size, 8);
-        assert_int_equal(ht__split_sched_next(s, 0, &c), HT_OK);
+        assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
         assert_int_equal(c.offset, 6);
         assert_int_equal(c.size, 6);
         assert_int_equal(c.own_offset, 8);
         assert_int_equal(c.own_size, 4);
-        assert_int_equal(ht__split_sched_next(s, 1, &c), HT_DONE);
-        ht__split_sched_free(s);
+        assert_int_equal(ht_split_sched_next(s, 1, &c), HT_DONE);
+        ht_split_sched_free(s);
     }
 
     /* The kinds: static alone plans every chunk up front, and is the default. */
@@ -290,22 +290,22 @@ static void test_sched_chunks(void **state)
                          !strcmp(ht_split_schedulers[k]->name, "static")
                              ? HT_SPLIT_SCHED_PLANNED : HT_SPLIT_SCHED_ON_DEMAND);
     assert_ptr_equal(ht__split_sched_planner(), ht_split_scheduler_find("static"));
-    assert_int_equal(ht__split_sched_create(NULL, 1600, d, 2, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht_split_sched_create(NULL, 1600, d, 2, NULL, &s, &err), HT_OK);
     assert_ptr_equal(ht__split_sched_get_ops(s), ht__split_sched_planner());
-    ht__split_sched_free(s);
+    ht_split_sched_free(s);
 
     /* Errors. */
     ht_error_clear(&err);
-    assert_int_equal(ht__split_sched_create("nope", 16, d, 2, NULL, &s, &err), HT_EINVAL);
+    assert_int_equal(ht_split_sched_create("nope", 16, d, 2, NULL, &s, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "static, dynamic, guided"));
     ht_error_clear(&err);
     {
         struct ht_split_sched_device u[1] = {{16, 0, 0, 1, 0}};
-        assert_int_equal(ht__split_sched_create("static", 16, u, 1, NULL, &s, &err), HT_EINVAL);
+        assert_int_equal(ht_split_sched_create("static", 16, u, 1, NULL, &s, &err), HT_EINVAL);
         assert_non_null(strstr(err.text, "time"));
         ht_error_clear(&err);
         u[0].wg = 5;
-        assert_int_equal(ht__split_sched_create("dynamic", 16, u, 1, NULL, &s, &err), HT_EINVAL);
+        assert_int_equal(ht_split_sched_create("dynamic", 16, u, 1, NULL, &s, &err), HT_EINVAL);
         assert_non_null(strstr(err.text, "divide"));
     }
 }
@@ -322,10 +322,10 @@ static void *hammer_thread(void *arg)
     struct hammer *h = arg;
     struct ht_split_chunk c;
 
-    while (ht__split_sched_next(h->s, h->device, &c) == HT_OK) {
+    while (ht_split_sched_next(h->s, h->device, &c) == HT_OK) {
         for (uint64_t k = c.own_offset; k < c.own_offset + c.own_size; k++)
             atomic_fetch_add(&h->owned[k], 1);
-        ht__split_sched_report(h->s, h->device, &c, 1e-6 * (double)c.size);
+        ht_split_sched_report(h->s, h->device, &c, 1e-6 * (double)c.size);
     }
     return NULL;
 }
@@ -349,8 +349,8 @@ static void test_sched_threads(void **state)
         ht_error_clear(&err);
         ht__split_sched_opts_init(&o);
         o.chunk_fraction = !strcmp(ht_split_schedulers[k]->name, "dynamic") ? 0.001 : 0;
-        assert_int_equal(ht__split_sched_create(ht_split_schedulers[k]->name, g, d, 4, &o, &s,
-                                                &err),
+        assert_int_equal(ht_split_sched_create(ht_split_schedulers[k]->name, g, d, 4, &o, &s,
+                                               &err),
                          HT_OK);
         for (size_t i = 0; i < 4; i++) {
             h[i].s = s;
@@ -364,7 +364,7 @@ static void test_sched_threads(void **state)
             if (owned[i] != 1)
                 fail_msg("%s: work-item %llu owned %u times", ht_split_schedulers[k]->name,
                          (unsigned long long)i, (unsigned)owned[i]);
-        ht__split_sched_free(s);
+        ht_split_sched_free(s);
         free((void *)owned);
     }
 }

@@ -3,8 +3,9 @@
  * that are not multiples of each other, a device that gets no slice, one, three and four
  * devices, G smaller than a work-group, no device able to end at G), errors, and a
  * property test over thousands of random cases checking every invariant of split.h,
- * Eq. 9's choice against brute force, and the ownership of every work-item. Pure: no
- * OpenCL. */
+ * Eq. 9's choice against brute force, and the ownership of every work-item; a scheduler
+ * instance of every scheduler driven through split.h's public calls as a program drives
+ * one (its chunks, its plan, a reset run, the errors). Pure: no OpenCL. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1498,6 +1499,193 @@ static void test_huge_global(void **state)
     ht_split_plan_destroy(&p);
 }
 
+/* --- a scheduler instance through split.h's public calls, as a program drives one --- */
+
+#define SCHED_MAX_CHUNKS 4096
+
+/* One run: the devices ask in turn (each until its HT_DONE, as a device thread does), each
+ * chunk reported with the time its share takes by the device's time alone. Checks every
+ * chunk against split.h's rules and that the owned ranges partition [0, g); returns the
+ * chunks handed out, in order, in cs. */
+static size_t sched_run(struct ht_split_sched *s, uint64_t g,
+                        const struct ht_split_sched_device *d, size_t n,
+                        struct ht_split_chunk *cs, size_t *who)
+{
+    unsigned char *owned = calloc(g, 1);
+    int done[8] = {0};
+    size_t left = n, nc = 0;
+
+    assert_non_null(owned);
+    assert_true(n <= 8);
+    while (left) {
+        for (size_t i = 0; i < n; i++) {
+            struct ht_split_chunk c;
+            if (done[i])
+                continue;
+            if (ht_split_sched_next(s, i, &c) == HT_DONE) {
+                done[i] = 1;
+                left--;
+                continue;
+            }
+            assert_true(nc < SCHED_MAX_CHUNKS);
+            assert_true(c.size > 0 && c.size % d[i].wg == 0); /* whole groups of its own */
+            assert_true(c.offset + c.size <= g);
+            assert_true(c.own_size > 0);
+            assert_true(c.own_offset >= c.offset &&
+                        c.own_offset + c.own_size <= c.offset + c.size);
+            for (uint64_t x = c.own_offset; x < c.own_offset + c.own_size; x++)
+                assert_int_equal(owned[x]++, 0);
+            cs[nc] = c;
+            who[nc++] = i;
+            ht_split_sched_report(s, i, &c, d[i].time_s * (double)c.size / (double)g);
+        }
+    }
+    for (uint64_t x = 0; x < g; x++)
+        assert_int_equal(owned[x], 1);
+    free(owned);
+    return nc;
+}
+
+static void test_sched_public(void **state)
+{
+    (void)state;
+    /* Work-group sizes that are not multiples of each other, all dividing G; a fast GPU,
+     * a CPU, a slower GPU. */
+    const struct ht_split_sched_device d[3] = {
+        {8, 0.5, 1, 80, 0}, {6, 2.0, 0, 16, 0}, {4, 1.5, 1, 20, 0.1}};
+    const uint64_t g = 4800;
+    struct ht_split_chunk *a = calloc(SCHED_MAX_CHUNKS, sizeof *a);
+    struct ht_split_chunk *b = calloc(SCHED_MAX_CHUNKS, sizeof *b);
+    size_t *wa = calloc(SCHED_MAX_CHUNKS, sizeof *wa), *wb = calloc(SCHED_MAX_CHUNKS, sizeof *wb);
+    struct ht_error err;
+    size_t k;
+
+    assert_true(a && b && wa && wb);
+    for (k = 0; ht_split_schedulers[k]; k++) {
+        const struct ht_split_sched_ops *ops = ht_split_schedulers[k];
+        struct ht_split_sched *s = NULL;
+        const struct ht_split_plan *plan;
+        struct ht_split_plan want;
+        struct ht_split_device_in in[3];
+        size_t na, nb;
+
+        ht_error_clear(&err);
+        assert_ptr_equal(ht_split_scheduler_find(ops->name), ops);
+        if (ht_split_sched_create(ops->name, g, d, 3, NULL, &s, &err) != HT_OK)
+            fail_msg("%s: %s", ops->name, err.text);
+        /* Its plan is the planner's for the same devices (Algorithm 1's time for all). */
+        plan = ht_split_sched_plan(s);
+        assert_non_null(plan);
+        for (size_t i = 0; i < 3; i++)
+            in[i] = (struct ht_split_device_in){d[i].wg, d[i].time_s, d[i].overhead_s};
+        assert_int_equal(ht_split_plan_make(g, in, 3, NULL, &want, &err), HT_OK);
+        assert_int_equal(plan->global, g);
+        close_to(plan->theoretical_time_s, want.theoretical_time_s, 0, ops->name);
+        for (size_t i = 0; i < 3; i++) {
+            assert_int_equal(plan->slices[i].offset, want.slices[i].offset);
+            assert_int_equal(plan->slices[i].size, want.slices[i].size);
+        }
+        na = sched_run(s, g, d, 3, a, wa);
+        if (ops->kind == HT_SPLIT_SCHED_PLANNED) {
+            /* One chunk per device with a slice: the plan's, owned range and all. */
+            size_t j = 0;
+            for (size_t i = 0; i < 3; i++) {
+                if (!want.slices[i].size)
+                    continue;
+                assert_true(j < na);
+                assert_int_equal(wa[j], i);
+                assert_int_equal(a[j].offset, want.slices[i].offset);
+                assert_int_equal(a[j].size, want.slices[i].size);
+                assert_int_equal(a[j].own_offset, want.slices[i].own_offset);
+                assert_int_equal(a[j].own_size, want.slices[i].own_size);
+                j++;
+            }
+            assert_int_equal(na, j);
+        } else {
+            assert_true(na > 3); /* chunks on demand, not one slice each */
+        }
+        /* A run is over: every device is told so, however often it asks. */
+        for (size_t i = 0; i < 3; i++) {
+            struct ht_split_chunk c;
+            assert_int_equal(ht_split_sched_next(s, i, &c), HT_DONE);
+        }
+        /* reset hands the whole work out again, the same way for the same reports. */
+        ht_split_sched_reset(s);
+        nb = sched_run(s, g, d, 3, b, wb);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+        assert_memory_equal(wa, wb, na * sizeof *wa);
+        {
+            /* A device beyond n gets nothing, a zeroed chunk, and its report is ignored. */
+            struct ht_split_chunk c;
+            memset(&c, 0xff, sizeof c);
+            assert_int_equal(ht_split_sched_next(s, 3, &c), HT_DONE);
+            assert_int_equal(c.offset | c.size | c.own_offset | c.own_size, 0);
+            ht_split_sched_report(s, 3, &c, 1.0);
+        }
+        ht_split_plan_destroy(&want);
+        ht_split_sched_free(s);
+    }
+    assert_true(k >= 3);
+
+    {
+        /* NULL is the planned scheduler: the same chunks as static's. */
+        struct ht_split_sched *s = NULL;
+        size_t na, nb;
+        assert_int_equal(ht_split_sched_create("static", g, d, 3, NULL, &s, &err), HT_OK);
+        na = sched_run(s, g, d, 3, a, wa);
+        ht_split_sched_free(s);
+        assert_int_equal(ht_split_sched_create(NULL, g, d, 3, NULL, &s, &err), HT_OK);
+        nb = sched_run(s, g, d, 3, b, wb);
+        ht_split_sched_free(s);
+        assert_int_equal(na, nb);
+        assert_memory_equal(a, b, na * sizeof *a);
+    }
+    {
+        /* Unknown times: no plan for dynamic, whose chunks need none; static refuses,
+         * unless given factors (then its plan's times are unknown: -1). */
+        struct ht_split_sched_device u[2] = {{8, 0, 1, 80, 0}, {6, 0, 0, 16, 0}};
+        const double f[2] = {0.25, 0.75};
+        struct ht_split_sched_opts o = {0};
+        struct ht_split_sched *s = NULL;
+        assert_int_equal(ht_split_sched_create("dynamic", g, u, 2, NULL, &s, &err), HT_OK);
+        assert_null(ht_split_sched_plan(s));
+        sched_run(s, g, u, 2, a, wa);
+        ht_split_sched_free(s);
+        ht_error_clear(&err);
+        assert_int_equal(ht_split_sched_create("static", g, u, 2, NULL, &s, &err), HT_EINVAL);
+        assert_null(s);
+        o.factors = f;
+        assert_int_equal(ht_split_sched_create("static", g, u, 2, &o, &s, &err), HT_OK);
+        assert_non_null(ht_split_sched_plan(s));
+        close_to(ht_split_sched_plan(s)->theoretical_time_s, -1.0, 0, "factors' time");
+        assert_int_equal(ht_split_sched_plan(s)->slices[0].size, 1200);
+        ht_split_sched_free(s);
+    }
+    {
+        /* The errors: an unknown name lists the schedulers; no device; a wg that does not
+         * divide G for a scheduler of chunks. */
+        struct ht_split_sched *s = (struct ht_split_sched *)&err; /* set to NULL on error */
+        struct ht_split_sched_device w[2] = {{7, 1.0, 1, 80, 0}, {6, 2.0, 0, 16, 0}};
+        ht_error_clear(&err);
+        assert_int_equal(ht_split_sched_create("nope", g, d, 3, NULL, &s, &err), HT_EINVAL);
+        assert_null(s);
+        assert_string_equal(err.field, "scheduler");
+        for (k = 0; ht_split_schedulers[k]; k++)
+            assert_non_null(strstr(err.text, ht_split_schedulers[k]->name));
+        ht_error_clear(&err);
+        assert_int_equal(ht_split_sched_create("guided", g, d, 0, NULL, &s, &err), HT_EINVAL);
+        ht_error_clear(&err);
+        assert_int_equal(ht_split_sched_create("dynamic", g, w, 2, NULL, &s, &err), HT_EINVAL);
+        assert_null(s);
+        ht_split_sched_free(NULL);
+    }
+    free(a);
+    free(b);
+    free(wa);
+    free(wb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1526,6 +1714,7 @@ int main(void)
         cmocka_unit_test(test_affine_rounding),
         cmocka_unit_test(test_random_plans),
         cmocka_unit_test(test_huge_global),
+        cmocka_unit_test(test_sched_public),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

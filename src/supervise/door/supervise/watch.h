@@ -1,10 +1,10 @@
 /* The child's side of a supervised command (supervise.h, src/supervise/supervise.c): the
  * co-execution (src/coexec/) marks which device works until when, and tells of a
- * device whose part failed in the driver; the workflow's split (src/workflow/split.c) asks
- * which devices the supervisor lost in an earlier child. Nothing is watched outside a
- * supervised child (ht_supervised).
+ * device whose part failed in the driver. Which devices the supervisor lost in an earlier
+ * child is public (ht_supervised_lost). Nothing is watched outside a supervised child
+ * (ht_supervised).
  *
- * Internal to the library: supervise's door for coexec and workflow, a friend header
+ * Internal to the library: supervise's door for coexec, a friend header
  * (docs/architecture.md, scripts/walls-allowed.txt). */
 #ifndef HETUNE_SUPERVISE_WATCH_H
 #define HETUNE_SUPERVISE_WATCH_H
@@ -37,9 +37,5 @@ void ht__watch_end(const struct ht__watch *w);
  * (HT_ELAUNCH, HT_ECL: an illegal address on a GPU, say) with e: it runs the command again
  * without dev. Nothing outside a supervised child. */
 void ht__watch_failed(const struct ht_device_info *dev, const struct ht_error *e);
-
-/* 1, with the reason in reason, when the supervisor lost device (an index) in an earlier
- * child and it is to be left out; else 0. */
-int ht__supervise_lost(size_t device, char *reason, size_t size);
 
 #endif

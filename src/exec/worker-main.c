@@ -1,11 +1,13 @@
 /* hetune-worker: the process an isolated session builds and runs its configurations in
- * (src/exec/worker.c). Started by the library with its socket as fd 3; not for users. */
+ * (worker.c). Started by the library with its socket as fd 3; not for users. The program's
+ * main, in exec's folder with the loop it runs (ht__worker_serve, worker.h) but not in the
+ * library (CMakeLists.txt): the worker links the static library. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetune/error.h"
-#include "exec/worker-main.h"
+#include "worker.h"
 
 /* Under AddressSanitizer (the sanitized test build): a configuration's signal ends the
  * worker as it would without it, so that the parent can name the signal ("crashed:

@@ -1,0 +1,118 @@
+/* The supervisor and a supervised child (supervise.h), without OpenCL: this program
+ * supervises itself. Its first child marks a device at work (the watch the co-execution
+ * begins, supervise's door) and dies of a signal; the supervisor names that device lost and
+ * runs a second child, which asks ht_supervised_lost about each device, as hetune split
+ * and run do to leave the lost one out, and writes the answers to a file for the parent.
+ * Outside a supervised child ht_supervised_lost answers 0 whatever the environment says. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hetune.h"
+#include "supervise/watch.h"
+
+static char dir[] = "/tmp/hetune-test-supervise-XXXXXX";
+static char answers[512];
+
+/* The child: the first one (nothing lost yet) dies at work on device 1; the second
+ * writes, for devices 0 to 2, whether each is lost and the reason, then the reason cut to
+ * an 8-byte buffer. */
+static int child(const char *path)
+{
+    char reason[256], cut[8];
+    FILE *f;
+
+    if (!ht_supervised())
+        return 3;
+    if (!ht_supervised_lost(1, reason, sizeof reason)) {
+        struct ht_device_info dev;
+        memset(&dev, 0, sizeof dev);
+        dev.index = 1;
+        snprintf(dev.name, sizeof dev.name, "fake device");
+        (void)ht__watch_begin(&dev, 60.0);
+        raise(SIGKILL);
+        return 4; /* not reached */
+    }
+    f = fopen(path, "w");
+    if (!f)
+        return 5;
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(reason, sizeof reason, "untouched");
+        int lost = ht_supervised_lost(i, reason, sizeof reason);
+        fprintf(f, "%zu %d %s\n", i, lost, reason);
+    }
+    memset(cut, 'x', sizeof cut);
+    fprintf(f, "cut %d %s\n", ht_supervised_lost(1, cut, sizeof cut), cut);
+    return fclose(f) == 0 ? 0 : 6;
+}
+
+static void test_not_supervised(void **state)
+{
+    char reason[32] = "untouched";
+    (void)state;
+    /* The supervisor's variable without its page: not a supervised child. */
+    setenv("HETUNE_SUPERVISE_LOST", "0\tcrashed (SIGSEGV) in its part of the co-execution\n", 1);
+    assert_int_equal(ht_supervised(), 0);
+    assert_int_equal(ht_supervised_lost(0, reason, sizeof reason), 0);
+    assert_string_equal(reason, "untouched");
+    unsetenv("HETUNE_SUPERVISE_LOST");
+}
+
+static void test_lost_device(void **state)
+{
+    char *argv[] = {"test_supervise", "--child", answers, NULL};
+    struct ht_supervise_opts o;
+    struct ht_supervise_result res;
+    struct ht_error err;
+    char line[4][320];
+    FILE *f;
+
+    (void)state;
+    memset(&o, 0, sizeof o);
+    ht_error_clear(&err);
+    assert_int_equal(ht_supervise(argv, &o, &res, &err), HT_OK);
+    assert_int_equal(res.status, 0);
+    assert_int_equal(res.attempts, 2);
+    assert_int_equal(res.nlost, 1);
+    assert_int_equal(res.lost[0].device, 1);
+    assert_string_equal(res.lost[0].name, "fake device");
+    assert_string_equal(res.lost[0].reason, "crashed (SIGKILL) in its part of the co-execution");
+    f = fopen(answers, "r");
+    assert_non_null(f);
+    for (size_t i = 0; i < 4; i++) {
+        assert_non_null(fgets(line[i], sizeof line[i], f));
+        line[i][strcspn(line[i], "\n")] = '\0';
+    }
+    fclose(f);
+    assert_string_equal(line[0], "0 0 untouched");
+    assert_string_equal(line[1], "1 1 crashed (SIGKILL) in its part of the co-execution");
+    assert_string_equal(line[2], "2 0 untouched");
+    assert_string_equal(line[3], "cut 1 crashed");
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_not_supervised),
+        cmocka_unit_test(test_lost_device),
+    };
+    int rc;
+
+    if (argc == 3 && !strcmp(argv[1], "--child"))
+        return child(argv[2]);
+    if (!mkdtemp(dir))
+        return 1;
+    snprintf(answers, sizeof answers, "%s/answers", dir);
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(answers);
+    rmdir(dir);
+    return rc;
+}
