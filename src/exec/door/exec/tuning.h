@@ -1,7 +1,8 @@
 /* exec's door for the tuner: what src/tune/tune.c drives of a session beyond exec.h
  * (the MPI tuning queue, src/mpi/queue.c, through tune's door: ht__tune_eval): builds
  * ahead on other cores, in a pool the session owns (ht__session_build_ahead), its
- * reference step, the early cut, and whether the driver caches its programs.
+ * reference step and the early cut. Whether the driver caches its programs is the
+ * device's (platform.h, ht_device_caches_programs).
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -74,11 +75,10 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
  * measures others, so that the session's own build of each becomes a cache hit. The
  * pool is the session's: made at its first build ahead, from the session's spec, device
  * and options, and ended with it (ht_session_free ends the builds in flight first).
- * Where the driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker
- * fills that one
- * instead, and launches each kernel of the configuration on one work-group of its local
- * size (no reference, no verification, no readback), so that the work-group function PoCL
- * compiles at a first launch is in it as well; the session then finds the program there
+ * Where the driver keeps a cache of its own (ht_device_caches_programs, platform.h: PoCL),
+ * a build worker fills that one instead, and launches each kernel of the configuration on
+ * one work-group of its local size (no reference, no verification, no readback), so that
+ * the work-group function PoCL compiles at a first launch is in it as well; the session then finds the program there
  * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
  * compiled for their local sizes. On a CPU device the build workers share the cores with
  * the measurement: the session pauses them while it times runs (from just before the
@@ -134,9 +134,5 @@ int ht__session_take_build(struct ht_session *s, uint64_t id,
 /* How many builds ahead of s are building, and finished but not taken; 0 and 0 without a
  * pool. */
 void ht__session_builds(const struct ht_session *s, size_t *building, size_t *built);
-
-/* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
- * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
-int ht__driver_caches(const struct ht_device_info *dev);
 
 #endif
