@@ -35,6 +35,10 @@
 int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                      struct ht_eval_result *res, double *write_s, struct ht_error *err);
 
+/* Fills count elements at buf with arg's initial data (ht__hostmem_want.init says which);
+ * a file whose size is not count elements is HT_ESPEC, one that cannot be read HT_EIO. */
+int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_error *err);
+
 /* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
  * when that is already the right size and kind. The contents are undefined. */
 int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
