@@ -200,16 +200,16 @@ struct ht__program {
     char *log;
 };
 
-/* Fills out->prog with a built program for the session's source (after its prologue for
- * the whole NDRange global[0..ndims), ht__program_prologue) with options, from the binary
- * cache when it holds a usable binary (then out->cache_hit is 1) or compiled (and written
- * to the cache unless no_cache). Where the driver keeps a cache of its own
+/* Fills out->prog with a built program for the session's source (after its prologue for the
+ * whole NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
+ * when it holds a usable binary (then out->cache_hit is 1) or compiled (and written to the
+ * cache unless no_cache). Where the driver keeps a cache of its own
  * (ht_device_caches_programs, platform.h), hetune's cache holds a marker KEY.drv per
- * program built instead of its binary, and a build of a program with a marker (built before by some hetune process
- * with the same driver cache folder, a build worker of a pool say) is the driver's cache
- * hit: out->cache_hit is 1 there too. out->build_s is the wall time it took. On a build
- * failure returns HT_EBUILD with out->log set to the whole build log and err naming the
- * device and the log's first error line. */
+ * program built instead of its binary, and a build of a program with a marker (built before
+ * by some hetune process with the same driver cache folder, a build worker of a pool say)
+ * is the driver's cache hit: out->cache_hit is 1 there too. out->build_s is the wall time
+ * it took. On a build failure returns HT_EBUILD with out->log set to the whole build log
+ * and err naming the device and the log's first error line. */
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
                     const uint64_t *global, struct ht__program *out, struct ht_error *err);
 

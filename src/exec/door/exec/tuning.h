@@ -78,22 +78,22 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
  * Where the driver keeps a cache of its own (ht_device_caches_programs, platform.h: PoCL),
  * a build worker fills that one instead, and launches each kernel of the configuration on
  * one work-group of its local size (no reference, no verification, no readback), so that
- * the work-group function PoCL compiles at a first launch is in it as well; the session then finds the program there
- * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
- * compiled for their local sizes. On a CPU device the build workers share the cores with
- * the measurement: the session pauses them while it times runs (from just before the
- * first timed launch of each ht_session_eval to just after its last run, in this process
- * or, isolated, as its worker tells), and only then; the time paused does not count
- * against the builds' limits. On other devices they are never paused.
+ * the work-group function PoCL compiles at a first launch is in it as well; the session
+ * then finds the program there (ht_eval_result.cache_hit 1, see ht__program_get's marker in
+ * build.c) and its kernels compiled for their local sizes. On a CPU device the build
+ * workers share the cores with the measurement: the session pauses them while it times runs
+ * (from just before the first timed launch of each ht_session_eval to just after its last
+ * run, in this process or, isolated, as its worker tells), and only then; the time paused
+ * does not count against the builds' limits. On other devices they are never paused.
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
  * ht__session_take_build says so (config_fault), and the caller stores it without
- * measuring. One that outlasts the automatic limit (as an isolated session's) is not:
- * with every core compiling, a heavy build can outlast a limit drawn from light ones, so
- * the caller builds it again where it measures. Two configurations that build one program are not built at
- * once (two processes building one program into one driver cache get in each other's
- * way). Not thread-safe: one thread builds ahead and takes. */
+ * measuring. One that outlasts the automatic limit (as an isolated session's) is not: with
+ * every core compiling, a heavy build can outlast a limit drawn from light ones, so the
+ * caller builds it again where it measures. Two configurations that build one program are
+ * not built at once (two processes building one program into one driver cache get in each
+ * other's way). Not thread-safe: one thread builds ahead and takes. */
 struct ht_prebuild; /* opaque (exec-internal.h) */
 
 /* What became of one build ahead. */
