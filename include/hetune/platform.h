@@ -93,6 +93,12 @@ void ht_device_vars(const struct ht_device_info *d, int64_t *vals);
  * Writes at most size bytes including the terminating NUL. */
 void ht_device_slug(const struct ht_device_info *d, char *buf, size_t size);
 
+/* 1 when the device's driver keeps the programs it builds in a cache of its own, and that
+ * cache is on: PoCL, unless its environment variable POCL_KERNEL_CACHE is 0 (read at each
+ * call). hetune's binary cache then holds markers of the programs built rather than their
+ * binaries (a tune's summary says so: ht_tune_result.driver_cache). */
+int ht_device_caches_programs(const struct ht_device_info *d);
+
 /* Writes DIR/<slug>.dzn, the paper's device data for MiniZinc:
  *   max_wg_size_0..2 (per dimension), max_total_wg_size, num_compute_units,
  *   local_mem_size, plus global_mem_size, max_mem_alloc_size, is_cpu, is_gpu.

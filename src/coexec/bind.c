@@ -169,7 +169,9 @@ void *ht__coexec_alloc(struct ht_coexec *cx, size_t bytes, struct ht_error *err)
         cx->allocs = grown;
         cx->cap_allocs = cap;
     }
-    if (ht__hostmem_alloc(ctx, q, path, bytes, &m, err) != HT_OK)
+    if (ht__hostmem_alloc(&(struct ht__hostmem_want){.ctx = ctx, .queue = q, .path = path,
+                                                     .bytes = bytes},
+                          &m, err) != HT_OK)
         return NULL;
     cx->allocs[cx->nallocs++].mem = m;
     return m.data;

@@ -474,7 +474,9 @@ int ht__cx_inplace_target(const struct ht_coexec *cx, struct cxdev *d, size_t i,
     if (!p || (uintptr_t)p % d->inplace_align == 0)
         return HT_OK;
     if (!d->shadow[i].data) {
-        rc = ht__hostmem_alloc(NULL, NULL, HT_PATH_INPLACE, bytes, &d->shadow[i], err);
+        rc = ht__hostmem_alloc(
+            &(struct ht__hostmem_want){.path = HT_PATH_INPLACE, .bytes = bytes}, &d->shadow[i],
+            err);
         if (rc != HT_OK)
             return rc;
     }
@@ -670,29 +672,27 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
 static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    enum ht_data_path path = HT_PATH_PAGEABLE;
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
+    struct ht__hostmem_want want = {.path = HT_PATH_PAGEABLE};
 
     /* One host copy serves every device: pinned in the first copying device's context
      * when one wants pinned memory, page-aligned when a device works in place, plain
      * otherwise (the pageable path kept for comparisons). */
     for (size_t j = 0; j < cx->n; j++) {
         const struct cxdev *d = &cx->devs[j];
-        if (d->path == HT_PATH_PINNED && !ctx) {
-            ctx = d->session->ctx;
-            q = d->session->queue;
-            path = HT_PATH_PINNED;
-        } else if (d->path == HT_PATH_INPLACE && path == HT_PATH_PAGEABLE) {
-            path = HT_PATH_INPLACE;
+        if (d->path == HT_PATH_PINNED && !want.ctx) {
+            want.ctx = d->session->ctx;
+            want.queue = d->session->queue;
+            want.path = HT_PATH_PINNED;
+        } else if (d->path == HT_PATH_INPLACE && want.path == HT_PATH_PAGEABLE) {
+            want.path = HT_PATH_INPLACE;
         }
     }
     /* Made as a program makes its arrays (the decision for the memory bound): plain
      * memory at a page, or one element past malloc's alignment. */
     if (cx->opts.memory == HT_COEXEC_MEM_ALIGNED)
-        path = HT_PATH_INPLACE;
+        want.path = HT_PATH_INPLACE;
     else if (cx->opts.memory == HT_COEXEC_MEM_UNALIGNED)
-        path = HT_PATH_PAGEABLE;
+        want.path = HT_PATH_PAGEABLE;
 
     for (size_t i = 0; i < spec->nargs; i++) {
         const struct ht_arg *arg = &spec->args[i];
@@ -721,13 +721,13 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue; /* the caller's arrays come with ht__coexec_bind */
-            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
-            if (rc == HT_OK) {
-                b->data = (char *)b->mem.data + cx->own_off[i];
-                rc = ht__data_init(arg, b->data, b->count, err);
-            }
+            want.bytes = bytes + cx->own_off[i];
+            want.init = arg;
+            want.offset = cx->own_off[i];
+            rc = ht__hostmem_alloc(&want, &b->mem, err);
             if (rc != HT_OK)
                 return rc;
+            b->data = (char *)b->mem.data + cx->own_off[i];
         }
         if (arg->access != HT_ACCESS_READ) {
             struct ht__hostbuf *b = &cx->outputs[i];
@@ -736,7 +736,9 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             memset(&b->mem, 0, sizeof b->mem);
             if (cx->opts.bind_only)
                 continue;
-            rc = ht__hostmem_alloc(ctx, q, path, bytes + cx->own_off[i], &b->mem, err);
+            want.bytes = bytes + cx->own_off[i];
+            want.init = NULL;
+            rc = ht__hostmem_alloc(&want, &b->mem, err);
             if (rc != HT_OK)
                 return rc;
             b->data = (char *)b->mem.data + cx->own_off[i];

@@ -119,7 +119,10 @@ static int ring_init(struct ring *g, size_t n, size_t chunk, cl_context ctx, cl_
     if (!g->slots)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t k = 0; k < n; k++) {
-        int rc = ht__hostmem_alloc(ctx, q, HT_PATH_PINNED, chunk, &g->slots[k].mem, err);
+        int rc = ht__hostmem_alloc(&(struct ht__hostmem_want){.ctx = ctx, .queue = q,
+                                                              .path = HT_PATH_PINNED,
+                                                              .bytes = chunk},
+                                   &g->slots[k].mem, err);
         if (rc != HT_OK)
             return rc;
     }

@@ -209,7 +209,9 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
     memset(pageable, 0x5a, (size_t)bytes);
 
     /* hetune's own path, through the memory and the calls tuning and co-execution use. */
-    rc = ht__hostmem_alloc(ctx, q, path, (size_t)bytes, &path_host, err);
+    rc = ht__hostmem_alloc(
+        &(struct ht__hostmem_want){.ctx = ctx, .queue = q, .path = path, .bytes = (size_t)bytes},
+        &path_host, err);
     if (rc != HT_OK)
         goto cleanup;
     memset(path_host.data, 0x5a, (size_t)bytes);

@@ -490,13 +490,6 @@ static void build_fault_hook(const char *options)
     }
 }
 
-int ht__driver_caches(const struct ht_device_info *dev)
-{
-    const char *env = getenv("POCL_KERNEL_CACHE");
-
-    return strstr(dev->platform, "Portable Computing Language") && !(env && !strcmp(env, "0"));
-}
-
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
                     const uint64_t *global, struct ht__program *out, struct ht_error *err)
 {
@@ -557,7 +550,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
         /* The driver keeps its own cache: a marker says a hetune process built this
          * program with it before, so that the build below finds it there. */
-        if (ht__driver_caches(s->dev)) {
+        if (ht_device_caches_programs(s->dev)) {
             if (!(marker = ht__asprintf("%s/%s.drv", s->cache_dir, key))) {
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory");
                 goto cleanup;

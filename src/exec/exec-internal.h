@@ -35,6 +35,10 @@
 int ht__inst_prepare(struct ht_session *s, const int64_t *config, struct ht__inst *in,
                      struct ht_eval_result *res, double *write_s, struct ht_error *err);
 
+/* Fills count elements at buf with arg's initial data (ht__hostmem_want.init says which);
+ * a file whose size is not count elements is HT_ESPEC, one that cannot be read HT_EIO. */
+int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_error *err);
+
 /* Makes b->data hold bytes of memory for path (ht__hostmem_alloc), keeping what it holds
  * when that is already the right size and kind. The contents are undefined. */
 int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
@@ -196,16 +200,16 @@ struct ht__program {
     char *log;
 };
 
-/* Fills out->prog with a built program for the session's source (after its prologue for
- * the whole NDRange global[0..ndims), ht__program_prologue) with options, from the binary
- * cache when it holds a usable binary (then out->cache_hit is 1) or compiled (and written
- * to the cache unless no_cache). Where the driver keeps a cache of its own
- * (ht__driver_caches), hetune's cache holds a marker KEY.drv per program built instead of
- * its binary, and a build of a program with a marker (built before by some hetune process
- * with the same driver cache folder, a build worker of a pool say) is the driver's cache
- * hit: out->cache_hit is 1 there too. out->build_s is the wall time it took. On a build
- * failure returns HT_EBUILD with out->log set to the whole build log and err naming the
- * device and the log's first error line. */
+/* Fills out->prog with a built program for the session's source (after its prologue for the
+ * whole NDRange global[0..ndims), ht__program_prologue) with options, from the binary cache
+ * when it holds a usable binary (then out->cache_hit is 1) or compiled (and written to the
+ * cache unless no_cache). Where the driver keeps a cache of its own
+ * (ht_device_caches_programs, platform.h), hetune's cache holds a marker KEY.drv per
+ * program built instead of its binary, and a build of a program with a marker (built before
+ * by some hetune process with the same driver cache folder, a build worker of a pool say)
+ * is the driver's cache hit: out->cache_hit is 1 there too. out->build_s is the wall time
+ * it took. On a build failure returns HT_EBUILD with out->log set to the whole build log
+ * and err naming the device and the log's first error line. */
 int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
                     const uint64_t *global, struct ht__program *out, struct ht_error *err);
 
@@ -219,8 +223,8 @@ extern int ht__in_worker;
 /* What a build worker of a pool (prebuild.c) does for config: the checks of
  * ht_session_eval, then the program through the binary cache (res->build_s, cache_hit,
  * build_log, ndims, global and local filled). Where the driver caches programs itself
- * (ht__driver_caches: PoCL), it also compiles what the driver compiles only at a first
- * launch (PoCL's work-group functions, per kernel and local size): it sets the
+ * (ht_device_caches_programs: PoCL), it also compiles what the driver compiles only at a
+ * first launch (PoCL's work-group functions, per kernel and local size): it sets the
  * configuration up as ht_session_eval does (buffers full size, inputs written, arguments
  * set) and launches each of its kernels once on one work-group (ht__inst_warm), so that
  * the session that measures it later finds them in the driver's cache. No reference, no

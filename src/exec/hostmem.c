@@ -57,8 +57,9 @@ enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_d
     return dev->host_unified ? HT_PATH_INPLACE : HT_PATH_PINNED;
 }
 
-int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path, size_t bytes,
-                      struct ht__hostmem *out, struct ht_error *err)
+/* The memory of ht__hostmem_alloc, contents undefined. */
+static int hostmem_make(cl_context ctx, cl_command_queue q, enum ht_data_path path,
+                        size_t bytes, struct ht__hostmem *out, struct ht_error *err)
 {
     size_t size = bytes ? bytes : 1;
     cl_int st;
@@ -94,6 +95,21 @@ int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path
     return HT_OK;
 }
 
+int ht__hostmem_alloc(const struct ht__hostmem_want *w, struct ht__hostmem *out,
+                      struct ht_error *err)
+{
+    int rc = hostmem_make(w->ctx, w->queue, w->path, w->bytes, out, err);
+
+    if (rc == HT_OK && w->init) {
+        size_t n = w->bytes > w->offset ? w->bytes - w->offset : 0;
+        rc = ht__data_init(w->init, (char *)out->data + w->offset,
+                           n / ht_type_size(w->init->type), err);
+        if (rc != HT_OK)
+            ht__hostmem_free(out);
+    }
+    return rc;
+}
+
 void ht__hostmem_free(struct ht__hostmem *m)
 {
     if (!m)
@@ -117,7 +133,7 @@ int ht__hostbuf_alloc(struct ht__hostbuf *b, cl_context ctx, cl_command_queue q,
 
     if (b->mem.data && b->mem.bytes == bytes && (path == HT_PATH_PINNED) == (b->mem.pin != NULL))
         return HT_OK;
-    rc = ht__hostmem_alloc(ctx, q, path, bytes, &m, err);
+    rc = hostmem_make(ctx, q, path, bytes, &m, err);
     if (rc != HT_OK)
         return rc;
     ht__hostmem_free(&b->mem);

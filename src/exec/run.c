@@ -171,15 +171,19 @@ static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf
      * the memory the data path wants (pinned for a GPU, page-aligned for in place). */
     if (b->data && b->count == shape->count)
         return HT_OK;
-    rc = ht__hostbuf_alloc(b, s->ctx, s->queue, s->path, shape->count * ht_type_size(arg->type),
-                           err);
-    if (rc == HT_OK)
-        rc = ht__data_init(arg, b->data, shape->count, err);
+    /* A new count is a new size: the memory held is freed first, not reused. */
+    ht__hostbuf_free(b);
+    rc = ht__hostmem_alloc(&(struct ht__hostmem_want){.ctx = s->ctx, .queue = s->queue,
+                                                      .path = s->path,
+                                                      .bytes = shape->count *
+                                                               ht_type_size(arg->type),
+                                                      .init = arg},
+                           &b->mem, err);
     if (rc != HT_OK) {
-        ht__hostbuf_free(b);
         b->count = 0;
         return rc;
     }
+    b->data = b->mem.data;
     hostbuf_shape(b, shape);
     return HT_OK;
 }

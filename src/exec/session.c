@@ -823,7 +823,7 @@ int ht__session_prebuild(struct ht_session *s, const int64_t *config,
         rc = ht_spec_check_stages(spec, s->dev, config, err);
     if (rc != HT_OK)
         goto cleanup;
-    if (!ht__driver_caches(s->dev)) {
+    if (!ht_device_caches_programs(s->dev)) {
         rc = ht__inst_setup(s, config, &in, err);
         if (rc == HT_OK) {
             res->ndims = in.ndims;

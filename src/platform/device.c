@@ -1,5 +1,6 @@
-/* A device's limits as expression variables, as a file-name-safe slug, and as MiniZinc data
- * (the paper's generated .dzn files, §2.1). Pure: no OpenCL calls. */
+/* A device's limits as expression variables, whether its driver caches programs, as a
+ * file-name-safe slug, and as MiniZinc data (the paper's generated .dzn files, §2.1). Pure:
+ * no OpenCL calls. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,13 @@ void ht_device_vars(const struct ht_device_info *d, int64_t *vals)
     vals[HT_DEVVAR_MAX_MEM_ALLOC_SIZE] = clamp_i64(d->max_mem_alloc_size);
     vals[HT_DEVVAR_IS_CPU] = d->is_cpu != 0;
     vals[HT_DEVVAR_IS_GPU] = d->is_gpu != 0;
+}
+
+int ht_device_caches_programs(const struct ht_device_info *d)
+{
+    const char *env = getenv("POCL_KERNEL_CACHE");
+
+    return strstr(d->platform, "Portable Computing Language") && !(env && !strcmp(env, "0"));
 }
 
 void ht_device_slug(const struct ht_device_info *d, char *buf, size_t size)

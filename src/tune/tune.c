@@ -969,7 +969,7 @@ cleanup:
     }
     out->tuning_s = ht__now() - t.t0;
     out->simulated_s = t.sim_s;
-    out->driver_cache = opts->replay ? 0 : ht__driver_caches(dev);
+    out->driver_cache = opts->replay ? 0 : ht_device_caches_programs(dev);
     if (t.res)
         ht_eval_result_destroy(t.res);
     free(t.res);

@@ -28,12 +28,30 @@ struct ht__hostmem {
     cl_command_queue queue;  /* retained with pin, to unmap it */
 };
 
-/* Allocates bytes of host memory for path: HT_PATH_PINNED (with a context and queue) a
- * mapped CL_MEM_ALLOC_HOST_PTR buffer of ctx; HT_PATH_PAGEABLE plain malloc memory; any
- * other path (in place, or pinned without a context) page-aligned memory. *out is freed
- * with ht__hostmem_free. HT_ECL, HT_ENOMEM. */
-int ht__hostmem_alloc(cl_context ctx, cl_command_queue q, enum ht_data_path path, size_t bytes,
-                      struct ht__hostmem *out, struct ht_error *err);
+/* The host memory ht__hostmem_alloc makes: bytes for path, in the context and queue given
+ * for HT_PATH_PINNED, and, with init, holding an argument's initial data, as every host
+ * copy of an input is made (the co-execution's, and a session's own). */
+struct ht__hostmem_want {
+    cl_context ctx;               /* HT_PATH_PINNED: the context and queue to map in */
+    cl_command_queue queue;
+    enum ht_data_path path;
+    size_t bytes;
+    const struct ht_arg *init;    /* not NULL: from offset on, the memory holds init's initial
+                                     data, (bytes - offset) / its type's size elements:
+                                     random (fixed seed from the argument's name; floats
+                                     uniform in [-1, 1), integers in [0, 100)), zero, iota,
+                                     or a raw little-endian file of exactly that size */
+    size_t offset;                /* with init: bytes before the data (left undefined) */
+};
+
+/* Allocates w->bytes of host memory for w->path: HT_PATH_PINNED (with a context and queue)
+ * a mapped CL_MEM_ALLOC_HOST_PTR buffer of the context; HT_PATH_PAGEABLE plain malloc
+ * memory; any other path (in place, or pinned without a context) page-aligned memory; then
+ * w->init's initial data in it when asked. *out is freed with ht__hostmem_free (and is
+ * empty on failure). HT_ECL, HT_ENOMEM; with init, HT_ESPEC when its file has another size,
+ * HT_EIO when it cannot be read. */
+int ht__hostmem_alloc(const struct ht__hostmem_want *w, struct ht__hostmem *out,
+                      struct ht_error *err);
 
 /* Frees host memory of ht__hostmem_alloc and zeroes *m; an empty one is fine. */
 void ht__hostmem_free(struct ht__hostmem *m);
@@ -162,12 +180,6 @@ int ht__inst_poison(struct ht_session *s, struct ht__inst *in, size_t i, struct 
 /* Releases every OpenCL object and allocation of in (the stages' kernels included) and
  * zeroes it. */
 void ht__inst_release(struct ht__inst *in, size_t nargs);
-
-/* Fills count elements at buf with arg's initial data: random (fixed seed from the
- * argument's name; floats uniform in [-1, 1), integers in [0, 100)), zero, iota, or a raw
- * little-endian file whose size must be count elements (HT_ESPEC when it is not, HT_EIO
- * when it cannot be read). */
-int ht__data_init(const struct ht_arg *arg, void *buf, size_t count, struct ht_error *err);
 
 /* Fills buf, count elements of type t, with the poison pattern. */
 void ht__poison_fill(enum ht_type t, void *buf, size_t count);

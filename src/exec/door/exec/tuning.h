@@ -1,7 +1,8 @@
 /* exec's door for the tuner: what src/tune/tune.c drives of a session beyond exec.h
  * (the MPI tuning queue, src/mpi/queue.c, through tune's door: ht__tune_eval): builds
  * ahead on other cores, in a pool the session owns (ht__session_build_ahead), its
- * reference step, the early cut, and whether the driver caches its programs.
+ * reference step and the early cut. Whether the driver caches its programs is the
+ * device's (platform.h, ht_device_caches_programs).
  *
  * A friend header (docs/architecture.md, scripts/walls-allowed.txt): only the modules
  * named there include it; the names stay inside the shared library (ht__, src/hetune.map). */
@@ -74,26 +75,25 @@ void ht__session_set_cut(struct ht_session *s, double best_so_far_s, double fact
  * measures others, so that the session's own build of each becomes a cache hit. The
  * pool is the session's: made at its first build ahead, from the session's spec, device
  * and options, and ended with it (ht_session_free ends the builds in flight first).
- * Where the driver keeps a cache of its own (ht__driver_caches: PoCL), a build worker
- * fills that one
- * instead, and launches each kernel of the configuration on one work-group of its local
- * size (no reference, no verification, no readback), so that the work-group function PoCL
- * compiles at a first launch is in it as well; the session then finds the program there
- * (ht_eval_result.cache_hit 1, see ht__program_get's marker in build.c) and its kernels
- * compiled for their local sizes. On a CPU device the build workers share the cores with
- * the measurement: the session pauses them while it times runs (from just before the
- * first timed launch of each ht_session_eval to just after its last run, in this process
- * or, isolated, as its worker tells), and only then; the time paused does not count
- * against the builds' limits. On other devices they are never paused.
+ * Where the driver keeps a cache of its own (ht_device_caches_programs, platform.h: PoCL),
+ * a build worker fills that one instead, and launches each kernel of the configuration on
+ * one work-group of its local size (no reference, no verification, no readback), so that
+ * the work-group function PoCL compiles at a first launch is in it as well; the session
+ * then finds the program there (ht_eval_result.cache_hit 1, see ht__program_get's marker in
+ * build.c) and its kernels compiled for their local sizes. On a CPU device the build
+ * workers share the cores with the measurement: the session pauses them while it times runs
+ * (from just before the first timed launch of each ht_session_eval to just after its last
+ * run, in this process or, isolated, as its worker tells), and only then; the time paused
+ * does not count against the builds' limits. On other devices they are never paused.
  *
  * A build that crashes its worker (a compiler's signal), outlasts the time limit the user
  * set (opts.timeout_s), fails to compile or breaks a rule is the configuration's fate:
  * ht__session_take_build says so (config_fault), and the caller stores it without
- * measuring. One that outlasts the automatic limit (as an isolated session's) is not:
- * with every core compiling, a heavy build can outlast a limit drawn from light ones, so
- * the caller builds it again where it measures. Two configurations that build one program are not built at
- * once (two processes building one program into one driver cache get in each other's
- * way). Not thread-safe: one thread builds ahead and takes. */
+ * measuring. One that outlasts the automatic limit (as an isolated session's) is not: with
+ * every core compiling, a heavy build can outlast a limit drawn from light ones, so the
+ * caller builds it again where it measures. Two configurations that build one program are
+ * not built at once (two processes building one program into one driver cache get in each
+ * other's way). Not thread-safe: one thread builds ahead and takes. */
 struct ht_prebuild; /* opaque (exec-internal.h) */
 
 /* What became of one build ahead. */
@@ -134,9 +134,5 @@ int ht__session_take_build(struct ht_session *s, uint64_t id,
 /* How many builds ahead of s are building, and finished but not taken; 0 and 0 without a
  * pool. */
 void ht__session_builds(const struct ht_session *s, size_t *building, size_t *built);
-
-/* 1 when dev's driver keeps the programs it builds in a cache of its own, which is on: PoCL
- * unless POCL_KERNEL_CACHE is 0. hetune's binary cache is then read but not written. */
-int ht__driver_caches(const struct ht_device_info *dev);
 
 #endif
