@@ -102,8 +102,7 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
         if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
             if (err && !err->code)
                 snprintf(err->field, sizeof err->field, "args[%zu]", i);
-            if (res)
-                memset(res, 0, sizeof *res);
+            ht__coexec_result_destroy(res);
             return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
         }
     }
@@ -114,6 +113,7 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
             return HT_DONE;
         }
     }
+    ht__coexec_result_destroy(res); /* the last launch's */
     rc = ht__cx_run_many(cx, res ? res : &local, 0, 1, 1, 0, err);
     if (!res)
         ht__coexec_result_destroy(&local);

@@ -477,6 +477,17 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
 /* Frees a co-execution; NULL is allowed. */
 void ht__coexec_free(struct ht_coexec *cx);
 
+/* Fills opts with coexec's defaults for the co-executions it makes itself (the runtime's
+ * decisions, the probe, ht__coexec_create without options): dim 0, static, the spec's
+ * timing, one warm-up run, HT_SPLIT_MARGIN_DEFAULT, ht_exec_opts_init's; the same as
+ * ht_workflow_split_opts_init's (unit/test_coexec checks that they agree). */
+void ht__coexec_opts_init(struct ht_coexec_opts *opts);
+
+/* Frees what a result owns and leaves it reusable. NULL is fine. Outside coexec a result
+ * is freed with what holds it (a decision: ht__decision_destroy; the workflow's public
+ * results by their destroy). */
+void ht__coexec_result_destroy(struct ht_coexec_result *res);
+
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
  * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the

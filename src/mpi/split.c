@@ -89,9 +89,9 @@ struct msplit {
     struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
                                     database by the rank's hostname */
     struct node *nodes;          /* w.size */
-    struct ht__decision dec;     /* this node's decision: its co-execution (dec.cx) and
-                                    its run of the whole problem (dec.res) */
-    struct ht_coexec_result last;
+    struct ht__decision dec;     /* this node's decision: its co-execution (dec.cx), its
+                                    run of the whole problem (dec.res) and its share's last
+                                    run (dec.last) */
     struct ht_split_plan plan;   /* over the nodes that took part */
     int *part;                   /* w.size: index in the plan, -1 when left out */
     uint64_t *scale;             /* w.size: the plan's units in one of the node's own (the
@@ -659,7 +659,7 @@ static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, doub
     ht_error_clear(&e);
     MPI_Barrier(m->comm);
     t0 = MPI_Wtime();
-    if (ht__coexec_share_run(m->dec.cx, mode, sl->size != 0, &m->last,
+    if (ht__coexec_share_run(m->dec.cx, mode, sl->size != 0, &m->dec.last,
                              &(struct ht__share_io){move_slabs, &mv}, &e) != HT_OK) {
         ok = 0;
         ht_error_format(&e, why, sizeof why);
@@ -927,7 +927,7 @@ static int split_result(const struct msplit *m, const struct figures *f,
                                                         : ht_split_schedulers[0]->name);
     out->decision = dup_text(m->decision);
     out->round_wall_s = walls;
-    out->reference = dup_text(m->verified >= 0 ? m->last.reference : "");
+    out->reference = dup_text(m->verified >= 0 ? m->dec.last.reference : "");
     out->mismatch = dup_text(m->verified == 0 ? m->verr.text : "");
     out->nodes = calloc((size_t)w->size, sizeof *out->nodes);
     if (!out->scheduler || !out->decision || (m->rounds && !walls) || !out->reference ||
@@ -952,8 +952,8 @@ static int split_result(const struct msplit *m, const struct figures *f,
     out->gathered_bytes = m->gathered;
     out->verified = m->verified;
     if (m->verified >= 0) {
-        out->max_abs_err = m->last.max_abs_err;
-        out->max_rel_err = m->last.max_rel_err;
+        out->max_abs_err = m->dec.last.max_abs_err;
+        out->max_rel_err = m->dec.last.max_rel_err;
     }
     for (int r = 0; r < w->size; r++) {
         const struct node *n = &m->nodes[r];
@@ -1152,8 +1152,8 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
     ht_error_clear(&de);
-    rc = ht__coexec_check(m->dec.cx, 0, &m->last, m->opts->dump, &m->verr, &de);
-    m->verified = m->last.verified;
+    rc = ht__coexec_check(m->dec.cx, 0, &m->dec.last, m->opts->dump, &m->verr, &de);
+    m->verified = m->dec.last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
         return rc;
@@ -1234,7 +1234,6 @@ static void nodes_release(struct msplit *m)
     attempt_reset(m);
     if (m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
-    ht__coexec_result_destroy(&m->last);
     ht__decision_destroy(&m->dec);
     free(m->part);
     free(m->scale);

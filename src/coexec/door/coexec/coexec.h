@@ -124,12 +124,6 @@ int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_s
  * the runtime and MPI's nodes drive; not public: programs co-execute through runtime.h
  * --- */
 
-/* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
-void ht__coexec_opts_init(struct ht_coexec_opts *opts);
-
-/* Frees what a result owns and leaves it reusable. NULL is fine. */
-void ht__coexec_result_destroy(struct ht_coexec_result *res);
-
 /* What ht__coexec_precheck checks of a co-execution before anything is tuned. Borrowed
  * for the call. */
 struct ht__precheck {
@@ -250,8 +244,9 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
 /* One co-execution on the bound arrays (every buffer argument that is not temp must be
  * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
  * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
- * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
- * seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
+ * it is the caller's last launch (zeroed before the first), destroyed first, then filled
+ * as by ht__coexec_run with one run (the runtime keeps it in its decision's last, which
+ * ht__decision_destroy frees). seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
  * the kind of memory the caller last saw bound to cx; when the arrays bound now are of
  * another kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to
  * that kind and HT_DONE is returned: the caller decides again, or launches again.
@@ -293,8 +288,9 @@ struct ht__verdict {
     int keep;                   /* 1: split (forced, one device, or measured within
                                    keep_s); 0: the fastest device alone (predicted so, or
                                    measured slower) */
-    struct ht_coexec_result res;/* the split's run when measured; the caller's to destroy
-                                   (ht__coexec_result_destroy) whatever is returned */
+    struct ht_coexec_result res;/* the split's run when measured; the caller's whatever is
+                                   returned (in a decision: ht__decision_destroy frees it,
+                                   a caller that takes it zeroes it) */
 };
 
 /* The rule's last step, its one comparison: a split measured at split_s against the
@@ -502,6 +498,10 @@ struct ht__decision {
                                    (ht__coexec_rounds) fits them to its runs */
     struct ht__basis basis;     /* owned, with in->read and in->program: what the next
                                    decision of the runtime is made from */
+    struct ht_coexec_result last; /* owned: the last run of cx its holder made, zeroed by
+                                   ht__decide (the runtime's last launch, ht__coexec_launch;
+                                   an MPI node's last share, ht__coexec_share_run), taken
+                                   over from in->program->prev with the basis */
     /* Owned, with in->runs: nalone (in->n) of each, the devices measured alone so far */
     size_t nalone;
     struct ht_coexec **alone_cx;        /* each device's co-execution alone; NULL where
