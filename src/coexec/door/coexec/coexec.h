@@ -241,10 +241,11 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
  * seen is not read): the errors of its run, the moves made all the same. res may be NULL;
  * otherwise it is the caller's last launch (zeroed before the first), destroyed first
  * when something runs, then filled as by ht__coexec_run with one run (the runtime and an
- * MPI node keep it in their decision's last, which ht__decision_destroy frees). seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
- * the kind of memory the caller last saw bound to cx; when the arrays bound now are of
- * another kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to
- * that kind and HT_DONE is returned: the caller decides again, or launches again.
+ * MPI node keep it in their decision's last, which ht__decision_destroy frees). seen not
+ * NULL (the runtime, whose decision was made for one kind of memory): *seen is the kind
+ * of memory the caller last saw bound to cx; when the arrays bound now are of another
+ * kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to that
+ * kind and HT_DONE is returned: the caller decides again, or launches again.
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
 int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
                       enum ht_coexec_memory *seen, struct ht_error *err);
