@@ -97,13 +97,22 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
     struct ht_coexec_result local;
     int rc;
 
+    memset(&local, 0, sizeof local);
+    rc = cx->share_host ? ht__cx_share_run(cx, res ? res : &local, err)
+                        : ht__cx_launch_bound(cx, res ? res : &local, seen, err);
+    ht__coexec_result_destroy(&local);
+    return rc;
+}
+
+int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        enum ht_coexec_memory *seen, struct ht_error *err)
+{
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         const struct ht_arg *a = &cx->spec->args[i];
         if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
             if (err && !err->code)
                 snprintf(err->field, sizeof err->field, "args[%zu]", i);
-            if (res)
-                memset(res, 0, sizeof *res);
+            ht__coexec_result_destroy(res);
             return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
         }
     }
@@ -114,10 +123,8 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
             return HT_DONE;
         }
     }
-    rc = ht__cx_run_many(cx, res ? res : &local, 0, 1, 1, 0, err);
-    if (!res)
-        ht__coexec_result_destroy(&local);
-    return rc;
+    ht__coexec_result_destroy(res); /* the last launch's */
+    return ht__cx_run_many(cx, res, 0, 1, 1, 0, err);
 }
 
 const char *ht_coexec_memory_name(enum ht_coexec_memory m)

@@ -171,8 +171,11 @@ struct ht_coexec {
     /* A node's share of a split over MPI (ht__coexec_set_range): the scheduler hands out
      * [0, range_n) and every chunk runs range_lo further on; range_n 0: the whole. */
     uint64_t range_lo, range_n;
-    void **share_host;           /* spec->nargs: the host arrays ht__coexec_share_run hands
-                                    a node's moves (made by ht__coexec_share) */
+    void **share_host;           /* spec->nargs: the host arrays a run of a node's share
+                                    hands its moves (made by ht__coexec_share: not NULL
+                                    once cx is a share, share) */
+    struct ht__share_of share;   /* ht__coexec_share's of: how its runs go, its moves */
+    unsigned share_runs;         /* runs of the share since it was taken */
 };
 
 struct hostalloc {
@@ -367,7 +370,7 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
 
 /* --- the handle's steps that only coexec's own files call: the door's coarser calls
  * (ht__coexec_check, ht__coexec_rounds, ht__decide, ht__coexec_share,
- * ht__coexec_share_run) make them in the order the workflow, the
+ * ht__coexec_launch) make them in the order the workflow, the
  * runtime and MPI's nodes made them before --- */
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
@@ -475,6 +478,27 @@ int ht__store_link(struct ht_store *store, const struct ht_device_info *dev,
 
 /* Frees a co-execution; NULL is allowed. */
 void ht__coexec_free(struct ht_coexec *cx);
+
+/* (bind.c) ht__coexec_launch on the bound arrays, whatever cx is (a node's share's launch
+ * too); res not NULL, destroyed first when it runs. */
+int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        enum ht_coexec_memory *seen, struct ht_error *err);
+
+/* (share.c) ht__coexec_launch on a node's share (cx->share_host not NULL): one run as
+ * ht__coexec_share took it, between its moves; res not NULL. */
+int ht__cx_share_run(struct ht_coexec *cx, struct ht_coexec_result *res,
+                     struct ht_error *err);
+
+/* Fills opts with coexec's defaults for the co-executions it makes itself (the runtime's
+ * decisions, the probe, ht__coexec_create without options): dim 0, static, the spec's
+ * timing, one warm-up run, HT_SPLIT_MARGIN_DEFAULT, ht_exec_opts_init's; the same as
+ * ht_workflow_split_opts_init's (unit/test_coexec checks that they agree). */
+void ht__coexec_opts_init(struct ht_coexec_opts *opts);
+
+/* Frees what a result owns and leaves it reusable. NULL is fine. Outside coexec a result
+ * is freed with what holds it (a decision: ht__decision_destroy; the workflow's public
+ * results by their destroy). */
+void ht__coexec_result_destroy(struct ht_coexec_result *res);
 
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's

@@ -61,6 +61,7 @@ void ht__decision_destroy(struct ht__decision *d)
     if (d->has_res)
         ht__coexec_result_destroy(&d->res);
     ht__coexec_result_destroy(&d->verdict.res);
+    ht__coexec_result_destroy(&d->last);
     ht_split_plan_destroy(&d->plan);
     free(d->model_s);
     for (size_t i = 0; d->alone_cx && i < d->nalone; i++)
@@ -491,7 +492,7 @@ static int read_basis(const struct ht__decide_in *in, struct ht__basis *b,
 }
 
 /* ht__decide with in->program (the runtime's decisions): its options made from it and its
- * prev's basis, which out takes over. */
+ * prev's basis, which out takes over with prev's last run. */
 static int decide_program(const struct ht__decide_in *in, struct ht__decision *out,
                           struct ht_error *err)
 {
@@ -538,6 +539,8 @@ static int decide_program(const struct ht__decide_in *in, struct ht__decision *o
         prev->cx = NULL; /* freed by the hand-over */
     out->basis = prev->basis;
     memset(&prev->basis, 0, sizeof prev->basis);
+    out->last = prev->last; /* the last launch stays the runtime's last */
+    memset(&prev->last, 0, sizeof prev->last);
     return HT_OK;
 }
 

@@ -1,7 +1,7 @@
-/* A node's share of a split over MPI (src/mpi/split.c, through coexec's door: two calls,
- * ht__coexec_share and ht__coexec_share_run): a range of the split dimension, runs without
- * poisoning, the host arrays moved around a run and where a range of units lies in each
- * buffer. */
+/* A node's share of a split over MPI (src/mpi/split.c, through coexec's door: one call,
+ * ht__coexec_share, each run of it then ht__coexec_launch): a range of the split
+ * dimension, runs without poisoning, the host arrays moved around a run and where a range
+ * of units lies in each buffer. */
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -52,16 +52,18 @@ int ht__coexec_share(struct ht_coexec *cx, const struct ht__share_of *of,
     const struct ht_spec *spec = cx->spec;
     int rc;
 
-    if (!cx->share_host) {
-        cx->share_host = calloc(spec->nargs ? spec->nargs : 1, sizeof *cx->share_host);
-        if (!cx->share_host)
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-    }
     if (of->size) {
         rc = ht__coexec_set_range(cx, of->offset, of->size, err);
         if (rc != HT_OK)
             return rc;
     }
+    if (!cx->share_host) {
+        cx->share_host = calloc(spec->nargs ? spec->nargs : 1, sizeof *cx->share_host);
+        if (!cx->share_host)
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
+    cx->share = *of;
+    cx->share_runs = 0;
     ht__coexec_set_runs(cx, 0, 1, 1);
     if (of->poison)
         ht__coexec_poison_host(cx, 1, 1);
@@ -102,25 +104,24 @@ static void share_move(struct ht_coexec *cx, const struct ht__share_io *io, int 
     io->move(io->user, output, cx->share_host);
 }
 
-int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
-                         struct ht_coexec_result *res, const struct ht__share_io *io,
-                         struct ht_error *err)
+int ht__cx_share_run(struct ht_coexec *cx, struct ht_coexec_result *res,
+                     struct ht_error *err)
 {
+    const struct ht__share_of *of = &cx->share;
     int rc = HT_OK;
 
-    if (!cx->share_host)
-        return ht_error_set(err, HT_EINVAL, "the co-execution is not a node's share");
-    share_move(cx, io, 0);
-    if (!has_slice) {
-        if (how != HT__SHARE_LAUNCH)
+    share_move(cx, &of->io, 0);
+    if (!of->size) {
+        if (of->measured)
             ht__coexec_poison_host(cx, 0, 1); /* no slice: nothing of its own counts */
     } else {
         ht__coexec_result_destroy(res);
-        rc = how == HT__SHARE_LAUNCH  ? ht__coexec_launch(cx, res, NULL, err)
-             : how == HT__SHARE_PLAIN ? ht__coexec_run_once(cx, res, err)
-                                      : ht__coexec_run(cx, res, err);
+        rc = !of->measured       ? ht__cx_launch_bound(cx, res, NULL, err)
+             : cx->share_runs    ? ht__coexec_run_once(cx, res, err)
+                                 : ht__coexec_run(cx, res, err);
     }
-    share_move(cx, io, 1);
+    cx->share_runs++;
+    share_move(cx, &of->io, 1);
     return rc;
 }
 

@@ -78,6 +78,14 @@ enum { F_RUN = HT__MPI_F_RUN, F_SCATTER = HT__MPI_F_SCATTER, F_GATHER = HT__MPI_
  * plan again without it. */
 #define REPLAN 1
 
+/* What one distributed run moves around a node's slice (the moves of its share, io of
+ * ht__coexec_share): the inputs scattered from rank 0's host arrays, the owned outputs
+ * gathered into them, and when each was done. */
+struct moves {
+    struct msplit *m;
+    double t1, t2, t3;          /* the inputs scattered; the outputs' gather begun, ended */
+};
+
 /* Everything one call holds; freed in one place. */
 struct msplit {
     const struct ht_spec *spec;
@@ -89,9 +97,9 @@ struct msplit {
     struct hostrate *hostmem;    /* w.size: each rank's host memory rates, from rank 0's
                                     database by the rank's hostname */
     struct node *nodes;          /* w.size */
-    struct ht__decision dec;     /* this node's decision: its co-execution (dec.cx) and
-                                    its run of the whole problem (dec.res) */
-    struct ht_coexec_result last;
+    struct ht__decision dec;     /* this node's decision: its co-execution (dec.cx), its
+                                    run of the whole problem (dec.res) and its share's last
+                                    run (dec.last) */
     struct ht_split_plan plan;   /* over the nodes that took part */
     int *part;                   /* w.size: index in the plan, -1 when left out */
     uint64_t *scale;             /* w.size: the plan's units in one of the node's own (the
@@ -101,6 +109,7 @@ struct msplit {
     int crank, csize;
     int *cworld;                 /* csize: their world ranks */
     struct ht__slab *slabs;      /* 2 x nargs: this node's, from its share (prepare) */
+    struct moves moves;          /* its share's moves (io.user), each run's times */
     struct want *wants;          /* csize x nargs */
     MPI_Datatype *types;         /* nargs: one index of the split axis */
     int *cnt, *dsp, *ord;        /* csize each: a collective's counts, displacements, order */
@@ -609,14 +618,6 @@ static void gather_output(struct msplit *m, size_t i, void *base)
                     NULL, NULL, m->types[i], 0, m->comm);
 }
 
-/* What one distributed run moves around a node's slice (ht__coexec_share_run's io): the
- * inputs scattered from rank 0's host arrays, the owned outputs gathered into them, and
- * when each was done. */
-struct moves {
-    struct msplit *m;
-    double t1, t2, t3;          /* the inputs scattered; the outputs' gather begun, ended */
-};
-
 static void move_slabs(void *user, int output, void *const *host)
 {
     struct moves *mv = user;
@@ -637,19 +638,18 @@ static void move_slabs(void *user, int output, void *const *host)
 
 /* One distributed run over the nodes that take part: inputs scattered from rank 0's
  * host arrays, every node's slice, the owned outputs gathered into rank 0's, timed at
- * rank 0 from a barrier to the last slab gathered. Each slice runs as mode says
- * (ht__coexec_share_run): HT__SHARE_LAUNCH on its co-execution's bound arrays (the
- * runtime); HT__SHARE_POISONED as one measured run with every buffer poisoned first
- * (ht_mpi_split's untimed first run); HT__SHARE_PLAIN as one measured run without it
- * (ht_mpi_split's timed runs). fig (NF) receives
+ * rank 0 from a barrier to the last slab gathered. Each slice runs as its share was
+ * taken (prepare; a launch of the share, ht__coexec_launch): the runtime's on its
+ * co-execution's bound arrays; ht_mpi_split's as one measured run, the first after the
+ * share (its untimed run) with every buffer poisoned first, the timed ones without it.
+ * fig (NF) receives
  * this node's scatter, run and gather seconds, *wall (rank 0) the whole. Returns HT_OK,
  * REPLAN when some node failed in its slice, every node then holding *whys (owned,
  * free(); csize x WHY_MAX, empty for the nodes that did not fail), or HT_ENOMEM. */
-static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, double *wall,
-                    char **whys, struct ht_error *err)
+static int run_once(struct msplit *m, double *fig, double *wall, char **whys,
+                    struct ht_error *err)
 {
-    const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
-    struct moves mv = {m, 0, 0, 0};
+    struct moves *mv = &m->moves;
     char why[WHY_MAX] = "";
     double t0;
     int ok = 1, all_ok;
@@ -657,17 +657,17 @@ static int run_once(struct msplit *m, enum ht__share_run mode, double *fig, doub
 
     *whys = NULL;
     ht_error_clear(&e);
+    *mv = (struct moves){m, 0, 0, 0};
     MPI_Barrier(m->comm);
     t0 = MPI_Wtime();
-    if (ht__coexec_share_run(m->dec.cx, mode, sl->size != 0, &m->last,
-                             &(struct ht__share_io){move_slabs, &mv}, &e) != HT_OK) {
+    if (ht__coexec_launch(m->dec.cx, &m->dec.last, NULL, &e) != HT_OK) {
         ok = 0;
         ht_error_format(&e, why, sizeof why);
     }
-    fig[F_RUN] = mv.t2 - mv.t1;
-    fig[F_SCATTER] = mv.t1 - t0;
-    fig[F_GATHER] = mv.t3 - mv.t2;
-    *wall = mv.t3 - t0;
+    fig[F_RUN] = mv->t2 - mv->t1;
+    fig[F_SCATTER] = mv->t1 - t0;
+    fig[F_GATHER] = mv->t3 - mv->t2;
+    *wall = mv->t3 - t0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->comm);
     if (all_ok)
         return HT_OK;
@@ -779,7 +779,8 @@ static int run_nodes(struct msplit *m, struct ht_error *err)
     for (int run = -1; run < (int)m->nruns && rc == HT_OK; run++) {
         double fig[NF], wall;
 
-        rc = run_once(m, run < 0 ? HT__SHARE_POISONED : HT__SHARE_PLAIN, fig, &wall, &whys, err);
+        /* run -1, the share's first, poisons every buffer first (prepare's share). */
+        rc = run_once(m, fig, &wall, &whys, err);
         if (rc == REPLAN) {
             for (int r = 0; r < m->csize; r++) {
                 struct node *n = &m->nodes[m->cworld[r]];
@@ -927,7 +928,7 @@ static int split_result(const struct msplit *m, const struct figures *f,
                                                         : ht_split_schedulers[0]->name);
     out->decision = dup_text(m->decision);
     out->round_wall_s = walls;
-    out->reference = dup_text(m->verified >= 0 ? m->last.reference : "");
+    out->reference = dup_text(m->verified >= 0 ? m->dec.last.reference : "");
     out->mismatch = dup_text(m->verified == 0 ? m->verr.text : "");
     out->nodes = calloc((size_t)w->size, sizeof *out->nodes);
     if (!out->scheduler || !out->decision || (m->rounds && !walls) || !out->reference ||
@@ -952,8 +953,8 @@ static int split_result(const struct msplit *m, const struct figures *f,
     out->gathered_bytes = m->gathered;
     out->verified = m->verified;
     if (m->verified >= 0) {
-        out->max_abs_err = m->last.max_abs_err;
-        out->max_rel_err = m->last.max_rel_err;
+        out->max_abs_err = m->dec.last.max_abs_err;
+        out->max_rel_err = m->dec.last.max_rel_err;
     }
     for (int r = 0; r < w->size; r++) {
         const struct node *n = &m->nodes[r];
@@ -1081,10 +1082,13 @@ static int prepare(struct msplit *m, struct ht_error *err)
         const struct ht_split_slice *sl = &m->plan.slices[m->part[m->w.rank]];
         uint64_t k = m->scale[m->w.rank]; /* the plan's units in one of this node's */
         /* The runtime's launches run on bound arrays: on the nodes other than rank 0,
-         * their co-execution's own; rank 0's are the caller's. */
-        struct ht__share_of of = {sl->offset / k, sl->size / k, sl->own_offset / k,
-                                  sl->own_size / k, m->crank != 0,
-                                  m->runtime && m->crank != 0};
+         * their co-execution's own; rank 0's are the caller's. ht_mpi_split's runs are
+         * measured, the first poisoned (run_nodes). */
+        struct ht__share_of of = {.offset = sl->offset / k, .size = sl->size / k,
+                                  .own_offset = sl->own_offset / k,
+                                  .own_size = sl->own_size / k, .poison = m->crank != 0,
+                                  .bind_own = m->runtime && m->crank != 0,
+                                  .measured = !m->runtime, .io = {move_slabs, &m->moves}};
         struct ht_error e;
         char why[WHY_MAX] = "";
         ht_error_clear(&e);
@@ -1152,8 +1156,8 @@ static int split_nodes(struct msplit *m, struct ht_mpi_split_result *out,
     /* Rank 0: the gathered outputs against one of its devices alone. */
     ht_error_clear(&m->verr);
     ht_error_clear(&de);
-    rc = ht__coexec_check(m->dec.cx, 0, &m->last, m->opts->dump, &m->verr, &de);
-    m->verified = m->last.verified;
+    rc = ht__coexec_check(m->dec.cx, 0, &m->dec.last, m->opts->dump, &m->verr, &de);
+    m->verified = m->dec.last.verified;
     if (rc != HT_OK && rc != HT_EVERIFY) {
         *err = m->verr;
         return rc;
@@ -1234,7 +1238,6 @@ static void nodes_release(struct msplit *m)
     attempt_reset(m);
     if (m->comm != MPI_COMM_NULL)
         MPI_Comm_free(&m->comm);
-    ht__coexec_result_destroy(&m->last);
     ht__decision_destroy(&m->dec);
     free(m->part);
     free(m->scale);
@@ -1377,7 +1380,7 @@ int ht__mpi_nodes_launch(struct msplit *m, double *fig, double *figs, double *wa
     int rc;
 
     m->scattered = m->gathered = 0;
-    rc = run_once(m, HT__SHARE_LAUNCH, fig, wall, &whys, err);
+    rc = run_once(m, fig, wall, &whys, err);
     if (rc == REPLAN) {
         int r = 0;
         while (r < m->csize && !whys[(size_t)r * WHY_MAX])

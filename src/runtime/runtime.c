@@ -49,8 +49,7 @@ struct ht_runtime {
     enum ht_coexec_memory cx_memory;
     size_t *arg_bytes;                /* per spec argument: its bytes (0 for scalars) */
     void **bound;                     /* per spec argument: the caller's array, or NULL */
-    struct ht_coexec_result last;
-    int have_last;
+    int have_last;                    /* 1: dec.last is the last launch, and it succeeded */
     struct ht_runtime_skipped *skipped; /* devices left out: nothing usable */
     struct ht_runtime_info info;
     /* What a new decision needs (ht_runtime_launch after a bind that changes the kind of
@@ -842,9 +841,7 @@ static void destroy(struct ht_runtime *rt)
         return;
     if (rt->mpi)
         rt->ops->close(rt->mpi); /* collective across nodes */
-    if (rt->have_last)
-        ht__coexec_result_destroy(&rt->last);
-    ht__decision_destroy(&rt->dec);
+    ht__decision_destroy(&rt->dec); /* the last launch's result with it */
     free(rt->arg_bytes);
     free(rt->bound);
     free(rt->devs);
@@ -1045,7 +1042,6 @@ static int launch_nodes(struct ht_runtime *rt, struct ht_error *err)
 int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_error mine;
-    struct ht_coexec_result res;
     enum ht_coexec_memory memory;
     double t0;
     int rc;
@@ -1070,9 +1066,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
      * took 39 ms where pinned took 6): decide again, once per change (the launch tells of
      * it, nothing run). With one device, or alone as asked, nothing depends on it. */
     memory = rt->cx_memory;
-    memset(&res, 0, sizeof res);
     t0 = now_s();
-    rc = ht__coexec_launch(rt->dec.cx, &res, &memory, err);
+    rc = ht__coexec_launch(rt->dec.cx, &rt->dec.last, &memory, err);
     if (rc == HT_DONE) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
             rc = redecide(rt, memory, SIZE_MAX, err);
@@ -1085,15 +1080,12 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
                      memory_words(memory));
         }
         t0 = now_s();
-        rc = ht__coexec_launch(rt->dec.cx, &res, NULL, err);
+        rc = ht__coexec_launch(rt->dec.cx, &rt->dec.last, NULL, err);
     }
-    if (rt->have_last) {
-        ht__coexec_result_destroy(&rt->last);
-        rt->have_last = 0;
-    }
+    /* The launch replaced the last one's result (the decision holds it: a failed launch's
+     * part, freed by the next launch or with the decision, is no last). */
+    rt->have_last = 0;
     if (rc != HT_OK) {
-        /* The co-execution fills part of the result before it fails. */
-        ht__coexec_result_destroy(&res);
         /* A device lost or failing: recorded, and the runtime stays closable. */
         rt->info.failed_launches++;
         rt->info.last_status = rc;
@@ -1101,16 +1093,15 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
                  err->code ? err->text : ht_strerror(rc));
         return rc;
     }
-    rt->last = res;
     rt->info.last_status = HT_OK;
     rt->info.last_error[0] = '\0';
     rt->have_last = 1;
     rt->info.launches++;
-    rt->info.last_wall_s = rt->last.wall_s > 0 ? rt->last.wall_s : now_s() - t0;
-    for (size_t k = 0; k < rt->dec.ncx && k < rt->last.ndevices; k++) {
+    rt->info.last_wall_s = rt->dec.last.wall_s > 0 ? rt->dec.last.wall_s : now_s() - t0;
+    for (size_t k = 0; k < rt->dec.ncx && k < rt->dec.last.ndevices; k++) {
         struct ht_runtime_device *d = &rt->devs[rt->dec.idx[k]];
-        d->kernel_s = rt->last.devices[k].kernel_s;
-        d->transfer_s = rt->last.devices[k].write_s + rt->last.devices[k].read_s;
+        d->kernel_s = rt->dec.last.devices[k].kernel_s;
+        d->transfer_s = rt->dec.last.devices[k].write_s + rt->dec.last.devices[k].read_s;
     }
     if (rt->watching)
         watch(rt, rt->info.last_wall_s);
@@ -1124,5 +1115,5 @@ const struct ht_runtime_info *ht_runtime_info(const struct ht_runtime *rt)
 
 const struct ht_coexec_result *ht_runtime_last(const struct ht_runtime *rt)
 {
-    return is_live(rt) && rt->have_last ? &rt->last : NULL;
+    return is_live(rt) && rt->have_last ? &rt->dec.last : NULL;
 }

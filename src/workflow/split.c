@@ -14,7 +14,11 @@
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
-    ht__coexec_opts_init(&opts->coexec);
+    /* The co-execution's defaults (coexec.h): dim 0 and the static scheduler (zero), the
+     * spec's timing (zero), one warm-up run, the decision's default margin. */
+    ht_exec_opts_init(&opts->coexec.exec);
+    opts->coexec.warmup = 1;
+    opts->coexec.margin = HT_SPLIT_MARGIN_DEFAULT;
     opts->refine_by = HT_REFINE_WALL;
 }
 
@@ -23,7 +27,7 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r)
     if (!r)
         return;
     free(r->devs);
-    ht__coexec_result_destroy(&r->res);
+    ht__workflow_result_free(&r->res);
     ht_split_plan_destroy(&r->plan);
     ht__workflow_refine_free(&r->refine);
     free(r->sweep);
@@ -147,7 +151,7 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     int rc;
 
     out->fastest = k;
-    ht__coexec_result_destroy(&out->res);
+    ht__workflow_result_free(&out->res);
     out->res = b->runs.alone_res[k];
     memset(&b->runs.alone_res[k], 0, sizeof b->runs.alone_res[k]);
     ht_split_plan_destroy(&out->plan);

@@ -502,6 +502,22 @@ static void test_opts_init(struct ht_coexec_opts *opts)
     opts->piece_bytes = test_piece_bytes;
 }
 
+/* The workflow's public defaults of the co-execution's options (ht_workflow_split_opts_init,
+ * written out in src/workflow/split.c) are coexec's own, for the co-executions it makes
+ * itself (ht__coexec_opts_init): the two agree field for field. */
+static void test_opts_defaults(void **state)
+{
+    struct ht_workflow_split_opts w;
+    struct ht_coexec_opts c;
+
+    (void)state;
+    ht_workflow_split_opts_init(&w);
+    ht__coexec_opts_init(&c);
+    assert_int_equal(w.coexec.warmup, 1);
+    assert_true(w.coexec.margin == HT_SPLIT_MARGIN_DEFAULT);
+    assert_memory_equal(&w.coexec, &c, sizeof c);
+}
+
 static struct ht_spec *load(const char *name)
 {
     char path[4096];
@@ -1085,6 +1101,7 @@ static void test_bind_launch(void **state)
 
     (void)state;
     assert_non_null(expect);
+    memset(&res, 0, sizeof res); /* each launch destroys the last one's first */
     for (size_t ndev = 1; ndev <= 2; ndev++) {
         cx = bound_coexec(spec, ndev, "WG=48", "WG=64", 2.1);
         for (int kind = 0; kind < 2; kind++) {
@@ -1154,6 +1171,7 @@ static void test_bind_errors(void **state)
     float *in = calloc(962, sizeof *in), *out = calloc(960, sizeof *out);
 
     (void)state;
+    memset(&res, 0, sizeof res);
     ht_error_clear(&err);
     assert_int_equal(ht__coexec_launch(cx, &res, NULL, &err), HT_EINVAL);
     assert_non_null(strstr(err.text, "buffer 'in' is not bound"));
@@ -1209,6 +1227,7 @@ static void test_bind_readwrite(void **state)
 int main(void)
 {
     const struct CMUnitTest pure[] = {
+        cmocka_unit_test(test_opts_defaults),
         cmocka_unit_test(test_axis_range),
         cmocka_unit_test(test_chunk_items),
         cmocka_unit_test(test_sched_properties),

@@ -291,6 +291,13 @@ static void test_fallback(void **state)
             /* Split until the watch has seen its launches; then alone, unless never. */
             if (info->split != (never || r < HT_RUNTIME_WATCH_LAUNCHES))
                 fail_msg("launch %d: split %d: %s", r, info->split, info->decision);
+            /* The launch the watch ended on ran split: the decision after it took its
+             * result over, still the last (ht__decision.last); then the device alone's. */
+            if (!never && r >= HT_RUNTIME_WATCH_LAUNCHES) {
+                const struct ht_coexec_result *last = ht_runtime_last(rt);
+                assert_non_null(last);
+                assert_int_equal(last->ndevices, r == HT_RUNTIME_WATCH_LAUNCHES ? 2 : 1);
+            }
         }
         info = ht_runtime_info(rt);
         for (size_t i = 0; i < info->ndevices; i++)

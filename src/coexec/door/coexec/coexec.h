@@ -14,15 +14,16 @@
  *     each device's run alone, kept in the decision for several co-executions; in->alone:
  *     the co-execution made with the links and host memory its database holds, the rule
  *     on those runs alone) and `--refine` (in->measured: the rule's last comparison); a
- *     decision owns what it made, measured and read, and ht__decision_destroy frees it;
+ *     decision owns what it made, measured and read (its holder's last run too: the
+ *     runtime's last launch, an MPI node's last share), and ht__decision_destroy frees it;
  *   - a run checked: ht__coexec_check (verify, then dump), and the rounds after the
  *     decision, ht__coexec_rounds (a refinement's rounds or a sweep's points, each the
  *     plan changed, the run, the verification, told to the caller, who stores it);
  *   - the program's arrays: bind, alloc, free_host, launch (bind.c; a launch tells of a
  *     change of the kind of memory bound, for the runtime to decide again);
- *   - a node's share over MPI, two calls (share.c): ht__coexec_share (its slice, its
- *     runs, its arrays, where its slice lies in each buffer) and ht__coexec_share_run
- *     (the run between the node's moves of its host arrays).
+ *   - a node's share over MPI, one call (share.c): ht__coexec_share (its slice, how its
+ *     runs go and the node's moves of its host arrays around each, its arrays, where its
+ *     slice lies in each buffer), each run of it then a launch.
  * What the store holds for a co-execution (each device's link, the host memory's rates)
  * and the written buffers without "index" are read with ht__decide's in->read, by the
  * runtime, `hetune split` and `run`, and MPI's rank 0 alike.
@@ -43,9 +44,9 @@
 #include "hetune/coexec.h"
 #include "hetune/store.h"
 
-/* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c: two calls,
- * ht__coexec_share (take a slice) and ht__coexec_share_run (run it between the node's
- * moves of its host arrays) --- */
+/* --- (share.c) a node's share of a split over MPI, for src/mpi/split.c: one call,
+ * ht__coexec_share (take a slice, with how its runs go and the node's moves of its host
+ * arrays around each); each run is then ht__coexec_launch --- */
 
 /* Where a range of units lies in one buffer: a slab of the axis walked by the split
  * dimension, the other axes whole. */
@@ -62,7 +63,18 @@ struct ht__slab {
     size_t bytes;       /* the whole buffer's bytes */
 };
 
-/* A node's slice, in units of its co-execution's split dimension. */
+/* What a node does with its host arrays around each run of its share: move is called
+ * twice, whether the node has a slice and whether its run fails (MPI's collectives need
+ * every node): with output 0 before the run, host[i] the array that each buffer the run
+ * reads (not write-only, not temp) is read from, and with output 1 after it, host[i] the
+ * array each buffer it writes (not read-only, not temp) is written to; NULL for the other
+ * arguments. host has one entry per argument of the spec, borrowed for the call. */
+struct ht__share_io {
+    void (*move)(void *user, int output, void *const *host);
+    void *user;                    /* must live as long as the share */
+};
+
+/* A node's slice, in units of its co-execution's split dimension, and how it runs. */
 struct ht__share_of {
     uint64_t offset, size;         /* the units it runs, [offset, offset + size); size 0:
                                       no slice (the whole range is kept, nothing runs) */
@@ -72,63 +84,38 @@ struct ht__share_of {
                                       sends it) */
     int bind_own;                  /* 1: every buffer but temp bound to the co-execution's
                                       own host array (a readwrite one's input array taking
-                                      its outputs too), for launches (HT__SHARE_LAUNCH) on
-                                      a node whose arrays are not the caller's */
+                                      its outputs too), for launches on a node whose arrays
+                                      are not the caller's */
+    int measured;                  /* 1 (ht_mpi_split): each run is one measured run of
+                                      the co-execution's own host data (ht__coexec_run), the
+                                      first after the share with every buffer poisoned
+                                      first (untimed: nothing unwritten passes rank 0's
+                                      check), the next ones without (ht__coexec_run_once:
+                                      timed, their wall time would otherwise include
+                                      poisoning every buffer of every device); 0 (the
+                                      runtime across nodes): a launch on the bound arrays */
+    struct ht__share_io io;        /* the node's moves around each run */
 };
 
-/* Makes cx the node's share of->*: the units [offset, offset + size) when size is not 0
- * (a node without a slice keeps the whole range and runs nothing), one timed run and no
- * warm-up from then on, its host arrays poisoned with of->poison and bound to with
- * of->bind_own; then fills slabs (2 per argument of cx's spec, zeroed where it is not a
- * buffer) with where the slice lies in each buffer: slabs[2 * i] what any device of cx
- * reads for a chunk inside [offset, offset + size) (its work-items covering them, halo
- * included: the same ranges a device is sent), slabs[2 * i + 1] the elements
- * [own_offset, own_offset + own_size) own; an empty range needs nothing (lo = hi = 0).
- * Errors: HT_EINVAL when the range is not inside cx's units (cx unchanged), those of
- * ht__coexec_bind, HT_ENOMEM. */
+/* Makes cx the node's share of->* (of->io kept for its runs): the units [offset, offset
+ * + size) when size is not 0 (a node without a slice keeps the whole range and runs
+ * nothing), one timed run and no warm-up from then on, its host arrays poisoned with
+ * of->poison and bound to with of->bind_own; then fills slabs (2 per argument of cx's
+ * spec, zeroed where it is not a buffer) with where the slice lies in each buffer:
+ * slabs[2 * i] what any device of cx reads for a chunk inside [offset, offset + size)
+ * (its work-items covering them, halo included: the same ranges a device is sent),
+ * slabs[2 * i + 1] the elements [own_offset, own_offset + own_size) own; an empty range
+ * needs nothing (lo = hi = 0). From then on each ht__coexec_launch of cx is one run of
+ * the share: io's moves of the inputs, the slice run as of->measured says when it has
+ * one, else, for a measured run, its host outputs poisoned instead (nothing of its own
+ * counts), then io's moves of the outputs. Errors: HT_EINVAL when the range is not inside
+ * cx's units (cx unchanged), those of ht__coexec_bind, HT_ENOMEM. */
 int ht__coexec_share(struct ht_coexec *cx, const struct ht__share_of *of,
                      struct ht__slab *slabs, struct ht_error *err);
-
-/* How ht__coexec_share_run runs a node's slice. */
-enum ht__share_run {
-    HT__SHARE_LAUNCH,   /* on the bound arrays (ht__coexec_launch: the runtime) */
-    HT__SHARE_POISONED, /* one measured run, every buffer poisoned first (ht__coexec_run:
-                           ht_mpi_split's untimed first run, so that nothing unwritten
-                           passes its check) */
-    HT__SHARE_PLAIN     /* one measured run without it (ht__coexec_run_once: ht_mpi_split's
-                           timed runs, whose wall time would otherwise include poisoning
-                           every buffer of every device) */
-};
-
-/* What a node does with its host arrays around its slice's run: move is called twice,
- * whether the node has a slice and whether its run fails (MPI's collectives need every
- * node): with output 0 before the run, host[i] the array that each buffer the run reads
- * (not write-only, not temp) is read from, and with output 1 after it, host[i] the array
- * each buffer it writes (not read-only, not temp) is written to; NULL for the other
- * arguments. host has one entry per argument of the spec, borrowed for the call. */
-struct ht__share_io {
-    void (*move)(void *user, int output, void *const *host);
-    void *user;
-};
-
-/* One run of cx's share (ht__coexec_share first): io's moves of the inputs, the slice run
- * as how says into res (destroyed first: the node's last run) when it has one
- * (has_slice), else, for a measured run, its host outputs poisoned instead (nothing of
- * its own counts), then io's moves of the outputs. Errors of the run (the moves are made
- * all the same); HT_EINVAL when ht__coexec_share was not made. */
-int ht__coexec_share_run(struct ht_coexec *cx, enum ht__share_run how, int has_slice,
-                         struct ht_coexec_result *res, const struct ht__share_io *io,
-                         struct ht_error *err);
 
 /* --- the co-execution handle: what the workflow (hetune split and run), the decision,
  * the runtime and MPI's nodes drive; not public: programs co-execute through runtime.h
  * --- */
-
-/* Fills opts with the defaults: dim 0, static, the spec's timing, one warm-up run. */
-void ht__coexec_opts_init(struct ht_coexec_opts *opts);
-
-/* Frees what a result owns and leaves it reusable. NULL is fine. */
-void ht__coexec_result_destroy(struct ht_coexec_result *res);
 
 /* What ht__coexec_precheck checks of a co-execution before anything is tuned. Borrowed
  * for the call. */
@@ -249,12 +236,16 @@ void ht__coexec_free_host(struct ht_coexec *cx, void *data);
 
 /* One co-execution on the bound arrays (every buffer argument that is not temp must be
  * bound: HT_EINVAL naming the first that is not, before anything is sent): no warm-up,
- * no poisoning, no repeats; outputs land in the bound arrays. res may be NULL; otherwise
- * it is filled as by ht__coexec_run with one run (free it with ht__coexec_result_destroy).
- * seen not NULL (the runtime, whose decision was made for one kind of memory): *seen is
- * the kind of memory the caller last saw bound to cx; when the arrays bound now are of
- * another kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to
- * that kind and HT_DONE is returned: the caller decides again, or launches again.
+ * no poisoning, no repeats; outputs land in the bound arrays. On a node's share
+ * (ht__coexec_share) one run of the share instead, as it was taken (its moves around it;
+ * seen is not read): the errors of its run, the moves made all the same. res may be NULL;
+ * otherwise it is the caller's last launch (zeroed before the first), destroyed first
+ * when something runs, then filled as by ht__coexec_run with one run (the runtime and an
+ * MPI node keep it in their decision's last, which ht__decision_destroy frees). seen not
+ * NULL (the runtime, whose decision was made for one kind of memory): *seen is the kind
+ * of memory the caller last saw bound to cx; when the arrays bound now are of another
+ * kind (ht__coexec_memory_bound), nothing runs, res is left alone, *seen is set to that
+ * kind and HT_DONE is returned: the caller decides again, or launches again.
  * Errors: HT_EINVAL, HT_ELAUNCH (err names the device), HT_ECL, HT_ENOMEM. */
 int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
                       enum ht_coexec_memory *seen, struct ht_error *err);
@@ -293,8 +284,9 @@ struct ht__verdict {
     int keep;                   /* 1: split (forced, one device, or measured within
                                    keep_s); 0: the fastest device alone (predicted so, or
                                    measured slower) */
-    struct ht_coexec_result res;/* the split's run when measured; the caller's to destroy
-                                   (ht__coexec_result_destroy) whatever is returned */
+    struct ht_coexec_result res;/* the split's run when measured; the caller's whatever is
+                                   returned (in a decision: ht__decision_destroy frees it,
+                                   a caller that takes it zeroes it) */
 };
 
 /* The rule's last step, its one comparison: a split measured at split_s against the
@@ -502,6 +494,10 @@ struct ht__decision {
                                    (ht__coexec_rounds) fits them to its runs */
     struct ht__basis basis;     /* owned, with in->read and in->program: what the next
                                    decision of the runtime is made from */
+    struct ht_coexec_result last; /* owned: the last run of cx its holder made, zeroed by
+                                   ht__decide (the runtime's last launch, ht__coexec_launch;
+                                   an MPI node's last share, ht__coexec_launch too), taken
+                                   over from in->program->prev with the basis */
     /* Owned, with in->runs: nalone (in->n) of each, the devices measured alone so far */
     size_t nalone;
     struct ht_coexec **alone_cx;        /* each device's co-execution alone; NULL where
