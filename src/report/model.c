@@ -167,9 +167,13 @@ static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_erro
     if (rc != HT_OK)
         goto cleanup;
     for (size_t i = 0; i < c->ndists; i++) {
-        qsort(c->dists[i].times, c->dists[i].ntimes, sizeof *c->dists[i].times, time_order);
-        qsort(c->dists[i].cut_times, c->dists[i].ncut_times, sizeof *c->dists[i].cut_times,
-              time_order);
+        /* An empty list has no array (qsort wants one). */
+        if (c->dists[i].ntimes > 1)
+            qsort(c->dists[i].times, c->dists[i].ntimes, sizeof *c->dists[i].times,
+                  time_order);
+        if (c->dists[i].ncut_times > 1)
+            qsort(c->dists[i].cut_times, c->dists[i].ncut_times,
+                  sizeof *c->dists[i].cut_times, time_order);
     }
     /* The best as hetune split chooses it: ok, and not failed verification. */
     for (size_t i = 0; i < c->ntuning; i++) {
@@ -368,7 +372,7 @@ static int load_runs(struct ht_store *store, struct rp_case *c, struct ht_error 
 
     if (rc == HT_ENOMEM)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-    if (rc == HT_OK)
+    if (rc == HT_OK && c->nruns > 1)
         qsort(c->runs, c->nruns, sizeof *c->runs, run_order);
     return rc;
 }
