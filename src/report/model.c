@@ -152,20 +152,76 @@ static int time_order(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Each device's tuning of the case (its tally and best) and the distribution of its
- * configuration times, from one walk of the case's evaluations; both by device id. */
-static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+/* A case by its problem's id, for a walk of every problem's evaluations. */
+struct case_ref {
+    int64_t problem_id;
+    struct rp_case *c;
+};
+
+struct eval_route {
+    struct case_ref *refs;     /* by problem id */
+    size_t n;
+    struct rp_case *last;      /* the last evaluation's case: a problem's come together */
+};
+
+static int ref_order(const void *a, const void *b)
+{
+    int64_t x = ((const struct case_ref *)a)->problem_id,
+            y = ((const struct case_ref *)b)->problem_id;
+
+    return (x > y) - (x < y);
+}
+
+/* One evaluation of any problem counted into its case (none: a problem not shown). */
+static int route_eval(const struct ht_stored_eval *ev, void *user)
+{
+    struct eval_route *r = user;
+
+    if (!r->last || r->last->problem_id != ev->problem_id) {
+        struct case_ref key = {ev->problem_id, NULL};
+        const struct case_ref *ref = bsearch(&key, r->refs, r->n, sizeof *r->refs, ref_order);
+        if (!ref)
+            return 0;
+        r->last = ref->c;
+    }
+    return add_eval(ev, r->last);
+}
+
+/* Every case's tallies and distributions of times, from the evaluations without their
+ * runs: one walk of the whole table when every problem with evaluations is a case (no
+ * spec asked for), else one walk of each case's, found by the index. */
+static int load_evals(struct ht_store *store, const char *spec, struct rp_model *m,
+                      struct ht_error *err)
+{
+    struct eval_route r = {NULL, m->ncases, NULL};
+    int rc = HT_OK;
+
+    if (spec) {
+        for (size_t i = 0; rc == HT_OK && i < m->ncases; i++)
+            rc = ht_store_list_evals_brief(store, m->cases[i].problem_id, 0, add_eval,
+                                           &m->cases[i], err);
+    } else if (m->ncases > 0) {
+        if (!(r.refs = malloc(m->ncases * sizeof *r.refs)))
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; i < m->ncases; i++)
+            r.refs[i] = (struct case_ref){m->cases[i].problem_id, &m->cases[i]};
+        qsort(r.refs, r.n, sizeof *r.refs, ref_order);
+        rc = ht_store_list_evals_brief(store, 0, 0, route_eval, &r, err);
+        free(r.refs);
+    }
+    if (rc == HT_ENOMEM)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* Each device's tuning of the case: its times sorted, and its best. */
+static int finish_tuning(struct ht_store *store, struct rp_case *c, struct ht_error *err)
 {
     struct ht_stored_eval *ev = malloc(sizeof *ev);
-    int rc;
+    int rc = HT_OK;
 
     if (!ev)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht_store_list_evals_brief(store, c->problem_id, 0, add_eval, c, err);
-    if (rc == HT_ENOMEM)
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-    if (rc != HT_OK)
-        goto cleanup;
     for (size_t i = 0; i < c->ndists; i++) {
         /* An empty list has no array (qsort wants one). */
         if (c->dists[i].ntimes > 1)
@@ -184,12 +240,11 @@ static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_erro
             continue;
         }
         if (rc != HT_OK)
-            goto cleanup;
+            break;
         t->has_best = 1;
         snprintf(t->config, sizeof t->config, "%s", ev->config);
         t->seconds = ev->seconds;
     }
-cleanup:
     free(ev);
     return rc;
 }
@@ -672,13 +727,15 @@ int ht__report_load(struct ht_store *store, const char *spec, struct rp_model *m
     /* An open store is at this build's schema: ht_store_open migrates or refuses. */
     m->schema_version = HT_STORE_SCHEMA_VERSION;
     rc = load_cases(store, spec, m, err);
+    if (rc == HT_OK)
+        rc = load_evals(store, spec, m, err);
     for (size_t i = 0; rc == HT_OK && i < m->ncases; i++) {
         struct rp_case *c = &m->cases[i];
         rc = ht_store_list_spaces(store, c->problem_id, add_space, c, err);
         if (rc == HT_ENOMEM)
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         if (rc == HT_OK)
-            rc = load_tuning(store, c, err);
+            rc = finish_tuning(store, c, err);
         if (rc == HT_OK)
             rc = load_splits(store, c, err);
         if (rc == HT_OK)

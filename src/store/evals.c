@@ -492,7 +492,25 @@ int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t
                      "cannot find the best evaluation", err);
 }
 
-#define MATCH_SQL "(?1 = 0 OR problem_id = ?1) AND (?2 = 0 OR device_id = ?2)"
+/* The WHERE clause of the evaluations of problem ?1 on device ?2, 0 matching any, each
+ * naming both parameters: one text per case rather than "(?1 = 0 OR problem_id = ?1)",
+ * which SQLite answers by reading the whole table (no index serves an OR), once per
+ * problem for the report. For a walk in id order (walk 1) the index finds the ids and the
+ * rows are read by id, in order: "problem_id = ?1 ORDER BY id" sorted every row, runs'
+ * count and texts included, in a temporary b-tree, twice the time of the whole table. */
+static const char *match_sql(int64_t problem_id, int64_t device_id, int walk)
+{
+    if (problem_id && walk)
+        return "id IN (SELECT id FROM evaluations WHERE problem_id = ?1 AND "
+               "(?2 = 0 OR device_id = ?2))";
+    if (problem_id)
+        return "problem_id = ?1 AND (?2 = 0 OR device_id = ?2)";
+    if (device_id && walk)
+        return "id IN (SELECT id FROM evaluations WHERE device_id = ?2) AND ?1 = 0";
+    if (device_id)
+        return "device_id = ?2 AND ?1 = 0";
+    return "?1 = 0 AND ?2 = 0";
+}
 
 /* The walk of ht_store_list_evals, with the runs of each evaluation or without. */
 static int list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
@@ -501,12 +519,12 @@ static int list_evals(struct ht_store *store, int64_t problem_id, int64_t device
     static const char *const op = "cannot list evaluations";
     struct ht_stored_eval *ev = NULL;
     sqlite3_stmt *st = NULL;
+    char sql[sizeof EVAL_COLUMNS + 192];
     int rc, r;
 
-    rc = ht__store_prepare(store,
-                           "SELECT " EVAL_COLUMNS " FROM evaluations WHERE " MATCH_SQL
-                           " ORDER BY id",
-                           &st, op, err);
+    snprintf(sql, sizeof sql, "SELECT " EVAL_COLUMNS " FROM evaluations WHERE %s ORDER BY id",
+             match_sql(problem_id, device_id, 1));
+    rc = ht__store_prepare(store, sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
     ev = calloc(1, sizeof *ev);
@@ -550,10 +568,12 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
 {
     static const char *const op = "cannot count evaluations";
     sqlite3_stmt *st = NULL;
+    char sql[160];
     int rc;
 
-    rc = ht__store_prepare(store, "SELECT count(*) FROM evaluations WHERE " MATCH_SQL, &st, op,
-                           err);
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM evaluations WHERE %s",
+             match_sql(problem_id, device_id, 0));
+    rc = ht__store_prepare(store, sql, &st, op, err);
     if (rc != HT_OK)
         return rc;
     sqlite3_bind_int64(st, 1, problem_id);
