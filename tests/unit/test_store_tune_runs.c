@@ -394,6 +394,29 @@ static void test_evals_brief(void **state)
     assert_string_equal(w.v[3].status, "cut");
     assert_true(isnan(w.v[4].seconds)); /* as ht_store_list_evals reads it */
 
+    /* Every problem's, and one device's across problems: in id order too; the counts of
+     * each choice of ids as the walks find them. */
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 0, 0, walk_eval, &w, &err), &err, "brief of all");
+    assert_int_equal(w.n, 6);
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 0, 1, walk_eval, &w, &err), &err, "brief of dev 1");
+    assert_int_equal(w.n, 5);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(w.v[i].id, (int64_t)i + 2);
+        assert_int_equal(w.v[i].device_id, 1);
+    }
+    {
+        static const struct { int64_t problem, device; uint64_t n; } counts[] = {
+            {0, 0, 6}, {1, 0, 5}, {0, 1, 5}, {1, 1, 4}, {2, 1, 1}, {2, 2, 0}, {0, 3, 0}};
+        for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+            uint64_t n = 99;
+            check_rc(ht_store_count_evals(s, counts[i].problem, counts[i].device, &n, &err),
+                     &err, "count");
+            assert_int_equal(n, counts[i].n);
+        }
+    }
+
     /* One device's; the full walk reads the runs, and finds those of the second missing. */
     memset(&w, 0, sizeof w);
     check_rc(ht_store_list_evals_brief(s, 1, 2, walk_eval, &w, &err), &err, "brief of 2");
