@@ -50,12 +50,18 @@ static void copy_text(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
-/* Appends one element of size bytes to a growing array; NULL when out of memory. */
+/* Appends one element of size bytes, zeroed, to a growing array of *n made only by push:
+ * its room is *n rounded up to a power of two, doubled when full (a run's steps are tens
+ * of thousands). NULL when out of memory, arr and *n unchanged. */
 static void *push(void *arr, size_t *n, size_t size)
 {
-    char *p = realloc(arr, (*n + 1) * size);
-    if (!p)
-        return NULL;
+    char *p = arr;
+
+    if ((*n & (*n - 1)) == 0) {
+        p = realloc(arr, (*n ? 2 * *n : 1) * size);
+        if (!p)
+            return NULL;
+    }
     memset(p + *n * size, 0, size);
     (*n)++;
     return p;
@@ -72,17 +78,15 @@ static int add_space(const struct ht_stored_space *sp, void *user)
     return 0;
 }
 
-/* Appends v to arr (n values), whose room is n rounded up to a power of two. -1 when out
- * of memory. */
+/* Appends v to arr (n values). -1 when out of memory. */
 static int append_time(double **arr, size_t *n, double v)
 {
-    if ((*n & (*n - 1)) == 0) {
-        double *grown = realloc(*arr, (*n ? 2 * *n : 1) * sizeof **arr);
-        if (!grown)
-            return -1;
-        *arr = grown;
-    }
-    (*arr)[(*n)++] = v;
+    double *grown = push(*arr, n, sizeof **arr);
+
+    if (!grown)
+        return -1;
+    *arr = grown;
+    grown[*n - 1] = v;
     return 0;
 }
 
