@@ -57,7 +57,9 @@
 extern "C" {
 #endif
 
-/* The schema version this build writes (PRAGMA user_version). */
+/* The schema version this build writes (PRAGMA user_version). A store open (ht_store_open,
+ * ht_store_open_opts) is always at this version: an older database is migrated to it, or
+ * refused where it may not be written, and a newer one is refused. */
 #define HT_STORE_SCHEMA_VERSION 11
 
 /* The default database file. */
@@ -249,25 +251,58 @@ typedef int (*ht_store_eval_cb)(const struct ht_stored_eval *ev, void *user);
 int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                         ht_store_eval_cb cb, void *user, struct ht_error *err);
 
+/* ht_store_list_evals without the runs: ev->nruns is 0, ev->runs all 0. For a reader
+ * of outcomes (status, times, verification): the runs are most of what a walk reads where
+ * each evaluation kept many. */
+int ht_store_list_evals_brief(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                              ht_store_eval_cb cb, void *user, struct ht_error *err);
+
 /* Sets *count to the number of stored evaluations of the problem on the device (0 matches
  * any, as for ht_store_list_evals). */
 int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                          uint64_t *count, struct ht_error *err);
 
-/* One problem as stored: a kernel at given sizes. Plain data owned by the caller. */
+/* One problem as stored: a kernel at given sizes. Plain data owned by the caller. Text
+ * longer than a field is cut. */
 struct ht_stored_problem {
     int64_t id, kernel_id;
     char sizes[HT_STORE_CONFIG_MAX];  /* "M=7,N=1024": NAME=VALUE sorted by name */
     char params[HT_STORE_CONFIG_MAX]; /* "TS,WG": the parameter names in spec order */
+    char kernel_name[256];            /* its kernel's name in the source */
+    char spec_name[256];              /* the "name" of the spec it was last seen in */
 };
 
 /* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order
- * they were stored (the predictions of predict.h read a kernel's other sizes this way);
- * p is borrowed for the call. A non-zero return of cb stops the walk and is returned.
- * HT_EDB. */
+ * they were stored (the predictions of predict.h read a kernel's other sizes this way,
+ * the report and the exports every problem); p is borrowed for the call. A non-zero
+ * return of cb stops the walk and is returned. HT_EDB. */
 typedef int (*ht_store_problem_cb)(const struct ht_stored_problem *p, void *user);
 int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
                            void *user, struct ht_error *err);
+
+/* One device as stored (ht_store_device_id): what tuning saw of it. Plain data owned by
+ * the caller. Text longer than a field is cut. */
+struct ht_stored_device {
+    int64_t id;
+    char platform[256];         /* HT_REPLAY_PLATFORM (tune.h) for a replayed recording's */
+    char platform_version[256];
+    char name[272];             /* the device's name, " #2" added for the second of two
+                                   identical devices */
+    char vendor[256];
+    char type[32];              /* "CPU", "GPU", "ACCELERATOR", "CUSTOM" or "DEFAULT" */
+    char version[256], driver_version[256];
+    uint32_t compute_units;
+    uint64_t max_work_group_size;
+    uint64_t max_work_item_sizes[3];
+    uint64_t local_mem_size, global_mem_size, max_mem_alloc_size;
+    char first_seen[32];        /* UTC, when it was first stored */
+};
+
+/* Calls cb for each stored device, in the order they were stored (id order); d is
+ * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB. */
+typedef int (*ht_store_device_cb)(const struct ht_stored_device *d, void *user);
+int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *user,
+                          struct ht_error *err);
 
 /* Deletes every evaluation (and its runs) of the problem on the device, for --fresh.
  * Both ids must be given (positive; HT_EINVAL otherwise): nothing wider is ever deleted.
@@ -317,6 +352,16 @@ struct ht_stored_tune_step {
  * configuration, a negative or non-finite clock); HT_EDB (a repeated i, an unknown run). */
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *st, struct ht_error *err);
+
+/* Calls cb for each step of each tuning run of the problem on the device (0 matches any,
+ * as for ht_store_list_evals): by run, in the order the runs started (id order), then by
+ * step (i); a run that stored no step is not walked. run (time_limit_s 0 for none) and st
+ * are borrowed for the call. A non-zero return of cb stops the walk and is returned.
+ * HT_EDB, HT_ENOMEM. */
+typedef int (*ht_store_tune_step_cb)(const struct ht_stored_tune_run *run,
+                                     const struct ht_stored_tune_step *st, void *user);
+int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                             ht_store_tune_step_cb cb, void *user, struct ht_error *err);
 
 /* ht_store_put_eval and ht_store_put_tune_step in one transaction: the evaluation and the
  * step of run run_id that made it are both stored or neither, for the price of one commit
@@ -373,6 +418,14 @@ void ht_stored_split_init(struct ht_stored_split *sp);
  * empty scheduler), HT_EDB (nothing stored). */
 int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp, int64_t *id,
                        struct ht_error *err);
+
+/* Calls cb for each stored split of the problem (0: of every problem), devices included,
+ * in the order they were stored (id order, the newest last); sp and its devices are
+ * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB,
+ * HT_ENOMEM. */
+typedef int (*ht_store_split_cb)(const struct ht_stored_split *sp, void *user);
+int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_split_cb cb,
+                         void *user, struct ht_error *err);
 
 /* One point of a split-point sweep. */
 struct ht_stored_sweep_point {

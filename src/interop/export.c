@@ -1,7 +1,7 @@
 /* The results database as Kernel Tuner T4 JSON or as a C header of tuned values
- * (include/hetune/interop.h). The evaluations and splits come through the store's public
- * API; the listings of problems, devices and splits through its friend door for readers,
- * "store/query.h" (src/store/door/store/), as src/report's. No SQL here. */
+ * (include/hetune/interop.h). Everything comes through the store's public API
+ * (include/hetune/store.h): its problems with their kernel's names, devices, evaluations
+ * and splits. No SQL here. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <jansson.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "hetune/interop.h"
-#include "store/query.h"
+#include "hetune/store.h"
 #include "util/util.h"
 
 struct problem {
@@ -24,6 +24,7 @@ struct device {
 };
 
 struct catalog {
+    const struct ht_export_filter *filter;
     struct problem *problems; /* in id order, filtered */
     size_t nproblems;
     struct device *devices;   /* in id order */
@@ -34,6 +35,9 @@ static void catalog_free(struct catalog *c)
 {
     free(c->problems);
     free(c->devices);
+    c->problems = NULL;
+    c->devices = NULL;
+    c->nproblems = c->ndevices = 0;
 }
 
 /* 1 when the stored sizes ("N=4096,M=512") hold NAME=VALUE. */
@@ -101,53 +105,63 @@ static void slug(const char *name, char *out, size_t size)
     out[n] = '\0';
 }
 
+static int add_problem(const struct ht_stored_problem *row, void *user)
+{
+    struct catalog *c = user;
+    struct problem *grown, *p;
+
+    if (!wanted(c->filter, row->spec_name, row->sizes))
+        return 0;
+    grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown);
+    if (!grown)
+        return HT_ENOMEM;
+    c->problems = grown;
+    p = &c->problems[c->nproblems++];
+    p->id = row->id;
+    snprintf(p->kernel, sizeof p->kernel, "%s", row->kernel_name);
+    snprintf(p->spec, sizeof p->spec, "%s", row->spec_name);
+    snprintf(p->sizes, sizeof p->sizes, "%s", row->sizes);
+    snprintf(p->params, sizeof p->params, "%s", row->params);
+    return 0;
+}
+
+static int add_device(const struct ht_stored_device *row, void *user)
+{
+    struct catalog *c = user;
+    struct device *grown, *d;
+
+    grown = realloc(c->devices, (c->ndevices + 1) * sizeof *grown);
+    if (!grown)
+        return HT_ENOMEM;
+    c->devices = grown;
+    d = &c->devices[c->ndevices];
+    memset(d, 0, sizeof *d);
+    d->id = row->id;
+    snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof d->name - 1, row->name);
+    slug(d->name, d->slug, sizeof d->slug);
+    /* Two devices of one name (two identical GPUs, a new driver) need distinct macros. */
+    for (size_t k = 0; k < c->ndevices; k++)
+        if (!strcmp(c->devices[k].name, d->name)) {
+            size_t n = strlen(d->slug);
+            snprintf(d->slug + n, sizeof d->slug - n, "_%lld", (long long)d->id);
+            break;
+        }
+    c->ndevices++;
+    return 0;
+}
+
 static int catalog_load(struct ht_store *store, const struct ht_export_filter *f,
                         struct catalog *c, struct ht_error *err)
 {
-    struct ht__store_problem_row *prows = NULL;
-    struct ht__store_device_row *drows = NULL;
-    size_t np = 0, nd = 0;
     int rc;
 
     memset(c, 0, sizeof *c);
-    if ((rc = ht__store_query_problems(store, NULL, &prows, &np, err)) != 0)
-        goto cleanup;
-    if ((rc = ht__store_query_devices(store, &drows, &nd, err)) != 0)
-        goto cleanup;
-    c->problems = calloc(np ? np : 1, sizeof *c->problems);
-    c->devices = calloc(nd ? nd : 1, sizeof *c->devices);
-    if (!c->problems || !c->devices) {
+    c->filter = f;
+    rc = ht_store_list_problems(store, 0, add_problem, c, err);
+    if (rc == HT_OK)
+        rc = ht_store_list_devices(store, add_device, c, err);
+    if (rc == HT_ENOMEM)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < np; i++) {
-        struct problem *p = &c->problems[c->nproblems];
-        if (!wanted(f, prows[i].spec, prows[i].sizes))
-            continue;
-        p->id = prows[i].id;
-        snprintf(p->kernel, sizeof p->kernel, "%s", prows[i].kernel);
-        snprintf(p->spec, sizeof p->spec, "%s", prows[i].spec);
-        snprintf(p->sizes, sizeof p->sizes, "%s", prows[i].sizes);
-        snprintf(p->params, sizeof p->params, "%s", prows[i].params);
-        c->nproblems++;
-    }
-    for (size_t i = 0; i < nd; i++) {
-        struct device *d = &c->devices[c->ndevices];
-        d->id = drows[i].id;
-        snprintf(d->name, sizeof d->name, "%s", drows[i].name);
-        slug(d->name, d->slug, sizeof d->slug);
-        /* Two devices of one name (two identical GPUs, a new driver) need distinct macros. */
-        for (size_t k = 0; k < c->ndevices; k++)
-            if (!strcmp(c->devices[k].name, d->name)) {
-                size_t n = strlen(d->slug);
-                snprintf(d->slug + n, sizeof d->slug - n, "_%lld", (long long)d->id);
-                break;
-            }
-        c->ndevices++;
-    }
-cleanup:
-    free(prows);
-    free(drows);
     if (rc != 0)
         catalog_free(c);
     return rc;
@@ -276,6 +290,41 @@ cleanup:
     return rc;
 }
 
+/* The newest split of a problem whose slices are fixed, and how many newer splits were
+ * passed over; walked in the order stored, the newest last. */
+struct split_walk {
+    struct ht_stored_split *sp; /* devices owned when found */
+    int found;
+    size_t newer_dynamic;
+};
+
+static int take_split(const struct ht_stored_split *sp, void *user)
+{
+    struct split_walk *w = user;
+    int fixed = 0;
+
+    for (size_t i = 0; i < sp->ndevices; i++)
+        fixed |= sp->devices[i].size > 0;
+    if (!fixed) {
+        w->newer_dynamic++;
+        return 0;
+    }
+    if (w->found)
+        free(w->sp->devices);
+    *w->sp = *sp;
+    w->sp->devices = NULL;
+    w->found = 0;
+    if (sp->ndevices > 0) {
+        w->sp->devices = malloc(sp->ndevices * sizeof *sp->devices);
+        if (!w->sp->devices)
+            return HT_ENOMEM;
+        memcpy(w->sp->devices, sp->devices, sp->ndevices * sizeof *sp->devices);
+    }
+    w->found = 1;
+    w->newer_dynamic = 0;
+    return 0;
+}
+
 /* The newest split of the problem whose slices are fixed (a static plan: some device owns a
  * slice), a dynamic or guided split handing out chunks at run time having none to write:
  * 0 and *found 1 with *sp filled (devices owned); *newer_dynamic says how many newer splits
@@ -283,35 +332,17 @@ cleanup:
 static int latest_split(struct ht_store *store, int64_t problem_id, struct ht_stored_split *sp,
                         int *found, size_t *newer_dynamic, struct ht_error *err)
 {
-    int64_t *ids = NULL;
-    size_t n = 0;
+    struct split_walk w = {sp, 0, 0};
     int rc;
 
-    *found = 0;
-    *newer_dynamic = 0;
-    if ((rc = ht__store_query_split_ids(store, problem_id, HT__STORE_SPLITS_NEWEST_FIRST, &ids,
-                                        &n, err)) != 0)
-        return rc;
-    for (size_t k = 0; !*found && k < n; k++) {
-        int fixed = 0;
-        ht_stored_split_init(sp);
-        rc = ht_store_get_split(store, ids[k], sp, err);
-        if (rc == HT_ENOTFOUND) {
-            rc = 0;
-            continue;
-        }
-        if (rc != 0)
-            break;
-        for (size_t i = 0; i < sp->ndevices; i++)
-            fixed |= sp->devices[i].size > 0;
-        if (fixed) {
-            *found = 1;
-        } else {
-            free(sp->devices);
-            ++*newer_dynamic;
-        }
-    }
-    free(ids);
+    ht_stored_split_init(sp);
+    rc = ht_store_list_splits(store, problem_id, take_split, &w, err);
+    if (rc == HT_ENOMEM)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (rc != 0 && w.found)
+        free(sp->devices);
+    *found = rc == 0 && w.found;
+    *newer_dynamic = w.newer_dynamic;
     return rc;
 }
 

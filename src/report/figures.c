@@ -497,7 +497,7 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
     for (size_t k = first; k < last; k++) {
         replayed |= c->runs[k].run.replayed;
         for (size_t j = 0; j < c->runs[k].nsteps; j++) {
-            const struct ht__store_tune_step_row *st = &c->runs[k].steps[j];
+            const struct rp_step *st = &c->runs[k].steps[j];
             if (st->elapsed_s > tmax)
                 tmax = st->elapsed_s;
             if (st->seconds > 0) {
@@ -546,7 +546,7 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
                       (unsigned long long)r->run.budget, r->nsteps,
                       (unsigned long long)r->run.from_db, before, r->run.created_at);
         for (size_t j = 0; j < r->nsteps; j++) {
-            const struct ht__store_tune_step_row *st = &r->steps[j];
+            const struct rp_step *st = &r->steps[j];
             if (st->seconds > 0 && (best < 0 || st->seconds < best))
                 best = st->seconds;
             ht__rp_printf(&dat, "%lld %s %zu %.9g ", (long long)r->run.id, r->run.strategy,

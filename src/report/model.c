@@ -1,14 +1,13 @@
 /* The report's model: the case studies, their space sizes, tuning, splits and sweeps, and
- * the devices they use, read from the results database. Space sizes, splits and sweeps come
- * through the store's API, the listings (which problems, which splits are the newest, the
- * devices) through its friend door for readers, src/store/query.h; no SQL here. */
+ * the devices they use, read from the results database through the store's public API
+ * (include/hetune/store.h, its listings); which splits are the newest, the tallies and the
+ * distributions of times are counted and sorted here. No SQL here. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report-internal.h"
-#include "store/query.h"
 
 const char *ht__report_dim_name(unsigned dim)
 {
@@ -51,12 +50,18 @@ static void copy_text(char *dst, size_t size, const char *src)
     dst[n] = '\0';
 }
 
-/* Appends one element of size bytes to a growing array; NULL when out of memory. */
+/* Appends one element of size bytes, zeroed, to a growing array of *n made only by push:
+ * its room is *n rounded up to a power of two, doubled when full (a run's steps are tens
+ * of thousands). NULL when out of memory, arr and *n unchanged. */
 static void *push(void *arr, size_t *n, size_t size)
 {
-    char *p = realloc(arr, (*n + 1) * size);
-    if (!p)
-        return NULL;
+    char *p = arr;
+
+    if ((*n & (*n - 1)) == 0) {
+        p = realloc(arr, (*n ? 2 * *n : 1) * size);
+        if (!p)
+            return NULL;
+    }
     memset(p + *n * size, 0, size);
     (*n)++;
     return p;
@@ -73,29 +78,162 @@ static int add_space(const struct ht_stored_space *sp, void *user)
     return 0;
 }
 
-static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+/* Appends v to arr (n values). -1 when out of memory. */
+static int append_time(double **arr, size_t *n, double v)
 {
-    struct ht__store_eval_tally *tally = NULL;
+    double *grown = push(*arr, n, sizeof **arr);
+
+    if (!grown)
+        return -1;
+    *arr = grown;
+    grown[*n - 1] = v;
+    return 0;
+}
+
+/* The index of device id in c's dists and tuning (the same devices, by id), inserting it
+ * in both when missing; -1 when out of memory. */
+static long device_slot(struct rp_case *c, int64_t id)
+{
+    size_t k = 0;
+    struct rp_dist *dists;
+    struct rp_tuning *tuning;
+
+    while (k < c->ndists && c->dists[k].device_id < id)
+        k++;
+    if (k < c->ndists && c->dists[k].device_id == id)
+        return (long)k;
+    dists = realloc(c->dists, (c->ndists + 1) * sizeof *dists);
+    if (dists)
+        c->dists = dists;
+    tuning = realloc(c->tuning, (c->ntuning + 1) * sizeof *tuning);
+    if (tuning)
+        c->tuning = tuning;
+    if (!dists || !tuning)
+        return -1;
+    memmove(c->dists + k + 1, c->dists + k, (c->ndists - k) * sizeof *c->dists);
+    memmove(c->tuning + k + 1, c->tuning + k, (c->ntuning - k) * sizeof *c->tuning);
+    memset(&c->dists[k], 0, sizeof c->dists[k]);
+    memset(&c->tuning[k], 0, sizeof c->tuning[k]);
+    c->dists[k].device_id = c->tuning[k].device_id = id;
+    c->tuning[k].seconds = -1;
+    c->ndists++;
+    c->ntuning++;
+    return (long)k;
+}
+
+/* One evaluation counted into its device's tally and distribution of times. */
+static int add_eval(const struct ht_stored_eval *ev, void *user)
+{
+    struct rp_case *c = user;
+    long k = device_slot(c, ev->device_id);
+    struct rp_dist *d;
+    int bad = 0;
+
+    if (k < 0)
+        return HT_ENOMEM;
+    d = &c->dists[k];
+    c->tuning[k].evaluations++;
+    c->tuning[k].ok += !strcmp(ev->status, HT_STORE_OK);
+    d->evaluations++;
+    /* As the tuner counts them: ok and not failed verification competes; cut is a lower
+     * bound only; everything else failed. A time not measured is -1, NaN none either. */
+    if (!strcmp(ev->status, HT_STORE_OK) && ev->verified != 0 && ev->seconds > 0)
+        bad = append_time(&d->times, &d->ntimes, ev->seconds);
+    else if (!strcmp(ev->status, HT_STORE_CUT)) {
+        d->cut++;
+        if (ev->seconds > 0)
+            bad = append_time(&d->cut_times, &d->ncut_times, ev->seconds);
+    }
+    else
+        d->failed++;
+    return bad ? HT_ENOMEM : 0;
+}
+
+static int time_order(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* A case by its problem's id, for a walk of every problem's evaluations. */
+struct case_ref {
+    int64_t problem_id;
+    struct rp_case *c;
+};
+
+struct eval_route {
+    struct case_ref *refs;     /* by problem id */
+    size_t n;
+    struct rp_case *last;      /* the last evaluation's case: a problem's come together */
+};
+
+static int ref_order(const void *a, const void *b)
+{
+    int64_t x = ((const struct case_ref *)a)->problem_id,
+            y = ((const struct case_ref *)b)->problem_id;
+
+    return (x > y) - (x < y);
+}
+
+/* One evaluation of any problem counted into its case (none: a problem not shown). */
+static int route_eval(const struct ht_stored_eval *ev, void *user)
+{
+    struct eval_route *r = user;
+
+    if (!r->last || r->last->problem_id != ev->problem_id) {
+        struct case_ref key = {ev->problem_id, NULL};
+        const struct case_ref *ref = bsearch(&key, r->refs, r->n, sizeof *r->refs, ref_order);
+        if (!ref)
+            return 0;
+        r->last = ref->c;
+    }
+    return add_eval(ev, r->last);
+}
+
+/* Every case's tallies and distributions of times, from the evaluations without their
+ * runs: one walk of the whole table when every problem with evaluations is a case (no
+ * spec asked for), else one walk of each case's, found by the index. */
+static int load_evals(struct ht_store *store, const char *spec, struct rp_model *m,
+                      struct ht_error *err)
+{
+    struct eval_route r = {NULL, m->ncases, NULL};
+    int rc = HT_OK;
+
+    if (spec) {
+        for (size_t i = 0; rc == HT_OK && i < m->ncases; i++)
+            rc = ht_store_list_evals_brief(store, m->cases[i].problem_id, 0, add_eval,
+                                           &m->cases[i], err);
+    } else if (m->ncases > 0) {
+        if (!(r.refs = malloc(m->ncases * sizeof *r.refs)))
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        for (size_t i = 0; i < m->ncases; i++)
+            r.refs[i] = (struct case_ref){m->cases[i].problem_id, &m->cases[i]};
+        qsort(r.refs, r.n, sizeof *r.refs, ref_order);
+        rc = ht_store_list_evals_brief(store, 0, 0, route_eval, &r, err);
+        free(r.refs);
+    }
+    if (rc == HT_ENOMEM)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    return rc;
+}
+
+/* Each device's tuning of the case: its times sorted, and its best. */
+static int finish_tuning(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+{
     struct ht_stored_eval *ev = malloc(sizeof *ev);
-    size_t n = 0;
-    int rc;
+    int rc = HT_OK;
 
     if (!ev)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
-    rc = ht__store_query_eval_tally(store, c->problem_id, &tally, &n, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    c->tuning = calloc(n ? n : 1, sizeof *c->tuning);
-    if (!c->tuning) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct rp_tuning *t = &c->tuning[c->ntuning++];
-        t->device_id = tally[i].device_id;
-        t->evaluations = tally[i].evaluations;
-        t->ok = tally[i].ok;
-        t->seconds = -1;
+    for (size_t i = 0; i < c->ndists; i++) {
+        /* An empty list has no array (qsort wants one). */
+        if (c->dists[i].ntimes > 1)
+            qsort(c->dists[i].times, c->dists[i].ntimes, sizeof *c->dists[i].times,
+                  time_order);
+        if (c->dists[i].ncut_times > 1)
+            qsort(c->dists[i].cut_times, c->dists[i].ncut_times,
+                  sizeof *c->dists[i].cut_times, time_order);
     }
     /* The best as hetune split chooses it: ok, and not failed verification. */
     for (size_t i = 0; i < c->ntuning; i++) {
@@ -106,40 +244,12 @@ static int load_tuning(struct ht_store *store, struct rp_case *c, struct ht_erro
             continue;
         }
         if (rc != HT_OK)
-            goto cleanup;
+            break;
         t->has_best = 1;
         snprintf(t->config, sizeof t->config, "%s", ev->config);
         t->seconds = ev->seconds;
     }
-cleanup:
-    free(tally);
     free(ev);
-    return rc;
-}
-
-static int load_splits(struct ht_store *store, struct rp_case *c, struct ht_error *err)
-{
-    int64_t *ids = NULL;
-    size_t n = 0;
-    int rc;
-
-    rc = ht__store_query_split_ids(store, c->problem_id, HT__STORE_SPLITS_NEWEST_PER_SCHEDULER,
-                                   &ids, &n, err);
-    if (rc != HT_OK)
-        goto cleanup;
-    c->splits = calloc(n ? n : 1, sizeof *c->splits);
-    if (!c->splits) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
-        rc = ht_store_get_split(store, ids[i], &c->splits[i], err);
-        if (rc != HT_OK)
-            goto cleanup;
-        c->nsplits++;
-    }
-cleanup:
-    free(ids);
     return rc;
 }
 
@@ -154,124 +264,175 @@ static int add_point(const struct ht_stored_sweep_point *pt, void *user)
     return 0;
 }
 
-static int load_sweeps(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+/* A case's splits, every one in the order stored, devices owned. */
+struct split_list {
+    struct ht_stored_split *v;
+    size_t n;
+};
+
+/* *dst = *src with a copy of its devices (owned). -1 when out of memory. */
+static int copy_split(struct ht_stored_split *dst, const struct ht_stored_split *src)
 {
-    int64_t *ids = NULL;
-    size_t n = 0;
+    *dst = *src;
+    dst->devices = NULL;
+    if (src->ndevices == 0)
+        return 0;
+    dst->devices = malloc(src->ndevices * sizeof *dst->devices);
+    if (!dst->devices)
+        return -1;
+    memcpy(dst->devices, src->devices, src->ndevices * sizeof *dst->devices);
+    return 0;
+}
+
+static int add_split(const struct ht_stored_split *sp, void *user)
+{
+    struct split_list *l = user;
+    struct ht_stored_split *grown = push(l->v, &l->n, sizeof *l->v);
+
+    if (!grown)
+        return HT_ENOMEM;
+    l->v = grown;
+    if (copy_split(&l->v[l->n - 1], sp) != 0) {
+        l->n--;
+        return HT_ENOMEM;
+    }
+    return 0;
+}
+
+/* The schedulers in the order hetune split --help lists them (split.h's registry: static,
+ * dynamic, guided), any other after them by name. */
+static int scheduler_rank(const char *name)
+{
+    static const char *const known[] = {"static", "dynamic", "guided"};
+
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, known[i]))
+            return i;
+    return 3;
+}
+
+/* Table 3 and Figure 5's order: by dimension, then scheduler. */
+static int split_order(const void *a, const void *b)
+{
+    const struct ht_stored_split *x = a, *y = b;
+    int rx = scheduler_rank(x->scheduler), ry = scheduler_rank(y->scheduler);
+
+    if (x->dim != y->dim)
+        return x->dim < y->dim ? -1 : 1;
+    if (rx != ry)
+        return rx - ry;
+    return strcmp(x->scheduler, y->scheduler);
+}
+
+static int sweep_order(const void *a, const void *b)
+{
+    const struct rp_sweep *x = a, *y = b;
+
+    return (x->split.dim > y->split.dim) - (x->split.dim < y->split.dim);
+}
+
+/* The newest split of each (dimension, scheduler) and the newest split with sweep points
+ * of each dimension. */
+static int load_splits(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+{
+    struct split_list all = {NULL, 0};
     int rc;
 
-    rc = ht__store_query_split_ids(store, c->problem_id, HT__STORE_SPLITS_NEWEST_SWEEP, &ids,
-                                   &n, err);
+    rc = ht_store_list_splits(store, c->problem_id, add_split, &all, err);
     if (rc != HT_OK)
         goto cleanup;
-    c->sweeps = calloc(n ? n : 1, sizeof *c->sweeps);
-    if (!c->sweeps) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    c->splits = calloc(all.n ? all.n : 1, sizeof *c->splits);
+    c->sweeps = calloc(all.n ? all.n : 1, sizeof *c->sweeps);
+    if (!c->splits || !c->sweeps) {
+        rc = HT_ENOMEM;
         goto cleanup;
     }
-    for (size_t i = 0; i < n; i++) {
-        struct rp_sweep *s = &c->sweeps[i];
-        rc = ht_store_get_split(store, ids[i], &s->split, err);
-        if (rc != HT_OK)
+    for (size_t i = all.n; i-- > 0;) {
+        const struct ht_stored_split *sp = &all.v[i];
+        int newer = 0;
+        for (size_t k = 0; k < c->nsplits; k++)
+            newer |= c->splits[k].dim == sp->dim && !strcmp(c->splits[k].scheduler,
+                                                            sp->scheduler);
+        if (newer)
+            continue;
+        if (copy_split(&c->splits[c->nsplits], sp) != 0) {
+            rc = HT_ENOMEM;
             goto cleanup;
-        c->nsweeps++;
-        rc = ht_store_list_sweep(store, ids[i], add_point, s, err);
-        if (rc == HT_ENOMEM)
-            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        if (rc != HT_OK)
-            goto cleanup;
+        }
+        c->nsplits++;
     }
+    qsort(c->splits, c->nsplits, sizeof *c->splits, split_order);
+    for (size_t i = all.n; i-- > 0;) {
+        struct rp_sweep *s = &c->sweeps[c->nsweeps];
+        int newer = 0;
+        for (size_t k = 0; k < c->nsweeps; k++)
+            newer |= c->sweeps[k].split.dim == all.v[i].dim;
+        if (newer)
+            continue;
+        rc = ht_store_list_sweep(store, all.v[i].id, add_point, s, err);
+        if (rc == HT_OK && s->npoints > 0 && copy_split(&s->split, &all.v[i]) != 0)
+            rc = HT_ENOMEM;
+        if (rc != HT_OK) {
+            free(s->points);
+            goto cleanup;
+        }
+        if (s->npoints > 0)
+            c->nsweeps++;
+    }
+    qsort(c->sweeps, c->nsweeps, sizeof *c->sweeps, sweep_order);
 cleanup:
-    free(ids);
+    if (rc == HT_ENOMEM)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < all.n; i++)
+        free(all.v[i].devices);
+    free(all.v);
     return rc;
 }
 
-static int time_order(const void *a, const void *b)
+/* One step of a run, appended to its run (a new one when the walk reaches the next). */
+static int add_step(const struct ht_stored_tune_run *run, const struct ht_stored_tune_step *st,
+                    void *user)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    struct rp_case *c = user;
+    struct rp_run *r;
+    struct rp_step *grown;
 
-    return (x > y) - (x < y);
+    if (c->nruns == 0 || c->runs[c->nruns - 1].run.id != run->id) {
+        struct rp_run *runs = push(c->runs, &c->nruns, sizeof *c->runs);
+        if (!runs)
+            return HT_ENOMEM;
+        c->runs = runs;
+        c->runs[c->nruns - 1].run = *run;
+    }
+    r = &c->runs[c->nruns - 1];
+    if (!(grown = push(r->steps, &r->nsteps, sizeof *r->steps)))
+        return HT_ENOMEM;
+    r->steps = grown;
+    grown[r->nsteps - 1] = (struct rp_step){st->i, "", st->seconds, st->elapsed_s};
+    memcpy(grown[r->nsteps - 1].status, st->status, sizeof grown->status);
+    return 0;
 }
 
-/* The distribution of each device's configuration times (store order: by device). */
-static int load_dists(struct ht_store *store, struct rp_case *c, struct ht_error *err)
+/* The convergence figures' order: by device, then in the order the runs started. */
+static int run_order(const void *a, const void *b)
 {
-    struct ht__store_eval_time_row *rows = NULL;
-    size_t n = 0;
-    int rc;
+    const struct ht_stored_tune_run *x = &((const struct rp_run *)a)->run,
+                                    *y = &((const struct rp_run *)b)->run;
 
-    rc = ht__store_query_eval_times(store, c->problem_id, &rows, &n, err);
-    if (rc != HT_OK)
-        return rc;
-    c->dists = calloc(n ? n : 1, sizeof *c->dists);
-    if (!c->dists) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct rp_dist *d;
-        if (i == 0 || rows[i].device_id != rows[i - 1].device_id) {
-            size_t k = i;
-            d = &c->dists[c->ndists++];
-            d->device_id = rows[i].device_id;
-            while (k < n && rows[k].device_id == d->device_id)
-                k++;
-            d->times = malloc((k - i) * sizeof *d->times);
-            d->cut_times = malloc((k - i) * sizeof *d->cut_times);
-            if (!d->times || !d->cut_times) {
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-                goto cleanup;
-            }
-        }
-        d = &c->dists[c->ndists - 1];
-        d->evaluations++;
-        /* As the tuner counts them: ok and not failed verification competes; cut is a
-         * lower bound only; everything else failed. */
-        if (!strcmp(rows[i].status, HT_STORE_OK) && rows[i].verified != 0 &&
-            rows[i].seconds > 0)
-            d->times[d->ntimes++] = rows[i].seconds;
-        else if (!strcmp(rows[i].status, HT_STORE_CUT)) {
-            d->cut++;
-            if (rows[i].seconds > 0)
-                d->cut_times[d->ncut_times++] = rows[i].seconds;
-        }
-        else
-            d->failed++;
-    }
-    /* The store sorts numbers; sorting again costs nothing and keeps the promise. */
-    for (size_t i = 0; i < c->ndists; i++) {
-        qsort(c->dists[i].times, c->dists[i].ntimes, sizeof *c->dists[i].times, time_order);
-        qsort(c->dists[i].cut_times, c->dists[i].ncut_times, sizeof *c->dists[i].cut_times,
-              time_order);
-    }
-cleanup:
-    free(rows);
-    return rc;
+    if (x->device_id != y->device_id)
+        return x->device_id < y->device_id ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
 }
 
+/* Every tuning run of the case that has steps, with its steps. */
 static int load_runs(struct ht_store *store, struct rp_case *c, struct ht_error *err)
 {
-    struct ht__store_tune_run_row *rows = NULL;
-    size_t n = 0;
-    int rc;
+    int rc = ht_store_list_tune_steps(store, c->problem_id, 0, add_step, c, err);
 
-    rc = ht__store_query_tune_runs(store, c->problem_id, &rows, &n, err);
-    if (rc != HT_OK)
-        return rc;
-    c->runs = calloc(n ? n : 1, sizeof *c->runs);
-    if (!c->runs) {
+    if (rc == HT_ENOMEM)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct rp_run *r = &c->runs[c->nruns++];
-        r->run = rows[i];
-        rc = ht__store_query_tune_steps(store, rows[i].id, &r->steps, &r->nsteps, err);
-        if (rc != HT_OK)
-            goto cleanup;
-    }
-cleanup:
-    free(rows);
+    if (rc == HT_OK && c->nruns > 1)
+        qsort(c->runs, c->nruns, sizeof *c->runs, run_order);
     return rc;
 }
 
@@ -307,35 +468,94 @@ static int case_order(const void *a, const void *b)
     return (x->problem_id > y->problem_id) - (x->problem_id < y->problem_id);
 }
 
+/* The problems of the spec asked for (every one when NULL), in id order. */
+struct problem_walk {
+    const char *spec;
+    struct rp_case *v;
+    size_t n;
+};
+
+static int add_problem(const struct ht_stored_problem *p, void *user)
+{
+    struct problem_walk *w = user;
+    struct rp_case *grown, *c;
+
+    if (w->spec && strcmp(p->spec_name, w->spec))
+        return 0;
+    grown = push(w->v, &w->n, sizeof *w->v);
+    if (!grown)
+        return HT_ENOMEM;
+    w->v = grown;
+    c = &w->v[w->n - 1];
+    c->problem_id = p->id;
+    copy_text(c->spec, sizeof c->spec, p->spec_name);
+    copy_text(c->sizes, sizeof c->sizes, p->sizes);
+    return 0;
+}
+
+static int stop_at_first_space(const struct ht_stored_space *sp, void *user)
+{
+    (void)sp;
+    (void)user;
+    return 1;
+}
+
+static int stop_at_first_split(const struct ht_stored_split *sp, void *user)
+{
+    (void)sp;
+    (void)user;
+    return 1;
+}
+
+/* *has 1 when a space size, an evaluation or a split of the problem is stored. */
+static int has_results(struct ht_store *store, int64_t problem_id, int *has,
+                       struct ht_error *err)
+{
+    uint64_t evals = 0;
+    int rc = ht_store_list_spaces(store, problem_id, stop_at_first_space, NULL, err);
+
+    *has = rc == 1;
+    if (rc == 1 || rc != HT_OK)
+        return rc == 1 ? HT_OK : rc;
+    rc = ht_store_count_evals(store, problem_id, 0, &evals, err);
+    if (rc != HT_OK || evals > 0) {
+        *has = evals > 0;
+        return rc;
+    }
+    rc = ht_store_list_splits(store, problem_id, stop_at_first_split, NULL, err);
+    *has = rc == 1;
+    return rc == 1 ? HT_OK : rc;
+}
+
 static int load_cases(struct ht_store *store, const char *spec, struct rp_model *m,
                       struct ht_error *err)
 {
-    struct ht__store_problem_row *rows = NULL;
-    size_t n = 0;
+    struct problem_walk w = {spec, NULL, 0};
     int rc;
 
-    rc = ht__store_query_problems(store, spec, &rows, &n, err);
-    if (rc != HT_OK)
+    rc = ht_store_list_problems(store, 0, add_problem, &w, err);
+    if (rc == HT_ENOMEM)
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+    if (rc != HT_OK) {
+        free(w.v);
         return rc;
-    m->cases = calloc(n ? n : 1, sizeof *m->cases);
-    if (!m->cases) {
-        free(rows);
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < n; i++) {
+    m->cases = w.v;
+    for (size_t i = 0; i < w.n; i++) {
         struct rp_case *c;
+        int has = 0;
         /* A problem with nothing stored (its spec was only loaded) is no case study. */
-        if (!rows[i].has_results)
+        if ((rc = has_results(store, w.v[i].problem_id, &has, err)) != HT_OK)
+            return rc;
+        if (!has)
             continue;
         c = &m->cases[m->ncases++];
-        c->problem_id = rows[i].id;
-        copy_text(c->spec, sizeof c->spec, rows[i].spec);
-        copy_text(c->sizes, sizeof c->sizes, rows[i].sizes);
+        if (c != &w.v[i])
+            *c = w.v[i];
         snprintf(c->label, sizeof c->label, "%s%s%s", c->spec, c->sizes[0] ? " " : "",
                  c->sizes);
         make_slug(c->spec, c->sizes, c->slug, sizeof c->slug);
     }
-    free(rows);
     if (m->ncases > 1)
         qsort(m->cases, m->ncases, sizeof *m->cases, case_order);
     /* Two problems can share a name and sizes (an edited kernel): their files must not. */
@@ -424,11 +644,44 @@ static void make_labels(struct rp_model *m)
     }
 }
 
+/* The devices the cases use: wanted, their ids in order (n); m->devices filled from the
+ * walk of every stored device, in id order too. */
+struct device_walk {
+    const int64_t *ids;
+    size_t n, next;
+    struct rp_model *m;
+};
+
+static int add_device(const struct ht_stored_device *row, void *user)
+{
+    struct device_walk *w = user;
+    struct rp_device *d;
+
+    /* Both lists are in id order. A device missing is impossible with foreign keys; the
+     * report would name it "device <id>". */
+    while (w->next < w->n && w->ids[w->next] < row->id)
+        w->next++;
+    if (w->next == w->n || w->ids[w->next] != row->id)
+        return 0;
+    d = &w->m->devices[w->m->ndevices++];
+    d->id = row->id;
+    copy_text(d->name, sizeof d->name, row->name);
+    copy_text(d->platform, sizeof d->platform, row->platform);
+    copy_text(d->type, sizeof d->type, row->type);
+    copy_text(d->driver, sizeof d->driver, row->driver_version);
+    d->compute_units = row->compute_units;
+    /* The platform a replay's device gets (HT_REPLAY_PLATFORM of hetune/tune.h, a module
+     * the report does not see): its results were never measured here. */
+    d->replayed = !strcmp(d->platform, "hetune replay");
+    w->next++;
+    return 0;
+}
+
 static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_error *err)
 {
     int64_t *ids = NULL;
-    size_t n = 0, nrows = 0;
-    struct ht__store_device_row *rows = NULL;
+    size_t n = 0;
+    struct device_walk w;
     int rc = HT_OK;
 
     for (size_t i = 0; i < m->ncases; i++) {
@@ -458,31 +711,12 @@ static int load_devices(struct ht_store *store, struct rp_model *m, struct ht_er
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    rc = ht__store_query_devices(store, &rows, &nrows, err);
+    w = (struct device_walk){ids, n, 0, m};
+    rc = ht_store_list_devices(store, add_device, &w, err);
     if (rc != HT_OK)
         goto cleanup;
-    /* Both lists are in id order. A device missing is impossible with foreign keys; the
-     * report would name it "device <id>". */
-    for (size_t i = 0, k = 0; i < n; i++) {
-        struct rp_device *d = &m->devices[m->ndevices];
-        while (k < nrows && rows[k].id < ids[i])
-            k++;
-        if (k == nrows || rows[k].id != ids[i])
-            continue;
-        d->id = ids[i];
-        copy_text(d->name, sizeof d->name, rows[k].name);
-        copy_text(d->platform, sizeof d->platform, rows[k].platform);
-        copy_text(d->type, sizeof d->type, rows[k].type);
-        copy_text(d->driver, sizeof d->driver, rows[k].driver);
-        d->compute_units = rows[k].compute_units;
-        /* The platform a replay's device gets (HT_REPLAY_PLATFORM of hetune/tune.h, a
-         * module the report does not see): its results were never measured here. */
-        d->replayed = !strcmp(d->platform, "hetune replay");
-        m->ndevices++;
-    }
     make_labels(m);
 cleanup:
-    free(rows);
     free(ids);
     return rc;
 }
@@ -494,22 +728,20 @@ int ht__report_load(struct ht_store *store, const char *spec, struct rp_model *m
 
     memset(m, 0, sizeof *m);
     snprintf(m->db, sizeof m->db, "%s", ht_store_path(store));
-    rc = ht__store_schema_version(store, &m->schema_version, err);
+    /* An open store is at this build's schema: ht_store_open migrates or refuses. */
+    m->schema_version = HT_STORE_SCHEMA_VERSION;
+    rc = load_cases(store, spec, m, err);
     if (rc == HT_OK)
-        rc = load_cases(store, spec, m, err);
+        rc = load_evals(store, spec, m, err);
     for (size_t i = 0; rc == HT_OK && i < m->ncases; i++) {
         struct rp_case *c = &m->cases[i];
         rc = ht_store_list_spaces(store, c->problem_id, add_space, c, err);
         if (rc == HT_ENOMEM)
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         if (rc == HT_OK)
-            rc = load_tuning(store, c, err);
+            rc = finish_tuning(store, c, err);
         if (rc == HT_OK)
             rc = load_splits(store, c, err);
-        if (rc == HT_OK)
-            rc = load_sweeps(store, c, err);
-        if (rc == HT_OK)
-            rc = load_dists(store, c, err);
         if (rc == HT_OK)
             rc = load_runs(store, c, err);
     }

@@ -8,7 +8,6 @@
 
 #include "hetune/report.h"
 #include "hetune/store.h"
-#include "store/query.h"
 
 /* --- the model: what the report shows, read once from the database (model.c) --- */
 
@@ -37,11 +36,20 @@ struct rp_sweep {
     struct ht_stored_sweep_point *points; /* owned */
 };
 
+/* One step of a tuning run, without its configuration (ht_stored_tune_step's fields the
+ * figures draw). */
+struct rp_step {
+    uint64_t i;
+    char status[16];
+    double seconds;            /* -1: none competes for best */
+    double elapsed_s;
+};
+
 /* One tuning run of a case study and its steps in order (the convergence figures). */
 struct rp_run {
-    struct ht__store_tune_run_row run;
+    struct ht_stored_tune_run run;
     size_t nsteps;
-    struct ht__store_tune_step_row *steps; /* owned */
+    struct rp_step *steps;     /* owned */
 };
 
 /* One device's configuration times of a case study (the distribution figures). */

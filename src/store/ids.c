@@ -325,3 +325,59 @@ int ht_store_config_text(const char *const *names, const int64_t *values, size_t
     }
     return (int)len;
 }
+
+int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *user,
+                          struct ht_error *err)
+{
+    static const char *const op = "cannot read the devices";
+    struct ht_stored_device *d = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT id, platform, platform_version, name, vendor, type, version, "
+                           "driver_version, compute_units, max_work_group_size, "
+                           "max_work_item_sizes, local_mem_size, global_mem_size, "
+                           "max_mem_alloc_size, first_seen FROM devices ORDER BY id",
+                           &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if (!(d = malloc(sizeof *d))) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *wi = (const char *)sqlite3_column_text(st, 10);
+        unsigned long long w[3] = {0, 0, 0};
+
+        memset(d, 0, sizeof *d);
+        d->id = sqlite3_column_int64(st, 0);
+        ht__store_column_text(st, 1, d->platform, sizeof d->platform);
+        ht__store_column_text(st, 2, d->platform_version, sizeof d->platform_version);
+        ht__store_column_text(st, 3, d->name, sizeof d->name);
+        ht__store_column_text(st, 4, d->vendor, sizeof d->vendor);
+        ht__store_column_text(st, 5, d->type, sizeof d->type);
+        ht__store_column_text(st, 6, d->version, sizeof d->version);
+        ht__store_column_text(st, 7, d->driver_version, sizeof d->driver_version);
+        d->compute_units = (uint32_t)sqlite3_column_int64(st, 8);
+        d->max_work_group_size = (uint64_t)sqlite3_column_int64(st, 9);
+        /* As ht_store_device_id writes it, "[1024,1024,64]"; anything else reads as 0s. */
+        if (wi && sscanf(wi, "[%llu,%llu,%llu]", &w[0], &w[1], &w[2]) != 3)
+            w[0] = w[1] = w[2] = 0;
+        for (int k = 0; k < 3; k++)
+            d->max_work_item_sizes[k] = w[k];
+        d->local_mem_size = (uint64_t)sqlite3_column_int64(st, 11);
+        d->global_mem_size = (uint64_t)sqlite3_column_int64(st, 12);
+        d->max_mem_alloc_size = (uint64_t)sqlite3_column_int64(st, 13);
+        ht__store_column_text(st, 14, d->first_seen, sizeof d->first_seen);
+        rc = cb(d, user);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, op);
+cleanup:
+    free(d);
+    sqlite3_finalize(st);
+    return rc;
+}

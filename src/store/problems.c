@@ -1,4 +1,5 @@
-/* The problems a kernel was stored at (store.h): its sizes, for predictions at new ones. */
+/* The problems a kernel was stored at (store.h): its sizes, for predictions at new ones,
+ * and every problem with its kernel's names, for the report and the exports. */
 #include <string.h>
 
 #include "store-internal.h"
@@ -10,8 +11,9 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
     int rc, r;
 
     rc = ht__store_prepare(store,
-                           "SELECT id, kernel_id, sizes, params FROM problems "
-                           "WHERE ?1 = 0 OR kernel_id = ?1 ORDER BY id",
+                           "SELECT p.id, p.kernel_id, p.sizes, p.params, k.kernel_name, "
+                           "k.spec_name FROM problems p JOIN kernels k ON k.id = p.kernel_id "
+                           "WHERE ?1 = 0 OR p.kernel_id = ?1 ORDER BY p.id",
                            &st, "cannot read problems", err);
     if (rc != HT_OK)
         return rc;
@@ -23,6 +25,8 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
         p.kernel_id = sqlite3_column_int64(st, 1);
         ht__store_column_text(st, 2, p.sizes, sizeof p.sizes);
         ht__store_column_text(st, 3, p.params, sizeof p.params);
+        ht__store_column_text(st, 4, p.kernel_name, sizeof p.kernel_name);
+        ht__store_column_text(st, 5, p.spec_name, sizeof p.spec_name);
         rc = cb(&p, user);
         if (rc != 0)
             goto cleanup;

@@ -1,7 +1,8 @@
 /* Tuning runs and their steps: the tables of migration 10 (schema.c), written by the tuner
- * (src/search/tune.c) and read by the report through query.h. */
+ * (src/tune/) and read back by the report (the convergence figures). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "store-internal.h"
@@ -75,5 +76,66 @@ int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
     rc = sqlite3_step(st) == SQLITE_DONE ? HT_OK : ht__store_fail(store, err, op);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st); /* the texts are the caller's */
+    return rc;
+}
+
+int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t device_id,
+                             ht_store_tune_step_cb cb, void *user, struct ht_error *err)
+{
+    static const char *const op = "cannot read the tuning runs";
+    struct ht_stored_tune_run run;
+    struct ht_stored_tune_step *s = NULL;
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT r.id, r.problem_id, r.device_id, r.strategy, r.seed, "
+                           "r.budget, r.time_limit, r.replayed, r.from_db, r.best_before, "
+                           "r.created_at, s.i, s.config, s.status, s.seconds, s.elapsed "
+                           "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id "
+                           "WHERE (?1 = 0 OR r.problem_id = ?1) AND (?2 = 0 OR r.device_id = ?2) "
+                           "ORDER BY r.id, s.i",
+                           &st, op, err);
+    if (rc != HT_OK)
+        return rc;
+    if (!(s = malloc(sizeof *s))) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    sqlite3_bind_int64(st, 1, problem_id);
+    sqlite3_bind_int64(st, 2, device_id);
+    memset(&run, 0, sizeof run);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sqlite3_column_int64(st, 0) != run.id) {
+            double limit;
+            memset(&run, 0, sizeof run);
+            run.id = sqlite3_column_int64(st, 0);
+            run.problem_id = sqlite3_column_int64(st, 1);
+            run.device_id = sqlite3_column_int64(st, 2);
+            ht__store_column_text(st, 3, run.strategy, sizeof run.strategy);
+            run.seed = (uint64_t)sqlite3_column_int64(st, 4);
+            run.budget = (uint64_t)sqlite3_column_int64(st, 5);
+            /* Stored NULL when there was none, as put takes it: 0. */
+            limit = ht__store_column_time(st, 6);
+            run.time_limit_s = limit > 0 ? limit : 0;
+            run.replayed = sqlite3_column_int(st, 7) != 0;
+            run.from_db = (uint64_t)sqlite3_column_int64(st, 8);
+            run.best_before_s = ht__store_column_time(st, 9);
+            ht__store_column_text(st, 10, run.created_at, sizeof run.created_at);
+        }
+        s->i = (uint64_t)sqlite3_column_int64(st, 11);
+        ht__store_column_text(st, 12, s->config, sizeof s->config);
+        ht__store_column_text(st, 13, s->status, sizeof s->status);
+        s->seconds = ht__store_column_time(st, 14);
+        s->elapsed_s = sqlite3_column_double(st, 15);
+        rc = cb(&run, s, user);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, op);
+cleanup:
+    free(s);
+    sqlite3_finalize(st);
     return rc;
 }

@@ -165,49 +165,43 @@ cleanup:
     return rc;
 }
 
-int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
-                       struct ht_error *err)
+/* The columns read_split expects, in its order, after the split's id. */
+#define SPLIT_COLUMNS                                                                      \
+    "id, problem_id, scheduler, dim, global_size, theoretical_seconds, seconds, "          \
+    "min_seconds, kernel_seconds, alone_seconds, verified, max_abs_err, max_rel_err, "     \
+    "created_at"
+
+/* Fills out (devices left alone) from the current row of a statement of SPLIT_COLUMNS. */
+static void read_split(sqlite3_stmt *st, struct ht_stored_split *out)
+{
+    out->id = sqlite3_column_int64(st, 0);
+    out->problem_id = sqlite3_column_int64(st, 1);
+    ht__store_column_text(st, 2, out->scheduler, sizeof out->scheduler);
+    out->dim = (unsigned)sqlite3_column_int(st, 3);
+    out->global = (uint64_t)sqlite3_column_int64(st, 4);
+    out->theoretical_seconds = ht__store_column_time(st, 5);
+    out->seconds = ht__store_column_time(st, 6);
+    out->min_seconds = ht__store_column_time(st, 7);
+    out->kernel_seconds = ht__store_column_time(st, 8);
+    out->alone_seconds = ht__store_column_time(st, 9);
+    out->verified = sqlite3_column_int(st, 10);
+    out->max_abs_err = ht__store_column_time(st, 11);
+    out->max_rel_err = ht__store_column_time(st, 12);
+    ht__store_column_text(st, 13, out->created_at, sizeof out->created_at);
+}
+
+/* Sets out->devices (allocated, owned by the caller; NULL when none) and out->ndevices to
+ * split out->id's devices in order. HT_EDB, HT_ENOMEM. */
+static int read_devices(struct ht_store *store, struct ht_stored_split *out,
+                        struct ht_error *err)
 {
     sqlite3_stmt *st = NULL;
     struct ht_stored_split_device *devs = NULL;
     size_t n = 0, cap = 0;
     int rc, r;
 
-    ht_stored_split_init(out);
-    rc = ht__store_prepare(store,
-                           "SELECT problem_id, scheduler, dim, global_size, theoretical_seconds, "
-                           "seconds, min_seconds, kernel_seconds, alone_seconds, verified, "
-                           "max_abs_err, max_rel_err, created_at FROM splits WHERE id = ?",
-                           &st, "cannot read split", err);
-    if (rc != HT_OK)
-        return rc;
-    sqlite3_bind_int64(st, 1, split_id);
-    r = sqlite3_step(st);
-    if (r == SQLITE_DONE) {
-        rc = HT_ENOTFOUND;
-        goto cleanup;
-    }
-    if (r != SQLITE_ROW) {
-        rc = ht__store_fail(store, err, "cannot read split");
-        goto cleanup;
-    }
-    out->id = split_id;
-    out->problem_id = sqlite3_column_int64(st, 0);
-    ht__store_column_text(st, 1, out->scheduler, sizeof out->scheduler);
-    out->dim = (unsigned)sqlite3_column_int(st, 2);
-    out->global = (uint64_t)sqlite3_column_int64(st, 3);
-    out->theoretical_seconds = ht__store_column_time(st, 4);
-    out->seconds = ht__store_column_time(st, 5);
-    out->min_seconds = ht__store_column_time(st, 6);
-    out->kernel_seconds = ht__store_column_time(st, 7);
-    out->alone_seconds = ht__store_column_time(st, 8);
-    out->verified = sqlite3_column_int(st, 9);
-    out->max_abs_err = ht__store_column_time(st, 10);
-    out->max_rel_err = ht__store_column_time(st, 11);
-    ht__store_column_text(st, 12, out->created_at, sizeof out->created_at);
-    sqlite3_finalize(st);
-    st = NULL;
-
+    out->ndevices = 0;
+    out->devices = NULL;
     rc = ht__store_prepare(store,
                            "SELECT device_id, config, wg, time_seconds, optimal_factor, "
                            "adjusted_factor, slice_offset, slice_size, own_offset, own_size, "
@@ -215,8 +209,8 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
                            "split_devices WHERE split_id = ? ORDER BY i",
                            &st, "cannot read split", err);
     if (rc != HT_OK)
-        goto cleanup;
-    sqlite3_bind_int64(st, 1, split_id);
+        return rc;
+    sqlite3_bind_int64(st, 1, out->id);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct ht_stored_split_device *d;
         if (n == cap) {
@@ -256,5 +250,68 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
 cleanup:
     sqlite3_finalize(st);
     free(devs);
+    return rc;
+}
+
+int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
+                       struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    ht_stored_split_init(out);
+    rc = ht__store_prepare(store, "SELECT " SPLIT_COLUMNS " FROM splits WHERE id = ?", &st,
+                           "cannot read split", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, split_id);
+    r = sqlite3_step(st);
+    if (r == SQLITE_DONE) {
+        rc = HT_ENOTFOUND;
+        goto cleanup;
+    }
+    if (r != SQLITE_ROW) {
+        rc = ht__store_fail(store, err, "cannot read split");
+        goto cleanup;
+    }
+    read_split(st, out);
+    sqlite3_finalize(st);
+    st = NULL;
+    rc = read_devices(store, out, err);
+cleanup:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_split_cb cb,
+                         void *user, struct ht_error *err)
+{
+    struct ht_stored_split sp;
+    sqlite3_stmt *st = NULL;
+    int rc, r;
+
+    rc = ht__store_prepare(store,
+                           "SELECT " SPLIT_COLUMNS " FROM splits "
+                           "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY id",
+                           &st, "cannot read the splits", err);
+    if (rc != HT_OK)
+        return rc;
+    sqlite3_bind_int64(st, 1, problem_id);
+    /* While st is active the connection holds one read snapshot: each split's devices are
+     * of the same state of the database as the split. */
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        ht_stored_split_init(&sp);
+        read_split(st, &sp);
+        rc = read_devices(store, &sp, err);
+        if (rc == HT_OK)
+            rc = cb(&sp, user);
+        free(sp.devices);
+        if (rc != 0)
+            goto cleanup;
+    }
+    if (r != SQLITE_DONE)
+        rc = ht__store_fail(store, err, "cannot read the splits");
+cleanup:
+    sqlite3_finalize(st);
     return rc;
 }

@@ -1,5 +1,6 @@
-/* Internals of the results database, shared by the files of src/store/ and by library
- * modules that query it directly (src/report). Not part of the public API. */
+/* Internals of the results database, shared by the files of src/store/ (and the store's
+ * unit tests). Other modules read the database through include/hetune/store.h. Not part
+ * of the public API. */
 #ifndef HETUNE_STORE_INTERNAL_H
 #define HETUNE_STORE_INTERNAL_H
 
@@ -8,8 +9,12 @@
 #include "hetune/store.h"
 
 /* Statements a store keeps prepared until it closes (ht__store_kept): those of storing an
- * evaluation and a tuning step, hundreds a second in a replay. */
-enum { HT__KEPT_DEL_EVAL, HT__KEPT_INS_EVAL, HT__KEPT_INS_RUN, HT__KEPT_INS_STEP, HT__KEPT_N };
+ * evaluation and a tuning step, hundreds a second in a replay, and of reading an
+ * evaluation's runs, once per evaluation read. */
+enum {
+    HT__KEPT_DEL_EVAL, HT__KEPT_INS_EVAL, HT__KEPT_INS_RUN, HT__KEPT_INS_STEP,
+    HT__KEPT_SEL_RUNS, HT__KEPT_N
+};
 
 /* PRAGMA application_id of a hetune database: "HTun". */
 #define HT__STORE_APP_ID 0x4854756e

@@ -1,6 +1,6 @@
 /* Unit tests of the report (src/report/), of the space sizes of the store
- * (src/store/spaces.c) and of the listings it reads through (src/store/query.h), without
- * OpenCL: a database is filled by hand through the store's
+ * (src/store/spaces.c) and of the store's listings it reads through (store.h: problems,
+ * devices, splits), without OpenCL: a database is filled by hand through the store's
  * API (space sizes, evaluations, splits, sweeps), the report is written into a temporary
  * folder and its CSV files are compared exactly, its Markdown tables line by line. The
  * pictures are checked when gnuplot is on PATH (skipped otherwise); with PATH set to an
@@ -22,7 +22,6 @@
 
 #include "hetune/report.h"
 #include "hetune/store.h"
-#include "store/query.h"
 #include "util/util.h"
 
 static char tmpdir[256];
@@ -718,34 +717,64 @@ static void test_report_selection(void **state)
     ht_store_close(s);
 }
 
-static void check_ids(const int64_t *have, size_t n, const int64_t *want, size_t nwant)
+/* What a listing walked: problems, devices or splits, each a copy. */
+struct walked {
+    struct ht_stored_problem problems[4];
+    struct ht_stored_device devices[4];
+    struct ht_stored_split splits[4]; /* devices not kept */
+    size_t ndevices_of[4];
+    char config_of_second[HT_STORE_CONFIG_MAX]; /* the split's second device's configuration */
+    size_t n, stop_at;               /* return 5 at the stop_at-th (0: never) */
+};
+
+static int walked_next(struct walked *w)
 {
-    assert_int_equal(n, nwant);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(have[i], want[i]);
+    assert_true(w->n < 4);
+    return ++w->n == w->stop_at ? 5 : 0;
 }
 
-/* The store's listings for readers (src/store/query.h): problems with their kernel's names,
- * a problem with nothing stored marked so, the spec filter; devices; tallies; the three
- * choices of splits. Then the report orders its case studies by spec name, not by id. */
-static void test_store_query(void **state)
+static int walk_problem(const struct ht_stored_problem *p, void *user)
+{
+    struct walked *w = user;
+    w->problems[w->n] = *p;
+    return walked_next(w);
+}
+
+static int walk_device(const struct ht_stored_device *d, void *user)
+{
+    struct walked *w = user;
+    w->devices[w->n] = *d;
+    return walked_next(w);
+}
+
+static int walk_split(const struct ht_stored_split *sp, void *user)
+{
+    struct walked *w = user;
+    w->splits[w->n] = *sp;
+    w->splits[w->n].devices = NULL;
+    w->ndevices_of[w->n] = sp->ndevices;
+    if (sp->ndevices > 1)
+        snprintf(w->config_of_second, sizeof w->config_of_second, "%s", sp->devices[1].config);
+    return walked_next(w);
+}
+
+/* The store's listings the report and the exports read (store.h): problems with their
+ * kernel's names, devices, splits with their devices, in the order stored, a non-zero
+ * return of the callback stopping each. Then the report leaves out a problem with nothing
+ * stored and orders its case studies by spec name, not by id. */
+static void test_store_listings(void **state)
 {
     struct ht_store *s = make_db("query.db");
-    struct ht__store_problem_row *pr = NULL;
-    struct ht__store_device_row *dr = NULL;
-    struct ht__store_eval_tally *tr = NULL;
+    struct walked *w = calloc(1, sizeof *w);
     struct ht_report_opts opts;
     struct ht_report_result res;
     struct mini_spec spec;
     struct ht_error err;
-    int64_t *ids = NULL, version = -1, kernel, bare, alpha;
-    size_t n = 99;
+    int64_t kernel, first_kernel, bare, alpha;
     (void)state;
 
+    assert_non_null(w);
     ht_error_clear(&err);
-    check_rc(ht__store_schema_version(s, &version, &err), &err, "schema version");
-    assert_int_equal(version, HT_STORE_SCHEMA_VERSION);
-
     /* A problem of another kernel with nothing stored, then one of spec "alpha" with an
      * evaluation: ids 2 and 3, "alpha" sorting before "conv1d". */
     fill_spec(&spec, "__kernel void conv1d_local() { /* bare */ }");
@@ -753,75 +782,85 @@ static void test_store_query(void **state)
     check_rc(ht_store_problem_id(s, kernel, &spec.spec, &bare, &err), &err, "problem");
     fill_spec(&spec, "__kernel void conv1d_local() { /* alpha */ }");
     snprintf(spec.name, sizeof spec.name, "alpha");
+    snprintf(spec.kernel_name, sizeof spec.kernel_name, "alpha_k");
     check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec.spec, &alpha, &err), &err, "problem");
     assert_int_equal(bare, 2);
     assert_int_equal(alpha, 3);
     put_eval(s, alpha, 2, 8, "ok", 0.004);
 
-    check_rc(ht__store_query_problems(s, NULL, &pr, &n, &err), &err, "problems");
-    assert_int_equal(n, 3);
-    assert_int_equal(pr[0].id, 1);
-    assert_string_equal(pr[0].kernel, "conv1d_local");
-    assert_string_equal(pr[0].spec, "conv1d");
-    assert_string_equal(pr[0].sizes, "N=64");
-    assert_string_equal(pr[0].params, "WG,MASK");
-    assert_int_equal(pr[0].has_results, 1);
-    assert_int_equal(pr[1].id, 2);
-    assert_int_equal(pr[1].has_results, 0);
-    assert_int_equal(pr[2].id, 3);
-    assert_string_equal(pr[2].spec, "alpha");
-    assert_int_equal(pr[2].has_results, 1);
-    free(pr);
-    check_rc(ht__store_query_problems(s, "alpha", &pr, &n, &err), &err, "problems of alpha");
-    assert_int_equal(n, 1);
-    assert_int_equal(pr[0].id, 3);
-    free(pr);
-    check_rc(ht__store_query_problems(s, "nothing", &pr, &n, &err), &err, "no problems");
-    assert_int_equal(n, 0);
-    assert_null(pr);
+    check_rc(ht_store_list_problems(s, 0, walk_problem, w, &err), &err, "problems");
+    assert_int_equal(w->n, 3);
+    assert_int_equal(w->problems[0].id, 1);
+    assert_string_equal(w->problems[0].kernel_name, "conv1d_local");
+    assert_string_equal(w->problems[0].spec_name, "conv1d");
+    assert_string_equal(w->problems[0].sizes, "N=64");
+    assert_string_equal(w->problems[0].params, "WG,MASK");
+    first_kernel = w->problems[0].kernel_id;
+    assert_int_equal(w->problems[1].id, 2);
+    assert_int_equal(w->problems[2].id, 3);
+    assert_int_equal(w->problems[2].kernel_id, kernel);
+    assert_string_equal(w->problems[2].kernel_name, "alpha_k");
+    assert_string_equal(w->problems[2].spec_name, "alpha");
+    memset(w, 0, sizeof *w);
+    check_rc(ht_store_list_problems(s, first_kernel, walk_problem, w, &err), &err, "of one");
+    assert_int_equal(w->n, 1);
+    assert_int_equal(w->problems[0].id, 1);
+    memset(w, 0, sizeof *w);
+    w->stop_at = 2;
+    assert_int_equal(ht_store_list_problems(s, 0, walk_problem, w, &err), 5);
+    assert_int_equal(w->n, 2);
 
-    check_rc(ht__store_query_devices(s, &dr, &n, &err), &err, "devices");
-    assert_int_equal(n, 2);
-    assert_int_equal(dr[0].id, 1);
-    assert_string_equal(dr[0].name, "pthread-skylake");
-    assert_string_equal(dr[0].platform, "Portable Computing Language");
-    assert_string_equal(dr[0].type, "CPU");
-    assert_string_equal(dr[0].driver, "5.0");
-    assert_int_equal(dr[0].compute_units, 2);
-    assert_int_equal(dr[1].id, 2);
-    assert_int_equal(dr[1].compute_units, 1);
-    free(dr);
+    memset(w, 0, sizeof *w);
+    check_rc(ht_store_list_devices(s, walk_device, w, &err), &err, "devices");
+    assert_int_equal(w->n, 2);
+    assert_int_equal(w->devices[0].id, 1);
+    assert_string_equal(w->devices[0].name, "pthread-skylake");
+    assert_string_equal(w->devices[0].platform, "Portable Computing Language");
+    assert_string_equal(w->devices[0].platform_version, "OpenCL 3.0 PoCL 5.0");
+    assert_string_equal(w->devices[0].vendor, "GenuineIntel");
+    assert_string_equal(w->devices[0].type, "CPU");
+    assert_string_equal(w->devices[0].version, "OpenCL 3.0 PoCL");
+    assert_string_equal(w->devices[0].driver_version, "5.0");
+    assert_int_equal(w->devices[0].compute_units, 2);
+    assert_int_equal(w->devices[0].max_work_group_size, 4096);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(w->devices[0].max_work_item_sizes[k], 4096);
+    assert_int_equal(w->devices[0].local_mem_size, 1 << 20);
+    assert_true(w->devices[0].global_mem_size == UINT64_C(1) << 32);
+    assert_true(w->devices[0].max_mem_alloc_size == UINT64_C(1) << 30);
+    assert_non_null(strstr(w->devices[0].first_seen, "Z"));
+    assert_int_equal(w->devices[1].id, 2);
+    assert_string_equal(w->devices[1].name, "basic-skylake");
+    assert_int_equal(w->devices[1].compute_units, 1);
+    memset(w, 0, sizeof *w);
+    w->stop_at = 1;
+    assert_int_equal(ht_store_list_devices(s, walk_device, w, &err), 5);
+    assert_int_equal(w->n, 1);
 
-    check_rc(ht__store_query_eval_tally(s, 1, &tr, &n, &err), &err, "tally");
-    assert_int_equal(n, 2);
-    assert_int_equal(tr[0].device_id, 1);
-    assert_int_equal(tr[0].evaluations, 3);
-    assert_int_equal(tr[0].ok, 2);
-    assert_int_equal(tr[1].device_id, 2);
-    assert_int_equal(tr[1].evaluations, 1);
-    assert_int_equal(tr[1].ok, 1);
-    free(tr);
-    check_rc(ht__store_query_eval_tally(s, bare, &tr, &n, &err), &err, "no tally");
-    assert_int_equal(n, 0);
-
-    /* Splits 1 and 2 static (2 newer, both with sweeps), 3 dynamic. */
-    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_FIRST, &ids, &n, &err),
-             &err, "splits");
-    check_ids(ids, n, (int64_t[]){3, 2, 1}, 3);
-    free(ids);
-    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_PER_SCHEDULER, &ids, &n,
-                                       &err), &err, "splits per scheduler");
-    check_ids(ids, n, (int64_t[]){2, 3}, 2);
-    free(ids);
-    check_rc(ht__store_query_split_ids(s, 1, HT__STORE_SPLITS_NEWEST_SWEEP, &ids, &n, &err),
-             &err, "sweeps");
-    check_ids(ids, n, (int64_t[]){2}, 1);
-    free(ids);
-    assert_int_equal(ht__store_query_split_ids(s, 1, (enum ht__store_split_pick)7, &ids, &n,
-                                               &err), HT_EINVAL);
-    assert_null(ids);
-    assert_int_equal(n, 0);
+    /* Splits 1 and 2 static (2 newer, both with sweeps), 3 dynamic; none of the others. */
+    memset(w, 0, sizeof *w);
+    check_rc(ht_store_list_splits(s, 1, walk_split, w, &err), &err, "splits");
+    assert_int_equal(w->n, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(w->splits[i].id, (int64_t)i + 1);
+        assert_int_equal(w->splits[i].problem_id, 1);
+        assert_int_equal(w->ndevices_of[i], 2);
+    }
+    assert_string_equal(w->splits[0].scheduler, "static");
+    assert_string_equal(w->splits[2].scheduler, "dynamic");
+    assert_true(w->splits[1].seconds == 0.0008 && w->splits[1].kernel_seconds == 0.0007);
+    assert_string_equal(w->config_of_second, "WG=16,MASK=5");
+    memset(w, 0, sizeof *w);
+    check_rc(ht_store_list_splits(s, 0, walk_split, w, &err), &err, "every split");
+    assert_int_equal(w->n, 3);
+    memset(w, 0, sizeof *w);
+    check_rc(ht_store_list_splits(s, bare, walk_split, w, &err), &err, "no splits");
+    assert_int_equal(w->n, 0);
+    memset(w, 0, sizeof *w);
+    w->stop_at = 2;
+    assert_int_equal(ht_store_list_splits(s, 1, walk_split, w, &err), 5);
+    assert_int_equal(w->n, 2);
 
     ht_report_opts_init(&opts);
     opts.gnuplot = "";
@@ -834,6 +873,7 @@ static void test_store_query(void **state)
                "alpha N=64,alpha,N=64,3,2,basic,1,1,\"WG=8,MASK=5\",0.004\n"
                "conv1d N=64,conv1d,N=64,1,1,pthread,3,2,\"WG=8,MASK=5\",0.001\n"
                "conv1d N=64,conv1d,N=64,1,2,basic,1,1,\"WG=16,MASK=5\",0.002\n");
+    free(w);
     ht_store_close(s);
 }
 
@@ -845,7 +885,7 @@ int main(void)
         cmocka_unit_test(test_report_pictures),
         cmocka_unit_test(test_report_no_gnuplot),
         cmocka_unit_test(test_report_selection),
-        cmocka_unit_test(test_store_query),
+        cmocka_unit_test(test_store_listings),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -1,8 +1,8 @@
-/* Unit tests of the tuning runs (src/store/runs.c, migration 10) and the report's queries of
- * them and of every evaluation's time (src/store/query.c), without OpenCL: a round trip of
- * every field, the orders promised, runs without steps left out, malformed runs and steps
- * refused, an evaluation stored with its step or not at all, and the rows going with their
- * problem. */
+/* Unit tests of the tuning runs (src/store/runs.c, migration 10), their listing with their
+ * steps (ht_store_list_tune_steps) and the brief walk of the evaluations
+ * (ht_store_list_evals_brief), without OpenCL: a round trip of every field, the orders
+ * promised, runs without steps left out, malformed runs and steps refused, an evaluation
+ * stored with its step or not at all, and the rows going with their problem. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "hetune/store.h"
-#include "store/query.h"
 #include "store/store-internal.h"
 #include "store-test.h"
 
@@ -78,23 +77,46 @@ static void put_step(struct ht_store *s, int64_t run, uint64_t i, const char *st
     check_rc(ht_store_put_tune_step(s, run, &st, &err), &err, "put step");
 }
 
+/* What ht_store_list_tune_steps walked: each step with a copy of its run. */
+struct walked_step {
+    struct ht_stored_tune_run run;
+    struct ht_stored_tune_step st;
+};
+
+struct step_walk {
+    struct walked_step v[16];
+    size_t n;
+    size_t stop_at;             /* return 5 at this step (0: never) */
+};
+
+static int walk_step(const struct ht_stored_tune_run *run, const struct ht_stored_tune_step *st,
+                     void *user)
+{
+    struct step_walk *w = user;
+
+    assert_true(w->n < sizeof w->v / sizeof *w->v);
+    w->v[w->n].run = *run;
+    w->v[w->n].st = *st;
+    if (++w->n == w->stop_at)
+        return 5;
+    return 0;
+}
+
 static void test_round_trip(void **state)
 {
     char file[512];
     struct ht_store *s = open_with_problems(file, sizeof file);
     struct ht_stored_tune_run r;
-    struct ht__store_tune_run_row *rows = NULL;
-    struct ht__store_tune_step_row *steps = NULL;
+    struct step_walk *w = calloc(1, sizeof *w);
     struct ht_error err;
     int64_t a = 0, b = 0, c = 0, empty = 0;
-    size_t n = 7;
     (void)state;
 
+    assert_non_null(w);
     ht_error_clear(&err);
-    /* Nothing yet: an empty listing, not an error. */
-    check_rc(ht__store_query_tune_runs(s, 1, &rows, &n, &err), &err, "runs of none");
-    assert_int_equal(n, 0);
-    free(rows);
+    /* Nothing yet: an empty walk, not an error. */
+    check_rc(ht_store_list_tune_steps(s, 1, 0, walk_step, w, &err), &err, "runs of none");
+    assert_int_equal(w->n, 0);
 
     /* Device 2's run first, then two on device 1, and one that never made a step. */
     make_run(&r, 1, 2, "random");
@@ -114,63 +136,75 @@ static void test_round_trip(void **state)
     check_rc(ht_store_put_tune_run(s, &r, &empty, &err), &err, "put empty run");
     assert_true(c > 0 && a > c && b > a && empty > b);
 
+    /* Stored out of order: the walk reads them by run, then by i. */
+    put_step(s, a, 2, HT_STORE_OK, 1e-3, 0.75);
     put_step(s, a, 0, HT_STORE_OK, 2e-3, 0.25);
     put_step(s, a, 1, HT_STORE_BUILD, -1, 0.5);
-    put_step(s, a, 2, HT_STORE_OK, 1e-3, 0.75);
     put_step(s, b, 0, "missing", -1, 0.0);
     put_step(s, b, 1, HT_STORE_CUT, -1, 3.0);
     put_step(s, c, 0, HT_STORE_OK, 4e-3, 1.0);
 
-    check_rc(ht__store_query_tune_runs(s, 1, &rows, &n, &err), &err, "runs");
-    assert_int_equal(n, 3); /* the run without a step is left out */
-    /* By device, then in the order they started. */
-    assert_int_equal(rows[0].id, a);
-    assert_int_equal(rows[1].id, b);
-    assert_int_equal(rows[2].id, c);
-    assert_int_equal(rows[0].device_id, 1);
-    assert_int_equal(rows[2].device_id, 2);
-    assert_string_equal(rows[0].strategy, "genetic");
-    assert_true(rows[0].seed == UINT64_MAX);
-    assert_int_equal(rows[0].budget, 0);
-    assert_true(rows[0].time_limit_s == 2.5);
-    assert_int_equal(rows[0].replayed, 0);
-    assert_int_equal(rows[0].steps, 3);
-    assert_true(rows[0].best_before_s == -1);
-    assert_non_null(strstr(rows[0].created_at, "Z"));
-    assert_string_equal(rows[1].strategy, "replay-anneal");
-    assert_int_equal(rows[1].replayed, 1);
-    assert_int_equal(rows[1].from_db, 4);
-    assert_true(rows[1].best_before_s == 1.5e-3);
-    assert_int_equal(rows[1].steps, 2);
-    assert_int_equal(rows[2].seed, 7);
-    assert_int_equal(rows[2].budget, 3);
-    assert_true(rows[2].time_limit_s == -1); /* 0 asked: none */
-    free(rows);
+    check_rc(ht_store_list_tune_steps(s, 1, 0, walk_step, w, &err), &err, "steps");
+    assert_int_equal(w->n, 6); /* the run without a step is not walked */
+    /* In the order the runs started, then by step. */
+    assert_int_equal(w->v[0].run.id, c);
+    assert_int_equal(w->v[0].run.problem_id, 1);
+    assert_int_equal(w->v[0].run.device_id, 2);
+    assert_int_equal(w->v[0].run.seed, 7);
+    assert_int_equal(w->v[0].run.budget, 3);
+    assert_true(w->v[0].run.time_limit_s == 0); /* 0 asked: none */
+    assert_string_equal(w->v[0].st.config, "TS=1");
+    assert_true(w->v[0].st.seconds == 4e-3 && w->v[0].st.elapsed_s == 1.0);
+    for (size_t i = 1; i < 4; i++) {
+        assert_int_equal(w->v[i].run.id, a);
+        assert_int_equal(w->v[i].st.i, i - 1);
+    }
+    assert_int_equal(w->v[1].run.device_id, 1);
+    assert_string_equal(w->v[1].run.strategy, "genetic");
+    assert_true(w->v[1].run.seed == UINT64_MAX);
+    assert_int_equal(w->v[1].run.budget, 0);
+    assert_true(w->v[1].run.time_limit_s == 2.5);
+    assert_int_equal(w->v[1].run.replayed, 0);
+    assert_true(w->v[1].run.best_before_s == -1);
+    assert_non_null(strstr(w->v[1].run.created_at, "Z"));
+    assert_string_equal(w->v[1].st.status, "ok");
+    assert_true(w->v[1].st.seconds == 2e-3 && w->v[1].st.elapsed_s == 0.25);
+    assert_string_equal(w->v[2].st.status, "build");
+    assert_true(w->v[2].st.seconds == -1 && w->v[2].st.elapsed_s == 0.5);
+    assert_true(w->v[3].st.seconds == 1e-3 && w->v[3].st.elapsed_s == 0.75);
+    assert_string_equal(w->v[3].st.config, "TS=3");
+    assert_int_equal(w->v[4].run.id, b);
+    assert_string_equal(w->v[4].run.strategy, "replay-anneal");
+    assert_int_equal(w->v[4].run.replayed, 1);
+    assert_int_equal(w->v[4].run.from_db, 4);
+    assert_true(w->v[4].run.best_before_s == 1.5e-3);
+    assert_string_equal(w->v[4].st.status, "missing");
+    assert_int_equal(w->v[5].run.id, b);
+    assert_string_equal(w->v[5].st.status, "cut");
 
-    check_rc(ht__store_query_tune_steps(s, a, &steps, &n, &err), &err, "steps");
-    assert_int_equal(n, 3);
-    for (size_t i = 0; i < n; i++)
-        assert_int_equal(steps[i].i, i);
-    assert_string_equal(steps[0].status, "ok");
-    assert_true(steps[0].seconds == 2e-3 && steps[0].elapsed_s == 0.25);
-    assert_string_equal(steps[1].status, "build");
-    assert_true(steps[1].seconds == -1 && steps[1].elapsed_s == 0.5);
-    assert_true(steps[2].seconds == 1e-3 && steps[2].elapsed_s == 0.75);
-    free(steps);
-    check_rc(ht__store_query_tune_steps(s, b, &steps, &n, &err), &err, "steps b");
-    assert_int_equal(n, 2);
-    assert_string_equal(steps[0].status, "missing");
-    free(steps);
+    /* One device's; and a non-zero return of cb stops the walk and is returned. */
+    w->n = 0;
+    check_rc(ht_store_list_tune_steps(s, 0, 1, walk_step, w, &err), &err, "steps of 1");
+    assert_int_equal(w->n, 5);
+    assert_int_equal(w->v[0].run.id, a);
+    w->n = 0;
+    w->stop_at = 2;
+    assert_int_equal(ht_store_list_tune_steps(s, 1, 0, walk_step, w, &err), 5);
+    assert_int_equal(w->n, 2);
+    w->stop_at = 0;
 
     /* Another problem has none; the runs go with their problem, the steps with them. */
-    check_rc(ht__store_query_tune_runs(s, 2, &rows, &n, &err), &err, "runs of 2");
-    assert_int_equal(n, 0);
-    free(rows);
+    w->n = 0;
+    check_rc(ht_store_list_tune_steps(s, 2, 0, walk_step, w, &err), &err, "runs of 2");
+    assert_int_equal(w->n, 0);
     assert_int_equal(sqlite3_exec(ht__store_db(s), "DELETE FROM problems WHERE id = 1", NULL,
                                   NULL, NULL),
                      SQLITE_OK);
     assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_runs"), 0);
     assert_int_equal(count_rows(s, "SELECT count(*) FROM tune_steps"), 0);
+    check_rc(ht_store_list_tune_steps(s, 0, 0, walk_step, w, &err), &err, "none left");
+    assert_int_equal(w->n, 0);
+    free(w);
     ht_store_close(s);
     unlink(file);
 }
@@ -286,16 +320,47 @@ static void test_eval_with_step(void **state)
     unlink(file);
 }
 
-static void test_eval_times(void **state)
+/* What a walk of the evaluations saw. */
+struct eval_walk {
+    struct {
+        int64_t id, device_id;
+        char status[16];
+        double seconds;
+        int verified;
+        unsigned nruns;
+        double run0;
+    } v[8];
+    size_t n;
+};
+
+static int walk_eval(const struct ht_stored_eval *ev, void *user)
+{
+    struct eval_walk *w = user;
+
+    assert_true(w->n < sizeof w->v / sizeof *w->v);
+    w->v[w->n].id = ev->id;
+    w->v[w->n].device_id = ev->device_id;
+    snprintf(w->v[w->n].status, sizeof w->v[w->n].status, "%s", ev->status);
+    w->v[w->n].seconds = ev->seconds;
+    w->v[w->n].verified = ev->verified;
+    w->v[w->n].nruns = ev->nruns;
+    w->v[w->n].run0 = ev->runs[0];
+    w->n++;
+    return 0;
+}
+
+/* ht_store_list_evals_brief: every evaluation of the problem in the order stored, its
+ * outcome as ht_store_list_evals reads it, no runs, and none read: evaluations whose runs
+ * are missing (the full walk calls them damaged) are walked all the same. */
+static void test_evals_brief(void **state)
 {
     char file[512];
     struct ht_store *s = open_with_problems(file, sizeof file);
-    struct ht__store_eval_time_row *rows = NULL;
+    struct eval_walk w;
     struct ht_error err;
-    size_t n = 0;
     (void)state;
 
-    /* A NaN statistic is stored as text; a failure has none. */
+    /* A NaN statistic is stored as text; a failure has none. The first has its run. */
     assert_int_equal(
         sqlite3_exec(ht__store_db(s),
                      "INSERT INTO evaluations (problem_id, device_id, config, config_values, "
@@ -305,31 +370,68 @@ static void test_eval_times(void **state)
                      "(1, 1, 'TS=2', '[2]', 'ok', 2e-3, 0, 1, 'now'), "
                      "(1, 1, 'TS=3', '[3]', 'cut', 9e-3, -1, 1, 'now'), "
                      "(1, 1, 'TS=4', '[4]', 'ok', 'NaN', 1, 1, 'now'), "
-                     "(1, 1, 'TS=5', '[5]', 'ok', 1e-3, 1, 1, 'now'), "
-                     "(2, 1, 'TS=1', '[1]', 'ok', 5e-3, 1, 1, 'now');",
+                     "(2, 1, 'TS=1', '[1]', 'ok', 5e-3, 1, 1, 'now');"
+                     "INSERT INTO runs (eval_id, i, seconds) VALUES (1, 0, 3e-3);",
                      NULL, NULL, NULL),
         SQLITE_OK);
     ht_error_clear(&err);
-    check_rc(ht__store_query_eval_times(s, 1, &rows, &n, &err), &err, "times");
-    assert_int_equal(n, 6);
-    /* Device 1: by time, then those without one (by id); then device 2. */
-    assert_int_equal(rows[0].device_id, 1);
-    assert_true(rows[0].seconds == 1e-3);
-    assert_int_equal(rows[0].verified, 1);
-    assert_true(rows[1].seconds == 2e-3);
-    assert_int_equal(rows[1].verified, 0);
-    assert_string_equal(rows[2].status, "cut");
-    assert_true(rows[2].seconds == 9e-3);
-    assert_string_equal(rows[3].status, "build");
-    assert_true(rows[3].seconds == -1);
-    assert_string_equal(rows[4].status, "ok");
-    assert_true(rows[4].seconds == -1); /* NaN: no time */
-    assert_int_equal(rows[5].device_id, 2);
-    assert_true(rows[5].seconds == 3e-3);
-    free(rows);
-    check_rc(ht__store_query_eval_times(s, 3, &rows, &n, &err), &err, "times of none");
-    assert_int_equal(n, 0);
-    free(rows);
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 1, 0, walk_eval, &w, &err), &err, "brief");
+    assert_int_equal(w.n, 5);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(w.v[i].id, (int64_t)i + 1);
+        assert_int_equal(w.v[i].nruns, 0);
+        assert_true(w.v[i].run0 == 0);
+    }
+    assert_int_equal(w.v[0].device_id, 2);
+    assert_true(w.v[0].seconds == 3e-3);
+    assert_int_equal(w.v[0].verified, 1);
+    assert_string_equal(w.v[1].status, "build");
+    assert_true(w.v[1].seconds == -1);
+    assert_int_equal(w.v[1].verified, -1);
+    assert_true(w.v[2].seconds == 2e-3);
+    assert_int_equal(w.v[2].verified, 0);
+    assert_string_equal(w.v[3].status, "cut");
+    assert_true(isnan(w.v[4].seconds)); /* as ht_store_list_evals reads it */
+
+    /* Every problem's, and one device's across problems: in id order too; the counts of
+     * each choice of ids as the walks find them. */
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 0, 0, walk_eval, &w, &err), &err, "brief of all");
+    assert_int_equal(w.n, 6);
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 0, 1, walk_eval, &w, &err), &err, "brief of dev 1");
+    assert_int_equal(w.n, 5);
+    for (size_t i = 0; i < w.n; i++) {
+        assert_int_equal(w.v[i].id, (int64_t)i + 2);
+        assert_int_equal(w.v[i].device_id, 1);
+    }
+    {
+        static const struct { int64_t problem, device; uint64_t n; } counts[] = {
+            {0, 0, 6}, {1, 0, 5}, {0, 1, 5}, {1, 1, 4}, {2, 1, 1}, {2, 2, 0}, {0, 3, 0}};
+        for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+            uint64_t n = 99;
+            check_rc(ht_store_count_evals(s, counts[i].problem, counts[i].device, &n, &err),
+                     &err, "count");
+            assert_int_equal(n, counts[i].n);
+        }
+    }
+
+    /* One device's; the full walk reads the runs, and finds those of the second missing. */
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 1, 2, walk_eval, &w, &err), &err, "brief of 2");
+    assert_int_equal(w.n, 1);
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals(s, 1, 2, walk_eval, &w, &err), &err, "full of 2");
+    assert_int_equal(w.n, 1);
+    assert_int_equal(w.v[0].nruns, 1);
+    assert_true(w.v[0].run0 == 3e-3);
+    memset(&w, 0, sizeof w);
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_list_evals(s, 1, 1, walk_eval, &w, &err), HT_EDB);
+    memset(&w, 0, sizeof w);
+    check_rc(ht_store_list_evals_brief(s, 3, 0, walk_eval, &w, &err), &err, "brief of none");
+    assert_int_equal(w.n, 0);
     ht_store_close(s);
     unlink(file);
 }
@@ -340,7 +442,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_refuses_malformed),
         cmocka_unit_test(test_eval_with_step),
-        cmocka_unit_test(test_eval_times),
+        cmocka_unit_test(test_evals_brief),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

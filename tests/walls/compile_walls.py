@@ -8,7 +8,7 @@ compiles one-line files with the compiler of the build:
 
   - every header of another module outside the door folders on that path, written as its
     module's files would write it ("exec-internal.h"), as a file under src/ would
-    ("exec/exec-internal.h") and, for a door header, as its friends write it ("store/query.h"),
+    ("exec/exec-internal.h") and, for a door header, as its friends write it ("exec/engine.h"),
     must fail with "No such file" for that very include: another module's internals cannot
     be included;
   - every header of the module's own folder, and every header of a door folder on the path,
