@@ -179,7 +179,7 @@ def check(root, allow_path, out=sys.stderr):
                   file=out)
         else:
             print("%s: SQLite outside src/store: ask the store for a query "
-                  "(include/hetune/store.h, src/store/door/store/query.h)" % where, file=out)
+                  "(include/hetune/store.h)" % where, file=out)
     for key, k in sorted(entries.items(), key=lambda e: e[1]):
         if key not in used:
             bad += 1
