@@ -693,7 +693,7 @@ int main(int argc, char **argv)
         status = fail_ht("cannot load the spec", &err);
         goto out;
     }
-    if (ht_spec_is_pipeline(spec)) {
+    if (spec->npipeline) {
         fprintf(stderr, "bench_runtime: '%s' is a pipeline: one kernel only\n", spec->name);
         goto out;
     }

@@ -105,12 +105,10 @@ static int tune(const char *spec_path, const struct ht_size_override *size, size
         rc = ht_mpi_tune(spec, &mopts, &res, &err);
     /* Rank 0 holds the result: each device model's best configuration, shown as `mpirun
      * -n K hetune tune` shows it; the other ranks' is empty. */
-    if (rc == HT_OK && rank == 0)
-        rc = ht_present_mpi_tune_text(spec, &res, &text, &err);
+    if (rc == HT_OK)
+        rc = ht_present_mpi_tune(spec, &res, 0, &text, &status, &err);
     if (rc == HT_OK && rank == 0)
         printf("%s", text);
-    if (rc == HT_OK)
-        status = ht_present_mpi_tune_status(&res);
     free(text);
     ht_mpi_tune_result_destroy(&res);
     ht_spec_free(spec);

@@ -186,9 +186,8 @@ struct ht_mpi_tune_result {
  *
  * On rank 0, *out receives what the run did (struct ht_mpi_tune_result: each device
  * model's best configuration, each rank's measurements); on the other ranks it is empty
- * but for rank, size and stopped. present.h writes it as `hetune tune` shows it
- * (ht_present_mpi_tune_text, _json) and gives the exit status
- * (ht_present_mpi_tune_status). *out is filled on every return, also on error
+ * but for rank, size and stopped. present.h writes it as `hetune tune` shows it, text
+ * or JSON, and gives the exit status (ht_present_mpi_tune). *out is filled on every return, also on error
  * (ht_mpi_tune_result_destroy).
  *
  * Returns HT_OK, or: HT_EINVAL (a build without MPI, genetic or anneal,
@@ -293,7 +292,7 @@ struct ht_mpi_split_result {
  * Each node decides as ht_workflow_split does between splitting over its devices and the
  * fastest of them alone (opts->force, opts->paper_plan and opts->coexec.margin apply).
  * Each node first runs the whole problem so; its wall time gives its share by Eq. 4
- * one level up (ht_split_plan_compute on the nodes' times), its work-group being the least
+ * one level up (ht_split_plan_make on the nodes' times), its work-group being the least
  * common multiple of its devices' work-groups along the split dimension. Then, per run
  * (the spec's repeats, the mean of the best keep_best, one untimed run first): rank 0's
  * inputs are scattered by slice (the slab of the axis walked by the split dimension that
@@ -311,8 +310,8 @@ struct ht_mpi_split_result {
  * bound from the nodes' times, the measured wall time and efficiency = bound / wall, the
  * bytes moved and the verification; on the other ranks it is empty but for rank and
  * size. A failed verification is no error (out->verified 0). present.h writes it as
- * `hetune split` shows it (ht_present_mpi_split_text, _json) and gives the exit status
- * (ht_present_mpi_split_status). *out is filled on every return, also on error
+ * `hetune split` shows it, text or JSON, and gives the exit status
+ * (ht_present_mpi_split). *out is filled on every return, also on error
  * (ht_mpi_split_result_destroy).
  *
  * opts->refine N: N rounds one level up, each node's time becoming its slice's measured

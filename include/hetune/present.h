@@ -170,41 +170,29 @@ int ht_present_report_json(const char *db, const char *out, const struct ht_repo
 
 /* --- over MPI (`mpirun -n K hetune tune` and `mpirun -n K hetune split`) --- */
 
-/* Writes r, the result of ht_mpi_tune on spec, as `hetune tune` under mpirun shows it into
- * *text, owned by the caller (free): the spec, strategy and database, each device model
- * (its ranks, space, evaluations and best configuration) and each rank (its
- * measurements, how it ended, and a line when it measured under load). On a rank other
- * than 0 (an empty result) the text is "". HT_ENOMEM when it cannot. */
-int ht_present_mpi_tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
-                             char **text, struct ht_error *err);
+/* What `hetune tune` under mpirun shows of r, the result of ht_mpi_tune on spec, and the
+ * exit status it ends with. With json 0, *text is the text: the spec, strategy and
+ * database, each device model (its ranks, space, evaluations and best configuration) and
+ * each rank (its measurements, how it ended, and a line when it measured under load);
+ * with json 1, the JSON document `hetune tune --json` prints (docs/cli.md; a newline at
+ * the end). *text is owned by the caller (free); "" on a rank other than 0 (an empty
+ * result). *status (may be NULL) is the exit status of a distributed tune that returned
+ * HT_OK with r, set whatever this returns: 130 when stopped (r->stopped), else on rank 0
+ * 1 when a device model has no best configuration, else 0. HT_ENOMEM when it cannot. */
+int ht_present_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                        int json, char **text, int *status, struct ht_error *err);
 
-/* Writes r as the JSON document `hetune tune --json` under mpirun prints (docs/cli.md; a
- * newline at the end) into *text, owned by the caller (free); "" on a rank other than 0.
- * HT_ENOMEM when it cannot. */
-int ht_present_mpi_tune_json(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
-                             char **text, struct ht_error *err);
-
-/* The exit status of a distributed tune that returned HT_OK with r: 130 when stopped
- * (r->stopped), else on rank 0 1 when a device model has no best configuration, else 0. */
-int ht_present_mpi_tune_status(const struct ht_mpi_tune_result *r);
-
-/* Writes r, the result of ht_mpi_split on spec, as `hetune split` under mpirun shows it
- * into *text, owned by the caller (free): the ranks that took part, each node's devices,
- * time, share, slice and times in the runs, the refinement, Eq. 4's bound, the measured
- * wall time and efficiency, the bytes moved, the verification and each node's load. ""
- * on a rank other than 0. HT_ENOMEM when it cannot. */
-int ht_present_mpi_split_text(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
-                              char **text, struct ht_error *err);
-
-/* Writes r as the JSON document `hetune split --json` under mpirun prints (docs/cli.md;
- * reals to 9 significant digits, a newline at the end) into *text, owned by the caller
- * (free); "" on a rank other than 0. HT_ENOMEM when it cannot. */
-int ht_present_mpi_split_json(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
-                              char **text, struct ht_error *err);
-
-/* The exit status of a split across nodes that returned HT_OK with r: 3 when the
- * verification failed (r->verified 0), else 0. */
-int ht_present_mpi_split_status(const struct ht_mpi_split_result *r);
+/* What `hetune split` under mpirun shows of r, the result of ht_mpi_split on spec, and the
+ * exit status it ends with. With json 0, *text is the text: the ranks that took part,
+ * each node's devices, time, share, slice and times in the runs, the refinement, Eq. 4's
+ * bound, the measured wall time and efficiency, the bytes moved, the verification and
+ * each node's load; with json 1, the JSON document `hetune split --json` prints
+ * (docs/cli.md; reals to 9 significant digits, a newline at the end). *text is owned by
+ * the caller (free); "" on a rank other than 0. *status (may be NULL) is the exit status
+ * of a split across nodes that returned HT_OK with r, set whatever this returns: 3 when
+ * the verification failed (r->verified 0), else 0. HT_ENOMEM when it cannot. */
+int ht_present_mpi_split(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                         int json, char **text, int *status, struct ht_error *err);
 
 #ifdef __cplusplus
 }

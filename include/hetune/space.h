@@ -124,16 +124,13 @@ enum ht_eq3 ht_space_get_eq3(const struct ht_space *s);
 uint64_t ht_space_domain_size(const struct ht_space *s, size_t i);
 int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k);
 
-/* The unpruned size, the paper's Table 1: the product of the domain sizes. A double
- * because it can pass 2^64; exact up to 2^53. */
-double ht_space_count_unpruned(const struct ht_space *s);
-
 /* Room for a size as text in struct ht_space_counts. */
 #define HT_SPACE_COUNT_TEXT 48
 
 /* The sizes of a space on its device (the paper's Tables 1 and 2). */
 struct ht_space_counts {
-    double unpruned;           /* ht_space_count_unpruned: rounded above 2^53 */
+    double unpruned;           /* the paper's Table 1: the product of the domain sizes
+                                  (ht_space_domain_size); rounded above 2^53 */
     uint64_t platform;         /* valid under the domains and the platform rules alone;
                                   UINT64_MAX: that many or more (see platform_text) */
     uint64_t pruned;           /* valid under the platform rules and the constraints;
@@ -166,11 +163,6 @@ int ht_space_count(const struct ht_space *s, struct ht_space_counts *out,
  * the space. Returns 0 when all were visited, the positive value cb returned when it
  * stopped, or HT_ENOMEM. */
 int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user);
-
-/* Writes config (n values) to f in decimal, separated by single spaces, without a
- * newline: what printf's "%" PRId64 would write, faster (hetune space --list). Returns 0,
- * or HT_EIO when writing fails. */
-int ht_space_print_config(FILE *f, const int64_t *config, size_t n);
 
 /* --- ranks: drawing from a space without listing it --- */
 
@@ -233,8 +225,8 @@ struct ht_space_list_opts {
 };
 
 /* Writes every valid configuration of s to f in o->format as the native enumerator finds
- * them (ht_space_foreach's walk order): text, a line each (o->prefix, the values as
- * ht_space_print_config writes them, a newline); binary, the header of HT_SPACE_LIST_HELP
+ * them (ht_space_foreach's walk order): text, a line each (o->prefix, the values in
+ * decimal as printf's "%" PRId64 writes them, separated by single spaces, a newline); binary, the header of HT_SPACE_LIST_HELP
  * then a record each. Nothing is kept: memory does not grow with the space. *written
  * (may be NULL) gets the number written. Returns 0, HT_EIO (writing failed), HT_ENOMEM, or
  * HT_EINVAL when a binary listing holds another number of records than o->count. */

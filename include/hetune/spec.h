@@ -140,7 +140,8 @@ struct ht_spec {
     struct ht_expr *bytes;  /* bytes moved by one run, or NULL */
     /* A pipeline (the optional "pipeline" array): the launches of one run, in order; 0
      * stages for a single kernel. The top-level ndrange still defines the space (pruning)
-     * and the reference kernel's launch. */
+     * and the reference kernel's launch. Splitting, co-execution and the runtime do not
+     * support pipelines (npipeline > 0): `hetune split` refuses them. */
     size_t npipeline;
     struct ht_stage *pipeline;
     /* verify.args: the reference kernel's arguments as indices into args; 0 of them (the
@@ -244,10 +245,6 @@ int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *cons
  * message says that a pipeline cannot run as one kernel (splitting, for one, refuses it). */
 int ht_spec_check_kernel_args(const struct ht_spec *spec, unsigned kernel_num_args,
                               struct ht_error *err);
-
-/* 1 when the spec is a pipeline (spec->npipeline > 0), else 0. Splitting and co-execution
- * do not support pipelines: `hetune split` refuses them. */
-int ht_spec_is_pipeline(const struct ht_spec *spec);
 
 /* Checks stage i's argument list against its kernel's argument count. Returns HT_ESPEC
  * with err->field "pipeline[i].args" when they differ. */

@@ -102,7 +102,7 @@ int ht_split_residue_parse(const char *name, enum ht_split_residue *rule);
  * overheads are given), the paper's residue rule. */
 struct ht_split_plan_opts {
     const double *factors;     /* the factors instead of the times (see
-                                  ht_split_plan_from_factors); NULL: from the times */
+                                  ht_split_plan_make); NULL: from the times */
     enum ht_split_residue residue;
 };
 
@@ -134,8 +134,7 @@ struct ht_split_slice {
                                   no slice (a device's busy time, from a bus model) */
 };
 
-/* A plan. Initialized by ht_split_plan_compute (or _from_factors), released with
- * ht_split_plan_destroy. */
+/* A plan. Initialized by ht_split_plan_make, released with ht_split_plan_destroy. */
 struct ht_split_plan {
     uint64_t global;           /* G */
     size_t ndevices;
@@ -156,25 +155,19 @@ struct ht_split_plan {
 };
 
 /* Plans the split of global work-items between n devices by Eq. 4-9 (see above) and fills
- * *out, which the caller frees with ht_split_plan_destroy. devs is borrowed for the call.
- * Errors (HT_EINVAL, err filled, err->field naming the input such as "devices[1].wg"):
- * n = 0, global = 0 or above 2^53 (beyond which doubles cannot hold G exactly), a wg of
- * 0, a time that is not positive and finite; HT_ENOMEM. On error *out is left empty
- * (ht_split_plan_destroy on it is harmless). */
-int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs, size_t n,
-                          struct ht_split_plan *out, struct ht_error *err);
-
-/* The same with the split factors given instead of Eq. 4 (the split-point sweeps of the
- * paper's Figures 6 and 7): factors[i] >= 0 and finite, normalized to sum 1, zero allowed
- * (such a device gets no slice and is never the residue device). The times still give
- * the theoretical times and break ties. Errors as above, plus a negative or non-finite
- * factor, or factors that sum to 0. */
-int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
-                               const double *factors, size_t n, struct ht_split_plan *out,
-                               struct ht_error *err);
-
-/* The general form of the two above: opts (NULL: all defaults) chooses factors or times,
- * and the residue rule.
+ * *out, which the caller frees with ht_split_plan_destroy. devs is borrowed for the call;
+ * opts (NULL: all defaults, Eq. 4 from the times and the paper's residue rule) chooses
+ * factors or times, and the residue rule. Errors (HT_EINVAL, err filled, err->field naming
+ * the input such as "devices[1].wg"): n = 0, global = 0 or above 2^53 (beyond which
+ * doubles cannot hold G exactly), a wg of 0, a time that is not positive and finite;
+ * HT_ENOMEM. On error *out is left empty (ht_split_plan_destroy on it is harmless).
+ *
+ * The factors. With opts->factors the split factors are given instead of Eq. 4 (the
+ * split-point sweeps of the paper's Figures 6 and 7): factors[i] >= 0 and finite,
+ * normalized to sum 1, zero allowed (such a device gets no slice and is never the residue
+ * device). The times still give the theoretical times and break ties. Errors as above,
+ * plus a negative or non-finite factor (field "factors[i]"), or factors that sum to 0
+ * ("factors").
  *
  * The affine model. When some device has overhead_s > 0 (and no factors are given), the
  * optimal factors are not Eq. 4's but those that make every device that gets work finish
@@ -331,7 +324,7 @@ struct ht_split_sched_device {
 /* A scheduler's options; all zero (memset, or = {0}) is every default. */
 struct ht_split_sched_opts {
     const double *factors;   /* static: split by these factors instead of Eq. 4 (one per
-                                device, see ht_split_plan_from_factors); NULL: Eq. 4 */
+                                device, see ht_split_plan_make); NULL: Eq. 4 */
     double chunk_fraction;   /* dynamic: the share of the work every chunk takes, for
                                 every device (0: the defaults described below) */
     enum ht_split_residue residue; /* the plan's residue rule (default: Eq. 9's) */

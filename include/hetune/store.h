@@ -461,7 +461,7 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
 struct ht_stored_space {
     int64_t problem_id, device_id;
     enum ht_eq3 eq3;
-    double unpruned;           /* exact up to 2^53 (see ht_space_count_unpruned) */
+    double unpruned;           /* exact up to 2^53 (see struct ht_space_counts) */
     uint64_t platform, pruned; /* exact below 2^63, rounded above (kept as REAL), and
                                   UINT64_MAX for a count that passed 2^64 */
     double seconds;            /* -1 when not measured */

@@ -45,7 +45,8 @@ static void print_missing(const int64_t *v, size_t n, size_t nparams, const char
 {
     for (size_t k = 0; k < n && k < 10; k++) {
         fprintf(stderr, "  only %s: ", label);
-        ht_space_print_config(stderr, v + k * nparams, nparams);
+        for (size_t i = 0; i < nparams; i++)
+            fprintf(stderr, i ? " %" PRId64 : "%" PRId64, v[k * nparams + i]);
         fputc('\n', stderr);
     }
     if (n > 10)

@@ -384,10 +384,11 @@ int cmd_split(int argc, char **argv)
         wo.user = &v;
         struct ht_mpi_split_result mr;
         if ((rc = ht_mpi_split(spec, co.device, &wo, &mr, &err)) == HT_OK)
-            rc = co.json ? ht_present_mpi_split_json(spec, &mr, &text, &err)
-                         : ht_present_mpi_split_text(spec, &mr, &text, &err);
-        status = rc != HT_OK ? cli_fail("split", &err)
-                             : (fputs(text, stdout), ht_present_mpi_split_status(&mr));
+            rc = ht_present_mpi_split(spec, &mr, co.json, &text, &status, &err);
+        if (rc != HT_OK)
+            status = cli_fail("split", &err);
+        else
+            fputs(text, stdout);
         if (rc != HT_OK && mr.rank0_failed)
             status = 0; /* rank 0 reports it and ends the job with its status (mpi.h) */
         ht_mpi_split_result_destroy(&mr);

@@ -248,10 +248,11 @@ int cmd_tune(int argc, char **argv)
         struct ht_mpi_tune_opts mo = {.device = co.device, .db = db, .tune = &opts};
         struct ht_mpi_tune_result mr;
         if ((rc = ht_mpi_tune(spec, &mo, &mr, &err)) == HT_OK)
-            rc = co.json ? ht_present_mpi_tune_json(spec, &mr, &text, &err)
-                         : ht_present_mpi_tune_text(spec, &mr, &text, &err);
-        status = rc != HT_OK ? cli_fail("tune", &err)
-                             : (fputs(text, stdout), ht_present_mpi_tune_status(&mr));
+            rc = ht_present_mpi_tune(spec, &mr, co.json, &text, &status, &err);
+        if (rc != HT_OK)
+            status = cli_fail("tune", &err);
+        else
+            fputs(text, stdout);
         if (rc != HT_OK && mr.rank0_failed)
             status = 0; /* rank 0 reports it and ends the job with its status (mpi.h) */
         ht_mpi_tune_result_destroy(&mr);

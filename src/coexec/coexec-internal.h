@@ -574,7 +574,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
                       struct ht_error *err);
 
 /* Replaces the scheduler with static at the given split factors (one per device, see
- * ht_split_plan_from_factors): the split-point sweeps of the paper's Figures 6 and 7.
+ * ht_split_plan_make's factors): the split-point sweeps of the paper's Figures 6 and 7.
  * Errors as ht_split_sched_create; the old scheduler stays on error. */
 int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
 

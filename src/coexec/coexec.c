@@ -169,7 +169,7 @@ static int check_spec(const struct ht_spec *spec, unsigned dim, const char *sche
 {
     int rc = HT_OK;
 
-    if (ht_spec_is_pipeline(spec)) {
+    if (spec->npipeline) {
         rc = ht_error_set(err, HT_ESPEC,
                           "'%s' is a pipeline of %zu kernels: splitting supports one kernel only",
                           spec->name, spec->npipeline);

@@ -81,7 +81,7 @@ int ht__program_prologue(const struct ht_spec *spec, unsigned ndims, const uint6
 
     *out = NULL;
     /* A pipeline's stages have NDRanges of their own and are never split. */
-    if (ht_spec_is_pipeline(spec))
+    if (spec->npipeline)
         return HT_OK;
     for (size_t i = 0; i < sizeof names / sizeof *names && !used; i++)
         used = uses_identifier(spec->source, spec->source_len, names[i],

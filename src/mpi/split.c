@@ -2,7 +2,7 @@
  * `mpirun -n K hetune split SPEC`. Each rank is a node: it co-executes on its own devices
  * as `hetune split` does on one machine (src/coexec/), first the whole problem (its
  * time gives its speed), then its share. The node shares are Eq. 4 one level up: the
- * planner (ht_split_plan_compute) on the nodes' measured times, each node's work-group
+ * planner (ht_split_plan_make) on the nodes' measured times, each node's work-group
  * being the least common multiple of its devices' work-groups along the split dimension,
  * so that its slice is whole work-groups of every one of its devices. Rank 0 holds the
  * database (each device's configuration), the inputs and the gathered outputs: inputs go
@@ -408,7 +408,7 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
         in[m->np].time_s = n->alone_s;
         m->part[r] = (int)m->np++;
     }
-    rc = ht_split_plan_compute(units, in, m->np, &m->plan, err);
+    rc = ht_split_plan_make(units, in, m->np, NULL, &m->plan, err);
     m->nodes_split = m->np > 1;
     if (rc != HT_OK || m->np < 2) {
         snprintf(m->decision, sizeof m->decision, "one node: nothing to split");
@@ -447,7 +447,7 @@ static int plan_nodes(struct msplit *m, struct ht_error *err)
         m->part[r] = -1;
     m->np = 1;
     ht_split_plan_destroy(&m->plan);
-    rc = ht_split_plan_compute(units, in, 1, &m->plan, err);
+    rc = ht_split_plan_make(units, in, 1, NULL, &m->plan, err);
     free(in);
     return rc;
 }

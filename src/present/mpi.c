@@ -1,6 +1,7 @@
 /* What `mpirun -n K hetune tune` and `mpirun -n K hetune split` show (present.h): the
- * results of ht_mpi_tune and ht_mpi_split (mpi.h) as text and as JSON, and their exit
- * statuses. On a rank other than 0 a result is empty and so is what it shows. */
+ * results of ht_mpi_tune and ht_mpi_split (mpi.h) as text or as JSON, with the exit
+ * status each ends with, one call each. On a rank other than 0 a result is empty and so is
+ * what it shows. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -76,8 +77,8 @@ static const char *rank_state(enum ht_mpi_rank_state s)
     return s == HT_MPI_RANK_DIED ? "died" : s == HT_MPI_RANK_LEFT ? "left" : "done";
 }
 
-int ht_present_mpi_tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
-                             char **text, struct ht_error *err)
+static int tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                     char **text, struct ht_error *err)
 {
     char a[64], cfg[1100];
     size_t len;
@@ -140,8 +141,8 @@ static json_t *string_list(const char *const *v, size_t n)
     return a;
 }
 
-int ht_present_mpi_tune_json(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
-                             char **text, struct ht_error *err)
+static int tune_json(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                     char **text, struct ht_error *err)
 {
     json_t *root, *models, *ranks;
     int under = 0;
@@ -211,8 +212,8 @@ static const char *node_host(const struct ht_mpi_split_node *n)
     return n->host;
 }
 
-int ht_present_mpi_split_text(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
-                              char **text, struct ht_error *err)
+static int split_text(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                      char **text, struct ht_error *err)
 {
     char a[32], c[32], d[32], e[32];
     size_t len;
@@ -317,8 +318,8 @@ static json_t *known(double v)
     return v < 0 ? json_null() : json_real(v);
 }
 
-int ht_present_mpi_split_json(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
-                              char **text, struct ht_error *err)
+static int split_json(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                      char **text, struct ht_error *err)
 {
     json_t *root, *per;
 
@@ -420,4 +421,33 @@ int ht_present_mpi_split_json(const struct ht_spec *spec, const struct ht_mpi_sp
     if (r->verified == 0)
         json_object_set_new(root, "mismatch", ht__json_string(r->mismatch));
     return json_end(root, 9, text, err);
+}
+
+/* --- one call per result: what it shows and its exit status --- */
+
+/* 130 when stopped, else on rank 0 1 when a model has no best configuration, else 0. */
+static int tune_status(const struct ht_mpi_tune_result *r)
+{
+    if (r->stopped)
+        return 130;
+    for (size_t i = 0; r->rank == 0 && i < r->nmodels; i++)
+        if (!r->models[i].has_best)
+            return 1;
+    return 0;
+}
+
+int ht_present_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
+                        int json, char **text, int *status, struct ht_error *err)
+{
+    if (status)
+        *status = tune_status(r);
+    return json ? tune_json(spec, r, text, err) : tune_text(spec, r, text, err);
+}
+
+int ht_present_mpi_split(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
+                         int json, char **text, int *status, struct ht_error *err)
+{
+    if (status)
+        *status = r->verified == 0 ? 3 : 0;
+    return json ? split_json(spec, r, text, err) : split_text(spec, r, text, err);
 }

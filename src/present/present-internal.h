@@ -1,9 +1,10 @@
 /* Internal interface of the presentation module (src/present), shared by its files:
  *   json.c      the JSON documents of the commands on one machine
- *   mpi.c       what `mpirun -n K hetune tune` and `split` show (text and JSON)
+ *   mpi.c       what `mpirun -n K hetune tune` and `split` show (text or JSON) and
+ *               their exit statuses
  *   sentence.c  the one-line sentences
  *   space.c     `hetune space`'s table and listings
- *   status.c    the exit statuses
+ *   status.c    the exit status of an error code
  */
 #ifndef HETUNE_PRESENT_INTERNAL_H
 #define HETUNE_PRESENT_INTERNAL_H

@@ -671,7 +671,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
             goto fail;
         rt->spec = rt->own_spec;
     }
-    if (ht_spec_is_pipeline(rt->spec)) {
+    if (rt->spec->npipeline) {
         rc = ht_error_set(err, HT_ESPEC, "'%s' is a pipeline of %zu kernels: the runtime "
                           "supports one kernel only", rt->spec->name, rt->spec->npipeline);
         goto fail;

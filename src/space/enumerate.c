@@ -2535,7 +2535,7 @@ int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k)
     return dom_value(&s->doms[i], k);
 }
 
-double ht_space_count_unpruned(const struct ht_space *s)
+double ht__space_count_unpruned(const struct ht_space *s)
 {
     double n = 1.0;
     for (size_t i = 0; i < s->nparams; i++)
@@ -2812,7 +2812,7 @@ static int native_solve(const struct ht_space *s, struct ht_space_counts *counts
     int rc, stopped = 0, threaded;
 
     memset(counts, 0, sizeof *counts);
-    counts->unpruned = ht_space_count_unpruned(s);
+    counts->unpruned = ht__space_count_unpruned(s);
     /* Two walks, each with its own order: the platform rules alone usually leave the
      * parameters that only the application's constraints read free, and those are
      * multiplied in rather than walked; the second walk cuts at every rule. They share

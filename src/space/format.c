@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hetune/space.h"
+#include "enum-internal.h"
 
 /* The buffer a listing fills before each fwrite (at least; a line longer than a quarter of
  * it grows it). */
@@ -60,7 +61,7 @@ static char *put_config(char *p, const int64_t *config, size_t n)
     return p;
 }
 
-int ht_space_print_config(FILE *f, const int64_t *config, size_t n)
+int ht__space_print_config(FILE *f, const int64_t *config, size_t n)
 {
     /* 20 characters hold any int64 with its sign, one more the separator. */
     char buf[64 * 21 + 1];

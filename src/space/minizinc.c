@@ -573,7 +573,7 @@ static int mzn_solve(const struct ht_space *s, struct ht_space_counts *counts,
     int rc = 0, stopped = 0;
 
     memset(counts, 0, sizeof *counts);
-    counts->unpruned = ht_space_count_unpruned(s);
+    counts->unpruned = ht__space_count_unpruned(s);
     exe = find_minizinc();
     if (!exe)
         return ht_error_set(err, HT_ESOLVER, "minizinc not found: install it (apt-get install "

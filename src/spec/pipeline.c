@@ -9,11 +9,6 @@
 
 #include "hetune/spec.h"
 
-int ht_spec_is_pipeline(const struct ht_spec *spec)
-{
-    return spec && spec->npipeline > 0;
-}
-
 int ht_spec_check_stage_args(const struct ht_spec *spec, size_t stage, unsigned kernel_num_args,
                              struct ht_error *err)
 {

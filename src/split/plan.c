@@ -379,27 +379,6 @@ int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, s
     return rc;
 }
 
-int ht_split_plan_compute(uint64_t global, const struct ht_split_device_in *devs, size_t n,
-                          struct ht_split_plan *out, struct ht_error *err)
-{
-    return ht_split_plan_make(global, devs, n, NULL, out, err);
-}
-
-int ht_split_plan_from_factors(uint64_t global, const struct ht_split_device_in *devs,
-                               const double *factors, size_t n, struct ht_split_plan *out,
-                               struct ht_error *err)
-{
-    struct ht_split_plan_opts o = {.factors = factors};
-
-    if (out)
-        memset(out, 0, sizeof *out);
-    if (!factors) {
-        int rc = check_inputs(global, devs, n, out, err);
-        return rc ? rc : fail_at(err, "factors", HT_EINVAL, "no factors given");
-    }
-    return ht_split_plan_make(global, devs, n, &o, out, err);
-}
-
 int ht_split_bound(const struct ht_split_device_in *devs, size_t n, double *time_s,
                    double *shares, struct ht_error *err)
 {

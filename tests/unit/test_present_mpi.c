@@ -1,6 +1,6 @@
 /* What `mpirun -n K hetune tune` and `split` show, from results made here (present.h,
- * mpi.h): ht_present_mpi_tune_text/_json/_status and ht_present_mpi_split_text/_json/
- * _status on the cases the CLI tests cannot make on demand (a model without a best, a
+ * mpi.h): ht_present_mpi_tune and ht_present_mpi_split, text, JSON and exit status, on
+ * the cases the CLI tests cannot make on demand (a model without a best, a
  * stopped run, a rank that left or died, a failed or skipped verification, a node not
  * used or left out, a refinement that ran an earlier round again), and the empty result
  * of a rank other than 0. Pure: no OpenCL, no MPI. */
@@ -128,7 +128,7 @@ static void test_tune_text(void **state)
     (void)state;
     tune_case(&c);
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_tune_text(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_tune(spec, &c.r, 0, &text, NULL, &err), HT_OK);
     snprintf(head, sizeof head, "spec vecadd_mpi (%s), strategy exhaustive, db x.db",
              spec->path);
     assert_line(text, head);
@@ -161,7 +161,7 @@ static void test_tune_json(void **state)
     tune_case(&c);
     c.r.stopped = 1;
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_tune_json(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_tune(spec, &c.r, 1, &text, NULL, &err), HT_OK);
     assert_int_equal(text[strlen(text) - 1], '\n');
     doc = json_loads(text, 0, &jerr);
     assert_non_null(doc);
@@ -190,6 +190,22 @@ static void test_tune_json(void **state)
     free(text);
 }
 
+/* The exit status ht_present_mpi_tune gives r, the same with the text and the JSON. */
+static int tune_status(const struct ht_mpi_tune_result *r)
+{
+    struct ht_error err;
+    char *text = NULL;
+    int status = -1, json_status = -2;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_present_mpi_tune(spec, r, 0, &text, &status, &err), HT_OK);
+    free(text);
+    assert_int_equal(ht_present_mpi_tune(spec, r, 1, &text, &json_status, &err), HT_OK);
+    free(text);
+    assert_int_equal(status, json_status);
+    return status;
+}
+
 static void test_tune_status(void **state)
 {
     struct tune_case c;
@@ -199,20 +215,23 @@ static void test_tune_status(void **state)
 
     (void)state;
     tune_case(&c);
-    assert_int_equal(ht_present_mpi_tune_status(&c.r), 1); /* model 1 has no best */
-    c.models[1].has_best = 1;
-    assert_int_equal(ht_present_mpi_tune_status(&c.r), 0);
+    assert_int_equal(tune_status(&c.r), 1); /* model 1 has no best */
+    c.models[1].has_best = 1; /* a best as model 0's: shown, text and JSON */
+    c.models[1].best = c.best;
+    c.models[1].best_text = "EPT=2,WG=16";
+    c.models[1].best_s = 0.003;
+    assert_int_equal(tune_status(&c.r), 0);
     c.r.stopped = 1;
-    assert_int_equal(ht_present_mpi_tune_status(&c.r), 130);
+    assert_int_equal(tune_status(&c.r), 130);
     /* Another rank: nothing to show, 0 unless stopped. */
-    assert_int_equal(ht_present_mpi_tune_status(&other), 0);
+    assert_int_equal(tune_status(&other), 0);
     other.stopped = 1;
-    assert_int_equal(ht_present_mpi_tune_status(&other), 130);
+    assert_int_equal(tune_status(&other), 130);
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_tune_text(spec, &other, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_tune(spec, &other, 0, &text, NULL, &err), HT_OK);
     assert_string_equal(text, "");
     free(text);
-    assert_int_equal(ht_present_mpi_tune_json(spec, &other, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_tune(spec, &other, 1, &text, NULL, &err), HT_OK);
     assert_string_equal(text, "");
     free(text);
     ht_mpi_tune_result_destroy(&other); /* empty: nothing to free */
@@ -278,7 +297,7 @@ static void test_split_text(void **state)
     (void)state;
     split_case(&c);
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_split_text(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &c.r, 0, &text, NULL, &err), HT_OK);
     assert_line(text, "ranks         1 of 3 took part (MPI); split along gx (dimension 0), "
                       "8192 units, each node scheduler static");
     assert_line(text, "0    a                      8   2.000 ms   1.0000   1.0000            "
@@ -303,7 +322,7 @@ static void test_split_text(void **state)
     free(text);
     c.r.verified = -1;
     c.r.rounds = 0;
-    assert_int_equal(ht_present_mpi_split_text(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &c.r, 0, &text, NULL, &err), HT_OK);
     assert_line(text, "verification  skipped");
     assert_null(line_of(text, "refined"));
     free(text);
@@ -320,7 +339,7 @@ static void test_split_json(void **state)
     (void)state;
     split_case(&c);
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_split_json(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &c.r, 1, &text, NULL, &err), HT_OK);
     assert_int_equal(text[strlen(text) - 1], '\n');
     doc = json_loads(text, 0, &jerr);
     assert_non_null(doc);
@@ -349,13 +368,29 @@ static void test_split_json(void **state)
     /* Not verified: null, and no reference. */
     c.r.verified = -1;
     c.r.rounds = 0;
-    assert_int_equal(ht_present_mpi_split_json(spec, &c.r, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &c.r, 1, &text, NULL, &err), HT_OK);
     doc = json_loads(text, 0, &jerr);
     assert_true(json_is_null(json_object_get(doc, "verified")));
     assert_null(json_object_get(doc, "reference"));
     assert_null(json_object_get(doc, "refine"));
     json_decref(doc);
     free(text);
+}
+
+/* The exit status ht_present_mpi_split gives r, the same with the text and the JSON. */
+static int split_status(const struct ht_mpi_split_result *r)
+{
+    struct ht_error err;
+    char *text = NULL;
+    int status = -1, json_status = -2;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_present_mpi_split(spec, r, 0, &text, &status, &err), HT_OK);
+    free(text);
+    assert_int_equal(ht_present_mpi_split(spec, r, 1, &text, &json_status, &err), HT_OK);
+    free(text);
+    assert_int_equal(status, json_status);
+    return status;
 }
 
 static void test_split_status(void **state)
@@ -367,17 +402,17 @@ static void test_split_status(void **state)
 
     (void)state;
     split_case(&c);
-    assert_int_equal(ht_present_mpi_split_status(&c.r), 3);
+    assert_int_equal(split_status(&c.r), 3);
     c.r.verified = 1;
-    assert_int_equal(ht_present_mpi_split_status(&c.r), 0);
+    assert_int_equal(split_status(&c.r), 0);
     c.r.verified = -1;
-    assert_int_equal(ht_present_mpi_split_status(&c.r), 0);
-    assert_int_equal(ht_present_mpi_split_status(&other), 0);
+    assert_int_equal(split_status(&c.r), 0);
+    assert_int_equal(split_status(&other), 0);
     ht_error_clear(&err);
-    assert_int_equal(ht_present_mpi_split_text(spec, &other, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &other, 0, &text, NULL, &err), HT_OK);
     assert_string_equal(text, "");
     free(text);
-    assert_int_equal(ht_present_mpi_split_json(spec, &other, &text, &err), HT_OK);
+    assert_int_equal(ht_present_mpi_split(spec, &other, 1, &text, NULL, &err), HT_OK);
     assert_string_equal(text, "");
     free(text);
     ht_mpi_split_result_destroy(&other);

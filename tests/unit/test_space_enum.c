@@ -1087,7 +1087,7 @@ static void test_property_shapes(void **state)
     assert_true(cut > runs / 8);
 }
 
-/* ht_space_print_config writes what printf's PRId64 writes: the extremes, and more
+/* ht__space_print_config writes what printf's PRId64 writes: the extremes, and more
  * values than its buffer holds at once. */
 static void test_print_config(void **state)
 {
@@ -1107,7 +1107,7 @@ static void test_print_config(void **state)
     for (size_t n = 0; n <= 150; n += 1 + n / 2) {
         f = open_memstream(&got, &size);
         assert_non_null(f);
-        assert_int_equal(ht_space_print_config(f, v, n), 0);
+        assert_int_equal(ht__space_print_config(f, v, n), 0);
         fclose(f);
         len = 0;
         want[0] = '\0';
@@ -1121,7 +1121,7 @@ static void test_print_config(void **state)
 }
 
 /* ht_space_list: the text lines are ht_space_foreach's configurations in its order, as
- * ht_space_print_config writes them after the prefix; the binary records hold the same
+ * ht__space_print_config writes them after the prefix; the binary records hold the same
  * values after the header, in the fewest bytes that hold every domain value (a value of
  * -200 needs 2, one of 70000 needs 4); ht_space_list_configs writes given ones alike; a
  * binary count that differs from the header's is refused. */
@@ -1178,7 +1178,7 @@ static void test_list(void **state)
         assert_int_equal(written, k->n / 2);
         for (size_t i = 0; i < k->n; i += 2) {
             fputs("  > ", w);
-            assert_int_equal(ht_space_print_config(w, k->v + i, 2), 0);
+            assert_int_equal(ht__space_print_config(w, k->v + i, 2), 0);
             fputc('\n', w);
         }
         fclose(g);

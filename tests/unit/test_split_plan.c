@@ -30,6 +30,15 @@ static void close_to(double got, double want, double tol, const char *what)
     }
 }
 
+/* ht_split_plan_make with the factors given (NULL: from the times) and the default
+ * residue rule. */
+static int plan_with(uint64_t G, const struct ht_split_device_in *d, const double *factors,
+                     size_t n, struct ht_split_plan *p, struct ht_error *err)
+{
+    struct ht_split_plan_opts opts = {.factors = factors};
+    return ht_split_plan_make(G, d, n, &opts, p, err);
+}
+
 /* Plans, failing the test on an error. */
 static void plan_times(uint64_t G, const uint64_t *wg, const double *t, size_t n,
                        struct ht_split_plan *p)
@@ -44,7 +53,7 @@ static void plan_times(uint64_t G, const uint64_t *wg, const double *t, size_t n
         d[i].time_s = t[i];
     }
     ht_error_clear(&err);
-    if (ht_split_plan_compute(G, d, n, p, &err) != 0) {
+    if (plan_with(G, d, NULL, n, p, &err) != 0) {
         fprintf(stderr, "plan: %s: %s\n", err.field, err.text);
         fail();
     }
@@ -377,7 +386,7 @@ static void test_factors(void **state)
 
     /* A zero factor: no slice, and never the residue device. */
     ht_error_clear(&err);
-    assert_int_equal(ht_split_plan_from_factors(100, d, (double[]){0, 3}, 2, &p, &err), 0);
+    assert_int_equal(plan_with(100, d, (double[]){0, 3}, 2, &p, &err), 0);
     close_to(p.slices[1].optimal_factor, 1, 0, "normalized");
     slice_is(&p, 0, 0, 0, 0, 0);
     slice_is(&p, 1, 100, 0, 0, 100);
@@ -387,7 +396,7 @@ static void test_factors(void **state)
 
     /* Device 1 has factor 0 and cannot take the residue, though it needs the least work;
      * device 0's 2 groups cannot end at 100: it takes all and runs 28 past G. */
-    assert_int_equal(ht_split_plan_from_factors(100, d, (double[]){1, 0}, 2, &p, &err), 0);
+    assert_int_equal(plan_with(100, d, (double[]){1, 0}, 2, &p, &err), 0);
     assert_int_equal(p.residue_device, 0);
     slice_is(&p, 0, 2, 0, 0, 100);
     slice_is(&p, 1, 0, 0, 0, 0);
@@ -395,7 +404,7 @@ static void test_factors(void **state)
     ht_split_plan_destroy(&p);
 
     /* The factors, not the times, split: 0.25 / 0.75 of 512 with wg 64 and 1. */
-    assert_int_equal(ht_split_plan_from_factors(512, d, (double[]){0.25, 0.75}, 2, &p, &err),
+    assert_int_equal(plan_with(512, d, (double[]){0.25, 0.75}, 2, &p, &err),
                      0);
     assert_int_equal(p.residue_device, NONE);
     slice_is(&p, 0, 2, 0, 0, 128);
@@ -416,8 +425,7 @@ static void expect_error(uint64_t G, const struct ht_split_device_in *d, size_t 
 
     memset(&p, 0xab, sizeof p);
     ht_error_clear(&err);
-    rc = factors ? ht_split_plan_from_factors(G, d, factors, n, &p, &err)
-                 : ht_split_plan_compute(G, d, n, &p, &err);
+    rc = plan_with(G, d, factors, n, &p, &err);
     assert_int_equal(rc, HT_EINVAL);
     assert_int_equal(err.code, HT_EINVAL);
     if (strcmp(err.field, field) || !strstr(err.text, words)) {
@@ -526,9 +534,9 @@ static void same_plan(const struct ht_split_plan *p, const struct ht_split_plan 
 
 static void test_make_without_overheads(void **state)
 {
-    /* All overheads 0 (and -0.0, which is not below 0): ht_split_plan_make, with default
-     * or explicit options, plans exactly as ht_split_plan_compute, and the model's time is
-     * the adjusted time. */
+    /* All overheads 0 (and -0.0, which is not below 0): ht_split_plan_make plans the same
+     * with no options (NULL), zero-initialized ones and the paper's residue rule named,
+     * and the model's time is the adjusted time. */
     static const struct {
         uint64_t G;
         size_t n;
@@ -558,15 +566,15 @@ static void test_make_without_overheads(void **state)
             d[i].wg = sets[c].wg[i];
             d[i].time_s = sets[c].t[i];
         }
-        assert_int_equal(ht_split_plan_compute(sets[c].G, d, sets[c].n, &ref, NULL), 0);
+        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, NULL, &ref, NULL), 0);
         close_to(ref.model_time_s, ref.adjusted_time_s, 0, label);
         assert_true(ref.model_time_s > 0);
 
-        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, NULL, &p, NULL), 0);
+        memset(&opts, 0, sizeof opts);
+        assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, &opts, &p, NULL), 0);
         same_plan(&ref, &p, label);
         ht_split_plan_destroy(&p);
 
-        memset(&opts, 0, sizeof opts);
         opts.residue = HT_SPLIT_RESIDUE_WORK;
         assert_int_equal(ht_split_plan_make(sets[c].G, d, sets[c].n, &opts, &p, NULL), 0);
         same_plan(&ref, &p, label);
@@ -1399,8 +1407,7 @@ static void test_random_plans(void **state)
 
         snprintf(label, sizeof label, "case %d", it);
         ht_error_clear(&err);
-        if ((use_factors ? ht_split_plan_from_factors(G, d, factors, n, &p, &err)
-                         : ht_split_plan_compute(G, d, n, &p, &err)) != 0) {
+        if (plan_with(G, d, use_factors ? factors : NULL, n, &p, &err) != 0) {
             fprintf(stderr, "%s: %s\n", label, err.text);
             fail();
         }
@@ -1491,7 +1498,7 @@ static void test_huge_global(void **state)
     struct ht_split_plan p;
     uint64_t G = UINT64_C(9007199254397529), total;
     (void)state;
-    assert_int_equal(ht_split_plan_compute(G, d, 2, &p, NULL), 0);
+    assert_int_equal(ht_split_plan_make(G, d, 2, NULL, &p, NULL), 0);
     check_plan(&p, d, NULL, 2, G, HT_SPLIT_RESIDUE_WORK, "huge");
     total = p.slices[0].base_groups + p.slices[1].base_groups;
     assert_true(total <= G);

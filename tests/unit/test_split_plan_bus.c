@@ -190,7 +190,7 @@ static void test_bound_paper_example(void **state)
     close_to(S[0], 0.4, 1e-15, "S0");
     close_to(S[1], 0.6, 1e-15, "S1");
     close_to(T, 0.6, 1e-15, "T");
-    assert_int_equal(ht_split_plan_compute(512, d, 2, &p, NULL), 0);
+    assert_int_equal(ht_split_plan_make(512, d, 2, NULL, &p, NULL), 0);
     assert_true(S[0] == p.slices[0].optimal_factor);
     assert_true(S[1] == p.slices[1].optimal_factor);
     assert_true(T == p.theoretical_time_s);
