@@ -277,6 +277,11 @@ struct ht_tune_sink_ops {
      * 1 was given, 0 when it ends (stopped or failed too, with what is pending to be kept;
      * an error of it is the tune's when the tune had none). NULL: not told. */
     int (*replaying)(void *user, int on, struct ht_error *err);
+    /* An evaluation made outside a run of ht_tune_device (ht_tune_eval's, below), stored
+     * alone, with no run nor step: ht_mpi_tune's rank 0 stores its ranks' evaluations so,
+     * as they arrive. As put_step's does, it replaces the evaluation of ev->config kept
+     * before. NULL: the sink cannot take them; ht_tune_device never calls it. */
+    int (*put_eval)(void *user, const struct ht_stored_eval *ev, struct ht_error *err);
 };
 
 /* A sink: ops (borrowed, typically static) and the pointer they are given. */
@@ -400,6 +405,42 @@ struct ht_tune_result {
 int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                    const struct ht_tune_sink *sink, const struct ht_tune_opts *opts,
                    struct ht_tune_result *out, struct ht_error *err);
+
+/* ---- One evaluation as the tuner makes it -----------------------------------------------
+ *
+ * For a program that hands configurations out itself, to other processes or machines
+ * (ht_mpi_tune's ranks, mpi.h): each evaluated as ht_tune_device evaluates its own, early
+ * termination included, its row filled as the tuner fills the rows it stores, and stored
+ * through a sink's put_eval (the database's: ht_tune_sink_store). */
+
+/* What one evaluation is, and whose row it fills. Borrowed for the call. */
+struct ht_tune_one {
+    struct ht_session *session; /* the device's session (ht_session_create, exec.h) */
+    const int64_t *config;   /* nparams values, in the spec's parameter order */
+    const char *text;        /* config's canonical text (ht_store_config_text) */
+    size_t nparams;          /* the spec's parameters, at most HT_STORE_MAX_PARAMS */
+    double best_s;           /* early termination: the best time of the tune so far (of
+                                every process's evaluations); <= 0: none yet, no cut */
+    double cut_factor;       /* ht_tune_opts.cut_factor's: cut once the configuration's
+                                fastest run is more than cut_factor times best_s; 0: off */
+    int64_t problem_id, device_id; /* the sink's ids (its identify op) */
+    const char *strategy;    /* the strategy that proposed config, and its seed: the row's */
+    uint64_t seed;
+    const char *spec_hash;   /* ht_spec.hash of the spec the session measures */
+};
+
+/* Evaluates one->config on one->session as ht_tune_device does: the session's early
+ * termination set from best_s and cut_factor (exec.h, "Adaptive repeats": the runs stop,
+ * HT_ECUT, once it is clearly slower than the best), then ht_session_eval into *res (the
+ * caller's, which need not be initialised: ht_eval_result_destroy it whatever is
+ * returned), err the configuration's error; and *ev filled from it as the tuner fills the
+ * evaluations it stores (status and reason included, when it failed or was cut). Returns
+ * ht_session_eval's status: HT_OK, HT_ECUT, or the configuration's failure, which is the
+ * row's, not the call's; HT_EINVAL, nothing evaluated nor filled (res empty), for a call
+ * without session, config or text, or with nparams 0 or above HT_STORE_MAX_PARAMS. The
+ * caller holds the device's lock (exec.h) if it takes one. */
+int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
+                 struct ht_stored_eval *ev, struct ht_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,6 @@
 
 #include "hetune/mpi.h"
 #include "mpi-internal.h"
-#include "tune/tuner.h"
 #include "util/util.h"
 
 enum { TAG_REQ = 1, TAG_RESULT, TAG_BEAT, TAG_LEAVE, TAG_ASSIGN, TAG_DONE };
@@ -204,7 +203,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
     struct ht_session **session = NULL;
     struct ht_eval_result res;
     struct ht_error eerr;
-    struct ht__tune_ident id;
+    struct ht_tune_one one;
     struct ht_device_locks locks;
     struct ht_device_wait wait;
     double t0 = now_s();
@@ -233,8 +232,9 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         }
     }
     memset(&res, 0, sizeof res);
-    id = (struct ht__tune_ident){a->problem_id, a->device_id, m->spec->space.nparams,
-                                 strategy_name(m->opts), m->opts->seed, m->spec->hash};
+    one = (struct ht_tune_one){*session, a->values, a->text, m->spec->space.nparams, a->best_s,
+                               m->opts->cut_factor, a->problem_id, a->device_id,
+                               strategy_name(m->opts), m->opts->seed, m->spec->hash};
     /* Ranks of one host that share a device measure on it one at a time, as processes
      * do (exec.h): one lock, held for one configuration, in this thread alone, so that
      * the rank's main thread goes on answering the others meanwhile. */
@@ -246,9 +246,7 @@ static int measure(struct measurer *m, const struct assign_msg *a, struct result
         return -1;
     r->locked_at = now_s();
     /* As the tuner evaluates (its early cut from the best so far), its row filled. */
-    st = ht__tune_eval(&(struct ht__tune_one){&id, *session, a->values, a->text, a->best_s,
-                                              m->opts->cut_factor},
-                       &res, &r->ev, &eerr);
+    st = ht_tune_eval(&one, &res, &r->ev, &eerr);
     r->unlocked_at = now_s();
     ht_device_locks_release(&locks, &r->load);
     /* A signal can make an OpenCL call fail: such a failure is abandoned, not sent. */
@@ -412,10 +410,10 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     return 0; /* outside today's space */
 }
 
-/* Lists the model's configurations, and registers the model in the database the way
+/* Lists the model's configurations, and registers the model through the sink the way
  * ht_tune_device does (ids, --fresh, the space's sizes), then marks what it holds done. */
 static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *opts,
-                       struct ht_store *store, struct model *m, size_t mi,
+                       const struct ht_tune_sink *sink, struct model *m, size_t mi,
                        struct ht_error *err)
 {
     struct ht_space *space = NULL;
@@ -423,7 +421,6 @@ static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *op
     struct ht_stored_space sp;
     struct collect col = {m, 0};
     struct preseed p = {m, opts, NULL, 0};
-    int64_t kernel_id;
     uint64_t forgotten;
     size_t size = 16;
     int rc;
@@ -458,23 +455,20 @@ static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *op
             h = (h + 1) & p.mask;
         p.hash[h] = i;
     }
-    rc = ht_store_device_id(store, &m->info, &m->device_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_kernel_id(store, spec, &kernel_id, err);
-    if (rc == HT_OK)
-        rc = ht_store_problem_id(store, kernel_id, spec, &m->problem_id, err);
+    rc = sink->ops->identify(sink->user, spec, &m->info, &m->problem_id, &m->device_id, err);
     if (rc == HT_OK && opts->fresh)
-        rc = ht_store_forget(store, m->problem_id, m->device_id, &forgotten, err);
+        rc = sink->ops->forget(sink->user, m->problem_id, m->device_id, &forgotten, err);
     if (rc == HT_OK) {
         ht_stored_space_init(&sp);
         sp.problem_id = m->problem_id;
         sp.device_id = m->device_id;
         sp.eq3 = ht_space_get_eq3(space);
         ht_stored_space_from_counts(&sp, &counts);
-        rc = ht_store_put_space(store, &sp, err);
+        rc = sink->ops->put_space(sink->user, &sp, err);
     }
     if (rc == HT_OK)
-        rc = ht_store_list_evals(store, m->problem_id, m->device_id, preseed_cb, &p, err);
+        rc = sink->ops->list_evals(sink->user, m->problem_id, m->device_id, preseed_cb, &p,
+                                   err);
 
 cleanup:
     free(p.hash);
@@ -485,7 +479,7 @@ cleanup:
 struct server {
     const struct ht_spec *spec;
     const struct ht_tune_opts *opts;
-    struct ht_store *store;
+    const struct ht_tune_sink *sink; /* where the evaluations go: the database's */
     struct model *models;
     size_t nmodels;
     struct rank *ranks;
@@ -665,7 +659,7 @@ static void take_result(struct server *s, int r, const struct result_msg *res)
     rk->inflight = -1;
     if (s->rc == HT_OK) {
         double t0 = now_s();
-        int rc = ht_store_put_eval(s->store, &res->ev, NULL, s->err);
+        int rc = s->sink->ops->put_eval(s->sink->user, &res->ev, s->err);
         s->store_s += now_s() - t0;
         if (rc != HT_OK) {
             s->rc = rc;
@@ -1014,6 +1008,8 @@ struct mpi_tune {
     struct model *models;
     size_t nmodels;
     struct ht_store *store;      /* rank 0's */
+    struct ht_tune_sink sink;    /* rank 0's: the database's (ht_tune_sink_store), whose ops
+                                    are all there */
     struct rank *ranks;          /* rank 0: size */
     struct mailbox mb;
     struct measurer ms;
@@ -1087,8 +1083,10 @@ static int mpi_tune_open_queue(struct mpi_tune *mt, const char *db, struct ht_er
         }
         if (rc == HT_OK)
             rc = ht_store_open(db, &mt->store, err);
+        if (rc == HT_OK)
+            ht_tune_sink_store(&mt->sink, mt->store);
         for (size_t mi = 0; mi < mt->nmodels && rc == HT_OK; mi++)
-            rc = model_setup(mt->spec, mt->opts, mt->store, &mt->models[mi], mi, err);
+            rc = model_setup(mt->spec, mt->opts, &mt->sink, &mt->models[mi], mi, err);
         ok = rc == HT_OK;
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -1156,7 +1154,7 @@ static int mpi_tune_serve(struct mpi_tune *mt, const char *db, struct ht_mpi_tun
 
     if ((rc = mpi_tune_ranks(mt, err)) != HT_OK)
         return rc;
-    sv = (struct server){mt->spec, mt->opts, mt->store, mt->models, mt->nmodels, mt->ranks,
+    sv = (struct server){mt->spec, mt->opts, &mt->sink, mt->models, mt->nmodels, mt->ranks,
                          mt->size, mt->dev_model, mt->names, &mt->mb, HT_OK, err, 0, 0.0, 0,
                          0.0, 0};
     serve(&sv, HT_MPI_SILENCE_S);

@@ -103,29 +103,39 @@ static int memory_put_run(void *user, const struct ht_stored_tune_run *run, int6
 
 /* As the database does, an evaluation of a configuration kept before replaces it, and
  * comes last. */
+static int memory_keep(struct ht_tune_memory *mem, const struct ht_stored_eval *ev,
+                       struct ht_error *err)
+{
+    size_t i = 0;
+
+    while (i < mem->count && strcmp(mem->evals[i].config, ev->config) != 0)
+        i++;
+    if (i < mem->count) {
+        memmove(mem->evals + i, mem->evals + i + 1, (mem->count - i - 1) * sizeof *mem->evals);
+        mem->count--;
+    } else if (mem->count >= mem->cap) {
+        return ht_error_set(err, HT_ENOMEM,
+                            "the tune's memory is full: it keeps %zu evaluations", mem->cap);
+    }
+    mem->evals[mem->count++] = *ev;
+    return HT_OK;
+}
+
 static int memory_put_step(void *user, int64_t run_id, const struct ht_stored_tune_step *step,
                            const struct ht_stored_eval *ev, struct ht_error *err)
 {
     struct ht_tune_memory *mem = user;
-    size_t i = 0;
+    int rc = ev ? memory_keep(mem, ev, err) : HT_OK;
 
     (void)run_id, (void)step;
-    if (ev) {
-        while (i < mem->count && strcmp(mem->evals[i].config, ev->config) != 0)
-            i++;
-        if (i < mem->count) {
-            memmove(mem->evals + i, mem->evals + i + 1,
-                    (mem->count - i - 1) * sizeof *mem->evals);
-            mem->count--;
-        } else if (mem->count >= mem->cap) {
-            return ht_error_set(err, HT_ENOMEM,
-                                "the tune's memory is full: it keeps %zu evaluations",
-                                mem->cap);
-        }
-        mem->evals[mem->count++] = *ev;
-    }
-    mem->steps++;
-    return HT_OK;
+    if (rc == HT_OK)
+        mem->steps++;
+    return rc;
+}
+
+static int memory_put_eval(void *user, const struct ht_stored_eval *ev, struct ht_error *err)
+{
+    return memory_keep(user, ev, err);
 }
 
 static const struct ht_tune_sink_ops memory_ops = {
@@ -135,6 +145,7 @@ static const struct ht_tune_sink_ops memory_ops = {
     .list_evals = memory_list_evals,
     .put_run = memory_put_run,
     .put_step = memory_put_step,
+    .put_eval = memory_put_eval,
 };
 
 void ht_tune_sink_memory(struct ht_tune_sink *sink, struct ht_tune_memory *mem)

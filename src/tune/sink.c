@@ -51,6 +51,11 @@ static int store_put_step(void *user, int64_t run_id, const struct ht_stored_tun
               : ht_store_put_tune_step(user, run_id, step, err);
 }
 
+static int store_put_eval(void *user, const struct ht_stored_eval *ev, struct ht_error *err)
+{
+    return ht_store_put_eval(user, ev, NULL, err);
+}
+
 static int store_lease(void *user, int64_t device_id, double wait_s,
                        volatile sig_atomic_t *stop, struct ht_lease_info *holder,
                        struct ht_error *err)
@@ -91,6 +96,7 @@ static const struct ht_tune_sink_ops store_ops = {
     .lease = store_lease,
     .release = store_release,
     .replaying = store_replaying,
+    .put_eval = store_put_eval,
 };
 
 void ht_tune_sink_store(struct ht_tune_sink *sink, struct ht_store *store)

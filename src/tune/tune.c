@@ -11,7 +11,6 @@
 #include "hetune/tune.h"
 #include "exec/tuning.h"
 #include "tune-internal.h"
-#include "tune/tuner.h"
 #include "util/util.h"
 
 _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run of an eval");
@@ -202,20 +201,20 @@ static int preseed_cb(const struct ht_stored_eval *ev, void *user)
     return 0;
 }
 
-/* Fills ev from one evaluation of config (text its canonical text) by the tune of id's
- * problem and device: the tuner's own (fill_eval) and the MPI queue's (ht__tune_eval). */
-static void tune_fill_eval(const struct ht__tune_ident *id, const int64_t *config,
-                           const char *text, int status, const struct ht_eval_result *res,
-                           const struct ht_error *eerr, struct ht_stored_eval *ev)
+/* Fills ev from one evaluation of one->config (its ids, text and parameters one's; its
+ * session unused): the tuner's own (fill_eval) and ht_tune_eval's. */
+static void tune_fill_eval(const struct ht_tune_one *one, int status,
+                           const struct ht_eval_result *res, const struct ht_error *eerr,
+                           struct ht_stored_eval *ev)
 {
     int read_back = status == HT_OK || status == HT_EVERIFY;
 
     ht_stored_eval_init(ev);
-    ev->problem_id = id->problem_id;
-    ev->device_id = id->device_id;
-    snprintf(ev->config, sizeof ev->config, "%s", text);
-    ev->nvalues = id->nparams;
-    memcpy(ev->values, config, id->nparams * sizeof *config);
+    ev->problem_id = one->problem_id;
+    ev->device_id = one->device_id;
+    snprintf(ev->config, sizeof ev->config, "%s", one->text);
+    ev->nvalues = one->nparams;
+    memcpy(ev->values, one->config, one->nparams * sizeof *one->config);
     snprintf(ev->status, sizeof ev->status, "%s",
              ht_store_status_name(status));
     if (status != HT_OK)
@@ -240,9 +239,9 @@ static void tune_fill_eval(const struct ht__tune_ident *id, const int64_t *confi
     ev->ndims = res->ndims;
     memcpy(ev->global, res->global, sizeof ev->global);
     memcpy(ev->local, res->local, sizeof ev->local);
-    snprintf(ev->strategy, sizeof ev->strategy, "%s", id->strategy);
-    ev->seed = id->seed;
-    snprintf(ev->spec_hash, sizeof ev->spec_hash, "%s", id->spec_hash ? id->spec_hash : "");
+    snprintf(ev->strategy, sizeof ev->strategy, "%s", one->strategy ? one->strategy : "");
+    ev->seed = one->seed;
+    snprintf(ev->spec_hash, sizeof ev->spec_hash, "%s", one->spec_hash ? one->spec_hash : "");
     ev->nruns = res->nruns;
     memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
 }
@@ -295,20 +294,37 @@ static void fill_eval(struct tune *t, const int64_t *config, const char *text, i
                       const struct ht_eval_result *res, const struct ht_error *eerr,
                       struct ht_stored_eval *ev)
 {
-    struct ht__tune_ident id = {t->out->problem_id, t->out->device_id, t->nparams,
-                                ht_search_name(t->search), t->opts->seed, t->spec->hash};
+    struct ht_tune_one one = {.config = config, .text = text, .nparams = t->nparams,
+                              .problem_id = t->out->problem_id,
+                              .device_id = t->out->device_id,
+                              .strategy = ht_search_name(t->search), .seed = t->opts->seed,
+                              .spec_hash = t->spec->hash};
 
-    tune_fill_eval(&id, config, text, status, res, eerr, ev);
+    tune_fill_eval(&one, status, res, eerr, ev);
 }
 
-int ht__tune_eval(const struct ht__tune_one *one, struct ht_eval_result *res,
-                  struct ht_stored_eval *ev, struct ht_error *eerr)
+/* One measurement as the tuner makes it: the session's early cut from the best so far,
+ * then the evaluation (tune_measure's and ht_tune_eval's). */
+static int eval_cut(struct ht_session *session, const int64_t *config, double best_s,
+                    double cut_factor, struct ht_eval_result *res, struct ht_error *eerr)
+{
+    ht__session_set_cut(session, best_s, cut_factor);
+    return ht_session_eval(session, config, res, eerr);
+}
+
+int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
+                 struct ht_stored_eval *ev, struct ht_error *err)
 {
     int st;
 
-    ht__session_set_cut(one->session, one->best_s, one->cut_factor);
-    st = ht_session_eval(one->session, one->config, res, eerr);
-    tune_fill_eval(one->id, one->config, one->text, st, res, eerr, ev);
+    if (one->nparams == 0 || one->nparams > HT_STORE_MAX_PARAMS || !one->session ||
+        !one->config || !one->text) {
+        memset(res, 0, sizeof *res);
+        return ht_error_set(err, HT_EINVAL, "ht_tune_eval: a session, a configuration of "
+                            "1 to %d values and its text are needed", HT_STORE_MAX_PARAMS);
+    }
+    st = eval_cut(one->session, one->config, one->best_s, one->cut_factor, res, err);
+    tune_fill_eval(one, st, res, err, ev);
     return st;
 }
 
@@ -689,8 +705,8 @@ static int tune_measure(struct tune *t, size_t index, int *st, int *measured,
         if (rc != HT_OK || t->out->stopped)
             return rc;
     }
-    ht__session_set_cut(t->session, t->has_best ? t->best_s : 0.0, t->opts->cut_factor);
-    *st = ht_session_eval(t->session, config, t->res, eerr);
+    *st = eval_cut(t->session, config, t->has_best ? t->best_s : 0.0, t->opts->cut_factor,
+                   t->res, eerr);
     return HT_OK;
 }
 

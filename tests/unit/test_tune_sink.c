@@ -6,6 +6,7 @@
  * many, as many failed, and the same best once each side holds the other's evaluations; a
  * tune resumed from memory, its failures measured again, its memory forgotten; a replay
  * into each, with configurations the recording lacks; a sink's error ending the tune;
+ * one evaluation as the tuner makes it (ht_tune_eval), kept by each sink's put_eval;
  * sinks refused. Skipped (77) without an OpenCL device. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,7 @@ static char dbdir[64], db[128];
 struct counting {
     struct ht_tune_sink inner;
     size_t identify, forget, put_space, list_evals, put_run, put_step, lease, replaying;
+    size_t put_eval;
     size_t fail_at;          /* put_step's call that fails with HT_EIO (from 1); 0 none */
 };
 
@@ -103,13 +105,21 @@ static int c_replaying(void *user, int on, struct ht_error *err)
     return c->inner.ops->replaying(c->inner.user, on, err);
 }
 
+static int c_put_eval(void *user, const struct ht_stored_eval *ev, struct ht_error *err)
+{
+    struct counting *c = user;
+    c->put_eval++;
+    return c->inner.ops->put_eval(c->inner.user, ev, err);
+}
+
 static const struct ht_tune_sink_ops counting_ops = {
     c_identify, c_forget, c_put_space, c_list_evals, c_put_run, c_put_step, c_lease, c_release,
-    c_replaying,
+    c_replaying, c_put_eval,
 };
 /* The memory's has no lease: neither has its wrapper. */
 static const struct ht_tune_sink_ops counting_nolease_ops = {
     c_identify, c_forget, c_put_space, c_list_evals, c_put_run, c_put_step, NULL, NULL, NULL,
+    c_put_eval,
 };
 
 static struct ht_tune_sink counting_sink(struct counting *c, const struct ht_tune_sink *inner)
@@ -240,6 +250,7 @@ static void test_memory_against_store(void **state)
     assert_int_equal(c.put_step, rm.evaluated);
     assert_int_equal(c.forget, 0);
     assert_int_equal(c.lease, 0);
+    assert_int_equal(c.put_eval, 0); /* a tune's evaluations are steps of its run */
     assert_int_equal(mem.count, rm.evaluated);
     assert_int_equal(mem.steps, rm.evaluated);
     assert_int_equal(mem.runs, 1);
@@ -450,6 +461,119 @@ static void test_sink_errors(void **state)
 
 /* A sink without the ops every tune calls, or without forget under opts.fresh, is refused
  * before any work. */
+/* One evaluation of ht_tune_eval, as the tuner evaluates (ht_mpi_tune's ranks do so):
+ * session is dev's, ids and strategy those of the tune it belongs to. */
+static int eval_one(struct ht_session *session, int64_t wg, double best_s, double cut_factor,
+                    int64_t problem_id, int64_t device_id, struct ht_stored_eval *ev)
+{
+    const char *names[] = {"WG", NULL};
+    char text[HT_STORE_CONFIG_MAX];
+    struct ht_eval_result res;
+    struct ht_error err;
+    struct ht_tune_one one;
+    int st;
+
+    ht_store_config_text(names, &wg, 1, text, sizeof text);
+    one = (struct ht_tune_one){session, &wg, text, 1, best_s, cut_factor, problem_id,
+                               device_id, "exhaustive", 7, spec->hash};
+    ht_error_clear(&err);
+    st = ht_tune_eval(&one, &res, ev, &err);
+    ht_eval_result_destroy(&res);
+    return st;
+}
+
+/* ht_tune_eval fills the row the tuner stores for the same configuration (its status,
+ * runs, verification, ids, strategy and spec), early cut by the call's option alone; a
+ * sink's put_eval keeps it without a run or step: the memory's replacing the one it held,
+ * the database's as an evaluation of the problem. */
+static void test_eval_one(void **state)
+{
+    struct ht_tune_memory mem;
+    struct ht_tune_sink msink, ssink;
+    struct ht_tune_opts o;
+    struct ht_tune_result r;
+    struct ht_session *session = NULL;
+    struct ht_stored_eval ev, back;
+    struct ht_store *store;
+    struct ht_tune_memory listed;
+    struct ht_error err;
+    int64_t problem_id, device_id, wg = 16;
+    size_t held;
+    (void)state;
+
+    if (!dev)
+        skip();
+    memory_start(&mem, &msink, &o);
+    tune_ok(&msink, &o, &r);
+    held = mem.count;
+    ht_error_clear(&err);
+    assert_int_equal(ht_session_create(spec, dev, &o.exec, &session, &err), HT_OK);
+
+    /* WG=16 verifies: the row is the tuner's but for the times. */
+    assert_int_equal(eval_one(session, 16, 0.0, 0.0, 1, 1, &ev), HT_OK);
+    for (size_t i = 0; i < mem.count; i++)
+        if (!strcmp(mem.evals[i].config, "WG=16"))
+            back = mem.evals[i];
+    assert_string_equal(ev.config, back.config);
+    assert_string_equal(ev.status, HT_STORE_OK);
+    assert_int_equal(ev.verified, back.verified);
+    assert_int_equal(ev.nvalues, 1);
+    assert_int_equal(ev.values[0], 16);
+    assert_int_equal(ev.nruns, back.nruns);
+    assert_true(ev.seconds > 0.0);
+    assert_string_equal(ev.strategy, back.strategy);
+    assert_int_equal(ev.seed, back.seed);
+    assert_string_equal(ev.spec_hash, back.spec_hash);
+    assert_int_equal(ev.problem_id, back.problem_id);
+
+    /* Kept by the memory's put_eval: the one held replaced, no step. */
+    assert_int_equal(msink.ops->put_eval(msink.user, &ev, &err), HT_OK);
+    assert_int_equal(mem.count, held);
+    assert_int_equal(mem.steps, r.evaluated);
+    assert_string_equal(mem.evals[mem.count - 1].config, "WG=16");
+    assert_true(mem.evals[mem.count - 1].seconds == ev.seconds);
+
+    /* The early cut is the call's: a best far below cuts it, the same without a factor
+     * does not. */
+    assert_int_equal(eval_one(session, 16, 1e-12, 3.0, 1, 1, &ev), HT_ECUT);
+    assert_string_equal(ev.status, HT_STORE_CUT);
+    assert_true(ev.nruns >= HT_CUT_MIN_RUNS && ev.nruns < back.nruns);
+    assert_int_equal(eval_one(session, 16, 1e-12, 0.0, 1, 1, &ev), HT_OK);
+
+    /* A configuration's failure is the row's: WG=2 does not build. */
+    assert_int_equal(eval_one(session, 2, 0.0, 0.0, 1, 1, &ev), HT_EBUILD);
+    assert_string_equal(ev.status, "build");
+    assert_true(ev.reason[0] != '\0');
+
+    /* The database's put_eval: an evaluation of the problem, no run. */
+    store = store_open();
+    ht_tune_sink_store(&ssink, store);
+    assert_int_equal(ssink.ops->identify(ssink.user, spec, dev, &problem_id, &device_id, &err),
+                     HT_OK);
+    assert_int_equal(ssink.ops->forget(ssink.user, problem_id, device_id, &(uint64_t){0}, &err),
+                     HT_OK);
+    assert_int_equal(eval_one(session, 16, 0.0, 0.0, problem_id, device_id, &ev), HT_OK);
+    assert_int_equal(ssink.ops->put_eval(ssink.user, &ev, &err), HT_OK);
+    memory_init(&listed);
+    assert_int_equal(ht_store_list_evals(store, problem_id, device_id, copy_cb, &listed, &err),
+                     HT_OK);
+    assert_int_equal(listed.count, 1);
+    assert_string_equal(listed.evals[0].config, "WG=16");
+    assert_true(listed.evals[0].seconds == ev.seconds);
+
+    /* Refused: nothing to evaluate. */
+    {
+        struct ht_eval_result res;
+        struct ht_tune_one none = {session, &wg, "WG=16", 0, 0.0, 0.0, 1, 1, NULL, 0, NULL};
+        assert_int_equal(ht_tune_eval(&none, &res, &ev, &err), HT_EINVAL);
+        ht_eval_result_destroy(&res);
+    }
+    ht_store_close(store);
+    ht_session_free(session);
+    free(listed.evals);
+    free(mem.evals);
+}
+
 static void test_sink_refused(void **state)
 {
     struct ht_tune_memory mem;
@@ -488,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_memory_against_store),
         cmocka_unit_test(test_replay_sinks),
         cmocka_unit_test(test_sink_errors),
+        cmocka_unit_test(test_eval_one),
         cmocka_unit_test(test_sink_refused),
     };
     struct ht_error err;

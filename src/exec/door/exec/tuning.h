@@ -1,5 +1,5 @@
 /* exec's door for the tuner: what src/tune/tune.c drives of a session beyond exec.h
- * (the MPI tuning queue, src/mpi/queue.c, through tune's door: ht__tune_eval): builds
+ * (the MPI tuning queue, src/mpi/queue.c, through tune.h's ht_tune_eval): builds
  * ahead on other cores, in a pool the session owns (ht__session_build_ahead), its
  * reference step and the early cut. Whether the driver caches its programs is the
  * device's (platform.h, ht_device_caches_programs).
