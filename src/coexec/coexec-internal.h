@@ -53,7 +53,7 @@ struct bufmap {
  * ht_foreign_path), one direction. */
 enum xfer {
     XF_DIRECT = 0, /* clEnqueueWrite/ReadBuffer on the array itself */
-    XF_STAGE,      /* through the device's staging rings (exec-internal.h, ht__stage) */
+    XF_STAGE,      /* through the device's staging rings (stage.c, ht__stage below) */
     XF_REGISTER,   /* through reg_in/reg_out, buffers over the array (CL_MEM_USE_HOST_PTR) */
     XF_PIN         /* clEnqueueWrite/ReadBuffer on the array, which reg_in/reg_out (made as
                       for XF_REGISTER, never mapped or copied) keep pinned */

@@ -1,6 +1,7 @@
 /* exec's door for the co-execution engine (src/coexec/): a session's insides, one
  * configuration instantiated on a device (buffers, program, kernel, arguments), the data
- * path's host memory and staging, and the reference comparison. Co-execution runs the
+ * path's host memory, the poison, an event's profiled time, and the reference comparison
+ * and dump (the staging rings are coexec's, src/coexec/stage.c). Co-execution runs the
  * configurations tuning measured through these same functions, so a tuned time is a time
  * the runtime sees.
  *
