@@ -436,9 +436,10 @@ struct ht_tune_one {
  * returned), err the configuration's error; and *ev filled from it as the tuner fills the
  * evaluations it stores (status and reason included, when it failed or was cut). Returns
  * ht_session_eval's status: HT_OK, HT_ECUT, or the configuration's failure, which is the
- * row's, not the call's; HT_EINVAL, nothing evaluated nor filled (res empty), for a call
- * without session, config or text, or with nparams 0 or above HT_STORE_MAX_PARAMS. The
- * caller holds the device's lock (exec.h) if it takes one. */
+ * row's, not the call's; HT_EINVAL, nothing evaluated nor filled (res empty when given),
+ * for a call without one, res or ev, one without session, config or text, or with nparams
+ * 0 or above HT_STORE_MAX_PARAMS. The caller holds the device's lock (exec.h) if it takes
+ * one. */
 int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
                  struct ht_stored_eval *ev, struct ht_error *err);
 
