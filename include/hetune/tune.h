@@ -280,7 +280,9 @@ struct ht_tune_sink_ops {
     /* An evaluation made outside a run of ht_tune_device (ht_tune_eval's, below), stored
      * alone, with no run nor step: ht_mpi_tune's rank 0 stores its ranks' evaluations so,
      * as they arrive. As put_step's does, it replaces the evaluation of ev->config kept
-     * before. NULL: the sink cannot take them; ht_tune_device never calls it. */
+     * before. NULL: the sink cannot take them; ht_tune_device never calls it. ABI: the
+     * last op, added after the others: ops made before it stay valid for ht_tune_device,
+     * which never reads it. */
     int (*put_eval)(void *user, const struct ht_stored_eval *ev, struct ht_error *err);
 };
 
