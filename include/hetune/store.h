@@ -301,7 +301,8 @@ struct ht_stored_device {
 };
 
 /* Calls cb for each stored device, in the order they were stored (id order); d is
- * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB. */
+ * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB,
+ * HT_ENOMEM. */
 typedef int (*ht_store_device_cb)(const struct ht_stored_device *d, void *user);
 int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *user,
                           struct ht_error *err);
