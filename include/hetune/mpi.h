@@ -187,8 +187,8 @@ struct ht_mpi_tune_result {
  * On rank 0, *out receives what the run did (struct ht_mpi_tune_result: each device
  * model's best configuration, each rank's measurements); on the other ranks it is empty
  * but for rank, size and stopped. present.h writes it as `hetune tune` shows it, text
- * or JSON, and gives the exit status (ht_present_mpi_tune). *out is filled on every return, also on error
- * (ht_mpi_tune_result_destroy).
+ * or JSON, and gives the exit status (ht_present_mpi_tune). *out is filled on every
+ * return, also on error (ht_mpi_tune_result_destroy).
  *
  * Returns HT_OK, or: HT_EINVAL (a build without MPI, genetic or anneal,
  * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank

@@ -226,10 +226,11 @@ struct ht_space_list_opts {
 
 /* Writes every valid configuration of s to f in o->format as the native enumerator finds
  * them (ht_space_foreach's walk order): text, a line each (o->prefix, the values in
- * decimal as printf's "%" PRId64 writes them, separated by single spaces, a newline); binary, the header of HT_SPACE_LIST_HELP
- * then a record each. Nothing is kept: memory does not grow with the space. *written
- * (may be NULL) gets the number written. Returns 0, HT_EIO (writing failed), HT_ENOMEM, or
- * HT_EINVAL when a binary listing holds another number of records than o->count. */
+ * decimal as printf's "%" PRId64 writes them, separated by single spaces, a newline);
+ * binary, the header of HT_SPACE_LIST_HELP then a record each. Nothing is kept: memory
+ * does not grow with the space. *written (may be NULL) gets the number written. Returns 0,
+ * HT_EIO (writing failed), HT_ENOMEM, or HT_EINVAL when a binary listing holds another
+ * number of records than o->count. */
 int ht_space_list(const struct ht_space *s, FILE *f, const struct ht_space_list_opts *o,
                   uint64_t *written);
 

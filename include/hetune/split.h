@@ -428,11 +428,11 @@ const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
  * its first run. When every time_s is positive (or opts->factors is given) the paper's
  * plan is computed too, so that every scheduler gives Algorithm 1's theoretical time
  * (ht_split_sched_plan). *out is owned by the caller (ht_split_sched_free); NULL on
- * error. Errors (HT_EINVAL, err filled): an unknown name (err lists the schedulers,
- * field "scheduler"), n = 0, global 0 or above 2^53, a wg of 0 (field "devices[i].wg");
- * static without positive times or factors, or with a plan that runs past global;
- * dynamic and guided when a wg does not divide global; the planner's errors
- * (ht_split_plan_make); HT_ENOMEM. */
+ * error. Errors (HT_EINVAL, err filled): out NULL, an unknown name (err lists the
+ * schedulers, field "scheduler"), n = 0 or devs NULL, global 0 or above 2^53, a wg of 0
+ * (field "devices[i].wg"); static without positive times or factors, or with a plan
+ * that runs past global; dynamic and guided when a wg does not divide global; the
+ * planner's errors (ht_split_plan_make); HT_ENOMEM. */
 int ht_split_sched_create(const char *name, uint64_t global,
                           const struct ht_split_sched_device *devs, size_t n,
                           const struct ht_split_sched_opts *opts, struct ht_split_sched **out,

@@ -263,7 +263,9 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
                          uint64_t *count, struct ht_error *err);
 
 /* One problem as stored: a kernel at given sizes. Plain data owned by the caller. Text
- * longer than a field is cut. */
+ * longer than a field is cut. ABI: kernel_name and spec_name came last, after params (the
+ * store's listings for the report and the exports); the library only fills this struct
+ * for a callback, so a program built before them reads the fields it knows. */
 struct ht_stored_problem {
     int64_t id, kernel_id;
     char sizes[HT_STORE_CONFIG_MAX];  /* "M=7,N=1024": NAME=VALUE sorted by name */
@@ -299,7 +301,8 @@ struct ht_stored_device {
 };
 
 /* Calls cb for each stored device, in the order they were stored (id order); d is
- * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB. */
+ * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB,
+ * HT_ENOMEM. */
 typedef int (*ht_store_device_cb)(const struct ht_stored_device *d, void *user);
 int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *user,
                           struct ht_error *err);

@@ -76,9 +76,10 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
 int ht_supervised(void);
 
 /* In a process that ht_supervise started: 1, with the supervisor's reason in reason (size
- * bytes, cut to fit), when the supervisor lost device (a device index, hetune devices) in
- * an earlier child, so that this child leaves it out (hetune split and run list it as
- * skipped, workflow.h); else 0, reason untouched (always 0 outside a supervised child). */
+ * bytes, cut to fit; NULL or size 0: the answer alone), when the supervisor lost device (a
+ * device index, hetune devices) in an earlier child, so that this child leaves it out
+ * (hetune split and run list it as skipped, workflow.h); else 0, reason untouched (always
+ * 0 outside a supervised child). */
 int ht_supervised_lost(size_t device, char *reason, size_t size);
 
 #ifdef __cplusplus

@@ -280,7 +280,9 @@ struct ht_tune_sink_ops {
     /* An evaluation made outside a run of ht_tune_device (ht_tune_eval's, below), stored
      * alone, with no run nor step: ht_mpi_tune's rank 0 stores its ranks' evaluations so,
      * as they arrive. As put_step's does, it replaces the evaluation of ev->config kept
-     * before. NULL: the sink cannot take them; ht_tune_device never calls it. */
+     * before. NULL: the sink cannot take them; ht_tune_device never calls it. ABI: the
+     * last op, added after the others: ops made before it stay valid for ht_tune_device,
+     * which never reads it. */
     int (*put_eval)(void *user, const struct ht_stored_eval *ev, struct ht_error *err);
 };
 
@@ -436,9 +438,10 @@ struct ht_tune_one {
  * returned), err the configuration's error; and *ev filled from it as the tuner fills the
  * evaluations it stores (status and reason included, when it failed or was cut). Returns
  * ht_session_eval's status: HT_OK, HT_ECUT, or the configuration's failure, which is the
- * row's, not the call's; HT_EINVAL, nothing evaluated nor filled (res empty), for a call
- * without session, config or text, or with nparams 0 or above HT_STORE_MAX_PARAMS. The
- * caller holds the device's lock (exec.h) if it takes one. */
+ * row's, not the call's; HT_EINVAL, nothing evaluated nor filled (res empty when given),
+ * for a call without one, res or ev, one without session, config or text, or with nparams
+ * 0 or above HT_STORE_MAX_PARAMS. The caller holds the device's lock (exec.h) if it takes
+ * one. */
 int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
                  struct ht_stored_eval *ev, struct ht_error *err);
 

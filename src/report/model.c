@@ -389,6 +389,10 @@ cleanup:
     return rc;
 }
 
+_Static_assert(sizeof ((struct rp_step *)0)->status ==
+                   sizeof ((struct ht_stored_tune_step *)0)->status,
+               "add_step copies a step's status whole");
+
 /* One step of a run, appended to its run (a new one when the walk reaches the next). */
 static int add_step(const struct ht_stored_tune_run *run, const struct ht_stored_tune_step *st,
                     void *user)

@@ -77,6 +77,8 @@ int ht_split_sched_create(const char *name, uint64_t global,
     const struct ht_split_sched_ops *ops = name ? ht_split_scheduler_find(name)
                                                 : ht__split_sched_planner();
 
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "no scheduler to fill");
     *out = NULL;
     if (!ops)
         return unknown_scheduler(name ? name : "(none)", err);
@@ -94,7 +96,7 @@ int ht__split_sched_create_ops(const struct ht_split_sched_ops *ops, uint64_t gl
     int all_times = 1, rc;
 
     *out = NULL;
-    if (n == 0)
+    if (n == 0 || !devs)
         return ht_error_set(err, HT_EINVAL, "no devices to split between");
     if (global == 0 || global > MAX_GLOBAL)
         return ht_error_set(err, HT_EINVAL, "global size %" PRIu64 " out of range (1 to 2^53)",

@@ -40,13 +40,25 @@ const char *ht_store_status_name(int code)
     }
 }
 
-void ht_stored_eval_init(struct ht_stored_eval *ev)
+/* A brief walk leaves the runs alone (read_row): nothing else may come after them. */
+_Static_assert(offsetof(struct ht_stored_eval, runs) + sizeof((struct ht_stored_eval *)0)->runs ==
+                   sizeof(struct ht_stored_eval),
+               "the runs are the last field of struct ht_stored_eval");
+
+/* Zeroes ev's first `bytes` bytes and sets its times and errors, and verified, to -1
+ * (none of them lies among the runs, which come last). */
+static void eval_empty(struct ht_stored_eval *ev, size_t bytes)
 {
-    memset(ev, 0, sizeof *ev);
+    memset(ev, 0, bytes);
     ev->seconds = ev->min_seconds = -1;
     ev->write_seconds = ev->read_seconds = ev->build_seconds = -1;
     ev->max_abs_err = ev->max_rel_err = -1;
     ev->verified = -1;
+}
+
+void ht_stored_eval_init(struct ht_stored_eval *ev)
+{
+    eval_empty(ev, sizeof *ev);
 }
 
 /* The columns read_row expects, in its order. */
@@ -169,17 +181,9 @@ static int read_row(struct ht_store *store, sqlite3_stmt *st, struct ht_stored_e
     size_t n;
     int64_t nruns, mismatches;
 
-    if (with_runs) {
-        ht_stored_eval_init(ev);
-    } else {
-        /* As ht_stored_eval_init, but for the runs: ten kilobytes a row were a tenth of a
-         * brief walk's time. The caller's ev was zeroed whole before its first row. */
-        memset(ev, 0, offsetof(struct ht_stored_eval, runs));
-        ev->seconds = ev->min_seconds = -1;
-        ev->write_seconds = ev->read_seconds = ev->build_seconds = -1;
-        ev->max_abs_err = ev->max_rel_err = -1;
-        ev->verified = -1;
-    }
+    /* Without the runs, as ht_stored_eval_init but for them: ten kilobytes a row were a
+     * tenth of a brief walk's time. The caller's ev was zeroed whole before its first row. */
+    eval_empty(ev, with_runs ? sizeof *ev : offsetof(struct ht_stored_eval, runs));
     ev->id = sqlite3_column_int64(st, 0);
     ev->problem_id = sqlite3_column_int64(st, 1);
     ev->device_id = sqlite3_column_int64(st, 2);

@@ -195,7 +195,8 @@ int ht_supervised_lost(size_t device, char *reason, size_t size)
         if (!nl)
             nl = end + strlen(end);
         if (idx == device) {
-            snprintf(reason, size, "%.*s", (int)(nl - end), end);
+            if (reason && size)
+                snprintf(reason, size, "%.*s", (int)(nl - end), end);
             return 1;
         }
         p = *nl ? nl + 1 : nl;

@@ -317,12 +317,14 @@ int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
 {
     int st;
 
-    if (one->nparams == 0 || one->nparams > HT_STORE_MAX_PARAMS || !one->session ||
-        !one->config || !one->text) {
+    if (res)
         memset(res, 0, sizeof *res);
+    if (!one || !res || !ev)
+        return ht_error_set(err, HT_EINVAL, "ht_tune_eval: no evaluation, result or row");
+    if (one->nparams == 0 || one->nparams > HT_STORE_MAX_PARAMS || !one->session ||
+        !one->config || !one->text)
         return ht_error_set(err, HT_EINVAL, "ht_tune_eval: a session, a configuration of "
                             "1 to %d values and its text are needed", HT_STORE_MAX_PARAMS);
-    }
     st = eval_cut(one->session, one->config, one->best_s, one->cut_factor, res, err);
     tune_fill_eval(one, st, res, err, ev);
     return st;

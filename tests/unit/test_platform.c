@@ -1,5 +1,6 @@
 /* Device discovery on the real OpenCL platform (PoCL in CI), device lookup by index and by
- * name, device variables, slugs and the MiniZinc data files. Skipped (77) without OpenCL. */
+ * name, device variables, slugs, whether a driver caches programs and the MiniZinc data
+ * files. Skipped (77) without OpenCL. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -278,6 +279,32 @@ static void test_slug(void **state)
     }
 }
 
+/* ht_device_caches_programs: PoCL's driver caches the programs it builds unless its
+ * POCL_KERNEL_CACHE is 0 (read at each call); another platform's never. */
+static void test_caches_programs(void **state)
+{
+    struct ht_device_info pocl = fake_device(), other = fake_device();
+    const char *was = getenv("POCL_KERNEL_CACHE");
+    char *saved = was ? strdup(was) : NULL;
+
+    (void)state;
+    snprintf(pocl.platform, sizeof pocl.platform, "Portable Computing Language");
+    snprintf(other.platform, sizeof other.platform, "Other Vendor");
+    unsetenv("POCL_KERNEL_CACHE");
+    assert_int_equal(ht_device_caches_programs(&pocl), 1);
+    assert_int_equal(ht_device_caches_programs(&other), 0);
+    setenv("POCL_KERNEL_CACHE", "0", 1);
+    assert_int_equal(ht_device_caches_programs(&pocl), 0);
+    assert_int_equal(ht_device_caches_programs(&other), 0);
+    setenv("POCL_KERNEL_CACHE", "1", 1);
+    assert_int_equal(ht_device_caches_programs(&pocl), 1);
+    if (saved)
+        setenv("POCL_KERNEL_CACHE", saved, 1);
+    else
+        unsetenv("POCL_KERNEL_CACHE");
+    free(saved);
+}
+
 static void test_device_vars(void **state)
 {
     int64_t vals[HT_DEVICE_NVARS];
@@ -458,7 +485,7 @@ int main(void)
         cmocka_unit_test(test_discover_sane),  cmocka_unit_test(test_find_by_index),
         cmocka_unit_test(test_find_by_name),   cmocka_unit_test(test_find_unknown),
         cmocka_unit_test(test_find_ambiguous), cmocka_unit_test(test_find_fake_platform),
-        cmocka_unit_test(test_slug),
+        cmocka_unit_test(test_slug),           cmocka_unit_test(test_caches_programs),
         cmocka_unit_test(test_device_vars),    cmocka_unit_test(test_dzn),
     };
     rc = cmocka_run_group_tests(tests, NULL, NULL);

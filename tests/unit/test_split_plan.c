@@ -1670,8 +1670,8 @@ static void test_sched_public(void **state)
         ht_split_sched_free(s);
     }
     {
-        /* The errors: an unknown name lists the schedulers; no device; a wg that does not
-         * divide G for a scheduler of chunks. */
+        /* The errors: an unknown name lists the schedulers; no device, no devices' array,
+         * no out; a wg that does not divide G for a scheduler of chunks. */
         struct ht_split_sched *s = (struct ht_split_sched *)&err; /* set to NULL on error */
         struct ht_split_sched_device w[2] = {{7, 1.0, 1, 80, 0}, {6, 2.0, 0, 16, 0}};
         ht_error_clear(&err);
@@ -1682,6 +1682,12 @@ static void test_sched_public(void **state)
             assert_non_null(strstr(err.text, ht_split_schedulers[k]->name));
         ht_error_clear(&err);
         assert_int_equal(ht_split_sched_create("guided", g, d, 0, NULL, &s, &err), HT_EINVAL);
+        ht_error_clear(&err);
+        s = (struct ht_split_sched *)&err;
+        assert_int_equal(ht_split_sched_create("guided", g, NULL, 3, NULL, &s, &err), HT_EINVAL);
+        assert_null(s);
+        ht_error_clear(&err);
+        assert_int_equal(ht_split_sched_create("static", g, d, 3, NULL, NULL, &err), HT_EINVAL);
         ht_error_clear(&err);
         assert_int_equal(ht_split_sched_create("dynamic", g, w, 2, NULL, &s, &err), HT_EINVAL);
         assert_null(s);

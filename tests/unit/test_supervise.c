@@ -51,6 +51,8 @@ static int child(const char *path)
     }
     memset(cut, 'x', sizeof cut);
     fprintf(f, "cut %d %s\n", ht_supervised_lost(1, cut, sizeof cut), cut);
+    fprintf(f, "no reason %d %d\n", ht_supervised_lost(1, NULL, 64),
+            ht_supervised_lost(2, NULL, 0));
     return fclose(f) == 0 ? 0 : 6;
 }
 
@@ -72,7 +74,7 @@ static void test_lost_device(void **state)
     struct ht_supervise_opts o;
     struct ht_supervise_result res;
     struct ht_error err;
-    char line[4][320];
+    char line[5][320];
     FILE *f;
 
     (void)state;
@@ -87,7 +89,7 @@ static void test_lost_device(void **state)
     assert_string_equal(res.lost[0].reason, "crashed (SIGKILL) in its part of the co-execution");
     f = fopen(answers, "r");
     assert_non_null(f);
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 5; i++) {
         assert_non_null(fgets(line[i], sizeof line[i], f));
         line[i][strcspn(line[i], "\n")] = '\0';
     }
@@ -96,6 +98,7 @@ static void test_lost_device(void **state)
     assert_string_equal(line[1], "1 1 crashed (SIGKILL) in its part of the co-execution");
     assert_string_equal(line[2], "2 0 untouched");
     assert_string_equal(line[3], "cut 1 crashed");
+    assert_string_equal(line[4], "no reason 1 0");
 }
 
 int main(int argc, char **argv)

@@ -459,8 +459,6 @@ static void test_sink_errors(void **state)
     free(mem.evals);
 }
 
-/* A sink without the ops every tune calls, or without forget under opts.fresh, is refused
- * before any work. */
 /* One evaluation of ht_tune_eval, as the tuner evaluates (ht_mpi_tune's ranks do so):
  * session is dev's, ids and strategy those of the tune it belongs to. */
 static int eval_one(struct ht_session *session, int64_t wg, double best_s, double cut_factor,
@@ -565,7 +563,22 @@ static void test_eval_one(void **state)
     {
         struct ht_eval_result res;
         struct ht_tune_one none = {session, &wg, "WG=16", 0, 0.0, 0.0, 1, 1, NULL, 0, NULL};
+        struct ht_tune_one ok = none;
         assert_int_equal(ht_tune_eval(&none, &res, &ev, &err), HT_EINVAL);
+        ht_eval_result_destroy(&res);
+        ok.nparams = 1;
+        ok.session = NULL;
+        assert_int_equal(ht_tune_eval(&ok, &res, &ev, &err), HT_EINVAL);
+        ht_eval_result_destroy(&res);
+        ok.session = session;
+        ok.text = NULL;
+        assert_int_equal(ht_tune_eval(&ok, &res, &ev, &err), HT_EINVAL);
+        ht_eval_result_destroy(&res);
+        ok.text = "WG=16";
+        assert_int_equal(ht_tune_eval(NULL, &res, &ev, &err), HT_EINVAL);
+        ht_eval_result_destroy(&res);
+        assert_int_equal(ht_tune_eval(&ok, NULL, &ev, &err), HT_EINVAL);
+        assert_int_equal(ht_tune_eval(&ok, &res, NULL, &err), HT_EINVAL);
         ht_eval_result_destroy(&res);
     }
     ht_store_close(store);
@@ -574,6 +587,8 @@ static void test_eval_one(void **state)
     free(mem.evals);
 }
 
+/* A sink without the ops every tune calls, or without forget under opts.fresh, is refused
+ * before any work. */
 static void test_sink_refused(void **state)
 {
     struct ht_tune_memory mem;

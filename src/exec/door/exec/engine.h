@@ -61,7 +61,8 @@ void ht__hostmem_free(struct ht__hostmem *m);
 struct ht__hostbuf {
     void *data;        /* count * type size bytes, NULL when not held: mem.data when the
                           buffer owns its memory, else borrowed (a caller's bound array) */
-    struct ht__hostmem mem; /* owned memory (ht__hostbuf_alloc), or empty */
+    struct ht__hostmem mem; /* owned memory (ht__hostmem_alloc; exec's ht__hostbuf_alloc),
+                               or empty */
     size_t count;      /* elements */
     unsigned naxes;    /* the shape it was made for, to print multi-dimensional indices */
     uint64_t dims[3];
