@@ -60,7 +60,7 @@ int ht_present_split_units(const struct ht_workflow_split_result *r, char *buf, 
  * the times against Algorithm 1's, the refinement's rounds, the estimate, the
  * verification, the stored split and the sweep; a device name or path that is not UTF-8
  * has its stray bytes as U+FFFD, a time that is not finite is null. HT_ENOMEM when it
- * cannot. */
+ * cannot. HT_EINVAL (err set) when spec, opts, r or text is NULL. */
 int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
                           const struct ht_workflow_split_result *r, char **text,
                           struct ht_error *err);
@@ -69,7 +69,8 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
  * HT_STORE_DEFAULT_PATH) that took elapsed seconds, as the JSON document `hetune run
  * --json` prints (docs/cli.md) into *text, owned by the caller (free): each device's
  * space sizes, tuning and times, each co-execution (ht_workflow_run_coexecs) and the
- * report; reals to 9 significant digits. HT_ENOMEM when it cannot. */
+ * report; reals to 9 significant digits. HT_ENOMEM when it cannot. HT_EINVAL (err set) when
+ * spec, r or text is NULL. */
 int ht_present_run_json(const struct ht_spec *spec, const char *db,
                         const struct ht_workflow_run_result *r, double elapsed, char **text,
                         struct ht_error *err);
@@ -92,20 +93,23 @@ struct ht_present_space {
  * with each device's configurations when s->list (struct ht_space_list_opts: s->format;
  * prefix, count and device are set here); a binary listing writes the configurations
  * alone (HT_SPACE_LIST_HELP). Native configurations are streamed in walk order as found:
- * memory stays flat. Returns 0, HT_EIO or HT_ENOMEM, err filled. */
+ * memory stays flat. Returns 0, HT_EIO or HT_ENOMEM, err filled. HT_EINVAL (err set) when f, s,
+ * s->spec or s->solver is NULL, or s->spaces is NULL with s->n > 0. */
 int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err);
 
 /* Writes the spaces of s (with their configurations when s->list; s->format is not used)
  * as the JSON document `hetune space --json` prints (docs/cli.md) into *text, owned by the
  * caller (free). Names, paths and reasons that are not UTF-8 have their stray bytes as
- * U+FFFD; a size past 2^63 is an exact JSON integer. HT_ENOMEM when it cannot. */
+ * U+FFFD; a size past 2^63 is an exact JSON integer. HT_ENOMEM when it cannot. HT_EINVAL (err
+ * set) when s, s->spec, s->solver or text is NULL, or s->spaces is NULL with s->n > 0. */
 int ht_present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err);
 
 /* --- the split planner on given numbers (`hetune plan`) --- */
 
 /* Writes plan result r (with bus, its n entries, when r->bus; names may be NULL) as the
  * JSON document `hetune plan --json` prints (docs/cli.md; a device a line, numbers to 17
- * digits) into *text, owned by the caller (free). HT_ENOMEM when it cannot. */
+ * digits) into *text, owned by the caller (free). HT_ENOMEM when it cannot. HT_EINVAL (err set)
+ * when r or text is NULL. */
 int ht_present_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
                          char *const *names, char **text, struct ht_error *err);
 
@@ -115,7 +119,8 @@ int ht_present_plan_json(const struct ht_workflow_plan_result *r, const struct h
  * (docs/cli.md) into *text, owned by the caller (free); with bw (n entries, may be NULL)
  * each device gets its "bandwidth" object, rates in GB/s, and with host (may be NULL) the
  * document its "host_memory" object; a driver's string that is not UTF-8 has its stray
- * bytes as U+FFFD. HT_ENOMEM when it cannot. */
+ * bytes as U+FFFD. HT_ENOMEM when it cannot. HT_EINVAL (err set) when text is NULL, or
+ * devs is NULL with n > 0. */
 int ht_present_devices_json(const struct ht_device_info *devs, size_t n,
                             const struct ht_bandwidth *bw, const struct ht_host_memory *host,
                             char **text, struct ht_error *err);
@@ -134,7 +139,8 @@ struct ht_present_tune {
 };
 
 /* Writes the tuning t as the JSON document `hetune tune --json` prints (docs/cli.md) into
- * *text, owned by the caller (free). HT_ENOMEM when it cannot. */
+ * *text, owned by the caller (free). HT_ENOMEM when it cannot. HT_EINVAL (err set) when t,
+ * t->spec, t->opts or text is NULL, or t->devs or t->results is NULL with t->n > 0. */
 int ht_present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err);
 
 /* --- one evaluation (`hetune eval`) --- */
@@ -157,14 +163,15 @@ struct ht_present_eval {
 /* Writes the evaluation e as the JSON document `hetune eval --json` prints (docs/cli.md)
  * into *text, owned by the caller (free): the configuration, the NDRange, the status, the
  * build, kernel and transfer times, the performance, the verification and the load.
- * HT_ENOMEM when it cannot. */
+ * HT_ENOMEM when it cannot. HT_EINVAL (err set) when e, e->spec, e->dev, e->config, e->res or
+ * text is NULL. */
 int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err);
 
 /* --- the report (`hetune report`) --- */
 
 /* Writes res, a report of the database db written into the folder out, as the JSON
  * document `hetune report --json` prints (docs/cli.md) into *text, owned by the caller
- * (free). HT_ENOMEM when it cannot. */
+ * (free). HT_ENOMEM when it cannot. HT_EINVAL (err set) when res or text is NULL. */
 int ht_present_report_json(const char *db, const char *out, const struct ht_report_result *res,
                            char **text, struct ht_error *err);
 
@@ -178,7 +185,8 @@ int ht_present_report_json(const char *db, const char *out, const struct ht_repo
  * the end). *text is owned by the caller (free); "" on a rank other than 0 (an empty
  * result). *status (may be NULL) is the exit status of a distributed tune that returned
  * HT_OK with r, set whatever this returns: 130 when stopped (r->stopped), else on rank 0
- * 1 when a device model has no best configuration, else 0. HT_ENOMEM when it cannot. */
+ * 1 when a device model has no best configuration, else 0. HT_ENOMEM when it cannot. HT_EINVAL
+ * (err set; *status untouched) when spec, r or text is NULL. */
 int ht_present_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_result *r,
                         int json, char **text, int *status, struct ht_error *err);
 
@@ -190,7 +198,8 @@ int ht_present_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_res
  * (docs/cli.md; reals to 9 significant digits, a newline at the end). *text is owned by
  * the caller (free); "" on a rank other than 0. *status (may be NULL) is the exit status
  * of a split across nodes that returned HT_OK with r, set whatever this returns: 3 when
- * the verification failed (r->verified 0), else 0. HT_ENOMEM when it cannot. */
+ * the verification failed (r->verified 0), else 0. HT_ENOMEM when it cannot. HT_EINVAL (err set;
+ * *status untouched) when spec, r or text is NULL. */
 int ht_present_mpi_split(const struct ht_spec *spec, const struct ht_mpi_split_result *r,
                          int json, char **text, int *status, struct ht_error *err);
 

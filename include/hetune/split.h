@@ -95,7 +95,7 @@ enum ht_split_residue {
 /* The rule's name: "work", "time" or "groups" (NULL for no rule). */
 const char *ht_split_residue_name(enum ht_split_residue rule);
 
-/* Sets *rule from its name. HT_EINVAL for any other string. */
+/* Sets *rule from its name. HT_EINVAL for any other string, or a NULL name or rule. */
 int ht_split_residue_parse(const char *name, enum ht_split_residue *rule);
 
 /* Planner options; zero-initialized: Eq. 4 from the times (or the affine model when
@@ -193,8 +193,8 @@ int ht_split_plan_make(uint64_t global, const struct ht_split_device_in *devs, s
  * the model goes through the second point, the newer one. Should a be negative (the
  * smaller share ran faster than in proportion), a = 0 and b = t2/f2. *time_s = a + b (the
  * whole problem by the model), *overhead_s = a. HT_EINVAL when a share is not in (0, 1],
- * the shares are equal, or a time is not positive and finite; the outputs are then
- * untouched. */
+ * the shares are equal, a time is not positive and finite, or time_s or overhead_s is
+ * NULL; the outputs are then untouched. */
 int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_slope,
                        double *time_s, double *overhead_s);
 
@@ -439,24 +439,25 @@ int ht_split_sched_create(const char *name, uint64_t global,
                           struct ht_error *err);
 
 /* Hands out the whole work again: call before each run but the first, when no device is
- * asking. */
+ * asking. A NULL s does nothing. */
 void ht_split_sched_reset(struct ht_split_sched *s);
 
 /* The next chunk for device `device` (< n): HT_OK with *out filled, or HT_DONE when no
  * work is left for it in this run (*out zeroed; always HT_DONE for device >= n).
- * Thread-safe: each device asks from its own thread. */
+ * Thread-safe: each device asks from its own thread. HT_EINVAL when s or out is NULL
+ * (*out, if given, zeroed). */
 int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out);
 
 /* Tells the scheduler that device `device` finished chunk c (as next gave it) in seconds
  * (its kernel and its transfers): guided sizes the device's next chunks by it, the others
- * ignore it. Thread-safe; a device >= n is ignored. */
+ * ignore it. Thread-safe; a device >= n is ignored, and so is a NULL s or c. */
 void ht_split_sched_report(struct ht_split_sched *s, size_t device,
                            const struct ht_split_chunk *c, double seconds);
 
 /* The paper's plan for these devices (Eq. 4-9, or opts->factors), or NULL when their
- * times were not all known and no factors were given. Borrowed; lives as long as s. For
- * static it is the plan it hands out; with factors and unknown times its theoretical and
- * adjusted times are -1. */
+ * times were not all known and no factors were given, or s is NULL. Borrowed; lives as
+ * long as s. For static it is the plan it hands out; with factors and unknown times its
+ * theoretical and adjusted times are -1. */
 const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s);
 
 /* Frees a scheduler; NULL is allowed. */

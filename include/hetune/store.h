@@ -180,7 +180,8 @@ int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct h
  * (durable 1, the default: PRAGMA synchronous = FULL) or only at the WAL's checkpoints
  * (0: synchronous = NORMAL; a power cut may lose the last commits, a killed process loses
  * nothing). A replay, whose results can be replayed again, turns it off for its run: it
- * writes hundreds of evaluations a second. Returns HT_EDB. */
+ * writes hundreds of evaluations a second. Returns HT_EDB. HT_EINVAL (err set) when store is
+ * NULL. */
 int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err);
 
 /* Groups the evaluations stored next (ht_store_put_eval, ht_store_put_eval_step) n at a
@@ -190,13 +191,14 @@ int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *e
  * tenth of its time. ht_store_close commits what is pending, as does a write that takes a
  * transaction of its own (a lease, a split); a process killed loses it (at most n - 1
  * evaluations), and holds the database's write lock while a group is open. Returns HT_EDB
- * (the commit failed). */
+ * (the commit failed). HT_EINVAL (err set) when store is NULL. */
 int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err);
 
 /* Closes the database; NULL is allowed. */
 void ht_store_close(struct ht_store *store);
 
-/* The path the store was opened with. Borrowed; lives as long as the store. */
+/* The path the store was opened with. Borrowed; lives as long as the store. NULL for a NULL
+ * store. */
 const char *ht_store_path(const struct ht_store *store);
 
 /* Get-or-create ids. Each sets *id to the row of the device, kernel or problem, inserting
@@ -233,32 +235,33 @@ int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, i
 
 /* Fills *out with the fastest evaluation (least seconds; the earliest stored on ties) of
  * the problem on the device whose status is "ok" and that passed verification
- * (verified == 1). Returns HT_ENOTFOUND (err left untouched) when there is none. */
+ * (verified == 1). Returns HT_ENOTFOUND (err left untouched) when there is none. HT_EINVAL (err
+ * set) when store or out is NULL. */
 int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
                   struct ht_stored_eval *out, struct ht_error *err);
 
 /* Like ht_store_best, but also accepts evaluations that were not verified (verified == -1,
  * e.g. a spec without a reference or a run with verification off). Failed verification
- * (verified == 0) is still never chosen. */
+ * (verified == 0) is still never chosen. HT_EINVAL (err set) when store or out is NULL. */
 int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t device_id,
                              struct ht_stored_eval *out, struct ht_error *err);
 
 /* Calls cb for each stored evaluation of the problem on the device, in the order they were
  * stored, runs included. 0 as problem_id or device_id matches any. ev is borrowed for the
  * call only. cb must not write to the store. A non-zero return of cb stops the walk and is
- * returned. */
+ * returned. HT_EINVAL (err set) when store or cb is NULL. */
 typedef int (*ht_store_eval_cb)(const struct ht_stored_eval *ev, void *user);
 int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                         ht_store_eval_cb cb, void *user, struct ht_error *err);
 
 /* ht_store_list_evals without the runs: ev->nruns is 0, ev->runs all 0. For a reader
  * of outcomes (status, times, verification): the runs are most of what a walk reads where
- * each evaluation kept many. */
+ * each evaluation kept many. HT_EINVAL (err set) when store or cb is NULL. */
 int ht_store_list_evals_brief(struct ht_store *store, int64_t problem_id, int64_t device_id,
                               ht_store_eval_cb cb, void *user, struct ht_error *err);
 
 /* Sets *count to the number of stored evaluations of the problem on the device (0 matches
- * any, as for ht_store_list_evals). */
+ * any, as for ht_store_list_evals). HT_EINVAL (err set) when store or count is NULL; HT_EDB. */
 int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                          uint64_t *count, struct ht_error *err);
 
@@ -277,7 +280,8 @@ struct ht_stored_problem {
 /* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order
  * they were stored (the predictions of predict.h read a kernel's other sizes this way,
  * the report and the exports every problem); p is borrowed for the call. A non-zero
- * return of cb stops the walk and is returned. HT_EDB. */
+ * return of cb stops the walk and is returned. HT_EDB. HT_EINVAL (err set) when store or cb is
+ * NULL. */
 typedef int (*ht_store_problem_cb)(const struct ht_stored_problem *p, void *user);
 int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
                            void *user, struct ht_error *err);
@@ -302,14 +306,14 @@ struct ht_stored_device {
 
 /* Calls cb for each stored device, in the order they were stored (id order); d is
  * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB,
- * HT_ENOMEM. */
+ * HT_ENOMEM. HT_EINVAL (err set) when store or cb is NULL. */
 typedef int (*ht_store_device_cb)(const struct ht_stored_device *d, void *user);
 int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *user,
                           struct ht_error *err);
 
 /* Deletes every evaluation (and its runs) of the problem on the device, for --fresh.
  * Both ids must be given (positive; HT_EINVAL otherwise): nothing wider is ever deleted.
- * Sets *deleted (when not NULL) to how many there were. */
+ * Sets *deleted (when not NULL) to how many there were. HT_EINVAL (err set) when store is NULL. */
 int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_id,
                     uint64_t *deleted, struct ht_error *err);
 
@@ -360,7 +364,7 @@ int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
  * as for ht_store_list_evals): by run, in the order the runs started (id order), then by
  * step (i); a run that stored no step is not walked. run (time_limit_s 0 for none) and st
  * are borrowed for the call. A non-zero return of cb stops the walk and is returned.
- * HT_EDB, HT_ENOMEM. */
+ * HT_EDB, HT_ENOMEM. HT_EINVAL (err set) when store or cb is NULL. */
 typedef int (*ht_store_tune_step_cb)(const struct ht_stored_tune_run *run,
                                      const struct ht_stored_tune_step *st, void *user);
 int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t device_id,
@@ -425,7 +429,7 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
 /* Calls cb for each stored split of the problem (0: of every problem), devices included,
  * in the order they were stored (id order, the newest last); sp and its devices are
  * borrowed for the call. A non-zero return of cb stops the walk and is returned. HT_EDB,
- * HT_ENOMEM. */
+ * HT_ENOMEM. HT_EINVAL (err set) when store or cb is NULL. */
 typedef int (*ht_store_split_cb)(const struct ht_stored_split *sp, void *user);
 int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_split_cb cb,
                          void *user, struct ht_error *err);
@@ -443,13 +447,15 @@ int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
                              const struct ht_stored_sweep_point *pt, struct ht_error *err);
 
 /* Calls cb for each point of the sweep of split split_id, in index order (pt borrowed for
- * the call). A non-zero return of cb stops the walk and is returned. HT_EDB. */
+ * the call). A non-zero return of cb stops the walk and is returned. HT_EDB. HT_EINVAL (err set)
+ * when store or cb is NULL. */
 typedef int (*ht_store_sweep_cb)(const struct ht_stored_sweep_point *pt, void *user);
 int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep_cb cb,
                         void *user, struct ht_error *err);
 
 /* Fills *out with split split_id, devices included (out->devices allocated, owned by the
- * caller: free()). HT_ENOTFOUND (err untouched) when there is none, HT_EDB, HT_ENOMEM. */
+ * caller: free()). HT_ENOTFOUND (err untouched) when there is none, HT_EDB, HT_ENOMEM. HT_EINVAL
+ * (err set) when store or out is NULL. */
 int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_stored_split *out,
                        struct ht_error *err);
 
@@ -487,13 +493,15 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
                        struct ht_error *err);
 
 /* Fills *out with the stored size of the problem's space on the device under eq3.
- * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+ * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. HT_EINVAL (err set) when store or out
+ * is NULL. */
 int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t device_id,
                        enum ht_eq3 eq3, struct ht_stored_space *out, struct ht_error *err);
 
 /* Calls cb for each stored space size of the problem (0: of every problem), ordered by
  * problem, device and eq3 ("product", "sum", "off"); sp is borrowed for the call. A
- * non-zero return of cb stops the walk and is returned. HT_EDB. */
+ * non-zero return of cb stops the walk and is returned. HT_EDB. HT_EINVAL (err set) when store
+ * or cb is NULL. */
 typedef int (*ht_store_space_cb)(const struct ht_stored_space *sp, void *user);
 int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_space_cb cb,
                          void *user, struct ht_error *err);
@@ -515,7 +523,8 @@ int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
                            const struct ht_bandwidth *bw, struct ht_error *err);
 
 /* Fills *out with the latest measurement stored for device device_id (rates not measured
- * read as 0). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+ * read as 0). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. HT_EINVAL (err set) when
+ * store or out is NULL. */
 int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_bandwidth *out,
                            struct ht_error *err);
 
@@ -527,12 +536,14 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
                              struct ht_error *err);
 
 /* Fills *out with the latest rate stored for this machine (its hostname; another machine's
- * is never taken). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+ * is never taken). HT_ENOTFOUND (err untouched) when there is none, HT_EDB. HT_EINVAL (err set)
+ * when store or out is NULL. */
 int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
                              struct ht_error *err);
 
 /* As ht_store_get_host_memory, for the machine named hostname (NULL: this one): what rank 0
- * of an MPI run reads for every node's host. HT_EINVAL for an empty name. */
+ * of an MPI run reads for every node's host. HT_EINVAL for an empty name. HT_EINVAL (err set)
+ * when store or out is NULL. */
 int ht_store_get_host_memory_of(struct ht_store *store, const char *hostname,
                                 struct ht_host_memory *out, struct ht_error *err);
 

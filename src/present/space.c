@@ -19,7 +19,7 @@ static int list_configs(FILE *f, const struct ht_workflow_space *r,
               : 0;
 }
 
-int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
+static int present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
 {
     const struct ht_spec *spec = s->spec;
     const struct ht_workflow_space *r = s->spaces;
@@ -61,4 +61,11 @@ int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_
             return rc;
     }
     return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
+}
+
+int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
+{
+    if (!f || !s || !s->spec || !s->solver || (s->n && !s->spaces))
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: no file or no spaces");
+    return present_space_print(f, s, err);
 }

@@ -421,8 +421,8 @@ int ht_split_fit_model(double f1, double t1, double f2, double t2, double min_sl
 {
     double a, b, tmax = t1 > t2 ? t1 : t2;
 
-    if (!(f1 > 0 && f1 <= 1) || !(f2 > 0 && f2 <= 1) || f1 == f2 || !(t1 > 0) ||
-        !isfinite(t1) || !(t2 > 0) || !isfinite(t2))
+    if (!time_s || !overhead_s || !(f1 > 0 && f1 <= 1) || !(f2 > 0 && f2 <= 1) || f1 == f2 ||
+        !(t1 > 0) || !isfinite(t1) || !(t2 > 0) || !isfinite(t2))
         return HT_EINVAL;
     b = (t2 - t1) / (f2 - f1);
     if (!(min_slope >= tmax / 1000))
@@ -454,7 +454,7 @@ const char *ht_split_residue_name(enum ht_split_residue rule)
 
 int ht_split_residue_parse(const char *name, enum ht_split_residue *rule)
 {
-    for (size_t i = 0; name && i < sizeof residue_names / sizeof *residue_names; i++)
+    for (size_t i = 0; name && rule && i < sizeof residue_names / sizeof *residue_names; i++)
         if (!strcmp(name, residue_names[i])) {
             *rule = (enum ht_split_residue)i;
             return HT_OK;

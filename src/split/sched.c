@@ -176,6 +176,8 @@ const struct ht_split_sched_ops *ht__split_sched_get_ops(const struct ht_split_s
 
 void ht_split_sched_reset(struct ht_split_sched *s)
 {
+    if (!s)
+        return;
     atomic_store(&s->next, 0);
     if (s->ops->reset)
         s->ops->reset(s);
@@ -183,7 +185,11 @@ void ht_split_sched_reset(struct ht_split_sched *s)
 
 int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split_chunk *out)
 {
+    if (!out)
+        return HT_EINVAL;
     memset(out, 0, sizeof *out);
+    if (!s)
+        return HT_EINVAL;
     if (device >= s->n)
         return HT_DONE;
     return s->ops->next(s, device, out);
@@ -192,13 +198,13 @@ int ht_split_sched_next(struct ht_split_sched *s, size_t device, struct ht_split
 void ht_split_sched_report(struct ht_split_sched *s, size_t device,
                            const struct ht_split_chunk *c, double seconds)
 {
-    if (device < s->n && s->ops->report)
+    if (s && c && device < s->n && s->ops->report)
         s->ops->report(s, device, c, seconds);
 }
 
 const struct ht_split_plan *ht_split_sched_plan(const struct ht_split_sched *s)
 {
-    return s->has_plan ? &s->plan : NULL;
+    return s && s->has_plan ? &s->plan : NULL;
 }
 
 int ht__sched_take(struct ht_split_sched *s, uint64_t wg, uint64_t size,

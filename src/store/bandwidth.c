@@ -75,6 +75,9 @@ int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_bandwidth: no store or no output");
+
     rc = ht__store_prepare(store,
                            "SELECT path, bytes, repeats, h2d_bps, d2h_bps, pinned_h2d_bps, "
                            "pinned_d2h_bps, pageable_h2d_bps, pageable_d2h_bps FROM bandwidth "

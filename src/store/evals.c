@@ -483,6 +483,8 @@ int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t de
 int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
                   struct ht_stored_eval *out, struct ht_error *err)
 {
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_best: no store or no output");
     return fetch_one(store, BEST_SQL("verified = 1"),
                      &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
@@ -491,6 +493,8 @@ int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
 int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t device_id,
                              struct ht_stored_eval *out, struct ht_error *err)
 {
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_best_unverified: no store or no output");
     return fetch_one(store, BEST_SQL("verified <> 0"),
                      &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
@@ -558,12 +562,16 @@ cleanup:
 int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t device_id,
                         ht_store_eval_cb cb, void *user, struct ht_error *err)
 {
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals: no store or no callback");
     return list_evals(store, problem_id, device_id, 1, cb, user, err);
 }
 
 int ht_store_list_evals_brief(struct ht_store *store, int64_t problem_id, int64_t device_id,
                               ht_store_eval_cb cb, void *user, struct ht_error *err)
 {
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals_brief: no store or no callback");
     return list_evals(store, problem_id, device_id, 0, cb, user, err);
 }
 
@@ -574,6 +582,9 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
     sqlite3_stmt *st = NULL;
     char sql[160];
     int rc;
+
+    if (!store || !count)
+        return ht_error_set(err, HT_EINVAL, "ht_store_count_evals: no store or no count");
 
     snprintf(sql, sizeof sql, "SELECT count(*) FROM evaluations WHERE %s",
              match_sql(problem_id, device_id, 0));
@@ -596,6 +607,9 @@ int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_i
     static const char *const op = "cannot forget evaluations";
     sqlite3_stmt *st = NULL;
     int rc;
+
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_forget: no store");
 
     if (problem_id <= 0 || device_id <= 0)
         return ht_error_set(err, HT_EINVAL, "forgetting needs a problem and a device id");

@@ -108,6 +108,9 @@ int ht_store_get_host_memory_of(struct ht_store *store, const char *hostname,
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_host_memory_of: no store or no output");
+
     if (hostname && !hostname[0])
         return ht_error_set(err, HT_EINVAL, "host memory rate: an empty host name");
 

@@ -334,6 +334,9 @@ int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *u
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_devices: no store or no callback");
+
     rc = ht__store_prepare(store,
                            "SELECT id, platform, platform_version, name, vendor, type, version, "
                            "driver_version, compute_units, max_work_group_size, "

@@ -10,6 +10,9 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_problems: no store or no callback");
+
     rc = ht__store_prepare(store,
                            "SELECT p.id, p.kernel_id, p.sizes, p.params, k.kernel_name, "
                            "k.spec_name FROM problems p JOIN kernels k ON k.id = p.kernel_id "

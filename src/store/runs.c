@@ -88,6 +88,9 @@ int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_tune_steps: no store or no callback");
+
     rc = ht__store_prepare(store,
                            "SELECT r.id, r.problem_id, r.device_id, r.strategy, r.seed, "
                            "r.budget, r.time_limit, r.replayed, r.from_db, r.best_before, "

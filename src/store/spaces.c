@@ -114,6 +114,9 @@ int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t devic
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_space: no store or no output");
+
     if (!eq3_ok(eq3))
         return ht_error_set(err, HT_EINVAL, "eq3 out of range");
     rc = ht__store_prepare(store,
@@ -140,6 +143,9 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
 {
     sqlite3_stmt *st = NULL;
     int rc, r;
+
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_spaces: no store or no callback");
 
     /* The eq3 texts in the order of enum ht_eq3, not alphabetically. */
     rc = ht__store_prepare(store,

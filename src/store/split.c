@@ -139,6 +139,9 @@ int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_sweep: no store or no callback");
+
     rc = ht__store_prepare(store,
                            "SELECT i, factor, theoretical_seconds, seconds, kernel_seconds, "
                            "verified FROM sweep_points WHERE split_id = ? ORDER BY i",
@@ -259,6 +262,9 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_split: no store or no output");
+
     ht_stored_split_init(out);
     rc = ht__store_prepare(store, "SELECT " SPLIT_COLUMNS " FROM splits WHERE id = ?", &st,
                            "cannot read split", err);
@@ -289,6 +295,9 @@ int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_sp
     struct ht_stored_split sp;
     sqlite3_stmt *st = NULL;
     int rc, r;
+
+    if (!store || !cb)
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_splits: no store or no callback");
 
     rc = ht__store_prepare(store,
                            "SELECT " SPLIT_COLUMNS " FROM splits "

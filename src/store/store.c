@@ -22,7 +22,7 @@ sqlite3 *ht__store_db(struct ht_store *store)
 
 const char *ht_store_path(const struct ht_store *store)
 {
-    return store->path;
+    return store ? store->path : NULL;
 }
 
 static double busy_limit_s(const struct ht_store *store)
@@ -259,7 +259,11 @@ int ht__store_batch_commit(struct ht_store *store, const char *op, struct ht_err
 
 int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err)
 {
-    int rc = n > 1 ? HT_OK : ht__store_batch_commit(store, "cannot commit the evaluations", err);
+    int rc;
+
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_batch: no store");
+    rc = n > 1 ? HT_OK : ht__store_batch_commit(store, "cannot commit the evaluations", err);
     if (rc == HT_OK)
         store->batch = n;
     return rc;
@@ -267,6 +271,8 @@ int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err)
 
 int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err)
 {
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_set_durable: no store");
     return ht__store_exec(store, durable ? "PRAGMA synchronous = FULL"
                                          : "PRAGMA synchronous = NORMAL",
                           "cannot set synchronous", err);

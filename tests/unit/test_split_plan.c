@@ -1699,6 +1699,49 @@ static void test_sched_public(void **state)
     free(wb);
 }
 
+/* Misuse is an error, never a crash: every public call of split.h that takes a handle or
+ * an output refuses NULL (HT_EINVAL) or, returning nothing, does nothing. */
+static void test_nulls(void **state)
+{
+    struct ht_split_sched_device dev = {.wg = 4, .time_s = 1};
+    struct ht_split_chunk c;
+    struct ht_split_sched *s = NULL;
+    struct ht_error err;
+    enum ht_split_residue rule = HT_SPLIT_RESIDUE_TIME;
+    double t = -7, a = -7;
+
+    (void)state;
+    ht_error_clear(&err);
+    memset(&c, 0xff, sizeof c);
+    assert_int_equal(ht_split_sched_next(NULL, 0, &c), HT_EINVAL);
+    assert_int_equal(c.size, 0); /* *out zeroed though s was NULL */
+    assert_int_equal(ht_split_sched_next(NULL, 0, NULL), HT_EINVAL);
+    ht_split_sched_report(NULL, 0, &c, 1.0);
+    ht_split_sched_reset(NULL);
+    assert_null(ht_split_sched_plan(NULL));
+    ht_split_sched_free(NULL);
+
+    /* A real scheduler with a NULL output or chunk. */
+    assert_int_equal(ht_split_sched_create("guided", 64, &dev, 1, NULL, &s, &err), HT_OK);
+    assert_int_equal(ht_split_sched_next(s, 0, NULL), HT_EINVAL);
+    assert_int_equal(ht_split_sched_next(s, 0, &c), HT_OK);
+    ht_split_sched_report(s, 0, NULL, 1.0);
+    ht_split_sched_report(s, 0, &c, 1.0);
+    ht_split_sched_free(s);
+
+    assert_int_equal(ht_split_residue_parse("time", NULL), HT_EINVAL);
+    assert_int_equal(ht_split_residue_parse(NULL, &rule), HT_EINVAL);
+    assert_int_equal(rule, HT_SPLIT_RESIDUE_TIME);
+    assert_int_equal(ht_split_fit_model(0.5, 1, 1, 2, 0, NULL, &a), HT_EINVAL);
+    assert_int_equal(ht_split_fit_model(0.5, 1, 1, 2, 0, &t, NULL), HT_EINVAL);
+    close_to(t, -7, 0, "time untouched");
+    close_to(a, -7, 0, "overhead untouched");
+    ht_split_plan_destroy(NULL);
+    ht_error_clear(&err);
+    assert_int_equal(ht_split_plan_make(64, NULL, 0, NULL, NULL, &err), HT_EINVAL);
+    assert_int_equal(err.code, HT_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1728,6 +1771,7 @@ int main(void)
         cmocka_unit_test(test_random_plans),
         cmocka_unit_test(test_huge_global),
         cmocka_unit_test(test_sched_public),
+        cmocka_unit_test(test_nulls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hetune/exec.h"
 #include "hetune/store.h"
 #include "store/store-internal.h"
 #include "util/util.h"
@@ -1107,6 +1108,101 @@ static void test_crash_safety(void **state)
                   total, seed);
 }
 
+/* ---- misuse: a NULL store, callback or output is HT_EINVAL, never a crash ------------- */
+
+static int eval_cb(const struct ht_stored_eval *ev, void *user)
+{
+    (void)ev, (void)user;
+    return 0;
+}
+static int problem_cb(const struct ht_stored_problem *p, void *user)
+{
+    (void)p, (void)user;
+    return 0;
+}
+static int device_cb(const struct ht_stored_device *d, void *user)
+{
+    (void)d, (void)user;
+    return 0;
+}
+static int step_cb(const struct ht_stored_tune_run *run, const struct ht_stored_tune_step *st,
+                   void *user)
+{
+    (void)run, (void)st, (void)user;
+    return 0;
+}
+static int split_cb(const struct ht_stored_split *sp, void *user)
+{
+    (void)sp, (void)user;
+    return 0;
+}
+static int sweep_cb(const struct ht_stored_sweep_point *pt, void *user)
+{
+    (void)pt, (void)user;
+    return 0;
+}
+static int space_cb(const struct ht_stored_space *sp, void *user)
+{
+    (void)sp, (void)user;
+    return 0;
+}
+
+/* Runs call (an expression using st and &err) and checks it is HT_EINVAL with err set. */
+#define EINVAL_WITH_ERR(call)                                                              \
+    do {                                                                                   \
+        ht_error_clear(&err);                                                              \
+        assert_int_equal((call), HT_EINVAL);                                               \
+        assert_int_equal(err.code, HT_EINVAL);                                             \
+    } while (0)
+
+static void test_nulls(void **state)
+{
+    struct ht_store *st = NULL;
+    struct ht_error err;
+    struct ht_stored_eval ev;
+    struct ht_stored_split sp;
+    struct ht_stored_space spc;
+    struct ht_bandwidth bw;
+    struct ht_host_memory hm;
+    uint64_t n = 7;
+
+    (void)state;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_open(":memory:", &st, &err), HT_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: a NULL store and every other argument good; pass 1: a real store and
+         * the callback or output NULL. */
+        struct ht_store *s = pass ? st : NULL;
+        EINVAL_WITH_ERR(ht_store_list_devices(s, pass ? NULL : device_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_splits(s, 0, pass ? NULL : split_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_tune_steps(s, 0, 0, pass ? NULL : step_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_evals_brief(s, 0, 0, pass ? NULL : eval_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_evals(s, 0, 0, pass ? NULL : eval_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_problems(s, 0, pass ? NULL : problem_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_spaces(s, 0, pass ? NULL : space_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_list_sweep(s, 1, pass ? NULL : sweep_cb, NULL, &err));
+        EINVAL_WITH_ERR(ht_store_count_evals(s, 0, 0, pass ? NULL : &n, &err));
+        EINVAL_WITH_ERR(ht_store_best(s, 1, 1, pass ? NULL : &ev, &err));
+        EINVAL_WITH_ERR(ht_store_best_unverified(s, 1, 1, pass ? NULL : &ev, &err));
+        EINVAL_WITH_ERR(ht_store_get_split(s, 1, pass ? NULL : &sp, &err));
+        EINVAL_WITH_ERR(ht_store_get_space(s, 1, 1, HT_EQ3_PRODUCT, pass ? NULL : &spc, &err));
+        EINVAL_WITH_ERR(ht_store_get_bandwidth(s, 1, pass ? NULL : &bw, &err));
+        EINVAL_WITH_ERR(ht_store_get_host_memory(s, pass ? NULL : &hm, &err));
+        EINVAL_WITH_ERR(ht_store_get_host_memory_of(s, "node1", pass ? NULL : &hm, &err));
+    }
+    EINVAL_WITH_ERR(ht_store_forget(NULL, 1, 1, NULL, &err));
+    EINVAL_WITH_ERR(ht_store_batch(NULL, 8, &err));
+    EINVAL_WITH_ERR(ht_store_set_durable(NULL, 1, &err));
+    assert_null(ht_store_path(NULL));
+    assert_int_equal(n, 7);
+    /* The walks still work on the same store with everything given. */
+    assert_int_equal(ht_store_count_evals(st, 0, 0, &n, &err), HT_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(ht_store_list_devices(st, device_cb, NULL, &err), HT_OK);
+    ht_store_close(st);
+    ht_store_close(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1120,6 +1216,7 @@ int main(void)
         cmocka_unit_test(test_reopen),
         cmocka_unit_test(test_refuses_other_files),
         cmocka_unit_test(test_crash_safety),
+        cmocka_unit_test(test_nulls),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
