@@ -419,12 +419,75 @@ static void test_split_status(void **state)
     ht_mpi_split_result_destroy(NULL);
 }
 
+/* Misuse is an error, never a crash: a NULL result, spec or text is HT_EINVAL with err set
+ * (and *status untouched) from the two calls above and from present.h's other writers. */
+static void test_nulls(void **state)
+{
+    struct ht_mpi_tune_result tr;
+    struct ht_mpi_split_result sr;
+    struct ht_present_space ps = {0};
+    struct ht_present_tune pt = {0};
+    struct ht_present_eval pe = {0};
+    struct ht_error err;
+    char *text = NULL;
+    int status = 42;
+
+    (void)state;
+    memset(&tr, 0, sizeof tr);
+    memset(&sr, 0, sizeof sr);
+    for (int json = 0; json < 2; json++) {
+        ht_error_clear(&err);
+        assert_int_equal(ht_present_mpi_tune(spec, NULL, json, &text, &status, &err), HT_EINVAL);
+        assert_int_equal(err.code, HT_EINVAL);
+        ht_error_clear(&err);
+        assert_int_equal(ht_present_mpi_split(spec, NULL, json, &text, &status, &err), HT_EINVAL);
+        assert_int_equal(err.code, HT_EINVAL);
+        assert_int_equal(ht_present_mpi_tune(NULL, &tr, json, &text, &status, NULL), HT_EINVAL);
+        assert_int_equal(ht_present_mpi_split(NULL, &sr, json, &text, &status, NULL), HT_EINVAL);
+        assert_int_equal(ht_present_mpi_tune(spec, &tr, json, NULL, &status, NULL), HT_EINVAL);
+        assert_int_equal(ht_present_mpi_split(spec, &sr, json, NULL, &status, NULL), HT_EINVAL);
+    }
+    assert_int_equal(status, 42);
+    assert_null(text);
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_present_split_json(spec, NULL, NULL, &text, &err), HT_EINVAL);
+    assert_int_equal(err.code, HT_EINVAL);
+    assert_int_equal(ht_present_run_json(spec, NULL, NULL, 0, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_space_print(stdout, NULL, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_space_print(stdout, &ps, NULL), HT_EINVAL); /* no spec */
+    assert_int_equal(ht_present_space_print(NULL, &ps, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_space_json(NULL, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_space_json(&ps, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_plan_json(NULL, NULL, NULL, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_devices_json(NULL, 1, NULL, NULL, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_devices_json(NULL, 0, NULL, NULL, NULL, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_tune_json(NULL, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_tune_json(&pt, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_eval_json(NULL, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_eval_json(&pe, &text, NULL), HT_EINVAL);
+    assert_int_equal(ht_present_report_json(NULL, NULL, NULL, &text, NULL), HT_EINVAL);
+    assert_null(text);
+
+    /* Given everything, the same calls still write: an empty result of a rank other
+     * than 0 is "". */
+    tr.rank = sr.rank = 1;
+    assert_int_equal(ht_present_mpi_tune(spec, &tr, 0, &text, &status, NULL), HT_OK);
+    assert_string_equal(text, "");
+    free(text);
+    text = NULL;
+    assert_int_equal(ht_present_devices_json(NULL, 0, NULL, NULL, &text, NULL), HT_OK);
+    assert_non_null(text);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tune_text),  cmocka_unit_test(test_tune_json),
         cmocka_unit_test(test_tune_status), cmocka_unit_test(test_split_text),
         cmocka_unit_test(test_split_json), cmocka_unit_test(test_split_status),
+        cmocka_unit_test(test_nulls),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
