@@ -154,10 +154,13 @@ static json_t *sweep_json(const struct ht_workflow_split_result *r)
     return sw;
 }
 
-static int present_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
-                              const struct ht_workflow_split_result *r, char **text,
-                              struct ht_error *err)
+int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
+                          const struct ht_workflow_split_result *r, char **text,
+                          struct ht_error *err)
 {
+    if (!spec || !opts || !r || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_split_json: no input or no text");
+
     const struct ht_coexec_result *res = &r->res;
     const struct ht_workflow_device *fast = &r->devs[r->fastest];
     const struct ht_coexec_estimate *est = &r->est;
@@ -243,15 +246,6 @@ static int present_split_json(const struct ht_spec *spec, const struct ht_workfl
     return dump(root, 0, text, err);
 }
 
-int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_split_opts *opts,
-                          const struct ht_workflow_split_result *r, char **text,
-                          struct ht_error *err)
-{
-    if (!spec || !opts || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_split_json: no input or no text");
-    return present_split_json(spec, opts, r, text, err);
-}
-
 /* A space size from its text (struct ht_space_counts): an integer where it fits in 63
  * bits (JSON numbers of jansson), else its rounded value, and then *approx is set. */
 static json_t *count(const char *text, int *approx)
@@ -290,10 +284,13 @@ static json_t *factors(const struct ht_workflow_coexec *c, size_t n, int taken)
     return a;
 }
 
-static int present_run_json(const struct ht_spec *spec, const char *db,
-                            const struct ht_workflow_run_result *r, double elapsed, char **text,
-                            struct ht_error *err)
+int ht_present_run_json(const struct ht_spec *spec, const char *db,
+                        const struct ht_workflow_run_result *r, double elapsed, char **text,
+                        struct ht_error *err)
 {
+    if (!spec || !r || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_run_json: no spec, result or text");
+
     const struct ht_report_result *rep = &r->report;
     struct ht_workflow_coexec *rows = calloc(2 * r->nsplits + 1, sizeof *rows);
     size_t nrows = rows ? ht_workflow_run_coexecs(r, rows) : 0;
@@ -353,15 +350,6 @@ static int present_run_json(const struct ht_spec *spec, const char *db,
         9, text, err);
 }
 
-int ht_present_run_json(const struct ht_spec *spec, const char *db,
-                        const struct ht_workflow_run_result *r, double elapsed, char **text,
-                        struct ht_error *err)
-{
-    if (!spec || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_run_json: no spec, result or text");
-    return present_run_json(spec, db, r, elapsed, text, err);
-}
-
 /* --- hetune eval --- */
 
 /* "ok" for success, else the error name without its prefix, lowercased ("constraint"). */
@@ -391,8 +379,11 @@ static json_t *sizes_json(unsigned ndims, const uint64_t *v)
     return a;
 }
 
-static int present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err)
+int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err)
 {
+    if (!e || !e->spec || !e->dev || !e->config || !e->res || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_eval_json: no evaluation or no text");
+
     const struct ht_spec *spec = e->spec;
     const struct ht_device_info *dev = e->dev;
     const int64_t *config = e->config;
@@ -474,13 +465,6 @@ static int present_eval_json(const struct ht_present_eval *e, char **text, struc
     return dump(root, 0, text, err);
 }
 
-int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err)
-{
-    if (!e || !e->spec || !e->dev || !e->config || !e->res || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_eval_json: no evaluation or no text");
-    return present_eval_json(e, text, err);
-}
-
 
 /* --- hetune tune --- */
 
@@ -536,8 +520,11 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
     return o;
 }
 
-static int present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err)
+int ht_present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err)
 {
+    if (!t || !t->spec || !t->opts || (t->n && (!t->devs || !t->results)) || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_tune_json: no tuning or no text");
+
     const struct ht_spec *spec = t->spec;
     const struct ht_tune_opts *o = t->opts;
     const struct ht_tune_result *results = t->results;
@@ -563,13 +550,6 @@ static int present_tune_json(const struct ht_present_tune *t, char **text, struc
         json_array_append_new(arr, tune_device(spec, t->devs[i], &results[i]));
     json_object_set_new(root, "devices", arr);
     return dump(root, 0, text, err);
-}
-
-int ht_present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err)
-{
-    if (!t || !t->spec || !t->opts || (t->n && (!t->devs || !t->results)) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_tune_json: no tuning or no text");
-    return present_tune_json(t, text, err);
 }
 
 /* --- hetune devices --- */
@@ -627,10 +607,13 @@ static json_t *bandwidth_json(const struct ht_bandwidth *bw)
     return o;
 }
 
-static int present_devices_json(const struct ht_device_info *devs, size_t n,
-                                const struct ht_bandwidth *bw, const struct ht_host_memory *host,
-                                char **text, struct ht_error *err)
+int ht_present_devices_json(const struct ht_device_info *devs, size_t n,
+                            const struct ht_bandwidth *bw, const struct ht_host_memory *host,
+                            char **text, struct ht_error *err)
 {
+    if ((n && !devs) || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_devices_json: no devices or no text");
+
     json_t *root = json_object(), *list = json_array();
 
     if (!root || !list) {
@@ -676,15 +659,6 @@ static int present_devices_json(const struct ht_device_info *devs, size_t n,
         }
     }
     return dump(root, 0, text, err);
-}
-
-int ht_present_devices_json(const struct ht_device_info *devs, size_t n,
-                            const struct ht_bandwidth *bw, const struct ht_host_memory *host,
-                            char **text, struct ht_error *err)
-{
-    if ((n && !devs) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_devices_json: no devices or no text");
-    return present_devices_json(devs, n, bw, host, text, err);
 }
 
 /* --- hetune space --- */
@@ -802,8 +776,11 @@ static json_t *space_device(const struct ht_spec *spec, const struct ht_workflow
     return d;
 }
 
-static int present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err)
+int ht_present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err)
 {
+    if (!s || !s->spec || !s->solver || (s->n && !s->spaces) || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_json: no spaces or no text");
+
     const struct ht_spec *spec = s->spec;
     const char *solver = s->solver;
     enum ht_eq3 eq3 = s->eq3;
@@ -826,13 +803,6 @@ static int present_space_json(const struct ht_present_space *s, char **text, str
     /* The seconds as the text output had them (%.9f), and a rounded size past 2^128 to
      * more digits than its text holds. */
     return ht__json_dump(root, 9, text, err);
-}
-
-int ht_present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err)
-{
-    if (!s || !s->spec || !s->solver || (s->n && !s->spaces) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_space_json: no spaces or no text");
-    return present_space_json(s, text, err);
 }
 
 /* --- hetune plan --- */
@@ -876,10 +846,13 @@ static json_t *plan_device(const struct ht_workflow_plan_result *r,
     return d;
 }
 
-static int present_plan_json(const struct ht_workflow_plan_result *r,
-                             const struct ht_split_bus *bus, char *const *names, char **text,
-                             struct ht_error *err)
+int ht_present_plan_json(const struct ht_workflow_plan_result *r,
+                         const struct ht_split_bus *bus, char *const *names, char **text,
+                         struct ht_error *err)
 {
+    if (!r || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_plan_json: no plan or no text");
+
     const struct ht_split_plan *p = &r->plan;
     json_t *devs = json_array(), *root = NULL;
 
@@ -916,19 +889,14 @@ static int present_plan_json(const struct ht_workflow_plan_result *r,
     return ht__json_dump(root, 17, text, err);
 }
 
-int ht_present_plan_json(const struct ht_workflow_plan_result *r, const struct ht_split_bus *bus,
-                         char *const *names, char **text, struct ht_error *err)
-{
-    if (!r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_plan_json: no plan or no text");
-    return present_plan_json(r, bus, names, text, err);
-}
-
 /* --- hetune report --- */
 
-static int present_report_json(const char *db, const char *out, const struct ht_report_result *res,
-                               char **text, struct ht_error *err)
+int ht_present_report_json(const char *db, const char *out, const struct ht_report_result *res,
+                           char **text, struct ht_error *err)
 {
+    if (!res || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_report_json: no report or no text");
+
     json_t *names = json_array();
 
     /* The names without extension, as ht_report_result lists them ("..." where cut). */
@@ -950,12 +918,4 @@ static int present_report_json(const char *db, const char *out, const struct ht_
         "tunings", (json_int_t)res->tunings, "runs", (json_int_t)res->runs,
         "figure_names", names ? names : json_null()),
         0, text, err);
-}
-
-int ht_present_report_json(const char *db, const char *out, const struct ht_report_result *res,
-                           char **text, struct ht_error *err)
-{
-    if (!res || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_report_json: no report or no text");
-    return present_report_json(db, out, res, text, err);
 }

@@ -19,8 +19,11 @@ static int list_configs(FILE *f, const struct ht_workflow_space *r,
               : 0;
 }
 
-static int present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
+int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
 {
+    if (!f || !s || !s->spec || !s->solver || (s->n && !s->spaces))
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: no file or no spaces");
+
     const struct ht_spec *spec = s->spec;
     const struct ht_workflow_space *r = s->spaces;
     const char *solver = s->solver;
@@ -61,11 +64,4 @@ static int present_space_print(FILE *f, const struct ht_present_space *s, struct
             return rc;
     }
     return fflush(f) == 0 ? 0 : ht_error_set(err, HT_EIO, "writing the output failed");
-}
-
-int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
-{
-    if (!f || !s || !s->spec || !s->solver || (s->n && !s->spaces))
-        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: no file or no spaces");
-    return present_space_print(f, s, err);
 }
