@@ -97,9 +97,12 @@ struct ht_mpi_tune_opts {
                                          and put_eval, forget for opts->tune->fresh;
                                          put_space is optional, the other ops are not
                                          called. ABI: the last field, added after the
-                                         others, which keep their offsets; zero-initialized
-                                         options made before it mean the database, as they
-                                         did */
+                                         others (branch mpisink40), which keep their
+                                         offsets; ht_mpi_tune reads it, so a program built
+                                         against the header without it (its struct ends
+                                         before it) must be built again. Its source needs
+                                         no change: zero-initialized, as above, it means the
+                                         database db, as before */
 };
 
 /* One device model of ht_mpi_tune: identical devices of any rank, tuned together. Every
