@@ -86,8 +86,23 @@ struct ht_mpi_tune_opts {
     const char *device;               /* `hetune tune --device` (an index, a unique part of
                                          "<platform> <name>", or "all"); NULL: "all" */
     const char *db;                   /* the results database rank 0 opens; NULL:
-                                         HT_STORE_DEFAULT_PATH */
+                                         HT_STORE_DEFAULT_PATH. Not used with sink */
     const struct ht_tune_opts *tune;  /* as for ht_tune_device (below); NULL: the defaults */
+    const struct ht_tune_sink *sink;  /* where rank 0 records the tune (tune.h; borrowed for
+                                         the call, read on rank 0 only): the caller's, instead
+                                         of the database db, which is then not opened (a
+                                         memory sink, ht_tune_sink_memory, keeps no file);
+                                         NULL: the database's sink over db
+                                         (ht_tune_sink_store). It needs identify, list_evals
+                                         and put_eval, forget for opts->tune->fresh;
+                                         put_space is optional, the other ops are not
+                                         called. ABI: the last field, added after the
+                                         others (branch mpisink40), which keep their
+                                         offsets; ht_mpi_tune reads it, so a program built
+                                         against the header without it (its struct ends
+                                         before it) must be built again. Its source needs
+                                         no change: zero-initialized, as above, it means the
+                                         database db, as before */
 };
 
 /* One device model of ht_mpi_tune: identical devices of any rank, tuned together. Every
@@ -155,7 +170,8 @@ struct ht_mpi_tune_result {
     int stopped;                 /* stopped by opts->tune->stop (rank 0 stopped handing
                                     out; another rank left) */
     const char *strategy;        /* "exhaustive" or "random" (static) */
-    const char *db;              /* the database rank 0 opened */
+    const char *db;              /* the database rank 0 opened; "" when it recorded
+                                    through the caller's sink (opts->sink) */
     struct ht_mpi_tune_model *models; /* nmodels, by model number */
     size_t nmodels;
     struct ht_mpi_tune_rank *ranks;   /* nranks (size on rank 0, 0 elsewhere), by rank */
@@ -174,8 +190,14 @@ struct ht_mpi_tune_result {
  * error handler of MPI_COMM_WORLD too, MPI_ERRORS_RETURN during the call) and may be
  * called again.
  *
- * opts->device is applied by each rank to its own platform; opts->db is opened by rank 0
- * alone. opts->tune as for ht_tune_device (tune.h):
+ * opts->device is applied by each rank to its own platform; rank 0 alone records the
+ * tune: through opts->sink when given (a memory sink, ht_tune_sink_memory, keeps one device
+ * model's evaluations: a second model is refused by its identify, HT_EINVAL), else in the
+ * database opts->db, which it opens. Through either, it registers each device model (the
+ * sink's identify, forget for fresh, put_space), hands the evaluations held before to the
+ * queue (list_evals) and stores each rank's evaluation as it arrives (put_eval), with no
+ * tuning run nor step (put_run, put_step: the ranks' evaluations arrive in no order of a
+ * search). opts->tune as for ht_tune_device (tune.h):
  * strategy must be "exhaustive" or "random" (a uniformly random order of the valid
  * configurations, seeded by seed, the same on every run; HT_EINVAL otherwise: genetic and
  * anneal choose from the last results); budget caps the evaluations per
@@ -191,8 +213,10 @@ struct ht_mpi_tune_result {
  * return, also on error (ht_mpi_tune_result_destroy).
  *
  * Returns HT_OK, or: HT_EINVAL (a build without MPI, genetic or anneal,
- * fewer than 2 ranks), HT_ENODEVICE when no rank has a device (a rank
- * without is reported and left out), HT_EDB (rank 0's database), HT_ENOMEM; the other
+ * fewer than 2 ranks; on rank 0, a sink without identify, list_evals or put_eval, or
+ * without forget under fresh), HT_ENODEVICE when no rank has a device (a rank
+ * without is reported and left out), HT_EDB (rank 0's database), a sink op's own error,
+ * HT_ENOMEM; the other
  * ranks learn of rank 0's failure and return HT_EINVAL "rank 0 failed". */
 int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
                 struct ht_mpi_tune_result *out, struct ht_error *err);

@@ -228,7 +228,7 @@ struct ht_recorded {
  * Python package use. A program that wants no database gives ht_tune_sink_memory's (below),
  * which keeps the evaluations in an array of its own, or a sink of its own (the store's,
  * src/tune/sink.c, and the memory's, src/tune/memory.c, show how): the tune then opens no
- * SQLite file.
+ * SQLite file. ht_mpi_tune takes a sink too, on rank 0 (mpi.h, ht_mpi_tune_opts.sink).
  *
  * The rows are the store's types (store.h: struct ht_stored_eval and the others, plain
  * data), filled by the tuner and borrowed for the call. Every op receives the sink's user

@@ -458,7 +458,7 @@ static int model_setup(const struct ht_spec *spec, const struct ht_tune_opts *op
     rc = sink->ops->identify(sink->user, spec, &m->info, &m->problem_id, &m->device_id, err);
     if (rc == HT_OK && opts->fresh)
         rc = sink->ops->forget(sink->user, m->problem_id, m->device_id, &forgotten, err);
-    if (rc == HT_OK) {
+    if (rc == HT_OK && sink->ops->put_space) {
         ht_stored_space_init(&sp);
         sp.problem_id = m->problem_id;
         sp.device_id = m->device_id;
@@ -479,7 +479,8 @@ cleanup:
 struct server {
     const struct ht_spec *spec;
     const struct ht_tune_opts *opts;
-    const struct ht_tune_sink *sink; /* where the evaluations go: the database's */
+    const struct ht_tune_sink *sink; /* where the evaluations go: the caller's or the
+                                        database's */
     struct model *models;
     size_t nmodels;
     struct rank *ranks;
@@ -1007,9 +1008,9 @@ struct mpi_tune {
     int *dev_model;              /* w.total: each device's model */
     struct model *models;
     size_t nmodels;
-    struct ht_store *store;      /* rank 0's */
-    struct ht_tune_sink sink;    /* rank 0's: the database's (ht_tune_sink_store), whose ops
-                                    are all there */
+    struct ht_store *store;      /* rank 0's, when it opened the database */
+    struct ht_tune_sink sink;    /* rank 0's: the caller's (ht_mpi_tune_opts.sink), else the
+                                    database's (ht_tune_sink_store) */
     struct rank *ranks;          /* rank 0: size */
     struct mailbox mb;
     struct measurer ms;
@@ -1070,9 +1071,37 @@ static int mpi_tune_devices(struct mpi_tune *mt, const char *device, struct ht_e
     return HT_OK;
 }
 
-/* Rank 0 opens the database and lists every model's queue; the others wait to hear that
- * it could (collective). */
-static int mpi_tune_open_queue(struct mpi_tune *mt, const char *db, struct ht_error *err)
+/* Rank 0's sink: the caller's, with the ops the queue calls, else the database db's,
+ * opened. HT_EINVAL (a sink that lacks an op), the store's errors. */
+static int mpi_tune_sink(struct mpi_tune *mt, const struct ht_tune_sink *sink, const char *db,
+                         struct ht_error *err)
+{
+    const struct ht_tune_sink_ops *ops = sink ? sink->ops : NULL;
+    int rc;
+
+    if (!sink) {
+        rc = ht_store_open(db, &mt->store, err);
+        if (rc == HT_OK)
+            ht_tune_sink_store(&mt->sink, mt->store);
+        return rc;
+    }
+    if (!ops || !ops->identify || !ops->list_evals || !ops->put_eval)
+        return ht_error_set(err, HT_EINVAL, "the tune's sink lacks %s",
+                            !ops               ? "its ops"
+                            : !ops->identify   ? "identify"
+                            : !ops->list_evals ? "list_evals"
+                                               : "put_eval (over MPI, evaluations are stored "
+                                                 "as they arrive)");
+    if (mt->opts->fresh && !ops->forget)
+        return ht_error_set(err, HT_EINVAL, "the tune's sink cannot forget (opts.fresh)");
+    mt->sink = *sink;
+    return HT_OK;
+}
+
+/* Rank 0 makes its sink and lists every model's queue; the others wait to hear that it
+ * could (collective). */
+static int mpi_tune_open_queue(struct mpi_tune *mt, const struct ht_tune_sink *sink,
+                               const char *db, struct ht_error *err)
 {
     int rc = HT_OK, ok = 1;
 
@@ -1082,9 +1111,7 @@ static int mpi_tune_open_queue(struct mpi_tune *mt, const char *db, struct ht_er
                               mt->w.whys[0] ? mt->w.whys : "none selected");
         }
         if (rc == HT_OK)
-            rc = ht_store_open(db, &mt->store, err);
-        if (rc == HT_OK)
-            ht_tune_sink_store(&mt->sink, mt->store);
+            rc = mpi_tune_sink(mt, sink, db, err);
         for (size_t mi = 0; mi < mt->nmodels && rc == HT_OK; mi++)
             rc = model_setup(mt->spec, mt->opts, &mt->sink, &mt->models[mi], mi, err);
         ok = rc == HT_OK;
@@ -1232,7 +1259,8 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     memset(&mt, 0, sizeof mt);
     if (!mopts)
         mopts = &none;
-    db = mopts->db ? mopts->db : HT_STORE_DEFAULT_PATH;
+    /* With the caller's sink no database is opened, and the result names none. */
+    db = mopts->sink ? "" : mopts->db ? mopts->db : HT_STORE_DEFAULT_PATH;
     opts = mopts->tune;
     if (!opts) {
         ht_tune_opts_init(&defaults);
@@ -1262,7 +1290,7 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     mt.mb.has_work = mt.mb.has_result = mt.mb.quit = 0;
 
     if ((rc = mpi_tune_devices(&mt, mopts->device, err)) != HT_OK ||
-        (rc = mpi_tune_open_queue(&mt, db, err)) != HT_OK ||
+        (rc = mpi_tune_open_queue(&mt, mopts->sink, db, err)) != HT_OK ||
         (rc = mpi_tune_start_measurer(&mt, err)) != HT_OK)
         goto cleanup;
     if (mt.rank == 0)
