@@ -14,6 +14,8 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_run: no store");
     if (!run || run->problem_id <= 0 || run->device_id <= 0 || !run->strategy[0] ||
         !memchr(run->strategy, '\0', sizeof run->strategy))
         return ht_error_set(err, HT_EINVAL, "malformed tuning run: a problem, a device and a "
@@ -45,6 +47,8 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *s, struct ht_error *err)
 {
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_step: no store");
     return ht__store_insert_tune_step(store, run_id, s, err);
 }
 

@@ -10,6 +10,8 @@ static const char *const eq3_texts[] = {"product", "sum", "off"};
 
 void ht_stored_space_init(struct ht_stored_space *sp)
 {
+    if (!sp)
+        return;
     memset(sp, 0, sizeof *sp);
     sp->eq3 = HT_EQ3_PRODUCT;
     sp->seconds = -1;
@@ -18,6 +20,8 @@ void ht_stored_space_init(struct ht_stored_space *sp)
 void ht_stored_space_from_counts(struct ht_stored_space *sp,
                                  const struct ht_space_counts *counts)
 {
+    if (!sp || !counts)
+        return;
     sp->unpruned = counts->unpruned;
     sp->platform = counts->platform;
     sp->pruned = counts->pruned;
@@ -58,6 +62,8 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store || !sp)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_space: no store or no space size");
     if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) ||
         !memchr(sp->last_constraint, '\0', sizeof sp->last_constraint) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
