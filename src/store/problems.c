@@ -13,10 +13,18 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
     if (!store || !cb)
         return ht_error_set(err, HT_EINVAL, "ht_store_list_problems: no store or no callback");
 
+    /* One text with the filter and one without: "?1 = 0 OR p.kernel_id = ?1" is answered
+     * by reading the whole table (no index serves an OR). A kernel's problems are found
+     * through the index of (kernel_id, sizes, params) and read by id, in order, unsorted. */
     rc = ht__store_prepare(store,
-                           "SELECT p.id, p.kernel_id, p.sizes, p.params, k.kernel_name, "
-                           "k.spec_name FROM problems p JOIN kernels k ON k.id = p.kernel_id "
-                           "WHERE ?1 = 0 OR p.kernel_id = ?1 ORDER BY p.id",
+                           kernel_id ? "SELECT p.id, p.kernel_id, p.sizes, p.params, "
+                                       "k.kernel_name, k.spec_name FROM problems p JOIN "
+                                       "kernels k ON k.id = p.kernel_id WHERE p.id IN (SELECT "
+                                       "id FROM problems WHERE kernel_id = ?1) ORDER BY p.id"
+                                     : "SELECT p.id, p.kernel_id, p.sizes, p.params, "
+                                       "k.kernel_name, k.spec_name FROM problems p JOIN "
+                                       "kernels k ON k.id = p.kernel_id WHERE ?1 = 0 "
+                                       "ORDER BY p.id",
                            &st, "cannot read problems", err);
     if (rc != HT_OK)
         return rc;

@@ -154,11 +154,16 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
         return ht_error_set(err, HT_EINVAL, "ht_store_list_spaces: no store or no callback");
 
     /* The eq3 texts in the order of enum ht_eq3, not alphabetically. */
+#define SPACE_ORDER                                                                        \
+    " ORDER BY problem_id, device_id, CASE eq3 WHEN 'product' THEN 0 WHEN 'sum' THEN 1 "   \
+    "ELSE 2 END"
+    /* With the filter and without, one text each: an OR of the two would read the whole
+     * table; the primary key (problem_id, device_id, eq3) finds a problem's rows. */
     rc = ht__store_prepare(store,
-                           SPACE_COLUMNS "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY problem_id, "
-                                         "device_id, CASE eq3 WHEN 'product' THEN 0 WHEN 'sum' "
-                                         "THEN 1 ELSE 2 END",
+                           problem_id ? SPACE_COLUMNS "WHERE problem_id = ?1" SPACE_ORDER
+                                      : SPACE_COLUMNS "WHERE ?1 = 0" SPACE_ORDER,
                            &st, "cannot read space sizes", err);
+#undef SPACE_ORDER
     if (rc != HT_OK)
         return rc;
     sqlite3_bind_int64(st, 1, problem_id);

@@ -305,9 +305,13 @@ int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_sp
     if (!store || !cb)
         return ht_error_set(err, HT_EINVAL, "ht_store_list_splits: no store or no callback");
 
+    /* With the filter and without, one text each: an OR of the two would read the whole
+     * table (no index serves it); splits_problem holds a problem's splits in id order. */
     rc = ht__store_prepare(store,
-                           "SELECT " SPLIT_COLUMNS " FROM splits "
-                           "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY id",
+                           problem_id ? "SELECT " SPLIT_COLUMNS " FROM splits "
+                                        "WHERE problem_id = ?1 ORDER BY id"
+                                      : "SELECT " SPLIT_COLUMNS " FROM splits "
+                                        "WHERE ?1 = 0 ORDER BY id",
                            &st, "cannot read the splits", err);
     if (rc != HT_OK)
         return rc;
