@@ -271,8 +271,9 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
                          uint64_t *count, struct ht_error *err);
 
 /* One problem as stored: a kernel at given sizes. Plain data owned by the caller. Text
- * longer than a field is cut. ABI: kernel_name and spec_name came last, after params (the
- * store's listings for the report and the exports); the library only fills this struct
+ * longer than a field is cut; spec_whole is the spec's name uncut, to compare a name with.
+ * ABI: kernel_name and spec_name came last, after params (the store's listings for the
+ * report and the exports), and spec_whole after them; the library only fills this struct
  * for a callback, so a program built before them reads the fields it knows. */
 struct ht_stored_problem {
     int64_t id, kernel_id;
@@ -280,6 +281,8 @@ struct ht_stored_problem {
     char params[HT_STORE_CONFIG_MAX]; /* "TS,WG": the parameter names in spec order */
     char kernel_name[256];            /* its kernel's name in the source */
     char spec_name[256];              /* the "name" of the spec it was last seen in */
+    const char *spec_whole;           /* that name whole, however long (never NULL):
+                                         borrowed for the callback only */
 };
 
 /* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order

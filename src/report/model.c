@@ -484,7 +484,8 @@ static int add_problem(const struct ht_stored_problem *p, void *user)
     struct problem_walk *w = user;
     struct rp_case *grown, *c;
 
-    if (w->spec && strcmp(p->spec_name, w->spec))
+    /* The whole name: spec_name is cut at 255 bytes. */
+    if (w->spec && strcmp(p->spec_whole, w->spec))
         return 0;
     grown = push(w->v, &w->n, sizeof *w->v);
     if (!grown)
