@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hetune/tune.h" /* HT_REPLAY_PLATFORM */
 #include "report-internal.h"
 
 const char *ht__report_dim_name(unsigned dim)
@@ -675,9 +676,8 @@ static int add_device(const struct ht_stored_device *row, void *user)
     copy_text(d->type, sizeof d->type, row->type);
     copy_text(d->driver, sizeof d->driver, row->driver_version);
     d->compute_units = row->compute_units;
-    /* The platform a replay's device gets (HT_REPLAY_PLATFORM of hetune/tune.h, a module
-     * the report does not see): its results were never measured here. */
-    d->replayed = !strcmp(d->platform, "hetune replay");
+    /* The platform a replay's device gets: its results were never measured here. */
+    d->replayed = !strcmp(d->platform, HT_REPLAY_PLATFORM);
     w->next++;
     return 0;
 }
