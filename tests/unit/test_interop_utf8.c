@@ -67,6 +67,25 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/* Stores in ev (the caller's) and then the database an "ok", verified evaluation WG=wg. */
+static void put_wg(struct ht_store *s, struct ht_stored_eval *ev, int64_t problem,
+                   int64_t device, int64_t wg, double seconds)
+{
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = device;
+    snprintf(ev->config, sizeof ev->config, "WG=%lld", (long long)wg);
+    ev->nvalues = 1;
+    ev->values[0] = wg;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = seconds;
+    ev->verified = 1;
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+}
+
 static void test_export_t4_device_name(void **state)
 {
     struct ht_store *s = NULL;
@@ -109,16 +128,7 @@ static void test_export_t4_device_name(void **state)
     check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
 
-    ht_stored_eval_init(ev);
-    ev->problem_id = problem;
-    ev->device_id = dev_id;
-    snprintf(ev->config, sizeof ev->config, "WG=8");
-    ev->nvalues = 1;
-    ev->values[0] = 8;
-    snprintf(ev->status, sizeof ev->status, "ok");
-    ev->seconds = 0.001;
-    ev->verified = 1;
-    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+    put_wg(s, ev, problem, dev_id, 8, 0.001);
     free(ev);
 
     check_rc(ht_export_t4(s, NULL, &text, &err), &err, "export");
@@ -137,16 +147,7 @@ static void test_export_t4_device_name(void **state)
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
     ev = calloc(1, sizeof *ev);
     assert_non_null(ev);
-    ht_stored_eval_init(ev);
-    ev->problem_id = problem;
-    ev->device_id = dev_id;
-    snprintf(ev->config, sizeof ev->config, "WG=16");
-    ev->nvalues = 1;
-    ev->values[0] = 16;
-    snprintf(ev->status, sizeof ev->status, "ok");
-    ev->seconds = 0.002;
-    ev->verified = 1;
-    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval long");
+    put_wg(s, ev, problem, dev_id, 16, 0.002);
     free(ev);
     const char *names[] = {long_name};
     struct ht_export_filter filter = {names, 1, NULL, 0};
