@@ -15,12 +15,14 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
 
     /* One text with the filter and one without: "?1 = 0 OR p.kernel_id = ?1" is answered
      * by reading the whole table (no index serves an OR). A kernel's problems are found
-     * through the index of (kernel_id, sizes, params) and read by id, in order, unsorted. */
+     * through the index of (kernel_id, sizes, params), which holds their ids, then sorted:
+     * as fast as the scan when the kernel has half the table, far faster when it has few
+     * (reading them by "p.id IN (...)" instead took 1.4 times the scan's time at half). */
     rc = ht__store_prepare(store,
                            kernel_id ? "SELECT p.id, p.kernel_id, p.sizes, p.params, "
                                        "k.kernel_name, k.spec_name FROM problems p JOIN "
-                                       "kernels k ON k.id = p.kernel_id WHERE p.id IN (SELECT "
-                                       "id FROM problems WHERE kernel_id = ?1) ORDER BY p.id"
+                                       "kernels k ON k.id = p.kernel_id WHERE p.kernel_id = ?1 "
+                                       "ORDER BY p.id"
                                      : "SELECT p.id, p.kernel_id, p.sizes, p.params, "
                                        "k.kernel_name, k.spec_name FROM problems p JOIN "
                                        "kernels k ON k.id = p.kernel_id WHERE ?1 = 0 "
