@@ -11,7 +11,14 @@
  * that well-formed files with hostile values reach the readers too (NULLs, huge or negative
  * numbers, text where a number belongs, a schema rewritten with writable_schema), as
  * SQLite's own dbsqlfuzz does. That SQL may not attach files (nor VACUUM INTO one) and stops
- * after a bounded number of steps. */
+ * after a bounded number of steps.
+ *
+ * With HETUNE_FUZZ_SEEDS set in the environment (CTest's fuzz/store_seed/<seed>, one per seed
+ * fuzz/seed-store.sh writes), an input is a seed that must still reach the readers: its SQL
+ * runs without an error, the database opens, it holds a problem with its kernel's names and
+ * an evaluation, and the report is written; else the target says why and exits 1. A table
+ * grown by a migration, or a struct of store.h the callbacks no longer read right, then
+ * fails the ordinary build's tests instead of leaving the seeds to test nothing. */
 #include "fuzz.h"
 
 #include <stdio.h>
@@ -39,11 +46,30 @@ static int on_eval(const struct ht_stored_eval *ev, void *user)
 
 static int on_problem(const struct ht_stored_problem *p, void *user)
 {
+    /* Every text field, the kernel's names (added to the struct last) included; the whole
+     * spec name begins with the cut one. */
     size_t *n = user;
-    if (!memchr(p->sizes, '\0', sizeof p->sizes) || !memchr(p->params, '\0', sizeof p->params))
+    if (!memchr(p->sizes, '\0', sizeof p->sizes) || !memchr(p->params, '\0', sizeof p->params) ||
+        !memchr(p->kernel_name, '\0', sizeof p->kernel_name) ||
+        !memchr(p->spec_name, '\0', sizeof p->spec_name) || !p->spec_whole ||
+        strncmp(p->spec_whole, p->spec_name, strlen(p->spec_name)))
         abort();
-    ++*n;
+    if (p->kernel_name[0])
+        ++*n;
     return 0;
+}
+
+/* A seed that no longer reaches the readers, in HETUNE_FUZZ_SEEDS mode. */
+static int seeds_mode(void)
+{
+    const char *s = getenv("HETUNE_FUZZ_SEEDS");
+    return s && *s;
+}
+
+static void seed_failed(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz-store: a seed %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    exit(1);
 }
 
 /* The bytes of a new database as ht_store_open makes it; made once. */
@@ -88,7 +114,12 @@ static void run_sql(const char *path, const uint8_t *data, size_t size)
         sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
         sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 1 << 20);
         sqlite3_progress_handler(db, 100, progress, &steps);
-        sqlite3_exec(db, sql, NULL, NULL, NULL);
+        char *msg = NULL;
+        if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK && seeds_mode())
+            seed_failed("no longer runs as SQL", msg);
+        sqlite3_free(msg);
+    } else if (seeds_mode()) {
+        seed_failed("could not be run as SQL", NULL);
     }
     sqlite3_close(db);
     free(sql);
@@ -99,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ht_store *store = NULL;
     struct ht_error err;
     char extra[4096 + 16], dir[4096 + 16];
-    size_t n = 0;
+    size_t problems = 0, evals = 0;
     uint64_t count;
 
     static const char magic[16] = "SQLite format 3";
@@ -125,12 +156,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ht_store_open(path, &store, &err) != 0) {
         if (store)
             abort(); /* a failure must leave nothing to close */
+        if (seeds_mode())
+            seed_failed("no longer opens", err.text);
         return 0;
     }
     memset(&err, 0, sizeof err);
-    (void)ht_store_list_problems(store, 0, on_problem, &n, &err);
+    (void)ht_store_list_problems(store, 0, on_problem, &problems, &err);
     memset(&err, 0, sizeof err);
-    (void)ht_store_list_evals(store, 0, 0, on_eval, &n, &err);
+    (void)ht_store_list_evals(store, 0, 0, on_eval, &evals, &err);
+    if (seeds_mode() && (!problems || !evals))
+        seed_failed("holds no problem with its kernel's name or no evaluation", NULL);
     memset(&err, 0, sizeof err);
     (void)ht_store_count_evals(store, 0, 0, &count, &err);
 
@@ -139,7 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ht_report_opts_init(&opts);
     opts.gnuplot = ""; /* no pictures: no process started per input */
     memset(&err, 0, sizeof err);
-    (void)ht_report_write(store, dir, &opts, &res, &err);
+    if (ht_report_write(store, dir, &opts, &res, &err) != 0 && seeds_mode())
+        seed_failed("is not reported", err.text);
     ht_store_close(store);
     return 0;
 }

@@ -36,20 +36,23 @@ int ht_present_exit_status(int code);
 /* --- sentences: one line each, no newline, no command name --- */
 
 /* That l was under load and what to do, into buf; returns 1, or 0 (buf empty) when
- * ht_load_under(l) is 0. E.g. "measured under load: other processes used 1.6 of 2 cores
- * while it measured; times may be slow: rerun with --fresh when the machine is quiet". */
+ * ht_load_under(l) is 0 (l NULL included); 0 when buf is NULL. E.g. "measured under load: other
+ * processes used 1.6 of 2 cores while it measured; times may be slow: rerun with --fresh when
+ * the machine is quiet". */
 int ht_present_load_sentence(const struct ht_load *l, char *buf, size_t size);
 
 /* Why r's result is a device alone when ht_workflow_split decided so itself (predicted
  * slower, measured slower, or no refined round beat it), into buf ("the split took 8.1
  * ms, longer than device 1 (NAME) alone (7.2 ms): running on it alone (--force keeps the
- * split)"); returns 1, or 0 (buf empty) when there is nothing to say. */
+ * split)"); returns 1, or 0 (buf empty) when there is nothing to say, r or r->devs is
+ * NULL; 0 (buf untouched) when buf is NULL or size 0. */
 int ht_present_split_decision(const struct ht_workflow_split_result *r, char *buf,
                               size_t size);
 
 /* The CPU compute units of r in buf: "all", "8 (a sub-device)", or with opts.dop each
  * count tried and its wall time ("8 of 16, 15, 12, 8, 4 tried: 7.41 ms, 7.02 ms, ...");
- * returns 1, or 0 (buf empty) when r ran on all units and tried nothing else. */
+ * returns 1, or 0 (buf empty) when r ran on all units and tried nothing else, or r is
+ * NULL; 0 (buf untouched) when buf is NULL or size 0. */
 int ht_present_split_units(const struct ht_workflow_split_result *r, char *buf, size_t size);
 
 /* --- `hetune split` and `hetune run` --- */

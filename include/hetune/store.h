@@ -120,7 +120,7 @@ struct ht_stored_eval {
     double runs[HT_STORE_MAX_RUNS];
 };
 
-/* Empties ev: zeroes and sets every time and error to -1, verified to -1. */
+/* Empties ev: zeroes and sets every time and error to -1, verified to -1. NULL: nothing. */
 void ht_stored_eval_init(struct ht_stored_eval *ev);
 
 /* Opens the database at path, creating the file and its schema when missing and migrating
@@ -166,7 +166,8 @@ struct ht_store_opts {
 /* A wait for the lock longer than this is said (ht_store_opts.on_wait). */
 #define HT_STORE_WAIT_NOTICE_S 1.0
 
-/* Fills o with the defaults: read and write, no stop flag, the default wait, no notices. */
+/* Fills o with the defaults: read and write, no stop flag, the default wait, no notices.
+ * NULL: nothing. */
 void ht_store_opts_init(struct ht_store_opts *o);
 
 /* ht_store_open with options (o NULL: the defaults). A readonly open of a missing file is
@@ -202,7 +203,8 @@ void ht_store_close(struct ht_store *store);
 const char *ht_store_path(const struct ht_store *store);
 
 /* Get-or-create ids. Each sets *id to the row of the device, kernel or problem, inserting
- * it first when missing; safe when several processes do it at once. */
+ * it first when missing; safe when several processes do it at once. HT_EINVAL (err set)
+ * when store, the device or spec, or id is NULL. */
 int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev, int64_t *id,
                        struct ht_error *err);
 /* Uses spec->source (source_len bytes), kernel_name and kernel_options for the identity and
@@ -214,13 +216,16 @@ int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct 
                         int64_t *id, struct ht_error *err);
 
 /* The kernel identity: FNV-1a 64 over source, a NUL, kernel_name, a NUL and options,
- * written as 16 lowercase hex digits plus NUL into hex. options NULL is "". */
+ * written as 16 lowercase hex digits plus NUL into hex. source NULL is empty (source_len
+ * not read), kernel_name or options NULL is ""; hex NULL: nothing is written. */
 void ht_store_kernel_hash(const char *source, size_t source_len, const char *kernel_name,
                           const char *options, char hex[17]);
 
 /* The canonical text of a configuration: "NAME=VALUE" pairs in the order given, joined by
  * ',' ("TS=16,WG=8"; "" when n is 0). Writes at most size bytes including the NUL and
- * returns the length the whole text needs, like snprintf. */
+ * returns the length the whole text needs, like snprintf (buf NULL: size is taken as 0,
+ * nothing written). HT_EINVAL (negative, buf untouched) when n > 0 and names or values is
+ * NULL. */
 int ht_store_config_text(const char *const *names, const int64_t *values, size_t n, char *buf,
                          size_t size);
 
@@ -228,8 +233,8 @@ int ht_store_config_text(const char *const *names, const int64_t *values, size_t
  * must exist; ev->config must not be empty; ev->status must be one of the HT_STORE_...
  * texts; ev->nvalues <= HT_STORE_MAX_PARAMS and ev->nruns <= HT_STORE_MAX_RUNS. An
  * evaluation already stored for the same (problem, device, config) is replaced, runs and
- * all. Sets *id (when not NULL) to the new row. Returns HT_EINVAL for a malformed ev,
- * HT_EDB when SQLite fails (nothing of ev is then stored). */
+ * all. Sets *id (when not NULL) to the new row. Returns HT_EINVAL for a malformed ev (err
+ * set; store or ev NULL too), HT_EDB when SQLite fails (nothing of ev is then stored). */
 int ht_store_put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int64_t *id,
                       struct ht_error *err);
 
@@ -266,8 +271,9 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
                          uint64_t *count, struct ht_error *err);
 
 /* One problem as stored: a kernel at given sizes. Plain data owned by the caller. Text
- * longer than a field is cut. ABI: kernel_name and spec_name came last, after params (the
- * store's listings for the report and the exports); the library only fills this struct
+ * longer than a field is cut; spec_whole is the spec's name uncut, to compare a name with.
+ * ABI: kernel_name and spec_name came last, after params (the store's listings for the
+ * report and the exports), and spec_whole after them; the library only fills this struct
  * for a callback, so a program built before them reads the fields it knows. */
 struct ht_stored_problem {
     int64_t id, kernel_id;
@@ -275,6 +281,8 @@ struct ht_stored_problem {
     char params[HT_STORE_CONFIG_MAX]; /* "TS,WG": the parameter names in spec order */
     char kernel_name[256];            /* its kernel's name in the source */
     char spec_name[256];              /* the "name" of the spec it was last seen in */
+    const char *spec_whole;           /* that name whole, however long (never NULL):
+                                         borrowed for the callback only */
 };
 
 /* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order
@@ -339,7 +347,8 @@ struct ht_stored_tune_run {
 };
 
 /* Stores a tuning run that is starting; sets *id (when not NULL) to its id, the run_id of
- * its steps. HT_EINVAL for a run without problem, device or strategy; HT_EDB. */
+ * its steps. HT_EINVAL (err set) for a NULL store or run, a run without problem, device or
+ * strategy; HT_EDB. */
 int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_run *run,
                           int64_t *id, struct ht_error *err);
 
@@ -355,8 +364,9 @@ struct ht_stored_tune_step {
                                    search began, or simulated seconds for a replay */
 };
 
-/* Stores step st of run run_id. HT_EINVAL for a malformed step (no status, no
- * configuration, a negative or non-finite clock); HT_EDB (a repeated i, an unknown run). */
+/* Stores step st of run run_id. HT_EINVAL (err set) for a NULL store or st, a malformed
+ * step (no status, no configuration, a negative or non-finite clock); HT_EDB (a repeated i,
+ * an unknown run). */
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *st, struct ht_error *err);
 
@@ -417,12 +427,12 @@ struct ht_stored_split {
     struct ht_stored_split_device *devices; /* borrowed by put, owned by the caller */
 };
 
-/* Empties sp: zeroes, every time and error -1, verified -1. */
+/* Empties sp: zeroes, every time and error -1, verified -1. NULL: nothing. */
 void ht_stored_split_init(struct ht_stored_split *sp);
 
 /* Stores a split and its devices in one transaction; sets *id (when not NULL). The problem
- * and every device id must exist. Returns HT_EINVAL for a malformed sp (no devices, an
- * empty scheduler), HT_EDB (nothing stored). */
+ * and every device id must exist. Returns HT_EINVAL (err set) for a NULL store or sp, a
+ * malformed sp (no devices, an empty scheduler), HT_EDB (nothing stored). */
 int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp, int64_t *id,
                        struct ht_error *err);
 
@@ -442,7 +452,8 @@ struct ht_stored_sweep_point {
     int verified;
 };
 
-/* Stores (or replaces) point pt->index of the sweep of split split_id. HT_EDB. */
+/* Stores (or replaces) point pt->index of the sweep of split split_id. HT_EINVAL (err set)
+ * when store or pt is NULL; HT_EDB. */
 int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
                              const struct ht_stored_sweep_point *pt, struct ht_error *err);
 
@@ -478,17 +489,18 @@ struct ht_stored_space {
     char created_at[32];       /* UTC; put fills it when "" */
 };
 
-/* Empties sp: zeroes, eq3 HT_EQ3_PRODUCT, seconds -1. */
+/* Empties sp: zeroes, eq3 HT_EQ3_PRODUCT, seconds -1. NULL: nothing. */
 void ht_stored_space_init(struct ht_stored_space *sp);
 
 /* Fills sp (after ht_stored_space_init) from counts: unpruned, platform, pruned, seconds
- * and last_constraint; problem_id, device_id and eq3 are the caller's. */
+ * and last_constraint; problem_id, device_id and eq3 are the caller's. sp or counts NULL:
+ * nothing. */
 void ht_stored_space_from_counts(struct ht_stored_space *sp,
                                  const struct ht_space_counts *counts);
 
 /* Stores (or replaces) the size of sp->problem_id's space on sp->device_id under sp->eq3.
- * The problem and the device must exist. HT_EINVAL (an eq3 out of range, a negative or
- * non-finite unpruned size), HT_EDB. */
+ * The problem and the device must exist. HT_EINVAL (err set: a NULL store or sp, an eq3 out
+ * of range, a negative or non-finite unpruned size), HT_EDB. */
 int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
                        struct ht_error *err);
 
@@ -516,9 +528,9 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
 struct ht_bandwidth; /* exec.h */
 struct ht_host_memory; /* exec.h */
 
-/* Stores bw, measured on device device_id (which must exist), as a new row. HT_EINVAL when
- * bw->path is not pageable, pinned or inplace, bw->bytes is 0 or above 2^63, or a rate is
- * negative or not finite (0, not measured, is stored as NULL); HT_EDB. */
+/* Stores bw, measured on device device_id (which must exist), as a new row. HT_EINVAL (err set)
+ * when store or bw is NULL, bw->path is not pageable, pinned or inplace, bw->bytes is 0 or
+ * above 2^63, or a rate is negative or not finite (0, not measured, is stored as NULL); HT_EDB. */
 int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
                            const struct ht_bandwidth *bw, struct ht_error *err);
 
@@ -530,8 +542,8 @@ int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_
 
 /* --- the host memory's rate (src/store/hostmem.c) --- */
 
-/* Stores hm (ht_host_memory_measure, exec.h) as this machine's (its hostname) latest.
- * HT_EINVAL when hm is NULL or its rate, bytes or threads are not positive; HT_EDB. */
+/* Stores hm (ht_host_memory_measure, exec.h) as this machine's (its hostname) latest. HT_EINVAL
+ * (err set) when store or hm is NULL or its rate, bytes or threads are not positive; HT_EDB. */
 int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory *hm,
                              struct ht_error *err);
 
@@ -580,20 +592,20 @@ struct ht_lease_info {
     double idle_s;             /* seconds since its last heartbeat */
 };
 
-/* Takes the lease of device device_id (which must exist) for this process, taking over a
- * stale one. When another process holds it, polls about every 0.25 s for up to wait_s
- * seconds (0: one try; negative: no limit), and stops waiting within 0.1 s of *stop
- * becoming non-zero (stop may be NULL). Returns HT_OK once the lease is this process's
- * (give it back with ht_store_release_device), HT_STORE_LEASE_BUSY when the wait ended or
- * *stop was raised first, with *holder (when not NULL) describing who holds it; HT_EINVAL
- * for a device id below 1; HT_EDB. Call it outside any transaction of the store. */
+/* Takes the lease of device device_id (which must exist) for this process, taking over a stale
+ * one. When another process holds it, polls about every 0.25 s for up to wait_s seconds (0: one
+ * try; negative: no limit), and stops waiting within 0.1 s of *stop becoming non-zero (stop may
+ * be NULL). Returns HT_OK once the lease is this process's (give it back with
+ * ht_store_release_device), HT_STORE_LEASE_BUSY when the wait ended or *stop was raised first,
+ * with *holder (when not NULL) describing who holds it; HT_EINVAL (err set) for a NULL store or
+ * a device id below 1; HT_EDB. Call it outside any transaction of the store. */
 int ht_store_lease_device(struct ht_store *store, int64_t device_id, double wait_s,
                           volatile sig_atomic_t *stop, struct ht_lease_info *holder,
                           struct ht_error *err);
 
-/* Gives back this process's lease of device device_id; a lease taken over by another
- * process meanwhile (or none) is left alone. HT_EDB. A lease that could not be given back
- * (a full disk) goes stale when this process exits. */
+/* Gives back this process's lease of device device_id; a lease taken over by another process
+ * meanwhile (or none) is left alone. HT_EINVAL (err set) when store is NULL; HT_EDB. A lease
+ * that could not be given back (a full disk) goes stale when this process exits. */
 int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht_error *err);
 
 /* --- written buffers inferred by a probe (src/store/written.c) ---
@@ -619,8 +631,9 @@ struct ht_stored_written {
     char created_at[32];       /* UTC; put fills it */
 };
 
-/* Stores (or replaces) w. The problem (and the device, when not 0) must exist. HT_EINVAL
- * (an empty arg, dim or axis above 2, per_item 0, a halo or per_item above 2^63), HT_EDB. */
+/* Stores (or replaces) w. The problem (and the device, when not 0) must exist. HT_EINVAL (err
+ * set: a NULL store or w, an empty arg, dim or axis above 2, per_item 0, a halo or per_item
+ * above 2^63), HT_EDB. */
 int ht_store_put_written(struct ht_store *store, const struct ht_stored_written *w,
                          struct ht_error *err);
 

@@ -357,14 +357,16 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
                           const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
                           struct ht_bandwidth *bw, struct ht_error *err);
 
-/* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) with the options so (NULL:
- * the defaults; its stop ends a wait for another process's lock, its on_wait tells of one)
- * into *store (owned by the caller, ht_store_close) and sets *problem_id to spec's problem
- * (its kernel and sizes), adding the rows when new. On error *store is NULL. Errors as
- * ht_store_open_opts (HT_EINTR for a stopped wait), ht_store_kernel_id and
- * ht_store_problem_id. */
-int ht_workflow_open(const char *db, const struct ht_store_opts *so, const struct ht_spec *spec,
-                     struct ht_store **store, int64_t *problem_id, struct ht_error *err);
+/* Opens the results database db (NULL: HT_STORE_DEFAULT_PATH) with the options so (NULL: the
+ * defaults; its stop ends a wait for another process's lock, its on_wait tells of one) and stop
+ * (may be NULL) as their stop when they have none (the rule of every workflow and of
+ * ht_runtime_open: a struct's stop serves its database too) into *store (owned by the caller,
+ * ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes), adding the
+ * rows when new. On error *store is NULL. Errors as ht_store_open_opts (HT_EINTR for a stopped
+ * wait), ht_store_kernel_id and ht_store_problem_id. */
+int ht_workflow_open(const char *db, const struct ht_store_opts *so, volatile sig_atomic_t *stop,
+                     const struct ht_spec *spec, struct ht_store **store, int64_t *problem_id,
+                     struct ht_error *err);
 
 /* Stores the space sizes counts of dev (Eq. 3 rule eq3) for problem_id and sets
  * *device_id (may be NULL) to dev's row. Errors as ht_store_device_id and

@@ -339,7 +339,7 @@ _proto("ht_store_open", _I, S, PP, E)
 _proto("ht_store_close", None, P)
 _proto("ht_store_device_id", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_store_list_evals", _I, P, ctypes.c_int64, ctypes.c_int64, EVAL_CB, P, E)
-_proto("ht_workflow_open", _I, S, P, P, PP, ctypes.POINTER(ctypes.c_int64), E)
+_proto("ht_workflow_open", _I, S, P, P, P, PP, ctypes.POINTER(ctypes.c_int64), E)
 _proto("ht_tune_sink_store", None, ctypes.POINTER(TuneSink), P)
 _proto("ht_tune_device", _I, P, ctypes.POINTER(DeviceInfo), ctypes.POINTER(TuneSink),
        ctypes.POINTER(TuneOpts), P, E)

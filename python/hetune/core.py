@@ -373,7 +373,7 @@ class Spec:
         err = _lib.Error()
         store = ctypes.c_void_p()
         problem = ctypes.c_int64()
-        _check(lib.ht_workflow_open(db.encode(), None, self._h, ctypes.byref(store),
+        _check(lib.ht_workflow_open(db.encode(), None, None, self._h, ctypes.byref(store),
                                     ctypes.byref(problem), ctypes.byref(err)), err)
         rows = []
 

@@ -92,7 +92,7 @@ static int record_spaces(const char *path, int quiet, const struct ht_spec *spec
 
     ht_error_clear(&err);
     cli_store_opts("space", 0, NULL, quiet, &so);
-    rc = ht_workflow_open(path, &so, spec, &store, &problem_id, &err);
+    rc = ht_workflow_open(path, &so, NULL, spec, &store, &problem_id, &err);
     for (size_t k = 0; rc == HT_OK && k < n; k++)
         rc = ht_workflow_store_space(store, problem_id, results[k].dev, eq3,
                                      &results[k].counts, NULL, &err);

@@ -290,9 +290,9 @@ int ht__coexec_plan_bus(struct ht_coexec *cx, const struct ht_coexec_alone *alon
 /* Whether some device works on buffer i in place. */
 int ht__cx_any_inplace(const struct ht_coexec *cx, size_t i);
 
-/* Bytes of device d's buffers for the whole problem: inputs sliced along d, inputs sent
- * whole, outputs read back by owner, outputs read back whole (one device). With all, also the buffers d works on in place: the
- * bytes its kernel reads and writes in host memory rather than copies. */
+/* Bytes of device d's buffers for the whole problem: inputs sliced along d, inputs sent whole,
+ * outputs read back by owner, outputs read back whole (one device). With all, also the buffers
+ * d works on in place: the bytes its kernel reads and writes in host memory rather than copies. */
 void ht__cx_buffer_bytes(const struct cxdev *d, int all, double *sliced_in, double *whole_in,
                          double *owned_out, double *whole_out);
 
@@ -560,15 +560,15 @@ int ht__written_infer(const struct ht__written_in *in, struct ht__written *out,
                       struct ht_error *err);
 
 
-/* Prepares the co-execution of spec on n devices: checks each configuration
- * (ht_space_check with opts->exec.eq3), opens a context and profiling queue per device,
- * builds the programs, creates the buffers and kernels, makes the host data and the
- * scheduler. spec and every devs[i].dev are borrowed and must outlive *out; the configs
- * are copied. *out is owned by the caller (ht__coexec_free). Errors, err filled: HT_EINVAL
- * (n = 0, dim out of range, an unknown scheduler, static without times), HT_ESPEC (the spec
- * cannot be split along dim: a written buffer without a usable index, buffer shapes that
- * differ between the devices' configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field
- * names it, err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
+/* Prepares the co-execution of spec on n devices: checks each configuration (ht_space_check
+ * with opts->exec.eq3), opens a context and profiling queue per device, builds the programs,
+ * creates the buffers and kernels, makes the host data and the scheduler. spec and every
+ * devs[i].dev are borrowed and must outlive *out; the configs are copied. *out is owned by the
+ * caller (ht__coexec_free). Errors, err filled: HT_EINVAL (n = 0, dim out of range, an unknown
+ * scheduler, static without times), HT_ESPEC (the spec cannot be split along dim: a written
+ * buffer without a usable index, buffer shapes that differ between the devices'
+ * configurations), HT_ECONSTRAINT (a configuration breaks a rule; err->field names it,
+ * err->text begins with the device), HT_EBUILD, HT_ECL, HT_ENOMEM. */
 int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device *devs, size_t n,
                       const struct ht_coexec_opts *opts, struct ht_coexec **out,
                       struct ht_error *err);
@@ -609,14 +609,14 @@ int ht__coexec_dump(const struct ht_coexec *cx, const char *dir, struct ht_error
  * bound in `from` are not bound in `to`. HT_ENOMEM, nothing moved. */
 int ht__coexec_adopt_host(struct ht_coexec *to, struct ht_coexec *from, struct ht_error *err);
 
-/* (bind.c) Hands a program's arrays over from the co-execution from to to, which
- * replaces it (ht__decide with in->from: the runtime after a new decision): the arrays of ht__coexec_alloc move
- * (ht__coexec_adopt_host), and every bound[a] that is not NULL (a buffer argument, its
- * bytes[a]) is bound to to. On success from is freed and to's buffers over the arrays are
- * made again (ht__coexec_repin; its failure is only pin_err's: that array is moved
- * unpinned, slower, never wrong) and HT_OK returned. On failure from stays as it was,
- * holding and bound to the arrays again, and the error is returned (to is the caller's
- * to free). Errors as ht__coexec_adopt_host and ht__coexec_bind. */
+/* (bind.c) Hands a program's arrays over from the co-execution from to to, which replaces it
+ * (ht__decide with in->from: the runtime after a new decision): the arrays of ht__coexec_alloc
+ * move (ht__coexec_adopt_host), and every bound[a] that is not NULL (a buffer argument, its
+ * bytes[a]) is bound to to. On success from is freed and to's buffers over the arrays are made
+ * again (ht__coexec_repin; its failure is only pin_err's: that array is moved unpinned, slower,
+ * never wrong) and HT_OK returned. On failure from stays as it was, holding and bound to the
+ * arrays again, and the error is returned (to is the caller's to free). Errors as
+ * ht__coexec_adopt_host and ht__coexec_bind. */
 int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *const *bound,
                          const size_t *bytes, size_t nargs, struct ht_error *pin_err,
                          struct ht_error *err);
@@ -649,9 +649,9 @@ struct ht__rule {
                          the estimate's error is returned (the runtime, each MPI node) */
 };
 
-/* (decide.c, ht__decide with in->measured) SIZE_MAX to keep the split (forced, or measured at most keep_s and not all on one
- * device), else the device that runs alone: m->fastest when the split took longer than
- * keep_s (or split_s is not a number), else m->only. */
+/* (decide.c, ht__decide with in->measured) SIZE_MAX to keep the split (forced, or measured at
+ * most keep_s and not all on one device), else the device that runs alone: m->fastest when the
+ * split took longer than keep_s (or split_s is not a number), else m->only. */
 size_t ht__decide_measured(const struct ht__measured *m);
 
 /* Decides between the co-execution cx (made over its n >= 1 devices, their links and host

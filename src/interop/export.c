@@ -110,7 +110,7 @@ static int add_problem(const struct ht_stored_problem *row, void *user)
     struct catalog *c = user;
     struct problem *grown, *p;
 
-    if (!wanted(c->filter, row->spec_name, row->sizes))
+    if (!wanted(c->filter, row->spec_whole, row->sizes)) /* spec_name is cut at 255 bytes */
         return 0;
     grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown);
     if (!grown)

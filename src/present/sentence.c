@@ -12,6 +12,8 @@ int ht_present_load_sentence(const struct ht_load *l, char *buf, size_t size)
     double oc = ht_load_other_cores(l);
     int busy = l && l->window_s >= HT_LOAD_MIN_WINDOW_S && oc >= HT_LOAD_CORES;
 
+    if (!buf)
+        return 0;
     if (size)
         buf[0] = '\0';
     if (!ht_load_under(l))
@@ -32,10 +34,15 @@ int ht_present_load_sentence(const struct ht_load *l, char *buf, size_t size)
 int ht_present_split_decision(const struct ht_workflow_split_result *r, char *buf,
                               size_t size)
 {
-    const struct ht_workflow_device *f = &r->devs[r->fastest];
+    const struct ht_workflow_device *f;
     char a[32], b[32];
 
+    if (!buf || !size)
+        return 0;
     buf[0] = '\0';
+    if (!r || !r->devs)
+        return 0;
+    f = &r->devs[r->fastest];
     if (r->ran_alone && !r->measured_alone && !r->left_alone) {
         ht_format_seconds(r->est.split_s, a, sizeof a);
         ht_format_seconds(r->est.alone_s, b, sizeof b);
@@ -66,8 +73,10 @@ int ht_present_split_units(const struct ht_workflow_split_result *r, char *buf, 
 {
     size_t len;
 
+    if (!buf || !size)
+        return 0;
     buf[0] = '\0';
-    if (!r->ndop && !r->cpu_units)
+    if (!r || (!r->ndop && !r->cpu_units))
         return 0;
     if (!r->ndop) {
         snprintf(buf, size, "%u of each CPU device that can be partitioned (a sub-device)",

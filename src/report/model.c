@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hetune/tune.h" /* HT_REPLAY_PLATFORM */
 #include "report-internal.h"
 
 const char *ht__report_dim_name(unsigned dim)
@@ -484,7 +485,8 @@ static int add_problem(const struct ht_stored_problem *p, void *user)
     struct problem_walk *w = user;
     struct rp_case *grown, *c;
 
-    if (w->spec && strcmp(p->spec_name, w->spec))
+    /* The whole name: spec_name is cut at 255 bytes. */
+    if (w->spec && strcmp(p->spec_whole, w->spec))
         return 0;
     grown = push(w->v, &w->n, sizeof *w->v);
     if (!grown)
@@ -674,9 +676,8 @@ static int add_device(const struct ht_stored_device *row, void *user)
     copy_text(d->type, sizeof d->type, row->type);
     copy_text(d->driver, sizeof d->driver, row->driver_version);
     d->compute_units = row->compute_units;
-    /* The platform a replay's device gets (HT_REPLAY_PLATFORM of hetune/tune.h, a module
-     * the report does not see): its results were never measured here. */
-    d->replayed = !strcmp(d->platform, "hetune replay");
+    /* The platform a replay's device gets: its results were never measured here. */
+    d->replayed = !strcmp(d->platform, HT_REPLAY_PLATFORM);
     w->next++;
     return 0;
 }

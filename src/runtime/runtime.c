@@ -638,7 +638,6 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     struct ht_store *store = NULL;
     struct ht_tune_opts topts;
     struct ht_workflow_best_opts bo;
-    struct ht_store_opts so;
     int64_t problem_id = 0;
     int rc;
 
@@ -718,15 +717,9 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
     bo.unverified = rt->spec->verify == HT_VERIFY_NONE || opts->exec.no_verify;
     dbpath = opts->db ? opts->db : HT_STORE_DEFAULT_PATH;
     made_db = dbpath[0] && strcmp(dbpath, ":memory:") && access(dbpath, F_OK) != 0;
-    /* runtime.h: the caller's store options (NULL: the defaults), with this struct's stop
-     * unless they have their own. */
-    if (opts->store)
-        so = *opts->store;
-    else
-        ht_store_opts_init(&so);
-    if (!so.stop)
-        so.stop = opts->stop;
-    rc = ht_workflow_open(opts->db, &so, rt->spec, &store, &problem_id, err);
+    /* runtime.h: the caller's store options, or the defaults, with this struct's stop unless
+     * they have their own: ht_workflow_open's rule. */
+    rc = ht_workflow_open(opts->db, opts->store, opts->stop, rt->spec, &store, &problem_id, err);
     if (rc == HT_OK)
         rc = find_bests(rt, store, problem_id, &bo, err);
     /* What every decision is made from: the links `hetune devices --bandwidth` stored

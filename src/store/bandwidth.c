@@ -38,6 +38,8 @@ int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_bandwidth: no store");
     if (!bw || (unsigned)bw->path >= NPATHS || !path_texts[bw->path])
         return ht_error_set(err, HT_EINVAL, "malformed bandwidth: no measured data path");
     if (bw->bytes == 0 || bw->bytes > INT64_MAX)

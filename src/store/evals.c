@@ -58,7 +58,8 @@ static void eval_empty(struct ht_stored_eval *ev, size_t bytes)
 
 void ht_stored_eval_init(struct ht_stored_eval *ev)
 {
-    eval_empty(ev, sizeof *ev);
+    if (ev)
+        eval_empty(ev, sizeof *ev);
 }
 
 /* The columns read_row expects, in its order. */
@@ -321,10 +322,13 @@ static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int
 {
     static const char *const op = "cannot store the evaluation";
     sqlite3_stmt *del = NULL, *ins = NULL, *run = NULL;
-    int batched = store->batch > 1;
+    int batched;
     int64_t eval_id;
     int rc;
 
+    if (!store || !ev)
+        return ht_error_set(err, HT_EINVAL, "storing an evaluation: no store or no evaluation");
+    batched = store->batch > 1;
     rc = check_eval(ev, err);
     if (rc != HT_OK)
         return rc;

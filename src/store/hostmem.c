@@ -26,6 +26,8 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_host_memory: no store");
     if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
         isfinite(hm->read_Bps)) || !(hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
         return ht_error_set(err, HT_EINVAL, "malformed host memory rate: nothing measured");

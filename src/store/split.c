@@ -9,6 +9,8 @@
 
 void ht_stored_split_init(struct ht_stored_split *sp)
 {
+    if (!sp)
+        return;
     memset(sp, 0, sizeof *sp);
     sp->theoretical_seconds = sp->seconds = sp->min_seconds = -1;
     sp->kernel_seconds = sp->alone_seconds = -1;
@@ -57,6 +59,8 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
     int64_t split_id;
     int rc;
 
+    if (!store || !sp)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_split: no store or no split");
     if (sp->ndevices == 0 || !sp->devices || !sp->scheduler[0] ||
         !memchr(sp->scheduler, '\0', sizeof sp->scheduler) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
@@ -116,6 +120,8 @@ int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store || !pt)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_sweep_point: no store or no point");
     rc = ht__store_prepare(store,
                            "INSERT OR REPLACE INTO sweep_points (split_id, i, factor, "
                            "theoretical_seconds, seconds, kernel_seconds, verified) VALUES "
@@ -299,9 +305,13 @@ int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_sp
     if (!store || !cb)
         return ht_error_set(err, HT_EINVAL, "ht_store_list_splits: no store or no callback");
 
+    /* With the filter and without, one text each: an OR of the two would read the whole
+     * table (no index serves it); splits_problem holds a problem's splits in id order. */
     rc = ht__store_prepare(store,
-                           "SELECT " SPLIT_COLUMNS " FROM splits "
-                           "WHERE ?1 = 0 OR problem_id = ?1 ORDER BY id",
+                           problem_id ? "SELECT " SPLIT_COLUMNS " FROM splits "
+                                        "WHERE problem_id = ?1 ORDER BY id"
+                                      : "SELECT " SPLIT_COLUMNS " FROM splits "
+                                        "WHERE ?1 = 0 ORDER BY id",
                            &st, "cannot read the splits", err);
     if (rc != HT_OK)
         return rc;

@@ -280,6 +280,8 @@ int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *e
 
 void ht_store_opts_init(struct ht_store_opts *o)
 {
+    if (!o)
+        return;
     memset(o, 0, sizeof *o);
 }
 

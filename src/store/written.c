@@ -11,6 +11,8 @@ int ht_store_put_written(struct ht_store *store, const struct ht_stored_written 
     sqlite3_stmt *st = NULL;
     int rc;
 
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_written: no store");
     if (!w || !w->arg[0] || w->dim > 2 || w->axis > 2 || w->per_item == 0 ||
         w->per_item > INT64_MAX || w->halo_lo > INT64_MAX || w->halo_hi > INT64_MAX)
         return ht_error_set(err, HT_EINVAL, "malformed inference of a written buffer");

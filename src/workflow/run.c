@@ -216,7 +216,6 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
 {
     struct ht_report_opts ropts = opts->report;
     struct ht_store *store = NULL;
-    struct ht_store_opts so;
     unsigned dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
     int rc;
 
@@ -265,8 +264,8 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     for (size_t i = 0; i < n; i++)
         out->devs[i].dev = devs[i];
 
-    ht__workflow_store_opts(opts->split.store, opts->split.stop, &so);
-    rc = ht_workflow_open(opts->split.db, &so, spec, &store, &out->problem_id, err);
+    rc = ht_workflow_open(opts->split.db, opts->split.store, opts->split.stop, spec, &store,
+                          &out->problem_id, err);
     if (rc == HT_OK)
         rc = prune(spec, store, opts->split.coexec.exec.eq3, out, err);
     if (rc == HT_OK)

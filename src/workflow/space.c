@@ -12,22 +12,23 @@
 #include "hetune/workflow.h"
 #include "workflow-internal.h"
 
-void ht__workflow_store_opts(const struct ht_store_opts *given, volatile sig_atomic_t *stop,
-                             struct ht_store_opts *so)
+int ht_workflow_open(const char *db, const struct ht_store_opts *so, volatile sig_atomic_t *stop,
+                     const struct ht_spec *spec, struct ht_store **store, int64_t *problem_id,
+                     struct ht_error *err)
 {
-    if (given)
-        *so = *given;
-    else
-        ht_store_opts_init(so);
-    if (!so->stop)
-        so->stop = stop;
-}
-
-int ht_workflow_open(const char *db, const struct ht_store_opts *so, const struct ht_spec *spec,
-                     struct ht_store **store, int64_t *problem_id, struct ht_error *err)
-{
+    struct ht_store_opts o;
     int64_t kernel_id = 0;
-    int rc = ht_store_open_opts(db ? db : HT_STORE_DEFAULT_PATH, so, store, err);
+    int rc;
+
+    /* The one rule of every workflow and of the runtime (workflow.h): the caller's options
+     * or the defaults, with stop unless they have a stop of their own. */
+    if (so)
+        o = *so;
+    else
+        ht_store_opts_init(&o);
+    if (!o.stop)
+        o.stop = stop;
+    rc = ht_store_open_opts(db ? db : HT_STORE_DEFAULT_PATH, &o, store, err);
 
     if (rc == HT_OK)
         rc = ht_store_kernel_id(*store, spec, &kernel_id, err);

@@ -299,7 +299,6 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
     struct ht_workflow_best_opts bo;
     struct ht__split_base b;
     struct ht_device_locks locks = {0};
-    struct ht_store_opts so;
     struct ht_error why;
     size_t kept = 0;
     int rc;
@@ -345,8 +344,7 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
     b.spec = spec;
     b.n = n;
     b.devs = out->devs;
-    ht__workflow_store_opts(opts->store, opts->stop, &so);
-    rc = ht_workflow_open(opts->db, &so, spec, &b.store, &b.problem_id, err);
+    rc = ht_workflow_open(opts->db, opts->store, opts->stop, spec, &b.store, &b.problem_id, err);
     for (size_t i = 0; rc == HT_OK && i < n; i++) {
         /* A device with nothing usable is left out; the others go on without it. */
         int lost;

@@ -9,13 +9,6 @@
 #include "hetune/workflow.h"
 #include "coexec/coexec.h" /* coexec's door: the co-execution handle, the decision */
 
-/* Sets *so to how a workflow opens its database (space.c): given (NULL: the defaults), with
- * stop as its stop flag unless given has one (a raised flag ends a wait for another
- * process's lock on the database: HT_EINTR). ht_runtime_open applies the same rule to its
- * own options (runtime.h). */
-void ht__workflow_store_opts(const struct ht_store_opts *given, volatile sig_atomic_t *stop,
-                             struct ht_store_opts *so);
-
 /* The devices of the co-executions of one spec, each with its best configuration and its
  * run alone. */
 struct ht__split_base {

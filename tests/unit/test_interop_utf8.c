@@ -67,6 +67,25 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/* Stores in ev (the caller's) and then the database an "ok", verified evaluation WG=wg. */
+static void put_wg(struct ht_store *s, struct ht_stored_eval *ev, int64_t problem,
+                   int64_t device, int64_t wg, double seconds)
+{
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = device;
+    snprintf(ev->config, sizeof ev->config, "WG=%lld", (long long)wg);
+    ev->nvalues = 1;
+    ev->values[0] = wg;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = seconds;
+    ev->verified = 1;
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+}
+
 static void test_export_t4_device_name(void **state)
 {
     struct ht_store *s = NULL;
@@ -109,19 +128,39 @@ static void test_export_t4_device_name(void **state)
     check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
 
-    ht_stored_eval_init(ev);
-    ev->problem_id = problem;
-    ev->device_id = dev_id;
-    snprintf(ev->config, sizeof ev->config, "WG=8");
-    ev->nvalues = 1;
-    ev->values[0] = 8;
-    snprintf(ev->status, sizeof ev->status, "ok");
-    ev->seconds = 0.001;
-    ev->verified = 1;
-    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+    put_wg(s, ev, problem, dev_id, 8, 0.001);
     free(ev);
 
     check_rc(ht_export_t4(s, NULL, &text, &err), &err, "export");
+
+    /* A spec's name is compared whole, not the 255 bytes of it a stored problem's
+     * spec_name keeps: a name of 300 bytes is found, its first 255 name nothing. */
+    char long_name[301], prefix[256];
+    memset(long_name, 'v', 300);
+    long_name[300] = '\0';
+    memcpy(prefix, long_name, 255);
+    prefix[255] = '\0';
+    spec.name = long_name;
+    spec.source = "__kernel void vadd() { /* long */ }";
+    spec.source_len = strlen(spec.source);
+    check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
+    ev = calloc(1, sizeof *ev);
+    assert_non_null(ev);
+    put_wg(s, ev, problem, dev_id, 16, 0.002);
+    free(ev);
+    const char *names[] = {long_name};
+    struct ht_export_filter filter = {names, 1, NULL, 0};
+    char *only = NULL;
+    check_rc(ht_export_t4(s, &filter, &only, &err), &err, "export of the long name");
+    assert_non_null(strstr(only, "\"WG\": 16"));
+    assert_null(strstr(only, "\"WG\": 8"));
+    free(only);
+    names[0] = prefix;
+    only = NULL;
+    ht_error_clear(&err);
+    assert_int_equal(ht_export_t4(s, &filter, &only, &err), HT_ENOTFOUND);
+    free(only);
     ht_store_close(s);
     doc = json_loads(text, 0, &jerr);
     if (!doc)

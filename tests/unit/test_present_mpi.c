@@ -481,6 +481,45 @@ static void test_nulls(void **state)
     free(text);
 }
 
+/* The sentence helpers (issue 26 item 6): a NULL result or buffer, or a buffer of size 0,
+ * returns 0 and writes nothing, never a crash; given everything they still write. */
+static void test_sentence_nulls(void **state)
+{
+    struct ht_workflow_split_result r;
+    struct ht_load l;
+    char buf[256];
+
+    (void)state;
+    memset(&r, 0, sizeof r);
+    memset(&l, 0, sizeof l);
+    l.unlocked = 1;
+    snprintf(l.unlocked_why, sizeof l.unlocked_why, "no lock");
+    r.cpu_units = 8;
+
+    strcpy(buf, "x");
+    assert_int_equal(ht_present_split_decision(NULL, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    strcpy(buf, "x");
+    assert_int_equal(ht_present_split_units(NULL, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    assert_int_equal(ht_present_split_decision(&r, NULL, 64), 0);
+    assert_int_equal(ht_present_split_units(&r, NULL, 64), 0);
+    assert_int_equal(ht_present_load_sentence(&l, NULL, 64), 0);
+    strcpy(buf, "x");
+    assert_int_equal(ht_present_split_decision(&r, buf, 0), 0);
+    assert_int_equal(ht_present_split_units(&r, buf, 0), 0);
+    assert_string_equal(buf, "x");
+    assert_int_equal(ht_present_load_sentence(NULL, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+
+    /* Everything given: a result that has nothing to say, then units and load that do. */
+    assert_int_equal(ht_present_split_decision(&r, buf, sizeof buf), 0);
+    assert_int_equal(ht_present_split_units(&r, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "8 of each CPU device"));
+    assert_int_equal(ht_present_load_sentence(&l, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "without a device lock (no lock)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_tune_status), cmocka_unit_test(test_split_text),
         cmocka_unit_test(test_split_json), cmocka_unit_test(test_split_status),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_sentence_nulls),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <ftw.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -877,6 +878,60 @@ static void test_store_listings(void **state)
     ht_store_close(s);
 }
 
+/* --spec compares the whole name (ht_report_opts.spec), not the 255 bytes of it that
+ * struct ht_stored_problem's spec_name keeps: two specs whose names of 300 characters share
+ * their first 255 are told apart, and those 255 alone name neither. (Space sizes only: a
+ * case study's figures are files named after its spec, too long a name for a file.) */
+static void test_long_spec_name(void **state)
+{
+    struct ht_store *s = make_db("longname.db");
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    char a[301], b[301], prefix[256], row[64];
+    int64_t kernel, pa, pb;
+    struct mini_spec spec;
+    (void)state;
+
+    memset(a, 'n', 300);
+    a[300] = '\0';
+    memcpy(b, a, sizeof b);
+    a[299] = 'a';
+    b[299] = 'b';
+    memcpy(prefix, a, 255);
+    prefix[255] = '\0';
+    ht_error_clear(&err);
+    fill_spec(&spec, "__kernel void conv1d_local() { /* a */ }");
+    spec.spec.name = a;
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel a");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &pa, &err), &err, "problem a");
+    put_space(s, pa, 1, HT_EQ3_PRODUCT, 13, 0.5);
+    fill_spec(&spec, "__kernel void conv1d_local() { /* b */ }");
+    spec.spec.name = b;
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel b");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &pb, &err), &err, "problem b");
+    put_space(s, pb, 1, HT_EQ3_PRODUCT, 14, 0.5);
+
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "";
+    const char *const names[] = {a, b};
+    const int64_t ids[] = {pa, pb};
+    for (int i = 0; i < 2; i++) {
+        opts.spec = names[i];
+        check_rc(ht_report_write(s, path_in("long", NULL), &opts, &res, &err), &err, "report");
+        assert_int_equal(res.cases, 1);
+        snprintf(row, sizeof row, ",N=64,%" PRId64 ",1,", ids[i]);
+        char *csv = slurp(path_in("long", "spaces.csv"));
+        assert_non_null(strstr(csv, row));
+        free(csv);
+    }
+    opts.spec = prefix;
+    ht_error_clear(&err);
+    assert_int_equal(ht_report_write(s, path_in("long", NULL), &opts, &res, &err), HT_ENOTFOUND);
+    assert_non_null(strstr(err.text, "nothing to report"));
+    ht_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -886,6 +941,7 @@ int main(void)
         cmocka_unit_test(test_report_no_gnuplot),
         cmocka_unit_test(test_report_selection),
         cmocka_unit_test(test_store_listings),
+        cmocka_unit_test(test_long_spec_name),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -1203,6 +1203,118 @@ static void test_nulls(void **state)
     ht_store_close(NULL);
 }
 
+/* The writers, the ids, the lease and the inits (issue 26 item 6): each given well-formed
+ * arguments but one NULL (the store first, then the struct it writes or the id it sets) is
+ * HT_EINVAL with err set, never a crash; the void inits and the hash do nothing with NULL. */
+static void test_nulls_writers(void **state)
+{
+    struct ht_store *st = NULL;
+    struct ht_error err;
+    struct ht_device_info dev;
+    struct mini_spec m;
+    struct ht_stored_eval ev;
+    struct ht_stored_split sp;
+    struct ht_stored_split_device sd;
+    struct ht_stored_sweep_point pt;
+    struct ht_stored_space spc;
+    struct ht_stored_tune_run run;
+    struct ht_stored_tune_step step;
+    struct ht_stored_written w;
+    struct ht_bandwidth bw;
+    struct ht_host_memory hm;
+    struct ht_space_counts counts;
+    const char *const names[] = {"TS"};
+    const int64_t values[] = {8};
+    int64_t problem = 0, device = 0, id = 0;
+    char buf[32] = "x", hex[17] = "";
+
+    (void)state;
+    ht_error_clear(&err);
+    assert_int_equal(ht_store_open(":memory:", &st, &err), HT_OK);
+    std_ids(st, &problem, &device);
+    fill_device(&dev, "pthread-cpu", "5.0+debian");
+    std_spec(&m);
+    make_eval(&ev, problem, device, 8, HT_STORE_OK, 1, 1.0);
+    ht_stored_split_init(&sp);
+    memset(&sd, 0, sizeof sd);
+    sd.device_id = device;
+    snprintf(sd.config, sizeof sd.config, "TS=8,WG=8");
+    sp.problem_id = problem;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "static");
+    sp.ndevices = 1;
+    sp.devices = &sd;
+    memset(&pt, 0, sizeof pt);
+    ht_stored_space_init(&spc);
+    spc.problem_id = problem;
+    spc.device_id = device;
+    memset(&run, 0, sizeof run);
+    run.problem_id = problem;
+    run.device_id = device;
+    snprintf(run.strategy, sizeof run.strategy, "random");
+    memset(&step, 0, sizeof step);
+    snprintf(step.config, sizeof step.config, "TS=8,WG=8");
+    snprintf(step.status, sizeof step.status, "%s", HT_STORE_OK);
+    memset(&w, 0, sizeof w);
+    w.problem_id = problem;
+    snprintf(w.arg, sizeof w.arg, "C");
+    w.per_item = 1;
+    memset(&bw, 0, sizeof bw);
+    bw.path = HT_PATH_INPLACE;
+    bw.bytes = 4096;
+    bw.h2d_Bps = bw.d2h_Bps = 1e9;
+    memset(&hm, 0, sizeof hm);
+    hm.Bps = hm.read_Bps = 1e10;
+    hm.bytes = 1 << 20;
+    hm.threads = 1;
+
+    for (int pass = 0; pass < 2; pass++) {
+        struct ht_store *s = pass ? st : NULL;
+        EINVAL_WITH_ERR(ht_store_device_id(s, pass ? NULL : &dev, &id, &err));
+        EINVAL_WITH_ERR(ht_store_kernel_id(s, pass ? NULL : &m.spec, &id, &err));
+        EINVAL_WITH_ERR(ht_store_problem_id(s, 1, pass ? NULL : &m.spec, &id, &err));
+        EINVAL_WITH_ERR(ht_store_put_eval(s, pass ? NULL : &ev, &id, &err));
+        EINVAL_WITH_ERR(ht_store_put_eval_step(s, pass ? NULL : &ev, 1, &step, &id, &err));
+        EINVAL_WITH_ERR(ht_store_put_tune_run(s, pass ? NULL : &run, &id, &err));
+        EINVAL_WITH_ERR(ht_store_put_tune_step(s, 1, pass ? NULL : &step, &err));
+        EINVAL_WITH_ERR(ht_store_put_split(s, pass ? NULL : &sp, &id, &err));
+        EINVAL_WITH_ERR(ht_store_put_sweep_point(s, 1, pass ? NULL : &pt, &err));
+        EINVAL_WITH_ERR(ht_store_put_space(s, pass ? NULL : &spc, &err));
+        EINVAL_WITH_ERR(ht_store_put_bandwidth(s, device, pass ? NULL : &bw, &err));
+        EINVAL_WITH_ERR(ht_store_put_host_memory(s, pass ? NULL : &hm, &err));
+        EINVAL_WITH_ERR(ht_store_put_written(s, pass ? NULL : &w, &err));
+    }
+    /* The ids' outputs. */
+    EINVAL_WITH_ERR(ht_store_device_id(st, &dev, NULL, &err));
+    EINVAL_WITH_ERR(ht_store_kernel_id(st, &m.spec, NULL, &err));
+    EINVAL_WITH_ERR(ht_store_problem_id(st, 1, &m.spec, NULL, &err));
+    EINVAL_WITH_ERR(ht_store_lease_device(NULL, device, 0, NULL, NULL, &err));
+    EINVAL_WITH_ERR(ht_store_release_device(NULL, device, &err));
+    /* Nothing was written by the refused calls. */
+    uint64_t n = 7;
+    assert_int_equal(ht_store_count_evals(st, 0, 0, &n, &err), HT_OK);
+    assert_int_equal(n, 0);
+
+    ht_stored_eval_init(NULL);
+    ht_stored_split_init(NULL);
+    ht_stored_space_init(NULL);
+    memset(&counts, 0, sizeof counts);
+    ht_stored_space_from_counts(NULL, &counts);
+    ht_stored_space_from_counts(&spc, NULL);
+    ht_store_opts_init(NULL);
+    ht_store_kernel_hash("src", 3, "k", NULL, NULL);
+    ht_store_kernel_hash(NULL, 99, NULL, NULL, hex);
+    char empty[17];
+    ht_store_kernel_hash("", 0, "", "", empty);
+    assert_string_equal(hex, empty);
+    assert_int_equal(ht_store_config_text(NULL, values, 1, buf, sizeof buf), HT_EINVAL);
+    assert_int_equal(ht_store_config_text(names, NULL, 1, buf, sizeof buf), HT_EINVAL);
+    assert_string_equal(buf, "x");
+    assert_int_equal(ht_store_config_text(names, values, 1, NULL, 99), 4);
+    assert_int_equal(ht_store_config_text(NULL, NULL, 0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    ht_store_close(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1217,6 +1329,7 @@ int main(void)
         cmocka_unit_test(test_refuses_other_files),
         cmocka_unit_test(test_crash_safety),
         cmocka_unit_test(test_nulls),
+        cmocka_unit_test(test_nulls_writers),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

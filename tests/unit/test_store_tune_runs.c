@@ -187,6 +187,20 @@ static void test_round_trip(void **state)
     check_rc(ht_store_list_tune_steps(s, 0, 1, walk_step, w, &err), &err, "steps of 1");
     assert_int_equal(w->n, 5);
     assert_int_equal(w->v[0].run.id, a);
+    /* A problem and a device: the same rows, in the same order, as the walk of the
+     * problem alone kept to the device. */
+    w->n = 0;
+    check_rc(ht_store_list_tune_steps(s, 1, 2, walk_step, w, &err), &err, "steps of 1 on 2");
+    assert_int_equal(w->n, 1);
+    assert_int_equal(w->v[0].run.id, c);
+    assert_string_equal(w->v[0].st.config, "TS=1");
+    w->n = 0;
+    check_rc(ht_store_list_tune_steps(s, 1, 1, walk_step, w, &err), &err, "steps of 1 on 1");
+    assert_int_equal(w->n, 5);
+    assert_int_equal(w->v[0].run.id, a);
+    assert_int_equal(w->v[3].run.id, b);
+    check_rc(ht_store_list_tune_steps(s, 2, 1, walk_step, w, &err), &err, "steps of 2 on 1");
+    assert_int_equal(w->n, 5);
     w->n = 0;
     w->stop_at = 2;
     assert_int_equal(ht_store_list_tune_steps(s, 1, 0, walk_step, w, &err), 5);

@@ -2,10 +2,10 @@ INSERT INTO devices VALUES(1,'Portable Computing Language','OpenCL 3.0 PoCL','cp
 INSERT INTO devices VALUES(2,'Portable Computing Language','OpenCL 3.0 PoCL','cpu #2','pocl','CPU','OpenCL 3.0','6.0',2,4096,'[4096,4096,4096]',524288,8589934592,2147483648,'2026-11-26T17:16:06.356Z');
 INSERT INTO kernels VALUES(1,'8ea2ee70c7b97415','matmul','','matmul','spec.json','kernel.cl','2026-11-26T17:16:06.356Z');
 INSERT INTO problems VALUES(1,1,'N=512','TS','2026-11-26T17:16:06.415Z');
-INSERT INTO evaluations VALUES(1,1,1,'TS=8','[8]','ok','',0.002,0.0019,0.0001,0.0001,0.5,0,1,0.0,0.0,0,'[512,512]','[8,8]',2,'exhaustive',0,'2026-11-26T17:16:06.415Z');
+INSERT INTO evaluations VALUES(1,1,1,'TS=8','[8]','ok','',0.002,0.0019,0.0001,0.0001,0.5,0,1,0.0,0.0,0,'[512,512]','[8,8]',2,'exhaustive',0,'2026-11-26T17:16:06.415Z','8ea2ee70c7b97415');
 INSERT INTO runs VALUES(1,0,0.002);
 INSERT INTO runs VALUES(1,1,0.0019);
-INSERT INTO evaluations VALUES(2,1,2,'TS=16','[16]','ok','',0.003,0.003,0.0001,0.0001,0.5,1,1,0.0,0.0,0,'[512,512]','[16,16]',1,'exhaustive',0,'2026-11-26T17:16:06.415Z');
+INSERT INTO evaluations VALUES(2,1,2,'TS=16','[16]','ok','',0.003,0.003,0.0001,0.0001,0.5,1,1,0.0,0.0,0,'[512,512]','[16,16]',1,'exhaustive',0,'2026-11-26T17:16:06.415Z',NULL);
 INSERT INTO runs VALUES(2,0,0.003);
 INSERT INTO spaces VALUES(1,1,'product',64.0,8,6,0.01,'N % TS == 0','2026-11-26T17:16:06.415Z');
 INSERT INTO spaces VALUES(1,2,'sum',1e30,8,0,0.01,'','2026-11-26T17:16:06.415Z');
