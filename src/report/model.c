@@ -9,6 +9,7 @@
 
 #include "hetune/tune.h" /* HT_REPLAY_PLATFORM */
 #include "report-internal.h"
+#include "util/util.h"
 
 const char *ht__report_dim_name(unsigned dim)
 {
@@ -441,8 +442,15 @@ static int load_runs(struct ht_store *store, struct rp_case *c, struct ht_error 
     return rc;
 }
 
+/* The longest slug kept whole. A figure's file name is "tune-SLUG-DEVICE-times.dat" with a
+ * device slug of up to 99 bytes and a problem suffix ("_p123") where two cases share a slug:
+ * with slugs of at most this many bytes every name stays under the 255 bytes a file system
+ * takes. A longer slug keeps its first SLUG_KEEP - 9 bytes and ends in "-" and 8 hex digits
+ * of a checksum of the whole, so that two long names that differ late still differ. */
+#define SLUG_KEEP 112
+
 /* A file-name-safe form of the spec name and sizes: "matmul" and "M=7,N=1024" give
- * "matmul_M7_N1024". */
+ * "matmul_M7_N1024"; past SLUG_KEEP bytes, cut and marked by a checksum. */
 static void make_slug(const char *spec, const char *sizes, char *buf, size_t size)
 {
     size_t k = 0;
@@ -459,6 +467,11 @@ static void make_slug(const char *spec, const char *sizes, char *buf, size_t siz
     buf[k] = '\0';
     if (k == 0)
         snprintf(buf, size, "case");
+    if (k > SLUG_KEEP && size > SLUG_KEEP) {
+        uint64_t sum = ht__checksum(buf, k);
+        snprintf(buf + SLUG_KEEP - 9, size - (SLUG_KEEP - 9), "-%08x",
+                 (unsigned)(sum & 0xffffffffu));
+    }
 }
 
 /* Case studies in the order of the report: by spec name, then problem id (the order the

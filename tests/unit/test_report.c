@@ -911,9 +911,39 @@ static void test_long_spec_name(void **state)
     check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel b");
     check_rc(ht_store_problem_id(s, kernel, &spec.spec, &pb, &err), &err, "problem b");
     put_space(s, pb, 1, HT_EQ3_PRODUCT, 14, 0.5);
+    /* Tuning figures too: their file names carry the name, cut and marked by a checksum so
+     * that they stay under a file system's 255 bytes and differ (HT_EIO, "File name too
+     * long", before). */
+    put_eval(s, pa, 1, 16, "ok", 0.0015);
+    put_run(s, pa, 1);
+    put_eval(s, pb, 1, 16, "ok", 0.0025);
+    put_run(s, pb, 1);
 
     ht_report_opts_init(&opts);
     opts.gnuplot = "";
+    check_rc(ht_report_write(s, path_in("longall", NULL), &opts, &res, &err), &err,
+             "report of both");
+    assert_int_equal(res.cases, 3); /* make_db's conv1d, a and b */
+    {
+        char *list = strdup(res.figure_list), *save = NULL, *first = NULL;
+        size_t nfig = 0;
+        assert_non_null(list);
+        for (char *f = strtok_r(list, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+            char dat[512];
+            assert_true(strlen(f) + strlen(".dat") <= 255);
+            snprintf(dat, sizeof dat, "%s.dat", f);
+            assert_true(file_size(path_in("longall", dat)) > 0);
+            if (!strncmp(f, "tune-nnnn", 9) && strstr(f, "-times")) {
+                if (first)
+                    assert_string_not_equal(first, f);
+                else
+                    first = f;
+                nfig++;
+            }
+        }
+        assert_int_equal(nfig, 2);
+        free(list);
+    }
     const char *const names[] = {a, b};
     const int64_t ids[] = {pa, pb};
     for (int i = 0; i < 2; i++) {
