@@ -106,6 +106,43 @@ def _one_device(device):
     return idx[0]
 
 
+def _db_path(db):
+    """The results database's path for the library: ":memory:" as it is (SQLite's own
+    database in memory, gone when closed), any other name made absolute (default
+    ./hetune.db)."""
+    return db if db == ":memory:" else os.path.abspath(db or "hetune.db")
+
+
+def _stored_evals(store, problem, i):
+    """Every evaluation of problem on device i that the open store holds, in the order
+    stored (Spec.evaluations' dicts)."""
+    err = _lib.Error()
+    rows = []
+
+    def visit(ev, _user):
+        e = ev.contents
+        cfg = {}
+        for pair in e.config.decode().split(","):
+            if pair:
+                k, v = pair.split("=", 1)
+                cfg[k] = int(v)
+        none = lambda x: None if x < 0 else x  # noqa: E731 (-1: not measured)
+        rows.append({
+            "config": cfg, "status": e.status.decode(), "reason": e.reason.decode(),
+            "seconds": none(e.seconds), "min_seconds": none(e.min_seconds),
+            "build_seconds": none(e.build_seconds), "verified": e.verified,
+            "runs": list(e.runs[:e.nruns]), "strategy": e.strategy.decode()})
+        return 0
+
+    cb = _lib.EVAL_CB(visit)
+    dev_id = ctypes.c_int64()
+    _check(lib.ht_store_device_id(store, _dev(i), ctypes.byref(dev_id), ctypes.byref(err)),
+           err)
+    _check(lib.ht_store_list_evals(store, problem, dev_id.value, cb, None, ctypes.byref(err)),
+           err)
+    return rows
+
+
 # --- specs ---
 
 def _overrides(sizes):
@@ -288,7 +325,8 @@ class Spec:
              cache: bool = True, isolate: str = "auto", evaluations: bool = False,
              progress: Optional[Callable[[Dict[str, Any]], None]] = None) -> Dict[str, Any]:
         """Tunes on each device (None: all) in turn, storing every evaluation in the
-        database db (default ./hetune.db). Returns the dict `hetune tune --json` prints
+        database db (default ./hetune.db; ":memory:" keeps them in memory for this call
+        alone, no file written, so ask for evaluations to see them). Returns the dict `hetune tune --json` prints
         (devices, each with space, evaluated, best {config, seconds}, ...); strategy None
         picks as hetune tune does (bayes for a budgeted run, else exhaustive); with
         evaluations, each device also gets "evaluations": every evaluation stored for it
@@ -298,7 +336,7 @@ class Spec:
         best_s (None while none), elapsed_s, eta_s (None when unknown) and reference (1 as
         the reference step starts, 2 when it is done, else 0). An exception it raises
         stops nothing: it is raised again once the tune returns."""
-        db = os.path.abspath(db or "hetune.db")
+        db = _db_path(db)
         opts = _lib.TuneOpts()
         lib.ht_tune_opts_init(ctypes.byref(opts))
         opts.strategy = strategy.encode() if strategy else None  # None: automatic
@@ -335,7 +373,9 @@ class Spec:
             opts.progress = ctypes.cast(cb, ctypes.c_void_p).value
         err = _lib.Error()
         store = ctypes.c_void_p()
-        _check(lib.ht_store_open(db.encode(), ctypes.byref(store), ctypes.byref(err)), err)
+        problem = ctypes.c_int64()
+        _check(lib.ht_workflow_open(db.encode(), None, None, self._h, ctypes.byref(store),
+                                    ctypes.byref(problem), ctypes.byref(err)), err)
         sink = _lib.TuneSink()
         lib.ht_tune_sink_store(ctypes.byref(sink), store)
         doc = None
@@ -350,6 +390,8 @@ class Spec:
                                          ctypes.cast(devs, ctypes.c_void_p),
                                          ctypes.cast(res, ctypes.c_void_p), 1, 0)
                 one = _json_call(lib.ht_present_tune_json, ctypes.byref(shown))
+                if evaluations:
+                    one["devices"][0]["evaluations"] = _stored_evals(store, problem.value, i)
                 if doc is None:
                     doc = one
                 else:
@@ -359,49 +401,23 @@ class Spec:
             cb = None  # kept alive until the library is done with it
         if raised:
             raise raised[0]
-        if evaluations:
-            for d in doc["devices"]:
-                d["evaluations"] = self.evaluations(d["index"], db)
         return doc
 
     def evaluations(self, device: DeviceRef = 0, db: Optional[str] = None) -> List[Dict[str, Any]]:
         """Every evaluation the database db holds of this spec's problem (kernel and sizes)
         on one device, in the order stored: dicts with config (a dict), status, reason,
         seconds, min_seconds, build_seconds, verified and runs."""
-        db = os.path.abspath(db or "hetune.db")
+        db = _db_path(db)
         i = _one_device(device)
         err = _lib.Error()
         store = ctypes.c_void_p()
         problem = ctypes.c_int64()
         _check(lib.ht_workflow_open(db.encode(), None, None, self._h, ctypes.byref(store),
                                     ctypes.byref(problem), ctypes.byref(err)), err)
-        rows = []
-
-        def visit(ev, _user):
-            e = ev.contents
-            cfg = {}
-            for pair in e.config.decode().split(","):
-                if pair:
-                    k, v = pair.split("=", 1)
-                    cfg[k] = int(v)
-            none = lambda x: None if x < 0 else x  # noqa: E731 (-1: not measured)
-            rows.append({
-                "config": cfg, "status": e.status.decode(), "reason": e.reason.decode(),
-                "seconds": none(e.seconds), "min_seconds": none(e.min_seconds),
-                "build_seconds": none(e.build_seconds), "verified": e.verified,
-                "runs": list(e.runs[:e.nruns]), "strategy": e.strategy.decode()})
-            return 0
-
-        cb = _lib.EVAL_CB(visit)
         try:
-            dev_id = ctypes.c_int64()
-            _check(lib.ht_store_device_id(store, _dev(i), ctypes.byref(dev_id),
-                                          ctypes.byref(err)), err)
-            _check(lib.ht_store_list_evals(store, problem.value, dev_id.value, cb, None,
-                                           ctypes.byref(err)), err)
+            return _stored_evals(store, problem.value, i)
         finally:
             lib.ht_store_close(store)
-        return rows
 
     # co-execution (`hetune split`)
     def split(self, device: DeviceRef = None, db: Optional[str] = None) -> Dict[str, Any]:
@@ -409,7 +425,7 @@ class Spec:
         those the database has none of), as `hetune split` does with its defaults (the
         static scheduler on dimension 0, split or the fastest alone, verified and stored).
         Returns the dict `hetune split --json` prints."""
-        db = os.path.abspath(db or "hetune.db")
+        db = _db_path(db)
         idx = _device_indices(device)
         dbb = db.encode()
         opts = _lib.opaque()

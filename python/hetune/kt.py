@@ -304,19 +304,20 @@ def tune(kernel_source: str, kernel_name: str, problem_size: Union[int, Sequence
     (runs per configuration, default 7), rtol.
 
     The spec, kernel and data go into folder (default: a new temporary folder, kept), the
-    evaluations into the database db (default: folder/hetune.db). Unless quiet, progress
-    lines go to stderr (one a second; every evaluation with verbose). Returns a
-    TuneResult."""
+    evaluations into the database db (default: folder/hetune.db; ":memory:" writes none,
+    the result still lists them). Unless quiet, progress lines go to stderr (one a second;
+    every evaluation with verbose). Returns a TuneResult."""
     folder = folder or tempfile.mkdtemp(prefix="hetune-%s-" % kernel_name)
     path = write_spec(folder, kernel_source, kernel_name, problem_size, arguments, tune_params,
                       restrictions=restrictions, answer=answer, atol=atol, reference=reference,
                       **spec_options)
-    db = os.path.abspath(db or os.path.join(folder, "hetune.db"))
+    if db != ":memory:":
+        db = os.path.abspath(db or os.path.join(folder, "hetune.db"))
     with Spec(path) as spec:
         doc = spec.tune(device=device, strategy=strategy, budget=budget,
-                        time_limit=time_limit, seed=seed, db=db,
+                        time_limit=time_limit, seed=seed, db=db, evaluations=True,
                         progress=None if quiet else _Progress(kernel_name, verbose))
-        evals = spec.evaluations(doc["devices"][0]["index"], db)
+        evals = doc["devices"][0].pop("evaluations")
     return TuneResult(doc, evals, path, folder, db)
 
 

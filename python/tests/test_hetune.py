@@ -82,6 +82,20 @@ def test_tune_and_evaluations(hetune, tmp_path):
     assert best["config"] == d["best"]["config"]
 
 
+def test_tune_in_memory(hetune, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = hetune.load(VECADD, sizes={"N": 4096})
+    doc = s.tune(device=0, strategy="random", budget=3, db=":memory:", evaluations=True)
+    d = doc["devices"][0]
+    assert d["evaluated"] == 3 and len(d["evaluations"]) == 3
+    assert {tuple(sorted(e["config"].items())) for e in d["evaluations"]} and d["best"]
+    # no database file, neither ./hetune.db nor another (the fixture's binary cache is here)
+    assert [f for f in os.listdir(tmp_path) if ".db" in f or ":" in f] == []
+    # nothing outlives the call
+    again = s.tune(device=0, strategy="random", budget=1, db=":memory:", evaluations=True)
+    assert again["devices"][0]["from_db"] == 0
+
+
 def test_kernel_tuner_style(hetune, tmp_path):
     n = 10000
     a = np.random.randn(n).astype(np.float32)
@@ -104,6 +118,13 @@ def test_kernel_tuner_style(hetune, tmp_path):
                       answer=[a - b, None, None, None], folder=str(tmp_path / "kt2"))
     assert res.best is None
     assert res.evaluations[0]["verified"] == 0
+    # in memory: the same evaluations listed, no database file in the folder
+    res = hetune.tune(KERNEL, "vector_add", n, args, tune_params,
+                      restrictions=["block_size_x >= 32 and block_size_x <= 128"],
+                      answer=[a + b, None, None, None], folder=str(tmp_path / "kt3"),
+                      db=":memory:")
+    assert {e["block_size_x"] for e in res.evaluations} == {32, 64, 128}
+    assert not [f for f in os.listdir(res.folder) if ".db" in f or ":" in f]
 
 
 def test_tune_kernel_as_kernel_tuner(hetune, tmp_path):
