@@ -349,8 +349,9 @@ struct ht_mpi_split_result {
  * HT_ENOTFOUND (rank 0 cannot co-execute: it holds the inputs), HT_ESPEC (the nodes'
  * global sizes along the split dimension have a least common multiple above 2^53, or
  * nodes disagree on a buffer's shape), HT_ELAUNCH (a node failed during the runs), HT_EDB (rank 0's
- * database), HT_ENOMEM; the other ranks learn of rank 0's failure and return HT_EINVAL
- * "rank 0 failed". */
+ * database), HT_EINTR (opts->stop raised while rank 0 waited for its database's lock, as
+ * ht_workflow_split_opts says), HT_ENOMEM; the other ranks learn of rank 0's failure and
+ * return HT_EINVAL "rank 0 failed". */
 int ht_mpi_split(const struct ht_spec *spec, const char *device,
                  const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err);

@@ -363,7 +363,9 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
  * ht_runtime_open: a struct's stop serves its database too) into *store (owned by the caller,
  * ht_store_close) and sets *problem_id to spec's problem (its kernel and sizes), adding the
  * rows when new. On error *store is NULL. Errors as ht_store_open_opts (HT_EINTR for a stopped
- * wait), ht_store_kernel_id and ht_store_problem_id. */
+ * wait), ht_store_kernel_id and ht_store_problem_id. ABI: stop, the third parameter, came in
+ * branch loose40: a program built against the declaration without it must be built again
+ * (its source then fails to compile until it passes a stop, NULL as before). */
 int ht_workflow_open(const char *db, const struct ht_store_opts *so, volatile sig_atomic_t *stop,
                      const struct ht_spec *spec, struct ht_store **store, int64_t *problem_id,
                      struct ht_error *err);

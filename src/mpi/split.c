@@ -226,7 +226,8 @@ static int find_configs(struct msplit *m, struct ht_error *err)
     bo.topts = &topts;
     bo.no_predict = o->no_predict;
     bo.unverified = m->spec->verify == HT_VERIFY_NONE || topts.exec.no_verify;
-    rc = ht_workflow_open(o->db, o->store, NULL, m->spec, &store, &problem_id, err);
+    /* Its stop ends the database's wait too, unless o->store has one (workflow.h). */
+    rc = ht_workflow_open(o->db, o->store, o->stop, m->spec, &store, &problem_id, err);
     for (size_t d = 0; rc == HT_OK && d < m->w.total; d++) {
         struct ht_workflow_device wd;
         struct ht_error e;

@@ -10,6 +10,8 @@
  *           rank 1's memory, given too, is left as it was (only rank 0 records).
  *   lacks   a sink without put_eval is refused by rank 0 (HT_EINVAL naming it), and rank 1
  *           learns that rank 0 failed; no file is made.
+ *   nospace a memory sink without put_space (optional, mpi.h): the 12 are tuned into it,
+ *           the space's sizes not recorded; no file is made.
  * Skipped (77) in a build without MPI, without mpirun, or without an OpenCL device. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,7 +122,7 @@ static int rank_main(const char *scenario)
     struct ht_mpi_tune_result res;
     struct ht_error err;
     char path[4096], dir[64] = "/tmp/hetune-test-mpi-sink-XXXXXX";
-    int memory = !strcmp(scenario, "memory"), rc;
+    int memory = !strcmp(scenario, "memory"), nospace = !strcmp(scenario, "nospace"), rc;
 
     my_rank = r ? atoi(r) : 0;
     ht_error_clear(&err);
@@ -135,7 +137,10 @@ static int rank_main(const char *scenario)
     ht_tune_sink_memory(&sink, &mem);
     if (!memory) {
         lacking = *sink.ops;
-        lacking.put_eval = NULL;
+        if (nospace)
+            lacking.put_space = NULL;
+        else
+            lacking.put_eval = NULL;
         sink.ops = &lacking;
     }
     if (memory && my_rank == 0 && tune_alone(spec, &sink) != HT_OK)
@@ -147,7 +152,18 @@ static int rank_main(const char *scenario)
     mopts.tune = &topts;
     mopts.sink = &sink;
     rc = ht_mpi_tune(spec, &mopts, &res, &err);
-    if (memory && my_rank == 0) {
+    if (nospace) {
+        if (rc != HT_OK)
+            fprintf(stderr, "rank %d: %s\n", my_rank, err.text);
+        CHECK(rc == HT_OK);
+        if (my_rank == 0) {
+            CHECK(res.nmodels == 1 && res.models[0].evaluated == SPACE);
+            CHECK(mem.count == SPACE && mem.runs == 0);
+            CHECK(mem.space.pruned == 0 && mem.space.unpruned == 0);
+        } else {
+            CHECK(mem.count == 0 && mem.key[0] == '\0');
+        }
+    } else if (memory && my_rank == 0) {
         size_t measured = 0;
         if (rc != HT_OK)
             fprintf(stderr, "rank 0: %s\n", err.text);
@@ -258,11 +274,18 @@ static void test_lacks_put_eval(void **state)
     assert_int_equal(mpirun("lacks"), 0);
 }
 
+static void test_no_put_space(void **state)
+{
+    (void)state;
+    assert_int_equal(mpirun("nospace"), 0);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_lacks_put_eval),
+        cmocka_unit_test(test_no_put_space),
     };
     struct ht_platform *plat = NULL;
     struct ht_error err;

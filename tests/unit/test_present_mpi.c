@@ -486,6 +486,8 @@ static void test_nulls(void **state)
 static void test_sentence_nulls(void **state)
 {
     struct ht_workflow_split_result r;
+    struct ht_workflow_device wd;
+    struct ht_device_info dev;
     struct ht_load l;
     char buf[256];
 
@@ -512,8 +514,21 @@ static void test_sentence_nulls(void **state)
     assert_int_equal(ht_present_load_sentence(NULL, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
 
-    /* Everything given: a result that has nothing to say, then units and load that do. */
+    /* Everything given: a result that has nothing to say (a split that ran), then one
+     * that ran alone as predicted, units and load that do. */
+    memset(&wd, 0, sizeof wd);
+    memset(&dev, 0, sizeof dev);
+    dev.index = 1;
+    snprintf(dev.name, sizeof dev.name, "cpu");
+    wd.dev = &dev;
+    r.n = 1;
+    r.devs = &wd;
+    strcpy(buf, "x");
     assert_int_equal(ht_present_split_decision(&r, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    r.ran_alone = 1;
+    assert_int_equal(ht_present_split_decision(&r, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "than device 1 (cpu) alone"));
     assert_int_equal(ht_present_split_units(&r, buf, sizeof buf), 1);
     assert_non_null(strstr(buf, "8 of each CPU device"));
     assert_int_equal(ht_present_load_sentence(&l, buf, sizeof buf), 1);
