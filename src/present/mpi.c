@@ -89,9 +89,11 @@ static int tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result
         return empty(text, err);
     if ((rc = text_begin(&f, text, &len, err)) != HT_OK)
         return rc;
-    fprintf(f, "spec %s (%s), strategy %s, db %s\n", spec->name, spec->path, r->strategy,
-            r->db);
-    fprintf(f, "ranks %d took part (MPI); rank 0 held the queue and the database\n", r->size);
+    /* r->db is "" when the caller gave the tune a sink of its own (ht_mpi_tune_opts.sink). */
+    fprintf(f, "spec %s (%s), strategy %s, %s%s\n", spec->name, spec->path, r->strategy,
+            r->db[0] ? "db " : "the caller's sink", r->db);
+    fprintf(f, "ranks %d took part (MPI); rank 0 held the queue and the %s\n", r->size,
+            r->db[0] ? "database" : "sink");
     for (size_t mi = 0; mi < r->nmodels; mi++) {
         const struct ht_mpi_tune_model *m = &r->models[mi];
         fprintf(f, "model %zu: %s (%s, driver %s, %u compute units) on ranks ", mi,
@@ -101,8 +103,8 @@ static int tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result
             fprintf(f, "%s%d", k ? ", " : "", m->ranks[k]);
         fprintf(f, "\n  space        %zu valid configurations\n", m->space);
         fprintf(f, "  evaluated    %zu in this run (%zu cut, %zu failed), %zu from the "
-                "database; %zu lost in flight and measured again\n", m->evaluated, m->cut,
-                m->failed, m->from_db, m->lost);
+                "%s; %zu lost in flight and measured again\n", m->evaluated, m->cut,
+                m->failed, m->from_db, r->db[0] ? "database" : "sink", m->lost);
         if (m->has_best) {
             ht_format_seconds(m->best_s, a, sizeof a);
             ht_format_config(spec, m->best, cfg, sizeof cfg);

@@ -147,6 +147,18 @@ static void test_tune_text(void **state)
     assert_line(text, "rank 2 (c): 1 devices, measured 0 (0 ok, 0 cut, 0 failed), 0.00 us "
                       "measuring; left: left (interrupted)");
     free(text);
+    /* A tune into the caller's sink (ht_mpi_tune_opts.sink) names no database. */
+    c.r.db = "";
+    text = NULL;
+    assert_int_equal(ht_present_mpi_tune(spec, &c.r, 0, &text, NULL, &err), HT_OK);
+    snprintf(head, sizeof head, "spec vecadd_mpi (%s), strategy exhaustive, the caller's sink",
+             spec->path);
+    assert_line(text, head);
+    assert_line(text, "ranks 3 took part (MPI); rank 0 held the queue and the sink");
+    assert_line(text, "  evaluated    2 in this run (1 cut, 0 failed), 3 from the sink; 1 "
+                      "lost in flight and measured again");
+    assert_null(strstr(text, "database"));
+    free(text);
 }
 
 static void test_tune_json(void **state)
