@@ -2,7 +2,8 @@
 # Issue 26's goal "the decided split of vecadd 2^26 <= 1.05x the hand probe's best point in
 # the same call", on a machine whose hours differ by 30%: PROBEGAP_ROUNDS rounds (default 3)
 # of, in turn, the hand probe (../shared/probes/coexec-limit.c from .gpu/probes), `hetune
-# split` as decided, `hetune split --refine 2`, and bench/runtime/mem.sh's vecadd (the
+# split` as decided (its 10 runs, and 55 as the probe's best point has), `hetune split
+# --refine 2`, and bench/runtime/mem.sh's vecadd (the
 # runtime, modes AUTO, SPLIT, ALONE), so that each figure has a probe beside it in time.
 # The database (PROBEGAP_DB, default /tmp/cpurate.db: bench/gpu/cpurate.sh's) is tuned at
 # 2^26 first where it has nothing. From the repository's root:  OUT=DIR bench/gpu/probegap.sh
@@ -23,6 +24,11 @@ for r in $(seq "${PROBEGAP_ROUNDS:-3}"); do
   say "== round $r: hetune split, decided"
   "$H" split "$spec" --size N=$n --device "$cpu,$gpu" --db "$db" -q >>"$LOG" 2>&1
   tail -30 "$LOG" | grep -E "^(predicted|measured|alone) "
+  # The probe's best point is the fastest of its 55 runs (5 at each of 11 shares): the same
+  # count here compares like with like (bench/gpu/fairgap.sh, docs/results-gpu.md).
+  say "== round $r: hetune split, decided, --repeats 55"
+  "$H" split "$spec" --size N=$n --device "$cpu,$gpu" --db "$db" --repeats 55 -q >>"$LOG" 2>&1
+  tail -30 "$LOG" | grep -E "^measured "
   say "== round $r: hetune split --refine 2"
   "$H" split "$spec" --size N=$n --device "$cpu,$gpu" --db "$db" --refine 2 -q >>"$LOG" 2>&1
   tail -40 "$LOG" | grep -iE "^(predicted|measured|alone|refine)"
