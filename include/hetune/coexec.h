@@ -194,9 +194,9 @@ struct ht_coexec_result {
                                 agree, else their least common multiple (see Units) */
     char scheduler[32];
     unsigned nruns;
-    double *run_s;           /* nruns entries (NULL when none): the wall time of each
-                                timed co-execution, in run order; owned by the result
-                                and freed with devices, below. ABI: an array of
+    double *run_s;           /* nruns entries (NULL may stand for none): the wall time
+                                of each timed co-execution, in run order; owned by the
+                                result and freed with devices, below. ABI: an array of
                                 HT_MAX_REPEATS inside the struct until branch abi40,
                                 which made the struct 8 KB smaller; a program built
                                 against the older header must be built again. Its

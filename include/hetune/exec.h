@@ -156,12 +156,12 @@ struct ht_eval_result {
                                 binary cache), or load from the cache */
     int cache_hit;           /* 1 when the program binary came from the cache */
     unsigned nruns;          /* how many runs were timed */
-    double *run_s;           /* nruns entries (NULL when none): the kernel time of each run,
-                                from profiling events, in run order; owned, freed with
-                                build_log by ht_eval_result_destroy. ABI: an array of
-                                HT_MAX_REPEATS inside the struct until branch abi40,
-                                which made the struct 8 KB smaller; a program built
-                                against the older header must be built again. Its
+    double *run_s;           /* nruns entries (NULL may stand for none): the kernel time
+                                of each run, from profiling events, in run order; owned,
+                                freed with build_log by ht_eval_result_destroy. ABI: an
+                                array of HT_MAX_REPEATS inside the struct until branch
+                                abi40, which made the struct 8 KB smaller; a program
+                                built against the older header must be built again. Its
                                 source needs no change: run_s[k] reads the same */
     double kernel_s;         /* mean of the best keep_best runs: the figure of merit */
     double kernel_min_s;
