@@ -434,6 +434,7 @@ static void test_cache(void **state)
     ht_eval_result_destroy(res);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 1);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
 
     /* no_cache neither reads nor writes. */
