@@ -194,7 +194,13 @@ struct ht_coexec_result {
                                 agree, else their least common multiple (see Units) */
     char scheduler[32];
     unsigned nruns;
-    double run_s[HT_MAX_REPEATS]; /* wall time of each timed co-execution */
+    double *run_s;           /* nruns entries (NULL may stand for none): the wall time
+                                of each timed co-execution, in run order; owned by the
+                                result and freed with devices, below. ABI: an array of
+                                HT_MAX_REPEATS inside the struct until branch abi40,
+                                which made the struct 8 KB smaller; a program built
+                                against the older header must be built again. Its
+                                source needs no change: run_s[k] reads the same */
     double wall_s;           /* mean of the best keep_best wall times: the figure of merit */
     double wall_min_s;
     double kernel_s;         /* the slowest device's kernel-only time (means over the

@@ -156,7 +156,13 @@ struct ht_eval_result {
                                 binary cache), or load from the cache */
     int cache_hit;           /* 1 when the program binary came from the cache */
     unsigned nruns;          /* how many runs were timed */
-    double run_s[HT_MAX_REPEATS]; /* kernel time of each run, from profiling events */
+    double *run_s;           /* nruns entries (NULL may stand for none): the kernel time
+                                of each run, from profiling events, in run order; owned,
+                                freed with build_log by ht_eval_result_destroy. ABI: an
+                                array of HT_MAX_REPEATS inside the struct until branch
+                                abi40, which made the struct 8 KB smaller; a program
+                                built against the older header must be built again. Its
+                                source needs no change: run_s[k] reads the same */
     double kernel_s;         /* mean of the best keep_best runs: the figure of merit */
     double kernel_min_s;
     double write_s;          /* host-to-device transfers of one run (mean over runs) */
@@ -184,7 +190,8 @@ struct ht_eval_result {
     double stage_s[HT_MAX_STAGES];
 };
 
-/* Frees what a result owns (the build log) and leaves it reusable. */
+/* Frees what a result owns (the build log and the runs, run_s) and leaves it reusable,
+ * nruns 0. */
 void ht_eval_result_destroy(struct ht_eval_result *res);
 
 struct ht_session; /* opaque */
@@ -210,7 +217,9 @@ int ht_session_isolated(const struct ht_session *s);
  * Fills res (which need not be initialised) and returns res->status. err says why when it
  * is not HT_OK: the rule a configuration breaks, the OpenCL error's name, the build log's
  * first line (the whole log is in res->build_log), or the first mismatch. Isolated, also
- * HT_ECRASH, HT_ETIMEOUT and HT_EINTR (see ht_exec_opts). */
+ * HT_ECRASH, HT_ETIMEOUT and HT_EINTR (see ht_exec_opts). Whatever it returns, res owns
+ * what it holds (run_s, build_log): ht_eval_result_destroy before res is filled again or
+ * dropped, as what res held is not freed here. */
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
 

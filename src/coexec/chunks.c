@@ -706,9 +706,10 @@ int ht__cx_run_many(struct ht_coexec *cx, struct ht_coexec_result *res, unsigned
     }
     res->ndevices = cx->n;
     res->devices = calloc(cx->n, sizeof *res->devices);
+    res->run_s = calloc(repeats, sizeof *res->run_s);
     per = calloc((size_t)repeats * cx->n * NPER, sizeof *per);
     order = calloc(repeats, sizeof *order);
-    if (!res->devices || !per || !order) {
+    if (!res->devices || !res->run_s || !per || !order) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }

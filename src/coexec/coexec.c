@@ -39,6 +39,9 @@ void ht__coexec_result_destroy(struct ht_coexec_result *res)
     free(res->devices);
     res->devices = NULL;
     res->ndevices = 0;
+    free(res->run_s);
+    res->run_s = NULL;
+    res->nruns = 0;
 }
 
 /* Reports a device's failure as "device I (NAME): <its error>" in err, keeping the code,

@@ -39,6 +39,9 @@ void ht_eval_result_destroy(struct ht_eval_result *res)
         return;
     free(res->build_log);
     res->build_log = NULL;
+    free(res->run_s);
+    res->run_s = NULL;
+    res->nruns = 0;
 }
 
 static void hostbufs_free(struct ht__hostbuf *b, size_t n)
@@ -745,6 +748,11 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
         goto cleanup;
     for (unsigned d = 0; d < 3; d++)
         local[d] = (size_t)in.local[d];
+    res->run_s = malloc(repeats * sizeof *res->run_s);
+    if (!res->run_s) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
     timed_runs(s, 1);
     for (unsigned r = 0; r < repeats; r++) {
         if (in.nstages)

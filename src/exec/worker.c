@@ -129,6 +129,26 @@ static char *get_str(struct rbuf *r)
     return s;
 }
 
+/* n run times of the message, malloc'ed (NULL for none or a failure; more than
+ * HT_MAX_REPEATS is a failure). */
+static double *get_runs(struct rbuf *r, unsigned n)
+{
+    double *runs;
+
+    if (r->failed || n == 0)
+        return NULL;
+    if (n > HT_MAX_REPEATS || !(runs = malloc(n * sizeof *runs))) {
+        r->failed = 1;
+        return NULL;
+    }
+    get(r, runs, n * sizeof *runs);
+    if (r->failed) {
+        free(runs);
+        return NULL;
+    }
+    return runs;
+}
+
 /* --- framing ------------------------------------------------------------------------- */
 
 static int send_all(int fd, const void *p, size_t n)
@@ -700,7 +720,11 @@ static int request(struct ht__worker *w, uint32_t kind, double cut_best, double 
     rc = (int)get_i64(&r);
     get_error(&r, err ? err : &(struct ht_error){0});
     get(&r, res, sizeof *res);
+    /* The worker's pointers mean nothing here: what they held follows the struct. */
+    res->build_log = NULL;
+    res->run_s = NULL;
     res->build_log = get_str(&r);
+    res->run_s = get_runs(&r, res->nruns);
     if (r.failed) {
         worker_reap(w, 1, NULL, 0);
         ht_eval_result_destroy(res);
@@ -905,8 +929,11 @@ static int reply(int fd, int rc, const struct ht_error *err, const struct ht_eva
     put_i64(&b, rc);
     put_error(&b, err);
     if (res) {
+        /* The struct, then what its pointers hold, rebuilt by request's reader. */
         put(&b, res, sizeof *res);
         put_str(&b, res->build_log);
+        if (res->nruns)
+            put(&b, res->run_s, res->nruns * sizeof *res->run_s);
     }
     out = send_msg(fd, MSG_REPLY, &b);
     free(b.data);

@@ -714,6 +714,7 @@ int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
 {
     struct ht_recorded rec;
     int rc = ht__recording_lookup(r, config, &rec);
+    unsigned nruns;
 
     memset(res, 0, sizeof *res);
     res->verified = -1;
@@ -726,7 +727,12 @@ int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
         return ht_error_set(err, HT_ENOTFOUND, "not in the recording %s", r->path);
     res->status = rec.status;
     res->build_s = rec.compile_s;
-    res->nruns = rec.nruns < HT_MAX_REPEATS ? (unsigned)rec.nruns : HT_MAX_REPEATS;
+    nruns = rec.nruns < HT_MAX_REPEATS ? (unsigned)rec.nruns : HT_MAX_REPEATS;
+    /* A statistic alone (below) is one run of that time. */
+    if ((nruns || rec.seconds > 0) &&
+        !(res->run_s = malloc((nruns ? nruns : 1) * sizeof *res->run_s)))
+        return res->status = ht_error_set(err, HT_ENOMEM, "out of memory");
+    res->nruns = nruns;
     if (res->nruns)
         memcpy(res->run_s, rec.runs, res->nruns * sizeof *res->run_s);
     if (rec.seconds > 0) {

@@ -38,7 +38,8 @@ int ht__recording_lookup(const struct ht_recording *r, const int64_t *config,
  * *simulated_s (NULL allowed) with the seconds it cost where it was recorded. Returns the
  * recorded status (HT_OK, HT_EBUILD, HT_ELAUNCH, HT_EVERIFY, HT_ECONSTRAINT, HT_ETIMEOUT,
  * HT_ECUT, HT_ECRASH, HT_ECL, or HT_EINVAL for another failure; err says it was recorded
- * so), HT_ENOTFOUND when the recording lacks config, HT_EINVAL when it is not bound. */
+ * so), HT_ENOTFOUND when the recording lacks config, HT_EINVAL when it is not bound,
+ * HT_ENOMEM. res owns its runs (ht_eval_result_destroy), whatever it returns. */
 int ht__recording_eval(const struct ht_recording *r, const int64_t *config,
                        struct ht_eval_result *res, double *simulated_s, struct ht_error *err);
 

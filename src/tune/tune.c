@@ -243,7 +243,8 @@ static void tune_fill_eval(const struct ht_tune_one *one, int status,
     ev->seed = one->seed;
     snprintf(ev->spec_hash, sizeof ev->spec_hash, "%s", one->spec_hash ? one->spec_hash : "");
     ev->nruns = res->nruns;
-    memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
+    if (res->nruns)
+        memcpy(ev->runs, res->run_s, res->nruns * sizeof *res->run_s);
 }
 
 /* Records the next step of this run through the sink (put_step): the order and clock

@@ -280,14 +280,21 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
 {
     *dst = *src;
     dst->devices = NULL;
-    if (src->ndevices) {
+    dst->run_s = NULL;
+    if (src->ndevices)
         dst->devices = malloc(src->ndevices * sizeof *dst->devices);
-        if (!dst->devices) {
-            memset(dst, 0, sizeof *dst);
-            return ht_error_set(err, HT_ENOMEM, "out of memory");
-        }
-        memcpy(dst->devices, src->devices, src->ndevices * sizeof *dst->devices);
+    if (src->nruns)
+        dst->run_s = malloc(src->nruns * sizeof *dst->run_s);
+    if ((src->ndevices && !dst->devices) || (src->nruns && !dst->run_s)) {
+        free(dst->devices);
+        free(dst->run_s);
+        memset(dst, 0, sizeof *dst);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
+    if (src->ndevices)
+        memcpy(dst->devices, src->devices, src->ndevices * sizeof *dst->devices);
+    if (src->nruns)
+        memcpy(dst->run_s, src->run_s, src->nruns * sizeof *dst->run_s);
     return HT_OK;
 }
 
@@ -298,6 +305,9 @@ void ht__workflow_result_free(struct ht_coexec_result *res)
     free(res->devices);
     res->devices = NULL;
     res->ndevices = 0;
+    free(res->run_s);
+    res->run_s = NULL;
+    res->nruns = 0;
 }
 
 void ht__workflow_refine_free(struct ht_workflow_refine *r)

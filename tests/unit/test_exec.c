@@ -401,6 +401,7 @@ static void test_cache(void **state)
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 0);
     assert_true(res->build_s > 0.0);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     assert_int_equal(count_bins(dir), 1); /* the reference is the same configuration */
 
@@ -409,6 +410,7 @@ static void test_cache(void **state)
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 1);
     assert_int_equal(res->verified, 1);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
 
     /* A corrupt file is compiled again and rewritten. */
@@ -429,8 +431,10 @@ static void test_cache(void **state)
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 0);
     assert_int_equal(res->verified, 1);
+    ht_eval_result_destroy(res);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 1);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
 
     /* no_cache neither reads nor writes. */
@@ -438,11 +442,13 @@ static void test_cache(void **state)
     s = open_session(spec, &opts);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 0);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     opts.cache_dir = empty;
     s = open_session(spec, &opts);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
     assert_int_equal(res->cache_hit, 0);
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     assert_int_equal(count_bins(empty), 0);
 
@@ -471,6 +477,7 @@ static void test_poison_caught(void **state)
     assert_string_equal(res->mismatch, "out[3]: got nan, expected 4");
     ht_session_free(s);
     ht_spec_free(spec);
+    ht_eval_result_destroy(res);
     free(res);
 }
 
@@ -506,6 +513,7 @@ static void test_readwrite_restored(void **state)
     free(dir);
     ht_session_free(s);
     ht_spec_free(spec);
+    ht_eval_result_destroy(res);
     free(res);
 }
 
@@ -540,6 +548,7 @@ static void test_dump(void **state)
     free(dir);
     ht_session_free(s);
     ht_spec_free(spec);
+    ht_eval_result_destroy(res);
     free(res);
 }
 
@@ -598,6 +607,7 @@ static void test_file_init_and_arg_count(void **state)
         for (int i = 0; i < 64; i++)
             assert_true(out[i] == data[i] + 1.0f);
     }
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     ht_spec_free(spec);
 
@@ -609,6 +619,7 @@ static void test_file_init_and_arg_count(void **state)
     ht_error_clear(&err);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_ESPEC);
     assert_non_null(strstr(err.text, "in.bin"));
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     ht_spec_free(spec);
 
@@ -619,6 +630,7 @@ static void test_file_init_and_arg_count(void **state)
     s = open_session(spec, &opts);
     assert_int_equal(ht_session_eval(s, config, res, &err), HT_ESPEC);
     assert_string_equal(err.field, "args");
+    ht_eval_result_destroy(res);
     ht_session_free(s);
     ht_spec_free(spec);
 
