@@ -223,6 +223,11 @@ struct ht_coexec_result {
     char reference[512];     /* what the outputs were compared with */
 };
 
+/* Frees what res owns (its devices and run_s) and leaves them NULL and their counts 0, the
+ * rest as it was. A result inside another (ht_workflow_split_result, ...) is freed with it
+ * by that one's destroy; ht_runtime_last's by ht_runtime_close. NULL: nothing. */
+void ht_coexec_result_destroy(struct ht_coexec_result *res);
+
 struct ht_coexec; /* opaque */
 
 /* --- inferring what a kernel writes (src/coexec/probe.c) ---

@@ -100,7 +100,7 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
     memset(&local, 0, sizeof local);
     rc = cx->share_host ? ht__cx_share_run(cx, res ? res : &local, err)
                         : ht__cx_launch_bound(cx, res ? res : &local, seen, err);
-    ht__coexec_result_destroy(&local);
+    ht_coexec_result_destroy(&local);
     return rc;
 }
 
@@ -112,7 +112,7 @@ int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
         if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
             if (err && !err->code)
                 snprintf(err->field, sizeof err->field, "args[%zu]", i);
-            ht__coexec_result_destroy(res);
+            ht_coexec_result_destroy(res);
             return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
         }
     }
@@ -123,7 +123,7 @@ int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
             return HT_DONE;
         }
     }
-    ht__coexec_result_destroy(res); /* the last launch's */
+    ht_coexec_result_destroy(res); /* the last launch's */
     return ht__cx_run_many(cx, res, 0, 1, 1, 0, err);
 }
 

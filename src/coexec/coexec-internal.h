@@ -375,7 +375,7 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
  * (base's options, the static scheduler) and fills d->alone. On success *cx
- * (ht__coexec_free) and *res (ht__coexec_result_destroy) are the caller's; on failure
+ * (ht__coexec_free) and *res (ht_coexec_result_destroy) are the caller's; on failure
  * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
  * ht__coexec_run. */
 int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
@@ -495,11 +495,6 @@ int ht__cx_share_run(struct ht_coexec *cx, struct ht_coexec_result *res,
  * ht_workflow_split_opts_init's (unit/test_coexec checks that they agree). */
 void ht__coexec_opts_init(struct ht_coexec_opts *opts);
 
-/* Frees what a result owns and leaves it reusable. NULL is fine. Outside coexec a result
- * is freed with what holds it (a decision: ht__decision_destroy; the workflow's public
- * results by their destroy). */
-void ht__coexec_result_destroy(struct ht_coexec_result *res);
-
 /* The kind of memory cx's buffers are bound to now (an unbound one counts as the
  * co-execution's own, of opts.memory): HT_COEXEC_MEM_OWN when every array is ht__coexec_alloc's
  * (or its own of that kind), else HT_COEXEC_MEM_UNALIGNED when some array is below the
@@ -579,7 +574,7 @@ int ht__coexec_create(const struct ht_spec *spec, const struct ht_coexec_device 
 int ht__coexec_set_factors(struct ht_coexec *cx, const double *factors, struct ht_error *err);
 
 /* Runs the co-execution (warm-up, then the timed runs) and fills res (which need not be
- * initialised; free it with ht__coexec_result_destroy). The merged outputs of the last run
+ * initialised; free it with ht_coexec_result_destroy). The merged outputs of the last run
  * stay in cx for ht__coexec_verify and ht__coexec_dump. Errors: HT_ELAUNCH (a launch
  * failed; err names the device), HT_ECL, HT_ENOMEM. */
 int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht_error *err);

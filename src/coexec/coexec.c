@@ -32,7 +32,7 @@ static const struct ht_split_sched_ops *planner_ops(void)
     return ht_split_schedulers[0];
 }
 
-void ht__coexec_result_destroy(struct ht_coexec_result *res)
+void ht_coexec_result_destroy(struct ht_coexec_result *res)
 {
     if (!res)
         return;

@@ -59,15 +59,15 @@ void ht__decision_destroy(struct ht__decision *d)
     ht__coexec_free(d->cx);
     free(d->idx);
     if (d->has_res)
-        ht__coexec_result_destroy(&d->res);
-    ht__coexec_result_destroy(&d->verdict.res);
-    ht__coexec_result_destroy(&d->last);
+        ht_coexec_result_destroy(&d->res);
+    ht_coexec_result_destroy(&d->verdict.res);
+    ht_coexec_result_destroy(&d->last);
     ht_split_plan_destroy(&d->plan);
     free(d->model_s);
     for (size_t i = 0; d->alone_cx && i < d->nalone; i++)
         ht__coexec_free(d->alone_cx[i]);
     for (size_t i = 0; d->alone_res && i < d->nalone; i++)
-        ht__coexec_result_destroy(&d->alone_res[i]);
+        ht_coexec_result_destroy(&d->alone_res[i]);
     free(d->alone_cx);
     free(d->alone_res);
     free(d->alone);
@@ -423,7 +423,7 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
     if (!out->split) {
         /* Its co-execution alone and its run are ready: keep them, free the split. */
         if (out->has_res)
-            ht__coexec_result_destroy(&out->res);
+            ht_coexec_result_destroy(&out->res);
         out->res = alone_res[fastest];
         memset(&alone_res[fastest], 0, sizeof alone_res[fastest]);
         out->has_res = 1;
@@ -434,12 +434,12 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
         out->ncx = 1;
     }
 done:
-    ht__coexec_result_destroy(&v.res);
+    ht_coexec_result_destroy(&v.res);
     ht_device_locks_release(&locks, in->load);
     for (size_t i = 0; alone_cx && i < n; i++)
         ht__coexec_free(alone_cx[i]);
     for (size_t i = 0; alone_res && i < n; i++)
-        ht__coexec_result_destroy(&alone_res[i]);
+        ht_coexec_result_destroy(&alone_res[i]);
     free(alone_cx);
     free(alone_res);
     free(alone);

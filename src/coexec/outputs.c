@@ -175,7 +175,7 @@ struct round {
 };
 
 /* Makes round r on cx: the change of plan it asks, ht__coexec_run into res (which need not
- * be initialised; the caller destroys it with ht__coexec_result_destroy whatever is
+ * be initialised; the caller destroys it with ht_coexec_result_destroy whatever is
  * returned), then ht__coexec_verify against r->ref. Returns HT_DONE when the refinement
  * converged (nothing run, res untouched), HT_EVERIFY when the outputs differ (res filled,
  * err says how), else the first error of the steps. */
@@ -255,7 +255,7 @@ static int refine_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struc
                         rc, err);
         ht_split_plan_destroy(&plan);
         if (have_prev)
-            ht__coexec_result_destroy(&prev);
+            ht_coexec_result_destroy(&prev);
         /* The next round is refined from this one's run. */
         prev = res;
         have_prev = 1;
@@ -263,7 +263,7 @@ static int refine_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struc
             break;
     }
     if (have_prev)
-        ht__coexec_result_destroy(&prev);
+        ht_coexec_result_destroy(&prev);
     free(models);
     return rc;
 }
@@ -285,7 +285,7 @@ static int sweep_rounds(struct ht_coexec *cx, const struct ht__rounds *r, struct
                         &res, err);
         rc = round_tell(r, &(struct ht__round_made){.k = k, .factor = f[0], .res = &res},
                         rc, err);
-        ht__coexec_result_destroy(&res);
+        ht_coexec_result_destroy(&res);
         if (rc != HT_OK)
             return rc;
     }

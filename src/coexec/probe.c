@@ -184,7 +184,7 @@ static int probe_run(struct ht_coexec *cx, const struct ht_spec *spec, uint64_t 
                    count_of(naxes, dims) * ht_type_size(spec->args[i].type));
         }
         rc = ht__coexec_run_once(cx, &res, err);
-        ht__coexec_result_destroy(&res);
+        ht_coexec_result_destroy(&res);
         for (size_t i = 0; rc == HT_OK && i < spec->nargs; i++) {
             unsigned naxes;
             uint64_t dims[3], n;

@@ -115,7 +115,7 @@ int ht__cx_share_run(struct ht_coexec *cx, struct ht_coexec_result *res,
         if (of->measured)
             ht__coexec_poison_host(cx, 0, 1); /* no slice: nothing of its own counts */
     } else {
-        ht__coexec_result_destroy(res);
+        ht_coexec_result_destroy(res);
         rc = !of->measured       ? ht__cx_launch_bound(cx, res, NULL, err)
              : cx->share_runs    ? ht__coexec_run_once(cx, res, err)
                                  : ht__coexec_run(cx, res, err);

@@ -27,7 +27,7 @@ void ht_workflow_split_result_destroy(struct ht_workflow_split_result *r)
     if (!r)
         return;
     free(r->devs);
-    ht__workflow_result_free(&r->res);
+    ht_coexec_result_destroy(&r->res);
     ht_split_plan_destroy(&r->plan);
     ht__workflow_refine_free(&r->refine);
     free(r->sweep);
@@ -151,7 +151,7 @@ static int alone_measured(struct ht__split_base *b, size_t k,
     int rc;
 
     out->fastest = k;
-    ht__workflow_result_free(&out->res);
+    ht_coexec_result_destroy(&out->res);
     out->res = b->runs.alone_res[k];
     memset(&b->runs.alone_res[k], 0, sizeof b->runs.alone_res[k]);
     ht_split_plan_destroy(&out->plan);

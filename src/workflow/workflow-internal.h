@@ -111,15 +111,10 @@ int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
                              const struct ht__workflow_split_record *rec, int64_t *id,
                              struct ht_error *err);
 
-/* Copies result src into *dst (devices and run_s allocated: ht__workflow_result_free).
+/* Copies result src into *dst (devices and run_s allocated: ht_coexec_result_destroy).
  * HT_ENOMEM, *dst zeroed. */
 int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexec_result *src,
                              struct ht_error *err);
-
-/* Frees what a result the workflow holds owns (its devices and run_s, coexec.h: a copy of
- * ht__workflow_result_copy, or a run a decision handed over, zeroed there) and leaves it
- * reusable, as the workflow's public results free their other arrays. NULL is fine. */
-void ht__workflow_result_free(struct ht_coexec_result *res);
 
 /* Refines the static co-execution cx after its first run *first (of the paper's plan, as
  * round 0): up to opts->rounds rounds of ht__coexec_rounds (the plan refined from the last

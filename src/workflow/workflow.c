@@ -298,18 +298,6 @@ int ht__workflow_result_copy(struct ht_coexec_result *dst, const struct ht_coexe
     return HT_OK;
 }
 
-void ht__workflow_result_free(struct ht_coexec_result *res)
-{
-    if (!res)
-        return;
-    free(res->devices);
-    res->devices = NULL;
-    res->ndevices = 0;
-    free(res->run_s);
-    res->run_s = NULL;
-    res->nruns = 0;
-}
-
 void ht__workflow_refine_free(struct ht_workflow_refine *r)
 {
     if (!r)
@@ -321,7 +309,7 @@ void ht__workflow_refine_free(struct ht_workflow_refine *r)
     free(r->wall_s);
     free(r->kernel_s);
     free(r->verified);
-    ht__workflow_result_free(&r->best_res);
+    ht_coexec_result_destroy(&r->best_res);
     ht_split_plan_destroy(&r->best_plan);
     memset(r, 0, sizeof *r);
 }
@@ -401,7 +389,7 @@ static int refine_made(void *user, const struct ht__round_made *m, struct ht_err
         g->opts->on_verify(m->verr, g->opts->user);
     refine_record(out, m->model_s, k, m->res);
     if (!out->best_refined || refine_time(out, k) < refine_time(out, out->best_refined)) {
-        ht__workflow_result_free(&out->best_res);
+        ht_coexec_result_destroy(&out->best_res);
         ht_split_plan_destroy(&out->best_plan);
         out->best_plan = *m->plan; /* the round's copy */
         memset(m->plan, 0, sizeof *m->plan);

@@ -619,7 +619,7 @@ static void run_case(const struct case_opts *o)
         fail_msg("%s %s dim %u: verify: %s", o->spec, o->sched, o->dim, err.text);
     assert_int_equal(res.verified, 1);
     assert_int_equal(res.mismatches, 0);
-    ht__coexec_result_destroy(&res);
+    ht_coexec_result_destroy(&res);
     ht__coexec_free(cx);
     ht_spec_free(spec);
 }
@@ -779,7 +779,7 @@ static void test_refusals(void **state)
     assert_int_equal(ht__coexec_run(cx, &res, &err), HT_OK);
     assert_int_equal(ht__coexec_verify(cx, 0, &res, &err), HT_OK);
     assert_int_equal(res.verified, 1);
-    ht__coexec_result_destroy(&res);
+    ht_coexec_result_destroy(&res);
     ht__coexec_free(cx);
 
     /* A split dimension the NDRange lacks, an unknown scheduler, static without times. */
@@ -835,7 +835,7 @@ static void test_verify_catches_holes(void **state)
     assert_int_equal(res.verified, 0);
     assert_true(res.mismatches > 0);
     assert_non_null(strstr(err.text, "out["));
-    ht__coexec_result_destroy(&res);
+    ht_coexec_result_destroy(&res);
     ht__coexec_free(cx);
     ht_spec_free(spec);
 }
@@ -1019,7 +1019,7 @@ static void test_factors_and_estimate(void **state)
             assert_int_equal(res.devices[1].items, 0);
         if (ht__coexec_verify(cx, 1, &res, &err) != HT_OK)
             fail_msg("factor %g: %s", f[0], err.text);
-        ht__coexec_result_destroy(&res);
+        ht_coexec_result_destroy(&res);
     }
     {
         double bad[2] = {-1, 2};
@@ -1141,7 +1141,7 @@ static void test_bind_launch(void **state)
                         fail_msg("%zu devices, %s memory, launch %d: out[%zu] = %g, expected %g",
                                  ndev, kind ? "allocated" : "caller's", launch, i,
                                  (double)out_use[i], (double)expect[i]);
-                ht__coexec_result_destroy(&res);
+                ht_coexec_result_destroy(&res);
             }
             if (kind) {
                 ht__coexec_free_host(cx, in);

@@ -57,7 +57,7 @@ static int decide(size_t n, const char *sched, double margin, const struct ht_co
         assert_int_equal(v->res.ndevices, n);
         assert_true(v->res.wall_s > 0);
     }
-    ht__coexec_result_destroy(&v->res);
+    ht_coexec_result_destroy(&v->res);
     ht__coexec_free(cx);
     return rc;
 }
