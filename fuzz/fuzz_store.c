@@ -176,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&err, 0, sizeof err);
     if (ht_report_write(store, dir, &opts, &res, &err) != 0 && seeds_mode())
         seed_failed("is not reported", err.text);
+    ht_report_result_destroy(&res);
     ht_store_close(store);
     return 0;
 }

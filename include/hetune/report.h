@@ -72,7 +72,12 @@ struct ht_report_opts {
 /* Fills opts with the defaults: every case study, gnuplot from PATH. */
 void ht_report_opts_init(struct ht_report_opts *opts);
 
-/* What a report holds. Plain data owned by the caller. */
+/* What a report holds. path and figure_list are owned by the result: free them with
+ * ht_report_result_destroy (the report inside struct ht_workflow_run_result is freed by
+ * ht_workflow_run_result_destroy instead). ABI: path and figure_list were arrays inside the
+ * struct (4096 and 16384 bytes) until branch abi40b, which made the struct 20 KB smaller; a
+ * program built against the older header must be built again. Its source reads them the
+ * same (res.path, res.figure_list as strings) but must now destroy the result. */
 struct ht_report_result {
     size_t cases;            /* case studies reported */
     size_t devices;          /* devices that appear */
@@ -85,20 +90,26 @@ struct ht_report_result {
                                 the tuning figures) */
     int pictures;            /* 1 when gnuplot drew every figure (or there was none) */
     char no_pictures[512];   /* why there are no pictures, "" when drawn */
-    char path[4096];         /* the report.md written */
-    char figure_list[16384]; /* every figure's file name without its extension (.dat, .gp,
+    char *path;              /* the report.md written; NULL when none was */
+    char *figure_list;       /* every figure's file name without its extension (.dat, .gp,
                                 and .png, .svg when drawn), one per line, in the order of
-                                report.md; a last line "..." when they did not all fit */
+                                report.md ("" when there is no figure); NULL when no report
+                                was written */
 };
 
 /* Writes the report of the database into folder dir (created with its parents when
- * missing), as described above. store is borrowed. Fills *out (may be NULL). Errors, err
+ * missing), as described above. store is borrowed. Fills *out (may be NULL), overwriting
+ * it whole: destroy a result before it is filled again. On error out holds no string
+ * (path and figure_list NULL), and ht_report_result_destroy is harmless. Errors, err
  * filled: HT_ENOTFOUND when the database holds nothing to report (no space size, no
  * evaluation and no split; of opts->spec when given); HT_EIO when a file cannot be
  * written; HT_EDB; HT_ENOMEM. A gnuplot that is missing or fails is not an error (see
  * out->pictures). */
 int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
                     struct ht_report_result *out, struct ht_error *err);
+
+/* Frees r's path and figure_list and zeroes *r. r may be NULL or zeroed. */
+void ht_report_result_destroy(struct ht_report_result *r);
 
 /* ht_format_seconds and ht_format_bytes, declared here before, are util's: hetune/util.h,
  * included above so that programs written against this header still build. */

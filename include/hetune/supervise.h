@@ -52,13 +52,20 @@ struct ht_supervise_lost {
                                   "timeout after 2.0 s in its part of the co-execution" */
 };
 
+/* What ht_supervise did. Owned: ht_supervise_result_destroy. */
 struct ht_supervise_result {
     int status;                /* the exit status to exit with: the last child's (0-255),
                                   1 for a crash with no device working, 130 interrupted */
     unsigned attempts;         /* children started */
     int interrupted;           /* 1: SIGINT or SIGTERM reached this process */
-    size_t nlost;
-    struct ht_supervise_lost lost[HT_SUPERVISE_MAX_DEVICES];
+    size_t nlost;              /* at most HT_SUPERVISE_MAX_DEVICES */
+    struct ht_supervise_lost *lost; /* nlost entries (NULL when none), in the order they
+                                  were lost; owned by the result. ABI: an array of
+                                  HT_SUPERVISE_MAX_DEVICES inside the struct until branch
+                                  abi40b, which made the struct 20 KB smaller; a program
+                                  built against the older header must be built again. Its
+                                  source reads lost[k] the same but must now destroy the
+                                  result */
 };
 
 /* Runs argv (argv[0] is the name the child sees) in a child process with its standard
@@ -67,10 +74,14 @@ struct ht_supervise_result {
  * prints all). Devices lost are passed to the next child (HETUNE_SUPERVISE_LOST) and told
  * through opts->on_note. SIGINT and SIGTERM are caught while it runs (their former
  * handlers are restored), forwarded to the child, which is killed when it has not ended
- * after opts->grace_s. Fills *res; returns HT_OK when a child ran to its end, whatever its
- * status, else HT_EIO (no memory file, pipe or process) or HT_ENOMEM, err filled. */
+ * after opts->grace_s. Fills *res, overwriting it whole (ht_supervise_result_destroy, also
+ * on error); returns HT_OK when a child ran to its end, whatever its status, else HT_EIO
+ * (no memory file, pipe or process) or HT_ENOMEM, err filled. */
 int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
                  struct ht_supervise_result *res, struct ht_error *err);
+
+/* Frees r's devices lost and zeroes *r. r may be NULL or zeroed. */
+void ht_supervise_result_destroy(struct ht_supervise_result *r);
 
 /* 1 in a process that ht_supervise started (its co-executions are watched), else 0. */
 int ht_supervised(void);

@@ -296,7 +296,8 @@ struct ht_workflow_run_result {
     int stopped;                      /* tuning was stopped (opts->tune.stop): nothing
                                          after it ran */
     int verify_failed;                /* a co-execution, round or point failed it */
-    struct ht_report_result report;   /* the report written */
+    struct ht_report_result report;   /* the report written; its path and figure_list
+                                         are freed by ht_workflow_run_result_destroy */
     struct ht_load load;              /* what other processes did while it tuned and
                                          measured (exec.h: ht_load_under; present.h:
                                          ht_present_load_sentence) */

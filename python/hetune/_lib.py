@@ -19,11 +19,13 @@ HT_STORE_MAX_PARAMS = 64
 HT_STORE_CONFIG_MAX = 1024
 HT_STORE_MAX_RUNS = 1000
 
-# Bytes of a zeroed buffer standing for a result struct the library fills and reads back
-# (the largest, ht_workflow_split_result, is 8728 bytes on x86-64 since the run times of
-# ht_coexec_result and ht_eval_result are arrays they own; tests/test_hetune.py checks that
-# each fits four times over).
-OPAQUE_BYTES = 1 << 16
+# Bytes of a zeroed buffer standing for a struct the library fills and reads back: those
+# passed so are ht_workflow_space, ht_eval_result, ht_tune_result, ht_workflow_split_opts and
+# ht_workflow_split_result, the largest (8728 bytes on x86-64 since the run times of
+# ht_coexec_result and ht_eval_result are arrays they own). 40 KiB: tests/test_hetune.py
+# checks that each fits four times over (8728 * 4 = 34912), and 64 KiB was more than that
+# needs.
+OPAQUE_BYTES = 40 << 10
 
 EQ3 = {"product": 0, "sum": 1, "off": 2}
 ISOLATE = {"auto": 0, "off": 1, "on": 2}

@@ -66,7 +66,7 @@ int cmd_report(int argc, char **argv)
     struct cli_common co;
     const char *db = HT_STORE_DEFAULT_PATH, *out = "report";
     struct ht_report_opts opts;
-    struct ht_report_result res;
+    struct ht_report_result res = {0};
     struct ht_store *store = NULL;
     struct ht_error err;
     struct stat st;
@@ -157,6 +157,7 @@ int cmd_report(int argc, char **argv)
         }
     }
 cleanup:
+    ht_report_result_destroy(&res);
     ht_store_close(store);
     return status;
 }

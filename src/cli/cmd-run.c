@@ -192,7 +192,7 @@ static void print_text(const struct ht_workflow_run_result *r, const struct ht_s
                 printf("     sweep    %zu split points stored\n", s->nsweep);
         }
     }
-    printf("\nreport        %s\n", rep->path);
+    printf("\nreport        %s\n", rep->path ? rep->path : "");
     if (rep->figures == 0)
         printf("figures       none\n");
     else if (rep->pictures)

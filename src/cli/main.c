@@ -68,7 +68,10 @@ int main(int argc, char **argv)
         struct ht_supervise_opts o = {.on_note = cli_log_stderr, .user = argv[1]};
         struct ht_supervise_result r;
         struct ht_error err = {0};
-        return ht_supervise(argv, &o, &r, &err) == HT_OK ? r.status : cli_fail(argv[1], &err);
+        int status = ht_supervise(argv, &o, &r, &err) == HT_OK ? r.status
+                                                               : cli_fail(argv[1], &err);
+        ht_supervise_result_destroy(&r);
+        return status;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))

@@ -342,7 +342,7 @@ int ht_present_run_json(const struct ht_spec *spec, const char *db,
         "skipped", skipped_json(r->skipped, r->nskipped),
         "fastest", r->n > 1 ? json_integer((json_int_t)r->fastest) : json_null(),
         "splits", splits,
-        "report", "path", ht__json_string(rep->path), "cases", (json_int_t)rep->cases, "figures",
+        "report", "path", ht__json_string(rep->path ? rep->path : ""), "cases", (json_int_t)rep->cases, "figures",
         (json_int_t)rep->figures, "pictures", rep->pictures, "no_pictures",
         rep->pictures ? json_null() : ht__json_string(rep->no_pictures),
         "seconds", ht__json_real(round(elapsed * 1000) / 1000), "load",
@@ -899,8 +899,8 @@ int ht_present_report_json(const char *db, const char *out, const struct ht_repo
 
     json_t *names = json_array();
 
-    /* The names without extension, as ht_report_result lists them ("..." where cut). */
-    for (const char *p = res->figure_list; names && *p;) {
+    /* The names without extension, as ht_report_result lists them (none when NULL). */
+    for (const char *p = res->figure_list ? res->figure_list : ""; names && *p;) {
         size_t len = strcspn(p, "\n");
         char name[512];
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
@@ -910,7 +910,7 @@ int ht_present_report_json(const char *db, const char *out, const struct ht_repo
     return ht__json_dump(json_pack(
         "{s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o, s:I, s:I, s:o}",
         "db", ht__json_string(db), "out", ht__json_string(out),
-        "report", ht__json_string(res->path), "cases", (json_int_t)res->cases,
+        "report", ht__json_string(res->path ? res->path : ""), "cases", (json_int_t)res->cases,
         "devices", (json_int_t)res->devices, "spaces", (json_int_t)res->spaces,
         "splits", (json_int_t)res->splits, "sweeps", (json_int_t)res->sweeps,
         "figures", (json_int_t)res->figures, "pictures", res->pictures,

@@ -12,25 +12,45 @@ void ht_report_opts_init(struct ht_report_opts *opts)
     memset(opts, 0, sizeof *opts);
 }
 
-/* Writes the figures' names into list (size bytes), one per line, ending with "...\n"
- * where they do not all fit. */
-static void list_figures(const struct rp_figures *f, char *list, size_t size)
+/* Figure i of f: Figures 5 first, then the sweeps, then the tuning figures. */
+static const struct rp_figure *figure_at(const struct rp_figures *f, size_t i)
 {
-    size_t total = f->n5 + f->nsweep + f->ntune, len = 0;
+    if (i < f->n5)
+        return &f->fig5[i];
+    if (i < f->n5 + f->nsweep)
+        return &f->sweep[i - f->n5];
+    return &f->tune[i - f->n5 - f->nsweep];
+}
 
-    list[0] = '\0';
+/* The figures' names, one per line ("" when there is none), allocated; NULL when out of
+ * memory. */
+static char *list_figures(const struct rp_figures *f)
+{
+    size_t total = f->n5 + f->nsweep + f->ntune, size = 1, len = 0;
+    char *list;
+
+    for (size_t i = 0; i < total; i++)
+        size += strlen(figure_at(f, i)->base) + 1;
+    list = malloc(size);
+    if (!list)
+        return NULL;
     for (size_t i = 0; i < total; i++) {
-        const struct rp_figure *fig = i < f->n5                ? &f->fig5[i]
-                                      : i < f->n5 + f->nsweep ? &f->sweep[i - f->n5]
-                                                              : &f->tune[i - f->n5 - f->nsweep];
-        size_t need = strlen(fig->base) + 1;
-        /* Room for this line and, should another not fit, the "...\n" after it. */
-        if (len + need + (i + 1 == total ? 1 : 5) > size) {
-            snprintf(list + len, size - len, "...\n");
-            return;
-        }
-        len += (size_t)snprintf(list + len, size - len, "%s\n", fig->base);
+        size_t n = strlen(figure_at(f, i)->base);
+        memcpy(list + len, figure_at(f, i)->base, n);
+        list[len + n] = '\n';
+        len += n + 1;
     }
+    list[len] = '\0';
+    return list;
+}
+
+void ht_report_result_destroy(struct ht_report_result *r)
+{
+    if (!r)
+        return;
+    free(r->path);
+    free(r->figure_list);
+    memset(r, 0, sizeof *r);
 }
 
 int ht_report_write(struct ht_store *store, const char *dir, const struct ht_report_opts *opts,
@@ -40,7 +60,7 @@ int ht_report_write(struct ht_store *store, const char *dir, const struct ht_rep
     struct ht_report_result local;
     struct rp_model m;
     struct rp_figures f;
-    char *path = NULL;
+    char *path = NULL, *list = NULL;
     int rc;
 
     memset(&f, 0, sizeof f);
@@ -92,17 +112,22 @@ int ht_report_write(struct ht_store *store, const char *dir, const struct ht_rep
         out->runs += m.cases[i].nruns;
     }
     out->figures = f.n5 + f.nsweep + f.ntune;
-    list_figures(&f, out->figure_list, sizeof out->figure_list);
     out->pictures = f.pictures;
     snprintf(out->no_pictures, sizeof out->no_pictures, "%s", f.pictures ? "" : f.no_pictures);
     path = ht__path_join(dir, "report.md");
-    if (!path) {
+    list = list_figures(&f);
+    if (!path || !list) {
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    snprintf(out->path, sizeof out->path, "%s", path);
+    out->path = path;
+    out->figure_list = list;
+    path = list = NULL;
 cleanup:
     free(path);
+    free(list);
+    if (out == &local)
+        ht_report_result_destroy(&local);
     ht__report_figures_free(&f);
     ht__report_model_free(&m);
     return rc;

@@ -320,15 +320,21 @@ static void note(const struct ht_supervise_opts *o, const char *fmt, ...)
 }
 
 /* Adds device to the devices lost; 0 when it was lost already (the child did not leave it
- * out), then nothing is added. */
+ * out), then nothing is added; -1 out of memory (err filled). */
 static int lose(struct ht_supervise_result *res, const struct page *pg, size_t device,
-                const char *why)
+                const char *why, struct ht_error *err)
 {
     struct ht_supervise_lost *l;
 
     for (size_t i = 0; i < res->nlost; i++)
         if (res->lost[i].device == device)
             return 0;
+    l = realloc(res->lost, (res->nlost + 1) * sizeof *l);
+    if (!l) {
+        ht_error_set(err, HT_ENOMEM, "out of memory");
+        return -1;
+    }
+    res->lost = l;
     l = &res->lost[res->nlost++];
 
     l->device = device;
@@ -430,6 +436,14 @@ static void write_out(const struct out *o)
     fflush(stdout);
 }
 
+void ht_supervise_result_destroy(struct ht_supervise_result *r)
+{
+    if (!r)
+        return;
+    free(r->lost);
+    memset(r, 0, sizeof *r);
+}
+
 int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
                  struct ht_supervise_result *res, struct ht_error *err)
 {
@@ -454,7 +468,7 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
         struct out out = {0};
         struct page *pg = NULL;
         char **env = child_env(res, probe);
-        int status = 0, timed_out, busy[HT_SUPERVISE_MAX_DEVICES], nbusy = 0;
+        int status = 0, timed_out, busy[HT_SUPERVISE_MAX_DEVICES], nbusy = 0, added;
         char busy_text[256] = "";
 
         if (!env) {
@@ -493,7 +507,10 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
             else
                 snprintf(why, sizeof why, "crashed (signal %d)", WTERMSIG(status));
             probe = 0;
-            if (!lose(res, pg, d, why)) {
+            added = lose(res, pg, d, why, err);
+            if (added < 0) {
+                rc = HT_ENOMEM;
+            } else if (!added) {
                 write_out(&out);
                 note(&o, "device %zu (%s): %s in its part of the co-execution, though it "
                      "was left out", d, pg->slot[d].name, why);
@@ -535,15 +552,19 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
             size_t d = (size_t)atomic_load(&pg->failed) - 1;
             char why[160];
             snprintf(why, sizeof why, "failed (%.120s)", pg->failed_text);
-            if (lose(res, pg, d, why) && res->attempts < max) {
+            added = lose(res, pg, d, why, err);
+            if (added < 0) {
+                rc = HT_ENOMEM;
+            } else if (added && res->attempts < max) {
                 note(&o, "device %zu (%s): %s; running again without it", d,
                      res->lost[res->nlost - 1].name, res->lost[res->nlost - 1].reason);
                 munmap(pg, sizeof *pg);
                 free(out.data);
                 continue;
+            } else {
+                write_out(&out);
+                res->status = WEXITSTATUS(status);
             }
-            write_out(&out);
-            res->status = WEXITSTATUS(status);
         } else {
             write_out(&out);
             res->status = WEXITSTATUS(status);

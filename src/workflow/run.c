@@ -26,6 +26,7 @@ void ht_workflow_run_result_destroy(struct ht_workflow_run_result *r)
     free(r->devs);
     free(r->steps);
     free(r->skipped);
+    ht_report_result_destroy(&r->report);
     memset(r, 0, sizeof *r);
 }
 

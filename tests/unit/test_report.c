@@ -465,6 +465,11 @@ static void test_report_tables(void **state)
     assert_true(file_size(path_in("tables", "tune-conv1d_N64-basic-times.gp")) > 0);
     assert_int_equal(access(path_in("tables", "tune-conv1d_N64-basic-best.dat"), F_OK), -1);
     assert_string_equal(res.path, path_in("tables", "report.md"));
+    ht_report_result_destroy(&res);
+    assert_null(res.path);
+    assert_null(res.figure_list);
+    ht_report_result_destroy(&res); /* a zeroed result: nothing to free */
+    ht_report_result_destroy(NULL);
 
     check_file(path_in("tables", "devices.csv"),
                "device_id,device,name,platform,type,compute_units,driver_version\n"
@@ -619,6 +624,7 @@ static void test_report_pictures(void **state)
                    "![Split factor evaluations: conv1d N=64, split along gx]"
                    "(sweep-conv1d_N64-dim0.png)");
     check_lacks(path_in("pictures", "report.md"), "No pictures");
+    ht_report_result_destroy(&res);
     ht_store_close(s);
 }
 
@@ -656,6 +662,7 @@ static void test_report_no_gnuplot(void **state)
     assert_true(file_size(path_in("nognuplot", "fig5-conv1d_N64.gp")) > 0);
     assert_int_equal(access(path_in("nognuplot", "fig5-conv1d_N64.png"), F_OK), -1);
     assert_int_equal(access(path_in("nognuplot", "gnuplot.log"), F_OK), -1);
+    ht_report_result_destroy(&res);
 
     ht_report_opts_init(&opts);
     opts.gnuplot = "/bin/false";
@@ -663,11 +670,13 @@ static void test_report_no_gnuplot(void **state)
     assert_int_equal(res.pictures, 0);
     assert_non_null(strstr(res.no_pictures, "gnuplot (/bin/false) failed on fig5-conv1d_N64.gp"));
     check_contains(path_in("failing", "report.md"), "its messages are in gnuplot.log");
+    ht_report_result_destroy(&res);
 
     opts.gnuplot = "/no/such/gnuplot";
     check_rc(ht_report_write(s, path_in("missing", NULL), &opts, &res, &err), &err, "report");
     assert_int_equal(res.pictures, 0);
     assert_non_null(strstr(res.no_pictures, "/no/such/gnuplot was not found ("));
+    ht_report_result_destroy(&res);
     ht_store_close(s);
 }
 
@@ -686,6 +695,8 @@ static void test_report_selection(void **state)
     ht_error_clear(&err);
     check_rc(ht_store_open(path_in("empty.db", NULL), &s, &err), &err, "open");
     assert_int_equal(ht_report_write(s, path_in("empty", NULL), NULL, &res, &err), HT_ENOTFOUND);
+    assert_null(res.path); /* an error leaves no string to free */
+    assert_null(res.figure_list);
     assert_non_null(strstr(err.text, "nothing to report"));
     assert_string_equal(err.file, path_in("empty.db", NULL));
     assert_int_equal(access(path_in("empty", NULL), F_OK), -1);
@@ -709,6 +720,9 @@ static void test_report_selection(void **state)
     opts.spec = "conv1d";
     check_rc(ht_report_write(s, path_in("sel", NULL), &opts, &res, &err), &err, "report");
     assert_int_equal(res.cases, 2);
+    ht_report_result_destroy(&res);
+    /* No result asked for: what would have filled it is freed (LeakSanitizer). */
+    check_rc(ht_report_write(s, path_in("sel", NULL), &opts, NULL, &err), &err, "report");
     check_file(path_in("sel", "tuning.csv"),
                "case,spec,sizes,problem_id,device_id,device,evaluations,ok,best_config,"
                "best_seconds\n"
@@ -868,6 +882,7 @@ static void test_store_listings(void **state)
     ht_error_clear(&err);
     check_rc(ht_report_write(s, path_in("query", NULL), &opts, &res, &err), &err, "report");
     assert_int_equal(res.cases, 2);
+    ht_report_result_destroy(&res);
     check_file(path_in("query", "tuning.csv"),
                "case,spec,sizes,problem_id,device_id,device,evaluations,ok,best_config,"
                "best_seconds\n"
@@ -944,12 +959,14 @@ static void test_long_spec_name(void **state)
         assert_int_equal(nfig, 2);
         free(list);
     }
+    ht_report_result_destroy(&res);
     const char *const names[] = {a, b};
     const int64_t ids[] = {pa, pb};
     for (int i = 0; i < 2; i++) {
         opts.spec = names[i];
         check_rc(ht_report_write(s, path_in("long", NULL), &opts, &res, &err), &err, "report");
         assert_int_equal(res.cases, 1);
+        ht_report_result_destroy(&res);
         snprintf(row, sizeof row, ",N=64,%" PRId64 ",1,", ids[i]);
         char *csv = slurp(path_in("long", "spaces.csv"));
         assert_non_null(strstr(csv, row));

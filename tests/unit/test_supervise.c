@@ -99,6 +99,11 @@ static void test_lost_device(void **state)
     assert_string_equal(line[2], "2 0 untouched");
     assert_string_equal(line[3], "cut 1 crashed");
     assert_string_equal(line[4], "no reason 1 0");
+    ht_supervise_result_destroy(&res);
+    assert_null(res.lost);
+    assert_int_equal(res.nlost, 0);
+    ht_supervise_result_destroy(&res); /* a zeroed result: nothing to free */
+    ht_supervise_result_destroy(NULL);
 }
 
 int main(int argc, char **argv)

@@ -74,6 +74,7 @@ static void test_plan_json(void **state)
 
 static void test_report_json(void **state)
 {
+    char path[] = "out/report.md";
     struct ht_report_result res;
     struct ht_error err;
     json_error_t jerr;
@@ -82,7 +83,7 @@ static void test_report_json(void **state)
 
     (void)state;
     memset(&res, 0, sizeof res);
-    strcpy(res.path, "out/report.md");
+    res.path = path; /* figure_list NULL: no figure names */
     res.cases = 2;
     strcpy(res.no_pictures, "gnuplot not found");
     ht_error_clear(&err);
@@ -94,6 +95,8 @@ static void test_report_json(void **state)
     assert_true(json_is_false(json_object_get(doc, "pictures")));
     assert_string_equal(json_string_value(json_object_get(doc, "no_pictures")),
                         "gnuplot not found");
+    assert_true(json_is_array(json_object_get(doc, "figure_names")));
+    assert_int_equal(json_array_size(json_object_get(doc, "figure_names")), 0);
     json_decref(doc);
     free(text);
 }
