@@ -28,19 +28,7 @@
 #define MPIRUN_LIMIT_S 300
 #define QUICK_S 10.0 /* well under the store's default wait, HT_STORE_BUSY_TIMEOUT_S */
 
-static const char *self; /* this program, for mpirun */
-
-static int rank_failed;
-static int my_rank;
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__,       \
-                    __LINE__, #cond);                                                      \
-            rank_failed = 1;                                                               \
-        }                                                                                  \
-    } while (0)
+#include "mpi-test.h"
 
 static double now_s(void)
 {
@@ -118,63 +106,10 @@ static int rank_main(void)
 
 /* ---- the test's side: runs the ranks ---- */
 
-/* 1 when PATH has an executable name. */
-static int on_path(const char *name)
-{
-    const char *p = getenv("PATH");
-    char path[4096];
-
-    while (p && *p) {
-        size_t n = strcspn(p, ":");
-        snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name);
-        if (n > 0 && access(path, X_OK) == 0)
-            return 1;
-        p += n + (p[n] == ':');
-    }
-    return 0;
-}
-
-/* Runs `mpirun -n 2 self --rank` (status 127: it could not start); kills it past
- * MPIRUN_LIMIT_S. Returns its exit status, or -1. */
-static int mpirun(void)
-{
-    char *argv[8];
-    int n = 0, status = 0;
-    pid_t pid;
-    time_t t0 = time(NULL);
-
-    argv[n++] = "mpirun";
-    argv[n++] = "--oversubscribe";
-    if (getuid() == 0)
-        argv[n++] = "--allow-run-as-root";
-    argv[n++] = "-n";
-    argv[n++] = "2";
-    argv[n++] = (char *)self;
-    argv[n++] = "--rank";
-    argv[n] = NULL;
-    fflush(NULL);
-    if ((pid = fork()) < 0)
-        return -1;
-    if (pid == 0) {
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (time(NULL) - t0 > MPIRUN_LIMIT_S) {
-            fprintf(stderr, "mpirun -n 2 took more than %d s: killed\n", MPIRUN_LIMIT_S);
-            kill(pid, SIGTERM);
-            waitpid(pid, &status, 0);
-            return -1;
-        }
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_stop_ends_db_wait(void **state)
 {
     (void)state;
-    assert_int_equal(mpirun(), 0);
+    assert_int_equal(mpi_test_run(NULL), 0);
 }
 
 int main(int argc, char **argv)
@@ -182,36 +117,10 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stop_ends_db_wait),
     };
-    struct ht_platform *plat = NULL;
-    struct ht_error err;
-    const char *asan = getenv("ASAN_OPTIONS");
-    char buf[1024];
 
     if (argc == 2 && !strcmp(argv[1], "--rank"))
         return rank_main();
-    if (!ht_mpi_built()) {
-        fprintf(stderr, "skipped: hetune was built without MPI\n");
+    if (mpi_test_prepare(argv[0]) != 0)
         return 77;
-    }
-    /* As test_mpi_tune_sink: each rank one PoCL device, PoCL's cache shared, Open MPI as
-     * the MPI tests run it. */
-    setenv("POCL_DEVICES", "pthread", 1);
-    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
-    setenv("POCL_KERNEL_CACHE", "1", 1);
-    setenv("OMPI_MCA_pml", "ob1", 1);
-    snprintf(buf, sizeof buf, "%s:fast_unwind_on_malloc=0", asan ? asan : "");
-    setenv("ASAN_OPTIONS", buf, 1);
-    ht_error_clear(&err);
-    if (ht_platform_discover(&plat, &err) != HT_OK || plat->count == 0) {
-        fprintf(stderr, "skipped: no OpenCL device (%s)\n", err.text);
-        ht_platform_free(plat);
-        return 77;
-    }
-    ht_platform_free(plat);
-    if (!on_path("mpirun")) {
-        fprintf(stderr, "skipped: no mpirun\n");
-        return 77;
-    }
-    self = argv[0];
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

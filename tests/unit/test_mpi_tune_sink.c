@@ -36,21 +36,9 @@
 #define ALONE 5                  /* measured by rank 0 alone first */
 #define MPIRUN_LIMIT_S 300
 
-static const char *self;         /* this program, for mpirun */
+#include "mpi-test.h"
 
 /* ---- the ranks' side: `mpirun -n 2 test_mpi_tune_sink --rank SCENARIO` ---- */
-
-static int rank_failed;
-static int my_rank;
-
-#define CHECK(cond)                                                                        \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "rank %d: %s:%d: check failed: %s\n", my_rank, __FILE__,       \
-                    __LINE__, #cond);                                                      \
-            rank_failed = 1;                                                               \
-        }                                                                                  \
-    } while (0)
 
 /* The files of dir but . and .. */
 static int files_in(const char *dir)
@@ -207,77 +195,22 @@ static int rank_main(const char *scenario)
 
 /* ---- the test's side: runs the ranks ---- */
 
-/* 1 when PATH has an executable name. */
-static int on_path(const char *name)
-{
-    const char *p = getenv("PATH");
-    char path[4096];
-
-    while (p && *p) {
-        size_t n = strcspn(p, ":");
-        snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name);
-        if (n > 0 && access(path, X_OK) == 0)
-            return 1;
-        p += n + (p[n] == ':');
-    }
-    return 0;
-}
-
-/* Runs `mpirun -n 2 self --rank scenario` (status 127: it could not start); kills it past
- * MPIRUN_LIMIT_S. Returns its exit status, or -1. */
-static int mpirun(const char *scenario)
-{
-    char *argv[10];
-    int n = 0, status = 0;
-    pid_t pid;
-    time_t t0 = time(NULL);
-
-    argv[n++] = "mpirun";
-    argv[n++] = "--oversubscribe";
-    if (getuid() == 0)
-        argv[n++] = "--allow-run-as-root";
-    argv[n++] = "-n";
-    argv[n++] = "2";
-    argv[n++] = (char *)self;
-    argv[n++] = "--rank";
-    argv[n++] = (char *)scenario;
-    argv[n] = NULL;
-    fflush(NULL);
-    if ((pid = fork()) < 0)
-        return -1;
-    if (pid == 0) {
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (time(NULL) - t0 > MPIRUN_LIMIT_S) {
-            fprintf(stderr, "mpirun -n 2 (%s) took more than %d s: killed\n", scenario,
-                    MPIRUN_LIMIT_S);
-            kill(pid, SIGTERM);
-            waitpid(pid, &status, 0);
-            return -1;
-        }
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void test_memory(void **state)
 {
     (void)state;
-    assert_int_equal(mpirun("memory"), 0);
+    assert_int_equal(mpi_test_run("memory"), 0);
 }
 
 static void test_lacks_put_eval(void **state)
 {
     (void)state;
-    assert_int_equal(mpirun("lacks"), 0);
+    assert_int_equal(mpi_test_run("lacks"), 0);
 }
 
 static void test_no_put_space(void **state)
 {
     (void)state;
-    assert_int_equal(mpirun("nospace"), 0);
+    assert_int_equal(mpi_test_run("nospace"), 0);
 }
 
 int main(int argc, char **argv)
@@ -287,38 +220,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lacks_put_eval),
         cmocka_unit_test(test_no_put_space),
     };
-    struct ht_platform *plat = NULL;
-    struct ht_error err;
-    const char *asan = getenv("ASAN_OPTIONS");
-    char buf[1024];
 
     if (argc == 3 && !strcmp(argv[1], "--rank"))
         return rank_main(argv[2]);
-    if (!ht_mpi_built()) {
-        fprintf(stderr, "skipped: hetune was built without MPI\n");
+    if (mpi_test_prepare(argv[0]) != 0)
         return 77;
-    }
-    /* Each rank one PoCL device as on a node of its own; PoCL's cache shared by the ranks
-     * (two processes building one program in one folder with it off pull it from under
-     * each other: tests/cli/common.bash, mpi_rank_script); Open MPI as the MPI tests run
-     * it (require_mpi). */
-    setenv("POCL_DEVICES", "pthread", 1);
-    setenv("POCL_MAX_PTHREAD_COUNT", "1", 1);
-    setenv("POCL_KERNEL_CACHE", "1", 1);
-    setenv("OMPI_MCA_pml", "ob1", 1);
-    snprintf(buf, sizeof buf, "%s:fast_unwind_on_malloc=0", asan ? asan : "");
-    setenv("ASAN_OPTIONS", buf, 1);
-    ht_error_clear(&err);
-    if (ht_platform_discover(&plat, &err) != HT_OK || plat->count == 0) {
-        fprintf(stderr, "skipped: no OpenCL device (%s)\n", err.text);
-        ht_platform_free(plat);
-        return 77;
-    }
-    ht_platform_free(plat);
-    if (!on_path("mpirun")) {
-        fprintf(stderr, "skipped: no mpirun\n");
-        return 77;
-    }
-    self = argv[0];
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
