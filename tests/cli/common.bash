@@ -208,3 +208,31 @@ mpi_run() {
     timeout 300 mpirun "${mpiflags[@]}" -n "$n" "$tmp/rank.sh" "$@" >"$tmp/out" 2>"$tmp/err" ||
         status=$?
 }
+
+# stop_holding LOCK PID: waits (up to 120 s) until process PID holds the device lock whose
+# file is LOCK (src/exec/devlock.c writes the holder's pid into it just after it took the
+# lock, and keeps the lock for the whole tune or split's measurements), then stops it
+# (SIGSTOP) there, so that a process started next must wait for it; `kill -CONT PID` lets
+# it go. Two runs started at once on a loaded machine may otherwise run one after the
+# other, neither waiting (cli/lock_split, 2026-11-29). Fails when PID never holds it.
+stop_holding() {
+    local lock=$1 pid=$2 i
+    for i in $(seq 12000); do
+        [ "$(cat "$lock" 2>/dev/null)" = "$pid" ] && { kill -STOP "$pid"; return 0; }
+        kill -0 "$pid" 2>/dev/null || fail "process $pid ended before it held $lock"
+        sleep 0.01
+    done
+    kill "$pid" 2>/dev/null
+    fail "process $pid did not hold $lock within 120 s"
+}
+
+# until_waiting ERRFILE PID: waits (up to 120 s) until ERRFILE has a notice that a device
+# "is being measured by" another process, or process PID has ended.
+until_waiting() {
+    local err=$1 pid=$2 i
+    for i in $(seq 1200); do
+        grep -q "is being measured by" "$err" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+}

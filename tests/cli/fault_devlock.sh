@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fault (issue 29 defect 7, deliverable 3): two `hetune tune` of one device with DIFFERENT
-# databases, started at the same moment. A lock per device outside any database keeps their
-# measurements apart: exactly one says on stderr that the device is being measured by the
-# other (naming its pid) and waits; every evaluation it stores comes after the last one the
-# other stored (created_at), so they never measured at once. Luck cannot pass it: a second
-# tune that merely started late prints no notice. Then a Ctrl-C during that wait exits 130
+# databases. A lock per device outside any database keeps their measurements apart: tune A
+# starts and is stopped as soon as it holds the lock (stop_holding); tune B, started then,
+# says on stderr that the device is being measured by A (naming its pid) and waits; A goes
+# on, and every evaluation B stores comes after the last one A stored (created_at), so they
+# never measured at once. Luck cannot pass it: a B that did not wait prints no notice.
+# (Started at the same moment instead, as this test once did, the two could run one after
+# the other on a loaded machine, neither waiting.) Then a Ctrl-C during that wait exits 130
 # within a second.
 set -eu
 
@@ -24,9 +26,12 @@ cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/a.db" --cut-factor 0 --json \
     >"$tmp/a.json" 2>"$tmp/a.err" &
 pid_a=$!
+stop_holding "$tmp/locks/cpu.lock" "$pid_a"
 "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/b.db" --cut-factor 0 --json \
     >"$tmp/b.json" 2>"$tmp/b.err" &
 pid_b=$!
+until_waiting "$tmp/b.err" "$pid_b"
+kill -CONT "$pid_a"
 status_a=0
 status_b=0
 wait "$pid_a" || status_a=$?
@@ -40,8 +45,8 @@ tmp, pids = sys.argv[1], {"a": sys.argv[2], "b": sys.argv[3]}
 errs = {k: open("%s/%s.err" % (tmp, k)).read() for k in "ab"}
 bad = []
 waiters = [k for k in "ab" if "is being measured by" in errs[k]]
-if len(waiters) != 1:
-    sys.exit("expected exactly one tune to wait for the device lock, got %r: %r" % (waiters, errs))
+if waiters != ["b"]:
+    sys.exit("expected tune B alone to wait for A's device lock, got %r: %r" % (waiters, errs))
 w = waiters[0]
 o = "b" if w == "a" else "a"
 want = "is being measured by process %s (lock %s/locks/cpu.lock); waiting" % (pids[o], tmp)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Issue 29 deliverable 3: `split` and `tune` of the same CPU device with DIFFERENT
-# databases, started together, never measure at once. split takes every device's lock for
-# its measurements (each device alone, the split), tune its device's: exactly one of them
-# says that the device is being measured by the other (its pid) and waits, and what the
-# waiter stored comes after all the other stored (created_at of the split and of the
-# evaluations). A second one that merely started late prints no notice, so luck cannot
-# pass it. Then Ctrl-C while split waits for the lock: 130 within a second.
+# databases never measure at once. tune holds its device's lock for its whole run, split
+# takes every device's lock for its measurements (each device alone, the split). The tune
+# starts first and is stopped (SIGSTOP) as soon as it holds the lock (its pid in the lock
+# file); the split started then must say that the device is being measured by the tune (its
+# pid) and wait; the tune is let go once it does, and what the split stored comes after all
+# the tune stored (created_at of the split and of the evaluations). Started together
+# instead, as this test once did, the two could run one after the other on a loaded
+# machine, neither waiting (a fresh clone's make test, 2026-11-29). Then Ctrl-C while split
+# waits for the lock: 130 within a second.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -24,12 +27,15 @@ cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 run tune "$tmp/spec.json" --device "$dev" --db "$tmp/s.db" --cut-factor 0 -q
 expect_status 0
 
-"$HETUNE" split "$tmp/spec.json" --device "$dev,$dev" --db "$tmp/s.db" --force --repeats 20 \
-    --json >"$tmp/s.json" 2>"$tmp/s.err" &
-pid_s=$!
 "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/t.db" --cut-factor 0 --json \
     >"$tmp/t.json" 2>"$tmp/t.err" &
 pid_t=$!
+stop_holding "$tmp/locks/cpu.lock" "$pid_t"
+"$HETUNE" split "$tmp/spec.json" --device "$dev,$dev" --db "$tmp/s.db" --force --repeats 20 \
+    --json >"$tmp/s.json" 2>"$tmp/s.err" &
+pid_s=$!
+until_waiting "$tmp/s.err" "$pid_s"
+kill -CONT "$pid_t"
 status_s=0
 status_t=0
 wait "$pid_s" || status_s=$?
@@ -43,8 +49,8 @@ tmp, pids = sys.argv[1], {"s": sys.argv[2], "t": sys.argv[3]}
 cmd = {"s": "split", "t": "tune"}
 errs = {k: open("%s/%s.err" % (tmp, k)).read() for k in "st"}
 waiters = [k for k in "st" if "is being measured by" in errs[k]]
-if len(waiters) != 1:
-    sys.exit("expected exactly one of split and tune to wait for the device lock, got %r: %r"
+if waiters != ["s"]:
+    sys.exit("expected the split alone to wait for the tune's device lock, got %r: %r"
              % (waiters, errs))
 w = waiters[0]
 o = "t" if w == "s" else "s"
