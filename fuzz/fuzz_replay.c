@@ -55,6 +55,7 @@ static void replay_all(struct ht_recording *r, const struct ht_spec *spec)
             abort();
         memset(&err, 0, sizeof err);
         (void)ht__recording_eval(r, config, &res, &sim, &err);
+        ht_eval_result_destroy(&res); /* it owns its runs (exec.h) */
         size_t i = 0;
         while (i < 4 && ++idx[i] == def->params[i].nvalues)
             idx[i++] = 0;
