@@ -37,11 +37,11 @@
  *
  * A case study is one problem of the database (a kernel at given sizes), named
  * "<spec name> <sizes>" ("matmul N=512"); in file names, <case> is that text with '=' left
- * out and other characters but letters, digits, '-' and '_' replaced ("matmul_N512"), and past 112
- * characters cut to 103 and ended by '-' and 8 hex digits of a checksum of the whole, so
- * that every file name stays under 255 bytes and two long names stay apart. Only the newest split of each (case study, split
- * dimension, scheduler) and the newest sweep of each (case study, split dimension) are
- * reported. The gnuplot scripts are always written; the pictures are drawn when the gnuplot
+ * out and other characters but letters, digits, '-' and '_' replaced ("matmul_N512"), and
+ * past 112 characters cut to 103 and ended by '-' and 8 hex digits of a checksum of the
+ * whole, so that every file name stays under 255 bytes and two long names stay apart.
+ * Only the newest split of each (case study, split dimension, scheduler) and the newest
+ * sweep of each (case study, split dimension) are reported. The gnuplot scripts are always written; the pictures are drawn when the gnuplot
  * program is found (on PATH by default). Without it, or when it fails, every table and CSV
  * file still comes out and report.md says why there are no pictures. Times in the CSV
  * files are seconds; an unknown value is an empty field.
