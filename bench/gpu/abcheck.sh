@@ -22,11 +22,7 @@ if ! cmake -S "$old" -B "$old/build-gpu" -DCMAKE_BUILD_TYPE=Release -DHETUNE_TES
 fi
 O=$old/build-gpu/hetune
 db=$OUT/ab.db; spec=examples/vecadd/spec.json; n=67108864
-{
-  "$H" devices --bandwidth --db "$db"
-  "$H" tune "$spec" --size N=$n --device "$cpu" --db "$db" -q
-  "$H" tune "$spec" --size N=$n --device "$gpu" --db "$db" -q
-} >>"$LOG" 2>&1
+gpu_vecadd_db "$db" "$spec"
 for r in $(seq "${AB_ROUNDS:-4}"); do
   order="old new"; [ $((r % 2)) = 0 ] && order="new old"
   for t in $order; do

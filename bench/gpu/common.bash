@@ -32,3 +32,19 @@ g=next((x["index"] for x in d if x["is_gpu"]), "")
 print(c,g)' "$OUT/devices.json")
     [ -n "${gpu:-}" ] || { say "needs a CPU device and a GPU"; exit 1; }
 }
+
+# gpu_probe: builds the hand probe (../shared/probes/coexec-limit.c, carried in .gpu/probes)
+# as build-gpu/coexec-limit.
+gpu_probe() {
+    gcc -O2 -std=gnu11 -o build-gpu/coexec-limit .gpu/probes/coexec-limit.c -lOpenCL -lpthread
+}
+
+# gpu_vecadd_db DB [SPEC]: the database DB that `hetune split` of vecadd 2^26 over $cpu and
+# $gpu reads: the links and host memory (`hetune devices --bandwidth`), then SPEC (default
+# examples/vecadd/spec.json) tuned at N=2^26 on each of the two devices; into $LOG.
+gpu_vecadd_db() {
+    local db=$1 s=${2:-examples/vecadd/spec.json}
+    { "$H" devices --bandwidth --db "$db"
+      "$H" tune "$s" --size N=67108864 --device "$cpu" --db "$db" -q
+      "$H" tune "$s" --size N=67108864 --device "$gpu" --db "$db" -q; } >>"$LOG" 2>&1
+}

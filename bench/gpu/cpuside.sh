@@ -20,12 +20,9 @@ import json, sys
 s = json.load(open(sys.argv[1])); s["params"]["EPT"] = {"values": [1]}
 s["name"] = "vecadd-ept1"; json.dump(s, open(sys.argv[2], "w"), indent=1)
 PY
-gcc -O2 -std=gnu11 -o build-gpu/coexec-limit .gpu/probes/coexec-limit.c -lOpenCL -lpthread
+gpu_probe
 for s in "$spec" "$ept1"; do
-  db=$OUT/$(basename "$s" .json).db
-  { "$H" devices --bandwidth --db "$db"
-    "$H" tune "$s" --size N=$n --device "$cpu" --db "$db" -q
-    "$H" tune "$s" --size N=$n --device "$gpu" --db "$db" -q; } >>"$LOG" 2>&1
+  gpu_vecadd_db "$OUT/$(basename "$s" .json).db" "$s"
 done
 for r in $(seq "${CPUSIDE_ROUNDS:-3}"); do
   say "== round $r: probe"

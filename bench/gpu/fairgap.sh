@@ -13,10 +13,8 @@ source "$(dirname "$0")/common.bash"
 gpu_build
 gpu_devices
 n=67108864; spec=examples/vecadd/spec.json; db=$OUT/fair.db
-gcc -O2 -std=gnu11 -o build-gpu/coexec-limit .gpu/probes/coexec-limit.c -lOpenCL -lpthread
-{ "$H" devices --bandwidth --db "$db"
-  "$H" tune "$spec" --size N=$n --device "$cpu" --db "$db" -q
-  "$H" tune "$spec" --size N=$n --device "$gpu" --db "$db" -q; } >>"$LOG" 2>&1
+gpu_probe
+gpu_vecadd_db "$db" "$spec"
 for r in $(seq "${FAIRGAP_ROUNDS:-3}"); do
   say "== round $r: probe"
   build-gpu/coexec-limit 26 >>"$LOG" 2>&1

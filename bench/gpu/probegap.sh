@@ -16,7 +16,7 @@ gpu_devices
 db=${PROBEGAP_DB:-/tmp/cpurate.db}
 spec=examples/vecadd/spec.json; n=67108864
 [ -f "$db" ] || "$H" devices --bandwidth --db "$db" >>"$LOG" 2>&1
-gcc -O2 -std=gnu11 -o build-gpu/coexec-limit .gpu/probes/coexec-limit.c -lOpenCL -lpthread
+gpu_probe
 for r in $(seq "${PROBEGAP_ROUNDS:-3}"); do
   say "== round $r: probe"
   build-gpu/coexec-limit 26 >>"$LOG" 2>&1

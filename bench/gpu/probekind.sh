@@ -15,14 +15,12 @@ source "$(dirname "$0")/common.bash"
 gpu_build
 gpu_devices
 n=67108864; spec=examples/vecadd/spec.json; db=$OUT/kind.db
-gcc -O2 -std=gnu11 -o build-gpu/coexec-limit .gpu/probes/coexec-limit.c -lOpenCL -lpthread
+gpu_probe
 sed -e 's/,A+lo,/,PA+lo,/' -e 's/,B+lo,/,PB+lo,/' -e 's/,C+lo,/,PC+lo,/' \
     .gpu/probes/coexec-limit.c > build-gpu/coexec-shared.c
 grep -c "P[ABC]+lo" build-gpu/coexec-shared.c | sed 's/^/shared variant: replaced /' | tee -a "$LOG"
 gcc -O2 -std=gnu11 -o build-gpu/coexec-shared build-gpu/coexec-shared.c -lOpenCL -lpthread
-{ "$H" devices --bandwidth --db "$db"
-  "$H" tune "$spec" --size N=$n --device "$cpu" --db "$db" -q
-  "$H" tune "$spec" --size N=$n --device "$gpu" --db "$db" -q; } >>"$LOG" 2>&1
+gpu_vecadd_db "$db" "$spec"
 best() { tail -11 "$LOG" | awk '/^split cpu/ {print $5, $0}' | sort -n | head -1 | cut -d' ' -f2-; }
 for r in $(seq "${PROBEKIND_ROUNDS:-2}"); do
   for p in limit shared; do
