@@ -88,14 +88,53 @@ static void put_wg(struct ht_store *s, struct ht_stored_eval *ev, int64_t proble
     check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
 }
 
-static void test_export_t4_device_name(void **state)
+/* Opens file in tmpdir as a new database and stores one CPU device named name in it. */
+static struct ht_store *open_with_device(const char *file, const char *name, int64_t *dev_id)
 {
     struct ht_store *s = NULL;
     struct ht_device_info dev;
+    struct ht_error err;
+    char db[300];
+
+    ht_error_clear(&err);
+    snprintf(db, sizeof db, "%s/%s", tmpdir, file);
+    check_rc(ht_store_open(db, &s, &err), &err, "open");
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
+    snprintf(dev.name, sizeof dev.name, "%s", name);
+    snprintf(dev.vendor, sizeof dev.vendor, "GenuineIntel");
+    snprintf(dev.driver_version, sizeof dev.driver_version, "5.0");
+    dev.compute_units = 2;
+    check_rc(ht_store_device_id(s, &dev, dev_id, &err), &err, "device");
+    return s;
+}
+
+/* The spec "vecadd" of kernel vadd, one parameter, its sizes the caller's. */
+static void fill_vadd(struct ht_spec *spec, struct ht_param *param, size_t nsizes,
+                      char **size_names, int64_t *size_values)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->name = "vecadd";
+    spec->path = "vecadd.json";
+    spec->kernel_path = "vecadd.cl";
+    spec->kernel_name = "vadd";
+    spec->kernel_options = "";
+    spec->source = "__kernel void vadd() {}";
+    spec->source_len = strlen(spec->source);
+    spec->space.nsizes = nsizes;
+    spec->space.size_names = size_names;
+    spec->space.size_values = size_values;
+    spec->space.nparams = 1;
+    spec->space.params = param;
+}
+
+static void test_export_t4_device_name(void **state)
+{
+    struct ht_store *s;
     struct ht_stored_eval *ev = calloc(1, sizeof *ev);
     struct ht_spec spec;
     struct ht_param param = {.name = "WG"};
-    char *size_names[] = {"N"}, *text = NULL, db[300];
+    char *size_names[] = {"N"}, *text = NULL;
     int64_t size_values[] = {64}, dev_id, kernel, problem;
     struct ht_error err;
     json_error_t jerr;
@@ -104,29 +143,8 @@ static void test_export_t4_device_name(void **state)
 
     assert_non_null(ev);
     ht_error_clear(&err);
-    snprintf(db, sizeof db, "%s/export.db", tmpdir);
-    check_rc(ht_store_open(db, &s, &err), &err, "open");
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
-    snprintf(dev.name, sizeof dev.name, "%s", "cpu " NOT_UTF8);
-    snprintf(dev.vendor, sizeof dev.vendor, "GenuineIntel");
-    snprintf(dev.driver_version, sizeof dev.driver_version, "5.0");
-    dev.compute_units = 2;
-    check_rc(ht_store_device_id(s, &dev, &dev_id, &err), &err, "device");
-
-    memset(&spec, 0, sizeof spec);
-    spec.name = "vecadd";
-    spec.path = "vecadd.json";
-    spec.kernel_path = "vecadd.cl";
-    spec.kernel_name = "vadd";
-    spec.kernel_options = "";
-    spec.source = "__kernel void vadd() {}";
-    spec.source_len = strlen(spec.source);
-    spec.space.nsizes = 1;
-    spec.space.size_names = size_names;
-    spec.space.size_values = size_values;
-    spec.space.nparams = 1;
-    spec.space.params = &param;
+    s = open_with_device("export.db", "cpu " NOT_UTF8, &dev_id);
+    fill_vadd(&spec, &param, 1, size_names, size_values);
     check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
 
@@ -193,12 +211,11 @@ static int copy_problem(const struct ht_stored_problem *p, void *user)
 static void test_export_long_sizes(void **state)
 {
     enum { NA = 73 };
-    struct ht_store *s = NULL;
-    struct ht_device_info dev;
+    struct ht_store *s;
     struct ht_stored_eval *ev = calloc(1, sizeof *ev);
     struct ht_spec spec;
     struct ht_param param = {.name = "WG"};
-    char names[NA + 1][8], *size_names[NA + 1], db[300], *text = NULL;
+    char names[NA + 1][8], *size_names[NA + 1], *text = NULL;
     int64_t size_values[NA + 1], dev_id, kernel, problem;
     struct ht_error err;
     (void)state;
@@ -216,26 +233,8 @@ static void test_export_long_sizes(void **state)
     size_values[NA] = 4096;
 
     ht_error_clear(&err);
-    snprintf(db, sizeof db, "%s/sizes.db", tmpdir);
-    check_rc(ht_store_open(db, &s, &err), &err, "open");
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
-    snprintf(dev.name, sizeof dev.name, "cpu");
-    dev.compute_units = 2;
-    check_rc(ht_store_device_id(s, &dev, &dev_id, &err), &err, "device");
-    memset(&spec, 0, sizeof spec);
-    spec.name = "vecadd";
-    spec.path = "vecadd.json";
-    spec.kernel_path = "vecadd.cl";
-    spec.kernel_name = "vadd";
-    spec.kernel_options = "";
-    spec.source = "__kernel void vadd() {}";
-    spec.source_len = strlen(spec.source);
-    spec.space.nsizes = NA + 1;
-    spec.space.size_names = size_names;
-    spec.space.size_values = size_values;
-    spec.space.nparams = 1;
-    spec.space.params = &param;
+    s = open_with_device("sizes.db", "cpu", &dev_id);
+    fill_vadd(&spec, &param, NA + 1, size_names, size_values);
     check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
     put_wg(s, ev, problem, dev_id, 8, 0.001);
