@@ -47,12 +47,13 @@ static int on_eval(const struct ht_stored_eval *ev, void *user)
 static int on_problem(const struct ht_stored_problem *p, void *user)
 {
     /* Every text field, the kernel's names (added to the struct last) included; the whole
-     * spec name begins with the cut one. */
+     * spec name and sizes begin with the cut ones. */
     size_t *n = user;
     if (!memchr(p->sizes, '\0', sizeof p->sizes) || !memchr(p->params, '\0', sizeof p->params) ||
         !memchr(p->kernel_name, '\0', sizeof p->kernel_name) ||
         !memchr(p->spec_name, '\0', sizeof p->spec_name) || !p->spec_whole ||
-        strncmp(p->spec_whole, p->spec_name, strlen(p->spec_name)))
+        strncmp(p->spec_whole, p->spec_name, strlen(p->spec_name)) || !p->sizes_whole ||
+        strncmp(p->sizes_whole, p->sizes, strlen(p->sizes)))
         abort();
     if (p->kernel_name[0])
         ++*n;

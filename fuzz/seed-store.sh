@@ -3,6 +3,8 @@
 # binary: a replayed tune of tests/fixtures/replay's space (devices, a kernel, a problem,
 # evaluations with their runs, failures, space sizes), kept small (a budget of evaluations,
 # 512-byte pages, rollback journal: the fuzzer mutates every byte it is given).
+# Each file written here is a seed test, fuzz/store_seed/<name>, when it is named in
+# HETUNE_STORE_SEEDS (fuzz/CMakeLists.txt): a new one is added there.
 # usage: fuzz/seed-store.sh HETUNE (run from the repository root)
 set -eu
 hetune=${1:?usage: fuzz/seed-store.sh HETUNE}

@@ -110,7 +110,9 @@ static int add_problem(const struct ht_stored_problem *row, void *user)
     struct catalog *c = user;
     struct problem *grown, *p;
 
-    if (!wanted(c->filter, row->spec_whole, row->sizes)) /* spec_name is cut at 255 bytes */
+    /* The whole texts: spec_name is cut at 255 bytes and sizes at 1023, where a size can
+     * be cut in its value ("N=40" of "N=4096") or left out. */
+    if (!wanted(c->filter, row->spec_whole, row->sizes_whole))
         return 0;
     grown = realloc(c->problems, (c->nproblems + 1) * sizeof *grown);
     if (!grown)

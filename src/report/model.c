@@ -474,19 +474,21 @@ static void make_slug(const char *spec, const char *sizes, char *buf, size_t siz
     }
 }
 
-/* Case studies in the order of the report: by spec name, then problem id (the order the
- * SQL of earlier versions gave: BINARY collation is strcmp's). */
+/* Case studies in the order of the report: by spec name, whole (two names can share the
+ * 255 bytes spec keeps), then problem id (the order the SQL of earlier versions gave:
+ * BINARY collation is strcmp's). */
 static int case_order(const void *a, const void *b)
 {
     const struct rp_case *x = a, *y = b;
-    int c = strcmp(x->spec, y->spec);
+    int c = strcmp(x->spec_whole, y->spec_whole);
 
     if (c)
         return c;
     return (x->problem_id > y->problem_id) - (x->problem_id < y->problem_id);
 }
 
-/* The problems of the spec asked for (every one when NULL), in id order. */
+/* The problems of the spec asked for (every one when NULL), in id order; each v[i] owns
+ * its spec_whole. */
 struct problem_walk {
     const char *spec;
     struct rp_case *v;
@@ -506,6 +508,11 @@ static int add_problem(const struct ht_stored_problem *p, void *user)
         return HT_ENOMEM;
     w->v = grown;
     c = &w->v[w->n - 1];
+    c->spec_whole = ht__strdup(p->spec_whole);
+    if (!c->spec_whole) {
+        w->n--;
+        return HT_ENOMEM;
+    }
     c->problem_id = p->id;
     copy_text(c->spec, sizeof c->spec, p->spec_name);
     copy_text(c->sizes, sizeof c->sizes, p->sizes);
@@ -546,6 +553,13 @@ static int has_results(struct ht_store *store, int64_t problem_id, int *has,
     return rc == 1 ? HT_OK : rc;
 }
 
+/* Frees the whole names of v[from..to). */
+static void free_names(struct rp_case *v, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        free(v[i].spec_whole);
+}
+
 static int load_cases(struct ht_store *store, const char *spec, struct rp_model *m,
                       struct ht_error *err)
 {
@@ -556,6 +570,7 @@ static int load_cases(struct ht_store *store, const char *spec, struct rp_model 
     if (rc == HT_ENOMEM)
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
     if (rc != HT_OK) {
+        free_names(w.v, 0, w.n);
         free(w.v);
         return rc;
     }
@@ -563,11 +578,17 @@ static int load_cases(struct ht_store *store, const char *spec, struct rp_model 
     for (size_t i = 0; i < w.n; i++) {
         struct rp_case *c;
         int has = 0;
-        /* A problem with nothing stored (its spec was only loaded) is no case study. */
-        if ((rc = has_results(store, w.v[i].problem_id, &has, err)) != HT_OK)
+        /* A problem with nothing stored (its spec was only loaded) is no case study. On
+         * an error the cases kept so far are the model's to free, and the problems from
+         * i on still own their names (those between were moved or freed). */
+        if ((rc = has_results(store, w.v[i].problem_id, &has, err)) != HT_OK) {
+            free_names(w.v, i, w.n);
             return rc;
-        if (!has)
+        }
+        if (!has) {
+            free(w.v[i].spec_whole);
             continue;
+        }
         c = &m->cases[m->ncases++];
         if (c != &w.v[i])
             *c = w.v[i];
@@ -779,6 +800,7 @@ void ht__report_model_free(struct rp_model *m)
 {
     for (size_t i = 0; i < m->ncases; i++) {
         struct rp_case *c = &m->cases[i];
+        free(c->spec_whole);
         free(c->spaces);
         free(c->tuning);
         for (size_t k = 0; k < c->nsplits; k++)

@@ -69,7 +69,8 @@ struct rp_dist {
 /* A case study: one problem of the database. */
 struct rp_case {
     int64_t problem_id;
-    char spec[256];            /* the spec's name */
+    char spec[256];            /* the spec's name, cut to fit */
+    char *spec_whole;          /* that name whole, which orders the cases; owned (free()) */
     char sizes[512];           /* "N=512" */
     char label[800];           /* "matmul N=512" */
     char slug[300];            /* for file names: "matmul_N512" */

@@ -40,10 +40,14 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
         ht__store_column_text(st, 3, p.params, sizeof p.params);
         ht__store_column_text(st, 4, p.kernel_name, sizeof p.kernel_name);
         ht__store_column_text(st, 5, p.spec_name, sizeof p.spec_name);
-        /* Valid until the next step: the callback's. */
+        /* Valid until the next step: the callback's. Both columns are text and read as
+         * text only, so neither conversion invalidates the other's pointer. */
         p.spec_whole = (const char *)sqlite3_column_text(st, 5);
         if (!p.spec_whole)
             p.spec_whole = "";
+        p.sizes_whole = (const char *)sqlite3_column_text(st, 2);
+        if (!p.sizes_whole)
+            p.sizes_whole = "";
         rc = cb(&p, user);
         if (rc != 0)
             goto cleanup;

@@ -2,7 +2,9 @@
  * a driver's own encoding in the T4 export (it was left out of every result: json_string
  * refused it), and the paths a Kernel Tuner T1 import writes into its spec (the T1 file's
  * folder in another encoding: the description keeps it with U+FFFD, a kernel file the spec
- * cannot name is refused, naming the field). Pure: a database filled by hand, no OpenCL. */
+ * cannot name is refused, naming the field); and the export's filters, which compare a
+ * problem's whole spec name and sizes, not the cut fields of struct ht_stored_problem. Pure:
+ * a database filled by hand, no OpenCL. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,14 +88,53 @@ static void put_wg(struct ht_store *s, struct ht_stored_eval *ev, int64_t proble
     check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
 }
 
-static void test_export_t4_device_name(void **state)
+/* Opens file in tmpdir as a new database and stores one CPU device named name in it. */
+static struct ht_store *open_with_device(const char *file, const char *name, int64_t *dev_id)
 {
     struct ht_store *s = NULL;
     struct ht_device_info dev;
+    struct ht_error err;
+    char db[300];
+
+    ht_error_clear(&err);
+    snprintf(db, sizeof db, "%s/%s", tmpdir, file);
+    check_rc(ht_store_open(db, &s, &err), &err, "open");
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
+    snprintf(dev.name, sizeof dev.name, "%s", name);
+    snprintf(dev.vendor, sizeof dev.vendor, "GenuineIntel");
+    snprintf(dev.driver_version, sizeof dev.driver_version, "5.0");
+    dev.compute_units = 2;
+    check_rc(ht_store_device_id(s, &dev, dev_id, &err), &err, "device");
+    return s;
+}
+
+/* The spec "vecadd" of kernel vadd, one parameter, its sizes the caller's. */
+static void fill_vadd(struct ht_spec *spec, struct ht_param *param, size_t nsizes,
+                      char **size_names, int64_t *size_values)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->name = "vecadd";
+    spec->path = "vecadd.json";
+    spec->kernel_path = "vecadd.cl";
+    spec->kernel_name = "vadd";
+    spec->kernel_options = "";
+    spec->source = "__kernel void vadd() {}";
+    spec->source_len = strlen(spec->source);
+    spec->space.nsizes = nsizes;
+    spec->space.size_names = size_names;
+    spec->space.size_values = size_values;
+    spec->space.nparams = 1;
+    spec->space.params = param;
+}
+
+static void test_export_t4_device_name(void **state)
+{
+    struct ht_store *s;
     struct ht_stored_eval *ev = calloc(1, sizeof *ev);
     struct ht_spec spec;
     struct ht_param param = {.name = "WG"};
-    char *size_names[] = {"N"}, *text = NULL, db[300];
+    char *size_names[] = {"N"}, *text = NULL;
     int64_t size_values[] = {64}, dev_id, kernel, problem;
     struct ht_error err;
     json_error_t jerr;
@@ -102,29 +143,8 @@ static void test_export_t4_device_name(void **state)
 
     assert_non_null(ev);
     ht_error_clear(&err);
-    snprintf(db, sizeof db, "%s/export.db", tmpdir);
-    check_rc(ht_store_open(db, &s, &err), &err, "open");
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.platform, sizeof dev.platform, "Portable Computing Language");
-    snprintf(dev.name, sizeof dev.name, "%s", "cpu " NOT_UTF8);
-    snprintf(dev.vendor, sizeof dev.vendor, "GenuineIntel");
-    snprintf(dev.driver_version, sizeof dev.driver_version, "5.0");
-    dev.compute_units = 2;
-    check_rc(ht_store_device_id(s, &dev, &dev_id, &err), &err, "device");
-
-    memset(&spec, 0, sizeof spec);
-    spec.name = "vecadd";
-    spec.path = "vecadd.json";
-    spec.kernel_path = "vecadd.cl";
-    spec.kernel_name = "vadd";
-    spec.kernel_options = "";
-    spec.source = "__kernel void vadd() {}";
-    spec.source_len = strlen(spec.source);
-    spec.space.nsizes = 1;
-    spec.space.size_names = size_names;
-    spec.space.size_values = size_values;
-    spec.space.nparams = 1;
-    spec.space.params = &param;
+    s = open_with_device("export.db", "cpu " NOT_UTF8, &dev_id);
+    fill_vadd(&spec, &param, 1, size_names, size_values);
     check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
     check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
 
@@ -174,6 +194,78 @@ static void test_export_t4_device_name(void **state)
                                                         "WG")), 8);
     json_decref(doc);
     free(text);
+}
+
+static char sizes_whole_seen[2048];
+
+/* Keeps the listing's only problem and a copy of its whole sizes (borrowed for the call). */
+static int copy_problem(const struct ht_stored_problem *p, void *user)
+{
+    memcpy(user, p, sizeof *p);
+    snprintf(sizes_whole_seen, sizeof sizes_whole_seen, "%s", p->sizes_whole);
+    return 0;
+}
+/* --size NAME=VALUE compares the problem's whole sizes text, not the HT_STORE_CONFIG_MAX - 1
+ * bytes of it a stored problem's sizes keeps: sizes of 1025 characters whose cut falls in
+ * "N=4096", leaving "N=40", are found by N=4096 and not by N=40. */
+static void test_export_long_sizes(void **state)
+{
+    enum { NA = 73 };
+    struct ht_store *s;
+    struct ht_stored_eval *ev = calloc(1, sizeof *ev);
+    struct ht_spec spec;
+    struct ht_param param = {.name = "WG"};
+    char names[NA + 1][8], *size_names[NA + 1], *text = NULL;
+    int64_t size_values[NA + 1], dev_id, kernel, problem;
+    struct ht_error err;
+    (void)state;
+
+    assert_non_null(ev);
+    /* A00..A71 = 123456789 (14 characters each with the comma), A72 = 123456 (11): 1019
+     * characters before "N=4096", so bytes 1019..1022 are "N=40". */
+    for (int i = 0; i < NA; i++) {
+        snprintf(names[i], sizeof names[i], "A%02d", i);
+        size_names[i] = names[i];
+        size_values[i] = i < NA - 1 ? 123456789 : 123456;
+    }
+    snprintf(names[NA], sizeof names[NA], "N");
+    size_names[NA] = names[NA];
+    size_values[NA] = 4096;
+
+    ht_error_clear(&err);
+    s = open_with_device("sizes.db", "cpu", &dev_id);
+    fill_vadd(&spec, &param, NA + 1, size_names, size_values);
+    check_rc(ht_store_kernel_id(s, &spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec, &problem, &err), &err, "problem");
+    put_wg(s, ev, problem, dev_id, 8, 0.001);
+    free(ev);
+
+    /* The premise: the listing's sizes field is cut inside N's value; sizes_whole is not. */
+    struct ht_stored_problem seen;
+    memset(&seen, 0, sizeof seen);
+    check_rc(ht_store_list_problems(s, 0, copy_problem, &seen, &err), &err, "list");
+    assert_int_equal(strlen(seen.sizes), HT_STORE_CONFIG_MAX - 1);
+    assert_string_equal(seen.sizes + strlen(seen.sizes) - 5, ",N=40");
+    assert_non_null(strstr(sizes_whole_seen, ",N=4096"));
+    assert_int_equal(strlen(sizes_whole_seen), 1025);
+
+    struct ht_size_override want = {"N", 4096};
+    struct ht_export_filter filter = {NULL, 0, &want, 1};
+    check_rc(ht_export_t4(s, &filter, &text, &err), &err, "export of N=4096");
+    assert_non_null(strstr(text, "\"WG\": 8"));
+    free(text);
+    text = NULL;
+    want.value = 40;
+    ht_error_clear(&err);
+    assert_int_equal(ht_export_t4(s, &filter, &text, &err), HT_ENOTFOUND);
+    free(text);
+    text = NULL;
+    /* A size inside the kept bytes is found as before. */
+    want.name = "A00";
+    want.value = 123456789;
+    check_rc(ht_export_header(s, &filter, &text, &err), &err, "header of A00");
+    free(text);
+    ht_store_close(s);
 }
 
 /* A T1 file in a folder whose name is not UTF-8, with its kernel beside it. */
@@ -249,6 +341,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_t4_device_name),
+        cmocka_unit_test(test_export_long_sizes),
         cmocka_unit_test(test_kt_import_beside),
         cmocka_unit_test(test_kt_import_elsewhere),
     };

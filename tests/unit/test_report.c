@@ -893,6 +893,37 @@ static void test_store_listings(void **state)
     ht_store_close(s);
 }
 
+/* Two names of 300 characters that share their first 255: a ends in 'a', b in 'b'. */
+static void long_names(char a[301], char b[301])
+{
+    memset(a, 'n', 300);
+    a[300] = '\0';
+    memcpy(b, a, 301);
+    a[299] = 'a';
+    b[299] = 'b';
+}
+
+/* Stores a kernel of spec name (its source marked by mark, so that each is a kernel of its
+ * own) and its problem, with a space size of the product on device 1; returns the
+ * problem's id. */
+static int64_t put_named(struct ht_store *s, char *name, const char *mark,
+                         uint64_t size)
+{
+    char source[128];
+    struct mini_spec spec;
+    struct ht_error err;
+    int64_t kernel, problem;
+
+    ht_error_clear(&err);
+    snprintf(source, sizeof source, "__kernel void conv1d_local() { /* %s */ }", mark);
+    fill_spec(&spec, source);
+    spec.spec.name = name;
+    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &problem, &err), &err, "problem");
+    put_space(s, problem, 1, HT_EQ3_PRODUCT, size, 0.5);
+    return problem;
+}
+
 /* --spec compares the whole name (ht_report_opts.spec), not the 255 bytes of it that
  * struct ht_stored_problem's spec_name keeps: two specs whose names of 300 characters share
  * their first 255 are told apart, and those 255 alone name neither. (Space sizes only: a
@@ -904,28 +935,15 @@ static void test_long_spec_name(void **state)
     struct ht_report_result res;
     struct ht_error err;
     char a[301], b[301], prefix[256], row[64];
-    int64_t kernel, pa, pb;
-    struct mini_spec spec;
+    int64_t pa, pb;
     (void)state;
 
-    memset(a, 'n', 300);
-    a[300] = '\0';
-    memcpy(b, a, sizeof b);
-    a[299] = 'a';
-    b[299] = 'b';
+    long_names(a, b);
     memcpy(prefix, a, 255);
     prefix[255] = '\0';
     ht_error_clear(&err);
-    fill_spec(&spec, "__kernel void conv1d_local() { /* a */ }");
-    spec.spec.name = a;
-    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel a");
-    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &pa, &err), &err, "problem a");
-    put_space(s, pa, 1, HT_EQ3_PRODUCT, 13, 0.5);
-    fill_spec(&spec, "__kernel void conv1d_local() { /* b */ }");
-    spec.spec.name = b;
-    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel b");
-    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &pb, &err), &err, "problem b");
-    put_space(s, pb, 1, HT_EQ3_PRODUCT, 14, 0.5);
+    pa = put_named(s, a, "a", 13);
+    pb = put_named(s, b, "b", 14);
     /* Tuning figures too: their file names carry the name, cut and marked by a checksum so
      * that they stay under a file system's 255 bytes and differ (HT_EIO, "File name too
      * long", before). */
@@ -979,6 +997,44 @@ static void test_long_spec_name(void **state)
     ht_store_close(s);
 }
 
+/* The cases are ordered by the whole spec name, not the 255 bytes a case keeps of it: of
+ * two names of 300 characters that share their first 255, the one stored second (a larger
+ * problem id) but smaller as a whole comes first, where the cut names, equal, left the
+ * order to the problem ids. */
+static void test_long_spec_order(void **state)
+{
+    struct ht_store *s = make_db("longorder.db");
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    char a[301], b[301], row[64];
+    int64_t pa, pb;
+    (void)state;
+
+    long_names(a, b);
+    ht_error_clear(&err);
+    pb = put_named(s, b, "b", 14);
+    pa = put_named(s, a, "a", 13);
+    assert_true(pb < pa);
+
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "";
+    check_rc(ht_report_write(s, path_in("longorder", NULL), &opts, &res, &err), &err,
+             "report");
+    assert_int_equal(res.cases, 3); /* make_db's conv1d, then a, then b */
+    ht_report_result_destroy(&res);
+    char *csv = slurp(path_in("longorder", "spaces.csv")), *at_a, *at_b;
+    snprintf(row, sizeof row, ",N=64,%" PRId64 ",1,", pa);
+    at_a = strstr(csv, row);
+    snprintf(row, sizeof row, ",N=64,%" PRId64 ",1,", pb);
+    at_b = strstr(csv, row);
+    assert_non_null(at_a);
+    assert_non_null(at_b);
+    assert_true(at_a < at_b);
+    free(csv);
+    ht_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -989,6 +1045,7 @@ int main(void)
         cmocka_unit_test(test_report_selection),
         cmocka_unit_test(test_store_listings),
         cmocka_unit_test(test_long_spec_name),
+        cmocka_unit_test(test_long_spec_order),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
