@@ -215,7 +215,7 @@ static void test_export_long_sizes(void **state)
     struct ht_stored_eval *ev = calloc(1, sizeof *ev);
     struct ht_spec spec;
     struct ht_param param = {.name = "WG"};
-    char names[NA + 1][8], *size_names[NA + 1], *text = NULL;
+    char names[NA + 1][16], *size_names[NA + 1], *text = NULL;
     int64_t size_values[NA + 1], dev_id, kernel, problem;
     struct ht_error err;
     (void)state;
