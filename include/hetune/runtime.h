@@ -201,7 +201,13 @@ struct ht_runtime_opts {
      * next launch on, and info->decision says so (a split that measured fast on the
      * decision's data can run slower on the caller's arrays: a GPU's transfers of a
      * program's registered malloc arrays beside the CPU's kernel took 5x the decision's
-     * time on the H200 machine, docs/results-gpu.md). 0: 1.02; < 0: never. */
+     * time on the H200 machine, docs/results-gpu.md). That device's own first
+     * HT_RUNTIME_WATCH_LAUNCHES launches are then watched in turn, launches of now against
+     * launches of now: when their median exceeds the split's (the machine slowed down
+     * since the decision, the device alone too) times this ratio, the split runs again
+     * from the next launch on, as it was decided and planned (unmeasured), and stays;
+     * else the device stays alone. Either way the watch ends there (one return at most),
+     * and info->decision says what it found. 0: 1.02; < 0: never. */
     double fallback_ratio;
     /* CPU devices co-execute on a sub-device of this many of their compute units
      * (ht_coexec_opts.cpu_units), leaving the others to the host: to the GPU drivers'
@@ -214,7 +220,8 @@ struct ht_runtime_opts {
 };
 
 /* The launches after a decision that split whose wall times mode AUTO compares with the
- * fastest device alone (ht_runtime_opts.fallback_ratio). */
+ * fastest device alone, and after a fallback the launches of that device alone compared
+ * with the split's (ht_runtime_opts.fallback_ratio). */
 #define HT_RUNTIME_WATCH_LAUNCHES 3
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.
@@ -345,7 +352,13 @@ struct ht_runtime_info {
                                 runtime's own memory" (or "the program's aligned", "the
                                 program's unaligned": memory below); after a fallback
                                 (ht_runtime_opts.fallback_ratio) it continues with "; then
-                                ... alone: the split's launches took ..." */
+                                device D alone: the split's first 3 launches took ...",
+                                then with "; then the split again: device D alone took
+                                ... (median), longer than the split's ..." or "; it
+                                stayed alone: its first 3 launches took ..." (where both
+                                would not fit, the fallback's words are cut to "; then
+                                device D alone"). Neither is a decision measured: the
+                                times above and decisions stay the decision's */
     enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
                                 runtime's own at open; at a launch that finds another kind
                                 bound (by ht_runtime_bind), it is decided again for that

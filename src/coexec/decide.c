@@ -348,14 +348,36 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
         all[i] = i;
     if (forced && !in->measure_forced) {
         size_t links = 0;
+        int ran = in->plan_alone;
         snprintf(out->text, sizeof out->text, "split as asked, over %zu devices", n);
         out->split = 1;
         rc = make_cx(in, all, n, out, err);
         for (size_t i = 0; in->bw && i < n; i++)
             links += in->bw[i] != NULL;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
             if (!(in->devs[i].tuned_s > 0))
                 links = 0; /* a device without a time: the paper's plan copes, the bus's not */
+            if (!(in->devs[i].alone.wall_s > 0))
+                ran = 0;
+        }
+        /* Planned again from the runs alone an earlier decision measured: the plan that
+         * decision's split ran (ht__decide_split, the estimate changing nothing of cx). */
+        if (rc == HT_OK && ran && bus_plannable(out->cx, in->paper_plan)) {
+            alone = calloc(n, sizeof *alone);
+            if (!alone)
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            for (size_t i = 0; rc == HT_OK && i < n; i++)
+                alone[i] = in->devs[i].alone;
+            if (rc == HT_OK)
+                rc = ht__coexec_plan_bus(out->cx, alone, err);
+            if (rc == HT_OK)
+                snprintf(out->text, sizeof out->text,
+                         "split over %zu devices, unmeasured: the bus plan from their runs "
+                         "alone measured before", n);
+            free(alone);
+            free(all);
+            return rc;
+        }
         /* Unmeasured, the plan still counts what each device moves: the bus plan from the
          * tuned kernel times and the stored links (the kernel-only plan gave a CPU 3.5% of
          * vecadd beside an H100 whose transfers take 20 times its kernel). */
@@ -523,6 +545,14 @@ static int decide_program(const struct ht__decide_in *in, struct ht__decision *o
     pi.host = b->has_host ? &b->host : NULL;
     if (b->unsplittable)
         pi.mode = HT__DECIDE_ALONE;
+    if (p->again) {
+        /* The split again, unmeasured (the watch's return): made with the links the
+         * decision that split had (pi.bw above, by in->mode) and planned by its runs
+         * alone, which in->devs keep. */
+        pi.mode = HT__DECIDE_SPLIT;
+        pi.measure_forced = 0;
+        pi.plan_alone = 1;
+    }
     if (p->only < in->n) {
         /* That device alone, unmeasured (the watch's fallback). */
         pi.devs = &in->devs[p->only];

@@ -15,4 +15,11 @@ struct ht_runtime;
  * does not split. */
 void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alone_s);
 
+/* Takes the split's watched median as median_s whatever its launches took (<= 0: as they
+ * took), so that the watch's two outcomes after a fallback (the device alone slower than
+ * the split by ht_runtime_opts.fallback_ratio: the split again; else it stays alone) can
+ * be set up on devices whose times no test chooses. Only the median the fallback is
+ * judged by and the device alone is compared with changes. */
+void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s);
+
 #endif

@@ -57,10 +57,16 @@ struct ht_runtime {
     struct ht_runtime_opts opts;      /* as given; its strings are not kept */
     char cache_dir[4096];             /* opts.exec.cache_dir's copy */
     /* Mode AUTO after a decision that split with the fastest device alone measured: the
-     * wall times of the first launches (fallback_ratio). */
+     * wall times of the split's first launches (fallback_ratio), then, after a fallback,
+     * of the device alone's first launches (watching_alone), judged against the split's
+     * watched median (split_median_s). */
     int watching;
+    int watching_alone;
     unsigned nwatch;
     double watch_wall[HT_RUNTIME_WATCH_LAUNCHES];
+    double split_median_s;            /* the split's watched median, with watching_alone */
+    size_t fallback_cut;              /* where the fallback's words begin in info.decision */
+    double force_split_median_s; /* > 0: the split's watched median (runtime-test.h) */
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -462,12 +468,15 @@ static const char *memory_words(enum ht_coexec_memory m)
 
 /* The decision between splitting over every device and the fastest alone (decide.c), for
  * memory, with the exec options exec, into rt->dec (the decision before freed, its basis
- * taken over), its devices' shares noted. only < rt->n: that device alone, unmeasured.
- * from not NULL: a new decision, which takes the program's arrays over from rt->dec.cx
- * (ht__decide). On error rt->dec is as it was. */
+ * taken over), its devices' shares noted. only < rt->n: that device alone, unmeasured;
+ * again (only SIZE_MAX): the split over every device, unmeasured, as the last decision
+ * that split made and planned it (ht__program.again). Neither is a decision: rt->info's
+ * times and words are left to the caller. from not NULL: a new decision, which takes the
+ * program's arrays over from rt->dec.cx (ht__decide). On error rt->dec is as it was. */
 static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                   const struct ht_exec_opts *exec, enum ht_coexec_memory memory,
-                  size_t only, const struct ht__handover *from, struct ht_error *err)
+                  size_t only, int again, const struct ht__handover *from,
+                  struct ht_error *err)
 {
     static const enum ht__decide_mode modes[] = {
         [HT_RUNTIME_AUTO] = HT__DECIDE_AUTO,
@@ -486,7 +495,8 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                         .program = &(struct ht__program){
                             .prev = &rt->dec, .dim = opts->dim, .residue = opts->residue,
                             .cpu_units = opts->cpu_units, .exec = exec, .memory = memory,
-                            .measure_repeats = opts->measure_repeats, .only = only}},
+                            .measure_repeats = opts->measure_repeats, .only = only,
+                            .again = again}},
                     &d, err);
     if (rc != HT_OK) {
         ht__decision_destroy(&d);
@@ -494,7 +504,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
     }
     ht__decision_destroy(&rt->dec);
     rt->dec = d;
-    if (only >= rt->n) {
+    if (only >= rt->n && !again) {
         info->fastest = d.fastest;
         info->predicted_split_s = d.predicted_split_s;
         info->predicted_alone_s = d.predicted_alone_s;
@@ -514,6 +524,7 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
         /* A split chosen beside a measured alone time: its first launches are watched. */
         rt->watching = opts->mode == HT_RUNTIME_AUTO && opts->fallback_ratio >= 0 &&
                        d.ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
+        rt->watching_alone = 0;
         rt->nwatch = 0;
     }
     note_plan(rt, &rt->dec);
@@ -774,7 +785,7 @@ static int open_runtime(const char *spec_path, const struct ht_spec *spec,
         snprintf(rt->cache_dir, sizeof rt->cache_dir, "%s", opts->exec.cache_dir);
         rt->opts.exec.cache_dir = rt->cache_dir;
     }
-    rc = decide(rt, opts, &opts->exec, HT_COEXEC_MEM_OWN, SIZE_MAX, NULL, err);
+    rc = decide(rt, opts, &opts->exec, HT_COEXEC_MEM_OWN, SIZE_MAX, 0, NULL, err);
     if (rc != HT_OK)
         goto fail;
     rt->cx_memory = HT_COEXEC_MEM_OWN;
@@ -917,10 +928,11 @@ int ht_runtime_bind(struct ht_runtime *rt, const char *name, void *data, size_t 
 }
 
 /* Decides again for the kind of memory bound now (ht_runtime_launch): a new co-execution
- * (measured as at open, on data of that kind), the arrays of ht_runtime_alloc moved to it
- * and every bound array bound to it. On failure the old one stays as it was. */
+ * (measured as at open, on data of that kind; only and again as decide's), the arrays of
+ * ht_runtime_alloc moved to it and every bound array bound to it. On failure the old one
+ * stays as it was. */
 static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t only,
-                    struct ht_error *err)
+                    int again, struct ht_error *err)
 {
     struct ht_runtime_info keep = rt->info;
     struct ht_error pin;
@@ -931,7 +943,7 @@ static int redecide(struct ht_runtime *rt, enum ht_coexec_memory memory, size_t 
     /* The old one is freed, and the new one's buffers over the caller's arrays made again
      * (a GPU driver may have unpinned them with the old ones: NVIDIA's does). On failure
      * the old one is as it was. */
-    rc = decide(rt, &rt->opts, &rt->opts.exec, memory, only, &from, err);
+    rc = decide(rt, &rt->opts, &rt->opts.exec, memory, only, again, &from, err);
     if (rc != HT_OK) {
         rt->info = keep;
         return rc;
@@ -955,32 +967,101 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The median wall time of the HT_RUNTIME_WATCH_LAUNCHES launches watched. */
+static double watched_median(const struct ht_runtime *rt)
+{
+    double sorted[HT_RUNTIME_WATCH_LAUNCHES];
+
+    memcpy(sorted, rt->watch_wall, sizeof sorted);
+    qsort(sorted, HT_RUNTIME_WATCH_LAUNCHES, sizeof sorted[0], cmp_double);
+    return sorted[HT_RUNTIME_WATCH_LAUNCHES / 2];
+}
+
+/* Appends said, the words of what the watch of the device alone found, to info.decision.
+ * Too long beside the fallback's words, those are cut to "then device D alone" first: said
+ * repeats the split's median, and the alone time measured at the decision is
+ * info.predicted_alone_s. */
+static void say_after_alone(struct ht_runtime *rt, const char *said)
+{
+    size_t cut = strlen(rt->info.decision), size = sizeof rt->info.decision;
+
+    if (cut + strlen(said) >= size && rt->fallback_cut < cut) {
+        cut = rt->fallback_cut;
+        cut += (size_t)snprintf(rt->info.decision + cut, size - cut, "; then device %zu alone",
+                                rt->devs[rt->info.fastest].dev->index);
+        if (cut > size - 1)
+            cut = size - 1;
+    }
+    snprintf(rt->info.decision + cut, size - cut, "%s", said);
+}
+
+/* After a fallback: the device alone's first launches (median) against the split's
+ * watched ones, launches of now against launches of now (issue 26: the machine slowed
+ * between the decision and the split's first launches, and the device alone ran slower
+ * still). Longer by the ratio, the split runs again from the next launch on, unmeasured
+ * and planned as the decision planned it; else the device stays alone. Either way the
+ * watch ends, and info.decision says how: one return at most, no flapping. A return that
+ * fails to set up keeps the device alone, and says so. */
+static void watch_alone(struct ht_runtime *rt, double median, double ratio)
+{
+    char said[200];
+    size_t idx = rt->devs[rt->info.fastest].dev->index;
+    double split_s = rt->split_median_s;
+    struct ht_error e;
+
+    rt->watching = rt->watching_alone = 0;
+    if (!(median > split_s * ratio)) {
+        snprintf(said, sizeof said, "; it stayed alone: its first %d launches took %.3g s "
+                 "(median), not longer than the split's %.3g s", HT_RUNTIME_WATCH_LAUNCHES,
+                 median, split_s);
+        say_after_alone(rt, said);
+        return;
+    }
+    ht_error_clear(&e);
+    /* For the memory the split was decided for (info.memory: a device alone may see the
+     * program's arrays as another kind); decide leaves info's times, count and words. */
+    if (redecide(rt, rt->info.memory, SIZE_MAX, 1, &e) != HT_OK)
+        snprintf(said, sizeof said, "; device %zu alone took %.3g s (median), longer than "
+                 "the split's %.3g s, but splitting again failed: %.60s", idx, median,
+                 split_s, e.text);
+    else
+        snprintf(said, sizeof said, "; then the split again: device %zu alone took %.3g s "
+                 "(median), longer than the split's %.3g s", idx, median, split_s);
+    say_after_alone(rt, said);
+}
+
 /* Mode AUTO after a decision that split: the split's first launches against the fastest
  * device's measured time alone. Their median above it by opts.fallback_ratio, that device
  * runs alone from the next launch on (the launches so far were right: only their time is
- * judged). A fallback that fails to set up keeps the split, and says so. */
+ * judged), and its own first launches are watched in turn (watch_alone), against the
+ * split's median. A fallback that fails to set up keeps the split, and says so. */
 static void watch(struct ht_runtime *rt, double wall_s)
 {
     struct ht_runtime_info keep;
-    double sorted[HT_RUNTIME_WATCH_LAUNCHES], median, ratio, alone_s;
+    double median, ratio, alone_s;
     size_t fastest = rt->info.fastest, cut;
     struct ht_error e;
 
     rt->watch_wall[rt->nwatch++] = wall_s;
     if (rt->nwatch < HT_RUNTIME_WATCH_LAUNCHES)
         return;
-    rt->watching = 0;
-    memcpy(sorted, rt->watch_wall, sizeof sorted);
-    qsort(sorted, HT_RUNTIME_WATCH_LAUNCHES, sizeof sorted[0], cmp_double);
-    median = sorted[HT_RUNTIME_WATCH_LAUNCHES / 2];
+    rt->nwatch = 0;
+    median = watched_median(rt);
     ratio = rt->opts.fallback_ratio > 0 ? rt->opts.fallback_ratio : 1.02;
+    if (rt->watching_alone) {
+        watch_alone(rt, median, ratio);
+        return;
+    }
+    rt->watching = 0;
+    if (rt->force_split_median_s > 0)
+        median = rt->force_split_median_s;
     alone_s = rt->info.predicted_alone_s;
     if (!(median > alone_s * ratio))
         return;
     keep = rt->info;
     ht_error_clear(&e);
     cut = strlen(keep.decision);
-    if (redecide(rt, rt->cx_memory, fastest, &e) != HT_OK) {
+    if (redecide(rt, rt->cx_memory, fastest, 0, &e) != HT_OK) {
         snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
                  "; the split's launches took %.3g s, longer than device %zu alone (%.3g s), "
                  "but running it alone failed: %.60s",
@@ -998,6 +1079,9 @@ static void watch(struct ht_runtime *rt, double wall_s)
              "; then device %zu alone: the split's first %d launches took %.3g s (median), "
              "longer than it alone (%.3g s)",
              rt->devs[fastest].dev->index, HT_RUNTIME_WATCH_LAUNCHES, median, alone_s);
+    rt->fallback_cut = cut;
+    rt->split_median_s = median;
+    rt->watching = rt->watching_alone = 1;
 }
 
 void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alone_s)
@@ -1007,7 +1091,14 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
     rt->info.fastest = fastest;
     rt->info.predicted_alone_s = alone_s;
     rt->watching = rt->opts.fallback_ratio >= 0;
+    rt->watching_alone = 0;
     rt->nwatch = 0;
+}
+
+void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s)
+{
+    if (is_live(rt))
+        rt->force_split_median_s = median_s;
 }
 
 /* A launch across nodes (collective). A refusal before anything moves (an argument not
@@ -1063,7 +1154,7 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     rc = ht__coexec_launch(rt->dec.cx, &rt->dec.last, &memory, err);
     if (rc == HT_DONE) {
         if (rt->n > 1 && rt->opts.mode != HT_RUNTIME_ALONE) {
-            rc = redecide(rt, memory, SIZE_MAX, err);
+            rc = redecide(rt, memory, SIZE_MAX, 0, err);
             if (rc != HT_OK)
                 return rc;
         } else {

@@ -234,6 +234,66 @@ static void test_measured(void **state)
     assert_true(measured(&m) == SIZE_MAX);
 }
 
+/* The runtime's return to its split after the watch's fallback (ht__decide with
+ * in->program->again): the split over every device again, unmeasured (nothing run, no
+ * lock taken), planned by the bus plan from the runs alone the devices keep from the
+ * decision that split, the plan ht__decide_split gave the split it kept; devices without
+ * runs alone get the plan an unmeasured split makes (here, no link stored: the paper's,
+ * from the tuned times). The runs alone (device 1 the faster) and the tuned times (device
+ * 0 the faster) give plans that differ, so either check can fail. */
+static void test_again(void **state)
+{
+    static const struct ht_coexec_alone ran1[2] = {{1.0, 0.1, 0.1, 1.3}, {0.4, 0.05, 0.05, 0.6}};
+    struct ht_workflow_device wd[2];
+    struct ht__decision prev, d;
+    struct ht_exec_opts eo;
+    struct ht_coexec *bus = make(2, "static", 0.1), *tuned = make(2, "static", 0.1);
+    const struct ht_split_plan *want[2];
+    struct ht_error err;
+    int differ = 0;
+    (void)state;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht__coexec_plan_bus(bus, ran1, &err), HT_OK);
+    want[1] = ht__coexec_plan(bus);
+    want[0] = ht__coexec_plan(tuned);
+    for (size_t k = 0; k < 2; k++)
+        differ |= want[0]->slices[k].adjusted_factor != want[1]->slices[k].adjusted_factor;
+    assert_true(differ);
+    memset(wd, 0, sizeof wd);
+    memset(&prev, 0, sizeof prev);
+    ht_exec_opts_init(&eo);
+    for (size_t i = 0; i < 2; i++) {
+        wd[i].dev = i ? devB : devA;
+        memcpy(wd[i].config, i ? c1 : c0, sizeof c0);
+        wd[i].tuned_s = i ? 2.0 : 1.0;
+    }
+    for (int ran = 1; ran >= 0; ran--) {
+        for (size_t i = 0; i < 2; i++)
+            wd[i].alone = ran ? ran1[i] : (struct ht_coexec_alone){0, 0, 0, 0};
+        ht_error_clear(&err);
+        if (ht__decide(&(struct ht__decide_in){
+                           .spec = spec, .devs = wd, .n = 2, .mode = HT__DECIDE_AUTO,
+                           .program = &(struct ht__program){
+                               .prev = &prev, .exec = &eo, .memory = HT_COEXEC_MEM_OWN,
+                               .only = SIZE_MAX, .again = 1}},
+                       &d, &err) != HT_OK)
+            fail_msg("ht__decide: %s", err.text);
+        assert_int_equal(d.ncx, 2);
+        assert_int_equal(d.split, 1);
+        assert_int_equal(d.has_res, 0);
+        assert_true(d.measured_split_s == -1);
+        assert_int_equal(d.has_plan, 1);
+        for (size_t k = 0; k < 2; k++)
+            assert_true(d.plan.slices[k].adjusted_factor == want[ran]->slices[k].adjusted_factor);
+        if (ran)
+            assert_non_null(strstr(d.text, "the bus plan from their runs alone"));
+        ht__decision_destroy(&d);
+    }
+    ht__coexec_free(bus);
+    ht__coexec_free(tuned);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +302,7 @@ int main(void)
         cmocka_unit_test(test_plans),
         cmocka_unit_test(test_one_device_and_unpredicted),
         cmocka_unit_test(test_measured),
+        cmocka_unit_test(test_again),
     };
     const char *src = getenv("HETUNE_SOURCE_DIR");
     const char *assign[2] = {"WG=16", "WG=32"};

@@ -319,6 +319,111 @@ static void test_fallback(void **state)
     }
 }
 
+/* Fails showing the decision's words when they do not hold words. */
+static void said(const char *decision, const char *words)
+{
+    if (!strstr(decision, words))
+        fail_msg("'%s' not in the decision: %s", words, decision);
+}
+
+/* After a fallback, the device alone's first HT_RUNTIME_WATCH_LAUNCHES launches are
+ * watched against the split's watched median (issue 26: both launched now, not the alone
+ * time measured at the decision). The split's median is forced (runtime-test.h) so that
+ * each outcome is sure whatever PoCL's devices take: back is 1: the split's median 1 ns,
+ * the alone time at the decision 0.1 ns (fallback), the device alone's real launches far
+ * longer than 1 ns: the split again, the same plan, once, and nothing more changes; back
+ * is 0: the split's median 1000 s (fallback), the device alone's launches far shorter: it
+ * stays alone, and the decision says it stayed. The outputs are right at every launch;
+ * neither the return nor the fallback is a decision measured (info->decisions). */
+static void watch_alone_case(int back)
+{
+    enum { END = 2 * HT_RUNTIME_WATCH_LAUNCHES, LAUNCHES = END + 6 }; /* END: the outcome's */
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    float a[N], b[N], c[N];
+    double share[8] = {0};
+    char before[256], after[256] = "";
+    unsigned decisions = 0;
+    size_t used = 0;
+
+    opts_for(&o, 0, HT_RUNTIME_SPLIT);
+    ht_error_clear(&err);
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+    for (int r = 0; r < LAUNCHES; r++) {
+        /* r 0 decides again for the program's arrays; launches 1-3 are the split's
+         * watched (the fallback after 3), 4-6 the device alone's (the outcome after 6). */
+        int split = r < HT_RUNTIME_WATCH_LAUNCHES || (back && r >= END);
+        if (r == 1) {
+            info = ht_runtime_info(rt);
+            snprintf(before, sizeof before, "%s", info->decision);
+            decisions = info->decisions;
+            assert_true(info->ndevices <= sizeof share / sizeof share[0]);
+            for (size_t i = 0; i < info->ndevices; i++)
+                share[i] = info->devices[i].share;
+            ht__runtime_watch_as_auto(rt, 1, back ? 1e-10 : 1e-9);
+            ht__runtime_watch_split_as(rt, back ? 1e-9 : 1e3);
+        }
+        fill(b, c, a, r);
+        if (ht_runtime_launch(rt, &err) != HT_OK)
+            fail_msg("launch %d: %s", r, err.text);
+        check(a, b, c);
+        info = ht_runtime_info(rt);
+        if (info->split != split)
+            fail_msg("launch %d: split %d, expected %d: %s", r, info->split, split,
+                     info->decision);
+        /* The launch a change happened after ran before it: the new one keeps its result. */
+        {
+            const struct ht_coexec_result *last = ht_runtime_last(rt);
+            int ran_split = r <= HT_RUNTIME_WATCH_LAUNCHES || (back && r > END);
+            assert_non_null(last);
+            assert_int_equal(last->ndevices, ran_split ? info->ndevices : 1);
+        }
+        if (r == END)
+            snprintf(after, sizeof after, "%s", info->decision);
+        else if (r > END)
+            assert_string_equal(info->decision, after); /* once: nothing more changes */
+    }
+    info = ht_runtime_info(rt);
+    for (size_t i = 0; i < info->ndevices; i++)
+        used += info->devices[i].used;
+    assert_true(strncmp(info->decision, before, strlen(before)) == 0);
+    assert_int_equal(info->decisions, decisions);
+    assert_int_equal(info->fastest, 1);
+    assert_true(info->predicted_alone_s == (back ? 1e-10 : 1e-9)); /* what was measured */
+    if (back) {
+        assert_int_equal(used, info->ndevices);
+        for (size_t i = 0; i < info->ndevices; i++) /* the split decided, planned again */
+            assert_true(info->devices[i].share == share[i]);
+        said(info->decision, "; then device");
+        said(info->decision, "; then the split again: device");
+        said(info->decision, "longer than the split's 1e-09 s");
+    } else {
+        assert_int_equal(used, 1);
+        assert_true(info->devices[1].used && info->devices[1].share == 1.0);
+        said(info->decision, "; then device");
+        said(info->decision, "; it stayed alone: its first");
+        said(info->decision, "not longer than the split's 1e+03 s");
+    }
+    ht_runtime_close(rt);
+}
+
+static void test_fallback_watched(void **state)
+{
+    (void)state;
+    if (ndevices < 2) {
+        skip(); /* one device: nothing is split */
+        return;
+    }
+    watch_alone_case(1);
+    watch_alone_case(0);
+}
+
 /* ---- the decision's wait for another process's device lock ---- */
 
 static int lock_told, lock_ended;
@@ -619,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
         cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_fallback_watched),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
         cmocka_unit_test(test_db_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),

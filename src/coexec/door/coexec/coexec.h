@@ -380,6 +380,12 @@ struct ht__program {
                                          half and one kept) */
     size_t only;                      /* < n: that device alone, unmeasured (the runtime's
                                          fallback after watching a split); else SIZE_MAX */
+    int again;                        /* 1 (only SIZE_MAX): the split over every device
+                                         again, unmeasured (the runtime's return to its
+                                         split after the fallback's device alone ran
+                                         slower): made as the decision that split made it
+                                         (in->mode's links) and planned by the runs alone
+                                         it measured (in->plan_alone), so the same split */
 };
 
 /* What the decision is made from. Everything is borrowed for the call. */
@@ -448,6 +454,11 @@ struct ht__decide_in {
      * and alone, out->fastest the fastest by wall time; runs->on_step is told "devices
      * alone" after each. */
     const struct ht__runs *runs;
+    /* 1, with HT__DECIDE_SPLIT unmeasured (the runtime's return to its split,
+     * ht__program.again): when every device of devs has a run alone measured by an
+     * earlier decision (alone.wall_s > 0), the split runs the bus plan from those runs, as
+     * ht__decide_split planned the split it kept, not the plan from the tuned times. */
+    int plan_alone;
 };
 
 /* What ht__decide tells while it measures the runs alone of in->runs. Borrowed. */
