@@ -360,36 +360,28 @@ static int decide_once(const struct ht__decide_in *in, struct ht__decision *out,
             if (!(in->devs[i].alone.wall_s > 0))
                 ran = 0;
         }
-        /* Planned again from the runs alone an earlier decision measured: the plan that
-         * decision's split ran (ht__decide_split, the estimate changing nothing of cx). */
-        if (rc == HT_OK && ran && bus_plannable(out->cx, in->paper_plan)) {
+        /* Unmeasured, the plan still counts what each device moves: the bus plan, from the
+         * runs alone an earlier decision measured when asked (in->plan_alone: the plan that
+         * decision's split ran, ht__decide_split's estimate changing nothing of cx), else
+         * from the tuned kernel times and the stored links (the kernel-only plan gave a CPU
+         * 3.5% of vecadd beside an H100 whose transfers take 20 times its kernel). */
+        if (rc == HT_OK && (ran || links) && bus_plannable(out->cx, in->paper_plan)) {
             alone = calloc(n, sizeof *alone);
             if (!alone)
                 rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            for (size_t i = 0; rc == HT_OK && i < n; i++)
-                alone[i] = in->devs[i].alone;
+            for (size_t i = 0; rc == HT_OK && i < n; i++) {
+                if (ran)
+                    alone[i] = in->devs[i].alone;
+                else
+                    alone[i].kernel_s = in->devs[i].tuned_s; /* wall 0: unmeasured */
+            }
             if (rc == HT_OK)
                 rc = ht__coexec_plan_bus(out->cx, alone, err);
-            if (rc == HT_OK)
+            if (rc == HT_OK && ran)
                 snprintf(out->text, sizeof out->text,
                          "split over %zu devices, unmeasured: the bus plan from their runs "
                          "alone measured before", n);
-            free(alone);
-            free(all);
-            return rc;
-        }
-        /* Unmeasured, the plan still counts what each device moves: the bus plan from the
-         * tuned kernel times and the stored links (the kernel-only plan gave a CPU 3.5% of
-         * vecadd beside an H100 whose transfers take 20 times its kernel). */
-        if (rc == HT_OK && links && bus_plannable(out->cx, in->paper_plan)) {
-            alone = calloc(n, sizeof *alone);
-            if (!alone)
-                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
-            for (size_t i = 0; rc == HT_OK && i < n; i++)
-                alone[i].kernel_s = in->devs[i].tuned_s; /* wall 0: unmeasured */
-            if (rc == HT_OK)
-                rc = ht__coexec_plan_bus(out->cx, alone, err);
-            if (rc == HT_OK)
+            else if (rc == HT_OK)
                 snprintf(out->text, sizeof out->text,
                          "split as asked, over %zu devices: the bus plan from the tuned "
                          "times and the stored links of %zu of them", n, links);
