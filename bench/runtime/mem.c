@@ -44,6 +44,7 @@
 
 #define MAX_DEVICES 16
 #define MAX_LAUNCHES 1000
+#define FIRST_LAUNCHES 8
 
 static double now_s(void)
 {
@@ -204,6 +205,12 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
     double *kern = calloc((size_t)launches * MAX_DEVICES, sizeof *kern);
     double *xfer = calloc((size_t)launches * MAX_DEVICES, sizeof *xfer);
     char what[160];
+    /* The first launches, warm-ups included, each as it ran (split or not): where a
+     * split's start differs from its measurement at the decision (the watch judges the
+     * first HT_RUNTIME_WATCH_LAUNCHES). */
+    double first[FIRST_LAUNCHES];
+    int first_split[FIRST_LAUNCHES];
+    unsigned nfirst = 0;
     const char *budget = getenv("BENCH_MEM_BUDGET");
     int rc = 1;
 
@@ -266,6 +273,11 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
             fprintf(stderr, "bench_mem: %s: launch %u: %s\n", what, r, err.text);
             goto done;
         }
+        if (nfirst < FIRST_LAUNCHES) {
+            first[nfirst] = now_s() - t0;
+            const struct ht_coexec_result *last = ht_runtime_last(rt);
+            first_split[nfirst++] = last && last->ndevices > 1;
+        }
         if (r >= warmup) {
             size_t t = r - warmup;
             wall[t] = now_s() - t0;
@@ -290,6 +302,10 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
                1e3 * mn, 1e3 * median(wall, launches), warmup + launches);
     }
     printf("  memory %s, decision: %s\n", ht_coexec_memory_name(info->memory), info->decision);
+    printf("  first launches, ms (* split):");
+    for (unsigned t = 0; t < nfirst; t++)
+        printf(" %.3f%s", 1e3 * first[t], first_split[t] ? "*" : "");
+    printf("\n");
     for (size_t d = 0; d < info->ndevices && d < MAX_DEVICES; d++)
         printf("  device %zu (%.40s): %s share %.3f, kernel %.3f ms, transfers %.3f ms "
                "(medians)\n",
