@@ -210,6 +210,8 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
      * first HT_RUNTIME_WATCH_LAUNCHES). */
     double first[FIRST_LAUNCHES];
     int first_split[FIRST_LAUNCHES];
+    /* and each device's part of them: busy (its host thread), kernel, transfers, in ms */
+    char first_parts[FIRST_LAUNCHES][160];
     unsigned nfirst = 0;
     const char *budget = getenv("BENCH_MEM_BUDGET");
     int rc = 1;
@@ -276,7 +278,17 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
         if (nfirst < FIRST_LAUNCHES) {
             first[nfirst] = now_s() - t0;
             const struct ht_coexec_result *last = ht_runtime_last(rt);
-            first_split[nfirst++] = last && last->ndevices > 1;
+            size_t used = 0;
+            first_split[nfirst] = last && last->ndevices > 1;
+            first_parts[nfirst][0] = '\0';
+            for (size_t d = 0; last && d < last->ndevices && used < sizeof first_parts[0]; d++)
+                used += (size_t)snprintf(first_parts[nfirst] + used, sizeof first_parts[0] - used,
+                                         "%s%.2f/%.2f/%.2f", d ? " | " : "",
+                                         1e3 * last->devices[d].busy_s,
+                                         1e3 * last->devices[d].kernel_s,
+                                         1e3 * (last->devices[d].write_s +
+                                                last->devices[d].read_s));
+            nfirst++;
         }
         if (r >= warmup) {
             size_t t = r - warmup;
@@ -306,6 +318,9 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
     for (unsigned t = 0; t < nfirst; t++)
         printf(" %.3f%s", 1e3 * first[t], first_split[t] ? "*" : "");
     printf("\n");
+    for (unsigned t = 0; t < nfirst; t++)
+        printf("    launch %u, each device's busy/kernel/transfers ms: %s\n", t,
+               first_parts[t]);
     for (size_t d = 0; d < info->ndevices && d < MAX_DEVICES; d++)
         printf("  device %zu (%.40s): %s share %.3f, kernel %.3f ms, transfers %.3f ms "
                "(medians)\n",
