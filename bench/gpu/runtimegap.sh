@@ -26,4 +26,15 @@ for r in $(seq "${RUNTIMEGAP_ROUNDS:-5}"); do
   cat "$OUT/run.txt" >>"$LOG"
   grep -E "wall min" "$OUT/run.txt" | sed "s/^/$r /" | tee -a "$OUT/summary.txt"
 done
+# RUNTIMEGAP_SWITCH=1: then mode AUTO once more with the watch's ratio 0.5, so that its split
+# falls back to the device alone and returns: the time of those two switches (bench_mem's
+# "watch:" line), on both kinds of memory.
+if [ "${RUNTIMEGAP_SWITCH:-0}" = 1 ]; then
+  say "== the watch's switches, forced"
+  HETUNE_DB=$db BENCH_MEM_LINKS=0 BENCH_MEM_PROBE=0 BENCH_MEM_PATHS=auto/auto \
+    BENCH_MEM_MODES=auto BENCH_MEM_FALLBACK_RATIO=0.5 \
+    bench/runtime/mem.sh build-gpu vecadd $n 20 3 "$cpu,$gpu" >"$OUT/switch.txt" 2>&1
+  cat "$OUT/switch.txt" >>"$LOG"
+  grep -E "wall min|watch:|first launches" "$OUT/switch.txt" | tee -a "$OUT/summary.txt"
+fi
 say "== done in $(( $(date +%s) - t0 )) s"

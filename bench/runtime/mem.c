@@ -236,6 +236,10 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
      * all), the others left to the GPU driver's threads. */
     if (getenv("BENCH_MEM_CPU_UNITS"))
         o.cpu_units = (unsigned)strtoul(getenv("BENCH_MEM_CPU_UNITS"), NULL, 10);
+    /* BENCH_MEM_FALLBACK_RATIO: the watch's ratio (0.5: a split always falls back and
+     * returns, to time the switches). */
+    if (getenv("BENCH_MEM_FALLBACK_RATIO"))
+        o.fallback_ratio = strtod(getenv("BENCH_MEM_FALLBACK_RATIO"), NULL);
     /* BENCH_MEM_DATA_PATH: every device's data path (auto, pageable, pinned, inplace): with
      * "pinned" the CPU device copies its slices too instead of working in place. */
     if (getenv("BENCH_MEM_DATA_PATH") &&
@@ -314,6 +318,8 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
                1e3 * mn, 1e3 * median(wall, launches), warmup + launches);
     }
     printf("  memory %s, decision: %s\n", ht_coexec_memory_name(info->memory), info->decision);
+    printf("  watch: %u rechecks, %u switches taking %.3f ms\n", info->rechecks, info->switches,
+           1e3 * info->switch_s);
     printf("  first launches, ms (* split):");
     for (unsigned t = 0; t < nfirst; t++)
         printf(" %.3f%s", 1e3 * first[t], first_split[t] ? "*" : "");
@@ -399,7 +405,11 @@ int main(int argc, char **argv)
             return 1;
         }
         for (int mode = HT_RUNTIME_AUTO; mode <= HT_RUNTIME_ALONE; mode++) {
+            static const char *const modes[] = {"auto", "split", "alone"};
             struct paths none = {HT_FOREIGN_AUTO, HT_FOREIGN_AUTO};
+            /* BENCH_MEM_MODES: the modes to run, e.g. "auto" (default all three) */
+            if (getenv("BENCH_MEM_MODES") && !strstr(getenv("BENCH_MEM_MODES"), modes[mode]))
+                continue;
             failed |= run_case(&p, devices, (enum ht_runtime_mode)mode, 0, &none, warmup,
                                launches);
             for (size_t k = 0; k < npaths; k++)

@@ -205,9 +205,13 @@ struct ht_runtime_opts {
      * HT_RUNTIME_WATCH_LAUNCHES launches are then watched in turn, launches of now against
      * launches of now: when their median exceeds the split's (the machine slowed down
      * since the decision, the device alone too) times this ratio, the split runs again
-     * from the next launch on, as it was decided and planned (unmeasured), and stays;
-     * else the device stays alone. Either way the watch ends there (one return at most),
-     * and info->decision says what it found. 0: 1.02; < 0: never. */
+     * from the next launch on, as it was decided and planned (unmeasured), and stays.
+     * Else the device stays alone, and the split is tried again (a recheck) after 8
+     * launches alone, its HT_RUNTIME_WATCH_LAUNCHES launches judged by this ratio against
+     * the device alone's last ones: the split stays, or the device runs alone until the
+     * next recheck, after twice as many launches (up to 4096). Once the split stays, the
+     * watch ends. info->decision says what it found, info->rechecks and
+     * info->switches count. 0: 1.02; < 0: never. */
     double fallback_ratio;
     /* CPU devices co-execute on a sub-device of this many of their compute units
      * (ht_coexec_opts.cpu_units), leaving the others to the host: to the GPU drivers'
@@ -357,8 +361,11 @@ struct ht_runtime_info {
                                 ... (median), longer than the split's ..." or "; it
                                 stayed alone: its first 3 launches took ..." (where both
                                 would not fit, the fallback's words are cut to "; then
-                                device D alone"). Neither is a decision measured: the
-                                times above and decisions stay the decision's */
+                                device D alone"); after a recheck, the words after the
+                                fallback's are "; then device D alone; the split again at
+                                recheck K: ..." or "...; K rechecks of the split kept it
+                                alone, ...". None is a decision measured: the times
+                                above and decisions stay the decision's */
     enum ht_coexec_memory memory; /* the kind of memory the decision was made for: the
                                 runtime's own at open; at a launch that finds another kind
                                 bound (by ht_runtime_bind), it is decided again for that
@@ -395,6 +402,14 @@ struct ht_runtime_info {
      * last_error; ndevices and nskipped are 0 (each node's devices are in nodes), fastest
      * 0 and the times of the decision -1. */
     const struct ht_runtime_nodes *nodes;
+    /* The watch (ht_runtime_opts.fallback_ratio) since open. ABI: added after nodes; a
+     * program built against an older header reads the fields above as before. */
+    unsigned rechecks;       /* times the split was tried again after the device alone
+                                stayed */
+    unsigned switches;       /* times it changed between the split and the device alone
+                                (fallback, return, rechecks) */
+    double switch_s;         /* the time those changes took, in the launches they ended
+                                (not in last_wall_s) */
 };
 
 struct ht_runtime; /* opaque */

@@ -552,6 +552,11 @@ static int decide_program(const struct ht__decide_in *in, struct ht__decision *o
         pi.bw = NULL;
         pi.mode = HT__DECIDE_ALONE;
     }
+    /* Unmeasured and handed the program's arrays (a launch's decision in mode SPLIT or
+     * ALONE, the watch's switches): no host data of its own. Filling it cost 50 ms of a
+     * switch's 60 on two PoCL devices at 2^22 elements, and grows with the arrays. */
+    if (in->from && pi.mode != HT__DECIDE_AUTO && !pi.measure_forced && !in->run_chosen)
+        so.bind_only = 1;
     rc = ht__decide(&pi, out, err);
     if (rc != HT_OK)
         return rc;

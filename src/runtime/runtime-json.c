@@ -175,7 +175,10 @@ int ht_runtime_info_json(const struct ht_runtime *rt, char **json, struct ht_err
         put(root, "locked", json_boolean(!info->load.unlocked)) ||
         put(root, "written", str(info->written)) ||
         put(root, "written_probed", json_integer((json_int_t)info->written_probed)) ||
-        put(root, "written_stored", json_integer((json_int_t)info->written_stored)))
+        put(root, "written_stored", json_integer((json_int_t)info->written_stored)) ||
+        put(root, "rechecks", json_integer((json_int_t)info->rechecks)) ||
+        put(root, "switches", json_integer((json_int_t)info->switches)) ||
+        put(root, "switch_s", seconds(info->switch_s)))
         goto nomem;
     if (put(root, "devices", devs) || put(root, "skipped", skipped)) {
         devs = skipped = NULL; /* put took them */

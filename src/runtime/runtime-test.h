@@ -5,6 +5,7 @@
 #define HETUNE_RUNTIME_TEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct ht_runtime;
 
@@ -21,5 +22,17 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
  * be set up on devices whose times no test chooses. Only the median the fallback is
  * judged by and the device alone is compared with changes. */
 void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s);
+
+/* Takes the split's median at a recheck (after the device alone stayed) as median_s
+ * whatever its launches took (<= 0: as they took): the split stays when it is within the
+ * ratio of the device alone's last launches, else the device runs alone again. first > 0:
+ * the first recheck comes after that many launches alone, not after as many as the
+ * switches' times make (then twice as many each time, as without). */
+void ht__runtime_recheck_split_as(struct ht_runtime *rt, double median_s, unsigned first);
+
+/* The launches alone before the split is tried again after k rechecks it lost, from the
+ * last switches' times and the device alone's median launch (runtime.c says how). */
+uint64_t ht__runtime_recheck_launches(double alone_switch_s, double split_switch_s, size_t n,
+                                      double alone_s, unsigned k);
 
 #endif

@@ -67,6 +67,18 @@ struct ht_runtime {
     double split_median_s;            /* the split's watched median, with watching_alone */
     size_t fallback_cut;              /* where the fallback's words begin in info.decision */
     double force_split_median_s; /* > 0: the split's watched median (runtime-test.h) */
+    /* After the device alone stayed: the split is tried again (a recheck) after
+     * recheck_in more launches alone, its launches watched (rechecking) against the device
+     * alone's last ones (alone_wall, a ring of the last nalone), judged by the same ratio. */
+    uint64_t recheck_in;
+    int rechecking;
+    double alone_wall[HT_RUNTIME_WATCH_LAUNCHES];
+    unsigned nalone;
+    double alone_median_s;            /* the device alone's, when the recheck began */
+    unsigned nrechecks;               /* since the decision */
+    double alone_switch_s, split_switch_s; /* the last switches' times (go_alone, go_split) */
+    double force_recheck_median_s; /* > 0: a recheck's split median (runtime-test.h) */
+    unsigned force_recheck_first;  /* > 0: the launches before the first recheck (same) */
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -526,6 +538,9 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                        d.ncx > 1 && info->predicted_alone_s > 0 && info->fastest < rt->n;
         rt->watching_alone = 0;
         rt->nwatch = 0;
+        rt->recheck_in = 0;
+        rt->rechecking = 0;
+        rt->nrechecks = 0;
     }
     note_plan(rt, &rt->dec);
     return HT_OK;
@@ -967,14 +982,98 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The median wall time of the HT_RUNTIME_WATCH_LAUNCHES launches watched. */
-static double watched_median(const struct ht_runtime *rt)
+/* The median of the n wall times at w (1 <= n <= HT_RUNTIME_WATCH_LAUNCHES). */
+static double median_of(const double *w, unsigned n)
 {
     double sorted[HT_RUNTIME_WATCH_LAUNCHES];
 
-    memcpy(sorted, rt->watch_wall, sizeof sorted);
-    qsort(sorted, HT_RUNTIME_WATCH_LAUNCHES, sizeof sorted[0], cmp_double);
-    return sorted[HT_RUNTIME_WATCH_LAUNCHES / 2];
+    memcpy(sorted, w, n * sizeof sorted[0]);
+    qsort(sorted, n, sizeof sorted[0], cmp_double);
+    return sorted[n / 2];
+}
+
+/* The ratio the watch judges by (ht_runtime_opts.fallback_ratio). */
+static double watch_ratio(const struct ht_runtime *rt)
+{
+    return rt->opts.fallback_ratio > 0 ? rt->opts.fallback_ratio : 1.02;
+}
+
+/* The watch's two switches, unmeasured, from the next launch on; each counted in
+ * info.switches and timed in info.switch_s. go_alone: the fastest device alone (the
+ * fallback, a recheck the split lost); what the decision measured stays in info.
+ * go_split: the split again, as it was decided and planned (the return, a recheck), for
+ * the memory it was decided for (info.memory: a device alone may see the program's arrays
+ * as another kind). On failure nothing changes. */
+static int go_alone(struct ht_runtime *rt, struct ht_error *err)
+{
+    struct ht_runtime_info keep = rt->info;
+    double t0 = now_s(), took;
+
+    if (redecide(rt, rt->cx_memory, keep.fastest, 0, err) != HT_OK)
+        return err->code;
+    rt->info.fastest = keep.fastest;
+    rt->info.predicted_split_s = keep.predicted_split_s;
+    rt->info.predicted_alone_s = keep.predicted_alone_s;
+    rt->info.measured_split_s = keep.measured_split_s;
+    rt->info.decisions = keep.decisions;
+    memcpy(rt->info.decision, keep.decision, sizeof keep.decision);
+    took = now_s() - t0;
+    rt->info.switches++;
+    rt->info.switch_s += took;
+    rt->alone_switch_s = took;
+    return HT_OK;
+}
+
+static int go_split(struct ht_runtime *rt, struct ht_error *err)
+{
+    double t0 = now_s(), took;
+
+    if (redecide(rt, rt->info.memory, SIZE_MAX, 1, err) != HT_OK)
+        return err->code;
+    took = now_s() - t0;
+    rt->info.switches++;
+    rt->info.switch_s += took;
+    rt->split_switch_s = took;
+    return HT_OK;
+}
+
+/* The launches alone before the next recheck (runtime-test.h): as many as take
+ * RECHECK_COST times a recheck's two switches (alone_switch_s and split_switch_s as the
+ * last ones took; the split's, before one was timed, as the device alone's times the n
+ * devices it splits over) at alone_s a launch, and at least RECHECK_FIRST; times 2^k after
+ * k rechecks the split lost (k up to RECHECK_DOUBLINGS). The switches of rechecks that
+ * lose so cost at most 1/8 of the time alone before the first, 1/16 before the second,
+ * and so on (a switch on two PoCL devices took 20-35 ms, mostly loading each device's
+ * program from the cache). */
+#define RECHECK_FIRST 8.0
+#define RECHECK_COST 8.0
+#define RECHECK_DOUBLINGS 9u
+uint64_t ht__runtime_recheck_launches(double alone_switch_s, double split_switch_s, size_t n,
+                                      double alone_s, unsigned k)
+{
+    double pair = alone_switch_s + (split_switch_s > 0 ? split_switch_s
+                                                       : (double)n * alone_switch_s);
+    double launches = alone_s > 0 ? ceil(RECHECK_COST * pair / alone_s) : RECHECK_FIRST;
+
+    if (!(launches >= RECHECK_FIRST))
+        launches = RECHECK_FIRST;
+    if (launches > 1e9)
+        launches = 1e9;
+    return (uint64_t)launches << (k < RECHECK_DOUBLINGS ? k : RECHECK_DOUBLINGS);
+}
+
+/* The device alone stays (alone_s: its launches' median): the split is tried again after
+ * ht__runtime_recheck_launches of its launches. */
+static void stay_alone(struct ht_runtime *rt, double alone_s)
+{
+    unsigned k = rt->nrechecks < RECHECK_DOUBLINGS ? rt->nrechecks : RECHECK_DOUBLINGS;
+
+    if (rt->force_recheck_first)
+        rt->recheck_in = (uint64_t)rt->force_recheck_first << k;
+    else
+        rt->recheck_in = ht__runtime_recheck_launches(rt->alone_switch_s, rt->split_switch_s,
+                                                      rt->n, alone_s, k);
+    rt->nalone = 0;
 }
 
 /* Appends said, the words of what the watch of the device alone found, to info.decision.
@@ -998,10 +1097,9 @@ static void say_after_alone(struct ht_runtime *rt, const char *said)
 /* After a fallback: the device alone's first launches (median) against the split's
  * watched ones, launches of now against launches of now (issue 26: the machine slowed
  * between the decision and the split's first launches, and the device alone ran slower
- * still). Longer by the ratio, the split runs again from the next launch on, unmeasured
- * and planned as the decision planned it; else the device stays alone. Either way the
- * watch ends, and info.decision says how: one return at most, no flapping. A return that
- * fails to set up keeps the device alone, and says so. */
+ * still). Longer by the ratio, the split runs again from the next launch on, and the
+ * watch ends there; else the device stays alone, and the split is tried again later
+ * (recheck). A return that fails to set up keeps the device alone, and says so. */
 static void watch_alone(struct ht_runtime *rt, double median, double ratio)
 {
     char said[200];
@@ -1015,12 +1113,11 @@ static void watch_alone(struct ht_runtime *rt, double median, double ratio)
                  "(median), not longer than the split's %.3g s", HT_RUNTIME_WATCH_LAUNCHES,
                  median, split_s);
         say_after_alone(rt, said);
+        stay_alone(rt, median);
         return;
     }
     ht_error_clear(&e);
-    /* For the memory the split was decided for (info.memory: a device alone may see the
-     * program's arrays as another kind); decide leaves info's times, count and words. */
-    if (redecide(rt, rt->info.memory, SIZE_MAX, 1, &e) != HT_OK)
+    if (go_split(rt, &e) != HT_OK)
         snprintf(said, sizeof said, "; device %zu alone took %.3g s (median), longer than "
                  "the split's %.3g s, but splitting again failed: %.60s", idx, median,
                  split_s, e.text);
@@ -1030,6 +1127,68 @@ static void watch_alone(struct ht_runtime *rt, double median, double ratio)
     say_after_alone(rt, said);
 }
 
+/* After the device alone stayed (watch_alone, or a recheck the split lost): its launches
+ * are counted, the last HT_RUNTIME_WATCH_LAUNCHES kept, and after rt->recheck_in of them
+ * the split runs again, its next HT_RUNTIME_WATCH_LAUNCHES launches watched against them
+ * (issue 26: on the H200 machine the CPU device's kernel ran 1.3-1.6x its time in spells
+ * of several launches, and a fallback judged in one stayed alone for good at 1.5x the
+ * split's time). Their median within the ratio of the device alone's, the split stays and
+ * the watch ends; else the device runs alone again until the next recheck, after twice
+ * as many launches: the launches a split that really is slower costs halve each time.
+ * What happened replaces the words after the fallback's, cut to "; then device D alone". */
+static void recheck(struct ht_runtime *rt, double wall_s, double ratio)
+{
+    char said[200];
+    size_t idx = rt->devs[rt->info.fastest].dev->index, size = sizeof rt->info.decision;
+    double median;
+    struct ht_error e;
+
+    ht_error_clear(&e);
+    if (!rt->rechecking) {
+        rt->alone_wall[rt->nalone++ % HT_RUNTIME_WATCH_LAUNCHES] = wall_s;
+        if (--rt->recheck_in > 0)
+            return;
+        rt->alone_median_s = median_of(rt->alone_wall, rt->nalone < HT_RUNTIME_WATCH_LAUNCHES
+                                       ? rt->nalone : HT_RUNTIME_WATCH_LAUNCHES);
+        if (go_split(rt, &e) != HT_OK) { /* no more rechecks */
+            snprintf(said, sizeof said, "; then device %zu alone; trying the split again "
+                     "failed: %.100s", idx, e.text);
+            if (rt->fallback_cut < size)
+                snprintf(rt->info.decision + rt->fallback_cut, size - rt->fallback_cut, "%s",
+                         said);
+            return;
+        }
+        rt->rechecking = 1;
+        rt->nwatch = 0;
+        return;
+    }
+    rt->watch_wall[rt->nwatch++] = wall_s;
+    if (rt->nwatch < HT_RUNTIME_WATCH_LAUNCHES)
+        return;
+    rt->nwatch = 0;
+    rt->rechecking = 0;
+    rt->nrechecks++;
+    rt->info.rechecks++;
+    median = rt->force_recheck_median_s > 0 ? rt->force_recheck_median_s
+                                            : median_of(rt->watch_wall,
+                                                        HT_RUNTIME_WATCH_LAUNCHES);
+    if (!(median > rt->alone_median_s * ratio))
+        snprintf(said, sizeof said, "; then device %zu alone; the split again at recheck %u: "
+                 "%.3g s against it alone %.3g s (medians)", idx, rt->nrechecks, median,
+                 rt->alone_median_s);
+    else if (go_alone(rt, &e) != HT_OK)
+        snprintf(said, sizeof said, "; then device %zu alone; the split again at recheck %u:"
+                 " running it alone failed: %.100s", idx, rt->nrechecks, e.text);
+    else {
+        snprintf(said, sizeof said, "; then device %zu alone; %u rechecks of the split kept "
+                 "it alone, the last %.3g s against %.3g s (medians)", idx, rt->nrechecks,
+                 median, rt->alone_median_s);
+        stay_alone(rt, rt->alone_median_s);
+    }
+    if (rt->fallback_cut < size)
+        snprintf(rt->info.decision + rt->fallback_cut, size - rt->fallback_cut, "%s", said);
+}
+
 /* Mode AUTO after a decision that split: the split's first launches against the fastest
  * device's measured time alone. Their median above it by opts.fallback_ratio, that device
  * runs alone from the next launch on (the launches so far were right: only their time is
@@ -1037,8 +1196,7 @@ static void watch_alone(struct ht_runtime *rt, double median, double ratio)
  * split's median. A fallback that fails to set up keeps the split, and says so. */
 static void watch(struct ht_runtime *rt, double wall_s)
 {
-    struct ht_runtime_info keep;
-    double median, ratio, alone_s;
+    double median, ratio = watch_ratio(rt), alone_s;
     size_t fastest = rt->info.fastest, cut;
     struct ht_error e;
 
@@ -1046,8 +1204,7 @@ static void watch(struct ht_runtime *rt, double wall_s)
     if (rt->nwatch < HT_RUNTIME_WATCH_LAUNCHES)
         return;
     rt->nwatch = 0;
-    median = watched_median(rt);
-    ratio = rt->opts.fallback_ratio > 0 ? rt->opts.fallback_ratio : 1.02;
+    median = median_of(rt->watch_wall, HT_RUNTIME_WATCH_LAUNCHES);
     if (rt->watching_alone) {
         watch_alone(rt, median, ratio);
         return;
@@ -1058,23 +1215,15 @@ static void watch(struct ht_runtime *rt, double wall_s)
     alone_s = rt->info.predicted_alone_s;
     if (!(median > alone_s * ratio))
         return;
-    keep = rt->info;
     ht_error_clear(&e);
-    cut = strlen(keep.decision);
-    if (redecide(rt, rt->cx_memory, fastest, 0, &e) != HT_OK) {
+    cut = strlen(rt->info.decision);
+    if (go_alone(rt, &e) != HT_OK) {
         snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
                  "; the split's launches took %.3g s, longer than device %zu alone (%.3g s), "
                  "but running it alone failed: %.60s",
                  median, rt->devs[fastest].dev->index, alone_s, e.text);
         return;
     }
-    /* What was measured stays: the alone time, the split predicted and measured. */
-    rt->info.fastest = fastest;
-    rt->info.predicted_split_s = keep.predicted_split_s;
-    rt->info.predicted_alone_s = keep.predicted_alone_s;
-    rt->info.measured_split_s = keep.measured_split_s;
-    rt->info.decisions = keep.decisions;
-    memcpy(rt->info.decision, keep.decision, sizeof keep.decision);
     snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
              "; then device %zu alone: the split's first %d launches took %.3g s (median), "
              "longer than it alone (%.3g s)",
@@ -1099,6 +1248,14 @@ void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s)
 {
     if (is_live(rt))
         rt->force_split_median_s = median_s;
+}
+
+void ht__runtime_recheck_split_as(struct ht_runtime *rt, double median_s, unsigned first)
+{
+    if (is_live(rt)) {
+        rt->force_recheck_median_s = median_s;
+        rt->force_recheck_first = first;
+    }
 }
 
 /* A launch across nodes (collective). A refusal before anything moves (an argument not
@@ -1189,6 +1346,8 @@ int ht_runtime_launch(struct ht_runtime *rt, struct ht_error *err)
     }
     if (rt->watching)
         watch(rt, rt->info.last_wall_s);
+    else if (rt->recheck_in || rt->rechecking)
+        recheck(rt, rt->info.last_wall_s, watch_ratio(rt));
     return HT_OK;
 }
 

@@ -328,16 +328,50 @@ static void said(const char *decision, const char *words)
 
 /* After a fallback, the device alone's first HT_RUNTIME_WATCH_LAUNCHES launches are
  * watched against the split's watched median (issue 26: both launched now, not the alone
- * time measured at the decision). The split's median is forced (runtime-test.h) so that
- * each outcome is sure whatever PoCL's devices take: back is 1: the split's median 1 ns,
- * the alone time at the decision 0.1 ns (fallback), the device alone's real launches far
- * longer than 1 ns: the split again, the same plan, once, and nothing more changes; back
- * is 0: the split's median 1000 s (fallback), the device alone's launches far shorter: it
- * stays alone, and the decision says it stayed. The outputs are right at every launch;
- * neither the return nor the fallback is a decision measured (info->decisions). */
-static void watch_alone_case(int back)
+ * time measured at the decision), and when it stays alone the split is tried again after
+ * 8, 16, ... launches alone. The split's medians are forced (runtime-test.h) so that each
+ * outcome is sure whatever PoCL's devices take. WATCH_BACK: the split's median 1 ns, the
+ * alone time at the decision 0.1 ns (fallback), the device alone's real launches far
+ * longer than 1 ns: the split again, the same plan, once, and nothing more changes.
+ * WATCH_RECHECK_WINS: the split's median 1000 s (fallback), the device alone's launches
+ * far shorter: it stays alone; at the first recheck the split's median is 1 ns: the split
+ * again for good. WATCH_RECHECK_LOSES: the recheck's median 1000 s too: alone again, and
+ * again after the second recheck, 16 launches later. The outputs are right at every
+ * launch; neither a switch nor a recheck is a decision measured (info->decisions). */
+enum watch_how { WATCH_BACK, WATCH_RECHECK_WINS, WATCH_RECHECK_LOSES };
+
+/* info->split after each launch r < n of watch_alone_case, as the watch should move: the
+ * split watched at launches 1-3 (the fallback after 3), the device alone's at 4-6 (the
+ * outcome after END), then rechecks after 8 << k launches alone, their split's 3 launches
+ * judged after the last. */
+static void watch_model(enum watch_how how, int *split, int n)
 {
-    enum { END = 2 * HT_RUNTIME_WATCH_LAUNCHES, LAUNCHES = END + 6 }; /* END: the outcome's */
+    enum { W = HT_RUNTIME_WATCH_LAUNCHES, END = 2 * W };
+    int at = END;
+
+    for (int r = 0; r < n; r++)
+        split[r] = r < W || (how == WATCH_BACK && r >= END);
+    for (unsigned k = 0; how != WATCH_BACK; k++) {
+        int sw = at + (8 << k); /* after this launch, the split runs again */
+        for (int r = sw; r < sw + W && r < n; r++)
+            split[r] = 1;
+        if (how == WATCH_RECHECK_WINS) {
+            for (int r = sw + W; r < n; r++)
+                split[r] = 1;
+            break;
+        }
+        at = sw + W;
+        if (at >= n)
+            break;
+    }
+}
+
+static void watch_alone_case(enum watch_how how)
+{
+    enum { W = HT_RUNTIME_WATCH_LAUNCHES, END = 2 * W, LAUNCHES = 40 };
+    /* the launch after which nothing more changes: the return, the first recheck's end */
+    const int settled = how == WATCH_BACK ? END : how == WATCH_RECHECK_WINS ? END + 8 + W
+                                                                           : LAUNCHES;
     struct ht_runtime_opts o;
     struct ht_runtime *rt = NULL;
     const struct ht_runtime_info *info;
@@ -347,7 +381,9 @@ static void watch_alone_case(int back)
     char before[256], after[256] = "";
     unsigned decisions = 0;
     size_t used = 0;
+    int split[LAUNCHES];
 
+    watch_model(how, split, LAUNCHES);
     opts_for(&o, 0, HT_RUNTIME_SPLIT);
     ht_error_clear(&err);
     if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
@@ -356,9 +392,7 @@ static void watch_alone_case(int back)
     assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
     assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
     for (int r = 0; r < LAUNCHES; r++) {
-        /* r 0 decides again for the program's arrays; launches 1-3 are the split's
-         * watched (the fallback after 3), 4-6 the device alone's (the outcome after 6). */
-        int split = r < HT_RUNTIME_WATCH_LAUNCHES || (back && r >= END);
+        /* r 0 decides again for the program's arrays; the watch starts at launch 1. */
         if (r == 1) {
             info = ht_runtime_info(rt);
             snprintf(before, sizeof before, "%s", info->decision);
@@ -366,28 +400,29 @@ static void watch_alone_case(int back)
             assert_true(info->ndevices <= sizeof share / sizeof share[0]);
             for (size_t i = 0; i < info->ndevices; i++)
                 share[i] = info->devices[i].share;
-            ht__runtime_watch_as_auto(rt, 1, back ? 1e-10 : 1e-9);
-            ht__runtime_watch_split_as(rt, back ? 1e-9 : 1e3);
+            ht__runtime_watch_as_auto(rt, 1, how == WATCH_BACK ? 1e-10 : 1e-9);
+            ht__runtime_watch_split_as(rt, how == WATCH_BACK ? 1e-9 : 1e3);
+            ht__runtime_recheck_split_as(rt, how == WATCH_RECHECK_WINS ? 1e-9 : 1e3, 8);
         }
         fill(b, c, a, r);
         if (ht_runtime_launch(rt, &err) != HT_OK)
             fail_msg("launch %d: %s", r, err.text);
         check(a, b, c);
         info = ht_runtime_info(rt);
-        if (info->split != split)
-            fail_msg("launch %d: split %d, expected %d: %s", r, info->split, split,
+        if (info->split != split[r])
+            fail_msg("launch %d: split %d, expected %d: %s", r, info->split, split[r],
                      info->decision);
         /* The launch a change happened after ran before it: the new one keeps its result. */
         {
             const struct ht_coexec_result *last = ht_runtime_last(rt);
-            int ran_split = r <= HT_RUNTIME_WATCH_LAUNCHES || (back && r > END);
+            int ran_split = r == 0 || split[r - 1];
             assert_non_null(last);
             assert_int_equal(last->ndevices, ran_split ? info->ndevices : 1);
         }
-        if (r == END)
+        if (r == settled)
             snprintf(after, sizeof after, "%s", info->decision);
-        else if (r > END)
-            assert_string_equal(info->decision, after); /* once: nothing more changes */
+        else if (r > settled)
+            assert_string_equal(info->decision, after); /* nothing more changes */
     }
     info = ht_runtime_info(rt);
     for (size_t i = 0; i < info->ndevices; i++)
@@ -395,22 +430,56 @@ static void watch_alone_case(int back)
     assert_true(strncmp(info->decision, before, strlen(before)) == 0);
     assert_int_equal(info->decisions, decisions);
     assert_int_equal(info->fastest, 1);
-    assert_true(info->predicted_alone_s == (back ? 1e-10 : 1e-9)); /* what was measured */
-    if (back) {
+    assert_true(info->predicted_alone_s == (how == WATCH_BACK ? 1e-10 : 1e-9));
+    assert_true(info->switch_s > 0);
+    said(info->decision, "; then device");
+    switch (how) {
+    case WATCH_BACK:
+        said(info->decision, "; then the split again: device");
+        said(info->decision, "longer than the split's 1e-09 s");
+        assert_int_equal(info->rechecks, 0);
+        assert_int_equal(info->switches, 2);
+        break;
+    case WATCH_RECHECK_WINS:
+        said(info->decision, "; the split again at recheck 1: 1e-09 s against it alone");
+        assert_int_equal(info->rechecks, 1);
+        assert_int_equal(info->switches, 2);
+        break;
+    case WATCH_RECHECK_LOSES:
+        said(info->decision, "; 2 rechecks of the split kept it alone, the last 1e+03 s");
+        assert_int_equal(info->rechecks, 2);
+        assert_int_equal(info->switches, 5);
+        break;
+    }
+    if (how != WATCH_RECHECK_LOSES) {
         assert_int_equal(used, info->ndevices);
         for (size_t i = 0; i < info->ndevices; i++) /* the split decided, planned again */
             assert_true(info->devices[i].share == share[i]);
-        said(info->decision, "; then device");
-        said(info->decision, "; then the split again: device");
-        said(info->decision, "longer than the split's 1e-09 s");
     } else {
         assert_int_equal(used, 1);
         assert_true(info->devices[1].used && info->devices[1].share == 1.0);
-        said(info->decision, "; then device");
-        said(info->decision, "; it stayed alone: its first");
-        said(info->decision, "not longer than the split's 1e+03 s");
     }
     ht_runtime_close(rt);
+}
+
+/* The launches alone before a recheck: 8 times the two switches' time in launches, at
+ * least 8, doubled after each recheck the split lost (9 times at most). */
+static void test_recheck_launches(void **state)
+{
+    (void)state;
+    /* 20 ms alone, the split's not timed yet: 20 + 2 x 20 ms, 8 x 60 / 11 = 43.6 */
+    assert_int_equal(ht__runtime_recheck_launches(0.020, 0, 2, 0.011, 0), 44);
+    assert_int_equal(ht__runtime_recheck_launches(0.020, 0, 2, 0.011, 1), 88);
+    /* the split's switch timed: 8 x (20 + 30) / 11 = 36.4 */
+    assert_int_equal(ht__runtime_recheck_launches(0.020, 0.030, 2, 0.011, 0), 37);
+    assert_int_equal(ht__runtime_recheck_launches(0.020, 0.030, 2, 0.011, 12), 37 << 9);
+    /* switches quicker than launches, or nothing timed: 8 launches */
+    assert_int_equal(ht__runtime_recheck_launches(1e-6, 1e-6, 2, 0.011, 0), 8);
+    assert_int_equal(ht__runtime_recheck_launches(0, 0, 2, 0.011, 2), 32);
+    assert_int_equal(ht__runtime_recheck_launches(0.02, 0, 2, 0, 0), 8);
+    assert_int_equal(ht__runtime_recheck_launches(0.02, 0, 2, -1, 0), 8);
+    /* launches of a nanosecond: bounded */
+    assert_true(ht__runtime_recheck_launches(10, 10, 2, 1e-12, 9) == (uint64_t)1000000000 << 9);
 }
 
 static void test_fallback_watched(void **state)
@@ -420,8 +489,9 @@ static void test_fallback_watched(void **state)
         skip(); /* one device: nothing is split */
         return;
     }
-    watch_alone_case(1);
-    watch_alone_case(0);
+    watch_alone_case(WATCH_BACK);
+    watch_alone_case(WATCH_RECHECK_WINS);
+    watch_alone_case(WATCH_RECHECK_LOSES);
 }
 
 /* ---- the decision's wait for another process's device lock ---- */
@@ -725,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_from_database),
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_fallback_watched),
+        cmocka_unit_test(test_recheck_launches),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
         cmocka_unit_test(test_db_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),
