@@ -195,23 +195,26 @@ struct ht_runtime_opts {
      * HT_EINTR when its stop, or when that is NULL this struct's stop, is raised.
      * Borrowed during ht_runtime_open only. NULL: the defaults with this struct's stop. */
     const struct ht_store_opts *store;
-    /* Mode AUTO, after a decision that split: when the median wall time of its first
-     * HT_RUNTIME_WATCH_LAUNCHES launches exceeds the fastest device's measured wall time
-     * alone (info->predicted_alone_s) times this ratio, that device runs alone from the
-     * next launch on, and info->decision says so (a split that measured fast on the
-     * decision's data can run slower on the caller's arrays: a GPU's transfers of a
-     * program's registered malloc arrays beside the CPU's kernel took 5x the decision's
-     * time on the H200 machine, docs/results-gpu.md). That device's own first
-     * HT_RUNTIME_WATCH_LAUNCHES launches are then watched in turn, launches of now against
-     * launches of now: when their median exceeds the split's (the machine slowed down
-     * since the decision, the device alone too) times this ratio, the split runs again
-     * from the next launch on, as it was decided and planned (unmeasured), and stays.
-     * Else the device stays alone, and the split is tried again (a recheck) after 8
-     * launches alone, its HT_RUNTIME_WATCH_LAUNCHES launches judged by this ratio against
-     * the device alone's last ones: the split stays, or the device runs alone until the
-     * next recheck, after twice as many launches (up to 4096). Once the split stays, the
-     * watch ends. info->decision says what it found, info->rechecks and
-     * info->switches count. 0: 1.02; < 0: never. */
+    /* Mode AUTO, after a decision that split: when even the fastest of its first
+     * HT_RUNTIME_WATCH_LAUNCHES launches took longer than the fastest device's measured
+     * wall time alone (info->predicted_alone_s, a mean of the best runs) times this ratio,
+     * that device runs alone from the next launch on, and info->decision says so (a split
+     * that measured fast on the decision's data can run slower on the caller's arrays: a
+     * GPU's transfers of a program's registered malloc arrays beside the CPU's kernel took
+     * 5x the decision's time on the H200 machine, docs/results-gpu.md). That device's own
+     * first HT_RUNTIME_WATCH_LAUNCHES launches are then watched in turn, launches of now
+     * against launches of now: when their median exceeds the split's (the machine slowed
+     * down since the decision, the device alone too) times this ratio, the split runs
+     * again from the next launch on, as it was decided and planned (unmeasured), and
+     * stays. Else the device stays alone, and the split is tried again (a recheck): its
+     * next HT_RUNTIME_WATCH_LAUNCHES launches, their median judged by this ratio against
+     * the device alone's last ones; the split stays, or the device runs alone again. A
+     * recheck comes after as many launches alone as take 8 times its two switches (as the
+     * last switches took; at least 8 launches), twice as many after each recheck the
+     * split lost: a split that really is slower costs at most 1/8 of the time alone in
+     * switches, then 1/16, ... (a switch took 150-270 ms on the H200 machine at 2^26
+     * elements). Once the split stays, the watch ends. info->decision says what it found;
+     * info->rechecks, info->switches and info->switch_s count. 0: 1.02; < 0: never. */
     double fallback_ratio;
     /* CPU devices co-execute on a sub-device of this many of their compute units
      * (ht_coexec_opts.cpu_units), leaving the others to the host: to the GPU drivers'
@@ -224,8 +227,8 @@ struct ht_runtime_opts {
 };
 
 /* The launches after a decision that split whose wall times mode AUTO compares with the
- * fastest device alone, and after a fallback the launches of that device alone compared
- * with the split's (ht_runtime_opts.fallback_ratio). */
+ * fastest device alone, after a fallback the launches of that device alone compared with
+ * the split's, and a recheck's launches of the split (ht_runtime_opts.fallback_ratio). */
 #define HT_RUNTIME_WATCH_LAUNCHES 3
 
 /* Fills opts with the defaults: ./hetune.db, every device, no tuning, dimension 0, AUTO.
@@ -356,7 +359,8 @@ struct ht_runtime_info {
                                 runtime's own memory" (or "the program's aligned", "the
                                 program's unaligned": memory below); after a fallback
                                 (ht_runtime_opts.fallback_ratio) it continues with "; then
-                                device D alone: the split's first 3 launches took ...",
+                                device D alone: the split's first 3 launches took ... s
+                                and more, ...",
                                 then with "; then the split again: device D alone took
                                 ... (median), longer than the split's ..." or "; it
                                 stayed alone: its first 3 launches took ..." (where both

@@ -235,7 +235,9 @@ class Runtime:
         load_other_cores and locked (what other processes did while the decision
         measured: docs/reliability.md), written, written_probed and written_stored (the
         written buffers without "index": what a probe found at open, or the database held
-        from an earlier one) and devices (each with
+        from an earlier one), rechecks, switches and switch_s (the watch's: times the
+        split was tried again after a fallback, changes between the split and the device
+        alone, and the seconds they took) and devices (each with
         index, name, platform, config, tuned_s, alone_s, used, share, kernel_s and
         transfer_s of the last launch) and skipped (devices with nothing usable)."""
         err = _lib.Error()

@@ -89,6 +89,8 @@ def test_from_file_split(hetune, files):
         assert info["launches"] == n and info["failed_launches"] == 0
         assert info["last_status"] is None and info["last_wall_s"] > 0
         assert info["decision"]
+        # mode SPLIT watches nothing: no switch, no recheck
+        assert info["rechecks"] == 0 and info["switches"] == 0 and info["switch_s"] == 0
         devs = info["devices"]
         assert len(devs) == len(hetune.devices())
         assert abs(sum(d["share"] for d in devs) - 1.0) < 1e-3

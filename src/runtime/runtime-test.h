@@ -23,6 +23,11 @@ void ht__runtime_watch_as_auto(struct ht_runtime *rt, size_t fastest, double alo
  * judged by and the device alone is compared with changes. */
 void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s);
 
+/* Takes the wall times of the split's first HT_RUNTIME_WATCH_LAUNCHES watched launches
+ * as walls[0..HT_RUNTIME_WATCH_LAUNCHES) whatever they took (NULL: as they took), for the
+ * fallback's judgement (runtime.h). */
+void ht__runtime_watch_walls_as(struct ht_runtime *rt, const double *walls);
+
 /* Takes the split's median at a recheck (after the device alone stayed) as median_s
  * whatever its launches took (<= 0: as they took): the split stays when it is within the
  * ratio of the device alone's last launches, else the device runs alone again. first > 0:

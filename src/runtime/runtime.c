@@ -79,6 +79,8 @@ struct ht_runtime {
     double alone_switch_s, split_switch_s; /* the last switches' times (go_alone, go_split) */
     double force_recheck_median_s; /* > 0: a recheck's split median (runtime-test.h) */
     unsigned force_recheck_first;  /* > 0: the launches before the first recheck (same) */
+    int force_walls;               /* 1: the split's first watched walls are force_wall */
+    double force_wall[HT_RUNTIME_WATCH_LAUNCHES];
 };
 
 static void destroy(struct ht_runtime *rt);
@@ -1190,13 +1192,16 @@ static void recheck(struct ht_runtime *rt, double wall_s, double ratio)
 }
 
 /* Mode AUTO after a decision that split: the split's first launches against the fastest
- * device's measured time alone. Their median above it by opts.fallback_ratio, that device
- * runs alone from the next launch on (the launches so far were right: only their time is
- * judged), and its own first launches are watched in turn (watch_alone), against the
- * split's median. A fallback that fails to set up keeps the split, and says so. */
+ * device's measured time alone. When even the fastest of them took longer than it by
+ * opts.fallback_ratio (the decision's times are means of the best runs: best against
+ * best; a median of three fell back in slow spells that the device alone then ran slower
+ * in too, issue 26), that device runs alone from the next launch on (the launches so far
+ * were right: only their time is judged), and its own first launches are watched in turn
+ * (watch_alone), against the split's median. A fallback that fails to set up keeps the
+ * split, and says so. */
 static void watch(struct ht_runtime *rt, double wall_s)
 {
-    double median, ratio = watch_ratio(rt), alone_s;
+    double median, best, ratio = watch_ratio(rt), alone_s;
     size_t fastest = rt->info.fastest, cut;
     struct ht_error e;
 
@@ -1210,24 +1215,29 @@ static void watch(struct ht_runtime *rt, double wall_s)
         return;
     }
     rt->watching = 0;
+    if (rt->force_walls)
+        memcpy(rt->watch_wall, rt->force_wall, sizeof rt->watch_wall);
+    best = rt->watch_wall[0];
+    for (unsigned k = 1; k < HT_RUNTIME_WATCH_LAUNCHES; k++)
+        best = rt->watch_wall[k] < best ? rt->watch_wall[k] : best;
     if (rt->force_split_median_s > 0)
-        median = rt->force_split_median_s;
+        median = best = rt->force_split_median_s;
     alone_s = rt->info.predicted_alone_s;
-    if (!(median > alone_s * ratio))
+    if (!(best > alone_s * ratio))
         return;
     ht_error_clear(&e);
     cut = strlen(rt->info.decision);
     if (go_alone(rt, &e) != HT_OK) {
         snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
-                 "; the split's launches took %.3g s, longer than device %zu alone (%.3g s), "
-                 "but running it alone failed: %.60s",
-                 median, rt->devs[fastest].dev->index, alone_s, e.text);
+                 "; the split's launches took %.3g s and more, longer than device %zu alone "
+                 "(%.3g s), but running it alone failed: %.60s",
+                 best, rt->devs[fastest].dev->index, alone_s, e.text);
         return;
     }
     snprintf(rt->info.decision + cut, sizeof rt->info.decision - cut,
-             "; then device %zu alone: the split's first %d launches took %.3g s (median), "
+             "; then device %zu alone: the split's first %d launches took %.3g s and more, "
              "longer than it alone (%.3g s)",
-             rt->devs[fastest].dev->index, HT_RUNTIME_WATCH_LAUNCHES, median, alone_s);
+             rt->devs[fastest].dev->index, HT_RUNTIME_WATCH_LAUNCHES, best, alone_s);
     rt->fallback_cut = cut;
     rt->split_median_s = median;
     rt->watching = rt->watching_alone = 1;
@@ -1248,6 +1258,15 @@ void ht__runtime_watch_split_as(struct ht_runtime *rt, double median_s)
 {
     if (is_live(rt))
         rt->force_split_median_s = median_s;
+}
+
+void ht__runtime_watch_walls_as(struct ht_runtime *rt, const double *walls)
+{
+    if (!is_live(rt))
+        return;
+    rt->force_walls = walls != NULL;
+    if (walls)
+        memcpy(rt->force_wall, walls, sizeof rt->force_wall);
 }
 
 void ht__runtime_recheck_split_as(struct ht_runtime *rt, double median_s, unsigned first)

@@ -326,6 +326,52 @@ static void said(const char *decision, const char *words)
         fail_msg("'%s' not in the decision: %s", words, decision);
 }
 
+/* The fallback judges the fastest of the split's first launches against the device
+ * alone's measured time (both best-of figures): walls of 1, 5 and 5 s against 2 s alone
+ * keep the split (their median, 5 s, would not); 3, 5 and 5 s fall back. */
+static void test_fallback_fastest(void **state)
+{
+    static const double walls[2][HT_RUNTIME_WATCH_LAUNCHES] = {{5, 1, 5}, {5, 5, 3}};
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    float a[N], b[N], c[N];
+    (void)state;
+
+    if (ndevices < 2) {
+        skip(); /* one device: nothing is split */
+        return;
+    }
+    for (int falls = 0; falls < 2; falls++) {
+        opts_for(&o, 0, HT_RUNTIME_SPLIT);
+        ht_error_clear(&err);
+        if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+            fail_msg("open: %s", err.text);
+        assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
+        assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
+        assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+        for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 2; r++) {
+            if (r == 1) {
+                ht__runtime_watch_as_auto(rt, 1, 2.0);
+                ht__runtime_watch_walls_as(rt, walls[falls]);
+            }
+            fill(b, c, a, r);
+            if (ht_runtime_launch(rt, &err) != HT_OK)
+                fail_msg("launch %d: %s", r, err.text);
+            check(a, b, c);
+        }
+        info = ht_runtime_info(rt);
+        if (info->split != !falls)
+            fail_msg("walls %g %g %g: split %d: %s", walls[falls][0], walls[falls][1],
+                     walls[falls][2], info->split, info->decision);
+        assert_int_equal(info->switches, (unsigned)falls);
+        if (falls)
+            said(info->decision, "launches took 3 s and more, longer than it alone (2 s)");
+        ht_runtime_close(rt);
+    }
+}
+
 /* After a fallback, the device alone's first HT_RUNTIME_WATCH_LAUNCHES launches are
  * watched against the split's watched median (issue 26: both launched now, not the alone
  * time measured at the decision), and when it stays alone the split is tried again after
@@ -794,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_tune_then_split),
         cmocka_unit_test(test_from_database),
         cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_fallback_fastest),
         cmocka_unit_test(test_fallback_watched),
         cmocka_unit_test(test_recheck_launches),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
