@@ -497,7 +497,7 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
     char key[33];
     char *path = NULL, *prologue = NULL, *sized = NULL, *own = NULL, *memo_key = NULL;
     char *marker = NULL;
-    int driver_hit = 0;
+    int driver_hit = 0, kept = 0;
     const char *src[2];
     size_t src_len[2];
     cl_uint nsrc = 0;
@@ -542,6 +542,14 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         if (!path) {
             rc = ht_error_set(err, HT_ENOMEM, "out of memory");
             goto cleanup;
+        }
+        /* Built by another session on this device's context (a runtime's previous
+         * co-execution): loading it again took PoCL 36-51 ms on the H200 machine. */
+        if ((prog = ht__context_program_take(s->ctx, key))) {
+            out->cache_hit = kept = 1;
+            ht__log(HT_LOG_INFO, "%s: program built earlier in this process reused ('%s')",
+                    s->dev->name, options);
+            goto done;
         }
         if (load_cached(s, path, options, &prog) == HT_OK) {
             out->cache_hit = 1;
@@ -613,6 +621,8 @@ done:
         ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (--no-cache)", s->dev->name,
                 options ? options : "");
     }
+    if (path && !kept)
+        ht__context_program_keep(s->ctx, key, prog);
     if (!s->opts.no_cache && clRetainProgram(prog) == CL_SUCCESS) {
         /* Kept for the session, the oldest one giving way. */
         size_t i = s->next_program++ % HT__SESSION_PROGRAMS;

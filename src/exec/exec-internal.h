@@ -305,6 +305,14 @@ char *ht__program_options(const char *src, size_t len, const char *options);
 int ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
                   char *buf);
 
+/* The programs kept with a device's context for the process (session.c: the context a
+ * session takes is the device's one), by their binary cache key (ht__cache_key): another
+ * session on that device, a runtime's next co-execution, builds nothing. take: a new
+ * reference to the program kept under key in ctx, or NULL (none, or ctx is not a kept
+ * context). keep: keeps a reference to prog under key, the oldest giving way. */
+cl_program ht__context_program_take(cl_context ctx, const char *key);
+void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog);
+
 /* The poison value of one element of type t into pat (ht_type_size(t) bytes): NaN for
  * float and double, the byte 0xA5 repeated for integers. */
 void ht__poison_pattern(enum ht_type t, void *pat);

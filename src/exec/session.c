@@ -1,6 +1,7 @@
 /* Sessions: the context and profiling queue of one device, the eval loop of one
  * configuration (check, build, run repeats times, read back, verify), and output dumps. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,12 +54,101 @@ static void hostbufs_free(struct ht__hostbuf *b, size_t n)
     free(b);
 }
 
+/* One OpenCL context per device for the process, made at its first session and kept with
+ * the programs built on it (ht__context_program_keep): a session takes a reference to it,
+ * and gives it back when freed. Making and releasing a
+ * context took 96-101 ms and 55-62 ms on the H200 (bench/gpu/setupcost.c), twice a
+ * runtime's switch between a split and a device alone: the most of it. Sessions on one
+ * device share the context (OpenCL's calls on it are thread-safe); each keeps its own
+ * queue, buffers and programs. A sub-device (ht_coexec_opts.cpu_units), made anew by its
+ * co-execution, gets a context of its own as before; past CONTEXTS devices too. */
+#define CONTEXTS 64
+#define CONTEXT_PROGRAMS 16
+static pthread_mutex_t contexts_mutex = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    cl_device_id device;
+    cl_context ctx;
+    struct {
+        char key[33];
+        cl_program prog;
+    } programs[CONTEXT_PROGRAMS]; /* ht__context_program_keep's */
+    size_t next_program;
+} contexts[CONTEXTS];
+static size_t ncontexts;
+
+/* The kept context ctx's entry, or CONTEXTS; with contexts_mutex held. */
+static size_t context_find(cl_context ctx)
+{
+    for (size_t i = 0; i < ncontexts; i++)
+        if (contexts[i].ctx == ctx)
+            return i;
+    return CONTEXTS;
+}
+
+cl_program ht__context_program_take(cl_context ctx, const char *key)
+{
+    cl_program prog = NULL;
+    size_t c;
+
+    pthread_mutex_lock(&contexts_mutex);
+    c = context_find(ctx);
+    for (size_t i = 0; c < CONTEXTS && i < CONTEXT_PROGRAMS && !prog; i++)
+        if (contexts[c].programs[i].prog && !strcmp(contexts[c].programs[i].key, key) &&
+            clRetainProgram(contexts[c].programs[i].prog) == CL_SUCCESS)
+            prog = contexts[c].programs[i].prog;
+    pthread_mutex_unlock(&contexts_mutex);
+    return prog;
+}
+
+void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog)
+{
+    size_t c, i;
+
+    pthread_mutex_lock(&contexts_mutex);
+    c = context_find(ctx);
+    if (c < CONTEXTS && strlen(key) < sizeof contexts[c].programs[0].key &&
+        clRetainProgram(prog) == CL_SUCCESS) {
+        i = contexts[c].next_program++ % CONTEXT_PROGRAMS;
+        if (contexts[c].programs[i].prog)
+            clReleaseProgram(contexts[c].programs[i].prog);
+        snprintf(contexts[c].programs[i].key, sizeof contexts[c].programs[i].key, "%s", key);
+        contexts[c].programs[i].prog = prog;
+    }
+    pthread_mutex_unlock(&contexts_mutex);
+}
+
+static cl_context context_take(cl_platform_id platform, cl_device_id device, cl_int *st)
+{
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_device_id parent = NULL;
+    cl_context ctx = NULL;
+
+    if (clGetDeviceInfo(device, CL_DEVICE_PARENT_DEVICE, sizeof parent, &parent, NULL) !=
+            CL_SUCCESS || parent)
+        return clCreateContext(props, 1, &device, NULL, NULL, st);
+    pthread_mutex_lock(&contexts_mutex);
+    for (size_t i = 0; i < ncontexts && !ctx; i++)
+        if (contexts[i].device == device && clRetainContext(contexts[i].ctx) == CL_SUCCESS)
+            ctx = contexts[i].ctx;
+    if (ctx) {
+        *st = CL_SUCCESS;
+    } else {
+        ctx = clCreateContext(props, 1, &device, NULL, NULL, st);
+        /* The table's own reference, kept for the process. */
+        if (ctx && ncontexts < CONTEXTS && clRetainContext(ctx) == CL_SUCCESS) {
+            contexts[ncontexts].device = device;
+            contexts[ncontexts++].ctx = ctx;
+        }
+    }
+    pthread_mutex_unlock(&contexts_mutex);
+    return ctx;
+}
+
 int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                       const struct ht_exec_opts *opts, struct ht_session **out,
                       struct ht_error *err)
 {
     struct ht_session *s;
-    cl_context_properties props[3];
     size_t n = spec->nargs ? spec->nargs : 1;
     cl_int st;
     int rc = HT_OK;
@@ -123,10 +213,7 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
-    props[0] = CL_CONTEXT_PLATFORM;
-    props[1] = (cl_context_properties)dev->cl_platform;
-    props[2] = 0;
-    s->ctx = clCreateContext(props, 1, &s->device, NULL, NULL, &st);
+    s->ctx = context_take((cl_platform_id)dev->cl_platform, s->device, &st);
     if (st != CL_SUCCESS) {
         rc = ht__cl_fail(err, HT_ECL, st, "clCreateContext");
         goto fail;

@@ -366,6 +366,21 @@ static void test_program_reuse(void **state)
     assert_int_equal(res->verified, 1);
     ht_eval_result_destroy(res);
     ht_session_free(s);
+    /* Built in this process (not in a worker), then in another session on the device with
+     * its binary and marker gone from disk: the program kept with the device's context for
+     * the process (a runtime's next co-execution builds nothing). */
+    opts.isolate = HT_ISOLATE_OFF;
+    config_of(spec, config, 2, "WG=32", "EPT=8");
+    for (int k = 0; k < 2; k++) {
+        rm_rf(dir);
+        s = open_session(spec, &opts);
+        assert_int_equal(ht_session_eval(s, config, res, &err), HT_OK);
+        assert_int_equal(res->cache_hit, k);
+        assert_int_equal(res->verified, 1);
+        ht_eval_result_destroy(res);
+        ht_session_free(s);
+    }
+    opts.isolate = HT_ISOLATE_AUTO;
     /* --no-cache builds every time. */
     opts.no_cache = 1;
     s = open_session(spec, &opts);
