@@ -212,7 +212,7 @@ struct ht_runtime_opts {
      * recheck comes after as many launches alone as take 8 times its two switches (as the
      * last switches took; at least 8 launches), twice as many after each recheck the
      * split lost: a split that really is slower costs at most 1/8 of the time alone in
-     * switches, then 1/16, ... (a switch took 150-270 ms on the H200 machine at 2^26
+     * switches, then 1/16, ... (two switches took 92-132 ms on the H200 machine at 2^26
      * elements). Once the split stays, the watch ends. info->decision says what it found;
      * info->rechecks, info->switches and info->switch_s count. 0: 1.02; < 0: never. */
     double fallback_ratio;

@@ -1045,8 +1045,8 @@ static int go_split(struct ht_runtime *rt, struct ht_error *err)
  * devices it splits over) at alone_s a launch, and at least RECHECK_FIRST; times 2^k after
  * k rechecks the split lost (k up to RECHECK_DOUBLINGS). The switches of rechecks that
  * lose so cost at most 1/8 of the time alone before the first, 1/16 before the second,
- * and so on (a switch on two PoCL devices took 20-35 ms, mostly loading each device's
- * program from the cache). */
+ * and so on (two switches, to the device alone and back, took 92-132 ms on the H200
+ * machine at 2^26 elements, 3-4 ms on two PoCL devices at 2^22: docs/results-gpu.md). */
 #define RECHECK_FIRST 8.0
 #define RECHECK_COST 8.0
 #define RECHECK_DOUBLINGS 9u
