@@ -242,6 +242,22 @@ static void test_from_database(void **state)
     launch_rounds(HT_RUNTIME_ALONE, 0, 0);
 }
 
+/* A runtime opened with o on the vecadd spec, a, b and c (N floats each) bound. */
+static struct ht_runtime *open_bound(const struct ht_runtime_opts *o, float *a, float *b,
+                                     float *c)
+{
+    struct ht_runtime *rt = NULL;
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    if (ht_runtime_open(spec_path, NULL, 0, o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    assert_int_equal(ht_runtime_bind(rt, "a", a, N * sizeof *a, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "b", b, N * sizeof *b, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "c", c, N * sizeof *c, &err), HT_OK);
+    return rt;
+}
+
 /* Mode AUTO: a split whose first launches run slower than the fastest device alone by
  * opts.fallback_ratio gives way to that device alone, and says so; the outputs stay right
  * through the change. On PoCL's CPU devices the decision never splits (two devices share
@@ -268,13 +284,9 @@ static void test_fallback(void **state)
         opts_for(&o, 0, HT_RUNTIME_SPLIT);
         o.fallback_ratio = never ? -1 : 0; /* the default ratio, or never */
         ht_error_clear(&err);
-        if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
-            fail_msg("open: %s", err.text);
+        rt = open_bound(&o, a, b, c);
         info = ht_runtime_info(rt);
         assert_int_equal(info->split, 1);
-        assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
-        assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
-        assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
         /* The first launch decides again for the program's arrays (split as asked); the
          * watch starts after it. */
         for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 3; r++) {
@@ -329,47 +341,48 @@ static void said(const char *decision, const char *words)
 /* The fallback judges the fastest of the split's first launches against the device
  * alone's measured time (both best-of figures): walls of 1, 5 and 5 s against 2 s alone
  * keep the split (their median, 5 s, would not); 3, 5 and 5 s fall back. */
-static void test_fallback_fastest(void **state)
+static void fastest_case(const double *walls, int falls)
 {
-    static const double walls[2][HT_RUNTIME_WATCH_LAUNCHES] = {{5, 1, 5}, {5, 5, 3}};
     struct ht_runtime_opts o;
-    struct ht_runtime *rt = NULL;
+    struct ht_runtime *rt;
     const struct ht_runtime_info *info;
     struct ht_error err;
     float a[N], b[N], c[N];
-    (void)state;
 
+    opts_for(&o, 0, HT_RUNTIME_SPLIT);
+    rt = open_bound(&o, a, b, c);
+    for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 2; r++) {
+        if (r == 1) {
+            ht__runtime_watch_as_auto(rt, 1, 2.0);
+            ht__runtime_watch_walls_as(rt, walls);
+        }
+        fill(b, c, a, r);
+        ht_error_clear(&err);
+        if (ht_runtime_launch(rt, &err) != HT_OK)
+            fail_msg("launch %d: %s", r, err.text);
+        check(a, b, c);
+    }
+    info = ht_runtime_info(rt);
+    if (info->split != !falls)
+        fail_msg("walls %g %g %g: split %d: %s", walls[0], walls[1], walls[2], info->split,
+                 info->decision);
+    assert_int_equal(info->switches, (unsigned)falls);
+    if (falls)
+        said(info->decision, "launches took 3 s and more, longer than it alone (2 s)");
+    ht_runtime_close(rt);
+}
+
+static void test_fallback_fastest(void **state)
+{
+    static const double walls[2][HT_RUNTIME_WATCH_LAUNCHES] = {{5, 1, 5}, {5, 5, 3}};
+
+    (void)state;
     if (ndevices < 2) {
         skip(); /* one device: nothing is split */
         return;
     }
-    for (int falls = 0; falls < 2; falls++) {
-        opts_for(&o, 0, HT_RUNTIME_SPLIT);
-        ht_error_clear(&err);
-        if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
-            fail_msg("open: %s", err.text);
-        assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
-        assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
-        assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
-        for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 2; r++) {
-            if (r == 1) {
-                ht__runtime_watch_as_auto(rt, 1, 2.0);
-                ht__runtime_watch_walls_as(rt, walls[falls]);
-            }
-            fill(b, c, a, r);
-            if (ht_runtime_launch(rt, &err) != HT_OK)
-                fail_msg("launch %d: %s", r, err.text);
-            check(a, b, c);
-        }
-        info = ht_runtime_info(rt);
-        if (info->split != !falls)
-            fail_msg("walls %g %g %g: split %d: %s", walls[falls][0], walls[falls][1],
-                     walls[falls][2], info->split, info->decision);
-        assert_int_equal(info->switches, (unsigned)falls);
-        if (falls)
-            said(info->decision, "launches took 3 s and more, longer than it alone (2 s)");
-        ht_runtime_close(rt);
-    }
+    fastest_case(walls[0], 0);
+    fastest_case(walls[1], 1);
 }
 
 /* After a fallback, the device alone's first HT_RUNTIME_WATCH_LAUNCHES launches are
@@ -432,11 +445,7 @@ static void watch_alone_case(enum watch_how how)
     watch_model(how, split, LAUNCHES);
     opts_for(&o, 0, HT_RUNTIME_SPLIT);
     ht_error_clear(&err);
-    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
-        fail_msg("open: %s", err.text);
-    assert_int_equal(ht_runtime_bind(rt, "a", a, sizeof a, &err), HT_OK);
-    assert_int_equal(ht_runtime_bind(rt, "b", b, sizeof b, &err), HT_OK);
-    assert_int_equal(ht_runtime_bind(rt, "c", c, sizeof c, &err), HT_OK);
+    rt = open_bound(&o, a, b, c);
     for (int r = 0; r < LAUNCHES; r++) {
         /* r 0 decides again for the program's arrays; the watch starts at launch 1. */
         if (r == 1) {
