@@ -213,7 +213,8 @@ struct ht_runtime_opts {
      * last switches took; at least 8 launches), twice as many after each recheck the
      * split lost: a split that really is slower costs at most 1/8 of the time alone in
      * switches, then 1/16, ... (two switches took 92-132 ms on the H200 machine at 2^26
-     * elements). Once the split stays, the watch ends. info->decision says what it found;
+     * elements). Once the split stays, the watch ends; a switch that fails to set up
+     * keeps what runs and ends it too. info->decision says what it found;
      * info->rechecks, info->switches and info->switch_s count. 0: 1.02; < 0: never. */
     double fallback_ratio;
     /* CPU devices co-execute on a sub-device of this many of their compute units

@@ -35,6 +35,11 @@ void ht__runtime_watch_walls_as(struct ht_runtime *rt, const double *walls);
  * switches' times make (then twice as many each time, as without). */
 void ht__runtime_recheck_split_as(struct ht_runtime *rt, double median_s, unsigned first);
 
+/* The k-th switch from now between the split and the device alone (the fallback, the
+ * return, a recheck's two) fails as a device that cannot be set up would, before anything
+ * changes: the runtime keeps what runs and says so (0: none fails). */
+void ht__runtime_fail_switch(struct ht_runtime *rt, unsigned k);
+
 /* The launches alone before the split is tried again after k rechecks it lost, from the
  * last switches' times and the device alone's median launch (runtime.c says how). */
 uint64_t ht__runtime_recheck_launches(double alone_switch_s, double split_switch_s, size_t n,

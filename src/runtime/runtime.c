@@ -79,6 +79,7 @@ struct ht_runtime {
     double alone_switch_s, split_switch_s; /* the last switches' times (go_alone, go_split) */
     double force_recheck_median_s; /* > 0: a recheck's split median (runtime-test.h) */
     unsigned force_recheck_first;  /* > 0: the launches before the first recheck (same) */
+    unsigned fail_switch, switch_tries; /* the switch that fails, those tried (same) */
     int force_walls;               /* 1: the split's first watched walls are force_wall */
     double force_wall[HT_RUNTIME_WATCH_LAUNCHES];
 };
@@ -1006,12 +1007,21 @@ static double watch_ratio(const struct ht_runtime *rt)
  * go_split: the split again, as it was decided and planned (the return, a recheck), for
  * the memory it was decided for (info.memory: a device alone may see the program's arrays
  * as another kind). On failure nothing changes. */
+/* 1 when this switch is the one runtime-test.h's ht__runtime_fail_switch fails (err set). */
+static int switch_fails(struct ht_runtime *rt, struct ht_error *err)
+{
+    if (!rt->fail_switch || ++rt->switch_tries != rt->fail_switch)
+        return 0;
+    ht_error_set(err, HT_ECL, "switch %u failed as the test asked", rt->fail_switch);
+    return 1;
+}
+
 static int go_alone(struct ht_runtime *rt, struct ht_error *err)
 {
     struct ht_runtime_info keep = rt->info;
     double t0 = now_s(), took;
 
-    if (redecide(rt, rt->cx_memory, keep.fastest, 0, err) != HT_OK)
+    if (switch_fails(rt, err) || redecide(rt, rt->cx_memory, keep.fastest, 0, err) != HT_OK)
         return err->code;
     rt->info.fastest = keep.fastest;
     rt->info.predicted_split_s = keep.predicted_split_s;
@@ -1030,7 +1040,7 @@ static int go_split(struct ht_runtime *rt, struct ht_error *err)
 {
     double t0 = now_s(), took;
 
-    if (redecide(rt, rt->info.memory, SIZE_MAX, 1, err) != HT_OK)
+    if (switch_fails(rt, err) || redecide(rt, rt->info.memory, SIZE_MAX, 1, err) != HT_OK)
         return err->code;
     took = now_s() - t0;
     rt->info.switches++;
@@ -1267,6 +1277,14 @@ void ht__runtime_watch_walls_as(struct ht_runtime *rt, const double *walls)
     rt->force_walls = walls != NULL;
     if (walls)
         memcpy(rt->force_wall, walls, sizeof rt->force_wall);
+}
+
+void ht__runtime_fail_switch(struct ht_runtime *rt, unsigned k)
+{
+    if (is_live(rt)) {
+        rt->fail_switch = k;
+        rt->switch_tries = 0;
+    }
 }
 
 void ht__runtime_recheck_split_as(struct ht_runtime *rt, double median_s, unsigned first)

@@ -537,6 +537,62 @@ static void test_recheck_launches(void **state)
     assert_true(ht__runtime_recheck_launches(10, 10, 2, 1e-12, 9) == (uint64_t)1000000000 << 9);
 }
 
+/* A switch that fails to set up (runtime-test.h: the fail-th switch from launch 1 on)
+ * keeps what runs, and the decision says so; the watch of that path ends there. Set up as
+ * watch_alone_case's how; after LAUNCHES launches, all right, split is split_end. */
+static void fail_case(unsigned fail, enum watch_how how, int split_end, unsigned switches,
+                      unsigned rechecks, const char *words)
+{
+    enum { LAUNCHES = 40 };
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    float a[N], b[N], c[N];
+
+    opts_for(&o, 0, HT_RUNTIME_SPLIT);
+    rt = open_bound(&o, a, b, c);
+    for (int r = 0; r < LAUNCHES; r++) {
+        if (r == 1) {
+            ht__runtime_watch_as_auto(rt, 1, how == WATCH_BACK ? 1e-10 : 1e-9);
+            ht__runtime_watch_split_as(rt, how == WATCH_BACK ? 1e-9 : 1e3);
+            ht__runtime_recheck_split_as(rt, how == WATCH_RECHECK_WINS ? 1e-9 : 1e3, 8);
+            ht__runtime_fail_switch(rt, fail);
+        }
+        fill(b, c, a, r);
+        ht_error_clear(&err);
+        if (ht_runtime_launch(rt, &err) != HT_OK)
+            fail_msg("switch %u fails: launch %d: %s", fail, r, err.text);
+        check(a, b, c);
+    }
+    info = ht_runtime_info(rt);
+    if (info->split != split_end || info->switches != switches || info->rechecks != rechecks)
+        fail_msg("switch %u fails: split %d switches %u rechecks %u, expected %d %u %u: %s",
+                 fail, info->split, info->switches, info->rechecks, split_end, switches,
+                 rechecks, info->decision);
+    said(info->decision, words);
+    said(info->decision, "failed as the test asked");
+    assert_int_equal(info->failed_launches, 0);
+    ht_runtime_close(rt);
+}
+
+static void test_switch_fails(void **state)
+{
+    (void)state;
+    if (ndevices < 2) {
+        skip(); /* one device: nothing is split */
+        return;
+    }
+    /* the fallback: the split runs on */
+    fail_case(1, WATCH_BACK, 1, 0, 0, "but running it alone failed");
+    /* the return: the device alone runs on, tried no more */
+    fail_case(2, WATCH_BACK, 0, 1, 0, "but splitting again failed");
+    /* a recheck's split: the device alone runs on, tried no more */
+    fail_case(2, WATCH_RECHECK_WINS, 0, 1, 0, "; trying the split again failed");
+    /* a recheck the split lost, the device alone again: the split runs on */
+    fail_case(3, WATCH_RECHECK_LOSES, 1, 2, 1, "the split again at recheck 1: running it alone");
+}
+
 static void test_fallback_watched(void **state)
 {
     (void)state;
@@ -852,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_fallback_fastest),
         cmocka_unit_test(test_fallback_watched),
         cmocka_unit_test(test_recheck_launches),
+        cmocka_unit_test(test_switch_fails),
         cmocka_unit_test(test_lock_wait_told_and_stopped),
         cmocka_unit_test(test_db_lock_wait_told_and_stopped),
         cmocka_unit_test(test_refusals),
