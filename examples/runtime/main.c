@@ -144,6 +144,10 @@ int main(int argc, char **argv)
                    1e3 * info->devices[i].transfer_s);
     printf("launches    %llu, mean wall %.3f ms\n", (unsigned long long)info->launches,
            1e3 * total_s / LAUNCHES);
+    /* Mode AUTO watches a split's first launches against the fastest device alone. */
+    if (info->switches)
+        printf("watch       %u switches (%.1f ms), %u rechecks: %s\n", info->switches,
+               1e3 * info->switch_s, info->rechecks, info->decision);
     if (wrong) {
         fprintf(stderr, "runtime-example: %zu wrong elements\n", wrong);
         goto out;
