@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,6 +398,75 @@ static void test_program_reuse(void **state)
     free(res);
 }
 
+/* Sessions on one device opened, built, run and freed from several threads at once share
+ * the device's context and its kept programs (session.c's table, under its mutex): every
+ * one runs and verifies. */
+struct session_thread {
+    const struct ht_spec *spec;
+    const struct ht_exec_opts *opts;
+    const int64_t *config;
+    int rc, verified;
+    char text[256];
+};
+
+static void *session_thread(void *arg)
+{
+    struct session_thread *t = arg;
+    struct ht_session *s = NULL;
+    struct ht_eval_result res;
+    struct ht_error err;
+
+    memset(&res, 0, sizeof res);
+    ht_error_clear(&err);
+    for (int k = 0; k < 3; k++) {
+        t->rc = ht_session_create(t->spec, dev, t->opts, &s, &err);
+        if (t->rc == HT_OK)
+            t->rc = ht_session_eval(s, t->config, &res, &err);
+        t->verified = res.verified;
+        ht_eval_result_destroy(&res);
+        ht_session_free(s);
+        s = NULL;
+        if (t->rc != HT_OK) {
+            snprintf(t->text, sizeof t->text, "%.200s", err.text);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void test_sessions_threads(void **state)
+{
+    enum { THREADS = 4 };
+    struct ht_size_override ov = {"N", 65536};
+    struct ht_spec *spec;
+    struct ht_exec_opts opts = fixture_opts();
+    struct session_thread t[THREADS];
+    pthread_t tid[THREADS];
+    char *dir = make_tmpdir();
+    int64_t config[2];
+    char path[4096];
+
+    (void)state;
+    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
+    spec = load(path, &ov, 1);
+    opts.cache_dir = dir;
+    opts.isolate = HT_ISOLATE_OFF; /* in this process: the table is the process's */
+    config_of(spec, config, 2, "WG=64", "EPT=1");
+    for (int i = 0; i < THREADS; i++) {
+        t[i] = (struct session_thread){spec, &opts, config, HT_OK, 0, ""};
+        assert_int_equal(pthread_create(&tid[i], NULL, session_thread, &t[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL);
+        if (t[i].rc != HT_OK)
+            fail_msg("thread %d: %s", i, t[i].text);
+        assert_int_equal(t[i].verified, 1);
+    }
+    rm_rf(dir);
+    free(dir);
+    ht_spec_free(spec);
+}
+
 static void test_cache(void **state)
 {
     struct ht_spec *spec = load(fixture("holes.json"), NULL, 0);
@@ -700,6 +770,7 @@ int main(void)
     const struct CMUnitTest once[] = {
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_program_reuse),
+        cmocka_unit_test(test_sessions_threads),
         /* Last: it changes the environment. */
         cmocka_unit_test(test_cache_dir_default),
     };
