@@ -46,14 +46,16 @@ static int on_eval(const struct ht_stored_eval *ev, void *user)
 
 static int on_problem(const struct ht_stored_problem *p, void *user)
 {
-    /* Every text field, the kernel's names (added to the struct last) included; the whole
-     * spec name and sizes begin with the cut ones. */
+    /* Every text field, the kernel's names (added to the struct last) included; each
+     * whole text begins with its cut one. */
     size_t *n = user;
     if (!memchr(p->sizes, '\0', sizeof p->sizes) || !memchr(p->params, '\0', sizeof p->params) ||
         !memchr(p->kernel_name, '\0', sizeof p->kernel_name) ||
         !memchr(p->spec_name, '\0', sizeof p->spec_name) || !p->spec_whole ||
         strncmp(p->spec_whole, p->spec_name, strlen(p->spec_name)) || !p->sizes_whole ||
-        strncmp(p->sizes_whole, p->sizes, strlen(p->sizes)))
+        strncmp(p->sizes_whole, p->sizes, strlen(p->sizes)) || !p->kernel_whole ||
+        strncmp(p->kernel_whole, p->kernel_name, strlen(p->kernel_name)) || !p->params_whole ||
+        strncmp(p->params_whole, p->params, strlen(p->params)))
         abort();
     if (p->kernel_name[0])
         ++*n;

@@ -272,11 +272,13 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
 
 /* One problem as stored: a kernel at given sizes. Plain data owned by the caller. Text
  * longer than a field is cut; spec_whole is the spec's name uncut, to compare a name with,
- * and sizes_whole the sizes text uncut, to compare a size with.
+ * and sizes_whole the sizes text uncut, to compare a size with; kernel_whole and
+ * params_whole are the kernel's name and the parameter names uncut, for a writer that must
+ * not lose their ends (the exports).
  * ABI: kernel_name and spec_name came last, after params (the store's listings for the
- * report and the exports), spec_whole after them and sizes_whole after it; the library
- * only fills this struct for a callback, so a program built before them reads the fields
- * it knows. */
+ * report and the exports), spec_whole after them, sizes_whole after it and kernel_whole
+ * and params_whole last; the library only fills this struct for a callback, so a program
+ * built before them reads the fields it knows. */
 struct ht_stored_problem {
     int64_t id, kernel_id;
     char sizes[HT_STORE_CONFIG_MAX];  /* "M=7,N=1024": NAME=VALUE sorted by name */
@@ -287,6 +289,10 @@ struct ht_stored_problem {
                                          borrowed for the callback only */
     const char *sizes_whole;          /* sizes whole, however long (never NULL): borrowed
                                          for the callback only */
+    const char *kernel_whole;         /* kernel_name whole (never NULL): borrowed for the
+                                         callback only */
+    const char *params_whole;         /* params whole (never NULL): borrowed for the
+                                         callback only */
 };
 
 /* Calls cb for each stored problem of kernel kernel_id (0: of every kernel), in the order

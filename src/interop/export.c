@@ -13,14 +13,18 @@
 #include "hetune/store.h"
 #include "util/util.h"
 
+/* A problem's texts whole, however long: the store's fields cut a spec name at 255 bytes
+ * and sizes at 1023, and an export that wrote those lost a problem's ends (two problems
+ * differing past the cut were written alike). */
 struct problem {
     int64_t id;
-    char kernel[256], spec[256], sizes[1024], params[1024];
+    char *kernel, *spec, *sizes, *params; /* owned */
 };
 
 struct device {
     int64_t id;
-    char name[256], slug[300];
+    /* The store's name as it comes, and its slug with "_<id>" for a second of the name. */
+    char name[sizeof ((struct ht_stored_device *)0)->name], slug[300];
 };
 
 struct catalog {
@@ -31,8 +35,18 @@ struct catalog {
     size_t ndevices;
 };
 
+static void problem_free(struct problem *p)
+{
+    free(p->kernel);
+    free(p->spec);
+    free(p->sizes);
+    free(p->params);
+}
+
 static void catalog_free(struct catalog *c)
 {
+    for (size_t i = 0; i < c->nproblems; i++)
+        problem_free(&c->problems[i]);
     free(c->problems);
     free(c->devices);
     c->problems = NULL;
@@ -67,29 +81,30 @@ static int wanted(const struct ht_export_filter *f, const char *spec, const char
     return named;
 }
 
-/* Text from the database made safe inside a C comment or a string literal of a generated
- * header: a value holding a newline and "*\/" must not end the comment and put lines of its
- * own into the user's build. Control characters become spaces; for a comment "*\/" becomes
- * "* /"; for a string, '"' and '\\' are escaped. Cut to fit out. */
-static const char *c_safe(const char *in, int string, char *out, size_t size)
+/* Writes text from the database to f made safe inside a C comment or a string literal of a
+ * generated header: a value holding a newline and "*\/" must not end the comment and put
+ * lines of its own into the user's build. Control characters become spaces; for a comment
+ * "*\/" becomes "* /"; for a string, '"' and '\\' are escaped. Whole, however long: the
+ * buffers it was written into cut a long spec name or sizes text. */
+static void c_put(FILE *f, const char *in, int string)
 {
-    size_t n = 0;
+    int last = 0;
 
-    for (; *in && n + 3 < size; in++) {
-        unsigned char c = (unsigned char)*in;
+    for (; *in; in++) {
+        int c = (unsigned char)*in;
         if (c < 0x20 || c == 0x7f)
             c = ' ';
-        if (!string && c == '/' && n > 0 && out[n - 1] == '*')
-            out[n++] = ' ';
+        if (!string && c == '/' && last == '*')
+            putc(' ', f);
         if (string && (c == '"' || c == '\\'))
-            out[n++] = '\\';
-        out[n++] = (char)c;
+            putc('\\', f);
+        putc(c, f);
+        last = c;
     }
-    out[n] = '\0';
-    return out;
 }
 
-/* NAME upper-cased, every character but A-Z and 0-9 made '_', runs of them one '_'. */
+/* NAME upper-cased, every character but A-Z and 0-9 made '_', runs of them one '_'. Never
+ * longer than NAME, so out may be name itself. */
 static void slug(const char *name, char *out, size_t size)
 {
     size_t n = 0;
@@ -118,12 +133,18 @@ static int add_problem(const struct ht_stored_problem *row, void *user)
     if (!grown)
         return HT_ENOMEM;
     c->problems = grown;
-    p = &c->problems[c->nproblems++];
+    p = &c->problems[c->nproblems];
     p->id = row->id;
-    snprintf(p->kernel, sizeof p->kernel, "%s", row->kernel_name);
-    snprintf(p->spec, sizeof p->spec, "%s", row->spec_name);
-    snprintf(p->sizes, sizeof p->sizes, "%s", row->sizes);
-    snprintf(p->params, sizeof p->params, "%s", row->params);
+    /* Copies: the whole texts are borrowed for this call only. */
+    p->kernel = ht__strdup(row->kernel_whole);
+    p->spec = ht__strdup(row->spec_whole);
+    p->sizes = ht__strdup(row->sizes_whole);
+    p->params = ht__strdup(row->params_whole);
+    if (!p->kernel || !p->spec || !p->sizes || !p->params) {
+        problem_free(p);
+        return HT_ENOMEM;
+    }
+    c->nproblems++;
     return 0;
 }
 
@@ -139,7 +160,8 @@ static int add_device(const struct ht_stored_device *row, void *user)
     d = &c->devices[c->ndevices];
     memset(d, 0, sizeof *d);
     d->id = row->id;
-    snprintf(d->name, sizeof d->name, "%.*s", (int)sizeof d->name - 1, row->name);
+    memcpy(d->name, row->name, sizeof d->name);
+    d->name[sizeof d->name - 1] = '\0';
     slug(d->name, d->slug, sizeof d->slug);
     /* Two devices of one name (two identical GPUs, a new driver) need distinct macros. */
     for (size_t k = 0; k < c->ndevices; k++)
@@ -177,19 +199,18 @@ static const struct device *device_of(const struct catalog *c, int64_t id)
     return NULL;
 }
 
-/* The i-th name of "A,B,C" into buf. */
-static void nth_name(const char *list, size_t i, char *buf, size_t size)
+/* The i-th name of "A,B,C", whole (a long name was cut at 255 bytes); owned (free()),
+ * NULL when out of memory. */
+static char *nth_name(const char *list, size_t i)
 {
     const char *p = list, *end;
     for (; i > 0 && p; i--)
         if ((p = strchr(p, ',')))
             p++;
-    if (!p) {
-        snprintf(buf, size, "p%zu", i);
-        return;
-    }
+    if (!p)
+        return ht__asprintf("p%zu", i);
     end = strchr(p, ',');
-    snprintf(buf, size, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+    return strndup(p, end ? (size_t)(end - p) : strlen(p));
 }
 
 static const char *invalidity(const char *status)
@@ -216,11 +237,16 @@ static int t4_eval(const struct ht_stored_eval *ev, void *user)
     struct t4_walk *w = user;
     const struct device *dev = device_of(w->cat, ev->device_id);
     json_t *conf = json_object(), *runs = json_array(), *times, *r;
-    char name[256];
 
     for (size_t i = 0; i < ev->nvalues; i++) {
-        nth_name(w->problem->params, i, name, sizeof name);
+        char *name = nth_name(w->problem->params, i);
+        if (!name) {
+            json_decref(conf);
+            json_decref(runs);
+            return HT_ENOMEM;
+        }
         json_object_set_new(conf, name, json_integer(ev->values[i]));
+        free(name);
     }
     for (unsigned i = 0; i < ev->nruns; i++)
         json_array_append_new(runs, json_real(ev->runs[i] * 1e3));
@@ -353,13 +379,16 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
 {
     struct ht_stored_eval *ev = malloc(sizeof *ev);
     struct ht_stored_split sp;
-    char k[300], name[256], pn[300], s1[300], s2[300], s3[1100];
+    /* The kernel's slug whole: cut, two kernels whose names differ late defined one macro. */
+    char *k = ht__strdup(p->kernel);
     int rc = 0, found, any = 0;
     size_t passed;
 
-    if (!ev)
-        return ht_error_set(err, HT_ENOMEM, "out of memory");
-    slug(p->kernel, k, sizeof k);
+    if (!ev || !k) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    slug(k, k, strlen(k) + 1);
     for (size_t d = 0; d < cat->ndevices; d++) {
         int64_t dev = cat->devices[d].id;
         rc = ht_store_best(store, p->id, dev, ev, err);
@@ -371,19 +400,32 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
         }
         if (rc != 0)
             goto cleanup;
-        if (!any)
-            fprintf(f, "\n/* kernel %s of spec %s at %s */\n", c_safe(p->kernel, 0, s1, sizeof s1),
-                    c_safe(p->spec, 0, s2, sizeof s2),
-                    p->sizes[0] ? c_safe(p->sizes, 0, s3, sizeof s3) : "no sizes");
+        if (!any) {
+            fputs("\n/* kernel ", f);
+            c_put(f, p->kernel, 0);
+            fputs(" of spec ", f);
+            c_put(f, p->spec, 0);
+            fputs(" at ", f);
+            c_put(f, p->sizes[0] ? p->sizes : "no sizes", 0);
+            fputs(" */\n", f);
+        }
         any = 1;
-        fprintf(f, "/* %s: %s, %.6g s%s */\n", c_safe(cat->devices[d].name, 0, s1, sizeof s1),
-                c_safe(ev->config, 0, s3, sizeof s3), ev->seconds,
+        fputs("/* ", f);
+        c_put(f, cat->devices[d].name, 0);
+        fputs(": ", f);
+        c_put(f, ev->config, 0);
+        fprintf(f, ", %.6g s%s */\n", ev->seconds,
                 ev->verified == 1 ? ", verified" : ", not verified");
         for (size_t i = 0; i < ev->nvalues; i++) {
-            nth_name(p->params, i, name, sizeof name);
-            slug(name, pn, sizeof pn);
+            char *pn = nth_name(p->params, i);
+            if (!pn) {
+                rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+                goto cleanup;
+            }
+            slug(pn, pn, strlen(pn) + 1);
             fprintf(f, "#define HETUNE_%s_%s_%s %lld\n", k, cat->devices[d].slug, pn,
                     (long long)ev->values[i]);
+            free(pn);
         }
     }
     if (!any)
@@ -397,11 +439,14 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
                     "time (dynamic, guided) */\n", passed);
         goto cleanup;
     }
-    fprintf(f, "/* the newest split with fixed slices (%s), stored %s%s */\n",
-            c_safe(sp.scheduler, 0, s1, sizeof s1), c_safe(sp.created_at, 0, s2, sizeof s2),
-            passed ? "; newer ones hand out chunks at run time" : "");
-    fprintf(f, "#define HETUNE_%s_SPLIT_SCHEDULER \"%s\"\n", k,
-            c_safe(sp.scheduler, 1, s1, sizeof s1));
+    fputs("/* the newest split with fixed slices (", f);
+    c_put(f, sp.scheduler, 0);
+    fputs("), stored ", f);
+    c_put(f, sp.created_at, 0);
+    fprintf(f, "%s */\n", passed ? "; newer ones hand out chunks at run time" : "");
+    fprintf(f, "#define HETUNE_%s_SPLIT_SCHEDULER \"", k);
+    c_put(f, sp.scheduler, 1);
+    fputs("\"\n", f);
     fprintf(f, "#define HETUNE_%s_SPLIT_DIM %u\n", k, sp.dim);
     fprintf(f, "#define HETUNE_%s_SPLIT_GLOBAL %llu\n", k, (unsigned long long)sp.global);
     for (size_t i = 0; i < sp.ndevices; i++) {
@@ -417,6 +462,7 @@ static int header_problem(struct ht_store *store, const struct catalog *cat,
     free(sp.devices);
 cleanup:
     free(ev);
+    free(k);
     return rc;
 }
 
@@ -436,12 +482,10 @@ int ht_export_header(struct ht_store *store, const struct ht_export_filter *filt
         catalog_free(&cat);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     }
-    {
-        char path[1100];
-        fprintf(f, "/* Tuned by hetune from %s. Generated: do not edit. */\n"
-                   "#ifndef HETUNE_TUNED_VALUES_H\n#define HETUNE_TUNED_VALUES_H\n",
-                c_safe(ht_store_path(store), 0, path, sizeof path));
-    }
+    fputs("/* Tuned by hetune from ", f);
+    c_put(f, ht_store_path(store), 0);
+    fputs(". Generated: do not edit. */\n"
+          "#ifndef HETUNE_TUNED_VALUES_H\n#define HETUNE_TUNED_VALUES_H\n", f);
     /* Newest problem first; one problem per kernel name, so that no macro is defined twice. */
     for (size_t i = cat.nproblems; rc == 0 && i-- > 0;) {
         int w = 0;
@@ -452,13 +496,14 @@ int ht_export_header(struct ht_store *store, const struct ht_export_filter *filt
         for (size_t j = 0; w && j < i; j++)
             if (!strcmp(cat.problems[j].kernel, cat.problems[i].kernel) &&
                 cat.problems[j].id >= 0) {
-                char s1[300], s2[1100];
                 /* Never silently: the macros have no size in their names, so one problem
                  * per kernel; the others are named, with how to pick them. */
-                fprintf(f, "/* left out: kernel %s at %s (older); pick it with hetune export "
-                        "--header FILE --size NAME=VALUE */\n",
-                        c_safe(cat.problems[j].kernel, 0, s1, sizeof s1),
-                        c_safe(cat.problems[j].sizes, 0, s2, sizeof s2));
+                fputs("/* left out: kernel ", f);
+                c_put(f, cat.problems[j].kernel, 0);
+                fputs(" at ", f);
+                c_put(f, cat.problems[j].sizes, 0);
+                fputs(" (older); pick it with hetune export --header FILE --size NAME=VALUE "
+                      "*/\n", f);
                 cat.problems[j].id = -1;
             }
     }

@@ -216,7 +216,11 @@ static int write_fig5(const struct rp_model *m, const struct rp_case *c, const c
     if (rc != HT_OK)
         return rc;
     snprintf(f->base, sizeof f->base, "fig5-%s", c->slug);
-    snprintf(f->title, sizeof f->title, "Figure 5: execution times, %s", c->label);
+    f->title = ht__asprintf("Figure 5: execution times, %s", c->label);
+    if (!f->title) {
+        free(bars);
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) {
         if (bars[i].seconds > max)
             max = bars[i].seconds;
@@ -278,8 +282,10 @@ static int write_sweep(const struct rp_model *m, const struct rp_case *c,
     int rc;
 
     snprintf(f->base, sizeof f->base, "sweep-%s-dim%u", c->slug, sp->dim);
-    snprintf(f->title, sizeof f->title, "Split factor evaluations: %s, split along %s",
-             c->label, ht__report_dim_name(sp->dim));
+    f->title = ht__asprintf("Split factor evaluations: %s, split along %s", c->label,
+                            ht__report_dim_name(sp->dim));
+    if (!f->title)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
     d0 = sp->ndevices > 0 ? ht__report_device_label(m, sp->devices[0].device_id, t0, sizeof t0)
                           : "device 0";
     d1 = sp->ndevices > 1 ? ht__report_device_label(m, sp->devices[1].device_id, t1, sizeof t1)
@@ -407,12 +413,13 @@ static int write_tune_times(const struct rp_model *m, const struct rp_case *c,
     snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-times", c->slug,
              dev ? dev->slug : "device");
     snprintf(lname, sizeof lname, "%s", ht__report_device_label(m, d->device_id, tmp, sizeof tmp));
-    snprintf(f->title, sizeof f->title,
-             "Configuration times: %s on %s%s (%llu evaluations: %zu timed, %llu cut, "
-             "%llu failed)",
-             c->label, lname, d->replayed ? ", replayed" : "",
-             (unsigned long long)d->evaluations, d->ntimes, (unsigned long long)d->cut,
-             (unsigned long long)d->failed);
+    f->title = ht__asprintf("Configuration times: %s on %s%s (%llu evaluations: %zu timed, "
+                            "%llu cut, %llu failed)",
+                            c->label, lname, d->replayed ? ", replayed" : "",
+                            (unsigned long long)d->evaluations, d->ntimes,
+                            (unsigned long long)d->cut, (unsigned long long)d->failed);
+    if (!f->title)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
     if (d->ntimes)
         max = d->times[d->ntimes - 1];
     if (d->ncut_times && d->cut_times[d->ncut_times - 1] > max)
@@ -521,9 +528,11 @@ static int write_tune_best(const struct rp_model *m, const struct rp_case *c, si
     snprintf(f->base, sizeof f->base, "tune-%.280s-%.90s-best", c->slug,
              dev ? dev->slug : "device");
     snprintf(lname, sizeof lname, "%s", ht__report_device_label(m, device_id, tmp, sizeof tmp));
-    snprintf(f->title, sizeof f->title, "Search convergence: %s on %s%s, %zu run%s", c->label,
-             lname, replayed ? ", replayed (simulated clock)" : "", last - first,
-             last - first == 1 ? "" : "s");
+    f->title = ht__asprintf("Search convergence: %s on %s%s, %zu run%s", c->label, lname,
+                            replayed ? ", replayed (simulated clock)" : "", last - first,
+                            last - first == 1 ? "" : "s");
+    if (!f->title)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
 
     /* One block per run, two blank lines apart (gnuplot's index). */
     ht__rp_printf(&dat, "# %s\n# run, strategy, evaluation, clock (s: %s), its time (s), "
@@ -794,6 +803,12 @@ int ht__report_figures(const struct rp_model *m, const char *dir, const char *gn
 
 void ht__report_figures_free(struct rp_figures *f)
 {
+    for (size_t i = 0; i < f->n5; i++)
+        free(f->fig5[i].title);
+    for (size_t i = 0; i < f->nsweep; i++)
+        free(f->sweep[i].title);
+    for (size_t i = 0; i < f->ntune; i++)
+        free(f->tune[i].title);
     free(f->fig5);
     free(f->sweep);
     free(f->tune);

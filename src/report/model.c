@@ -450,28 +450,34 @@ static int load_runs(struct ht_store *store, struct rp_case *c, struct ht_error 
 #define SLUG_KEEP 112
 
 /* A file-name-safe form of the spec name and sizes: "matmul" and "M=7,N=1024" give
- * "matmul_M7_N1024"; past SLUG_KEEP bytes, cut and marked by a checksum. */
-static void make_slug(const char *spec, const char *sizes, char *buf, size_t size)
+ * "matmul_M7_N1024"; past SLUG_KEEP bytes, cut and marked by a checksum of the whole form
+ * (of the first size - 1 bytes it was, and two sizes texts differing later shared a slug).
+ * HT_ENOMEM. */
+static int make_slug(const char *spec, const char *sizes, char *buf, size_t size)
 {
+    char *whole = malloc(strlen(spec) + strlen(sizes) + 2);
     size_t k = 0;
 
-    for (const char *p = spec; *p && k + 1 < size; p++)
-        buf[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
-    if (*sizes && k + 1 < size)
-        buf[k++] = '_';
-    for (const char *p = sizes; *p && k + 1 < size; p++) {
+    if (!whole)
+        return HT_ENOMEM;
+    for (const char *p = spec; *p; p++)
+        whole[k++] = isalnum((unsigned char)*p) || *p == '-' || *p == '_' ? *p : '-';
+    if (*sizes)
+        whole[k++] = '_';
+    for (const char *p = sizes; *p; p++) {
         if (*p == '=')
             continue;
-        buf[k++] = isalnum((unsigned char)*p) || *p == '-' ? *p : '_';
+        whole[k++] = isalnum((unsigned char)*p) || *p == '-' ? *p : '_';
     }
-    buf[k] = '\0';
-    if (k == 0)
-        snprintf(buf, size, "case");
+    whole[k] = '\0';
+    copy_text(buf, size, k ? whole : "case");
     if (k > SLUG_KEEP && size > SLUG_KEEP) {
-        uint64_t sum = ht__checksum(buf, k);
+        uint64_t sum = ht__checksum(whole, k);
         snprintf(buf + SLUG_KEEP - 9, size - (SLUG_KEEP - 9), "-%08x",
                  (unsigned)(sum & 0xffffffffu));
     }
+    free(whole);
+    return HT_OK;
 }
 
 /* Case studies in the order of the report: by spec name, whole (two names can share the
@@ -480,7 +486,7 @@ static void make_slug(const char *spec, const char *sizes, char *buf, size_t siz
 static int case_order(const void *a, const void *b)
 {
     const struct rp_case *x = a, *y = b;
-    int c = strcmp(x->spec_whole, y->spec_whole);
+    int c = strcmp(x->spec, y->spec);
 
     if (c)
         return c;
@@ -488,7 +494,7 @@ static int case_order(const void *a, const void *b)
 }
 
 /* The problems of the spec asked for (every one when NULL), in id order; each v[i] owns
- * its spec_whole. */
+ * its spec and sizes. */
 struct problem_walk {
     const char *spec;
     struct rp_case *v;
@@ -508,14 +514,17 @@ static int add_problem(const struct ht_stored_problem *p, void *user)
         return HT_ENOMEM;
     w->v = grown;
     c = &w->v[w->n - 1];
-    c->spec_whole = ht__strdup(p->spec_whole);
-    if (!c->spec_whole) {
+    /* Whole, copied: the store's spec_name and sizes are cut (255 and 1023 bytes), and
+     * cases differing only past the cut were labelled alike. */
+    c->spec = ht__strdup(p->spec_whole);
+    c->sizes = ht__strdup(p->sizes_whole);
+    if (!c->spec || !c->sizes) {
+        free(c->spec);
+        free(c->sizes);
         w->n--;
         return HT_ENOMEM;
     }
     c->problem_id = p->id;
-    copy_text(c->spec, sizeof c->spec, p->spec_name);
-    copy_text(c->sizes, sizeof c->sizes, p->sizes);
     return 0;
 }
 
@@ -553,11 +562,14 @@ static int has_results(struct ht_store *store, int64_t problem_id, int *has,
     return rc == 1 ? HT_OK : rc;
 }
 
-/* Frees the whole names of v[from..to). */
+/* Frees the texts of v[from..to). */
 static void free_names(struct rp_case *v, size_t from, size_t to)
 {
-    for (size_t i = from; i < to; i++)
-        free(v[i].spec_whole);
+    for (size_t i = from; i < to; i++) {
+        free(v[i].spec);
+        free(v[i].sizes);
+        free(v[i].label);
+    }
 }
 
 static int load_cases(struct ht_store *store, const char *spec, struct rp_model *m,
@@ -586,15 +598,17 @@ static int load_cases(struct ht_store *store, const char *spec, struct rp_model 
             return rc;
         }
         if (!has) {
-            free(w.v[i].spec_whole);
+            free_names(w.v, i, i + 1);
             continue;
         }
         c = &m->cases[m->ncases++];
         if (c != &w.v[i])
             *c = w.v[i];
-        snprintf(c->label, sizeof c->label, "%s%s%s", c->spec, c->sizes[0] ? " " : "",
-                 c->sizes);
-        make_slug(c->spec, c->sizes, c->slug, sizeof c->slug);
+        c->label = ht__asprintf("%s%s%s", c->spec, c->sizes[0] ? " " : "", c->sizes);
+        if (!c->label || make_slug(c->spec, c->sizes, c->slug, sizeof c->slug) != HT_OK) {
+            free_names(w.v, i + 1, w.n);
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        }
     }
     if (m->ncases > 1)
         qsort(m->cases, m->ncases, sizeof *m->cases, case_order);
@@ -605,9 +619,12 @@ static int load_cases(struct ht_store *store, const char *spec, struct rp_model 
                 size_t len = strlen(m->cases[i].slug);
                 snprintf(m->cases[i].slug + len, sizeof m->cases[i].slug - len, "_p%lld",
                          (long long)m->cases[i].problem_id);
-                snprintf(m->cases[i].label + strlen(m->cases[i].label),
-                         sizeof m->cases[i].label - strlen(m->cases[i].label),
-                         " (problem %lld)", (long long)m->cases[i].problem_id);
+                char *label = ht__asprintf("%s (problem %lld)", m->cases[i].label,
+                                           (long long)m->cases[i].problem_id);
+                if (!label)
+                    return ht_error_set(err, HT_ENOMEM, "out of memory");
+                free(m->cases[i].label);
+                m->cases[i].label = label;
                 break;
             }
     return HT_OK;
@@ -800,7 +817,9 @@ void ht__report_model_free(struct rp_model *m)
 {
     for (size_t i = 0; i < m->ncases; i++) {
         struct rp_case *c = &m->cases[i];
-        free(c->spec_whole);
+        free(c->spec);
+        free(c->sizes);
+        free(c->label);
         free(c->spaces);
         free(c->tuning);
         for (size_t k = 0; k < c->nsplits; k++)

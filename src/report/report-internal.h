@@ -69,11 +69,12 @@ struct rp_dist {
 /* A case study: one problem of the database. */
 struct rp_case {
     int64_t problem_id;
-    char spec[256];            /* the spec's name, cut to fit */
-    char *spec_whole;          /* that name whole, which orders the cases; owned (free()) */
-    char sizes[512];           /* "N=512" */
-    char label[800];           /* "matmul N=512" */
-    char slug[300];            /* for file names: "matmul_N512" */
+    /* The texts whole, however long, each owned (free()): two problems whose names or
+     * sizes differ only late must not be labelled alike. */
+    char *spec;                /* the spec's name, which orders the cases */
+    char *sizes;               /* "N=512" */
+    char *label;               /* "matmul N=512" */
+    char slug[300];            /* for file names: "matmul_N512", cut and checksummed */
     size_t nspaces;
     struct ht_stored_space *spaces;   /* ordered by device, eq3 */
     size_t ntuning;
@@ -154,7 +155,8 @@ int ht__report_csv(const struct rp_model *m, const char *dir, struct ht_error *e
 /* Figures (figures.c). */
 struct rp_figure {
     char base[400];            /* file name without extension: "fig5-matmul_N512" */
-    char title[1024];
+    char *title;               /* owned (ht__report_figures_free): whole, with its case's
+                                  whole label */
     int drawn;                 /* PNG and SVG exist and are not empty */
 };
 

@@ -4,6 +4,13 @@
 
 #include "store-internal.h"
 
+/* Column col of the row whole, "" for NULL; valid until the next step. */
+static const char *whole(sqlite3_stmt *st, int col)
+{
+    const char *text = (const char *)sqlite3_column_text(st, col);
+    return text ? text : "";
+}
+
 int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_problem_cb cb,
                            void *user, struct ht_error *err)
 {
@@ -38,14 +45,12 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
         ht__store_column_text(st, 3, p.params, sizeof p.params);
         ht__store_column_text(st, 4, p.kernel_name, sizeof p.kernel_name);
         ht__store_column_text(st, 5, p.spec_name, sizeof p.spec_name);
-        /* Valid until the next step: the callback's. Both columns are text and read as
-         * text only, so neither conversion invalidates the other's pointer. */
-        p.spec_whole = (const char *)sqlite3_column_text(st, 5);
-        if (!p.spec_whole)
-            p.spec_whole = "";
-        p.sizes_whole = (const char *)sqlite3_column_text(st, 2);
-        if (!p.sizes_whole)
-            p.sizes_whole = "";
+        /* Valid until the next step: the callback's. Every column is text and read as
+         * text only, so no conversion invalidates another's pointer. */
+        p.spec_whole = whole(st, 5);
+        p.sizes_whole = whole(st, 2);
+        p.kernel_whole = whole(st, 4);
+        p.params_whole = whole(st, 3);
         rc = cb(&p, user);
         if (rc != 0)
             goto cleanup;

@@ -268,6 +268,131 @@ static void test_export_long_sizes(void **state)
     ht_store_close(s);
 }
 
+/* Stores problem `sizes` of spec (its sizes from A00.. and N = n) with an evaluation of
+ * both its parameters, WG = 8 and the long one = 3, on device dev. */
+static void put_long_problem(struct ht_store *s, struct ht_spec *spec, int64_t dev, int64_t n)
+{
+    enum { NA = 73 };
+    static char names[NA + 1][16];
+    char *size_names[NA + 1];
+    int64_t size_values[NA + 1], kernel, problem;
+    struct ht_stored_eval *ev = calloc(1, sizeof *ev);
+    struct ht_error err;
+
+    assert_non_null(ev);
+    ht_error_clear(&err);
+    for (int i = 0; i <= NA; i++) {
+        snprintf(names[i], sizeof names[i], i < NA ? "A%02d" : "N", i);
+        size_names[i] = names[i];
+        size_values[i] = i < NA ? 123456789 : n;
+    }
+    spec->space.nsizes = NA + 1;
+    spec->space.size_names = size_names;
+    spec->space.size_values = size_values;
+    check_rc(ht_store_kernel_id(s, spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, spec, &problem, &err), &err, "problem");
+    ht_stored_eval_init(ev);
+    ev->problem_id = problem;
+    ev->device_id = dev;
+    snprintf(ev->config, sizeof ev->config, "WG=8,LONG=3");
+    ev->nvalues = 2;
+    ev->values[0] = 8;
+    ev->values[1] = 3;
+    snprintf(ev->status, sizeof ev->status, "ok");
+    ev->seconds = 0.001;
+    ev->verified = 1;
+    check_rc(ht_store_put_eval(s, ev, NULL, &err), &err, "put_eval");
+    spec->space.nsizes = 0;
+    spec->space.size_names = NULL;
+    spec->space.size_values = NULL;
+    free(ev);
+}
+
+/* What the exports write of a problem is whole, however long, in both formats (T4 JSON and
+ * the C header): a kernel and a spec named by 300 bytes (a stored problem keeps 255), sizes
+ * of 1025 bytes ending in ",N=4096" (it keeps 1023, "...,N=40") and a parameter named by
+ * 1100 bytes (its params keep 1023). An older problem of the kernel, left out of the
+ * header, is named by its whole sizes too. */
+static void test_export_whole_texts(void **state)
+{
+    struct ht_store *s;
+    struct ht_spec spec;
+    struct ht_param params[2] = {{.name = "WG"}, {.name = NULL}};
+    char kernel[301], spec_name[301], param[1101], kslug[301], pslug[1101];
+    char sizes[1100], older[sizeof sizes + 8], *text = NULL, *want = NULL;
+    int64_t dev_id;
+    struct ht_error err;
+    json_error_t jerr;
+    json_t *doc, *r;
+    (void)state;
+
+    memset(kernel, 'k', 300);
+    kernel[300] = '\0';
+    memset(spec_name, 's', 300);
+    spec_name[300] = '\0';
+    memset(param, 'p', 1100);
+    param[1100] = '\0';
+    memset(kslug, 'K', 300);
+    kslug[300] = '\0';
+    memset(pslug, 'P', 1100);
+    pslug[1100] = '\0';
+    /* The sizes text the store keeps for N = 4096 (and 4095, older): sorted by name. */
+    size_t len = 0;
+    for (int i = 0; i < 73; i++)
+        len += (size_t)snprintf(sizes + len, sizeof sizes - len, "A%02d=123456789,", i);
+    snprintf(older, sizeof older, "%sN=4095", sizes);
+    snprintf(sizes + len, sizeof sizes - len, "N=4096");
+    assert_true(strlen(sizes) > HT_STORE_CONFIG_MAX);
+
+    ht_error_clear(&err);
+    s = open_with_device("whole.db", "cpu", &dev_id);
+    fill_vadd(&spec, params, 0, NULL, NULL);
+    spec.name = spec_name;
+    spec.kernel_name = kernel;
+    params[1].name = param;
+    spec.space.nparams = 2;
+    put_long_problem(s, &spec, dev_id, 4095);
+    put_long_problem(s, &spec, dev_id, 4096);
+
+    /* T4: every result names its kernel and its problem's sizes whole, and its
+     * configuration the long parameter by its whole name. */
+    check_rc(ht_export_t4(s, NULL, &text, &err), &err, "export t4");
+    doc = json_loads(text, 0, &jerr);
+    if (!doc)
+        fail_msg("the export is no JSON: %s", jerr.text);
+    assert_int_equal(json_array_size(json_object_get(doc, "results")), 2);
+    r = json_array_get(json_object_get(doc, "results"), 1);
+    assert_string_equal(json_string_value(json_object_get(r, "problem")), sizes);
+    assert_string_equal(json_string_value(json_object_get(r, "kernel")), kernel);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "configuration"),
+                                                        param)), 3);
+    r = json_array_get(json_object_get(doc, "results"), 0);
+    assert_string_equal(json_string_value(json_object_get(r, "problem")), older);
+    json_decref(doc);
+    free(text);
+    text = NULL;
+
+    /* The header: the newest problem's comment and macros whole, the older one's listing. */
+    check_rc(ht_export_header(s, NULL, &text, &err), &err, "export header");
+    want = ht__asprintf("/* kernel %s of spec %s at %s */\n", kernel, spec_name, sizes);
+    assert_non_null(want);
+    if (!strstr(text, want))
+        fail_msg("the header lacks the whole comment of the problem:\n%s", text);
+    free(want);
+    want = ht__asprintf("#define HETUNE_%s_CPU_%s 3\n", kslug, pslug);
+    assert_non_null(want);
+    if (!strstr(text, want))
+        fail_msg("the header lacks the long parameter's whole macro");
+    free(want);
+    want = ht__asprintf("/* left out: kernel %s at %s (older);", kernel, older);
+    assert_non_null(want);
+    if (!strstr(text, want))
+        fail_msg("the header lacks the older problem's whole listing");
+    free(want);
+    free(text);
+    ht_store_close(s);
+}
+
 /* A T1 file in a folder whose name is not UTF-8, with its kernel beside it. */
 static void write_t1(char *dir, size_t dirsz, char *t1, size_t t1sz)
 {
@@ -342,6 +467,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_export_t4_device_name),
         cmocka_unit_test(test_export_long_sizes),
+        cmocka_unit_test(test_export_whole_texts),
         cmocka_unit_test(test_kt_import_beside),
         cmocka_unit_test(test_kt_import_elsewhere),
     };

@@ -906,22 +906,29 @@ static void long_names(char a[301], char b[301])
 /* Stores a kernel of spec name (its source marked by mark, so that each is a kernel of its
  * own) and its problem, with a space size of the product on device 1; returns the
  * problem's id. */
+/* Stores spec's kernel and problem with a space size of `size` on device 1; the problem. */
+static int64_t put_problem(struct ht_store *s, const struct ht_spec *spec, uint64_t size)
+{
+    struct ht_error err;
+    int64_t kernel, problem;
+
+    ht_error_clear(&err);
+    check_rc(ht_store_kernel_id(s, spec, &kernel, &err), &err, "kernel");
+    check_rc(ht_store_problem_id(s, kernel, spec, &problem, &err), &err, "problem");
+    put_space(s, problem, 1, HT_EQ3_PRODUCT, size, 0.5);
+    return problem;
+}
+
 static int64_t put_named(struct ht_store *s, char *name, const char *mark,
                          uint64_t size)
 {
     char source[128];
     struct mini_spec spec;
-    struct ht_error err;
-    int64_t kernel, problem;
 
-    ht_error_clear(&err);
     snprintf(source, sizeof source, "__kernel void conv1d_local() { /* %s */ }", mark);
     fill_spec(&spec, source);
     spec.spec.name = name;
-    check_rc(ht_store_kernel_id(s, &spec.spec, &kernel, &err), &err, "kernel");
-    check_rc(ht_store_problem_id(s, kernel, &spec.spec, &problem, &err), &err, "problem");
-    put_space(s, problem, 1, HT_EQ3_PRODUCT, size, 0.5);
-    return problem;
+    return put_problem(s, &spec.spec, size);
 }
 
 /* --spec compares the whole name (ht_report_opts.spec), not the 255 bytes of it that
@@ -1035,6 +1042,86 @@ static void test_long_spec_order(void **state)
     ht_store_close(s);
 }
 
+/* Stores a problem of spec conv1d at sizes A00..A72 = 123456789 and N = n (1026 bytes of
+ * sizes text, N's last: two such problems differ only past the 512 bytes a case kept of
+ * them and the 1023 the store's sizes field keeps), with a space size, an evaluation and a
+ * tuning run on device 1. Fills text with the sizes text. */
+static int64_t put_long_sizes(struct ht_store *s, int64_t n, char *text, size_t size)
+{
+    enum { NA = 73 };
+    static char names[NA + 1][16];
+    char *size_names[NA + 1];
+    int64_t size_values[NA + 1], problem;
+    struct mini_spec spec;
+    size_t len = 0;
+
+    for (int i = 0; i <= NA; i++) {
+        snprintf(names[i], sizeof names[i], i < NA ? "A%02d" : "N", i);
+        size_names[i] = names[i];
+        size_values[i] = i < NA ? 123456789 : n;
+        len += (size_t)snprintf(text + len, size - len, "%s%s=%" PRId64, i ? "," : "",
+                                names[i], size_values[i]);
+    }
+    assert_true(len < size);
+    fill_spec(&spec, "__kernel void conv1d_local() { /* long sizes */ }");
+    spec.spec.space.nsizes = NA + 1;
+    spec.spec.space.size_names = size_names;
+    spec.spec.space.size_values = size_values;
+    problem = put_problem(s, &spec.spec, 16);
+    put_eval(s, problem, 1, 16, "ok", 0.0015);
+    put_run(s, problem, 1);
+    return problem;
+}
+
+/* A case's label is its spec name and sizes whole: two problems whose sizes differ only
+ * at their end, past the 512 bytes a case kept (and the 1023 of the store's field), are
+ * labelled apart in the CSV tables and in report.md, each label whole, where the cut ones
+ * were one text told apart by " (problem N)". */
+static void test_long_sizes_labels(void **state)
+{
+    struct ht_store *s = make_db("longsizes.db");
+    struct ht_report_opts opts;
+    struct ht_report_result res;
+    struct ht_error err;
+    char sizes[2][1100], want[2 * sizeof sizes + 64]; /* gcc counts both rows */
+    (void)state;
+
+    put_long_sizes(s, 64, sizes[0], sizeof sizes[0]);
+    put_long_sizes(s, 65, sizes[1], sizeof sizes[1]);
+    assert_true(strlen(sizes[0]) > HT_STORE_CONFIG_MAX);
+    assert_int_equal(strncmp(sizes[0], sizes[1], strlen(sizes[0]) - 1), 0);
+
+    ht_error_clear(&err);
+    ht_report_opts_init(&opts);
+    opts.gnuplot = "";
+    check_rc(ht_report_write(s, path_in("longsizes", NULL), &opts, &res, &err), &err,
+             "report");
+    assert_int_equal(res.cases, 3); /* make_db's conv1d, then the two */
+    ht_report_result_destroy(&res);
+    for (int i = 0; i < 2; i++) {
+        char *csv = slurp(path_in("longsizes", "spaces.csv"));
+        /* case and sizes, both quoted: they hold commas. */
+        snprintf(want, sizeof want, "\"conv1d %s\",conv1d,\"%s\",", sizes[i], sizes[i]);
+        if (!strstr(csv, want))
+            fail_msg("spaces.csv lacks case %d's whole label and sizes", i);
+        free(csv);
+        csv = slurp(path_in("longsizes", "tuning.csv"));
+        if (!strstr(csv, want))
+            fail_msg("tuning.csv lacks case %d's whole label and sizes", i);
+        free(csv);
+        char *md = slurp(path_in("longsizes", "report.md"));
+        snprintf(want, sizeof want, "| conv1d %s |", sizes[i]);
+        if (!strstr(md, want))
+            fail_msg("report.md's tables lack case %d's whole label", i);
+        snprintf(want, sizeof want, "### Configuration times: conv1d %s on ", sizes[i]);
+        if (!strstr(md, want))
+            fail_msg("report.md's figure titles lack case %d's whole label", i);
+        free(md);
+    }
+    check_lacks(path_in("longsizes", "report.md"), "(problem ");
+    ht_store_close(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1046,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_store_listings),
         cmocka_unit_test(test_long_spec_name),
         cmocka_unit_test(test_long_spec_order),
+        cmocka_unit_test(test_long_sizes_labels),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
