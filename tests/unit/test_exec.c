@@ -140,22 +140,29 @@ static void write_text(const char *path, const char *text)
     fclose(f);
 }
 
-static void test_vecadd_verifies(void **state)
+/* examples/vecadd at N = 65536. */
+static struct ht_spec *load_vecadd(void)
 {
     struct ht_size_override ov = {"N", 65536};
+    char path[4096];
+
+    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
+    return load(path, &ov, 1);
+}
+
+static void test_vecadd_verifies(void **state)
+{
     struct ht_spec *spec;
     struct ht_session *s;
     struct ht_eval_result *res = calloc(1, sizeof *res);
     struct ht_exec_opts opts;
     struct ht_error err;
     int64_t config[2];
-    char path[4096];
     int rc;
 
     (void)state;
     assert_non_null(res);
-    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
-    spec = load(path, &ov, 1);
+    spec = load_vecadd();
     ht_exec_opts_init(&opts);
     opts.eq3 = HT_EQ3_OFF;
     opts.data_path = test_path;
@@ -333,7 +340,6 @@ static void test_program_reuse(void **state)
 {
     /* vecadd's kernel names EPT but not WG (it only sizes the work-groups): configurations
      * that differ in WG alone build one program, which the session keeps. */
-    struct ht_size_override ov = {"N", 65536};
     struct ht_spec *spec;
     struct ht_exec_opts opts = fixture_opts();
     struct ht_session *s;
@@ -341,11 +347,9 @@ static void test_program_reuse(void **state)
     struct ht_error err;
     char *dir = make_tmpdir();
     int64_t config[2];
-    char path[4096];
 
     (void)state;
-    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
-    spec = load(path, &ov, 1);
+    spec = load_vecadd();
     opts.cache_dir = dir;
     s = open_session(spec, &opts);
     config_of(spec, config, 2, "WG=16", "EPT=2");
@@ -437,18 +441,15 @@ static void *session_thread(void *arg)
 static void test_sessions_threads(void **state)
 {
     enum { THREADS = 4 };
-    struct ht_size_override ov = {"N", 65536};
     struct ht_spec *spec;
     struct ht_exec_opts opts = fixture_opts();
     struct session_thread t[THREADS];
     pthread_t tid[THREADS];
     char *dir = make_tmpdir();
     int64_t config[2];
-    char path[4096];
 
     (void)state;
-    snprintf(path, sizeof path, "%s/examples/vecadd/spec.json", source_dir);
-    spec = load(path, &ov, 1);
+    spec = load_vecadd();
     opts.cache_dir = dir;
     opts.isolate = HT_ISOLATE_OFF; /* in this process: the table is the process's */
     config_of(spec, config, 2, "WG=64", "EPT=1");

@@ -341,20 +341,36 @@ static void said(const char *decision, const char *words)
 /* The fallback judges the fastest of the split's first launches against the device
  * alone's measured time (both best-of figures): walls of 1, 5 and 5 s against 2 s alone
  * keep the split (their median, 5 s, would not); 3, 5 and 5 s fall back. */
-static void fastest_case(const double *walls, int falls)
+/* What the watch is told before launch 1 (runtime-test.h's seams), for watched_run. */
+struct watch_setup {
+    double alone_s;          /* ht__runtime_watch_as_auto's, device 1 */
+    double split_median_s;   /* > 0: ht__runtime_watch_split_as */
+    double recheck_median_s; /* > 0: ht__runtime_recheck_split_as, the first after 8 */
+    const double *walls;     /* ht__runtime_watch_walls_as, or NULL */
+    unsigned fail;           /* ht__runtime_fail_switch, 0: none */
+};
+
+/* A runtime opened in mode SPLIT and watched from launch 1 on as after a mode AUTO decision
+ * that split, set up as w, launched `launches` times, every output right. The caller reads
+ * its info and closes it. */
+static struct ht_runtime *watched_run(const struct watch_setup *w, int launches)
 {
+    static float a[N], b[N], c[N]; /* bound while the caller holds the runtime */
     struct ht_runtime_opts o;
     struct ht_runtime *rt;
-    const struct ht_runtime_info *info;
     struct ht_error err;
-    float a[N], b[N], c[N];
 
     opts_for(&o, 0, HT_RUNTIME_SPLIT);
     rt = open_bound(&o, a, b, c);
-    for (int r = 0; r < HT_RUNTIME_WATCH_LAUNCHES + 2; r++) {
+    for (int r = 0; r < launches; r++) {
         if (r == 1) {
-            ht__runtime_watch_as_auto(rt, 1, 2.0);
-            ht__runtime_watch_walls_as(rt, walls);
+            ht__runtime_watch_as_auto(rt, 1, w->alone_s);
+            if (w->split_median_s > 0)
+                ht__runtime_watch_split_as(rt, w->split_median_s);
+            if (w->recheck_median_s > 0)
+                ht__runtime_recheck_split_as(rt, w->recheck_median_s, 8);
+            ht__runtime_watch_walls_as(rt, w->walls);
+            ht__runtime_fail_switch(rt, w->fail);
         }
         fill(b, c, a, r);
         ht_error_clear(&err);
@@ -362,7 +378,15 @@ static void fastest_case(const double *walls, int falls)
             fail_msg("launch %d: %s", r, err.text);
         check(a, b, c);
     }
-    info = ht_runtime_info(rt);
+    return rt;
+}
+
+static void fastest_case(const double *walls, int falls)
+{
+    struct watch_setup w = {2.0, 0, 0, walls, 0};
+    struct ht_runtime *rt = watched_run(&w, HT_RUNTIME_WATCH_LAUNCHES + 2);
+    const struct ht_runtime_info *info = ht_runtime_info(rt);
+
     if (info->split != !falls)
         fail_msg("walls %g %g %g: split %d: %s", walls[0], walls[1], walls[2], info->split,
                  info->decision);
@@ -543,29 +567,11 @@ static void test_recheck_launches(void **state)
 static void fail_case(unsigned fail, enum watch_how how, int split_end, unsigned switches,
                       unsigned rechecks, const char *words)
 {
-    enum { LAUNCHES = 40 };
-    struct ht_runtime_opts o;
-    struct ht_runtime *rt;
-    const struct ht_runtime_info *info;
-    struct ht_error err;
-    float a[N], b[N], c[N];
+    struct watch_setup w = {how == WATCH_BACK ? 1e-10 : 1e-9, how == WATCH_BACK ? 1e-9 : 1e3,
+                            how == WATCH_RECHECK_WINS ? 1e-9 : 1e3, NULL, fail};
+    struct ht_runtime *rt = watched_run(&w, 40);
+    const struct ht_runtime_info *info = ht_runtime_info(rt);
 
-    opts_for(&o, 0, HT_RUNTIME_SPLIT);
-    rt = open_bound(&o, a, b, c);
-    for (int r = 0; r < LAUNCHES; r++) {
-        if (r == 1) {
-            ht__runtime_watch_as_auto(rt, 1, how == WATCH_BACK ? 1e-10 : 1e-9);
-            ht__runtime_watch_split_as(rt, how == WATCH_BACK ? 1e-9 : 1e3);
-            ht__runtime_recheck_split_as(rt, how == WATCH_RECHECK_WINS ? 1e-9 : 1e3, 8);
-            ht__runtime_fail_switch(rt, fail);
-        }
-        fill(b, c, a, r);
-        ht_error_clear(&err);
-        if (ht_runtime_launch(rt, &err) != HT_OK)
-            fail_msg("switch %u fails: launch %d: %s", fail, r, err.text);
-        check(a, b, c);
-    }
-    info = ht_runtime_info(rt);
     if (info->split != split_end || info->switches != switches || info->rechecks != rechecks)
         fail_msg("switch %u fails: split %d switches %u rechecks %u, expected %d %u %u: %s",
                  fail, info->split, info->switches, info->rechecks, split_end, switches,
