@@ -496,8 +496,8 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
     double t0 = ht__now();
     char key[33];
     char *path = NULL, *prologue = NULL, *sized = NULL, *own = NULL, *memo_key = NULL;
-    char *marker = NULL;
-    int driver_hit = 0, kept = 0;
+    char *marker = NULL, *kept_key = NULL;
+    int driver_hit = 0, kept = 0, locked = 0;
     const char *src[2];
     size_t src_len[2];
     cl_uint nsrc = 0;
@@ -535,6 +535,12 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
             }
         }
     }
+    /* A kept session's build takes its turn: PoCL aborted when two threads built one
+     * program on one context at once (session.c). */
+    if (s->keep_programs) {
+        ht__context_build_lock(1);
+        locked = 1;
+    }
     if (!s->opts.no_cache) {
         path = ht__cache_key(s, prologue, options, key) == HT_OK
                    ? ht__asprintf("%s/%s.bin", s->cache_dir, key)
@@ -545,7 +551,11 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         }
         /* Built by another session on this device's context (a runtime's previous
          * co-execution): loading it again took PoCL 36-51 ms on the H200 machine. */
-        if ((prog = ht__context_program_take(s->ctx, key))) {
+        if (s->keep_programs && !(kept_key = ht__asprintf("%s\n%s", s->cache_dir, key))) {
+            rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+            goto cleanup;
+        }
+        if (kept_key && (prog = ht__context_program_take(s->ctx, kept_key))) {
             out->cache_hit = kept = 1;
             ht__log(HT_LOG_INFO, "%s: program built earlier in this process reused ('%s')",
                     s->dev->name, options);
@@ -621,8 +631,12 @@ done:
         ht__log(HT_LOG_INFO, "%s: built '%s', binary not cached (--no-cache)", s->dev->name,
                 options ? options : "");
     }
-    if (path && !kept)
-        ht__context_program_keep(s->ctx, key, prog);
+    if (kept_key && !kept)
+        ht__context_program_keep(s->ctx, kept_key, prog);
+    if (locked) {
+        ht__context_build_lock(0);
+        locked = 0;
+    }
     if (!s->opts.no_cache && clRetainProgram(prog) == CL_SUCCESS) {
         /* Kept for the session, the oldest one giving way. */
         size_t i = s->next_program++ % HT__SESSION_PROGRAMS;
@@ -637,10 +651,13 @@ done:
     out->prog = prog;
     prog = NULL;
 cleanup:
+    if (locked)
+        ht__context_build_lock(0);
     if (prog)
         clReleaseProgram(prog);
     free(path);
     free(marker);
+    free(kept_key);
     free(prologue);
     free(sized);
     free(own);

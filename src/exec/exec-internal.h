@@ -306,11 +306,15 @@ int ht__cache_key(const struct ht_session *s, const char *prologue, const char *
                   char *buf);
 
 /* The programs kept with a device's context for the process (session.c: the context a
- * session takes is the device's one), by their binary cache key (ht__cache_key): another
- * session on that device, a runtime's next co-execution, builds nothing. take: a new
- * reference to the program kept under key in ctx, or NULL (none, or ctx is not a kept
- * context). keep: keeps a reference to prog under key, the oldest giving way. */
+ * session takes is the device's one) for sessions that keep them (keep_programs), by key: the binary cache's directory and key
+ * (ht__cache_key), a layer over that cache, so that another session on the device with
+ * that cache (a runtime's next co-execution) builds nothing, and one with another cache
+ * builds as before. take: a new reference to the program kept under key in ctx, or NULL
+ * (none, or ctx is not a kept context). keep: keeps a reference to prog under (a copy of)
+ * key, the oldest giving way. */
 cl_program ht__context_program_take(cl_context ctx, const char *key);
+/* Takes (lock 1) or gives back (0) the turn of a kept session's build (session.c). */
+void ht__context_build_lock(int lock);
 void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog);
 
 /* The poison value of one element of type t into pat (ht_type_size(t) bytes): NaN for

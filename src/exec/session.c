@@ -54,22 +54,34 @@ static void hostbufs_free(struct ht__hostbuf *b, size_t n)
     free(b);
 }
 
-/* One OpenCL context per device for the process, made at its first session and kept with
- * the programs built on it (ht__context_program_keep): a session takes a reference to it,
- * and gives it back when freed. Making and releasing a
- * context took 96-101 ms and 55-62 ms on the H200 (bench/gpu/setupcost.c), twice a
- * runtime's switch between a split and a device alone: the most of it. Sessions on one
- * device share the context (OpenCL's calls on it are thread-safe); each keeps its own
- * queue, buffers and programs. A sub-device (ht_coexec_opts.cpu_units), made anew by its
- * co-execution, gets a context of its own as before; past CONTEXTS devices too. */
+/* One OpenCL context per device for the process, for the co-execution's sessions
+ * (ht__session_create_kept), made at the first and kept with the programs built on it
+ * (ht__context_program_keep): a session takes a reference to it, and gives it back when
+ * freed. Making and releasing a context took 96-101 ms and 55-62 ms on the H200
+ * (bench/gpu/setupcost.c), twice a runtime's switch between a split and a device alone:
+ * the most of it. Sessions on one device share the context (OpenCL's calls on it are
+ * thread-safe); each keeps its own queue and buffers, and their builds take turns
+ * (ht__context_build_lock: PoCL aborted when two threads built one program on one context
+ * at once). A sub-device (ht_coexec_opts.cpu_units), made anew by its co-execution, gets a
+ * context of its own as before; past CONTEXTS devices too. Tuning's sessions
+ * (ht_session_create) make their own, as before. */
 #define CONTEXTS 64
 #define CONTEXT_PROGRAMS 16
 static pthread_mutex_t contexts_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t build_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void ht__context_build_lock(int lock)
+{
+    if (lock)
+        pthread_mutex_lock(&build_mutex);
+    else
+        pthread_mutex_unlock(&build_mutex);
+}
 static struct {
     cl_device_id device;
     cl_context ctx;
     struct {
-        char key[33];
+        char *key;
         cl_program prog;
     } programs[CONTEXT_PROGRAMS]; /* ht__context_program_keep's */
     size_t next_program;
@@ -93,7 +105,7 @@ cl_program ht__context_program_take(cl_context ctx, const char *key)
     pthread_mutex_lock(&contexts_mutex);
     c = context_find(ctx);
     for (size_t i = 0; c < CONTEXTS && i < CONTEXT_PROGRAMS && !prog; i++)
-        if (contexts[c].programs[i].prog && !strcmp(contexts[c].programs[i].key, key) &&
+        if (contexts[c].programs[i].key && !strcmp(contexts[c].programs[i].key, key) &&
             clRetainProgram(contexts[c].programs[i].prog) == CL_SUCCESS)
             prog = contexts[c].programs[i].prog;
     pthread_mutex_unlock(&contexts_mutex);
@@ -102,19 +114,22 @@ cl_program ht__context_program_take(cl_context ctx, const char *key)
 
 void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog)
 {
+    char *copy = strdup(key);
     size_t c, i;
 
     pthread_mutex_lock(&contexts_mutex);
     c = context_find(ctx);
-    if (c < CONTEXTS && strlen(key) < sizeof contexts[c].programs[0].key &&
-        clRetainProgram(prog) == CL_SUCCESS) {
+    if (copy && c < CONTEXTS && clRetainProgram(prog) == CL_SUCCESS) {
         i = contexts[c].next_program++ % CONTEXT_PROGRAMS;
         if (contexts[c].programs[i].prog)
             clReleaseProgram(contexts[c].programs[i].prog);
-        snprintf(contexts[c].programs[i].key, sizeof contexts[c].programs[i].key, "%s", key);
+        free(contexts[c].programs[i].key);
+        contexts[c].programs[i].key = copy;
         contexts[c].programs[i].prog = prog;
+        copy = NULL;
     }
     pthread_mutex_unlock(&contexts_mutex);
+    free(copy);
 }
 
 static cl_context context_take(cl_platform_id platform, cl_device_id device, cl_int *st)
@@ -144,9 +159,28 @@ static cl_context context_take(cl_platform_id platform, cl_device_id device, cl_
     return ctx;
 }
 
+static int session_make(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        const struct ht_exec_opts *opts, int kept, struct ht_session **out,
+                        struct ht_error *err);
+
 int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *dev,
                       const struct ht_exec_opts *opts, struct ht_session **out,
                       struct ht_error *err)
+{
+    return session_make(spec, dev, opts, 0, out, err);
+}
+
+int ht__session_create_kept(const struct ht_spec *spec, const struct ht_device_info *dev,
+                            const struct ht_exec_opts *opts, struct ht_session **out,
+                            struct ht_error *err)
+{
+    return session_make(spec, dev, opts, 1, out, err);
+}
+
+/* ht_session_create; kept 1: on the device's kept context, its programs kept with it. */
+static int session_make(const struct ht_spec *spec, const struct ht_device_info *dev,
+                        const struct ht_exec_opts *opts, int kept, struct ht_session **out,
+                        struct ht_error *err)
 {
     struct ht_session *s;
     size_t n = spec->nargs ? spec->nargs : 1;
@@ -213,7 +247,14 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
-    s->ctx = context_take((cl_platform_id)dev->cl_platform, s->device, &st);
+    if (kept) {
+        s->ctx = context_take((cl_platform_id)dev->cl_platform, s->device, &st);
+        s->keep_programs = 1;
+    } else {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                         (cl_context_properties)dev->cl_platform, 0};
+        s->ctx = clCreateContext(props, 1, &s->device, NULL, NULL, &st);
+    }
     if (st != CL_SUCCESS) {
         rc = ht__cl_fail(err, HT_ECL, st, "clCreateContext");
         goto fail;

@@ -68,6 +68,13 @@ struct ht__hostbuf {
     uint64_t dims[3];
 };
 
+/* ht_session_create for a co-execution: the session takes the device's one context, which
+ * the process keeps, and keeps its programs with it (keep_programs), so that the next
+ * co-execution on the device (a runtime's switch) makes and builds nothing. */
+int ht__session_create_kept(const struct ht_spec *spec, const struct ht_device_info *dev,
+                            const struct ht_exec_opts *opts, struct ht_session **out,
+                            struct ht_error *err);
+
 /* How many built programs a session keeps for configurations that build the same one. */
 #define HT__SESSION_PROGRAMS 16
 
@@ -110,6 +117,12 @@ struct ht_session {
         cl_program prog;               /* retained; released by ht_session_free */
     } programs[HT__SESSION_PROGRAMS];
     size_t next_program;               /* the next slot to fill, modulo HT__SESSION_PROGRAMS */
+    int keep_programs;                 /* 1 (ht__session_create_kept's): the
+                                          programs it builds are kept with the device's context
+                                          for the process and taken from there, by cache dir
+                                          and key, so that the runtime's next co-execution
+                                          builds nothing; 0 (tuning): it builds as its own
+                                          memo and the binary cache say */
 };
 
 /* One active stage of a pipeline, instantiated: its kernel (arguments set) and NDRange. */
