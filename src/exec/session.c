@@ -68,15 +68,6 @@ static void hostbufs_free(struct ht__hostbuf *b, size_t n)
 #define CONTEXTS 64
 #define CONTEXT_PROGRAMS 16
 static pthread_mutex_t contexts_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t build_mutex = PTHREAD_MUTEX_INITIALIZER;
-
-void ht__context_build_lock(int lock)
-{
-    if (lock)
-        pthread_mutex_lock(&build_mutex);
-    else
-        pthread_mutex_unlock(&build_mutex);
-}
 static struct {
     cl_device_id device;
     cl_context ctx;
@@ -87,6 +78,15 @@ static struct {
     size_t next_program;
 } contexts[CONTEXTS];
 static size_t ncontexts;
+static pthread_mutex_t build_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void ht__context_build_lock(int lock)
+{
+    if (lock)
+        pthread_mutex_lock(&build_mutex);
+    else
+        pthread_mutex_unlock(&build_mutex);
+}
 
 /* The kept context ctx's entry, or CONTEXTS; with contexts_mutex held. */
 static size_t context_find(cl_context ctx)
@@ -132,14 +132,17 @@ void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog)
     free(copy);
 }
 
-static cl_context context_take(cl_platform_id platform, cl_device_id device, cl_int *st)
+/* A context on device: kept 1, the device's kept one (a new reference to it); else, or on
+ * a sub-device, one of its own. */
+static cl_context context_take(cl_platform_id platform, cl_device_id device, int kept,
+                               cl_int *st)
 {
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     cl_device_id parent = NULL;
     cl_context ctx = NULL;
 
-    if (clGetDeviceInfo(device, CL_DEVICE_PARENT_DEVICE, sizeof parent, &parent, NULL) !=
-            CL_SUCCESS || parent)
+    if (!kept || clGetDeviceInfo(device, CL_DEVICE_PARENT_DEVICE, sizeof parent, &parent,
+                                 NULL) != CL_SUCCESS || parent)
         return clCreateContext(props, 1, &device, NULL, NULL, st);
     pthread_mutex_lock(&contexts_mutex);
     for (size_t i = 0; i < ncontexts && !ctx; i++)
@@ -247,14 +250,8 @@ static int session_make(const struct ht_spec *spec, const struct ht_device_info 
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto fail;
     }
-    if (kept) {
-        s->ctx = context_take((cl_platform_id)dev->cl_platform, s->device, &st);
-        s->keep_programs = 1;
-    } else {
-        cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                         (cl_context_properties)dev->cl_platform, 0};
-        s->ctx = clCreateContext(props, 1, &s->device, NULL, NULL, &st);
-    }
+    s->ctx = context_take((cl_platform_id)dev->cl_platform, s->device, kept, &st);
+    s->keep_programs = kept;
     if (st != CL_SUCCESS) {
         rc = ht__cl_fail(err, HT_ECL, st, "clCreateContext");
         goto fail;
