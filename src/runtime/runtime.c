@@ -1139,6 +1139,16 @@ static void watch_alone(struct ht_runtime *rt, double median, double ratio)
     say_after_alone(rt, said);
 }
 
+/* said, what a recheck found, in info.decision after the fallback's words (fallback_cut),
+ * replacing whatever followed them. */
+static void say_recheck(struct ht_runtime *rt, const char *said)
+{
+    size_t size = sizeof rt->info.decision;
+
+    if (rt->fallback_cut < size)
+        snprintf(rt->info.decision + rt->fallback_cut, size - rt->fallback_cut, "%s", said);
+}
+
 /* After the device alone stayed (watch_alone, or a recheck the split lost): its launches
  * are counted, the last HT_RUNTIME_WATCH_LAUNCHES kept, and after rt->recheck_in of them
  * the split runs again, its next HT_RUNTIME_WATCH_LAUNCHES launches watched against them
@@ -1151,7 +1161,7 @@ static void watch_alone(struct ht_runtime *rt, double median, double ratio)
 static void recheck(struct ht_runtime *rt, double wall_s, double ratio)
 {
     char said[200];
-    size_t idx = rt->devs[rt->info.fastest].dev->index, size = sizeof rt->info.decision;
+    size_t idx = rt->devs[rt->info.fastest].dev->index;
     double median;
     struct ht_error e;
 
@@ -1165,9 +1175,7 @@ static void recheck(struct ht_runtime *rt, double wall_s, double ratio)
         if (go_split(rt, &e) != HT_OK) { /* no more rechecks */
             snprintf(said, sizeof said, "; then device %zu alone; trying the split again "
                      "failed: %.100s", idx, e.text);
-            if (rt->fallback_cut < size)
-                snprintf(rt->info.decision + rt->fallback_cut, size - rt->fallback_cut, "%s",
-                         said);
+            say_recheck(rt, said);
             return;
         }
         rt->rechecking = 1;
@@ -1197,8 +1205,7 @@ static void recheck(struct ht_runtime *rt, double wall_s, double ratio)
                  median, rt->alone_median_s);
         stay_alone(rt, rt->alone_median_s);
     }
-    if (rt->fallback_cut < size)
-        snprintf(rt->info.decision + rt->fallback_cut, size - rt->fallback_cut, "%s", said);
+    say_recheck(rt, said);
 }
 
 /* Mode AUTO after a decision that split: the split's first launches against the fastest
