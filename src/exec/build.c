@@ -522,18 +522,12 @@ int ht__program_get(struct ht_session *s, const char *options, unsigned ndims,
         rc = ht_error_set(err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if (!s->opts.no_cache) {
-        for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
-            if (s->programs[i].key && !strcmp(s->programs[i].key, memo_key) &&
-                clRetainProgram(s->programs[i].prog) == CL_SUCCESS) {
-                out->prog = s->programs[i].prog;
-                out->cache_hit = 1;
-                ht__log(HT_LOG_INFO, "%s: program built earlier in this session reused ('%s')",
-                        s->dev->name, options);
-                out->build_s = ht__now() - t0;
-                goto cleanup;
-            }
-        }
+    if (!s->opts.no_cache && (out->prog = ht__programs_take(&s->programs, memo_key))) {
+        out->cache_hit = 1;
+        ht__log(HT_LOG_INFO, "%s: program built earlier in this session reused ('%s')",
+                s->dev->name, options);
+        out->build_s = ht__now() - t0;
+        goto cleanup;
     }
     /* A kept session's build takes its turn: PoCL aborted when two threads built one
      * program on one context at once (session.c). */
@@ -637,14 +631,8 @@ done:
         ht__context_build_lock(0);
         locked = 0;
     }
-    if (!s->opts.no_cache && clRetainProgram(prog) == CL_SUCCESS) {
-        /* Kept for the session, the oldest one giving way. */
-        size_t i = s->next_program++ % HT__SESSION_PROGRAMS;
-        if (s->programs[i].prog)
-            clReleaseProgram(s->programs[i].prog);
-        free(s->programs[i].key);
-        s->programs[i].prog = prog;
-        s->programs[i].key = memo_key;
+    if (!s->opts.no_cache) { /* kept for the session, the oldest one giving way */
+        ht__programs_keep(&s->programs, memo_key, prog);
         memo_key = NULL;
     }
     out->build_s = ht__now() - t0;

@@ -305,6 +305,14 @@ char *ht__program_options(const char *src, size_t len, const char *options);
 int ht__cache_key(const struct ht_session *s, const char *prologue, const char *options,
                   char *buf);
 
+/* p's program under key, a new reference to it, or NULL. */
+cl_program ht__programs_take(const struct ht__programs *p, const char *key);
+/* Keeps a reference to prog in p under key, which p takes (freed here when prog cannot be
+ * retained), the oldest giving way. */
+void ht__programs_keep(struct ht__programs *p, char *key, cl_program prog);
+/* Releases what p keeps. */
+void ht__programs_free(struct ht__programs *p);
+
 /* The programs kept with a device's context for the process (session.c: the context a
  * session takes is the device's one) for sessions that keep them (keep_programs), by key: the binary cache's directory and key
  * (ht__cache_key), a layer over that cache, so that another session on the device with

@@ -66,16 +66,11 @@ static void hostbufs_free(struct ht__hostbuf *b, size_t n)
  * context of its own as before; past CONTEXTS devices too. Tuning's sessions
  * (ht_session_create) make their own, as before. */
 #define CONTEXTS 64
-#define CONTEXT_PROGRAMS 16
 static pthread_mutex_t contexts_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     cl_device_id device;
     cl_context ctx;
-    struct {
-        char *key;
-        cl_program prog;
-    } programs[CONTEXT_PROGRAMS]; /* ht__context_program_keep's */
-    size_t next_program;
+    struct ht__programs programs; /* ht__context_program_keep's */
 } contexts[CONTEXTS];
 static size_t ncontexts;
 static pthread_mutex_t build_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -97,6 +92,41 @@ static size_t context_find(cl_context ctx)
     return CONTEXTS;
 }
 
+cl_program ht__programs_take(const struct ht__programs *p, const char *key)
+{
+    for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++)
+        if (p->slot[i].key && !strcmp(p->slot[i].key, key) &&
+            clRetainProgram(p->slot[i].prog) == CL_SUCCESS)
+            return p->slot[i].prog;
+    return NULL;
+}
+
+void ht__programs_keep(struct ht__programs *p, char *key, cl_program prog)
+{
+    size_t i;
+
+    if (!key || clRetainProgram(prog) != CL_SUCCESS) {
+        free(key);
+        return;
+    }
+    i = p->next++ % HT__SESSION_PROGRAMS;
+    if (p->slot[i].prog)
+        clReleaseProgram(p->slot[i].prog);
+    free(p->slot[i].key);
+    p->slot[i].key = key;
+    p->slot[i].prog = prog;
+}
+
+void ht__programs_free(struct ht__programs *p)
+{
+    for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
+        if (p->slot[i].prog)
+            clReleaseProgram(p->slot[i].prog);
+        free(p->slot[i].key);
+    }
+    memset(p, 0, sizeof *p);
+}
+
 cl_program ht__context_program_take(cl_context ctx, const char *key)
 {
     cl_program prog = NULL;
@@ -104,10 +134,8 @@ cl_program ht__context_program_take(cl_context ctx, const char *key)
 
     pthread_mutex_lock(&contexts_mutex);
     c = context_find(ctx);
-    for (size_t i = 0; c < CONTEXTS && i < CONTEXT_PROGRAMS && !prog; i++)
-        if (contexts[c].programs[i].key && !strcmp(contexts[c].programs[i].key, key) &&
-            clRetainProgram(contexts[c].programs[i].prog) == CL_SUCCESS)
-            prog = contexts[c].programs[i].prog;
+    if (c < CONTEXTS)
+        prog = ht__programs_take(&contexts[c].programs, key);
     pthread_mutex_unlock(&contexts_mutex);
     return prog;
 }
@@ -115,17 +143,12 @@ cl_program ht__context_program_take(cl_context ctx, const char *key)
 void ht__context_program_keep(cl_context ctx, const char *key, cl_program prog)
 {
     char *copy = strdup(key);
-    size_t c, i;
+    size_t c;
 
     pthread_mutex_lock(&contexts_mutex);
     c = context_find(ctx);
-    if (copy && c < CONTEXTS && clRetainProgram(prog) == CL_SUCCESS) {
-        i = contexts[c].next_program++ % CONTEXT_PROGRAMS;
-        if (contexts[c].programs[i].prog)
-            clReleaseProgram(contexts[c].programs[i].prog);
-        free(contexts[c].programs[i].key);
-        contexts[c].programs[i].key = copy;
-        contexts[c].programs[i].prog = prog;
+    if (c < CONTEXTS) {
+        ht__programs_keep(&contexts[c].programs, copy, prog);
         copy = NULL;
     }
     pthread_mutex_unlock(&contexts_mutex);
@@ -287,11 +310,7 @@ void ht_session_free(struct ht_session *s)
     hostbufs_free(s->outputs, n);
     hostbufs_free(s->refs, n);
     hostbufs_free(s->file_refs, n);
-    for (size_t i = 0; i < HT__SESSION_PROGRAMS; i++) {
-        if (s->programs[i].prog)
-            clReleaseProgram(s->programs[i].prog);
-        free(s->programs[i].key);
-    }
+    ht__programs_free(&s->programs);
     if (s->queue)
         clReleaseCommandQueue(s->queue);
     if (s->ctx)

@@ -78,6 +78,16 @@ int ht__session_create_kept(const struct ht_spec *spec, const struct ht_device_i
 /* How many built programs a session keeps for configurations that build the same one. */
 #define HT__SESSION_PROGRAMS 16
 
+/* Built programs kept by key, the oldest giving way: a session's (ht__program_get) and
+ * each kept device context's (session.c). ht__programs_take/_keep/_free, exec-internal.h. */
+struct ht__programs {
+    struct {
+        char *key;
+        cl_program prog; /* retained */
+    } slot[HT__SESSION_PROGRAMS];
+    size_t next;         /* the next slot to fill, modulo HT__SESSION_PROGRAMS */
+};
+
 struct ht_session {
     const struct ht_spec *spec;        /* borrowed */
     const struct ht_device_info *dev;  /* borrowed */
@@ -112,11 +122,9 @@ struct ht_session {
                                           pauses builds: tell it on socket timed_fd when the
                                           timed runs start and end (worker.c); timed_on:
                                           told that they started */
-    struct {                           /* programs built in this session (ht__program_get): */
-        char *key;                     /* prologue, newline, options (ht__program_options) */
-        cl_program prog;               /* retained; released by ht_session_free */
-    } programs[HT__SESSION_PROGRAMS];
-    size_t next_program;               /* the next slot to fill, modulo HT__SESSION_PROGRAMS */
+    struct ht__programs programs;      /* built in this session (ht__program_get), keyed by
+                                          prologue, newline, options (ht__program_options);
+                                          released by ht_session_free */
     int keep_programs;                 /* 1 (ht__session_create_kept's): the
                                           programs it builds are kept with the device's context
                                           for the process and taken from there, by cache dir
