@@ -35,6 +35,23 @@ pocl_cache_on() {
     mkdir -p "$POCL_CACHE_DIR"
 }
 
+# A PoCL folder for one of two hetune processes that run at once: echoes it. With PoCL's
+# kernel cache off (as the tests run) PoCL writes a program's work-group functions under
+# POCL_CACHE_DIR/<the program's hash> and removes that folder when the program is released,
+# so two processes building the same program at once pull it from under each other: "Final
+# linking of kernel slowish failed", an abort in the split's part (cli/lock_split in CI,
+# 2026-11-29; here 6 of 137 and, before the kept contexts, 5 of 135 splits beside a loop of
+# tunes of the same kernel failed so, 0 of 133 with a folder each). With the cache on, the
+# folder is shared: PoCL removes nothing then. Use: POCL_CACHE_DIR=$(own_pocl a) "$HETUNE" ...
+own_pocl() {
+    if [ "${POCL_KERNEL_CACHE:-}" = 1 ] && [ -n "${POCL_CACHE_DIR:-}" ]; then
+        echo "$POCL_CACHE_DIR"
+        return
+    fi
+    mkdir -p "$tmp/pocl-$1"
+    echo "$tmp/pocl-$1"
+}
+
 # Runs hetune with the given arguments; sets $status, $tmp/out and $tmp/err.
 run() {
     status=0

@@ -37,10 +37,13 @@ EOF
 nspace=10
 db="$tmp/shared.db"
 
-"$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$db" --cut-factor 0 --json \
+# Each its own PoCL folder (own_pocl in common.bash says why).
+POCL_CACHE_DIR=$(own_pocl a) "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$db" \
+    --cut-factor 0 --json \
     >"$tmp/a.json" 2>"$tmp/a.err" &
 pid_a=$!
-"$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$db" --cut-factor 0 --json \
+POCL_CACHE_DIR=$(own_pocl b) "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$db" \
+    --cut-factor 0 --json \
     >"$tmp/b.json" 2>"$tmp/b.err" &
 pid_b=$!
 status_a=0

@@ -23,11 +23,14 @@ dev=$(pthread_device "$tmp/out")
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/kernel.cl" "$tmp/kernel.cl"
 cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 
-"$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/a.db" --cut-factor 0 --json \
+# Each its own PoCL folder (own_pocl in common.bash says why).
+POCL_CACHE_DIR=$(own_pocl a) "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/a.db" \
+    --cut-factor 0 --json \
     >"$tmp/a.json" 2>"$tmp/a.err" &
 pid_a=$!
 stop_holding "$tmp/locks/cpu.lock" "$pid_a"
-"$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/b.db" --cut-factor 0 --json \
+POCL_CACHE_DIR=$(own_pocl b) "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/b.db" \
+    --cut-factor 0 --json \
     >"$tmp/b.json" 2>"$tmp/b.err" &
 pid_b=$!
 until_waiting "$tmp/b.err" "$pid_b"

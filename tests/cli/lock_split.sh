@@ -27,12 +27,13 @@ cp "$HETUNE_SOURCE_DIR/tests/fixtures/tune/devlock.json" "$tmp/spec.json"
 run tune "$tmp/spec.json" --device "$dev" --db "$tmp/s.db" --cut-factor 0 -q
 expect_status 0
 
-"$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/t.db" --cut-factor 0 --json \
-    >"$tmp/t.json" 2>"$tmp/t.err" &
+# Each its own PoCL folder (own_pocl in common.bash says why).
+POCL_CACHE_DIR=$(own_pocl t) "$HETUNE" tune "$tmp/spec.json" --device "$dev" --db "$tmp/t.db" \
+    --cut-factor 0 --json >"$tmp/t.json" 2>"$tmp/t.err" &
 pid_t=$!
 stop_holding "$tmp/locks/cpu.lock" "$pid_t"
-"$HETUNE" split "$tmp/spec.json" --device "$dev,$dev" --db "$tmp/s.db" --force --repeats 20 \
-    --json >"$tmp/s.json" 2>"$tmp/s.err" &
+POCL_CACHE_DIR=$(own_pocl s) "$HETUNE" split "$tmp/spec.json" --device "$dev,$dev" \
+    --db "$tmp/s.db" --force --repeats 20 --json >"$tmp/s.json" 2>"$tmp/s.err" &
 pid_s=$!
 until_waiting "$tmp/s.err" "$pid_s"
 kill -CONT "$pid_t"
