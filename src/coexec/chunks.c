@@ -783,13 +783,22 @@ int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht
     unsigned repeats = cx->opts.repeats ? cx->opts.repeats : spec->repeats;
     unsigned keep = cx->opts.keep_best ? cx->opts.keep_best : spec->keep_best;
 
-    if (cx->opts.bind_only) {
-        memset(res, 0, sizeof *res);
-        return ht_error_set(err, HT_EINVAL,
-                            "a co-execution made for bound arrays (ht_coexec_opts.bind_only) "
-                            "runs through ht_runtime_launch");
+    /* Made for bound arrays: measured on them once all are bound (a runtime's decision on
+     * the program's arrays), never poisoned (they are the program's). */
+    for (size_t i = 0; cx->opts.bind_only && i < spec->nargs; i++) {
+        const struct ht_arg *a = &spec->args[i];
+        if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
+            memset(res, 0, sizeof *res);
+            if (err && !err->code)
+                snprintf(err->field, sizeof err->field, "args[%zu]", i);
+            return ht_error_set(err, HT_EINVAL,
+                                "a co-execution made for bound arrays "
+                                "(ht_coexec_opts.bind_only) runs once every buffer is bound: "
+                                "'%s' is not",
+                                a->name);
+        }
     }
-    return ht__cx_run_many(cx, res, cx->opts.warmup, repeats, keep, 1, err);
+    return ht__cx_run_many(cx, res, cx->opts.warmup, repeats, keep, !cx->opts.bind_only, err);
 }
 
 int ht__coexec_run_once(struct ht_coexec *cx, struct ht_coexec_result *res,

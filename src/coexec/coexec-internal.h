@@ -374,13 +374,20 @@ void ht__cx_slice_ranges(const struct cxdev *d, size_t i, uint64_t g, uint64_t w
  * runtime and MPI's nodes made them before --- */
 
 /* (decide.c) Runs d alone at its configuration with the co-execution's wall clock
- * (base's options, the static scheduler) and fills d->alone. On success *cx
+ * (base's options, the static scheduler) and fills d->alone: on on's arrays, bound to it
+ * (base->bind_only set), else (on NULL) on host data of its own. On success *cx
  * (ht__coexec_free) and *res (ht_coexec_result_destroy) are the caller's; on failure
- * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create and
- * ht__coexec_run. */
+ * *cx is NULL and *res is still the caller's to destroy. Errors as ht__coexec_create,
+ * ht__coexec_bind and ht__coexec_run. */
 int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
-                             const struct ht_coexec_opts *base, struct ht_coexec **cx,
-                             struct ht_coexec_result *res, struct ht_error *err);
+                             const struct ht_coexec_opts *base, const struct ht__handover *on,
+                             struct ht_coexec **cx, struct ht_coexec_result *res,
+                             struct ht_error *err);
+
+/* (coexec.c) Bytes of host data the process's co-executions made of their own so far
+ * (inputs and outputs; none with opts.bind_only): the tests' measure of what a decision
+ * on a program's arrays still makes. */
+uint64_t ht__coexec_own_host_bytes(void);
 
 /* (coexec.c) 1 when dev is a CPU device that clCreateSubDevices can partition (by counts
  * or equally), with *max_sub its CL_DEVICE_PARTITION_MAX_SUB_DEVICES; else 0. */

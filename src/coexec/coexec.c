@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -672,6 +673,14 @@ static int device_buffers(struct ht_coexec *cx, struct cxdev *d, struct ht_error
     return HT_OK;
 }
 
+/* Bytes of host data every co-execution of the process made of its own (host_buffers). */
+static atomic_uint_fast64_t own_host_bytes;
+
+uint64_t ht__coexec_own_host_bytes(void)
+{
+    return atomic_load(&own_host_bytes);
+}
+
 /* Makes the host data: initial values of the inputs (the same as exec makes: the seed
  * comes from the argument's name) and room for the merged outputs. Shapes come from
  * device 0; every device must agree. */
@@ -733,6 +742,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             rc = ht__hostmem_alloc(&want, &b->mem, err);
             if (rc != HT_OK)
                 return rc;
+            atomic_fetch_add(&own_host_bytes, want.bytes);
             b->data = (char *)b->mem.data + cx->own_off[i];
         }
         if (arg->access != HT_ACCESS_READ) {
@@ -747,6 +757,7 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             rc = ht__hostmem_alloc(&want, &b->mem, err);
             if (rc != HT_OK)
                 return rc;
+            atomic_fetch_add(&own_host_bytes, want.bytes);
             b->data = (char *)b->mem.data + cx->own_off[i];
         }
     }

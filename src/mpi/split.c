@@ -325,7 +325,7 @@ static void node_whole(struct msplit *m, struct node *me)
                                 m->opts->paper_plan,
                                 m->hostmem[w->rank].has ? &m->hostmem[w->rank].hm : NULL,
                                 m->opts->stop, m->opts->on_device_wait, m->opts->wait_user,
-                                &me->load, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+                                &me->load, 1, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
     rc = ht__decide(&in, &d, &e);
     if (rc != HT_OK) {
         ht_error_format(&e, me->why, sizeof me->why);

@@ -531,8 +531,8 @@ static int decide(struct ht_runtime *rt, const struct ht_runtime_opts *opts,
                      "split: a written buffer's slices are not known (see written)", d.text,
                      memory_words(memory));
         else
-            snprintf(info->decision, sizeof info->decision, "%.200s; for %s memory", d.text,
-                     memory_words(memory));
+            snprintf(info->decision, sizeof info->decision, "%.180s; for %s memory%s", d.text,
+                     memory_words(memory), d.on_bound ? ", measured on its arrays" : "");
         for (size_t i = 0; i < rt->n; i++)
             if (rt->wd[i].alone.wall_s > 0)
                 rt->devs[i].alone_s = rt->wd[i].alone.wall_s;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "hetune.h"
+#include "coexec/coexec-internal.h" /* ht__coexec_own_host_bytes */
 
 /* 701 groups of 64: no multiple of the odd chunk below, nor of a page. */
 #define N (64 * 701)
@@ -460,6 +461,91 @@ static void redecide(enum ht_data_path path)
     free(y0);
 }
 
+/* Mode AUTO's decision for the program's malloc arrays measures each device alone and the
+ * split on those arrays, with no host data of its own, when no buffer is both read and
+ * written (the 2-D problem), and on data of its own otherwise (y of the first problem is
+ * readwrite: measuring on it would change what the launch then reads). */
+static void test_measured_on_arrays(void **state)
+{
+    size_t n = (size_t)W2 * H2, bytes = n * sizeof(float);
+    struct ht_runtime_opts o;
+    struct ht_runtime *rt = NULL;
+    const struct ht_runtime_info *info;
+    struct ht_error err;
+    struct arr out, in, mine[3];
+    const char *names[] = {"y", "z", "x"};
+    float *y0 = malloc(N * sizeof(float));
+    uint64_t before;
+    (void)state;
+
+    if (ndevices < 2) {
+        skip(); /* one device: nothing measured */
+        free(y0);
+        return;
+    }
+    assert_non_null(y0);
+    ht_error_clear(&err);
+    opts_for(&o, HT_RUNTIME_AUTO);
+    o.fallback_ratio = -1; /* the decision only, no watch switching in between */
+    if (ht_runtime_open(spec2_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    arr_make_n(&out, n, sizeof(float));
+    arr_make_n(&in, n, sizeof(float));
+    assert_int_equal(ht_runtime_bind(rt, "out", out.p, bytes, &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "in", in.p, bytes, &err), HT_OK);
+    for (size_t i = 0; i < n; i++) {
+        in.p[i] = (float)(i % 1009) * 0.25f - 7.0f;
+        out.p[i] = -99.0f;
+    }
+    before = ht__coexec_own_host_bytes();
+    if (ht_runtime_launch(rt, &err) != HT_OK)
+        fail_msg("launch: %s", err.text);
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->decisions, 2);
+    if (!strstr(info->decision, "for the program's unaligned memory, measured on its arrays"))
+        fail_msg("decision: %s", info->decision);
+    assert_true(info->predicted_alone_s > 0); /* each device alone was measured */
+    if (ht__coexec_own_host_bytes() != before)
+        fail_msg("the decision made %llu bytes of host data of its own",
+                 (unsigned long long)(ht__coexec_own_host_bytes() - before));
+    for (size_t i = 0; i < n; i++) {
+        float want_in = (float)(i % 1009) * 0.25f - 7.0f;
+        if (in.p[i] != want_in)
+            fail_msg("in[%zu] = %g after the launch, was %g", i, (double)in.p[i],
+                     (double)want_in);
+        if (out.p[i] != 2.0f * want_in + (float)(i / W2))
+            fail_msg("out[%zu][%zu] = %g, expected %g", i / W2, i % W2, (double)out.p[i],
+                     (double)(2.0f * want_in + (float)(i / W2)));
+    }
+    arr_check_guards_n(&out, n, "out");
+    arr_check_guards_n(&in, n, "in");
+    ht_runtime_close(rt);
+    free(out.base);
+    free(in.base);
+
+    /* y read and written: data of its own, and the words do not say otherwise. */
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    for (int k = 0; k < 3; k++) {
+        arr_make(&mine[k], sizeof(float));
+        assert_int_equal(ht_runtime_bind(rt, names[k], mine[k].p, N * sizeof(float), &err),
+                         HT_OK);
+    }
+    fill(mine[0].p, mine[1].p, mine[2].p, y0, 1);
+    before = ht__coexec_own_host_bytes();
+    if (ht_runtime_launch(rt, &err) != HT_OK)
+        fail_msg("launch (readwrite): %s", err.text);
+    check(mine[0].p, mine[1].p, mine[2].p, y0, "readwrite", 1);
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->decisions, 2);
+    assert_true(ht__coexec_own_host_bytes() > before);
+    assert_null(strstr(info->decision, "measured on its arrays"));
+    ht_runtime_close(rt);
+    for (int k = 0; k < 3; k++)
+        free(mine[k].base);
+    free(y0);
+}
+
 /* Mode SPLIT with every device's link in the database: the bus plan. */
 static void test_split_bus_plan(void **state)
 {
@@ -515,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_aligned_inplace),
         cmocka_unit_test(test_2d),
         cmocka_unit_test(test_redecide),
+        cmocka_unit_test(test_measured_on_arrays),
         cmocka_unit_test(test_split_bus_plan),
     };
     struct ht_platform *plat = NULL;

@@ -459,6 +459,11 @@ struct ht__decide_in {
      * earlier decision (alone.wall_s > 0), the split runs the bus plan from those runs, as
      * ht__decide_split planned the split it kept, not the plan from the tuned times. */
     int plan_alone;
+    /* 1, with from (the runtime's measured decision for a program whose every buffer is
+     * bound, none read and written): each device alone and the split are measured on
+     * from's arrays, bound to them (copts and alone_opts with bind_only), not on host data
+     * of their own. */
+    int measure_bound;
 };
 
 /* What ht__decide tells while it measures the runs alone of in->runs. Borrowed. */
@@ -495,6 +500,8 @@ struct ht__decision {
                                    in->from, the arrays handed over: a device alone may see
                                    them as another kind than the decision was made for) */
     char text[256];             /* the decision in words */
+    int on_bound;               /* 1: its runs were measured on the program's arrays
+                                   (in->measure_bound) */
     int has_plan;               /* 1: cx has a plan, plan */
     struct ht_split_plan plan;  /* owned: a copy of cx's plan as decided */
     struct ht__verdict verdict; /* with in->alone: what the rule found (its res is the
