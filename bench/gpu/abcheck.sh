@@ -14,12 +14,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/abcheck.log"
 source "$(dirname "$0")/common.bash"
 gpu_build
 gpu_devices
-old=/tmp/abold; rm -rf "$old"; mkdir -p "$old"; tar -xzf .gpu/old.tgz -C "$old"
-if ! cmake -S "$old" -B "$old/build-gpu" -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
-        -DHETUNE_STATIC_DEPS=ON -DHETUNE_BENCH=OFF -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 ||
-    ! cmake --build "$old/build-gpu" -j "$(nproc)" >>"$LOG" 2>&1; then
-    say "old build failed"; exit 1
-fi
+old=/tmp/abold; gpu_build_old "$old" OFF
 O=$old/build-gpu/hetune
 db=$OUT/ab.db; spec=examples/vecadd/spec.json; n=67108864
 gpu_vecadd_db "$db" "$spec"

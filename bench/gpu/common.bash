@@ -19,6 +19,20 @@ gpu_build() {
     H=$PWD/build-gpu/hetune
 }
 
+# gpu_build_old DIR BENCH: an older tree (.gpu/old.tgz, made by
+#   git archive REV -- . ':!docs' ':!bench/search' | gzip > .gpu/old.tgz) unpacked into DIR
+# and built as gpu_build builds this one, in DIR/build-gpu, its benches when BENCH is ON;
+# exits 1 when that fails.
+gpu_build_old() {
+    rm -rf "$1"; mkdir -p "$1"; tar -xzf .gpu/old.tgz -C "$1"
+    if ! cmake -S "$1" -B "$1/build-gpu" -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
+            -DHETUNE_STATIC_DEPS=ON -DHETUNE_BENCH="$2" -DCMAKE_PREFIX_PATH="$PWD/.gpu" \
+            >>"$LOG" 2>&1 ||
+        ! cmake --build "$1/build-gpu" -j "$(nproc)" >>"$LOG" 2>&1; then
+        say "old build failed"; exit 1
+    fi
+}
+
 # Writes $OUT/devices.json and sets cpu and gpu to the indices of the first CPU device and
 # the first GPU; exits 1 when there is no GPU. With "show", `hetune devices` goes to the
 # log too.

@@ -7,7 +7,7 @@
 # decision, "first launches", wall) tagged old or new into the summary; every element of
 # every launch is checked by bench_mem. Then the runtime against the hand probe
 # (runtimegap.sh) FIRST_GAP_ROUNDS rounds (default 0) on this tree.
-# The old tree:  git archive REV -- . ':!docs' ':!bench/search' | gzip > .gpu/old.tgz
+# The old tree: see gpu_build_old (common.bash).
 # From the repository's root:  OUT=DIR bench/gpu/firstlaunch.sh
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/firstlaunch.log"
@@ -15,12 +15,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/firstlaunch.log"
 source "$(dirname "$0")/common.bash"
 gpu_build
 gpu_devices
-old=/tmp/flold; rm -rf "$old"; mkdir -p "$old"; tar -xzf .gpu/old.tgz -C "$old"
-if ! cmake -S "$old" -B "$old/build-gpu" -DCMAKE_BUILD_TYPE=Release -DHETUNE_TESTS=OFF \
-        -DHETUNE_STATIC_DEPS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu" >>"$LOG" 2>&1 ||
-    ! cmake --build "$old/build-gpu" -j "$(nproc)" >>"$LOG" 2>&1; then
-    say "old build failed"; exit 1
-fi
+old=/tmp/flold; gpu_build_old "$old" ON
 n=67108864; db=$OUT/first.db
 gpu_vecadd_db "$db"
 for r in $(seq "${FIRST_ROUNDS:-3}"); do

@@ -141,10 +141,11 @@ struct ht_coexec_opts {
     double margin;           /* the split-or-alone decision's margin (ht_split_decide);
                                 default HT_SPLIT_MARGIN_DEFAULT */
     int bind_only;           /* 1: no host data of its own; every buffer is bound (as
-                                ht_runtime_bind does) and it only runs launches, never
-                                measures: ht_runtime_open sets it for its launches; leave
-                                it 0 for ht_workflow_split, which fails with it
-                                (HT_EINVAL) */
+                                ht_runtime_bind does) before it runs, and what it runs
+                                (launches, the runtime's measurements on a program's
+                                arrays) is never poisoned: ht_runtime_open sets it for its
+                                launches; leave it 0 for ht_workflow_split, which fails
+                                with it (HT_EINVAL) */
     enum ht_coexec_memory memory; /* the kind of memory the co-execution's own host data is
                                 made of (each device measured alone, and the split): the
                                 runtime's decision measures on memory of the kind the program bound;

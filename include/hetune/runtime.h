@@ -29,14 +29,17 @@
  * share, its slice's transfers, overlapped where it moves pieces, its fixed costs). When
  * the prediction is not below the fastest device's wall time alone by the co-execution's
  * margin (ht_split_decide), that device runs alone. Otherwise the split is measured once
- * (the spec's timing, on data of its own): what the devices share when they run together
+ * (the spec's timing; at open on data of its own): what the devices share when they run together
  * is not in the prediction, and a split measured slower than the fastest device alone is
  * not kept either. info->decision says which, in words, and for which memory: the
  * decision made at open is for the runtime's own (ht_runtime_alloc's) memory; the first
  * launch after binds that change the kind of memory bound (enum ht_coexec_memory: the
- * program's own, aligned or not) decides again for that kind, measured the same way on
- * data of that kind (that launch takes as long as the decision; info->decisions counts
- * them). Mode SPLIT is not measured: it runs the bus plan from the tuned times and the
+ * program's own, aligned or not) decides again for that kind, measured the same way: on
+ * the arrays bound (each device alone and the split run on them, no data of its own
+ * made), unless a buffer is both read and written (its runs would change what the
+ * launch then reads), then on data of its own of that kind. That launch takes as long as
+ * the decision (at vecadd 2^22 on two PoCL devices here 29-31 ms measured on the arrays,
+ * 139-141 ms on data of its own); info->decisions counts them. Mode SPLIT is not measured: it runs the bus plan from the tuned times and the
  * links stored in the database (`hetune devices --bandwidth`) where some device has one,
  * else the paper's plan from the tuned times.
  *
@@ -358,7 +361,8 @@ struct ht_runtime_info {
                                 the fastest device alone, that device runs alone. */
     char decision[256];      /* why it splits or not, in words, ending "; for the
                                 runtime's own memory" (or "the program's aligned", "the
-                                program's unaligned": memory below); after a fallback
+                                program's unaligned": memory below; ", measured on its
+                                arrays" added when it measured on them); after a fallback
                                 (ht_runtime_opts.fallback_ratio) it continues with "; then
                                 device D alone: the split's first 3 launches took ... s
                                 and more, ...",
