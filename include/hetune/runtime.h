@@ -36,8 +36,9 @@
  * launch after binds that change the kind of memory bound (enum ht_coexec_memory: the
  * program's own, aligned or not) decides again for that kind, measured the same way: on
  * the arrays bound (each device alone and the split run on them, no data of its own
- * made), unless a buffer is both read and written (its runs would change what the
- * launch then reads), then on data of its own of that kind. That launch takes as long as
+ * made; an array both read and written is copied first and put back before the launch),
+ * unless a written array overlaps another bound one, then on data of its own of that
+ * kind. That launch takes as long as
  * the decision (at vecadd 2^22 on two PoCL devices here 29-31 ms measured on the arrays,
  * 139-141 ms on data of its own); info->decisions counts them. Mode SPLIT is not measured: it runs the bus plan from the tuned times and the
  * links stored in the database (`hetune devices --bandwidth`) where some device has one,

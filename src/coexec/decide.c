@@ -524,8 +524,15 @@ static int read_basis(const struct ht__decide_in *in, struct ht__basis *b,
     return HT_OK;
 }
 
-/* 1 when every buffer of spec is bound in f and none is read and written. */
-static int all_bound_once(const struct ht_spec *spec, const struct ht__handover *f)
+/* 1 when buffer a of spec is bound in f, not a temporary. */
+static int is_bound(const struct ht_spec *spec, const struct ht__handover *f, size_t a)
+{
+    return spec->args[a].is_buffer && spec->args[a].access != HT_ACCESS_TEMP && f->bound[a];
+}
+
+/* 1 when the runs of a decision may go on f's arrays: every buffer of spec is bound and no
+ * written one overlaps another (a run would change what another reads). */
+static int measurable_on(const struct ht_spec *spec, const struct ht__handover *f)
 {
     if (f->nargs != spec->nargs)
         return 0;
@@ -533,10 +540,53 @@ static int all_bound_once(const struct ht_spec *spec, const struct ht__handover 
         const struct ht_arg *arg = &spec->args[a];
         if (!arg->is_buffer || arg->access == HT_ACCESS_TEMP)
             continue;
-        if (!f->bound[a] || arg->access == HT_ACCESS_READWRITE)
+        if (!f->bound[a])
             return 0;
+        for (size_t b = 0; arg->access != HT_ACCESS_READ && b < spec->nargs; b++) {
+            const char *p = f->bound[a], *q = f->bound[b];
+            if (b != a && is_bound(spec, f, b) && p < q + f->bytes[b] && q < p + f->bytes[a])
+                return 0;
+        }
     }
     return 1;
+}
+
+/* Copies of f's arrays that the kernel reads and writes, nargs entries (NULL for the
+ * others), so that runs on them can be undone (restore_read_written); *out NULL when none
+ * is. HT_ENOMEM, nothing kept. */
+static int save_read_written(const struct ht_spec *spec, const struct ht__handover *f,
+                             void ***out, struct ht_error *err)
+{
+    void **saved = NULL;
+
+    *out = NULL;
+    for (size_t a = 0; a < spec->nargs; a++) {
+        if (!is_bound(spec, f, a) || spec->args[a].access != HT_ACCESS_READWRITE)
+            continue;
+        if (!saved && !(saved = calloc(spec->nargs, sizeof *saved)))
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        saved[a] = malloc(f->bytes[a] ? f->bytes[a] : 1);
+        if (!saved[a]) {
+            for (size_t b = 0; b < a; b++)
+                free(saved[b]);
+            free(saved);
+            return ht_error_set(err, HT_ENOMEM, "out of memory");
+        }
+        memcpy(saved[a], f->bound[a], f->bytes[a]);
+    }
+    *out = saved;
+    return HT_OK;
+}
+
+/* Puts back what save_read_written kept and frees it. */
+static void restore_read_written(const struct ht__handover *f, void **saved)
+{
+    for (size_t a = 0; saved && a < f->nargs; a++)
+        if (saved[a]) {
+            memcpy(f->bound[a], saved[a], f->bytes[a]);
+            free(saved[a]);
+        }
+    free(saved);
 }
 
 /* ht__decide with in->program (the runtime's decisions): its options made from it and its
@@ -549,6 +599,7 @@ static int decide_program(const struct ht__decide_in *in, struct ht__decision *o
     const struct ht__basis *b = &prev->basis;
     struct ht_coexec_opts so, mo;
     struct ht__decide_in pi = *in;
+    void **saved = NULL;
     int rc;
 
     ht__coexec_opts_init(&so);
@@ -591,17 +642,21 @@ static int decide_program(const struct ht__decide_in *in, struct ht__decision *o
      * switch's 60 on two PoCL devices at 2^22 elements, and grows with the arrays. */
     if (in->from && pi.mode != HT__DECIDE_AUTO && !pi.measure_forced && !in->run_chosen)
         so.bind_only = 1;
-    /* Measured and handed the program's arrays, every buffer bound and none both read and
-     * written (its runs would change what the launch then reads): each device alone and
+    /* Measured and handed the program's arrays, every buffer bound: each device alone and
      * the split are measured on those arrays, the memory the launches will run on, and
      * hold no host data of their own. Filling and freeing their own (three copies of the
      * problem's arrays for CPU + GPU) made the first launch after binding malloc arrays of
-     * vecadd 2^26 take 3.6-5.9 s on the H200 machine. */
-    else if (in->from && !in->run_chosen && all_bound_once(in->spec, in->from)) {
+     * vecadd 2^26 take 3.6-5.9 s on the H200 machine. An array both read and written is
+     * copied first and put back after (the runs change it); one written over another that
+     * is bound, or no room for the copies: data of its own, as before. */
+    else if (in->from && !in->run_chosen && measurable_on(in->spec, in->from) &&
+             save_read_written(in->spec, in->from, &saved, NULL) == HT_OK) {
         so.bind_only = mo.bind_only = 1;
         pi.measure_bound = 1;
     }
     rc = ht__decide(&pi, out, err);
+    if (pi.measure_bound)
+        restore_read_written(in->from, saved);
     if (rc != HT_OK)
         return rc;
     if (p->only < in->n)

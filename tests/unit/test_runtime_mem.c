@@ -462,9 +462,9 @@ static void redecide(enum ht_data_path path)
 }
 
 /* Mode AUTO's decision for the program's malloc arrays measures each device alone and the
- * split on those arrays, with no host data of its own, when no buffer is both read and
- * written (the 2-D problem), and on data of its own otherwise (y of the first problem is
- * readwrite: measuring on it would change what the launch then reads). */
+ * split on those arrays, with no host data of its own: the 2-D problem, and the first one,
+ * whose y is read and written (put back after the runs that change it, so the launch reads
+ * what the program set). An output bound over an input: data of its own. */
 static void test_measured_on_arrays(void **state)
 {
     size_t n = (size_t)W2 * H2, bytes = n * sizeof(float);
@@ -523,7 +523,7 @@ static void test_measured_on_arrays(void **state)
     free(out.base);
     free(in.base);
 
-    /* y read and written: data of its own, and the words do not say otherwise. */
+    /* y read and written: measured on the arrays, y put back before the launch. */
     if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
         fail_msg("open: %s", err.text);
     for (int k = 0; k < 3; k++) {
@@ -536,6 +536,24 @@ static void test_measured_on_arrays(void **state)
     if (ht_runtime_launch(rt, &err) != HT_OK)
         fail_msg("launch (readwrite): %s", err.text);
     check(mine[0].p, mine[1].p, mine[2].p, y0, "readwrite", 1);
+    for (int k = 0; k < 3; k++)
+        arr_check_guards(&mine[k], names[k]);
+    info = ht_runtime_info(rt);
+    assert_int_equal(info->decisions, 2);
+    if (!strstr(info->decision, "measured on its arrays"))
+        fail_msg("decision (readwrite): %s", info->decision);
+    assert_true(ht__coexec_own_host_bytes() == before);
+    ht_runtime_close(rt);
+
+    /* z bound over x (written over what is read): data of its own. */
+    if (ht_runtime_open(spec_path, NULL, 0, &o, &rt, &err) != HT_OK)
+        fail_msg("open: %s", err.text);
+    assert_int_equal(ht_runtime_bind(rt, "y", mine[0].p, N * sizeof(float), &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "z", mine[2].p, N * sizeof(float), &err), HT_OK);
+    assert_int_equal(ht_runtime_bind(rt, "x", mine[2].p, N * sizeof(float), &err), HT_OK);
+    before = ht__coexec_own_host_bytes();
+    if (ht_runtime_launch(rt, &err) != HT_OK)
+        fail_msg("launch (z over x): %s", err.text);
     info = ht_runtime_info(rt);
     assert_int_equal(info->decisions, 2);
     assert_true(ht__coexec_own_host_bytes() > before);
