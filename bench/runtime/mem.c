@@ -240,6 +240,10 @@ static int run_case(const struct problem *p, const char *devices, enum ht_runtim
      * returns, to time the switches). */
     if (getenv("BENCH_MEM_FALLBACK_RATIO"))
         o.fallback_ratio = strtod(getenv("BENCH_MEM_FALLBACK_RATIO"), NULL);
+    /* BENCH_MEM_MEASURE_REPEATS: the timed runs of each measurement of a decision (0: the
+     * runtime's default). */
+    if (getenv("BENCH_MEM_MEASURE_REPEATS"))
+        o.measure_repeats = (unsigned)strtoul(getenv("BENCH_MEM_MEASURE_REPEATS"), NULL, 10);
     /* BENCH_MEM_DATA_PATH: every device's data path (auto, pageable, pinned, inplace): with
      * "pinned" the CPU device copies its slices too instead of working in place. */
     if (getenv("BENCH_MEM_DATA_PATH") &&
