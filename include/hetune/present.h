@@ -4,6 +4,10 @@
  * write them as the JSON documents `hetune COMMAND --json` prints (docs/cli.md) and as
  * the text and sentences it shows, and map error codes to its exit statuses. Nothing in the core
  * library calls them.
+ *
+ * A NULL pointer a function cannot do without (its input, *text's place) is HT_EINVAL with
+ * err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may be NULL everywhere. The
+ * sentence helpers answer 0 for a NULL result or buf instead.
  */
 #ifndef HETUNE_PRESENT_H
 #define HETUNE_PRESENT_H

@@ -40,6 +40,10 @@
  * Every SQLite failure returns HT_EDB with err->file the database's path and err->text
  * naming the operation and SQLite's message ("cannot store evaluation: database is
  * locked"). This module does not use OpenCL.
+ *
+ * A NULL pointer a function cannot do without (the store, the struct it writes or reads, an
+ * output) is HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may be
+ * NULL everywhere. Where NULL is taken instead, the function's comment says what it means.
  */
 #ifndef HETUNE_STORE_H
 #define HETUNE_STORE_H
@@ -130,7 +134,8 @@ void ht_stored_eval_init(struct ht_stored_eval *ev);
  * (PRAGMA quick_check finds a fault: "the results database is damaged (quick_check: ...)");
  * the file is left untouched in those cases. Several processes may open (and create) the
  * same file at once. ":memory:" gives a private in-memory database; an empty path is
- * HT_EINVAL (SQLite would give a temporary one, deleted at close, and nothing kept). */
+ * HT_EINVAL (SQLite would give a temporary one, deleted at close, and nothing kept), as is
+ * a NULL path or out. */
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err);
 
 /* How ht_store_open_opts opens a database. Fill with ht_store_opts_init. */
@@ -170,10 +175,10 @@ struct ht_store_opts {
  * NULL: nothing. */
 void ht_store_opts_init(struct ht_store_opts *o);
 
-/* ht_store_open with options (o NULL: the defaults). A readonly open of a missing file is
- * HT_EDB ("no such file"); an open for writing of a file or folder this process may not
- * write is HT_EDB naming the file and why, before anything is changed. HT_EINTR when
- * o->stop ended a wait for the lock. */
+/* ht_store_open with options (o NULL: the defaults; path or out NULL: HT_EINVAL). A
+ * readonly open of a missing file is HT_EDB ("no such file"); an open for writing of a file
+ * or folder this process may not write is HT_EDB naming the file and why, before anything
+ * is changed. HT_EINTR when o->stop ended a wait for the lock. */
 int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct ht_store **out,
                        struct ht_error *err);
 
@@ -648,7 +653,8 @@ int ht_store_put_written(struct ht_store *store, const struct ht_stored_written 
                          struct ht_error *err);
 
 /* Fills *out with the inference stored for buffer arg of the problem along dim.
- * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. */
+ * HT_ENOTFOUND (err untouched) when there is none, HT_EDB. HT_EINVAL (err set) when store,
+ * arg or out is NULL. */
 int ht_store_get_written(struct ht_store *store, int64_t problem_id, const char *arg,
                          unsigned dim, struct ht_stored_written *out, struct ht_error *err);
 

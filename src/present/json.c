@@ -159,7 +159,8 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
                           struct ht_error *err)
 {
     if (!spec || !opts || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_split_json: no input or no text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_split_json: %s is NULL",
+                            !spec ? "spec" : !opts ? "opts" : !r ? "r" : "text");
 
     const struct ht_coexec_result *res = &r->res;
     const struct ht_workflow_device *fast = &r->devs[r->fastest];
@@ -289,7 +290,8 @@ int ht_present_run_json(const struct ht_spec *spec, const char *db,
                         struct ht_error *err)
 {
     if (!spec || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_run_json: no spec, result or text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_run_json: %s is NULL",
+                            !spec ? "spec" : !r ? "r" : "text");
 
     const struct ht_report_result *rep = &r->report;
     struct ht_workflow_coexec *rows = calloc(2 * r->nsplits + 1, sizeof *rows);
@@ -381,8 +383,12 @@ static json_t *sizes_json(unsigned ndims, const uint64_t *v)
 
 int ht_present_eval_json(const struct ht_present_eval *e, char **text, struct ht_error *err)
 {
-    if (!e || !e->spec || !e->dev || !e->config || !e->res || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_eval_json: no evaluation or no text");
+    if (!e || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_eval_json: %s is NULL",
+                            !e ? "e" : "text");
+    if (!e->spec || !e->dev || !e->config || !e->res)
+        return ht_error_set(err, HT_EINVAL, "ht_present_eval_json: no spec, device, "
+                                            "configuration or result");
 
     const struct ht_spec *spec = e->spec;
     const struct ht_device_info *dev = e->dev;
@@ -522,8 +528,12 @@ static json_t *tune_device(const struct ht_spec *spec, const struct ht_device_in
 
 int ht_present_tune_json(const struct ht_present_tune *t, char **text, struct ht_error *err)
 {
-    if (!t || !t->spec || !t->opts || (t->n && (!t->devs || !t->results)) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_tune_json: no tuning or no text");
+    if (!t || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_tune_json: %s is NULL",
+                            !t ? "t" : "text");
+    if (!t->spec || !t->opts || (t->n && (!t->devs || !t->results)))
+        return ht_error_set(err, HT_EINVAL, "ht_present_tune_json: no spec, options, "
+                                            "devices or results");
 
     const struct ht_spec *spec = t->spec;
     const struct ht_tune_opts *o = t->opts;
@@ -612,7 +622,8 @@ int ht_present_devices_json(const struct ht_device_info *devs, size_t n,
                             char **text, struct ht_error *err)
 {
     if ((n && !devs) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_devices_json: no devices or no text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_devices_json: %s is NULL",
+                            !text ? "text" : "devs");
 
     json_t *root = json_object(), *list = json_array();
 
@@ -778,8 +789,11 @@ static json_t *space_device(const struct ht_spec *spec, const struct ht_workflow
 
 int ht_present_space_json(const struct ht_present_space *s, char **text, struct ht_error *err)
 {
-    if (!s || !s->spec || !s->solver || (s->n && !s->spaces) || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_space_json: no spaces or no text");
+    if (!s || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_json: %s is NULL",
+                            !s ? "s" : "text");
+    if (!s->spec || !s->solver || (s->n && !s->spaces))
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_json: no spec, solver or spaces");
 
     const struct ht_spec *spec = s->spec;
     const char *solver = s->solver;
@@ -851,7 +865,7 @@ int ht_present_plan_json(const struct ht_workflow_plan_result *r,
                          struct ht_error *err)
 {
     if (!r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_plan_json: no plan or no text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_plan_json: %s is NULL", !r ? "r" : "text");
 
     const struct ht_split_plan *p = &r->plan;
     json_t *devs = json_array(), *root = NULL;
@@ -895,7 +909,8 @@ int ht_present_report_json(const char *db, const char *out, const struct ht_repo
                            char **text, struct ht_error *err)
 {
     if (!res || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_report_json: no report or no text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_report_json: %s is NULL",
+                            !res ? "res" : "text");
 
     json_t *names = json_array();
 

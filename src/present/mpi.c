@@ -442,7 +442,8 @@ int ht_present_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_res
                         int json, char **text, int *status, struct ht_error *err)
 {
     if (!spec || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_mpi_tune: no spec, result or text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_mpi_tune: %s is NULL",
+                            !spec ? "spec" : !r ? "r" : "text");
     if (status)
         *status = tune_status(r);
     return json ? tune_json(spec, r, text, err) : tune_text(spec, r, text, err);
@@ -452,7 +453,8 @@ int ht_present_mpi_split(const struct ht_spec *spec, const struct ht_mpi_split_r
                          int json, char **text, int *status, struct ht_error *err)
 {
     if (!spec || !r || !text)
-        return ht_error_set(err, HT_EINVAL, "ht_present_mpi_split: no spec, result or text");
+        return ht_error_set(err, HT_EINVAL, "ht_present_mpi_split: %s is NULL",
+                            !spec ? "spec" : !r ? "r" : "text");
     if (status)
         *status = r->verified == 0 ? 3 : 0;
     return json ? split_json(spec, r, text, err) : split_text(spec, r, text, err);

@@ -21,8 +21,11 @@ static int list_configs(FILE *f, const struct ht_workflow_space *r,
 
 int ht_present_space_print(FILE *f, const struct ht_present_space *s, struct ht_error *err)
 {
-    if (!f || !s || !s->spec || !s->solver || (s->n && !s->spaces))
-        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: no file or no spaces");
+    if (!f || !s)
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: %s is NULL",
+                            !f ? "f" : "s");
+    if (!s->spec || !s->solver || (s->n && !s->spaces))
+        return ht_error_set(err, HT_EINVAL, "ht_present_space_print: no spec, solver or spaces");
 
     const struct ht_spec *spec = s->spec;
     const struct ht_workflow_space *r = s->spaces;

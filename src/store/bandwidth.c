@@ -39,8 +39,10 @@ int ht_store_put_bandwidth(struct ht_store *store, int64_t device_id,
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_bandwidth: no store");
-    if (!bw || (unsigned)bw->path >= NPATHS || !path_texts[bw->path])
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_bandwidth: store is NULL");
+    if (!bw)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_bandwidth: bw is NULL");
+    if ((unsigned)bw->path >= NPATHS || !path_texts[bw->path])
         return ht_error_set(err, HT_EINVAL, "malformed bandwidth: no measured data path");
     if (bw->bytes == 0 || bw->bytes > INT64_MAX)
         return ht_error_set(err, HT_EINVAL, "malformed bandwidth: %llu bytes per transfer",
@@ -78,7 +80,8 @@ int ht_store_get_bandwidth(struct ht_store *store, int64_t device_id, struct ht_
     int rc, r;
 
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_get_bandwidth: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_bandwidth: %s is NULL",
+                            !store ? "store" : "out");
 
     rc = ht__store_prepare(store,
                            "SELECT path, bytes, repeats, h2d_bps, d2h_bps, pinned_h2d_bps, "

@@ -327,7 +327,9 @@ static int put_eval(struct ht_store *store, const struct ht_stored_eval *ev, int
     int rc;
 
     if (!store || !ev)
-        return ht_error_set(err, HT_EINVAL, "storing an evaluation: no store or no evaluation");
+        return ht_error_set(err, HT_EINVAL, "%s: %s is NULL",
+                            step ? "ht_store_put_eval_step" : "ht_store_put_eval",
+                            !store ? "store" : "ev");
     batched = store->batch > 1;
     rc = check_eval(ev, err);
     if (rc != HT_OK)
@@ -425,7 +427,7 @@ int ht_store_put_eval_step(struct ht_store *store, const struct ht_stored_eval *
                            struct ht_error *err)
 {
     if (!st)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_eval_step: no step");
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_eval_step: st is NULL");
     return put_eval(store, ev, run_id, st, id, err);
 }
 
@@ -470,7 +472,7 @@ int ht__store_lookup_eval(struct ht_store *store, int64_t problem_id, int64_t de
                           struct ht_error *err)
 {
     if (!config_text)
-        return ht_error_set(err, HT_EINVAL, "ht__store_lookup_eval: no configuration text");
+        return ht_error_set(err, HT_EINVAL, "ht__store_lookup_eval: config_text is NULL");
     return fetch_one(store,
                      "SELECT " EVAL_COLUMNS " FROM evaluations WHERE problem_id = ?1 "
                      "AND device_id = ?2 AND config = ?3",
@@ -488,7 +490,7 @@ int ht_store_best(struct ht_store *store, int64_t problem_id, int64_t device_id,
                   struct ht_stored_eval *out, struct ht_error *err)
 {
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_best: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_best: %s is NULL", !store ? "store" : "out");
     return fetch_one(store, BEST_SQL("verified = 1"),
                      &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
@@ -498,7 +500,8 @@ int ht_store_best_unverified(struct ht_store *store, int64_t problem_id, int64_t
                              struct ht_stored_eval *out, struct ht_error *err)
 {
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_best_unverified: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_best_unverified: %s is NULL",
+                            !store ? "store" : "out");
     return fetch_one(store, BEST_SQL("verified <> 0"),
                      &(struct eval_key){problem_id, device_id, NULL}, out,
                      "cannot find the best evaluation", err);
@@ -567,7 +570,8 @@ int ht_store_list_evals(struct ht_store *store, int64_t problem_id, int64_t devi
                         ht_store_eval_cb cb, void *user, struct ht_error *err)
 {
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals: %s is NULL",
+                            !store ? "store" : "cb");
     return list_evals(store, problem_id, device_id, 1, cb, user, err);
 }
 
@@ -575,7 +579,8 @@ int ht_store_list_evals_brief(struct ht_store *store, int64_t problem_id, int64_
                               ht_store_eval_cb cb, void *user, struct ht_error *err)
 {
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals_brief: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_evals_brief: %s is NULL",
+                            !store ? "store" : "cb");
     return list_evals(store, problem_id, device_id, 0, cb, user, err);
 }
 
@@ -588,7 +593,8 @@ int ht_store_count_evals(struct ht_store *store, int64_t problem_id, int64_t dev
     int rc;
 
     if (!store || !count)
-        return ht_error_set(err, HT_EINVAL, "ht_store_count_evals: no store or no count");
+        return ht_error_set(err, HT_EINVAL, "ht_store_count_evals: %s is NULL",
+                            !store ? "store" : "count");
 
     snprintf(sql, sizeof sql, "SELECT count(*) FROM evaluations WHERE %s",
              match_sql(problem_id, device_id, 0));
@@ -613,7 +619,7 @@ int ht_store_forget(struct ht_store *store, int64_t problem_id, int64_t device_i
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_forget: no store");
+        return ht_error_set(err, HT_EINVAL, "ht_store_forget: store is NULL");
 
     if (problem_id <= 0 || device_id <= 0)
         return ht_error_set(err, HT_EINVAL, "forgetting needs a problem and a device id");

@@ -27,8 +27,10 @@ int ht_store_put_host_memory(struct ht_store *store, const struct ht_host_memory
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_host_memory: no store");
-    if (!hm || !(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_host_memory: store is NULL");
+    if (!hm)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_host_memory: hm is NULL");
+    if (!(hm->Bps > 0 && isfinite(hm->Bps)) || !(hm->read_Bps >= 0 &&
         isfinite(hm->read_Bps)) || !(hm->shared_Bps >= 0 && isfinite(hm->shared_Bps)) || hm->bytes == 0 || hm->bytes > INT64_MAX || hm->threads == 0)
         return ht_error_set(err, HT_EINVAL, "malformed host memory rate: nothing measured");
     for (size_t k = 0; k < HT_HOST_SHARED_MAX; k++)
@@ -111,7 +113,8 @@ int ht_store_get_host_memory_of(struct ht_store *store, const char *hostname,
     int rc, r;
 
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_get_host_memory_of: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_host_memory_of: %s is NULL",
+                            !store ? "store" : "out");
 
     if (hostname && !hostname[0])
         return ht_error_set(err, HT_EINVAL, "host memory rate: an empty host name");

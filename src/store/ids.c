@@ -85,7 +85,8 @@ int ht_store_device_id(struct ht_store *store, const struct ht_device_info *dev,
     char wi[80], name[sizeof dev->name + 16];
 
     if (!store || !dev || !id)
-        return ht_error_set(err, HT_EINVAL, "ht_store_device_id: no store, device or id");
+        return ht_error_set(err, HT_EINVAL, "ht_store_device_id: %s is NULL",
+                            !store ? "store" : !dev ? "dev" : "id");
     /* Identical devices (two GPUs of one model) are told apart by their ordinal, written
      * into the name so that the first keeps the identity it always had. */
     if (dev->ordinal)
@@ -179,7 +180,8 @@ int ht_store_kernel_id(struct ht_store *store, const struct ht_spec *spec, int64
                        struct ht_error *err)
 {
     if (!store || !spec || !id)
-        return ht_error_set(err, HT_EINVAL, "ht_store_kernel_id: no store, spec or id");
+        return ht_error_set(err, HT_EINVAL, "ht_store_kernel_id: %s is NULL",
+                            !store ? "store" : !spec ? "spec" : "id");
 
     const char *source = or_empty(spec->source);
     size_t len = spec->source ? spec->source_len : 0;
@@ -298,7 +300,8 @@ int ht_store_problem_id(struct ht_store *store, int64_t kernel_id, const struct 
                         int64_t *id, struct ht_error *err)
 {
     if (!store || !spec || !id)
-        return ht_error_set(err, HT_EINVAL, "ht_store_problem_id: no store, spec or id");
+        return ht_error_set(err, HT_EINVAL, "ht_store_problem_id: %s is NULL",
+                            !store ? "store" : !spec ? "spec" : "id");
 
     char *sizes = sizes_text(&spec->space);
     char *params = params_text(&spec->space);
@@ -353,7 +356,8 @@ int ht_store_list_devices(struct ht_store *store, ht_store_device_cb cb, void *u
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_devices: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_devices: %s is NULL",
+                            !store ? "store" : "cb");
 
     rc = ht__store_prepare(store,
                            "SELECT id, platform, platform_version, name, vendor, type, version, "

@@ -129,9 +129,11 @@ int ht_store_lease_device(struct ht_store *store, int64_t device_id, double wait
     double t0 = monotonic_s(), next_try;
     int rc;
 
-    if (!store || device_id < 1)
-        return ht_error_set(err, HT_EINVAL, "ht_store_lease_device: a store and a device id "
-                                            "of at least 1 are required");
+    if (!store)
+        return ht_error_set(err, HT_EINVAL, "ht_store_lease_device: store is NULL");
+    if (device_id < 1)
+        return ht_error_set(err, HT_EINVAL, "ht_store_lease_device: a device id of at least 1 "
+                                            "is required");
     if (!holder)
         holder = &local;
     for (;;) {
@@ -158,7 +160,7 @@ int ht_store_release_device(struct ht_store *store, int64_t device_id, struct ht
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_release_device: no store");
+        return ht_error_set(err, HT_EINVAL, "ht_store_release_device: store is NULL");
     rc = ht__store_prepare(store,
                            "DELETE FROM device_leases WHERE device_id = ? AND pid = ? AND "
                            "hostname = ?",

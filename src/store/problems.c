@@ -18,7 +18,8 @@ int ht_store_list_problems(struct ht_store *store, int64_t kernel_id, ht_store_p
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_problems: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_problems: %s is NULL",
+                            !store ? "store" : "cb");
 
     /* One text with the filter and one without: "?1 = 0 OR p.kernel_id = ?1" is answered
      * by reading the whole table (no index serves an OR). A kernel's problems are found

@@ -15,8 +15,10 @@ int ht_store_put_tune_run(struct ht_store *store, const struct ht_stored_tune_ru
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_run: no store");
-    if (!run || run->problem_id <= 0 || run->device_id <= 0 || !run->strategy[0] ||
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_run: store is NULL");
+    if (!run)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_run: run is NULL");
+    if (run->problem_id <= 0 || run->device_id <= 0 || !run->strategy[0] ||
         !memchr(run->strategy, '\0', sizeof run->strategy))
         return ht_error_set(err, HT_EINVAL, "malformed tuning run: a problem, a device and a "
                                             "strategy are required");
@@ -48,7 +50,9 @@ int ht_store_put_tune_step(struct ht_store *store, int64_t run_id,
                            const struct ht_stored_tune_step *s, struct ht_error *err)
 {
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_step: no store");
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_step: store is NULL");
+    if (!s)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_tune_step: st is NULL");
     return ht__store_insert_tune_step(store, run_id, s, err);
 }
 
@@ -117,7 +121,8 @@ int ht_store_list_tune_steps(struct ht_store *store, int64_t problem_id, int64_t
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_tune_steps: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_tune_steps: %s is NULL",
+                            !store ? "store" : "cb");
 
     rc = ht__store_prepare(store, steps_sql(problem_id, device_id), &st, op, err);
     if (rc != HT_OK)

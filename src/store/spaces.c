@@ -63,7 +63,8 @@ int ht_store_put_space(struct ht_store *store, const struct ht_stored_space *sp,
     int rc;
 
     if (!store || !sp)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_space: no store or no space size");
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_space: %s is NULL",
+                            !store ? "store" : "sp");
     if (!eq3_ok(sp->eq3) || !(sp->unpruned >= 0) ||
         !memchr(sp->last_constraint, '\0', sizeof sp->last_constraint) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
@@ -121,7 +122,8 @@ int ht_store_get_space(struct ht_store *store, int64_t problem_id, int64_t devic
     int rc, r;
 
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_get_space: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_space: %s is NULL",
+                            !store ? "store" : "out");
 
     if (!eq3_ok(eq3))
         return ht_error_set(err, HT_EINVAL, "eq3 out of range");
@@ -151,7 +153,8 @@ int ht_store_list_spaces(struct ht_store *store, int64_t problem_id, ht_store_sp
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_spaces: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_spaces: %s is NULL",
+                            !store ? "store" : "cb");
 
     /* The eq3 texts in the order of enum ht_eq3, not alphabetically. */
 #define SPACE_ORDER                                                                        \

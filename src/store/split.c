@@ -60,7 +60,8 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
     int rc;
 
     if (!store || !sp)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_split: no store or no split");
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_split: %s is NULL",
+                            !store ? "store" : "sp");
     if (sp->ndevices == 0 || !sp->devices || !sp->scheduler[0] ||
         !memchr(sp->scheduler, '\0', sizeof sp->scheduler) ||
         !memchr(sp->created_at, '\0', sizeof sp->created_at))
@@ -121,7 +122,8 @@ int ht_store_put_sweep_point(struct ht_store *store, int64_t split_id,
     int rc;
 
     if (!store || !pt)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_sweep_point: no store or no point");
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_sweep_point: %s is NULL",
+                            !store ? "store" : "pt");
     rc = ht__store_prepare(store,
                            "INSERT OR REPLACE INTO sweep_points (split_id, i, factor, "
                            "theoretical_seconds, seconds, kernel_seconds, verified) VALUES "
@@ -146,7 +148,8 @@ int ht_store_list_sweep(struct ht_store *store, int64_t split_id, ht_store_sweep
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_sweep: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_sweep: %s is NULL",
+                            !store ? "store" : "cb");
 
     rc = ht__store_prepare(store,
                            "SELECT i, factor, theoretical_seconds, seconds, kernel_seconds, "
@@ -269,7 +272,8 @@ int ht_store_get_split(struct ht_store *store, int64_t split_id, struct ht_store
     int rc, r;
 
     if (!store || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_get_split: no store or no output");
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_split: %s is NULL",
+                            !store ? "store" : "out");
 
     ht_stored_split_init(out);
     rc = ht__store_prepare(store, "SELECT " SPLIT_COLUMNS " FROM splits WHERE id = ?", &st,
@@ -303,7 +307,8 @@ int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_sp
     int rc, r;
 
     if (!store || !cb)
-        return ht_error_set(err, HT_EINVAL, "ht_store_list_splits: no store or no callback");
+        return ht_error_set(err, HT_EINVAL, "ht_store_list_splits: %s is NULL",
+                            !store ? "store" : "cb");
 
     /* With the filter and without, one text each: an OR of the two would read the whole
      * table (no index serves it); splits_problem holds a problem's splits in id order. */

@@ -262,7 +262,7 @@ int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err)
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_batch: no store");
+        return ht_error_set(err, HT_EINVAL, "ht_store_batch: store is NULL");
     rc = n > 1 ? HT_OK : ht__store_batch_commit(store, "cannot commit the evaluations", err);
     if (rc == HT_OK)
         store->batch = n;
@@ -272,7 +272,7 @@ int ht_store_batch(struct ht_store *store, unsigned n, struct ht_error *err)
 int ht_store_set_durable(struct ht_store *store, int durable, struct ht_error *err)
 {
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_set_durable: no store");
+        return ht_error_set(err, HT_EINVAL, "ht_store_set_durable: store is NULL");
     return ht__store_exec(store, durable ? "PRAGMA synchronous = FULL"
                                          : "PRAGMA synchronous = NORMAL",
                           "cannot set synchronous", err);
@@ -467,7 +467,8 @@ int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct h
         err = &local;
     }
     if (!path || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_open: path and out are required");
+        return ht_error_set(err, HT_EINVAL, "ht_store_open: %s is NULL",
+                            !path ? "path" : "out");
     *out = NULL;
     /* SQLite takes "" for a private temporary database, deleted at close: every result
      * would be lost, and a script with an unset $DB would measure forever. (":memory:" is

@@ -12,8 +12,10 @@ int ht_store_put_written(struct ht_store *store, const struct ht_stored_written 
     int rc;
 
     if (!store)
-        return ht_error_set(err, HT_EINVAL, "ht_store_put_written: no store");
-    if (!w || !w->arg[0] || w->dim > 2 || w->axis > 2 || w->per_item == 0 ||
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_written: store is NULL");
+    if (!w)
+        return ht_error_set(err, HT_EINVAL, "ht_store_put_written: w is NULL");
+    if (!w->arg[0] || w->dim > 2 || w->axis > 2 || w->per_item == 0 ||
         w->per_item > INT64_MAX || w->halo_lo > INT64_MAX || w->halo_hi > INT64_MAX)
         return ht_error_set(err, HT_EINVAL, "malformed inference of a written buffer");
     rc = ht__store_prepare(store,
@@ -46,6 +48,9 @@ int ht_store_get_written(struct ht_store *store, int64_t problem_id, const char 
     sqlite3_stmt *st = NULL;
     int rc, r;
 
+    if (!store || !arg || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_written: %s is NULL",
+                            !store ? "store" : !arg ? "arg" : "out");
     rc = ht__store_prepare(store,
                            "SELECT layout, axis, per_item, halo_lo, halo_hi, device_id, config, "
                            "created_at FROM written_maps WHERE problem_id = ? AND arg = ? AND "
