@@ -17,6 +17,11 @@
  * live on the device only (created once per configuration, poisoned before every run, not
  * read back, verified or dumped), and each active stage's platform rules are checked
  * before the build (ht_spec_check_stages).
+ *
+ * A NULL pointer a function cannot do without (the spec, device, session, an output) is
+ * HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may be NULL
+ * everywhere. The void functions do nothing with a NULL, and those that answer a number
+ * answer 0 for a NULL; where NULL is taken instead, the function's comment says what it means.
  */
 #ifndef HETUNE_EXEC_H
 #define HETUNE_EXEC_H
@@ -50,12 +55,12 @@ enum ht_data_path {
 /* The path's name: "auto", "pageable", "pinned" or "inplace" (NULL for no path). */
 const char *ht_data_path_name(enum ht_data_path path);
 
-/* Sets *path from its name. HT_EINVAL for any other string. */
+/* Sets *path from its name. HT_EINVAL for any other string, or a NULL one or path. */
 int ht_data_path_parse(const char *name, enum ht_data_path *path);
 
 /* The path a device takes when path is asked for: HT_PATH_AUTO becomes HT_PATH_INPLACE on
  * a device with dev->host_unified (CPUs) and HT_PATH_PINNED on the others; the others are
- * taken as they are. */
+ * taken as they are. With dev NULL, path is returned as it is (HT_PATH_AUTO too). */
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev);
 
 /* How a device that is copied to (HT_PATH_PINNED) moves a host array hetune did not
@@ -90,7 +95,7 @@ enum ht_foreign_path {
  * none). */
 const char *ht_foreign_path_name(enum ht_foreign_path path);
 
-/* Sets *path from its name. HT_EINVAL for any other string. */
+/* Sets *path from its name. HT_EINVAL for any other string, or a NULL one or path. */
 int ht_foreign_path_parse(const char *name, enum ht_foreign_path *path);
 
 /* Isolation (docs/guide.md, "When a configuration crashes or hangs"): where a session
@@ -197,7 +202,8 @@ void ht_eval_result_destroy(struct ht_eval_result *res);
 struct ht_session; /* opaque */
 
 /* Opens a session for spec on dev. spec and dev are borrowed and must outlive the
- * session; opts is copied. *out is owned by the caller (ht_session_free). Returns HT_ECL
+ * session; opts is copied (NULL: the defaults of ht_exec_opts_init). *out is owned by the
+ * caller (ht_session_free). Returns HT_ECL
  * (with the OpenCL error's name in err) when the context or queue cannot be created.
  * Isolated (opts.isolate), the session starts its worker, which loads spec->path again
  * with spec's sizes, repeats, keep_best and tolerances (a spec whose kernel changed on
@@ -210,7 +216,7 @@ int ht_session_create(const struct ht_spec *spec, const struct ht_device_info *d
 /* Frees a session; NULL is allowed. */
 void ht_session_free(struct ht_session *s);
 
-/* 1 when the session's configurations run in a worker process, else 0. */
+/* 1 when the session's configurations run in a worker process, else 0 (0 for NULL). */
 int ht_session_isolated(const struct ht_session *s);
 
 /* Builds, runs, times and verifies one configuration (spec->space.nparams values).
@@ -219,7 +225,8 @@ int ht_session_isolated(const struct ht_session *s);
  * first line (the whole log is in res->build_log), or the first mismatch. Isolated, also
  * HT_ECRASH, HT_ETIMEOUT and HT_EINTR (see ht_exec_opts). Whatever it returns, res owns
  * what it holds (run_s, build_log): ht_eval_result_destroy before res is filled again or
- * dropped, as what res held is not freed here. */
+ * dropped, as what res held is not freed here. config may be NULL for a spec without
+ * parameters. */
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err);
 
@@ -455,7 +462,8 @@ double ht_load_other_cores(const struct ht_load *l);
  * without its device lock. */
 int ht_load_under(const struct ht_load *l);
 
-/* Adds what src saw to *dst (windows, CPU time, the first reason for no lock). */
+/* Adds what src saw to *dst (windows, CPU time, the first reason for no lock). Nothing when
+ * either is NULL. */
 void ht_load_add(struct ht_load *dst, const struct ht_load *src);
 
 /* A set of device locks held (ht_device_locks_take); opaque but for the caller's stack. */
@@ -481,13 +489,13 @@ struct ht_device_wait {
  * measurement goes on without it and load->unlocked (with why) says so; load may be
  * NULL. Returns HT_OK with *l to give back with ht_device_locks_release; HT_EINTR when
  * *wait->stop ended a wait (nothing held); HT_EINVAL for more than HT_DEVICE_LOCKS_MAX
- * distinct locks. */
+ * distinct locks, and for a NULL l, devs (n > 0) or devs[i]. */
 int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
                          const struct ht_device_wait *wait, struct ht_device_locks *l,
                          struct ht_load *load, struct ht_error *err);
 
 /* Ends l's load watch, adding its window to *load (may be NULL), and gives its locks
- * back. A zeroed l, or one released already, is fine. */
+ * back. A zeroed l, or one released already, is fine; NULL does nothing. */
 void ht_device_locks_release(struct ht_device_locks *l, struct ht_load *load);
 
 #ifdef __cplusplus

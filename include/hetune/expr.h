@@ -16,6 +16,10 @@
  *
  * An expression is compiled once against a table of names, each name becoming a slot index
  * into the array of values passed to ht_expr_eval. Evaluation does not allocate.
+ *
+ * A NULL pointer a function cannot do without is HT_EINVAL ("FUNCTION: ARGUMENT is NULL" in
+ * err->text where there is one), never a crash; err may be NULL everywhere. For a NULL e,
+ * ht_expr_source is NULL, ht_expr_uses 0 and ht_expr_max_slot -1.
  */
 #ifndef HETUNE_EXPR_H
 #define HETUNE_EXPR_H
@@ -37,7 +41,7 @@ struct ht_names {
     const char *const *names;
 };
 
-/* Compiles src against names. On success *out is owned by the caller (free with
+/* Compiles src against names (NULL: no names). On success *out is owned by the caller (free with
  * ht_expr_free). On failure returns HT_EPARSE (syntax) or HT_EEXPR (unknown name, wrong
  * number of function arguments, too deep), sets err->column to the 1-based column in src
  * where the problem starts and err->text to a message such as "unknown name 'TZ'" or
@@ -51,7 +55,7 @@ void ht_expr_free(struct ht_expr *e);
 
 /* Evaluates e with vars[i] the value of names[i]. Returns 0 and sets *out, or
  * HT_EDIVZERO, HT_EOVERFLOW or HT_EDOMAIN (log2 of a non-positive value, a shift out of
- * 0..63). Does not
+ * 0..63); HT_EINVAL for a NULL e or out, or a NULL vars when e reads a name. Does not
  * allocate; safe to call from several threads at once on the same expression. */
 int ht_expr_eval(const struct ht_expr *e, const int64_t *vars, int64_t *out);
 

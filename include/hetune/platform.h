@@ -3,6 +3,11 @@
  * Learns every OpenCL device on every platform with clGetPlatformIDs / clGetDeviceIDs /
  * clGetDeviceInfo and keeps its limits as plain data. This header does not include the
  * OpenCL headers: the OpenCL handles are kept as void pointers for src/exec to use.
+ *
+ * A NULL pointer a function cannot do without is HT_EINVAL with err->text "FUNCTION:
+ * ARGUMENT is NULL", never a crash; err may be NULL everywhere. The void functions do nothing
+ * with a NULL (ht_device_slug writes "" for a NULL device), ht_device_caches_programs(NULL)
+ * is 0.
  */
 #ifndef HETUNE_PLATFORM_H
 #define HETUNE_PLATFORM_H
@@ -81,7 +86,7 @@ void ht_platform_free(struct ht_platform *p);
 /* Resolves a device as users name it: a decimal index from `hetune devices`, or a
  * case-insensitive substring of "<platform> <name>" that matches exactly one device.
  * Sets *index. Returns HT_ENODEVICE with a message listing the candidates when the name
- * matches none or several. */
+ * matches none or several, or is empty or NULL. */
 int ht_platform_find(const struct ht_platform *p, const char *name, size_t *index,
                      struct ht_error *err);
 
@@ -102,7 +107,8 @@ int ht_device_caches_programs(const struct ht_device_info *d);
 /* Writes DIR/<slug>.dzn, the paper's device data for MiniZinc:
  *   max_wg_size_0..2 (per dimension), max_total_wg_size, num_compute_units,
  *   local_mem_size, plus global_mem_size, max_mem_alloc_size, is_cpu, is_gpu.
- * Creates DIR when missing. When path is not NULL the written path is copied there.
+ * Creates DIR when missing; dir NULL or "": the current folder. When path is not NULL the
+ * written path is copied there.
  * Returns HT_EIO with err filled on failure. */
 int ht_device_write_dzn(const struct ht_device_info *d, const char *dir, char *path,
                         size_t path_size, struct ht_error *err);

@@ -4,6 +4,11 @@
  * that can be checked without OpenCL; the argument count against the kernel's is checked
  * after the build with ht_spec_check_kernel_args (ht_spec_check_stage_args for each stage of
  * a pipeline).
+ *
+ * A NULL pointer a function cannot do without (the spec, the device, an output) is HT_EINVAL
+ * with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may be NULL everywhere.
+ * ht_format_config writes "" and ht_closest_word answers NULL for a NULL input; where NULL is
+ * taken instead, the function's comment says what it means.
  */
 #ifndef HETUNE_SPEC_H
 #define HETUNE_SPEC_H
@@ -228,7 +233,8 @@ int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int6
 const char *ht_closest_word(const char *s, const char *const *words, size_t n);
 
 /* Writes configuration config of spec (spec->space.nparams values, in parameter order)
- * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)". */
+ * into buf (size bytes, cut to fit) as "WG=64 EPT=2", or "(no parameters)"; "" for a NULL
+ * spec (or config, with parameters). */
 void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *buf,
                       size_t size);
 
@@ -272,7 +278,7 @@ int ht_spec_stage_ndrange(const struct ht_spec *spec, size_t stage, const int64_
  * work-item limits and Eq. 2 (each global size a multiple of its local size). Returns 0 for
  * a single-kernel spec or when every active stage passes, else HT_ECONSTRAINT with
  * err->field the stage's path ("pipeline[1]") and err->text naming the rule, the stage's
- * kernel and the values that broke it. */
+ * kernel and the values that broke it. config may be NULL for a spec without parameters. */
 int ht_spec_check_stages(const struct ht_spec *spec, const struct ht_device_info *dev,
                          const int64_t *config, struct ht_error *err);
 
@@ -294,8 +300,9 @@ int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
                      struct ht_error *err);
 
 /* Checks a program's array for buffer argument arg before it is bound: data not NULL and
- * bytes equal to need, the buffer's bytes. HT_EINVAL naming the argument (and, for a size,
- * giving both in bytes and elements of its type) otherwise. */
+ * bytes equal to need, the buffer's bytes. HT_EINVAL naming the spec's argument (and, for a
+ * size, giving both in bytes and elements of its type) otherwise: a NULL data is the
+ * program's mistake this check is for, said as "argument 'x': no array given (NULL)". */
 int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data,
                         size_t bytes, size_t need, struct ht_error *err);
 

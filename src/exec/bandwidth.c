@@ -171,7 +171,10 @@ int ht_bandwidth_measure(const struct ht_device_info *dev, const struct ht_exec_
     double rate[NLINKS][2];
     int rc;
 
-    if (!dev || !out || !dev->cl_device || !dev->cl_platform)
+    if (!dev || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_bandwidth_measure: %s is NULL",
+                            !dev ? "dev" : "out");
+    if (!dev->cl_device || !dev->cl_platform)
         return ht_error_set(err, HT_EINVAL, "bandwidth: no device");
     path = ht_data_path_resolve(opts ? opts->data_path : HT_PATH_AUTO, dev);
     if (!ht_data_path_name(path) || path == HT_PATH_AUTO)

@@ -303,6 +303,12 @@ int ht_device_locks_take(const struct ht_device_info *const *devs, size_t n,
     size_t k = 0;
     int rc = HT_OK;
 
+    if (!l || (n && !devs))
+        return ht_error_set(err, HT_EINVAL, "ht_device_locks_take: %s is NULL",
+                            !l ? "l" : "devs");
+    for (size_t i = 0; i < n; i++)
+        if (!devs[i])
+            return ht_error_set(err, HT_EINVAL, "ht_device_locks_take: devs[%zu] is NULL", i);
     memset(l, 0, sizeof *l);
     if (!wait)
         wait = &silent;
@@ -365,6 +371,8 @@ void ht_device_locks_release(struct ht_device_locks *l, struct ht_load *load)
 {
     double t1, busy1, own1;
 
+    if (!l)
+        return;
     if (l->watching && ht__load_sample(&t1, &busy1, &own1) == 0 && load) {
         double other = (busy1 - l->busy0) - (own1 - l->own0);
         long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -261,5 +261,7 @@ cleanup:
 int ht_host_memory_measure(unsigned threads, uint64_t bytes, unsigned repeats,
                            struct ht_host_memory *out, struct ht_error *err)
 {
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "ht_host_memory_measure: out is NULL");
     return ht__host_memory_run(threads, bytes, repeats, NULL, NULL, out, err);
 }

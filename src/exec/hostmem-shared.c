@@ -185,7 +185,8 @@ int ht_host_memory_measure_shared(const struct ht_device_info *const *devs, size
     size_t most = n < HT_HOST_SHARED_MAX ? n : HT_HOST_SHARED_MAX;
 
     if (!out || (n && !devs))
-        return ht_error_set(err, HT_EINVAL, "shared host memory: nothing to measure into");
+        return ht_error_set(err, HT_EINVAL, "ht_host_memory_measure_shared: %s is NULL",
+                            !out ? "out" : "devs");
     if (n == 0)
         return HT_OK;
     for (size_t k = 0; k < n; k++)

@@ -23,6 +23,8 @@ const char *ht_foreign_path_name(enum ht_foreign_path path)
 
 int ht_foreign_path_parse(const char *name, enum ht_foreign_path *path)
 {
+    if (!path)
+        return HT_EINVAL;
     for (unsigned i = 0; name && i < sizeof foreign_names / sizeof foreign_names[0]; i++)
         if (strcmp(name, foreign_names[i]) == 0) {
             *path = (enum ht_foreign_path)i;
@@ -42,6 +44,8 @@ const char *ht_data_path_name(enum ht_data_path path)
 
 int ht_data_path_parse(const char *name, enum ht_data_path *path)
 {
+    if (!path)
+        return HT_EINVAL;
     for (unsigned i = 0; name && i < sizeof path_names / sizeof path_names[0]; i++)
         if (strcmp(name, path_names[i]) == 0) {
             *path = (enum ht_data_path)i;
@@ -52,7 +56,7 @@ int ht_data_path_parse(const char *name, enum ht_data_path *path)
 
 enum ht_data_path ht_data_path_resolve(enum ht_data_path path, const struct ht_device_info *dev)
 {
-    if (path != HT_PATH_AUTO)
+    if (path != HT_PATH_AUTO || !dev)
         return path;
     return dev->host_unified ? HT_PATH_INPLACE : HT_PATH_PINNED;
 }

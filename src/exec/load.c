@@ -110,6 +110,8 @@ int ht_load_under(const struct ht_load *l)
 
 void ht_load_add(struct ht_load *dst, const struct ht_load *src)
 {
+    if (!dst || !src)
+        return;
     dst->window_s += src->window_s;
     dst->other_cpu_s += src->other_cpu_s;
     if (src->cores)

@@ -13,6 +13,8 @@
 
 void ht_exec_opts_init(struct ht_exec_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->eq3 = HT_EQ3_PRODUCT;
     opts->isolate = HT_ISOLATE_AUTO;
@@ -209,10 +211,15 @@ static int session_make(const struct ht_spec *spec, const struct ht_device_info 
                         struct ht_error *err)
 {
     struct ht_session *s;
-    size_t n = spec->nargs ? spec->nargs : 1;
+    size_t n;
     cl_int st;
     int rc = HT_OK;
 
+    if (!spec || !dev || !out)
+        return ht_error_set(err, HT_EINVAL, "%s: %s is NULL",
+                            kept ? "ht__session_create_kept" : "ht_session_create",
+                            !spec ? "spec" : !dev ? "dev" : "out");
+    n = spec->nargs ? spec->nargs : 1;
     *out = NULL;
     if (spec->language != HT_LANG_OPENCL)
         return ht_error_set(err, HT_ESPEC, "kernel.language %s: hetune builds and runs OpenCL "
@@ -729,7 +736,7 @@ cleanup:
 
 int ht_session_isolated(const struct ht_session *s)
 {
-    return s->worker != NULL;
+    return s && s->worker != NULL;
 }
 
 double ht__session_time_limit(const struct ht_session *s)
@@ -848,10 +855,10 @@ static void timed_runs(struct ht_session *s, int on)
 int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_result *res,
                     struct ht_error *err)
 {
-    const struct ht_spec *spec = s->spec;
+    const struct ht_spec *spec;
     struct ht__inst in;
     struct ht_error local_err;
-    unsigned repeats = spec->repeats ? spec->repeats : 1;
+    unsigned repeats;
     double restore_s = 0.0, write_s = 0.0, extra[2] = {0.0, 0.0};
     struct ht_repeats_rule rule;
     enum ht_repeats_verdict verdict;
@@ -861,6 +868,12 @@ int ht_session_eval(struct ht_session *s, const int64_t *config, struct ht_eval_
     if (!err)
         err = &local_err;
     ht_error_clear(err);
+    /* A spec without parameters has no values to give: config may be NULL then. */
+    if (!s || !res || (!config && s->spec->space.nparams))
+        return ht_error_set(err, HT_EINVAL, "ht_session_eval: %s is NULL",
+                            !s ? "s" : !res ? "res" : "config");
+    spec = s->spec;
+    repeats = spec->repeats ? spec->repeats : 1;
     if (s->worker) {
         rc = ht__worker_eval(s->worker, s->cut_best, s->cut_factor, config, res, err);
         if (s->pause) /* a worker that crashed or hung while timing told no end */
@@ -1028,6 +1041,8 @@ int ht__dump_outputs(const struct ht_spec *spec, const struct ht__hostbuf *outpu
 
 int ht_session_dump(const struct ht_session *s, const char *dir, struct ht_error *err)
 {
+    if (!s || !dir)
+        return ht_error_set(err, HT_EINVAL, "ht_session_dump: %s is NULL", !s ? "s" : "dir");
     if (s->worker)
         return ht__worker_dump(s->worker, dir, err);
     if (!s->have_outputs)

@@ -180,7 +180,7 @@ int ht_expr_compile(const char *src, const struct ht_names *names, struct ht_exp
     int rc;
 
     if (!src || !out)
-        return ht_error_set(err, HT_EINVAL, "no expression given");
+        return ht_error_set(err, HT_EINVAL, "ht_expr_compile: %s is NULL", !src ? "src" : "out");
     *out = NULL;
     e = calloc(1, sizeof *e);
     if (!e || !(e->source = ht__strdup(src))) {

@@ -179,7 +179,8 @@ int ht_expr_eval(const struct ht_expr *e, const int64_t *vars, int64_t *out)
     int64_t v;
     int rc;
 
-    if (!e || !out)
+    /* vars may be NULL only for an expression that reads no name. */
+    if (!e || !out || (!vars && e->nslots))
         return HT_EINVAL;
     rc = ht__expr_run(e->code, e->ncode, vars, &v);
     if (rc == 0)

@@ -393,7 +393,8 @@ int ht_expr_to_minizinc(const struct ht_expr *e, const struct ht_names *names, i
     struct mz m;
 
     if (!e || !names || !out)
-        return ht_error_set(err, HT_EINVAL, "no expression or names given");
+        return ht_error_set(err, HT_EINVAL, "ht_expr_to_minizinc: %s is NULL",
+                            !e ? "e" : !names ? "names" : "out");
     *out = NULL;
     for (size_t i = 0; i < e->nslots; i++)
         if (e->slots[i] >= names->count || !names->names[e->slots[i]])

@@ -24,6 +24,8 @@ static int64_t clamp_i64(uint64_t v)
 
 void ht_device_vars(const struct ht_device_info *d, int64_t *vals)
 {
+    if (!d || !vals)
+        return;
     vals[HT_DEVVAR_MAX_WORK_GROUP_SIZE] = clamp_i64(d->max_work_group_size);
     vals[HT_DEVVAR_MAX_WORK_ITEM_SIZE_0] = clamp_i64(d->max_work_item_sizes[0]);
     vals[HT_DEVVAR_MAX_WORK_ITEM_SIZE_1] = clamp_i64(d->max_work_item_sizes[1]);
@@ -40,6 +42,8 @@ int ht_device_caches_programs(const struct ht_device_info *d)
 {
     const char *env = getenv("POCL_KERNEL_CACHE");
 
+    if (!d)
+        return 0;
     return strstr(d->platform, "Portable Computing Language") && !(env && !strcmp(env, "0"));
 }
 
@@ -48,8 +52,12 @@ void ht_device_slug(const struct ht_device_info *d, char *buf, size_t size)
     size_t len;
     int gap = 1;
 
-    if (size == 0)
+    if (!buf || size == 0)
         return;
+    if (!d) {
+        buf[0] = '\0';
+        return;
+    }
     snprintf(buf, size, "%zu", d->index);
     len = strlen(buf);
     /* The '_' of a run is written only when an alphanumeric follows, so the slug neither
@@ -87,6 +95,8 @@ int ht_device_write_dzn(const struct ht_device_info *d, const char *dir, char *p
     char *file = NULL, *text = NULL;
     int rc = HT_OK;
 
+    if (!d)
+        return ht_error_set(err, HT_EINVAL, "ht_device_write_dzn: d is NULL");
     ht_device_slug(d, slug, sizeof slug);
     if (strlen(slug) + 5 > sizeof slug) {
         rc = ht_error_set(err, HT_EINVAL, "device slug too long");

@@ -236,6 +236,8 @@ int ht_platform_discover(struct ht_platform **out, struct ht_error *err)
     cl_int st;
     int rc = HT_OK;
 
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "ht_platform_discover: out is NULL");
     *out = NULL;
     /* OpenCL implementations edit the environment as they start (PoCL drops entries of
      * OCL_ICD_FILENAMES): worker processes get it as it was before (src/exec/worker.c). */
@@ -334,6 +336,8 @@ int ht_platform_find(const struct ht_platform *p, const char *name, size_t *inde
     char list[1536] = "";
     size_t hits = 0, hit = 0;
 
+    if (!p || !index)
+        return ht_error_set(err, HT_EINVAL, "ht_platform_find: %s is NULL", !p ? "p" : "index");
     if (!name || !*name) {
         list_devices(p, NULL, list, sizeof list);
         return ht_error_set(err, HT_ENODEVICE, "empty device name; devices are %s", list);

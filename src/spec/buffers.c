@@ -27,6 +27,9 @@ int ht_spec_buffer_bytes(const struct ht_spec *spec, size_t i, const int64_t *va
     size_t len = 0;
     int overflow = 0;
 
+    if (!spec || !vars || !bytes)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_buffer_bytes: %s is NULL",
+                            !spec ? "spec" : !vars ? "vars" : "bytes");
     if (i >= spec->nargs || !spec->args[i].is_buffer)
         return ht_error_set(err, HT_EINVAL, "argument %zu is not a buffer", i);
     arg = &spec->args[i];
@@ -66,10 +69,15 @@ int ht_spec_buffer_bytes(const struct ht_spec *spec, size_t i, const int64_t *va
 int ht_spec_check_device(const struct ht_spec *spec, const struct ht_device_info *dev,
                          struct ht_error *err)
 {
-    const struct ht_space_def *def = &spec->space;
-    int64_t *vars = calloc(def->names.count ? def->names.count : 1, sizeof *vars);
+    const struct ht_space_def *def;
+    int64_t *vars;
     int rc = HT_OK;
 
+    if (!spec || !dev)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_device: %s is NULL",
+                            !spec ? "spec" : "dev");
+    def = &spec->space;
+    vars = calloc(def->names.count ? def->names.count : 1, sizeof *vars);
     if (!vars)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     ht_space_vars(def, dev, NULL, vars);
@@ -120,7 +128,10 @@ int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
     char list[512] = "";
     size_t len = 0;
 
-    for (size_t a = 0; name && a < spec->nargs; a++) {
+    if (!spec || !name || !arg)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_bind_arg: %s is NULL",
+                            !spec ? "spec" : !name ? "name" : "arg");
+    for (size_t a = 0; a < spec->nargs; a++) {
         if (strcmp(spec->args[a].name, name))
             continue;
         if (!spec->args[a].is_buffer)
@@ -138,14 +149,18 @@ int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
                                     spec->args[a].name);
     return ht_error_set(err, HT_EINVAL, "'%s' has no argument '%s'; its buffers are %s",
-                        spec->name, name ? name : "(null)", list);
+                        spec->name, name, list);
 }
 
 int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data,
                         size_t bytes, size_t need, struct ht_error *err)
 {
-    const struct ht_arg *a = &spec->args[arg];
+    const struct ht_arg *a;
 
+    if (!spec)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_array: spec is NULL");
+    a = &spec->args[arg];
+    /* A NULL data is the program's mistake this check is for: named by its argument. */
     if (!data)
         return ht_error_set(err, HT_EINVAL, "argument '%s': no array given (NULL)", a->name);
     if (bytes != need)

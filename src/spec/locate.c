@@ -207,7 +207,11 @@ const char *ht_closest_word(const char *s, const char *const *words, size_t n)
 {
     const char *best = NULL;
     int best_d = 100;
-    size_t ls = strlen(s);
+    size_t ls;
+
+    if (!s || !words)
+        return NULL;
+    ls = strlen(s);
 
     for (size_t i = 0; i < n; i++) {
         int d = ht__edit_distance(s, words[i]);

@@ -14,7 +14,9 @@ int ht_spec_check_stage_args(const struct ht_spec *spec, size_t stage, unsigned 
 {
     const struct ht_stage *st;
 
-    if (!spec || stage >= spec->npipeline)
+    if (!spec)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_stage_args: spec is NULL");
+    if (stage >= spec->npipeline)
         return ht_error_set(err, HT_EINVAL, "no stage %zu in the pipeline", stage);
     st = &spec->pipeline[stage];
     if (st->nargs == kernel_num_args)
@@ -52,6 +54,9 @@ int ht_spec_active_stages(const struct ht_spec *spec, const int64_t *vars, size_
 {
     char field[64];
 
+    if (!spec || !vars || !active || !nactive)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_active_stages: %s is NULL",
+                            !spec ? "spec" : !vars ? "vars" : !active ? "active" : "nactive");
     *nactive = 0;
     for (size_t i = 0; i < spec->npipeline && i < HT_MAX_STAGES; i++) {
         const struct ht_stage *st = &spec->pipeline[i];
@@ -97,7 +102,10 @@ int ht_spec_stage_ndrange(const struct ht_spec *spec, size_t stage, const int64_
     const struct ht_stage *st;
     int open, rc;
 
-    if (!spec || stage >= spec->npipeline)
+    if (!spec || !vars || !global || !local)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_stage_ndrange: %s is NULL",
+                            !spec ? "spec" : !vars ? "vars" : !global ? "global" : "local");
+    if (stage >= spec->npipeline)
         return ht_error_set(err, HT_EINVAL, "no stage %zu in the pipeline", stage);
     st = &spec->pipeline[stage];
     open = st->local[0] == NULL;
@@ -157,11 +165,16 @@ static int check_stage(const struct ht_spec *spec, size_t i, const struct ht_dev
 int ht_spec_check_stages(const struct ht_spec *spec, const struct ht_device_info *dev,
                          const int64_t *config, struct ht_error *err)
 {
-    const struct ht_space_def *def = &spec->space;
+    const struct ht_space_def *def;
     size_t active[HT_MAX_STAGES], nactive = 0;
     int64_t *vars;
     int rc;
 
+    /* A spec without parameters has no values to give: config may be NULL then. */
+    if (!spec || !dev || (!config && spec->space.nparams))
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_stages: %s is NULL",
+                            !spec ? "spec" : !dev ? "dev" : "config");
+    def = &spec->space;
     if (spec->npipeline == 0)
         return HT_OK;
     vars = calloc(def->names.count ? def->names.count : 1, sizeof *vars);

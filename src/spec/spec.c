@@ -1937,7 +1937,8 @@ int ht_spec_load(const char *path, const struct ht_size_override *ov, size_t nov
     if (out)
         *out = NULL;
     if (!path || !out || (nov && !ov))
-        return ht_error_set(err, HT_EINVAL, "ht_spec_load: missing argument");
+        return ht_error_set(err, HT_EINVAL, "ht_spec_load: %s is NULL",
+                            !path ? "path" : !out ? "out" : "ov");
     rc = ht__read_file(path, &text, &len, err);
     if (rc != HT_OK) {
         if (err && err->code == rc && !err->file[0])
@@ -1962,7 +1963,9 @@ int ht_spec_load_buffer(const char *json, size_t json_len, const struct ht_spec_
     if (out)
         *out = NULL;
     if (!json || !out || (o->nov && !o->ov) || (!source && source_len)) {
-        int rc = ht_error_set(err, HT_EINVAL, "ht_spec_load_buffer: missing argument");
+        int rc = ht_error_set(err, HT_EINVAL, "ht_spec_load_buffer: %s is NULL",
+                              !json ? "json" : !out ? "out"
+                              : !source && source_len ? "opts->source" : "opts->ov");
         if (err && err->code == rc && !err->file[0])
             snprintf(err->file, sizeof err->file, "%s", label);
         return rc;
@@ -2029,9 +2032,11 @@ void ht_format_config(const struct ht_spec *spec, const int64_t *config, char *b
 {
     size_t used = 0;
 
-    if (!size)
+    if (!buf || !size)
         return;
     buf[0] = '\0';
+    if (!spec || (!config && spec->space.nparams))
+        return;
     if (!spec->space.nparams)
         snprintf(buf, size, "(no parameters)");
     for (size_t i = 0; i < spec->space.nparams && used < size; i++) {

@@ -59,8 +59,9 @@ int ht_parse_assignment(const char *s, const char **name, size_t *name_len, int6
     int neg = 0, base = 10;
     unsigned long long mag;
 
-    if (!s)
-        return ht_error_set(err, HT_EINVAL, "missing assignment");
+    if (!s || !name || !name_len || !value)
+        return ht_error_set(err, HT_EINVAL, "ht_parse_assignment: %s is NULL",
+                            !s ? "s" : !name ? "name" : !name_len ? "name_len" : "value");
     eq = strchr(s, '=');
     if (!eq)
         return ht_error_set(err, HT_EINVAL, "'%s' is not of the form NAME=VALUE", s);
@@ -148,10 +149,15 @@ done:
 int ht_spec_config_from_assignments(const struct ht_spec *spec, const char *const *assign,
                                     size_t n, int64_t *config, struct ht_error *err)
 {
-    size_t np = spec->space.nparams;
-    unsigned char *given = calloc(np ? np : 1, 1);
+    size_t np;
+    unsigned char *given;
     int rc = HT_OK;
 
+    if (!spec || (n && !assign) || !config)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_config_from_assignments: %s is NULL",
+                            !spec ? "spec" : !config ? "config" : "assign");
+    np = spec->space.nparams;
+    given = calloc(np ? np : 1, 1);
     if (!given)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -199,6 +205,8 @@ cleanup:
 int ht_spec_check_kernel_args(const struct ht_spec *spec, unsigned kernel_num_args,
                               struct ht_error *err)
 {
+    if (!spec)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_kernel_args: spec is NULL");
     /* A pipeline's args are those of all its stages: whoever checks them against one kernel
      * is about to run the spec as a single kernel, which would be wrong. */
     if (spec->npipeline > 0) {

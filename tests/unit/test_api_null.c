@@ -1,30 +1,27 @@
 /* Misuse of the store's and present's API is an error, never a crash: every function
  * declared in include/hetune/store.h and include/hetune/present.h is called with NULL in
  * each of its pointer arguments in turn, the others valid (an in-memory store with a device,
- * a problem, a tuning run; a spec loaded from memory; zeroed results). Each call runs in a
- * child process of its own, so a crash is reported as a failure naming the function and the
- * argument, and every case still runs. A NULL the function cannot do without is HT_EINVAL
- * with err->text "... ARG is NULL" (and HT_EINVAL again with err NULL); a NULL it takes is
- * its documented neutral answer.
+ * a problem, a tuning run; a spec loaded from memory; zeroed results), each in a child
+ * process of its own (api-null-test.h, shared with test_api_null_exec.c). A NULL the
+ * function cannot do without is HT_EINVAL with err->text "... ARG is NULL" (and HT_EINVAL
+ * again with err NULL); a NULL it takes is its documented neutral answer.
  *
- * The two headers are read at run time ($HETUNE_SOURCE_DIR, else this file's tree): a
- * function declared there, or a pointer argument of one, that has no case in the table
- * fails the test, so a new public function cannot come without its NULL checks. No OpenCL. */
+ * The two headers are read at run time: a function declared there, or a pointer argument of
+ * one, that has no case in the table fails the test, so a new public function cannot come
+ * without its NULL checks. No OpenCL. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ctype.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "hetune.h"
+
+#include "api-null-test.h"
 
 static const char spec_json[] =
     "{ \"name\": \"null_args\",\n"
@@ -92,18 +89,6 @@ static int any_step(const struct ht_stored_tune_run *run, const struct ht_stored
 {
     (void)run, (void)st, (void)user;
     return 0;
-}
-
-/* Fails the child with a message for the parent (fd 3 is the pipe, see run_case). */
-static void die(const char *what, const char *msg)
-{
-    char line[4096];
-    int n = snprintf(line, sizeof line, "%s: %s", what, msg);
-    if (n >= (int)sizeof line)
-        n = (int)sizeof line - 1;
-    if (write(3, line, n > 0 ? (size_t)n : 0) < 0)
-        _exit(3);
-    _exit(2);
 }
 
 static void fx_make(struct fx *f)
@@ -188,11 +173,6 @@ static int freed(struct fx *f, int rc)
 
 static const char *const names1[] = {"WG"};
 static const int64_t values1[] = {8};
-
-enum kind {
-    NAMED, /* HT_EINVAL, err->text names the argument, and HT_EINVAL with err NULL */
-    ANSWER /* the return value alone (a void call answers 0) */
-};
 
 /* The three cases of a walk: fn(store, ARGS..., cb, user, err). */
 #define WALK_CASES(X, fn, walker, ...)                                                             \
@@ -404,337 +384,30 @@ enum kind {
     MPI_CASES(X, ht_present_mpi_tune, &f->mtr)                                                     \
     MPI_CASES(X, ht_present_mpi_split, &f->msr)
 
-#define CALL_OF(fn, arg, kind, expect, ...)                                                        \
-    static int fn##__##arg(struct fx *f, struct ht_error *err)                                     \
-    {                                                                                              \
-        (void)f, (void)err;                                                                        \
-        return (__VA_ARGS__);                                                                      \
-    }
-NULL_CASES(CALL_OF)
+NULL_CASES(NULL_CASE_CALLS)
+static const struct null_case cases[] = {NULL_CASES(NULL_CASE_ENTRIES)};
 
-struct null_case {
-    const char *fn, *arg;
-    enum kind kind;
-    int expect;
-    int (*call)(struct fx *f, struct ht_error *err);
-};
-
-#define ENTRY_OF(fn, arg, kind, expect, ...) {#fn, #arg, kind, expect, fn##__##arg},
-static const struct null_case cases[] = {NULL_CASES(ENTRY_OF)};
-#define NCASES (sizeof cases / sizeof cases[0])
-
-/* In the child: the case's checks; returns only when they pass. */
-static void check_case(const struct null_case *c)
+static struct fx *fx_new(void)
 {
     static struct fx f; /* large: not on the stack */
-    struct ht_error err;
-    char what[160], want[64];
-    int rc;
-
-    snprintf(what, sizeof what, "%s(%s NULL)", c->fn, c->arg);
     fx_make(&f);
-    ht_error_clear(&err);
-    rc = c->call(&f, &err);
-    if (rc != c->expect) {
-        char msg[2300];
-        snprintf(msg, sizeof msg, "returned %d (%s), expected %d (%s): %s", rc,
-                 ht_err_name(rc), c->expect, ht_err_name(c->expect), err.text);
-        die(what, msg);
-    }
-    if (c->kind != NAMED)
-        return;
-    snprintf(want, sizeof want, "%s is NULL", c->arg);
-    if (err.code != HT_EINVAL || !strstr(err.text, want)) {
-        char msg[2300];
-        snprintf(msg, sizeof msg, "err->code %d, err->text \"%s\" does not say \"%s\"",
-                 err.code, err.text, want);
-        die(what, msg);
-    }
-    if ((rc = c->call(&f, NULL)) != HT_EINVAL) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "with err NULL returned %d", rc);
-        die(what, msg);
-    }
-}
-
-/* Runs case c in a child; 0 when it passed, else -1 with the failure in msg. */
-static int run_case(const struct null_case *c, char *msg, size_t size)
-{
-    int fds[2], status;
-    ssize_t n;
-    pid_t pid;
-
-    msg[0] = '\0';
-    fflush(NULL);
-    if (pipe(fds) != 0 || (pid = fork()) < 0) {
-        snprintf(msg, size, "%s(%s NULL): pipe or fork failed", c->fn, c->arg);
-        return -1;
-    }
-    if (pid == 0) {
-        /* The answer goes to fd 3; a case that hangs (a lease wait) is killed. */
-        close(fds[0]);
-        if (dup2(fds[1], 3) < 0)
-            _exit(3);
-        alarm(30);
-        /* cmocka's handlers would catch a crash here and go on running tests in the child. */
-        signal(SIGSEGV, SIG_DFL);
-        signal(SIGBUS, SIG_DFL);
-        signal(SIGFPE, SIG_DFL);
-        signal(SIGILL, SIG_DFL);
-        signal(SIGABRT, SIG_DFL);
-        check_case(c);
-        _exit(0);
-    }
-    close(fds[1]);
-    n = read(fds[0], msg, size - 1);
-    msg[n > 0 ? n : 0] = '\0';
-    close(fds[0]);
-    if (waitpid(pid, &status, 0) != pid) {
-        snprintf(msg, size, "%s(%s NULL): waitpid failed", c->fn, c->arg);
-        return -1;
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    if (WIFSIGNALED(status))
-        snprintf(msg, size, "%s(%s NULL): crashed (signal %d, %s)", c->fn, c->arg,
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else if (!msg[0]) /* a sanitizer's report above: it exits 1 */
-        snprintf(msg, size, "%s(%s NULL): crashed (exit %d)", c->fn, c->arg,
-                 WEXITSTATUS(status));
-    return -1;
+    return &f;
 }
 
 static void test_null_arguments(void **state)
 {
-    int failed = 0;
     (void)state;
-
-    for (size_t i = 0; i < NCASES; i++) {
-        char msg[4096];
-        if (run_case(&cases[i], msg, sizeof msg) != 0) {
-            print_error("%s\n", msg);
-            failed++;
-        }
-    }
-    if (failed)
-        fail_msg("%d of %zu NULL-argument cases failed (listed above)", failed, NCASES);
-}
-
-/* --- the headers, read at run time --- */
-
-/* Blanks comments, preprocessor lines and string literals in t (in place). */
-static void blank_noise(char *t)
-{
-    int line_start = 1;
-    for (char *p = t; *p; p++) {
-        if (p[0] == '/' && p[1] == '*') {
-            char *e = strstr(p + 2, "*/");
-            char *end = e ? e + 2 : p + strlen(p);
-            for (; p < end; p++)
-                if (*p != '\n')
-                    *p = ' ';
-            p--;
-        } else if (p[0] == '/' && p[1] == '/') {
-            for (; *p && *p != '\n'; p++)
-                *p = ' ';
-            p--;
-        } else if (line_start && *p == '#') {
-            for (; *p && (*p != '\n' || p[-1] == '\\'); p++)
-                *p = ' ';
-            p--;
-        } else if (*p == '"') {
-            for (p++; *p && *p != '"'; p++)
-                *p = ' ';
-            if (!*p)
-                break;
-        }
-        if (*p == '\n')
-            line_start = 1;
-        else if (!isspace((unsigned char)*p))
-            line_start = 0;
-    }
-}
-
-/* The identifier that ends just before end (trailing blanks skipped) into out. */
-static void ident_before(const char *start, const char *end, char *out, size_t size)
-{
-    const char *e = end, *b;
-    while (e > start && isspace((unsigned char)e[-1]))
-        e--;
-    b = e;
-    while (b > start && (isalnum((unsigned char)b[-1]) || b[-1] == '_'))
-        b--;
-    snprintf(out, size, "%.*s", (int)(e - b), b);
-}
-
-#define MAX_TYPEDEFS 64
-static char fnptr_types[MAX_TYPEDEFS][64]; /* typedef'd function pointers: ht_store_eval_cb */
-static size_t nfnptr_types;
-
-/* Whether the parameter text p (len bytes) is a pointer: '*', an array, or a function
- * pointer typedef'd in the headers. */
-static int is_pointer(const char *p, size_t len)
-{
-    char word[64];
-    if (memchr(p, '*', len) || memchr(p, '[', len))
-        return 1;
-    for (size_t i = 0; i < len;) {
-        size_t k = 0;
-        while (i < len && !(isalnum((unsigned char)p[i]) || p[i] == '_'))
-            i++;
-        while (i < len && (isalnum((unsigned char)p[i]) || p[i] == '_') && k + 1 < sizeof word)
-            word[k++] = p[i++];
-        word[k] = '\0';
-        for (size_t t = 0; k && t < nfnptr_types; t++)
-            if (strcmp(word, fnptr_types[t]) == 0)
-                return 1;
-    }
-    return 0;
-}
-
-/* The (function, pointer argument) pairs the headers declare; arg "none" for a function
- * without a pointer argument. */
-struct decl {
-    char fn[64], arg[64];
-};
-#define MAX_DECLS 512
-static struct decl decls[MAX_DECLS];
-static size_t ndecls;
-
-static void add_decl(const char *fn, const char *arg)
-{
-    assert_true(ndecls < MAX_DECLS);
-    snprintf(decls[ndecls].fn, sizeof decls[ndecls].fn, "%s", fn);
-    snprintf(decls[ndecls].arg, sizeof decls[ndecls].arg, "%s", arg);
-    ndecls++;
-}
-
-/* Walks the declarations of t (blanked): notes each typedef of a function pointer, and with
- * record each function's pointer arguments (add_decl). Returns the functions seen. */
-static int walk_decls(const char *t, int record)
-{
-    int nfn = 0;
-    for (const char *s = t; *s;) {
-        size_t len = strcspn(s, ";{}");
-        const char *open;
-        char fn[64];
-
-        while (len && isspace((unsigned char)*s))
-            s++, len--;
-        open = memchr(s, '(', len);
-        if (!record && len > 7 && strncmp(s, "typedef", 7) == 0) {
-            const char *star = strstr(s, "(*");
-            if (star && star < s + len && nfnptr_types < MAX_TYPEDEFS)
-                ident_before(star, strchr(star, ')'), fnptr_types[nfnptr_types++],
-                             sizeof fnptr_types[0]);
-        } else if (record && open && strncmp(s, "typedef", 7) != 0) {
-            ident_before(s, open, fn, sizeof fn);
-            if (strncmp(fn, "ht_", 3) == 0) {
-                const char *close = s + len;
-                int npointers = 0;
-                while (close > open && *close != ')')
-                    close--;
-                nfn++;
-                for (const char *p = open + 1; p < close;) {
-                    const char *pe = p + strcspn(p, ",)"), *bracket;
-                    char arg[64];
-                    size_t plen = (size_t)(pe - p);
-                    if (is_pointer(p, plen)) {
-                        bracket = memchr(p, '[', plen);
-                        ident_before(p, bracket ? bracket : pe, arg, sizeof arg);
-                        if (strcmp(arg, "err") != 0) { /* err may be NULL everywhere */
-                            add_decl(fn, arg);
-                            npointers++;
-                        }
-                    }
-                    p = pe + 1;
-                }
-                if (!npointers)
-                    add_decl(fn, "none");
-            }
-        }
-        s += len;
-        if (*s)
-            s++;
-    }
-    return nfn;
-}
-
-static int same(const struct null_case *c, const struct decl *d)
-{
-    return strcmp(c->fn, d->fn) == 0 && strcmp(c->arg, d->arg) == 0;
-}
-
-static char *read_header(const char *name)
-{
-    const char *src = getenv("HETUNE_SOURCE_DIR");
-    char root[4096], path[4200];
-    char *text, *cut;
-    long size;
-    FILE *fp;
-
-    /* CTest gives HETUNE_SOURCE_DIR; else the tree this file is in. */
-    snprintf(root, sizeof root, "%s", src && src[0] ? src : __FILE__);
-    if (!(src && src[0]) && (cut = strstr(root, "/tests/unit/")))
-        *cut = '\0';
-    snprintf(path, sizeof path, "%s/include/hetune/%s", root, name);
-    fp = fopen(path, "rb");
-    if (!fp)
-        fail_msg("cannot read %s", path);
-    fseek(fp, 0, SEEK_END);
-    size = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    text = calloc(1, (size_t)size + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)size, fp), (size_t)size);
-    fclose(fp);
-    blank_noise(text);
-    return text;
+    null_cases_run((struct null_table){cases, sizeof cases / sizeof cases[0]}, fx_new);
 }
 
 static void test_headers_covered(void **state)
 {
     static const char *const headers[] = {"store.h", "present.h"};
-    char *texts[2];
-    int missing = 0, nfn = 0;
+    const struct null_table table = {cases, sizeof cases / sizeof cases[0]};
     (void)state;
 
-    nfnptr_types = ndecls = 0;
-    for (size_t h = 0; h < 2; h++) {
-        texts[h] = read_header(headers[h]);
-        walk_decls(texts[h], 0); /* the typedefs first: a callback is a pointer */
-    }
-    for (size_t h = 0; h < 2; h++) {
-        nfn += walk_decls(texts[h], 1);
-        free(texts[h]);
-    }
-    /* The parser found the API, not nothing: store.h alone declares dozens. */
-    assert_true(nfn >= 60);
-    for (size_t d = 0; d < ndecls; d++) {
-        size_t i = 0;
-        while (i < NCASES && !same(&cases[i], &decls[d]))
-            i++;
-        if (i == NCASES) {
-            print_error("%s: no case for %s%s in test_api_null.c's table\n", decls[d].fn,
-                        decls[d].arg, strcmp(decls[d].arg, "none") ? " NULL" : "");
-            missing++;
-        }
-    }
-    /* And no stale case: a function renamed, an argument gone. */
-    for (size_t i = 0; i < NCASES; i++) {
-        size_t d = 0;
-        while (d < ndecls && !same(&cases[i], &decls[d]))
-            d++;
-        if (d == ndecls) {
-            print_error("%s(%s NULL): no such function or pointer argument in the headers\n",
-                        cases[i].fn, cases[i].arg);
-            missing++;
-        }
-    }
-    if (missing)
-        fail_msg("%d functions or arguments of store.h and present.h without a NULL case, "
-                 "or cases without them (listed above)",
-                 missing);
+    /* store.h alone declares dozens. */
+    null_headers_covered(headers, 2, &table, 1, 60, "test_api_null.c");
 }
 
 int main(void)
