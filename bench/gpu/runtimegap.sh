@@ -5,6 +5,7 @@
 # launch is compared. RUNTIMEGAP_ROUNDS rounds (default 5) of, in turn, the probe and
 # bench/runtime/mem.sh's vecadd over the CPU and the first GPU (modes AUTO, SPLIT, ALONE, on
 # the runtime's memory and on malloc arrays, every element of every launch checked).
+# RUNTIMEGAP_AFFINITY=both: the runtime twice a round, PoCL's threads free and pinned.
 # From the repository's root:  OUT=DIR bench/gpu/runtimegap.sh
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/runtimegap.log"
@@ -20,11 +21,20 @@ for r in $(seq "${RUNTIMEGAP_ROUNDS:-5}"); do
   build-gpu/coexec-limit 26 >>"$LOG" 2>&1
   tail -11 "$LOG" | awk '/^split cpu/ {print $5, $0}' | sort -n | head -1 | cut -d' ' -f2- |
     sed "s/^/$r probe /" | tee -a "$OUT/summary.txt"
-  say "== round $r: the runtime, 55 launches"
-  HETUNE_DB=$db BENCH_MEM_LINKS=0 BENCH_MEM_PROBE=0 BENCH_MEM_PATHS=auto/auto \
-    bench/runtime/mem.sh build-gpu vecadd $n 55 3 "$cpu,$gpu" >"$OUT/run.txt" 2>&1
-  cat "$OUT/run.txt" >>"$LOG"
-  grep -E "wall min" "$OUT/run.txt" | sed "s/^/$r /" | tee -a "$OUT/summary.txt"
+  # RUNTIMEGAP_AFFINITY=both: the runtime twice a round, PoCL's worker threads free and
+  # pinned (POCL_AFFINITY=1), each line tagged "free" or "pinned": do the CPU device's slow
+  # spells go with its threads' placement, as its bimodal runs did on two cores (docs/guide.md)?
+  for aff in $([ "${RUNTIMEGAP_AFFINITY:-}" = both ] && echo "free pinned" || echo "-"); do
+    tag=""; [ "$aff" != - ] && tag="$aff "
+    say "== round $r: the runtime, 55 launches ${tag}"
+    (if [ "$aff" = pinned ]; then export POCL_AFFINITY=1
+     elif [ "$aff" = free ]; then export POCL_AFFINITY=0; fi
+     HETUNE_DB=$db BENCH_MEM_LINKS=0 BENCH_MEM_PROBE=0 BENCH_MEM_PATHS=auto/auto \
+       bench/runtime/mem.sh build-gpu vecadd $n 55 3 "$cpu,$gpu" >"$OUT/run.txt" 2>&1)
+    cat "$OUT/run.txt" >>"$LOG"
+    grep -E "wall min|first launches" "$OUT/run.txt" | sed "s/^/$r ${tag}/" |
+      tee -a "$OUT/summary.txt"
+  done
 done
 # RUNTIMEGAP_SWITCH=1: then mode AUTO once more with the watch's ratio 0.5, so that its split
 # falls back to the device alone and returns: the time of those two switches (bench_mem's
