@@ -104,17 +104,36 @@ int ht__coexec_launch(struct ht_coexec *cx, struct ht_coexec_result *res,
     return rc;
 }
 
-int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
-                        enum ht_coexec_memory *seen, struct ht_error *err)
+int ht__cx_all_bound(const struct ht_coexec *cx, struct ht_error *err)
 {
     for (size_t i = 0; i < cx->spec->nargs; i++) {
         const struct ht_arg *a = &cx->spec->args[i];
         if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
             if (err && !err->code)
                 snprintf(err->field, sizeof err->field, "args[%zu]", i);
-            ht_coexec_result_destroy(res);
             return ht_error_set(err, HT_EINVAL, "buffer '%s' is not bound", a->name);
         }
+    }
+    return HT_OK;
+}
+
+int ht__coexec_bind_all(struct ht_coexec *cx, void *const *bound, const size_t *bytes,
+                        size_t nargs, struct ht_error *err)
+{
+    int rc = HT_OK;
+
+    for (size_t a = 0; rc == HT_OK && a < nargs; a++)
+        if (bound[a])
+            rc = ht__coexec_bind(cx, a, bound[a], bytes[a], err);
+    return rc;
+}
+
+int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
+                        enum ht_coexec_memory *seen, struct ht_error *err)
+{
+    if (ht__cx_all_bound(cx, err) != HT_OK) {
+        ht_coexec_result_destroy(res);
+        return HT_EINVAL;
     }
     if (seen) {
         enum ht_coexec_memory kind = ht__coexec_memory_bound(cx);
@@ -249,17 +268,14 @@ int ht__coexec_hand_over(struct ht_coexec *to, struct ht_coexec *from, void *con
 {
     int rc = ht__coexec_adopt_host(to, from, err);
 
-    for (size_t a = 0; rc == HT_OK && a < nargs; a++)
-        if (bound[a])
-            rc = ht__coexec_bind(to, a, bound[a], bytes[a], err);
+    if (rc == HT_OK)
+        rc = ht__coexec_bind_all(to, bound, bytes, nargs, err);
     if (rc != HT_OK) {
         /* Back to from, bound as before (adopting unbound the arrays in to). */
         struct ht_error e;
         ht_error_clear(&e);
         ht__coexec_adopt_host(from, to, &e);
-        for (size_t a = 0; a < nargs; a++)
-            if (bound[a])
-                ht__coexec_bind(from, a, bound[a], bytes[a], &e);
+        ht__coexec_bind_all(from, bound, bytes, nargs, &e);
         return rc;
     }
     ht__coexec_free(from);

@@ -785,18 +785,9 @@ int ht__coexec_run(struct ht_coexec *cx, struct ht_coexec_result *res, struct ht
 
     /* Made for bound arrays: measured on them once all are bound (a runtime's decision on
      * the program's arrays), never poisoned (they are the program's). */
-    for (size_t i = 0; cx->opts.bind_only && i < spec->nargs; i++) {
-        const struct ht_arg *a = &spec->args[i];
-        if (a->is_buffer && a->access != HT_ACCESS_TEMP && !cx->bound[i]) {
-            memset(res, 0, sizeof *res);
-            if (err && !err->code)
-                snprintf(err->field, sizeof err->field, "args[%zu]", i);
-            return ht_error_set(err, HT_EINVAL,
-                                "a co-execution made for bound arrays "
-                                "(ht_coexec_opts.bind_only) runs once every buffer is bound: "
-                                "'%s' is not",
-                                a->name);
-        }
+    if (cx->opts.bind_only && ht__cx_all_bound(cx, err) != HT_OK) {
+        memset(res, 0, sizeof *res);
+        return HT_EINVAL;
     }
     return ht__cx_run_many(cx, res, cx->opts.warmup, repeats, keep, !cx->opts.bind_only, err);
 }

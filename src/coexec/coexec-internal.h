@@ -488,6 +488,15 @@ void ht__coexec_free(struct ht_coexec *cx);
 
 /* (bind.c) ht__coexec_launch on the bound arrays, whatever cx is (a node's share's launch
  * too); res not NULL, destroyed first when it runs. */
+/* (bind.c) HT_OK when every buffer of cx but temporaries is bound; else HT_EINVAL naming
+ * the first that is not (err->field "args[i]"). */
+int ht__cx_all_bound(const struct ht_coexec *cx, struct ht_error *err);
+
+/* (bind.c) Binds bound[a] (bytes[a] long) to argument a of cx for every a < nargs where
+ * bound[a] is not NULL, stopping at the first error (ht__coexec_bind's). */
+int ht__coexec_bind_all(struct ht_coexec *cx, void *const *bound, const size_t *bytes,
+                        size_t nargs, struct ht_error *err);
+
 int ht__cx_launch_bound(struct ht_coexec *cx, struct ht_coexec_result *res,
                         enum ht_coexec_memory *seen, struct ht_error *err);
 

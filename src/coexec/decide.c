@@ -26,17 +26,6 @@ static int stored_host_memory(struct ht_store *store, struct ht_host_memory *hm)
     return 0;
 }
 
-/* Binds on's arrays to cx (on NULL: nothing). */
-static int bind_on(struct ht_coexec *cx, const struct ht__handover *on, struct ht_error *err)
-{
-    int rc = HT_OK;
-
-    for (size_t a = 0; on && rc == HT_OK && a < on->nargs; a++)
-        if (on->bound[a])
-            rc = ht__coexec_bind(cx, a, on->bound[a], on->bytes[a], err);
-    return rc;
-}
-
 int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_device *d,
                              const struct ht_coexec_opts *base, const struct ht__handover *on,
                              struct ht_coexec **cx, struct ht_coexec_result *res,
@@ -50,8 +39,8 @@ int ht__coexec_measure_alone(const struct ht_spec *spec, struct ht_workflow_devi
     o.scheduler = NULL; /* the default: the planned scheduler's one slice, the whole work */
     memset(&o.sched, 0, sizeof o.sched); /* every default (split.h) */
     rc = ht__coexec_create(spec, &cd, 1, &o, cx, err);
-    if (rc == HT_OK)
-        rc = bind_on(*cx, on, err);
+    if (rc == HT_OK && on)
+        rc = ht__coexec_bind_all(*cx, on->bound, on->bytes, on->nargs, err);
     if (rc == HT_OK)
         rc = ht__coexec_run(*cx, res, err);
     if (rc != HT_OK) {
@@ -158,7 +147,8 @@ static int make_cx(const struct ht__decide_in *in, const size_t *idx, size_t k,
     out->ncx = k;
     rc = make_over(in->spec, in->devs, idx, k, in->copts, &out->cx, err);
     if (rc == HT_OK && in->measure_bound)
-        rc = bind_on(out->cx, in->from, err);
+        rc = ht__coexec_bind_all(out->cx, in->from->bound, in->from->bytes, in->from->nargs,
+                                 err);
     return rc == HT_OK ? set_rates(out->cx, idx, k, in->bw, in->host, 1, err) : rc;
 }
 
