@@ -6,7 +6,7 @@
 # (the 2026-11-29 call ran old first every time), each line of the summary tagged.
 # Issue 27 item 5 ("benches give the same figures") on the GPU machine.
 # The old tree, small enough to carry:
-#   git archive REV -- . ':!docs' ':!bench/search' | gzip > .gpu/old.tgz
+#   git archive REV -- . ':!docs' | gzip > .gpu/old.tgz
 # From the repository's root:  OUT=DIR bench/gpu/abcheck.sh
 set -u
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; LOG="$OUT/abcheck.log"

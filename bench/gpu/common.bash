@@ -20,7 +20,8 @@ gpu_build() {
 }
 
 # gpu_build_old DIR BENCH: an older tree (.gpu/old.tgz, made by
-#   git archive REV -- . ':!docs' ':!bench/search' | gzip > .gpu/old.tgz) unpacked into DIR
+#   git archive REV -- . ':!docs' | gzip > .gpu/old.tgz; bench/search stays: the
+#   benches' CMakeLists adds it) unpacked into DIR
 # and built as gpu_build builds this one, in DIR/build-gpu, its benches when BENCH is ON;
 # exits 1 when that fails.
 gpu_build_old() {

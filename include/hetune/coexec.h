@@ -289,8 +289,8 @@ enum ht_refine_target {
 /* The prediction of whether splitting pays. */
 struct ht_coexec_estimate {
     double split_s;          /* the predicted wall time of the co-execution: the bus plan's
-                                time with its slices as launched (model_time_s), or host_s
-                                when host_floor and that is longer */
+                                time with its slices as launched (model_time_s), or
+                                host_split_s when host_floor and that is longer */
     double alone_s;          /* the fastest device's measured wall time alone */
     size_t fastest;          /* that device's index */
     int worth_it;            /* ht_split_decide with opts.margin: split_s·(1 + margin) <=
@@ -323,6 +323,16 @@ struct ht_coexec_estimate {
                                 in 6.19) */
     double keep_s;           /* a split measured at or under this keeps the split: alone_s
                                 when worth_it, alone_s / (1 + margin) when only check */
+    double host_split_s;     /* with host_floor: the split with host memory shared. Each
+                                part's share-proportional time stretched alike until the
+                                longest takes host_s, plus its fixed cost (its launches,
+                                waking threads, what its host thread does beyond the
+                                model: none of it moves the split's bytes); the longest of
+                                the parts, so at least host_s. 0 without host_floor. On
+                                the 2 x H200 machine (vecadd 2^26, CPU + 2 H200) the
+                                splits took 0.96-1.17x host_s over 11 rounds of three
+                                leases, the CPU's fixed cost alone being 0.26-0.35 ms.
+                                ABI: added at the end */
 };
 
 /* One device of a co-execution with what the database and a measurement know of it. */

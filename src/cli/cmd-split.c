@@ -202,10 +202,12 @@ static void print_text(const struct report *r)
                a, b, r->est->paper_s >= 0 ? c : "unknown");
         if (r->est->host_Bps > 0) {
             ht_format_seconds(r->est->host_s, a, sizeof a);
+            ht_format_seconds(r->est->host_split_s, b, sizeof b);
             if (r->est->host_floor)
                 printf("host memory   %.0f MB through it (the CPU's part in place and every "
-                       "transfer): at least %s at the %.1f GB/s they share\n",
-                       r->est->host_bytes / 1e6, a, r->est->host_Bps / 1e9);
+                       "transfer): at least %s at the %.1f GB/s they share; %s with each "
+                       "part's fixed cost on top\n",
+                       r->est->host_bytes / 1e6, a, r->est->host_Bps / 1e9, b);
             else
                 printf("host memory   %.0f MB through it (the CPU's part in place and every "
                        "transfer): %s at the %.1f GB/s its threads reach alone\n",

@@ -209,7 +209,7 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
         "speedup", res->wall_s > 0 ? ht__json_real(fast->alone.wall_s / res->wall_s)
                                    : json_null()));
     json_object_set_new(root, "estimate", !r->has_est ? json_null() : json_pack(
-        "{s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "split_seconds",
+        "{s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o, s:b, s:o}", "split_seconds",
         seconds(est->split_s), "alone_seconds", seconds(est->alone_s), "worth_it",
         est->worth_it, "bound_seconds", seconds(est->bound_s), "kernel_bound_seconds",
         seconds(est->kernel_bound_s), "paper_seconds",
@@ -217,7 +217,9 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
         "host_bytes", ht__json_real(est->host_bytes),
         "host_GBps", est->host_Bps > 0 ? ht__json_real(GBPS(est->host_Bps)) : json_null(),
         "host_seconds", est->host_Bps > 0 ? seconds(est->host_s) : json_null(), "host_floor",
-        est->host_floor, "check", est->check, "keep_seconds", seconds(est->keep_s)));
+        est->host_floor, "host_split_seconds",
+        est->host_floor ? seconds(est->host_split_s) : json_null(), "check", est->check,
+        "keep_seconds", seconds(est->keep_s)));
     json_object_set_new(root, "measured_split_seconds",
                         r->measured_split_s > 0 ? seconds(r->measured_split_s) : json_null());
     /* The CPU compute units (0: all) and, with --cpu-units auto, each count tried. */

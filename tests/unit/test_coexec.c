@@ -969,15 +969,27 @@ static void test_factors_and_estimate(void **state)
         assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
         assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.Bps) < 1e-9);
-        /* Measured with the copies (shared_Bps), it is a floor: at 7,688 bytes in 5 s the
-         * split is predicted at 5 s and does not pay. */
+        assert_true(e4.host_split_s == 0.0);
+        /* Measured with the copies (shared_Bps), it is a floor: at 7,688 bytes in 5 s, with
+         * each part's fixed cost of 0.3 s on top (both parts' 2/3 s of proportional time
+         * stretched to 5 s), the split is predicted at 5.3 s and does not pay. */
         hm.shared_Bps = 7688.0 / 5.0;
         assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
         assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
         assert_int_equal(e4.host_floor, 1);
         assert_true(fabs(e4.host_s - e4.host_bytes / hm.shared_Bps) < 1e-9);
-        assert_true(fabs(e4.split_s - e4.host_s) < 1e-12);
+        assert_true(fabs(e4.host_split_s - (e4.host_s + 0.3)) < 1e-3);
+        assert_true(fabs(e4.split_s - e4.host_split_s) < 1e-12);
         assert_int_equal(e4.worth_it, 0);
+        /* Bytes that take less than the parts' proportional time leave the plan's. */
+        hm.shared_Bps = 7688.0 / 0.1;
+        assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
+        assert_int_equal(ht__coexec_estimate(cx, alone, &e4, &err), HT_OK);
+        assert_int_equal(e4.host_floor, 1);
+        assert_true(fabs(e4.host_split_s - (e4.host_s + 0.3)) < 1e-3);
+        assert_true(fabs(e4.split_s - (0.3 + 2.0 / 3)) < 1e-9);
+        assert_int_equal(e4.worth_it, 1);
+        hm.shared_Bps = 7688.0 / 5.0;
         /* The rate measured with as many devices copying as the split uses is the one: in
          * place (auto) neither copies and the rate of all stays; copied to (pinned), the
          * devices that got a part copy, one or both. */
