@@ -981,6 +981,16 @@ static void test_factors_and_estimate(void **state)
         assert_true(fabs(e4.host_split_s - (e4.host_s + 0.3)) < 1e-3);
         assert_true(fabs(e4.split_s - e4.host_split_s) < 1e-12);
         assert_int_equal(e4.worth_it, 0);
+        /* Fixed costs of 0.5 s and 0.1 s: the plan gives device 1 the longer proportional
+         * part (0.5 + S = 0.1 + 2 (1 - S): S = 0.533, 0.933 s of it against 0.533), so the
+         * bytes' 5 s are its, and its 0.1 s goes on top, not device 0's 0.5. */
+        {
+            struct ht_coexec_alone uneven[2] = {{1.0, 0.1, 0.1, 1.5}, {2.0, 0.1, 0.1, 2.1}};
+            assert_int_equal(ht__coexec_estimate(cx, uneven, &e4, &err), HT_OK);
+            assert_int_equal(e4.host_floor, 1);
+            assert_true(fabs(e4.host_split_s - (e4.host_s + 0.1)) < 0.01);
+            assert_true(fabs(e4.split_s - e4.host_split_s) < 1e-12);
+        }
         /* Bytes that take less than the parts' proportional time leave the plan's. */
         hm.shared_Bps = 7688.0 / 0.1;
         assert_int_equal(ht__coexec_set_host_memory(cx, &hm, &err), HT_OK);
