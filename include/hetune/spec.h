@@ -302,7 +302,8 @@ int ht_spec_bind_arg(const struct ht_spec *spec, const char *name, size_t *arg,
 /* Checks a program's array for buffer argument arg before it is bound: data not NULL and
  * bytes equal to need, the buffer's bytes. HT_EINVAL naming the spec's argument (and, for a
  * size, giving both in bytes and elements of its type) otherwise: a NULL data is the
- * program's mistake this check is for, said as "argument 'x': no array given (NULL)". */
+ * program's mistake this check is for, said as "argument 'x': no array given (NULL)". An arg
+ * past spec->nargs is HT_EINVAL too. */
 int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data,
                         size_t bytes, size_t need, struct ht_error *err);
 

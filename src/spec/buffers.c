@@ -159,6 +159,9 @@ int ht_spec_check_array(const struct ht_spec *spec, size_t arg, const void *data
 
     if (!spec)
         return ht_error_set(err, HT_EINVAL, "ht_spec_check_array: spec is NULL");
+    if (arg >= spec->nargs)
+        return ht_error_set(err, HT_EINVAL, "ht_spec_check_array: argument %zu of '%s' is past "
+                            "its %zu", arg, spec->name, spec->nargs);
     a = &spec->args[arg];
     /* A NULL data is the program's mistake this check is for: named by its argument. */
     if (!data)

@@ -256,6 +256,30 @@ static void test_file_spec_inline(void **state)
     free(json);
 }
 
+/* ht_spec_check_array on an argument index past the spec's arguments: HT_EINVAL saying so,
+ * not a read past spec->args (it read there before). In range, the checks as documented. */
+static void test_check_array_range(void **state)
+{
+    char *json = spec_text("{ \"name\": \"addvec\", \"source\": \"__kernel void addvec("
+                           "__global float *a, __global const float *b) {}\" }");
+    struct ht_spec *spec = NULL;
+    struct ht_error err;
+    float x[64];
+    (void)state;
+
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, &spec, &err), HT_OK);
+    assert_int_equal(ht_spec_check_array(spec, 1, x, sizeof x, sizeof x, &err), HT_OK);
+    assert_int_equal(ht_spec_check_array(spec, 1, x, 4, sizeof x, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "argument 'b' of 'mem' needs 256 bytes"));
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_check_array(spec, 2, x, sizeof x, sizeof x, &err), HT_EINVAL);
+    assert_non_null(strstr(err.text, "ht_spec_check_array: argument 2 of 'mem' is past its 2"));
+    assert_int_equal(ht_spec_check_array(spec, SIZE_MAX, NULL, 0, 0, NULL), HT_EINVAL);
+    ht_spec_free(spec);
+    free(json);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_file_against_base_dir),
         cmocka_unit_test(test_errors_located),
         cmocka_unit_test(test_file_spec_inline),
+        cmocka_unit_test(test_check_array_range),
     };
     return cmocka_run_group_tests_name("spec_buffer", tests, NULL, NULL);
 }
