@@ -316,11 +316,13 @@ struct ht_coexec_estimate {
     int host_floor;          /* 1: host_s is at the rate measured with the devices' copies
                                 and the CPU's threads together (shared_Bps), and split_s is
                                 at least host_s */
-    int check;               /* 1: not worth_it, but predicted faster than alone_s: close
+    int check;               /* 1: not worth_it, but the plan gives two devices or more
+                                work and is predicted under alone_s·(1 + margin): close
                                 enough to measure (the prediction's error is of the margin's
-                                size: on the 2 x H200 machine CPU+H200 vecadd 2^26 was
-                                predicted at 6.72 ms against 7.39 alone, 1.0995x, and split
-                                in 6.19) */
+                                size, either way: on the 2 x H200 machine CPU+H200 vecadd
+                                2^26 was predicted at 6.72 ms against 7.39 alone, 1.0995x,
+                                and split in 6.19; on the H200 machine at 8.52 ms against
+                                8.518 alone, and split in 6.4-7.0) */
     double keep_s;           /* a split measured at or under this keeps the split: alone_s
                                 when worth_it, alone_s / (1 + margin) when only check */
     double host_split_s;     /* with host_floor: the split with host memory shared. Each
