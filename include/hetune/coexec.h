@@ -7,6 +7,12 @@
  * "index" writes, and the device as the split-or-alone decision sees it (its best
  * configuration and its run alone, struct ht_workflow_device, which workflow.h's
  * functions fill). The planner itself (Eq. 4-9, the bus model, the schedulers) is split.h's.
+ *
+ * A NULL pointer a function cannot do without (the spec, the device, its configuration, an
+ * output) is HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may
+ * be NULL everywhere. The void functions do nothing with a NULL, and those that answer a
+ * number or a pointer answer 0 or NULL for a NULL; where NULL is taken instead, the
+ * function's comment says what it means.
  */
 #ifndef HETUNE_COEXEC_H
 #define HETUNE_COEXEC_H

@@ -51,6 +51,12 @@
  *
  * Launching a slice: global size `size` (a multiple of `wg`) with global work offset
  * `offset` along the split dimension, local size `wg`; keep the other dimensions whole.
+ *
+ * A NULL pointer a function cannot do without (the devices, the bus model, an output) is
+ * HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may be NULL
+ * everywhere. The void functions do nothing with a NULL, and those that answer a number or
+ * a pointer answer 0 or NULL for a NULL; where NULL is taken instead, the function's
+ * comment says what it means.
  */
 #ifndef HETUNE_SPLIT_H
 #define HETUNE_SPLIT_H
@@ -159,8 +165,9 @@ struct ht_split_plan {
  * opts (NULL: all defaults, Eq. 4 from the times and the paper's residue rule) chooses
  * factors or times, and the residue rule. Errors (HT_EINVAL, err filled, err->field naming
  * the input such as "devices[1].wg"): n = 0, global = 0 or above 2^53 (beyond which
- * doubles cannot hold G exactly), a wg of 0, a time that is not positive and finite;
- * HT_ENOMEM. On error *out is left empty (ht_split_plan_destroy on it is harmless).
+ * doubles cannot hold G exactly), a wg of 0, a time that is not positive and finite,
+ * devs (with n > 0) or out NULL; HT_ENOMEM. On error *out is left empty
+ * (ht_split_plan_destroy on it is harmless).
  *
  * The factors. With opts->factors the split factors are given instead of Eq. 4 (the
  * split-point sweeps of the paper's Figures 6 and 7): factors[i] >= 0 and finite,
@@ -403,7 +410,7 @@ struct ht_split_sched_ops {
  * Static storage. */
 extern const struct ht_split_sched_ops *const ht_split_schedulers[];
 
-/* The scheduler called name, or NULL. */
+/* The scheduler called name, or NULL (also for a NULL name). */
 const struct ht_split_sched_ops *ht_split_scheduler_find(const char *name);
 
 /* --- a scheduler instance: one run's chunks for a set of devices ---

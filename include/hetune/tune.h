@@ -14,6 +14,12 @@
  * configuration whose fastest run so far is more than cut_factor times that best is not
  * repeated further and is stored as "cut" with the runs it made (`hetune tune --cut-factor`;
  * exec.h, "Adaptive repeats").
+ *
+ * A NULL pointer a function cannot do without (the spec, the device, the sink, a path, an
+ * output) is HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL", never a crash; err may
+ * be NULL everywhere. The void functions do nothing with a NULL, and those that answer a
+ * number or a pointer answer 0 or NULL for a NULL; where NULL is taken instead, the
+ * function's comment says what it means.
  */
 #ifndef HETUNE_TUNE_H
 #define HETUNE_TUNE_H
@@ -200,12 +206,13 @@ int ht_recording_load(const char *path, const char *device, struct ht_recording 
 /* Frees a recording; NULL is allowed. */
 void ht_recording_free(struct ht_recording *r);
 
-/* The path the recording was loaded from. Borrowed. */
+/* The path the recording was loaded from. Borrowed. NULL for a NULL r. */
 const char *ht_recording_path(const struct ht_recording *r);
 
 /* Fills dev with the replayed device: platform HT_REPLAY_PLATFORM, the recorded name, a
  * GPU with limits so large that the platform rules prune nothing the recording's own
- * conditions did not; no OpenCL handles. */
+ * conditions did not; no OpenCL handles. With r NULL dev is zeroed; with dev NULL nothing
+ * is done. */
 void ht_recording_device_info(const struct ht_recording *r, struct ht_device_info *dev);
 
 /* What a recording holds of one configuration. Borrowed from the recording. */
@@ -295,7 +302,9 @@ struct ht_tune_sink {
 /* Fills sink with the results database's: store (borrowed, until the tunes given the sink
  * return) keeps every evaluation, its run and the space's sizes, forgets for opts.fresh,
  * leases the device, and writes a replay without waiting for the disk, 64 evaluations a
- * transaction (ht_store_set_durable, ht_store_batch). */
+ * transaction (ht_store_set_durable, ht_store_batch). With store NULL the sink has no
+ * ops (and user NULL), which ht_tune_device refuses (HT_EINVAL); with sink NULL nothing is
+ * done. */
 void ht_tune_sink_store(struct ht_tune_sink *sink, struct ht_store *store);
 
 /* A sink that keeps one problem's evaluations on one device in the caller's memory
@@ -320,7 +329,7 @@ struct ht_tune_memory {
 };
 
 /* Fills sink with one that keeps the results in mem (borrowed, until the tunes given the
- * sink return). */
+ * sink return). With mem NULL the sink has no ops, as ht_tune_sink_store's with no store. */
 void ht_tune_sink_memory(struct ht_tune_sink *sink, struct ht_tune_memory *mem);
 
 /* What one tune of one device found. Plain data owned by the caller. */
@@ -389,8 +398,9 @@ struct ht_tune_result {
 /* Tunes spec on dev and records what it measures through sink (all borrowed; the results
  * database's is ht_tune_sink_store's): every evaluation with its step of the run, and the
  * space's sizes on the device (unpruned, platform, pruned) for the report's Tables 1 and
- * 2. Fills *out. Returns HT_OK when the search finished, its budget or time limit was reached or opts.stop
- * was raised (out->stopped), whether or not a configuration verified (out->has_best says);
+ * 2; opts NULL: ht_tune_opts_init's defaults. Fills *out. Returns HT_OK when the search
+ * finished, its budget or time limit was reached or opts.stop was raised (out->stopped),
+ * whether or not a configuration verified (out->has_best says);
  * a configuration's failure is never an error of the call, but an error of the spec met
  * while evaluating one is (a scalar value that does not fit its type, a division by zero
  * in a value, an argument count or kernel name the kernel does not have: HT_ESPEC or

@@ -4,6 +4,14 @@
  * split-point sweep and storing a split. `hetune split`, `hetune run` and the runtime
  * (runtime.h) are built on these functions; none of them prints: their results are
  * structs, which present.h writes as the documents the command line prints.
+ *
+ * A NULL pointer a function cannot do without (the spec, the devices, the store, the
+ * options of a split or a run, an output) is HT_EINVAL with err->text "FUNCTION: ARGUMENT
+ * is NULL", never a crash; err may be NULL everywhere. The void functions do nothing with a
+ * NULL, and those that answer a number or a pointer answer 0 or NULL for a NULL; where NULL
+ * is taken instead, the function's comment says what it means. The results of
+ * ht_workflow_split, _run, _space_solve and _plan are emptied first whenever out is given,
+ * so that their destroy is safe after any error, a NULL argument's too.
  */
 #ifndef HETUNE_WORKFLOW_H
 #define HETUNE_WORKFLOW_H
@@ -54,7 +62,8 @@ struct ht_workflow_best_opts {
  * and sets d->tuned_now. Errors, err filled: HT_ENOTFOUND when there is still none (err
  * names the device and says what to run, or that nothing verified even after tuning);
  * HT_EDB (also when the stored best lacks the spec's parameters), HT_EINVAL (more
- * parameters than HT_STORE_MAX_PARAMS), the tuner's errors, HT_ENOMEM. */
+ * parameters than HT_STORE_MAX_PARAMS), the tuner's errors, HT_ENOMEM. opts NULL is
+ * taken as zero-initialized options (no tuning, prediction). */
 int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t problem_id,
                      const struct ht_workflow_best_opts *opts, struct ht_workflow_device *d,
                      struct ht_error *err);
@@ -342,18 +351,20 @@ struct ht_workflow_coexec {
 };
 
 /* Fills out (room for 2 * r->nsplits entries) with r's co-executions in order, each
- * split followed by its best refined round when it has one, and returns how many. */
+ * split followed by its best refined round when it has one, and returns how many (0 when
+ * r or out is NULL). */
 size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
                                struct ht_workflow_coexec *out);
 
 /* --- the results database's problem, and the design space (`hetune space`) --- */
 
 /* Measures dev's link with the data path of eo (ht_bandwidth_measure, bytes per transfer,
- * 0: the default) into *bw and stores it in store for the planner. It holds dev's lock
- * while it measures (ht_device_locks_take, exec.h), waiting silently for another process
- * that holds it until eo->stop is raised (HT_EINTR); what other processes did meanwhile
- * is added to *load (may be NULL; ht_load_under, ht_load_sentence). Errors as
- * ht_bandwidth_measure, ht_store_device_id and ht_store_put_bandwidth; HT_EINTR. */
+ * 0: the default; eo NULL: ht_exec_opts_init's, with no stop) into *bw and stores it in
+ * store for the planner. It holds dev's lock while it measures (ht_device_locks_take,
+ * exec.h), waiting silently for another process that holds it until eo->stop is raised
+ * (HT_EINTR); what other processes did meanwhile is added to *load (may be NULL;
+ * ht_load_under, ht_load_sentence). Errors as ht_bandwidth_measure, ht_store_device_id and
+ * ht_store_put_bandwidth; HT_EINTR. */
 int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *dev,
                           const struct ht_exec_opts *eo, uint64_t bytes, struct ht_load *load,
                           struct ht_bandwidth *bw, struct ht_error *err);
@@ -462,8 +473,8 @@ void ht_workflow_plan_result_destroy(struct ht_workflow_plan_result *r);
 
 /* Measures the host memory's rates (ht_host_memory_measure over arrays of bytes each, 0:
  * its default; then, with copying[0..n) the devices that copy rather than work in place,
- * ht_host_memory_measure_shared with them) and stores them in store as this machine's
- * (ht_store_put_host_memory). Errors of each. */
+ * ht_host_memory_measure_shared with them; copying may be NULL when n is 0) and stores
+ * them in store as this machine's (ht_store_put_host_memory). Errors of each. */
 int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info *const *copying,
                             size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err);

@@ -212,9 +212,13 @@ int ht_split_probe(const struct ht_spec *spec, const struct ht_device_info *dev,
     const struct ht_split_plan *plan;
     uint8_t **masks[3] = {NULL, NULL, NULL};
     uint64_t g, wg, ng, lo[3], hi[3];
-    size_t na = spec->nargs ? spec->nargs : 1, any = 0;
+    size_t na, any = 0;
     int rc = HT_OK;
 
+    if (!spec || !dev || !config || !written)
+        return ht_error_set(err, HT_EINVAL, "ht_split_probe: %s is NULL",
+                            !spec ? "spec" : !dev ? "dev" : !config ? "config" : "written");
+    na = spec->nargs ? spec->nargs : 1;
     memset(written, 0, spec->nargs * sizeof *written);
     for (size_t i = 0; i < spec->nargs; i++)
         any += wants_probe(&spec->args[i]);

@@ -19,7 +19,8 @@ int ht_split_bus_model(const struct ht_split_bus *b, struct ht_split_device_in *
     double k, slope, fixed;
 
     if (!b || !out)
-        return ht_error_set(err, HT_EINVAL, "no bus model to read or device to fill");
+        return ht_error_set(err, HT_EINVAL, "ht_split_bus_model: %s is NULL",
+                            !b ? "b" : "out");
     if (!(b->kernel_s > 0) || !isfinite(b->kernel_s))
         return bad(err, "kernel_s", "the kernel time must be a positive, finite number of "
                    "seconds", b->kernel_s);
@@ -63,6 +64,9 @@ int ht_split_decide(double split_s, const double *alone_s, size_t n, double marg
     if (!alone_s || !out || n == 0) {
         if (err && !err->code)
             snprintf(err->field, sizeof err->field, "devices");
+        if (!out || (n && !alone_s))
+            return ht_error_set(err, HT_EINVAL, "ht_split_decide: %s is NULL",
+                                !out ? "out" : "alone_s");
         return ht_error_set(err, HT_EINVAL, "no devices to decide between");
     }
     if (!(split_s > 0) || !isfinite(split_s))

@@ -74,8 +74,10 @@ static int check_inputs(uint64_t global, const struct ht_split_device_in *devs, 
     char text[256];
 
     if (!out)
-        return ht_error_set(err, HT_EINVAL, "no plan to fill");
-    if (n == 0 || !devs)
+        return ht_error_set(err, HT_EINVAL, "ht_split_plan_make: out is NULL");
+    if (n && !devs)
+        return fail_at(err, "devices", HT_EINVAL, "ht_split_plan_make: devs is NULL");
+    if (n == 0)
         return fail_at(err, "devices", HT_EINVAL, "no devices to split the work between");
     if (global == 0)
         return fail_at(err, "global", HT_EINVAL, "the global size must be positive");
@@ -384,12 +386,14 @@ int ht_split_bound(const struct ht_split_device_in *devs, size_t n, double *time
 {
     double *S, T = 0;
     size_t fastest = 0;
-    int rc = check_devices(devs, n, 0, err);
+    int rc;
 
-    if (rc)
-        return rc;
+    if (n && !devs)
+        return fail_at(err, "devices", HT_EINVAL, "ht_split_bound: devs is NULL");
     if (!time_s)
-        return fail_at(err, "time", HT_EINVAL, "nowhere to put the bound");
+        return fail_at(err, "time", HT_EINVAL, "ht_split_bound: time_s is NULL");
+    if ((rc = check_devices(devs, n, 0, err)))
+        return rc;
     S = malloc(n * sizeof *S);
     if (!S)
         return ht_error_set(err, HT_ENOMEM, "out of memory");

@@ -77,9 +77,11 @@ int ht_split_sched_create(const char *name, uint64_t global,
     const struct ht_split_sched_ops *ops = name ? ht_split_scheduler_find(name)
                                                 : ht__split_sched_planner();
 
-    if (!out)
-        return ht_error_set(err, HT_EINVAL, "no scheduler to fill");
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!out || (n && !devs))
+        return ht_error_set(err, HT_EINVAL, "ht_split_sched_create: %s is NULL",
+                            !out ? "out" : "devs");
     if (!ops)
         return unknown_scheduler(name ? name : "(none)", err);
     return ht__split_sched_create_ops(ops, global, devs, n, opts, out, err);

@@ -150,6 +150,9 @@ static const struct ht_tune_sink_ops memory_ops = {
 
 void ht_tune_sink_memory(struct ht_tune_sink *sink, struct ht_tune_memory *mem)
 {
-    sink->ops = &memory_ops;
+    if (!sink)
+        return;
+    /* No memory: a sink without ops, which a tune refuses (HT_EINVAL). */
+    sink->ops = mem ? &memory_ops : NULL;
     sink->user = mem;
 }

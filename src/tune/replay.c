@@ -478,7 +478,7 @@ static int load_kt_cache(struct ht_recording *r, const struct ht__rj *root,
 int ht_recording_load(const char *path, const char *device, struct ht_recording **out,
                       struct ht_error *err)
 {
-    struct ht_recording *r = calloc(1, sizeof *r);
+    struct ht_recording *r;
     struct ht__rj_doc doc = {0};
     json_error_t jerr;
     json_t *root = NULL;
@@ -486,7 +486,12 @@ int ht_recording_load(const char *path, const char *device, struct ht_recording 
     size_t len = 0;
     int rc;
 
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_recording_load: %s is NULL",
+                            !path ? "path" : "out");
+    r = calloc(1, sizeof *r);
     if (!r || !(r->path = ht__strdup(path))) {
         free(r);
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -591,7 +596,7 @@ const char *ht__recording_device(const struct ht_recording *r)
 
 const char *ht_recording_path(const struct ht_recording *r)
 {
-    return r->path;
+    return r ? r->path : NULL;
 }
 
 const char *ht__recording_format(const struct ht_recording *r)
@@ -616,7 +621,11 @@ int ht__recording_optimum(const struct ht_recording *r, double *seconds)
 
 void ht_recording_device_info(const struct ht_recording *r, struct ht_device_info *dev)
 {
+    if (!dev)
+        return;
     memset(dev, 0, sizeof *dev);
+    if (!r)
+        return;
     /* A platform no OpenCL driver has: replayed results never mix with measured ones. */
     snprintf(dev->platform, sizeof dev->platform, "%s", HT_REPLAY_PLATFORM);
     snprintf(dev->platform_version, sizeof dev->platform_version, "%s", r->format);

@@ -101,6 +101,9 @@ static const struct ht_tune_sink_ops store_ops = {
 
 void ht_tune_sink_store(struct ht_tune_sink *sink, struct ht_store *store)
 {
-    sink->ops = &store_ops;
+    if (!sink)
+        return;
+    /* No store: a sink without ops, which a tune refuses (HT_EINVAL). */
+    sink->ops = store ? &store_ops : NULL;
     sink->user = store;
 }

@@ -21,6 +21,8 @@ _Static_assert(HT_STORE_MAX_RUNS >= HT_MAX_REPEATS, "the store keeps every run o
 
 void ht_tune_opts_init(struct ht_tune_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->strategy = NULL; /* automatic */
     opts->jobs = 1;
@@ -321,7 +323,8 @@ int ht_tune_eval(const struct ht_tune_one *one, struct ht_eval_result *res,
     if (res)
         memset(res, 0, sizeof *res);
     if (!one || !res || !ev)
-        return ht_error_set(err, HT_EINVAL, "ht_tune_eval: no evaluation, result or row");
+        return ht_error_set(err, HT_EINVAL, "ht_tune_eval: %s is NULL",
+                            !one ? "one" : !res ? "res" : "ev");
     if (one->nparams == 0 || one->nparams > HT_STORE_MAX_PARAMS || !one->session ||
         !one->config || !one->text)
         return ht_error_set(err, HT_EINVAL, "ht_tune_eval: a session, a configuration of "
@@ -914,10 +917,14 @@ int ht_tune_device(const struct ht_spec *spec, const struct ht_device_info *dev,
     struct ht_tune_opts defaults;
     struct ht_search_space sspace;
     struct tune t;
-    size_t nparams = spec->space.nparams;
+    size_t nparams;
     int rc, leased = 0;
     struct ht_device_locks locks = {0};
 
+    if (!spec || !dev || !sink || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_tune_device: %s is NULL",
+                            !spec ? "spec" : !dev ? "dev" : !sink ? "sink" : "out");
+    nparams = spec->space.nparams;
     memset(out, 0, sizeof *out);
     out->best_s = -1.0;
     out->nparams = nparams;

@@ -40,7 +40,12 @@ int ht_workflow_plan(uint64_t global, const struct ht_split_device_in *devs, siz
     double *alone = NULL;
     int rc;
 
-    memset(out, 0, sizeof *out);
+    /* Emptied first: the caller destroys it whatever is returned. */
+    if (out)
+        memset(out, 0, sizeof *out);
+    if ((n && !devs) || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_plan: %s is NULL",
+                            !out ? "out" : "devs");
     if (!bus)
         return ht_split_plan_make(global, devs, n, popts, &out->plan, err);
     out->bus = 1;

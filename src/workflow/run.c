@@ -10,6 +10,8 @@
 
 void ht_workflow_run_opts_init(struct ht_workflow_run_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     ht_workflow_split_opts_init(&opts->split);
     ht_tune_opts_init(&opts->tune);
@@ -215,12 +217,19 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
                     size_t n, const struct ht_workflow_run_opts *opts,
                     struct ht_workflow_run_result *out, struct ht_error *err)
 {
-    struct ht_report_opts ropts = opts->report;
+    struct ht_report_opts ropts;
     struct ht_store *store = NULL;
-    unsigned dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
+    unsigned dims;
     int rc;
 
-    memset(out, 0, sizeof *out);
+    /* Emptied first: the caller destroys it whatever is returned. */
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!spec || (n && !devs) || !opts || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_run: %s is NULL",
+                            !spec ? "spec" : !opts ? "opts" : !out ? "out" : "devs");
+    ropts = opts->report;
+    dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
     if (n == 0)
         return ht_error_set(err, HT_EINVAL, "no device to run on");
     for (unsigned d = spec->space.ndims; d < 3; d++)
@@ -287,6 +296,8 @@ size_t ht_workflow_run_coexecs(const struct ht_workflow_run_result *r,
 {
     size_t k = 0;
 
+    if (!r || !out)
+        return 0;
     for (size_t i = 0; i < r->nsplits; i++) {
         const struct ht_workflow_split_result *s = &r->splits[i];
         out[k++] = (struct ht_workflow_coexec){s->res.dim, s->res.scheduler, s->split_id,

@@ -20,6 +20,11 @@ int ht_workflow_open(const char *db, const struct ht_store_opts *so, volatile si
     int64_t kernel_id = 0;
     int rc;
 
+    if (store)
+        *store = NULL;
+    if (!spec || !store || !problem_id)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_open: %s is NULL",
+                            !spec ? "spec" : !store ? "store" : "problem_id");
     /* The one rule of every workflow and of the runtime (workflow.h): the caller's options
      * or the defaults, with stop unless they have a stop of their own. */
     if (so)
@@ -49,6 +54,9 @@ int ht_workflow_store_space(struct ht_store *store, int64_t problem_id,
     struct ht_stored_space sp;
     int rc;
 
+    if (!store || !dev || !counts)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_store_space: %s is NULL",
+                            !store ? "store" : !dev ? "dev" : "counts");
     ht_stored_space_init(&sp);
     sp.problem_id = problem_id;
     sp.eq3 = eq3;
@@ -66,9 +74,13 @@ int ht_workflow_bandwidth(struct ht_store *store, const struct ht_device_info *d
     struct ht_device_locks locks;
     struct ht_device_wait wait = { eo ? eo->stop : NULL, NULL, NULL };
     int64_t id;
-    /* Measured as a tune measures: no other process on the device meanwhile. */
-    int rc = ht_device_locks_take(&dev, 1, &wait, &locks, load, err);
+    int rc;
 
+    if (!store || !dev || !bw)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_bandwidth: %s is NULL",
+                            !store ? "store" : !dev ? "dev" : "bw");
+    /* Measured as a tune measures: no other process on the device meanwhile. */
+    rc = ht_device_locks_take(&dev, 1, &wait, &locks, load, err);
     if (rc != HT_OK)
         return rc;
     rc = ht_bandwidth_measure(dev, eo, bytes, 0, bw, err);
@@ -83,8 +95,12 @@ int ht_workflow_host_memory(struct ht_store *store, const struct ht_device_info 
                             size_t n, uint64_t bytes, struct ht_host_memory *hm,
                             struct ht_error *err)
 {
-    int rc = ht_host_memory_measure(0, bytes, 0, hm, err);
+    int rc;
 
+    if (!store || (n && !copying) || !hm)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_host_memory: %s is NULL",
+                            !store ? "store" : !hm ? "hm" : "copying");
+    rc = ht_host_memory_measure(0, bytes, 0, hm, err);
     if (rc == HT_OK && n)
         rc = ht_host_memory_measure_shared(copying, n, bytes, 0, hm, err);
     return rc == HT_OK ? ht_store_put_host_memory(store, hm, err) : rc;
@@ -172,12 +188,19 @@ int ht_workflow_space_solve(const struct ht_spec *spec, const struct ht_device_i
 {
     struct ht_space *s = NULL;
     struct ht_space_counts mc;
-    struct configs cfg = {0, 0, spec->space.nparams, NULL};
-    struct configs mcfg = {0, 0, spec->space.nparams, NULL};
-    int both = !strcmp(solver, "both"), rc;
-    const struct ht_space_backend_ops *ops = ht_space_backend_find(both ? "native" : solver);
+    struct configs cfg = {0, 0, 0, NULL}, mcfg = {0, 0, 0, NULL};
+    const struct ht_space_backend_ops *ops;
+    int both, rc;
 
-    memset(out, 0, sizeof *out);
+    /* Emptied first: the caller destroys it whatever is returned. */
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!spec || !dev || !solver || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_space_solve: %s is NULL",
+                            !spec ? "spec" : !dev ? "dev" : !solver ? "solver" : "out");
+    cfg.nparams = mcfg.nparams = spec->space.nparams;
+    both = !strcmp(solver, "both");
+    ops = ht_space_backend_find(both ? "native" : solver);
     out->dev = dev;
     out->mzn_seconds = -1;
     out->nparams = spec->space.nparams;
@@ -246,11 +269,16 @@ static void member_str(json_t *o, const char *key, char *buf, size_t size)
 int ht_workflow_devices_load(const char *path, struct ht_platform **out, struct ht_error *err)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je), *list;
+    json_t *root, *list;
     struct ht_platform *p = NULL;
     int bad = 0;
 
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_devices_load: %s is NULL",
+                            !path ? "path" : "out");
+    root = json_load_file(path, 0, &je);
     if (!root)
         return ht_error_set(err, HT_EPARSE, "%s:%d:%d: %s", path, je.line, je.column,
                             je.text);

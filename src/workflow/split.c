@@ -13,6 +13,8 @@
 
 void ht_workflow_split_opts_init(struct ht_workflow_split_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     /* The co-execution's defaults (coexec.h): dim 0 and the static scheduler (zero), the
      * spec's timing (zero), one warm-up run, the decision's default margin. */
@@ -415,13 +417,20 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
                       size_t n, const struct ht_workflow_split_opts *opts,
                       struct ht_workflow_split_result *out, struct ht_error *err)
 {
-    struct ht_workflow_split_opts o = *opts;
+    struct ht_workflow_split_opts o;
     struct ht_workflow_dop dop[HT_WORKFLOW_DOP_MAX];
     unsigned units[HT_WORKFLOW_DOP_MAX];
     struct ht_load all = {0};
     size_t nc, best = 0;
     int rc, failed = 0;
 
+    /* Emptied first: the caller destroys it whatever is returned. */
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!spec || (n && !devs) || !opts || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_split: %s is NULL",
+                            !spec ? "spec" : !opts ? "opts" : !out ? "out" : "devs");
+    o = *opts;
     o.coexec.cpu_units = 0;
     nc = opts->dop ? dop_counts(devs, n, units) : 0;
     if (nc == 0)

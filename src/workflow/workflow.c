@@ -135,6 +135,9 @@ int ht_workflow_best(const struct ht_spec *spec, struct ht_store *store, int64_t
     char why[1024];
     int rc;
 
+    if (!spec || !store || !d)
+        return ht_error_set(err, HT_EINVAL, "ht_workflow_best: %s is NULL",
+                            !spec ? "spec" : !store ? "store" : "d");
     if (opts)
         resolved = *opts;
     else

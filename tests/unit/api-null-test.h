@@ -405,4 +405,143 @@ static inline void null_headers_covered(const char *const *headers, size_t nhead
                  missing);
 }
 
+/* --- what the tests with a device share (test_api_null_exec.c, test_api_null_split.c) --- */
+
+/* A CPU device filled by hand, no OpenCL handles: a NULL is refused before it is used. */
+static inline void null_hand_device(struct ht_device_info *dev)
+{
+    memset(dev, 0, sizeof *dev);
+    snprintf(dev->platform, sizeof dev->platform, "null platform");
+    snprintf(dev->name, sizeof dev->name, "null device");
+    snprintf(dev->type, sizeof dev->type, "CPU");
+    dev->is_cpu = dev->host_unified = 1;
+    dev->compute_units = 1;
+    dev->max_work_group_size = 256;
+    dev->max_work_item_dims = 3;
+    for (int d = 0; d < 3; d++)
+        dev->max_work_item_sizes[d] = 256;
+    dev->local_mem_size = 1 << 15;
+    dev->global_mem_size = dev->max_mem_alloc_size = 1 << 30;
+}
+
+/* The platform, discovered in a case's child (PoCL's threads do not survive a fork), into
+ * *p; its first device. No worker: what runs with default options (isolation when one is
+ * found) runs in this process, and needs no spec file for a worker to load again. */
+static inline const struct ht_device_info *null_discover(struct ht_platform **p)
+{
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    setenv("HETUNE_WORKER", "/nonexistent/hetune-worker", 1);
+    if (ht_platform_discover(p, &err) != HT_OK)
+        die("fixture platform", err.text);
+    return &(*p)->devices[0];
+}
+
+/* Whether an OpenCL platform with a device is found, asked in a child: this process must not
+ * start PoCL, whose threads its children would lack. */
+static inline int null_have_platform(void)
+{
+    int status;
+    pid_t pid;
+
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        struct ht_platform *p = NULL;
+        struct ht_error err;
+        ht_error_clear(&err);
+        if (ht_platform_discover(&p, &err) != HT_OK) {
+            fprintf(stderr, "skipped: %s\n", err.text);
+            _exit(77);
+        }
+        ht_platform_free(p);
+        _exit(0);
+    }
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+           WEXITSTATUS(status) == 0;
+}
+
+/* A test with a device as a whole: the header check, the cases without a device, and those
+ * with one on PoCL's first device (POCL_DEVICES="pthread basic" unless set). */
+struct null_suite {
+    const char *name, *file;        /* the groups' names; the test's file, for messages */
+    const char *headers[8];         /* up to the first NULL */
+    int min_functions;              /* the functions the headers declare, at least */
+    struct null_table cases, device_cases;
+    struct fx *(*make)(void), *(*make_device)(void);
+    char *dir;                      /* mkdtemp's template: the test's folder, made first */
+    const char *file_name, *file_text; /* written there first, as path (path_size bytes) */
+    char *path;
+    size_t path_size;
+};
+
+/* A table of the cases in array a. */
+#define NULL_TABLE(a) {a, sizeof a / sizeof a[0]}
+
+static const struct null_suite *null_suite_now;
+
+static inline void null_suite_headers(void **state)
+{
+    const struct null_suite *s = null_suite_now;
+    const struct null_table t[2] = {s->cases, s->device_cases};
+    size_t n = 0;
+
+    (void)state;
+    while (n < sizeof s->headers / sizeof s->headers[0] && s->headers[n])
+        n++;
+    null_headers_covered(s->headers, n, t, 2, s->min_functions, s->file);
+}
+
+static inline void null_suite_cases(void **state)
+{
+    (void)state;
+    null_cases_run(null_suite_now->cases, null_suite_now->make);
+}
+
+static inline void null_suite_device_cases(void **state)
+{
+    (void)state;
+    null_cases_run(null_suite_now->device_cases, null_suite_now->make_device);
+}
+
+/* main: runs s in its folder. The exit status: the first failure; 77 (skipped) when no
+ * platform is found and the rest passed. */
+static inline int null_suite_run(const struct null_suite *s)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(null_suite_headers),
+        cmocka_unit_test(null_suite_cases),
+    };
+    const struct CMUnitTest device_tests[] = {cmocka_unit_test(null_suite_device_cases)};
+    char device_name[64];
+    FILE *fp;
+    int rc;
+
+    null_suite_now = s;
+    setenv("POCL_DEVICES", "pthread basic", 0);
+    snprintf(device_name, sizeof device_name, "%.48s_device", s->name);
+    /* The cases run there (their children inherit it): what a NULL folder means is the
+     * current one. */
+    if (!mkdtemp(s->dir) || chdir(s->dir) != 0) {
+        perror(s->dir);
+        return 1;
+    }
+    snprintf(s->path, s->path_size, "%s/%s", s->dir, s->file_name);
+    fp = fopen(s->path, "w");
+    if (!fp || fputs(s->file_text, fp) < 0 || fclose(fp) != 0) {
+        perror(s->path);
+        return 1;
+    }
+    rc = _cmocka_run_group_tests(s->name, tests, 2, NULL, NULL);
+    if (null_have_platform()) {
+        int drc = _cmocka_run_group_tests(device_name, device_tests, 1, NULL, NULL);
+        rc = rc ? rc : drc;
+    } else if (rc == 0) {
+        rc = 77;
+    }
+    unlink(s->path);
+    rmdir(s->dir);
+    return rc;
+}
+
 #endif

@@ -99,17 +99,7 @@ static void fx_make(struct fx *f)
     f->names = (struct ht_names){2, expr_names};
     if (ht_expr_compile("N / WG", &f->names, &f->e, &err) != HT_OK)
         die("fixture expression", err.text);
-    snprintf(f->dev.platform, sizeof f->dev.platform, "null platform");
-    snprintf(f->dev.name, sizeof f->dev.name, "null device");
-    snprintf(f->dev.type, sizeof f->dev.type, "CPU");
-    f->dev.is_cpu = f->dev.host_unified = 1;
-    f->dev.compute_units = 1;
-    f->dev.max_work_group_size = 256;
-    f->dev.max_work_item_dims = 3;
-    for (int d = 0; d < 3; d++)
-        f->dev.max_work_item_sizes[d] = 256;
-    f->dev.local_mem_size = 1 << 15;
-    f->dev.global_mem_size = f->dev.max_mem_alloc_size = 1 << 30;
+    null_hand_device(&f->dev);
     f->devs[0] = &f->dev;
     f->plat = (struct ht_platform){1, &f->dev};
     f->config[0] = 8;
@@ -117,9 +107,8 @@ static void fx_make(struct fx *f)
     ht_exec_opts_init(&f->opts);
     f->opts.isolate = HT_ISOLATE_OFF;
     snprintf(f->buf, sizeof f->buf, "untouched");
-    /* ht_device_write_dzn with dir NULL writes into the current folder. */
-    if (chdir(tmp_dir) != 0)
-        die("fixture", "cannot enter the test's folder");
+    /* ht_device_write_dzn with dir NULL writes into the current folder: tmp_dir, where
+     * null_suite_run runs the cases. */
 }
 
 static struct fx *fx_new(void)
@@ -136,12 +125,7 @@ static struct fx *fx_new_device(void)
     struct ht_error err;
 
     ht_error_clear(&err);
-    /* No worker: a session with default options (isolation when one is found) runs in this
-     * process too, and needs no spec file for a worker to load again. */
-    setenv("HETUNE_WORKER", "/nonexistent/hetune-worker", 1);
-    if (ht_platform_discover(&f->real, &err) != HT_OK)
-        die("fixture platform", err.text);
-    f->rdev = &f->real->devices[0];
+    f->rdev = null_discover(&f->real);
     if (ht_session_create(f->scale, f->rdev, &f->opts, &f->s, &err) != HT_OK)
         die("fixture session", err.text);
     return f;
@@ -362,92 +346,14 @@ NULL_CASES(NULL_CASE_CALLS)
 DEVICE_CASES(NULL_CASE_CALLS)
 static const struct null_case cases[] = {NULL_CASES(NULL_CASE_ENTRIES)};
 static const struct null_case device_cases[] = {DEVICE_CASES(NULL_CASE_ENTRIES)};
-static const struct null_table tables[] = {
-    {cases, sizeof cases / sizeof cases[0]},
-    {device_cases, sizeof device_cases / sizeof device_cases[0]},
-};
 
-static void test_headers_covered(void **state)
-{
-    static const char *const headers[] = {"exec.h", "spec.h", "platform.h", "expr.h"};
-    (void)state;
-
-    /* The four declare 56 functions. */
-    null_headers_covered(headers, 4, tables, 2, 50, "test_api_null_exec.c");
-}
-
-static void test_null_arguments(void **state)
-{
-    (void)state;
-    null_cases_run(tables[0], fx_new);
-}
-
-static void test_null_arguments_device(void **state)
-{
-    (void)state;
-    null_cases_run(tables[1], fx_new_device);
-}
-
-/* Whether an OpenCL platform with a device is found, asked in a child: this process must not
- * start PoCL, whose threads its children would lack. */
-static int have_platform(void)
-{
-    int status;
-    pid_t pid;
-
-    fflush(NULL);
-    if ((pid = fork()) == 0) {
-        struct ht_platform *p = NULL;
-        struct ht_error err;
-        ht_error_clear(&err);
-        if (ht_platform_discover(&p, &err) != HT_OK) {
-            fprintf(stderr, "skipped: %s\n", err.text);
-            _exit(77);
-        }
-        ht_platform_free(p);
-        _exit(0);
-    }
-    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-           WEXITSTATUS(status) == 0;
-}
-
-static void write_spec_file(void)
-{
-    FILE *fp;
-
-    snprintf(spec_path, sizeof spec_path, "%s/spec.json", tmp_dir);
-    fp = fopen(spec_path, "w");
-    if (!fp || fputs(pipe_json, fp) < 0 || fclose(fp) != 0) {
-        perror(spec_path);
-        exit(1);
-    }
-}
+/* The four headers declare 56 functions. */
+static const struct null_suite suite = {
+    "api_null_exec", "test_api_null_exec.c", {"exec.h", "spec.h", "platform.h", "expr.h"}, 50,
+    NULL_TABLE(cases), NULL_TABLE(device_cases), fx_new, fx_new_device, tmp_dir, "spec.json",
+    pipe_json, spec_path, sizeof spec_path};
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_headers_covered),
-        cmocka_unit_test(test_null_arguments),
-    };
-    const struct CMUnitTest device_tests[] = {
-        cmocka_unit_test(test_null_arguments_device),
-    };
-    int rc;
-
-    setenv("POCL_DEVICES", "pthread basic", 0);
-    if (!mkdtemp(tmp_dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
-    write_spec_file();
-    rc = cmocka_run_group_tests_name("api_null_exec", tests, NULL, NULL);
-    if (have_platform()) {
-        int drc = cmocka_run_group_tests_name("api_null_exec_device", device_tests, NULL, NULL);
-        rc = rc ? rc : drc;
-    } else if (rc == 0) {
-        rc = 77;
-    }
-    unlink(spec_path);
-    rmdir(tmp_dir);
-    return rc;
+    return null_suite_run(&suite);
 }

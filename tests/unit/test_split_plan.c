@@ -444,7 +444,7 @@ static void test_errors(void **state)
     struct ht_split_device_in ok[2] = {{64, 1, 0}, {32, 2, 0}};
     (void)state;
     expect_error(512, ok, 0, NULL, "devices", "no devices");
-    expect_error(512, NULL, 2, NULL, "devices", "no devices");
+    expect_error(512, NULL, 2, NULL, "devices", "devs is NULL");
     expect_error(0, ok, 2, NULL, "global", "must be positive");
     expect_error((UINT64_C(1) << 53) + 1, ok, 2, NULL, "global", "2^53");
     expect_error(512, (struct ht_split_device_in[]){{64, 1, 0}, {0, 1, 0}}, 2, NULL,

@@ -333,8 +333,8 @@ static void test_bound_errors(void **state)
     (void)state;
 
     expect_bound_error(ok, 0, 1, "devices", "no devices");
-    expect_bound_error(NULL, 2, 1, "devices", "no devices");
-    expect_bound_error(ok, 2, 0, "time", "nowhere");
+    expect_bound_error(NULL, 2, 1, "devices", "devs is NULL");
+    expect_bound_error(ok, 2, 0, "time", "time_s is NULL");
     expect_bound_error((struct ht_split_device_in[]){{0, 1, 0}, {0, 0, 0}}, 2, 1,
                        "devices[1].time", "positive, finite");
     expect_bound_error((struct ht_split_device_in[]){{0, NAN, 0}}, 1, 1, "devices[0].time",
@@ -598,7 +598,7 @@ static void test_decide_errors(void **state)
     expect_decide_error(1, (double[]){1, 0}, 2, 0.1, "alone[1]", "positive");
     expect_decide_error(1, (double[]){NAN, 1}, 2, 0.1, "alone[0]", "positive");
     expect_decide_error(1, alone, 0, 0.1, "devices", "no devices");
-    expect_decide_error(1, NULL, 2, 0.1, "devices", "no devices");
+    expect_decide_error(1, NULL, 2, 0.1, "devices", "alone_s is NULL");
     assert_int_equal(ht_split_decide(1, alone, 2, 0.1, NULL, NULL), HT_EINVAL);
     (void)dec;
 }
