@@ -50,6 +50,23 @@ struct null_case {
     }
 #define NULL_CASE_ENTRIES(fn, arg, kind, expect, ...) {#fn, #arg, kind, expect, fn##__##arg},
 
+/* A CPU filled by hand, without OpenCL handles: a NULL is refused before a device is used. */
+static inline void null_device(struct ht_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform, sizeof d->platform, "null platform");
+    snprintf(d->name, sizeof d->name, "null device");
+    snprintf(d->type, sizeof d->type, "CPU");
+    d->is_cpu = d->host_unified = 1;
+    d->compute_units = 1;
+    d->max_work_group_size = 256;
+    d->max_work_item_dims = 3;
+    for (int k = 0; k < 3; k++)
+        d->max_work_item_sizes[k] = 256;
+    d->local_mem_size = 1 << 15;
+    d->global_mem_size = d->max_mem_alloc_size = 1 << 30;
+}
+
 /* The tables a test checks the headers against. */
 struct null_table {
     const struct null_case *cases;

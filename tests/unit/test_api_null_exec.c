@@ -99,17 +99,7 @@ static void fx_make(struct fx *f)
     f->names = (struct ht_names){2, expr_names};
     if (ht_expr_compile("N / WG", &f->names, &f->e, &err) != HT_OK)
         die("fixture expression", err.text);
-    snprintf(f->dev.platform, sizeof f->dev.platform, "null platform");
-    snprintf(f->dev.name, sizeof f->dev.name, "null device");
-    snprintf(f->dev.type, sizeof f->dev.type, "CPU");
-    f->dev.is_cpu = f->dev.host_unified = 1;
-    f->dev.compute_units = 1;
-    f->dev.max_work_group_size = 256;
-    f->dev.max_work_item_dims = 3;
-    for (int d = 0; d < 3; d++)
-        f->dev.max_work_item_sizes[d] = 256;
-    f->dev.local_mem_size = 1 << 15;
-    f->dev.global_mem_size = f->dev.max_mem_alloc_size = 1 << 30;
+    null_device(&f->dev);
     f->devs[0] = &f->dev;
     f->plat = (struct ht_platform){1, &f->dev};
     f->config[0] = 8;
