@@ -34,7 +34,12 @@
  * MPI_COMM_WORLD. MPI finalized already is HT_EINVAL.
  *
  * The functions are in every build; those that need MPI fail with HT_EINVAL in a build
- * without it (ht_mpi_built says which). */
+ * without it (ht_mpi_built says which).
+ *
+ * A NULL pointer a function cannot do without (the spec, the result, ht_mpi_split's opts)
+ * is HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL" before MPI starts, in every
+ * build, never a crash; err may be NULL everywhere. The void functions do nothing with a
+ * NULL. Where NULL is taken instead, the function's comment says what it means. */
 #ifndef HETUNE_MPI_H
 #define HETUNE_MPI_H
 
@@ -74,7 +79,8 @@ int ht_mpi_env_size(void);
  * launcher with more than one process, or a command that runs over MPI in a build with
  * it: "tune" and "split"), else a static message that says why not (a build without MPI
  * under mpirun, or a command that does not run over MPI), meant for a refusal with exit
- * status 2 instead of K processes racing on one database. */
+ * status 2 instead of K processes racing on one database. A NULL command is one that
+ * does not run over MPI. */
 const char *ht_mpi_refusal(const char *command);
 
 /* The heartbeat silence after which rank 0 counts a rank as dead (seconds). */
@@ -309,8 +315,9 @@ struct ht_mpi_split_result {
 /* Co-executes spec across the nodes of MPI_COMM_WORLD (`mpirun -n K hetune split`); every
  * rank calls it with the same spec, options and device selector (MPI started and ended as
  * by ht_mpi_tune: once per process unless the program initialized MPI). Each rank is a node: its
- * devices (device as ht_mpi_tune's opts->device, applied on its own node) co-execute as ht_workflow_split's do, with the
- * scheduler and options of opts->coexec. Rank 0 alone opens the database opts->db and
+ * devices (device as ht_mpi_tune's opts->device, applied on its own node; NULL: "all")
+ * co-execute as ht_workflow_split's do, with the scheduler and options of opts->coexec.
+ * Rank 0 alone opens the database opts->db and
  * reads each device's best configuration (nothing is tuned: a device without one is
  * reported and left out, as is a node whose devices all are or that cannot co-execute).
  * Each node decides as ht_workflow_split does between splitting over its devices and the

@@ -10,6 +10,11 @@
  * among those still valid there (the space's platform rules and constraints at the new
  * sizes) is the prediction. Nothing is measured: this module reads the store and evaluates
  * expressions only.
+ *
+ * A NULL pointer a function cannot do without is HT_EINVAL with err->text "FUNCTION:
+ * ARGUMENT is NULL", never a crash; err may be NULL everywhere. The void functions do
+ * nothing with a NULL. Where NULL is taken instead, the function's comment says what it
+ * means.
  */
 #ifndef HETUNE_PREDICT_H
 #define HETUNE_PREDICT_H
@@ -33,7 +38,8 @@ extern "C" {
 /* Fits t = a + b * work to n points (work[i], t[i]), n >= 1, every t[i] > 0, minimizing
  * the sum of ((a + b * work[i] - t[i]) / t[i])^2 with a >= 0 and b >= 0 (the best of the
  * free fit when it is feasible, the fit through the origin and the constant). Sets *a and
- * *b, and returns 0; HT_EINVAL when n is 0 or a point is not finite and positive. */
+ * *b, and returns 0; HT_EINVAL when n is 0, a point is not finite and positive, or a pointer
+ * is NULL. */
 int ht_predict_fit(const double *work, const double *t, size_t n, double *a, double *b);
 
 struct ht_predict_opts {
@@ -42,7 +48,7 @@ struct ht_predict_opts {
                           reference); failed verification never does */
 };
 
-/* Fills opts with the defaults. */
+/* Fills opts with the defaults. NULL: nothing. */
 void ht_predict_opts_init(struct ht_predict_opts *opts);
 
 /* A prediction. Plain data owned by the caller. */
@@ -59,7 +65,8 @@ struct ht_predict_result {
 
 /* Predicts the best configuration of spec (at its sizes, overrides applied) on dev from
  * what store holds of spec's kernel at other sizes on dev, as described above; the
- * evaluations at spec's own sizes are not used. Fills *out. Errors, err filled:
+ * evaluations at spec's own sizes are not used; opts NULL means the defaults
+ * (ht_predict_opts_init). Fills *out. Errors, err filled:
  * HT_ENOTFOUND when fewer than two other sizes have a usable evaluation on dev ("tune at
  * least two sizes of 'KERNEL' first: hetune tune SPEC --size N=..."), or when no
  * configuration measured at two sizes is valid at the new ones; HT_EDB, HT_EINVAL (more

@@ -48,6 +48,11 @@
  *
  * This module reads the database only (it uses no OpenCL) and writes only inside the
  * folder; it never deletes files there.
+ *
+ * A NULL pointer a function cannot do without is HT_EINVAL with err->text "FUNCTION:
+ * ARGUMENT is NULL", never a crash; err may be NULL everywhere. The void functions do
+ * nothing with a NULL. Where NULL is taken instead, the function's comment says what it
+ * means.
  */
 #ifndef HETUNE_REPORT_H
 #define HETUNE_REPORT_H
@@ -69,7 +74,7 @@ struct ht_report_opts {
                                 NULL: "gnuplot" on PATH; "": draw no pictures */
 };
 
-/* Fills opts with the defaults: every case study, gnuplot from PATH. */
+/* Fills opts with the defaults: every case study, gnuplot from PATH. NULL: nothing. */
 void ht_report_opts_init(struct ht_report_opts *opts);
 
 /* What a report holds. path and figure_list are owned by the result: free them with
@@ -98,7 +103,8 @@ struct ht_report_result {
 };
 
 /* Writes the report of the database into folder dir (created with its parents when
- * missing), as described above. store is borrowed. Fills *out (may be NULL), overwriting
+ * missing), as described above. store is borrowed; opts NULL means the defaults
+ * (ht_report_opts_init). Fills *out (may be NULL), overwriting
  * it whole: destroy a result before it is filled again. On error out holds no string
  * (path and figure_list NULL), and ht_report_result_destroy is harmless. Errors, err
  * filled: HT_ENOTFOUND when the database holds nothing to report (no space size, no

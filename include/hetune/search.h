@@ -65,6 +65,12 @@
  *               result; each proposal maximises expected improvement over a sample of the
  *               unknown configurations and a local search from the best known ones. It
  *               does not stop by itself: give it a budget or a time limit.
+ *
+ * A NULL pointer a function cannot do without is an error, never a crash: ht_search_create
+ * returns HT_EINVAL with err->text "ht_search_create: ARGUMENT is NULL" (err may be NULL);
+ * the functions without an err return HT_EINVAL, or NULL for those that answer a pointer;
+ * the void functions do nothing with a NULL. Where NULL is taken instead, the function's
+ * comment says what it means.
  */
 #ifndef HETUNE_SEARCH_H
 #define HETUNE_SEARCH_H
@@ -185,7 +191,7 @@ struct ht_search_opts {
                                  search's; default 1024, >= 1. All of them when fewer. */
 };
 
-/* Fills opts with the defaults above. */
+/* Fills opts with the defaults above. NULL: nothing. */
 void ht_search_opts_init(struct ht_search_opts *opts);
 
 struct ht_search; /* opaque */
@@ -217,7 +223,8 @@ struct ht_search_ops {
 /* The strategies, ending with NULL. Static storage. */
 extern const struct ht_search_ops *const ht_search_strategies[];
 
-/* The strategy called name, or NULL when there is none. Borrowed, static storage. */
+/* The strategy called name, or NULL when there is none (or name is NULL). Borrowed, static
+ * storage. */
 const struct ht_search_ops *ht_search_find(const char *name);
 
 /* Starts a search with the strategy called strategy over space (borrowed: it and the
@@ -234,7 +241,7 @@ int ht_search_create(const char *strategy, const struct ht_search_space *space,
 /* Frees a search; NULL is allowed. */
 void ht_search_free(struct ht_search *s);
 
-/* The name of the search's strategy. Borrowed, static storage. */
+/* The name of the search's strategy (NULL for a NULL s). Borrowed, static storage. */
 const char *ht_search_name(const struct ht_search *s);
 
 /* Puts in *index the next configuration to evaluate. Returns 0; HT_DONE when the budget is
@@ -242,7 +249,8 @@ const char *ht_search_name(const struct ht_search *s);
  * the time limit has passed, every configuration is known or in flight, or the strategy has
  * finished (a finished strategy stays finished); HT_BUSY when proposals are in flight and
  * the strategy needs one of their results before it can propose more; HT_EINVAL when
- * opts.max_in_flight proposals (one by default) await their report; HT_ENOMEM. */
+ * opts.max_in_flight proposals (one by default) await their report, or when s or index is
+ * NULL; HT_ENOMEM. */
 int ht_search_next(struct ht_search *s, size_t *index);
 
 /* Records the cost of configuration index: lower is better, INFINITY (or NaN, read as
@@ -250,8 +258,8 @@ int ht_search_next(struct ht_search *s, size_t *index);
  * an evaluation of this run and counts against the budget. Any other index not known yet is
  * a result obtained elsewhere (pre-seeding, typically from the results database before the
  * first ht_search_next): it becomes known, so it is never proposed, it competes for best,
- * and it does not count against the budget. Returns HT_EINVAL when index is out of range
- * or its result is already known. */
+ * and it does not count against the budget. Returns HT_EINVAL when index is out of range,
+ * its result is already known or s is NULL. */
 int ht_search_report(struct ht_search *s, size_t index, double cost);
 
 /* Pre-seeding by value: records the cost of the configuration config (nparams values), as
@@ -260,18 +268,20 @@ int ht_search_report(struct ht_search *s, size_t index, double cost);
  * space drawn from, before the first ht_search_next, it adds the configuration to the
  * search's table when ht_space_check accepts it (after that, only configurations already
  * in the table are found). Returns HT_ENOTFOUND when the configuration is not in the space
- * (or no longer can be added), HT_EINVAL when its result is already known (*index set),
- * HT_ENOMEM. */
+ * (or no longer can be added), HT_EINVAL when its result is already known (*index set) or
+ * s or config is NULL, HT_ENOMEM. */
 int ht_search_report_config(struct ht_search *s, const int64_t *config, double cost,
                             size_t *index);
 
 /* The values of configuration index (nparams of them), or NULL when index is out of
- * range. Borrowed: valid until the next ht_search_report_config or ht_search_next (which
- * can grow the table of a space drawn from) or ht_search_free; copy them to keep them. */
+ * range or s is NULL. Borrowed: valid until the next ht_search_report_config or
+ * ht_search_next (which can grow the table of a space drawn from) or ht_search_free; copy
+ * them to keep them. */
 const int64_t *ht_search_config(const struct ht_search *s, size_t index);
 
 /* The best configuration known (evaluated or pre-seeded) and its cost; ties go to the one
- * reported first. Returns HT_ENOTFOUND when no finite cost has been reported. */
+ * reported first. index or cost may be NULL: that one is not written. Returns HT_ENOTFOUND
+ * when no finite cost has been reported, HT_EINVAL when s is NULL. */
 int ht_search_best(const struct ht_search *s, size_t *index, double *cost);
 
 /* Early termination (issue 4, item 2). The default factor. */

@@ -8,6 +8,12 @@
  * Every expression of a space is compiled against one table of names (def->names), laid out
  * in slots: first the sizes, then the parameters, then the device variables of
  * platform.h (HT_DEVICE_NVARS of them, in enum ht_device_var order).
+ *
+ * A NULL pointer a function cannot do without is an error, never a crash: the functions
+ * with an err return HT_EINVAL with err->text "FUNCTION: ARGUMENT is NULL" (err may be NULL
+ * everywhere); those without return HT_EINVAL, or answer NULL, 0 or the value their comment
+ * gives; the void functions do nothing with a NULL. Where NULL is taken instead, the
+ * function's comment says what it means.
  */
 #ifndef HETUNE_SPACE_H
 #define HETUNE_SPACE_H
@@ -60,12 +66,14 @@ struct ht_space_def {
     struct ht_constraint *constraints;
 };
 
-/* The slot of parameter i and of device variable v in def->names. */
+/* The slot of parameter i and of device variable v in def->names; SIZE_MAX for a NULL
+ * def. */
 size_t ht_space_param_slot(const struct ht_space_def *def, size_t i);
 size_t ht_space_devvar_slot(const struct ht_space_def *def, enum ht_device_var v);
 
 /* Fills vars (def->names.count entries) with the sizes, the parameter values params
- * (def->nparams entries; NULL leaves those slots 0) and the device's variables. */
+ * (def->nparams entries; NULL leaves those slots 0) and the device's variables (dev NULL
+ * leaves those 0). With def or vars NULL it does nothing. */
 void ht_space_vars(const struct ht_space_def *def, const struct ht_device_info *dev,
                    const int64_t *params, int64_t *vars);
 
@@ -89,11 +97,13 @@ int ht_eq3_parse(const char *s, enum ht_eq3 *out);
  * err->field naming the rule ("Eq. 1", "Eq. 2", "work-item limit", "local memory",
  * "Eq. 3", "params.TS" or the constraint's origin) and err->text saying which values broke
  * it. An expression that cannot be evaluated (division by zero...) also makes the
- * configuration invalid, with the reason in err->text. */
+ * configuration invalid, with the reason in err->text. params may be NULL for a def
+ * without parameters only. */
 int ht_space_check(const struct ht_space_def *def, const struct ht_device_info *dev,
                    const int64_t *params, enum ht_eq3 eq3, struct ht_error *err);
 
-/* Frees everything a def owns (what the spec module allocated) and zeroes it. */
+/* Frees everything a def owns (what the spec module allocated) and zeroes it. NULL:
+ * nothing. */
 void ht_space_def_destroy(struct ht_space_def *def);
 
 /* --- enumeration --- */
@@ -114,13 +124,14 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
 /* Frees a space; NULL is allowed. */
 void ht_space_free(struct ht_space *s);
 
-/* What the space was created from; borrowed, valid as long as s. */
+/* What the space was created from; borrowed, valid as long as s. For a NULL s: NULL, and
+ * HT_EQ3_PRODUCT. */
 const struct ht_space_def *ht_space_get_def(const struct ht_space *s);
 const struct ht_device_info *ht_space_get_device(const struct ht_space *s);
 enum ht_eq3 ht_space_get_eq3(const struct ht_space *s);
 
 /* The number of values of parameter i on this device, and its k-th value (k below that
- * number; values in the order of the list, ranges ascending). */
+ * number; values in the order of the list, ranges ascending). 0 for a NULL s. */
 uint64_t ht_space_domain_size(const struct ht_space *s, size_t i);
 int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k);
 
@@ -161,7 +172,7 @@ int ht_space_count(const struct ht_space *s, struct ht_space_counts *out,
 /* Calls cb on every valid configuration (the same set as ht_space_check accepts), in an
  * unspecified but repeatable order, with the native enumerator; memory does not grow with
  * the space. Returns 0 when all were visited, the positive value cb returned when it
- * stopped, or HT_ENOMEM. */
+ * stopped, HT_ENOMEM, or HT_EINVAL when s or cb is NULL (user may be NULL). */
 int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user);
 
 /* --- ranks: drawing from a space without listing it --- */
@@ -174,17 +185,18 @@ int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
 struct ht_space_ranker;
 
 /* Counts s into a new ranker (*out, owned: ht_space_ranker_free). Costs a count of the
- * space (ht_space_count's full-rules walk). Returns 0, HT_ENOMEM, or HT_EOVERFLOW when
- * the space holds 2^64 configurations or more. */
+ * space (ht_space_count's full-rules walk). Returns 0, HT_ENOMEM, HT_EOVERFLOW when
+ * the space holds 2^64 configurations or more, or HT_EINVAL when s or out is NULL. */
 int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out);
 
-/* The number of valid configurations. */
+/* The number of valid configurations; 0 for a NULL r. */
 uint64_t ht_space_ranker_count(const struct ht_space_ranker *r);
 
 /* Writes the configuration of rank `rank` (below the count) to config (nparams values,
  * parameter order): a descent that subtracts the counts of the subtrees before it, each
- * counted once and cached. Every valid configuration has exactly one rank. Returns 0, or
- * HT_EDOMAIN when rank is not below the count. */
+ * counted once and cached. Every valid configuration has exactly one rank. Returns 0,
+ * HT_EDOMAIN when rank is not below the count (whatever config), or HT_EINVAL when r or
+ * config is NULL. */
 int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config);
 
 /* Frees a ranker; NULL is allowed. */
@@ -195,7 +207,7 @@ void ht_space_ranker_free(struct ht_space_ranker *r);
 /* How a listing writes each configuration: a text line, or fixed-width binary records. */
 enum ht_space_list_format { HT_SPACE_LIST_TEXT, HT_SPACE_LIST_BINARY };
 
-/* Parses "text" or "binary". Returns HT_EINVAL for anything else. */
+/* Parses "text" or "binary". Returns HT_EINVAL for anything else, or a NULL s or out. */
 int ht_space_list_format_parse(const char *s, enum ht_space_list_format *out);
 
 /* The options of `hetune space --list` as its help shows them (docs/cli.md): the order
@@ -230,12 +242,12 @@ struct ht_space_list_opts {
  * binary, the header of HT_SPACE_LIST_HELP then a record each. Nothing is kept: memory
  * does not grow with the space. *written (may be NULL) gets the number written. Returns 0,
  * HT_EIO (writing failed), HT_ENOMEM, or HT_EINVAL when a binary listing holds another
- * number of records than o->count. */
+ * number of records than o->count or s, f or o is NULL. */
 int ht_space_list(const struct ht_space *s, FILE *f, const struct ht_space_list_opts *o,
                   uint64_t *written);
 
 /* Writes the n configurations configs (n x nparams values, e.g. another backend's) of s
- * to f as ht_space_list does. Same errors. */
+ * to f as ht_space_list does. Same errors; configs may be NULL when n is 0. */
 int ht_space_list_configs(const struct ht_space *s, const int64_t *configs, size_t n,
                           FILE *f, const struct ht_space_list_opts *o);
 
@@ -254,7 +266,7 @@ struct ht_space_backend_ops {
 /* The backends, "native" first (the default), NULL-terminated. Static storage. */
 extern const struct ht_space_backend_ops *const ht_space_backends[];
 
-/* The backend called name, or NULL. */
+/* The backend called name, or NULL (also for a NULL name). */
 const struct ht_space_backend_ops *ht_space_backend_find(const char *name);
 
 /* Writes the MiniZinc model of def (parameters over their domains as expressions of the

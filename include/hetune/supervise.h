@@ -13,6 +13,11 @@
  * device's part of every co-execution alone, one after the other (a probe), so that a
  * crash names one device; the timed run that follows is the usual one. A crash with no
  * device working (the spec's reference, say) ends the command with status 1.
+ *
+ * A NULL pointer a function cannot do without is HT_EINVAL with err->text "FUNCTION:
+ * ARGUMENT is NULL", never a crash; err may be NULL everywhere. The void functions do
+ * nothing with a NULL. Where NULL is taken instead, the function's comment says what it
+ * means.
  */
 #ifndef HETUNE_SUPERVISE_H
 #define HETUNE_SUPERVISE_H
@@ -74,9 +79,10 @@ struct ht_supervise_result {
  * prints all). Devices lost are passed to the next child (HETUNE_SUPERVISE_LOST) and told
  * through opts->on_note. SIGINT and SIGTERM are caught while it runs (their former
  * handlers are restored), forwarded to the child, which is killed when it has not ended
- * after opts->grace_s. Fills *res, overwriting it whole (ht_supervise_result_destroy, also
- * on error); returns HT_OK when a child ran to its end, whatever its status, else HT_EIO
- * (no memory file, pipe or process) or HT_ENOMEM, err filled. */
+ * after opts->grace_s; opts NULL is a zero-initialized struct ht_supervise_opts. Fills
+ * *res, overwriting it whole (ht_supervise_result_destroy, also on error); returns HT_OK
+ * when a child ran to its end, whatever its status, else HT_EIO (no memory file, pipe or
+ * process) or HT_ENOMEM, err filled. */
 int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
                  struct ht_supervise_result *res, struct ht_error *err);
 

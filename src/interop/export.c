@@ -288,6 +288,8 @@ int ht_export_t4(struct ht_store *store, const struct ht_export_filter *filter, 
     json_t *doc = NULL;
     int rc;
 
+    if (!store || !json)
+        return ht_error_set(err, HT_EINVAL, "ht_export_t4: %s is NULL", !store ? "store" : "json");
     *json = NULL;
     if ((rc = catalog_load(store, filter, &cat, err)) != 0)
         return rc;
@@ -475,6 +477,9 @@ int ht_export_header(struct ht_store *store, const struct ht_export_filter *filt
     FILE *f;
     int rc, wrote = 0;
 
+    if (!store || !text)
+        return ht_error_set(err, HT_EINVAL, "ht_export_header: %s is NULL",
+                            !store ? "store" : "text");
     *text = NULL;
     if ((rc = catalog_load(store, filter, &cat, err)) != 0)
         return rc;

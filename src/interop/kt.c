@@ -2212,10 +2212,17 @@ int ht_kt_expression(const char *python, const char *const *names, size_t nnames
                      char **c_expr, struct ht_error *err)
 {
     struct import im = {NULL, 0, 0, NULL, 0, err};
+    struct ht_error unused;
 
+    if (!python || (!names && nnames) || !c_expr)
+        return ht_error_set(err, HT_EINVAL, "ht_kt_expression: %s is NULL",
+                            !python ? "python" : !c_expr ? "c_expr" : "names");
+    /* The translation reads err->code as it goes (the first error is kept): it needs one. */
+    if (!err) {
+        ht_error_clear(&unused);
+        im.err = &unused;
+    }
     *c_expr = NULL;
-    if (!python)
-        return ht_error_set(err, HT_EINVAL, "no expression");
     im.names = (const char **)names;
     im.nparams = im.nnames = nnames;
     return expression(&im, python, "restriction", c_expr);
@@ -2244,13 +2251,24 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
                     struct ht_error *err)
 {
     struct import im = {NULL, 0, 0, NULL, 0, err};
+    struct ht_error unused;
     json_error_t jerr;
-    json_t *t1 = NULL, *spec = json_object();
-    char *dir = ht__dirname(t1_path), *nt = NULL, *text = NULL;
+    json_t *t1 = NULL, *spec;
+    char *dir, *nt = NULL, *text = NULL;
     char *src = NULL;
     size_t len;
     int rc;
 
+    if (!t1_path || !spec_json)
+        return ht_error_set(err, HT_EINVAL, "ht_kt_import_t1: %s is NULL",
+                            !t1_path ? "t1_path" : "spec_json");
+    /* As ht_kt_expression: the import writes into err as it goes. */
+    if (!err) {
+        ht_error_clear(&unused);
+        im.err = err = &unused;
+    }
+    spec = json_object();
+    dir = ht__dirname(t1_path);
     *spec_json = NULL;
     if (notes)
         *notes = NULL;

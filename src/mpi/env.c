@@ -132,9 +132,11 @@ void ht_mpi_split_result_destroy(struct ht_mpi_split_result *r)
 int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *opts,
                 struct ht_mpi_tune_result *out, struct ht_error *err)
 {
-    (void)spec, (void)opts;
+    (void)opts;
     if (out)
         memset(out, 0, sizeof *out);
+    if (!spec || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_tune: %s is NULL", !spec ? "spec" : "out");
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
 }
 
@@ -142,11 +144,14 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
                  const struct ht_workflow_split_opts *opts, struct ht_mpi_split_result *out,
                  struct ht_error *err)
 {
-    (void)spec, (void)device, (void)opts;
+    (void)device;
     if (out) {
         memset(out, 0, sizeof *out);
         out->verified = -1;
     }
+    if (!spec || !opts || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_split: %s is NULL",
+                            !spec ? "spec" : !opts ? "opts" : "out");
     return ht_error_set(err, HT_EINVAL, "this hetune was built without MPI (HETUNE_MPI off)");
 }
 #endif

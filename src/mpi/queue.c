@@ -1255,7 +1255,11 @@ int ht_mpi_tune(const struct ht_spec *spec, const struct ht_mpi_tune_opts *mopts
     int rc, inited = 0, owned = 0;
     MPI_Errhandler saved = MPI_ERRHANDLER_NULL;
 
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_tune: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!spec)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_tune: spec is NULL");
     memset(&mt, 0, sizeof mt);
     if (!mopts)
         mopts = &none;

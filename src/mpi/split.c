@@ -1268,14 +1268,18 @@ int ht_mpi_split(const struct ht_spec *spec, const char *device,
     MPI_Errhandler saved;
     int owned = 0, started = 0, rc;
 
+    if (!out)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_split: out is NULL");
     memset(out, 0, sizeof *out);
+    out->verified = -1;
+    if (!spec || !opts)
+        return ht_error_set(err, HT_EINVAL, "ht_mpi_split: %s is NULL", !spec ? "spec" : "opts");
     memset(&m, 0, sizeof m);
     m.spec = spec;
     m.opts = opts;
     m.copts = opts->coexec;
     m.verified = -1;
     m.comm = MPI_COMM_NULL;
-    out->verified = -1;
     if (opts->sweep > 0 || opts->dop)
         return ht_error_set(err, HT_EINVAL, "over MPI, split does not take %s: each node runs "
                             "its share once per run",

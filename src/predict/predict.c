@@ -25,7 +25,7 @@ int ht_predict_fit(const double *work, const double *t, size_t n, double *a, dou
 {
     double s = 0, sx = 0, sxx = 0, st = 0, sxt = 0, det, a0, b0, r0, r1;
 
-    if (n == 0)
+    if (n == 0 || !work || !t || !a || !b)
         return HT_EINVAL;
     for (size_t i = 0; i < n; i++) {
         /* Weights 1 / t^2: the error that matters is relative, times span decades. */
@@ -61,6 +61,8 @@ int ht_predict_fit(const double *work, const double *t, size_t n, double *a, dou
 
 void ht_predict_opts_init(struct ht_predict_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->eq3 = HT_EQ3_PRODUCT;
 }
@@ -260,6 +262,9 @@ int ht_predict_best(const struct ht_spec *spec, struct ht_store *store,
     int64_t *vars = NULL;
     int found = 0, rc;
 
+    if (!spec || !store || !dev || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_predict_best: %s is NULL",
+                            !spec ? "spec" : !store ? "store" : !dev ? "dev" : "out");
     memset(out, 0, sizeof *out);
     memset(&s, 0, sizeof s);
     if (!opts) {

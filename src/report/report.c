@@ -9,7 +9,8 @@
 
 void ht_report_opts_init(struct ht_report_opts *opts)
 {
-    memset(opts, 0, sizeof *opts);
+    if (opts)
+        memset(opts, 0, sizeof *opts);
 }
 
 /* Figure i of f: Figures 5 first, then the sweeps, then the tuning figures. */
@@ -71,8 +72,11 @@ int ht_report_write(struct ht_store *store, const char *dir, const struct ht_rep
         ht_report_opts_init(&defaults);
         opts = &defaults;
     }
-    if (!store || !dir || !dir[0])
-        return ht_error_set(err, HT_EINVAL, "ht_report_write: a store and a folder are required");
+    if (!store || !dir)
+        return ht_error_set(err, HT_EINVAL, "ht_report_write: %s is NULL",
+                            !store ? "store" : "dir");
+    if (!dir[0])
+        return ht_error_set(err, HT_EINVAL, "ht_report_write: a folder is required");
     rc = ht__report_load(store, opts->spec, &m, err);
     if (rc != HT_OK)
         return rc;

@@ -20,6 +20,8 @@ const struct ht_search_ops *const ht_search_strategies[] = {
 
 void ht_search_opts_init(struct ht_search_opts *opts)
 {
+    if (!opts)
+        return;
     memset(opts, 0, sizeof *opts);
     opts->ga_population = 20;
     opts->ga_elite = 2;
@@ -206,6 +208,9 @@ int ht_search_create(const char *strategy, const struct ht_search_space *space,
     struct ht_search *s = NULL;
     int rc;
 
+    if (!strategy || !space || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_search_create: %s is NULL",
+                            !strategy ? "strategy" : !space ? "space" : "out");
     *out = NULL;
     const struct ht_search_ops *ops = ht_search_find(strategy);
     if (!ops) {
@@ -215,10 +220,8 @@ int ht_search_create(const char *strategy, const struct ht_search_space *space,
             len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                                     ht_search_strategies[i]->name);
         return ht_error_set(err, HT_EINVAL, "unknown search strategy '%s' (available: %s)",
-                            strategy ? strategy : "(null)", names);
+                            strategy, names);
     }
-    if (!space)
-        return ht_error_set(err, HT_EINVAL, "no search space given");
     if (space->pruned) {
         size_t np = ht_space_get_def(space->pruned)->nparams;
         if (space->count || space->configs)
@@ -284,14 +287,17 @@ void ht_search_free(struct ht_search *s)
 
 const char *ht_search_name(const struct ht_search *s)
 {
-    return s->ops->name;
+    return s ? s->ops->name : NULL;
 }
 
 int ht_search_next(struct ht_search *s, size_t *index)
 {
-    size_t i, k = s->opts.max_in_flight > 1 ? s->opts.max_in_flight : 1;
+    size_t i, k;
     int rc;
 
+    if (!s || !index)
+        return HT_EINVAL;
+    k = s->opts.max_in_flight > 1 ? s->opts.max_in_flight : 1;
     if (s->npending >= k)
         return HT_EINVAL;
     if (s->finished)
@@ -346,7 +352,7 @@ int ht_search_next(struct ht_search *s, size_t *index)
 
 int ht_search_report(struct ht_search *s, size_t index, double cost)
 {
-    if (index >= s->space.count || !isnan(s->cost[index]))
+    if (!s || index >= s->space.count || !isnan(s->cost[index]))
         return HT_EINVAL;
     if (isnan(cost))
         cost = INFINITY;
@@ -369,10 +375,14 @@ int ht_search_report(struct ht_search *s, size_t index, double cost)
 int ht_search_report_config(struct ht_search *s, const int64_t *config, double cost,
                             size_t *index)
 {
-    const struct ht_space *sp = s->space.pruned;
+    const struct ht_space *sp;
     size_t i = 0;
-    int rc = ht__search_lookup(s, config, &i);
+    int rc;
 
+    if (!s || !config)
+        return HT_EINVAL;
+    sp = s->space.pruned;
+    rc = ht__search_lookup(s, config, &i);
     if (rc == HT_ENOTFOUND && sp && !s->drawn) {
         /* ht_space_check accepts exactly the configurations the walk visits. */
         if (ht_space_check(ht_space_get_def(sp), ht_space_get_device(sp), config,
@@ -390,13 +400,15 @@ int ht_search_report_config(struct ht_search *s, const int64_t *config, double c
 
 const int64_t *ht_search_config(const struct ht_search *s, size_t index)
 {
-    if (index >= s->space.count)
+    if (!s || index >= s->space.count)
         return NULL;
     return s->space.configs + index * s->space.nparams;
 }
 
 int ht_search_best(const struct ht_search *s, size_t *index, double *cost)
 {
+    if (!s)
+        return HT_EINVAL;
     if (!s->has_best)
         return HT_ENOTFOUND;
     if (index)

@@ -11,17 +11,19 @@
 
 size_t ht_space_param_slot(const struct ht_space_def *def, size_t i)
 {
-    return def->nsizes + i;
+    return def ? def->nsizes + i : SIZE_MAX;
 }
 
 size_t ht_space_devvar_slot(const struct ht_space_def *def, enum ht_device_var v)
 {
-    return def->nsizes + def->nparams + (size_t)v;
+    return def ? def->nsizes + def->nparams + (size_t)v : SIZE_MAX;
 }
 
 void ht_space_vars(const struct ht_space_def *def, const struct ht_device_info *dev,
                    const int64_t *params, int64_t *vars)
 {
+    if (!def || !vars)
+        return;
     for (size_t i = 0; i < def->nsizes; i++)
         vars[i] = def->size_values[i];
     for (size_t i = 0; i < def->nparams; i++)
@@ -96,9 +98,12 @@ static int extent(const struct ht_expr *e, const int64_t *vars, const char *what
 int ht_space_ndrange(const struct ht_space_def *def, const int64_t *vars, uint64_t global[3],
                      uint64_t local[3], struct ht_error *err)
 {
-    int open = def->local[0] == NULL;
-    int rc;
+    int open, rc;
 
+    if (!def || !vars || !global || !local)
+        return ht_error_set(err, HT_EINVAL, "ht_space_ndrange: %s is NULL",
+                            !def ? "def" : !vars ? "vars" : !global ? "global" : "local");
+    open = def->local[0] == NULL;
     for (unsigned d = 0; d < 3; d++) {
         global[d] = 1;
         local[d] = open ? 0 : 1;
@@ -119,7 +124,7 @@ int ht_eq3_parse(const char *s, enum ht_eq3 *out)
         enum ht_eq3 value;
     } table[] = {{"product", HT_EQ3_PRODUCT}, {"sum", HT_EQ3_SUM}, {"off", HT_EQ3_OFF}};
 
-    for (size_t i = 0; s && i < sizeof table / sizeof table[0]; i++)
+    for (size_t i = 0; s && out && i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(s, table[i].name)) {
             *out = table[i].value;
             return HT_OK;
@@ -407,6 +412,10 @@ int ht_space_check(const struct ht_space_def *def, const struct ht_device_info *
     int64_t small[128], *vars = small;
     int rc;
 
+    /* params NULL leaves the parameters 0 (ht_space_vars): no configuration to check. */
+    if (!def || !dev || (!params && def->nparams))
+        return ht_error_set(err, HT_EINVAL, "ht_space_check: %s is NULL",
+                            !def ? "def" : !dev ? "dev" : "params");
     /* Checking is the enumerator's inner loop: allocate only for very large tables. */
     if (def->names.count > sizeof small / sizeof small[0]) {
         vars = malloc(def->names.count * sizeof *vars);

@@ -1177,10 +1177,13 @@ static struct count subtree_count(struct ht_space_ranker *r, size_t level)
 
 int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **out)
 {
-    struct ht_space_ranker *r = calloc(1, sizeof *r);
+    struct ht_space_ranker *r;
     struct count c;
 
+    if (!s || !out)
+        return HT_EINVAL;
     *out = NULL;
+    r = calloc(1, sizeof *r);
     if (!r)
         return HT_ENOMEM;
     r->prefix = calloc(s->nparams + 1, sizeof *r->prefix);
@@ -1201,18 +1204,27 @@ int ht_space_ranker_create(const struct ht_space *s, struct ht_space_ranker **ou
 
 uint64_t ht_space_ranker_count(const struct ht_space_ranker *r)
 {
-    return r->count;
+    return r ? r->count : 0;
 }
 
 int ht_space_unrank(struct ht_space_ranker *r, uint64_t rank, int64_t *config)
 {
-    struct walk *w = &r->w;
-    const struct plan *p = w->p;
-    const struct ht_space *s = w->s;
+    struct walk *w;
+    const struct plan *p;
+    const struct ht_space *s;
     u128 left = rank;
 
+    if (!r)
+        return HT_EINVAL;
+    w = &r->w;
+    p = w->p;
+    s = w->s;
     if (rank >= r->count)
         return HT_EDOMAIN;
+    /* A rank out of range is HT_EDOMAIN first, whatever config: an empty space's caller
+     * may ask with no room for a configuration. */
+    if (!config)
+        return HT_EINVAL;
     if (!run_checks(w, 0))
         return HT_EDOMAIN; /* not reached: the count is 0 */
     for (size_t level = 0, free_from = p->last_depth; level < p->n; level++) {
@@ -2432,6 +2444,9 @@ int ht_space_create(const struct ht_space_def *def, const struct ht_device_info 
     double t0;
     int rc = HT_ENOMEM;
 
+    if (!def || !dev || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_space_create: %s is NULL",
+                            !def ? "def" : !dev ? "dev" : "out");
     *out = NULL;
     s = calloc(1, sizeof *s);
     if (!s)
@@ -2512,27 +2527,27 @@ void ht_space_free(struct ht_space *s)
 
 const struct ht_space_def *ht_space_get_def(const struct ht_space *s)
 {
-    return s->def;
+    return s ? s->def : NULL;
 }
 
 const struct ht_device_info *ht_space_get_device(const struct ht_space *s)
 {
-    return &s->dev;
+    return s ? &s->dev : NULL;
 }
 
 enum ht_eq3 ht_space_get_eq3(const struct ht_space *s)
 {
-    return s->eq3;
+    return s ? s->eq3 : HT_EQ3_PRODUCT;
 }
 
 uint64_t ht_space_domain_size(const struct ht_space *s, size_t i)
 {
-    return s->doms[i].size;
+    return s ? s->doms[i].size : 0;
 }
 
 int64_t ht_space_domain_value(const struct ht_space *s, size_t i, uint64_t k)
 {
-    return dom_value(&s->doms[i], k);
+    return s ? dom_value(&s->doms[i], k) : 0;
 }
 
 double ht__space_count_unpruned(const struct ht_space *s)
@@ -2546,6 +2561,9 @@ double ht__space_count_unpruned(const struct ht_space *s)
 int ht_space_foreach(const struct ht_space *s, ht_space_visit_fn cb, void *user)
 {
     struct count n;
+
+    if (!s || !cb)
+        return HT_EINVAL;
     return run_plan(s, &s->full, cb, user, &n);
 }
 
@@ -2845,6 +2863,8 @@ static int native_solve(const struct ht_space *s, struct ht_space_counts *counts
 int ht_space_count(const struct ht_space *s, struct ht_space_counts *out,
                    struct ht_error *err)
 {
+    if (!s || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_space_count: %s is NULL", !s ? "s" : "out");
     return native_solve(s, out, NULL, NULL, err);
 }
 
@@ -2862,7 +2882,7 @@ const struct ht_space_backend_ops *const ht_space_backends[] = {
 
 const struct ht_space_backend_ops *ht_space_backend_find(const char *name)
 {
-    for (size_t i = 0; ht_space_backends[i]; i++)
+    for (size_t i = 0; name && ht_space_backends[i]; i++)
         if (!strcmp(ht_space_backends[i]->name, name))
             return ht_space_backends[i];
     return NULL;

@@ -81,6 +81,8 @@ int ht__space_print_config(FILE *f, const int64_t *config, size_t n)
 
 int ht_space_list_format_parse(const char *s, enum ht_space_list_format *out)
 {
+    if (!s || !out)
+        return HT_EINVAL;
     if (!strcmp(s, "text"))
         *out = HT_SPACE_LIST_TEXT;
     else if (!strcmp(s, "binary"))
@@ -213,9 +215,11 @@ int ht_space_list(const struct ht_space *s, FILE *f, const struct ht_space_list_
                   uint64_t *written)
 {
     struct writer w;
-    int rc = writer_init(&w, s, f, o);
+    int rc;
 
-    if (rc != 0)
+    if (!s || !f || !o)
+        return HT_EINVAL;
+    if ((rc = writer_init(&w, s, f, o)) != 0)
         return rc;
     return writer_finish(&w, ht_space_foreach(s, writer_put, &w), o, written);
 }
@@ -224,9 +228,12 @@ int ht_space_list_configs(const struct ht_space *s, const int64_t *configs, size
                           FILE *f, const struct ht_space_list_opts *o)
 {
     struct writer w;
-    int rc = writer_init(&w, s, f, o);
+    int rc;
 
-    if (rc != 0)
+    /* An empty listing (a solver that found nothing) may come without an array. */
+    if (!s || (!configs && n) || !f || !o)
+        return HT_EINVAL;
+    if ((rc = writer_init(&w, s, f, o)) != 0)
         return rc;
     for (size_t k = 0; rc == 0 && k < n; k++)
         rc = writer_put(configs + k * w.np, &w);

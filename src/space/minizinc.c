@@ -327,7 +327,12 @@ int ht_space_write_minizinc(const struct ht_space_def *def, enum ht_eq3 eq3,
                             int platform_only, const char *path, struct ht_error *err)
 {
     struct buf b = {NULL, 0, 0, 0};
-    int rc = write_model(def, eq3, platform_only, &b, err);
+    int rc;
+
+    if (!def || !path)
+        return ht_error_set(err, HT_EINVAL, "ht_space_write_minizinc: %s is NULL",
+                            !def ? "def" : "path");
+    rc = write_model(def, eq3, platform_only, &b, err);
     if (rc == 0)
         rc = ht__write_file(path, b.s, b.len, err);
     free(b.s);

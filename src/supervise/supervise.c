@@ -453,9 +453,13 @@ int ht_supervise(char *const argv[], const struct ht_supervise_opts *opts,
     int probe = 0, rc = HT_OK;
     double grace;
 
+    if (!res)
+        return ht_error_set(err, HT_EINVAL, "ht_supervise: res is NULL");
+    memset(res, 0, sizeof *res);
+    if (!argv)
+        return ht_error_set(err, HT_EINVAL, "ht_supervise: argv is NULL");
     if (opts)
         o = *opts;
-    memset(res, 0, sizeof *res);
     max = o.max_attempts ? o.max_attempts : HT_SUPERVISE_MAX_DEVICES + 2;
     grace = o.grace_s > 0 ? o.grace_s : 0.5;
     got_signal = 0;

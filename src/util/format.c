@@ -6,6 +6,8 @@
 
 void ht_format_seconds(double s, char *buf, size_t size)
 {
+    if (!buf)
+        return;
     if (!(s >= 0) || !isfinite(s))
         snprintf(buf, size, "-");
     else if (s < 1e-3)
@@ -23,6 +25,8 @@ void ht_format_bytes(uint64_t bytes, char *buf, size_t size)
     size_t u = 0;
     long long tenths;
 
+    if (!buf)
+        return;
     while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
         v /= 1024.0;
         u++;

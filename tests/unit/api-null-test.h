@@ -50,6 +50,23 @@ struct null_case {
     }
 #define NULL_CASE_ENTRIES(fn, arg, kind, expect, ...) {#fn, #arg, kind, expect, fn##__##arg},
 
+/* A CPU filled by hand, without OpenCL handles: a NULL is refused before a device is used. */
+static inline void null_device(struct ht_device_info *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->platform, sizeof d->platform, "null platform");
+    snprintf(d->name, sizeof d->name, "null device");
+    snprintf(d->type, sizeof d->type, "CPU");
+    d->is_cpu = d->host_unified = 1;
+    d->compute_units = 1;
+    d->max_work_group_size = 256;
+    d->max_work_item_dims = 3;
+    for (int k = 0; k < 3; k++)
+        d->max_work_item_sizes[k] = 256;
+    d->local_mem_size = 1 << 15;
+    d->global_mem_size = d->max_mem_alloc_size = 1 << 30;
+}
+
 /* The tables a test checks the headers against. */
 struct null_table {
     const struct null_case *cases;
@@ -406,23 +423,6 @@ static inline void null_headers_covered(const char *const *headers, size_t nhead
 }
 
 /* --- what the tests with a device share (test_api_null_exec.c, test_api_null_split.c) --- */
-
-/* A CPU device filled by hand, no OpenCL handles: a NULL is refused before it is used. */
-static inline void null_hand_device(struct ht_device_info *dev)
-{
-    memset(dev, 0, sizeof *dev);
-    snprintf(dev->platform, sizeof dev->platform, "null platform");
-    snprintf(dev->name, sizeof dev->name, "null device");
-    snprintf(dev->type, sizeof dev->type, "CPU");
-    dev->is_cpu = dev->host_unified = 1;
-    dev->compute_units = 1;
-    dev->max_work_group_size = 256;
-    dev->max_work_item_dims = 3;
-    for (int d = 0; d < 3; d++)
-        dev->max_work_item_sizes[d] = 256;
-    dev->local_mem_size = 1 << 15;
-    dev->global_mem_size = dev->max_mem_alloc_size = 1 << 30;
-}
 
 /* The platform, discovered in a case's child (PoCL's threads do not survive a fork), into
  * *p; its first device. No worker: what runs with default options (isolation when one is

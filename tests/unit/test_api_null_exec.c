@@ -99,7 +99,7 @@ static void fx_make(struct fx *f)
     f->names = (struct ht_names){2, expr_names};
     if (ht_expr_compile("N / WG", &f->names, &f->e, &err) != HT_OK)
         die("fixture expression", err.text);
-    null_hand_device(&f->dev);
+    null_device(&f->dev);
     f->devs[0] = &f->dev;
     f->plat = (struct ht_platform){1, &f->dev};
     f->config[0] = 8;

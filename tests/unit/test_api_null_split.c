@@ -114,7 +114,7 @@ static struct fx *fx_new(void)
     ht_error_clear(&err);
     if (ht_spec_load_buffer(fill_json, 0, NULL, &f->spec, &err) != HT_OK)
         die("fixture spec", err.text);
-    null_hand_device(&f->dev);
+    null_device(&f->dev);
     f->devs[0] = &f->dev;
     f->config[0] = 8;
     if (ht_store_open(":memory:", &f->st, &err) != HT_OK ||
