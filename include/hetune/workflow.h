@@ -99,7 +99,11 @@ struct ht_workflow_refine {
     struct ht_split_plan best_plan;    /* its plan */
 };
 
-/* The number of split points of a sweep by step (in (0, 1]): 0, step, 2 step, ..., and 1. */
+/* The smallest sweep step: 10,000 points. */
+#define HT_SWEEP_MIN_STEP 1e-4
+
+/* The number of split points of a sweep by step (in [HT_SWEEP_MIN_STEP, 1]): 0, step,
+ * 2 step, ..., and 1. 0 for any other step (0, negative, NaN, past 1). */
 size_t ht_workflow_sweep_points(double step);
 
 /* --- the whole of `hetune split` --- */

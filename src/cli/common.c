@@ -183,7 +183,7 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case CLI_OPT_SWEEP:
         errno = 0;
         v = strtod(arg, &end);
-        if (errno || end == arg || *end || !(v > 0) || v > 1 || 1.0 / v > 10000)
+        if (errno || end == arg || *end || ht_workflow_sweep_points(v) == 0)
             return cli_usage_error(cmd, 2, "--sweep takes a step in (0, 1] (at most 10000 "
                                            "points), not '%s'", arg);
         wo->sweep = v;

@@ -312,6 +312,12 @@ static int split_at(const struct ht_spec *spec, const struct ht_device_info *con
         return ht_error_set(err, HT_EINVAL, "no device to split over");
     if (opts->sweep > 0 && n != 2)
         return ht_error_set(err, HT_EINVAL, "a sweep needs exactly two devices, not %zu", n);
+    if (opts->sweep != 0.0 && ht_workflow_sweep_points(opts->sweep) == 0) {
+        if (err && !err->code)
+            snprintf(err->field, sizeof err->field, "sweep");
+        return ht_error_set(err, HT_EINVAL, "a sweep's step is in [%g, 1], not %g",
+                            HT_SWEEP_MIN_STEP, opts->sweep);
+    }
     /* What the spec alone says against the split, before any device is tuned; written
      * buffers without index wait for the probe. */
     rc = ht__coexec_precheck(&(struct ht__precheck){spec, opts->coexec.dim,

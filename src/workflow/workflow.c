@@ -442,7 +442,12 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
 
 size_t ht_workflow_sweep_points(double step)
 {
-    size_t steps = (size_t)floor(1.0 / step + 1e-9);
+    size_t steps;
+
+    /* 1 / 0 as a size_t is undefined; a step past 1 or below HT_SWEEP_MIN_STEP no sweep. */
+    if (!(step >= HT_SWEEP_MIN_STEP && step <= 1.0))
+        return 0;
+    steps = (size_t)floor(1.0 / step + 1e-9);
     return steps + 1 + (steps * step < 1.0 - 1e-9);
 }
 

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hetune.h"
@@ -92,12 +94,55 @@ static void test_bad_bus(void **state)
     ht_workflow_plan_result_destroy(&r);
 }
 
+/* A sweep's points, and a step out of [HT_SWEEP_MIN_STEP, 1]: none (1 / 0 as a size_t was
+ * undefined), and ht_workflow_split refuses it before any device is used. */
+static void test_sweep_steps(void **state)
+{
+    static const char json[] =
+        "{ \"name\": \"sw\", \"kernel\": { \"name\": \"k\", \"source\": \"__kernel void "
+        "k(__global float *a) { a[get_global_id(0)] = 1; }\" }, \"sizes\": { \"N\": 64 }, "
+        "\"ndrange\": { \"global\": [\"N\"], \"local\": [\"WG\"] }, \"params\": { \"WG\": "
+        "{ \"values\": [8] } }, \"args\": [ { \"name\": \"a\", \"type\": \"float\", "
+        "\"shape\": [\"N\"], \"access\": \"write\", \"index\": [\"gx\"] } ] }";
+    const double bad[] = {-0.5, 1.5, 1e-5, NAN, INFINITY};
+    struct ht_device_info dev;
+    const struct ht_device_info *devs[2] = {&dev, &dev};
+    struct ht_workflow_split_opts o;
+    struct ht_workflow_split_result r;
+    struct ht_spec *spec = NULL;
+    struct ht_error err;
+    (void)state;
+
+    assert_int_equal(ht_workflow_sweep_points(0.5), 3);
+    assert_int_equal(ht_workflow_sweep_points(0.3), 5);
+    assert_int_equal(ht_workflow_sweep_points(1.0), 2);
+    assert_int_equal(ht_workflow_sweep_points(HT_SWEEP_MIN_STEP), 10001);
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.name, sizeof dev.name, "no device");
+    ht_error_clear(&err);
+    assert_int_equal(ht_spec_load_buffer(json, 0, NULL, &spec, &err), HT_OK);
+    assert_int_equal(ht_workflow_sweep_points(0.0), 0);
+    /* 0 is no sweep to ht_workflow_split; the others are refused. */
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_equal(ht_workflow_sweep_points(bad[k]), 0);
+        ht_workflow_split_opts_init(&o);
+        o.sweep = bad[k];
+        ht_error_clear(&err);
+        assert_int_equal(ht_workflow_split(spec, devs, 2, &o, &r, &err), HT_EINVAL);
+        assert_string_equal(err.field, "sweep");
+        assert_non_null(strstr(err.text, "a sweep's step is in [0.0001, 1]"));
+        ht_workflow_split_result_destroy(&r);
+    }
+    ht_spec_free(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_bus),
         cmocka_unit_test(test_bus),
         cmocka_unit_test(test_bad_bus),
+        cmocka_unit_test(test_sweep_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
