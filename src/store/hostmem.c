@@ -103,6 +103,9 @@ static void parse_shared_by(const char *text, struct ht_host_memory *out)
 int ht_store_get_host_memory(struct ht_store *store, struct ht_host_memory *out,
                              struct ht_error *err)
 {
+    if (!store || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_get_host_memory: %s is NULL",
+                            !store ? "store" : "out");
     return ht_store_get_host_memory_of(store, NULL, out, err);
 }
 

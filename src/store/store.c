@@ -451,6 +451,8 @@ static int open_readonly(struct ht_store *s, const char *path, int *version,
 
 int ht_store_open(const char *path, struct ht_store **out, struct ht_error *err)
 {
+    if (!path || !out)
+        return ht_error_set(err, HT_EINVAL, "ht_store_open: %s is NULL", !path ? "path" : "out");
     return ht_store_open_opts(path, NULL, out, err);
 }
 
@@ -467,7 +469,7 @@ int ht_store_open_opts(const char *path, const struct ht_store_opts *o, struct h
         err = &local;
     }
     if (!path || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_store_open: %s is NULL",
+        return ht_error_set(err, HT_EINVAL, "ht_store_open_opts: %s is NULL",
                             !path ? "path" : "out");
     *out = NULL;
     /* SQLite takes "" for a private temporary database, deleted at close: every result

@@ -6,7 +6,7 @@
  *
  * Every case runs in a child process of its own, so a crash is reported as a failure naming
  * the function and the argument, and every case still runs. A NULL the function cannot do
- * without is HT_EINVAL with err->text "... ARG is NULL" (and HT_EINVAL again with err NULL);
+ * without is HT_EINVAL with err->text "FN: ARG is NULL" (and HT_EINVAL again with err NULL);
  * a NULL it takes is its documented answer.
  *
  * The headers are read at run time ($HETUNE_SOURCE_DIR, else this file's tree): a function
@@ -106,8 +106,8 @@ static inline void null_case_check(const struct null_case *c, struct fx *(*make)
     }
     if (c->kind != NAMED)
         return;
-    snprintf(want, sizeof want, "%s is NULL", c->arg);
-    if (err.code != HT_EINVAL || !strstr(err.text, want)) {
+    snprintf(want, sizeof want, "%s: %s is NULL", c->fn, c->arg);
+    if (err.code != HT_EINVAL || strncmp(err.text, want, strlen(want)) != 0) {
         char msg[2300];
         snprintf(msg, sizeof msg, "err->code %d, err->text \"%s\" does not say \"%s\"",
                  err.code, err.text, want);
