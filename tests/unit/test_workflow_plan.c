@@ -133,6 +133,22 @@ static void test_sweep_steps(void **state)
         assert_non_null(strstr(err.text, "a sweep's step is in [0.0001, 1]"));
         ht_workflow_split_result_destroy(&r);
     }
+    /* A NULL among the devices is named, before anything runs. */
+    {
+        const struct ht_device_info *holed[2] = {&dev, NULL};
+        struct ht_workflow_run_opts ro;
+        struct ht_workflow_run_result rr;
+        ht_workflow_split_opts_init(&o);
+        ht_error_clear(&err);
+        assert_int_equal(ht_workflow_split(spec, holed, 2, &o, &r, &err), HT_EINVAL);
+        assert_string_equal(err.text, "ht_workflow_split: devs[1] is NULL");
+        ht_workflow_split_result_destroy(&r);
+        ht_workflow_run_opts_init(&ro);
+        ht_error_clear(&err);
+        assert_int_equal(ht_workflow_run(spec, holed, 2, &ro, &rr, &err), HT_EINVAL);
+        assert_string_equal(err.text, "ht_workflow_run: devs[1] is NULL");
+        ht_workflow_run_result_destroy(&rr);
+    }
     ht_spec_free(spec);
 }
 
