@@ -225,12 +225,9 @@ int ht_workflow_run(const struct ht_spec *spec, const struct ht_device_info *con
     /* Emptied first: the caller destroys it whatever is returned. */
     if (out)
         memset(out, 0, sizeof *out);
-    if (!spec || (n && !devs) || !opts || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_workflow_run: %s is NULL",
-                            !spec ? "spec" : !opts ? "opts" : !out ? "out" : "devs");
-    for (size_t k = 0; k < n; k++)
-        if (!devs[k])
-            return ht_error_set(err, HT_EINVAL, "ht_workflow_run: devs[%zu] is NULL", k);
+    rc = ht__workflow_args("ht_workflow_run", spec, devs, n, opts, out, err);
+    if (rc != HT_OK)
+        return rc;
     ropts = opts->report;
     dims = opts->dims ? opts->dims : (1u << spec->space.ndims) - 1;
     if (n == 0)

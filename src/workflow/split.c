@@ -433,12 +433,9 @@ int ht_workflow_split(const struct ht_spec *spec, const struct ht_device_info *c
     /* Emptied first: the caller destroys it whatever is returned. */
     if (out)
         memset(out, 0, sizeof *out);
-    if (!spec || (n && !devs) || !opts || !out)
-        return ht_error_set(err, HT_EINVAL, "ht_workflow_split: %s is NULL",
-                            !spec ? "spec" : !opts ? "opts" : !out ? "out" : "devs");
-    for (size_t k = 0; k < n; k++)
-        if (!devs[k])
-            return ht_error_set(err, HT_EINVAL, "ht_workflow_split: devs[%zu] is NULL", k);
+    rc = ht__workflow_args("ht_workflow_split", spec, devs, n, opts, out, err);
+    if (rc != HT_OK)
+        return rc;
     o = *opts;
     o.coexec.cpu_units = 0;
     nc = opts->dop ? dop_counts(devs, n, units) : 0;

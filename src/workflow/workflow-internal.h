@@ -33,6 +33,12 @@ struct ht__split_base {
  * place with the shortest tuned time, stored for next time. opts->on_note (may be NULL) is told what was found.
  * Errors: ht_split_probe's (HT_ESPEC saying what the probe saw), HT_ESPEC when no device
  * of b works in place, HT_EDB, HT_ENOMEM; b->written is unchanged on error. */
+/* The arguments ht_workflow_split and ht_workflow_run (fn) share: HT_EINVAL "fn: ARG is
+ * NULL" for spec, opts, out, devs (with n > 0) or one of devs[0..n) NULL; else HT_OK. */
+int ht__workflow_args(const char *fn, const struct ht_spec *spec,
+                      const struct ht_device_info *const *devs, size_t n, const void *opts,
+                      const void *out, struct ht_error *err);
+
 int ht__split_written(struct ht__split_base *b, const struct ht_workflow_split_opts *opts,
                       struct ht_error *err);
 

@@ -440,6 +440,19 @@ int ht__workflow_refine_run(struct ht_coexec *cx, const struct ht_coexec_alone *
     return rc;
 }
 
+int ht__workflow_args(const char *fn, const struct ht_spec *spec,
+                      const struct ht_device_info *const *devs, size_t n, const void *opts,
+                      const void *out, struct ht_error *err)
+{
+    if (!spec || (n && !devs) || !opts || !out)
+        return ht_error_set(err, HT_EINVAL, "%s: %s is NULL", fn,
+                            !spec ? "spec" : !opts ? "opts" : !out ? "out" : "devs");
+    for (size_t k = 0; k < n; k++)
+        if (!devs[k])
+            return ht_error_set(err, HT_EINVAL, "%s: devs[%zu] is NULL", fn, k);
+    return HT_OK;
+}
+
 size_t ht_workflow_sweep_points(double step)
 {
     size_t steps;
