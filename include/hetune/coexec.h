@@ -338,8 +338,11 @@ struct ht_coexec_estimate {
                                 model: none of it moves the split's bytes); the longest of
                                 the parts, so at least host_s. 0 without host_floor. On
                                 the 2 x H200 machine (vecadd 2^26, CPU + 2 H200) the
-                                splits took 0.96-1.17x host_s over 11 rounds of three
-                                leases, the CPU's fixed cost alone being 0.26-0.35 ms.
+                                splits took 0.96-1.20x host_s and 0.91-1.13x this over 28
+                                rounds of five leases, the CPU's fixed cost being
+                                0.26-0.43 ms. On the H200 machine (16 cores) CPU + H200
+                                split faster than host_s (the probe's shared rate is below
+                                what the split reaches there): this is further off.
                                 ABI: added at the end */
 };
 

@@ -155,10 +155,10 @@ static double host_seconds(const struct ht_host_memory *h, double read, double w
  * part's share-proportional time stretched alike until the longest takes host_s, plus its
  * fixed cost, which moves none of them (its launches, its threads waking, what its host
  * thread did alone beyond the model); the longest part's. The floor alone left that fixed
- * cost out: on the 2 x H200 machine, vecadd 2^26 over the CPU and both GPUs took 0.96-1.17x
- * the floor over 11 rounds of three leases, the CPU's part, the longest, paying 0.26-0.35
- * ms of it (its wall alone less its kernel alone). At least host_s; below the plan's time
- * when the bytes take less than the longest part. */
+ * cost out: on the 2 x H200 machine, vecadd 2^26 over the CPU and both GPUs took 0.96-1.20x
+ * the floor (0.91-1.13x this) over 28 rounds of five leases, the CPU's part, the longest,
+ * paying 0.26-0.43 ms of it (its wall alone less its kernel alone). At least host_s; below
+ * the plan's time when the bytes take less than the longest part. */
 static double host_shared(const struct ht_split_plan *plan, double host_s)
 {
     double longest = 0.0, t = host_s;
