@@ -346,9 +346,9 @@ int ht__coexec_estimate(const struct ht_coexec *cx, const struct ht_coexec_alone
     out->worth_it = dec.split;
     /* Close enough to measure when the plan gives two devices work: the prediction's error
      * is of the margin's size either way. Above alone too: where the host memory's floor
-     * is no floor (the H200 machine's 16 cores, where splits of vecadd 2^26 ran up to 16%
+     * is no floor (the H200 machine's 16 cores, where splits of vecadd 2^26 ran up to 21%
      * under it), the runtime's decision predicted 8.52 ms against 8.518 alone, ran the CPU
-     * alone at 8.4-8.9 ms, and the split it did not measure took 6.4-7.0. */
+     * alone at 8.4-8.9 ms, and the split, where the same call measured it, took 6.6-7.1. */
     {
         size_t parts = 0;
         for (size_t j = 0; j < plan.ndevices; j++)
