@@ -205,9 +205,11 @@ struct ht_workflow_split_result {
                                          stays Algorithm 1's from the tuned times and
                                          res.model_s is the bus plan's prediction */
     int measured_alone;               /* ... because the refinement measured it better, or
-                                         (no refinement) the split ran slower than it */
-    double measured_split_s;          /* that split's wall time when the split ran slower
-                                         than the fastest alone (no refinement); -1 */
+                                         (no refinement) the split was measured and not
+                                         kept: slower than it, or faster by less than the
+                                         margin */
+    double measured_split_s;          /* that split's wall time when it was measured and
+                                         not kept (no refinement); -1 */
     int64_t split_id;                 /* the stored split of res */
     int64_t first_split_id;           /* the first split stored (the sweep's) */
     int64_t refined_split_id;         /* the stored split of the best refined round, 0

@@ -226,8 +226,14 @@ static void print_text(const struct report *r)
                    "the best gave it all the work\n",
                    r->refine->target == HT_REFINE_KERNEL ? "kernel-only" : "wall");
         else if (r->w->measured_alone) {
+            /* Measured because predicted within the margin of alone, faster or slower, and
+             * not kept: slower than it alone, or faster by less than the margin. */
             ht_format_seconds(r->w->measured_split_s, a, sizeof a);
-            printf("measured      the split took %s, longer than it alone\n", a);
+            if (r->w->measured_split_s < res->wall_s)
+                printf("measured      the split took %s, not %g%% faster than it alone (the "
+                       "margin)\n", a, 100 * r->opts->coexec.margin);
+            else
+                printf("measured      the split took %s, longer than it alone\n", a);
         }
     } else {
         ht_format_seconds(res->theoretical_s, a, sizeof a);

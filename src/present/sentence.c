@@ -62,9 +62,11 @@ int ht_present_split_decision(const struct ht_workflow_split_result *r, char *bu
     } else if (r->measured_alone) {
         ht_format_seconds(r->measured_split_s, a, sizeof a);
         ht_format_seconds(r->res.wall_s, b, sizeof b);
-        snprintf(buf, size, "the split took %s, longer than device %zu (%s) alone (%s): "
-                 "running on it alone (--force keeps the split)", a, f->dev->index,
-                 f->dev->name, b);
+        snprintf(buf, size, "the split took %s, %s device %zu (%s) alone (%s): running "
+                 "on it alone (--force keeps the split)", a,
+                 r->measured_split_s < r->res.wall_s ? "not enough faster than"
+                                                     : "longer than",
+                 f->dev->index, f->dev->name, b);
     }
     return buf[0] != '\0';
 }

@@ -258,10 +258,9 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
         if (rc != HT_OK)
             goto cleanup;
     } else if (!keep_first && v->measured && !v->keep) {
-        /* Measured: the split (stored above) ran slower than the fastest device alone,
-         * both with the same clock (ht__decide): the prediction missed what the
-         * devices share when they run together (host memory, cores). That device alone is
-         * the result. */
+        /* Measured: the split (stored above) ran slower than the fastest device alone, or
+         * faster by less than the margin, both with the same clock (ht__decide). That
+         * device alone is the result. */
         out->measured_split_s = out->res.wall_s;
         rc = alone_measured(b, out->fastest, out, err);
         if (rc != HT_OK)

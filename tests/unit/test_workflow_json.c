@@ -1,6 +1,7 @@
 /* The library's documents for people and programs (workflow.h): ht_format_bytes,
  * ht_present_plan_json (names escaped, every number to 17 digits: JSON that parses back
- * to the plan), ht_present_report_json, and the JSON builder under them (util.h,
+ * to the plan), ht_present_report_json, ht_present_split_decision's words for a split
+ * measured and not kept, and the JSON builder under them (util.h,
  * ht__json_*): text that is not UTF-8, control characters, numbers JSON cannot hold and
  * integers past 2^63. Pure: no OpenCL. */
 #include <stdarg.h>
@@ -242,6 +243,35 @@ static void test_scheduler_planned(void **state)
     assert_int_equal(ht_workflow_scheduler_planned(NULL), 0);
 }
 
+/* ht_present_split_decision for a split measured and not kept, without the estimate's
+ * check (predicted worth it): its words follow the measured split against the fastest
+ * alone, "longer than" only when it was. */
+static void test_decision_measured(void **state)
+{
+    struct ht_device_info info;
+    struct ht_workflow_device dev;
+    struct ht_workflow_split_result r;
+    char buf[512];
+
+    (void)state;
+    memset(&info, 0, sizeof info);
+    snprintf(info.name, sizeof info.name, "cpu");
+    memset(&dev, 0, sizeof dev);
+    dev.dev = &info;
+    memset(&r, 0, sizeof r);
+    r.devs = &dev;
+    r.n = 1;
+    r.ran_alone = r.measured_alone = 1;
+    r.res.wall_s = 6.723e-3;
+    r.measured_split_s = 7.1e-3;
+    assert_int_equal(ht_present_split_decision(&r, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "the split took 7.100 ms, longer than device 0 (cpu) alone"));
+    r.measured_split_s = 6.114e-3;
+    assert_int_equal(ht_present_split_decision(&r, buf, sizeof buf), 1);
+    assert_non_null(strstr(buf, "the split took 6.114 ms, not enough faster than device 0"));
+    assert_null(strstr(buf, "longer"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_plan_json),
         cmocka_unit_test(test_report_json),
         cmocka_unit_test(test_scheduler_planned),
+        cmocka_unit_test(test_decision_measured),
         cmocka_unit_test(test_json_string),
         cmocka_unit_test(test_json_numbers),
         cmocka_unit_test(test_json_big),
