@@ -10,7 +10,14 @@
  * bytes of every transfer done; meanwhile the CPU's threads (one per core less one per copying
  * device, which drive the copies as a split's host threads do) run ht__host_memory_run. The
  * shared rate is the CPU's bytes and the bytes the copies finished between the CPU's first
- * and last timed pass, over that window. */
+ * and last timed pass, over that window.
+ *
+ * Each thread streams a fixed part, so a pass lasts as long as its slowest thread (1.1-2.7x
+ * the fastest's on the H200 and 2 x H200 machines). Two closer copies of a split were tried
+ * (results-gpu.md, 2026-11-30) and read 10-25% more: threads taking chunks from a counter, and
+ * the CPU's OpenCL device itself running c = a + b in place. Both read 7-22% above what the
+ * 2 x H200 machine's splits of vecadd 2^26 moved, where this rate is within 6% of it; on the
+ * H200 machine all three missed a round, the splits there spreading 33% within one call. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
