@@ -171,6 +171,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         seed_failed("holds no problem with its kernel's name or no evaluation", NULL);
     memset(&err, 0, sizeof err);
     (void)ht_store_count_evals(store, 0, 0, &count, &err);
+    {
+        /* The splits of the seeds' problem 1 over its two devices. */
+        const int64_t ids[2] = {1, 2};
+        struct ht_split_errors se;
+        memset(&err, 0, sizeof err);
+        (void)ht_store_split_errors(store, 1, ids, 2, &se, &err);
+    }
 
     struct ht_report_opts opts;
     struct ht_report_result res;

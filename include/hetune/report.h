@@ -13,7 +13,8 @@
  *   factors.csv            Table 3: optimal and adjusted split factors per case study,
  *                          split dimension, scheduler and device
  *   times.csv              Figure 5: each device alone, Algorithm 1's theoretical time, and
- *                          each scheduler's measured wall and kernel-only times
+ *                          each scheduler's measured wall and kernel-only times (and what a
+ *                          split was predicted to take, where it was)
  *   sweep.csv              Figures 6 and 7: the split-point sweeps
  *   fig5-<case>.dat/.gp    gnuplot data and script of Figure 5 for one case study, drawn
  *   fig5-<case>.png/.svg   into these

@@ -64,7 +64,7 @@ extern "C" {
 /* The schema version this build writes (PRAGMA user_version). A store open (ht_store_open,
  * ht_store_open_opts) is always at this version: an older database is migrated to it, or
  * refused where it may not be written, and a newer one is refused. */
-#define HT_STORE_SCHEMA_VERSION 11
+#define HT_STORE_SCHEMA_VERSION 12
 
 /* The default database file. */
 #define HT_STORE_DEFAULT_PATH "hetune.db"
@@ -440,6 +440,10 @@ struct ht_stored_split {
     char created_at[32];       /* UTC; put fills it when "" */
     size_t ndevices;
     struct ht_stored_split_device *devices; /* borrowed by put, owned by the caller */
+    double predicted_seconds;  /* the wall time predicted for it before it ran (the bus
+                                  plan's, ht_coexec_estimate.split_s); -1 when none (run
+                                  alone, another plan, or stored before schema 12). Added at
+                                  the end: the struct's size changed in 0.x, rebuild */
 };
 
 /* Empties sp: zeroes, every time and error -1, verified -1. NULL: nothing. */
@@ -458,6 +462,22 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
 typedef int (*ht_store_split_cb)(const struct ht_stored_split *sp, void *user);
 int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_split_cb cb,
                          void *user, struct ht_error *err);
+
+/* How far a problem's splits over one set of devices measured from their predictions:
+ * over each stored split with a prediction and a measured wall time (predicted_seconds and
+ * seconds above 0) whose devices are device_ids, in any order (a device named twice must be
+ * there twice). Errors are seconds / predicted_seconds - 1: +0.1 took 10% longer. */
+struct ht_split_errors {
+    size_t count;              /* such splits; 0: none, and the rest 0 */
+    double min, max;           /* the smallest and largest error */
+    double newest;             /* the newest split's (the highest id) */
+};
+
+/* Fills *out over the splits of problem problem_id on device_ids[0..n). HT_EINVAL for a
+ * NULL store, out, or device_ids with n above 0. */
+int ht_store_split_errors(struct ht_store *store, int64_t problem_id,
+                          const int64_t *device_ids, size_t n, struct ht_split_errors *out,
+                          struct ht_error *err);
 
 /* One point of a split-point sweep. */
 struct ht_stored_sweep_point {

@@ -230,6 +230,10 @@ struct ht_workflow_split_result {
     struct ht_load load;              /* what other processes did while it tuned and
                                          measured (exec.h: ht_load_under; present.h:
                                          ht_present_load_sentence) */
+    struct ht_split_errors history;   /* how far this problem's splits over these devices,
+                                         this one included when it split, measured from
+                                         their predictions (ht_store_split_errors); count
+                                         0: none stored. Added at the end */
 };
 
 /* Co-executes spec on devs[0..n) (borrowed; they must outlive the call) as `hetune split`

@@ -31,8 +31,9 @@ static const char split_usage[] =
     "the fastest device alone by more than the margin, it says so and runs that device\n"
     "alone, unless --force; predicted within the margin of it, faster or slower, the\n"
     "split is measured and kept only when it beats that device alone by the margin; so\n"
-    "it runs that device alone when the split ran slower than it (the split stays\n"
-    "stored), or when with --refine it beat every round or the best round gave it\n"
+    "it runs that device alone when the split ran slower than it, or not the margin\n"
+    "faster where that was asked (the split stays stored, with its prediction), or\n"
+    "when with --refine it beat every round or the best round gave it\n"
     "all the work (stored as \"alone\"). The merged output is verified against one\n"
     "run of the fastest device alone (itself verified against the spec's\n"
     "reference), and the split is stored in the database. Under 'mpirun -n K' (a build\n"
@@ -56,7 +57,10 @@ static const char split_usage[] =
     "then the theoretical time, the measured wall time (mean of the best keep_best runs,\n"
     "transfers, launches and host threads included) and the slowest device's\n"
     "kernel-only time, the overhead over the theoretical time, and the speedup over the\n"
-    "fastest device alone.\n"
+    "fastest device alone. Once the database holds splits of this problem over these\n"
+    "devices with their predictions, 'history' says how far they measured from them,\n"
+    "this one included (--json: \"prediction_history\"): on a machine whose runs\n"
+    "spread, what to expect of the prediction.\n"
     "\n"
     "options:\n"
     "  -d, --device D,D,...  the devices, each an index from 'hetune devices' or a unique\n"
@@ -267,6 +271,14 @@ static void print_text(const struct report *r)
                    "alone\n",
                    fast->alone.wall_s / res->wall_s, fast->alone.kernel_s / res->kernel_s);
     }
+    if (r->w->history.count == 1)
+        printf("history       1 split of this problem on these devices: measured %+.1f%% "
+               "against its prediction\n", 100 * r->w->history.newest);
+    else if (r->w->history.count > 1)
+        printf("history       %zu splits of this problem on these devices: measured %+.1f%% "
+               "to %+.1f%% against their predictions (the newest %+.1f%%)\n",
+               r->w->history.count, 100 * r->w->history.min, 100 * r->w->history.max,
+               100 * r->w->history.newest);
     if (res->verified == 1)
         printf("verification  passed against %s (max abs err %.3g, max rel err %.3g)\n",
                res->reference, res->max_abs_err, res->max_rel_err);

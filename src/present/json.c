@@ -222,6 +222,16 @@ int ht_present_split_json(const struct ht_spec *spec, const struct ht_workflow_s
         "keep_seconds", seconds(est->keep_s)));
     json_object_set_new(root, "measured_split_seconds",
                         r->measured_split_s > 0 ? seconds(r->measured_split_s) : json_null());
+    /* This problem's splits on these devices against their predictions (errors: measured
+     * / predicted - 1). */
+    json_object_set_new(root, "prediction_history",
+                        r->history.count
+                            ? json_pack("{s:I, s:o, s:o, s:o}", "splits",
+                                        (json_int_t)r->history.count, "min_error",
+                                        ht__json_real(r->history.min), "max_error",
+                                        ht__json_real(r->history.max), "newest_error",
+                                        ht__json_real(r->history.newest))
+                            : json_null());
     /* The CPU compute units (0: all) and, with --cpu-units auto, each count tried. */
     json_object_set_new(root, "cpu_units", json_integer((json_int_t)r->cpu_units));
     if (r->ndop) {

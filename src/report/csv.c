@@ -132,7 +132,7 @@ static void time_line(struct rp_buf *b, const struct rp_model *m, const struct r
 
 /* Figure 5's numbers: per split, each device alone (its tuned time), the theoretical time
  * (Algorithm 1), the measured wall and kernel-only times, the fastest device's measured
- * wall time alone. */
+ * wall time alone, and what the split was predicted to take where it was ("predicted"). */
 static void times_csv(const struct rp_model *m, struct rp_buf *b)
 {
     ht__rp_puts(b, "case,spec,sizes,problem_id,split_id,dim,scheduler,series,device_id,device,"
@@ -148,6 +148,8 @@ static void times_csv(const struct rp_model *m, struct rp_buf *b)
             time_line(b, m, c, sp, "wall", 0, sp->seconds);
             time_line(b, m, c, sp, "kernel", 0, sp->kernel_seconds);
             time_line(b, m, c, sp, "fastest_alone_wall", 0, sp->alone_seconds);
+            if (sp->predicted_seconds > 0)
+                time_line(b, m, c, sp, "predicted", 0, sp->predicted_seconds);
         }
     }
 }

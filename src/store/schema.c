@@ -285,6 +285,12 @@ static const struct migration migrations[] = {
      * when not measured. */
     {"host memory shared by device count",
      "ALTER TABLE host_memory ADD COLUMN shared_by TEXT;\n", 0, "host_memory", "shared_by"},
+    /* What each split was predicted to take before it ran (struct ht_stored_split's
+     * predicted_seconds), so that a split can say how far its predictions have been off on
+     * these devices (ht_store_split_errors); NULL when none. */
+    {"split predictions",
+     "ALTER TABLE splits ADD COLUMN predicted_seconds REAL;\n", 0, "splits",
+     "predicted_seconds"},
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == HT_STORE_SCHEMA_VERSION,

@@ -16,6 +16,7 @@ void ht_stored_split_init(struct ht_stored_split *sp)
     sp->kernel_seconds = sp->alone_seconds = -1;
     sp->max_abs_err = sp->max_rel_err = -1;
     sp->verified = -1;
+    sp->predicted_seconds = -1;
 }
 
 static int put_device(struct ht_store *store, int64_t split_id, size_t i,
@@ -75,9 +76,9 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
     rc = ht__store_prepare(store,
                            "INSERT INTO splits (problem_id, scheduler, dim, global_size, "
                            "theoretical_seconds, seconds, min_seconds, kernel_seconds, "
-                           "alone_seconds, verified, max_abs_err, max_rel_err, created_at) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                           "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))",
+                           "alone_seconds, verified, max_abs_err, max_rel_err, created_at, "
+                           "predicted_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                           "COALESCE(?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?)",
                            &st, "cannot store split", err);
     if (rc != HT_OK)
         goto cleanup;
@@ -97,6 +98,7 @@ int ht_store_put_split(struct ht_store *store, const struct ht_stored_split *sp,
         sqlite3_bind_text(st, 13, sp->created_at, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 13);
+    ht__store_bind_time(st, 14, sp->predicted_seconds > 0 ? sp->predicted_seconds : -1);
     if (sqlite3_step(st) != SQLITE_DONE) {
         rc = ht__store_fail(store, err, "cannot store split");
         goto cleanup;
@@ -181,7 +183,7 @@ cleanup:
 #define SPLIT_COLUMNS                                                                      \
     "id, problem_id, scheduler, dim, global_size, theoretical_seconds, seconds, "          \
     "min_seconds, kernel_seconds, alone_seconds, verified, max_abs_err, max_rel_err, "     \
-    "created_at"
+    "created_at, predicted_seconds"
 
 /* Fills out (devices left alone) from the current row of a statement of SPLIT_COLUMNS. */
 static void read_split(sqlite3_stmt *st, struct ht_stored_split *out)
@@ -200,6 +202,7 @@ static void read_split(sqlite3_stmt *st, struct ht_stored_split *out)
     out->max_abs_err = ht__store_column_time(st, 11);
     out->max_rel_err = ht__store_column_time(st, 12);
     ht__store_column_text(st, 13, out->created_at, sizeof out->created_at);
+    out->predicted_seconds = ht__store_column_time(st, 14);
 }
 
 /* Sets out->devices (allocated, owned by the caller; NULL when none) and out->ndevices to
@@ -337,5 +340,88 @@ int ht_store_list_splits(struct ht_store *store, int64_t problem_id, ht_store_sp
         rc = ht__store_fail(store, err, "cannot read the splits");
 cleanup:
     sqlite3_finalize(st);
+    return rc;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 when the sorted ids got[0..n) are want[0..n) sorted (want_sorted). */
+static int same_devices(int64_t *got, size_t n, const int64_t *want_sorted)
+{
+    qsort(got, n, sizeof *got, cmp_id);
+    return memcmp(got, want_sorted, n * sizeof *got) == 0;
+}
+
+int ht_store_split_errors(struct ht_store *store, int64_t problem_id,
+                          const int64_t *device_ids, size_t n, struct ht_split_errors *out,
+                          struct ht_error *err)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t *want = NULL, *got = NULL, id = 0;
+    size_t k = 0;
+    int whole = 1, rc, step;
+    double error = 0.0;
+
+    if (!store || !out || (n && !device_ids))
+        return ht_error_set(err, HT_EINVAL, "ht_store_split_errors: %s is NULL",
+                            !store ? "store" : !out ? "out" : "device_ids");
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return HT_OK;
+    want = malloc(n * sizeof *want);
+    got = malloc(n * sizeof *got);
+    if (!want || !got) {
+        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    memcpy(want, device_ids, n * sizeof *want);
+    qsort(want, n, sizeof *want, cmp_id);
+    /* Each split's devices in a run of rows: its error counts when they are the n wanted. */
+    rc = ht__store_prepare(store,
+                           "SELECT s.id, s.seconds / s.predicted_seconds - 1.0, d.device_id "
+                           "FROM splits s JOIN split_devices d ON d.split_id = s.id "
+                           "WHERE s.problem_id = ? AND s.predicted_seconds > 0 "
+                           "AND s.seconds > 0 ORDER BY s.id, d.i",
+                           &st, "cannot read the splits' predictions", err);
+    if (rc != HT_OK)
+        goto cleanup;
+    sqlite3_bind_int64(st, 1, problem_id);
+    for (;;) {
+        step = sqlite3_step(st);
+        if (step != SQLITE_ROW && step != SQLITE_DONE) {
+            rc = ht__store_fail(store, err, "cannot read the splits' predictions");
+            goto cleanup;
+        }
+        if (k > 0 && (step == SQLITE_DONE || sqlite3_column_int64(st, 0) != id)) {
+            /* The rows of split id are all read. */
+            if (whole && k == n && same_devices(got, n, want)) {
+                if (out->count == 0 || error < out->min)
+                    out->min = error;
+                if (out->count == 0 || error > out->max)
+                    out->max = error;
+                out->newest = error;
+                out->count++;
+            }
+            k = 0;
+            whole = 1;
+        }
+        if (step == SQLITE_DONE)
+            break;
+        id = sqlite3_column_int64(st, 0);
+        error = sqlite3_column_double(st, 1);
+        if (k < n)
+            got[k++] = sqlite3_column_int64(st, 2);
+        else
+            whole = 0; /* more devices than wanted */
+    }
+    rc = HT_OK;
+cleanup:
+    sqlite3_finalize(st);
+    free(want);
+    free(got);
     return rc;
 }

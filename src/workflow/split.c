@@ -101,6 +101,22 @@ void ht__split_base_destroy(struct ht__split_base *b)
 static int alone_measured(struct ht__split_base *b, size_t k,
                           struct ht_workflow_split_result *out, struct ht_error *err);
 
+/* out->history: this problem's splits over out's devices against their predictions. */
+static int history(const struct ht__split_base *b, struct ht_workflow_split_result *out,
+                   struct ht_error *err)
+{
+    int64_t *ids = malloc((out->n ? out->n : 1) * sizeof *ids);
+    int rc;
+
+    if (!ids)
+        return ht_error_set(err, HT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < out->n; i++)
+        ids[i] = out->devs[i].device_id;
+    rc = ht_store_split_errors(b->store, b->problem_id, ids, out->n, &out->history, err);
+    free(ids);
+    return rc;
+}
+
 static int refine_step(struct ht__split_base *b, const struct ht__decision *d,
                        const struct ht_workflow_split_opts *opts, int keep_first,
                        struct ht_workflow_split_result *out, struct ht_error *err)
@@ -245,8 +261,13 @@ int ht__split_once(struct ht__split_base *b, const struct ht_workflow_split_opts
                                      .devs = out->devs, .n = n, .fastest = out->fastest,
                                      .res = &out->res, .plan = out->has_plan ? &out->plan : NULL,
                                      .ran_alone = out->ran_alone,
-                                     .no_plan_factor = no_plan_factor},
+                                     .no_plan_factor = no_plan_factor,
+                                     /* The estimate predicts the bus plan's split. */
+                                     .predicted_s = out->has_est && out->bus_plan
+                                                        ? out->est.split_s : 0},
                                  &out->split_id, err);
+    if (rc == HT_OK)
+        rc = history(b, out, err);
     if (rc != HT_OK)
         goto cleanup;
     step(opts, out->res.scheduler);

@@ -94,6 +94,7 @@ struct ht__workflow_split_record {
     const struct ht_split_plan *plan; /* its plan; NULL when it has none */
     int ran_alone;                    /* 1: res is devs[fastest] alone */
     double no_plan_factor;            /* each device's optimal factor when plan is NULL */
+    double predicted_s;               /* what it was predicted to take; 0: nothing */
 };
 
 /* How ht__workflow_refine_run refines. Zero-initialized but for model0: no round after

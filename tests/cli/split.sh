@@ -145,6 +145,15 @@ if secs(split) < secs(alone):
     sys.exit(0 if words.startswith("not 9900% faster than it alone") else 1)
 sys.exit(0 if words == "longer than it alone" else 1)
 PY
+# That split was stored with its prediction: the history of this problem on these devices.
+grep -q "^history       1 split of this problem on these devices: measured [-+][0-9.]*% against its prediction$" "$tmp/out" ||
+    fail "no history line after the first measured split: $(grep '^history' "$tmp/out")"
+run split "$HETUNE_SOURCE_DIR/examples/vecadd/spec.json" --size N=1048576 --device "$two" \
+    --margin 99 --db "$db" --json
+expect_status 0
+check 'd["prediction_history"]["splits"] == 2'
+check 'd["prediction_history"]["min_error"] <= d["prediction_history"]["newest_error"] <= d["prediction_history"]["max_error"]'
+check 'abs(d["prediction_history"]["newest_error"] - (d["measured_split_seconds"] / d["estimate"]["split_seconds"] - 1)) < 1e-9'
 
 # The plan: by default the bus plan, with the transfer-aware bound no above its prediction
 # and Algorithm 1 still the paper's; --plan paper splits by Eq. 4; the margin decides.

@@ -276,6 +276,12 @@ static const int64_t values1[] = {8};
     WALK_CASES(X, ht_store_list_sweep, any_point, 1)                                               \
     X(ht_store_get_split, store, NAMED, HT_EINVAL, ht_store_get_split(NULL, 1, &f->sp, err))       \
     X(ht_store_get_split, out, NAMED, HT_EINVAL, ht_store_get_split(f->st, 1, NULL, err))          \
+    X(ht_store_split_errors, store, NAMED, HT_EINVAL,                                              \
+      ht_store_split_errors(NULL, f->problem_id, &f->dev_id, 1, &(struct ht_split_errors){0}, err)) \
+    X(ht_store_split_errors, device_ids, NAMED, HT_EINVAL,                                         \
+      ht_store_split_errors(f->st, f->problem_id, NULL, 1, &(struct ht_split_errors){0}, err))     \
+    X(ht_store_split_errors, out, NAMED, HT_EINVAL,                                                \
+      ht_store_split_errors(f->st, f->problem_id, &f->dev_id, 1, NULL, err))                       \
     X(ht_stored_space_init, sp, ANSWER, 0, (ht_stored_space_init(NULL), 0))                        \
     X(ht_stored_space_from_counts, sp, ANSWER, 0,                                                  \
       (ht_stored_space_from_counts(NULL, &f->counts), 0))                                          \

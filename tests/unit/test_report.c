@@ -212,7 +212,7 @@ static void put_space(struct ht_store *s, int64_t problem, int64_t device, enum 
 }
 
 static int64_t put_split(struct ht_store *s, int64_t problem, const char *scheduler,
-                         double wall, double kernel, double adj0)
+                         double wall, double kernel, double adj0, double predicted)
 {
     struct ht_stored_split sp;
     struct ht_stored_split_device d[2];
@@ -232,6 +232,7 @@ static int64_t put_split(struct ht_store *s, int64_t problem, const char *schedu
     sp.kernel_seconds = kernel;
     sp.alone_seconds = 0.0011;
     sp.verified = 1;
+    sp.predicted_seconds = predicted;
     d[0].device_id = 1;
     snprintf(d[0].config, sizeof d[0].config, "WG=8,MASK=5");
     d[0].wg = 8;
@@ -329,14 +330,14 @@ static struct ht_store *make_db(const char *name)
     put_eval(s, problem, dev2, 16, "ok", 0.002);
     put_run(s, problem, dev1);
 
-    old = put_split(s, problem, "static", 0.005, 0.004, 0.5);
+    old = put_split(s, problem, "static", 0.005, 0.004, 0.5, -1);
     put_point(s, old, 0, 0.0, 0.002, 0.009, 0.008, 1);
-    split = put_split(s, problem, "static", 0.0008, 0.0007, 0.625);
+    split = put_split(s, problem, "static", 0.0008, 0.0007, 0.625, 0.00075);
     assert_int_equal(split, 2);
     put_point(s, split, 0, 0.0, 0.002, 0.0021, 0.002, 1);
     put_point(s, split, 1, 0.5, 0.001, 0.0012, 0.0011, 1);
     put_point(s, split, 2, 1.0, 0.001, 0.0011, 0.001, 0);
-    assert_int_equal(put_split(s, problem, "dynamic", 0.0009, 0.00085, 0.5), 3);
+    assert_int_equal(put_split(s, problem, "dynamic", 0.0009, 0.00085, 0.5, -1), 3);
     return s;
 }
 
@@ -506,6 +507,7 @@ static void test_report_tables(void **state)
                "conv1d N=64,conv1d,N=64,1,2,0,static,wall,,,0.0008\n"
                "conv1d N=64,conv1d,N=64,1,2,0,static,kernel,,,0.0007\n"
                "conv1d N=64,conv1d,N=64,1,2,0,static,fastest_alone_wall,,,0.0011\n"
+               "conv1d N=64,conv1d,N=64,1,2,0,static,predicted,,,0.00075\n"
                "conv1d N=64,conv1d,N=64,1,3,0,dynamic,alone,1,pthread,0.001\n"
                "conv1d N=64,conv1d,N=64,1,3,0,dynamic,alone,2,basic,0.002\n"
                "conv1d N=64,conv1d,N=64,1,3,0,dynamic,theoretical,,,0.000666666667\n"

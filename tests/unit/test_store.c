@@ -529,6 +529,113 @@ static int64_t count_rows(struct ht_store *s, const char *sql)
     return n;
 }
 
+/* Stores a split of problem over devs[0..n) that measured seconds against predicted (-1:
+ * none); its id into *id. */
+static void put_split(struct ht_store *s, int64_t problem, const int64_t *devs, size_t n,
+                      double seconds, double predicted, int64_t *id)
+{
+    struct ht_stored_split sp;
+    struct ht_stored_split_device sd[3];
+    struct ht_error err;
+
+    ht_error_clear(&err);
+    ht_stored_split_init(&sp);
+    memset(sd, 0, sizeof sd);
+    sp.problem_id = problem;
+    snprintf(sp.scheduler, sizeof sp.scheduler, "static");
+    sp.global = 1024;
+    sp.seconds = seconds;
+    sp.predicted_seconds = predicted;
+    for (size_t i = 0; i < n; i++) {
+        sd[i].device_id = devs[i];
+        snprintf(sd[i].config, sizeof sd[i].config, "TS=4,WG=8");
+        sd[i].wg = 8;
+    }
+    sp.ndevices = n;
+    sp.devices = sd;
+    check_rc(ht_store_put_split(s, &sp, id, &err), &err, "put split");
+}
+
+/* ht_store_split_errors: only the problem's splits with a prediction over exactly the
+ * devices asked (any order, a device twice counted twice), the newest by id; the
+ * prediction read back; a database of schema 11 migrated, its splits without one. */
+static void test_split_errors(void **state)
+{
+    char path[512];
+    struct ht_store *s;
+    struct ht_device_info dev;
+    struct ht_split_errors e;
+    struct ht_stored_split got;
+    struct ht_error err;
+    int64_t problem, a, b, c, id, first;
+    (void)state;
+
+    db_path(path, sizeof path, "split-errors.db");
+    s = open_ok(path);
+    ht_error_clear(&err);
+    std_ids(s, &problem, &a);
+    fill_device(&dev, "gpu-one", "1.0");
+    check_rc(ht_store_device_id(s, &dev, &b, &err), &err, "device b");
+    fill_device(&dev, "gpu-two", "1.0");
+    check_rc(ht_store_device_id(s, &dev, &c, &err), &err, "device c");
+
+    check_rc(ht_store_split_errors(s, problem, (int64_t[]){a, b}, 2, &e, &err), &err, "none");
+    assert_int_equal(e.count, 0);
+    assert_true(e.min == 0 && e.max == 0 && e.newest == 0);
+
+    put_split(s, problem, (int64_t[]){a, b}, 2, 1.1, 1.0, &first);   /* +10% */
+    put_split(s, problem, (int64_t[]){b, a}, 2, 0.8, 1.0, &id);      /* -20%, reordered */
+    put_split(s, problem, (int64_t[]){a, b}, 2, 5.0, -1, &id);       /* no prediction */
+    put_split(s, problem, (int64_t[]){a}, 1, 3.0, 1.0, &id);         /* one device */
+    put_split(s, problem, (int64_t[]){a, b, c}, 3, 3.0, 1.0, &id);   /* one more */
+    put_split(s, problem, (int64_t[]){a, a}, 2, 3.0, 1.0, &id);      /* a twice */
+    put_split(s, problem, (int64_t[]){a, c}, 2, 3.0, 1.0, &id);      /* another pair */
+    put_split(s, problem, (int64_t[]){a, b}, 2, 1.05, 1.0, &id);     /* +5%, the newest */
+    put_split(s, problem, (int64_t[]){a, b}, 2, -1, 1.0, &id);       /* not measured */
+
+    check_rc(ht_store_split_errors(s, problem, (int64_t[]){b, a}, 2, &e, &err), &err, "a, b");
+    assert_int_equal(e.count, 3);
+    assert_true(fabs(e.min + 0.2) < 1e-12);
+    assert_true(fabs(e.max - 0.1) < 1e-12);
+    assert_true(fabs(e.newest - 0.05) < 1e-12);
+    check_rc(ht_store_split_errors(s, problem, (int64_t[]){a, a}, 2, &e, &err), &err, "a, a");
+    assert_int_equal(e.count, 1);
+    assert_true(fabs(e.max - 2.0) < 1e-12);
+    check_rc(ht_store_split_errors(s, problem, (int64_t[]){c, b, a}, 3, &e, &err), &err, "3");
+    assert_int_equal(e.count, 1);
+    check_rc(ht_store_split_errors(s, problem + 1, (int64_t[]){a, b}, 2, &e, &err), &err,
+             "another problem");
+    assert_int_equal(e.count, 0);
+    check_rc(ht_store_split_errors(s, problem, NULL, 0, &e, &err), &err, "no devices");
+    assert_int_equal(e.count, 0);
+
+    check_rc(ht_store_get_split(s, first, &got, &err), &err, "get");
+    assert_true(got.predicted_seconds == 1.0);
+    free(got.devices);
+
+    /* A database of schema 11: the column gone, the version lowered; opening adds it back. */
+    assert_int_equal(sqlite3_exec(ht__store_db(s),
+                                  "ALTER TABLE splits DROP COLUMN predicted_seconds; "
+                                  "DELETE FROM schema_version WHERE version >= 12; "
+                                  "PRAGMA user_version = 11",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    ht_store_close(s);
+    s = open_ok(path);
+    assert_int_equal(count_rows(s, "PRAGMA user_version"), HT_STORE_SCHEMA_VERSION);
+    assert_int_equal(count_rows(s, "SELECT count(*) FROM schema_version WHERE version = 12 AND "
+                                   "description = 'split predictions'"),
+                     1);
+    check_rc(ht_store_get_split(s, first, &got, &err), &err, "get after migration");
+    assert_true(got.predicted_seconds == -1);
+    assert_true(got.seconds == 1.1);
+    free(got.devices);
+    check_rc(ht_store_split_errors(s, problem, (int64_t[]){a, b}, 2, &e, &err), &err,
+             "after migration");
+    assert_int_equal(e.count, 0);
+    ht_store_close(s);
+}
+
 static void test_unique_replaces(void **state)
 {
     char path[512];
@@ -1330,6 +1437,7 @@ int main(void)
         cmocka_unit_test(test_crash_safety),
         cmocka_unit_test(test_nulls),
         cmocka_unit_test(test_nulls_writers),
+        cmocka_unit_test(test_split_errors),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }
