@@ -116,9 +116,9 @@ static int tune_text(const struct ht_spec *spec, const struct ht_mpi_tune_result
     for (size_t i = 0; i < r->nranks; i++) {
         const struct ht_mpi_tune_rank *k = &r->ranks[i];
         ht_format_seconds(k->busy_s, a, sizeof a);
-        fprintf(f, "rank %d (%s): %zu devices, measured %zu (%zu ok, %zu cut, %zu failed), "
-                "%s measuring; %s", k->rank, k->host, k->ndevices, k->measured, k->ok, k->cut,
-                k->failed, a, rank_state(k->state));
+        fprintf(f, "rank %d (%s): %zu device%s, measured %zu (%zu ok, %zu cut, %zu failed), "
+                "%s measuring; %s", k->rank, k->host, k->ndevices, k->ndevices == 1 ? "" : "s",
+                k->measured, k->ok, k->cut, k->failed, a, rank_state(k->state));
         if (k->lost)
             fprintf(f, ", %zu in flight lost and put back in the queue", k->lost);
         fprintf(f, "%s%s\n", k->note[0] ? ": " : "", k->note);

@@ -63,7 +63,7 @@ expect_status 0
 grep -q "^ranks 2 took part (MPI)" "$tmp/out" || fail "no rank count: $(cat "$tmp/out")"
 grep -q "evaluated    0 in this run (0 cut, 0 failed), 12 from the database" "$tmp/out" ||
     fail "the second run measured again: $(cat "$tmp/out")"
-grep -q "^rank 1 (.*): 1 devices, measured 0 " "$tmp/out" || fail "no line of rank 1: $(cat "$tmp/out")"
+grep -q "^rank 1 (.*): 1 device, measured 0 " "$tmp/out" || fail "no line of rank 1: $(cat "$tmp/out")"
 check_db "$tmp/two.db" 12
 
 # 3 ranks, rank 1 dies on its second configuration: that one goes back into the queue and

@@ -108,7 +108,7 @@ static void tune_case(struct tune_case *c)
                                             .lost_configs = c->lost, .configs = c->configs,
                                             .windows = c->windows,
                                             .note = "died (silent for 5.2 s)"};
-    c->ranks[2] = (struct ht_mpi_tune_rank){.rank = 2, .host = "c", .ndevices = 1,
+    c->ranks[2] = (struct ht_mpi_tune_rank){.rank = 2, .host = "c", .ndevices = 2,
                                             .state = HT_MPI_RANK_LEFT, .configs = c->configs,
                                             .windows = c->windows, .lost_configs = c->lost,
                                             .note = "left (interrupted)"};
@@ -139,12 +139,12 @@ static void test_tune_text(void **state)
                       "lost in flight and measured again");
     assert_line(text, "  best         WG=16 EPT=2: 2.500 ms (stored)");
     assert_line(text, "  best         none: no configuration ran and verified");
-    assert_line(text, "rank 0 (a): 1 devices, measured 2 (1 ok, 1 cut, 0 failed), 1.500 s "
+    assert_line(text, "rank 0 (a): 1 device, measured 2 (1 ok, 1 cut, 0 failed), 1.500 s "
                       "measuring; done");
-    assert_line(text, "rank 1 (b): 1 devices, measured 0 (0 ok, 0 cut, 0 failed), 0.00 us "
+    assert_line(text, "rank 1 (b): 1 device, measured 0 (0 ok, 0 cut, 0 failed), 0.00 us "
                       "measuring; died, 1 in flight lost and put back in the queue: died "
                       "(silent for 5.2 s)");
-    assert_line(text, "rank 2 (c): 1 devices, measured 0 (0 ok, 0 cut, 0 failed), 0.00 us "
+    assert_line(text, "rank 2 (c): 2 devices, measured 0 (0 ok, 0 cut, 0 failed), 0.00 us "
                       "measuring; left: left (interrupted)");
     free(text);
     /* A tune into the caller's sink (ht_mpi_tune_opts.sink) names no database. */
