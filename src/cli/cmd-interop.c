@@ -93,7 +93,12 @@ int cmd_import_kt(int argc, char **argv)
                         &err) != 0)
         status = cli_fail("import-kt", &err);
     else if ((status = put("import-kt", out, spec)) == 0 && notes && !quiet)
-        fprintf(stderr, "%s", notes);
+        /* One note a line, each with the command's prefix as every other message. */
+        for (const char *p = notes; *p;) {
+            size_t n = strcspn(p, "\n");
+            fprintf(stderr, "hetune import-kt: %.*s\n", (int)n, p);
+            p += n + (p[n] == '\n');
+        }
     free(spec);
     free(notes);
     free(dir);

@@ -23,6 +23,7 @@ run import-kt "$tmp/vecadd-t1.json" -o "$tmp/spec.json"
 expect_status 0
 expect_err "Search.Name 'Random'"
 expect_err "no verification: a T1 file names no reference output"
+! grep -v '^hetune import-kt: ' "$tmp/err" || fail "a note without the prefix: $(cat "$tmp/err")"
 python3 - "$tmp/spec.json" <<'PY' || fail "imported spec: $(cat "$tmp/spec.json")"
 import json, sys
 s = json.load(open(sys.argv[1]))

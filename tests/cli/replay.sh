@@ -18,7 +18,9 @@ mkdir "$tmp/no-vendors"
 # --- a synthetic recording of a CUDA kernel: import, replay, determinism ------------------
 run import-kt "$fix/stencil.T1.json" -o "$tmp/stencil.json"
 expect_status 0
-expect_err "hetune never builds this kernel"
+# The note carries the command's prefix, as every other message of the CLI does.
+expect_err "hetune import-kt: KernelSpecification.Language CUDA: hetune never builds this kernel"
+! grep -v '^hetune import-kt: ' "$tmp/err" || fail "a line without the prefix: $(cat "$tmp/err")"
 python3 "$fix/make_t4.py" "$tmp/rec.T4.json"
 python3 "$fix/make_t4.py" "$tmp/rec.cache.json" --kt-cache
 python3 "$fix/make_t4.py" "$tmp/part.T4.json" --drop 5
