@@ -245,11 +245,15 @@ struct cli_waiter {
     const char *cmd;
     int quiet;
     volatile sig_atomic_t waiting; /* 1 while it waits for a device lock */
+    uint64_t told;                 /* bit i: the wait for device i was said already */
 };
 
 /* An ht_device_lock_wait_fn: unless the cli_waiter user is quiet, says on stderr that
- * device d is being measured by another process and that this one waits (Ctrl-C stops);
- * keeps the waiter's waiting flag. */
+ * device d is being measured by another process and that this one waits (Ctrl-C stops),
+ * once per device: two processes sharing a device hand its lock to each other between
+ * configurations, each hand-off a new wait, and saying each would repeat the line for
+ * every configuration (13 times in a 52-configuration tune of two MPI ranks). A device
+ * of index 64 or more is told at every wait. Keeps the waiter's waiting flag. */
 void cli_device_wait(const struct ht_device_info *d, const char *path, long holder,
                      void *user);
 

@@ -180,7 +180,7 @@ static int run_bandwidth(const struct cli_common *o, uint64_t bytes, uint64_t ho
     struct ht_exec_opts eo;
     struct ht_error err;
     struct ht_load load = {0};
-    struct cli_waiter waiter = {"devices", 0, 0};
+    struct cli_waiter waiter = {"devices", 0, 0, 0};
     struct ht_device_wait wait = {0};
     struct cli_sigint sig;
     volatile sig_atomic_t stop = 0;

@@ -108,7 +108,7 @@ int cmd_eval(int argc, char **argv)
     const struct ht_device_info *dev;
     struct ht_device_locks locks;
     struct ht_device_wait wait = {0};
-    struct cli_waiter waiter = {"eval", 0, 0};
+    struct cli_waiter waiter = {"eval", 0, 0, 0};
     struct ht_load load = {0};
     struct cli_sigint sig;
     volatile sig_atomic_t stop = 0;

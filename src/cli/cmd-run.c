@@ -224,7 +224,7 @@ int cmd_run(int argc, char **argv)
     struct ht_store_opts store_opts;
     struct ht_workflow_run_result rr;
     struct cli_sigint sig = {.held = 0};
-    struct cli_waiter waiter = {"run", 0, 0};
+    struct cli_waiter waiter = {"run", 0, 0, 0};
     struct progress pg;
     struct ht_workflow_coexec *rows = NULL;
     char *text = NULL;

@@ -98,7 +98,7 @@ static const char split_usage[] =
 static const char *const dim_names[] = {"gx", "gy", "gz"};
 
 static volatile sig_atomic_t stop_flag;
-static struct cli_waiter waiter = {"split", 0, 0};
+static struct cli_waiter waiter = {"split", 0, 0, 0};
 
 /* Ctrl-C (or SIGTERM) while split waits for a device lock stops the wait (130, said);
  * at any other moment it ends split at once, as it always did (the co-execution has no

@@ -189,7 +189,7 @@ int cmd_tune(int argc, char **argv)
     struct ht_recording *rec = NULL;
     struct ht_device_info replayed;
     int c, status = 2, rc, interrupted = 0, missing_best = 0;
-    struct cli_waiter waiter = {"tune", 0, 0};
+    struct cli_waiter waiter = {"tune", 0, 0, 0};
     struct ht_load load = {0};
 
     ht_tune_opts_init(&opts);

@@ -294,6 +294,11 @@ void cli_device_wait(const struct ht_device_info *d, const char *path, long hold
     w->waiting = path != NULL;
     if (!path)
         return; /* the wait ended */
+    if (d->index < 64) {
+        if (w->told & (UINT64_C(1) << d->index))
+            return;
+        w->told |= UINT64_C(1) << d->index;
+    }
     if (holder > 0)
         snprintf(who, sizeof who, "process %ld", holder);
     if (!w->quiet)
