@@ -13,7 +13,8 @@
 #include "hetune/interop.h"
 #include "util/util.h"
 
-/* Refuses the field at path: HT_ESPEC with err->field the path. */
+/* Refuses the field at path: HT_ESPEC with err->field the path (err may be NULL: HT_ESPEC
+ * all the same, told nowhere). */
 static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
@@ -21,6 +22,8 @@ static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
     char text[1024];
     va_list ap;
 
+    if (!err)
+        return HT_ESPEC;
     if (err->code != 0)
         return err->code;
     va_start(ap, fmt);
@@ -81,8 +84,18 @@ struct import {
     size_t nparams, nnames;
     json_t *values;     /* each parameter's values, by name (borrowed from the spec) */
     size_t nsizes;      /* ProblemSize entries, named ProblemSize_0.. in expressions */
+    /* Never NULL (import_init): the translation reads err->code as it goes, the first
+     * error kept, so a caller's err NULL becomes own. */
     struct ht_error *err;
+    struct ht_error own;
 };
+
+/* Starts an import that tells its errors in err, or in im->own when err is NULL. */
+static void import_init(struct import *im, struct ht_error *err)
+{
+    memset(im, 0, sizeof *im);
+    im->err = err ? err : &im->own;
+}
 
 static const char *const problem_size_names[] = {"ProblemSize_0", "ProblemSize_1",
                                                  "ProblemSize_2"};
@@ -1699,12 +1712,18 @@ static int duplicate(json_t *list, long long *v)
 /* Values (at path) as Kernel Tuner's Python reads them: *out (owned) a list of integers. */
 static int py_values(const char *src, const char *path, struct ht_error *err, json_t **out)
 {
+    struct ht_error own;
     struct py p = {.s = src, .path = path, .err = err};
     json_t *list = json_array();
     struct q v;
     int rc = -1, dup;
     long long dupv;
 
+    /* The parse reads err->code to tell its failure (rc -1): one is needed. */
+    if (!err) {
+        ht_error_clear(&own);
+        p.err = err = &own;
+    }
     *out = NULL;
     if (!list)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
@@ -2211,17 +2230,12 @@ static void verify_note(json_t *list, char **notes)
 int ht_kt_expression(const char *python, const char *const *names, size_t nnames,
                      char **c_expr, struct ht_error *err)
 {
-    struct import im = {NULL, 0, 0, NULL, 0, err};
-    struct ht_error unused;
+    struct import im;
 
     if (!python || (!names && nnames) || !c_expr)
         return ht_error_set(err, HT_EINVAL, "ht_kt_expression: %s is NULL",
                             !python ? "python" : !c_expr ? "c_expr" : "names");
-    /* The translation reads err->code as it goes (the first error is kept): it needs one. */
-    if (!err) {
-        ht_error_clear(&unused);
-        im.err = &unused;
-    }
+    import_init(&im, err);
     *c_expr = NULL;
     im.names = (const char **)names;
     im.nparams = im.nnames = nnames;
@@ -2250,8 +2264,7 @@ static int looks_like_python(const char *text)
 int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json, char **notes,
                     struct ht_error *err)
 {
-    struct import im = {NULL, 0, 0, NULL, 0, err};
-    struct ht_error unused;
+    struct import im;
     json_error_t jerr;
     json_t *t1 = NULL, *spec;
     char *dir, *nt = NULL, *text = NULL;
@@ -2262,42 +2275,39 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
     if (!t1_path || !spec_json)
         return ht_error_set(err, HT_EINVAL, "ht_kt_import_t1: %s is NULL",
                             !t1_path ? "t1_path" : "spec_json");
-    /* As ht_kt_expression: the import writes into err as it goes. */
-    if (!err) {
-        ht_error_clear(&unused);
-        im.err = err = &unused;
-    }
+    /* From here on im.err is written, never err (it may be NULL). */
+    import_init(&im, err);
     spec = json_object();
     dir = ht__dirname(t1_path);
     *spec_json = NULL;
     if (notes)
         *notes = NULL;
     if (!spec || !dir) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        rc = ht_error_set(im.err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
-    if ((rc = ht__read_file(t1_path, &src, &len, err)) != 0)
+    if ((rc = ht__read_file(t1_path, &src, &len, im.err)) != 0)
         goto cleanup;
     if (!(t1 = json_loadb(src, len, 0, &jerr))) {
-        snprintf(err->file, sizeof err->file, "%s", t1_path);
-        err->line = jerr.line;
-        err->column = jerr.column;
+        snprintf(im.err->file, sizeof im.err->file, "%s", t1_path);
+        im.err->line = jerr.line;
+        im.err->column = jerr.column;
         if (looks_like_python(src))
-            rc = ht_error_set(err, HT_EPARSE, "a Python script, not a T1 file: import-kt reads "
-                              "the JSON of the tuning standard (T1); for a Kernel Tuner script, "
-                              "call hetune.tune from Python (python/hetune) or write its "
-                              "tune_params and restrictions into a spec (docs/spec.md) (JSON: "
-                              "%s)", jerr.text);
+            rc = ht_error_set(im.err, HT_EPARSE, "a Python script, not a T1 file: import-kt "
+                              "reads the JSON of the tuning standard (T1); for a Kernel Tuner "
+                              "script, call hetune.tune from Python (python/hetune) or write "
+                              "its tune_params and restrictions into a spec (docs/spec.md) "
+                              "(JSON: %s)", jerr.text);
         else
-            rc = ht_error_set(err, HT_EPARSE, "%s", jerr.text);
+            rc = ht_error_set(im.err, HT_EPARSE, "%s", jerr.text);
         goto cleanup;
     }
     if ((rc = convert(&im, t1, t1_path, dir, spec_dir, spec, &nt)) != 0) {
-        snprintf(err->file, sizeof err->file, "%s", t1_path);
+        snprintf(im.err->file, sizeof im.err->file, "%s", t1_path);
         goto cleanup;
     }
     if (!(text = json_dumps(spec, JSON_INDENT(2)))) {
-        rc = ht_error_set(err, HT_ENOMEM, "out of memory");
+        rc = ht_error_set(im.err, HT_ENOMEM, "out of memory");
         goto cleanup;
     }
     *spec_json = text;

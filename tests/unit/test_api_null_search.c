@@ -56,6 +56,10 @@ static const char flat_json[] =
 static char tmp_dir[] = "/tmp/hetune-test-api-null-search-XXXXXX";
 static char self_t1[4200]; /* tests/fixtures/interop/vecadd-t1.json */
 static char bad_t1[sizeof tmp_dir + 16]; /* not JSON */
+/* T1 files that fail deep inside the import, for err NULL: absent, a field the format does
+ * not have, values Python cannot read, a condition naming no parameter. */
+static char absent_t1[sizeof tmp_dir + 16], field_t1[sizeof tmp_dir + 16],
+    values_t1[sizeof tmp_dir + 16], cond_t1[sizeof tmp_dir + 16];
 
 /* What a case's call is given: valid arguments for every pointer but the one under test,
  * and somewhere for its outputs. Made afresh in each child. */
@@ -390,13 +394,26 @@ static int refused_null_command(void)
 
 #define NULL_CASES(X) SEARCH_CASES(X) SPACE_CASES(X) OTHER_CASES(X)
 
-/* err NULL where the call fails for another reason: the interop's translation wrote into
- * err as it went, and crashed without one. */
+/* err NULL where the call fails for another reason, deep inside: the interop's translation
+ * writes into an error as it goes (the first kept) and crashed without one; a missing file,
+ * a field the format lacks, values and expressions that fail must answer their code. */
 #define ERR_CASES(X)                                                                               \
     X(ht_kt_expression, err, ANSWER, HT_ESPEC,                                                     \
       ht_kt_expression("block_size_x ** 2", kt_names, 2, &f->text, NULL))                          \
     X(ht_kt_import_t1, err, ANSWER, HT_EPARSE,                                                     \
-      ht_kt_import_t1(bad_t1, NULL, &f->text, &f->notes, NULL))
+      ht_kt_import_t1(bad_t1, NULL, &f->text, &f->notes, NULL))                                    \
+    X(ht_kt_import_t1, err_absent, ANSWER, HT_EIO,                                                 \
+      ht_kt_import_t1(absent_t1, NULL, &f->text, &f->notes, NULL))                                 \
+    X(ht_kt_import_t1, err_field, ANSWER, HT_ESPEC,                                                \
+      ht_kt_import_t1(field_t1, NULL, &f->text, &f->notes, NULL))                                  \
+    X(ht_kt_import_t1, err_values, ANSWER, HT_ESPEC,                                               \
+      ht_kt_import_t1(values_t1, NULL, &f->text, &f->notes, NULL))                                 \
+    X(ht_kt_import_t1, err_cond, ANSWER, HT_EEXPR,                                                 \
+      ht_kt_import_t1(cond_t1, NULL, &f->text, &f->notes, NULL))                                   \
+    X(ht_kt_expression, err_name, ANSWER, HT_EEXPR,                                                \
+      ht_kt_expression("nosuch > 1", kt_names, 2, &f->text, NULL))                                 \
+    X(ht_kt_expression, err_div, ANSWER, HT_ESPEC,                                                 \
+      ht_kt_expression("block_size_x / 3 + 1 > 2", kt_names, 2, &f->text, NULL))
 
 NULL_CASES(NULL_CASE_CALLS)
 ERR_CASES(NULL_CASE_CALLS)
@@ -441,11 +458,32 @@ int main(int argc, char **argv)
         return 1;
     }
     snprintf(bad_t1, sizeof bad_t1, "%s/bad.json", tmp_dir);
+    snprintf(absent_t1, sizeof absent_t1, "%s/absent.json", tmp_dir);
+    snprintf(field_t1, sizeof field_t1, "%s/field.json", tmp_dir);
+    snprintf(values_t1, sizeof values_t1, "%s/values.json", tmp_dir);
+    snprintf(cond_t1, sizeof cond_t1, "%s/cond.json", tmp_dir);
     {
-        FILE *fp = fopen(bad_t1, "w");
-        if (!fp || fputs("{ not json", fp) < 0 || fclose(fp) != 0) {
-            perror(bad_t1);
-            return 1;
+        /* One T1 file of vecadd's kind, with its parameter's values and condition. */
+#define T1(values, cond)                                                                           \
+    "{ \"ConfigurationSpace\": { \"TuningParameters\": [ { \"Name\": \"block_size_x\", "          \
+    "\"Type\": \"int\", \"Values\": \"" values "\" } ], \"Conditions\": [ { \"Parameters\": "   \
+    "[\"block_size_x\"], \"Expression\": \"" cond "\" } ] }, \"KernelSpecification\": { "        \
+    "\"Language\": \"OpenCL\", \"KernelName\": \"vadd\", \"KernelFile\": \"vecadd.cl\", "      \
+    "\"GlobalSize\": { \"X\": \"4096\" }, \"LocalSize\": { \"X\": \"block_size_x\" }, "         \
+    "\"Arguments\": [] } }"
+        const struct { const char *path, *text; } files[] = {
+            {bad_t1, "{ not json"},
+            {field_t1, "{ \"Bogus\": 1 }"},
+            {values_t1, T1("[8, 16", "block_size_x > 8")},
+            {cond_t1, T1("[8, 16]", "nosuch > 8")},
+        };
+#undef T1
+        for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+            FILE *fp = fopen(files[i].path, "w");
+            if (!fp || fputs(files[i].text, fp) < 0 || fclose(fp) != 0) {
+                perror(files[i].path);
+                return 1;
+            }
         }
     }
     rc = cmocka_run_group_tests_name("api_null_search", tests, NULL, NULL);
