@@ -185,14 +185,16 @@ class Spec:
     def __init__(self, path: str, sizes: Optional[Dict[str, int]] = None) -> None:
         self.path = os.path.abspath(str(path))
         self.sizes = dict(sizes or {})
-        with open(self.path) as f:
-            self.doc = json.load(f)
         ov, names = _overrides(self.sizes)
         err = _lib.Error()
         handle = ctypes.c_void_p()
+        # The library reads the file first: a missing file or bad JSON is its HetuneError
+        # (file, line, column, status 2), not Python's own exception.
         _check(lib.ht_spec_load(self.path.encode(), ov, len(names), ctypes.byref(handle),
                                 ctypes.byref(err)), err)
         self._h = handle
+        with open(self.path) as f:
+            self.doc = json.load(f)
 
     def __del__(self):
         h = getattr(self, "_h", None)

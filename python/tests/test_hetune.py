@@ -57,6 +57,20 @@ def test_bad_spec(hetune, tmp_path):
     assert e.value.name == "HT_EINVAL"
 
 
+def test_bad_spec_file(hetune, tmp_path):
+    # invalid JSON and a missing file are the library's errors, as the README says of all
+    # errors: not json.JSONDecodeError or FileNotFoundError
+    p = tmp_path / "spec.json"
+    p.write_text('{"name": "x",\n  "kernel": }\n')
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.load(str(p))
+    assert e.value.status == 2 and e.value.file == str(p)
+    assert (e.value.line, e.value.column) == (2, 13)
+    with pytest.raises(hetune.HetuneError) as e:
+        hetune.load(str(tmp_path / "missing.json"))
+    assert e.value.file == str(tmp_path / "missing.json")
+
+
 def test_eval(hetune):
     s = hetune.load(VECADD, sizes={"N": 4096})
     r = s.eval({"WG": 64, "EPT": 2}, outputs=True)

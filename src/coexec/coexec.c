@@ -740,8 +740,13 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             want.init = arg;
             want.offset = cx->own_off[i];
             rc = ht__hostmem_alloc(&want, &b->mem, err);
-            if (rc != HT_OK)
+            if (rc != HT_OK) {
+                if (err && err->code == HT_ESPEC && !err->field[0]) {
+                    snprintf(err->file, sizeof err->file, "%s", spec->path ? spec->path : "");
+                    snprintf(err->field, sizeof err->field, "args[%zu].init", i);
+                }
                 return rc;
+            }
             atomic_fetch_add(&own_host_bytes, want.bytes);
             b->data = (char *)b->mem.data + cx->own_off[i];
         }
