@@ -29,16 +29,21 @@ static int fail(const char *what, const struct ht_error *err, int status)
     return status;
 }
 
-/* Prints one line per evaluation as the tune makes it. */
+/* Prints the space before the first evaluation, the reference step, then one line per
+ * evaluation as the tune makes it. */
 static void progress(const struct ht_tune_progress *p, void *user)
 {
     (void)user;
     if (p->config)
         printf("  %zu/%zu  %s%s\n", p->done, p->total, ht_strerror(p->status),
                p->best ? "" : " (no best yet)");
-    else
+    else if (p->reference == 2)
+        printf("  reference outputs %s in %.2f s\n",
+               p->reference_computed ? "computed" : "read from the cache", p->reference_s);
+    else if (p->reference == 0)
         printf("  %zu valid configurations, %zu known from the database\n", p->space,
                p->from_db);
+    /* reference == 1: the reference step starts; its end (2) says how it went */
 }
 
 int main(int argc, char **argv)

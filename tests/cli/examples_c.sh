@@ -3,7 +3,8 @@
 # from the public header alone, run on PoCL's one CPU device (POCL_DEVICES unset), exits 0
 # after checking its own results: the devices and their limits, vecadd's space counted and
 # listed (as many configurations as `hetune space` counts), a short tune into a temporary
-# database, and a co-execution through the runtime API split between two contexts.
+# database (its progress: the space once, the reference step, each evaluation), and a
+# co-execution through the runtime API split between two contexts.
 set -eu
 
 # shellcheck source-path=SCRIPTDIR source=common.bash
@@ -63,6 +64,12 @@ expect_err "empty.json"
 example tune "$spec" 0 65536
 grep -q '^best      WG=[0-9]*,EPT=[0-9]*: ' "$tmp/out" || fail "tune-example: no best: $(cat "$tmp/out")"
 grep -q '^stored    .*verified$' "$tmp/out" || fail "tune-example: not stored: $(cat "$tmp/out")"
+# The progress before the first evaluation: the space once, then the reference step (the
+# callback's calls without a configuration are the first one and the reference step's two).
+[ "$(grep -c 'valid configurations' "$tmp/out")" -eq 1 ] ||
+    fail "tune-example: the space's line not once: $(cat "$tmp/out")"
+grep -q '^  reference outputs \(computed\|read from the cache\) in [0-9.]* s$' "$tmp/out" ||
+    fail "tune-example: no reference step: $(cat "$tmp/out")"
 
 example coexec 65536
 [ "$(grep -c '^context ' "$tmp/out")" -eq 2 ] || fail "coexec-example: not two contexts: $(cat "$tmp/out")"
