@@ -256,9 +256,12 @@ static int find_configs(struct msplit *m, struct ht_error *err)
             }
             ht__decision_destroy(&read);
         } else if (brc == HT_ENOTFOUND) {
+            /* Short enough for the node's reason (WHY_MAX, after the device's name): the
+             * workflow's message, longer, names the database last and lost it. */
             snprintf(m->cfg[d].why, sizeof m->cfg[d].why,
-                     "no configuration in the database (run 'mpirun -n K hetune tune' on "
-                     "the same ranks first): %.160s", e.text);
+                     "no configuration of '%.40s' at these sizes in %.80s (run 'mpirun -n K "
+                     "hetune tune' on the same ranks first)",
+                     m->spec->name, ht_store_path(store));
         } else {
             rc = brc;
             *err = e;

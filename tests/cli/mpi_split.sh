@@ -142,7 +142,7 @@ grep -q "hetune split: rank 0 (.*) cannot co-execute the whole problem, .*no Ope
 # A database without configurations: told to tune first.
 mpi_run 2 split "$conv" --db "$tmp/empty.db"
 expect_status 1
-expect_err "no configuration in the database (run 'mpirun -n K hetune tune'"
+expect_err "no configuration of 'conv1d_mpi' at these sizes in $tmp/empty.db (run 'mpirun -n K hetune tune'"
 
 # A device that fails in its slice (not in the whole problem, which starts at 0): rank 2's
 # slice lies after the others' (nodes are laid out in rank order, the residue node last), so
