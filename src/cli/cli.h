@@ -284,7 +284,9 @@ int cli_spec_arg(const char *cmd, int argc, char **argv);
 /* Checks that no positional argument follows the options (at optind). */
 int cli_no_args(const char *cmd, int argc, char **argv);
 
-/* Parses an integer from 0 to max given to option opt. Returns 0, or 2. */
+/* Parses a non-negative number (seconds), or an integer from 0 to max, given to option
+ * opt. Returns 0, or 2 after the message; cli_parse_uint with opt NULL prints none (the
+ * caller says its own range). */
 int cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *out);
 int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t max,
                    uint64_t *out);

@@ -162,8 +162,18 @@ int cmd_export(int argc, char **argv)
         status = cli_usage_error("export", 2, "-q and -v do not go together");
         goto cleanup;
     }
-    if (!format == !header || (format && strcmp(format, "t4"))) {
-        status = cli_usage_error("export", 2, "give --format t4 or --header FILE (see --help)");
+    if (format && strcmp(format, "t4")) {
+        status = cli_usage_error("export", 2, "--format takes t4, not '%s'", format);
+        goto cleanup;
+    }
+    if (!format == !header) {
+        status = cli_usage_error("export", 2, format ? "--format and --header do not go "
+                                 "together" : "give --format t4 or --header FILE (see --help)");
+        goto cleanup;
+    }
+    if (header && out) { /* -o is the T4 JSON's file; the header's is --header's */
+        status = cli_usage_error("export", 2, "--out goes with --format t4; --header names "
+                                 "the header's file");
         goto cleanup;
     }
     /* Opening would create a missing database: an export never writes the one it reads. */

@@ -148,6 +148,7 @@ static const char *const kind_want[] = {
     [K_SECONDS] = "is not a finite number of seconds of at least 0",
     [K_FLAG] = "is not 0 or 1",
     [K_COUNT] = "is not an integer of at least 0",
+    [K_NAME] = "is not a name (empty)",
 };
 
 /* One list option, "V1,V2,...", one entry per device: where its entries go (entry i at
@@ -206,7 +207,7 @@ static int list_entry(const char *cmd, const struct list *l, size_t i, double ti
         ok = !strcmp(v, "0") || !parse_u64(v, UINT64_MAX, &u);
         *(uint64_t *)at = u;
         break;
-    case K_NAME: return 0;
+    case K_NAME: ok = *v != '\0'; break;
     default: ok = !parse_double(v, 0, at); break;
     }
     if (ok)

@@ -133,7 +133,8 @@ int cmd_space(int argc, char **argv)
         case OPT_DEVICES: devfile = optarg; break;
         case OPT_FORMAT:
             if (ht_space_list_format_parse(optarg, &format) != 0) {
-                status = cli_usage_error("space", 2, "--list-format takes text or binary");
+                status = cli_usage_error("space", 2, "--list-format takes text or binary, not '%s'",
+                                         optarg);
                 goto cleanup;
             }
             list = 1;

@@ -161,11 +161,11 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
 
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_TIME = CLI_OPT_OWN, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY, OPT_REPLAY,
+    enum { OPT_TIME = CLI_OPT_OWN, OPT_TIME_BUDGET, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY, OPT_REPLAY,
            OPT_REPLAY_DEVICE };
     static const struct option own[] = {
         {"time", required_argument, NULL, OPT_TIME}, {"seed", required_argument, NULL, OPT_SEED},
-        {"time-budget", required_argument, NULL, OPT_TIME},
+        {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
         {"cut-factor", required_argument, NULL, OPT_CUT}, {"fresh", no_argument, NULL, OPT_FRESH},
         {"retry-failed", no_argument, NULL, OPT_RETRY},
         {"replay", required_argument, NULL, OPT_REPLAY},
@@ -204,7 +204,9 @@ int cmd_tune(int argc, char **argv)
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
         case OPT_TIME:
-            if ((status = cli_parse_seconds("tune", "--time", optarg, &opts.time_limit_s)))
+        case OPT_TIME_BUDGET: /* the message names the spelling given */
+            if ((status = cli_parse_seconds("tune", c == OPT_TIME ? "--time" : "--time-budget",
+                                            optarg, &opts.time_limit_s)))
                 goto cleanup;
             break;
         case OPT_SEED:

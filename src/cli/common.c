@@ -117,8 +117,8 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
         co->budget = (size_t)u;
         break;
     case CLI_OPT_JOBS:
-        status = cli_parse_uint(cmd, "--jobs", arg, 1024, &u);
-        if (!status && u < 1)
+        /* 0 is not a value: the range said is the one taken. */
+        if (cli_parse_uint(cmd, NULL, arg, 1024, &u) != 0 || u < 1)
             status = cli_usage_error(cmd, 2, "--jobs takes 1 to 1024, not '%s'", arg);
         co->jobs = (unsigned)u;
         break;
@@ -172,9 +172,9 @@ int cli_common_option(struct cli_common *co, int c, const char *arg, char **argv
     case CLI_OPT_NO_ISOLATE: co->exec.isolate = HT_ISOLATE_OFF; break;
     case CLI_OPT_NO_PREDICT: wo->no_predict = 1; break;
     case CLI_OPT_REPEATS:
-        status = cli_parse_uint(cmd, "--repeats", arg, HT_MAX_REPEATS, &u);
-        if (status == 0 && u == 0)
-            status = cli_usage_error(cmd, 2, "--repeats takes at least 1");
+        if (cli_parse_uint(cmd, NULL, arg, HT_MAX_REPEATS, &u) != 0 || u == 0)
+            status = cli_usage_error(cmd, 2, "--repeats takes an integer from 1 to %d, not '%s'",
+                                     HT_MAX_REPEATS, arg);
         co->repeats = (unsigned)u;
         if (wo)
             wo->coexec.repeats = co->repeats;
@@ -412,7 +412,7 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t m
     errno = 0;
     v = strtoull(arg, &end, 10);
     if (errno || end == arg || *end || arg[0] == '-' || v > max)
-        return cli_usage_error(cmd, 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
+        return !opt ? 2 : cli_usage_error(cmd, 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
                                opt, max, arg);
     *out = (uint64_t)v;
     return 0;

@@ -283,6 +283,18 @@ run export --format t4 --db "$tmp/r.db" --spec nosuch
 expect_status 1
 run export --db "$tmp/r.db"
 expect_status 2
+# Bad and conflicting choices name the option and the value; -o is the T4 JSON's file only
+# (it was ignored beside --header).
+run export --format t5 --db "$tmp/r.db"
+expect_status 2
+expect_err "--format takes t4, not 't5'"
+run export --format t4 --header "$tmp/x.h" --db "$tmp/r.db"
+expect_status 2
+expect_err "--format and --header do not go together"
+run export --header "$tmp/x.h" -o "$tmp/x.json" --db "$tmp/r.db"
+expect_status 2
+expect_err "--out goes with --format t4"
+[ ! -e "$tmp/x.h" ] && [ ! -e "$tmp/x.json" ] || fail "a refused export wrote a file"
 
 # Header: the tuned value of each device, and the factors of the newest split. The split
 # finds each device tuned, at 4 configurations of each (seeded: the same in both passes of

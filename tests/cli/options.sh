@@ -51,6 +51,21 @@ for c in $commands; do
         done
 done
 
+# A bad value: exit 2, the option as spelled and the value named, the range said the one
+# taken (--jobs and --repeats said 0 was, then refused it).
+run tune x.json --time-budget -1
+expect_status 2
+expect_err "--time-budget takes a non-negative number, not '-1'"
+run tune x.json --jobs 1025
+expect_status 2
+expect_err "--jobs takes 1 to 1024, not '1025'"
+run split x.json --repeats 0
+expect_status 2
+expect_err "--repeats takes an integer from 1 to 1000, not '0'"
+run split x.json --repeats x
+expect_status 2
+expect_err "--repeats takes an integer from 1 to 1000, not 'x'"
+
 run devices --json
 require_platform
 dev=$(pthread_device "$tmp/out")

@@ -304,6 +304,7 @@ expect_bad "--times: entry 1 'inf'" --global 512 --wg 64 --times inf
 expect_bad "--times: entry 1 '1s'" --global 512 --wg 64 --times 1s
 expect_bad "--wg has 2, --times 3" --global 512 --wg 64,64 --times 1,1,1
 expect_bad "--names 1" --global 512 --wg 64,64 --times 1,1 --names cpu
+expect_bad "--names: entry 2 ''" --global 512 --wg 64,64 --times 1,1 --names cpu,
 expect_bad "--factors 3" --global 512 --wg 64,64 --times 1,1 --factors 1,1,1
 expect_bad "--factors: entry 2 '-1'" --global 512 --wg 64,64 --times 1,1 --factors 1,-1
 expect_bad "--factors: want at least one positive" --global 512 --wg 64,64 --times 1,1 --factors 0,0

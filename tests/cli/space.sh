@@ -158,7 +158,7 @@ recs = [struct.unpack_from("<%dh" % np, b, off + k * np * w) for k in range(n)]
 assert recs == want, "binary records differ"
 EOF
 run space "$ex/fermi/spec.json" --list-format csv
-[ "$status" -eq 2 ] && grep -q "text or binary" "$tmp/err" || fail "bad --list-format: $status"
+[ "$status" -eq 2 ] && grep -q "text or binary, not 'csv'" "$tmp/err" || fail "bad --list-format: $status"
 
 # Memory stays flat when listing: 4,000,000 configurations of 5 parameters to /dev/null
 # take no more than 16 MiB over counting the same space (collecting them, as hetune space
