@@ -128,7 +128,18 @@ int cmd_eval(int argc, char **argv)
                     own);
     while ((c = cli_getopt(&co, argc, argv)) != -1) {
         switch (c) {
-        case 's': sets[nsets++] = optarg; break;
+        case 's': {
+            /* Checked here to name the option: the library's message names the value only. */
+            const char *name;
+            size_t len;
+            int64_t v;
+            if (ht_parse_assignment(optarg, &name, &len, &v, &err) != HT_OK) {
+                status = cli_usage_error("eval", 2, "--set %s: %s", optarg, err.text);
+                goto cleanup;
+            }
+            sets[nsets++] = optarg;
+            break;
+        }
         case OPT_DUMP: dump = optarg; break;
         case OPT_NO_VERIFY: co.exec.no_verify = 1; break;
         default:

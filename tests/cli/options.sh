@@ -65,6 +65,9 @@ expect_err "--repeats takes an integer from 1 to 1000, not '0'"
 run split x.json --repeats x
 expect_status 2
 expect_err "--repeats takes an integer from 1 to 1000, not 'x'"
+run eval x.json -d 0 --set WG=abc
+expect_status 2
+expect_err "--set WG=abc: 'abc' is not an integer"
 
 run devices --json
 require_platform
