@@ -303,19 +303,18 @@ int cmd_devices(int argc, char **argv)
         case OPT_BANDWIDTH: bandwidth = 1; break;
         case OPT_BYTES:
             bw_only = "--bytes";
-            if (cli_parse_uint("devices", "--bytes", optarg, UINT64_C(1) << 40, &bytes) != 0)
-                return 2;
-            if (bytes == 0)
-                return cli_usage_error("devices", 2, "--bytes takes a positive number of bytes");
+            /* 0 is not taken: the range said is 1 to 2^40. */
+            if (cli_parse_uint("devices", NULL, optarg, UINT64_C(1) << 40, &bytes) != 0 ||
+                bytes == 0)
+                return cli_usage_error("devices", 2, "--bytes takes 1 to 2^40 bytes, not '%s'",
+                                       optarg);
             break;
         case OPT_HOST_BYTES:
             bw_only = "--host-bytes";
-            if (cli_parse_uint("devices", "--host-bytes", optarg, UINT64_C(1) << 40,
-                               &host_bytes) != 0)
-                return 2;
-            if (host_bytes == 0)
+            if (cli_parse_uint("devices", NULL, optarg, UINT64_C(1) << 40, &host_bytes) != 0 ||
+                host_bytes == 0)
                 return cli_usage_error("devices", 2,
-                                       "--host-bytes takes a positive number of bytes");
+                                       "--host-bytes takes 1 to 2^40 bytes, not '%s'", optarg);
             break;
         case OPT_PATH:
             bw_only = "--path";

@@ -65,6 +65,12 @@ expect_err "--repeats takes an integer from 1 to 1000, not '0'"
 run split x.json --repeats x
 expect_status 2
 expect_err "--repeats takes an integer from 1 to 1000, not 'x'"
+run devices --bandwidth --bytes 0
+expect_status 2
+expect_err "--bytes takes 1 to 2^40 bytes, not '0'"
+run devices --bandwidth --host-bytes x
+expect_status 2
+expect_err "--host-bytes takes 1 to 2^40 bytes, not 'x'"
 run eval x.json -d 0 --set WG=abc
 expect_status 2
 expect_err "--set WG=abc: 'abc' is not an integer"
