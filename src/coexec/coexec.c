@@ -687,7 +687,7 @@ uint64_t ht__coexec_own_host_bytes(void)
 static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
 {
     const struct ht_spec *spec = cx->spec;
-    struct ht__hostmem_want want = {.path = HT_PATH_PAGEABLE};
+    struct ht__hostmem_want want = {.path = HT_PATH_PAGEABLE, .spec = spec};
 
     /* One host copy serves every device: pinned in the first copying device's context
      * when one wants pinned memory, page-aligned when a device works in place, plain
@@ -740,13 +740,8 @@ static int host_buffers(struct ht_coexec *cx, struct ht_error *err)
             want.init = arg;
             want.offset = cx->own_off[i];
             rc = ht__hostmem_alloc(&want, &b->mem, err);
-            if (rc != HT_OK) {
-                if (err && err->code == HT_ESPEC && !err->field[0]) {
-                    snprintf(err->file, sizeof err->file, "%s", spec->path ? spec->path : "");
-                    snprintf(err->field, sizeof err->field, "args[%zu].init", i);
-                }
+            if (rc != HT_OK)
                 return rc;
-            }
             atomic_fetch_add(&own_host_bytes, want.bytes);
             b->data = (char *)b->mem.data + cx->own_off[i];
         }

@@ -1,6 +1,7 @@
 /* The data path's host memory (DESIGN.md, "Moving data"): pinned memory for devices that
  * copy, page-aligned memory for devices that work in place, plain memory for the pageable
  * path that the comparisons keep. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,11 @@ int ht__hostmem_alloc(const struct ht__hostmem_want *w, struct ht__hostmem *out,
                            n / ht_type_size(w->init->type), err);
         if (rc != HT_OK)
             ht__hostmem_free(out);
+        /* An init file of the wrong size: the message names the file, this the field. */
+        if (rc == HT_ESPEC && w->spec && err && !err->field[0]) {
+            snprintf(err->file, sizeof err->file, "%s", w->spec->path ? w->spec->path : "");
+            snprintf(err->field, sizeof err->field, "args[%td].init", w->init - w->spec->args);
+        }
     }
     return rc;
 }

@@ -177,14 +177,9 @@ static int ensure_input(struct ht_session *s, size_t i, const struct ht__hostbuf
                                                       .path = s->path,
                                                       .bytes = shape->count *
                                                                ht_type_size(arg->type),
-                                                      .init = arg},
+                                                      .init = arg, .spec = s->spec},
                            &b->mem, err);
     if (rc != HT_OK) {
-        /* An init file of the wrong size: the message names the file, this the field. */
-        if (err && err->code == HT_ESPEC && !err->field[0]) {
-            snprintf(err->file, sizeof err->file, "%s", s->spec->path ? s->spec->path : "");
-            snprintf(err->field, sizeof err->field, "args[%zu].init", i);
-        }
         b->count = 0;
         return rc;
     }

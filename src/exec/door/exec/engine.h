@@ -43,6 +43,9 @@ struct ht__hostmem_want {
                                      uniform in [-1, 1), integers in [0, 100)), zero, iota,
                                      or a raw little-endian file of exactly that size */
     size_t offset;                /* with init: bytes before the data (left undefined) */
+    const struct ht_spec *spec;   /* with init: the spec init is an argument of, whose path
+                                     and field (args[i].init) an error of init's data names;
+                                     NULL: the message alone */
 };
 
 /* Allocates w->bytes of host memory for w->path: HT_PATH_PINNED (with a context and queue)
