@@ -13,8 +13,8 @@
 #include "hetune/interop.h"
 #include "util/util.h"
 
-/* Refuses the field at path: HT_ESPEC with err->field the path (err may be NULL: HT_ESPEC
- * all the same, told nowhere). */
+/* Refuses the field at path: HT_ESPEC with err->field the path (err never NULL: every
+ * caller passes its import's, import_init). */
 static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
@@ -22,8 +22,6 @@ static int refuse(struct ht_error *err, const char *path, const char *fmt, ...)
     char text[1024];
     va_list ap;
 
-    if (!err)
-        return HT_ESPEC;
     if (err->code != 0)
         return err->code;
     va_start(ap, fmt);
@@ -1712,18 +1710,12 @@ static int duplicate(json_t *list, long long *v)
 /* Values (at path) as Kernel Tuner's Python reads them: *out (owned) a list of integers. */
 static int py_values(const char *src, const char *path, struct ht_error *err, json_t **out)
 {
-    struct ht_error own;
     struct py p = {.s = src, .path = path, .err = err};
     json_t *list = json_array();
     struct q v;
     int rc = -1, dup;
     long long dupv;
 
-    /* The parse reads err->code to tell its failure (rc -1): one is needed. */
-    if (!err) {
-        ht_error_clear(&own);
-        p.err = err = &own;
-    }
     *out = NULL;
     if (!list)
         return ht_error_set(err, HT_ENOMEM, "out of memory");
