@@ -124,8 +124,10 @@ int ht_kt_import_t1(const char *t1_path, const char *spec_dir, char **spec_json,
  * as ConfigurationSpace.Conditions are above (and/or/not, // and % as Python's,
  * True/False, chained comparisons, a quotient of true division compared with a value,
  * ceil/floor/int of a quotient, min/max of several values; refused: & | ^ **, any other
- * true division, and what grows past 64 KiB once translated) and checked to compile over names[0..nnames) (the parameters and sizes it
- * may use, NULL when nnames is 0; a parameter's sign is unknown here, so // and % take their exact form). *c_expr is owned by the caller (free). Errors: HT_ESPEC (what
+ * true division, and what grows past 64 KiB once translated) and checked to compile over
+ * names[0..nnames) (the parameters and sizes it may use, NULL when nnames is 0; a
+ * parameter's sign is unknown here, so // and % take their exact form). *c_expr is owned
+ * by the caller (free). Errors: HT_ESPEC (what
  * cannot be expressed, err->field "restriction"), HT_EEXPR or HT_EPARSE (it does not
  * compile: an unknown name, a syntax error), HT_ENOMEM. The Python package's tune_kernel
  * goes through it, so both read a restriction alike. */

@@ -161,8 +161,8 @@ static void print_text_device(const struct ht_spec *spec, const struct ht_device
 
 int cmd_tune(int argc, char **argv)
 {
-    enum { OPT_TIME = CLI_OPT_OWN, OPT_TIME_BUDGET, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY, OPT_REPLAY,
-           OPT_REPLAY_DEVICE };
+    enum { OPT_TIME = CLI_OPT_OWN, OPT_TIME_BUDGET, OPT_SEED, OPT_CUT, OPT_FRESH, OPT_RETRY,
+           OPT_REPLAY, OPT_REPLAY_DEVICE };
     static const struct option own[] = {
         {"time", required_argument, NULL, OPT_TIME}, {"seed", required_argument, NULL, OPT_SEED},
         {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},

@@ -412,8 +412,9 @@ int cli_parse_uint(const char *cmd, const char *opt, const char *arg, uint64_t m
     errno = 0;
     v = strtoull(arg, &end, 10);
     if (errno || end == arg || *end || arg[0] == '-' || v > max)
-        return !opt ? 2 : cli_usage_error(cmd, 2, "%s takes an integer from 0 to %" PRIu64 ", not '%s'",
-                               opt, max, arg);
+        return !opt ? 2
+                    : cli_usage_error(cmd, 2, "%s takes an integer from 0 to %" PRIu64
+                                      ", not '%s'", opt, max, arg);
     *out = (uint64_t)v;
     return 0;
 }

@@ -14,10 +14,11 @@
  *
  * Each thread streams a fixed part, so a pass lasts as long as its slowest thread (1.1-2.7x
  * the fastest's on the H200 and 2 x H200 machines). Two closer copies of a split were tried
- * (results-gpu.md, 2026-11-30) and read 10-25% more: threads taking chunks from a counter, and
- * the CPU's OpenCL device itself running c = a + b in place. Both read 7-22% above what the
- * 2 x H200 machine's splits of vecadd 2^26 moved, where this rate is within 6% of it; on the
- * H200 machine all three missed a round, the splits there spreading 33% within one call. */
+ * (results-gpu.md, 2026-11-30) and read 4-21% more beside the copies: threads taking chunks
+ * from a counter, and the CPU's OpenCL device itself running c = a + b in place. Both read
+ * 7-22% above what the 2 x H200 machine's splits of vecadd 2^26 moved, where this rate is
+ * within 6% of it; on the H200 machine all three missed a round, the splits there spreading
+ * 33% within one call. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -246,7 +246,7 @@ int ht__workflow_store_split(struct ht_store *store, int64_t problem_id,
     sp.kernel_seconds = res->kernel_s;
     sp.alone_seconds = devs[fastest].alone.wall_s;
     sp.verified = res->verified;
-    sp.predicted_seconds = !ran_alone && rec->predicted_s > 0 ? rec->predicted_s : -1;
+    sp.predicted_seconds = ran_alone ? -1 : rec->predicted_s; /* the store keeps <= 0 as none */
     if (res->verified >= 0) {
         sp.max_abs_err = res->max_abs_err;
         sp.max_rel_err = res->max_rel_err;
